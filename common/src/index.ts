@@ -1,0 +1,2 @@
+// @veil/common: the contract shared by the server and the operator.
+export * from './errors.js';

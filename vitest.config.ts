@@ -1,0 +1,15 @@
+// Test runner configuration: unit and HTTP tests beside the code, e2e suites under e2e/.
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: {
+    alias: { '@veil/common': fileURLToPath(new URL('./common/src/index.ts', import.meta.url)) },
+  },
+  test: {
+    include: ['common/src/**/*.test.ts', 'server/src/**/*.test.ts', 'operator/src/**/*.test.ts', 'e2e/**/*.e2e.test.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**'],
+    pool: 'forks',
+    testTimeout: 30_000,
+  },
+});
