@@ -1,2 +1,3 @@
 // @veil/common: the contract shared by the server and the operator.
 export * from './errors.js';
+export * from './vocabulary.js';

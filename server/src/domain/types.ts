@@ -1,28 +1,15 @@
 // Shared domain types: the contract between detection, policy, tokenization, sealing and restore.
 // Pure types only: no framework, no I/O. Every module in domain/ speaks these shapes.
 
-/** Protection levels, least to most sensitive. */
-export const PROTECTION_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
-export type ProtectionLevel = (typeof PROTECTION_LEVELS)[number];
-
-/** Restore modes (interface.md 2.8). */
-export const RESTORE_MODES = ['full', 'partial', 'masked', 'formatted', 'abstract', 'none'] as const;
-export type RestoreMode = (typeof RESTORE_MODES)[number];
-
-/** Policy actions (decisions.md section 7). */
-export const POLICY_ACTIONS = ['tokenize', 'redact', 'allow', 'deny'] as const;
-export type PolicyAction = (typeof POLICY_ACTIONS)[number];
-
-/** Built-in output channels (interface.md 2.9). */
-export const BUILTIN_CHANNELS = [
-  'user_output',
-  'internal_summary',
-  'customer_email',
-  'tool_payload',
-  'export',
-  'log_safe',
-] as const;
-export type BuiltinChannel = (typeof BUILTIN_CHANNELS)[number];
+export {
+  PROTECTION_LEVELS,
+  RESTORE_MODES,
+  POLICY_ACTIONS,
+  BUILTIN_CHANNELS,
+  LABEL_PATTERN,
+} from '@veil/common';
+export type { ProtectionLevel, RestoreMode, PolicyAction, BuiltinChannel } from '@veil/common';
+import type { RestoreMode } from '@veil/common';
 
 /** Name of a detector that produced a match. */
 export type DetectorName = 'builtin_regex' | 'python_ner' | 'custom_pattern';
