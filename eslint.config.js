@@ -28,7 +28,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.test.ts', '**/*.suite.ts', 'e2e/**/*.ts', '**/bench/**/*.ts'],
+    files: ['**/*.test.ts', '**/*.suite.ts', 'e2e/**/*.ts', '**/bench/**/*.ts', '**/testing/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

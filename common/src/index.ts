@@ -1,3 +1,4 @@
 // @veil/common: the contract shared by the server and the operator.
 export * from './errors.js';
 export * from './vocabulary.js';
+export * from './policy/index.js';

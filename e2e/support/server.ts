@@ -1,0 +1,75 @@
+// Starts the real `veil serve` process on a free loopback port and stops it; collects its log
+// lines so suites can prove no value was logged.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const VEIL_BIN = fileURLToPath(new URL('../../server/bin/veil.js', import.meta.url));
+
+export interface ServerProcess {
+  readonly url: string;
+  readonly logs: string[];
+  readonly child: ChildProcess;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export async function startVeil(options: { env?: Record<string, string>; args?: string[]; timeoutMs?: number } = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [VEIL_BIN, 'serve', '--host', '127.0.0.1', '--port', '0', ...(options.args ?? [])], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', VEIL_LOG_FORMAT: 'json', ...(options.env ?? {}) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  let buffered = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs.join('\n')}`)), options.timeoutMs ?? 20_000);
+    const onData = (chunk: Buffer): void => {
+      buffered += chunk.toString('utf8');
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        logs.push(line);
+        if (line.includes('veil server listening')) {
+          clearTimeout(timer);
+          resolve((JSON.parse(line) as { url: string }).url);
+        }
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => logs.push(chunk.toString('utf8')));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${String(code)}:\n${logs.join('\n')}`));
+    });
+  });
+  return {
+    url,
+    logs,
+    child,
+    stop: (signal = 'SIGTERM') =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) {
+          resolve(child.exitCode);
+          return;
+        }
+        child.once('exit', (code) => resolve(code));
+        child.kill(signal);
+      }),
+  };
+}
+
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; text: string }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, body: parsed, text };
+}

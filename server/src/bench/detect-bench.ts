@@ -1,0 +1,120 @@
+// Detection throughput: MB/s of detectAll on sparse prose (one entity per ~2 KB), dense text (an
+// entity every ~60 characters), per-call latency at 1 KB and 100 KB, and adversarial 1 MB inputs
+// that would be quadratic or exponential in a backtracking design.
+// Usage: npx tsx server/src/bench/detect-bench.ts [--quick]
+import { detectAll } from '../domain/detect/index.js';
+
+const WORDS = (
+  'the of and to in is was for on that with as by at from this be are have it not or an which ' +
+  'report meeting customer order review team project update please note following details account ' +
+  'service request support invoice contract delivery schedule regarding attached summary quarter'
+).split(' ');
+
+const ENTITIES = [
+  'jane.doe@example.com', '+1 415-555-0132', '4111 1111 1111 1111', 'DE89 3704 0044 0532 0130 00', '123-45-6789',
+  '192.168.10.24', 'https://intranet.example.org/wiki/Page?id=7', '12 March 2024', 'AKIAIOSFODNN7EXAMPLE',
+  '2001:db8::8a2e:370:7334', '00:1A:2B:3C:4D:5E', 'password=Sup3rS3cret!', '(212) 555-0188', '1987-04-23',
+  'sk_live_4eC39HqLyjWDarjtT1zdp7dc', 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+];
+
+/** Deterministic pseudo-random generator (mulberry32) so runs are comparable. */
+function rng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function prose(length: number, entityEvery: number, seed: number): string {
+  const random = rng(seed);
+  const parts: string[] = [];
+  let size = 0;
+  let sinceEntity = 0;
+  let entityIndex = 0;
+  while (size < length) {
+    let piece: string;
+    if (sinceEntity >= entityEvery) {
+      piece = ENTITIES[entityIndex++ % ENTITIES.length]!;
+      sinceEntity = 0;
+    } else {
+      piece = WORDS[Math.floor(random() * WORDS.length)]!;
+      if (random() < 0.08) piece += random() < 0.5 ? '.' : ',';
+    }
+    parts.push(piece);
+    size += piece.length + 1;
+    sinceEntity += piece.length + 1;
+  }
+  return parts.join(' ').slice(0, length);
+}
+
+function repeatTo(unit: string, length: number): string {
+  return unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+}
+
+/** Mean milliseconds per call over enough iterations to fill ~`budgetMs`. */
+function measure(text: string, budgetMs: number): number {
+  detectAll(text); // warm up (JIT, phone metadata regexes)
+  detectAll(text);
+  let iterations = 0;
+  const started = performance.now();
+  let elapsed = 0;
+  do {
+    detectAll(text);
+    iterations++;
+    elapsed = performance.now() - started;
+  } while (elapsed < budgetMs);
+  return elapsed / iterations;
+}
+
+function report(name: string, text: string, budgetMs: number): void {
+  const ms = measure(text, budgetMs);
+  const megabytes = text.length / 1e6;
+  const count = detectAll(text).length;
+  const perCall = ms < 1 ? `${(ms * 1000).toFixed(1)} us` : `${ms.toFixed(2)} ms`;
+  console.log(`${name.padEnd(36)} ${String(text.length).padStart(9)} chars  ${perCall.padStart(10)}/call  ${(megabytes / (ms / 1000)).toFixed(1).padStart(7)} MB/s  ${count} detections`);
+}
+
+function main(): void {
+  const quick = process.argv.includes('--quick');
+  const budget = quick ? 200 : 1000;
+  const MB = 1_000_000;
+  console.log('realistic text');
+  report('sparse 1 KB (1 entity / ~2 KB)', prose(1000, 2000, 1).replace(/^(\S+ ){40}/, (m) => `${m}jane.doe@example.com `), budget);
+  report('dense 1 KB (1 entity / ~60 chars)', prose(1000, 60, 2), budget);
+  report('sparse 100 KB', prose(100_000, 2000, 3), budget);
+  report('dense 100 KB', prose(100_000, 60, 4), budget);
+  report('sparse 1 MB', prose(MB, 2000, 5), budget);
+  report('dense 1 MB', prose(MB, 60, 6), budget);
+  console.log('adversarial 1 MB inputs');
+  const adversarial: [string, string][] = [
+    ['digits', repeatTo('0123456789', MB)],
+    ['letters', repeatTo('abcdefghij', MB)],
+    ['a@a@a@...', repeatTo('a@', MB)],
+    ['aaaa...@ (64+ local parts)', repeatTo(`${'a'.repeat(100)}@`, MB)],
+    ['colons', ':'.repeat(MB)],
+    ['dots', '.'.repeat(MB)],
+    ['hex and colons', repeatTo('ab:', MB)],
+    ['digit groups "1 "', repeatTo('1 ', MB)],
+    ['dotted digits "1."', repeatTo('1.', MB)],
+    ['dashed "12-"', repeatTo('12-', MB)],
+    ['http:// flood', repeatTo('http://', MB)],
+    ['www. flood', repeatTo('www.a', MB)],
+    ['PEM BEGIN without END', repeatTo('-----BEGIN RSA PRIVATE KEY-----\n', MB)],
+    ['password= flood', repeatTo('password=', MB)],
+    ['password=value flood', repeatTo('password=x', MB)],
+    ['eyJ segments', repeatTo('eyJhbGciOi.', MB)],
+    ['plus digits', repeatTo('+1 ', MB)],
+    ['parens', repeatTo('(1', MB)],
+    ['base64url run', repeatTo('sk-proj-abc_', MB)],
+    ['uppercase words', repeatTo('DEUTDEFF ', MB)],
+    ['IBAN prefixes', repeatTo('DE89 ', MB)],
+    ['month + digits', repeatTo('March 1 ', MB)],
+  ];
+  for (const [name, text] of adversarial) report(name, text, quick ? 100 : 500);
+}
+
+main();

@@ -1,0 +1,199 @@
+// Offline detection quality: scores detectAll on a labeled JSONL corpus exactly like
+// /work/shared/tools/eval_detect.py scores a live server (code-point spans, greedy one-to-one
+// match by type with IoU >= 0.5, confidence threshold 0.5, per-type P/R/F1/F2, flags on negative
+// records), without starting a server.
+// Usage: npx tsx server/src/bench/eval-corpus.ts CORPUS.jsonl [--types a,b] [--threshold 0.5]
+//        [--json] [--errors N]   (--errors prints up to N false positives/negatives per type)
+import { readFileSync } from 'node:fs';
+import { detectAll } from '../domain/detect/index.js';
+import { utf16ToCodePoints } from '../domain/text/codepoints.js';
+
+interface Span {
+  readonly type: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+interface CorpusRecord {
+  readonly id: string;
+  readonly lang?: string;
+  readonly text: string;
+  readonly negative?: boolean;
+  readonly entities: readonly Span[];
+}
+
+type Counts = [tp: number, fp: number, fn: number];
+
+function iou(a: Span, b: Span): number {
+  const inter = Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start));
+  const union = Math.max(a.end, b.end) - Math.min(a.start, b.start);
+  return union > 0 ? inter / union : 0;
+}
+
+/** Same algorithm as eval_detect.py score(): greedy by gold order, best IoU of the same type. */
+function score(gold: readonly Span[], pred: readonly Span[]): { counts: Map<string, Counts>; fps: Span[]; fns: Span[] } {
+  const counts = new Map<string, Counts>();
+  const used = new Set<number>();
+  const fns: Span[] = [];
+  const get = (type: string): Counts => {
+    let entry = counts.get(type);
+    if (entry === undefined) {
+      entry = [0, 0, 0];
+      counts.set(type, entry);
+    }
+    return entry;
+  };
+  for (const g of gold) {
+    const entry = get(g.type);
+    let best = 0;
+    let bestIndex = -1;
+    pred.forEach((p, index) => {
+      if (used.has(index) || p.type !== g.type) return;
+      const value = iou(g, p);
+      if (value > best) {
+        best = value;
+        bestIndex = index;
+      }
+    });
+    if (best >= 0.5) {
+      used.add(bestIndex);
+      entry[0]++;
+    } else {
+      entry[2]++;
+      fns.push(g);
+    }
+  }
+  const fps: Span[] = [];
+  pred.forEach((p, index) => {
+    if (used.has(index)) return;
+    get(p.type)[1]++;
+    fps.push(p);
+  });
+  return { counts, fps, fns };
+}
+
+function argValue(args: readonly string[], name: string): string | undefined {
+  const at = args.indexOf(name);
+  return at >= 0 ? args[at + 1] : undefined;
+}
+
+function codePointSlice(text: string, start: number, end: number): string {
+  return [...text].slice(start, end).join('');
+}
+
+function main(): void {
+  const args = process.argv.slice(2);
+  // The first argument that is neither a flag nor a flag's value.
+  const withValue = new Set(['--types', '--threshold', '--errors']);
+  const corpusPath = args.find((arg, index) => !arg.startsWith('--') && !withValue.has(args[index - 1] ?? ''));
+  if (corpusPath === undefined) {
+    console.error('usage: eval-corpus.ts CORPUS.jsonl [--types a,b] [--threshold 0.5] [--json] [--errors N]');
+    process.exitCode = 2;
+    return;
+  }
+  const typesArg = argValue(args, '--types');
+  const only = typesArg !== undefined ? new Set(typesArg.split(',')) : undefined;
+  const threshold = Number(argValue(args, '--threshold') ?? '0.5');
+  const showErrors = Number(argValue(args, '--errors') ?? '0');
+  const asJson = args.includes('--json');
+
+  const totals = new Map<string, Counts>();
+  const examples = new Map<string, string[]>();
+  let negativeFlags = 0;
+  let records = 0;
+  let elapsedMs = 0;
+  const lines = readFileSync(corpusPath, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  for (const line of lines) {
+    const record = JSON.parse(line) as CorpusRecord;
+    records++;
+    const started = performance.now();
+    const detections = detectAll(record.text, record.lang !== undefined && record.lang !== '' ? { language: record.lang } : {});
+    elapsedMs += performance.now() - started;
+    const kept = detections.filter((d) => d.confidence >= threshold);
+    const offsets: number[] = [];
+    for (const d of kept) offsets.push(d.start, d.end);
+    const points = utf16ToCodePoints(record.text, offsets);
+    let pred: Span[] = kept.map((d, index) => ({ type: d.type, start: points[index * 2]!, end: points[index * 2 + 1]! }));
+    let gold: Span[] = [...record.entities];
+    if (only !== undefined) {
+      pred = pred.filter((p) => only.has(p.type));
+      gold = gold.filter((g) => only.has(g.type));
+    }
+    if (record.negative === true) negativeFlags += pred.length;
+    const { counts, fps, fns } = score(gold, pred);
+    for (const [type, [tp, fp, fn]] of counts) {
+      const aggregate = totals.get(type) ?? [0, 0, 0];
+      aggregate[0] += tp;
+      aggregate[1] += fp;
+      aggregate[2] += fn;
+      totals.set(type, aggregate);
+    }
+    if (showErrors > 0) {
+      for (const [kind, spans] of [['FP', fps], ['FN', fns]] as const) {
+        for (const span of spans) {
+          const key = `${kind} ${span.type}`;
+          const list = examples.get(key) ?? [];
+          if (list.length < showErrors) list.push(`${record.id} [${record.lang ?? ''}] ${JSON.stringify(codePointSlice(record.text, span.start, span.end))}`);
+          examples.set(key, list);
+        }
+      }
+    }
+  }
+
+  const rows: Record<string, { tp: number; fp: number; fn: number; precision: number; recall: number; f1: number; f2: number }> = {};
+  let tpAll = 0;
+  let fpAll = 0;
+  let fnAll = 0;
+  for (const [type, [tp, fp, fn]] of [...totals].sort((a, b) => a[0].localeCompare(b[0]))) {
+    const p = tp + fp > 0 ? tp / (tp + fp) : 0;
+    const r = tp + fn > 0 ? tp / (tp + fn) : 0;
+    const f1 = p + r > 0 ? (2 * p * r) / (p + r) : 0;
+    const f2 = p + r > 0 ? (5 * p * r) / (4 * p + r) : 0;
+    rows[type] = { tp, fp, fn, precision: round(p), recall: round(r), f1: round(f1), f2: round(f2) };
+    tpAll += tp;
+    fpAll += fp;
+    fnAll += fn;
+  }
+  const microP = tpAll + fpAll > 0 ? tpAll / (tpAll + fpAll) : 0;
+  const microR = tpAll + fnAll > 0 ? tpAll / (tpAll + fnAll) : 0;
+  const microF1 = microP + microR > 0 ? (2 * microP * microR) / (microP + microR) : 0;
+  const meanMs = elapsedMs / Math.max(records, 1);
+  if (asJson) {
+    console.log(
+      JSON.stringify(
+        {
+          records,
+          types: rows,
+          micro: { precision: round(microP), recall: round(microR), f1: round(microF1) },
+          negative_record_flags: negativeFlags,
+          mean_detect_ms: round(meanMs, 4),
+        },
+        null,
+        2,
+      ),
+    );
+    return;
+  }
+  console.log(`${'type'.padEnd(16)}${'tp'.padStart(6)}${'fp'.padStart(6)}${'fn'.padStart(6)}${'P'.padStart(8)}${'R'.padStart(8)}${'F1'.padStart(8)}${'F2'.padStart(8)}`);
+  for (const [type, v] of Object.entries(rows)) {
+    console.log(
+      `${type.padEnd(16)}${String(v.tp).padStart(6)}${String(v.fp).padStart(6)}${String(v.fn).padStart(6)}` +
+        `${v.precision.toFixed(3).padStart(8)}${v.recall.toFixed(3).padStart(8)}${v.f1.toFixed(3).padStart(8)}${v.f2.toFixed(3).padStart(8)}`,
+    );
+  }
+  console.log(
+    `micro P=${microP.toFixed(3)} R=${microR.toFixed(3)} F1=${microF1.toFixed(3)}; flags on negative records: ${negativeFlags}; ` +
+      `records: ${records}; mean detect ${meanMs.toFixed(4)} ms`,
+  );
+  for (const [key, list] of [...examples].sort((a, b) => a[0].localeCompare(b[0]))) {
+    console.log(`\n${key}`);
+    for (const example of list) console.log(`  ${example}`);
+  }
+}
+
+function round(value: number, digits = 4): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+main();

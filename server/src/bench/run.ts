@@ -1,0 +1,206 @@
+// `make bench`: micro-benchmarks of the hot paths and a load benchmark of the real server on
+// loopback. Figures go to stdout as a Markdown table; BENCHMARKS.md records them with the
+// command. The server runs as one process pinned to core 0 (taskset when available); this
+// process (the load generator) pins itself to core 1.
+import { spawn, spawnSync } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { DEFAULT_POLICY } from '@veil/common';
+import { detectAll } from '../domain/detect/index.js';
+import { CompiledPolicy } from '../domain/policy/index.js';
+import { indexEntries, rehydrateText } from '../domain/rehydrate.js';
+import { KeyRing, newSessionId, openSession, sealSession, type SessionPayload } from '../domain/seal/index.js';
+import { tokenizeText } from '../domain/tokenize.js';
+import { TokenAllocator } from '../domain/token/index.js';
+
+const rows: string[][] = [];
+function record(name: string, value: string, target = ''): void {
+  rows.push([name, value, target]);
+  process.stdout.write(`${name}: ${value}${target ? ` (target ${target})` : ''}\n`);
+}
+
+const WORDS = 'the quick brown fox jumps over a lazy dog while our support team reviews the ticket and replies politely to every customer question about billing'.split(' ');
+function prose(length: number, seed = 1): string {
+  let state = seed;
+  const parts: string[] = [];
+  let size = 0;
+  while (size < length) {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    const word = WORDS[state % WORDS.length]!;
+    parts.push(word);
+    size += word.length + 1;
+  }
+  return parts.join(' ').slice(0, length);
+}
+const ENTITIES = ['jane.doe@example.com', '+1 415 555 0134', '4111 1111 1111 1111', 'DE89370400440532013000', '192.168.10.24', 'https://example.org/account', '219-09-9999', '12/03/2024'];
+/** Prose with one entity roughly every `every` characters. */
+export function textWithEntities(length: number, every: number): string {
+  const parts: string[] = [];
+  let size = 0;
+  let index = 0;
+  while (size < length) {
+    const filler = prose(every, index + 7);
+    const entity = ENTITIES[index % ENTITIES.length]!;
+    parts.push(filler, ` ${entity} `);
+    size += filler.length + entity.length + 2;
+    index += 1;
+  }
+  return parts.join('').slice(0, length);
+}
+
+function timeIt(fn: () => void, minMs = 1500): { perOpMs: number; ops: number } {
+  fn();
+  let ops = 0;
+  const start = performance.now();
+  let elapsed = 0;
+  while (elapsed < minMs) {
+    fn();
+    ops += 1;
+    elapsed = performance.now() - start;
+  }
+  return { perOpMs: elapsed / ops, ops };
+}
+
+function mbps(bytes: number, perOpMs: number): string {
+  return `${(bytes / 1e6 / (perOpMs / 1000)).toFixed(1)} MB/s`;
+}
+
+function micro(): void {
+  const sparse = textWithEntities(1_000_000, 2000);
+  const dense = textWithEntities(1_000_000, 60);
+  record('detect, sparse text (1 entity / 2 KB)', mbps(sparse.length, timeIt(() => detectAll(sparse)).perOpMs));
+  record('detect, dense text (1 entity / 60 chars)', mbps(dense.length, timeIt(() => detectAll(dense)).perOpMs));
+  const adversarial: [string, string][] = [
+    ['1 MB of digits', '7'.repeat(1_000_000)],
+    ['1 MB of letters', 'a'.repeat(1_000_000)],
+    ['1 MB of near-miss emails', 'a@'.repeat(500_000)],
+    ['1 MB of "aaaa@" runs', `${'a'.repeat(70)}@`.repeat(14_000)],
+    ['1 MB of colons and hex', '1:'.repeat(500_000)],
+  ];
+  for (const [name, text] of adversarial) record(`detect, adversarial: ${name}`, mbps(text.length, timeIt(() => detectAll(text), 1000).perOpMs));
+
+  const ring = new KeyRing('k1', [{ kid: 'k1', key: Buffer.alloc(32, 7) }]);
+  const allocator = new TokenAllocator();
+  const entries = Array.from({ length: 20 }, (_, index) => {
+    const value = `person${index}@example.com`;
+    const { id, cap } = allocator.allocate('email', value);
+    return { id, type: 'email', cap, value, mode: 'full' as const };
+  });
+  const payload: SessionPayload = { sid: newSessionId(), kind: 'transform', tenant: null, language: 'en', policy: 'default', policyVersion: '1', counter: 1, iat: 1, exp: 4_000_000_000, entries };
+  const sealOpen = timeIt(() => {
+    const blob = sealSession(ring, payload);
+    openSession(ring, blob, { kinds: ['transform'], tenant: null }, 2);
+  });
+  record('seal + open, 20-entity map', `${(sealOpen.perOpMs * 1000).toFixed(1)} µs`, '≤ 50 µs');
+
+  const policy = new CompiledPolicy(DEFAULT_POLICY);
+  const source = textWithEntities(1_000_000, 200);
+  const tokenized = tokenizeText({ text: source, detections: detectAll(source), policy, context: {}, allocator: new TokenAllocator() });
+  const map = indexEntries(tokenized.newEntries);
+  const rehydrate = timeIt(() => rehydrateText({ output: tokenized.safeText, entries: map, policy, language: 'en', caller: {}, channel: 'user_output' }));
+  record('rehydrate (pure), 1 MB with a token every ~200 chars', mbps(tokenized.safeText.length, rehydrate.perOpMs));
+}
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const hasTaskset = spawnSync('taskset', ['-c', '1', 'true']).status === 0;
+
+async function startServer(): Promise<{ url: string; stop: () => void }> {
+  const command = hasTaskset ? 'taskset' : process.execPath;
+  const args = [...(hasTaskset ? ['-c', '0', process.execPath] : []), `${ROOT}/server/bin/veil.js`, 'serve', '--host', '127.0.0.1', '--port', '0'];
+  const child = spawn(command, args, { env: { PATH: process.env.PATH ?? '', VEIL_LOG_FORMAT: 'json', VEIL_SESSION_SECRET: '3c'.repeat(32) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const match = /"url":"(http:[^"]+)"/.exec(buffered);
+      if (match !== null) {
+        buffered = '';
+        resolve({ url: match[1]!, stop: () => child.kill('SIGTERM') });
+      } else if (buffered.length > 100_000) buffered = buffered.slice(-1000);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${String(code)}`)));
+  });
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+function postOnce(url: string, path: string, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}${path}`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Sequential requests on one keep-alive connection: latency without queueing. */
+async function latency(url: string, path: string, body: string, count: number): Promise<{ p50: number; p99: number }> {
+  for (let index = 0; index < Math.min(200, count); index += 1) await postOnce(url, path, body);
+  const samples: number[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const start = performance.now();
+    const response = await postOnce(url, path, body);
+    samples.push(performance.now() - start);
+    if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${response.text.slice(0, 200)}`);
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: samples[Math.floor(samples.length * 0.5)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
+}
+
+async function throughput(url: string, path: string, body: string, connections: number, seconds: number): Promise<{ rps: number; errors: number }> {
+  const result = await autocannon({ url: `${url}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections, duration: seconds });
+  return { rps: result.requests.average, errors: result.errors + result.non2xx };
+}
+
+async function served(): Promise<void> {
+  const server = await startServer();
+  try {
+    const oneKb = JSON.stringify({ input: textWithEntities(1024, 180) });
+    const hundredKb = JSON.stringify({ input: textWithEntities(100 * 1024, 180) });
+    const oneMb = JSON.stringify({ input: textWithEntities(1024 * 1024, 180) });
+    const transformed = JSON.parse((await postOnce(server.url, '/v1/transform', oneKb)).text) as { safe_text: string; session_state: string };
+    const rehydrateBody = JSON.stringify({ output: transformed.safe_text, session_state: transformed.session_state });
+
+    const t1 = await latency(server.url, '/v1/transform', oneKb, 3000);
+    record('served /v1/transform 1 KB latency p50 / p99 (1 connection)', `${t1.p50.toFixed(3)} / ${t1.p99.toFixed(3)} ms`, 'p50 ≤ 0.2 ms');
+    const t1rps = await throughput(server.url, '/v1/transform', oneKb, 16, 8);
+    record('served /v1/transform 1 KB throughput (16 connections)', `${Math.round(t1rps.rps)} req/s (${t1rps.errors} errors)`, '≥ 10,000 req/s');
+    const r1 = await latency(server.url, '/v1/rehydrate', rehydrateBody, 3000);
+    record('served /v1/rehydrate 1 KB latency p50 / p99 (1 connection)', `${r1.p50.toFixed(3)} / ${r1.p99.toFixed(3)} ms`);
+    const r1rps = await throughput(server.url, '/v1/rehydrate', rehydrateBody, 16, 8);
+    record('served /v1/rehydrate 1 KB throughput (16 connections)', `${Math.round(r1rps.rps)} req/s (${r1rps.errors} errors)`, '≥ 15,000 req/s');
+    const t100 = await latency(server.url, '/v1/transform', hundredKb, 300);
+    record('served /v1/transform 100 KB latency p50 / p99 (1 connection)', `${t100.p50.toFixed(2)} / ${t100.p99.toFixed(2)} ms`, 'p50 ≤ 5 ms');
+    const t100rps = await throughput(server.url, '/v1/transform', hundredKb, 4, 6);
+    record('served /v1/transform 100 KB throughput (4 connections)', `${Math.round(t100rps.rps)} req/s (${t100rps.errors} errors)`);
+
+    // Small requests while 1 MB transforms run: the large ones go to worker threads.
+    const big = autocannon({ url: `${server.url}/v1/transform`, method: 'POST', headers: { 'content-type': 'application/json' }, body: oneMb, connections: 2, duration: 8 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const mixed = await latency(server.url, '/v1/transform', oneKb, 2000);
+    const bigResult = await big;
+    record(
+      'served 1 KB transform p50 / p99 while 1 MB transforms run',
+      `${mixed.p50.toFixed(3)} / ${mixed.p99.toFixed(3)} ms (${bigResult.requests.average.toFixed(1)} 1 MB req/s alongside)`,
+      'p99 ≤ 2 ms',
+    );
+  } finally {
+    server.stop();
+    agent.destroy();
+  }
+}
+
+async function main(): Promise<void> {
+  if (hasTaskset) spawnSync('taskset', ['-cp', '1', String(process.pid)]);
+  process.stdout.write(`# Veil benchmarks (node ${process.version}, ${hasTaskset ? 'server on core 0, load on core 1' : 'no taskset: cores unpinned'})\n\n`);
+  const only = process.argv[2];
+  if (only !== 'served') micro();
+  if (only !== 'micro') await served();
+  process.stdout.write('\n| benchmark | result | target |\n|---|---|---|\n');
+  for (const [name, value, target] of rows) process.stdout.write(`| ${name} | ${value} | ${target} |\n`);
+}
+
+await main();

@@ -1,0 +1,506 @@
+// The configuration loader (decisions.md section 10, house-style rule 3): YAML file, then
+// `VEIL_*` environment overrides, then CLI overrides; validated once with ajv (every problem
+// listed, defaults filled), cross-field rules checked, secrets decoded into the session key
+// ring, and the result deep-frozen. No global config getter: callers pass the result on.
+//
+// Session secret rules (documented decisions):
+// - `session.secret` (one key) and `session.keyring` (rotation) are exclusive: giving both in
+//   the file, nested env variables or overrides is an error, because which one wins would be a
+//   guess. The one exception is VEIL_SESSION_SECRET (interface.md: it "overrides
+//   session.secret"): it replaces whatever the file configured, key ring included, with a
+//   single key, and a warning says the ring was ignored.
+// - A single secret becomes a one-key ring whose kid is the first 8 hex of SHA-256(secret), so
+//   the kid is stable across restarts and replicas without revealing the key.
+// - Neither given: a random secret is generated (generatedSecret true) with a warning that
+//   sealed blobs do not survive a restart.
+// - serverSecret is the current kid's secret (corpus keys are derived from it).
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { parseDocument } from 'yaml';
+import { KeyRing } from '../domain/seal/keyring.js';
+import { readEnv, type EnvOverride } from './env.js';
+import { CONFIG_SCHEMA, MAX_BATCH_SIZE_CEILING, MIN_JWT_SECRET_BYTES } from './schema.js';
+import type { VeilConfig } from './schema.js';
+import { Secret, kidForSecret, parseSecret, secretFingerprint } from './secrets.js';
+
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = Object.freeze([...problems]);
+  }
+}
+
+export interface LoadedConfig {
+  readonly config: VeilConfig;
+  readonly keyRing: KeyRing;
+  readonly warnings: string[];
+  /** True when no secret was configured and one was generated for this process. */
+  readonly generatedSecret: boolean;
+  /** The current session secret; used to derive corpus keys. */
+  readonly serverSecret: Buffer;
+}
+
+export interface LoadOptions {
+  /** YAML config file; omitted means defaults plus environment. */
+  readonly file?: string | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * CLI overrides, applied last. Keys are top-level sections holding nested objects
+   * (`{server: {port: 8080}}`, deep-merged) or dotted key paths (`{'server.port': 8080}`).
+   */
+  readonly overrides?: Readonly<Record<string, unknown>> | undefined;
+}
+
+const SECRET_FORMAT = 'must be 32 bytes written as 64 hex characters or standard base64';
+
+type Plain = Record<string, unknown>;
+
+function isPlain(value: unknown): value is Plain {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
+}
+
+/** Own-property write that cannot reach a prototype, whatever the key. */
+function defineKey(target: Plain, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Deep copy of JSON-like data, so ajv's default filling never mutates the caller's objects. */
+function cloneData(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(cloneData);
+  if (isPlain(value)) {
+    const copy: Plain = {};
+    for (const key of Object.keys(value)) defineKey(copy, key, cloneData(value[key]));
+    return copy;
+  }
+  return value;
+}
+
+/** Merge `source` into `target`: objects merge key by key, anything else replaces. */
+function mergeInto(target: Plain, source: Plain): void {
+  for (const key of Object.keys(source)) {
+    const incoming = source[key];
+    const existing = Object.hasOwn(target, key) ? target[key] : undefined;
+    if (isPlain(existing) && isPlain(incoming)) mergeInto(existing, incoming);
+    else defineKey(target, key, cloneData(incoming));
+  }
+}
+
+/** Set `value` at `path`, creating (or replacing non-object) intermediate levels. */
+function setPath(root: Plain, path: readonly string[], value: unknown): void {
+  let node = root;
+  for (const segment of path.slice(0, -1)) {
+    const next = Object.hasOwn(node, segment) ? node[segment] : undefined;
+    if (isPlain(next)) node = next;
+    else {
+      const created: Plain = {};
+      defineKey(node, segment, created);
+      node = created;
+    }
+  }
+  const last = path[path.length - 1]!;
+  const existing = Object.hasOwn(node, last) ? node[last] : undefined;
+  if (isPlain(existing) && isPlain(value)) mergeInto(existing, value);
+  else defineKey(node, last, cloneData(value));
+}
+
+function getPath(root: Plain, path: readonly string[]): unknown {
+  let node: unknown = root;
+  for (const segment of path) {
+    if (!isPlain(node) || !Object.hasOwn(node, segment)) return undefined;
+    node = node[segment];
+  }
+  return node;
+}
+
+function deletePath(root: Plain, path: readonly string[]): void {
+  const parent = getPath(root, path.slice(0, -1));
+  if (isPlain(parent)) Reflect.deleteProperty(parent, path[path.length - 1]!);
+}
+
+/** Read and parse the YAML file. Problems give line and column and the YAML error code only:
+ * the parser's own messages quote the source line, which may hold a secret. */
+function readConfigFile(file: string, problems: string[]): Plain {
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = isPlain(error) && typeof error.code === 'string' ? error.code : 'read error';
+    problems.push(`config file ${file}: cannot be read (${code})`);
+    return {};
+  }
+  const document = parseDocument(source, { prettyErrors: true, uniqueKeys: true });
+  if (document.errors.length > 0) {
+    for (const error of document.errors) {
+      const position = error.linePos?.[0];
+      const where = position === undefined ? '' : ` at line ${position.line}, column ${position.col}`;
+      problems.push(`config file ${file}: YAML syntax error${where} (${error.code})`);
+    }
+    return {};
+  }
+  let data: unknown;
+  try {
+    data = document.toJS({ maxAliasCount: 100 });
+  } catch {
+    problems.push(`config file ${file}: YAML could not be expanded (too many aliases?)`);
+    return {};
+  }
+  if (data === null || data === undefined) return {};
+  if (!isPlain(data)) {
+    problems.push(`config file ${file}: the top level must be a mapping of sections`);
+    return {};
+  }
+  return data;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schema validation
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function isRedisUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'redis:' || url.protocol === 'rediss:';
+  } catch {
+    return false;
+  }
+}
+
+let compiled: ValidateFunction | undefined;
+
+function validator(): ValidateFunction {
+  if (compiled === undefined) {
+    const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, unicodeRegExp: true });
+    ajv.addFormat('http-url', { type: 'string', validate: isHttpUrl });
+    ajv.addFormat('redis-url', { type: 'string', validate: isRedisUrl });
+    compiled = ajv.compile(CONFIG_SCHEMA);
+  }
+  return compiled;
+}
+
+/** `/auth/api_keys/0/key` -> `auth.api_keys[0].key`. */
+function keyPath(pointer: string): string {
+  if (pointer === '') return '';
+  let out = '';
+  for (const raw of pointer.slice(1).split('/')) {
+    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    out += /^[0-9]+$/.test(segment) ? `[${segment}]` : out === '' ? segment : `.${segment}`;
+  }
+  return out;
+}
+
+/**
+ * A key name as it may appear in a problem. A key that looks like a secret (someone pasted a key
+ * where a name goes) or is unreasonably long is not echoed.
+ */
+function safeKeyName(name: string): string {
+  return name.length > 64 || parseSecret(name) !== null ? '<redacted key name>' : name;
+}
+
+function joinKey(base: string, key: string): string {
+  return base === '' ? key : `${base}.${key}`;
+}
+
+/**
+ * The key path and text of one ajv error; null for errors that only echo another one. ajv
+ * messages name the rule (type, range, pattern), never the data value.
+ */
+function describeAjvError(error: ErrorObject): { key: string; text: string } | null {
+  const path = keyPath(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'if':
+      return null; // the failing `then` branch reports the real problem
+    case 'additionalProperties':
+      return { key: joinKey(path, safeKeyName(String(params.additionalProperty))), text: 'unknown key' };
+    case 'required':
+      return { key: joinKey(path, String(params.missingProperty)), text: 'is required' };
+    case 'enum':
+      return { key: path, text: `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}` };
+    case 'propertyNames':
+      return { key: joinKey(path, safeKeyName(String(params.propertyName))), text: 'invalid key name' };
+    case 'pattern':
+      // Inside propertyNames ajv also reports the key name's pattern failure: the
+      // propertyNames error above already names the key.
+      if (error.propertyName !== undefined) return null;
+      return { key: path, text: error.message ?? 'is invalid' };
+    default:
+      return { key: path, text: error.message ?? 'is invalid' };
+  }
+}
+
+/** One problem line, with the variable or override that set the key, if any. */
+function problemLine(key: string, text: string, sources: ReadonlyMap<string, string>): string {
+  let best: string | undefined;
+  let bestLength = -1;
+  for (const [path, source] of sources) {
+    const covers = key === path || key.startsWith(`${path}.`) || key.startsWith(`${path}[`);
+    if (covers && path.length > bestLength) {
+      best = source;
+      bestLength = path.length;
+    }
+  }
+  return `${key === '' ? '(root)' : key}: ${text}${best === undefined ? '' : ` (set by ${best})`}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cross-field rules, run on the merged data after schema validation. Each guard re-checks types
+// so the rules can run even when the schema already failed, and every problem is listed.
+
+function str(data: Plain, path: readonly string[]): string | undefined {
+  const value = getPath(data, path);
+  return typeof value === 'string' ? value : undefined;
+}
+
+function isSet(data: Plain, path: readonly string[]): boolean {
+  return getPath(data, path) !== undefined;
+}
+
+interface SessionKeys {
+  readonly keyRing: KeyRing;
+  readonly serverSecret: Buffer;
+  readonly generated: boolean;
+}
+
+function checkSessionKeys(data: Plain, secretFromEnv: boolean, problems: string[], warnings: string[]): SessionKeys | undefined {
+  const secretText = getPath(data, ['session', 'secret']);
+  const keyring = getPath(data, ['session', 'keyring']);
+  const secretName = secretFromEnv ? 'VEIL_SESSION_SECRET' : 'session.secret';
+
+  if (secretText !== undefined && keyring !== undefined) {
+    problems.push('session.secret and session.keyring are both set: configure one (a key ring for rotation, a single secret otherwise)');
+    return undefined;
+  }
+  if (typeof secretText === 'string') {
+    const secret = parseSecret(secretText);
+    if (secret === null) {
+      problems.push(`${secretName}: ${SECRET_FORMAT}`);
+      return undefined;
+    }
+    return { keyRing: new KeyRing(kidForSecret(secret), [{ kid: kidForSecret(secret), key: secret }]), serverSecret: secret, generated: false };
+  }
+  if (secretText !== undefined) return undefined; // wrong type: the schema reported it
+
+  if (isPlain(keyring)) {
+    const currentKid = keyring.current_kid;
+    const keys = keyring.keys;
+    if (typeof currentKid !== 'string' || !Array.isArray(keys)) return undefined; // schema reported it
+    const ring: { kid: string; key: Buffer }[] = [];
+    const seen = new Set<string>();
+    let ok = true;
+    for (const [index, entry] of keys.entries()) {
+      if (!isPlain(entry) || typeof entry.kid !== 'string' || typeof entry.secret !== 'string') {
+        ok = false;
+        continue;
+      }
+      if (seen.has(entry.kid)) {
+        problems.push(`session.keyring.keys[${index}].kid: duplicates an earlier kid`);
+        ok = false;
+      }
+      seen.add(entry.kid);
+      const secret = parseSecret(entry.secret);
+      if (secret === null) {
+        problems.push(`session.keyring.keys[${index}].secret: ${SECRET_FORMAT}`);
+        ok = false;
+        continue;
+      }
+      ring.push({ kid: entry.kid, key: secret });
+    }
+    if (!seen.has(currentKid)) {
+      problems.push('session.keyring.current_kid: must be the kid of one of session.keyring.keys');
+      ok = false;
+    }
+    if (!ok) return undefined;
+    try {
+      const keyRing = new KeyRing(currentKid, ring);
+      return { keyRing, serverSecret: keyRing.get(currentKid)!, generated: false };
+    } catch (error) {
+      // KeyRing messages name kids only, never key material.
+      problems.push(error instanceof Error ? error.message : 'session.keyring: invalid');
+      return undefined;
+    }
+  }
+  if (keyring !== undefined) return undefined; // wrong type: the schema reported it
+
+  const secret = randomBytes(32);
+  const kid = kidForSecret(secret);
+  warnings.push(
+    `session: no secret configured; generated an ephemeral session secret (fingerprint ${secretFingerprint(secret)}). ` +
+      'Sealed session_state blobs will not survive a restart and other replicas cannot open them; set VEIL_SESSION_SECRET (veil keygen prints one).',
+  );
+  return { keyRing: new KeyRing(kid, [{ kid, key: secret }]), serverSecret: secret, generated: true };
+}
+
+function checkAuth(data: Plain, problems: string[], warnings: string[]): void {
+  const mode = str(data, ['auth', 'mode']) ?? 'dev';
+  const jwtSecret = str(data, ['auth', 'jwt', 'secret']);
+  if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret, 'utf8') < MIN_JWT_SECRET_BYTES) {
+    problems.push(`auth.jwt.secret: must be at least ${MIN_JWT_SECRET_BYTES} bytes (UTF-8)`);
+  }
+  if (mode === 'jwt') {
+    for (const key of ['secret', 'issuer', 'audience']) {
+      if (!isSet(data, ['auth', 'jwt', key])) problems.push(`auth.jwt.${key}: is required when auth.mode is jwt`);
+    }
+  }
+  if (mode === 'oidc') {
+    for (const key of ['issuer', 'jwks_url', 'audience']) {
+      if (!isSet(data, ['auth', 'oidc', key])) problems.push(`auth.oidc.${key}: is required when auth.mode is oidc`);
+    }
+  }
+  const apiKeys = getPath(data, ['auth', 'api_keys']);
+  if (Array.isArray(apiKeys)) {
+    const firstIndex = new Map<string, number>();
+    for (const [index, entry] of apiKeys.entries()) {
+      if (!isPlain(entry) || typeof entry.key !== 'string') continue;
+      const earlier = firstIndex.get(entry.key);
+      if (earlier !== undefined) problems.push(`auth.api_keys[${index}].key: duplicates auth.api_keys[${earlier}].key`);
+      else firstIndex.set(entry.key, index);
+    }
+    if (mode === 'api_key' && apiKeys.length === 0) {
+      warnings.push('auth: auth.mode is api_key but auth.api_keys is empty; every request will be rejected');
+    }
+  }
+  if (mode !== 'dev') {
+    const durable = str(data, ['audit', 'backend']) === 'file' && getPath(data, ['audit', 'strict']) === true;
+    if (!durable && getPath(data, ['audit', 'allow_ephemeral']) !== true) {
+      problems.push(
+        'audit: a non-dev auth.mode requires a durable, strict audit trail (audit.backend file and audit.strict true), ' +
+          'or an explicit waiver (audit.allow_ephemeral or VEIL_ALLOW_EPHEMERAL_AUDIT=1)',
+      );
+    }
+  }
+}
+
+function checkDependencies(data: Plain, problems: string[]): void {
+  if (str(data, ['audit', 'backend']) === 'file' && !isSet(data, ['audit', 'path'])) {
+    problems.push('audit.path: is required when audit.backend is file');
+  }
+  const backends: [string, string | undefined][] = [
+    ['session.backend', str(data, ['session', 'backend'])],
+    ['revocation_backend', str(data, ['revocation_backend'])],
+    ['replay_backend', str(data, ['replay_backend'])],
+    ['idempotency.backend', str(data, ['idempotency', 'backend'])],
+  ];
+  for (const [name, backend] of backends) {
+    if (backend === 'sqlite' && !isSet(data, ['storage', 'sqlite_path'])) {
+      problems.push(`storage.sqlite_path: is required when ${name} is sqlite`);
+    }
+    if (backend === 'redis' && !isSet(data, ['session', 'redis_url'])) {
+      problems.push(`session.redis_url: is required when ${name} is redis`);
+    }
+  }
+  const detectorMode = str(data, ['detector', 'mode']);
+  if ((detectorMode === 'advanced' || detectorMode === 'both') && !isSet(data, ['detector', 'advanced_url'])) {
+    problems.push(`detector.advanced_url: is required when detector.mode is ${detectorMode}`);
+  }
+  if (getPath(data, ['policy', 'watch']) === true && !isSet(data, ['policy', 'directory'])) {
+    problems.push('policy.directory: is required when policy.watch is true');
+  }
+  const batch = getPath(data, ['limits', 'max_batch_size']);
+  if (typeof batch === 'number' && batch > MAX_BATCH_SIZE_CEILING) {
+    problems.push(`limits.max_batch_size: must not exceed the built-in ceiling of ${MAX_BATCH_SIZE_CEILING}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building the typed, frozen result
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Plain)[key]);
+  }
+  return value;
+}
+
+/** Replace credential strings with Secret wrappers and drop the session key material. */
+function finalize(data: Plain): VeilConfig {
+  const session = data.session as Plain;
+  Reflect.deleteProperty(session, 'secret');
+  Reflect.deleteProperty(session, 'keyring');
+  const auth = data.auth as Plain;
+  for (const entry of auth.api_keys as Plain[]) entry.key = new Secret(entry.key as string);
+  if (isPlain(auth.jwt) && typeof auth.jwt.secret === 'string') auth.jwt.secret = new Secret(auth.jwt.secret);
+  const detector = data.detector as Plain;
+  if (typeof detector.api_key === 'string') detector.api_key = new Secret(detector.api_key);
+  const detect = data.detect as Plain;
+  // Raw detected values are returned by default only where nobody authenticates anyway.
+  if (detect.include_values_default === undefined) detect.include_values_default = auth.mode === 'dev';
+  return deepFreeze(data) as unknown as VeilConfig;
+}
+
+/**
+ * Load, merge, validate and freeze the configuration. Throws ConfigError listing every problem
+ * found (each names a key path or variable, never a value). The KeyRing is built here so a bad
+ * secret aborts startup rather than the first request.
+ */
+export function loadConfig(options: LoadOptions): LoadedConfig {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+
+  const data: Plain = options.file === undefined ? {} : readConfigFile(options.file, problems);
+
+  const env = readEnv(options.env);
+  problems.push(...env.problems);
+  warnings.push(...env.warnings);
+  if (env.sessionSecretFromEnv && isSet(data, ['session', 'keyring'])) {
+    deletePath(data, ['session', 'keyring']);
+    warnings.push('session: VEIL_SESSION_SECRET is set, so session.keyring from the config file is ignored');
+  }
+  // Which variable or override set each key, so a schema problem can say where it came from.
+  const sources = new Map<string, string>();
+  const applyEnv = (override: EnvOverride): void => {
+    setPath(data, override.path, override.value);
+    sources.set(override.path.join('.'), override.variable);
+  };
+  env.overrides.forEach(applyEnv);
+
+  for (const [key, value] of Object.entries(options.overrides ?? {})) {
+    const path = key.split('.');
+    if (path.some((segment) => segment === '' || segment === '__proto__')) {
+      problems.push(`override ${key}: invalid key path`);
+      continue;
+    }
+    setPath(data, path, value);
+    sources.set(path.join('.'), `override ${key}`);
+  }
+
+  const validate = validator();
+  if (!validate(data)) {
+    for (const error of validate.errors ?? []) {
+      const described = describeAjvError(error);
+      if (described === null) continue;
+      const line = problemLine(described.key, described.text, sources);
+      if (!problems.includes(line)) problems.push(line);
+    }
+  }
+  checkAuth(data, problems, warnings);
+  checkDependencies(data, problems);
+  const keys = checkSessionKeys(data, env.sessionSecretFromEnv, problems, warnings);
+
+  if (problems.length > 0 || keys === undefined) {
+    throw new ConfigError(problems.length > 0 ? problems : ['session: key configuration is invalid']);
+  }
+  if (str(data, ['auth', 'mode']) !== 'dev' && keys.generated) {
+    warnings.push('session: running a non-dev auth.mode with a generated session secret; configure one for production');
+  }
+  return {
+    config: finalize(data),
+    keyRing: keys.keyRing,
+    warnings,
+    generatedSecret: keys.generated,
+    serverSecret: keys.serverSecret,
+  };
+}

@@ -1,0 +1,405 @@
+// The configuration schema (decisions.md section 10, interface.md sections 5 and 8): one JSON
+// Schema that ajv validates with defaults, and the TypeScript shape of the validated result.
+// Key spellings follow the spec exactly. Every object rejects unknown keys, so a typo aborts
+// startup instead of being silently ignored. Rules JSON Schema states badly (cross-field
+// requirements, secret encodings, the batch-size ceiling) live in load.ts.
+import type { Secret } from './secrets.js';
+
+/** limits.max_batch_size may be lowered but never raised above this (interface.md section 8). */
+export const MAX_BATCH_SIZE_CEILING = 1000;
+/** detector.timeout_secs upper bound (interface.md section 8). */
+export const MAX_DETECTOR_TIMEOUT_SECS = 120;
+/** Minimum length of auth.jwt.secret in UTF-8 bytes (decisions.md section 5). */
+export const MIN_JWT_SECRET_BYTES = 32;
+/** Minimum length of a configured API key, so a trivially guessable key cannot be configured. */
+export const MIN_API_KEY_LENGTH = 16;
+
+export const AUTH_MODES = ['dev', 'api_key', 'jwt', 'oidc'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
+/** The 11 scopes of interface.md section 5. */
+export const AUTH_SCOPES = [
+  'transform',
+  'rehydrate',
+  'detect',
+  'policy',
+  'batch',
+  'rag',
+  'revoke',
+  'global_revoke',
+  'session',
+  'detect_values',
+  'admin',
+] as const;
+export type AuthScope = (typeof AUTH_SCOPES)[number];
+export const JWT_ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const;
+export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
+export const OIDC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256', 'PS384', 'PS512'] as const;
+export type OidcAlgorithm = (typeof OIDC_ALGORITHMS)[number];
+export const SESSION_BACKENDS = ['sealed', 'memory', 'redis'] as const;
+export type SessionBackend = (typeof SESSION_BACKENDS)[number];
+export const STORE_BACKENDS = ['memory', 'sqlite', 'redis'] as const;
+export type StoreBackend = (typeof STORE_BACKENDS)[number];
+export const DETECTOR_MODES = ['builtin', 'advanced', 'both'] as const;
+export type DetectorMode = (typeof DETECTOR_MODES)[number];
+export const AUDIT_BACKENDS = ['log', 'file'] as const;
+export type AuditBackend = (typeof AUDIT_BACKENDS)[number];
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['json', 'text'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+export const CONTEXT_STRATEGIES = ['full', 'type_summary', 'referenced_only', 'none'] as const;
+export type ContextStrategy = (typeof CONTEXT_STRATEGIES)[number];
+export const OUTPUT_PROTECTION_MODES = ['strict', 'permissive'] as const;
+export const OUTPUT_PROTECTION_ACTIONS = ['allow', 'warn', 'mask', 'block'] as const;
+export const PROMPT_SECURITY_ACTIONS = ['warn', 'strip', 'block'] as const;
+export const OCR_ENGINES = ['tesseract', 'none'] as const;
+
+// ---------------------------------------------------------------------------------------------
+// The validated shape. Everything is readonly: the loader deep-freezes the result.
+
+export interface ApiKeyConfig {
+  readonly key: Secret;
+  readonly identity: string;
+  readonly tenant_id?: string;
+  /** Absent means the entry names no scopes; what that grants is the auth layer's rule. */
+  readonly scopes?: readonly AuthScope[];
+  readonly role?: string;
+  readonly purpose?: string;
+}
+
+/** With auth.mode jwt, secret, issuer and audience are guaranteed present. */
+export interface JwtConfig {
+  readonly secret?: Secret;
+  readonly issuer?: string;
+  readonly audience?: string;
+  readonly algorithms: readonly JwtAlgorithm[];
+}
+
+/** With auth.mode oidc, issuer, jwks_url and audience are guaranteed present. */
+export interface OidcConfig {
+  readonly issuer?: string;
+  readonly jwks_url?: string;
+  readonly audience?: string;
+  readonly tenant_claim: string;
+  readonly algorithms: readonly OidcAlgorithm[];
+}
+
+export interface RateLimitConfig {
+  readonly requests_per_second: number;
+  readonly burst_size: number;
+}
+
+/** Mirrors @veil/common's policy RestoreStrategy (interface.md 2.7). */
+export type RestoreStrategyConfig =
+  | { readonly kind: 'reveal_last_n' | 'reveal_first_n'; readonly n: number; readonly mask_char?: string }
+  | { readonly kind: 'reveal_range'; readonly start: number; readonly len: number; readonly mask_char?: string }
+  | { readonly kind: 'mask' }
+  | { readonly kind: 'bucket'; readonly ranges: readonly { readonly min?: number; readonly max?: number; readonly label: string }[] };
+
+export interface VeilConfig {
+  readonly server: {
+    readonly host: string;
+    readonly port: number;
+    readonly allowed_origins: readonly string[];
+    readonly tls?: { readonly cert: string; readonly key: string };
+    /** Largest request body accepted, in bytes. */
+    readonly body_limit_bytes: number;
+  };
+  readonly auth: {
+    readonly mode: AuthMode;
+    readonly api_keys: readonly ApiKeyConfig[];
+    readonly jwt?: JwtConfig;
+    readonly oidc?: OidcConfig;
+  };
+  /**
+   * The session secret and key ring are not here: they live only in LoadedConfig.keyRing, so
+   * the config object can be logged or inspected without a key in it.
+   */
+  readonly session: {
+    readonly backend: SessionBackend;
+    readonly ttl_seconds: number;
+    readonly redis_url?: string;
+  };
+  readonly revocation_backend: StoreBackend;
+  readonly replay_backend: StoreBackend;
+  readonly idempotency: {
+    readonly backend: StoreBackend;
+    readonly ttl_seconds: number;
+    readonly in_progress_ttl_seconds: number;
+  };
+  readonly storage: { readonly sqlite_path?: string };
+  readonly detector: {
+    readonly mode: DetectorMode;
+    readonly advanced_url?: string;
+    readonly api_key?: Secret;
+    readonly default_language: string;
+    readonly timeout_secs: number;
+  };
+  readonly policy: { readonly directory?: string; readonly default?: string; readonly watch: boolean };
+  readonly audit: {
+    readonly backend: AuditBackend;
+    readonly path?: string;
+    readonly strict: boolean;
+    readonly allow_ephemeral: boolean;
+  };
+  readonly rate_limit: RateLimitConfig & { readonly enabled: boolean };
+  /** Per-tenant overrides; a missing field falls back to rate_limit. */
+  readonly tenants: Readonly<Record<string, { readonly rate_limit?: Partial<RateLimitConfig> }>>;
+  readonly limits: { readonly max_batch_size: number };
+  readonly file_upload: { readonly max_size_bytes: number };
+  readonly output_protection: {
+    readonly enabled: boolean;
+    readonly mode: (typeof OUTPUT_PROTECTION_MODES)[number];
+    readonly default_action: (typeof OUTPUT_PROTECTION_ACTIONS)[number];
+    readonly exempt_types: readonly string[];
+  };
+  readonly prompt_security: { readonly enabled: boolean; readonly action: (typeof PROMPT_SECURITY_ACTIONS)[number] };
+  readonly transform: {
+    readonly context_strategy: ContextStrategy;
+    readonly max_context_tokens: number;
+    /** Inputs larger than this many bytes are detected on worker threads. */
+    readonly offload_threshold_bytes: number;
+  };
+  /** Default of detect's include_values: true only in auth.mode dev unless configured. */
+  readonly detect: { readonly include_values_default: boolean };
+  readonly rag: { readonly classification_levels: readonly string[] };
+  readonly restore_templates: {
+    /** Entity type -> partial-restore strategy. */
+    readonly partial_formats: Readonly<Record<string, RestoreStrategyConfig>>;
+    /** Language -> entity type -> abstract label (extends the built-in floor). */
+    readonly abstract_labels: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  };
+  readonly ocr: { readonly engine: (typeof OCR_ENGINES)[number]; readonly languages: readonly string[] };
+  readonly log: { readonly level: LogLevel; readonly format: LogFormat };
+  readonly otel: { readonly traces_endpoint?: string; readonly service_name: string };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The JSON Schema (draft-07, ajv's default). `default` values are filled in by ajv.
+
+const text = { type: 'string', minLength: 1, maxLength: 4096 } as const;
+const label = { type: 'string', pattern: '^[a-z0-9_-]+$', minLength: 1, maxLength: 128 } as const;
+const entityType = { type: 'string', pattern: '^(custom:)?[a-z][a-z0-9_]{0,63}$' } as const;
+const positiveInteger = { type: 'integer', minimum: 1 } as const;
+const httpUrl = { type: 'string', format: 'http-url' } as const;
+const maskChar = { type: 'string', pattern: '^[^\\p{C}\\p{Z}]$' } as const;
+
+function section(properties: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { type: 'object', additionalProperties: false, default: {}, properties, ...extra };
+}
+
+function strategyBranch(kind: string, properties: Record<string, unknown>, required: string[]): unknown {
+  return {
+    if: { type: 'object', required: ['kind'], properties: { kind: { const: kind } } },
+    then: { type: 'object', additionalProperties: false, required: ['kind', ...required], properties: { kind: true, ...properties } },
+  };
+}
+
+/** Same rules as the policy schema's restore_strategy in @veil/common. */
+const restoreStrategy = {
+  type: 'object',
+  required: ['kind'],
+  properties: { kind: { type: 'string', enum: ['reveal_last_n', 'reveal_first_n', 'reveal_range', 'mask', 'bucket'] } },
+  allOf: [
+    strategyBranch('reveal_last_n', { n: { type: 'integer', minimum: 1, maximum: 64 }, mask_char: maskChar }, ['n']),
+    strategyBranch('reveal_first_n', { n: { type: 'integer', minimum: 1, maximum: 64 }, mask_char: maskChar }, ['n']),
+    strategyBranch(
+      'reveal_range',
+      { start: { type: 'integer', minimum: 0, maximum: 4096 }, len: { type: 'integer', minimum: 1, maximum: 64 }, mask_char: maskChar },
+      ['start', 'len'],
+    ),
+    strategyBranch('mask', {}, []),
+    strategyBranch(
+      'bucket',
+      {
+        ranges: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 64,
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['label'],
+            properties: { min: { type: 'number' }, max: { type: 'number' }, label: { type: 'string', minLength: 1, maxLength: 128 } },
+          },
+        },
+      },
+      ['ranges'],
+    ),
+  ],
+} as const;
+
+const rateLimitOverride = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { requests_per_second: { type: 'number', exclusiveMinimum: 0 }, burst_size: positiveInteger },
+} as const;
+
+export const CONFIG_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    server: section({
+      host: { ...text, default: '0.0.0.0' },
+      port: { type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
+      allowed_origins: { type: 'array', items: text, default: [] },
+      tls: { type: 'object', additionalProperties: false, required: ['cert', 'key'], properties: { cert: text, key: text } },
+      body_limit_bytes: { type: 'integer', minimum: 1024, maximum: 1073741824, default: 10485760 },
+    }),
+    auth: section({
+      mode: { type: 'string', enum: AUTH_MODES, default: 'dev' },
+      api_keys: {
+        type: 'array',
+        default: [],
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['key', 'identity'],
+          properties: {
+            key: { type: 'string', minLength: MIN_API_KEY_LENGTH, maxLength: 4096 },
+            identity: text,
+            tenant_id: text,
+            scopes: { type: 'array', uniqueItems: true, items: { type: 'string', enum: AUTH_SCOPES } },
+            role: text,
+            purpose: text,
+          },
+        },
+      },
+      jwt: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          secret: { type: 'string', maxLength: 4096 },
+          issuer: text,
+          audience: text,
+          algorithms: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: JWT_ALGORITHMS }, default: ['HS256'] },
+        },
+      },
+      oidc: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          issuer: text,
+          jwks_url: httpUrl,
+          audience: text,
+          tenant_claim: { ...text, default: 'tenant_id' },
+          algorithms: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: OIDC_ALGORITHMS }, default: ['RS256'] },
+        },
+      },
+    }),
+    session: section({
+      backend: { type: 'string', enum: SESSION_BACKENDS, default: 'sealed' },
+      secret: { type: 'string' },
+      keyring: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['current_kid', 'keys'],
+        properties: {
+          current_kid: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+          keys: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 16,
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['kid', 'secret'],
+              properties: { kid: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }, secret: { type: 'string' } },
+            },
+          },
+        },
+      },
+      ttl_seconds: { type: 'integer', minimum: 1, maximum: 2592000, default: 3600 },
+      redis_url: { type: 'string', format: 'redis-url' },
+    }),
+    revocation_backend: { type: 'string', enum: STORE_BACKENDS, default: 'memory' },
+    replay_backend: { type: 'string', enum: STORE_BACKENDS, default: 'memory' },
+    idempotency: section({
+      backend: { type: 'string', enum: STORE_BACKENDS, default: 'memory' },
+      ttl_seconds: { ...positiveInteger, default: 86400 },
+      in_progress_ttl_seconds: { ...positiveInteger, default: 60 },
+    }),
+    storage: section({ sqlite_path: text }),
+    detector: section({
+      mode: { type: 'string', enum: DETECTOR_MODES, default: 'builtin' },
+      advanced_url: httpUrl,
+      api_key: { type: 'string', minLength: 1, maxLength: 4096 },
+      default_language: { type: 'string', pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$', default: 'en' },
+      timeout_secs: { type: 'number', exclusiveMinimum: 0, maximum: MAX_DETECTOR_TIMEOUT_SECS, default: 5 },
+    }),
+    policy: section({ directory: text, default: label, watch: { type: 'boolean', default: false } }),
+    audit: section({
+      backend: { type: 'string', enum: AUDIT_BACKENDS, default: 'log' },
+      path: text,
+      strict: { type: 'boolean', default: false },
+      allow_ephemeral: { type: 'boolean', default: false },
+    }),
+    rate_limit: section({
+      enabled: { type: 'boolean', default: false },
+      requests_per_second: { type: 'number', exclusiveMinimum: 0, default: 100 },
+      burst_size: { ...positiveInteger, default: 200 },
+    }),
+    tenants: {
+      type: 'object',
+      default: {},
+      propertyNames: { pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' },
+      additionalProperties: { type: 'object', additionalProperties: false, properties: { rate_limit: rateLimitOverride } },
+    },
+    // The ceiling is checked in load.ts so the message can name it.
+    limits: section({ max_batch_size: { ...positiveInteger, default: 100 } }),
+    file_upload: section({ max_size_bytes: { type: 'integer', minimum: 1, maximum: 1073741824, default: 52428800 } }),
+    output_protection: section({
+      enabled: { type: 'boolean', default: true },
+      mode: { type: 'string', enum: OUTPUT_PROTECTION_MODES, default: 'strict' },
+      default_action: { type: 'string', enum: OUTPUT_PROTECTION_ACTIONS, default: 'mask' },
+      exempt_types: { type: 'array', uniqueItems: true, items: entityType, default: [] },
+    }),
+    prompt_security: section({
+      enabled: { type: 'boolean', default: true },
+      action: { type: 'string', enum: PROMPT_SECURITY_ACTIONS, default: 'strip' },
+    }),
+    transform: section({
+      context_strategy: { type: 'string', enum: CONTEXT_STRATEGIES, default: 'full' },
+      max_context_tokens: { type: 'integer', minimum: 0, default: 4096 },
+      offload_threshold_bytes: { type: 'integer', minimum: 0, default: 65536 },
+    }),
+    detect: section({ include_values_default: { type: 'boolean' } }),
+    rag: section({
+      classification_levels: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 64,
+        uniqueItems: true,
+        items: label,
+        default: ['public', 'internal', 'confidential', 'restricted'],
+      },
+    }),
+    restore_templates: section({
+      partial_formats: {
+        type: 'object',
+        default: {},
+        propertyNames: { pattern: '^(custom:)?[a-z][a-z0-9_]{0,63}$' },
+        additionalProperties: restoreStrategy,
+      },
+      abstract_labels: {
+        type: 'object',
+        default: {},
+        propertyNames: { pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$' },
+        additionalProperties: {
+          type: 'object',
+          propertyNames: { pattern: '^(custom:)?[a-z][a-z0-9_]{0,63}$' },
+          additionalProperties: { type: 'string', minLength: 1, maxLength: 256 },
+        },
+      },
+    }),
+    ocr: section({
+      engine: { type: 'string', enum: OCR_ENGINES, default: 'tesseract' },
+      languages: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', pattern: '^[a-z]{3}(_[a-z]{2,8})?$' }, default: ['eng'] },
+    }),
+    log: section({
+      level: { type: 'string', enum: LOG_LEVELS, default: 'info' },
+      format: { type: 'string', enum: LOG_FORMATS, default: 'text' },
+    }),
+    otel: section({ traces_endpoint: httpUrl, service_name: { ...text, default: 'veil-server' } }),
+  },
+} as const;

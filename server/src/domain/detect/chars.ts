@@ -1,0 +1,86 @@
+// Character classes for the hand-written scanner. One 128-entry flag table answers every ASCII
+// class question with a single array load, which is what keeps the main loop near 1 ns a char;
+// non-ASCII code units get a few range checks instead.
+
+export const F_DIGIT = 1;
+export const F_UPPER = 2;
+export const F_LOWER = 4;
+export const F_HEX = 8;
+/** [A-Za-z0-9_]: part of a word for the main loop. */
+export const F_WORD = 16;
+/** Bitcoin base58 alphabet (no 0, O, I, l). */
+export const F_B58 = 32;
+/** base64url alphabet [A-Za-z0-9_-] (JWT segments, most API-key bodies). */
+export const F_B64URL = 64;
+
+export const FLAGS: Uint8Array = (() => {
+  const table = new Uint8Array(128);
+  for (let c = 48; c <= 57; c++) table[c] = F_DIGIT | F_HEX | F_WORD | F_B64URL | (c === 48 ? 0 : F_B58);
+  for (let c = 65; c <= 90; c++) {
+    table[c] = F_UPPER | F_WORD | F_B64URL | (c <= 70 ? F_HEX : 0) | (c === 73 || c === 79 ? 0 : F_B58);
+  }
+  for (let c = 97; c <= 122; c++) {
+    table[c] = F_LOWER | F_WORD | F_B64URL | (c <= 102 ? F_HEX : 0) | (c === 108 ? 0 : F_B58);
+  }
+  table[95] = F_WORD | F_B64URL; // _
+  table[45] = F_B64URL; // -
+  return table;
+})();
+
+export function flagsOf(c: number): number {
+  return c < 128 ? FLAGS[c]! : 0;
+}
+
+export function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+export function isUpper(c: number): boolean {
+  return c >= 65 && c <= 90;
+}
+
+export function isAsciiLetter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
+export function isAsciiAlnum(c: number): boolean {
+  return c < 128 && (FLAGS[c]! & (F_DIGIT | F_UPPER | F_LOWER)) !== 0;
+}
+
+export function isHex(c: number): boolean {
+  return c < 128 && (FLAGS[c]! & F_HEX) !== 0;
+}
+
+/**
+ * Non-ASCII code units that behave like letters: Latin-1 and beyond, minus punctuation blocks,
+ * spaces and surrogates (emoji). Rough on purpose: it only decides word boundaries.
+ */
+export function isNonAsciiLetter(c: number): boolean {
+  if (c < 0xc0) return c === 0xaa || c === 0xb5 || c === 0xba;
+  if (c === 0xd7 || c === 0xf7) return false;
+  if (c >= 0x2000 && c <= 0x2bff) return false; // general punctuation, symbols, arrows, boxes
+  if (c >= 0x3000 && c <= 0x303f) return false; // CJK punctuation
+  if (c >= 0xd800 && c <= 0xdfff) return false; // surrogates: emoji and other astral symbols
+  if (c >= 0xfe00 && c <= 0xfe6f) return false; // variation selectors, small forms
+  if (c >= 0xff00 && c <= 0xff0f) return false; // fullwidth punctuation
+  return c !== 0xfeff;
+}
+
+/** A code unit that continues a word: [A-Za-z0-9_] or a non-ASCII letter. */
+export function isWordCode(c: number): boolean {
+  return c < 128 ? (FLAGS[c]! & F_WORD) !== 0 : isNonAsciiLetter(c);
+}
+
+/** Letter or digit, ASCII or not (for left/right boundary checks). */
+export function isAlnumCode(c: number): boolean {
+  return c < 128 ? (FLAGS[c]! & (F_DIGIT | F_UPPER | F_LOWER)) !== 0 : isNonAsciiLetter(c);
+}
+
+/** Code unit at `index`, or -1 outside the string (so boundary checks need no length test). */
+export function codeAt(text: string, index: number): number {
+  return index >= 0 && index < text.length ? text.charCodeAt(index) : -1;
+}
+
+export function isSpaceCode(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11 || c === 0xa0 || (c >= 0x2000 && c <= 0x200a) || c === 0x202f || c === 0x3000;
+}

@@ -1,0 +1,71 @@
+// Email addresses, anchored on '@': expand left over local-part characters (at most 64, RFC 5321)
+// and right over domain characters (at most 255), then validate labels and the TLD. Expansions
+// stop at another '@', so near-miss floods (a@a@a@..., aaaa...@) stay linear.
+import { codeAt, F_DIGIT, F_LOWER, F_UPPER, FLAGS, isAlnumCode } from './chars.js';
+import { emit, type ScanState } from './state.js';
+
+const MAX_LOCAL = 64;
+const MAX_DOMAIN = 255;
+const ALNUM = F_DIGIT | F_UPPER | F_LOWER;
+
+function isLocalChar(c: number): boolean {
+  // [A-Za-z0-9._%+-]: the dot-atom characters people actually use.
+  return (c < 128 && (FLAGS[c]! & ALNUM) !== 0) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45;
+}
+
+function isDomainChar(c: number): boolean {
+  return (c < 128 && (FLAGS[c]! & ALNUM) !== 0) || c === 46 || c === 45;
+}
+
+function domainValid(text: string, start: number, end: number): boolean {
+  let labelStart = start;
+  let labels = 0;
+  for (let k = start; k <= end; k++) {
+    if (k < end && text.charCodeAt(k) !== 46) continue;
+    const length = k - labelStart;
+    if (length === 0 || length > 63) return false;
+    if (text.charCodeAt(labelStart) === 45 || text.charCodeAt(k - 1) === 45) return false;
+    labels++;
+    if (k === end) {
+      // Top-level label: letters only (or an IDN "xn--" label), at least two characters.
+      if (length < 2) return false;
+      if (!text.startsWith('xn--', labelStart)) {
+        for (let j = labelStart; j < k; j++) {
+          const c = text.charCodeAt(j) | 0x20;
+          if (c < 97 || c > 122) return false;
+        }
+      }
+    }
+    labelStart = k + 1;
+  }
+  return labels >= 2;
+}
+
+/** At '@' (position `at`): returns the end of an emitted address, or -1. */
+export function detectEmail(state: ScanState, at: number): number {
+  const text = state.text;
+  let localStart = at;
+  while (localStart > 0 && isLocalChar(text.charCodeAt(localStart - 1))) {
+    localStart--;
+    if (at - localStart > MAX_LOCAL) return -1;
+  }
+  while (localStart < at && text.charCodeAt(localStart) === 46) localStart++; // no leading dot
+  if (localStart === at || text.charCodeAt(at - 1) === 46) return -1;
+  let domainEnd = at + 1;
+  while (domainEnd < text.length && isDomainChar(text.charCodeAt(domainEnd))) {
+    domainEnd++;
+    if (domainEnd - at - 1 > MAX_DOMAIN) return -1;
+  }
+  // Trailing sentence punctuation is not part of the domain.
+  while (domainEnd > at + 1) {
+    const last = text.charCodeAt(domainEnd - 1);
+    if (last !== 46 && last !== 45) break;
+    domainEnd--;
+  }
+  if (domainEnd <= at + 1 || isAlnumCode(codeAt(text, domainEnd))) return -1;
+  if (!domainValid(text, at + 1, domainEnd)) return -1;
+  // "a..b@x.com" is not an address.
+  if (text.slice(localStart, at).includes('..')) return -1;
+  emit(state, 'email', localStart, domainEnd, 0.9);
+  return domainEnd;
+}

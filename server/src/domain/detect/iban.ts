@@ -1,0 +1,112 @@
+// IBAN (country code + check digits, per-country length, ISO 7064 mod 97) and SWIFT/BIC codes.
+// IBANs are accepted compact (DE89370400440532013000) or in print form with single spaces
+// (DE89 3704 0044 0532 0130 00). A BIC is an ordinary-looking uppercase word, so it needs a
+// context word (swift, bic) or an IBAN close by; see resolveBicCandidates.
+import { codeAt, isAlnumCode, isDigit, isUpper } from './chars.js';
+import { BIC_CONTEXT, hasWordBefore } from './context.js';
+import { ibanChecksumValid } from './checksums.js';
+import { emit, type ScanState } from './state.js';
+import type { Detection } from '../types.js';
+
+/** IBAN lengths: the SWIFT registry plus the partial/national IBAN countries in common use. */
+const IBAN_LENGTHS: ReadonlyMap<string, number> = new Map(
+  (
+    'AD24 AE23 AL28 AT20 AZ28 BA20 BE16 BG22 BH22 BI27 BR29 BY28 CH21 CR22 CY28 CZ24 DE22 DJ27 DK18 ' +
+    'DO28 EE20 EG29 ES24 FI18 FK18 FO18 FR27 GB22 GE22 GI23 GL18 GR27 GT28 HN28 HR21 HU28 IE22 IL23 ' +
+    'IQ23 IS26 IT27 JO30 KW30 KZ20 LB28 LC32 LI21 LT20 LU20 LV21 LY25 MC27 MD24 ME22 MK19 MN20 MR27 ' +
+    'MT31 MU30 NI28 NL18 NO15 OM23 PK24 PL28 PS29 PT25 QA29 RO24 RS22 RU33 SA24 SC31 SD18 SE24 SI19 ' +
+    'SK24 SM27 SO23 ST25 SV28 TL23 TN24 TR26 UA29 VA22 VG24 XK20 YE30 ' +
+    // Partial / experimental IBAN countries (national formats published by SWIFT members).
+    'AO25 BF28 BJ28 CF27 CG27 CI28 CM27 CV25 DZ26 GA27 GQ27 GW25 IR26 KM27 MA28 MG27 ML28 MZ25 NE28 ' +
+    'SN28 TD27 TG28 ' +
+    // French overseas territories use the French format under their own code.
+    'GF27 GP27 MQ27 RE27 PF27 TF27 YT27 NC27 PM27 WF27 BL27 MF27'
+  )
+    .split(' ')
+    .map((entry): [string, number] => [entry.slice(0, 2), Number(entry.slice(2))]),
+);
+
+/** ISO 3166-1 alpha-2 codes (plus XK), for the country part of a BIC. */
+const COUNTRIES: ReadonlySet<string> = new Set(
+  (
+    'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT ' +
+    'BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ' +
+    'ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT ' +
+    'HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS ' +
+    'LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI ' +
+    'NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG ' +
+    'SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG ' +
+    'UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW XK'
+  ).split(' '),
+);
+
+function isUpperOrDigit(c: number): boolean {
+  return isUpper(c) || isDigit(c);
+}
+
+/** At an uppercase word start "CCdd...": an IBAN with a valid length and mod-97 checksum. */
+export function detectIban(state: ScanState, start: number): number {
+  const text = state.text;
+  if (!isUpper(codeAt(text, start + 1)) || !isDigit(codeAt(text, start + 2)) || !isDigit(codeAt(text, start + 3))) return -1;
+  const expected = IBAN_LENGTHS.get(text.slice(start, start + 2));
+  if (expected === undefined) return -1;
+  let compact = text.slice(start, start + 4);
+  let pos = start + 4;
+  while (compact.length < expected) {
+    const c = codeAt(text, pos);
+    if (isUpperOrDigit(c)) {
+      compact += text[pos]!;
+      pos++;
+    } else if (c === 32 && isUpperOrDigit(codeAt(text, pos + 1))) {
+      pos++; // print form: single spaces between groups
+    } else break;
+  }
+  if (compact.length !== expected || isAlnumCode(codeAt(text, pos))) return -1;
+  if (!ibanChecksumValid(compact)) return -1;
+  emit(state, 'iban', start, pos, 0.98);
+  return pos;
+}
+
+/**
+ * At an uppercase word of 8 or 11 characters: bank (4 letters), country (2 letters, ISO 3166),
+ * location (2 alnum), optional branch (3 alnum). Emitted at once with a context word before it;
+ * otherwise parked in bicPending for resolveBicCandidates.
+ */
+export function detectBic(state: ScanState, start: number, wordEnd: number): void {
+  const length = wordEnd - start;
+  if (length !== 8 && length !== 11) return;
+  const text = state.text;
+  for (let k = 0; k < 6; k++) if (!isUpper(text.charCodeAt(start + k))) return;
+  for (let k = 6; k < length; k++) if (!isUpperOrDigit(text.charCodeAt(start + k))) return;
+  if (!COUNTRIES.has(text.slice(start + 4, start + 6))) return;
+  if (hasWordBefore(text, start, 50, BIC_CONTEXT)) {
+    emit(state, 'swift_bic', start, wordEnd, 0.9);
+    return;
+  }
+  state.bicPending.push({
+    type: 'swift_bic',
+    start,
+    end: wordEnd,
+    value: text.slice(start, wordEnd),
+    confidence: 0.8,
+    detector: 'builtin_regex',
+  });
+}
+
+const BIC_IBAN_DISTANCE = 120;
+
+/** Keep parked BIC candidates that sit within BIC_IBAN_DISTANCE characters of an IBAN. */
+export function resolveBicCandidates(state: ScanState): void {
+  if (state.bicPending.length === 0) return;
+  const ibans: Detection[] = state.out.filter((detection) => detection.type === 'iban');
+  if (ibans.length === 0) return;
+  for (const candidate of state.bicPending) {
+    for (const iban of ibans) {
+      const gap = candidate.start >= iban.end ? candidate.start - iban.end : iban.start - candidate.end;
+      if (gap >= 0 && gap <= BIC_IBAN_DISTANCE) {
+        state.out.push(candidate);
+        break;
+      }
+    }
+  }
+}

@@ -1,0 +1,101 @@
+// Detection module: the built-in detector (one linear pass, see scan.ts), caller/policy custom
+// patterns (RE2, see custom.ts) and overlap resolution, behind the small API the transform,
+// detect and validation routes use. Pure: no I/O, no framework. Offsets are UTF-16 indices;
+// routes convert spans to code points with domain/text/codepoints.ts.
+import type { CustomPattern, Detection } from '../types.js';
+import { CUSTOM_TYPE_PREFIX } from '../catalog.js';
+import { utf16ToCodePoints } from '../text/codepoints.js';
+import { checkPattern, compilePatterns, entityNameError, runCustomPatterns, type CompiledPattern as InternalPattern } from './custom.js';
+import { resolveOverlaps } from './overlap.js';
+import { BUILTIN_TYPES, scanBuiltin } from './scan.js';
+
+/** A compiled custom pattern; `type` is `custom:<name>`. Other fields are internal. */
+export interface CompiledPattern {
+  readonly type: string;
+  readonly confidence: number;
+}
+
+export interface DetectOptions {
+  readonly customPatterns?: readonly CompiledPattern[];
+  /** ISO 639-1 hint (`en`, `de`, `pt-BR`): sets the default region for national phone formats. */
+  readonly language?: string;
+}
+
+/** Types that builtin_regex can emit. */
+export const BUILTIN_REGEX_TYPES: readonly string[] = BUILTIN_TYPES;
+
+function isInternal(pattern: CompiledPattern): pattern is InternalPattern {
+  return 'regex' in pattern && 'contextFinder' in pattern;
+}
+
+/**
+ * Built-in and custom detections, sorted by start and non-overlapping (higher confidence wins,
+ * then the longer span, then the earlier one). Offsets are UTF-16 indices;
+ * `value === text.slice(start, end)`.
+ */
+export function detectAll(text: string, options?: DetectOptions): Detection[] {
+  const candidates = scanBuiltin(text, options?.language);
+  const custom = options?.customPatterns;
+  if (custom !== undefined && custom.length > 0) {
+    const compiled: InternalPattern[] = [];
+    for (const pattern of custom) {
+      // Only objects made by compileCustomPatterns carry a regex; anything else is a caller bug.
+      if (!isInternal(pattern)) throw new TypeError('customPatterns must come from compileCustomPatterns');
+      compiled.push(pattern);
+    }
+    runCustomPatterns(text, compiled, candidates);
+  }
+  return resolveOverlaps(candidates);
+}
+
+/**
+ * Compile caller/policy custom patterns with RE2 (linear time). Throws
+ * VeilError('VEIL_VALIDATION_FAILED') naming the field (`custom_patterns[2].pattern`), never the
+ * pattern text or a sample value.
+ */
+export function compileCustomPatterns(patterns: readonly CustomPattern[], fieldPrefix = 'custom_patterns'): CompiledPattern[] {
+  return compilePatterns(patterns, fieldPrefix);
+}
+
+const MAX_SAMPLE_MATCHES = 100;
+
+/**
+ * For POST /v1/patterns. `pattern` is a custom-pattern object ({entity_type, pattern, confidence?,
+ * context_words?}) or a bare regex string. Never throws; errors name the field only. Match spans
+ * in `sample` are code points, end exclusive.
+ */
+export function validateCustomPattern(
+  pattern: unknown,
+  sample?: string,
+): { valid: boolean; error?: string; matches?: { start: number; end: number }[] } {
+  try {
+    const input: unknown = typeof pattern === 'string' ? { entity_type: 'pattern', pattern } : pattern;
+    const result = checkPattern(input);
+    if (!result.ok) return { valid: false, error: `${result.field === '' ? 'pattern' : result.field}: ${result.message}` };
+    if (sample === undefined) return { valid: true };
+    if (typeof sample !== 'string') return { valid: false, error: 'sample: must be a string' };
+    const found: Detection[] = [];
+    runCustomPatterns(sample, [result.compiled], found);
+    const limited = found.slice(0, MAX_SAMPLE_MATCHES);
+    const offsets: number[] = [];
+    for (const match of limited) offsets.push(match.start, match.end);
+    const points = utf16ToCodePoints(sample, offsets);
+    const matches = limited.map((_, index) => ({ start: points[index * 2]!, end: points[index * 2 + 1]! }));
+    return { valid: true, matches };
+  } catch {
+    return { valid: false, error: 'pattern: could not be validated' };
+  }
+}
+
+/**
+ * For POST /v1/entity-types: a custom entity-type name (`ticket_id`, or `custom:ticket_id`).
+ * Custom names live under `custom:` so they never collide with built-in types. Never echoes
+ * the name.
+ */
+export function validateEntityTypeName(name: unknown): { valid: boolean; type?: string; error?: string } {
+  if (typeof name !== 'string') return { valid: false, error: 'name: must be a string' };
+  const bare = name.startsWith(CUSTOM_TYPE_PREFIX) ? name.slice(CUSTOM_TYPE_PREFIX.length) : name;
+  const error = entityNameError(bare);
+  if (error !== undefined) return { valid: false, error: `name: ${error}` };
+  return { valid: true, type: `${CUSTOM_TYPE_PREFIX}${bare}` };
+}

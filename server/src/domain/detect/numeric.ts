@@ -1,0 +1,278 @@
+// Everything that starts with a digit group: one bounded collection of digit groups joined by
+// single separators (space - . /) feeds the IPv4, numeric date, US SSN and card checks, then the
+// written-date ("12 March 2024") and phone checks. Each start collects at most MAX_GROUPS groups
+// of at most MAX_GROUP digits, and starts inside a group chain are skipped (see numericStartOk),
+// so the work per character is bounded on any input, including megabytes of digits.
+import { codeAt, isAlnumCode, isDigit, isAsciiLetter } from './chars.js';
+import { CARD_CONTEXT, DATE_CONTEXT, hasWordBefore, SSN_CONTEXT } from './context.js';
+import { luhnValid } from './checksums.js';
+import { dateValid, digitsValue, writtenDateFromDay } from './dates.js';
+import { detectPhone } from './phone.js';
+import { emit, type ScanState } from './state.js';
+
+const SPACE = 32;
+const DASH = 45;
+const DOT = 46;
+const SLASH = 47;
+const COLON = 58;
+const COMMA = 44;
+const PLUS = 43;
+
+const MAX_GROUPS = 6;
+const MAX_GROUP = 20;
+
+// Scratch buffers: the scan is synchronous, so one set per module is enough and saves an
+// allocation per digit group.
+const groupStart = new Int32Array(MAX_GROUPS);
+const groupEnd = new Int32Array(MAX_GROUPS);
+/** Separator code between group k-1 and k (index 0 unused). */
+const groupSep = new Int32Array(MAX_GROUPS);
+
+function isSeparator(c: number): boolean {
+  return c === SPACE || c === DASH || c === DOT || c === SLASH;
+}
+
+/**
+ * A numeric candidate may not start inside a longer number chain ("1.2.3.4.5", "12 34 56"):
+ * the previous character must not be alphanumeric, nor a separator preceded by a digit.
+ */
+export function numericStartOk(text: string, start: number): boolean {
+  const prev = codeAt(text, start - 1);
+  if (isAlnumCode(prev)) return false;
+  if ((isSeparator(prev) || prev === COLON || prev === COMMA) && isDigit(codeAt(text, start - 2))) return false;
+  return true;
+}
+
+/** Collect digit groups from `start`; returns the group count (0 when the first run is overlong). */
+function collectGroups(text: string, start: number): number {
+  let pos = start;
+  let count = 0;
+  while (count < MAX_GROUPS) {
+    const s = pos;
+    while (isDigit(codeAt(text, pos))) {
+      pos++;
+      if (pos - s > MAX_GROUP) return count; // overlong: stop, the caller sees fewer groups
+    }
+    groupStart[count] = s;
+    groupEnd[count] = pos;
+    count++;
+    const sep = codeAt(text, pos);
+    if (!isSeparator(sep) || !isDigit(codeAt(text, pos + 1))) break;
+    groupSep[count] = sep;
+    pos++;
+  }
+  return count;
+}
+
+function len(k: number): number {
+  return groupEnd[k]! - groupStart[k]!;
+}
+
+/** Groups from 0 joined by the same separator as group 1. */
+function consistentRun(count: number): number {
+  if (count < 2) return count;
+  const sep = groupSep[1]!;
+  let k = 2;
+  while (k < count && groupSep[k] === sep) k++;
+  return k;
+}
+
+/** True when group `k` is followed by `sep` and a digit (the chain goes on). */
+function continues(text: string, k: number, sep: number): boolean {
+  const end = groupEnd[k]!;
+  return codeAt(text, end) === sep && isDigit(codeAt(text, end + 1));
+}
+
+function rightBoundaryOk(text: string, end: number): boolean {
+  return !isAlnumCode(codeAt(text, end));
+}
+
+function tryIPv4(state: ScanState, count: number): boolean {
+  if (count < 4) return false;
+  const text = state.text;
+  for (let k = 1; k < 4; k++) if (groupSep[k] !== DOT) return false;
+  for (let k = 0; k < 4; k++) {
+    const length = len(k);
+    if (length > 3) return false;
+    if (length > 1 && text.charCodeAt(groupStart[k]!) === 48) return false; // leading zero: not an address
+    if (digitsValue(text, groupStart[k]!, groupEnd[k]!) > 255) return false;
+  }
+  const end = groupEnd[3]!;
+  if (count > 4 && groupSep[4] === DOT) return false; // 1.2.3.4.5 is a version or an OID
+  if (!rightBoundaryOk(text, end)) return false;
+  emit(state, 'ip_address', groupStart[0]!, end, 0.85);
+  return true;
+}
+
+function tryNumericDate(state: ScanState, count: number): boolean {
+  if (count < 3) return false;
+  const sep = groupSep[1]!;
+  if (groupSep[2] !== sep || sep === SPACE) return false;
+  const text = state.text;
+  const end = groupEnd[2]!;
+  if (count > 3 && groupSep[3] === sep) return false; // a fourth group: not a date
+  if (!rightBoundaryOk(text, end)) {
+    return false;
+  }
+  // ISO date-times (2024-01-02T03:04:05Z) are machine timestamps, not personal dates.
+  if (codeAt(text, end) === 84 && isDigit(codeAt(text, end + 1))) return false;
+  const a = len(0);
+  const b = len(1);
+  const c = len(2);
+  const va = digitsValue(text, groupStart[0]!, groupEnd[0]!);
+  const vb = digitsValue(text, groupStart[1]!, groupEnd[1]!);
+  const vc = digitsValue(text, groupStart[2]!, groupEnd[2]!);
+  let confidence = 0;
+  if (a === 4 && b <= 2 && c <= 2) {
+    // y-m-d (ISO) or y/m/d
+    if (va >= 1800 && va <= 2199 && dateValid(va, vb, vc)) confidence = sep === DASH ? 0.75 : 0.7;
+  } else if (a <= 2 && b <= 2 && (c === 4 || (c === 2 && a === 2 && b === 2 && sep !== DASH))) {
+    const year = c === 4 ? vc : 2000 + vc;
+    if (c === 4 && (vc < 1800 || vc > 2199)) return false;
+    // d.m.y / d/m/y or m/d/y: accept when either reading is a real day.
+    if (dateValid(year, vb, va) || dateValid(year, va, vb)) confidence = c === 4 ? 0.7 : 0.55;
+  }
+  if (confidence === 0) return false;
+  if (hasWordBefore(text, groupStart[0]!, 40, DATE_CONTEXT)) confidence += 0.1;
+  emit(state, 'date', groupStart[0]!, end, confidence);
+  return true;
+}
+
+/** Never-issued SSNs: area 000, 666 or 900-999, group 00, serial 0000. */
+function ssnParts(area: number, group: number, serial: number): boolean {
+  if (area === 0 || area === 666 || area >= 900) return false;
+  return group !== 0 && serial !== 0;
+}
+
+function trySsn(state: ScanState, count: number): boolean {
+  const text = state.text;
+  const start = groupStart[0]!;
+  if (count >= 3 && len(0) === 3 && len(1) === 2 && len(2) === 4) {
+    const sep = groupSep[1]!;
+    if ((sep !== DASH && sep !== SPACE) || groupSep[2] !== sep) return false;
+    if (count > 3 && groupSep[3] === sep) return false;
+    const end = groupEnd[2]!;
+    if (!rightBoundaryOk(text, end)) return false;
+    const area = digitsValue(text, start, groupEnd[0]!);
+    const group = digitsValue(text, groupStart[1]!, groupEnd[1]!);
+    const serial = digitsValue(text, groupStart[2]!, end);
+    if (!ssnParts(area, group, serial)) return false;
+    const context = hasWordBefore(text, start, 60, SSN_CONTEXT);
+    const confidence = sep === DASH ? (context ? 0.95 : 0.85) : context ? 0.85 : 0.6;
+    emit(state, 'us_ssn', start, end, confidence);
+    return true;
+  }
+  if (len(0) === 9 && rightBoundaryOk(text, groupEnd[0]!)) {
+    // Bare nine digits are an SSN only when the text says so.
+    const area = digitsValue(text, start, start + 3);
+    const group = digitsValue(text, start + 3, start + 5);
+    const serial = digitsValue(text, start + 5, start + 9);
+    if (!ssnParts(area, group, serial)) return false;
+    if (!hasWordBefore(text, start, 40, SSN_CONTEXT)) return false;
+    emit(state, 'us_ssn', start, groupEnd[0]!, 0.8);
+    return true;
+  }
+  return false;
+}
+
+/** Issuer prefix and length plausibility (IIN ranges of the major schemes). */
+export function cardIssuerPlausible(text: string, start: number, end: number, length: number): boolean {
+  // Read the first four digits, skipping separators.
+  let prefix = 0;
+  let read = 0;
+  for (let k = start; k < end && read < 4; k++) {
+    const c = text.charCodeAt(k);
+    if (c >= 48 && c <= 57) {
+      prefix = prefix * 10 + (c - 48);
+      read++;
+    }
+  }
+  const two = Math.floor(prefix / 100);
+  const one = Math.floor(prefix / 1000);
+  switch (one) {
+    case 4: // Visa
+      return length === 13 || length === 16 || length === 19;
+    case 5: // Mastercard 51-55; Maestro 50, 56-58
+      if (two >= 51 && two <= 55) return length === 16;
+      return length >= 13 && length <= 19 && two !== 59;
+    case 2: // Mastercard 2221-2720, Mir 2200-2204
+      return length === 16 && ((prefix >= 2221 && prefix <= 2720) || (prefix >= 2200 && prefix <= 2204));
+    case 3:
+      if (two === 34 || two === 37) return length === 15; // American Express
+      if (two === 35) return length >= 16 && length <= 19; // JCB
+      if (two === 36 || two === 38 || two === 39 || (prefix >= 3000 && prefix <= 3059) || (prefix >= 3090 && prefix <= 3099)) {
+        return length >= 14 && length <= 19; // Diners Club
+      }
+      return false;
+    case 6: // Discover, UnionPay, Maestro, RuPay
+      return length >= 16 && length <= 19;
+    case 1: // UATP
+      return length === 15;
+    default:
+      return false;
+  }
+}
+
+function emitCard(state: ScanState, start: number, end: number, digits: number, grouped: boolean): boolean {
+  const text = state.text;
+  if (!cardIssuerPlausible(text, start, end, digits) || !luhnValid(text, start, end)) return false;
+  let confidence = grouped ? 0.95 : 0.9;
+  if (hasWordBefore(text, start, 40, CARD_CONTEXT)) confidence += 0.04;
+  emit(state, 'credit_card', start, end, confidence);
+  return true;
+}
+
+function tryCard(state: ScanState, count: number): boolean {
+  const text = state.text;
+  const start = groupStart[0]!;
+  const first = len(0);
+  if (first >= 13 && first <= 19 && rightBoundaryOk(text, groupEnd[0]!)) {
+    return emitCard(state, start, groupEnd[0]!, first, false);
+  }
+  if (first !== 4 || count < 3) return false;
+  const sep = groupSep[1]!;
+  if (sep !== SPACE && sep !== DASH) return false;
+  const run = consistentRun(count);
+  if (run < 3 || (run === MAX_GROUPS && continues(text, run - 1, sep))) return false;
+  if (run < count && continues(text, run - 1, sep)) return false;
+  let digits = 0;
+  for (let k = 0; k < run; k++) digits += len(k);
+  if (digits < 13 || digits > 19) return false;
+  // 4-4-4-4(-3), 4-4-4-1..4 (all fours but the last), or 4-6-5 / 4-6-4 (Amex, Diners).
+  let shapeOk = false;
+  if (run === 3 && len(1) === 6 && (len(2) === 5 || len(2) === 4)) shapeOk = true;
+  else {
+    shapeOk = true;
+    for (let k = 0; k < run - 1; k++) if (len(k) !== 4) shapeOk = false;
+    if (len(run - 1) > 4) shapeOk = false;
+  }
+  if (!shapeOk) return false;
+  const end = groupEnd[run - 1]!;
+  if (!rightBoundaryOk(text, end)) return false;
+  return emitCard(state, start, end, digits, true);
+}
+
+/** Run every digit-group detector at a digit that starts a word. */
+export function detectNumeric(state: ScanState, start: number): void {
+  const text = state.text;
+  if (!numericStartOk(text, start)) return;
+  const count = collectGroups(text, start);
+  if (count === 0) return;
+  let claimed = tryIPv4(state, count);
+  if (!claimed) claimed = tryNumericDate(state, count);
+  if (!claimed) claimed = trySsn(state, count);
+  if (!claimed) claimed = tryCard(state, count);
+  if (!claimed) {
+    const after = codeAt(text, groupEnd[0]!);
+    if (after === SPACE || after === DOT || after === DASH || isAsciiLetter(after) || after === 0xba) {
+      const end = writtenDateFromDay(text, start, groupEnd[0]!);
+      if (end > 0) {
+        let confidence = 0.8;
+        if (hasWordBefore(text, start, 40, DATE_CONTEXT)) confidence += 0.1;
+        emit(state, 'date', start, end, confidence);
+        claimed = true;
+      }
+    }
+  }
+  if (!claimed && codeAt(text, start - 1) !== PLUS) detectPhone(state, start);
+}

@@ -1,0 +1,145 @@
+// Passwords and secret values in key=value / key: value context (env files, YAML, JSON, INI,
+// connection strings, log lines). Anchored on '=' and ':'; the key is read backwards (bounded) and
+// matched against password/secret/token-like names; only the value is reported. Placeholders
+// (***, <redacted>, ${VAR}, type annotations such as `password: str`) are not secrets.
+import { codeAt, isAlnumCode, isNonAsciiLetter, isSpaceCode, isUpper } from './chars.js';
+import { detectApiKey, detectJwt, mayStartKey } from './secrets.js';
+import { emit, type ScanState } from './state.js';
+
+const MAX_KEY = 48;
+const MAX_VALUE = 256;
+
+/** Key names (lowercase, separators removed) whose value is a password: type `password`. */
+const PASSWORD_SUFFIXES = [
+  'password', 'passwd', 'passphrase', 'passwort', 'kennwort', 'motdepasse', 'contraseña', 'contrasena',
+  'senha', 'wachtwoord', 'secret', 'token', 'pwd', 'pass', 'pw',
+];
+/** Suffixes that need a separator or camelCase boundary before them ("bypass", "compass"). */
+const BOUNDED_SUFFIXES = new Set(['pwd', 'pass', 'pw', 'token', 'secret']);
+/** Token-like keys hold long random values; short human words after them are prose. */
+const TOKEN_SUFFIXES = new Set(['token', 'secret']);
+
+const PLACEHOLDERS = new Set([
+  'null', 'none', 'nil', 'undefined', 'empty', 'true', 'false', 'redacted', '[redacted]', '(redacted)', 'hidden',
+  '[hidden]', 'filtered', '[filtered]', 'masked', '[masked]', 'removed', '[removed]', 'secret', 'password', 'changeit',
+  'str', 'string', 'int', 'bool', 'boolean', 'any', 'number', 'bytes', 'secretstr', 'optional', 'required', 'text',
+  'your_password', 'yourpassword', 'your-password', 'xxx', 'n/a', 'tbd', 'todo', '...',
+  'is', 'was', 'will', 'must', 'should', 'the', 'and', 'for', 'not', 'reset', 'expired', 'invalid',
+]);
+
+// Module-level and without the g flag, so no lastIndex state is shared between calls.
+const ENV_VARIABLE = /^\$[A-Z_0-9]+$/;
+const POSITIONAL = /^\$\d$/;
+const CALL_OR_ATTRIBUTE = /^[A-Za-z_][A-Za-z0-9_.]*\(/;
+const LOWERCASE_WORD = /^[a-z]+$/;
+
+function isKeyChar(c: number): boolean {
+  return (c < 128 && (isAlnumCode(c) || c === 95 || c === 45 || c === 46)) || (c >= 128 && isNonAsciiLetter(c));
+}
+
+/** Kind of secret named by text[keyStart, keyEnd): 'password', 'token' or undefined. */
+function keyKind(text: string, keyStart: number, keyEnd: number): 'password' | 'token' | undefined {
+  const key = text.slice(keyStart, keyEnd);
+  const lower = key.toLowerCase();
+  for (const suffix of PASSWORD_SUFFIXES) {
+    if (!lower.endsWith(suffix)) continue;
+    const at = key.length - suffix.length;
+    if (BOUNDED_SUFFIXES.has(suffix) && at > 0) {
+      const before = key.charCodeAt(at - 1);
+      const separator = before === 95 || before === 45 || before === 46;
+      const camel = isUpper(key.charCodeAt(at)) && !isUpper(before);
+      if (!separator && !camel) continue;
+    }
+    return TOKEN_SUFFIXES.has(suffix) ? 'token' : 'password';
+  }
+  // The French multi-word key "mot de passe".
+  if (lower === 'passe' && text.slice(Math.max(0, keyStart - 7), keyStart).toLowerCase() === 'mot de ') return 'password';
+  return undefined;
+}
+
+function isPlaceholder(value: string): boolean {
+  const lower = value.toLowerCase();
+  if (PLACEHOLDERS.has(lower)) return true;
+  const first = value.charCodeAt(0);
+  // One repeated mask character: ***, xxxx, ••••, ----, ????.
+  let uniform = true;
+  for (let k = 1; k < value.length && uniform; k++) if ((value.charCodeAt(k) | 0x20) !== (first | 0x20)) uniform = false;
+  if (uniform && (first === 42 || first === 120 || first === 88 || first === 0x2022 || first === 45 || first === 63 || first === 46 || first === 35)) {
+    return true;
+  }
+  // <redacted>, <password>, ${DB_PASSWORD}, {{ secret }}, %s, $1, env references.
+  if ((first === 60 && value.endsWith('>')) || value.startsWith('${') || value.startsWith('{{') || value.startsWith('%(')) return true;
+  if (value === '%s' || ENV_VARIABLE.test(value) || POSITIONAL.test(value)) return true;
+  if (lower.startsWith('process.env') || lower.startsWith('os.environ') || lower.startsWith('env(') || lower.startsWith('getenv')) return true;
+  // A call or attribute access (password = getpass(), password: form.password) is code, not a value.
+  if (CALL_OR_ATTRIBUTE.test(value)) return true;
+  return false;
+}
+
+/**
+ * At '=' or ':' (position `at`): if a secret-like key precedes it, emit its value. Returns the
+ * value end (so the caller can skip over it) or -1.
+ */
+export function detectAssignedSecret(state: ScanState, at: number): number {
+  const text = state.text;
+  const sep = text.charCodeAt(at);
+  const next = codeAt(text, at + 1);
+  if (sep === 61 /* = */) {
+    const prev = codeAt(text, at - 1);
+    if (next === 61 || prev === 61 || prev === 33 || prev === 60 || prev === 62) return -1; // ==, !=, <=, >=
+  } else if (next === 58 || next === 47 || codeAt(text, at - 1) === 58) return -1; // ::, ://
+  // Key: skip spaces and a closing quote, then read key characters backwards.
+  let k = at - 1;
+  while (k >= 0 && at - k <= 4 && (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 9)) k--;
+  const quote = codeAt(text, k);
+  if (quote === 34 || quote === 39) k--;
+  const keyEnd = k + 1;
+  while (k >= 0 && keyEnd - k <= MAX_KEY && isKeyChar(text.charCodeAt(k))) k--;
+  const keyStart = k + 1;
+  if (keyEnd - keyStart < 2 || keyEnd - keyStart > MAX_KEY) return -1;
+  const kind = keyKind(text, keyStart, keyEnd);
+  if (kind === undefined) return -1;
+  // Value: skip spaces, then a quoted string or an unquoted run.
+  let v = at + 1;
+  while (v < text.length && v - at <= 8 && (text.charCodeAt(v) === 32 || text.charCodeAt(v) === 9)) v++;
+  const open = codeAt(text, v);
+  let valueStart: number;
+  let valueEnd: number;
+  let proseLike = false;
+  if (open === 34 || open === 39 || open === 96) {
+    valueStart = v + 1;
+    valueEnd = valueStart;
+    while (valueEnd < text.length && valueEnd - valueStart <= MAX_VALUE) {
+      const c = text.charCodeAt(valueEnd);
+      if (c === open || c === 10 || c === 13) break;
+      valueEnd++;
+    }
+    if (codeAt(text, valueEnd) !== open) return -1;
+  } else {
+    valueStart = v;
+    valueEnd = v;
+    while (valueEnd < text.length && valueEnd - valueStart <= MAX_VALUE) {
+      const c = text.charCodeAt(valueEnd);
+      // Delimiters of the surrounding syntax: whitespace, ; & , and closing brackets/quotes.
+      if (isSpaceCode(c) || c === 59 || c === 38 || c === 44 || c === 41 || c === 93 || c === 125 || c === 34 || c === 39 || c === 60) break;
+      valueEnd++;
+    }
+    // Sentence punctuation after an unquoted value ("password: hunter2.").
+    while (valueEnd > valueStart && (text.charCodeAt(valueEnd - 1) === 46 || text.charCodeAt(valueEnd - 1) === 58)) valueEnd--;
+    // "Password: please ask the admin" is prose: a lowercase word followed by more words.
+    if (sep === 58 && text.charCodeAt(at + 1) === 32 && codeAt(text, valueEnd) === 32 && isAlnumCode(codeAt(text, valueEnd + 1))) {
+      proseLike = LOWERCASE_WORD.test(text.slice(valueStart, valueEnd));
+    }
+  }
+  const length = valueEnd - valueStart;
+  if (length < 3 || length > MAX_VALUE || proseLike) return -1;
+  const value = text.slice(valueStart, valueEnd);
+  if (isPlaceholder(value)) return -1;
+  if (kind === 'token' && (length < 8 || LOWERCASE_WORD.test(value))) return -1;
+  // A provider key or JWT as the value is reported under its own type as well (higher score).
+  const c = text.charCodeAt(valueStart);
+  if (mayStartKey(c)) detectApiKey(state, valueStart);
+  if (c === 101 /* e */) detectJwt(state, valueStart);
+  emit(state, 'password', valueStart, valueEnd, kind === 'token' ? 0.8 : 0.85);
+  return valueEnd;
+}

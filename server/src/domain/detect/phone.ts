@@ -1,0 +1,202 @@
+// Phone numbers: a cheap shape collector at '+', '(' and digit-group starts, then validation with
+// libphonenumber-js/max metadata (phone-metadata.ts). Never runs a whole-text phone finder per
+// country (stack-notes: ~0.5 ms per KB per country, and a German pass reads dates as numbers).
+// Confidence: international and valid 0.9, NANP-shaped and valid 0.85, national with a trunk
+// prefix and valid 0.75, merely possible shapes 0.6-0.7, bare digits only with a context word.
+import { codeAt, isAlnumCode, isDigit } from './chars.js';
+import { hasWordBefore, PHONE_CONTEXT } from './context.js';
+import { checkInternational, checkNational, isKnownRegion } from './phone-metadata.js';
+import { emit, type ScanState } from './state.js';
+
+const PLUS = 43;
+const LPAREN = 40;
+const RPAREN = 41;
+const SPACE = 32;
+const DASH = 45;
+const DOT = 46;
+const SLASH = 47;
+
+const LANGUAGE_REGIONS: Readonly<Record<string, string>> = {
+  en: 'US', de: 'DE', fr: 'FR', nl: 'NL', es: 'ES', it: 'IT', pt: 'PT', pl: 'PL', sv: 'SE', da: 'DK',
+  fi: 'FI', nb: 'NO', nn: 'NO', no: 'NO', cs: 'CZ', sk: 'SK', hu: 'HU', ro: 'RO', bg: 'BG', el: 'GR',
+  tr: 'TR', ru: 'RU', uk: 'UA', he: 'IL', ar: 'SA', hi: 'IN', ja: 'JP', zh: 'CN', ko: 'KR', vi: 'VN',
+  th: 'TH', id: 'ID', ms: 'MY', hr: 'HR', sl: 'SI', sr: 'RS', lt: 'LT', lv: 'LV', et: 'EE', ga: 'IE',
+  is: 'IS', ca: 'ES', eu: 'ES', gl: 'ES', lb: 'LU', mt: 'MT', fa: 'IR', ur: 'PK', bn: 'BD', tl: 'PH',
+};
+
+/** Regions tried for trunk-prefixed national numbers that fail the language region. */
+const FALLBACK_REGIONS = ['GB', 'DE', 'FR', 'NL', 'IT', 'ES', 'BE', 'AT', 'CH', 'IE', 'PT', 'AU'];
+
+/** Default phone region from an ISO 639-1 hint; `en-GB` / `pt_BR` style tags use their region. */
+export function regionForLanguage(language: string | undefined): string {
+  if (language === undefined || language === '') return 'US';
+  const parts = language.split(/[-_]/);
+  const regionPart = parts[1]?.toUpperCase();
+  if (regionPart !== undefined && regionPart.length === 2 && isKnownRegion(regionPart)) return regionPart;
+  return LANGUAGE_REGIONS[parts[0]!.toLowerCase()] ?? 'US';
+}
+
+export function fallbackRegionsFor(region: string): readonly string[] {
+  return FALLBACK_REGIONS.filter((candidate) => candidate !== region);
+}
+
+interface PhoneShape {
+  readonly international: boolean;
+  /** Digit count, span end and parenthesised flag per group. */
+  readonly groupDigits: number[];
+  readonly groupEnds: number[];
+  readonly paren: boolean[];
+  /** Separator code before each group (0 for the first, or none after a parenthesis). */
+  readonly seps: number[];
+  readonly digits: string[];
+}
+
+const MAX_DIGITS = 15;
+const MAX_GROUPS = 8;
+
+function collect(text: string, start: number): PhoneShape | undefined {
+  let pos = start;
+  const international = text.charCodeAt(pos) === PLUS;
+  if (international) pos++;
+  const shape: PhoneShape = { international, groupDigits: [], groupEnds: [], paren: [], seps: [], digits: [] };
+  let total = 0;
+  let sep = 0;
+  while (shape.groupDigits.length < MAX_GROUPS) {
+    let c = codeAt(text, pos);
+    const paren = c === LPAREN;
+    if (paren) c = codeAt(text, ++pos);
+    if (!isDigit(c)) break;
+    const digitStart = pos;
+    while (isDigit(codeAt(text, pos))) {
+      pos++;
+      if (pos - digitStart > MAX_DIGITS) return undefined; // an overlong run is not a phone
+    }
+    const digitEnd = pos;
+    if (paren) {
+      if (codeAt(text, pos) !== RPAREN || digitEnd - digitStart > 5) break;
+      pos++;
+    }
+    if (total + (digitEnd - digitStart) > MAX_DIGITS) break;
+    total += digitEnd - digitStart;
+    shape.groupDigits.push(digitEnd - digitStart);
+    shape.groupEnds.push(pos);
+    shape.paren.push(paren);
+    shape.seps.push(sep);
+    shape.digits.push(text.slice(digitStart, digitEnd));
+    const s = codeAt(text, pos);
+    let next = pos;
+    if (s === SPACE || s === DASH || s === DOT || s === SLASH) next = pos + 1;
+    else if (!paren) break;
+    const after = codeAt(text, next);
+    if (!isDigit(after) && after !== LPAREN) break;
+    sep = next === pos ? 0 : s;
+    pos = next;
+  }
+  return shape.groupDigits.length === 0 ? undefined : shape;
+}
+
+/** North American shapes: 555-123-4567, 555.123.4567, 555 123 4567, (555) 123-4567, 1-555-123-4567. */
+function nanpShape(shape: PhoneShape, count: number): 'strong' | 'spaced' | undefined {
+  const g = shape.groupDigits;
+  const seps = shape.seps;
+  let first = 0;
+  if (count === 4 && g[0] === 1 && shape.digits[0] === '1') first = 1;
+  else if (count !== 3) return undefined;
+  if (g[first] !== 3 || g[first + 1] !== 3 || g[first + 2] !== 4) return undefined;
+  if (shape.paren[first + 1] || shape.paren[first + 2]) return undefined;
+  const s1 = seps[first + 1]!;
+  const s2 = seps[first + 2]!;
+  if (shape.paren[first]) {
+    // (555) 123-4567, (555)123-4567, (555) 123 4567
+    if (s1 !== SPACE && s1 !== 0) return undefined;
+    return s2 === DASH || s2 === SPACE || s2 === DOT ? 'strong' : undefined;
+  }
+  if (s1 !== s2 || s1 === SLASH) return undefined;
+  return s1 === SPACE ? 'spaced' : 'strong';
+}
+
+function joinDigits(shape: PhoneShape, count: number): string {
+  let digits = '';
+  for (let k = 0; k < count; k++) digits += shape.digits[k]!;
+  return digits;
+}
+
+/** Confidence for the first `count` groups, or 0 when they are not a phone number. */
+function classify(state: ScanState, shape: PhoneShape, count: number, start: number, context: () => boolean): number {
+  const digits = joinDigits(shape, count);
+  if (digits.length < 7) return 0;
+  if (shape.international) {
+    if (digits.length < 8) return 0;
+    const verdict = checkInternational(digits);
+    if (verdict.valid) return 0.9;
+    // Possible length after an explicit "+CC": still strongly phone-like when written in groups.
+    return verdict.possible && (count >= 2 || context()) ? 0.7 : 0;
+  }
+  const nanp = nanpShape(shape, count);
+  if (nanp !== undefined) {
+    const national = digits.length === 11 ? digits.slice(1) : digits;
+    if (checkNational(national, 'US').valid) return nanp === 'strong' ? 0.85 : 0.75;
+    // Unassigned area codes still look exactly like phone numbers to a reader; keep them at a
+    // weaker score when area code and exchange start with 2-9 as the plan requires.
+    const area = national.charCodeAt(0);
+    const exchange = national.charCodeAt(3);
+    if (area >= 50 && exchange >= 50) return nanp === 'strong' ? 0.7 : 0.6;
+    return 0;
+  }
+  const withContext = context();
+  if (digits.charCodeAt(0) === 48 /* 0 */) {
+    // Trunk-prefixed national number (0171 1234567, 07684 255698, 06 12 34 56 78).
+    if (digits.length < 9 || digits.length > 12) return 0;
+    if (count < 2 && !withContext) return 0;
+    if (!separatorsPlausible(shape, count)) return 0;
+    if (checkNational(digits, state.region).valid) return count >= 2 ? 0.75 : 0.65;
+    for (const region of state.fallbackRegions) {
+      if (checkNational(digits, region).valid) return count >= 2 ? 0.65 : 0.6;
+    }
+    return 0;
+  }
+  if (!withContext || digits.length < 8) return 0;
+  if (!separatorsPlausible(shape, count)) return 0;
+  return checkNational(digits, state.region).valid ? 0.65 : 0;
+}
+
+/** Reject shapes that read as other things: a '.' or '/' separated run must be uniform. */
+function separatorsPlausible(shape: PhoneShape, count: number): boolean {
+  let dotted = false;
+  for (let k = 1; k < count; k++) {
+    const s = shape.seps[k]!;
+    if (s === DOT || s === SLASH) dotted = true;
+  }
+  if (!dotted) return true;
+  // 030/1234567 (one slash after the area code) or 06.12.34.56.78 (uniform dots).
+  if (count === 2 && shape.seps[1] === SLASH) return true;
+  for (let k = 1; k < count; k++) if (shape.seps[k] !== DOT || shape.groupDigits[k] !== 2) return false;
+  return shape.groupDigits[0] === 2;
+}
+
+/**
+ * Try a phone number starting at `start` ('+', '(' or the first digit). Emits at most one match
+ * (the longest group prefix that validates).
+ */
+export function detectPhone(state: ScanState, start: number): void {
+  const text = state.text;
+  const shape = collect(text, start);
+  if (shape === undefined) return;
+  let contextCache: boolean | undefined;
+  const context = (): boolean => (contextCache ??= hasWordBefore(text, start, 40, PHONE_CONTEXT));
+  const groups = shape.groupDigits.length;
+  const minimum = Math.max(1, groups - 3);
+  for (let count = groups; count >= minimum; count--) {
+    const end = shape.groupEnds[count - 1]!;
+    const after = codeAt(text, end);
+    if (isAlnumCode(after)) continue;
+    // A number that runs on with the same separator is a longer token (a date, a reference).
+    if (count === groups && (after === DOT || after === DASH) && isDigit(codeAt(text, end + 1))) return;
+    let confidence = classify(state, shape, count, start, context);
+    if (confidence > 0) {
+      if (confidence < 0.9 && context()) confidence += 0.1;
+      emit(state, 'phone', start, end, confidence);
+      return;
+    }
+  }
+}

@@ -1,0 +1,177 @@
+// The built-in detector (`builtin_regex`): one pass over the text. The loop moves a word or a
+// punctuation character at a time; cheap anchors decide which detectors look closer: a word's
+// first character (digits -> numeric group checks, key prefixes, eyJ, http/www, IBAN/BIC
+// uppercase, hex -> IPv6/MAC, month names), '@' (email), '=' and ':' (assigned secrets, '::'
+// IPv6), '+' and '(' (phones), '-----BEGIN' (private keys). Every expansion is bounded, and long
+// matches are skipped over, so the scan is linear in the text length on any input.
+import type { Detection } from '../types.js';
+import { codeAt, F_DIGIT, F_HEX, F_UPPER, F_WORD, FLAGS, isAlnumCode, isDigit, isNonAsciiLetter, isUpper, isWordCode } from './chars.js';
+import { DATE_CONTEXT, hasWordBefore } from './context.js';
+import { writtenDateFromMonth } from './dates.js';
+import { detectEmail } from './email.js';
+import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
+import { detectDoubleColonAt, detectHexAt } from './network.js';
+import { detectNumeric } from './numeric.js';
+import { detectAssignedSecret } from './password.js';
+import { detectPhone, fallbackRegionsFor, regionForLanguage } from './phone.js';
+import { detectApiKey, detectJwt, detectPrivateKey, mayStartKey } from './secrets.js';
+import { emit, type ScanState } from './state.js';
+import { detectUrl } from './url.js';
+import { detectBase58Address, detectBech32Address, detectEthereumAddress } from './wallet.js';
+
+/** Types the built-in detector can emit (catalog.ts names). */
+export const BUILTIN_TYPES: readonly string[] = [
+  'email', 'phone', 'credit_card', 'iban', 'us_ssn', 'ip_address', 'url', 'date', 'api_key', 'jwt',
+  'private_key', 'password', 'mac_address', 'crypto_wallet', 'swift_bic',
+];
+
+/** Assigned-secret values longer than this are skipped over (keeps "k=v=v=v..." floods linear). */
+const SKIP_VALUE_OVER = 64;
+
+const fallbackCache = new Map<string, readonly string[]>();
+
+function fallbacks(region: string): readonly string[] {
+  let list = fallbackCache.get(region);
+  if (list === undefined) {
+    list = fallbackRegionsFor(region);
+    fallbackCache.set(region, list);
+  }
+  return list;
+}
+
+/** Dispatch on a word [start, end) whose first character is ASCII [A-Za-z0-9_]; returns where to resume. */
+function onWord(state: ScanState, start: number, end: number, c: number, flags: number): number {
+  const text = state.text;
+  let resume = end;
+  const skipTo = (matchEnd: number): void => {
+    if (matchEnd > resume) resume = matchEnd;
+  };
+  if ((flags & F_DIGIT) !== 0) {
+    detectNumeric(state, start);
+    if (c === 49 || c === 51) skipTo(detectBase58Address(state, start)); // '1' / '3'
+    else if (c === 48 && end - start === 42) skipTo(detectEthereumAddress(state, start)); // "0x" + 40 hex
+    if (end - start <= 4) skipTo(detectHexAt(state, start));
+    return resume;
+  }
+  if (mayStartKey(c)) skipTo(detectApiKey(state, start));
+  switch (c) {
+    case 101: // e
+      skipTo(detectJwt(state, start));
+      break;
+    case 104: // h
+    case 72:
+    case 102: // f
+    case 70:
+    case 119: // w
+    case 87:
+      skipTo(detectUrl(state, start));
+      break;
+    case 98: // b
+    case 66:
+      skipTo(detectBech32Address(state, start));
+      break;
+    default:
+      break;
+  }
+  if ((flags & F_HEX) !== 0 && end - start <= 4) skipTo(detectHexAt(state, start));
+  if ((flags & F_UPPER) !== 0 && isUpper(codeAt(text, start + 1))) {
+    skipTo(detectIban(state, start));
+    detectBic(state, start, end);
+  }
+  // "March 12, 2024": a 3-10 letter word followed by " <digit>" (or ". <digit>").
+  const length = end - start;
+  if (length >= 3 && length <= 10) {
+    let after = end;
+    if (codeAt(text, after) === 46) after++;
+    if (codeAt(text, after) === 32 && isDigit(codeAt(text, after + 1))) {
+      const dateEnd = writtenDateFromMonth(text, start, end);
+      if (dateEnd > 0) {
+        let confidence = 0.8;
+        if (hasWordBefore(text, start, 40, DATE_CONTEXT)) confidence += 0.1;
+        emit(state, 'date', start, dateEnd, confidence);
+      }
+    }
+  }
+  return resume;
+}
+
+/** "key: value" / "key=value" at `at`; returns where the scan resumes. */
+function afterAssignment(state: ScanState, at: number): number {
+  const end = detectAssignedSecret(state, at);
+  // Long values are skipped so "k=v=v=v..." floods stay linear; short ones are still scanned
+  // so a card number or key after "password:" keeps its own type.
+  return end - at > SKIP_VALUE_OVER ? end : at + 1;
+}
+
+/** Run the built-in detector. Candidates may overlap; index.ts resolves overlaps. */
+export function scanBuiltin(text: string, language: string | undefined): Detection[] {
+  const region = regionForLanguage(language);
+  const state: ScanState = {
+    text,
+    out: [],
+    region,
+    fallbackRegions: fallbacks(region),
+    pemEndAt: -2,
+    bicPending: [],
+  };
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c < 128) {
+      const flags = FLAGS[c]!;
+      if ((flags & F_WORD) !== 0) {
+        // A word: [A-Za-z0-9_] then word characters (non-ASCII letters included).
+        let end = i + 1;
+        while (end < n && isWordCode(text.charCodeAt(end))) end++;
+        i = onWord(state, i, end, c, flags);
+        continue;
+      }
+      switch (c) {
+        case 64: {
+          // '@'
+          const end = detectEmail(state, i);
+          i = end > i ? end : i + 1;
+          continue;
+        }
+        case 58: // ':'
+          if (codeAt(text, i + 1) === 58) {
+            const end = detectDoubleColonAt(state, i);
+            if (end > i) {
+              i = end;
+              continue;
+            }
+          }
+          i = afterAssignment(state, i);
+          continue;
+        case 61: // '='
+          i = afterAssignment(state, i);
+          continue;
+        case 43: // '+'
+        case 40: // '('
+          if (isDigit(codeAt(text, i + 1)) && !isAlnumCode(codeAt(text, i - 1)) && codeAt(text, i - 1) !== 43) detectPhone(state, i);
+          break;
+        case 45: // '-'
+          if (codeAt(text, i + 1) === 45 && codeAt(text, i - 1) !== 45) {
+            const end = detectPrivateKey(state, i);
+            if (end > i) {
+              i = end;
+              continue;
+            }
+          }
+          break;
+        default:
+          break;
+      }
+      i++;
+    } else if (isNonAsciiLetter(c)) {
+      // A word that starts with a non-ASCII letter: no detector anchors there; skip it whole.
+      i++;
+      while (i < n && isWordCode(text.charCodeAt(i))) i++;
+    } else {
+      i++;
+    }
+  }
+  resolveBicCandidates(state);
+  return state.out;
+}

@@ -1,0 +1,253 @@
+// Secrets with a recognisable shape: provider API keys (by literal prefix), JSON Web Tokens and
+// PEM / OpenSSH private-key blocks. Prefix rules are bucketed by first character, so a word that
+// cannot start a key costs one array load; key bodies are bounded runs of their alphabet.
+import { Buffer } from 'node:buffer';
+import { codeAt, F_B64URL, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isSpaceCode } from './chars.js';
+import { emit, type ScanState } from './state.js';
+
+const ALNUM = F_DIGIT | F_UPPER | F_LOWER;
+const UPPER_DIGIT = F_DIGIT | F_UPPER;
+
+interface KeyRule {
+  readonly prefix: string;
+  /** FLAGS mask every body character must hit. */
+  readonly body: number;
+  readonly min: number;
+  readonly max: number;
+  readonly confidence: number;
+  /** Extra test on the body (entropy-ish checks for generic prefixes). */
+  readonly check?: (body: string) => boolean;
+}
+
+function mixedClasses(body: string): boolean {
+  let digit = false;
+  let upper = false;
+  let lower = false;
+  for (let k = 0; k < body.length; k++) {
+    const f = FLAGS[body.charCodeAt(k)] ?? 0;
+    if ((f & F_DIGIT) !== 0) digit = true;
+    else if ((f & F_UPPER) !== 0) upper = true;
+    else if ((f & F_LOWER) !== 0) lower = true;
+  }
+  return digit && upper && lower;
+}
+
+// Longer prefixes before their own prefixes (sk-ant- before sk-): the first rule that matches wins.
+const KEY_RULES: readonly KeyRule[] = [
+  // AWS access key ids
+  ...['AKIA', 'ASIA', 'AGPA', 'AIDA', 'AROA', 'AIPA', 'ANPA', 'ANVA', 'ABIA', 'ACCA'].map(
+    (prefix): KeyRule => ({ prefix, body: UPPER_DIGIT, min: 16, max: 16, confidence: 0.95 }),
+  ),
+  { prefix: 'AIza', body: F_B64URL, min: 35, max: 35, confidence: 0.95 }, // Google API key
+  { prefix: 'GOCSPX-', body: F_B64URL, min: 24, max: 40, confidence: 0.95 }, // Google OAuth client secret
+  { prefix: 'ya29.', body: F_B64URL, min: 20, max: 2048, confidence: 0.9 }, // Google OAuth access token
+  ...['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'].map((prefix): KeyRule => ({ prefix, body: ALNUM, min: 30, max: 255, confidence: 0.95 })),
+  { prefix: 'github_pat_', body: F_WORD, min: 22, max: 255, confidence: 0.95 },
+  ...['glpat-', 'glptt-', 'gldt-', 'glrt-'].map((prefix): KeyRule => ({ prefix, body: F_B64URL, min: 20, max: 255, confidence: 0.95 })),
+  ...['xoxb-', 'xoxp-', 'xoxa-', 'xoxr-', 'xoxs-', 'xoxe-', 'xapp-'].map(
+    (prefix): KeyRule => ({ prefix, body: F_B64URL, min: 10, max: 255, confidence: 0.95 }),
+  ),
+  ...['sk_live_', 'rk_live_', 'pk_live_'].map((prefix): KeyRule => ({ prefix, body: ALNUM, min: 10, max: 255, confidence: 0.95 })),
+  ...['sk_test_', 'rk_test_', 'whsec_'].map((prefix): KeyRule => ({ prefix, body: ALNUM, min: 10, max: 255, confidence: 0.9 })),
+  { prefix: 'sk-ant-', body: F_B64URL, min: 20, max: 255, confidence: 0.97 }, // Anthropic
+  ...['sk-proj-', 'sk-svcacct-', 'sk-admin-'].map((prefix): KeyRule => ({ prefix, body: F_B64URL, min: 20, max: 255, confidence: 0.95 })),
+  { prefix: 'sk-', body: ALNUM, min: 32, max: 255, confidence: 0.9, check: mixedClasses }, // OpenAI (legacy)
+  { prefix: 'npm_', body: ALNUM, min: 36, max: 36, confidence: 0.95 },
+  { prefix: 'SK', body: F_HEX, min: 32, max: 32, confidence: 0.85 }, // Twilio API key SID
+  { prefix: 'hf_', body: ALNUM, min: 30, max: 40, confidence: 0.9 }, // Hugging Face
+  ...['shpat_', 'shpss_', 'shpca_', 'shppa_'].map((prefix): KeyRule => ({ prefix, body: F_HEX, min: 32, max: 32, confidence: 0.95 })),
+  ...['dop_v1_', 'doo_v1_', 'dor_v1_'].map((prefix): KeyRule => ({ prefix, body: F_HEX, min: 64, max: 64, confidence: 0.95 })),
+  { prefix: 'pypi-AgEIcHlwaS5vcmc', body: F_B64URL, min: 50, max: 300, confidence: 0.95 },
+  { prefix: 'gsk_', body: ALNUM, min: 40, max: 64, confidence: 0.9 }, // Groq
+  { prefix: 'xai-', body: ALNUM, min: 60, max: 100, confidence: 0.9 },
+  { prefix: 'pplx-', body: ALNUM, min: 40, max: 60, confidence: 0.9 },
+  { prefix: 'r8_', body: ALNUM, min: 30, max: 40, confidence: 0.9 }, // Replicate
+  { prefix: 'key-', body: F_HEX, min: 32, max: 32, confidence: 0.85 }, // Mailgun
+  ...['sq0atp-', 'sq0csp-'].map((prefix): KeyRule => ({ prefix, body: F_B64URL, min: 22, max: 60, confidence: 0.95 })), // Square
+  { prefix: 'lin_api_', body: ALNUM, min: 40, max: 40, confidence: 0.95 }, // Linear
+  { prefix: 'dapi', body: F_HEX, min: 32, max: 32, confidence: 0.85 }, // Databricks
+];
+
+const RULES_BY_FIRST: readonly (readonly KeyRule[] | undefined)[] = (() => {
+  const table: KeyRule[][] = [];
+  for (const rule of KEY_RULES) {
+    const first = rule.prefix.charCodeAt(0);
+    (table[first] ??= []).push(rule);
+  }
+  return table;
+})();
+
+/** True when a key rule could start with this character (cheap gate for the main loop). */
+export function mayStartKey(c: number): boolean {
+  return c < 128 && RULES_BY_FIRST[c] !== undefined;
+}
+
+function bodyEnd(text: string, from: number, mask: number, max: number): number {
+  let k = from;
+  while (k < text.length) {
+    const c = text.charCodeAt(k);
+    if (c >= 128 || (FLAGS[c]! & mask) === 0) break;
+    k++;
+    if (k - from > max) return -1;
+  }
+  return k;
+}
+
+/** SendGrid: SG.<22>.<43>, base64url segments. */
+function sendGridEnd(text: string, start: number): number {
+  if (!text.startsWith('SG.', start)) return -1;
+  const first = bodyEnd(text, start + 3, F_B64URL, 22);
+  if (first !== start + 25 || text.charCodeAt(first) !== 46) return -1;
+  const second = bodyEnd(text, first + 1, F_B64URL, 43);
+  return second === first + 44 ? second : -1;
+}
+
+/** Try the provider key rules at a word start; returns the match end or -1. */
+export function detectApiKey(state: ScanState, start: number): number {
+  const text = state.text;
+  const c = text.charCodeAt(start);
+  const rules = c < 128 ? RULES_BY_FIRST[c] : undefined;
+  if (rules === undefined) return -1;
+  if (c === 83 /* S */) {
+    const end = sendGridEnd(text, start);
+    if (end > 0 && !isAlnumCode(codeAt(text, end))) {
+      emit(state, 'api_key', start, end, 0.98);
+      return end;
+    }
+  }
+  for (const rule of rules) {
+    if (!text.startsWith(rule.prefix, start)) continue;
+    const from = start + rule.prefix.length;
+    const end = bodyEnd(text, from, rule.body, rule.max);
+    if (end < 0 || end - from < rule.min) continue;
+    // The key must end at a token boundary, not run on into more word characters.
+    const next = codeAt(text, end);
+    if (isAlnumCode(next) || next === 95) continue;
+    if (rule.check !== undefined && !rule.check(text.slice(from, end))) continue;
+    emit(state, 'api_key', start, end, rule.confidence);
+    return end;
+  }
+  return -1;
+}
+
+const MAX_JWT_HEADER = 2048;
+const MAX_JWT_PAYLOAD = 16384;
+const MAX_JWT_SIGNATURE = 2048;
+
+function headerHasAlg(segment: string): boolean {
+  try {
+    const header: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    return typeof header === 'object' && header !== null && typeof (header as Record<string, unknown>).alg === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/** header.payload.signature, each base64url; header decodes to JSON with "alg". At "eyJ". */
+export function detectJwt(state: ScanState, start: number): number {
+  const text = state.text;
+  if (!text.startsWith('eyJ', start)) return -1;
+  const headerEnd = bodyEnd(text, start, F_B64URL, MAX_JWT_HEADER);
+  if (headerEnd < 0 || text.charCodeAt(headerEnd) !== 46) return -1;
+  const payloadStart = headerEnd + 1;
+  if (!text.startsWith('ey', payloadStart)) return -1;
+  const payloadEnd = bodyEnd(text, payloadStart, F_B64URL, MAX_JWT_PAYLOAD);
+  if (payloadEnd < 0 || payloadEnd - payloadStart < 2 || codeAt(text, payloadEnd) !== 46) return -1;
+  const signatureEnd = bodyEnd(text, payloadEnd + 1, F_B64URL, MAX_JWT_SIGNATURE);
+  if (signatureEnd < 0) return -1;
+  const next = codeAt(text, signatureEnd);
+  if (isAlnumCode(next) || (next === 46 && ((FLAGS[codeAt(text, signatureEnd + 1)] ?? 0) & F_B64URL) !== 0)) return -1;
+  if (!headerHasAlg(text.slice(start, headerEnd))) return -1;
+  const signed = signatureEnd - payloadEnd - 1 >= 16;
+  emit(state, 'jwt', start, signed ? signatureEnd : payloadEnd + 1, signed ? 0.95 : 0.85);
+  return signatureEnd;
+}
+
+const PEM_BEGIN = '-----BEGIN ';
+const PEM_END = '-----END ';
+const MAX_PEM_LABEL = 60;
+const MAX_PEM_BLOCK = 64 * 1024;
+const MAX_PEM_BODY = 16 * 1024;
+
+/**
+ * Position of the next "-----END " at or after `from`, cached: BEGIN positions only grow during
+ * a scan, so one indexOf serves every BEGIN before the END it found, and repeated BEGINs with no
+ * END anywhere cost one search in total instead of one per BEGIN.
+ */
+function nextPemEnd(state: ScanState, from: number): number {
+  if (state.pemEndAt === -1) return -1;
+  if (state.pemEndAt >= from) return state.pemEndAt;
+  state.pemEndAt = state.text.indexOf(PEM_END, from);
+  return state.pemEndAt;
+}
+
+function isBase64Char(c: number): boolean {
+  return (c < 128 && (FLAGS[c]! & ALNUM) !== 0) || c === 43 || c === 47 || c === 61;
+}
+
+/**
+ * End of the key material after a BEGIN line with no END: the rest of the BEGIN line and then
+ * whole lines that are pure base64 (or, before the body, "Proc-Type:"-style header lines).
+ * Stops at the first other line, so prose after a truncated key is not swallowed.
+ */
+function truncatedBodyEnd(text: string, from: number): number {
+  let end = from;
+  let pos = from;
+  let bodySeen = false;
+  while (pos < text.length && pos - from < MAX_PEM_BODY) {
+    let lineEnd = pos;
+    while (lineEnd < text.length && text.charCodeAt(lineEnd) !== 10 && lineEnd - pos < 1024) lineEnd++;
+    let contentStart = pos;
+    let contentEnd = lineEnd;
+    while (contentStart < contentEnd && isSpaceCode(text.charCodeAt(contentStart))) contentStart++;
+    while (contentEnd > contentStart && isSpaceCode(text.charCodeAt(contentEnd - 1))) contentEnd--;
+    if (contentStart === contentEnd) {
+      if (bodySeen) break;
+    } else {
+      let base64 = true;
+      for (let k = contentStart; k < contentEnd && base64; k++) base64 = isBase64Char(text.charCodeAt(k));
+      if (base64) {
+        bodySeen = true;
+        end = contentEnd;
+      } else if (!bodySeen && text.slice(contentStart, contentEnd).includes(': ')) {
+        end = contentEnd;
+      } else break;
+    }
+    if (lineEnd >= text.length || text.charCodeAt(lineEnd) !== 10) break;
+    pos = lineEnd + 1;
+  }
+  return end;
+}
+
+/**
+ * A PEM private-key block from "-----BEGIN <label> PRIVATE KEY-----" through the matching END
+ * line (covers PKCS#1/#8, EC, DSA, encrypted, OpenSSH and PGP private key blocks). A block whose
+ * END is missing still yields the header and base64 body that follow (a truncated paste leaks too).
+ */
+export function detectPrivateKey(state: ScanState, start: number): number {
+  const text = state.text;
+  if (!text.startsWith(PEM_BEGIN, start)) return -1;
+  const labelStart = start + PEM_BEGIN.length;
+  let k = labelStart;
+  while (k < text.length && k - labelStart <= MAX_PEM_LABEL) {
+    const c = text.charCodeAt(k);
+    if (!((c >= 65 && c <= 90) || c === 32 || (c >= 48 && c <= 57))) break;
+    k++;
+  }
+  const label = text.slice(labelStart, k);
+  if (!text.startsWith('-----', k) || !label.includes('PRIVATE KEY')) return -1;
+  const headerEnd = k + 5;
+  const endAt = nextPemEnd(state, headerEnd);
+  if (endAt >= 0 && endAt - start <= MAX_PEM_BLOCK) {
+    const footer = `${PEM_END}${label}-----`;
+    if (text.startsWith(footer, endAt)) {
+      const end = endAt + footer.length;
+      emit(state, 'private_key', start, end, 0.99);
+      return end;
+    }
+  }
+  // No matching END: take the encapsulated headers and base64 lines that follow.
+  const end = truncatedBodyEnd(text, headerEnd);
+  emit(state, 'private_key', start, end, end - headerEnd >= 16 ? 0.9 : 0.85);
+  return end;
+}

@@ -1,0 +1,112 @@
+// URLs: http(s)://, ftp(s):// and bare www. hosts, found at the word that starts them. The URL
+// runs to the first character that cannot be in a URL in running text (whitespace, quotes,
+// angle brackets), capped at 2048; trailing sentence punctuation and unbalanced closing brackets
+// are trimmed. The caller skips past the expansion, so "http://http://..." floods stay linear.
+import { codeAt, F_DIGIT, F_LOWER, F_UPPER, FLAGS, isSpaceCode } from './chars.js';
+import { emit, type ScanState } from './state.js';
+
+const MAX_URL = 2048;
+const ALNUM = F_DIGIT | F_UPPER | F_LOWER;
+
+const SCHEMES = ['https://', 'http://', 'ftps://', 'ftp://'];
+
+function isUrlChar(c: number): boolean {
+  if (c < 128) {
+    // Controls, space and the delimiters RFC 3986 appendix C names for URLs in text.
+    if (c <= 32 || c === 127) return false;
+    return c !== 34 && c !== 39 && c !== 60 && c !== 62 && c !== 96 && c !== 123 && c !== 125 && c !== 124 && c !== 92 && c !== 94;
+  }
+  if (isSpaceCode(c)) return false;
+  // General punctuation (curly quotes, dashes), CJK punctuation, guillemets, BOM.
+  if ((c >= 0x2000 && c <= 0x206f) || (c >= 0x3000 && c <= 0x303f) || c === 0xab || c === 0xbb || c === 0xfeff) return false;
+  return !(c >= 0xff01 && c <= 0xff0f);
+}
+
+function schemeLength(text: string, start: number): number {
+  for (const scheme of SCHEMES) {
+    if (text.length - start < scheme.length) continue;
+    // Scheme names are case-insensitive (HTTP://).
+    if (text.slice(start, start + scheme.length).toLowerCase() === scheme) return scheme.length;
+  }
+  return 0;
+}
+
+/** Drop trailing punctuation and closing brackets that have no opening partner in the URL. */
+function trimEnd(text: string, start: number, end: number): number {
+  let e = end;
+  for (;;) {
+    if (e <= start) return e;
+    const c = text.charCodeAt(e - 1);
+    if (c === 46 || c === 44 || c === 59 || c === 58 || c === 33 || c === 63 || c === 42) {
+      e--;
+      continue;
+    }
+    if (c === 41 || c === 93) {
+      const open = c === 41 ? 40 : 91;
+      let balance = 0;
+      for (let k = start; k < e; k++) {
+        const d = text.charCodeAt(k);
+        if (d === open) balance++;
+        else if (d === c) balance--;
+      }
+      if (balance < 0) {
+        e--;
+        continue;
+      }
+    }
+    return e;
+  }
+}
+
+/** Host (after userinfo) must look like a name with a dot, localhost, or a bracketed IPv6. */
+function hostValid(text: string, hostStart: number, end: number): boolean {
+  let k = hostStart;
+  while (k < end) {
+    const c = text.charCodeAt(k);
+    if (c === 47 || c === 63 || c === 35) break;
+    k++;
+  }
+  let authority = text.slice(hostStart, k);
+  const at = authority.lastIndexOf('@');
+  if (at >= 0) authority = authority.slice(at + 1);
+  if (authority.startsWith('[')) return authority.includes(']');
+  const colon = authority.indexOf(':');
+  const host = (colon >= 0 ? authority.slice(0, colon) : authority).toLowerCase();
+  if (host === 'localhost') return true;
+  const dot = host.lastIndexOf('.');
+  if (dot <= 0 || dot === host.length - 1) return false;
+  const first = host.charCodeAt(0);
+  return (first < 128 && (FLAGS[first]! & ALNUM) !== 0) || first >= 128;
+}
+
+/** At a word starting with h/f/w: returns the end of the expansion looked at (0 if none). */
+export function detectUrl(state: ScanState, start: number): number {
+  const text = state.text;
+  const c = text.charCodeAt(start) | 0x20;
+  let hostStart: number;
+  let confidence: number;
+  if (c === 119 /* w */) {
+    if (text.slice(start, start + 4).toLowerCase() !== 'www.') return 0;
+    const next = codeAt(text, start + 4);
+    if (next < 0 || !(next >= 128 || (FLAGS[next]! & ALNUM) !== 0)) return 0;
+    hostStart = start;
+    confidence = 0.8;
+  } else {
+    const length = schemeLength(text, start);
+    if (length === 0) return 0;
+    hostStart = start + length;
+    const next = codeAt(text, hostStart);
+    if (next < 0 || !(next === 91 || next >= 128 || (FLAGS[next]! & ALNUM) !== 0)) return 0;
+    confidence = 0.85;
+  }
+  let end = hostStart;
+  while (end < text.length && end - start < MAX_URL && isUrlChar(text.charCodeAt(end))) end++;
+  const expansionEnd = end;
+  end = trimEnd(text, hostStart, end);
+  if (end > hostStart && hostValid(text, hostStart, end)) {
+    // Credentials in the URL make it more sensitive and must win over the inner email match.
+    if (text.slice(hostStart, end).includes('@')) confidence = 0.9;
+    emit(state, 'url', start, end, confidence);
+  }
+  return expansionEnd;
+}

@@ -1,0 +1,246 @@
+// The policy engine: one validated policy compiled for fast, pure evaluation. Decides the action
+// for each detected value (first match wins), and resolves the restore mode of a token at
+// rehydrate from the policy floor, caller-gated overrides, request tightenings and the output
+// channel's safe-sink ceiling. value_pattern regexes run on RE2 (linear time), so a policy
+// pattern cannot backtrack catastrophically on a hostile value.
+import {
+  BUILTIN_CHANNEL_CEILINGS,
+  canonicalEntityType,
+  isBuiltinChannel,
+  LABEL_PATTERN,
+  modeRank,
+  parsePatternSource,
+  patternFlags,
+  tightest,
+  VeilError,
+  type Policy,
+  type PolicyAction,
+  type PolicyRule,
+  type ProtectionLevel,
+  type RestoreMode,
+  type RestoreModeOverride,
+  type RestoreStrategy,
+} from '@veil/common';
+import RE2 from 're2';
+import { CUSTOM_PROTECTION_LEVEL, entityInfo } from '../catalog.js';
+import type { RequestContext } from '../types.js';
+
+export { modeRank, tightest } from '@veil/common';
+
+/** The outcome of the policy for one entity (interface.md 2.6). */
+export interface Decision {
+  entity_type: string;
+  action: PolicyAction;
+  protection_level: ProtectionLevel;
+  /** Name of the rule that decided, or `default` when none matched. */
+  rule_matched: string;
+  /** Restore floor stored with the token: the rule's mode for tokenize (default full), `full` for allow, `none` for redact and deny. */
+  restore_mode: RestoreMode;
+  restore_strategy?: string;
+  reason?: string;
+}
+
+/** The authenticated caller of a rehydrate (or evaluate-policy) request. */
+export interface Caller {
+  role?: string;
+  purpose?: string;
+}
+
+export interface ResolveRestoreModeArgs {
+  /** Entity type of the token. */
+  type: string;
+  /** Policy floor stored with the token at transform (TokenEntry.mode). */
+  floor: RestoreMode;
+  /** Transform protection_overrides tightening (TokenEntry.override). */
+  sessionOverride?: RestoreMode;
+  /** The rehydrate caller, for override_restore_mode. */
+  caller: Caller;
+  /** Rehydrate `restore_mode`. */
+  requested?: RestoreMode;
+  /** Rehydrate `restore_overrides[id]`. */
+  tokenOverride?: RestoreMode;
+  /** Output channel, already defaulted (`user_output`). */
+  channel: string;
+}
+
+/** Name reported when no rule matched. */
+export const DEFAULT_RULE_NAME = 'default';
+
+const ACTION_SEVERITY: Readonly<Record<PolicyAction, number>> = { allow: 0, tokenize: 1, redact: 2, deny: 3 };
+
+interface CompiledRule {
+  readonly rule: PolicyRule;
+  /** Canonical entity types the rule is limited to, if any. */
+  readonly types?: ReadonlySet<string>;
+  readonly valuePattern?: RE2;
+}
+
+interface CompiledOverride {
+  readonly override: RestoreModeOverride;
+  readonly types?: ReadonlySet<string>;
+}
+
+function canonicalSet(types: readonly string[] | undefined): ReadonlySet<string> | undefined {
+  return types === undefined ? undefined : new Set(types.map(canonicalEntityType));
+}
+
+function compilePattern(pattern: string, where: string): RE2 {
+  const parsed = parsePatternSource(pattern);
+  try {
+    return new RE2(parsed.source, patternFlags(parsed));
+  } catch {
+    // parsePolicy already rejects what RE2 cannot run; this guards hand-built Policy objects.
+    throw new VeilError('VEIL_VALIDATION_FAILED', `${where}: unsupported regular expression`);
+  }
+}
+
+export class CompiledPolicy {
+  readonly name: string;
+  readonly version: string;
+  readonly policy: Policy;
+  private readonly rules: readonly CompiledRule[];
+  private readonly overrides: readonly CompiledOverride[];
+  private readonly strategies: ReadonlyMap<string, RestoreStrategy>;
+  private readonly channelRules: ReadonlyMap<string, RestoreMode>;
+
+  /** Expects a policy that passed parsePolicy (or DEFAULT_POLICY); throws VeilError on a pattern RE2 rejects. */
+  constructor(policy: Policy) {
+    this.policy = policy;
+    this.name = policy.name;
+    this.version = policy.version;
+    this.rules = policy.rules.map((rule, index): CompiledRule => {
+      const types = rule.match.entity_types ?? (rule.match.entity_type !== undefined ? [rule.match.entity_type] : undefined);
+      const typeSet = canonicalSet(types);
+      const pattern = rule.match.value_pattern;
+      return {
+        rule,
+        ...(typeSet !== undefined ? { types: typeSet } : {}),
+        ...(pattern !== undefined ? { valuePattern: compilePattern(pattern, `rules[${index}].match.value_pattern`) } : {}),
+      };
+    });
+    this.overrides = (policy.override_restore_mode ?? []).map((override): CompiledOverride => {
+      const typeSet = canonicalSet(override.entity_types);
+      return { override, ...(typeSet !== undefined ? { types: typeSet } : {}) };
+    });
+    this.strategies = new Map(Object.entries(policy.restore_strategies ?? {}));
+    this.channelRules = new Map(Object.entries(policy.channel_rules ?? {}).map(([channel, rule]) => [channel, rule.max_restore_mode]));
+  }
+
+  /**
+   * The decision for one entity. First match wins. Without a value, rules with a value_pattern
+   * only "might match": the result is the most restrictive outcome among those rules and the
+   * first rule without a value_pattern that matches (or the default), so a type-only evaluation
+   * is never more permissive than any real value could get.
+   */
+  decide(entityType: string, context: RequestContext, value?: string): Decision {
+    const type = canonicalEntityType(entityType);
+    const level = entityInfo(type)?.protectionLevel ?? CUSTOM_PROTECTION_LEVEL;
+    const candidates: CompiledRule[] = [];
+    let settled = false;
+    for (const compiled of this.rules) {
+      if (!this.matchesContext(compiled, type, level, context)) continue;
+      if (compiled.valuePattern !== undefined) {
+        if (value === undefined) {
+          candidates.push(compiled);
+          continue;
+        }
+        if (!compiled.valuePattern.test(value)) continue;
+      }
+      candidates.push(compiled);
+      settled = true;
+      break;
+    }
+
+    const outcomes = candidates.map((compiled) => this.decisionFor(entityType, level, compiled.rule));
+    if (!settled) outcomes.push(this.defaultDecision(entityType, level));
+    let chosen = outcomes[0]!;
+    for (const outcome of outcomes.slice(1)) {
+      if (moreRestrictive(outcome, chosen)) chosen = outcome;
+    }
+    return chosen;
+  }
+
+  /**
+   * Safe-sink ceiling of an output channel: the built-in ceiling, tightened by channel_rules;
+   * a custom channel is `none` unless channel_rules names it.
+   */
+  channelCeiling(channel: string): RestoreMode {
+    if (!LABEL_PATTERN.test(channel)) throw new VeilError('VEIL_VALIDATION_FAILED', 'output_channel: invalid channel name');
+    const rule = this.channelRules.get(channel);
+    if (isBuiltinChannel(channel)) {
+      const builtin = BUILTIN_CHANNEL_CEILINGS[channel];
+      return rule === undefined ? builtin : tightest(builtin, rule);
+    }
+    return rule ?? 'none';
+  }
+
+  /**
+   * The restore mode of one token. Base is the policy floor; the first override_restore_mode
+   * entry matching the rehydrate caller (and the type, when it lists entity_types) replaces it,
+   * widening or tightening; then the transform's protection override, the requested mode and
+   * the per-token override can only tighten; finally the channel ceiling clamps. Nothing else
+   * ever widens.
+   */
+  resolveRestoreMode(args: ResolveRestoreModeArgs): RestoreMode {
+    const ceiling = this.channelCeiling(args.channel);
+    let mode = args.floor;
+    const override = this.matchingOverride(canonicalEntityType(args.type), args.caller);
+    if (override !== undefined) mode = override.restore_mode;
+    if (args.sessionOverride !== undefined) mode = tightest(mode, args.sessionOverride);
+    if (args.requested !== undefined) mode = tightest(mode, args.requested);
+    if (args.tokenOverride !== undefined) mode = tightest(mode, args.tokenOverride);
+    return tightest(mode, ceiling);
+  }
+
+  /** A named restore strategy of this policy. */
+  strategy(name: string): RestoreStrategy | undefined {
+    return this.strategies.get(name);
+  }
+
+  private matchesContext(compiled: CompiledRule, type: string, level: ProtectionLevel, context: RequestContext): boolean {
+    const match = compiled.rule.match;
+    if (compiled.types !== undefined && !compiled.types.has(type)) return false;
+    if (match.destination !== undefined && match.destination !== context.destination) return false;
+    if (match.protection_level !== undefined && match.protection_level !== level) return false;
+    if (match.caller_role !== undefined && match.caller_role !== context.caller_role) return false;
+    if (match.caller_purpose !== undefined && match.caller_purpose !== context.caller_purpose) return false;
+    return true;
+  }
+
+  private matchingOverride(type: string, caller: Caller): RestoreModeOverride | undefined {
+    for (const { override, types } of this.overrides) {
+      if (override.caller_role === undefined && override.caller_purpose === undefined) continue; // never ungated
+      if (override.caller_role !== undefined && override.caller_role !== caller.role) continue;
+      if (override.caller_purpose !== undefined && override.caller_purpose !== caller.purpose) continue;
+      if (types !== undefined && !types.has(type)) continue;
+      return override;
+    }
+    return undefined;
+  }
+
+  private decisionFor(entityType: string, level: ProtectionLevel, rule: PolicyRule): Decision {
+    const restoreMode: RestoreMode = rule.action === 'tokenize' ? (rule.restore_mode ?? 'full') : rule.action === 'allow' ? 'full' : 'none';
+    return {
+      entity_type: entityType,
+      action: rule.action,
+      protection_level: rule.protection_level ?? level,
+      rule_matched: rule.name,
+      restore_mode: restoreMode,
+      ...(rule.action === 'tokenize' && rule.restore_strategy !== undefined ? { restore_strategy: rule.restore_strategy } : {}),
+      ...(rule.reason !== undefined ? { reason: rule.reason } : {}),
+    };
+  }
+
+  private defaultDecision(entityType: string, level: ProtectionLevel): Decision {
+    return { entity_type: entityType, action: 'tokenize', protection_level: level, rule_matched: DEFAULT_RULE_NAME, restore_mode: 'full' };
+  }
+}
+
+/** deny > redact > tokenize > allow; for equal actions the less revealing restore mode. */
+function moreRestrictive(candidate: Decision, current: Decision): boolean {
+  const severity = ACTION_SEVERITY[candidate.action] - ACTION_SEVERITY[current.action];
+  if (severity !== 0) return severity > 0;
+  const reveal = modeRank(candidate.restore_mode) - modeRank(current.restore_mode);
+  if (reveal !== 0) return reveal < 0;
+  return candidate.restore_mode === 'formatted' && current.restore_mode === 'full';
+}

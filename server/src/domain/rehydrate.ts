@@ -1,0 +1,94 @@
+// Restore model output: one left-to-right pass over the tokens in the text. Restored values are
+// never re-scanned (no second-order expansion), unknown ids and wrong caps are reported the same
+// way (no oracle), and each value's mode comes from the policy, the caller and the channel.
+import type { Caller, CompiledPolicy } from './policy/index.js';
+import { restoreValue, type RestoreTemplates } from './restore/index.js';
+import { capsEqual, findTokens } from './token/index.js';
+import type { RestoreMode, TokenEntry } from './types.js';
+
+export const DELETED = '[DELETED]';
+
+export interface UnresolvedToken {
+  readonly token: string;
+  readonly reason: 'unknown' | 'malformed';
+}
+
+export interface RehydrateInput {
+  readonly output: string;
+  /** Token id -> entry, from the session. */
+  readonly entries: ReadonlyMap<string, TokenEntry>;
+  readonly policy: CompiledPolicy;
+  readonly language: string;
+  readonly caller: Caller;
+  readonly channel: string;
+  readonly requestedMode?: RestoreMode | undefined;
+  /** restore_overrides keyed by token id. */
+  readonly tokenOverrides?: Readonly<Record<string, RestoreMode>> | undefined;
+  readonly templates?: RestoreTemplates | undefined;
+  /** Revocation seam: true when the value was erased; such values restore as [DELETED]. */
+  readonly isRevoked?: ((entry: TokenEntry) => boolean) | undefined;
+}
+
+export interface RehydrateResult {
+  readonly restoredText: string;
+  readonly tokensResolved: number;
+  readonly tokensUnresolved: UnresolvedToken[];
+}
+
+export function indexEntries(entries: readonly TokenEntry[]): Map<string, TokenEntry> {
+  const map = new Map<string, TokenEntry>();
+  for (const entry of entries) map.set(entry.id, entry);
+  return map;
+}
+
+export function rehydrateText(input: RehydrateInput): RehydrateResult {
+  const { output, entries, policy } = input;
+  const candidates = findTokens(output);
+  if (candidates.length === 0) return { restoredText: output, tokensResolved: 0, tokensUnresolved: [] };
+  const parts: string[] = [];
+  const unresolved: UnresolvedToken[] = [];
+  let resolved = 0;
+  let cursor = 0;
+  for (const candidate of candidates) {
+    const token = candidate.token;
+    if (token === null) {
+      unresolved.push({ token: candidate.raw, reason: 'malformed' });
+      continue;
+    }
+    const entry = entries.get(token.id);
+    // Compare the cap even when the id or type is wrong, so the work done does not reveal
+    // which part failed.
+    const capOk = capsEqual(entry?.cap ?? '', token.cap);
+    if (entry === undefined || entry.type !== token.type || !capOk) {
+      unresolved.push({ token: candidate.raw, reason: 'unknown' });
+      continue;
+    }
+    parts.push(output.slice(cursor, candidate.start));
+    cursor = candidate.end;
+    resolved += 1;
+    if (input.isRevoked?.(entry) === true) {
+      parts.push(DELETED);
+      continue;
+    }
+    const mode = policy.resolveRestoreMode({
+      type: entry.type,
+      floor: entry.mode,
+      ...(entry.override !== undefined ? { sessionOverride: entry.override } : {}),
+      caller: input.caller,
+      ...(input.requestedMode !== undefined ? { requested: input.requestedMode } : {}),
+      ...(input.tokenOverrides?.[entry.id] !== undefined ? { tokenOverride: input.tokenOverrides[entry.id] } : {}),
+      channel: input.channel,
+    });
+    const strategyName = entry.strategy;
+    const strategy = strategyName !== undefined ? policy.strategy(strategyName) : undefined;
+    parts.push(
+      restoreValue(entry, mode, {
+        language: input.language,
+        ...(strategy !== undefined ? { strategy } : {}),
+        ...(input.templates !== undefined ? { templates: input.templates } : {}),
+      }),
+    );
+  }
+  parts.push(output.slice(cursor));
+  return { restoredText: parts.join(''), tokensResolved: resolved, tokensUnresolved: unresolved };
+}

@@ -1,0 +1,112 @@
+// Built-in localized labels for the `abstract` restore mode (interface.md 2.8: a 30-language
+// floor). One label per catalog entity type plus `_generic`, used for custom and unknown types.
+// Labels are stored bare and rendered in square brackets, e.g. `[email address]`. Operators
+// extend or override them with config `restore_templates.abstract_labels` (used verbatim).
+
+/** Key of the label used when a language has no label for the type. */
+export const GENERIC_LABEL_KEY = '_generic';
+
+/** Order of the columns of LABEL_ROWS. */
+const LABEL_TYPES = [
+  'person',
+  'organization',
+  'location',
+  'email',
+  'phone',
+  'credit_card',
+  'iban',
+  'us_ssn',
+  'ip_address',
+  'url',
+  'date',
+  'api_key',
+  'jwt',
+  'private_key',
+  'password',
+  'mac_address',
+  'crypto_wallet',
+  'swift_bic',
+  GENERIC_LABEL_KEY,
+] as const;
+
+type LabelRow = readonly [
+  person: string,
+  organization: string,
+  location: string,
+  email: string,
+  phone: string,
+  creditCard: string,
+  iban: string,
+  usSsn: string,
+  ipAddress: string,
+  url: string,
+  date: string,
+  apiKey: string,
+  jwt: string,
+  privateKey: string,
+  password: string,
+  macAddress: string,
+  cryptoWallet: string,
+  swiftBic: string,
+  generic: string,
+];
+
+// prettier-ignore
+const LABEL_ROWS: Readonly<Record<string, LabelRow>> = {
+  en: ['person name', 'organization', 'location', 'email address', 'phone number', 'credit card number', 'IBAN', 'US social security number', 'IP address', 'web address', 'date', 'API key', 'access token', 'private key', 'password', 'MAC address', 'crypto wallet address', 'BIC/SWIFT code', 'sensitive data'],
+  de: ['Personenname', 'Organisation', 'Ort', 'E-Mail-Adresse', 'Telefonnummer', 'Kreditkartennummer', 'IBAN', 'US-Sozialversicherungsnummer', 'IP-Adresse', 'Webadresse', 'Datum', 'API-Schlüssel', 'Zugriffstoken', 'privater Schlüssel', 'Passwort', 'MAC-Adresse', 'Krypto-Wallet-Adresse', 'BIC/SWIFT-Code', 'vertrauliche Daten'],
+  fr: ['nom de personne', 'organisation', 'lieu', 'adresse e-mail', 'numéro de téléphone', 'numéro de carte bancaire', 'IBAN', 'numéro de sécurité sociale américain', 'adresse IP', 'adresse web', 'date', 'clé API', "jeton d'accès", 'clé privée', 'mot de passe', 'adresse MAC', 'adresse de portefeuille crypto', 'code BIC/SWIFT', 'données sensibles'],
+  es: ['nombre de persona', 'organización', 'ubicación', 'dirección de correo electrónico', 'número de teléfono', 'número de tarjeta de crédito', 'IBAN', 'número de seguro social de EE. UU.', 'dirección IP', 'dirección web', 'fecha', 'clave de API', 'token de acceso', 'clave privada', 'contraseña', 'dirección MAC', 'dirección de monedero de criptomonedas', 'código BIC/SWIFT', 'datos sensibles'],
+  it: ['nome di persona', 'organizzazione', 'luogo', 'indirizzo e-mail', 'numero di telefono', 'numero di carta di credito', 'IBAN', 'numero di previdenza sociale USA', 'indirizzo IP', 'indirizzo web', 'data', 'chiave API', 'token di accesso', 'chiave privata', 'password', 'indirizzo MAC', 'indirizzo di portafoglio crypto', 'codice BIC/SWIFT', 'dati sensibili'],
+  pt: ['nome de pessoa', 'organização', 'localização', 'endereço de e-mail', 'número de telefone', 'número de cartão de crédito', 'IBAN', 'número de segurança social dos EUA', 'endereço IP', 'endereço web', 'data', 'chave de API', 'token de acesso', 'chave privada', 'senha', 'endereço MAC', 'endereço de carteira de criptomoedas', 'código BIC/SWIFT', 'dados sensíveis'],
+  nl: ['persoonsnaam', 'organisatie', 'locatie', 'e-mailadres', 'telefoonnummer', 'creditcardnummer', 'IBAN', 'Amerikaans socialezekerheidsnummer', 'IP-adres', 'webadres', 'datum', 'API-sleutel', 'toegangstoken', 'privésleutel', 'wachtwoord', 'MAC-adres', 'cryptowalletadres', 'BIC/SWIFT-code', 'gevoelige gegevens'],
+  sv: ['personnamn', 'organisation', 'plats', 'e-postadress', 'telefonnummer', 'kreditkortsnummer', 'IBAN', 'amerikanskt personnummer (SSN)', 'IP-adress', 'webbadress', 'datum', 'API-nyckel', 'åtkomsttoken', 'privat nyckel', 'lösenord', 'MAC-adress', 'kryptoplånboksadress', 'BIC/SWIFT-kod', 'känsliga uppgifter'],
+  da: ['personnavn', 'organisation', 'sted', 'e-mailadresse', 'telefonnummer', 'kreditkortnummer', 'IBAN', 'amerikansk personnummer (SSN)', 'IP-adresse', 'webadresse', 'dato', 'API-nøgle', 'adgangstoken', 'privat nøgle', 'adgangskode', 'MAC-adresse', 'kryptotegnebogsadresse', 'BIC/SWIFT-kode', 'følsomme oplysninger'],
+  nb: ['personnavn', 'organisasjon', 'sted', 'e-postadresse', 'telefonnummer', 'kredittkortnummer', 'IBAN', 'amerikansk personnummer (SSN)', 'IP-adresse', 'nettadresse', 'dato', 'API-nøkkel', 'tilgangstoken', 'privat nøkkel', 'passord', 'MAC-adresse', 'kryptolommebokadresse', 'BIC/SWIFT-kode', 'sensitive opplysninger'],
+  fi: ['henkilön nimi', 'organisaatio', 'sijainti', 'sähköpostiosoite', 'puhelinnumero', 'luottokortin numero', 'IBAN', 'yhdysvaltalainen sosiaaliturvatunnus', 'IP-osoite', 'verkko-osoite', 'päivämäärä', 'API-avain', 'käyttöoikeustunnus', 'yksityinen avain', 'salasana', 'MAC-osoite', 'kryptolompakon osoite', 'BIC/SWIFT-koodi', 'arkaluonteinen tieto'],
+  pl: ['imię i nazwisko', 'organizacja', 'lokalizacja', 'adres e-mail', 'numer telefonu', 'numer karty kredytowej', 'IBAN', 'amerykański numer ubezpieczenia społecznego', 'adres IP', 'adres internetowy', 'data', 'klucz API', 'token dostępu', 'klucz prywatny', 'hasło', 'adres MAC', 'adres portfela kryptowalut', 'kod BIC/SWIFT', 'dane wrażliwe'],
+  cs: ['jméno osoby', 'organizace', 'místo', 'e-mailová adresa', 'telefonní číslo', 'číslo platební karty', 'IBAN', 'americké číslo sociálního zabezpečení', 'IP adresa', 'webová adresa', 'datum', 'klíč API', 'přístupový token', 'soukromý klíč', 'heslo', 'MAC adresa', 'adresa kryptoměnové peněženky', 'kód BIC/SWIFT', 'citlivé údaje'],
+  sk: ['meno osoby', 'organizácia', 'miesto', 'e-mailová adresa', 'telefónne číslo', 'číslo platobnej karty', 'IBAN', 'americké číslo sociálneho zabezpečenia', 'IP adresa', 'webová adresa', 'dátum', 'kľúč API', 'prístupový token', 'súkromný kľúč', 'heslo', 'MAC adresa', 'adresa kryptopeňaženky', 'kód BIC/SWIFT', 'citlivé údaje'],
+  hu: ['személynév', 'szervezet', 'helyszín', 'e-mail-cím', 'telefonszám', 'bankkártyaszám', 'IBAN', 'amerikai társadalombiztosítási szám', 'IP-cím', 'webcím', 'dátum', 'API-kulcs', 'hozzáférési token', 'privát kulcs', 'jelszó', 'MAC-cím', 'kriptotárca-cím', 'BIC/SWIFT-kód', 'érzékeny adat'],
+  ro: ['nume de persoană', 'organizație', 'locație', 'adresă de e-mail', 'număr de telefon', 'număr de card de credit', 'IBAN', 'număr de asigurare socială din SUA', 'adresă IP', 'adresă web', 'dată', 'cheie API', 'token de acces', 'cheie privată', 'parolă', 'adresă MAC', 'adresă de portofel cripto', 'cod BIC/SWIFT', 'date sensibile'],
+  el: ['όνομα προσώπου', 'οργανισμός', 'τοποθεσία', 'διεύθυνση email', 'αριθμός τηλεφώνου', 'αριθμός πιστωτικής κάρτας', 'IBAN', 'αριθμός κοινωνικής ασφάλισης ΗΠΑ', 'διεύθυνση IP', 'διαδικτυακή διεύθυνση', 'ημερομηνία', 'κλειδί API', 'διακριτικό πρόσβασης', 'ιδιωτικό κλειδί', 'κωδικός πρόσβασης', 'διεύθυνση MAC', 'διεύθυνση πορτοφολιού κρυπτονομισμάτων', 'κωδικός BIC/SWIFT', 'ευαίσθητα δεδομένα'],
+  tr: ['kişi adı', 'kuruluş', 'konum', 'e-posta adresi', 'telefon numarası', 'kredi kartı numarası', 'IBAN', 'ABD sosyal güvenlik numarası', 'IP adresi', 'web adresi', 'tarih', 'API anahtarı', 'erişim belirteci', 'özel anahtar', 'parola', 'MAC adresi', 'kripto cüzdan adresi', 'BIC/SWIFT kodu', 'hassas veri'],
+  ru: ['имя человека', 'организация', 'местоположение', 'адрес электронной почты', 'номер телефона', 'номер кредитной карты', 'IBAN', 'номер социального страхования США', 'IP-адрес', 'веб-адрес', 'дата', 'ключ API', 'токен доступа', 'закрытый ключ', 'пароль', 'MAC-адрес', 'адрес криптокошелька', 'код BIC/SWIFT', 'конфиденциальные данные'],
+  uk: ['ім’я особи', 'організація', 'місцезнаходження', 'адреса електронної пошти', 'номер телефону', 'номер кредитної картки', 'IBAN', 'номер соціального страхування США', 'IP-адреса', 'вебадреса', 'дата', 'ключ API', 'токен доступу', 'приватний ключ', 'пароль', 'MAC-адреса', 'адреса криптогаманця', 'код BIC/SWIFT', 'конфіденційні дані'],
+  bg: ['име на лице', 'организация', 'местоположение', 'имейл адрес', 'телефонен номер', 'номер на кредитна карта', 'IBAN', 'номер на социална осигуровка в САЩ', 'IP адрес', 'уеб адрес', 'дата', 'API ключ', 'токен за достъп', 'частен ключ', 'парола', 'MAC адрес', 'адрес на криптопортфейл', 'BIC/SWIFT код', 'чувствителни данни'],
+  hr: ['ime osobe', 'organizacija', 'lokacija', 'adresa e-pošte', 'telefonski broj', 'broj kreditne kartice', 'IBAN', 'američki broj socijalnog osiguranja', 'IP adresa', 'web-adresa', 'datum', 'API ključ', 'pristupni token', 'privatni ključ', 'lozinka', 'MAC adresa', 'adresa kripto novčanika', 'BIC/SWIFT kod', 'osjetljivi podaci'],
+  sl: ['ime osebe', 'organizacija', 'lokacija', 'e-poštni naslov', 'telefonska številka', 'številka kreditne kartice', 'IBAN', 'ameriška številka socialnega zavarovanja', 'naslov IP', 'spletni naslov', 'datum', 'ključ API', 'žeton za dostop', 'zasebni ključ', 'geslo', 'naslov MAC', 'naslov kriptodenarnice', 'koda BIC/SWIFT', 'občutljivi podatki'],
+  et: ['isiku nimi', 'organisatsioon', 'asukoht', 'e-posti aadress', 'telefoninumber', 'krediitkaardi number', 'IBAN', 'USA sotsiaalkindlustuse number', 'IP-aadress', 'veebiaadress', 'kuupäev', 'API-võti', 'juurdepääsuluba', 'privaatvõti', 'parool', 'MAC-aadress', 'krüptorahakoti aadress', 'BIC/SWIFT-kood', 'tundlikud andmed'],
+  lv: ['personas vārds', 'organizācija', 'atrašanās vieta', 'e-pasta adrese', 'tālruņa numurs', 'kredītkartes numurs', 'IBAN', 'ASV sociālās apdrošināšanas numurs', 'IP adrese', 'tīmekļa adrese', 'datums', 'API atslēga', 'piekļuves marķieris', 'privātā atslēga', 'parole', 'MAC adrese', 'kriptomaka adrese', 'BIC/SWIFT kods', 'sensitīvi dati'],
+  lt: ['asmens vardas', 'organizacija', 'vieta', 'el. pašto adresas', 'telefono numeris', 'kredito kortelės numeris', 'IBAN', 'JAV socialinio draudimo numeris', 'IP adresas', 'interneto adresas', 'data', 'API raktas', 'prieigos žetonas', 'privatusis raktas', 'slaptažodis', 'MAC adresas', 'kriptovaliutų piniginės adresas', 'BIC/SWIFT kodas', 'jautrūs duomenys'],
+  ar: ['اسم شخص', 'مؤسسة', 'موقع', 'عنوان البريد الإلكتروني', 'رقم الهاتف', 'رقم بطاقة الائتمان', 'رقم الحساب المصرفي الدولي (IBAN)', 'رقم الضمان الاجتماعي الأمريكي', 'عنوان IP', 'عنوان ويب', 'تاريخ', 'مفتاح API', 'رمز الوصول', 'مفتاح خاص', 'كلمة المرور', 'عنوان MAC', 'عنوان محفظة العملات المشفرة', 'رمز BIC/SWIFT', 'بيانات حساسة'],
+  he: ['שם אדם', 'ארגון', 'מיקום', 'כתובת דואר אלקטרוני', 'מספר טלפון', 'מספר כרטיס אשראי', 'IBAN', 'מספר ביטוח לאומי אמריקאי', 'כתובת IP', 'כתובת אתר', 'תאריך', 'מפתח API', 'אסימון גישה', 'מפתח פרטי', 'סיסמה', 'כתובת MAC', 'כתובת ארנק קריפטו', 'קוד BIC/SWIFT', 'מידע רגיש'],
+  zh: ['人名', '组织', '地点', '电子邮件地址', '电话号码', '信用卡号', 'IBAN 账号', '美国社会安全号码', 'IP 地址', '网址', '日期', 'API 密钥', '访问令牌', '私钥', '密码', 'MAC 地址', '加密货币钱包地址', 'BIC/SWIFT 代码', '敏感数据'],
+  ja: ['人名', '組織', '場所', 'メールアドレス', '電話番号', 'クレジットカード番号', 'IBAN', '米国社会保障番号', 'IPアドレス', 'ウェブアドレス', '日付', 'APIキー', 'アクセストークン', '秘密鍵', 'パスワード', 'MACアドレス', '暗号資産ウォレットアドレス', 'BIC/SWIFTコード', '機密データ'],
+  ko: ['사람 이름', '조직', '위치', '이메일 주소', '전화번호', '신용카드 번호', 'IBAN', '미국 사회보장번호', 'IP 주소', '웹 주소', '날짜', 'API 키', '액세스 토큰', '개인 키', '비밀번호', 'MAC 주소', '암호화폐 지갑 주소', 'BIC/SWIFT 코드', '민감한 데이터'],
+  vi: ['tên người', 'tổ chức', 'địa điểm', 'địa chỉ email', 'số điện thoại', 'số thẻ tín dụng', 'IBAN', 'số an sinh xã hội Hoa Kỳ', 'địa chỉ IP', 'địa chỉ web', 'ngày', 'khóa API', 'mã truy cập', 'khóa riêng tư', 'mật khẩu', 'địa chỉ MAC', 'địa chỉ ví tiền mã hóa', 'mã BIC/SWIFT', 'dữ liệu nhạy cảm'],
+  hi: ['व्यक्ति का नाम', 'संगठन', 'स्थान', 'ईमेल पता', 'फ़ोन नंबर', 'क्रेडिट कार्ड नंबर', 'IBAN', 'अमेरिकी सामाजिक सुरक्षा नंबर', 'IP पता', 'वेब पता', 'तारीख', 'API कुंजी', 'एक्सेस टोकन', 'निजी कुंजी', 'पासवर्ड', 'MAC पता', 'क्रिप्टो वॉलेट पता', 'BIC/SWIFT कोड', 'संवेदनशील डेटा'],
+  id: ['nama orang', 'organisasi', 'lokasi', 'alamat email', 'nomor telepon', 'nomor kartu kredit', 'IBAN', 'nomor jaminan sosial AS', 'alamat IP', 'alamat web', 'tanggal', 'kunci API', 'token akses', 'kunci privat', 'kata sandi', 'alamat MAC', 'alamat dompet kripto', 'kode BIC/SWIFT', 'data sensitif'],
+  th: ['ชื่อบุคคล', 'องค์กร', 'สถานที่', 'ที่อยู่อีเมล', 'หมายเลขโทรศัพท์', 'หมายเลขบัตรเครดิต', 'IBAN', 'หมายเลขประกันสังคมสหรัฐฯ', 'ที่อยู่ IP', 'ที่อยู่เว็บ', 'วันที่', 'คีย์ API', 'โทเค็นการเข้าถึง', 'คีย์ส่วนตัว', 'รหัสผ่าน', 'ที่อยู่ MAC', 'ที่อยู่กระเป๋าเงินคริปโต', 'รหัส BIC/SWIFT', 'ข้อมูลที่ละเอียดอ่อน'],
+};
+
+/** Language aliases: ISO 639-1 `no` (Norwegian) uses the Bokmål labels. */
+const LANGUAGE_ALIASES: Readonly<Record<string, string>> = { no: 'nb' };
+
+function buildLabels(): ReadonlyMap<string, ReadonlyMap<string, string>> {
+  const labels = new Map<string, ReadonlyMap<string, string>>();
+  for (const [language, row] of Object.entries(LABEL_ROWS)) {
+    labels.set(language, new Map(LABEL_TYPES.map((type, index) => [type, `[${row[index]!}]`])));
+  }
+  for (const [alias, target] of Object.entries(LANGUAGE_ALIASES)) {
+    const targetLabels = labels.get(target);
+    if (targetLabels !== undefined) labels.set(alias, targetLabels);
+  }
+  return labels;
+}
+
+/** Built-in bracketed labels: language -> entity type (or `_generic`) -> label. */
+export const BUILTIN_ABSTRACT_LABELS: ReadonlyMap<string, ReadonlyMap<string, string>> = buildLabels();
+
+/** ISO 639-1 codes with built-in abstract labels. */
+export const ABSTRACT_LANGUAGES: readonly string[] = Object.freeze([...BUILTIN_ABSTRACT_LABELS.keys()].sort());

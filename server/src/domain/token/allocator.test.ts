@@ -1,0 +1,96 @@
+// Unit tests of random-scheme allocation (decisions.md section 3): stable tokens per value,
+// per-prefix counters, CSPRNG caps drawn in batches, and seeding from an existing session.
+import { describe, expect, it } from 'vitest';
+import type { TokenEntry } from '../types.js';
+import { TokenAllocator } from './allocator.js';
+import { parseToken, renderToken } from './grammar.js';
+
+/** A deterministic random source that counts its calls. */
+function countingRandom(): { source: (size: number) => Buffer; calls: number[] } {
+  const calls: number[] = [];
+  let next = 0;
+  return {
+    calls,
+    source: (size) => {
+      calls.push(size);
+      return Buffer.from(Array.from({ length: size }, () => next++ % 256));
+    },
+  };
+}
+
+function entry(id: string, type: string, value: string, cap = 'aaaaaaaaaaaa'): TokenEntry {
+  return { id, type, cap, value, mode: 'full' };
+}
+
+describe('TokenAllocator', () => {
+  it('gives the same token to the same value and to its normalized spellings', () => {
+    const allocator = new TokenAllocator();
+    const first = allocator.allocate('email', 'Alice@Example.com');
+    expect(first.isNew).toBe(true);
+    expect(allocator.allocate('email', ' alice@example.COM ')).toEqual({ id: first.id, cap: first.cap, isNew: false });
+    const card = allocator.allocate('credit_card', '4111 1111 1111 1111');
+    expect(allocator.allocate('credit_card', '4111-1111-1111-1111').id).toBe(card.id);
+  });
+
+  it('counts per prefix, zero-padded, and grows past 999', () => {
+    const allocator = new TokenAllocator();
+    expect(allocator.allocate('email', 'a@x.io').id).toBe('e_001');
+    expect(allocator.allocate('email', 'b@x.io').id).toBe('e_002');
+    expect(allocator.allocate('person', 'Ann').id).toBe('p_001');
+    expect(allocator.allocate('custom:ticket', 'T-1').id).toBe('c_001');
+    expect(allocator.allocate('custom:order', 'O-1').id).toBe('c_002');
+    // The same value under another type is another entity.
+    expect(allocator.allocate('person', 'a@x.io').id).toBe('p_002');
+
+    const seeded = new TokenAllocator([entry('e_999', 'email', 'z@x.io')]);
+    expect(seeded.allocate('email', 'new@x.io').id).toBe('e_1000');
+  });
+
+  it('draws 12-hex caps from the random source in batches', () => {
+    const random = countingRandom();
+    const allocator = new TokenAllocator([], random.source);
+    const caps = new Set<string>();
+    for (let i = 0; i < 64; i++) caps.add(allocator.allocate('email', `user${i}@x.io`).cap);
+    expect(random.calls).toEqual([384]);
+    allocator.allocate('email', 'one-more@x.io');
+    expect(random.calls).toEqual([384, 384]);
+    expect(caps.size).toBe(64);
+    for (const cap of caps) expect(cap).toMatch(/^[0-9a-f]{12}$/);
+  });
+
+  it('uses the CSPRNG by default and renders parseable tokens', () => {
+    const allocator = new TokenAllocator();
+    const { id, cap } = allocator.allocate('us_ssn', '123-45-6789');
+    expect(id).toBe('ssn_001');
+    const rendered = renderToken({ type: 'us_ssn', id, cap });
+    expect(parseToken(rendered)).toEqual({ type: 'us_ssn', id, cap });
+    expect(new TokenAllocator().allocate('us_ssn', '123-45-6789').cap).not.toBe(cap);
+  });
+
+  it('continues a session from its existing entries', () => {
+    const existing = [
+      entry('e_001', 'email', 'a@x.io', '111111111111'),
+      entry('e_007', 'email', 'b@x.io', '222222222222'),
+      entry('p_002', 'person', 'Ann', '333333333333'),
+      // A corpus-scheme id does not move the counters.
+      entry('e_0123456789abcdef01234567', 'email', 'c@x.io', '0123456789abcdef0123456789abcdef'),
+    ];
+    const allocator = new TokenAllocator(existing);
+    expect(allocator.allocate('email', 'B@X.IO')).toEqual({ id: 'e_007', cap: '222222222222', isNew: false });
+    expect(allocator.allocate('person', 'Ann')).toEqual({ id: 'p_002', cap: '333333333333', isNew: false });
+    expect(allocator.allocate('email', 'new@x.io').id).toBe('e_008');
+    expect(allocator.allocate('person', 'Bob').id).toBe('p_003');
+  });
+
+  it('never reissues an id already present in the session', () => {
+    // An odd map where a type shares a prefix with a different counter history.
+    const allocator = new TokenAllocator([entry('c_001', 'custom:ticket', 'T-1'), entry('c_002', 'custom:order', 'O-1')]);
+    expect(allocator.allocate('custom:ticket', 'T-2').id).toBe('c_003');
+  });
+
+  it('rejects a type outside the token grammar and a short random source', () => {
+    expect(() => new TokenAllocator().allocate('Email', 'a@x.io')).toThrow();
+    expect(() => new TokenAllocator().allocate('custom:', 'x')).toThrow();
+    expect(() => new TokenAllocator([], () => Buffer.alloc(3)).allocate('email', 'a@x.io')).toThrow();
+  });
+});

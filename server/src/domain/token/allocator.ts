@@ -1,0 +1,100 @@
+// Random-scheme token allocation for one session (decisions.md section 3, interface.md 2.1
+// rule 2): the same (type, normalized value) always gets the same id and cap within a session,
+// ids count up per prefix (`e_001`, `e_002`, ... `e_1000`), caps are 12 hex characters from a
+// CSPRNG. A continuation turn seeds the allocator from the session's existing entries, so ids
+// keep counting and known values keep their tokens.
+import { randomBytes } from 'node:crypto';
+import { VeilError } from '@veil/common';
+import { prefixFor } from '../catalog.js';
+import type { TokenEntry } from '../types.js';
+import { MAX_RANDOM_COUNTER, RANDOM_CAP_LENGTH, isRandomId, isValidTokenType } from './grammar.js';
+import { normalizeValue } from './normalize.js';
+
+/** Bytes per cap (12 hex characters). */
+const CAP_BYTES = RANDOM_CAP_LENGTH / 2;
+/** Caps drawn per CSPRNG call: one randomBytes call per 64 new values instead of one each. */
+const CAPS_PER_REFILL = 64;
+
+export type RandomSource = (size: number) => Buffer;
+
+export interface Allocation {
+  readonly id: string;
+  readonly cap: string;
+  /** True when this call created the token (the caller then records a new TokenEntry). */
+  readonly isNew: boolean;
+}
+
+/** Map key: the type cannot contain NUL (grammar), so the pair is unambiguous. */
+function valueKey(type: string, value: string): string {
+  return `${type}\u0000${normalizeValue(type, value)}`;
+}
+
+function counterId(prefix: string, counter: number): string {
+  return `${prefix}_${String(counter).padStart(3, '0')}`;
+}
+
+export class TokenAllocator {
+  readonly #byValue = new Map<string, { id: string; cap: string }>();
+  /** Highest counter used per prefix. */
+  readonly #counters = new Map<string, number>();
+  /** Every id in use, so a seeded session with odd ids never gets a duplicate. */
+  readonly #usedIds = new Set<string>();
+  readonly #random: RandomSource;
+  #pool: Buffer = Buffer.alloc(0);
+  #poolOffset = 0;
+
+  constructor(existing: readonly TokenEntry[] = [], random: RandomSource = randomBytes) {
+    this.#random = random;
+    for (const entry of existing) {
+      this.#usedIds.add(entry.id);
+      const key = valueKey(entry.type, entry.value);
+      // First entry wins: a map that already holds two spellings keeps restoring both, and new
+      // mentions reuse the earlier token.
+      if (!this.#byValue.has(key)) this.#byValue.set(key, { id: entry.id, cap: entry.cap });
+      if (isRandomId(entry.id)) {
+        const separator = entry.id.lastIndexOf('_');
+        const prefix = entry.id.slice(0, separator);
+        const counter = Number(entry.id.slice(separator + 1));
+        if (counter > (this.#counters.get(prefix) ?? 0)) this.#counters.set(prefix, counter);
+      }
+    }
+  }
+
+  /** The id and cap for `value` of `type`, allocating them if the value is new. */
+  allocate(type: string, value: string): Allocation {
+    if (!isValidTokenType(type)) throw new Error('TokenAllocator: entity type does not match the token grammar');
+    const key = valueKey(type, value);
+    const known = this.#byValue.get(key);
+    if (known !== undefined) return { id: known.id, cap: known.cap, isNew: false };
+
+    const prefix = prefixFor(type);
+    let counter = this.#counters.get(prefix) ?? 0;
+    let id: string;
+    do {
+      counter++;
+      if (counter > MAX_RANDOM_COUNTER) {
+        throw new VeilError('VEIL_LIMIT_EXCEEDED', undefined, 'token counter exhausted for one session');
+      }
+      id = counterId(prefix, counter);
+    } while (this.#usedIds.has(id));
+    this.#counters.set(prefix, counter);
+
+    const cap = this.#nextCap();
+    this.#usedIds.add(id);
+    this.#byValue.set(key, { id, cap });
+    return { id, cap, isNew: true };
+  }
+
+  #nextCap(): string {
+    if (this.#poolOffset + CAP_BYTES > this.#pool.length) {
+      const size = CAP_BYTES * CAPS_PER_REFILL;
+      const pool = this.#random(size);
+      if (pool.length < size) throw new Error('TokenAllocator: random source returned too few bytes');
+      this.#pool = pool;
+      this.#poolOffset = 0;
+    }
+    const cap = this.#pool.toString('hex', this.#poolOffset, this.#poolOffset + CAP_BYTES);
+    this.#poolOffset += CAP_BYTES;
+    return cap;
+  }
+}

@@ -1,0 +1,24 @@
+// Token building block: grammar (render, parse, scan), normalization, random-scheme allocation,
+// corpus-scheme derivation and constant-time cap comparison. Pure: no framework, no I/O.
+export {
+  renderToken,
+  parseToken,
+  findTokens,
+  isValidToken,
+  isValidTokenType,
+  isRandomId,
+  isCorpusId,
+  capMatchesScheme,
+  MAX_CANDIDATE_INNER,
+  RANDOM_CAP_LENGTH,
+  CORPUS_CAP_LENGTH,
+  CORPUS_ID_SUFFIX_LENGTH,
+  MAX_RANDOM_COUNTER,
+} from './grammar.js';
+export type { TokenCandidate } from './grammar.js';
+export { normalizeValue } from './normalize.js';
+export { TokenAllocator } from './allocator.js';
+export type { Allocation, RandomSource } from './allocator.js';
+export { deriveCorpusKeys, corpusToken } from './corpus.js';
+export type { CorpusKeys } from './corpus.js';
+export { capsEqual } from './caps.js';

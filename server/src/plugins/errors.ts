@@ -1,0 +1,132 @@
+// One envelope, one handler: every error leaves as {code, error, request_id}. Validation
+// messages name the field, never its value; framework messages (which can quote the body, as
+// JSON.parse does) are never forwarded. Each error response is logged once with its detail.
+import { ERROR_CODES, isVeilError, VeilError, type ErrorCode } from '@veil/common';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export interface ErrorBody {
+  code: ErrorCode;
+  error: string;
+  request_id: string;
+}
+
+/** Field names from the request are echoed only when they look like identifiers. */
+const SAFE_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+interface AjvIssue {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+function fieldPath(instancePath: string | undefined): string {
+  if (instancePath === undefined || instancePath === '') return 'body';
+  const segments = instancePath.split('/').slice(1);
+  const rendered = segments.map((segment) => (/^\d+$/.test(segment) ? `[${segment}]` : SAFE_FIELD.test(segment) ? `.${segment}` : '.<field>'));
+  return rendered.join('').replace(/^\./, '');
+}
+
+/** Turn an ajv issue into a message that names the field and the rule, never a value. */
+export function validationMessage(issue: AjvIssue | undefined): string {
+  if (issue === undefined) return 'request validation failed';
+  const path = fieldPath(issue.instancePath);
+  const params = issue.params ?? {};
+  switch (issue.keyword) {
+    case 'required': {
+      const missing = params.missingProperty;
+      const name = typeof missing === 'string' && SAFE_FIELD.test(missing) ? missing : '<field>';
+      return `${path === 'body' ? '' : `${path}.`}${name}: is required`;
+    }
+    case 'additionalProperties': {
+      const extra = params.additionalProperty;
+      const name = typeof extra === 'string' && SAFE_FIELD.test(extra) ? extra : '<field>';
+      return `${path === 'body' ? '' : `${path}.`}${name}: unknown field`;
+    }
+    case 'type':
+      return `${path}: must be ${typeof params.type === 'string' ? params.type : 'of another type'}`;
+    case 'enum':
+      return `${path}: must be one of the allowed values`;
+    case 'maxLength':
+    case 'minLength':
+    case 'maxItems':
+    case 'minItems':
+    case 'maximum':
+    case 'minimum':
+    case 'maxProperties':
+    case 'minProperties':
+      return `${path}: ${issue.message ?? 'out of range'}`;
+    case 'pattern':
+    case 'format':
+      return `${path}: has an invalid format`;
+    default:
+      return `${path}: is invalid`;
+  }
+}
+
+function toVeilError(error: FastifyError | VeilError | Error): VeilError {
+  if (isVeilError(error)) return error;
+  const fastifyError = error as FastifyError & { validation?: AjvIssue[] };
+  if (Array.isArray(fastifyError.validation)) {
+    return new VeilError('VEIL_VALIDATION_FAILED', validationMessage(fastifyError.validation[0]));
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new VeilError('VEIL_PAYLOAD_TOO_LARGE', 'request body exceeds the size limit');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new VeilError('VEIL_UNSUPPORTED_MEDIA_TYPE', 'unsupported Content-Type; send application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new VeilError('VEIL_VALIDATION_FAILED', 'body: is not valid JSON');
+    default:
+      break;
+  }
+  const status = fastifyError.statusCode;
+  if (status === 413) return new VeilError('VEIL_PAYLOAD_TOO_LARGE', 'request body exceeds the size limit');
+  if (status === 415) return new VeilError('VEIL_UNSUPPORTED_MEDIA_TYPE', 'unsupported Content-Type; send application/json');
+  if (status !== undefined && status >= 400 && status < 500) {
+    // Body-parser failures (e.g. JSON syntax): their text may quote the body, so say less.
+    return new VeilError('VEIL_VALIDATION_FAILED', 'body: is not valid JSON', fastifyError.code);
+  }
+  return new VeilError('VEIL_INTERNAL', ERROR_CODES.VEIL_INTERNAL.message, fastifyError.code ?? error.name);
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: VeilError): FastifyReply {
+  request.log.error(
+    { request_id: request.id, error_code: error.code, status: error.status, detail: error.detail },
+    'request failed',
+  );
+  const body: ErrorBody = { code: error.code, error: error.message, request_id: request.id };
+  if (error.code === 'VEIL_METHOD_NOT_ALLOWED') void reply.header('allow', (error.detail ?? '').replace(/^allow: /, ''));
+  return reply.code(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  const methodsByPath = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const set = methodsByPath.get(route.url) ?? new Set<string>();
+    for (const method of methods) set.add(method);
+    methodsByPath.set(route.url, set);
+  });
+
+  app.setErrorHandler((error: FastifyError | VeilError, request, reply) => {
+    const veilError = toVeilError(error);
+    if (veilError.code === 'VEIL_INTERNAL') {
+      // Internal errors: the stack is internal detail, logged, never returned.
+      request.log.error({ request_id: request.id, err: { type: error.name, stack: error.stack } }, 'internal error');
+    }
+    return sendError(request, reply, veilError);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? request.url;
+    const allowed = methodsByPath.get(path);
+    if (allowed !== undefined && allowed.size > 0) {
+      const allow = [...allowed].sort().join(', ');
+      return sendError(request, reply, new VeilError('VEIL_METHOD_NOT_ALLOWED', `method ${request.method} not allowed on this route`, `allow: ${allow}`));
+    }
+    return sendError(request, reply, new VeilError('VEIL_NOT_FOUND'));
+  });
+}

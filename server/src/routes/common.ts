@@ -1,0 +1,117 @@
+// Helpers shared by route handlers: caller identity, trace ids, custom-pattern assembly,
+// detector selection and span conversion to code points.
+import { randomUUID, createHash } from 'node:crypto';
+import { VeilError } from '@veil/common';
+import type { FastifyRequest } from 'fastify';
+import type { AppDeps } from '../deps.js';
+import { compileCustomPatterns, type CompiledPattern } from '../domain/detect/index.js';
+import type { Caller } from '../domain/policy/index.js';
+import { utf16ToCodePoints } from '../domain/text/codepoints.js';
+import type { CustomPattern, RequestContext } from '../domain/types.js';
+import type { LoadedPolicy } from '../services/policies.js';
+
+/** The authenticated principal. Only dev mode exists until the auth issue lands. */
+export interface Principal {
+  readonly identity: string;
+  readonly tenant: string | null;
+  readonly scopes: ReadonlySet<string>;
+  readonly role?: string;
+  readonly purpose?: string;
+}
+
+export const ALL_SCOPES = [
+  'transform',
+  'rehydrate',
+  'detect',
+  'policy',
+  'batch',
+  'rag',
+  'revoke',
+  'global_revoke',
+  'session',
+  'detect_values',
+  'admin',
+] as const;
+
+const DEV_PRINCIPAL: Principal = { identity: 'dev', tenant: null, scopes: new Set(ALL_SCOPES) };
+
+export function principalOf(_request: FastifyRequest): Principal {
+  return DEV_PRINCIPAL;
+}
+
+/** In dev mode the caller role and purpose come from the body; otherwise from the credential. */
+export function callerOf(deps: AppDeps, principal: Principal, context: RequestContext | undefined): Caller {
+  if (deps.config.auth.mode === 'dev') {
+    return {
+      ...(context?.caller_role !== undefined ? { role: context.caller_role } : {}),
+      ...(context?.caller_purpose !== undefined ? { purpose: context.caller_purpose } : {}),
+    };
+  }
+  return {
+    ...(principal.role !== undefined ? { role: principal.role } : {}),
+    ...(principal.purpose !== undefined ? { purpose: principal.purpose } : {}),
+  };
+}
+
+/** The request context with caller fields taken from the credential outside dev mode. */
+export function effectiveContext(deps: AppDeps, principal: Principal, context: RequestContext | undefined): RequestContext {
+  const caller = callerOf(deps, principal, context);
+  return {
+    // A caller that omits the destination is treated as sending to an external model, so
+    // destination-gated deny rules cannot be bypassed by leaving the field out.
+    destination: context?.destination ?? DEFAULT_DESTINATION,
+    ...(context?.provider !== undefined ? { provider: context.provider } : {}),
+    ...(caller.role !== undefined ? { caller_role: caller.role } : {}),
+    ...(caller.purpose !== undefined ? { caller_purpose: caller.purpose } : {}),
+  };
+}
+
+export const DEFAULT_DESTINATION = 'external_llm';
+
+export function traceIdOf(supplied: string | undefined): string {
+  return supplied ?? randomUUID();
+}
+
+/** Traces are logged only as a fingerprint (interface.md 6.2). */
+export function fingerprint(value: string): string {
+  return createHash('sha256').update(value).digest('hex').slice(0, 16);
+}
+
+export interface PatternSet {
+  readonly compiled: CompiledPattern[];
+  readonly raw: CustomPattern[];
+}
+
+/** The policy's patterns plus the request's (validated here; additive only). */
+export function patternSet(policy: LoadedPolicy | undefined, requested: readonly CustomPattern[] | undefined): PatternSet {
+  const compiled: CompiledPattern[] = [...(policy?.patterns ?? [])];
+  const raw: CustomPattern[] = [...(policy?.rawPatterns ?? [])];
+  if (requested !== undefined && requested.length > 0) {
+    compiled.push(...compileCustomPatterns(requested, 'custom_patterns'));
+    raw.push(...requested);
+  }
+  return { compiled, raw };
+}
+
+/** Only the built-in detector exists until the NER issue lands; asking for NER fails clearly. */
+export function checkDetectors(detectors: readonly string[] | undefined): void {
+  if (detectors?.includes('python_ner') === true) {
+    throw new VeilError('VEIL_VALIDATION_FAILED', 'detectors: python_ner is not available (no NER sidecar is configured)');
+  }
+}
+
+export function ms(start: number): number {
+  return Math.round((performance.now() - start) * 1000) / 1000;
+}
+
+/** Convert UTF-16 spans to code-point spans in one pass. */
+export function codePointSpans(text: string, spans: readonly { start: number; end: number }[]): { start: number; end: number }[] {
+  const flat: number[] = [];
+  for (const span of spans) flat.push(span.start, span.end);
+  const converted = utf16ToCodePoints(text, flat);
+  const out: { start: number; end: number }[] = [];
+  for (let index = 0; index < spans.length; index += 1) {
+    out.push({ start: converted[index * 2]!, end: converted[index * 2 + 1]! });
+  }
+  return out;
+}

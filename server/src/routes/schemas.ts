@@ -1,0 +1,170 @@
+// Request and response schemas shared by the routes (TypeBox). Unknown fields are rejected
+// everywhere (additionalProperties: false); response schemas double as fast serializers.
+import { Type, type Static } from 'typebox';
+import { BUILTIN_CHANNELS, RESTORE_MODES } from '@veil/common';
+
+export const RestoreModeSchema = Type.Union(RESTORE_MODES.map((mode) => Type.Literal(mode)));
+export const LabelSchema = Type.String({ pattern: '^[a-z0-9_-]+$', minLength: 1, maxLength: 64 });
+export const LanguageSchema = Type.String({ pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$' });
+export const PolicyNameSchema = Type.String({ minLength: 1, maxLength: 128 });
+export const TraceIdSchema = Type.String({ minLength: 1, maxLength: 128 });
+export const SessionStateSchema = Type.String({ minLength: 1, maxLength: 16 * 1024 * 1024 });
+
+export const ContextSchema = Type.Object(
+  {
+    destination: Type.Optional(LabelSchema),
+    provider: Type.Optional(Type.String({ maxLength: 128 })),
+    caller_role: Type.Optional(Type.String({ maxLength: 128 })),
+    caller_purpose: Type.Optional(Type.String({ maxLength: 128 })),
+  },
+  { additionalProperties: false },
+);
+
+export const CustomPatternSchema = Type.Object(
+  {
+    entity_type: Type.String({ minLength: 1, maxLength: 80 }),
+    pattern: Type.String({ minLength: 1, maxLength: 1000 }),
+    confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    context_words: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 20 })),
+  },
+  { additionalProperties: false },
+);
+
+export const DetectorsSchema = Type.Array(Type.Union([Type.Literal('builtin_regex'), Type.Literal('python_ner')]), {
+  minItems: 1,
+  maxItems: 2,
+  uniqueItems: true,
+});
+
+export const TransformBodySchema = Type.Object(
+  {
+    input: Type.Optional(Type.String()),
+    input_type: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('json'), Type.Literal('chat_messages')])),
+    input_json: Type.Optional(Type.Unknown()),
+    input_messages: Type.Optional(Type.Array(Type.Unknown())),
+    language: Type.Optional(LanguageSchema),
+    policy: Type.Optional(PolicyNameSchema),
+    session_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    session_state: Type.Optional(SessionStateSchema),
+    detectors: Type.Optional(DetectorsSchema),
+    custom_patterns: Type.Optional(Type.Array(CustomPatternSchema, { maxItems: 32 })),
+    protection_overrides: Type.Optional(Type.Record(Type.String({ pattern: '^(custom:)?[a-z][a-z0-9_]{0,63}$' }), RestoreModeSchema)),
+    context: Type.Optional(ContextSchema),
+    trace_id: Type.Optional(TraceIdSchema),
+  },
+  { additionalProperties: false },
+);
+export type TransformBody = Static<typeof TransformBodySchema>;
+
+const SpanSchema = Type.Object({ start: Type.Integer(), end: Type.Integer() });
+
+export const TransformEntitySchema = Type.Object({
+  token: Type.String(),
+  type: Type.String(),
+  protection_level: Type.String(),
+  action_applied: Type.String(),
+  confidence: Type.Number(),
+  detector: Type.String(),
+  span: SpanSchema,
+});
+
+export const TransformResponseSchema = Type.Object({
+  safe_text: Type.String(),
+  session_state: Type.Optional(Type.String()),
+  session_id: Type.Optional(Type.String()),
+  entity_context: Type.Optional(Type.Array(Type.Object({ token: Type.String(), type: Type.String() }))),
+  entities: Type.Array(TransformEntitySchema),
+  entity_summary: Type.Optional(Type.Record(Type.String(), Type.Integer())),
+  stats: Type.Object({
+    entities_detected: Type.Integer(),
+    entities_transformed: Type.Integer(),
+    entities_blocked: Type.Integer(),
+    detection_time_ms: Type.Number(),
+    transform_time_ms: Type.Number(),
+  }),
+  detector_mode: Type.String(),
+  warnings: Type.Optional(Type.Array(Type.String())),
+  policy_version: Type.String(),
+  trace_id: Type.String(),
+});
+
+export const RehydrateBodySchema = Type.Object(
+  {
+    output: Type.String(),
+    session_state: Type.Optional(SessionStateSchema),
+    session_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    restore_mode: Type.Optional(RestoreModeSchema),
+    restore_overrides: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z]+_[0-9a-f]+$', maxLength: 64 }), RestoreModeSchema)),
+    output_channel: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    trace_id: Type.Optional(TraceIdSchema),
+    context: Type.Optional(ContextSchema),
+  },
+  { additionalProperties: false },
+);
+export type RehydrateBody = Static<typeof RehydrateBodySchema>;
+
+export const RehydrateResponseSchema = Type.Object({
+  restored_text: Type.String(),
+  tokens_resolved: Type.Integer(),
+  tokens_unresolved: Type.Array(Type.Object({ token: Type.String(), reason: Type.String() })),
+  stats: Type.Object({ rehydrate_time_ms: Type.Number() }),
+  trace_id: Type.String(),
+});
+
+export const DetectBodySchema = Type.Object(
+  {
+    input: Type.String(),
+    language: Type.Optional(LanguageSchema),
+    detectors: Type.Optional(DetectorsSchema),
+    custom_patterns: Type.Optional(Type.Array(CustomPatternSchema, { maxItems: 32 })),
+    entity_types: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 80 }), { maxItems: 256 })),
+    threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    policy: Type.Optional(PolicyNameSchema),
+    include_values: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type DetectBody = Static<typeof DetectBodySchema>;
+
+export const DetectResponseSchema = Type.Object({
+  entities: Type.Array(
+    Type.Object({ type: Type.String(), value: Type.String(), span: SpanSchema, confidence: Type.Number(), detector: Type.String() }),
+  ),
+  stats: Type.Object({
+    detection_time_ms: Type.Number(),
+    detectors_used: Type.Array(Type.String()),
+    detector_mode: Type.String(),
+  }),
+  warnings: Type.Optional(Type.Array(Type.String())),
+});
+
+export const EvaluatePolicyBodySchema = Type.Object(
+  {
+    policy: Type.Optional(PolicyNameSchema),
+    entities: Type.Array(
+      Type.Object(
+        { type: Type.String({ minLength: 1, maxLength: 80 }), value: Type.Optional(Type.String({ maxLength: 65536 })) },
+        { additionalProperties: false },
+      ),
+      { maxItems: 1000 },
+    ),
+    context: Type.Optional(ContextSchema),
+    output_channel: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+export type EvaluatePolicyBody = Static<typeof EvaluatePolicyBodySchema>;
+
+export const EntityTypesBodySchema = Type.Object({ name: Type.String({ maxLength: 256 }) }, { additionalProperties: false });
+export const PatternsBodySchema = Type.Object(
+  {
+    entity_type: Type.Optional(Type.String({ maxLength: 256 })),
+    pattern: Type.String({ maxLength: 4096 }),
+    confidence: Type.Optional(Type.Number()),
+    context_words: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 64 })),
+    sample: Type.Optional(Type.String({ maxLength: 65536 })),
+  },
+  { additionalProperties: false },
+);
+
+export const CHANNEL_NAMES: readonly string[] = BUILTIN_CHANNELS;

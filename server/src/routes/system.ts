@@ -1,0 +1,58 @@
+// Probes, health and capabilities. /livez and /readyz are public; health and capabilities need
+// any valid credential once auth is enabled.
+import { BUILTIN_CHANNELS, RESTORE_MODES } from '@veil/common';
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../deps.js';
+import { ENTITY_CATALOG } from '../domain/catalog.js';
+import { BUILTIN_REGEX_TYPES } from '../domain/detect/index.js';
+import { ABSTRACT_LANGUAGES } from '../domain/restore/index.js';
+
+export function probeRoutes(deps: AppDeps) {
+  return function register(app: FastifyInstance): void {
+    app.get('/livez', () => ({ status: 'ok' }));
+    app.get('/readyz', (_request, reply) => {
+      const ready = deps.policies.registry.size > 0;
+      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready' });
+    });
+  };
+}
+
+export function systemRoutes(deps: AppDeps) {
+  return function register(app: FastifyInstance): void {
+    app.get('/v1/health', () => {
+      const registry = deps.policies.registry;
+      const policiesOk = registry.size > 0;
+      return {
+        status: policiesOk ? 'healthy' : 'unhealthy',
+        version: deps.version,
+        uptime_seconds: Math.floor((deps.now() - deps.startedAtMs) / 1000),
+        components: {
+          detector: { status: 'healthy', message: 'builtin_only' },
+          session: { status: 'healthy', message: deps.config.session.backend },
+          policies: {
+            status: policiesOk ? 'healthy' : 'unhealthy',
+            message: `${registry.size} ${registry.size === 1 ? 'policy' : 'policies'} loaded (default '${registry.defaultName}')`,
+          },
+        },
+      };
+    });
+
+    app.get('/v1/capabilities', () => {
+      const builtin = new Set(BUILTIN_REGEX_TYPES);
+      return {
+        entity_types: [...ENTITY_CATALOG.values()]
+          .filter((info) => builtin.has(info.type) || info.source === 'python_ner')
+          .map((info) => ({ type: info.type, prefix: info.prefix, protection_level: info.protectionLevel, source: info.source })),
+        languages: [...ABSTRACT_LANGUAGES],
+        detectors: [
+          { name: 'builtin_regex', type: 'builtin' },
+          { name: 'custom_pattern', type: 'custom' },
+        ],
+        restore_modes: [...RESTORE_MODES],
+        output_channels: [...BUILTIN_CHANNELS],
+        ner_active: false,
+        max_batch_size: deps.config.limits.max_batch_size,
+      };
+    });
+  };
+}

@@ -1,0 +1,59 @@
+// Test harness: builds the real app with a memory log sink, a fixed secret and an injectable
+// clock, so HTTP tests run through inject() and can scan every log line for leaked values.
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../app.js';
+import { loadConfig } from '../config/index.js';
+import type { AppDeps } from '../deps.js';
+import { createLogger } from '../logging.js';
+import { buildDeps } from '../main.js';
+
+export const TEST_SECRET = '7f'.repeat(32);
+
+export class MemorySink extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
+    this.lines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+    callback();
+  }
+  text(): string {
+    return this.lines.join('\n');
+  }
+}
+
+export interface TestApp {
+  readonly app: FastifyInstance;
+  readonly deps: AppDeps;
+  readonly logs: MemorySink;
+  /** Move the injected clock forward. */
+  advance(seconds: number): void;
+  close(): Promise<void>;
+}
+
+export async function buildTestApp(options: { env?: Record<string, string>; overrides?: Record<string, unknown> } = {}): Promise<TestApp> {
+  const loaded = loadConfig({
+    env: { VEIL_SESSION_SECRET: TEST_SECRET, ...(options.env ?? {}) },
+    ...(options.overrides !== undefined ? { overrides: options.overrides } : {}),
+  });
+  let offsetMs = 0;
+  const base = buildDeps(loaded);
+  const deps: AppDeps = { ...base, now: () => Date.now() + offsetMs };
+  const logs = new MemorySink();
+  const logger = createLogger({ level: 'info', format: 'json', stream: logs });
+  const app = await buildApp(deps, { logger });
+  return {
+    app,
+    deps,
+    logs,
+    advance: (seconds) => {
+      offsetMs += seconds * 1000;
+    },
+    close: () => app.close(),
+  };
+}
+
+/** POST JSON through inject and parse the reply. */
+export async function post(app: FastifyInstance, url: string, body: unknown): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+  const response = await app.inject({ method: 'POST', url, payload: body as object, headers: { 'content-type': 'application/json' } });
+  return { status: response.statusCode, body: response.json(), headers: response.headers };
+}
