@@ -21,8 +21,9 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   if (deps.config.auth.mode !== 'dev') {
     throw new Error(`auth.mode '${deps.config.auth.mode}' is not available in this build; use 'dev'`);
   }
+  const loggerInstance: FastifyBaseLogger = options.logger ?? pino({ enabled: false });
   const app: FastifyInstance = Fastify({
-    loggerInstance: (options.logger ?? pino({ enabled: false })) as FastifyBaseLogger,
+    loggerInstance,
     // No per-request access lines: routes log their own value-free completion events.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
-import { loadConfig, secretFingerprint, type LoadedConfig } from './config/index.js';
+import { loadConfig, type LoadedConfig } from './config/index.js';
 import type { AppDeps } from './deps.js';
 import { deriveCorpusKeys } from './domain/token/index.js';
 import { createLogger } from './logging.js';
@@ -59,12 +59,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     ...(options.logStream !== undefined ? { stream: options.logStream } : {}),
   });
   for (const warning of loaded.warnings) logger.warn(warning);
-  if (loaded.generatedSecret) {
-    logger.warn(
-      { secret_fingerprint: secretFingerprint(loaded.serverSecret) },
-      'no session secret configured: generated one for this process; sealed session_state blobs will not survive a restart',
-    );
-  }
   const deps = buildDeps(loaded);
   const app = await buildApp(deps, { logger });
   const url = await app.listen({ host: config.server.host, port: config.server.port });

@@ -77,8 +77,9 @@ function argValue(args: readonly string[], name: string): string | undefined {
   return at >= 0 ? args[at + 1] : undefined;
 }
 
+/** Slice by code points, as the corpus spans (Python string indices) count them. */
 function codePointSlice(text: string, start: number, end: number): string {
-  return [...text].slice(start, end).join('');
+  return Array.from(text).slice(start, end).join('');
 }
 
 function main(): void {

@@ -33,7 +33,7 @@ describe('secret helpers', () => {
   it('Secret hides its value from every printing path', () => {
     const secret = new Secret('hunter2-canary');
     expect(secret.reveal()).toBe('hunter2-canary');
-    for (const shown of [String(secret), `${secret.toString()}`, JSON.stringify({ secret }), inspect({ secret }, { depth: 5 }), inspect(secret, { showHidden: true })]) {
+    for (const shown of [String(secret), secret.toString(), JSON.stringify({ secret }), inspect({ secret }, { depth: 5 }), inspect(secret, { showHidden: true })]) {
       expect(shown).not.toContain('hunter2');
     }
     expect(Object.isFrozen(secret)).toBe(true);

@@ -95,7 +95,7 @@ export const RehydrateBodySchema = Type.Object(
     session_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     restore_mode: Type.Optional(RestoreModeSchema),
     restore_overrides: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z]+_[0-9a-f]+$', maxLength: 64 }), RestoreModeSchema)),
-    output_channel: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    output_channel: Type.Optional(LabelSchema),
     trace_id: Type.Optional(TraceIdSchema),
     context: Type.Optional(ContextSchema),
   },
@@ -149,7 +149,7 @@ export const EvaluatePolicyBodySchema = Type.Object(
       { maxItems: 1000 },
     ),
     context: Type.Optional(ContextSchema),
-    output_channel: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    output_channel: Type.Optional(LabelSchema),
   },
   { additionalProperties: false },
 );

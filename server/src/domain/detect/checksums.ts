@@ -46,6 +46,26 @@ export function ibanChecksumValid(chars: string): boolean {
   return remainder === 1;
 }
 
+/**
+ * The same check over text[start, end) in print form (single spaces between groups), without
+ * building the compact string: the BBAN first, then the country code and check digits.
+ */
+export function ibanChecksumValidIn(text: string, start: number, end: number): boolean {
+  let remainder = 0;
+  for (let pass = 0; pass < 2; pass++) {
+    const from = pass === 0 ? start + 4 : start;
+    const to = pass === 0 ? end : start + 4;
+    for (let k = from; k < to; k++) {
+      const c = text.charCodeAt(k);
+      if (c === 32) continue;
+      const v = ibanValue(c);
+      if (v < 0) return false;
+      remainder = v >= 10 ? (remainder * 100 + v) % 97 : (remainder * 10 + v) % 97;
+    }
+  }
+  return remainder === 1;
+}
+
 const B58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const B58_INDEX: Int8Array = (() => {
   const table = new Int8Array(128).fill(-1);

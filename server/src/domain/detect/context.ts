@@ -1,56 +1,53 @@
 // Context words near a candidate ("ssn" before nine digits, "swift" before a BIC, "phone" before
-// a number). Only called for candidates that already passed a structural check, so lowercasing a
-// short window per call is cheap; the scan itself never lowercases the text.
-import { isAlnumCode } from './chars.js';
+// a number). Only called for candidates that already passed a structural check. Each word list
+// is one case-insensitive regex compiled at load (an alternation of literals between letter
+// boundaries: no nested quantifiers), run on a short window slice, never on the whole text.
 
-function containsWord(window: string, word: string): boolean {
-  let from = 0;
-  for (;;) {
-    const at = window.indexOf(word, from);
-    if (at < 0) return false;
-    const before = at > 0 ? window.charCodeAt(at - 1) : -1;
-    const after = at + word.length < window.length ? window.charCodeAt(at + word.length) : -1;
-    if (!isAlnumCode(before) && !isAlnumCode(after)) return true;
-    from = at + 1;
-  }
+/** A compiled list of context words. */
+export interface ContextWords {
+  readonly words: readonly string[];
+  readonly matcher: RegExp;
 }
 
-/** True when one of `words` (lowercase) appears as a whole word in text[from, to). */
-export function hasWordIn(text: string, from: number, to: number, words: readonly string[]): boolean {
+// Syntax characters only: with the u flag, escaping anything else (# -) is an error.
+const SPECIALS = /[\\^$.*+?()[\]{}|/]/g;
+
+export function contextWords(words: readonly string[]): ContextWords {
+  const alternatives = [...words].sort((a, b) => b.length - a.length).map((word) => word.replace(SPECIALS, '\\$&'));
+  // No g flag: test() then neither reads nor writes lastIndex.
+  return { words, matcher: new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, 'iu') };
+}
+
+/** True when one of the words appears as a whole word in text[from, to). */
+export function hasWordIn(text: string, from: number, to: number, context: ContextWords): boolean {
   const start = Math.max(0, from);
   const end = Math.min(text.length, to);
   if (end <= start) return false;
-  const window = text.slice(start, end).toLowerCase();
-  for (const word of words) if (containsWord(window, word)) return true;
-  return false;
+  // One extra character on the left lets the boundary check see a word cut by the window.
+  return context.matcher.test(text.slice(Math.max(0, start - 1), end));
 }
 
-/** One of `words` within `distance` characters before `start`. */
-export function hasWordBefore(text: string, start: number, distance: number, words: readonly string[]): boolean {
-  return hasWordIn(text, start - distance, start, words);
+/** One of the words within `distance` characters before `start`. */
+export function hasWordBefore(text: string, start: number, distance: number, context: ContextWords): boolean {
+  return hasWordIn(text, start - distance, start, context);
 }
 
-/** One of `words` within `distance` characters before `start` or after `end`. */
-export function hasWordAround(text: string, start: number, end: number, distance: number, words: readonly string[]): boolean {
-  return hasWordIn(text, start - distance, start, words) || hasWordIn(text, end, end + distance, words);
-}
-
-export const PHONE_CONTEXT = [
+export const PHONE_CONTEXT: ContextWords = contextWords([
   'phone', 'tel', 'telephone', 'mobile', 'mob', 'cell', 'call', 'contact', 'fax', 'whatsapp', 'sms',
   'telefon', 'handy', 'rufnummer', 'téléphone', 'portable', 'tél', 'teléfono', 'móvil', 'celular',
   'telefono', 'cellulare', 'telefoon', 'mobiel', 'telefone', 'telemóvel',
-];
+]);
 
-export const SSN_CONTEXT = ['ssn', 'ssns', 'social security', 'soc sec', 'soc. sec', 'ss#', 'ss #', 'ss no', 'ssn#', 'tin', 'taxpayer'];
+export const SSN_CONTEXT: ContextWords = contextWords(['ssn', 'ssns', 'social security', 'soc sec', 'soc. sec', 'ss#', 'ss #', 'ss no', 'ssn#', 'tin', 'taxpayer']);
 
-export const CARD_CONTEXT = [
+export const CARD_CONTEXT: ContextWords = contextWords([
   'card', 'credit', 'debit', 'visa', 'mastercard', 'amex', 'american express', 'discover', 'jcb', 'diners', 'cc',
   'kreditkarte', 'karte', 'carte', 'tarjeta', 'carta', 'kaart', 'cartão', 'paid', 'pay', 'payment',
-];
+]);
 
-export const DATE_CONTEXT = [
+export const DATE_CONTEXT: ContextWords = contextWords([
   'born', 'birth', 'birthday', 'dob', 'd.o.b', 'date', 'since', 'geboren', 'geburtsdatum', 'datum', 'né', 'née',
   'naissance', 'nacimiento', 'fecha', 'nascita', 'data', 'geboortedatum', 'nascimento', 'expires', 'expiry', 'issued',
-];
+]);
 
-export const BIC_CONTEXT = ['swift', 'bic', 'swift/bic', 'bic/swift', 'swift code', 'bank code', 'bank identifier', 'bic code', 'bic-code', 'routing'];
+export const BIC_CONTEXT: ContextWords = contextWords(['swift', 'bic', 'swift/bic', 'bic/swift', 'swift code', 'bank code', 'bank identifier', 'bic code', 'bic-code', 'routing']);

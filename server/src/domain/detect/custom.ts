@@ -44,15 +44,15 @@ function fail(field: string, message: string): CheckResult {
   return { ok: false, field, message };
 }
 
-/** Map an RE2 compile error to a fixed description (RE2 messages quote the pattern). */
+// RE2 error texts (they quote the pattern, so they are only classified, never passed on).
+const RE2_UNSUPPORTED = /invalid perl operator|invalid escape sequence: \\[1-9]|backreference|lookahead|lookbehind/i;
+const RE2_TOO_COMPLEX = /too large|too big|repetition/i;
+
+/** Map an RE2 compile error to a fixed description. */
 function describeRe2Error(error: unknown): string {
   const message = error instanceof Error ? error.message : '';
-  if (/invalid perl operator|invalid escape sequence: \\[1-9]|backreference|lookahead|lookbehind/i.test(message)) {
-    return 'unsupported syntax (backreferences and lookaround are not supported)';
-  }
-  if (/too large|too big|bad repetition|repetition/i.test(message)) {
-    return 'pattern is too complex or has an invalid repetition';
-  }
+  if (RE2_UNSUPPORTED.test(message)) return 'unsupported syntax (backreferences and lookaround are not supported)';
+  if (RE2_TOO_COMPLEX.test(message)) return 'pattern is too complex or has an invalid repetition';
   return 'invalid regular expression';
 }
 
@@ -201,9 +201,10 @@ export function runCustomPatterns(text: string, patterns: readonly CompiledPatte
       let confidence = pattern.confidence;
       if (pattern.contextFinder !== undefined) {
         occurrences ??= contextOccurrences(text, pattern.contextFinder);
-        if (nearContext(occurrences, start, end)) confidence = Math.min(1, confidence + CONTEXT_BOOST);
+        if (nearContext(occurrences, start, end)) confidence = Math.min(1, Math.round((confidence + CONTEXT_BOOST) * 1000) / 1000);
       }
-      out.push({ type: pattern.type, start, end, value: match[0], confidence, detector: 'custom_pattern' });
+      // Slice rather than match[0]: RE2 works in UTF-8 and returns U+FFFD for a lone surrogate.
+      out.push({ type: pattern.type, start, end, value: text.slice(start, end), confidence, detector: 'custom_pattern' });
     }
     regex.lastIndex = 0;
   }

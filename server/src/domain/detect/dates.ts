@@ -83,10 +83,6 @@ function skipWord(text: string, pos: number, word: string): number {
   return text.charCodeAt(pos + word.length) === 32 ? pos + word.length + 1 : pos;
 }
 
-export interface WrittenDate {
-  readonly end: number;
-}
-
 /**
  * "12 March 2024", "12. März 2024", "1er mars 2024", "12 de marzo de 2024", "12th of March 2024",
  * "12-Mar-2024", starting at the day digits text[start, dayEnd).

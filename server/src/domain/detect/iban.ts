@@ -4,12 +4,12 @@
 // context word (swift, bic) or an IBAN close by; see resolveBicCandidates.
 import { codeAt, isAlnumCode, isDigit, isUpper } from './chars.js';
 import { BIC_CONTEXT, hasWordBefore } from './context.js';
-import { ibanChecksumValid } from './checksums.js';
+import { ibanChecksumValidIn } from './checksums.js';
 import { emit, type ScanState } from './state.js';
 import type { Detection } from '../types.js';
 
 /** IBAN lengths: the SWIFT registry plus the partial/national IBAN countries in common use. */
-const IBAN_LENGTHS: ReadonlyMap<string, number> = new Map(
+const IBAN_LENGTH_LIST: readonly [string, number][] = (
   (
     'AD24 AE23 AL28 AT20 AZ28 BA20 BE16 BG22 BH22 BI27 BR29 BY28 CH21 CR22 CY28 CZ24 DE22 DJ27 DK18 ' +
     'DO28 EE20 EG29 ES24 FI18 FK18 FO18 FR27 GB22 GE22 GI23 GL18 GR27 GT28 HN28 HR21 HU28 IE22 IL23 ' +
@@ -23,7 +23,12 @@ const IBAN_LENGTHS: ReadonlyMap<string, number> = new Map(
     'GF27 GP27 MQ27 RE27 PF27 TF27 YT27 NC27 PM27 WF27 BL27 MF27'
   )
     .split(' ')
-    .map((entry): [string, number] => [entry.slice(0, 2), Number(entry.slice(2))]),
+    .map((entry): [string, number] => [entry.slice(0, 2), Number(entry.slice(2))])
+);
+
+/** Keyed by the two country-code characters as one number, so the lookup allocates nothing. */
+const IBAN_LENGTHS: ReadonlyMap<number, number> = new Map(
+  IBAN_LENGTH_LIST.map(([country, length]) => [(country.charCodeAt(0) << 8) | country.charCodeAt(1), length]),
 );
 
 /** ISO 3166-1 alpha-2 codes (plus XK), for the country part of a BIC. */
@@ -48,21 +53,21 @@ function isUpperOrDigit(c: number): boolean {
 export function detectIban(state: ScanState, start: number): number {
   const text = state.text;
   if (!isUpper(codeAt(text, start + 1)) || !isDigit(codeAt(text, start + 2)) || !isDigit(codeAt(text, start + 3))) return -1;
-  const expected = IBAN_LENGTHS.get(text.slice(start, start + 2));
+  const expected = IBAN_LENGTHS.get((text.charCodeAt(start) << 8) | text.charCodeAt(start + 1));
   if (expected === undefined) return -1;
-  let compact = text.slice(start, start + 4);
+  let count = 4;
   let pos = start + 4;
-  while (compact.length < expected) {
+  while (count < expected) {
     const c = codeAt(text, pos);
     if (isUpperOrDigit(c)) {
-      compact += text[pos]!;
+      count++;
       pos++;
     } else if (c === 32 && isUpperOrDigit(codeAt(text, pos + 1))) {
       pos++; // print form: single spaces between groups
     } else break;
   }
-  if (compact.length !== expected || isAlnumCode(codeAt(text, pos))) return -1;
-  if (!ibanChecksumValid(compact)) return -1;
+  if (count !== expected || isAlnumCode(codeAt(text, pos))) return -1;
+  if (!ibanChecksumValidIn(text, start, pos)) return -1;
   emit(state, 'iban', start, pos, 0.98);
   return pos;
 }

@@ -73,16 +73,28 @@ export function ipv6Confidence(value: string): number {
   }
   explicit = groupsValid(head);
   if (explicit < 0 || explicit + (v4 ? 2 : 0) !== 8) return 0;
-  return 0.85;
+  // 1:2:3:4:5:6:7:8 is a ratio or a list; real addresses have multi-digit groups.
+  return longestGroup >= 2 || v4 ? 0.85 : 0;
 }
 
 function tryIPv6(state: ScanState, start: number): number {
   const text = state.text;
   let end = start;
+  let colons = 0;
+  let compressed = false;
+  let dotted = false;
   while (isV6Char(codeAt(text, end))) {
+    const c = text.charCodeAt(end);
+    if (c === COLON) {
+      colons++;
+      if (codeAt(text, end + 1) === COLON) compressed = true;
+    } else if (c === DOT) dotted = true;
     end++;
     if (end - start > MAX_IPV6 + 1) return -1;
   }
+  // Cheap gate before any slicing: without '::' an address has 7 colons (6 with a dotted tail);
+  // times (12:30:45) and ratios stop here.
+  if (!compressed && colons < (dotted ? 6 : 7)) return -1;
   // Sentence punctuation after an address: "from fe80::1." / "fe80::1:".
   while (end > start) {
     const last = text.charCodeAt(end - 1);
@@ -153,7 +165,8 @@ function tryMac(state: ScanState, start: number): boolean {
 export function detectHexAt(state: ScanState, start: number): number {
   const text = state.text;
   const prev = codeAt(text, start - 1);
-  if (isAlnumCode(prev) || prev === COLON || prev === DOT || prev === 95) return -1;
+  // Not inside a longer run of groups (the run was looked at from its own start).
+  if (isAlnumCode(prev) || prev === COLON || prev === DOT || prev === DASH || prev === 95) return -1;
   // Cheap gate: a hex run of at most 4 followed by ':' '-' or '.'.
   let k = start;
   while (isHex(codeAt(text, k)) && k - start <= 4) k++;

@@ -4,7 +4,7 @@
 // of at most MAX_GROUP digits, and starts inside a group chain are skipped (see numericStartOk),
 // so the work per character is bounded on any input, including megabytes of digits.
 import { codeAt, isAlnumCode, isDigit, isAsciiLetter } from './chars.js';
-import { CARD_CONTEXT, DATE_CONTEXT, hasWordBefore, SSN_CONTEXT } from './context.js';
+import { CARD_CONTEXT, contextWords, DATE_CONTEXT, hasWordBefore, SSN_CONTEXT } from './context.js';
 import { luhnValid } from './checksums.js';
 import { dateValid, digitsValue, writtenDateFromDay } from './dates.js';
 import { detectPhone } from './phone.js';
@@ -18,6 +18,11 @@ const COLON = 58;
 const COMMA = 44;
 const PLUS = 43;
 
+const NOT_AN_ADDRESS_CONTEXT = contextWords([
+  'version', 'ver', 'v', 'release', 'build', 'rev', 'revision', 'firmware', 'section', 'sec', 'chapter', 'figure', 'fig',
+  'table', 'oid', 'item', 'clause', 'paragraph', 'article', 'art',
+]);
+
 const MAX_GROUPS = 6;
 const MAX_GROUP = 20;
 
@@ -28,8 +33,14 @@ const groupEnd = new Int32Array(MAX_GROUPS);
 /** Separator code between group k-1 and k (index 0 unused). */
 const groupSep = new Int32Array(MAX_GROUPS);
 
+/** No-break spaces (French typography writes "06 12 34 56 78" with them) count as spaces. */
+function asSeparator(c: number): number {
+  return c === 0xa0 || c === 0x202f ? SPACE : c;
+}
+
 function isSeparator(c: number): boolean {
-  return c === SPACE || c === DASH || c === DOT || c === SLASH;
+  const s = asSeparator(c);
+  return s === SPACE || s === DASH || s === DOT || s === SLASH;
 }
 
 /**
@@ -58,7 +69,7 @@ function collectGroups(text: string, start: number): number {
     count++;
     const sep = codeAt(text, pos);
     if (!isSeparator(sep) || !isDigit(codeAt(text, pos + 1))) break;
-    groupSep[count] = sep;
+    groupSep[count] = asSeparator(sep);
     pos++;
   }
   return count;
@@ -100,6 +111,11 @@ function tryIPv4(state: ScanState, count: number): boolean {
   const end = groupEnd[3]!;
   if (count > 4 && groupSep[4] === DOT) return false; // 1.2.3.4.5 is a version or an OID
   if (!rightBoundaryOk(text, end)) return false;
+  // 3.5.2.1-beta, 1.2.3.4_rc: a version with a suffix.
+  const next = codeAt(text, end);
+  if ((next === DASH || next === 95) && isAlnumCode(codeAt(text, end + 1))) return false;
+  // "version 1.2.3.4", "section 2.1.4.3": dotted numbers that only look like addresses.
+  if (hasWordBefore(text, groupStart[0]!, 16, NOT_AN_ADDRESS_CONTEXT)) return true;
   emit(state, 'ip_address', groupStart[0]!, end, 0.85);
   return true;
 }
@@ -239,7 +255,7 @@ function tryCard(state: ScanState, count: number): boolean {
   for (let k = 0; k < run; k++) digits += len(k);
   if (digits < 13 || digits > 19) return false;
   // 4-4-4-4(-3), 4-4-4-1..4 (all fours but the last), or 4-6-5 / 4-6-4 (Amex, Diners).
-  let shapeOk = false;
+  let shapeOk: boolean;
   if (run === 3 && len(1) === 6 && (len(2) === 5 || len(2) === 4)) shapeOk = true;
   else {
     shapeOk = true;

@@ -3,7 +3,6 @@
 // matched against password/secret/token-like names; only the value is reported. Placeholders
 // (***, <redacted>, ${VAR}, type annotations such as `password: str`) are not secrets.
 import { codeAt, isAlnumCode, isNonAsciiLetter, isSpaceCode, isUpper } from './chars.js';
-import { detectApiKey, detectJwt, mayStartKey } from './secrets.js';
 import { emit, type ScanState } from './state.js';
 
 const MAX_KEY = 48;
@@ -32,29 +31,64 @@ const ENV_VARIABLE = /^\$[A-Z_0-9]+$/;
 const POSITIONAL = /^\$\d$/;
 const CALL_OR_ATTRIBUTE = /^[A-Za-z_][A-Za-z0-9_.]*\(/;
 const LOWERCASE_WORD = /^[a-z]+$/;
+/**
+ * Unquoted values that are code, not secrets: member access (session.secret), calls and indexing
+ * (get(kid), list[0]), regex literals (/^[0-9]/), camelCase and SCREAMING_SNAKE identifiers
+ * (jwtSecret, HEX_SECRET). Every alternative splits its input one way only (no backtracking).
+ */
+const CODE_VALUE =
+  /^(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$#][\w$#]*)+.*|[A-Za-z_$][\w$]*[[(].*|\/\^.*|[a-z]+(?:[A-Z][a-z]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$/;
 
 function isKeyChar(c: number): boolean {
   return (c < 128 && (isAlnumCode(c) || c === 95 || c === 45 || c === 46)) || (c >= 128 && isNonAsciiLetter(c));
 }
 
+/** Last two letters of the suffixes (and "passe"), so most keys are rejected on two characters. */
+const SUFFIX_TAILS = new Set([...PASSWORD_SUFFIXES, 'passe'].map((suffix) => tailKey(suffix.charCodeAt(suffix.length - 2), suffix.charCodeAt(suffix.length - 1))));
+
+function tailKey(beforeLast: number, last: number): number {
+  // Latin-1 letters differ from their uppercase form in bit 0x20 only.
+  return ((beforeLast | 0x20) << 16) | (last | 0x20);
+}
+
+/** `suffix` (lowercase) ends text[.., end), compared case-insensitively for Latin-1 letters. */
+function endsWithIgnoreCase(text: string, end: number, suffix: string, keyStart: number): boolean {
+  const from = end - suffix.length;
+  if (from < keyStart) return false;
+  for (let k = 0; k < suffix.length; k++) {
+    const expected = suffix.charCodeAt(k);
+    const actual = text.charCodeAt(from + k);
+    // Latin-1 letters differ from their uppercase form in bit 0x20 only.
+    if (actual !== expected && (actual | 0x20) !== expected) return false;
+  }
+  return true;
+}
+
 /** Kind of secret named by text[keyStart, keyEnd): 'password', 'token' or undefined. */
 function keyKind(text: string, keyStart: number, keyEnd: number): 'password' | 'token' | undefined {
-  const key = text.slice(keyStart, keyEnd);
-  const lower = key.toLowerCase();
+  if (!SUFFIX_TAILS.has(tailKey(text.charCodeAt(keyEnd - 2), text.charCodeAt(keyEnd - 1)))) return undefined;
   for (const suffix of PASSWORD_SUFFIXES) {
-    if (!lower.endsWith(suffix)) continue;
-    const at = key.length - suffix.length;
-    if (BOUNDED_SUFFIXES.has(suffix) && at > 0) {
-      const before = key.charCodeAt(at - 1);
+    if (!endsWithIgnoreCase(text, keyEnd, suffix, keyStart)) continue;
+    const at = keyEnd - suffix.length;
+    if (BOUNDED_SUFFIXES.has(suffix) && at > keyStart) {
+      const before = text.charCodeAt(at - 1);
       const separator = before === 95 || before === 45 || before === 46;
-      const camel = isUpper(key.charCodeAt(at)) && !isUpper(before);
+      const camel = isUpper(text.charCodeAt(at)) && !isUpper(before);
       if (!separator && !camel) continue;
     }
     return TOKEN_SUFFIXES.has(suffix) ? 'token' : 'password';
   }
   // The French multi-word key "mot de passe".
-  if (lower === 'passe' && text.slice(Math.max(0, keyStart - 7), keyStart).toLowerCase() === 'mot de ') return 'password';
+  if (endsWithIgnoreCase(text, keyEnd, 'passe', keyStart) && keyEnd - keyStart === 5) {
+    if (text.slice(Math.max(0, keyStart - 7), keyStart).toLowerCase() === 'mot de ') return 'password';
+  }
   return undefined;
+}
+
+function countSpaces(text: string, start: number, end: number): number {
+  let spaces = 0;
+  for (let k = start; k < end; k++) if (text.charCodeAt(k) === 32) spaces++;
+  return spaces;
 }
 
 function isPlaceholder(value: string): boolean {
@@ -78,10 +112,13 @@ function isPlaceholder(value: string): boolean {
 
 /**
  * At '=' or ':' (position `at`): if a secret-like key precedes it, emit its value. Returns the
- * value end (so the caller can skip over it) or -1.
+ * value end or -1. The text after the separator is still scanned by the caller (a card number or
+ * provider key in the value keeps its own type); separators inside an already-scanned value are
+ * not examined again, so "password=password=..." floods stay linear.
  */
 export function detectAssignedSecret(state: ScanState, at: number): number {
   const text = state.text;
+  if (at < state.assignScanEnd) return -1;
   const sep = text.charCodeAt(at);
   const next = codeAt(text, at + 1);
   if (sep === 61 /* = */) {
@@ -92,7 +129,8 @@ export function detectAssignedSecret(state: ScanState, at: number): number {
   let k = at - 1;
   while (k >= 0 && at - k <= 4 && (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 9)) k--;
   const quote = codeAt(text, k);
-  if (quote === 34 || quote === 39) k--;
+  const keyQuoted = quote === 34 || quote === 39;
+  if (keyQuoted) k--;
   const keyEnd = k + 1;
   while (k >= 0 && keyEnd - k <= MAX_KEY && isKeyChar(text.charCodeAt(k))) k--;
   const keyStart = k + 1;
@@ -106,7 +144,8 @@ export function detectAssignedSecret(state: ScanState, at: number): number {
   let valueStart: number;
   let valueEnd: number;
   let proseLike = false;
-  if (open === 34 || open === 39 || open === 96) {
+  const quoted = open === 34 || open === 39 || open === 96;
+  if (quoted) {
     valueStart = v + 1;
     valueEnd = valueStart;
     while (valueEnd < text.length && valueEnd - valueStart <= MAX_VALUE) {
@@ -114,7 +153,11 @@ export function detectAssignedSecret(state: ScanState, at: number): number {
       if (c === open || c === 10 || c === 13) break;
       valueEnd++;
     }
+    state.assignScanEnd = valueEnd;
     if (codeAt(text, valueEnd) !== open) return -1;
+    // 'asks for a passphrase: "Enter passphrase for key"' is prose quoting a prompt; a JSON or
+    // YAML value has a quoted key or no run of words.
+    if (sep === 58 && !keyQuoted && countSpaces(text, valueStart, valueEnd) >= 2) return -1;
   } else {
     valueStart = v;
     valueEnd = v;
@@ -124,6 +167,10 @@ export function detectAssignedSecret(state: ScanState, at: number): number {
       if (isSpaceCode(c) || c === 59 || c === 38 || c === 44 || c === 41 || c === 93 || c === 125 || c === 34 || c === 39 || c === 60) break;
       valueEnd++;
     }
+    // A bracketed placeholder ([REDACTED], (hidden)) ends at its closing bracket.
+    const first = codeAt(text, valueStart);
+    const closer = codeAt(text, valueEnd);
+    if ((first === 91 && closer === 93) || (first === 40 && closer === 41)) valueEnd++;
     // Sentence punctuation after an unquoted value ("password: hunter2.").
     while (valueEnd > valueStart && (text.charCodeAt(valueEnd - 1) === 46 || text.charCodeAt(valueEnd - 1) === 58)) valueEnd--;
     // "Password: please ask the admin" is prose: a lowercase word followed by more words.
@@ -131,15 +178,19 @@ export function detectAssignedSecret(state: ScanState, at: number): number {
       proseLike = LOWERCASE_WORD.test(text.slice(valueStart, valueEnd));
     }
   }
+  state.assignScanEnd = Math.max(state.assignScanEnd, valueEnd);
   const length = valueEnd - valueStart;
   if (length < 3 || length > MAX_VALUE || proseLike) return -1;
   const value = text.slice(valueStart, valueEnd);
   if (isPlaceholder(value)) return -1;
+  if (!quoted) {
+    if (CODE_VALUE.test(value)) return -1;
+    // A bare lowercase word is a variable in code (password: value, password = pw) unless it is
+    // written tight as in env files and URLs (password=letmein).
+    const tight = sep === 61 && valueStart === at + 1 && codeAt(text, at - 1) !== 32;
+    if (!tight && LOWERCASE_WORD.test(value)) return -1;
+  }
   if (kind === 'token' && (length < 8 || LOWERCASE_WORD.test(value))) return -1;
-  // A provider key or JWT as the value is reported under its own type as well (higher score).
-  const c = text.charCodeAt(valueStart);
-  if (mayStartKey(c)) detectApiKey(state, valueStart);
-  if (c === 101 /* e */) detectJwt(state, valueStart);
   emit(state, 'password', valueStart, valueEnd, kind === 'token' ? 0.8 : 0.85);
   return valueEnd;
 }

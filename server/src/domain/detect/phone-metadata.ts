@@ -15,6 +15,7 @@ interface PlanApi {
   possibleLengths(): number[] | undefined;
   nationalPrefixForParsing(): string | undefined;
   nationalPrefixTransformRule(): string | undefined;
+  leadingDigits(): string | undefined;
   type(name: string): { pattern(): string } | undefined;
 }
 
@@ -32,6 +33,8 @@ interface CompiledPlan {
   readonly lengths: ReadonlySet<number>;
   readonly prefix: RegExp | undefined;
   readonly prefixTransform: string | undefined;
+  /** Countries sharing a calling code (NANP) are told apart by leading digits where defined. */
+  readonly leading: RegExp | undefined;
 }
 
 const TYPE_NAMES = [
@@ -51,6 +54,7 @@ function isPlanApi(value: unknown): value is PlanApi {
     typeof plan.possibleLengths === 'function' &&
     typeof plan.nationalPrefixForParsing === 'function' &&
     typeof plan.nationalPrefixTransformRule === 'function' &&
+    typeof plan.leadingDigits === 'function' &&
     typeof plan.type === 'function'
   );
 }
@@ -70,6 +74,7 @@ function compilePlan(country: string): CompiledPlan | null {
     if (pattern !== undefined && pattern !== '') types.push(new RegExp(`^(?:${pattern})$`));
   }
   const prefixSource = plan.nationalPrefixForParsing();
+  const leadingSource = plan.leadingDigits();
   return {
     country,
     callingCode: plan.callingCode(),
@@ -78,6 +83,7 @@ function compilePlan(country: string): CompiledPlan | null {
     lengths: new Set(plan.possibleLengths() ?? []),
     prefix: prefixSource ? new RegExp(`^(?:${prefixSource})`) : undefined,
     prefixTransform: plan.nationalPrefixTransformRule() || undefined,
+    leading: leadingSource ? new RegExp(`^(?:${leadingSource})`) : undefined,
   };
 }
 
@@ -120,14 +126,27 @@ export interface PhoneVerdict {
 
 const INVALID: PhoneVerdict = { valid: false, possible: false };
 
+/**
+ * Validity among the countries sharing one calling code, the way libphonenumber picks the country
+ * (getCountryByNationalNumber): a country with leading digits owns the numbers starting with
+ * them; a country without is tried against its number-type patterns. The trunk prefix is
+ * stripped per the first (main) country's plan.
+ */
 function checkCountries(countries: readonly string[], digits: string): PhoneVerdict {
+  const main = planFor(countries[0] ?? '');
+  if (main === null) return INVALID;
   let possible = false;
-  for (const country of countries) {
-    const plan = planFor(country);
-    if (plan === null) continue;
-    for (const form of nationalForms(plan, digits)) {
+  for (const form of nationalForms(main, digits)) {
+    if (main.lengths.has(form.length)) possible = true;
+    for (const country of countries) {
+      const plan = planFor(country);
+      if (plan === null) continue;
+      if (plan.leading !== undefined) {
+        if (!plan.leading.test(form)) continue;
+        if (validNational(plan, form)) return { valid: true, possible: true };
+        break; // the leading digits name this country, and it says no
+      }
       if (validNational(plan, form)) return { valid: true, possible: true };
-      if (plan.lengths.has(form.length)) possible = true;
     }
   }
   return { valid: false, possible };
@@ -135,7 +154,7 @@ function checkCountries(countries: readonly string[], digits: string): PhoneVerd
 
 /** `digits` are the digits after '+': country calling code then national number. */
 export function checkInternational(digits: string): PhoneVerdict {
-  if (digits.length < 7 || digits.length > 17) return INVALID;
+  if (digits.length < 6 || digits.length > 17) return INVALID;
   if (!useFastPath) return slowCheck(`+${digits}`, undefined);
   // Calling codes are prefix-free, so the first length that names countries is the one.
   for (let length = 1; length <= 3; length++) {
@@ -147,19 +166,27 @@ export function checkInternational(digits: string): PhoneVerdict {
 
 /** `digits` as written nationally in `country` (possibly with the trunk prefix). */
 export function checkNational(digits: string, country: string): PhoneVerdict {
-  if (digits.length < 6 || digits.length > 17) return INVALID;
+  // Short national numbers exist (small territories have 4-5 digits); callers gate on length.
+  if (digits.length < 4 || digits.length > 17) return INVALID;
   if (!useFastPath) return slowCheck(digits, country);
   const plan = planFor(country);
   if (plan === null) return INVALID;
   // Countries sharing the calling code (NANP: US, CA, ...) accept each other's national numbers.
-  const countries = metadata.getCountryCodesForCallingCode(plan.callingCode) ?? [country];
-  return checkCountries(countries.includes(country) ? [country, ...countries.filter((c) => c !== country)] : [country], digits);
+  return checkCountries(metadata.getCountryCodesForCallingCode(plan.callingCode) ?? [country], digits);
 }
 
 function slowCheck(text: string, country: string | undefined): PhoneVerdict {
   const parsed = country === undefined ? parsePhoneNumberFromString(text) : parsePhoneNumberFromString(text, country as CountryCode);
   if (parsed === undefined) return INVALID;
   return { valid: parsed.isValid(), possible: parsed.isPossible() };
+}
+
+/**
+ * True when national numbers in `country` are written with a trunk prefix (0 in most of Europe),
+ * so a national number without it is not how people there write phone numbers.
+ */
+export function usesTrunkPrefix(country: string): boolean {
+  return planFor(country)?.prefix !== undefined;
 }
 
 /** True for a two-letter region libphonenumber knows. */

@@ -5,7 +5,7 @@
 // prefix and valid 0.75, merely possible shapes 0.6-0.7, bare digits only with a context word.
 import { codeAt, isAlnumCode, isDigit } from './chars.js';
 import { hasWordBefore, PHONE_CONTEXT } from './context.js';
-import { checkInternational, checkNational, isKnownRegion } from './phone-metadata.js';
+import { checkInternational, checkNational, isKnownRegion, usesTrunkPrefix } from './phone-metadata.js';
 import { emit, type ScanState } from './state.js';
 
 const PLUS = 43;
@@ -24,13 +24,15 @@ const LANGUAGE_REGIONS: Readonly<Record<string, string>> = {
   is: 'IS', ca: 'ES', eu: 'ES', gl: 'ES', lb: 'LU', mt: 'MT', fa: 'IR', ur: 'PK', bn: 'BD', tl: 'PH',
 };
 
+const LANGUAGE_TAG_SEPARATOR = /[-_]/;
+
 /** Regions tried for trunk-prefixed national numbers that fail the language region. */
 const FALLBACK_REGIONS = ['GB', 'DE', 'FR', 'NL', 'IT', 'ES', 'BE', 'AT', 'CH', 'IE', 'PT', 'AU'];
 
 /** Default phone region from an ISO 639-1 hint; `en-GB` / `pt_BR` style tags use their region. */
 export function regionForLanguage(language: string | undefined): string {
   if (language === undefined || language === '') return 'US';
-  const parts = language.split(/[-_]/);
+  const parts = language.split(LANGUAGE_TAG_SEPARATOR);
   const regionPart = parts[1]?.toUpperCase();
   if (regionPart !== undefined && regionPart.length === 2 && isKnownRegion(regionPart)) return regionPart;
   return LANGUAGE_REGIONS[parts[0]!.toLowerCase()] ?? 'US';
@@ -83,7 +85,8 @@ function collect(text: string, start: number): PhoneShape | undefined {
     shape.paren.push(paren);
     shape.seps.push(sep);
     shape.digits.push(text.slice(digitStart, digitEnd));
-    const s = codeAt(text, pos);
+    const raw = codeAt(text, pos);
+    const s = raw === 0xa0 || raw === 0x202f ? SPACE : raw; // no-break spaces count as spaces
     let next = pos;
     if (s === SPACE || s === DASH || s === DOT || s === SLASH) next = pos + 1;
     else if (!paren) break;
@@ -121,8 +124,27 @@ function joinDigits(shape: PhoneShape, count: number): string {
   return digits;
 }
 
+/** Phone context of one candidate, computed at most once (only candidates past the gates get here). */
+class CandidateContext {
+  private known = false;
+  private value = false;
+
+  constructor(
+    private readonly text: string,
+    private readonly start: number,
+  ) {}
+
+  get present(): boolean {
+    if (!this.known) {
+      this.value = hasWordBefore(this.text, this.start, 40, PHONE_CONTEXT);
+      this.known = true;
+    }
+    return this.value;
+  }
+}
+
 /** Confidence for the first `count` groups, or 0 when they are not a phone number. */
-function classify(state: ScanState, shape: PhoneShape, count: number, start: number, context: () => boolean): number {
+function classify(state: ScanState, shape: PhoneShape, count: number, context: CandidateContext): number {
   const digits = joinDigits(shape, count);
   if (digits.length < 7) return 0;
   if (shape.international) {
@@ -130,7 +152,7 @@ function classify(state: ScanState, shape: PhoneShape, count: number, start: num
     const verdict = checkInternational(digits);
     if (verdict.valid) return 0.9;
     // Possible length after an explicit "+CC": still strongly phone-like when written in groups.
-    return verdict.possible && (count >= 2 || context()) ? 0.7 : 0;
+    return verdict.possible && (count >= 2 || context.present) ? 0.7 : 0;
   }
   const nanp = nanpShape(shape, count);
   if (nanp !== undefined) {
@@ -143,11 +165,10 @@ function classify(state: ScanState, shape: PhoneShape, count: number, start: num
     if (area >= 50 && exchange >= 50) return nanp === 'strong' ? 0.7 : 0.6;
     return 0;
   }
-  const withContext = context();
   if (digits.charCodeAt(0) === 48 /* 0 */) {
     // Trunk-prefixed national number (0171 1234567, 07684 255698, 06 12 34 56 78).
     if (digits.length < 9 || digits.length > 12) return 0;
-    if (count < 2 && !withContext) return 0;
+    if (count < 2 && !context.present) return 0;
     if (!separatorsPlausible(shape, count)) return 0;
     if (checkNational(digits, state.region).valid) return count >= 2 ? 0.75 : 0.65;
     for (const region of state.fallbackRegions) {
@@ -155,7 +176,9 @@ function classify(state: ScanState, shape: PhoneShape, count: number, start: num
     }
     return 0;
   }
-  if (!withContext || digits.length < 8) return 0;
+  // No trunk prefix: only regions that write national numbers that way (ES 612 34 56 78,
+  // IT 312 345 6789), and only next to a phone word.
+  if (digits.length < 8 || usesTrunkPrefix(state.region) || !context.present) return 0;
   if (!separatorsPlausible(shape, count)) return 0;
   return checkNational(digits, state.region).valid ? 0.65 : 0;
 }
@@ -175,15 +198,45 @@ function separatorsPlausible(shape: PhoneShape, count: number): boolean {
 }
 
 /**
+ * Allocation-free gate: at least 7 digits before the phone-shaped run ends (28 chars max), with
+ * '+' only first, balanced parentheses and no doubled separators.
+ */
+function enoughDigits(text: string, start: number): boolean {
+  let digits = 0;
+  let open = false;
+  let previousSeparator = false;
+  const limit = Math.min(text.length, start + 28);
+  for (let k = start; k < limit; k++) {
+    const c = text.charCodeAt(k);
+    if (isDigit(c)) {
+      if (++digits >= 7) return true;
+      previousSeparator = false;
+    } else if (c === LPAREN) {
+      if (open) return false;
+      open = true;
+    } else if (c === RPAREN) {
+      if (!open) return false;
+      open = false;
+    } else if (c === SPACE || c === DASH || c === DOT || c === SLASH || c === 0xa0 || c === 0x202f) {
+      if (previousSeparator) return false;
+      previousSeparator = true;
+    } else if (c !== PLUS || k !== start) {
+      return false;
+    }
+  }
+  return false;
+}
+
+/**
  * Try a phone number starting at `start` ('+', '(' or the first digit). Emits at most one match
  * (the longest group prefix that validates).
  */
 export function detectPhone(state: ScanState, start: number): void {
   const text = state.text;
+  if (!enoughDigits(text, start)) return;
   const shape = collect(text, start);
   if (shape === undefined) return;
-  let contextCache: boolean | undefined;
-  const context = (): boolean => (contextCache ??= hasWordBefore(text, start, 40, PHONE_CONTEXT));
+  const context = new CandidateContext(text, start);
   const groups = shape.groupDigits.length;
   const minimum = Math.max(1, groups - 3);
   for (let count = groups; count >= minimum; count--) {
@@ -192,9 +245,9 @@ export function detectPhone(state: ScanState, start: number): void {
     if (isAlnumCode(after)) continue;
     // A number that runs on with the same separator is a longer token (a date, a reference).
     if (count === groups && (after === DOT || after === DASH) && isDigit(codeAt(text, end + 1))) return;
-    let confidence = classify(state, shape, count, start, context);
+    let confidence = classify(state, shape, count, context);
     if (confidence > 0) {
-      if (confidence < 0.9 && context()) confidence += 0.1;
+      if (confidence < 0.9 && context.present) confidence += 0.1;
       emit(state, 'phone', start, end, confidence);
       return;
     }

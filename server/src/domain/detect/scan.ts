@@ -25,9 +25,6 @@ export const BUILTIN_TYPES: readonly string[] = [
   'private_key', 'password', 'mac_address', 'crypto_wallet', 'swift_bic',
 ];
 
-/** Assigned-secret values longer than this are skipped over (keeps "k=v=v=v..." floods linear). */
-const SKIP_VALUE_OVER = 64;
-
 const fallbackCache = new Map<string, readonly string[]>();
 
 function fallbacks(region: string): readonly string[] {
@@ -39,24 +36,28 @@ function fallbacks(region: string): readonly string[] {
   return list;
 }
 
+/** ':' '-' '.': what follows the first group of an IPv6 or MAC address. */
+function isHexSeparator(c: number): boolean {
+  return c === 58 || c === 45 || c === 46;
+}
+
 /** Dispatch on a word [start, end) whose first character is ASCII [A-Za-z0-9_]; returns where to resume. */
 function onWord(state: ScanState, start: number, end: number, c: number, flags: number): number {
   const text = state.text;
+  // Resume past the word, or past a longer match that started here. (No closure helpers: this
+  // runs once per word and must not allocate.)
   let resume = end;
-  const skipTo = (matchEnd: number): void => {
-    if (matchEnd > resume) resume = matchEnd;
-  };
   if ((flags & F_DIGIT) !== 0) {
     detectNumeric(state, start);
-    if (c === 49 || c === 51) skipTo(detectBase58Address(state, start)); // '1' / '3'
-    else if (c === 48 && end - start === 42) skipTo(detectEthereumAddress(state, start)); // "0x" + 40 hex
-    if (end - start <= 4) skipTo(detectHexAt(state, start));
+    if (c === 49 || c === 51) resume = Math.max(resume, detectBase58Address(state, start)); // '1' / '3'
+    else if (c === 48 && end - start === 42) resume = Math.max(resume, detectEthereumAddress(state, start)); // 0x + 40 hex
+    if (end - start <= 4 && isHexSeparator(codeAt(text, end))) resume = Math.max(resume, detectHexAt(state, start));
     return resume;
   }
-  if (mayStartKey(c)) skipTo(detectApiKey(state, start));
+  if (mayStartKey(c)) resume = Math.max(resume, detectApiKey(state, start));
   switch (c) {
     case 101: // e
-      skipTo(detectJwt(state, start));
+      resume = Math.max(resume, detectJwt(state, start));
       break;
     case 104: // h
     case 72:
@@ -64,18 +65,20 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
     case 70:
     case 119: // w
     case 87:
-      skipTo(detectUrl(state, start));
+      resume = Math.max(resume, detectUrl(state, start));
       break;
     case 98: // b
     case 66:
-      skipTo(detectBech32Address(state, start));
+      resume = Math.max(resume, detectBech32Address(state, start));
       break;
     default:
       break;
   }
-  if ((flags & F_HEX) !== 0 && end - start <= 4) skipTo(detectHexAt(state, start));
+  if ((flags & F_HEX) !== 0 && end - start <= 4 && isHexSeparator(codeAt(text, end))) {
+    resume = Math.max(resume, detectHexAt(state, start));
+  }
   if ((flags & F_UPPER) !== 0 && isUpper(codeAt(text, start + 1))) {
-    skipTo(detectIban(state, start));
+    resume = Math.max(resume, detectIban(state, start));
     detectBic(state, start, end);
   }
   // "March 12, 2024": a 3-10 letter word followed by " <digit>" (or ". <digit>").
@@ -95,14 +98,6 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   return resume;
 }
 
-/** "key: value" / "key=value" at `at`; returns where the scan resumes. */
-function afterAssignment(state: ScanState, at: number): number {
-  const end = detectAssignedSecret(state, at);
-  // Long values are skipped so "k=v=v=v..." floods stay linear; short ones are still scanned
-  // so a card number or key after "password:" keeps its own type.
-  return end - at > SKIP_VALUE_OVER ? end : at + 1;
-}
-
 /** Run the built-in detector. Candidates may overlap; index.ts resolves overlaps. */
 export function scanBuiltin(text: string, language: string | undefined): Detection[] {
   const region = regionForLanguage(language);
@@ -112,6 +107,7 @@ export function scanBuiltin(text: string, language: string | undefined): Detecti
     region,
     fallbackRegions: fallbacks(region),
     pemEndAt: -2,
+    assignScanEnd: 0,
     bicPending: [],
   };
   const n = text.length;
@@ -142,11 +138,11 @@ export function scanBuiltin(text: string, language: string | undefined): Detecti
               continue;
             }
           }
-          i = afterAssignment(state, i);
-          continue;
+          detectAssignedSecret(state, i);
+          break;
         case 61: // '='
-          i = afterAssignment(state, i);
-          continue;
+          detectAssignedSecret(state, i);
+          break;
         case 43: // '+'
         case 40: // '('
           if (isDigit(codeAt(text, i + 1)) && !isAlnumCode(codeAt(text, i - 1)) && codeAt(text, i - 1) !== 43) detectPhone(state, i);

@@ -68,18 +68,28 @@ const KEY_RULES: readonly KeyRule[] = [
   { prefix: 'dapi', body: F_HEX, min: 32, max: 32, confidence: 0.85 }, // Databricks
 ];
 
-const RULES_BY_FIRST: readonly (readonly KeyRule[] | undefined)[] = (() => {
-  const table: KeyRule[][] = [];
-  for (const rule of KEY_RULES) {
-    const first = rule.prefix.charCodeAt(0);
-    (table[first] ??= []).push(rule);
-  }
+// Rules bucketed by their first two characters: most words fail on one array load and one
+// Map miss, and a hit leaves only the few rules that share the two-character prefix.
+const RULES_BY_FIRST: readonly boolean[] = (() => {
+  const table: boolean[] = [];
+  for (const rule of KEY_RULES) table[rule.prefix.charCodeAt(0)] = true;
   return table;
+})();
+
+const RULES_BY_PAIR: ReadonlyMap<number, readonly KeyRule[]> = (() => {
+  const map = new Map<number, KeyRule[]>();
+  for (const rule of KEY_RULES) {
+    const key = (rule.prefix.charCodeAt(0) << 16) | rule.prefix.charCodeAt(1);
+    const list = map.get(key);
+    if (list === undefined) map.set(key, [rule]);
+    else list.push(rule);
+  }
+  return map;
 })();
 
 /** True when a key rule could start with this character (cheap gate for the main loop). */
 export function mayStartKey(c: number): boolean {
-  return c < 128 && RULES_BY_FIRST[c] !== undefined;
+  return c < 128 && RULES_BY_FIRST[c] === true;
 }
 
 function bodyEnd(text: string, from: number, mask: number, max: number): number {
@@ -106,8 +116,6 @@ function sendGridEnd(text: string, start: number): number {
 export function detectApiKey(state: ScanState, start: number): number {
   const text = state.text;
   const c = text.charCodeAt(start);
-  const rules = c < 128 ? RULES_BY_FIRST[c] : undefined;
-  if (rules === undefined) return -1;
   if (c === 83 /* S */) {
     const end = sendGridEnd(text, start);
     if (end > 0 && !isAlnumCode(codeAt(text, end))) {
@@ -115,6 +123,8 @@ export function detectApiKey(state: ScanState, start: number): number {
       return end;
     }
   }
+  const rules = RULES_BY_PAIR.get((c << 16) | codeAt(text, start + 1));
+  if (rules === undefined) return -1;
   for (const rule of rules) {
     if (!text.startsWith(rule.prefix, start)) continue;
     const from = start + rule.prefix.length;

@@ -12,6 +12,8 @@ export interface ScanState {
   readonly fallbackRegions: readonly string[];
   /** Cached position of the next "-----END " (-2: not searched yet, -1: none left). */
   pemEndAt: number;
+  /** End of the furthest key=value value scanned; separators inside it are not re-examined. */
+  assignScanEnd: number;
   /** BIC candidates without a context word; kept if an IBAN is found near them. */
   readonly bicPending: Detection[];
 }

@@ -22,12 +22,20 @@ function isUrlChar(c: number): boolean {
   return !(c >= 0xff01 && c <= 0xff0f);
 }
 
-function schemeLength(text: string, start: number): number {
-  for (const scheme of SCHEMES) {
-    if (text.length - start < scheme.length) continue;
-    // Scheme names are case-insensitive (HTTP://).
-    if (text.slice(start, start + scheme.length).toLowerCase() === scheme) return scheme.length;
+/** `literal` (lowercase ASCII) at `start`, letters compared case-insensitively, no allocation. */
+function startsWithIgnoreCase(text: string, start: number, literal: string): boolean {
+  if (text.length - start < literal.length) return false;
+  for (let k = 0; k < literal.length; k++) {
+    const expected = literal.charCodeAt(k);
+    const actual = text.charCodeAt(start + k);
+    if (actual !== expected && !(expected >= 97 && expected <= 122 && (actual | 0x20) === expected)) return false;
   }
+  return true;
+}
+
+function schemeLength(text: string, start: number): number {
+  // Scheme names are case-insensitive (HTTP://).
+  for (const scheme of SCHEMES) if (startsWithIgnoreCase(text, start, scheme)) return scheme.length;
   return 0;
 }
 
@@ -86,7 +94,7 @@ export function detectUrl(state: ScanState, start: number): number {
   let hostStart: number;
   let confidence: number;
   if (c === 119 /* w */) {
-    if (text.slice(start, start + 4).toLowerCase() !== 'www.') return 0;
+    if (!startsWithIgnoreCase(text, start, 'www.')) return 0;
     const next = codeAt(text, start + 4);
     if (next < 0 || !(next >= 128 || (FLAGS[next]! & ALNUM) !== 0)) return 0;
     hostStart = start;

@@ -216,6 +216,22 @@ function fromWire(json: unknown): SessionPayload {
   return payload;
 }
 
+/**
+ * Entity types already checked against the grammar. A map repeats a handful of types many
+ * times, so this skips most regex work on the hot path; bounded so it cannot grow without limit.
+ */
+const knownTypes = new Set<string>();
+const MAX_KNOWN_TYPES = 4096;
+
+function isEntryType(type: unknown): boolean {
+  if (typeof type !== 'string') return false;
+  if (knownTypes.has(type)) return true;
+  if (!isValidTokenType(type)) return false;
+  if (knownTypes.size >= MAX_KNOWN_TYPES) knownTypes.clear();
+  knownTypes.add(type);
+  return true;
+}
+
 function isLabel(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_LABEL_LENGTH;
 }
@@ -245,7 +261,7 @@ function payloadProblem(payload: SessionPayload): string | null {
     }
     if (ids.has(entry.id)) return 'entries.id (duplicate)';
     ids.add(entry.id);
-    if (typeof entry.type !== 'string' || !isValidTokenType(entry.type)) return 'entries.type';
+    if (!isEntryType(entry.type)) return 'entries.type';
     if (typeof entry.value !== 'string') return 'entries.value';
     if (!MODE_SET.has(entry.mode)) return 'entries.mode';
     if (entry.strategy !== undefined && !isLabel(entry.strategy)) return 'entries.strategy';

@@ -1,0 +1,76 @@
+// Adversarial inputs of ~200 KB each that would be quadratic or exponential in a backtracking or
+// rescanning design. They must simply complete (no timing assertions: the bench measures speed);
+// a regression to super-linear behaviour shows up as a test timeout.
+import { describe, expect, it } from 'vitest';
+import { compileCustomPatterns, detectAll } from './index.js';
+
+const SIZE = 200_000;
+
+function repeatTo(unit: string, length = SIZE): string {
+  return unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+}
+
+const INPUTS: [string, string][] = [
+  ['digits', repeatTo('0123456789')],
+  ['letters', repeatTo('abcdefghij')],
+  ['one long word', 'a'.repeat(SIZE)],
+  ['near-miss emails a@a@a@', repeatTo('a@')],
+  ['overlong local parts', repeatTo(`${'a'.repeat(70)}@`)],
+  ['overlong domains', repeatTo(`a@${'b'.repeat(300)} `)],
+  ['dotted local parts', repeatTo('a.')],
+  ['colons', ':'.repeat(SIZE)],
+  ['dots', '.'.repeat(SIZE)],
+  ['hex and colons', repeatTo('ab:')],
+  ['hex groups', repeatTo('ffff:')],
+  ['double colons with hex', repeatTo('1::')],
+  ['digit groups with spaces', repeatTo('1 ')],
+  ['digit groups with dots', repeatTo('1.')],
+  ['digit groups with dashes', repeatTo('12-')],
+  ['long digit groups', repeatTo('1234 ')],
+  ['plus signs and digits', repeatTo('+1 ')],
+  ['parentheses and digits', repeatTo('(1')],
+  ['http:// flood', repeatTo('http://')],
+  ['www. flood', repeatTo('www.a')],
+  ['url with parentheses', `https://x.com/${repeatTo(')(')}`],
+  ['PEM BEGIN without END', repeatTo('-----BEGIN RSA PRIVATE KEY-----\n')],
+  ['PEM BEGIN with base64 lines', repeatTo('-----BEGIN PRIVATE KEY-----\nQUJD\n')],
+  ['dashes', '-'.repeat(SIZE)],
+  ['password= flood', repeatTo('password=')],
+  ['password: quoted flood', repeatTo('password: "')],
+  ['eyJ segments', repeatTo('eyJhbGciOi.')],
+  ['base64url run', repeatTo('sk-proj-abc_')],
+  ['key prefixes', repeatTo('AKIA ghp_ xoxb- sk_live_ ')],
+  ['uppercase words', repeatTo('DEUTDEFF ')],
+  ['IBAN prefixes', repeatTo('DE89 ')],
+  ['IBAN run', `DE89${'1'.repeat(SIZE)}`],
+  ['month names and digits', repeatTo('March 1 ')],
+  ['days and months', repeatTo('1 March ')],
+  ['base58 run', repeatTo('1BoatSLRHtKNngkdXEeobR76b53LETtpy')],
+  ['bc1 run', repeatTo('bc1qqqqqqq')],
+  ['0x run', `0x${'a'.repeat(SIZE)}`],
+  ['emoji', repeatTo('😀')],
+  ['lone surrogates', repeatTo('\uD800a')],
+  ['mixed punctuation', repeatTo('@:=+(-./ ')],
+];
+
+describe('adversarial inputs complete', () => {
+  it.each(INPUTS)('%s', (_, text) => {
+    const result = detectAll(text);
+    for (let k = 1; k < result.length; k++) expect(result[k]!.start).toBeGreaterThanOrEqual(result[k - 1]!.end);
+  });
+
+  it('1 MB of digits', () => {
+    expect(detectAll('7'.repeat(1_000_000))).toEqual([]);
+  });
+
+  it('custom patterns with nested quantifiers on near misses', () => {
+    const patterns = compileCustomPatterns([
+      { entity_type: 'evil', pattern: '(a+)+$' },
+      { entity_type: 'evil2', pattern: '(a|aa)*c' },
+      { entity_type: 'evil3', pattern: '(\\w+\\s?)*$' },
+      { entity_type: 'empty', pattern: '(?:)' },
+    ]);
+    const text = `${'a'.repeat(SIZE)}!`;
+    expect(detectAll(text, { customPatterns: patterns }).filter((d) => d.detector === 'custom_pattern').length).toBeLessThanOrEqual(1);
+  });
+});

@@ -1,0 +1,59 @@
+// Property: on arbitrary strings (ASCII soup, full Unicode, and text built from entity-shaped
+// fragments) detectAll never throws and returns spans that are sorted, non-overlapping, inside
+// the text, non-empty, with value === text.slice(start, end) and confidence in [0, 1].
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Detection } from '../types.js';
+import { compileCustomPatterns, detectAll } from './index.js';
+
+function checkInvariants(text: string, result: readonly Detection[]): void {
+  let previousEnd = 0;
+  for (const detection of result) {
+    expect(detection.start).toBeGreaterThanOrEqual(previousEnd);
+    expect(detection.end).toBeGreaterThan(detection.start);
+    expect(detection.end).toBeLessThanOrEqual(text.length);
+    expect(detection.value).toBe(text.slice(detection.start, detection.end));
+    expect(detection.confidence).toBeGreaterThanOrEqual(0);
+    expect(detection.confidence).toBeLessThanOrEqual(1);
+    previousEnd = detection.end;
+  }
+}
+
+const FRAGMENTS = [
+  'jane@example.com', '@', '.', ':', '::', '=', '+', '(', ')', '-', '/', ' ', '\n', '4111 1111 1111 1111', '4111',
+  'DE89 3704 0044 0532 0130 00', 'DE89', '123-45-6789', '192.168.0.1', '2001:db8::1', 'ffff', '00:1A:2B:3C:4D:5E',
+  'https://x.org/a(b)', 'www.', 'March', '12', '2024', 'März', 'password', 'token', '"', "'", '***', 'AKIA',
+  'IOSFODNN7EXAMPLE', 'eyJhbGciOiJIUzI1NiJ9', 'eyJzdWIiOiIxIn0', '-----BEGIN RSA PRIVATE KEY-----', '-----END RSA PRIVATE KEY-----',
+  'MIIE', 'bc1q', '0x', '1BoatSLRHtKNngkdXEeobR76b53LETtpyT', 'SWIFT', 'DEUTDEFF', '😀', '\uD800', 'é', '+44 20 7946 0958',
+];
+
+const entitySoup = fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 40 }).map((parts) => parts.join(''));
+
+describe('detectAll invariants', () => {
+  it('holds on arbitrary ASCII and Unicode strings', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 300 }), entitySoup), (text) => {
+        checkInvariants(text, detectAll(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('holds with custom patterns and language hints', () => {
+    const patterns = compileCustomPatterns([
+      { entity_type: 'digits', pattern: '\\d{3,}', confidence: 0.9 },
+      { entity_type: 'word', pattern: '[a-z]*', context_words: ['token'] },
+      { entity_type: 'any', pattern: '.', confidence: 0.1 },
+    ]);
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), entitySoup),
+        fc.constantFrom('en', 'de', 'fr', 'pt-BR', 'xx', ''),
+        (text, language) => {
+          checkInvariants(text, detectAll(text, { customPatterns: patterns, language }));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
