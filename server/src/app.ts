@@ -5,6 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import pino, { type Logger } from 'pino';
 import type { AppDeps } from './deps.js';
 import { registerErrorHandling } from './plugins/errors.js';
+import { registerJsonParser } from './plugins/json.js';
 import { detectRoutes } from './routes/detect.js';
 import { policyRoutes } from './routes/policy.js';
 import { rehydrateRoutes } from './routes/rehydrate.js';
@@ -37,6 +38,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerErrorHandling(app);
   // JSON only: without this, text/plain bodies would reach the schema as strings (400, not 415).
   app.removeContentTypeParser('text/plain');
+  registerJsonParser(app, deps);
 
   await app.register(probeRoutes(deps));
   await app.register(systemRoutes(deps));
@@ -46,7 +48,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   await app.register(policyRoutes(deps));
   await app.register(validationRoutes());
   app.addHook('onClose', async () => {
-    await deps.detector.close();
+    await deps.offload.close();
   });
   await app.ready();
   return app;

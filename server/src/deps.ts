@@ -3,7 +3,7 @@
 import type { VeilConfig } from './config/index.js';
 import type { KeyRing } from './domain/seal/index.js';
 import type { CorpusKeys } from './domain/token/index.js';
-import type { DetectorService } from './services/detector.js';
+import type { Offload } from './services/offload.js';
 import type { PolicyRegistry } from './services/policies.js';
 
 /** Holds the active policy registry; a reload swaps `registry` as one immutable snapshot. */
@@ -16,12 +16,17 @@ export interface AppDeps {
   readonly keyRing: KeyRing;
   readonly corpusKeys: CorpusKeys;
   readonly policies: PolicyHolder;
-  readonly detector: DetectorService;
+  /** Inline fast path and the worker-thread pool for large inputs. */
+  readonly offload: Offload;
   /** Milliseconds since the epoch; injected so tests control expiry. */
   readonly now: () => number;
   readonly version: string;
   readonly startedAtMs: number;
 }
 
-export const NER_DEGRADED_WARNING =
-  'degraded detection coverage: the NER detector is not active, so person, organization and location names may pass through undetected';
+export { NER_DEGRADED_WARNING } from './services/transform.js';
+
+/** Key material for worker threads (same process). */
+export function ringMaterial(deps: AppDeps): { currentKid: string; keys: { kid: string; key: Uint8Array }[] } {
+  return { currentKid: deps.keyRing.currentKid, keys: deps.keyRing.kids.map((kid) => ({ kid, key: deps.keyRing.get(kid)! })) };
+}

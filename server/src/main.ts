@@ -7,7 +7,7 @@ import { loadConfig, type LoadedConfig } from './config/index.js';
 import type { AppDeps } from './deps.js';
 import { deriveCorpusKeys } from './domain/token/index.js';
 import { createLogger } from './logging.js';
-import { createDetectorService } from './services/detector.js';
+import { createOffload } from './services/offload.js';
 import { loadPolicyRegistry } from './services/policies.js';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -39,7 +39,7 @@ export function buildDeps(loaded: LoadedConfig): AppDeps {
     keyRing: loaded.keyRing,
     corpusKeys: deriveCorpusKeys(loaded.serverSecret),
     policies: { registry },
-    detector: createDetectorService({ offloadThreshold: config.transform.offload_threshold_bytes }),
+    offload: createOffload({ threshold: config.transform.offload_threshold_bytes }),
     now,
     version: VERSION,
     startedAtMs: now(),

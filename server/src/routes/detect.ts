@@ -34,7 +34,7 @@ export function detectRoutes(deps: AppDeps) {
         const loaded = body.policy !== undefined ? deps.policies.registry.get(body.policy) : undefined;
         const patterns = patternSet(loaded, body.custom_patterns);
         const language = body.language ?? deps.config.detector.default_language;
-        const detections = await deps.detector.detect({ text: body.input, language, compiled: patterns.compiled, raw: patterns.raw });
+        const detections = await deps.offload.detect({ text: body.input, language, compiled: patterns.compiled, raw: patterns.raw });
         const threshold = body.threshold ?? DEFAULT_THRESHOLD;
         const wanted = body.entity_types !== undefined ? new Set(body.entity_types) : undefined;
         const kept = detections.filter(

@@ -352,3 +352,65 @@ describe('errors and probes', () => {
     for (const canary of [EMAIL, '4111', 'canary', 'TCK-123456', 'bob@example.net']) expect(logs).not.toContain(canary);
   });
 });
+
+describe('large inputs on worker threads', () => {
+  it('parses, transforms and rehydrates off the event loop with the same results and errors', async () => {
+    const app = await buildTestApp({ overrides: { transform: { offload_threshold_bytes: 64 } } });
+    try {
+      const input = `${'Some long preamble text. '.repeat(8)}Mail ${EMAIL}, card ${CARD}. 😀 again ${EMAIL}`;
+      const transformed = await post(app.app, '/v1/transform', { input, trace_id: 'big-1' });
+      expect(transformed.status, JSON.stringify(transformed.body)).toBe(200);
+      expect(transformed.body.safe_text).not.toContain(EMAIL);
+      expect(transformed.body.trace_id).toBe('big-1');
+      const email = transformed.body.entities.find((entity: any) => entity.type === 'email');
+      // eslint-disable-next-line @typescript-eslint/no-misused-spread
+      expect([...input].slice(email.span.start, email.span.end).join('')).toBe(EMAIL);
+      expect(transformed.body.entities.filter((entity: any) => entity.token === email.token)).toHaveLength(2);
+
+      const output = `${'The model answers at length. '.repeat(4)}${transformed.body.safe_text}`;
+      const restored = await post(app.app, '/v1/rehydrate', { output, session_state: transformed.body.session_state });
+      expect(restored.status).toBe(200);
+      expect(restored.body.restored_text).toBe(`${'The model answers at length. '.repeat(4)}${input}`);
+
+      const masked = await post(app.app, '/v1/rehydrate', { output, session_state: transformed.body.session_state, output_channel: 'export' });
+      expect(masked.body.restored_text).not.toContain(EMAIL);
+
+      const blob: string = transformed.body.session_state;
+      const tampered = await post(app.app, '/v1/rehydrate', { output, session_state: `${blob.slice(0, -2)}AA` });
+      expect(tampered.status).toBe(410);
+      expect(tampered.body.code).toBe('VEIL_SESSION_EXPIRED');
+
+      const continued = await post(app.app, '/v1/transform', { input: `${input} and bob@example.net`, session_state: blob });
+      expect(continued.status).toBe(200);
+      expect(continued.body.entities.find((entity: any) => entity.type === 'email').token).toBe(email.token);
+
+      const badPattern = await post(app.app, '/v1/transform', { input, custom_patterns: [{ entity_type: 'x', pattern: '(?=canaryw)' }] });
+      expect(badPattern.status).toBe(400);
+      expect(JSON.stringify(badPattern.body)).not.toContain('canaryw');
+
+      const broken = await app.app.inject({
+        method: 'POST',
+        url: '/v1/transform',
+        payload: `{"input": "${'canary-big@example.com '.repeat(10)}`,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(broken.statusCode).toBe(400);
+      expect(broken.json().code).toBe('VEIL_VALIDATION_FAILED');
+      expect(broken.body).not.toContain('canary-big');
+
+      const poisoned = await app.app.inject({
+        method: 'POST',
+        url: '/v1/detect',
+        payload: `{"input": "${'x'.repeat(100)}", "__proto__": {"polluted": true}}`,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(poisoned.statusCode).toBe(400);
+
+      const detected = await post(app.app, '/v1/detect', { input });
+      expect(detected.body.entities.map((entity: any) => entity.type)).toEqual(['email', 'credit_card', 'email']);
+      expect(app.logs.text()).not.toContain(EMAIL);
+    } finally {
+      await app.close();
+    }
+  });
+});

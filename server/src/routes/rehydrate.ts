@@ -1,11 +1,11 @@
 // POST /v1/rehydrate: restore model output under the policy, the caller, the restore mode and
-// the output channel.
+// the output channel. The work is services/rehydrate.ts, inline or on a worker by size.
 import { VeilError } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../deps.js';
-import { indexEntries, rehydrateText } from '../domain/rehydrate.js';
-import { openSessionState, rejectSessionId } from '../services/sessions.js';
-import { callerOf, fingerprint, ms, principalOf, traceIdOf } from './common.js';
+import { ringMaterial, type AppDeps } from '../deps.js';
+import { rejectSessionId } from '../services/sessions.js';
+import { runRehydrate, type RehydrateRequest } from '../services/rehydrate.js';
+import { callerOf, fingerprint, principalOf } from './common.js';
 import { RehydrateBodySchema, RehydrateResponseSchema, type RehydrateBody } from './schemas.js';
 
 export function rehydrateRoutes(deps: AppDeps) {
@@ -13,45 +13,43 @@ export function rehydrateRoutes(deps: AppDeps) {
     app.post<{ Body: RehydrateBody }>(
       '/v1/rehydrate',
       { schema: { body: RehydrateBodySchema, response: { 200: RehydrateResponseSchema } } },
-      (request) => {
-        const started = performance.now();
+      async (request, reply) => {
         const body = request.body;
         const principal = principalOf(request);
         rejectSessionId(deps, body.session_id);
         if (body.session_state === undefined) throw new VeilError('VEIL_VALIDATION_FAILED', 'session_state: is required');
-        const session = openSessionState(deps, body.session_state, ['transform'], principal.tenant);
-        let loaded;
-        try {
-          loaded = deps.policies.registry.get(session.policy);
-        } catch {
-          // The session's policy was removed: restore nothing rather than guess another policy.
-          throw new VeilError('VEIL_POLICY_DENIED', "the session's policy is no longer loaded");
-        }
-        const channel = body.output_channel ?? 'user_output';
-        loaded.compiled.channelCeiling(channel); // validates the channel name before any restore
-        const result = rehydrateText({
+        const rehydrateRequest: RehydrateRequest = {
           output: body.output,
-          entries: indexEntries(session.entries),
-          policy: loaded.compiled,
-          language: session.language,
+          sessionState: body.session_state,
+          restoreMode: body.restore_mode,
+          restoreOverrides: body.restore_overrides,
+          channel: body.output_channel ?? 'user_output',
           caller: callerOf(deps, principal, body.context),
-          channel,
-          requestedMode: body.restore_mode,
-          tokenOverrides: body.restore_overrides,
-          templates: deps.config.restore_templates,
-        });
-        const traceId = traceIdOf(body.trace_id);
+          tenant: principal.tenant,
+          traceId: body.trace_id,
+        };
+        const registry = deps.policies.registry;
+        if (body.output.length > deps.offload.threshold || body.session_state.length > deps.offload.threshold) {
+          const json = (await deps.offload.run({
+            op: 'rehydrate',
+            request: rehydrateRequest,
+            ring: ringMaterial(deps),
+            policies: registry.snapshot(),
+            templates: deps.config.restore_templates,
+            nowMs: deps.now(),
+          })) as string;
+          request.log.info({ event: 'rehydrate_completed', offloaded: true }, 'rehydrate_completed');
+          return reply.type('application/json; charset=utf-8').send(json);
+        }
+        const response = runRehydrate(
+          { keyRing: deps.keyRing, policy: (name) => registry.get(name), templates: deps.config.restore_templates, nowMs: deps.now() },
+          rehydrateRequest,
+        );
         request.log.info(
-          { event: 'rehydrate_completed', trace: fingerprint(traceId), resolved: result.tokensResolved, unresolved: result.tokensUnresolved.length },
+          { event: 'rehydrate_completed', trace: fingerprint(response.trace_id), resolved: response.tokens_resolved, unresolved: response.tokens_unresolved.length },
           'rehydrate_completed',
         );
-        return {
-          restored_text: result.restoredText,
-          tokens_resolved: result.tokensResolved,
-          tokens_unresolved: result.tokensUnresolved,
-          stats: { rehydrate_time_ms: ms(started) },
-          trace_id: traceId,
-        };
+        return response;
       },
     );
   };

@@ -1,5 +1,6 @@
 // The loaded policy set: compiled policies by name plus the default, immutable once built. A
 // reload (later) builds a new registry and swaps it whole.
+import { randomUUID } from 'node:crypto';
 import { DEFAULT_POLICY, loadPolicyDirectory, VeilError, type Policy, type PolicyIssue } from '@veil/common';
 import { compileCustomPatterns, type CompiledPattern } from '../domain/detect/index.js';
 import { CompiledPolicy } from '../domain/policy/index.js';
@@ -14,13 +15,21 @@ export interface LoadedPolicy {
 export class PolicyRegistry {
   readonly defaultName: string;
   readonly loadedAtUnix: number;
+  /** Identity of this set; worker threads cache their compiled copy by it. */
+  readonly key: string;
   private readonly byName: ReadonlyMap<string, LoadedPolicy>;
 
-  constructor(policies: ReadonlyMap<string, LoadedPolicy>, defaultName: string, loadedAtUnix: number) {
+  constructor(policies: ReadonlyMap<string, LoadedPolicy>, defaultName: string, loadedAtUnix: number, key: string = randomUUID()) {
     if (!policies.has(defaultName)) throw new Error(`default policy '${defaultName}' is not loaded`);
     this.byName = policies;
     this.defaultName = defaultName;
     this.loadedAtUnix = loadedAtUnix;
+    this.key = key;
+  }
+
+  /** The raw policies, for rebuilding this registry on a worker thread. */
+  snapshot(): { key: string; defaultName: string; policies: Policy[] } {
+    return { key: this.key, defaultName: this.defaultName, policies: [...this.byName.values()].map((loaded) => loaded.compiled.policy) };
   }
 
   get size(): number {
@@ -50,7 +59,7 @@ export class PolicyLoadError extends Error {
   }
 }
 
-function compilePolicy(policy: Policy, file: string): LoadedPolicy {
+export function compilePolicy(policy: Policy, file: string): LoadedPolicy {
   const rawPatterns = (policy.custom_patterns ?? []) as readonly CustomPattern[];
   let patterns: CompiledPattern[];
   try {

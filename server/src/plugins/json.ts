@@ -1,0 +1,21 @@
+// JSON bodies: small ones parsed inline (with prototype-poisoning protection), large ones on a
+// worker thread so parsing a megabyte never stalls the event loop.
+import { VeilError } from '@veil/common';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import sjson from 'secure-json-parse';
+import type { AppDeps } from '../deps.js';
+
+export function registerJsonParser(app: FastifyInstance, deps: AppDeps): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, async (_request: FastifyRequest, body: string | Buffer) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.length === 0) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
+    if (text.length > deps.offload.threshold) return deps.offload.run({ op: 'parse', body: text });
+    try {
+      return sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'ignore' }) as unknown;
+    } catch {
+      // Never forward the parser's message: it can quote the body.
+      throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is not valid JSON');
+    }
+  });
+}

@@ -1,0 +1,68 @@
+// The rehydrate, start to finish: open the session, resolve the policy, restore the output, and
+// build the response body. Like runTextTransform it runs inline for small bodies and on a worker
+// thread for large ones; synchronous and free of Fastify.
+import { randomUUID } from 'node:crypto';
+import { VeilError } from '@veil/common';
+import type { Caller } from '../domain/policy/index.js';
+import { indexEntries, rehydrateText, type UnresolvedToken } from '../domain/rehydrate.js';
+import type { RestoreTemplates } from '../domain/restore/index.js';
+import { openSession, type KeyRing } from '../domain/seal/index.js';
+import type { RestoreMode } from '../domain/types.js';
+import type { LoadedPolicy } from './policies.js';
+
+export interface RehydrateEnvironment {
+  readonly keyRing: KeyRing;
+  readonly policy: (name: string | undefined) => LoadedPolicy;
+  readonly templates?: RestoreTemplates | undefined;
+  readonly nowMs: number;
+}
+
+export interface RehydrateRequest {
+  readonly output: string;
+  readonly sessionState: string;
+  readonly restoreMode?: RestoreMode | undefined;
+  readonly restoreOverrides?: Readonly<Record<string, RestoreMode>> | undefined;
+  readonly channel: string;
+  readonly caller: Caller;
+  readonly tenant: string | null;
+  readonly traceId?: string | undefined;
+}
+
+export interface RehydrateResponse {
+  restored_text: string;
+  tokens_resolved: number;
+  tokens_unresolved: UnresolvedToken[];
+  stats: { rehydrate_time_ms: number };
+  trace_id: string;
+}
+
+export function runRehydrate(env: RehydrateEnvironment, request: RehydrateRequest): RehydrateResponse {
+  const started = performance.now();
+  const session = openSession(env.keyRing, request.sessionState, { kinds: ['transform'], tenant: request.tenant }, Math.floor(env.nowMs / 1000));
+  let loaded: LoadedPolicy;
+  try {
+    loaded = env.policy(session.policy);
+  } catch {
+    // The session's policy was removed: restore nothing rather than guess another policy.
+    throw new VeilError('VEIL_POLICY_DENIED', "the session's policy is no longer loaded");
+  }
+  loaded.compiled.channelCeiling(request.channel); // validates the channel before any restore
+  const result = rehydrateText({
+    output: request.output,
+    entries: indexEntries(session.entries),
+    policy: loaded.compiled,
+    language: session.language,
+    caller: request.caller,
+    channel: request.channel,
+    requestedMode: request.restoreMode,
+    tokenOverrides: request.restoreOverrides,
+    templates: env.templates,
+  });
+  return {
+    restored_text: result.restoredText,
+    tokens_resolved: result.tokensResolved,
+    tokens_unresolved: result.tokensUnresolved,
+    stats: { rehydrate_time_ms: Math.round((performance.now() - started) * 1000) / 1000 },
+    trace_id: request.traceId ?? randomUUID(),
+  };
+}

@@ -1,0 +1,191 @@
+// The text transform, start to finish: open a continuation, detect, apply the policy, tokenize,
+// seal, and build the response body. One function used in two places: inline on the event loop
+// for small inputs, and on a worker thread for large ones (services/offload.ts), so a 1 MB
+// request never blocks the small requests behind it. Synchronous and free of Fastify.
+import { randomUUID } from 'node:crypto';
+import { VeilError } from '@veil/common';
+import { detectAll, type CompiledPattern } from '../domain/detect/index.js';
+import { openSession, newSessionId, sealSession, type KeyRing, type SessionPayload } from '../domain/seal/index.js';
+import { renderToken, TokenAllocator } from '../domain/token/index.js';
+import { tokenizeText, type TokenizedEntity } from '../domain/tokenize.js';
+import { utf16ToCodePoints } from '../domain/text/codepoints.js';
+import type { RequestContext, RestoreMode, TokenEntry } from '../domain/types.js';
+import type { LoadedPolicy } from './policies.js';
+
+export const NER_DEGRADED_WARNING =
+  'degraded detection coverage: the NER detector is not active, so person, organization and location names may pass through undetected';
+
+export type ContextStrategy = 'full' | 'type_summary' | 'referenced_only' | 'none';
+
+/** What the transform needs from its surroundings; plain data plus two lookups. */
+export interface TransformEnvironment {
+  readonly keyRing: KeyRing;
+  /** The named policy, or the default; throws VeilError for an unknown name. */
+  readonly policy: (name: string | undefined) => LoadedPolicy;
+  readonly compilePatterns: (raw: readonly RequestPattern[]) => CompiledPattern[];
+  readonly defaultLanguage: string;
+  readonly ttlSeconds: number;
+  readonly contextStrategy: ContextStrategy;
+  readonly maxContextTokens: number;
+  readonly nowMs: number;
+}
+
+export interface RequestPattern {
+  readonly entity_type: string;
+  readonly pattern: string;
+  readonly confidence?: number;
+  readonly context_words?: readonly string[];
+}
+
+/** The validated text-mode request, already stripped to what the transform reads. */
+export interface TextTransformRequest {
+  readonly input: string;
+  readonly language?: string | undefined;
+  readonly policy?: string | undefined;
+  readonly sessionState?: string | undefined;
+  readonly customPatterns?: readonly RequestPattern[] | undefined;
+  readonly protectionOverrides?: Readonly<Record<string, RestoreMode>> | undefined;
+  readonly context: RequestContext;
+  readonly tenant: string | null;
+  readonly traceId?: string | undefined;
+}
+
+export interface TransformResponse {
+  safe_text: string;
+  session_state: string;
+  entity_context?: { token: string; type: string }[];
+  entities: {
+    token: string;
+    type: string;
+    protection_level: string;
+    action_applied: string;
+    confidence: number;
+    detector: string;
+    span: { start: number; end: number };
+  }[];
+  entity_summary?: Record<string, number>;
+  stats: {
+    entities_detected: number;
+    entities_transformed: number;
+    entities_blocked: number;
+    detection_time_ms: number;
+    transform_time_ms: number;
+  };
+  detector_mode: string;
+  warnings: string[];
+  policy_version: string;
+  trace_id: string;
+}
+
+function elapsedMs(start: number): number {
+  return Math.round((performance.now() - start) * 1000) / 1000;
+}
+
+function entityContext(
+  strategy: ContextStrategy,
+  limit: number,
+  allEntries: readonly TokenEntry[],
+  entities: readonly TokenizedEntity[],
+): { token: string; type: string }[] | undefined {
+  switch (strategy) {
+    case 'full':
+      return allEntries.slice(0, limit).map((entry) => ({ token: renderToken(entry), type: entry.type }));
+    case 'referenced_only': {
+      const seen = new Set<string>();
+      const items: { token: string; type: string }[] = [];
+      for (const entity of entities) {
+        if (entity.action_applied !== 'tokenize' || seen.has(entity.token)) continue;
+        seen.add(entity.token);
+        items.push({ token: entity.token, type: entity.type });
+        if (items.length >= limit) break;
+      }
+      return items;
+    }
+    case 'type_summary':
+    case 'none':
+      return undefined;
+  }
+}
+
+function summary(entities: readonly TokenizedEntity[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const entity of entities) counts[entity.type] = (counts[entity.type] ?? 0) + 1;
+  return counts;
+}
+
+export function runTextTransform(env: TransformEnvironment, request: TextTransformRequest): TransformResponse {
+  const started = performance.now();
+  const nowSeconds = Math.floor(env.nowMs / 1000);
+  const previous: SessionPayload | undefined =
+    request.sessionState !== undefined
+      ? openSession(env.keyRing, request.sessionState, { kinds: ['transform'], tenant: request.tenant }, nowSeconds)
+      : undefined;
+  if (previous !== undefined && request.policy !== undefined && request.policy !== previous.policy) {
+    throw new VeilError('VEIL_VALIDATION_FAILED', "policy: does not match the session's policy");
+  }
+  const loaded = env.policy(request.policy ?? previous?.policy);
+  const language = request.language ?? previous?.language ?? env.defaultLanguage;
+  const requested = request.customPatterns ?? [];
+  const patterns = requested.length > 0 ? [...loaded.patterns, ...env.compilePatterns(requested)] : loaded.patterns;
+
+  const detectStarted = performance.now();
+  const detections = detectAll(request.input, { customPatterns: patterns, language });
+  const detectionMs = elapsedMs(detectStarted);
+
+  const previousEntries = previous?.entries ?? [];
+  const result = tokenizeText({
+    text: request.input,
+    detections,
+    policy: loaded.compiled,
+    context: request.context,
+    allocator: new TokenAllocator(previousEntries),
+    protectionOverrides: request.protectionOverrides,
+  });
+  const allEntries = previousEntries.length === 0 ? result.newEntries : [...previousEntries, ...result.newEntries];
+  const payload: SessionPayload = {
+    sid: previous?.sid ?? newSessionId(),
+    kind: 'transform',
+    tenant: request.tenant,
+    language,
+    policy: loaded.compiled.name,
+    policyVersion: loaded.compiled.version,
+    counter: (previous?.counter ?? 0) + 1,
+    iat: nowSeconds,
+    exp: nowSeconds + env.ttlSeconds,
+    entries: allEntries,
+  };
+  const sessionState = sealSession(env.keyRing, payload);
+
+  const flat: number[] = [];
+  for (const entity of result.entities) flat.push(entity.start, entity.end);
+  const points = utf16ToCodePoints(request.input, flat);
+  const items = entityContext(env.contextStrategy, env.maxContextTokens, allEntries, result.entities);
+  const response: TransformResponse = {
+    safe_text: result.safeText,
+    session_state: sessionState,
+    entities: result.entities.map((entity, index) => ({
+      token: entity.token,
+      type: entity.type,
+      protection_level: entity.protection_level,
+      action_applied: entity.action_applied,
+      confidence: entity.confidence,
+      detector: entity.detector,
+      span: { start: points[index * 2]!, end: points[index * 2 + 1]! },
+    })),
+    stats: {
+      entities_detected: detections.length,
+      entities_transformed: result.transformed,
+      entities_blocked: result.blocked,
+      detection_time_ms: detectionMs,
+      transform_time_ms: 0,
+    },
+    detector_mode: 'builtin_regex',
+    warnings: [NER_DEGRADED_WARNING],
+    policy_version: loaded.compiled.version,
+    trace_id: request.traceId ?? randomUUID(),
+  };
+  if (items !== undefined) response.entity_context = items;
+  if (env.contextStrategy !== 'none') response.entity_summary = summary(result.entities);
+  response.stats.transform_time_ms = elapsedMs(started);
+  return response;
+}
