@@ -2,6 +2,9 @@
 // every mode and channel, tampered blobs, wrong caps, malformed bodies with canaries, the CLI,
 // and a scan of the process's own log output for any value it was sent.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, ROOT, startVeil, VEIL_BIN, type ServerProcess } from './support/server.js';
 
@@ -122,6 +125,24 @@ describe('veil command', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/VEIL_BOGUS|bogus/i);
     expect(result.stderr).not.toContain('too-short-canary-secret');
+  });
+
+  it('refuses to start on an invalid policy and names file, line and field', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'veil-bad-policy-'));
+    writeFileSync(
+      join(dir, 'broken.yaml'),
+      ['name: broken', 'version: "1"', 'rules:', '  - name: r1', '    match: {}', '    action: tokenize', '    restore_mode: sometimes'].join('\n'),
+    );
+    const result = spawnSync(process.execPath, [VEIL_BIN, 'serve', '--port', '0'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', VEIL_POLICY__DIRECTORY: dir },
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/broken\.yaml:7: rules\[0\]\.restore_mode/);
+    const validate = spawnSync(process.execPath, [VEIL_BIN, 'policy', 'validate', dir], { encoding: 'utf8' });
+    expect(validate.status).toBe(1);
+    expect(validate.stderr).toMatch(/broken\.yaml:7/);
   });
 
   it('serves the shipped policy directory', async () => {

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { ringMaterial, type AppDeps } from '../deps.js';
 import { rejectSessionId } from '../services/sessions.js';
 import { runRehydrate, type RehydrateRequest } from '../services/rehydrate.js';
-import { callerOf, fingerprint, principalOf } from './common.js';
+import { callerOf, fingerprint, principalOf, traceIdOf } from './common.js';
 import { RehydrateBodySchema, RehydrateResponseSchema, type RehydrateBody } from './schemas.js';
 
 export function rehydrateRoutes(deps: AppDeps) {
@@ -26,7 +26,7 @@ export function rehydrateRoutes(deps: AppDeps) {
           channel: body.output_channel ?? 'user_output',
           caller: callerOf(deps, principal, body.context),
           tenant: principal.tenant,
-          traceId: body.trace_id,
+          traceId: traceIdOf(body.trace_id),
         };
         const registry = deps.policies.registry;
         if (body.output.length > deps.offload.threshold || body.session_state.length > deps.offload.threshold) {
@@ -38,7 +38,7 @@ export function rehydrateRoutes(deps: AppDeps) {
             templates: deps.config.restore_templates,
             nowMs: deps.now(),
           })) as string;
-          request.log.info({ event: 'rehydrate_completed', offloaded: true }, 'rehydrate_completed');
+          request.log.info({ event: 'rehydrate_completed', trace: fingerprint(rehydrateRequest.traceId ?? ''), offloaded: true }, 'rehydrate_completed');
           return reply.type('application/json; charset=utf-8').send(json);
         }
         const response = runRehydrate(

@@ -6,7 +6,7 @@ import { ringMaterial, type AppDeps } from '../deps.js';
 import { compileCustomPatterns } from '../domain/detect/index.js';
 import { rejectSessionId } from '../services/sessions.js';
 import { runTextTransform, type TextTransformRequest } from '../services/transform.js';
-import { checkDetectors, effectiveContext, fingerprint, principalOf } from './common.js';
+import { checkDetectors, effectiveContext, fingerprint, principalOf, traceIdOf } from './common.js';
 import { TransformBodySchema, TransformResponseSchema, type TransformBody } from './schemas.js';
 
 export function transformRoutes(deps: AppDeps) {
@@ -39,7 +39,7 @@ export function transformRoutes(deps: AppDeps) {
           protectionOverrides: body.protection_overrides,
           context: effectiveContext(deps, principal, body.context),
           tenant: principal.tenant,
-          traceId: body.trace_id,
+          traceId: traceIdOf(body.trace_id),
         };
         const registry = deps.policies.registry;
         const large = body.input.length > deps.offload.threshold || (body.session_state?.length ?? 0) > deps.offload.threshold;
@@ -52,7 +52,10 @@ export function transformRoutes(deps: AppDeps) {
             settings: settings(),
             nowMs: deps.now(),
           })) as string;
-          request.log.info({ event: 'transform_completed', offloaded: true, policy: body.policy ?? registry.defaultName }, 'transform_completed');
+          request.log.info(
+            { event: 'transform_completed', trace: fingerprint(transformRequest.traceId ?? ''), offloaded: true, policy: body.policy ?? registry.defaultName },
+            'transform_completed',
+          );
           return reply.type('application/json; charset=utf-8').send(json);
         }
         const response = runTextTransform(

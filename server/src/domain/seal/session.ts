@@ -5,6 +5,7 @@
 // fail to open is reported as the same VEIL_SESSION_EXPIRED, so a client learns nothing about
 // why (no oracle), and nothing a client sends can make openSession throw anything else.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { randomHex } from '../random.js';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { RESTORE_MODES, VeilError } from '@veil/common';
 import type { RestoreMode } from '@veil/common';
@@ -88,7 +89,7 @@ function nextNonce(): Buffer {
 
 /** A fresh 128-bit session id as 32 lowercase hex characters. */
 export function newSessionId(): string {
-  return randomBytes(16).toString('hex');
+  return randomHex(16);
 }
 
 /**

@@ -3,16 +3,16 @@
 // ids count up per prefix (`e_001`, `e_002`, ... `e_1000`), caps are 12 hex characters from a
 // CSPRNG. A continuation turn seeds the allocator from the session's existing entries, so ids
 // keep counting and known values keep their tokens.
-import { randomBytes } from 'node:crypto';
 import { VeilError } from '@veil/common';
 import { prefixFor } from '../catalog.js';
+import { randomHex } from '../random.js';
 import type { TokenEntry } from '../types.js';
 import { MAX_RANDOM_COUNTER, RANDOM_CAP_LENGTH, isRandomId, isValidTokenType } from './grammar.js';
 import { normalizeValue } from './normalize.js';
 
 /** Bytes per cap (12 hex characters). */
 const CAP_BYTES = RANDOM_CAP_LENGTH / 2;
-/** Caps drawn per CSPRNG call: one randomBytes call per 64 new values instead of one each. */
+/** Caps drawn per call of an injected random source. */
 const CAPS_PER_REFILL = 64;
 
 export type RandomSource = (size: number) => Buffer;
@@ -39,11 +39,12 @@ export class TokenAllocator {
   readonly #counters = new Map<string, number>();
   /** Every id in use, so a seeded session with odd ids never gets a duplicate. */
   readonly #usedIds = new Set<string>();
-  readonly #random: RandomSource;
+  /** Injected source (tests); undefined means the process-wide CSPRNG pool. */
+  readonly #random: RandomSource | undefined;
   #pool: Buffer = Buffer.alloc(0);
   #poolOffset = 0;
 
-  constructor(existing: readonly TokenEntry[] = [], random: RandomSource = randomBytes) {
+  constructor(existing: readonly TokenEntry[] = [], random?: RandomSource) {
     this.#random = random;
     for (const entry of existing) {
       this.#usedIds.add(entry.id);
@@ -86,6 +87,7 @@ export class TokenAllocator {
   }
 
   #nextCap(): string {
+    if (this.#random === undefined) return randomHex(CAP_BYTES);
     if (this.#poolOffset + CAP_BYTES > this.#pool.length) {
       const size = CAP_BYTES * CAPS_PER_REFILL;
       const pool = this.#random(size);
