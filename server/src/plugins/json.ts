@@ -1,9 +1,11 @@
 // JSON bodies: small ones parsed inline (with prototype-poisoning protection), large ones on a
-// worker thread so parsing a megabyte never stalls the event loop.
+// worker thread so parsing a megabyte never stalls the event loop. Both first refuse absurd
+// nesting with a linear pre-scan.
 import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
 import type { AppDeps } from '../deps.js';
+import { checkJsonDepth } from '../domain/json-depth.js';
 
 export function registerJsonParser(app: FastifyInstance, deps: AppDeps): void {
   app.removeContentTypeParser('application/json');
@@ -11,6 +13,7 @@ export function registerJsonParser(app: FastifyInstance, deps: AppDeps): void {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.length === 0) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
     if (text.length > deps.offload.threshold) return deps.offload.run({ op: 'parse', body: text });
+    checkJsonDepth(text);
     try {
       return sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'ignore' }) as unknown;
     } catch {

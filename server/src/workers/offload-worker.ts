@@ -8,6 +8,7 @@ import { setPriority } from 'node:os';
 import { isVeilError, type Policy } from '@veil/common';
 import sjson from 'secure-json-parse';
 import { compileCustomPatterns, detectAll, type CompiledPattern } from '../domain/detect/index.js';
+import { checkJsonDepth } from '../domain/json-depth.js';
 import { KeyRing } from '../domain/seal/index.js';
 import type { CustomPattern, Detection } from '../domain/types.js';
 import { compilePolicy, PolicyRegistry } from '../services/policies.js';
@@ -94,6 +95,7 @@ function registryOf(snapshot: PolicySnapshot): PolicyRegistry {
 function execute(task: OffloadTask): unknown {
   switch (task.op) {
     case 'parse':
+      checkJsonDepth(task.body);
       return sjson.parse(task.body, undefined, { protoAction: 'error', constructorAction: 'ignore' });
     case 'detect':
       return detectAll(task.text, { customPatterns: compiled(task.patterns), ...(task.language !== undefined ? { language: task.language } : {}) }) satisfies Detection[];
