@@ -426,3 +426,99 @@ describe('hostile bodies', () => {
     expect(many.body.error).toMatch(/custom_patterns/);
   });
 });
+
+describe('restore controls through HTTP', () => {
+  it('honours transform.context_strategy', async () => {
+    for (const [strategy, hasContext, hasSummary] of [
+      ['referenced_only', true, true],
+      ['type_summary', false, true],
+      ['none', false, false],
+    ] as const) {
+      const app = await buildTestApp({ overrides: { transform: { context_strategy: strategy } } });
+      try {
+        const first = await post(app.app, '/v1/transform', { input: `a ${EMAIL}` });
+        const second = await post(app.app, '/v1/transform', { input: `card ${CARD}`, session_state: first.body.session_state });
+        expect(second.body.entity_context !== undefined, strategy).toBe(hasContext);
+        expect(second.body.entity_summary !== undefined, strategy).toBe(hasSummary);
+        if (strategy === 'referenced_only') expect(second.body.entity_context.map((item: any) => item.type)).toEqual(['credit_card']);
+      } finally {
+        await app.close();
+      }
+    }
+    const full = await transform({ input: `a ${EMAIL}` });
+    const next = await transform({ input: `card ${CARD}`, session_state: full.session_state });
+    expect(next.entity_context.map((item: any) => item.type).sort()).toEqual(['credit_card', 'email']);
+  });
+
+  it('lets protection_overrides, restore_mode and restore_overrides only tighten', async () => {
+    const tightened = await transform({ input: `mail ${EMAIL}`, protection_overrides: { email: 'masked' } });
+    const asked = await post(t.app, '/v1/rehydrate', { output: tightened.safe_text, session_state: tightened.session_state, restore_mode: 'full' });
+    expect(asked.body.restored_text).not.toContain(EMAIL);
+    expect(asked.body.restored_text).toMatch(/\*/);
+
+    const both = await transform({ input: `mail ${EMAIL} and bob@example.net` });
+    const [first, second] = both.entities.map((entity: any) => entity.token as string);
+    const idOf = (token: string) => token.split(':')[1]!;
+    const per = await post(t.app, '/v1/rehydrate', {
+      output: `${first} ${second}`,
+      session_state: both.session_state,
+      restore_overrides: { [idOf(first!)]: 'none' },
+    });
+    expect(per.body.restored_text).toBe('[REDACTED] bob@example.net');
+  });
+
+  it('re-resolves caller-gated overrides against the rehydrate caller', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'veil-pol-'));
+    writeFileSync(
+      join(dir, 'audit.yaml'),
+      [
+        'name: audit',
+        'version: "1"',
+        'rules:',
+        '  - name: emails-abstract',
+        '    match: {entity_type: email}',
+        '    action: tokenize',
+        '    restore_mode: abstract',
+        '  - name: rest',
+        '    match: {}',
+        '    action: tokenize',
+        'override_restore_mode:',
+        '  - {caller_role: supervisor, caller_purpose: audit, entity_types: [email], restore_mode: full}',
+        '  - {caller_role: intern, restore_mode: none}',
+      ].join('\n'),
+    );
+    const app = await buildTestApp({ overrides: { policy: { directory: dir } } });
+    try {
+      // The transform caller is a supervisor; what matters is the rehydrate caller.
+      const transformed = await post(app.app, '/v1/transform', { input: `mail ${EMAIL}`, context: { caller_role: 'supervisor', caller_purpose: 'audit' } });
+      const rehydrate = (context?: object) =>
+        post(app.app, '/v1/rehydrate', { output: transformed.body.safe_text, session_state: transformed.body.session_state, ...(context ? { context } : {}) });
+      expect((await rehydrate()).body.restored_text).toBe('mail [email address]');
+      expect((await rehydrate({ caller_role: 'supervisor' })).body.restored_text).toBe('mail [email address]');
+      expect((await rehydrate({ caller_role: 'supervisor', caller_purpose: 'audit' })).body.restored_text).toBe(`mail ${EMAIL}`);
+      expect((await rehydrate({ caller_role: 'intern' })).body.restored_text).toBe('mail [REDACTED]');
+      const supervisorOnLogSafe = await post(app.app, '/v1/rehydrate', {
+        output: transformed.body.safe_text,
+        session_state: transformed.body.session_state,
+        output_channel: 'log_safe',
+        context: { caller_role: 'supervisor', caller_purpose: 'audit' },
+      });
+      expect(supervisorOnLogSafe.body.restored_text).toBe('mail [REDACTED]');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('localizes abstract labels by session language and isolates right-to-left values', async () => {
+    const french = await transform({ input: `courriel ${EMAIL}`, language: 'fr' });
+    const abstract = await post(t.app, '/v1/rehydrate', { output: french.safe_text, session_state: french.session_state, restore_mode: 'abstract' });
+    expect(abstract.body.restored_text).toBe('courriel [adresse e-mail]');
+
+    const rtl = await transform({
+      input: 'ref שלום-42 here',
+      custom_patterns: [{ entity_type: 'hebrew_ref', pattern: 'שלום-[0-9]+' }],
+    });
+    const restored = await post(t.app, '/v1/rehydrate', { output: rtl.safe_text, session_state: rtl.session_state });
+    expect(restored.body.restored_text).toBe('ref \u2068שלום-42\u2069 here');
+  });
+});
