@@ -462,7 +462,7 @@ describe('restore controls through HTTP', () => {
     const per = await post(t.app, '/v1/rehydrate', {
       output: `${first} ${second}`,
       session_state: both.session_state,
-      restore_overrides: { [idOf(first!)]: 'none' },
+      restore_overrides: { [idOf(first ?? "")]: 'none' },
     });
     expect(per.body.restored_text).toBe('[REDACTED] bob@example.net');
   });
