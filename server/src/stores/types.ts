@@ -1,0 +1,95 @@
+// Store interfaces: everything Veil remembers between requests goes through these small
+// interfaces, each with memory, SQLite and Redis implementations that pass one conformance
+// suite (stores/conformance.suite.ts). Times are unix milliseconds passed in by the caller (an
+// injectable clock), TTLs explicit. Any backend failure surfaces as StoreUnavailableError so
+// callers fail closed with the documented code; stores never see raw values (revocations are
+// digests, sessions and idempotent responses are opaque strings).
+
+/** A backend outage or failure. Callers map it to their route's fail-closed error code. */
+export class StoreUnavailableError extends Error {
+  constructor(store: string, cause?: unknown) {
+    super(`${store} store unavailable`, cause === undefined ? undefined : { cause });
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** The memory idempotency store (and others with a cap) refuse new claims when full. */
+export class StoreFullError extends Error {
+  constructor(store: string) {
+    super(`${store} store at capacity`);
+    this.name = 'StoreFullError';
+  }
+}
+
+/**
+ * Replay protection and the sealed-session deny list (decisions.md section 4). Keys are session
+ * ids (128-bit random hex).
+ */
+export interface ReplayStore {
+  /**
+   * Atomically record `counter` for the session if it is strictly greater than the highest seen
+   * so far; true when recorded, false when it is not (a replay). Kept until `expiresAtMs`.
+   */
+  advance(sessionId: string, counter: number, expiresAtMs: number, nowMs: number): Promise<boolean>;
+  /** Put a session id on the deny list until `expiresAtMs`. */
+  deny(sessionId: string, expiresAtMs: number, nowMs: number): Promise<void>;
+  isDenied(sessionId: string, nowMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/**
+ * Revocation digests (HMAC of type and normalized value, computed by the caller), partitioned:
+ * a tenant id, or GLOBAL_PARTITION for unscoped platform revocations.
+ */
+export const GLOBAL_PARTITION = '*';
+export interface RevocationStore {
+  /** Add digests to a partition; returns how many were not already present. Durable on return. */
+  add(partition: string, digests: readonly string[], nowMs: number): Promise<number>;
+  /** The subset of `digests` revoked in any of `partitions`. */
+  revoked(partitions: readonly string[], digests: readonly string[]): Promise<Set<string>>;
+  count(partition: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Server-side sessions (session.backend memory or redis): opaque payloads by id, with TTL. */
+export interface SessionStore {
+  put(sessionId: string, payload: string, expiresAtMs: number, nowMs: number): Promise<void>;
+  get(sessionId: string, nowMs: number): Promise<string | undefined>;
+  /** True when a live session was removed. */
+  delete(sessionId: string, nowMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** A recorded 2xx response, replayed for retries with the same key. */
+export interface StoredResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export type ClaimResult =
+  /** The caller now owns the key and must complete or release it. */
+  | { readonly state: 'claimed' }
+  /** A previous identical request completed: replay this. */
+  | { readonly state: 'completed'; readonly response: StoredResponse }
+  /** An identical request holds the claim and its in-progress TTL has not elapsed. */
+  | { readonly state: 'in_progress' }
+  /** The key was used with a different fingerprint (method, path or body). */
+  | { readonly state: 'mismatch' }
+  /** The mutation succeeded earlier but its response was too large to keep. */
+  | { readonly state: 'result_unavailable' };
+
+/**
+ * Idempotency keys (interface.md sections 3, 7, 8). `key` is already partitioned by tenant by
+ * the caller; `fingerprint` is a digest of method, path and body. A claim older than
+ * `inProgressTtlMs` is reclaimable; completed records live `ttlMs`.
+ */
+export interface IdempotencyStore {
+  /** Throws StoreFullError when a new claim cannot be stored. */
+  claim(key: string, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number): Promise<ClaimResult>;
+  /** Record the response (2xx only; the caller checks). `response` undefined marks result_unavailable. */
+  complete(key: string, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number): Promise<void>;
+  /** Drop the claim after a non-2xx answer so an identical retry may run again. */
+  release(key: string, fingerprint: string): Promise<void>;
+  close(): Promise<void>;
+}
