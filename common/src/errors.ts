@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   VEIL_SESSION_REPLAY: { status: 409, message: 'session continuation replayed' },
   VEIL_REPLAY_STORE_UNAVAILABLE: { status: 503, message: 'replay store unavailable' },
   VEIL_AUDIT_UNAVAILABLE: { status: 503, message: 'audit trail unavailable' },
+  VEIL_STORE_UNAVAILABLE: { status: 503, message: 'state store unavailable' },
   VEIL_OCR_UNAVAILABLE: { status: 501, message: 'OCR engine unavailable' },
   VEIL_DETECTION_FAILED: { status: 502, message: 'detection failed' },
   VEIL_LIMIT_EXCEEDED: { status: 413, message: 'input exceeds a processing limit' },

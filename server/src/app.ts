@@ -5,10 +5,13 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import pino, { type Logger } from 'pino';
 import type { AppDeps } from './deps.js';
 import { registerErrorHandling } from './plugins/errors.js';
+import { registerIdempotency } from './plugins/idempotency.js';
 import { registerJsonParser } from './plugins/json.js';
 import { detectRoutes } from './routes/detect.js';
 import { policyRoutes } from './routes/policy.js';
 import { rehydrateRoutes } from './routes/rehydrate.js';
+import { revokeRoutes } from './routes/revoke.js';
+import { sessionRoutes } from './routes/sessions.js';
 import { probeRoutes, systemRoutes } from './routes/system.js';
 import { transformRoutes } from './routes/transform.js';
 import { validationRoutes } from './routes/validation.js';
@@ -39,6 +42,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // JSON only: without this, text/plain bodies would reach the schema as strings (400, not 415).
   app.removeContentTypeParser('text/plain');
   registerJsonParser(app, deps);
+  registerIdempotency(app, deps);
 
   await app.register(probeRoutes(deps));
   await app.register(systemRoutes(deps));
@@ -47,8 +51,11 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   await app.register(detectRoutes(deps));
   await app.register(policyRoutes(deps));
   await app.register(validationRoutes());
+  await app.register(revokeRoutes(deps));
+  await app.register(sessionRoutes(deps));
   app.addHook('onClose', async () => {
     await deps.offload.close();
+    await deps.stores.close();
   });
   await app.ready();
   return app;

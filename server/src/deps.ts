@@ -5,10 +5,20 @@ import type { KeyRing } from './domain/seal/index.js';
 import type { CorpusKeys } from './domain/token/index.js';
 import type { Offload } from './services/offload.js';
 import type { PolicyRegistry } from './services/policies.js';
+import type { IdempotencyStore, ReplayStore, RevocationStore, SessionStore } from './stores/types.js';
 
 /** Holds the active policy registry; a reload swaps `registry` as one immutable snapshot. */
 export interface PolicyHolder {
   registry: PolicyRegistry;
+}
+
+/** The state stores, by role; `sessions` only with a server-side session backend. */
+export interface AppStores {
+  readonly replay: ReplayStore;
+  readonly revocation: RevocationStore;
+  readonly idempotency: IdempotencyStore;
+  readonly sessions?: SessionStore | undefined;
+  close(): Promise<void>;
 }
 
 export interface AppDeps {
@@ -16,6 +26,9 @@ export interface AppDeps {
   readonly keyRing: KeyRing;
   readonly corpusKeys: CorpusKeys;
   readonly policies: PolicyHolder;
+  readonly stores: AppStores;
+  /** HMAC key for revocation digests. */
+  readonly digestSecret: Buffer;
   /** Inline fast path and the worker-thread pool for large inputs. */
   readonly offload: Offload;
   /** Milliseconds since the epoch; injected so tests control expiry. */

@@ -9,6 +9,7 @@ import { deriveCorpusKeys } from './domain/token/index.js';
 import { createLogger } from './logging.js';
 import { createOffload } from './services/offload.js';
 import { loadPolicyRegistry } from './services/policies.js';
+import { openAppStores } from './services/stores.js';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -26,7 +27,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export function buildDeps(loaded: LoadedConfig): AppDeps {
+export async function buildDeps(loaded: LoadedConfig): Promise<AppDeps> {
   const config = loaded.config;
   const now = Date.now;
   const registry = loadPolicyRegistry({
@@ -34,9 +35,12 @@ export function buildDeps(loaded: LoadedConfig): AppDeps {
     defaultName: config.policy.default,
     nowUnix: Math.floor(now() / 1000),
   });
+  const stores = await openAppStores(config);
   return {
     config,
     keyRing: loaded.keyRing,
+    digestSecret: loaded.digestSecret,
+    stores,
     corpusKeys: deriveCorpusKeys(loaded.serverSecret),
     policies: { registry },
     offload: createOffload({ threshold: config.transform.offload_threshold_bytes }),
@@ -59,7 +63,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     ...(options.logStream !== undefined ? { stream: options.logStream } : {}),
   });
   for (const warning of loaded.warnings) logger.warn(warning);
-  const deps = buildDeps(loaded);
+  const deps = await buildDeps(loaded);
   const app = await buildApp(deps, { logger });
   const url = await app.listen({ host: config.server.host, port: config.server.port });
   logger.info(

@@ -26,6 +26,7 @@ type AliasParse = 'string' | 'yaml' | 'list' | 'flag';
 /** The flat names of interface.md and decisions.md section 10, and the key each one sets. */
 export const ENV_ALIASES: Readonly<Record<string, { readonly path: readonly string[]; readonly parse: AliasParse }>> = {
   VEIL_SESSION_SECRET: { path: ['session', 'secret'], parse: 'string' },
+  VEIL_DIGEST_SECRET: { path: ['storage', 'digest_secret'], parse: 'string' },
   VEIL_HOST: { path: ['server', 'host'], parse: 'string' },
   VEIL_PORT: { path: ['server', 'port'], parse: 'yaml' },
   VEIL_MAX_BATCH_SIZE: { path: ['limits', 'max_batch_size'], parse: 'yaml' },

@@ -14,7 +14,7 @@
 // - Neither given: a random secret is generated (generatedSecret true) with a warning that
 //   sealed blobs do not survive a restart.
 // - serverSecret is the current kid's secret (corpus keys are derived from it).
-import { randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -43,6 +43,12 @@ export interface LoadedConfig {
   readonly generatedSecret: boolean;
   /** The current session secret; used to derive corpus keys. */
   readonly serverSecret: Buffer;
+  /**
+   * Key for revocation digests (HMAC of type and normalized value). From storage.digest_secret
+   * (VEIL_DIGEST_SECRET) when set; otherwise derived from the session secret, which a key
+   * rotation would change, orphaning durable revocations (warned when a durable backend is used).
+   */
+  readonly digestSecret: Buffer;
 }
 
 export interface LoadOptions {
@@ -428,6 +434,7 @@ function deepFreeze<T>(value: T): T {
 /** Replace credential strings with Secret wrappers and drop the session key material. */
 function finalize(data: Plain): VeilConfig {
   const session = data.session as Plain;
+  if (isPlain(data.storage)) Reflect.deleteProperty(data.storage, 'digest_secret');
   Reflect.deleteProperty(session, 'secret');
   Reflect.deleteProperty(session, 'keyring');
   const auth = data.auth as Plain;
@@ -489,6 +496,13 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   checkAuth(data, problems, warnings);
   checkDependencies(data, problems);
   const keys = checkSessionKeys(data, env.sessionSecretFromEnv, problems, warnings);
+  const digestText = str(data, ['storage', 'digest_secret']);
+  const configuredDigest = digestText === undefined ? undefined : parseSecret(digestText);
+  if (digestText !== undefined && configuredDigest === null) problems.push(`storage.digest_secret: ${SECRET_FORMAT}`);
+  const durableRevocations = ['sqlite', 'redis'].includes(str(data, ['revocation_backend']) ?? 'memory');
+  if (digestText === undefined && durableRevocations) {
+    warnings.push('storage: no digest_secret configured; revocation digests derive from the session secret, so rotating it orphans stored revocations');
+  }
 
   if (problems.length > 0 || keys === undefined) {
     throw new ConfigError(problems.length > 0 ? problems : ['session: key configuration is invalid']);
@@ -496,11 +510,14 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   if (str(data, ['auth', 'mode']) !== 'dev' && keys.generated) {
     warnings.push('session: running a non-dev auth.mode with a generated session secret; configure one for production');
   }
+  const digestSecret =
+    configuredDigest ?? Buffer.from(hkdfSync('sha256', keys.serverSecret, Buffer.alloc(0), 'veil/revocation-digest/v1', 32));
   return {
     config: finalize(data),
     keyRing: keys.keyRing,
     warnings,
     generatedSecret: keys.generated,
     serverSecret: keys.serverSecret,
+    digestSecret,
   };
 }

@@ -319,7 +319,7 @@ export const CONFIG_SCHEMA = {
       ttl_seconds: { ...positiveInteger, default: 86400 },
       in_progress_ttl_seconds: { ...positiveInteger, default: 60 },
     }),
-    storage: section({ sqlite_path: text }),
+    storage: section({ sqlite_path: text, digest_secret: text }),
     detector: section({
       mode: { type: 'string', enum: DETECTOR_MODES, default: 'builtin' },
       advanced_url: httpUrl,

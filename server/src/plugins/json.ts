@@ -7,10 +7,18 @@ import sjson from 'secure-json-parse';
 import type { AppDeps } from '../deps.js';
 import { checkJsonDepth } from '../domain/json-depth.js';
 
+const rawBodies = new WeakMap<FastifyRequest, string>();
+
+/** The raw JSON text of a request (for idempotency fingerprints). */
+export function rawBodyOf(request: FastifyRequest): string | undefined {
+  return rawBodies.get(request);
+}
+
 export function registerJsonParser(app: FastifyInstance, deps: AppDeps): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, async (_request: FastifyRequest, body: string | Buffer) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, async (request: FastifyRequest, body: string | Buffer) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
+    rawBodies.set(request, text);
     if (text.length === 0) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
     if (text.length > deps.offload.threshold) return deps.offload.run({ op: 'parse', body: text });
     checkJsonDepth(text);

@@ -42,7 +42,14 @@ export function systemRoutes(deps: AppDeps) {
       return {
         entity_types: [...ENTITY_CATALOG.values()]
           .filter((info) => builtin.has(info.type) || info.source === 'python_ner')
-          .map((info) => ({ type: info.type, prefix: info.prefix, protection_level: info.protectionLevel, source: info.source })),
+          .map((info) => ({
+            type: info.type,
+            prefix: info.prefix,
+            protection_level: info.protectionLevel,
+            source: info.source,
+            // Languages the detector is tuned for; '*' = language-independent format.
+            languages: [...info.languages],
+          })),
         languages: [...ABSTRACT_LANGUAGES],
         detectors: [
           { name: 'builtin_regex', type: 'builtin' },

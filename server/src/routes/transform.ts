@@ -1,11 +1,13 @@
-// POST /v1/transform (text mode). Validation and identity here; the transform itself is
-// services/transform.ts, run inline for small inputs and on a worker thread for large ones.
+// POST /v1/transform (text mode). Validation, identity and the store checks here; the transform
+// itself is services/transform.ts, run inline for small inputs and on a worker thread for
+// large ones.
 import { VeilError } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
 import { ringMaterial, type AppDeps } from '../deps.js';
 import { compileCustomPatterns } from '../domain/detect/index.js';
-import { rejectSessionId } from '../services/sessions.js';
+import { incomingSession, outgoingHandle, recordContinuation, withHandle } from '../services/state.js';
 import { runTextTransform, type TextTransformRequest } from '../services/transform.js';
+import type { OffloadedTransform } from '../workers/offload-worker.js';
 import { checkDetectors, effectiveContext, fingerprint, principalOf, traceIdOf } from './common.js';
 import { TransformBodySchema, TransformResponseSchema, type TransformBody } from './schemas.js';
 
@@ -19,7 +21,7 @@ export function transformRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
     app.post<{ Body: TransformBody }>(
       '/v1/transform',
-      { schema: { body: TransformBodySchema, response: { 200: TransformResponseSchema } } },
+      { schema: { body: TransformBodySchema, response: { 200: TransformResponseSchema } }, config: { idempotent: true } },
       async (request, reply) => {
         const body = request.body;
         const principal = principalOf(request);
@@ -28,13 +30,13 @@ export function transformRoutes(deps: AppDeps) {
           throw new VeilError('VEIL_VALIDATION_FAILED', 'input_type: only text input is available in this build');
         }
         if (body.input === undefined) throw new VeilError('VEIL_VALIDATION_FAILED', 'input: is required');
-        rejectSessionId(deps, body.session_id);
         checkDetectors(body.detectors);
+        const sessionState = await incomingSession(deps, body.session_id, body.session_state);
         const transformRequest: TextTransformRequest = {
           input: body.input,
           language: body.language,
           policy: body.policy,
-          sessionState: body.session_state,
+          sessionState,
           customPatterns: body.custom_patterns,
           protectionOverrides: body.protection_overrides,
           context: effectiveContext(deps, principal, body.context),
@@ -42,23 +44,23 @@ export function transformRoutes(deps: AppDeps) {
           traceId: traceIdOf(body.trace_id),
         };
         const registry = deps.policies.registry;
-        const large = body.input.length > deps.offload.threshold || (body.session_state?.length ?? 0) > deps.offload.threshold;
+        const large = body.input.length > deps.offload.threshold || (sessionState?.length ?? 0) > deps.offload.threshold;
+        const logFields = { event: 'transform_completed', trace: fingerprint(transformRequest.traceId ?? ''), policy: body.policy ?? registry.defaultName };
         if (large) {
-          const json = (await deps.offload.run({
+          const outcome = (await deps.offload.run({
             op: 'transform',
             request: transformRequest,
             ring: ringMaterial(deps),
             policies: registry.snapshot(),
             settings: settings(),
             nowMs: deps.now(),
-          })) as string;
-          request.log.info(
-            { event: 'transform_completed', trace: fingerprint(transformRequest.traceId ?? ''), offloaded: true, policy: body.policy ?? registry.defaultName },
-            'transform_completed',
-          );
-          return reply.type('application/json; charset=utf-8').send(json);
+          })) as OffloadedTransform;
+          if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
+          const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
+          request.log.info({ ...logFields, offloaded: true }, 'transform_completed');
+          return reply.type('application/json; charset=utf-8').send(withHandle(outcome.body, handle));
         }
-        const response = runTextTransform(
+        const outcome = runTextTransform(
           {
             keyRing: deps.keyRing,
             policy: (name) => registry.get(name),
@@ -68,11 +70,10 @@ export function transformRoutes(deps: AppDeps) {
           },
           transformRequest,
         );
-        request.log.info(
-          { event: 'transform_completed', trace: fingerprint(response.trace_id), entities: response.entities.length, policy: body.policy ?? registry.defaultName },
-          'transform_completed',
-        );
-        return response;
+        if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
+        const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
+        request.log.info({ ...logFields, entities: outcome.response.entities.length }, 'transform_completed');
+        return { ...outcome.response, ...handle };
       },
     );
   };

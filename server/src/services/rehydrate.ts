@@ -1,12 +1,12 @@
-// The rehydrate, start to finish: open the session, resolve the policy, restore the output, and
-// build the response body. Like runTextTransform it runs inline for small bodies and on a worker
-// thread for large ones; synchronous and free of Fastify.
+// The rehydrate, in two synchronous halves around the async store checks: open the session
+// (and list its revocation digests), then restore the output. Both halves run inline for small
+// bodies and on a worker thread for large ones; free of Fastify.
 import { randomUUID } from 'node:crypto';
 import { VeilError } from '@veil/common';
 import type { Caller } from '../domain/policy/index.js';
 import { indexEntries, rehydrateText, type UnresolvedToken } from '../domain/rehydrate.js';
 import type { RestoreTemplates } from '../domain/restore/index.js';
-import { openSession, type KeyRing } from '../domain/seal/index.js';
+import { openSession, type KeyRing, type SessionPayload } from '../domain/seal/index.js';
 import type { RestoreMode } from '../domain/types.js';
 import type { LoadedPolicy } from './policies.js';
 
@@ -26,6 +26,8 @@ export interface RehydrateRequest {
   readonly caller: Caller;
   readonly tenant: string | null;
   readonly traceId?: string | undefined;
+  /** Token ids whose values are revoked (restored as [DELETED]). */
+  readonly revokedIds?: readonly string[] | undefined;
 }
 
 export interface RehydrateResponse {
@@ -36,9 +38,14 @@ export interface RehydrateResponse {
   trace_id: string;
 }
 
-export function runRehydrate(env: RehydrateEnvironment, request: RehydrateRequest): RehydrateResponse {
-  const started = performance.now();
-  const session = openSession(env.keyRing, request.sessionState, { kinds: ['transform'], tenant: request.tenant }, Math.floor(env.nowMs / 1000));
+/** Kinds of session a rehydrate accepts. */
+export const REHYDRATE_KINDS = ['transform', 'batch'] as const;
+
+export function openForRehydrate(env: RehydrateEnvironment, sessionState: string, tenant: string | null): SessionPayload {
+  return openSession(env.keyRing, sessionState, { kinds: REHYDRATE_KINDS, tenant }, Math.floor(env.nowMs / 1000));
+}
+
+export function restoreOpened(env: RehydrateEnvironment, session: SessionPayload, request: RehydrateRequest, started = performance.now()): RehydrateResponse {
   let loaded: LoadedPolicy;
   try {
     loaded = env.policy(session.policy);
@@ -47,6 +54,7 @@ export function runRehydrate(env: RehydrateEnvironment, request: RehydrateReques
     throw new VeilError('VEIL_POLICY_DENIED', "the session's policy is no longer loaded");
   }
   loaded.compiled.channelCeiling(request.channel); // validates the channel before any restore
+  const revoked = request.revokedIds !== undefined && request.revokedIds.length > 0 ? new Set(request.revokedIds) : undefined;
   const result = rehydrateText({
     output: request.output,
     entries: indexEntries(session.entries),
@@ -57,6 +65,7 @@ export function runRehydrate(env: RehydrateEnvironment, request: RehydrateReques
     requestedMode: request.restoreMode,
     tokenOverrides: request.restoreOverrides,
     templates: env.templates,
+    ...(revoked !== undefined ? { isRevoked: (entry) => revoked.has(entry.id) } : {}),
   });
   return {
     restored_text: result.restoredText,

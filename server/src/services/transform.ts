@@ -50,9 +50,9 @@ export interface TextTransformRequest {
   readonly traceId?: string | undefined;
 }
 
+/** The response body without its session handle, which the route adds (blob or server-side id). */
 export interface TransformResponse {
   safe_text: string;
-  session_state: string;
   entity_context?: { token: string; type: string }[];
   entities: {
     token: string;
@@ -113,7 +113,22 @@ function summary(entities: readonly TokenizedEntity[]): Record<string, number> {
   return counts;
 }
 
-export function runTextTransform(env: TransformEnvironment, request: TextTransformRequest): TransformResponse {
+/** What the route needs to run the store checks after the synchronous part. */
+export interface SessionMeta {
+  readonly sid: string;
+  readonly counter: number;
+  readonly expiresAtMs: number;
+  /** True when this call continued an earlier session (replay and deny-list checks apply). */
+  readonly continued: boolean;
+}
+
+export interface TransformOutcome {
+  readonly response: TransformResponse;
+  readonly sessionState: string;
+  readonly meta: SessionMeta;
+}
+
+export function runTextTransform(env: TransformEnvironment, request: TextTransformRequest): TransformOutcome {
   const started = performance.now();
   const nowSeconds = Math.floor(env.nowMs / 1000);
   const previous: SessionPayload | undefined =
@@ -162,7 +177,6 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
   const items = entityContext(env.contextStrategy, env.maxContextTokens, allEntries, result.entities);
   const response: TransformResponse = {
     safe_text: result.safeText,
-    session_state: sessionState,
     entities: result.entities.map((entity, index) => ({
       token: entity.token,
       type: entity.type,
@@ -187,5 +201,9 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
   if (items !== undefined) response.entity_context = items;
   if (env.contextStrategy !== 'none') response.entity_summary = summary(result.entities);
   response.stats.transform_time_ms = elapsedMs(started);
-  return response;
+  return {
+    response,
+    sessionState,
+    meta: { sid: payload.sid, counter: payload.counter, expiresAtMs: payload.exp * 1000, continued: previous !== undefined },
+  };
 }

@@ -30,14 +30,17 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function buildTestApp(options: { env?: Record<string, string>; overrides?: Record<string, unknown> } = {}): Promise<TestApp> {
+export async function buildTestApp(
+  options: { env?: Record<string, string>; overrides?: Record<string, unknown>; mutateDeps?: (deps: AppDeps) => AppDeps } = {},
+): Promise<TestApp> {
   const loaded = loadConfig({
     env: { VEIL_SESSION_SECRET: TEST_SECRET, ...(options.env ?? {}) },
     ...(options.overrides !== undefined ? { overrides: options.overrides } : {}),
   });
   let offsetMs = 0;
-  const base = buildDeps(loaded);
-  const deps: AppDeps = { ...base, now: () => Date.now() + offsetMs };
+  const base = await buildDeps(loaded);
+  const clocked: AppDeps = { ...base, now: () => Date.now() + offsetMs };
+  const deps = options.mutateDeps === undefined ? clocked : options.mutateDeps(clocked);
   const logs = new MemorySink();
   const logger = createLogger({ level: 'info', format: 'json', stream: logs });
   const app = await buildApp(deps, { logger });

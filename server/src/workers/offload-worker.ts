@@ -9,11 +9,12 @@ import { isVeilError, type Policy } from '@veil/common';
 import sjson from 'secure-json-parse';
 import { compileCustomPatterns, detectAll, type CompiledPattern } from '../domain/detect/index.js';
 import { checkJsonDepth } from '../domain/json-depth.js';
-import { KeyRing } from '../domain/seal/index.js';
+import { KeyRing, openSession } from '../domain/seal/index.js';
 import type { CustomPattern, Detection } from '../domain/types.js';
 import { compilePolicy, PolicyRegistry } from '../services/policies.js';
-import { runRehydrate, type RehydrateRequest } from '../services/rehydrate.js';
-import { runTextTransform, type ContextStrategy, type TextTransformRequest } from '../services/transform.js';
+import { openForRehydrate, REHYDRATE_KINDS, restoreOpened, type RehydrateRequest } from '../services/rehydrate.js';
+import { revocationDigest } from '../services/revocation.js';
+import { runTextTransform, type ContextStrategy, type SessionMeta, type TextTransformRequest } from '../services/transform.js';
 import type { RestoreTemplates } from '../domain/restore/index.js';
 
 try {
@@ -46,6 +47,15 @@ export type OffloadTask =
       readonly nowMs: number;
     }
   | {
+      /** First half of a large rehydrate: open the session and list each entry's digest. */
+      readonly op: 'rehydrate-open';
+      readonly sessionState: string;
+      readonly tenant: string | null;
+      readonly ring: RingMaterial;
+      readonly digestKey: Uint8Array;
+      readonly nowMs: number;
+    }
+  | {
       readonly op: 'rehydrate';
       readonly request: RehydrateRequest;
       readonly ring: RingMaterial;
@@ -53,6 +63,20 @@ export type OffloadTask =
       readonly templates?: RestoreTemplates | undefined;
       readonly nowMs: number;
     };
+
+/** Result of 'transform': the body without its session handle, the blob, and session meta. */
+export interface OffloadedTransform {
+  readonly body: string;
+  readonly sessionState: string;
+  readonly meta: SessionMeta;
+}
+
+/** Result of 'rehydrate-open'. */
+export interface OpenedForRehydrate {
+  readonly sid: string;
+  readonly expiresAtMs: number;
+  readonly digests: readonly { id: string; digest: string }[];
+}
 
 export type OffloadResult =
   | { readonly ok: true; readonly value: unknown }
@@ -101,7 +125,7 @@ function execute(task: OffloadTask): unknown {
       return detectAll(task.text, { customPatterns: compiled(task.patterns), ...(task.language !== undefined ? { language: task.language } : {}) }) satisfies Detection[];
     case 'transform': {
       const registry = registryOf(task.policies);
-      const response = runTextTransform(
+      const outcome = runTextTransform(
         {
           keyRing: ringOf(task.ring),
           policy: (name) => registry.get(name),
@@ -112,13 +136,23 @@ function execute(task: OffloadTask): unknown {
         task.request,
       );
       // Serialized here so the event loop only copies one string.
-      return JSON.stringify(response);
+      return { body: JSON.stringify(outcome.response), sessionState: outcome.sessionState, meta: outcome.meta } satisfies OffloadedTransform;
+    }
+    case 'rehydrate-open': {
+      const session = openSession(ringOf(task.ring), task.sessionState, { kinds: REHYDRATE_KINDS, tenant: task.tenant }, Math.floor(task.nowMs / 1000));
+      const key = Buffer.from(task.digestKey);
+      return {
+        sid: session.sid,
+        expiresAtMs: session.exp * 1000,
+        digests: session.entries.map((entry) => ({ id: entry.id, digest: revocationDigest(key, entry.type, entry.value) })),
+      } satisfies OpenedForRehydrate;
     }
     case 'rehydrate': {
+      const started = performance.now();
       const registry = registryOf(task.policies);
-      return JSON.stringify(
-        runRehydrate({ keyRing: ringOf(task.ring), policy: (name) => registry.get(name), templates: task.templates, nowMs: task.nowMs }, task.request),
-      );
+      const env = { keyRing: ringOf(task.ring), policy: (name: string | undefined) => registry.get(name), templates: task.templates, nowMs: task.nowMs };
+      const session = openForRehydrate(env, task.request.sessionState, task.request.tenant);
+      return JSON.stringify(restoreOpened(env, session, task.request, started));
     }
   }
 }

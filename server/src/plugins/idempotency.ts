@@ -1,0 +1,95 @@
+// Idempotent retries (interface.md sections 3, 7, 8) on the routes that opt in with
+// `config: {idempotent: true}`. A request with an Idempotency-Key claims it (partitioned by
+// tenant) under a fingerprint of method, path and raw body; 2xx responses are recorded and
+// replayed with `Idempotency-Replayed: true`; other statuses release the claim so an identical
+// retry runs again. A full store refuses before the mutation runs.
+import { createHash } from 'node:crypto';
+import { VeilError } from '@veil/common';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppDeps } from '../deps.js';
+import { principalOf } from '../routes/common.js';
+import { StoreFullError, StoreUnavailableError } from '../stores/types.js';
+import { rawBodyOf } from './json.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route accepts Idempotency-Key (interface.md section 8). */
+    idempotent?: boolean;
+  }
+}
+
+/** 1 to 255 printable ASCII characters. */
+const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+/** Responses larger than this are not kept: a replay answers RESULT_UNAVAILABLE instead. */
+export const MAX_RECORDED_RESPONSE_BYTES = 1024 * 1024;
+
+interface Claim {
+  readonly key: string;
+  readonly fingerprint: string;
+}
+const claims = new WeakMap<FastifyRequest, Claim>();
+
+function storeError(error: unknown): never {
+  if (error instanceof StoreFullError) throw new VeilError('VEIL_IDEMPOTENCY_STORE_FULL');
+  if (error instanceof StoreUnavailableError) throw new VeilError('VEIL_STORE_UNAVAILABLE', undefined, error.message);
+  throw error;
+}
+
+export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
+  const ttlMs = deps.config.idempotency.ttl_seconds * 1000;
+  const inProgressMs = deps.config.idempotency.in_progress_ttl_seconds * 1000;
+  const store = deps.stores.idempotency;
+
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.routeOptions.config.idempotent !== true) return;
+    const header = request.headers['idempotency-key'];
+    if (header === undefined) return;
+    if (typeof header !== 'string' || !KEY_PATTERN.test(header)) throw new VeilError('VEIL_IDEMPOTENCY_KEY_INVALID');
+    const tenant = principalOf(request).tenant;
+    // Length-prefixed so no tenant/key pair can collide with another.
+    const key = `${tenant === null ? '-' : `${tenant.length}:${tenant}`}|${header}`;
+    const fingerprint = createHash('sha256')
+      .update(`${request.method}\n${request.routeOptions.url ?? request.url}\n`)
+      .update(rawBodyOf(request) ?? '')
+      .digest('hex');
+    const result = await store.claim(key, fingerprint, deps.now(), inProgressMs, ttlMs).catch(storeError);
+    switch (result.state) {
+      case 'claimed':
+        claims.set(request, { key, fingerprint });
+        return;
+      case 'completed':
+        void reply.code(result.response.status).headers(result.response.headers).header('idempotency-replayed', 'true');
+        return reply.send(result.response.body);
+      case 'in_progress':
+        throw new VeilError('VEIL_IDEMPOTENCY_IN_PROGRESS');
+      case 'mismatch':
+        throw new VeilError('VEIL_IDEMPOTENCY_KEY_REUSE');
+      case 'result_unavailable':
+        throw new VeilError('VEIL_IDEMPOTENCY_RESULT_UNAVAILABLE');
+    }
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = claims.get(request);
+    if (claim === undefined) return payload;
+    claims.delete(request);
+    try {
+      if (reply.statusCode >= 200 && reply.statusCode < 300) {
+        const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+        const contentType = reply.getHeader('content-type');
+        const recorded =
+          body !== undefined && Buffer.byteLength(body) <= MAX_RECORDED_RESPONSE_BYTES
+            ? { status: reply.statusCode, headers: { 'content-type': typeof contentType === 'string' ? contentType : 'application/json; charset=utf-8' }, body }
+            : undefined;
+        await store.complete(claim.key, claim.fingerprint, recorded, deps.now(), ttlMs);
+      } else {
+        await store.release(claim.key, claim.fingerprint);
+      }
+    } catch (error) {
+      // The mutation already happened; the answer still goes out. A retry will then see the
+      // claim in progress until it is reclaimable.
+      request.log.error({ request_id: request.id, err: { type: error instanceof Error ? error.name : 'unknown' } }, 'idempotency record failed');
+    }
+    return payload;
+  });
+}

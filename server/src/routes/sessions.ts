@@ -1,0 +1,78 @@
+// POST /v1/sessions/status and DELETE /v1/sessions (decisions.md section 5). A sealed session
+// reports `stateless`; deleting one deny-lists its id until the blob would expire, so the blob
+// stops working on every replica. A server-held session reports `active` and is removed.
+import { VeilError } from '@veil/common';
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { AppDeps } from '../deps.js';
+import { openSession, SESSION_KINDS, type SessionPayload } from '../domain/seal/index.js';
+import { assertNotDenied, incomingSession } from '../services/state.js';
+import { StoreUnavailableError } from '../stores/types.js';
+import { principalOf } from './common.js';
+import { SessionStateSchema } from './schemas.js';
+
+const HandleSchema = Type.Object(
+  { session_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })), session_state: Type.Optional(SessionStateSchema) },
+  { additionalProperties: false },
+);
+type Handle = Static<typeof HandleSchema>;
+
+export function sessionRoutes(deps: AppDeps) {
+  const open = async (request: { body: Handle }, tenant: string | null): Promise<{ session: SessionPayload; serverHeld: boolean }> => {
+    const { session_id: sessionId, session_state: sessionState } = request.body;
+    if (sessionId === undefined && sessionState === undefined) {
+      throw new VeilError('VEIL_VALIDATION_FAILED', 'session_id: send session_id or session_state');
+    }
+    const blob = await incomingSession(deps, sessionId, sessionState);
+    const session = openSession(deps.keyRing, blob ?? '', { kinds: SESSION_KINDS, tenant }, Math.floor(deps.now() / 1000));
+    await assertNotDenied(deps, session.sid);
+    return { session, serverHeld: sessionId !== undefined };
+  };
+  return function register(app: FastifyInstance): void {
+    app.post<{ Body: Handle }>(
+      '/v1/sessions/status',
+      {
+        schema: {
+          body: HandleSchema,
+          response: {
+            200: Type.Object({
+              state: Type.String(),
+              session_id: Type.Optional(Type.String()),
+              expires_at_unix: Type.Integer(),
+              token_count: Type.Integer(),
+              counter: Type.Integer(),
+            }),
+          },
+        },
+      },
+      async (request) => {
+        const { session, serverHeld } = await open(request, principalOf(request).tenant);
+        return {
+          state: serverHeld ? 'active' : 'stateless',
+          ...(serverHeld ? { session_id: session.sid } : {}),
+          expires_at_unix: session.exp,
+          token_count: session.entries.length,
+          counter: session.counter,
+        };
+      },
+    );
+    app.delete<{ Body: Handle }>(
+      '/v1/sessions',
+      { schema: { body: HandleSchema, response: { 200: Type.Object({ invalidated: Type.Boolean() }) } }, config: { idempotent: true } },
+      async (request) => {
+        const { session, serverHeld } = await open(request, principalOf(request).tenant);
+        try {
+          // Deny-list first: even a server-held session's sealed copy (if a client kept one)
+          // must stop working.
+          await deps.stores.replay.deny(session.sid, session.exp * 1000, deps.now());
+          if (serverHeld) await deps.stores.sessions?.delete(session.sid, deps.now());
+        } catch (error) {
+          if (error instanceof StoreUnavailableError) throw new VeilError('VEIL_REPLAY_STORE_UNAVAILABLE', undefined, error.message);
+          throw error;
+        }
+        request.log.info({ event: 'session_invalidated', server_held: serverHeld }, 'session_invalidated');
+        return { invalidated: true };
+      },
+    );
+  };
+}

@@ -1,0 +1,54 @@
+// Revocation (erasure): values are never stored, only an HMAC-SHA-256 digest of (type,
+// normalized value) under the digest secret, in the caller's tenant partition or the unscoped
+// platform partition. Rehydrate asks which of the values it is about to restore are revoked in
+// either partition and restores those as [DELETED]. A store outage fails closed.
+import { createHmac } from 'node:crypto';
+import { VeilError } from '@veil/common';
+import { normalizeValue } from '../domain/token/index.js';
+import type { TokenEntry } from '../domain/types.js';
+import { GLOBAL_PARTITION, StoreUnavailableError, type RevocationStore } from '../stores/types.js';
+
+/** Unambiguous encoding: length-prefixed type, then the normalized value. */
+export function revocationDigest(key: Buffer, type: string, value: string): string {
+  const normalized = normalizeValue(type, value);
+  return createHmac('sha256', key).update(`v1|${type.length}:${type}|`).update(normalized).digest('hex');
+}
+
+export function partitionOf(tenant: string | null): string {
+  return tenant ?? GLOBAL_PARTITION;
+}
+
+/** Partitions that apply to a caller: its tenant's plus the unscoped platform partition. */
+export function partitionsFor(tenant: string | null): string[] {
+  return tenant === null ? [GLOBAL_PARTITION] : [tenant, GLOBAL_PARTITION];
+}
+
+export async function withStore<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) throw new VeilError('VEIL_STORE_UNAVAILABLE', undefined, error.message);
+    throw error;
+  }
+}
+
+/** Ids of the given entries whose values are revoked for this caller. */
+export async function revokedEntryIds(
+  store: RevocationStore,
+  key: Buffer,
+  tenant: string | null,
+  entries: readonly TokenEntry[],
+): Promise<Set<string>> {
+  if (entries.length === 0) return new Set();
+  const byDigest = new Map<string, string[]>();
+  for (const entry of entries) {
+    const digest = revocationDigest(key, entry.type, entry.value);
+    const ids = byDigest.get(digest);
+    if (ids === undefined) byDigest.set(digest, [entry.id]);
+    else ids.push(entry.id);
+  }
+  const revoked = await withStore(() => store.revoked(partitionsFor(tenant), [...byDigest.keys()]));
+  const ids = new Set<string>();
+  for (const digest of revoked) for (const id of byDigest.get(digest) ?? []) ids.add(id);
+  return ids;
+}
