@@ -92,6 +92,31 @@ describe('veil serve (real process)', () => {
     }
   });
 
+  it('revokes values, invalidates sessions and replays idempotent requests', async () => {
+    const value = 'erase.e2e@example.com';
+    const made = await postJson(`${server.url}/v1/transform`, { input: `mail ${value}` }, { 'idempotency-key': 'e2e-1' });
+    const replayed = await fetch(`${server.url}/v1/transform`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'e2e-1' },
+      body: JSON.stringify({ input: `mail ${value}` }),
+    });
+    expect(replayed.headers.get('idempotency-replayed')).toBe('true');
+    expect(await replayed.json()).toEqual(made.body);
+
+    expect((await postJson(`${server.url}/v1/revoke`, { entity_type: 'email', value })).body).toEqual({ revoked: 1, scope: 'global' });
+    const restored = await postJson(`${server.url}/v1/rehydrate`, { output: made.body.safe_text, session_state: made.body.session_state });
+    expect(restored.body.restored_text).toBe('mail [DELETED]');
+    const count = (await (await fetch(`${server.url}/v1/revocations/count`)).json()) as { count: number };
+    expect(count.count).toBeGreaterThanOrEqual(1);
+
+    const status = await postJson(`${server.url}/v1/sessions/status`, { session_state: made.body.session_state });
+    expect(status.body.state).toBe('stateless');
+    const deleted = await fetch(`${server.url}/v1/sessions`, { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_state: made.body.session_state }) });
+    expect(await deleted.json()).toEqual({ invalidated: true });
+    const after = await postJson(`${server.url}/v1/rehydrate`, { output: made.body.safe_text, session_state: made.body.session_state });
+    expect(after.status).toBe(410);
+  });
+
   it('serves probes', async () => {
     expect(await (await fetch(`${server.url}/livez`)).json()).toEqual({ status: 'ok' });
     expect(await (await fetch(`${server.url}/readyz`)).json()).toEqual({ status: 'ready' });
