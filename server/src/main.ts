@@ -27,7 +27,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function buildDeps(loaded: LoadedConfig): Promise<AppDeps> {
+export async function buildDeps(loaded: LoadedConfig, onWarning: (message: string) => void = () => undefined): Promise<AppDeps> {
   const config = loaded.config;
   const now = Date.now;
   const registry = loadPolicyRegistry({
@@ -35,7 +35,7 @@ export async function buildDeps(loaded: LoadedConfig): Promise<AppDeps> {
     defaultName: config.policy.default,
     nowUnix: Math.floor(now() / 1000),
   });
-  const stores = await openAppStores(config);
+  const stores = await openAppStores(config, onWarning);
   return {
     config,
     keyRing: loaded.keyRing,
@@ -63,7 +63,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     ...(options.logStream !== undefined ? { stream: options.logStream } : {}),
   });
   for (const warning of loaded.warnings) logger.warn(warning);
-  const deps = await buildDeps(loaded);
+  const deps = await buildDeps(loaded, (message) => logger.warn(message));
   const app = await buildApp(deps, { logger });
   const url = await app.listen({ host: config.server.host, port: config.server.port });
   logger.info(

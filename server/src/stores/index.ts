@@ -1,0 +1,106 @@
+// Store wiring: builds the replay, revocation, idempotency and (server-side) session stores from
+// the configured backends, opening at most one SQLite file and one Redis client however many
+// stores use them, and closing them together. Which backend to choose:
+//   memory  per process, lost on restart: tests, development, one throwaway replica;
+//   sqlite  durable single node (WAL + synchronous=FULL: acknowledged writes survive SIGKILL and
+//           power loss); processes on one host may share the file, hosts may not;
+//   redis   shared by every replica; durability is the Redis server's (AOF, noeviction).
+import { MemoryIdempotencyStore, MemoryReplayStore, MemoryRevocationStore, MemorySessionStore } from './memory/index.js';
+import { connectRedis, RedisIdempotencyStore, RedisReplayStore, RedisRevocationStore, RedisSessionStore, type RedisConnection } from './redis/index.js';
+import { SqliteHandle, SqliteIdempotencyStore, SqliteReplayStore, SqliteRevocationStore } from './sqlite/index.js';
+import type { IdempotencyStore, ReplayStore, RevocationStore, SessionStore } from './types.js';
+
+export * from './types.js';
+
+export type DurableBackend = 'memory' | 'sqlite' | 'redis';
+export type SessionBackend = 'sealed' | 'memory' | 'redis';
+
+export interface StoreOptions {
+  readonly replay: DurableBackend;
+  readonly revocation: DurableBackend;
+  readonly idempotency: DurableBackend;
+  readonly sessions: SessionBackend;
+  /** Required when any store is `sqlite` (storage.sqlite_path). */
+  readonly sqlitePath?: string;
+  /** Required when any store is `redis` (session.redis_url). */
+  readonly redisUrl?: string;
+  /** Cap of the memory idempotency store (default 100,000). */
+  readonly idempotencyMaxEntries?: number;
+  /** Redis key prefix (default "veil"); lets several deployments share one Redis. */
+  readonly redisKeyPrefix?: string;
+  /** SQLite busy timeout (default 2000 ms). */
+  readonly sqliteBusyTimeoutMs?: number;
+  /** Redis connect / command timeouts (defaults 2000 / 1000 ms). */
+  readonly redisConnectTimeoutMs?: number;
+  readonly redisCommandTimeoutMs?: number;
+  /** Startup warnings (Redis eviction policy or AOF off). */
+  readonly onWarning?: (message: string) => void;
+}
+
+export interface Stores {
+  readonly replay: ReplayStore;
+  readonly revocation: RevocationStore;
+  readonly idempotency: IdempotencyStore;
+  /** Absent for `sealed` sessions (the state travels in the blob). */
+  readonly sessions?: SessionStore;
+  close(): Promise<void>;
+}
+
+/** Open the configured stores; throws StoreUnavailableError when a backend cannot be reached. */
+export async function createStores(options: StoreOptions): Promise<Stores> {
+  const durable = [options.replay, options.revocation, options.idempotency];
+  const needsSqlite = durable.includes('sqlite');
+  const needsRedis = durable.includes('redis') || options.sessions === 'redis';
+  if (needsSqlite && options.sqlitePath === undefined) throw new Error('storage.sqlite_path is required for the sqlite backend');
+  if (needsRedis && options.redisUrl === undefined) throw new Error('session.redis_url is required for the redis backend');
+
+  const sqlite =
+    needsSqlite && options.sqlitePath !== undefined
+      ? SqliteHandle.open(options.sqlitePath, options.sqliteBusyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.sqliteBusyTimeoutMs })
+      : undefined;
+  let redis: RedisConnection | undefined;
+  try {
+    if (needsRedis && options.redisUrl !== undefined) {
+      redis = await connectRedis(options.redisUrl, {
+        ...(options.redisKeyPrefix === undefined ? {} : { prefix: options.redisKeyPrefix }),
+        ...(options.redisConnectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.redisConnectTimeoutMs }),
+        ...(options.redisCommandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.redisCommandTimeoutMs }),
+        ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
+      });
+    }
+  } catch (error) {
+    sqlite?.close();
+    throw error;
+  }
+
+  const pick = <T>(backend: DurableBackend, memory: () => T, onSqlite: (handle: SqliteHandle) => T, onRedis: (connection: RedisConnection) => T): T => {
+    if (backend === 'sqlite' && sqlite !== undefined) return onSqlite(sqlite);
+    if (backend === 'redis' && redis !== undefined) return onRedis(redis);
+    return memory();
+  };
+  const replay = pick<ReplayStore>(options.replay, () => new MemoryReplayStore(), (h) => new SqliteReplayStore(h), (c) => new RedisReplayStore(c));
+  const revocation = pick<RevocationStore>(
+    options.revocation,
+    () => new MemoryRevocationStore(),
+    (h) => new SqliteRevocationStore(h),
+    (c) => new RedisRevocationStore(c),
+  );
+  const idempotency = pick<IdempotencyStore>(
+    options.idempotency,
+    () => new MemoryIdempotencyStore(options.idempotencyMaxEntries === undefined ? {} : { maxEntries: options.idempotencyMaxEntries }),
+    (h) => new SqliteIdempotencyStore(h),
+    (c) => new RedisIdempotencyStore(c),
+  );
+  let sessions: SessionStore | undefined;
+  if (options.sessions === 'memory') sessions = new MemorySessionStore();
+  else if (options.sessions === 'redis' && redis !== undefined) sessions = new RedisSessionStore(redis);
+
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    // Each store drops its reference; the shared SQLite file and Redis client close with the last.
+    await Promise.all([replay.close(), revocation.close(), idempotency.close(), sessions?.close()]);
+  };
+  return sessions === undefined ? { replay, revocation, idempotency, close } : { replay, revocation, idempotency, sessions, close };
+}

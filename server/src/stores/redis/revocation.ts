@@ -1,0 +1,69 @@
+// Redis revocation store: one set per partition. add is a single SADD (atomic, returns the number
+// newly added, so duplicates are never double counted); count is SCARD; a lookup is one pipelined
+// SMISMEMBER per partition (Redis >= 6.2). Durable on return only as far as the server's AOF
+// setting: `appendfsync always` for no loss on a Redis crash (see connection.ts).
+import type { RevocationStore } from '../types.js';
+import type { RedisConnection } from './connection.js';
+
+/** SADD arguments per command: keeps one bulk revoke from becoming one huge request. */
+const ADD_CHUNK = 1000;
+
+export class RedisRevocationStore implements RevocationStore {
+  private closed = false;
+
+  constructor(private readonly connection: RedisConnection) {
+    connection.acquire();
+  }
+
+  add(partition: string, digests: readonly string[], _nowMs: number): Promise<number> {
+    if (digests.length === 0) return Promise.resolve(0);
+    const key = this.connection.keys.revocations(partition);
+    return this.connection.run('revocation', async (client) => {
+      if (digests.length <= ADD_CHUNK) return await client.sadd(key, ...digests);
+      // Large bulk revokes go in one MULTI so they are applied whole (each SADD stays small).
+      const transaction = client.multi();
+      for (let start = 0; start < digests.length; start += ADD_CHUNK) {
+        transaction.sadd(key, ...digests.slice(start, start + ADD_CHUNK));
+      }
+      const replies = await transaction.exec();
+      if (replies === null) throw new Error('revocation transaction aborted');
+      let added = 0;
+      for (const [error, reply] of replies) {
+        if (error !== null) throw error;
+        added += Number(reply);
+      }
+      return added;
+    });
+  }
+
+  revoked(partitions: readonly string[], digests: readonly string[]): Promise<Set<string>> {
+    if (partitions.length === 0 || digests.length === 0) return Promise.resolve(new Set());
+    return this.connection.run('revocation', async (client) => {
+      const pipeline = client.pipeline();
+      for (const partition of partitions) pipeline.smismember(this.connection.keys.revocations(partition), ...digests);
+      const replies = await pipeline.exec();
+      if (replies === null) throw new Error('revocation lookup aborted');
+      const found = new Set<string>();
+      for (const [error, reply] of replies) {
+        if (error !== null) throw error;
+        if (!Array.isArray(reply)) throw new Error('unexpected SMISMEMBER reply');
+        reply.forEach((member: unknown, index) => {
+          const digest = digests[index];
+          if (member === 1 && digest !== undefined) found.add(digest);
+        });
+      }
+      return found;
+    });
+  }
+
+  count(partition: string): Promise<number> {
+    const key = this.connection.keys.revocations(partition);
+    return this.connection.run('revocation', (client) => client.scard(key));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.connection.release();
+  }
+}

@@ -1,0 +1,212 @@
+// Runs the conformance suites against the SQLite stores (a fresh database file per test; the peer
+// is a second connection to the same file, as a second process would have), plus SQLite-only
+// behaviour: pragmas and schema version, failure to open, a write lock held elsewhere, a full
+// disk, bounded sweeping of expired rows, and createStores sharing one handle.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { idempotencyStoreSuite, replayStoreSuite, revocationStoreSuite, type StoreFactory } from './conformance.suite.js';
+import { createStores } from './index.js';
+import { openSqliteStores, SCHEMA_VERSION, SqliteHandle, SqliteIdempotencyStore, SqliteReplayStore, SqliteRevocationStore } from './sqlite/index.js';
+import { StoreFullError, StoreUnavailableError } from './types.js';
+
+const directory = mkdtempSync(join(tmpdir(), 'veil-sqlite-test-'));
+afterAll(() => {
+  rmSync(directory, { recursive: true, force: true });
+});
+
+let fileNumber = 0;
+function freshPath(): string {
+  fileNumber += 1;
+  return join(directory, `stores-${fileNumber}.sqlite`);
+}
+
+/**
+ * A factory per store class. The broken store's connection is closed under it, the state of a
+ * handle whose file became unusable: every call must fail closed.
+ */
+function factory<T extends { close(): Promise<void> }>(build: (handle: SqliteHandle) => T): StoreFactory<T> {
+  let lastPath = '';
+  return {
+    open: () => {
+      lastPath = freshPath();
+      return Promise.resolve(build(SqliteHandle.open(lastPath)));
+    },
+    openPeer: () => Promise.resolve(build(SqliteHandle.open(lastPath))),
+    openBroken: () => {
+      const handle = SqliteHandle.open(freshPath());
+      const store = build(handle);
+      handle.database.close();
+      return Promise.resolve(store);
+    },
+  };
+}
+
+replayStoreSuite('sqlite', factory((handle) => new SqliteReplayStore(handle)));
+revocationStoreSuite('sqlite', factory((handle) => new SqliteRevocationStore(handle)));
+idempotencyStoreSuite('sqlite', factory((handle) => new SqliteIdempotencyStore(handle)));
+
+const T0 = 1_700_000_000_000;
+
+describe('SQLite stores: file and settings', () => {
+  it('opens with WAL, synchronous=FULL, a busy timeout and the current schema version', async () => {
+    const path = freshPath();
+    const stores = openSqliteStores(path);
+    await stores.revocation.add('t', ['d'], T0);
+    await stores.close();
+    const database = new Database(path, { readonly: true });
+    try {
+      expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(database.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    } finally {
+      database.close();
+    }
+    const handle = SqliteHandle.open(path);
+    try {
+      // synchronous and busy_timeout are per connection: check ours.
+      expect(handle.database.pragma('synchronous', { simple: true })).toBe(2);
+      expect(handle.database.pragma('busy_timeout', { simple: true })).toBe(2000);
+    } finally {
+      handle.close();
+    }
+  });
+
+  it('keeps data across close and reopen', async () => {
+    const path = freshPath();
+    const first = openSqliteStores(path);
+    await first.revocation.add('tenant-a', ['d1', 'd2'], T0);
+    await first.replay.advance('s1', 4, T0 + 60_000, T0);
+    await first.idempotency.claim('k', 'fp', T0, 1000, 60_000);
+    await first.idempotency.complete('k', 'fp', { status: 200, headers: { a: 'b' }, body: 'ok' }, T0, 60_000);
+    await first.close();
+    const second = openSqliteStores(path);
+    try {
+      expect(await second.revocation.count('tenant-a')).toBe(2);
+      expect(await second.replay.advance('s1', 4, T0 + 60_000, T0 + 1)).toBe(false);
+      expect(await second.idempotency.claim('k', 'fp', T0 + 2, 1000, 60_000)).toEqual({
+        state: 'completed',
+        response: { status: 200, headers: { a: 'b' }, body: 'ok' },
+      });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('fails fast with StoreUnavailableError when the file cannot be opened', () => {
+    const cases = [
+      join(directory, 'missing-directory', 'stores.sqlite'),
+      directory, // a directory, not a file
+    ];
+    const notADatabase = freshPath();
+    writeFileSync(notADatabase, 'this is not an SQLite database, just some text that is long enough '.repeat(20));
+    cases.push(notADatabase);
+    for (const path of cases) {
+      const started = performance.now();
+      expect(() => SqliteHandle.open(path)).toThrow(StoreUnavailableError);
+      expect(performance.now() - started).toBeLessThan(500);
+    }
+  });
+
+  it('refuses a file written with a newer schema version', () => {
+    const path = freshPath();
+    const database = new Database(path);
+    database.pragma('user_version = 99');
+    database.close();
+    expect(() => SqliteHandle.open(path)).toThrow(StoreUnavailableError);
+  });
+
+  it('fails writes with StoreUnavailableError within the busy timeout when another process holds the write lock', async () => {
+    const path = freshPath();
+    const stores = openSqliteStores(path, { busyTimeoutMs: 100 });
+    const locker = new Database(path);
+    try {
+      locker.exec('BEGIN IMMEDIATE');
+      const started = performance.now();
+      await expect(stores.revocation.add('t', ['d'], T0)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(stores.replay.advance('s', 1, T0 + 1000, T0)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(stores.idempotency.claim('k', 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(performance.now() - started).toBeLessThan(1500);
+      // WAL readers are not blocked by a writer.
+      expect(await stores.revocation.count('t')).toBe(0);
+      locker.exec('ROLLBACK');
+      expect(await stores.revocation.add('t', ['d'], T0)).toBe(1);
+    } finally {
+      locker.close();
+      await stores.close();
+    }
+  });
+
+  it('a full disk is STORE_FULL for an idempotency claim and an outage for the other writes', async () => {
+    const stores = openSqliteStores(freshPath());
+    // Cap the file at its current size: the next page allocation fails with SQLITE_FULL.
+    const handle = (stores.replay as unknown as { handle: SqliteHandle }).handle;
+    const pages = handle.database.pragma('page_count', { simple: true });
+    handle.database.pragma(`max_page_count = ${String(pages)}`);
+    const big = 'x'.repeat(64 * 1024);
+    try {
+      await expect(stores.idempotency.claim(big, 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
+      const revocation = stores.revocation.add('t', Array.from({ length: 200 }, (_unused, index) => `${big.slice(0, 400)}${index}`), T0);
+      await expect(revocation).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(await stores.revocation.count('t')).toBe(0);
+    } finally {
+      await stores.close();
+    }
+  });
+
+  it('deletes expired rows in bounded batches as writes go on', async () => {
+    const path = freshPath();
+    const stores = openSqliteStores(path);
+    try {
+      for (let index = 0; index < 600; index += 1) await stores.replay.advance(`old-${index}`, 1, T0 + 1000, T0);
+      for (let index = 0; index < 600; index += 1) await stores.idempotency.claim(`old-${index}`, 'fp', T0, 100, 1000);
+      for (let index = 0; index < 1200; index += 1) await stores.replay.advance(`new-${index}`, 1, T0 + 60_000, T0 + 2000);
+      const database = new Database(path, { readonly: true });
+      try {
+        expect(database.prepare('SELECT count(*) FROM replay_counter WHERE expires_at <= ?').pluck().get(T0 + 2000)).toBe(0);
+        expect(database.prepare('SELECT count(*) FROM idempotency').pluck().get()).toBe(0);
+      } finally {
+        database.close();
+      }
+    } finally {
+      await stores.close();
+    }
+  });
+
+  it('closes the shared file only when the last store closes', async () => {
+    const stores = openSqliteStores(freshPath());
+    await stores.replay.close();
+    await stores.replay.close();
+    expect(await stores.revocation.add('t', ['d'], T0)).toBe(1);
+    await stores.close();
+    await expect(stores.revocation.count('t')).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+});
+
+describe('createStores with SQLite', () => {
+  it('shares one SQLite handle between replay, revocation and idempotency', async () => {
+    const path = freshPath();
+    const stores = await createStores({ replay: 'sqlite', revocation: 'sqlite', idempotency: 'sqlite', sessions: 'sealed', sqlitePath: path });
+    try {
+      expect(stores.sessions).toBeUndefined();
+      const handles = [stores.replay, stores.revocation, stores.idempotency].map((store) => (store as unknown as { handle: SqliteHandle }).handle);
+      expect(new Set(handles).size).toBe(1);
+      expect(await stores.revocation.add('t', ['d'], T0)).toBe(1);
+    } finally {
+      await stores.close();
+    }
+  });
+
+  it('mixes backends and requires the path for sqlite', async () => {
+    const stores = await createStores({ replay: 'memory', revocation: 'sqlite', idempotency: 'memory', sessions: 'memory', sqlitePath: freshPath(), idempotencyMaxEntries: 1 });
+    try {
+      expect(stores.sessions).toBeDefined();
+      await stores.idempotency.claim('a', 'fp', T0, 1000, 60_000);
+      await expect(stores.idempotency.claim('b', 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
+    } finally {
+      await stores.close();
+    }
+    await expect(createStores({ replay: 'sqlite', revocation: 'memory', idempotency: 'memory', sessions: 'sealed' })).rejects.toThrow(/sqlite_path/);
+  });
+});

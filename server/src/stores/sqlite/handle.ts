@@ -1,0 +1,155 @@
+// One SQLite database file (storage.sqlite_path) shared by the replay, revocation and idempotency
+// stores of a node. Opened once with durability-first settings:
+//   - journal_mode=WAL: readers never block the writer, and a commit is one append to the WAL;
+//   - synchronous=FULL: the WAL is fsynced at every commit, so a write that returned (was
+//     acknowledged) survives SIGKILL of the process and power loss of the machine;
+//   - busy_timeout: a second process holding the write lock makes us wait this long, then fail
+//     (StoreUnavailableError) instead of hanging a request;
+//   - journal_size_limit: the WAL is truncated back after checkpoints so it cannot grow forever.
+// better-sqlite3 is synchronous, so each store operation is one prepared statement or one short
+// IMMEDIATE transaction (the write lock is taken up front; no read-then-upgrade deadlocks between
+// processes). The schema is versioned with PRAGMA user_version and created on open.
+// Expired rows are deleted a bounded batch at a time every SWEEP_EVERY writes, using the latest
+// caller clock seen, so the file does not grow with dead rows.
+import Database from 'better-sqlite3';
+import { asStoreError } from '../shared.js';
+import { StoreFullError } from '../types.js';
+
+export const SCHEMA_VERSION = 1;
+
+const SCHEMA_V1 = `
+CREATE TABLE replay_counter (
+  session_id TEXT PRIMARY KEY,
+  counter INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX replay_counter_expiry ON replay_counter (expires_at);
+CREATE TABLE replay_deny (
+  session_id TEXT PRIMARY KEY,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX replay_deny_expiry ON replay_deny (expires_at);
+CREATE TABLE revocation (
+  partition TEXT NOT NULL,
+  digest TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (partition, digest)
+) WITHOUT ROWID;
+-- Maintained in the same transaction as inserts, so count() is O(1) however many digests exist.
+CREATE TABLE revocation_count (
+  partition TEXT PRIMARY KEY,
+  count INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE idempotency (
+  key TEXT PRIMARY KEY,
+  fingerprint TEXT NOT NULL,
+  done INTEGER NOT NULL,
+  claimed_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  response TEXT
+) WITHOUT ROWID;
+CREATE INDEX idempotency_expiry ON idempotency (expires_at);
+`;
+
+const SWEEP_EVERY = 256;
+export const SWEEP_BATCH = 512;
+
+export interface SqliteOptions {
+  /** How long to wait for another process's write lock before failing; default 2000 ms. */
+  readonly busyTimeoutMs?: number;
+}
+
+/** Error codes that mean "no room": the disk or the database's page limit is full. */
+function isFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL';
+}
+
+/** A shared connection with a reference count: the file closes when the last store closes. */
+export class SqliteHandle {
+  private references = 0;
+  private writes = 0;
+  private readonly sweepers: ((nowMs: number) => void)[] = [];
+
+  private constructor(readonly database: Database.Database) {}
+
+  /** Open (creating if needed) the database at `path`; any failure is a StoreUnavailableError. */
+  static open(path: string, options: SqliteOptions = {}): SqliteHandle {
+    let database: Database.Database | undefined;
+    try {
+      database = new Database(path, { timeout: options.busyTimeoutMs ?? 2000 });
+      const journalMode = database.pragma('journal_mode = WAL', { simple: true });
+      if (journalMode !== 'wal') throw new Error(`SQLite at ${path} refused WAL mode (got ${String(journalMode)})`);
+      database.pragma('synchronous = FULL');
+      database.pragma('journal_size_limit = 67108864');
+      migrate(database);
+      return new SqliteHandle(database);
+    } catch (error) {
+      database?.close();
+      throw asStoreError('sqlite', error);
+    }
+  }
+
+  acquire(): void {
+    this.references += 1;
+  }
+
+  release(): void {
+    this.references -= 1;
+    if (this.references <= 0) this.close();
+  }
+
+  /** Close the file now, whatever the references (later calls fail with StoreUnavailableError). */
+  close(): void {
+    if (this.database.open) this.database.close();
+  }
+
+  /** Register a function that deletes up to SWEEP_BATCH expired rows of one table. */
+  addSweeper(sweep: (nowMs: number) => void): void {
+    this.sweepers.push(sweep);
+  }
+
+  /**
+   * Run one store operation. Any SQLite error (locked, I/O, closed handle, corrupt file) becomes
+   * StoreUnavailableError; SQLITE_FULL becomes StoreFullError where the caller has a code for it
+   * (an idempotency claim), else StoreUnavailableError.
+   */
+  run<T>(store: string, operation: () => T, options: { readonly write?: number; readonly fullIsStoreFull?: boolean } = {}): Promise<T> {
+    try {
+      const result = operation();
+      if (options.write !== undefined) this.afterWrite(options.write);
+      return Promise.resolve(result);
+    } catch (error) {
+      if (options.fullIsStoreFull === true && isFull(error)) return Promise.reject(new StoreFullError(store));
+      return Promise.reject(asStoreError(store, error));
+    }
+  }
+
+  private afterWrite(nowMs: number): void {
+    this.writes += 1;
+    if (this.writes < SWEEP_EVERY) return;
+    this.writes = 0;
+    for (const sweep of this.sweepers) {
+      try {
+        sweep(nowMs);
+      } catch {
+        // Garbage collection only: the write already succeeded, and a real fault shows up on the
+        // next operation as StoreUnavailableError.
+      }
+    }
+  }
+}
+
+function migrate(database: Database.Database): void {
+  const version = database.pragma('user_version', { simple: true });
+  if (version === SCHEMA_VERSION) return;
+  if (version !== 0) {
+    throw new Error(`SQLite schema version ${String(version)} is not ${SCHEMA_VERSION}; written by another Veil version`);
+  }
+  // IMMEDIATE so two processes opening a fresh file at once do not both create the schema.
+  database.transaction(() => {
+    if (database.pragma('user_version', { simple: true }) !== 0) return;
+    database.exec(SCHEMA_V1);
+    database.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}
