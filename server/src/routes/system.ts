@@ -47,8 +47,6 @@ export function systemRoutes(deps: AppDeps) {
             prefix: info.prefix,
             protection_level: info.protectionLevel,
             source: info.source,
-            // Languages the detector is tuned for; '*' = language-independent format.
-            languages: [...info.languages],
           })),
         languages: [...ABSTRACT_LANGUAGES],
         detectors: [
