@@ -3,6 +3,7 @@
 // behaviour when a store is down.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppStores } from '../deps.js';
+import { MemoryIdempotencyStore } from '../stores/memory/index.js';
 import { StoreUnavailableError } from '../stores/types.js';
 import { buildTestApp, post, type TestApp } from '../testing/harness.js';
 
@@ -127,16 +128,41 @@ describe('idempotency', () => {
     expect(retried.body.code).toBe('VEIL_VALIDATION_FAILED');
   });
 
-  it('executes 50 concurrent requests with one key once', async () => {
+  it('executes 100 concurrent requests with one key once', async () => {
     const key = { 'idempotency-key': 'burst' };
-    const responses = await Promise.all(Array.from({ length: 50 }, () => transform(t, { input: `burst ${EMAIL}` }, key)));
+    const responses = await Promise.all(Array.from({ length: 100 }, () => transform(t, { input: `burst ${EMAIL}` }, key)));
     const ok = responses.filter((response) => response.status === 200);
     const inProgress = responses.filter((response) => response.status === 409 && response.body.code === 'VEIL_IDEMPOTENCY_IN_PROGRESS');
-    expect(ok.length + inProgress.length).toBe(50);
+    expect(ok.length + inProgress.length).toBe(100);
     expect(new Set(ok.map((response) => response.body.session_state)).size).toBe(1);
   });
 
-  it('partitions keys by tenant and ignores keys on routes that are not idempotent', async () => {
+  it('refuses new keys when the store is full, before the request runs', async () => {
+    const app = await buildTestApp({ mutateDeps: (deps) => ({ ...deps, stores: { ...deps.stores, idempotency: new MemoryIdempotencyStore({ maxEntries: 1 }) } }) });
+    try {
+      expect((await transform(app, { input: 'first' }, { 'idempotency-key': 'one' })).status).toBe(200);
+      const full = await transform(app, { input: `second ${EMAIL}` }, { 'idempotency-key': 'two' });
+      expect(full.status).toBe(503);
+      expect(full.body.code).toBe('VEIL_IDEMPOTENCY_STORE_FULL');
+      expect(app.logs.text()).not.toContain(EMAIL);
+      // Requests without a key are unaffected.
+      expect((await transform(app, { input: 'no key' })).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answers RESULT_UNAVAILABLE for retries of a response too large to keep', async () => {
+    const input = Array.from({ length: 12_000 }, (_, index) => `user${index}@example.com`).join(' ');
+    const key = { 'idempotency-key': 'huge' };
+    const first = await transform(t, { input }, key);
+    expect(first.status).toBe(200);
+    const retry = await transform(t, { input }, key);
+    expect(retry.status).toBe(409);
+    expect(retry.body.code).toBe('VEIL_IDEMPOTENCY_RESULT_UNAVAILABLE');
+  });
+
+  it('ignores keys on routes that are not idempotent', async () => {
     const detect = await t.app.inject({ method: 'POST', url: '/v1/detect', payload: { input: 'a' }, headers: { 'content-type': 'application/json', 'idempotency-key': 'k' } });
     expect(detect.headers['idempotency-replayed']).toBeUndefined();
     const detectAgain = await t.app.inject({ method: 'POST', url: '/v1/detect', payload: { input: 'a' }, headers: { 'content-type': 'application/json', 'idempotency-key': 'k' } });
