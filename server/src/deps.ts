@@ -3,6 +3,7 @@
 import type { VeilConfig } from './config/index.js';
 import type { KeyRing } from './domain/seal/index.js';
 import type { CorpusKeys } from './domain/token/index.js';
+import type { NerClient } from './clients/ner.js';
 import type { Offload } from './services/offload.js';
 import type { PolicyRegistry } from './services/policies.js';
 import type { IdempotencyStore, ReplayStore, RevocationStore, SessionStore } from './stores/types.js';
@@ -29,6 +30,10 @@ export interface AppDeps {
   readonly stores: AppStores;
   /** HMAC key for revocation digests. */
   readonly digestSecret: Buffer;
+  /** The NER sidecar client when detector.advanced_url is configured. */
+  readonly ner?: NerClient | undefined;
+  /** Metric hook: the NER detector degraded or fell back (veil_ner_degraded_total). */
+  readonly countNerDegraded: () => void;
   /** Inline fast path and the worker-thread pool for large inputs. */
   readonly offload: Offload;
   /** Milliseconds since the epoch; injected so tests control expiry. */

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
+import { NerClient } from './clients/ner.js';
 import { loadConfig, type LoadedConfig } from './config/index.js';
 import type { AppDeps } from './deps.js';
 import { deriveCorpusKeys } from './domain/token/index.js';
@@ -36,11 +37,20 @@ export async function buildDeps(loaded: LoadedConfig, onWarning: (message: strin
     nowUnix: Math.floor(now() / 1000),
   });
   const stores = await openAppStores(config, onWarning);
+  const ner =
+    config.detector.advanced_url !== undefined
+      ? new NerClient({ baseUrl: config.detector.advanced_url, apiKey: config.detector.api_key?.reveal(), timeoutMs: config.detector.timeout_secs * 1000 })
+      : undefined;
+  const counters = { nerDegraded: 0 };
   return {
     config,
     keyRing: loaded.keyRing,
     digestSecret: loaded.digestSecret,
     stores,
+    ner,
+    countNerDegraded: () => {
+      counters.nerDegraded += 1;
+    },
     corpusKeys: deriveCorpusKeys(loaded.serverSecret),
     policies: { registry },
     offload: createOffload({ threshold: config.transform.offload_threshold_bytes }),

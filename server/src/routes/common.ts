@@ -1,7 +1,6 @@
 // Helpers shared by route handlers: caller identity, trace ids, custom-pattern assembly,
 // detector selection and span conversion to code points.
 import { randomUUID, createHash } from 'node:crypto';
-import { VeilError } from '@veil/common';
 import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { compileCustomPatterns, type CompiledPattern } from '../domain/detect/index.js';
@@ -91,13 +90,6 @@ export function patternSet(policy: LoadedPolicy | undefined, requested: readonly
     raw.push(...requested);
   }
   return { compiled, raw };
-}
-
-/** Only the built-in detector exists until the NER issue lands; asking for NER fails clearly. */
-export function checkDetectors(detectors: readonly string[] | undefined): void {
-  if (detectors?.includes('python_ner') === true) {
-    throw new VeilError('VEIL_VALIDATION_FAILED', 'detectors: python_ner is not available (no NER sidecar is configured)');
-  }
 }
 
 export function ms(start: number): number {

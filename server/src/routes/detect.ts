@@ -2,8 +2,9 @@
 import { VeilError } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.js';
-import { NER_DEGRADED_WARNING } from '../deps.js';
-import { checkDetectors, codePointSpans, ms, patternSet, principalOf } from './common.js';
+import { applyPolicyDetection, planDetection } from '../services/ner.js';
+import { mergeDetections } from '../services/transform.js';
+import { codePointSpans, ms, patternSet, principalOf } from './common.js';
 import { DetectBodySchema, DetectResponseSchema, type DetectBody } from './schemas.js';
 
 export const DEFAULT_THRESHOLD = 0.5;
@@ -28,20 +29,24 @@ export function detectRoutes(deps: AppDeps) {
         const started = performance.now();
         const body = request.body;
         const principal = principalOf(request);
-        checkDetectors(body.detectors);
         const withValues = includeValues(deps, principal.scopes, body.include_values);
-        // Without a policy, detection is the raw built-in set (plus request patterns).
+        // Without a policy, detection is the raw built-in set (plus request patterns); with
+        // one, its patterns, ner_labels and required_for apply too.
         const loaded = body.policy !== undefined ? deps.policies.registry.get(body.policy) : undefined;
         const patterns = patternSet(loaded, body.custom_patterns);
         const language = body.language ?? deps.config.detector.default_language;
-        const detections = await deps.offload.detect({ text: body.input, language, compiled: patterns.compiled, raw: patterns.raw });
+        const plan = await planDetection(deps, body.input, language, body.detectors, loaded?.compiled.policy);
+        const ner = loaded !== undefined ? applyPolicyDetection(loaded.compiled.policy, plan) : plan.ner;
+        const regex = await deps.offload.detect({ text: body.input, language, compiled: patterns.compiled, raw: patterns.raw });
+        const regexKept = plan.useRegex ? regex : regex.filter((detection) => detection.detector === 'custom_pattern');
+        const detections = ner.length === 0 ? regexKept : mergeDetections(regexKept, ner);
         const threshold = body.threshold ?? DEFAULT_THRESHOLD;
         const wanted = body.entity_types !== undefined ? new Set(body.entity_types) : undefined;
         const kept = detections.filter(
           (detection) => detection.confidence >= threshold && (wanted === undefined || wanted.has(detection.type)),
         );
         const spans = codePointSpans(body.input, kept);
-        const used = new Set<string>(['builtin_regex']);
+        const used = new Set<string>(plan.used);
         if (patterns.compiled.length > 0) used.add('custom_pattern');
         return {
           entities: kept.map((detection, index) => ({
@@ -51,8 +56,8 @@ export function detectRoutes(deps: AppDeps) {
             confidence: detection.confidence,
             detector: detection.detector,
           })),
-          stats: { detection_time_ms: ms(started), detectors_used: [...used], detector_mode: 'builtin_regex' },
-          warnings: [NER_DEGRADED_WARNING],
+          stats: { detection_time_ms: ms(started), detectors_used: [...used], detector_mode: plan.detectorMode },
+          ...(plan.warnings.length > 0 ? { warnings: plan.warnings } : {}),
         };
       },
     );

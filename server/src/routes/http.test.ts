@@ -55,7 +55,6 @@ describe('POST /v1/transform', () => {
     const body = await transform({ input });
     const span = body.entities[0].span;
     // Spans are code points, which is exactly what string spread yields.
-    // eslint-disable-next-line @typescript-eslint/no-misused-spread
     expect([...input].slice(span.start, span.end).join('')).toBe(EMAIL);
     expect(span.start).toBe(8);
   });
@@ -363,7 +362,6 @@ describe('large inputs on worker threads', () => {
       expect(transformed.body.safe_text).not.toContain(EMAIL);
       expect(transformed.body.trace_id).toBe('big-1');
       const email = transformed.body.entities.find((entity: any) => entity.type === 'email');
-      // eslint-disable-next-line @typescript-eslint/no-misused-spread
       expect([...input].slice(email.span.start, email.span.end).join('')).toBe(EMAIL);
       expect(transformed.body.entities.filter((entity: any) => entity.token === email.token)).toHaveLength(2);
 

@@ -7,11 +7,15 @@ import { ENTITY_CATALOG } from '../domain/catalog.js';
 import { BUILTIN_REGEX_TYPES } from '../domain/detect/index.js';
 import { ABSTRACT_LANGUAGES } from '../domain/restore/index.js';
 
+const DETECTOR_MODE_MESSAGES = { builtin: 'builtin_only', both: 'builtin_and_ner', advanced: 'ner_required' } as const;
+
 export function probeRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
     app.get('/livez', () => ({ status: 'ok' }));
-    app.get('/readyz', (_request, reply) => {
-      const ready = deps.policies.registry.size > 0;
+    app.get('/readyz', async (_request, reply) => {
+      let ready = deps.policies.registry.size > 0;
+      // A mode that uses NER is ready only when the sidecar's own readiness answers within 2 s.
+      if (ready && deps.config.detector.mode !== 'builtin') ready = deps.ner !== undefined && (await deps.ner.ready(2000));
       return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready' });
     });
   };
@@ -27,7 +31,8 @@ export function systemRoutes(deps: AppDeps) {
         version: deps.version,
         uptime_seconds: Math.floor((deps.now() - deps.startedAtMs) / 1000),
         components: {
-          detector: { status: 'healthy', message: 'builtin_only' },
+          // Always healthy: an optional sidecar being down degrades coverage, not the service.
+          detector: { status: 'healthy', message: DETECTOR_MODE_MESSAGES[deps.config.detector.mode] },
           session: { status: 'healthy', message: deps.config.session.backend },
           policies: {
             status: policiesOk ? 'healthy' : 'unhealthy',
@@ -47,15 +52,18 @@ export function systemRoutes(deps: AppDeps) {
             prefix: info.prefix,
             protection_level: info.protectionLevel,
             source: info.source,
+            // Languages the detector is tuned for; '*' = language-independent format.
+            languages: [...info.languages],
           })),
         languages: [...ABSTRACT_LANGUAGES],
         detectors: [
           { name: 'builtin_regex', type: 'builtin' },
+          ...(deps.ner !== undefined ? [{ name: 'python_ner', type: 'python' }] : []),
           { name: 'custom_pattern', type: 'custom' },
         ],
         restore_modes: [...RESTORE_MODES],
         output_channels: [...BUILTIN_CHANNELS],
-        ner_active: false,
+        ner_active: deps.ner !== undefined && deps.config.detector.mode !== 'builtin',
         max_batch_size: deps.config.limits.max_batch_size,
       };
     });

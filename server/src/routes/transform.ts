@@ -8,7 +8,8 @@ import { compileCustomPatterns } from '../domain/detect/index.js';
 import { incomingSession, outgoingHandle, recordContinuation, withHandle } from '../services/state.js';
 import { runTextTransform, type TextTransformRequest } from '../services/transform.js';
 import type { OffloadedTransform } from '../workers/offload-worker.js';
-import { checkDetectors, effectiveContext, fingerprint, principalOf, traceIdOf } from './common.js';
+import { planDetection } from '../services/ner.js';
+import { effectiveContext, fingerprint, principalOf, traceIdOf } from './common.js';
 import { TransformBodySchema, TransformResponseSchema, type TransformBody } from './schemas.js';
 
 export function transformRoutes(deps: AppDeps) {
@@ -30,8 +31,18 @@ export function transformRoutes(deps: AppDeps) {
           throw new VeilError('VEIL_VALIDATION_FAILED', 'input_type: only text input is available in this build');
         }
         if (body.input === undefined) throw new VeilError('VEIL_VALIDATION_FAILED', 'input: is required');
-        checkDetectors(body.detectors);
         const sessionState = await incomingSession(deps, body.session_id, body.session_state);
+        const registry = deps.policies.registry;
+        // The request's policy (or the default for a new session) decides NER fallback here;
+        // the effective policy re-checks its detection rules inside the transform.
+        const plannedPolicy = body.policy !== undefined ? registry.get(body.policy) : sessionState === undefined ? registry.get(undefined) : undefined;
+        const plan = await planDetection(
+          deps,
+          body.input,
+          body.language ?? deps.config.detector.default_language,
+          body.detectors,
+          plannedPolicy?.compiled.policy,
+        );
         const transformRequest: TextTransformRequest = {
           input: body.input,
           language: body.language,
@@ -42,8 +53,8 @@ export function transformRoutes(deps: AppDeps) {
           context: effectiveContext(deps, principal, body.context),
           tenant: principal.tenant,
           traceId: traceIdOf(body.trace_id),
+          detection: plan,
         };
-        const registry = deps.policies.registry;
         const large = body.input.length > deps.offload.threshold || (sessionState?.length ?? 0) > deps.offload.threshold;
         const logFields = { event: 'transform_completed', trace: fingerprint(transformRequest.traceId ?? ''), policy: body.policy ?? registry.defaultName };
         if (large) {

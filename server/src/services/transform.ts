@@ -3,13 +3,15 @@
 // for small inputs, and on a worker thread for large ones (services/offload.ts), so a 1 MB
 // request never blocks the small requests behind it. Synchronous and free of Fastify.
 import { randomUUID } from 'node:crypto';
-import { VeilError } from '@veil/common';
+import { VeilError, type Policy } from '@veil/common';
+import { applyPolicyDetection } from './ner.js';
 import { detectAll, type CompiledPattern } from '../domain/detect/index.js';
+import { resolveOverlaps } from '../domain/detect/overlap.js';
 import { openSession, newSessionId, sealSession, type KeyRing, type SessionPayload } from '../domain/seal/index.js';
 import { renderToken, TokenAllocator } from '../domain/token/index.js';
 import { tokenizeText, type TokenizedEntity } from '../domain/tokenize.js';
 import { utf16ToCodePoints } from '../domain/text/codepoints.js';
-import type { RequestContext, RestoreMode, TokenEntry } from '../domain/types.js';
+import type { Detection, RequestContext, RestoreMode, TokenEntry } from '../domain/types.js';
 import type { LoadedPolicy } from './policies.js';
 
 export const NER_DEGRADED_WARNING =
@@ -48,6 +50,40 @@ export interface TextTransformRequest {
   readonly context: RequestContext;
   readonly tenant: string | null;
   readonly traceId?: string | undefined;
+  /** Detector plan from services/ner.ts; absent means regex only with the degraded warning. */
+  readonly detection?: {
+    readonly useRegex: boolean;
+    readonly nerRan: boolean;
+    readonly ner: readonly Detection[];
+    readonly detectorMode: string;
+    readonly warnings: readonly string[];
+  };
+}
+
+/** Regex and custom-pattern detections merged with NER ones (see mergeDetections). */
+export function mergedDetections(
+  text: string,
+  patterns: readonly CompiledPattern[],
+  language: string,
+  plan: TextTransformRequest['detection'],
+  policy: Policy,
+): Detection[] {
+  const ner = applyPolicyDetection(policy, plan ?? { nerRan: false, ner: [] });
+  const regex = detectAll(text, { customPatterns: patterns, language });
+  if (plan === undefined) return regex;
+  // Without builtin_regex only the caller's and policy's own patterns run.
+  const kept = plan.useRegex ? regex : regex.filter((detection) => detection.detector === 'custom_pattern');
+  return ner.length === 0 ? kept : mergeDetections(kept, ner);
+}
+
+/**
+ * Overlaps between regex and NER spans resolve like any other overlap: higher confidence, then
+ * longer, then earlier. Checksum-validated regex matches score at least 0.95, above anything the
+ * sidecar reports, so they win; NER spans are kept as the model gives them (no extension over
+ * titles such as "Dr.").
+ */
+export function mergeDetections(regex: readonly Detection[], ner: readonly Detection[]): Detection[] {
+  return resolveOverlaps([...regex, ...ner]);
 }
 
 /** The response body without its session handle, which the route adds (blob or server-side id). */
@@ -72,7 +108,7 @@ export interface TransformResponse {
     transform_time_ms: number;
   };
   detector_mode: string;
-  warnings: string[];
+  warnings?: string[];
   policy_version: string;
   trace_id: string;
 }
@@ -144,7 +180,7 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
   const patterns = requested.length > 0 ? [...loaded.patterns, ...env.compilePatterns(requested)] : loaded.patterns;
 
   const detectStarted = performance.now();
-  const detections = detectAll(request.input, { customPatterns: patterns, language });
+  const detections = mergedDetections(request.input, patterns, language, request.detection, loaded.compiled.policy);
   const detectionMs = elapsedMs(detectStarted);
 
   const previousEntries = previous?.entries ?? [];
@@ -193,11 +229,12 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
       detection_time_ms: detectionMs,
       transform_time_ms: 0,
     },
-    detector_mode: 'builtin_regex',
-    warnings: [NER_DEGRADED_WARNING],
+    detector_mode: request.detection?.detectorMode ?? 'builtin_regex',
     policy_version: loaded.compiled.version,
     trace_id: request.traceId ?? randomUUID(),
   };
+  const warnings = request.detection !== undefined ? [...request.detection.warnings] : [NER_DEGRADED_WARNING];
+  if (warnings.length > 0) response.warnings = warnings;
   if (items !== undefined) response.entity_context = items;
   if (env.contextStrategy !== 'none') response.entity_summary = summary(result.entities);
   response.stats.transform_time_ms = elapsedMs(started);

@@ -1,0 +1,189 @@
+// The NER detector modes through HTTP, against a stub sidecar on loopback: merged detection,
+// fallback with a warning in `both`, failure in `advanced`, timeouts, the policy's
+// required_for failing closed, readiness, and the regex/NER overlap rule.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, post } from '../testing/harness.js';
+
+const NAME = 'Jonathan Canary';
+const TEXT = `Please call ${NAME} at jane.doe@example.com about card 4111 1111 1111 1111.`;
+
+interface Stub {
+  url: string;
+  calls: number;
+  mode: 'ok' | 'error' | 'slow' | 'not_ready';
+  close(): Promise<void>;
+}
+
+/** Finds NAME (in code points) and, to test overlaps, claims the card number is an organization. */
+async function startStub(): Promise<Stub> {
+  const stub: Stub = { url: '', calls: 0, mode: 'ok', close: async () => undefined };
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    request.on('end', () => {
+      if (request.url === '/readyz') {
+        response.writeHead(stub.mode === 'not_ready' ? 503 : 200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ status: stub.mode === 'not_ready' ? 'not_ready' : 'ready', backend: 'stub' }));
+        return;
+      }
+      stub.calls += 1;
+      if (request.headers['x-detector-api-key'] !== 'k'.repeat(32)) {
+        response.writeHead(401).end('{}');
+        return;
+      }
+      if (stub.mode === 'error') {
+        response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"boom"}');
+        return;
+      }
+      const text = (JSON.parse(body) as { text: string }).text;
+      const points = [...text];
+      const joined = points.join('');
+      const start = [...joined.slice(0, joined.indexOf(NAME))].length;
+      const entities = joined.includes(NAME) ? [{ type: 'person', start, end: start + [...NAME].length, confidence: 0.85, label: 'PERSON' }] : [];
+      const card = joined.indexOf('4111');
+      if (card >= 0) {
+        const cardStart = [...joined.slice(0, card)].length;
+        entities.push({ type: 'organization', start: cardStart, end: cardStart + 9, confidence: 0.85, label: 'ORG' });
+      }
+      const reply = () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ entities, degraded: false }));
+      if (stub.mode === 'slow') setTimeout(reply, 1500);
+      else reply();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  stub.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  stub.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return stub;
+}
+
+let stub: Stub;
+beforeAll(async () => {
+  stub = await startStub();
+});
+afterAll(async () => {
+  await stub.close();
+});
+
+function nerApp(mode: 'both' | 'advanced', extra: Record<string, unknown> = {}, url = stub.url) {
+  return buildTestApp({ overrides: { detector: { mode, advanced_url: url, api_key: 'k'.repeat(32), timeout_secs: 1 }, ...extra } });
+}
+
+describe('detector modes', () => {
+  it('merges NER names with regex matches; checksum-validated matches win overlaps', async () => {
+    stub.mode = 'ok';
+    const app = await nerApp('both');
+    try {
+      const transformed = await post(app.app, '/v1/transform', { input: TEXT });
+      expect(transformed.status, JSON.stringify(transformed.body)).toBe(200);
+      expect(transformed.body.detector_mode).toBe('builtin_and_ner');
+      expect(transformed.body.warnings).toBeUndefined();
+      expect(transformed.body.entities.map((entity: any) => [entity.type, entity.detector])).toEqual([
+        ['person', 'python_ner'],
+        ['email', 'builtin_regex'],
+        ['credit_card', 'builtin_regex'],
+      ]);
+      expect(transformed.body.safe_text).not.toContain('Canary');
+      const restored = await post(app.app, '/v1/rehydrate', { output: transformed.body.safe_text, session_state: transformed.body.session_state });
+      expect(restored.body.restored_text).toBe(TEXT);
+      const detected = await post(app.app, '/v1/detect', { input: TEXT });
+      expect(detected.body.stats.detector_mode).toBe('builtin_and_ner');
+      expect(detected.body.stats.detectors_used).toEqual(['builtin_regex', 'python_ner']);
+      const nerOnly = await post(app.app, '/v1/detect', { input: TEXT, detectors: ['python_ner'] });
+      expect(nerOnly.body.entities.map((entity: any) => entity.type)).toEqual(['person', 'organization']);
+      expect(nerOnly.body.stats.detector_mode).toBe('python_ner');
+      const health = (await app.app.inject({ method: 'GET', url: '/v1/health' })).json();
+      expect(health.components.detector).toEqual({ status: 'healthy', message: 'builtin_and_ner' });
+      expect((await app.app.inject({ method: 'GET', url: '/v1/capabilities' })).json().ner_active).toBe(true);
+      expect(app.logs.text()).not.toContain('Canary');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('falls back to regex with a warning in both mode, and fails in advanced mode', async () => {
+    stub.mode = 'error';
+    const both = await nerApp('both');
+    const advanced = await nerApp('advanced');
+    try {
+      const fallback = await post(both.app, '/v1/transform', { input: TEXT });
+      expect(fallback.status).toBe(200);
+      expect(fallback.body.detector_mode).toBe('builtin_regex');
+      expect(fallback.body.warnings[0]).toMatch(/NER sidecar did not answer/);
+      const failed = await post(advanced.app, '/v1/transform', { input: TEXT });
+      expect(failed.status).toBe(502);
+      expect(failed.body.code).toBe('VEIL_DETECTION_FAILED');
+      expect(JSON.stringify(failed.body)).not.toContain('Canary');
+      stub.mode = 'slow';
+      const slow = await post(advanced.app, '/v1/transform', { input: TEXT });
+      expect(slow.status).toBe(504);
+      expect(slow.body.code).toBe('VEIL_DETECTION_FAILED');
+      expect((await post(both.app, '/v1/transform', { input: TEXT, detectors: ['python_ner'] })).status).toBe(504);
+    } finally {
+      stub.mode = 'ok';
+      await Promise.all([both.close(), advanced.close()]);
+    }
+  });
+
+  it('reports readiness from the sidecar and stays healthy without it', async () => {
+    const down = await nerApp('both', {}, 'http://127.0.0.1:9');
+    try {
+      expect((await down.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+      expect((await down.app.inject({ method: 'GET', url: '/v1/health' })).json().status).toBe('healthy');
+      const transformed = await post(down.app, '/v1/transform', { input: TEXT });
+      expect(transformed.status).toBe(200);
+      expect(transformed.body.warnings[0]).toMatch(/did not answer/);
+    } finally {
+      await down.close();
+    }
+    stub.mode = 'not_ready';
+    const app = await nerApp('both');
+    try {
+      expect((await app.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+      stub.mode = 'ok';
+      expect((await app.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('fails closed when the policy requires NER for a type and NER does not run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'veil-ner-pol-'));
+    writeFileSync(
+      join(dir, 'names.yaml'),
+      ['name: names', 'version: "1"', 'rules:', '  - name: all', '    match: {}', '    action: tokenize', 'detection: {ner_labels: [person], required_for: [person]}'].join('\n'),
+    );
+    const builtin = await buildTestApp({ overrides: { policy: { directory: dir } } });
+    stub.mode = 'error';
+    const both = await nerApp('both', { policy: { directory: dir } });
+    try {
+      const refused = await post(builtin.app, '/v1/transform', { input: TEXT });
+      expect(refused.status).toBe(502);
+      expect(refused.body.code).toBe('VEIL_DETECTION_FAILED');
+      const noFallback = await post(both.app, '/v1/transform', { input: TEXT });
+      expect(noFallback.status).toBe(502);
+      stub.mode = 'ok';
+      const labelled = await post(both.app, '/v1/transform', { input: TEXT });
+      expect(labelled.status).toBe(200);
+      // ner_labels [person]: the stub's organization span is dropped.
+      expect(labelled.body.entities.map((entity: any) => entity.type)).toEqual(['person', 'email', 'credit_card']);
+    } finally {
+      stub.mode = 'ok';
+      await Promise.all([builtin.close(), both.close()]);
+    }
+  });
+
+  it('refuses python_ner without a configured sidecar', async () => {
+    const app = await buildTestApp();
+    try {
+      const response = await post(app.app, '/v1/transform', { input: 'x', detectors: ['python_ner'] });
+      expect(response.status).toBe(400);
+    } finally {
+      await app.close();
+    }
+  });
+});
