@@ -21,7 +21,7 @@ interface Stub {
 
 /** Finds NAME (in code points) and, to test overlaps, claims the card number is an organization. */
 async function startStub(): Promise<Stub> {
-  const stub: Stub = { url: '', calls: 0, mode: 'ok', close: async () => undefined };
+  const stub: Stub = { url: '', calls: 0, mode: 'ok', close: () => Promise.resolve() };
   const server: Server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));

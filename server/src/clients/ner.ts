@@ -1,0 +1,286 @@
+// HTTP client for the NER sidecar `veil-ner` (interface.md 4.27; ner/ and docs/ner.md).
+//
+// Every call has a deadline (AbortController; it also covers reading the body), sends the shared
+// secret in `X-Detector-API-Key`, and validates the answer strictly: spans are integers inside
+// the text's length in Unicode code points, types are the three NER types, confidences lie in
+// [0, 1]. Any failure becomes VEIL_DETECTION_FAILED: 502 for an error or a malformed answer,
+// 504 for a timeout. Error details name the failure, never the text or an entity value.
+// `fetch` is injectable so tests drive the client against local stub servers.
+import { VeilError } from '@veil/common';
+
+/** The Veil entity types the sidecar reports. */
+export const NER_ENTITY_TYPES = ['person', 'organization', 'location'] as const;
+export type NerEntityType = (typeof NER_ENTITY_TYPES)[number];
+
+/** One entity; `start`/`end` are Unicode code point offsets (end exclusive). */
+export interface NerEntity {
+  type: string;
+  start: number;
+  end: number;
+  confidence: number;
+  label: string;
+}
+
+export interface NerClientOptions {
+  baseUrl: string;
+  apiKey?: string | undefined;
+  timeoutMs: number;
+  fetch?: typeof fetch;
+  /** Largest answer body accepted, in bytes (default 16 MiB). */
+  maxResponseBytes?: number;
+}
+
+export interface NerDetectOptions {
+  language?: string;
+  labels?: readonly string[];
+}
+
+export interface NerDetectResult {
+  entities: NerEntity[];
+  degraded: boolean;
+  warnings: string[];
+}
+
+export interface NerBatchItem {
+  text: string;
+  language?: string;
+  labels?: readonly string[];
+}
+
+export interface NerBatchResult {
+  entities: NerEntity[];
+  degraded: boolean;
+}
+
+export const NER_API_KEY_HEADER = 'X-Detector-API-Key';
+const DEFAULT_READY_TIMEOUT_MS = 2000;
+const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+const MAX_LABEL_CHARS = 64;
+const MAX_WARNINGS = 32;
+const MAX_WARNING_CHARS = 512;
+const TYPES: ReadonlySet<string> = new Set(NER_ENTITY_TYPES);
+
+/** Number of Unicode code points in a JavaScript (UTF-16) string; lone surrogates count as one. */
+export function codePointLength(text: string): number {
+  let length = text.length;
+  for (let index = 0; index < text.length - 1; index += 1) {
+    const unit = text.charCodeAt(index);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        length -= 1;
+        index += 1;
+      }
+    }
+  }
+  return length;
+}
+
+function failed(detail: string, status?: number): VeilError {
+  return new VeilError('VEIL_DETECTION_FAILED', 'detection failed', detail, status);
+}
+
+function malformed(problem: string): VeilError {
+  return failed(`ner malformed response: ${problem}`);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function statusDetail(status: number): string {
+  switch (status) {
+    case 400:
+      return 'ner rejected the request (400)';
+    case 401:
+      return 'ner rejected the API key (401)';
+    case 413:
+      return 'ner input too large (413)';
+    case 503:
+      return 'ner unavailable (503)';
+    default:
+      return `ner answered status ${status}`;
+  }
+}
+
+function parseEntities(value: unknown, textLength: number, path: string): NerEntity[] {
+  if (!Array.isArray(value)) throw malformed(`${path} is not an array`);
+  return value.map((raw: unknown, index): NerEntity => {
+    const at = `${path}[${index}]`;
+    if (!isRecord(raw)) throw malformed(`${at} is not an object`);
+    const { type, start, end, confidence, label } = raw;
+    if (typeof type !== 'string' || !TYPES.has(type)) throw malformed(`${at}.type is not a known type`);
+    if (typeof start !== 'number' || !Number.isSafeInteger(start) || start < 0) {
+      throw malformed(`${at}.start is not a non-negative integer`);
+    }
+    if (typeof end !== 'number' || !Number.isSafeInteger(end) || end <= start || end > textLength) {
+      throw malformed(`${at}.end is out of range`);
+    }
+    if (typeof confidence !== 'number' || !Number.isFinite(confidence) || confidence < 0 || confidence > 1) {
+      throw malformed(`${at}.confidence is not in [0, 1]`);
+    }
+    if (typeof label !== 'string' || label.length === 0 || label.length > MAX_LABEL_CHARS) {
+      throw malformed(`${at}.label is not a short string`);
+    }
+    return { type, start, end, confidence, label };
+  });
+}
+
+function parseWarnings(value: unknown): string[] {
+  if (value === undefined) return [];
+  if (
+    !Array.isArray(value) ||
+    value.length > MAX_WARNINGS ||
+    !value.every((warning): warning is string => typeof warning === 'string' && warning.length <= MAX_WARNING_CHARS)
+  ) {
+    throw malformed('warnings is not a short array of strings');
+  }
+  return value;
+}
+
+function parseDegraded(value: unknown, path: string): boolean {
+  if (typeof value !== 'boolean') throw malformed(`${path} is not a boolean`);
+  return value;
+}
+
+function requestItem(text: string, options: NerDetectOptions): Record<string, unknown> {
+  const body: Record<string, unknown> = { text };
+  if (options.language !== undefined) body.language = options.language;
+  if (options.labels !== undefined) body.labels = [...options.labels];
+  return body;
+}
+
+/** Why a call failed before any answer: our deadline, or the network. */
+class Timeout extends Error {}
+
+export class NerClient {
+  private readonly baseUrl: string;
+  private readonly apiKey: string | undefined;
+  private readonly timeoutMs: number;
+  private readonly fetchImpl: typeof fetch;
+  private readonly maxResponseBytes: number;
+
+  constructor(options: NerClientOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.baseUrl);
+    } catch {
+      throw new TypeError('NerClient: baseUrl is not a valid URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('NerClient: baseUrl must be http(s)');
+    if (!(options.timeoutMs > 0)) throw new TypeError('NerClient: timeoutMs must be positive');
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.apiKey = options.apiKey;
+    this.timeoutMs = options.timeoutMs;
+    this.fetchImpl = options.fetch ?? globalThis.fetch;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  }
+
+  /** Entities in one text. */
+  async detect(text: string, options: NerDetectOptions = {}): Promise<NerDetectResult> {
+    const answer = await this.call('POST', '/v1/detect', requestItem(text, options), this.timeoutMs);
+    if (!isRecord(answer)) throw malformed('body is not an object');
+    return {
+      entities: parseEntities(answer.entities, codePointLength(text), 'entities'),
+      degraded: parseDegraded(answer.degraded, 'degraded'),
+      warnings: parseWarnings(answer.warnings),
+    };
+  }
+
+  /** Entities in several texts, in order, in one request (the sidecar batches them through the model). */
+  async detectBatch(items: readonly NerBatchItem[]): Promise<NerBatchResult[]> {
+    const body = { items: items.map((item) => requestItem(item.text, item)) };
+    const answer = await this.call('POST', '/v1/detect/batch', body, this.timeoutMs);
+    if (!isRecord(answer) || !Array.isArray(answer.results)) throw malformed('results is not an array');
+    const results: unknown[] = answer.results;
+    if (results.length !== items.length) throw malformed('results length differs from items length');
+    return results.map((result, index): NerBatchResult => {
+      const item = items[index]!;
+      if (!isRecord(result)) throw malformed(`results[${index}] is not an object`);
+      return {
+        entities: parseEntities(result.entities, codePointLength(item.text), `results[${index}].entities`),
+        degraded: parseDegraded(result.degraded, `results[${index}].degraded`),
+      };
+    });
+  }
+
+  /** True when GET /readyz answers 200 `{status: "ready"}` within the timeout; never throws. */
+  async ready(timeoutMs: number = DEFAULT_READY_TIMEOUT_MS): Promise<boolean> {
+    try {
+      const answer = await this.call('GET', '/readyz', undefined, timeoutMs);
+      return isRecord(answer) && answer.status === 'ready';
+    } catch {
+      return false;
+    }
+  }
+
+  /** The sidecar's /health body (always 200 when the sidecar runs). */
+  async health(): Promise<unknown> {
+    return this.call('GET', '/health', undefined, this.timeoutMs);
+  }
+
+  private async call(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<unknown> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      controller.abort(new Timeout());
+    }, timeoutMs);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.apiKey !== undefined) headers[NER_API_KEY_HEADER] = this.apiKey;
+    try {
+      const init: RequestInit = { method, headers, signal: controller.signal, redirect: 'error' };
+      if (body !== undefined) init.body = JSON.stringify(body);
+      const response = await this.fetchImpl(`${this.baseUrl}${path}`, init);
+      const raw = await this.readBody(response);
+      if (!response.ok) throw failed(statusDetail(response.status));
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        throw malformed('invalid JSON');
+      }
+    } catch (error: unknown) {
+      if (error instanceof VeilError) throw error;
+      if (controller.signal.aborted && controller.signal.reason instanceof Timeout) {
+        throw failed('ner timeout', 504);
+      }
+      throw failed(`ner unreachable (${networkCode(error)})`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async readBody(response: Response): Promise<string> {
+    const declared = Number(response.headers.get('content-length') ?? '0');
+    if (declared > this.maxResponseBytes) {
+      await response.body?.cancel();
+      throw malformed('body too large');
+    }
+    if (response.body === null) return '';
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > this.maxResponseBytes) {
+        await reader.cancel();
+        throw malformed('body too large');
+      }
+      chunks.push(value);
+    }
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+    } catch {
+      throw malformed('body is not UTF-8');
+    }
+  }
+}
+
+/** A short, value-free name for a network failure (e.g. ECONNREFUSED). */
+function networkCode(error: unknown): string {
+  const cause: unknown = error instanceof Error ? error.cause : undefined;
+  if (isRecord(cause) && typeof cause.code === 'string' && /^[A-Z0-9_]{1,40}$/.test(cause.code)) return cause.code;
+  if (error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name)) return error.name;
+  return 'error';
+}
