@@ -6,13 +6,15 @@ NPM_STAMP := node_modules/.veil-installed
 export npm_config_nodedir := $(shell scripts/node-headers.sh)
 PORT ?= 3000
 
-.PHONY: help install build run test typecheck lint unit e2e bench eval clean redis-server
+.PHONY: help install build run test typecheck lint unit e2e bench eval eval-offline compare-presidio clean redis-server
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) (built-in default policy)"
 	@echo "make test   - install, build, type-check, lint and run every test"
 	@echo "make bench  - run the benchmarks (writes figures to stdout)"
 	@echo "make eval   - score detection on the dev corpus against a live server"
+	@echo "make eval-offline     - score detection offline on every labeled corpus (dev corpus + data/*.jsonl)"
+	@echo "make compare-presidio - Veil vs Presidio (pinned, in .venv-presidio) on the same corpora"
 
 $(NPM_STAMP): package.json package-lock.json common/package.json server/package.json operator/package.json e2e/package.json
 	npm ci --no-audit --no-fund
@@ -47,6 +49,15 @@ bench: build
 
 eval: build
 	python3 ../shared/tools/eval_detect.py ../shared/data/dev-corpus.jsonl --url http://127.0.0.1:$(PORT)
+
+# Offline detection quality over every labeled corpus: no server, one table per corpus and one
+# over all of them. The shared dev corpus is used when it sits beside the checkout.
+EVAL_CORPORA = $(wildcard ../shared/data/dev-corpus.jsonl) data/catalog-cases.jsonl data/hard-negatives.jsonl data/heldout-faker.jsonl
+eval-offline: install
+	npx tsx server/src/bench/eval-corpus.ts $(EVAL_CORPORA)
+
+compare-presidio: install
+	tools/compare-presidio/run.sh
 
 clean:
 	rm -rf node_modules */node_modules */dist .cache

@@ -10,27 +10,102 @@ export interface EntityTypeInfo {
   readonly prefix: string;
   readonly protectionLevel: ProtectionLevel;
   readonly source: EntitySource;
+  /**
+   * Languages the detector is tuned for (context words, written forms), ISO 639-1; `*` means the
+   * format is language-independent (an email, a key, a checksummed number found without words).
+   */
+  readonly languages: readonly string[];
 }
 
+/** The context-word languages every identifier list covers (issue 3: en de fr es it nl pt). */
+const CONTEXT_LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt'] as const;
+const ANY = ['*'] as const;
+
+/** Context languages plus the id's own languages (`sv` for personnummer, ...). */
+function withLanguages(...own: string[]): readonly string[] {
+  return [...new Set([...CONTEXT_LANGUAGES, ...own])];
+}
+
+type Entry = [type: string, prefix: string, level: ProtectionLevel, languages: readonly string[]];
+
+// Regex/validator types found by the built-in scanner, grouped as in docs/detection.md.
+const BUILTIN: readonly Entry[] = [
+  // Contact and network
+  ['email', 'e', 'high', ANY],
+  ['phone', 'ph', 'high', withLanguages('pl', 'sv', 'da', 'fi', 'nb', 'cs')],
+  ['ip_address', 'ip', 'medium', ANY],
+  ['url', 'url', 'medium', ANY],
+  ['mac_address', 'mac', 'low', ANY],
+  ['date', 'dt', 'medium', withLanguages('sv', 'da', 'nb', 'pl', 'fi', 'cs')],
+  // Payment and banking
+  ['credit_card', 'cc', 'critical', ANY],
+  ['iban', 'ib', 'critical', ANY],
+  ['swift_bic', 'bic', 'medium', withLanguages()],
+  ['aba_routing', 'aba', 'medium', ['en']],
+  ['crypto_wallet', 'cw', 'high', ANY],
+  ['eu_vat', 'vat', 'medium', withLanguages('pl', 'sv', 'da', 'fi', 'cs', 'sk', 'sl', 'hr', 'el')],
+  // Credentials
+  ['api_key', 'sk', 'critical', ANY],
+  ['jwt', 'jwt', 'critical', ANY],
+  ['private_key', 'pk', 'critical', ANY],
+  ['password', 'pw', 'critical', withLanguages('fr')],
+  ['connection_string', 'cs', 'critical', ANY],
+  // United States
+  ['us_ssn', 'ssn', 'critical', ['en']],
+  ['us_itin', 'itin', 'critical', ['en']],
+  ['us_ein', 'ein', 'high', ['en']],
+  ['us_passport', 'uspp', 'critical', ['en']],
+  ['us_npi', 'npi', 'medium', ['en']],
+  ['us_mbi', 'mbi', 'critical', ['en']],
+  // United Kingdom and Ireland
+  ['uk_nino', 'nino', 'critical', ['en']],
+  ['uk_nhs', 'nhs', 'critical', ['en']],
+  ['uk_passport', 'ukpp', 'critical', ['en']],
+  ['ie_pps', 'pps', 'critical', ['en']],
+  // Continental Europe
+  ['de_tax_id', 'deti', 'critical', withLanguages()],
+  ['fr_nir', 'nir', 'critical', withLanguages()],
+  ['fr_siren', 'siren', 'low', withLanguages()],
+  ['fr_siret', 'siret', 'low', withLanguages()],
+  ['es_dni', 'dni', 'critical', withLanguages()],
+  ['es_nie', 'nie', 'critical', withLanguages()],
+  ['it_fiscal_code', 'cf', 'critical', withLanguages()],
+  ['nl_bsn', 'bsn', 'critical', withLanguages()],
+  ['be_national_number', 'bnn', 'critical', withLanguages()],
+  ['pt_nif', 'nif', 'high', withLanguages()],
+  ['pl_pesel', 'pesel', 'critical', withLanguages('pl')],
+  ['se_personnummer', 'pnr', 'critical', withLanguages('sv')],
+  ['fi_hetu', 'hetu', 'critical', withLanguages('fi', 'sv')],
+  ['dk_cpr', 'cpr', 'critical', withLanguages('da')],
+  ['no_fodselsnummer', 'fnr', 'critical', withLanguages('nb')],
+  ['ch_ahv', 'ahv', 'critical', withLanguages()],
+  // Asia-Pacific
+  ['in_aadhaar', 'adh', 'critical', withLanguages('hi')],
+  ['in_pan', 'pan', 'high', withLanguages('hi')],
+  ['au_tfn', 'tfn', 'critical', ['en']],
+  ['au_medicare', 'aumc', 'critical', ['en']],
+  ['au_abn', 'abn', 'low', ['en']],
+  ['au_acn', 'acn', 'low', ['en']],
+  ['sg_nric', 'nric', 'critical', ['en']],
+  ['kr_rrn', 'rrn', 'critical', withLanguages('ko')],
+  ['cn_resident_id', 'cnid', 'critical', withLanguages('zh')],
+  ['jp_my_number', 'mynum', 'critical', withLanguages('ja')],
+  // Americas
+  ['br_cpf', 'cpf', 'critical', withLanguages()],
+  ['br_cnpj', 'cnpj', 'low', withLanguages()],
+  ['ca_sin', 'sin', 'critical', withLanguages()],
+  ['mx_curp', 'curp', 'critical', withLanguages()],
+  // Vehicles and devices
+  ['vin', 'vin', 'medium', withLanguages()],
+  ['imei', 'imei', 'medium', withLanguages()],
+];
+
 const ENTRIES: readonly EntityTypeInfo[] = [
-  { type: 'person', prefix: 'p', protectionLevel: 'high', source: 'python_ner' },
-  { type: 'organization', prefix: 'o', protectionLevel: 'medium', source: 'python_ner' },
-  { type: 'location', prefix: 'loc', protectionLevel: 'medium', source: 'python_ner' },
-  { type: 'email', prefix: 'e', protectionLevel: 'high', source: 'builtin_regex' },
-  { type: 'phone', prefix: 'ph', protectionLevel: 'high', source: 'builtin_regex' },
-  { type: 'credit_card', prefix: 'cc', protectionLevel: 'critical', source: 'builtin_regex' },
-  { type: 'iban', prefix: 'ib', protectionLevel: 'critical', source: 'builtin_regex' },
-  { type: 'us_ssn', prefix: 'ssn', protectionLevel: 'critical', source: 'builtin_regex' },
-  { type: 'ip_address', prefix: 'ip', protectionLevel: 'medium', source: 'builtin_regex' },
-  { type: 'url', prefix: 'url', protectionLevel: 'medium', source: 'builtin_regex' },
-  { type: 'date', prefix: 'dt', protectionLevel: 'medium', source: 'builtin_regex' },
-  { type: 'api_key', prefix: 'sk', protectionLevel: 'critical', source: 'builtin_regex' },
-  { type: 'jwt', prefix: 'jwt', protectionLevel: 'critical', source: 'builtin_regex' },
-  { type: 'private_key', prefix: 'pk', protectionLevel: 'critical', source: 'builtin_regex' },
-  { type: 'password', prefix: 'pw', protectionLevel: 'critical', source: 'builtin_regex' },
-  { type: 'mac_address', prefix: 'mac', protectionLevel: 'low', source: 'builtin_regex' },
-  { type: 'crypto_wallet', prefix: 'cw', protectionLevel: 'high', source: 'builtin_regex' },
-  { type: 'swift_bic', prefix: 'bic', protectionLevel: 'medium', source: 'builtin_regex' },
+  // Named entities come from the NER sidecar; their languages are the sidecar model's.
+  { type: 'person', prefix: 'p', protectionLevel: 'high', source: 'python_ner', languages: ANY },
+  { type: 'organization', prefix: 'o', protectionLevel: 'medium', source: 'python_ner', languages: ANY },
+  { type: 'location', prefix: 'loc', protectionLevel: 'medium', source: 'python_ner', languages: ANY },
+  ...BUILTIN.map(([type, prefix, protectionLevel, languages]): EntityTypeInfo => ({ type, prefix, protectionLevel, source: 'builtin_regex', languages })),
 ];
 
 export const ENTITY_CATALOG: ReadonlyMap<string, EntityTypeInfo> = new Map(
@@ -55,7 +130,7 @@ export function entityInfo(type: string): EntityTypeInfo | undefined {
   const known = ENTITY_CATALOG.get(type);
   if (known !== undefined) return known;
   if (isCustomType(type) && CUSTOM_NAME_PATTERN.test(type.slice(CUSTOM_TYPE_PREFIX.length))) {
-    return { type, prefix: CUSTOM_PREFIX, protectionLevel: CUSTOM_PROTECTION_LEVEL, source: 'custom' };
+    return { type, prefix: CUSTOM_PREFIX, protectionLevel: CUSTOM_PROTECTION_LEVEL, source: 'custom', languages: ANY };
   }
   return undefined;
 }

@@ -29,6 +29,18 @@ export interface Detection {
   /** 0.0 to 1.0. */
   readonly confidence: number;
   readonly detector: DetectorName;
+  // Optional entity metadata (interface.md 2.3), filled by detect/metadata.ts inferMetadata() and
+  // exposed only when the policy's metadata_policy allows it. Declared labels, never raw values.
+  /** `female` or `male`, from a salutation or a gendered greeting before a person. */
+  readonly gender?: 'female' | 'male';
+  /** `formal` (Mr, Frau, Dear, Sehr geehrte) or `informal` (Hi, Hallo, Salut) address. */
+  readonly formality?: 'formal' | 'informal';
+  /** ISO 639-1 language of the text the entity was found in (the request hint). */
+  readonly language?: string;
+  /** A policy-declared role label (metadata_policy.roles, e.g. `patient`) found next to a person. */
+  readonly role?: string;
+  /** Index (in the same detections array) of the person this email, phone or id belongs to. */
+  readonly belongs_to?: number;
 }
 
 /** A caller- or policy-supplied pattern (interface.md 2.12). */

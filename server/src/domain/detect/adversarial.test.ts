@@ -51,6 +51,25 @@ const INPUTS: [string, string][] = [
   ['emoji', repeatTo('😀')],
   ['lone surrogates', repeatTo('\uD800a')],
   ['mixed punctuation', repeatTo('@:=+(-./ ')],
+  // Full-catalog families.
+  ['NIR-like digit groups', repeatTo('1 85 05 ')],
+  ['dotted id groups', repeatTo('756.1234.')],
+  ['CPF-like groups', repeatTo('123.456.789-')],
+  ['uppercase id words', repeatTo('S1234567D ')],
+  ['digit-letter ids', repeatTo('12345678Z')],
+  ['HETU-like runs', repeatTo('131052-308')],
+  ['VAT prefixes with digits', repeatTo('DE 1')],
+  ['spaced NINO starts', repeatTo('AB 12 ')],
+  ['long uppercase alnum', `A${'1B'.repeat(SIZE / 2)}`],
+  ['connection schemes', repeatTo('postgres://a:')],
+  ['connection userinfo', `postgres://${'a:'.repeat(SIZE / 2)}`],
+  ['jdbc flood', repeatTo('jdbc:')],
+  ['authorization flood', repeatTo('Authorization: Bearer ')],
+  ['api_key= flood', repeatTo('api_key=a8Fk3Lq9Zx2Vb7Nm4Rt6 ')],
+  ['telegram-like', repeatTo('123456789:AA')],
+  ['IDN email halves', repeatTo('ü@ü.')],
+  ['written months', repeatTo('12 października ')],
+  ['id context words', repeatTo('BSN Steuer-ID NIR ')],
 ];
 
 describe('adversarial inputs complete', () => {

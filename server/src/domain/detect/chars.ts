@@ -63,6 +63,7 @@ export function isNonAsciiLetter(c: number): boolean {
   if (c >= 0xd800 && c <= 0xdfff) return false; // surrogates: emoji and other astral symbols
   if (c >= 0xfe00 && c <= 0xfe6f) return false; // variation selectors, small forms
   if (c >= 0xff00 && c <= 0xff0f) return false; // fullwidth punctuation
+  if ((c >= 0xff1a && c <= 0xff20) || (c >= 0xff3b && c <= 0xff40) || (c >= 0xff5b && c <= 0xff65)) return false; // ：；＠ ［＼］ ｛｜｝
   return c !== 0xfeff;
 }
 

@@ -35,7 +35,8 @@ export function hasWordBefore(text: string, start: number, distance: number, con
 export const PHONE_CONTEXT: ContextWords = contextWords([
   'phone', 'tel', 'telephone', 'mobile', 'mob', 'cell', 'call', 'contact', 'fax', 'whatsapp', 'sms',
   'telefon', 'handy', 'rufnummer', 'téléphone', 'portable', 'tél', 'teléfono', 'móvil', 'celular',
-  'telefono', 'cellulare', 'telefoon', 'mobiel', 'telefone', 'telemóvel',
+  'telefono', 'cellulare', 'telefoon', 'mobiel', 'telefone', 'telemóvel', 'puhelin', 'telefonnummer', 'tlf', 'tel.',
+  'telefonu', 'komórka', 'τηλέφωνο', 'κινητό', '电话', '手机', '電話', '携帯', '전화', '휴대폰', 'fone', 'whats',
 ]);
 
 export const SSN_CONTEXT: ContextWords = contextWords(['ssn', 'ssns', 'social security', 'soc sec', 'soc. sec', 'ss#', 'ss #', 'ss no', 'ssn#', 'tin', 'taxpayer']);

@@ -1,23 +1,32 @@
 // Date detection helpers: calendar validity and written dates ("12 March 2024", "March 12, 2024",
-// "12. März 2024", "12 de marzo de 2024") with month names in English, German, French, Spanish,
-// Italian, Dutch and Portuguese. Numeric dates are recognised by the digit-group scanner in
+// "12. März 2024", "12 de marzo de 2024", "12. maaliskuuta 2024") with month names in English,
+// German, French, Spanish, Italian, Dutch, Portuguese, Swedish, Danish, Norwegian, Polish, Czech
+// and Finnish. Numeric dates are recognised by the digit-group scanner in
 // numeric.ts, which calls dateValid() here.
 import { codeAt, isAlnumCode, isDigit, isNonAsciiLetter, isAsciiLetter } from './chars.js';
 
 const MONTH_NAMES: readonly (readonly string[])[] = [
   // 1: January
-  ['january', 'jan', 'januar', 'jänner', 'janvier', 'janv', 'enero', 'ene', 'gennaio', 'gen', 'januari', 'janeiro'],
-  ['february', 'feb', 'februar', 'février', 'fevrier', 'févr', 'fevr', 'febrero', 'febbraio', 'februari', 'fevereiro', 'fev'],
-  ['march', 'mar', 'märz', 'maerz', 'mär', 'mrz', 'mars', 'marzo', 'maart', 'mrt', 'março', 'marco'],
-  ['april', 'apr', 'avril', 'avr', 'abril', 'abr', 'aprile'],
-  ['may', 'mai', 'mayo', 'maggio', 'mag', 'mei', 'maio'],
-  ['june', 'jun', 'juni', 'juin', 'junio', 'giugno', 'giu', 'junho'],
-  ['july', 'jul', 'juli', 'juillet', 'juil', 'julio', 'luglio', 'lug', 'julho'],
-  ['august', 'aug', 'août', 'aout', 'agosto', 'ago', 'augustus'],
-  ['september', 'sep', 'sept', 'septembre', 'septiembre', 'setiembre', 'settembre', 'set', 'setembro'],
-  ['october', 'oct', 'oktober', 'okt', 'octobre', 'octubre', 'ottobre', 'ott', 'outubro', 'out'],
-  ['november', 'nov', 'novembre', 'noviembre', 'novembro'],
-  ['december', 'dec', 'dezember', 'dez', 'décembre', 'decembre', 'déc', 'diciembre', 'dic', 'dicembre', 'dezembro'],
+  // en, de, fr, es, it, nl, pt, then sv/da/nb, pl (nominative and genitive), cs (genitive), fi (partitive).
+  ['january', 'jan', 'januar', 'jänner', 'janvier', 'janv', 'enero', 'ene', 'gennaio', 'gen', 'januari', 'janeiro',
+    'styczeń', 'stycznia', 'ledna', 'leden', 'tammikuuta'],
+  ['february', 'feb', 'februar', 'février', 'fevrier', 'févr', 'fevr', 'febrero', 'febbraio', 'februari', 'fevereiro', 'fev',
+    'luty', 'lutego', 'února', 'únor', 'helmikuuta'],
+  ['march', 'mar', 'märz', 'maerz', 'mär', 'mrz', 'mars', 'marzo', 'maart', 'mrt', 'março', 'marco', 'marts',
+    'marzec', 'marca', 'března', 'březen', 'maaliskuuta'],
+  ['april', 'apr', 'avril', 'avr', 'abril', 'abr', 'aprile', 'kwiecień', 'kwietnia', 'dubna', 'duben', 'huhtikuuta'],
+  ['may', 'mai', 'mayo', 'maggio', 'mag', 'mei', 'maio', 'maj', 'maja', 'května', 'květen', 'toukokuuta'],
+  ['june', 'jun', 'juni', 'juin', 'junio', 'giugno', 'giu', 'junho', 'czerwiec', 'czerwca', 'června', 'červen', 'kesäkuuta'],
+  ['july', 'jul', 'juli', 'juillet', 'juil', 'julio', 'luglio', 'lug', 'julho', 'lipiec', 'lipca', 'července', 'červenec',
+    'heinäkuuta'],
+  ['august', 'aug', 'août', 'aout', 'agosto', 'ago', 'augustus', 'augusti', 'sierpień', 'sierpnia', 'srpna', 'srpen', 'elokuuta'],
+  ['september', 'sep', 'sept', 'septembre', 'septiembre', 'setiembre', 'settembre', 'set', 'setembro', 'wrzesień', 'września',
+    'září', 'syyskuuta'],
+  ['october', 'oct', 'oktober', 'okt', 'octobre', 'octubre', 'ottobre', 'ott', 'outubro', 'out', 'październik', 'października',
+    'října', 'říjen', 'lokakuuta'],
+  ['november', 'nov', 'novembre', 'noviembre', 'novembro', 'listopad', 'listopada', 'listopadu', 'marraskuuta'],
+  ['december', 'dec', 'dezember', 'dez', 'décembre', 'decembre', 'déc', 'diciembre', 'dic', 'dicembre', 'dezembro', 'desember',
+    'grudzień', 'grudnia', 'prosince', 'prosinec', 'joulukuuta'],
 ];
 
 const MONTHS: ReadonlyMap<string, number> = (() => {
@@ -65,7 +74,7 @@ function letterRunEnd(text: string, start: number): number {
 /** Month number for the word text[start, end), or 0. */
 export function monthAt(text: string, start: number, end: number): number {
   const length = end - start;
-  if (length < 3 || length > 10) return 0;
+  if (length < 3 || length > 12) return 0;
   return MONTHS.get(text.slice(start, end).toLowerCase()) ?? 0;
 }
 
@@ -100,7 +109,7 @@ export function writtenDateFromDay(text: string, start: number, dayEnd: number):
     if (suffix !== 'st' && suffix !== 'nd' && suffix !== 'rd' && suffix !== 'th' && suffix !== 'er') return -1;
     pos += 2;
     c = codeAt(text, pos);
-  } else if (c === 0xba) c = codeAt(text, ++pos); // "1º"
+  } else if (c === 0xba || c === 0xb0) c = codeAt(text, ++pos); // "1º", "1° maggio"
   const dash = c === 45;
   if (c !== 32 && !dash) return -1;
   pos++;

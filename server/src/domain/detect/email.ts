@@ -1,7 +1,7 @@
-// Email addresses, anchored on '@': expand left over local-part characters (at most 64, RFC 5321)
+// Email addresses (ASCII and internationalized, RFC 6531 / IDNA), anchored on '@': expand left over local-part characters (at most 64, RFC 5321)
 // and right over domain characters (at most 255), then validate labels and the TLD. Expansions
 // stop at another '@', so near-miss floods (a@a@a@..., aaaa...@) stay linear.
-import { codeAt, F_DIGIT, F_LOWER, F_UPPER, FLAGS, isAlnumCode } from './chars.js';
+import { codeAt, F_DIGIT, F_LOWER, F_UPPER, FLAGS, isAlnumCode, isNonAsciiLetter } from './chars.js';
 import { emit, type ScanState } from './state.js';
 
 const MAX_LOCAL = 64;
@@ -9,12 +9,16 @@ const MAX_DOMAIN = 255;
 const ALNUM = F_DIGIT | F_UPPER | F_LOWER;
 
 function isLocalChar(c: number): boolean {
-  // [A-Za-z0-9._%+-]: the dot-atom characters people actually use.
-  return (c < 128 && (FLAGS[c]! & ALNUM) !== 0) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45;
+  // [A-Za-z0-9._%+-]: the dot-atom characters people actually use, plus non-ASCII letters
+  // (RFC 6531 internationalized addresses: jörg@…, 用户@…).
+  if (c >= 128) return isNonAsciiLetter(c) && c !== 0xff20;
+  return (FLAGS[c]! & ALNUM) !== 0 || c === 46 || c === 95 || c === 37 || c === 43 || c === 45;
 }
 
 function isDomainChar(c: number): boolean {
-  return (c < 128 && (FLAGS[c]! & ALNUM) !== 0) || c === 46 || c === 45;
+  // Internationalized domain names in Unicode form (bücher.de, 例子.中国) as well as xn-- labels.
+  if (c >= 128) return isNonAsciiLetter(c) && c !== 0xff20;
+  return (FLAGS[c]! & ALNUM) !== 0 || c === 46 || c === 45;
 }
 
 function domainValid(text: string, start: number, end: number): boolean {
@@ -27,14 +31,21 @@ function domainValid(text: string, start: number, end: number): boolean {
     if (text.charCodeAt(labelStart) === 45 || text.charCodeAt(k - 1) === 45) return false;
     labels++;
     if (k === end) {
-      // Top-level label: letters only (or an IDN "xn--" label), at least two characters.
-      if (length < 2) return false;
+      // Top-level label: letters only (ASCII, Unicode letters of an IDN TLD, or an "xn--" label).
       if (!text.startsWith('xn--', labelStart)) {
+        let nonAscii = false;
         for (let j = labelStart; j < k; j++) {
-          const c = text.charCodeAt(j) | 0x20;
+          const raw = text.charCodeAt(j);
+          if (raw >= 128) {
+            nonAscii = true;
+            continue;
+          }
+          const c = raw | 0x20;
           if (c < 97 || c > 122) return false;
         }
-      }
+        // Two letters at least; a one-character TLD only in a script without spaces (中国 is two).
+        if (length < 2 && !nonAscii) return false;
+      } else if (length < 5) return false;
     }
     labelStart = k + 1;
   }

@@ -7,7 +7,9 @@ import { codeAt, isAlnumCode, isDigit, isAsciiLetter } from './chars.js';
 import { CARD_CONTEXT, contextWords, DATE_CONTEXT, hasWordBefore, SSN_CONTEXT } from './context.js';
 import { luhnValid } from './checksums.js';
 import { dateValid, digitsValue, writtenDateFromDay } from './dates.js';
+import { detectDigitIds, detectDigitLetterIds, scoreId } from './digit-ids.js';
 import { detectPhone } from './phone.js';
+import { cnResidentIdValid, frNirValid, siretValid } from './validators.js';
 import { emit, type ScanState } from './state.js';
 
 const SPACE = 32;
@@ -23,7 +25,8 @@ const NOT_AN_ADDRESS_CONTEXT = contextWords([
   'table', 'oid', 'item', 'clause', 'paragraph', 'article', 'art',
 ]);
 
-const MAX_GROUPS = 6;
+// Eight groups: the longest print form is the French NIR (1 85 05 78 006 084 36).
+const MAX_GROUPS = 8;
 const MAX_GROUP = 20;
 
 // Scratch buffers: the scan is synchronous, so one set per module is enough and saves an
@@ -146,7 +149,9 @@ function tryNumericDate(state: ScanState, count: number): boolean {
     const year = c === 4 ? vc : 2000 + vc;
     if (c === 4 && (vc < 1800 || vc > 2199)) return false;
     // d.m.y / d/m/y or m/d/y: accept when either reading is a real day.
-    if (dateValid(year, vb, va) || dateValid(year, va, vb)) confidence = c === 4 ? 0.7 : 0.55;
+    // Two-digit years (01/02/03) are as often versions, scores or references: below the default
+    // threshold unless a context word ("born", "date") stands before them.
+    if (dateValid(year, vb, va) || dateValid(year, va, vb)) confidence = c === 4 ? 0.7 : 0.45;
   }
   if (confidence === 0) return false;
   if (hasWordBefore(text, groupStart[0]!, 40, DATE_CONTEXT)) confidence += 0.1;
@@ -211,7 +216,8 @@ export function cardIssuerPlausible(text: string, start: number, end: number, le
     case 5: // Mastercard 51-55; Maestro 50, 56-58
       if (two >= 51 && two <= 55) return length === 16;
       return length >= 13 && length <= 19 && two !== 59;
-    case 2: // Mastercard 2221-2720, Mir 2200-2204
+    case 2: // Mastercard 2221-2720, Mir 2200-2204, JCB 15-digit 2131
+      if (prefix === 2131) return length === 15;
       return length === 16 && ((prefix >= 2221 && prefix <= 2720) || (prefix >= 2200 && prefix <= 2204));
     case 3:
       if (two === 34 || two === 37) return length === 15; // American Express
@@ -222,11 +228,19 @@ export function cardIssuerPlausible(text: string, start: number, end: number, le
       return false;
     case 6: // Discover, UnionPay, Maestro, RuPay
       return length >= 16 && length <= 19;
-    case 1: // UATP
+    case 1: // UATP, JCB 15-digit 1800
       return length === 15;
     default:
       return false;
   }
+}
+
+/** Maestro IIN prefixes that issue 12-digit numbers: 50, 56-58, 6. */
+function maestro12(text: string, start: number): boolean {
+  const a = text.charCodeAt(start);
+  const b = text.charCodeAt(start + 1);
+  if (a === 54) return true; // 6
+  return a === 53 && (b === 48 || (b >= 54 && b <= 56)); // 50, 56-58
 }
 
 function emitCard(state: ScanState, start: number, end: number, digits: number, grouped: boolean): boolean {
@@ -242,7 +256,20 @@ function tryCard(state: ScanState, count: number): boolean {
   const text = state.text;
   const start = groupStart[0]!;
   const first = len(0);
+  // Twelve-digit Maestro numbers (50, 56-58, 6xxx) exist, but so do countless other 12-digit
+  // runs: only next to a card word.
+  if (first === 12 && rightBoundaryOk(text, groupEnd[0]!) && maestro12(text, start) && hasWordBefore(text, start, 40, CARD_CONTEXT)) {
+    if (!luhnValid(text, start, groupEnd[0]!)) return false;
+    emit(state, 'credit_card', start, groupEnd[0]!, 0.85);
+    return true;
+  }
   if (first >= 13 && first <= 19 && rightBoundaryOk(text, groupEnd[0]!)) {
+    // An 18-digit Chinese resident id is not an (unusual) 18-digit Maestro number.
+    if (first === 18 && cnResidentIdValid(text.slice(start, groupEnd[0]))) return false;
+    // A French NIR (15 digits starting 1 or 2, mod-97 key) is not a UATP or JCB-15 card.
+    if (first === 15 && frNirValid(text.slice(start, groupEnd[0]))) return false;
+    // Every SIRET passes Luhn; next to its own name it is a SIRET, not a Maestro card.
+    if (first === 14 && siretValid(text.slice(start, groupEnd[0])) && scoreId(text, 'fr_siret', start, 0, 1) > 0) return false;
     return emitCard(state, start, groupEnd[0]!, first, false);
   }
   if (first !== 4 || count < 3) return false;
@@ -280,7 +307,7 @@ export function detectNumeric(state: ScanState, start: number): void {
   if (!claimed) claimed = tryCard(state, count);
   if (!claimed) {
     const after = codeAt(text, groupEnd[0]!);
-    if (after === SPACE || after === DOT || after === DASH || isAsciiLetter(after) || after === 0xba) {
+    if (after === SPACE || after === DOT || after === DASH || isAsciiLetter(after) || after === 0xba || after === 0xb0) {
       const end = writtenDateFromDay(text, start, groupEnd[0]!);
       if (end > 0) {
         let confidence = 0.8;
@@ -289,6 +316,14 @@ export function detectNumeric(state: ScanState, start: number): void {
         claimed = true;
       }
     }
+  }
+  if (!claimed) {
+    // Identifiers with a letter after the digits (DNI 12345678Z, HETU 131052-308T, PPS 1234567T).
+    const firstLength = groupEnd[0]! - start;
+    if (firstLength === 2 || firstLength === 6 || firstLength === 7 || firstLength === 8) {
+      if (detectDigitLetterIds(state, count, groupStart, groupEnd, groupSep) > 0) return;
+    }
+    detectDigitIds(state, count, groupStart, groupEnd, groupSep);
   }
   if (!claimed && codeAt(text, start - 1) !== PLUS) detectPhone(state, start);
 }

@@ -1,5 +1,6 @@
 // Passwords and secret values in key=value / key: value context (env files, YAML, JSON, INI,
-// connection strings, log lines). Anchored on '=' and ':'; the key is read backwards (bounded) and
+// connection strings, log lines, HTTP Authorization headers). Key-like names (api_key,
+// secret_key, AccountKey) take their value as an api_key only when it has high entropy. Anchored on '=' and ':'; the key is read backwards (bounded) and
 // matched against password/secret/token-like names; only the value is reported. Placeholders
 // (***, <redacted>, ${VAR}, type annotations such as `password: str`) are not secrets.
 import { codeAt, isAlnumCode, isNonAsciiLetter, isSpaceCode, isUpper } from './chars.js';
@@ -11,10 +12,10 @@ const MAX_VALUE = 256;
 /** Key names (lowercase, separators removed) whose value is a password: type `password`. */
 const PASSWORD_SUFFIXES = [
   'password', 'passwd', 'passphrase', 'passwort', 'kennwort', 'motdepasse', 'contraseña', 'contrasena',
-  'senha', 'wachtwoord', 'secret', 'token', 'pwd', 'pass', 'pw',
+  'senha', 'wachtwoord', 'secret', 'token', 'pwd', 'pass', 'pw', 'apikey', 'key', 'authorization',
 ];
 /** Suffixes that need a separator or camelCase boundary before them ("bypass", "compass"). */
-const BOUNDED_SUFFIXES = new Set(['pwd', 'pass', 'pw', 'token', 'secret']);
+const BOUNDED_SUFFIXES = new Set(['pwd', 'pass', 'pw', 'token', 'secret', 'key']);
 /** Token-like keys hold long random values; short human words after them are prose. */
 const TOKEN_SUFFIXES = new Set(['token', 'secret']);
 
@@ -65,7 +66,12 @@ function endsWithIgnoreCase(text: string, end: number, suffix: string, keyStart:
 }
 
 /** Kind of secret named by text[keyStart, keyEnd): 'password', 'token' or undefined. */
-function keyKind(text: string, keyStart: number, keyEnd: number): 'password' | 'token' | undefined {
+type KeyKind = 'password' | 'token' | 'key' | 'auth';
+
+/** Key names whose value is an API key when it looks random (api_key, secretKey, AccountKey). */
+const KEY_SUFFIXES = new Set(['apikey', 'key']);
+
+function keyKind(text: string, keyStart: number, keyEnd: number): KeyKind | undefined {
   if (!SUFFIX_TAILS.has(tailKey(text.charCodeAt(keyEnd - 2), text.charCodeAt(keyEnd - 1)))) return undefined;
   for (const suffix of PASSWORD_SUFFIXES) {
     if (!endsWithIgnoreCase(text, keyEnd, suffix, keyStart)) continue;
@@ -76,6 +82,8 @@ function keyKind(text: string, keyStart: number, keyEnd: number): 'password' | '
       const camel = isUpper(text.charCodeAt(at)) && !isUpper(before);
       if (!separator && !camel) continue;
     }
+    if (KEY_SUFFIXES.has(suffix)) return 'key';
+    if (suffix === 'authorization') return 'auth';
     return TOKEN_SUFFIXES.has(suffix) ? 'token' : 'password';
   }
   // The French multi-word key "mot de passe".
@@ -111,6 +119,55 @@ function isPlaceholder(value: string): boolean {
 }
 
 /**
+ * Shannon entropy of at least 3.5 bits per character over at least 16 characters, with digits
+ * and letters mixed: what generated keys look like, and what names, words and paths do not.
+ */
+export function highEntropy(value: string): boolean {
+  if (value.length < 16 || value.length > MAX_VALUE) return false;
+  const counts = new Map<number, number>();
+  let digits = 0;
+  let letters = 0;
+  for (let k = 0; k < value.length; k++) {
+    const c = value.charCodeAt(k);
+    if (c === 32) return false;
+    if (c >= 48 && c <= 57) digits++;
+    else if ((c | 0x20) >= 97 && (c | 0x20) <= 122) letters++;
+    counts.set(c, (counts.get(c) ?? 0) + 1);
+  }
+  if (digits === 0 || letters === 0) return false;
+  let entropy = 0;
+  for (const count of counts.values()) {
+    const p = count / value.length;
+    entropy -= p * Math.log2(p);
+  }
+  return entropy >= 3.5;
+}
+
+const AUTH_SCHEMES = ['bearer ', 'basic ', 'token ', 'apikey ', 'digest ', 'negotiate '];
+
+/** "Authorization: Bearer <token>" (or Basic/Token): the credential after the scheme word. */
+function authorizationValue(state: ScanState, at: number): number {
+  const text = state.text;
+  let v = at + 1;
+  while (v < text.length && v - at <= 8 && (text.charCodeAt(v) === 32 || text.charCodeAt(v) === 9 || text.charCodeAt(v) === 34 || text.charCodeAt(v) === 39)) v++;
+  const head = text.slice(v, v + 10).toLowerCase();
+  const scheme = AUTH_SCHEMES.find((candidate) => head.startsWith(candidate));
+  if (scheme === undefined) return -1;
+  const valueStart = v + scheme.length;
+  let valueEnd = valueStart;
+  while (valueEnd < text.length && valueEnd - valueStart <= 4096) {
+    const c = text.charCodeAt(valueEnd);
+    if (isSpaceCode(c) || c === 34 || c === 39 || c === 44 || c === 59 || c === 60 || c === 41 || c === 93 || c === 125) break;
+    valueEnd++;
+  }
+  state.assignScanEnd = Math.max(state.assignScanEnd, valueEnd);
+  const value = text.slice(valueStart, valueEnd);
+  if (value.length < 8 || isPlaceholder(value) || LOWERCASE_WORD.test(value)) return -1;
+  emit(state, 'api_key', valueStart, valueEnd, 0.9);
+  return valueEnd;
+}
+
+/**
  * At '=' or ':' (position `at`): if a secret-like key precedes it, emit its value. Returns the
  * value end or -1. The text after the separator is still scanned by the caller (a card number or
  * provider key in the value keeps its own type); separators inside an already-scanned value are
@@ -137,6 +194,7 @@ export function detectAssignedSecret(state: ScanState, at: number): number {
   if (keyEnd - keyStart < 2 || keyEnd - keyStart > MAX_KEY) return -1;
   const kind = keyKind(text, keyStart, keyEnd);
   if (kind === undefined) return -1;
+  if (kind === 'auth') return authorizationValue(state, at);
   // Value: skip spaces, then a quoted string or an unquoted run.
   let v = at + 1;
   while (v < text.length && v - at <= 8 && (text.charCodeAt(v) === 32 || text.charCodeAt(v) === 9)) v++;
@@ -191,6 +249,12 @@ export function detectAssignedSecret(state: ScanState, at: number): number {
     if (!tight && LOWERCASE_WORD.test(value)) return -1;
   }
   if (kind === 'token' && (length < 8 || LOWERCASE_WORD.test(value))) return -1;
+  if (kind === 'key') {
+    // api_key / secret_key / AccountKey: only random-looking values (a key, not a key name).
+    if (!highEntropy(value)) return -1;
+    emit(state, 'api_key', valueStart, valueEnd, 0.8);
+    return valueEnd;
+  }
   emit(state, 'password', valueStart, valueEnd, kind === 'token' ? 0.8 : 0.85);
   return valueEnd;
 }

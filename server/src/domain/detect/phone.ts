@@ -5,6 +5,7 @@
 // prefix and valid 0.75, merely possible shapes 0.6-0.7, bare digits only with a context word.
 import { codeAt, isAlnumCode, isDigit } from './chars.js';
 import { hasWordBefore, PHONE_CONTEXT } from './context.js';
+import { SPECIFIC_ID_CONTEXT } from './id-context.js';
 import { checkInternational, checkNational, isKnownRegion, usesTrunkPrefix } from './phone-metadata.js';
 import { emit, type ScanState } from './state.js';
 
@@ -163,28 +164,35 @@ function classify(state: ScanState, shape: PhoneShape, count: number, context: C
     const area = national.charCodeAt(0);
     const exchange = national.charCodeAt(3);
     if (area >= 50 && exchange >= 50) return nanp === 'strong' ? 0.7 : 0.6;
-    return 0;
+    // Not a North American number: the national checks below may still accept it (IE 085 012 3863).
   }
   if (digits.charCodeAt(0) === 48 /* 0 */) {
     // Trunk-prefixed national number (0171 1234567, 07684 255698, 06 12 34 56 78).
-    if (digits.length < 9 || digits.length > 12) return 0;
+    // Eight digits with the trunk 0 exist (Stockholm 08-62 10 04) but only next to a phone word.
+    if (digits.length < (context.present ? 8 : 9) || digits.length > 12) return 0;
     if (count < 2 && !context.present) return 0;
-    if (!separatorsPlausible(shape, count)) return 0;
+    if (!separatorsPlausible(shape, count, context.present)) return 0;
     if (checkNational(digits, state.region).valid) return count >= 2 ? 0.75 : 0.65;
     for (const region of state.fallbackRegions) {
       if (checkNational(digits, region).valid) return count >= 2 ? 0.65 : 0.6;
     }
     return 0;
   }
-  // No trunk prefix: only regions that write national numbers that way (ES 612 34 56 78,
-  // IT 312 345 6789), and only next to a phone word.
-  if (digits.length < 8 || usesTrunkPrefix(state.region) || !context.present) return 0;
-  if (!separatorsPlausible(shape, count)) return 0;
-  return checkNational(digits, state.region).valid ? 0.65 : 0;
+  // A parenthesised area code in front of a valid national number: (11) 96123-4073.
+  if (shape.paren[0] === true && count >= 2 && digits.length >= 8 && checkNational(digits, state.region).valid) return 0.75;
+  // No trunk prefix: only next to a phone word, and then only numbers valid in the hinted region
+  // (ES 612 34 56 78, IT 312 345 6789, CN 131 2345 6984, MX 222 123 4415).
+  if (digits.length < 8 || !context.present) return 0;
+  if (!separatorsPlausible(shape, count, true)) return 0;
+  return checkNational(digits, state.region).valid ? (usesTrunkPrefix(state.region) ? 0.6 : 0.65) : 0;
 }
 
-/** Reject shapes that read as other things: a '.' or '/' separated run must be uniform. */
-function separatorsPlausible(shape: PhoneShape, count: number): boolean {
+/**
+ * Reject shapes that read as other things: a '.' or '/' separated run must be uniform, unless a
+ * phone word stands before it (Phone: 0475.339.281).
+ */
+function separatorsPlausible(shape: PhoneShape, count: number, phoneWord: boolean): boolean {
+  if (phoneWord) return true;
   let dotted = false;
   for (let k = 1; k < count; k++) {
     const s = shape.seps[k]!;
@@ -246,6 +254,9 @@ export function detectPhone(state: ScanState, start: number): void {
     // A number that runs on with the same separator is a longer token (a date, a reference).
     if (count === groups && (after === DOT || after === DASH) && isDigit(codeAt(text, end + 1))) return;
     let confidence = classify(state, shape, count, context);
+    // "NHS number: 943 476 5918", "CPR-nr. 010984-5120": a number labelled as an id is not a
+    // phone number, even when its check digit is wrong (then it is nothing at all).
+    if (confidence > 0 && !shape.international && !context.present && hasWordBefore(text, start, 40, SPECIFIC_ID_CONTEXT)) return;
     if (confidence > 0) {
       if (confidence < 0.9 && context.present) confidence += 0.1;
       emit(state, 'phone', start, end, confidence);

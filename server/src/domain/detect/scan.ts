@@ -5,7 +5,9 @@
 // IPv6), '+' and '(' (phones), '-----BEGIN' (private keys). Every expansion is bounded, and long
 // matches are skipped over, so the scan is linear in the text length on any input.
 import type { Detection } from '../types.js';
-import { codeAt, F_DIGIT, F_HEX, F_UPPER, F_WORD, FLAGS, isAlnumCode, isDigit, isNonAsciiLetter, isUpper, isWordCode } from './chars.js';
+import { detectAlnumIds } from './alnum-ids.js';
+import { detectConnectionString } from './connection.js';
+import { codeAt, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isDigit, isNonAsciiLetter, isUpper, isWordCode } from './chars.js';
 import { DATE_CONTEXT, hasWordBefore } from './context.js';
 import { writtenDateFromMonth } from './dates.js';
 import { detectEmail } from './email.js';
@@ -14,15 +16,20 @@ import { detectDoubleColonAt, detectHexAt } from './network.js';
 import { detectNumeric } from './numeric.js';
 import { detectAssignedSecret } from './password.js';
 import { detectPhone, fallbackRegionsFor, regionForLanguage } from './phone.js';
-import { detectApiKey, detectJwt, detectPrivateKey, mayStartKey } from './secrets.js';
+import { detectApiKey, detectJwt, detectPrivateKey, detectTelegramToken, mayStartKey } from './secrets.js';
 import { emit, type ScanState } from './state.js';
 import { detectUrl } from './url.js';
 import { detectBase58Address, detectBech32Address, detectEthereumAddress } from './wallet.js';
 
 /** Types the built-in detector can emit (catalog.ts names). */
 export const BUILTIN_TYPES: readonly string[] = [
-  'email', 'phone', 'credit_card', 'iban', 'us_ssn', 'ip_address', 'url', 'date', 'api_key', 'jwt',
-  'private_key', 'password', 'mac_address', 'crypto_wallet', 'swift_bic',
+  'email', 'phone', 'ip_address', 'url', 'mac_address', 'date', 'credit_card', 'iban', 'swift_bic', 'aba_routing',
+  'crypto_wallet', 'eu_vat', 'api_key', 'jwt', 'private_key', 'password', 'connection_string', 'us_ssn', 'us_itin',
+  'us_ein', 'us_passport', 'us_npi', 'us_mbi', 'uk_nino', 'uk_nhs', 'uk_passport', 'ie_pps', 'de_tax_id', 'fr_nir',
+  'fr_siren', 'fr_siret', 'es_dni', 'es_nie', 'it_fiscal_code', 'nl_bsn', 'be_national_number', 'pt_nif', 'pl_pesel',
+  'se_personnummer', 'fi_hetu', 'dk_cpr', 'no_fodselsnummer', 'ch_ahv', 'in_aadhaar', 'in_pan', 'au_tfn',
+  'au_medicare', 'au_abn', 'au_acn', 'sg_nric', 'kr_rrn', 'cn_resident_id', 'jp_my_number', 'br_cpf', 'br_cnpj',
+  'ca_sin', 'mx_curp', 'vin', 'imei',
 ];
 
 const fallbackCache = new Map<string, readonly string[]>();
@@ -34,6 +41,12 @@ function fallbacks(region: string): readonly string[] {
     fallbackCache.set(region, list);
   }
   return list;
+}
+
+/** True when text[start, end) holds an ASCII letter. */
+function hasLetter(text: string, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) if (((FLAGS[text.charCodeAt(k)] ?? 0) & (F_UPPER | F_LOWER)) !== 0) return true;
+  return false;
 }
 
 /** ':' '-' '.': what follows the first group of an IPv6 or MAC address. */
@@ -49,6 +62,13 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   let resume = end;
   if ((flags & F_DIGIT) !== 0) {
     detectNumeric(state, start);
+    // A digit word with letters in it: MBI (1EG4-TE5-MK73), VIN, Chinese id ending in X,
+    // Corsican NIR (2A/2B).
+    const length = end - start;
+    if (codeAt(text, end) === 58 && length >= 8) resume = Math.max(resume, detectTelegramToken(state, start, end));
+    if ((length === 4 || length === 11 || length === 15 || length === 17 || length === 18) && hasLetter(text, start, end)) {
+      resume = Math.max(resume, detectAlnumIds(state, start, end));
+    }
     if (c === 49 || c === 51) resume = Math.max(resume, detectBase58Address(state, start)); // '1' / '3'
     else if (c === 48 && end - start === 42) resume = Math.max(resume, detectEthereumAddress(state, start)); // 0x + 40 hex
     if (end - start <= 4 && isHexSeparator(codeAt(text, end))) resume = Math.max(resume, detectHexAt(state, start));
@@ -71,15 +91,24 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
     case 66:
       resume = Math.max(resume, detectBech32Address(state, start));
       break;
-    default:
+    default: {
+      // scheme://user:password@host (postgres, mongodb+srv, redis, jdbc:mysql, ...).
+      const next = codeAt(text, end);
+      if ((next === 58 || next === 43) && codeAt(text, end + 1) !== 32) resume = Math.max(resume, detectConnectionString(state, start, end));
       break;
+    }
   }
   if ((flags & F_HEX) !== 0 && end - start <= 4 && isHexSeparator(codeAt(text, end))) {
     resume = Math.max(resume, detectHexAt(state, start));
   }
-  if ((flags & F_UPPER) !== 0 && isUpper(codeAt(text, start + 1))) {
-    resume = Math.max(resume, detectIban(state, start));
-    detectBic(state, start, end);
+  if ((flags & F_UPPER) !== 0) {
+    const second = codeAt(text, start + 1);
+    if (isUpper(second)) {
+      resume = Math.max(resume, detectIban(state, start));
+      detectBic(state, start, end);
+    }
+    // NINO, NIE, NRIC, PAN, codice fiscale, CURP, VIN, VAT: uppercase letters mixed with digits.
+    if (isUpper(second) || isDigit(second)) resume = Math.max(resume, detectAlnumIds(state, start, end));
   }
   // "March 12, 2024": a 3-10 letter word followed by " <digit>" (or ". <digit>").
   const length = end - start;

@@ -1,5 +1,6 @@
-// Secrets with a recognisable shape: provider API keys (by literal prefix), JSON Web Tokens and
-// PEM / OpenSSH private-key blocks. Prefix rules are bucketed by first character, so a word that
+// Secrets with a recognisable shape: provider API keys (by literal prefix: cloud, VCS, payment,
+// chat, observability, LLM providers; see docs/detection.md for the list), Discord and Telegram
+// bot tokens, JSON Web Tokens and PEM / OpenSSH private-key blocks. Prefix rules are bucketed by first character, so a word that
 // cannot start a key costs one array load; key bodies are bounded runs of their alphabet.
 import { Buffer } from 'node:buffer';
 import { codeAt, F_B64URL, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isSpaceCode } from './chars.js';
@@ -32,6 +33,12 @@ function mixedClasses(body: string): boolean {
   return digit && upper && lower;
 }
 
+/** 32 hex characters that are not all digits (a bare number is not a key). */
+function hexWithLetters(body: string): boolean {
+  for (let k = 0; k < body.length; k++) if (body.charCodeAt(k) >= 97) return true;
+  return false;
+}
+
 // Longer prefixes before their own prefixes (sk-ant- before sk-): the first rule that matches wins.
 const KEY_RULES: readonly KeyRule[] = [
   // AWS access key ids
@@ -52,6 +59,7 @@ const KEY_RULES: readonly KeyRule[] = [
   { prefix: 'sk-ant-', body: F_B64URL, min: 20, max: 255, confidence: 0.97 }, // Anthropic
   ...['sk-proj-', 'sk-svcacct-', 'sk-admin-'].map((prefix): KeyRule => ({ prefix, body: F_B64URL, min: 20, max: 255, confidence: 0.95 })),
   { prefix: 'sk-', body: ALNUM, min: 32, max: 255, confidence: 0.9, check: mixedClasses }, // OpenAI (legacy)
+  { prefix: 'sk-', body: F_HEX, min: 32, max: 32, confidence: 0.85, check: hexWithLetters }, // DeepSeek and other sk-<32 hex>
   { prefix: 'npm_', body: ALNUM, min: 36, max: 36, confidence: 0.95 },
   { prefix: 'SK', body: F_HEX, min: 32, max: 32, confidence: 0.85 }, // Twilio API key SID
   { prefix: 'hf_', body: ALNUM, min: 30, max: 40, confidence: 0.9 }, // Hugging Face
@@ -66,6 +74,32 @@ const KEY_RULES: readonly KeyRule[] = [
   ...['sq0atp-', 'sq0csp-'].map((prefix): KeyRule => ({ prefix, body: F_B64URL, min: 22, max: 60, confidence: 0.95 })), // Square
   { prefix: 'lin_api_', body: ALNUM, min: 40, max: 40, confidence: 0.95 }, // Linear
   { prefix: 'dapi', body: F_HEX, min: 32, max: 32, confidence: 0.85 }, // Databricks
+  { prefix: 'ATATT3', body: F_B64URL, min: 100, max: 300, confidence: 0.95 }, // Atlassian API token
+  { prefix: 'ATBB', body: ALNUM, min: 28, max: 64, confidence: 0.9 }, // Bitbucket app password
+  ...['hvs.', 'hvb.'].map((prefix): KeyRule => ({ prefix, body: F_B64URL, min: 24, max: 200, confidence: 0.95 })), // HashiCorp Vault
+  ...['dp.pt.', 'dp.st.', 'dp.sa.', 'dp.ct.', 'dp.scim.', 'dp.audit.'].map((prefix): KeyRule => ({ prefix, body: ALNUM, min: 40, max: 48, confidence: 0.95 })), // Doppler
+  { prefix: 'glc_', body: F_B64URL, min: 32, max: 200, confidence: 0.95 }, // Grafana Cloud
+  { prefix: 'glsa_', body: F_WORD, min: 32, max: 64, confidence: 0.95 }, // Grafana service account
+  { prefix: 'NRAK-', body: UPPER_DIGIT, min: 27, max: 27, confidence: 0.95 }, // New Relic user key
+  ...['sntrys_', 'sntryu_'].map((prefix): KeyRule => ({ prefix, body: F_B64URL, min: 40, max: 300, confidence: 0.95 })), // Sentry
+  { prefix: 'PMAK-', body: F_B64URL, min: 40, max: 80, confidence: 0.95 }, // Postman
+  { prefix: 'ntn_', body: ALNUM, min: 40, max: 60, confidence: 0.9 }, // Notion
+  { prefix: 'secret_', body: ALNUM, min: 43, max: 43, confidence: 0.85 }, // Notion (legacy)
+  { prefix: 'sbp_', body: F_HEX, min: 40, max: 40, confidence: 0.95 }, // Supabase
+  { prefix: 'AGE-SECRET-KEY-1', body: UPPER_DIGIT, min: 58, max: 58, confidence: 0.98 }, // age
+  { prefix: 'sk-or-v1-', body: F_HEX, min: 64, max: 64, confidence: 0.97 }, // OpenRouter
+  { prefix: 'HRKU-', body: F_B64URL, min: 36, max: 80, confidence: 0.95 }, // Heroku
+  { prefix: 'fo1_', body: F_B64URL, min: 40, max: 80, confidence: 0.9 }, // Fly.io
+  ...['pscale_tkn_', 'pscale_pw_', 'pscale_oauth_'].map((prefix): KeyRule => ({ prefix, body: F_B64URL, min: 32, max: 64, confidence: 0.95 })), // PlanetScale
+  { prefix: 'nfp_', body: ALNUM, min: 36, max: 40, confidence: 0.9 }, // Netlify
+  { prefix: 'figd_', body: F_B64URL, min: 36, max: 60, confidence: 0.9 }, // Figma
+  { prefix: 'sl.', body: F_B64URL, min: 130, max: 1400, confidence: 0.85 }, // Dropbox short-lived token
+  { prefix: 'fw_', body: ALNUM, min: 24, max: 40, confidence: 0.85 }, // Fireworks AI
+  ...['lsv2_pt_', 'lsv2_sk_'].map((prefix): KeyRule => ({ prefix, body: F_WORD, min: 40, max: 60, confidence: 0.95 })), // LangSmith
+  { prefix: 'pcsk_', body: F_WORD, min: 40, max: 100, confidence: 0.95 }, // Pinecone
+  { prefix: 'esecret_', body: ALNUM, min: 20, max: 60, confidence: 0.9 }, // Anyscale
+  { prefix: 'sk_', body: F_HEX, min: 48, max: 48, confidence: 0.85 }, // ElevenLabs
+  { prefix: 'AAAAAAAAAAAAAAAAAAAAA', body: F_B64URL, min: 40, max: 200, confidence: 0.9 }, // Twitter/X app bearer token
 ];
 
 // Rules bucketed by their first two characters: most words fail on one array load and one
@@ -89,7 +123,7 @@ const RULES_BY_PAIR: ReadonlyMap<number, readonly KeyRule[]> = (() => {
 
 /** True when a key rule could start with this character (cheap gate for the main loop). */
 export function mayStartKey(c: number): boolean {
-  return c < 128 && RULES_BY_FIRST[c] === true;
+  return c < 128 && (RULES_BY_FIRST[c] === true || c === 77 || c === 78 || c === 79);
 }
 
 function bodyEnd(text: string, from: number, mask: number, max: number): number {
@@ -112,6 +146,30 @@ function sendGridEnd(text: string, start: number): number {
   return second === first + 44 ? second : -1;
 }
 
+/** Discord bot token: [MNO] + 23-25 base64url, '.', 6, '.', 27-38. */
+function discordEnd(text: string, start: number): number {
+  const c = text.charCodeAt(start);
+  if (c !== 77 && c !== 78 && c !== 79) return -1;
+  const first = bodyEnd(text, start + 1, F_B64URL, 26);
+  if (first < 0 || first - start < 24 || first - start > 26 || text.charCodeAt(first) !== 46) return -1;
+  const second = bodyEnd(text, first + 1, F_B64URL, 7);
+  if (second !== first + 7 || text.charCodeAt(second) !== 46) return -1;
+  const third = bodyEnd(text, second + 1, F_B64URL, 38);
+  if (third < 0 || third - second - 1 < 27) return -1;
+  return mixedClasses(text.slice(start, first)) ? third : -1;
+}
+
+/** Telegram bot token at a digit word: 8-10 digit bot id, ':', "AA" + 33 base64url. */
+export function detectTelegramToken(state: ScanState, start: number, wordEnd: number): number {
+  const text = state.text;
+  const idLength = wordEnd - start;
+  if (idLength < 8 || idLength > 10 || text.charCodeAt(wordEnd) !== 58 || !text.startsWith('AA', wordEnd + 1)) return -1;
+  const end = bodyEnd(text, wordEnd + 1, F_B64URL, 35);
+  if (end !== wordEnd + 36 || isAlnumCode(codeAt(text, end))) return -1;
+  emit(state, 'api_key', start, end, 0.95);
+  return end;
+}
+
 /** Try the provider key rules at a word start; returns the match end or -1. */
 export function detectApiKey(state: ScanState, start: number): number {
   const text = state.text;
@@ -120,6 +178,13 @@ export function detectApiKey(state: ScanState, start: number): number {
     const end = sendGridEnd(text, start);
     if (end > 0 && !isAlnumCode(codeAt(text, end))) {
       emit(state, 'api_key', start, end, 0.98);
+      return end;
+    }
+  }
+  if (c === 77 || c === 78 || c === 79) {
+    const end = discordEnd(text, start);
+    if (end > 0 && !isAlnumCode(codeAt(text, end))) {
+      emit(state, 'api_key', start, end, 0.9);
       return end;
     }
   }

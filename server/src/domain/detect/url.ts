@@ -10,7 +10,7 @@ const ALNUM = F_DIGIT | F_UPPER | F_LOWER;
 
 const SCHEMES = ['https://', 'http://', 'ftps://', 'ftp://'];
 
-function isUrlChar(c: number): boolean {
+export function isUrlChar(c: number): boolean {
   if (c < 128) {
     // Controls, space and the delimiters RFC 3986 appendix C names for URLs in text.
     if (c <= 32 || c === 127) return false;
@@ -40,7 +40,7 @@ function schemeLength(text: string, start: number): number {
 }
 
 /** Drop trailing punctuation and closing brackets that have no opening partner in the URL. */
-function trimEnd(text: string, start: number, end: number): number {
+export function trimEnd(text: string, start: number, end: number): number {
   let e = end;
   for (;;) {
     if (e <= start) return e;
@@ -87,6 +87,37 @@ function hostValid(text: string, hostStart: number, end: number): boolean {
   return (first < 128 && (FLAGS[first]! & ALNUM) !== 0) || first >= 128;
 }
 
+const PASSWORD_PLACEHOLDER = /^(?:\*+|x+|\.\.\.|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[a-z_]*%?|\[[^\]]*\]|password|pass|pwd|secret|changeme)$/i;
+
+/**
+ * True when the authority starting at `authorityStart` has `user:password@` with a real password
+ * (not empty, not a placeholder such as *** or <password> or ${DB_PASSWORD}).
+ */
+export function userinfoPassword(text: string, authorityStart: number, end: number): boolean {
+  let k = authorityStart;
+  while (k < end) {
+    const c = text.charCodeAt(k);
+    if (c === 47 || c === 63 || c === 35) break;
+    k++;
+  }
+  const authority = text.slice(authorityStart, k);
+  const at = authority.lastIndexOf('@');
+  if (at <= 0) return false;
+  const userinfo = authority.slice(0, at);
+  const colon = userinfo.indexOf(':');
+  if (colon < 0) return false;
+  const password = userinfo.slice(colon + 1);
+  return password.length > 0 && !PASSWORD_PLACEHOLDER.test(password);
+}
+
+const WEBHOOK_PREFIXES = ['hooks.slack.com/services/', 'discord.com/api/webhooks/', 'discordapp.com/api/webhooks/', 'hooks.zapier.com/hooks/catch/'];
+
+/** Slack, Discord and Zapier incoming webhooks: the URL itself is the credential. */
+function isWebhook(text: string, hostStart: number): boolean {
+  for (const prefix of WEBHOOK_PREFIXES) if (startsWithIgnoreCase(text, hostStart, prefix)) return true;
+  return false;
+}
+
 /** At a word starting with h/f/w: returns the end of the expansion looked at (0 if none). */
 export function detectUrl(state: ScanState, start: number): number {
   const text = state.text;
@@ -112,9 +143,17 @@ export function detectUrl(state: ScanState, start: number): number {
   const expansionEnd = end;
   end = trimEnd(text, hostStart, end);
   if (end > hostStart && hostValid(text, hostStart, end)) {
-    // Credentials in the URL make it more sensitive and must win over the inner email match.
+    // A password in the userinfo makes the whole URL a credential (connection_string); a bare
+    // user@ still wins over the inner email match.
+    const password = userinfoPassword(text, hostStart, end);
+    if (password) {
+      emit(state, 'connection_string', start, end, 0.95);
+      return expansionEnd;
+    }
     if (text.slice(hostStart, end).includes('@')) confidence = 0.9;
-    emit(state, 'url', start, end, confidence);
+    // Incoming-webhook URLs carry their secret in the path: report them as keys.
+    const type = isWebhook(text, hostStart) ? 'api_key' : 'url';
+    emit(state, type, start, end, type === 'api_key' ? 0.95 : confidence);
   }
   return expansionEnd;
 }

@@ -1,5 +1,7 @@
 // Built-in localized labels for the `abstract` restore mode (interface.md 2.8: a 30-language
-// floor). One label per catalog entity type plus `_generic`, used for custom and unknown types.
+// floor). One label per catalog entity type plus `_generic`, used for custom and unknown types:
+// the core types have their own column; identifier types share a localized category label and
+// add the id's short name (see CATEGORY_TYPES).
 // Labels are stored bare and rendered in square brackets, e.g. `[email address]`. Operators
 // extend or override them with config `restore_templates.abstract_labels` (used verbatim).
 
@@ -90,13 +92,118 @@ const LABEL_ROWS: Readonly<Record<string, LabelRow>> = {
   th: ['ชื่อบุคคล', 'องค์กร', 'สถานที่', 'ที่อยู่อีเมล', 'หมายเลขโทรศัพท์', 'หมายเลขบัตรเครดิต', 'IBAN', 'หมายเลขประกันสังคมสหรัฐฯ', 'ที่อยู่ IP', 'ที่อยู่เว็บ', 'วันที่', 'คีย์ API', 'โทเค็นการเข้าถึง', 'คีย์ส่วนตัว', 'รหัสผ่าน', 'ที่อยู่ MAC', 'ที่อยู่กระเป๋าเงินคริปโต', 'รหัส BIC/SWIFT', 'ข้อมูลที่ละเอียดอ่อน'],
 };
 
+/** Categories of the identifier types added with the full catalog; each type names one (plus an acronym). */
+const CATEGORIES = [
+  'national_id', 'tax_id', 'passport', 'health_id', 'social_security', 'company_id', 'vat', 'routing', 'vehicle', 'device',
+  'connection',
+] as const;
+type Category = (typeof CATEGORIES)[number];
+
+// prettier-ignore
+const CATEGORY_ROWS: Readonly<Record<string, readonly string[]>> = {
+  en: ['national ID number', 'tax identification number', 'passport number', 'health insurance number', 'social security number', 'company registration number', 'VAT number', 'bank routing number', 'vehicle identification number', 'device identifier', 'connection string'],
+  de: ['nationale Identifikationsnummer', 'Steueridentifikationsnummer', 'Reisepassnummer', 'Krankenversicherungsnummer', 'Sozialversicherungsnummer', 'Handelsregisternummer', 'Umsatzsteuer-Identifikationsnummer', 'Bankleitzahl', 'Fahrzeug-Identifizierungsnummer', 'Gerätekennung', 'Verbindungszeichenfolge'],
+  fr: ['numéro d\'identification national', 'numéro d\'identification fiscale', 'numéro de passeport', 'numéro d\'assurance maladie', 'numéro de sécurité sociale', 'numéro d\'immatriculation d\'entreprise', 'numéro de TVA', 'code d\'acheminement bancaire', 'numéro d\'identification du véhicule', 'identifiant d\'appareil', 'chaîne de connexion'],
+  es: ['número de identificación nacional', 'número de identificación fiscal', 'número de pasaporte', 'número de seguro médico', 'número de seguridad social', 'número de registro mercantil', 'número de IVA', 'número de ruta bancaria', 'número de identificación del vehículo', 'identificador de dispositivo', 'cadena de conexión'],
+  it: ['numero di identificazione nazionale', 'codice di identificazione fiscale', 'numero di passaporto', 'numero di assicurazione sanitaria', 'numero di previdenza sociale', 'numero di registrazione dell\'impresa', 'partita IVA', 'codice di instradamento bancario', 'numero di identificazione del veicolo', 'identificativo del dispositivo', 'stringa di connessione'],
+  pt: ['número de identificação nacional', 'número de identificação fiscal', 'número de passaporte', 'número de seguro de saúde', 'número de segurança social', 'número de registo da empresa', 'número de IVA', 'código de encaminhamento bancário', 'número de identificação do veículo', 'identificador do dispositivo', 'cadeia de ligação'],
+  nl: ['nationaal identificatienummer', 'fiscaal identificatienummer', 'paspoortnummer', 'zorgverzekeringsnummer', 'socialezekerheidsnummer', 'bedrijfsregistratienummer', 'btw-nummer', 'bankroutingnummer', 'voertuigidentificatienummer', 'apparaat-ID', 'verbindingsreeks'],
+  sv: ['nationellt identitetsnummer', 'skatteregistreringsnummer', 'passnummer', 'sjukförsäkringsnummer', 'socialförsäkringsnummer', 'organisationsnummer', 'momsregistreringsnummer', 'bankens clearingnummer', 'chassinummer', 'enhetsidentifierare', 'anslutningssträng'],
+  da: ['nationalt identifikationsnummer', 'skatteidentifikationsnummer', 'pasnummer', 'sygesikringsnummer', 'socialsikringsnummer', 'virksomhedsregistreringsnummer', 'momsnummer', 'bankregistreringsnummer', 'stelnummer', 'enheds-id', 'forbindelsesstreng'],
+  nb: ['nasjonalt identifikasjonsnummer', 'skatteidentifikasjonsnummer', 'passnummer', 'helseforsikringsnummer', 'trygdenummer', 'organisasjonsnummer', 'MVA-nummer', 'bankens rutenummer', 'understellsnummer', 'enhets-ID', 'tilkoblingsstreng'],
+  fi: ['kansallinen henkilötunnus', 'verotunniste', 'passin numero', 'sairausvakuutusnumero', 'sosiaaliturvatunnus', 'yritystunnus', 'ALV-tunniste', 'pankin reititysnumero', 'ajoneuvon valmistenumero', 'laitetunniste', 'yhteysmerkkijono'],
+  pl: ['krajowy numer identyfikacyjny', 'numer identyfikacji podatkowej', 'numer paszportu', 'numer ubezpieczenia zdrowotnego', 'numer ubezpieczenia społecznego', 'numer rejestrowy firmy', 'numer VAT', 'numer rozliczeniowy banku', 'numer identyfikacyjny pojazdu', 'identyfikator urządzenia', 'ciąg połączenia'],
+  cs: ['národní identifikační číslo', 'daňové identifikační číslo', 'číslo pasu', 'číslo zdravotního pojištění', 'číslo sociálního zabezpečení', 'identifikační číslo firmy', 'DIČ pro DPH', 'směrovací kód banky', 'identifikační číslo vozidla', 'identifikátor zařízení', 'připojovací řetězec'],
+  sk: ['národné identifikačné číslo', 'daňové identifikačné číslo', 'číslo pasu', 'číslo zdravotného poistenia', 'číslo sociálneho poistenia', 'identifikačné číslo organizácie', 'IČ DPH', 'smerový kód banky', 'identifikačné číslo vozidla', 'identifikátor zariadenia', 'pripájací reťazec'],
+  hu: ['nemzeti azonosító szám', 'adóazonosító jel', 'útlevélszám', 'egészségbiztosítási szám', 'társadalombiztosítási szám', 'cégjegyzékszám', 'közösségi adószám', 'banki irányítószám', 'járműazonosító szám', 'eszközazonosító', 'kapcsolati karakterlánc'],
+  ro: ['cod numeric personal', 'cod de identificare fiscală', 'număr de pașaport', 'număr de asigurare de sănătate', 'număr de asigurare socială', 'număr de înregistrare a societății', 'cod de TVA', 'cod de rutare bancară', 'număr de identificare a vehiculului', 'identificator de dispozitiv', 'șir de conexiune'],
+  el: ['εθνικός αριθμός ταυτότητας', 'αριθμός φορολογικού μητρώου', 'αριθμός διαβατηρίου', 'αριθμός ασφάλισης υγείας', 'αριθμός κοινωνικής ασφάλισης', 'αριθμός μητρώου εταιρείας', 'αριθμός ΦΠΑ', 'τραπεζικός κωδικός δρομολόγησης', 'αριθμός πλαισίου οχήματος', 'αναγνωριστικό συσκευής', 'συμβολοσειρά σύνδεσης'],
+  tr: ['ulusal kimlik numarası', 'vergi kimlik numarası', 'pasaport numarası', 'sağlık sigortası numarası', 'sosyal güvenlik numarası', 'şirket sicil numarası', 'KDV numarası', 'banka yönlendirme numarası', 'araç kimlik numarası', 'cihaz tanımlayıcısı', 'bağlantı dizesi'],
+  ru: ['национальный идентификационный номер', 'идентификационный номер налогоплательщика', 'номер паспорта', 'номер медицинского страхования', 'номер социального страхования', 'регистрационный номер компании', 'номер плательщика НДС', 'банковский маршрутный номер', 'идентификационный номер транспортного средства', 'идентификатор устройства', 'строка подключения'],
+  uk: ['національний ідентифікаційний номер', 'податковий ідентифікаційний номер', 'номер паспорта', 'номер медичного страхування', 'номер соціального страхування', 'реєстраційний номер компанії', 'номер платника ПДВ', 'банківський маршрутний номер', 'ідентифікаційний номер транспортного засобу', 'ідентифікатор пристрою', 'рядок підключення'],
+  bg: ['национален идентификационен номер', 'данъчен идентификационен номер', 'номер на паспорт', 'номер на здравна осигуровка', 'номер на социална осигуровка', 'регистрационен номер на фирма', 'номер по ДДС', 'банков маршрутен код', 'идентификационен номер на превозно средство', 'идентификатор на устройство', 'низ за връзка'],
+  hr: ['nacionalni identifikacijski broj', 'porezni identifikacijski broj', 'broj putovnice', 'broj zdravstvenog osiguranja', 'broj socijalnog osiguranja', 'matični broj tvrtke', 'PDV broj', 'bankovni usmjerni broj', 'identifikacijski broj vozila', 'identifikator uređaja', 'niz za povezivanje'],
+  sl: ['nacionalna identifikacijska številka', 'davčna številka', 'številka potnega lista', 'številka zdravstvenega zavarovanja', 'številka socialnega zavarovanja', 'matična številka podjetja', 'identifikacijska številka za DDV', 'bančna usmerjevalna številka', 'identifikacijska številka vozila', 'identifikator naprave', 'niz za povezavo'],
+  et: ['isikukood', 'maksukohustuslase number', 'passi number', 'ravikindlustuse number', 'sotsiaalkindlustuse number', 'registrikood', 'käibemaksukohustuslase number', 'panga suunamisnumber', 'sõiduki identifitseerimisnumber', 'seadme identifikaator', 'ühendusstring'],
+  lv: ['personas kods', 'nodokļu maksātāja numurs', 'pases numurs', 'veselības apdrošināšanas numurs', 'sociālās apdrošināšanas numurs', 'uzņēmuma reģistrācijas numurs', 'PVN numurs', 'bankas maršrutēšanas numurs', 'transportlīdzekļa identifikācijas numurs', 'ierīces identifikators', 'savienojuma virkne'],
+  lt: ['asmens kodas', 'mokesčių mokėtojo kodas', 'paso numeris', 'sveikatos draudimo numeris', 'socialinio draudimo numeris', 'įmonės kodas', 'PVM mokėtojo kodas', 'banko maršruto numeris', 'transporto priemonės identifikavimo numeris', 'įrenginio identifikatorius', 'prisijungimo eilutė'],
+  ar: ['رقم الهوية الوطنية', 'رقم التعريف الضريبي', 'رقم جواز السفر', 'رقم التأمين الصحي', 'رقم الضمان الاجتماعي', 'رقم السجل التجاري', 'رقم ضريبة القيمة المضافة', 'رقم التوجيه المصرفي', 'رقم تعريف المركبة', 'معرّف الجهاز', 'سلسلة الاتصال'],
+  he: ['מספר זהות לאומי', 'מספר זיהוי לצורכי מס', 'מספר דרכון', 'מספר ביטוח בריאות', 'מספר ביטוח לאומי', 'מספר רישום חברה', 'מספר עוסק במע״מ', 'מספר ניתוב בנקאי', 'מספר זיהוי רכב', 'מזהה מכשיר', 'מחרוזת חיבור'],
+  zh: ['国民身份号码', '税务识别号', '护照号码', '医疗保险号', '社会保障号码', '公司注册号', '增值税号', '银行路由号', '车辆识别号', '设备标识符', '连接字符串'],
+  ja: ['国民識別番号', '納税者番号', 'パスポート番号', '健康保険番号', '社会保障番号', '法人登録番号', 'VAT番号', '銀行ルーティング番号', '車両識別番号', 'デバイス識別子', '接続文字列'],
+  ko: ['국민 식별 번호', '납세자 번호', '여권 번호', '건강보험 번호', '사회보장번호', '사업자 등록 번호', '부가가치세 번호', '은행 라우팅 번호', '차량 식별 번호', '기기 식별자', '연결 문자열'],
+  vi: ['số định danh quốc gia', 'mã số thuế', 'số hộ chiếu', 'số bảo hiểm y tế', 'số an sinh xã hội', 'số đăng ký doanh nghiệp', 'mã số VAT', 'số định tuyến ngân hàng', 'số nhận dạng xe', 'mã định danh thiết bị', 'chuỗi kết nối'],
+  hi: ['राष्ट्रीय पहचान संख्या', 'कर पहचान संख्या', 'पासपोर्ट संख्या', 'स्वास्थ्य बीमा संख्या', 'सामाजिक सुरक्षा संख्या', 'कंपनी पंजीकरण संख्या', 'वैट संख्या', 'बैंक रूटिंग संख्या', 'वाहन पहचान संख्या', 'डिवाइस पहचानकर्ता', 'कनेक्शन स्ट्रिंग'],
+  id: ['nomor identitas nasional', 'nomor pokok wajib pajak', 'nomor paspor', 'nomor asuransi kesehatan', 'nomor jaminan sosial', 'nomor registrasi perusahaan', 'nomor PPN', 'nomor routing bank', 'nomor identifikasi kendaraan', 'pengenal perangkat', 'string koneksi'],
+  th: ['เลขประจำตัวประชาชน', 'เลขประจำตัวผู้เสียภาษี', 'หมายเลขหนังสือเดินทาง', 'หมายเลขประกันสุขภาพ', 'หมายเลขประกันสังคม', 'เลขทะเบียนนิติบุคคล', 'เลขประจำตัวผู้เสียภาษีมูลค่าเพิ่ม', 'รหัสเส้นทางธนาคาร', 'หมายเลขตัวถังรถ', 'ตัวระบุอุปกรณ์', 'สตริงการเชื่อมต่อ'],
+};
+
+/**
+ * Identifier types: category label plus the id's own short name in parentheses, which reads the
+ * same in every language ("[national ID number (BSN)]", "[numéro de passeport (US)]").
+ */
+const CATEGORY_TYPES: Readonly<Record<string, readonly [Category, string?]>> = {
+  us_itin: ['tax_id', 'ITIN'],
+  us_ein: ['tax_id', 'EIN'],
+  us_passport: ['passport', 'US'],
+  us_npi: ['health_id', 'NPI'],
+  us_mbi: ['health_id', 'MBI'],
+  aba_routing: ['routing', 'ABA'],
+  uk_nino: ['social_security', 'NINO'],
+  uk_nhs: ['health_id', 'NHS'],
+  uk_passport: ['passport', 'UK'],
+  ie_pps: ['social_security', 'PPS'],
+  de_tax_id: ['tax_id', 'Steuer-ID'],
+  fr_nir: ['social_security', 'NIR'],
+  fr_siren: ['company_id', 'SIREN'],
+  fr_siret: ['company_id', 'SIRET'],
+  es_dni: ['national_id', 'DNI'],
+  es_nie: ['national_id', 'NIE'],
+  it_fiscal_code: ['tax_id', 'codice fiscale'],
+  nl_bsn: ['national_id', 'BSN'],
+  be_national_number: ['national_id', 'BE'],
+  pt_nif: ['tax_id', 'NIF'],
+  pl_pesel: ['national_id', 'PESEL'],
+  se_personnummer: ['national_id', 'personnummer'],
+  fi_hetu: ['national_id', 'HETU'],
+  dk_cpr: ['national_id', 'CPR'],
+  no_fodselsnummer: ['national_id', 'fødselsnummer'],
+  ch_ahv: ['social_security', 'AHV/AVS'],
+  in_aadhaar: ['national_id', 'Aadhaar'],
+  in_pan: ['tax_id', 'PAN'],
+  au_tfn: ['tax_id', 'TFN'],
+  au_medicare: ['health_id', 'Medicare'],
+  au_abn: ['company_id', 'ABN'],
+  au_acn: ['company_id', 'ACN'],
+  sg_nric: ['national_id', 'NRIC/FIN'],
+  kr_rrn: ['national_id', 'RRN'],
+  cn_resident_id: ['national_id', 'CN'],
+  jp_my_number: ['national_id', 'My Number'],
+  br_cpf: ['tax_id', 'CPF'],
+  br_cnpj: ['company_id', 'CNPJ'],
+  ca_sin: ['social_security', 'SIN'],
+  mx_curp: ['national_id', 'CURP'],
+  vin: ['vehicle'],
+  imei: ['device', 'IMEI'],
+  eu_vat: ['vat'],
+  connection_string: ['connection'],
+};
+
 /** Language aliases: ISO 639-1 `no` (Norwegian) uses the Bokmål labels. */
 const LANGUAGE_ALIASES: Readonly<Record<string, string>> = { no: 'nb' };
 
 function buildLabels(): ReadonlyMap<string, ReadonlyMap<string, string>> {
   const labels = new Map<string, ReadonlyMap<string, string>>();
   for (const [language, row] of Object.entries(LABEL_ROWS)) {
-    labels.set(language, new Map(LABEL_TYPES.map((type, index) => [type, `[${row[index]!}]`])));
+    const map = new Map<string, string>(LABEL_TYPES.map((type, index) => [type, `[${row[index]!}]`]));
+    const categories = CATEGORY_ROWS[language];
+    if (categories !== undefined) {
+      for (const [type, [category, name]] of Object.entries(CATEGORY_TYPES)) {
+        const label = categories[CATEGORIES.indexOf(category)]!;
+        map.set(type, name === undefined ? `[${label}]` : `[${label} (${name})]`);
+      }
+    }
+    labels.set(language, map);
   }
   for (const [alias, target] of Object.entries(LANGUAGE_ALIASES)) {
     const targetLabels = labels.get(target);
