@@ -177,6 +177,34 @@ describe('detector modes', () => {
     }
   });
 
+  it('exposes entity metadata only as the policy allows', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'veil-meta-pol-'));
+    const policy = (expose: string) =>
+      ['name: meta', 'version: "1"', 'rules:', '  - name: all', '    match: {}', '    action: tokenize', `metadata_policy: {${expose}roles: [patient]}`].join('\n');
+    writeFileSync(join(dir, 'meta.yaml'), policy('expose_gender: true, expose_formality: true, expose_role: true, expose_belongs_to: true, expose_language: true, '));
+    const hidden = mkdtempSync(join(tmpdir(), 'veil-meta-off-'));
+    writeFileSync(join(hidden, 'meta.yaml'), policy(''));
+    stub.mode = 'ok';
+    const open = await nerApp('both', { policy: { directory: dir } });
+    const closed = await nerApp('both', { policy: { directory: hidden } });
+    const input = `Dear Mrs ${NAME}, our patient, reach her at jane.doe@example.com please.`;
+    try {
+      const shown = await post(open.app, '/v1/transform', { input, language: 'en' });
+      expect(shown.status, JSON.stringify(shown.body)).toBe(200);
+      const [person, email] = shown.body.entities;
+      expect(person).toMatchObject({ type: 'person', gender: 'female', formality: 'formal', role: 'patient', language: 'en' });
+      expect(email).toMatchObject({ type: 'email', belongs_to: person.token });
+      expect(shown.body.entity_context.find((item: any) => item.type === 'person')).toMatchObject({ gender: 'female' });
+      expect(JSON.stringify(shown.body.entities)).not.toContain('Canary');
+      const plain = await post(closed.app, '/v1/transform', { input, language: 'en' });
+      for (const entity of plain.body.entities) {
+        for (const field of ['gender', 'formality', 'role', 'belongs_to', 'language']) expect(entity[field]).toBeUndefined();
+      }
+    } finally {
+      await Promise.all([open.close(), closed.close()]);
+    }
+  });
+
   it('refuses python_ner without a configured sidecar', async () => {
     const app = await buildTestApp();
     try {

@@ -58,6 +58,15 @@ export type TransformBody = Static<typeof TransformBodySchema>;
 
 const SpanSchema = Type.Object({ start: Type.Integer(), end: Type.Integer() });
 
+/** Optional entity metadata labels (interface.md 2.3), present only when the policy exposes them. */
+const MetadataFields = {
+  gender: Type.Optional(Type.String()),
+  formality: Type.Optional(Type.String()),
+  language: Type.Optional(Type.String()),
+  role: Type.Optional(Type.String()),
+  belongs_to: Type.Optional(Type.String()),
+};
+
 export const TransformEntitySchema = Type.Object({
   token: Type.String(),
   type: Type.String(),
@@ -66,13 +75,14 @@ export const TransformEntitySchema = Type.Object({
   confidence: Type.Number(),
   detector: Type.String(),
   span: SpanSchema,
+  ...MetadataFields,
 });
 
 export const TransformResponseSchema = Type.Object({
   safe_text: Type.String(),
   session_state: Type.Optional(Type.String()),
   session_id: Type.Optional(Type.String()),
-  entity_context: Type.Optional(Type.Array(Type.Object({ token: Type.String(), type: Type.String() }))),
+  entity_context: Type.Optional(Type.Array(Type.Object({ token: Type.String(), type: Type.String(), ...MetadataFields }))),
   entities: Type.Array(TransformEntitySchema),
   entity_summary: Type.Optional(Type.Record(Type.String(), Type.Integer())),
   stats: Type.Object({

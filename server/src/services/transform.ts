@@ -4,6 +4,7 @@
 // request never blocks the small requests behind it. Synchronous and free of Fastify.
 import { randomUUID } from 'node:crypto';
 import { VeilError, type Policy } from '@veil/common';
+import { exposedMetadata, withMetadata, type EntityMetadata } from './metadata.js';
 import { applyPolicyDetection } from './ner.js';
 import { detectAll, type CompiledPattern } from '../domain/detect/index.js';
 import { resolveOverlaps } from '../domain/detect/overlap.js';
@@ -89,8 +90,8 @@ export function mergeDetections(regex: readonly Detection[], ner: readonly Detec
 /** The response body without its session handle, which the route adds (blob or server-side id). */
 export interface TransformResponse {
   safe_text: string;
-  entity_context?: { token: string; type: string }[];
-  entities: {
+  entity_context?: ({ token: string; type: string } & EntityMetadata)[];
+  entities: ({
     token: string;
     type: string;
     protection_level: string;
@@ -98,7 +99,7 @@ export interface TransformResponse {
     confidence: number;
     detector: string;
     span: { start: number; end: number };
-  }[];
+  } & EntityMetadata)[];
   entity_summary?: Record<string, number>;
   stats: {
     entities_detected: number;
@@ -122,13 +123,13 @@ function entityContext(
   limit: number,
   allEntries: readonly TokenEntry[],
   entities: readonly TokenizedEntity[],
-): { token: string; type: string }[] | undefined {
+): ({ token: string; type: string } & EntityMetadata)[] | undefined {
   switch (strategy) {
     case 'full':
       return allEntries.slice(0, limit).map((entry) => ({ token: renderToken(entry), type: entry.type }));
     case 'referenced_only': {
       const seen = new Set<string>();
-      const items: { token: string; type: string }[] = [];
+      const items: ({ token: string; type: string } & EntityMetadata)[] = [];
       for (const entity of entities) {
         if (entity.action_applied !== 'tokenize' || seen.has(entity.token)) continue;
         seen.add(entity.token);
@@ -180,7 +181,8 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
   const patterns = requested.length > 0 ? [...loaded.patterns, ...env.compilePatterns(requested)] : loaded.patterns;
 
   const detectStarted = performance.now();
-  const detections = mergedDetections(request.input, patterns, language, request.detection, loaded.compiled.policy);
+  const metadataPolicy = loaded.compiled.policy.metadata_policy;
+  const detections = withMetadata(request.input, mergedDetections(request.input, patterns, language, request.detection, loaded.compiled.policy), metadataPolicy, language);
   const detectionMs = elapsedMs(detectStarted);
 
   const previousEntries = previous?.entries ?? [];
@@ -210,7 +212,18 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
   const flat: number[] = [];
   for (const entity of result.entities) flat.push(entity.start, entity.end);
   const points = utf16ToCodePoints(request.input, flat);
+  const tokenByStart = new Map<number, string>();
+  for (const entity of result.entities) if (entity.action_applied === 'tokenize') tokenByStart.set(entity.start, entity.token);
+  const metadata = exposedMetadata(detections, metadataPolicy, (start) => tokenByStart.get(start));
   const items = entityContext(env.contextStrategy, env.maxContextTokens, allEntries, result.entities);
+  if (items !== undefined && metadata.size > 0) {
+    const byToken = new Map<string, EntityMetadata>();
+    for (const entity of result.entities) {
+      const meta = metadata.get(entity.start);
+      if (meta !== undefined && !byToken.has(entity.token)) byToken.set(entity.token, meta);
+    }
+    for (const item of items) Object.assign(item, byToken.get(item.token));
+  }
   const response: TransformResponse = {
     safe_text: result.safeText,
     entities: result.entities.map((entity, index) => ({
@@ -221,6 +234,7 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
       confidence: entity.confidence,
       detector: entity.detector,
       span: { start: points[index * 2]!, end: points[index * 2 + 1]! },
+      ...metadata.get(entity.start),
     })),
     stats: {
       entities_detected: detections.length,
