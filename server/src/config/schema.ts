@@ -3,6 +3,7 @@
 // Key spellings follow the spec exactly. Every object rejects unknown keys, so a typo aborts
 // startup instead of being silently ignored. Rules JSON Schema states badly (cross-field
 // requirements, secret encodings, the batch-size ceiling) live in load.ts.
+import { POLICY_SCHEMA, RESTORE_STRATEGY_SCHEMA } from '@veil/common';
 import type { Secret } from './secrets.js';
 
 /** limits.max_batch_size may be lowered but never raised above this (interface.md section 8). */
@@ -182,52 +183,13 @@ const label = { type: 'string', pattern: '^[a-z0-9_-]+$', minLength: 1, maxLengt
 const entityType = { type: 'string', pattern: '^(custom:)?[a-z][a-z0-9_]{0,63}$' } as const;
 const positiveInteger = { type: 'integer', minimum: 1 } as const;
 const httpUrl = { type: 'string', format: 'http-url' } as const;
-const maskChar = { type: 'string', pattern: '^[^\\p{C}\\p{Z}]$' } as const;
 
 function section(properties: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { type: 'object', additionalProperties: false, default: {}, properties, ...extra };
 }
 
-function strategyBranch(kind: string, properties: Record<string, unknown>, required: string[]): unknown {
-  return {
-    if: { type: 'object', required: ['kind'], properties: { kind: { const: kind } } },
-    then: { type: 'object', additionalProperties: false, required: ['kind', ...required], properties: { kind: true, ...properties } },
-  };
-}
-
-/** Same rules as the policy schema's restore_strategy in @veil/common. */
-const restoreStrategy = {
-  type: 'object',
-  required: ['kind'],
-  properties: { kind: { type: 'string', enum: ['reveal_last_n', 'reveal_first_n', 'reveal_range', 'mask', 'bucket'] } },
-  allOf: [
-    strategyBranch('reveal_last_n', { n: { type: 'integer', minimum: 1, maximum: 64 }, mask_char: maskChar }, ['n']),
-    strategyBranch('reveal_first_n', { n: { type: 'integer', minimum: 1, maximum: 64 }, mask_char: maskChar }, ['n']),
-    strategyBranch(
-      'reveal_range',
-      { start: { type: 'integer', minimum: 0, maximum: 4096 }, len: { type: 'integer', minimum: 1, maximum: 64 }, mask_char: maskChar },
-      ['start', 'len'],
-    ),
-    strategyBranch('mask', {}, []),
-    strategyBranch(
-      'bucket',
-      {
-        ranges: {
-          type: 'array',
-          minItems: 1,
-          maxItems: 64,
-          items: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['label'],
-            properties: { min: { type: 'number' }, max: { type: 'number' }, label: { type: 'string', minLength: 1, maxLength: 128 } },
-          },
-        },
-      },
-      ['ranges'],
-    ),
-  ],
-} as const;
+/** The policy schema's restore_strategy rules, shared so the two cannot drift. */
+const restoreStrategy = RESTORE_STRATEGY_SCHEMA;
 
 const rateLimitOverride = {
   type: 'object',
@@ -238,6 +200,8 @@ const rateLimitOverride = {
 export const CONFIG_SCHEMA = {
   type: 'object',
   additionalProperties: false,
+  // The shared restore_strategy schema refers to the policy schema's definitions.
+  $defs: POLICY_SCHEMA.$defs,
   properties: {
     server: section({
       host: { ...text, default: '0.0.0.0' },

@@ -2,6 +2,7 @@
 // detector selection and span conversion to code points.
 import { randomUUID, createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { AUTH_SCOPES } from '../config/schema.js';
 import type { AppDeps } from '../deps.js';
 import { compileCustomPatterns, type CompiledPattern } from '../domain/detect/index.js';
 import type { Caller } from '../domain/policy/index.js';
@@ -18,19 +19,8 @@ export interface Principal {
   readonly purpose?: string;
 }
 
-export const ALL_SCOPES = [
-  'transform',
-  'rehydrate',
-  'detect',
-  'policy',
-  'batch',
-  'rag',
-  'revoke',
-  'global_revoke',
-  'session',
-  'detect_values',
-  'admin',
-] as const;
+/** The 11 scopes of interface.md section 5 (one list: config/schema.ts). */
+export const ALL_SCOPES = AUTH_SCOPES;
 
 const DEV_PRINCIPAL: Principal = { identity: 'dev', tenant: null, scopes: new Set(ALL_SCOPES) };
 
