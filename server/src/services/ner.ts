@@ -18,6 +18,39 @@ export const NER_ONLY_TYPES: ReadonlySet<string> = new Set(['person', 'organizat
 export const NER_UNAVAILABLE_WARNING =
   'degraded detection coverage: the NER sidecar did not answer, so person, organization and location names may pass through undetected';
 
+/**
+ * Largest piece sent to the sidecar in one call, in UTF-16 units (at most as many code points),
+ * under the sidecar's default VEIL_NER_MAX_TEXT_CHARS of 100,000.
+ */
+export const NER_PIECE_CHARS = 90_000;
+
+/**
+ * Cut `text` into pieces of at most `limit` UTF-16 units, at the last paragraph break, newline
+ * or space before the limit (a hard cut only when a piece has no whitespace at all, never
+ * inside a surrogate pair), so names are rarely split across pieces.
+ */
+export function splitForNer(text: string, limit: number): { text: string; offset: number }[] {
+  if (text.length === 0) return [];
+  if (text.length <= limit) return [{ text, offset: 0 }];
+  const pieces: { text: string; offset: number }[] = [];
+  let offset = 0;
+  while (text.length - offset > limit) {
+    const window = text.slice(offset, offset + limit);
+    let cut = window.lastIndexOf('\n\n');
+    if (cut < limit / 2) cut = window.lastIndexOf('\n');
+    if (cut < limit / 2) cut = window.lastIndexOf(' ');
+    if (cut <= 0) {
+      cut = limit;
+      const code = text.charCodeAt(offset + cut - 1);
+      if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
+    }
+    pieces.push({ text: text.slice(offset, offset + cut), offset });
+    offset += cut;
+  }
+  pieces.push({ text: text.slice(offset), offset });
+  return pieces;
+}
+
 export interface DetectorPlan {
   readonly useRegex: boolean;
   /** True when the NER detector answered for this text. */
@@ -78,17 +111,23 @@ export async function planDetection(
   }
   const labels = policy?.detection?.ner_labels;
   try {
-    const result = await client.detect(text, { language, ...(labels !== undefined ? { labels } : {}) });
-    const flat: number[] = [];
-    for (const entity of result.entities) flat.push(entity.start, entity.end);
-    const offsets = codePointsToUtf16(text, flat);
-    const ner: Detection[] = result.entities.map((entity, index) => {
-      const start = offsets[index * 2]!;
-      const end = offsets[index * 2 + 1]!;
-      return { type: entity.type, start, end, value: text.slice(start, end), confidence: entity.confidence, detector: 'python_ner' };
-    });
-    const warnings = result.degraded ? ['degraded NER: the sidecar used a fallback model for this language'] : [];
-    if (result.degraded) deps.countNerDegraded();
+    const ner: Detection[] = [];
+    let degraded = false;
+    // The sidecar bounds its input; long texts go in pieces cut at whitespace.
+    for (const piece of splitForNer(text, NER_PIECE_CHARS)) {
+      const result = await client.detect(piece.text, { language, ...(labels !== undefined ? { labels } : {}) });
+      degraded ||= result.degraded;
+      const flat: number[] = [];
+      for (const entity of result.entities) flat.push(entity.start, entity.end);
+      const offsets = codePointsToUtf16(piece.text, flat);
+      result.entities.forEach((entity, index) => {
+        const start = piece.offset + offsets[index * 2]!;
+        const end = piece.offset + offsets[index * 2 + 1]!;
+        ner.push({ type: entity.type, start, end, value: text.slice(start, end), confidence: entity.confidence, detector: 'python_ner' });
+      });
+    }
+    const warnings = degraded ? ['degraded NER: the sidecar used a fallback model for this language'] : [];
+    if (degraded) deps.countNerDegraded();
     return {
       useRegex,
       nerRan: true,
