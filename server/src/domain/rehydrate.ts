@@ -3,7 +3,7 @@
 // way (no oracle), and each value's mode comes from the policy, the caller and the channel.
 import type { Caller, CompiledPolicy } from './policy/index.js';
 import { restoreValue, type RestoreTemplates } from './restore/index.js';
-import { capsEqual, findTokens } from './token/index.js';
+import { capsEqual, findTokens, type TokenCandidate } from './token/index.js';
 import type { RestoreMode, TokenEntry } from './types.js';
 
 export const DELETED = '[DELETED]';
@@ -27,6 +27,12 @@ export interface RehydrateInput {
   readonly templates?: RestoreTemplates | undefined;
   /** Revocation seam: true when the value was erased; such values restore as [DELETED]. */
   readonly isRevoked?: ((entry: TokenEntry) => boolean) | undefined;
+  /**
+   * Token scan seam, findTokens (the strict grammar) by default. Token repair plugs in
+   * findTokensLenient (domain/repair) here; any scan must return ordered, non-overlapping
+   * candidates whose `raw` is `output.slice(start, end)`.
+   */
+  readonly scan?: ((text: string) => readonly TokenCandidate[]) | undefined;
 }
 
 export interface RehydrateResult {
@@ -43,7 +49,7 @@ export function indexEntries(entries: readonly TokenEntry[]): Map<string, TokenE
 
 export function rehydrateText(input: RehydrateInput): RehydrateResult {
   const { output, entries, policy } = input;
-  const candidates = findTokens(output);
+  const candidates = (input.scan ?? findTokens)(output);
   if (candidates.length === 0) return { restoredText: output, tokensResolved: 0, tokensUnresolved: [] };
   const parts: string[] = [];
   const unresolved: UnresolvedToken[] = [];

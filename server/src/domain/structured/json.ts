@@ -1,0 +1,112 @@
+// JSON mode (interface.md 4.1 JSON rules 1 to 5): every string value and every object key of a
+// document is detected and tokenized on its own, through one allocator; numbers that are
+// personal data become string tokens; booleans, null and everything else keep their place.
+// Structure is preserved: the same keys in the same order (JavaScript's own enumeration order
+// of the parsed input: integer-like keys first, then insertion order), the same array lengths,
+// the same nesting. Two keys of one object that tokenize to the same key (two spellings of one
+// email, two redacted keys) would merge members, so that fails closed (structural drift).
+import { VeilError } from '@veil/common';
+import { StructuredBudget, STRUCTURED_LIMITS, isPlainObject, type StructuredLimits } from './limits.js';
+import { childPointer, nameForError } from './pointer.js';
+import { slotEntities, type SlotScanner, type StructuredEntity } from './slots.js';
+
+export interface StructuredResult<T> {
+  readonly value: T;
+  /** In document order; keys before their values. */
+  readonly entities: StructuredEntity[];
+}
+
+export interface JsonWalkOptions {
+  /** Pointer prefix of every entity path (chat mode: `/messages/1/tool_calls/0/function/arguments`). */
+  readonly basePath?: string;
+  /** Field and path named in errors (`input_json`). Never holds a value. */
+  readonly errorPath?: string;
+  readonly maxDepth?: number;
+}
+
+/**
+ * Check a whole `input_json` against the bounds before any detection runs. Throws
+ * VEIL_LIMIT_EXCEEDED (which bound) or VEIL_VALIDATION_FAILED (not JSON data).
+ */
+export function checkJsonDocument(value: unknown, limits: StructuredLimits = STRUCTURED_LIMITS): void {
+  new StructuredBudget('input_json', limits).chargeDocument(value, 'input_json');
+}
+
+/** Define a member without invoking the `__proto__` setter (JSON.parse makes it an own key). */
+export function setMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+class JsonWalker {
+  readonly entities: StructuredEntity[] = [];
+  readonly #scanner: SlotScanner;
+  readonly #maxDepth: number;
+
+  constructor(scanner: SlotScanner, maxDepth: number) {
+    this.#scanner = scanner;
+    this.#maxDepth = maxDepth;
+  }
+
+  walk(value: unknown, path: string, errorPath: string, contextKey: string | undefined, depth: number): unknown {
+    switch (typeof value) {
+      case 'string': {
+        const scan = this.#scanner.text(value);
+        for (const entity of slotEntities(scan, value, path, false)) this.entities.push(entity);
+        return scan.safeText;
+      }
+      case 'number': {
+        const text = JSON.stringify(value);
+        const scan = this.#scanner.number(text, contextKey);
+        if (!scan.changed) return value;
+        for (const entity of slotEntities(scan, text, path, false)) this.entities.push(entity);
+        return scan.safeText;
+      }
+      case 'boolean':
+        return value;
+      case 'object':
+        break;
+      default:
+        throw new VeilError('VEIL_VALIDATION_FAILED', `${errorPath}: holds a value that is not JSON`);
+    }
+    if (value === null) return null;
+    if (depth >= this.#maxDepth) throw new VeilError('VEIL_LIMIT_EXCEEDED', `${errorPath}: nested deeper than ${this.#maxDepth} levels`);
+    if (Array.isArray(value)) {
+      const items = value as unknown[];
+      const out = new Array<unknown>(items.length);
+      for (let index = 0; index < items.length; index += 1) {
+        out[index] = this.walk(items[index], childPointer(path, index), `${errorPath}/${index}`, contextKey, depth + 1);
+      }
+      return out;
+    }
+    if (!isPlainObject(value)) throw new VeilError('VEIL_VALIDATION_FAILED', `${errorPath}: holds a value that is not JSON`);
+    const out: Record<string, unknown> = {};
+    const seen = new Set<string>();
+    for (const key of Object.keys(value)) {
+      const scan = this.#scanner.text(key);
+      const safeKey = scan.safeText;
+      if (seen.has(safeKey)) {
+        throw new VeilError(
+          'VEIL_VALIDATION_FAILED',
+          `${errorPath}: two keys of this object become the same key once tokenized; the structure would change`,
+        );
+      }
+      seen.add(safeKey);
+      const memberPath = childPointer(path, safeKey);
+      for (const entity of slotEntities(scan, key, memberPath, true)) this.entities.push(entity);
+      const memberErrorPath = `${errorPath}/${nameForError(safeKey)}`;
+      setMember(out, safeKey, this.walk(value[key], memberPath, memberErrorPath, key, depth + 1));
+    }
+    return out;
+  }
+}
+
+/**
+ * Tokenize a JSON value (check it with checkJsonDocument or a StructuredBudget first). Returns
+ * the safe document and its entities; the scanner holds the totals and the new session entries.
+ */
+export function tokenizeJsonDocument(value: unknown, scanner: SlotScanner, options: JsonWalkOptions = {}): StructuredResult<unknown> {
+  const walker = new JsonWalker(scanner, options.maxDepth ?? STRUCTURED_LIMITS.maxDepth);
+  const safe = walker.walk(value, options.basePath ?? '', options.errorPath ?? 'input_json', undefined, 0);
+  return { value: safe, entities: walker.entities };
+}

@@ -1,0 +1,179 @@
+// One scannable slot of a structured document (a string value, an object key, a number) goes
+// through detection and tokenization exactly as text mode does, through one shared allocator,
+// so the same value anywhere in the document (or across chat messages) gets the same token.
+// Pure: detection, policy and allocation are passed in.
+import type { CompiledPolicy } from '../policy/index.js';
+import { utf16ToCodePoints } from '../text/codepoints.js';
+import type { TokenAllocator } from '../token/index.js';
+import { tokenizeText, type TokenizedEntity } from '../tokenize.js';
+import type { Detection, RequestContext, RestoreMode, TokenEntry } from '../types.js';
+
+/**
+ * Lowest confidence at which a number is treated as personal data. A bare number carries no
+ * formatting, so checksum-only matches at low confidence (a 9-digit count that happens to pass
+ * a national-id checksum) would otherwise turn ordinary numeric fields into strings; the
+ * detector's default reporting threshold (interface.md 4.5) is the bar instead.
+ */
+export const NUMBER_MIN_CONFIDENCE = 0.5;
+
+/** Longest member key used as detection context for a number. */
+const MAX_CONTEXT_KEY = 64;
+
+/** One entity of a structured transform, as the response reports it. */
+export interface StructuredEntity {
+  readonly token: string;
+  readonly type: string;
+  readonly protection_level: string;
+  readonly action_applied: 'tokenize' | 'redact';
+  readonly confidence: number;
+  readonly detector: string;
+  /** Code points, end exclusive, relative to the string (or number text) it was found in. */
+  readonly span: { readonly start: number; readonly end: number };
+  /** JSON Pointer of the value (or, with in_key, of the member whose key held the entity). */
+  readonly path: string;
+  /** Present (true) when the entity was found in an object key rather than a value. */
+  readonly in_key?: true;
+}
+
+export interface SlotScan {
+  readonly safeText: string;
+  /** True when the slot was tokenized or redacted anywhere. */
+  readonly changed: boolean;
+  readonly entities: readonly TokenizedEntity[];
+}
+
+export interface SlotScannerOptions {
+  /** Detection over one string: sorted, non-overlapping detections (detectAll's contract). */
+  readonly detect: (text: string) => readonly Detection[];
+  readonly policy: CompiledPolicy;
+  readonly context: RequestContext;
+  readonly allocator: TokenAllocator;
+  readonly protectionOverrides?: Readonly<Record<string, RestoreMode>> | undefined;
+}
+
+/**
+ * `customerPhone`, `phone_number`, `card-no` read as words, so detector context words match; a
+ * plural key (`phones`, `ssns`) also gets its singular, since context words are singular.
+ */
+function contextWords(key: string): string {
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_\-.]+/g, ' ')
+    .toLowerCase()
+    .split(' ')
+    .filter((word) => word.length > 0);
+  const singular = words.map((word) => (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word));
+  return singular.join(' ') === words.join(' ') ? words.join(' ') : `${words.join(' ')} ${singular.join(' ')}`;
+}
+
+interface Cached {
+  readonly scan: SlotScan;
+  readonly detected: number;
+  readonly transformed: number;
+  readonly blocked: number;
+}
+
+/** Scans slots and keeps the request's running totals and new session entries. */
+export class SlotScanner {
+  readonly #options: SlotScannerOptions;
+  /** Repeated strings (keys above all) are detected once: same text, same tokens. */
+  readonly #cache = new Map<string, Cached>();
+  readonly #newEntries: TokenEntry[] = [];
+  #detected = 0;
+  #transformed = 0;
+  #blocked = 0;
+
+  constructor(options: SlotScannerOptions) {
+    this.#options = options;
+  }
+
+  /** Detections over all slots scanned so far (every occurrence counts). */
+  get detected(): number {
+    return this.#detected;
+  }
+
+  get transformed(): number {
+    return this.#transformed;
+  }
+
+  get blocked(): number {
+    return this.#blocked;
+  }
+
+  /** Session entries created so far (values first seen in this session). */
+  get newEntries(): readonly TokenEntry[] {
+    return this.#newEntries;
+  }
+
+  /** A string value or an object key. */
+  text(value: string): SlotScan {
+    const cached = this.#cache.get(value);
+    if (cached !== undefined) return this.#count(cached);
+    const detections = value.length === 0 ? [] : this.#options.detect(value);
+    const result = this.#tokenize(value, detections);
+    this.#cache.set(value, result);
+    return this.#count(result);
+  }
+
+  /**
+   * A numeric leaf, given as its JSON text. Detection runs on `<key words>: <number>` so the
+   * member key works as a context word (`phone: 4155552671`); only detections inside the number
+   * at NUMBER_MIN_CONFIDENCE or above count. The caller turns a changed number into a string.
+   */
+  number(numberText: string, contextKey: string | undefined): SlotScan {
+    const prefix = contextKey !== undefined && contextKey.length > 0 && contextKey.length <= MAX_CONTEXT_KEY ? `${contextWords(contextKey)}: ` : '';
+    const shifted: Detection[] = [];
+    for (const detection of this.#options.detect(prefix + numberText)) {
+      if (detection.start < prefix.length || detection.confidence < NUMBER_MIN_CONFIDENCE) continue;
+      // belongs_to indexes the detections of the prefixed text; it does not carry over.
+      const { belongs_to: _link, ...rest } = detection;
+      shifted.push({ ...rest, start: detection.start - prefix.length, end: detection.end - prefix.length });
+    }
+    return this.#count(this.#tokenize(numberText, shifted));
+  }
+
+  #tokenize(text: string, detections: readonly Detection[]): Cached {
+    if (detections.length === 0) return { scan: { safeText: text, changed: false, entities: [] }, detected: 0, transformed: 0, blocked: 0 };
+    const result = tokenizeText({
+      text,
+      detections,
+      policy: this.#options.policy,
+      context: this.#options.context,
+      allocator: this.#options.allocator,
+      protectionOverrides: this.#options.protectionOverrides,
+    });
+    for (const entry of result.newEntries) this.#newEntries.push(entry);
+    return {
+      scan: { safeText: result.safeText, changed: result.transformed + result.blocked > 0, entities: result.entities },
+      detected: detections.length,
+      transformed: result.transformed,
+      blocked: result.blocked,
+    };
+  }
+
+  #count(cached: Cached): SlotScan {
+    this.#detected += cached.detected;
+    this.#transformed += cached.transformed;
+    this.#blocked += cached.blocked;
+    return cached.scan;
+  }
+}
+
+/** Response entities for one slot: code-point spans within `source`, tagged with `path`. */
+export function slotEntities(scan: SlotScan, source: string, path: string, inKey: boolean): StructuredEntity[] {
+  if (scan.entities.length === 0) return [];
+  const offsets: number[] = [];
+  for (const entity of scan.entities) offsets.push(entity.start, entity.end);
+  const points = utf16ToCodePoints(source, offsets);
+  return scan.entities.map((entity, index) => ({
+    token: entity.token,
+    type: entity.type,
+    protection_level: entity.protection_level,
+    action_applied: entity.action_applied,
+    confidence: entity.confidence,
+    detector: entity.detector,
+    span: { start: points[index * 2]!, end: points[index * 2 + 1]! },
+    path,
+    ...(inKey ? { in_key: true as const } : {}),
+  }));
+}

@@ -1,0 +1,229 @@
+// The JSON and chat transforms, start to finish (interface.md 4.1 JSON and chat rules): check the
+// bounds and the structure before any work, open a continuation, detect and tokenize every
+// text-bearing slot through one allocator, seal one session_state for the whole document, and
+// build the response body. Mirrors runTextTransform (services/transform.ts): same environment,
+// same outcome, same session rules; the response adds safe_json or safe_messages, and every
+// entity carries a JSON Pointer `path` (spans are code points relative to the string at that
+// path). Synchronous and free of Fastify.
+import { randomUUID } from 'node:crypto';
+import { VeilError } from '@veil/common';
+import { detectAll } from '../domain/detect/index.js';
+import { newSessionId, openSession, sealSession, type SessionPayload } from '../domain/seal/index.js';
+import {
+  checkJsonDocument,
+  prepareChatMessages,
+  SlotScanner,
+  tokenizeChatMessages,
+  tokenizeJsonDocument,
+  type StructuredEntity,
+  type StructuredResult,
+} from '../domain/structured/index.js';
+import { renderToken, TokenAllocator } from '../domain/token/index.js';
+import type { TokenEntry } from '../domain/types.js';
+import {
+  NER_DEGRADED_WARNING,
+  type ContextStrategy,
+  type TextTransformRequest,
+  type TransformEnvironment,
+  type TransformOutcome,
+  type TransformResponse,
+} from './transform.js';
+
+/** The validated json-mode request: text mode's fields with `input_json` instead of `input`. */
+export interface JsonTransformRequest extends Omit<TextTransformRequest, 'input'> {
+  /** The parsed `input_json` value (object, array, string, number, boolean or null). */
+  readonly inputJson: unknown;
+}
+
+/** The validated chat-mode request: text mode's fields with `input_messages` instead of `input`. */
+export interface ChatTransformRequest extends Omit<TextTransformRequest, 'input'> {
+  /** The parsed `input_messages` value; validated here (interface.md 2.11). */
+  readonly inputMessages: unknown;
+}
+
+/** A response entity of a structured transform: the text-mode entity plus its location. */
+export type StructuredEntityBody = TransformResponse['entities'][number] & {
+  /** JSON Pointer into safe_json (json mode) or rooted at `/messages` (chat mode). */
+  path: string;
+  /** True when the entity was found in an object key (path then names that member). */
+  in_key?: true;
+};
+
+export interface JsonTransformResponse extends TransformResponse {
+  entities: StructuredEntityBody[];
+  /** Same shape as input_json; `safe_text` is its JSON serialization. */
+  safe_json: unknown;
+}
+
+export interface ChatTransformResponse extends TransformResponse {
+  entities: StructuredEntityBody[];
+  /** Same shape as input_messages; `safe_text` is its JSON serialization. */
+  safe_messages: Record<string, unknown>[];
+}
+
+export interface JsonTransformOutcome extends TransformOutcome {
+  readonly response: JsonTransformResponse;
+}
+
+export interface ChatTransformOutcome extends TransformOutcome {
+  readonly response: ChatTransformResponse;
+}
+
+function elapsedMs(start: number): number {
+  return Math.round((performance.now() - start) * 1000) / 1000;
+}
+
+// The two helpers below repeat services/transform.ts (not exported there); keep them in step.
+function entityContext(
+  strategy: ContextStrategy,
+  limit: number,
+  allEntries: readonly TokenEntry[],
+  entities: readonly StructuredEntity[],
+): { token: string; type: string }[] | undefined {
+  switch (strategy) {
+    case 'full':
+      return allEntries.slice(0, limit).map((entry) => ({ token: renderToken(entry), type: entry.type }));
+    case 'referenced_only': {
+      const seen = new Set<string>();
+      const items: { token: string; type: string }[] = [];
+      for (const entity of entities) {
+        if (entity.action_applied !== 'tokenize' || seen.has(entity.token)) continue;
+        seen.add(entity.token);
+        items.push({ token: entity.token, type: entity.type });
+        if (items.length >= limit) break;
+      }
+      return items;
+    }
+    case 'type_summary':
+    case 'none':
+      return undefined;
+  }
+}
+
+function summary(entities: readonly StructuredEntity[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const entity of entities) counts[entity.type] = (counts[entity.type] ?? 0) + 1;
+  return counts;
+}
+
+function entityBody(entity: StructuredEntity): StructuredEntityBody {
+  return {
+    token: entity.token,
+    type: entity.type,
+    protection_level: entity.protection_level,
+    action_applied: entity.action_applied,
+    confidence: entity.confidence,
+    detector: entity.detector,
+    span: { start: entity.span.start, end: entity.span.end },
+    path: entity.path,
+    ...(entity.in_key === true ? { in_key: true as const } : {}),
+  };
+}
+
+interface StructuredRun<T> {
+  readonly response: TransformResponse & { entities: StructuredEntityBody[] };
+  readonly safe: T;
+  readonly sessionState: string;
+  readonly meta: TransformOutcome['meta'];
+}
+
+/** Everything after the structure check: the same steps as runTextTransform, over slots. */
+function runStructured<T>(
+  env: TransformEnvironment,
+  request: Omit<TextTransformRequest, 'input'>,
+  started: number,
+  walk: (scanner: SlotScanner) => StructuredResult<T>,
+): StructuredRun<T> {
+  const nowSeconds = Math.floor(env.nowMs / 1000);
+  const previous: SessionPayload | undefined =
+    request.sessionState !== undefined
+      ? openSession(env.keyRing, request.sessionState, { kinds: ['transform'], tenant: request.tenant }, nowSeconds)
+      : undefined;
+  if (previous !== undefined && request.policy !== undefined && request.policy !== previous.policy) {
+    throw new VeilError('VEIL_VALIDATION_FAILED', "policy: does not match the session's policy");
+  }
+  const loaded = env.policy(request.policy ?? previous?.policy);
+  const language = request.language ?? previous?.language ?? env.defaultLanguage;
+  const requested = request.customPatterns ?? [];
+  const patterns = requested.length > 0 ? [...loaded.patterns, ...env.compilePatterns(requested)] : loaded.patterns;
+
+  const previousEntries = previous?.entries ?? [];
+  const scanner = new SlotScanner({
+    detect: (text) => detectAll(text, { customPatterns: patterns, language }),
+    policy: loaded.compiled,
+    context: request.context,
+    allocator: new TokenAllocator(previousEntries),
+    protectionOverrides: request.protectionOverrides,
+  });
+  // Detection and tokenization interleave slot by slot, so detection time is not separable;
+  // it is reported as the time of the whole walk.
+  const walkStarted = performance.now();
+  const result = walk(scanner);
+  const walkMs = elapsedMs(walkStarted);
+
+  const allEntries = [...previousEntries, ...scanner.newEntries];
+  const payload: SessionPayload = {
+    sid: previous?.sid ?? newSessionId(),
+    kind: 'transform',
+    tenant: request.tenant,
+    language,
+    policy: loaded.compiled.name,
+    policyVersion: loaded.compiled.version,
+    counter: (previous?.counter ?? 0) + 1,
+    iat: nowSeconds,
+    exp: nowSeconds + env.ttlSeconds,
+    entries: allEntries,
+  };
+  const sessionState = sealSession(env.keyRing, payload);
+
+  const items = entityContext(env.contextStrategy, env.maxContextTokens, allEntries, result.entities);
+  const response: TransformResponse & { entities: StructuredEntityBody[] } = {
+    safe_text: JSON.stringify(result.value),
+    entities: result.entities.map(entityBody),
+    stats: {
+      entities_detected: scanner.detected,
+      entities_transformed: scanner.transformed,
+      entities_blocked: scanner.blocked,
+      detection_time_ms: walkMs,
+      transform_time_ms: 0,
+    },
+    detector_mode: 'builtin_regex',
+    warnings: [NER_DEGRADED_WARNING],
+    policy_version: loaded.compiled.version,
+    trace_id: request.traceId ?? randomUUID(),
+  };
+  if (items !== undefined) response.entity_context = items;
+  if (env.contextStrategy !== 'none') response.entity_summary = summary(result.entities);
+  response.stats.transform_time_ms = elapsedMs(started);
+  return {
+    response,
+    safe: result.value,
+    sessionState,
+    meta: { sid: payload.sid, counter: payload.counter, expiresAtMs: payload.exp * 1000, continued: previous !== undefined },
+  };
+}
+
+/**
+ * input_type `json`. The bounds (64 levels, 10,000 slots, 1 MB of text) are checked before the
+ * session is opened or anything is detected. Throws VeilError: VEIL_LIMIT_EXCEEDED,
+ * VEIL_VALIDATION_FAILED (not JSON, key collision, policy mismatch), VEIL_POLICY_DENIED,
+ * VEIL_SESSION_EXPIRED.
+ */
+export function runJsonTransform(env: TransformEnvironment, request: JsonTransformRequest): JsonTransformOutcome {
+  const started = performance.now();
+  checkJsonDocument(request.inputJson);
+  const run = runStructured(env, request, started, (scanner) => tokenizeJsonDocument(request.inputJson, scanner));
+  return { response: { ...run.response, safe_json: run.safe }, sessionState: run.sessionState, meta: run.meta };
+}
+
+/**
+ * input_type `chat_messages`. The messages are validated and the bounds checked (over all
+ * messages, tool-call arguments included) before the session is opened or anything is
+ * detected. Throws like runJsonTransform.
+ */
+export function runChatTransform(env: TransformEnvironment, request: ChatTransformRequest): ChatTransformOutcome {
+  const started = performance.now();
+  const prepared = prepareChatMessages(request.inputMessages);
+  const run = runStructured(env, request, started, (scanner) => tokenizeChatMessages(prepared, scanner));
+  return { response: { ...run.response, safe_messages: run.safe }, sessionState: run.sessionState, meta: run.meta };
+}
