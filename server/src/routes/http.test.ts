@@ -520,3 +520,22 @@ describe('restore controls through HTTP', () => {
     expect(restored.body.restored_text).toBe('ref \u2068שלום-42\u2069 here');
   });
 });
+
+describe('token repair at rehydrate', () => {
+  it('restores tokens a model mangled when id and cap are intact, and never guesses a cap', async () => {
+    const made = await transform({ input: `mail ${EMAIL}` });
+    const token: string = made.entities[0].token;
+    const [, , id, cap] = /^\{\{([a-z_]+):([a-z]+_\d+):([0-9a-f]{12})\}\}$/.exec(token)!;
+    const mangled = [`{{ EMAIL : ${id} : ${cap} }}`, `\\{\\{email:${id}:${cap}\\}\\}`, `{email:${id}:${cap}}}`, `{{email:${id}:\n${cap}}}`];
+    for (const variant of mangled) {
+      const response = await post(t.app, '/v1/rehydrate', { output: `to ${variant}.`, session_state: made.session_state });
+      expect(response.body.restored_text, variant).toBe(`to ${EMAIL}.`);
+    }
+    const refused = [`{{email:${id}:${cap!.toUpperCase()}}}`, `{{email:${id}:${cap!.slice(0, 11)}}}`, `{email:${id}:${cap}}`, `{{email:${id}:\u200b${cap}}}`];
+    for (const variant of refused) {
+      const response = await post(t.app, '/v1/rehydrate', { output: variant, session_state: made.session_state });
+      expect(response.body.restored_text, variant).not.toContain(EMAIL);
+      expect(response.body.tokens_resolved).toBe(0);
+    }
+  });
+});

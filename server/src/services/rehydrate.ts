@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { VeilError } from '@veil/common';
 import type { Caller } from '../domain/policy/index.js';
 import { indexEntries, rehydrateText, type UnresolvedToken } from '../domain/rehydrate.js';
+import { findTokensLenient } from '../domain/repair/index.js';
 import type { RestoreTemplates } from '../domain/restore/index.js';
 import { openSession, type KeyRing, type SessionPayload } from '../domain/seal/index.js';
 import type { RestoreMode } from '../domain/types.js';
@@ -65,6 +66,9 @@ export function restoreOpened(env: RehydrateEnvironment, session: SessionPayload
     requestedMode: request.restoreMode,
     tokenOverrides: request.restoreOverrides,
     templates: env.templates,
+    // Token repair (decisions.md 9): spacing, type case, escaped or one lost brace are
+    // tolerated; the id and cap must still match exactly.
+    scan: findTokensLenient,
     ...(revoked !== undefined ? { isRevoked: (entry) => revoked.has(entry.id) } : {}),
   });
   return {
