@@ -6,7 +6,7 @@
 // why (no oracle), and nothing a client sends can make openSession throw anything else.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { randomHex } from '../random.js';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
 import { RESTORE_MODES, VeilError } from '@veil/common';
 import type { RestoreMode } from '@veil/common';
 import type { TokenEntry } from '../types.js';
@@ -52,12 +52,11 @@ export const MAX_SESSION_BLOB_CHARS = 16 * 1024 * 1024;
 /** Inflate ceiling: a forged or buggy compressed plaintext cannot balloon memory. */
 const MAX_PLAINTEXT_BYTES = 32 * 1024 * 1024;
 /**
- * JSON larger than this is deflated. Below it deflate saves little and costs more time than the
- * whole seal (a typical 20-entity map stays under it and seals uncompressed).
+ * Sealing never compresses. A session mixes values an attacker may choose (text it sends
+ * through a continuation) with values it must not learn; compressing before encrypting would
+ * make the blob's length an oracle on the secret values (the CRIME/BREACH pattern). Opening
+ * still accepts the deflated form (flag 1), bounded by MAX_PLAINTEXT_BYTES.
  */
-const COMPRESS_ABOVE_BYTES = 2048;
-/** Level 3 measured about twice as fast as the default 6 on token maps, for ~5% larger output. */
-const DEFLATE_LEVEL = 3;
 const FLAG_JSON = 0;
 const FLAG_DEFLATE_RAW = 1;
 
@@ -285,16 +284,8 @@ export function sealSession(ring: KeyRing, payload: SessionPayload): string {
   const key = aeadKeyFor(ring, kid);
   if (key === undefined) throw new Error('sealSession: key ring has no key for its current kid');
 
-  const json = Buffer.from(JSON.stringify(toWire(payload)), 'utf8');
-  let flag = FLAG_JSON;
-  let body = json;
-  if (json.length > COMPRESS_ABOVE_BYTES) {
-    const deflated = deflateRawSync(json, { level: DEFLATE_LEVEL });
-    if (deflated.length < json.length) {
-      flag = FLAG_DEFLATE_RAW;
-      body = deflated;
-    }
-  }
+  const body = Buffer.from(JSON.stringify(toWire(payload)), 'utf8');
+  const flag = FLAG_JSON;
 
   const nonce = nextNonce();
   const cipher = createCipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
