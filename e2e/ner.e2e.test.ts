@@ -52,9 +52,9 @@ describe.skipIf(!available)('veil with the real NER sidecar', () => {
     sidecar.kill('SIGTERM');
   });
 
-  const start = async (mode: string, key: string): Promise<ServerProcess> => {
+  const start = async (mode: string, key: string, url = sidecarUrl, timeout = '5'): Promise<ServerProcess> => {
     const server = await startVeil({
-      env: { VEIL_DETECTOR__MODE: mode, VEIL_DETECTOR__ADVANCED_URL: sidecarUrl, VEIL_DETECTOR__API_KEY: key },
+      env: { VEIL_DETECTOR__MODE: mode, VEIL_DETECTOR__ADVANCED_URL: url, VEIL_DETECTOR__API_KEY: key, VEIL_DETECTOR_TIMEOUT_SECS: timeout },
     });
     servers.push(server);
     return server;
@@ -88,4 +88,57 @@ describe.skipIf(!available)('veil with the real NER sidecar', () => {
     expect(refused.body.code).toBe('VEIL_DETECTION_FAILED');
     expect(refused.text).not.toContain('Obama');
   });
+
+  it('reports degraded NER for a language without a model', async () => {
+    const server = await start('both', KEY);
+    const response = await postJson(`${server.url}/v1/transform`, { input: 'Barack Obama besuchte Berlin.', language: 'de' });
+    expect(response.status).toBe(200);
+    expect(response.body.detector_mode).toBe('builtin_and_ner');
+    expect(response.body.warnings.join(' ')).toMatch(/degraded NER/);
+  });
+
+  it('times out against a sidecar that stopped answering (504 in advanced, fallback in both)', async () => {
+    const advanced = await start('advanced', KEY, sidecarUrl, '1');
+    const both = await start('both', KEY, sidecarUrl, '1');
+    sidecar.kill('SIGSTOP');
+    try {
+      const timedOut = await postJson(`${advanced.url}/v1/transform`, { input: 'Barack Obama' });
+      expect(timedOut.status).toBe(504);
+      expect(timedOut.body.code).toBe('VEIL_DETECTION_FAILED');
+      const fallback = await postJson(`${both.url}/v1/transform`, { input: 'Barack Obama, a@example.org' });
+      expect(fallback.status).toBe(200);
+      expect(fallback.body.detector_mode).toBe('builtin_regex');
+    } finally {
+      sidecar.kill('SIGCONT');
+    }
+  });
+
+  it('falls back when the sidecar has no secret configured (it refuses every detect call)', async () => {
+    const port = await freePort();
+    const keyless = spawn(PYTHON, ['-m', 'veil_ner'], {
+      cwd: join(ROOT, 'ner'),
+      env: { PATH: process.env.PATH ?? '', VEIL_NER_PORT: String(port) },
+      stdio: 'ignore',
+    });
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      const deadline = Date.now() + 90_000;
+      for (;;) {
+        try {
+          if ((await fetch(`${url}/livez`)).ok) break;
+        } catch {
+          // not listening yet
+        }
+        if (Date.now() > deadline) throw new Error('keyless sidecar did not start');
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      const server = await start('both', KEY, url);
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
+      const response = await postJson(`${server.url}/v1/transform`, { input: 'Barack Obama, a@example.org' });
+      expect(response.status).toBe(200);
+      expect(response.body.warnings.join(' ')).toMatch(/did not answer/);
+    } finally {
+      keyless.kill('SIGTERM');
+    }
+  }, 120_000);
 });
