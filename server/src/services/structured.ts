@@ -19,11 +19,12 @@ import {
   type StructuredEntity,
   type StructuredResult,
 } from '../domain/structured/index.js';
-import { renderToken, TokenAllocator } from '../domain/token/index.js';
-import type { TokenEntry } from '../domain/types.js';
+import { TokenAllocator } from '../domain/token/index.js';
 import {
+  elapsedMs,
+  entityContext,
   NER_DEGRADED_WARNING,
-  type ContextStrategy,
+  summary,
   type TextTransformRequest,
   type TransformEnvironment,
   type TransformOutcome,
@@ -68,43 +69,6 @@ export interface JsonTransformOutcome extends TransformOutcome {
 
 export interface ChatTransformOutcome extends TransformOutcome {
   readonly response: ChatTransformResponse;
-}
-
-function elapsedMs(start: number): number {
-  return Math.round((performance.now() - start) * 1000) / 1000;
-}
-
-// The two helpers below repeat services/transform.ts (not exported there); keep them in step.
-function entityContext(
-  strategy: ContextStrategy,
-  limit: number,
-  allEntries: readonly TokenEntry[],
-  entities: readonly StructuredEntity[],
-): { token: string; type: string }[] | undefined {
-  switch (strategy) {
-    case 'full':
-      return allEntries.slice(0, limit).map((entry) => ({ token: renderToken(entry), type: entry.type }));
-    case 'referenced_only': {
-      const seen = new Set<string>();
-      const items: { token: string; type: string }[] = [];
-      for (const entity of entities) {
-        if (entity.action_applied !== 'tokenize' || seen.has(entity.token)) continue;
-        seen.add(entity.token);
-        items.push({ token: entity.token, type: entity.type });
-        if (items.length >= limit) break;
-      }
-      return items;
-    }
-    case 'type_summary':
-    case 'none':
-      return undefined;
-  }
-}
-
-function summary(entities: readonly StructuredEntity[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const entity of entities) counts[entity.type] = (counts[entity.type] ?? 0) + 1;
-  return counts;
 }
 
 function entityBody(entity: StructuredEntity): StructuredEntityBody {

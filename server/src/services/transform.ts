@@ -10,7 +10,7 @@ import { detectAll, type CompiledPattern } from '../domain/detect/index.js';
 import { resolveOverlaps } from '../domain/detect/overlap.js';
 import { openSession, newSessionId, sealSession, type KeyRing, type SessionPayload } from '../domain/seal/index.js';
 import { renderToken, TokenAllocator } from '../domain/token/index.js';
-import { tokenizeText, type TokenizedEntity } from '../domain/tokenize.js';
+import { tokenizeText } from '../domain/tokenize.js';
 import { utf16ToCodePoints } from '../domain/text/codepoints.js';
 import type { Detection, RequestContext, RestoreMode, TokenEntry } from '../domain/types.js';
 import type { LoadedPolicy } from './policies.js';
@@ -114,15 +114,22 @@ export interface TransformResponse {
   trace_id: string;
 }
 
-function elapsedMs(start: number): number {
+export function elapsedMs(start: number): number {
   return Math.round((performance.now() - start) * 1000) / 1000;
 }
 
-function entityContext(
+/** A tokenized or redacted occurrence, as entity_context and entity_summary need it. */
+export interface Occurrence {
+  readonly token: string;
+  readonly type: string;
+  readonly action_applied: string;
+}
+
+export function entityContext(
   strategy: ContextStrategy,
   limit: number,
   allEntries: readonly TokenEntry[],
-  entities: readonly TokenizedEntity[],
+  entities: readonly Occurrence[],
 ): ({ token: string; type: string } & EntityMetadata)[] | undefined {
   switch (strategy) {
     case 'full':
@@ -144,7 +151,7 @@ function entityContext(
   }
 }
 
-function summary(entities: readonly TokenizedEntity[]): Record<string, number> {
+export function summary(entities: readonly Occurrence[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const entity of entities) counts[entity.type] = (counts[entity.type] ?? 0) + 1;
   return counts;

@@ -85,3 +85,18 @@ export function codeAt(text: string, index: number): number {
 export function isSpaceCode(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11 || c === 0xa0 || (c >= 0x2000 && c <= 0x200a) || c === 0x202f || c === 0x3000;
 }
+
+/**
+ * End of the run of ASCII characters whose flags intersect `mask`, starting at `from`; -1 when
+ * the run is longer than `max` (so a caller never expands past its format's bound).
+ */
+export function runEnd(text: string, from: number, mask: number, max: number): number {
+  let k = from;
+  while (k < text.length) {
+    const c = text.charCodeAt(k);
+    if (c >= 128 || (FLAGS[c]! & mask) === 0) break;
+    k++;
+    if (k - from > max) return -1;
+  }
+  return k;
+}

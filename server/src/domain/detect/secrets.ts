@@ -3,7 +3,7 @@
 // bot tokens, JSON Web Tokens and PEM / OpenSSH private-key blocks. Prefix rules are bucketed by first character, so a word that
 // cannot start a key costs one array load; key bodies are bounded runs of their alphabet.
 import { Buffer } from 'node:buffer';
-import { codeAt, F_B64URL, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isSpaceCode } from './chars.js';
+import { codeAt, F_B64URL, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isSpaceCode, runEnd } from './chars.js';
 import { emit, type ScanState } from './state.js';
 
 const ALNUM = F_DIGIT | F_UPPER | F_LOWER;
@@ -126,23 +126,13 @@ export function mayStartKey(c: number): boolean {
   return c < 128 && (RULES_BY_FIRST[c] === true || c === 77 || c === 78 || c === 79);
 }
 
-function bodyEnd(text: string, from: number, mask: number, max: number): number {
-  let k = from;
-  while (k < text.length) {
-    const c = text.charCodeAt(k);
-    if (c >= 128 || (FLAGS[c]! & mask) === 0) break;
-    k++;
-    if (k - from > max) return -1;
-  }
-  return k;
-}
 
 /** SendGrid: SG.<22>.<43>, base64url segments. */
 function sendGridEnd(text: string, start: number): number {
   if (!text.startsWith('SG.', start)) return -1;
-  const first = bodyEnd(text, start + 3, F_B64URL, 22);
+  const first = runEnd(text, start + 3, F_B64URL, 22);
   if (first !== start + 25 || text.charCodeAt(first) !== 46) return -1;
-  const second = bodyEnd(text, first + 1, F_B64URL, 43);
+  const second = runEnd(text, first + 1, F_B64URL, 43);
   return second === first + 44 ? second : -1;
 }
 
@@ -150,11 +140,11 @@ function sendGridEnd(text: string, start: number): number {
 function discordEnd(text: string, start: number): number {
   const c = text.charCodeAt(start);
   if (c !== 77 && c !== 78 && c !== 79) return -1;
-  const first = bodyEnd(text, start + 1, F_B64URL, 26);
+  const first = runEnd(text, start + 1, F_B64URL, 26);
   if (first < 0 || first - start < 24 || first - start > 26 || text.charCodeAt(first) !== 46) return -1;
-  const second = bodyEnd(text, first + 1, F_B64URL, 7);
+  const second = runEnd(text, first + 1, F_B64URL, 7);
   if (second !== first + 7 || text.charCodeAt(second) !== 46) return -1;
-  const third = bodyEnd(text, second + 1, F_B64URL, 38);
+  const third = runEnd(text, second + 1, F_B64URL, 38);
   if (third < 0 || third - second - 1 < 27) return -1;
   return mixedClasses(text.slice(start, first)) ? third : -1;
 }
@@ -164,7 +154,7 @@ export function detectTelegramToken(state: ScanState, start: number, wordEnd: nu
   const text = state.text;
   const idLength = wordEnd - start;
   if (idLength < 8 || idLength > 10 || text.charCodeAt(wordEnd) !== 58 || !text.startsWith('AA', wordEnd + 1)) return -1;
-  const end = bodyEnd(text, wordEnd + 1, F_B64URL, 35);
+  const end = runEnd(text, wordEnd + 1, F_B64URL, 35);
   if (end !== wordEnd + 36 || isAlnumCode(codeAt(text, end))) return -1;
   emit(state, 'api_key', start, end, 0.95);
   return end;
@@ -193,7 +183,7 @@ export function detectApiKey(state: ScanState, start: number): number {
   for (const rule of rules) {
     if (!text.startsWith(rule.prefix, start)) continue;
     const from = start + rule.prefix.length;
-    const end = bodyEnd(text, from, rule.body, rule.max);
+    const end = runEnd(text, from, rule.body, rule.max);
     if (end < 0 || end - from < rule.min) continue;
     // The key must end at a token boundary, not run on into more word characters.
     const next = codeAt(text, end);
@@ -222,13 +212,13 @@ function headerHasAlg(segment: string): boolean {
 export function detectJwt(state: ScanState, start: number): number {
   const text = state.text;
   if (!text.startsWith('eyJ', start)) return -1;
-  const headerEnd = bodyEnd(text, start, F_B64URL, MAX_JWT_HEADER);
+  const headerEnd = runEnd(text, start, F_B64URL, MAX_JWT_HEADER);
   if (headerEnd < 0 || text.charCodeAt(headerEnd) !== 46) return -1;
   const payloadStart = headerEnd + 1;
   if (!text.startsWith('ey', payloadStart)) return -1;
-  const payloadEnd = bodyEnd(text, payloadStart, F_B64URL, MAX_JWT_PAYLOAD);
+  const payloadEnd = runEnd(text, payloadStart, F_B64URL, MAX_JWT_PAYLOAD);
   if (payloadEnd < 0 || payloadEnd - payloadStart < 2 || codeAt(text, payloadEnd) !== 46) return -1;
-  const signatureEnd = bodyEnd(text, payloadEnd + 1, F_B64URL, MAX_JWT_SIGNATURE);
+  const signatureEnd = runEnd(text, payloadEnd + 1, F_B64URL, MAX_JWT_SIGNATURE);
   if (signatureEnd < 0) return -1;
   const next = codeAt(text, signatureEnd);
   if (isAlnumCode(next) || (next === 46 && ((FLAGS[codeAt(text, signatureEnd + 1)] ?? 0) & F_B64URL) !== 0)) return -1;

@@ -1,20 +1,10 @@
 // Cryptocurrency wallet addresses: Bitcoin legacy (base58check, real double-SHA-256 checksum),
 // Bitcoin segwit (bech32/bech32m checksum) and Ethereum (0x + 40 hex; EIP-55 needs Keccak, which
 // node:crypto lacks, so mixed case is accepted unverified at a lower score than checksummed forms).
-import { codeAt, F_B58, F_DIGIT, F_HEX, F_LOWER, F_UPPER, FLAGS, isAlnumCode } from './chars.js';
+import { codeAt, F_B58, F_DIGIT, F_HEX, F_LOWER, F_UPPER, isAlnumCode, runEnd } from './chars.js';
 import { bech32AddressValid, bitcoinBase58Valid } from './checksums.js';
 import { emit, type ScanState } from './state.js';
 
-function runEnd(text: string, from: number, mask: number, max: number): number {
-  let k = from;
-  while (k < text.length) {
-    const c = text.charCodeAt(k);
-    if (c >= 128 || (FLAGS[c]! & mask) === 0) break;
-    k++;
-    if (k - from > max) return -1;
-  }
-  return k;
-}
 
 /** At a word starting with '1' or '3': a base58check P2PKH / P2SH address (26-35 chars). */
 export function detectBase58Address(state: ScanState, start: number): number {
