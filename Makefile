@@ -87,7 +87,7 @@ NER_VENV := ner/.venv
 NER_STAMP := $(NER_VENV)/.veil-installed
 NER_PORT ?= 8001
 
-.PHONY: ner-venv ner-lint ner-test ner-run
+.PHONY: ner-venv ner-lint ner-test ner-run tools-lint
 
 $(NER_STAMP): ner/requirements.lock ner/requirements-dev.lock ner/pyproject.toml
 	rm -rf $(NER_VENV)
@@ -99,10 +99,14 @@ $(NER_STAMP): ner/requirements.lock ner/requirements-dev.lock ner/pyproject.toml
 
 ner-venv: $(NER_STAMP)
 
+# The Python under tools/ (generators, comparisons), with the root ruff.toml.
+tools-lint: $(NER_STAMP)
+	$(NER_VENV)/bin/python -m ruff check tools && $(NER_VENV)/bin/python -m ruff format --check tools
+
 ner-lint: $(NER_STAMP)
 	cd ner && .venv/bin/python -m ruff check . && .venv/bin/python -m ruff format --check .
 
-ner-test: ner-lint
+ner-test: ner-lint tools-lint
 	cd ner && .venv/bin/python -m pytest -q
 
 ner-run: $(NER_STAMP)

@@ -14,6 +14,7 @@ IoU >= 0.5, threshold 0.5 for both; predictions of Presidio types with no Veil c
 dropped (they name things the corpora do not label). Types neither system detects are omitted.
 Usage: compare.py CORPUS.jsonl [...] [--markdown]
 """
+
 import json
 import logging
 import subprocess
@@ -21,26 +22,66 @@ import sys
 import time
 
 import spacy
-from spacy.language import Language
 from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
 from presidio_analyzer import predefined_recognizers as predefined
 from presidio_analyzer.nlp_engine import SpacyNlpEngine
+from scoring import f1, score
+from spacy.language import Language
 
 PRESIDIO_TO_VEIL = {
-    "EMAIL_ADDRESS": "email", "PHONE_NUMBER": "phone", "CREDIT_CARD": "credit_card", "IBAN_CODE": "iban", "US_SSN": "us_ssn",
-    "IP_ADDRESS": "ip_address", "URL": "url", "DATE_TIME": "date", "CRYPTO": "crypto_wallet", "MAC_ADDRESS": "mac_address",
-    "ABA_ROUTING_NUMBER": "aba_routing", "US_ITIN": "us_itin", "US_PASSPORT": "us_passport", "US_NPI": "us_npi", "US_MBI": "us_mbi",
-    "UK_NHS": "uk_nhs", "UK_NINO": "uk_nino", "UK_PASSPORT": "uk_passport", "DE_TAX_ID": "de_tax_id", "DE_VAT_ID": "eu_vat",
-    "IT_VAT_CODE": "eu_vat", "ES_NIF": "es_dni", "ES_NIE": "es_nie", "IT_FISCAL_CODE": "it_fiscal_code", "PL_PESEL": "pl_pesel",
-    "SE_PERSONNUMMER": "se_personnummer", "FI_PERSONAL_IDENTITY_CODE": "fi_hetu", "IN_AADHAAR": "in_aadhaar", "IN_PAN": "in_pan",
-    "AU_TFN": "au_tfn", "AU_MEDICARE": "au_medicare", "AU_ABN": "au_abn", "AU_ACN": "au_acn", "SG_NRIC_FIN": "sg_nric",
-    "KR_RRN": "kr_rrn", "CA_SIN": "ca_sin", "PERSON": "person", "LOCATION": "location", "ORGANIZATION": "organization",
+    "EMAIL_ADDRESS": "email",
+    "PHONE_NUMBER": "phone",
+    "CREDIT_CARD": "credit_card",
+    "IBAN_CODE": "iban",
+    "US_SSN": "us_ssn",
+    "IP_ADDRESS": "ip_address",
+    "URL": "url",
+    "DATE_TIME": "date",
+    "CRYPTO": "crypto_wallet",
+    "MAC_ADDRESS": "mac_address",
+    "ABA_ROUTING_NUMBER": "aba_routing",
+    "US_ITIN": "us_itin",
+    "US_PASSPORT": "us_passport",
+    "US_NPI": "us_npi",
+    "US_MBI": "us_mbi",
+    "UK_NHS": "uk_nhs",
+    "UK_NINO": "uk_nino",
+    "UK_PASSPORT": "uk_passport",
+    "DE_TAX_ID": "de_tax_id",
+    "DE_VAT_ID": "eu_vat",
+    "IT_VAT_CODE": "eu_vat",
+    "ES_NIF": "es_dni",
+    "ES_NIE": "es_nie",
+    "IT_FISCAL_CODE": "it_fiscal_code",
+    "PL_PESEL": "pl_pesel",
+    "SE_PERSONNUMMER": "se_personnummer",
+    "FI_PERSONAL_IDENTITY_CODE": "fi_hetu",
+    "IN_AADHAAR": "in_aadhaar",
+    "IN_PAN": "in_pan",
+    "AU_TFN": "au_tfn",
+    "AU_MEDICARE": "au_medicare",
+    "AU_ABN": "au_abn",
+    "AU_ACN": "au_acn",
+    "SG_NRIC_FIN": "sg_nric",
+    "KR_RRN": "kr_rrn",
+    "CA_SIN": "ca_sin",
+    "PERSON": "person",
+    "LOCATION": "location",
+    "ORGANIZATION": "organization",
 }
 # Model-based recognizers (need a trained model or a cloud service): not run.
 MODEL_BASED = {
-    "SpacyRecognizer", "StanzaRecognizer", "TransformersRecognizer", "GLiNERRecognizer", "HuggingFaceNerRecognizer",
-    "AzureAILanguageRecognizer", "AzureHealthDeidRecognizer", "AzureOpenAILangExtractRecognizer", "BasicLangExtractRecognizer",
-    "LangExtractRecognizer", "MedicalNERRecognizer",
+    "SpacyRecognizer",
+    "StanzaRecognizer",
+    "TransformersRecognizer",
+    "GLiNERRecognizer",
+    "HuggingFaceNerRecognizer",
+    "AzureAILanguageRecognizer",
+    "AzureHealthDeidRecognizer",
+    "AzureOpenAILangExtractRecognizer",
+    "BasicLangExtractRecognizer",
+    "LangExtractRecognizer",
+    "MedicalNERRecognizer",
 }
 
 
@@ -74,49 +115,15 @@ def build_analyzer():
         except TypeError:
             try:
                 recognizer = cls()
-            except Exception:  # noqa: BLE001 - a recognizer that needs extra setup is skipped
+            except Exception:
                 continue
-        except Exception:  # noqa: BLE001
+        except Exception:
             continue
         if recognizer.supported_language == "en":
             registry.add_recognizer(recognizer)
     engine = BlankEnglishEngine()
     engine.load()
     return AnalyzerEngine(registry=registry, nlp_engine=engine, supported_languages=["en"])
-
-
-def iou(a, b):
-    inter = max(0, min(a[1], b[1]) - max(a[0], b[0]))
-    union = max(a[1], b[1]) - min(a[0], b[0])
-    return inter / union if union else 0.0
-
-
-def score(gold, pred, totals):
-    used = set()
-    for g in gold:
-        agg = totals.setdefault(g["type"], [0, 0, 0])
-        best, best_i = 0.0, None
-        for i, p in enumerate(pred):
-            if i in used or p["type"] != g["type"]:
-                continue
-            v = iou((g["start"], g["end"]), (p["start"], p["end"]))
-            if v > best:
-                best, best_i = v, i
-        if best >= 0.5:
-            used.add(best_i)
-            agg[0] += 1
-        else:
-            agg[2] += 1
-    for i, p in enumerate(pred):
-        if i not in used:
-            totals.setdefault(p["type"], [0, 0, 0])[1] += 1
-
-
-def f1(counts):
-    tp, fp, fn = counts
-    p = tp / (tp + fp) if tp + fp else 0.0
-    r = tp / (tp + fn) if tp + fn else 0.0
-    return 2 * p * r / (p + r) if p + r else 0.0
 
 
 def run_presidio(paths, analyzer, mapped_types):
@@ -130,7 +137,11 @@ def run_presidio(paths, analyzer, mapped_types):
             results = analyzer.analyze(text=rec["text"], language="en", score_threshold=0.5)
             elapsed += time.perf_counter() - t0
             n += 1
-            pred = [{"type": PRESIDIO_TO_VEIL[r.entity_type], "start": r.start, "end": r.end} for r in results if r.entity_type in PRESIDIO_TO_VEIL]
+            pred = [
+                {"type": PRESIDIO_TO_VEIL[r.entity_type], "start": r.start, "end": r.end}
+                for r in results
+                if r.entity_type in PRESIDIO_TO_VEIL
+            ]
             if rec.get("negative"):
                 flags += len(pred)
             score(rec["entities"], pred, totals)
@@ -138,7 +149,9 @@ def run_presidio(paths, analyzer, mapped_types):
 
 
 def run_veil(paths):
-    out = subprocess.run(["npx", "tsx", "server/src/bench/eval-corpus.ts", *paths, "--json"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["npx", "tsx", "server/src/bench/eval-corpus.ts", *paths, "--json"], capture_output=True, text=True, check=True
+    ).stdout
     data = json.loads(out)
     report = data[-1] if isinstance(data, list) else data
     totals = {t: [v["tp"], v["fp"], v["fn"]] for t, v in report["types"].items()}
@@ -159,14 +172,27 @@ def main():
     mapped = {PRESIDIO_TO_VEIL[e] for e in presidio_entities if e in PRESIDIO_TO_VEIL}
     p_totals, p_ms, n, p_flags = run_presidio(args, analyzer, mapped)
     v_totals, v_ms, _, v_flags = run_veil(args)
-    types = sorted(t for t in set(p_totals) | set(v_totals) if sum(v_totals.get(t, [0, 0, 0])[:1] + p_totals.get(t, [0, 0, 0])[:1]) > 0 or (t in mapped))
+    types = sorted(
+        t
+        for t in set(p_totals) | set(v_totals)
+        if sum(v_totals.get(t, [0, 0, 0])[:1] + p_totals.get(t, [0, 0, 0])[:1]) > 0 or (t in mapped)
+    )
     rows = []
     for t in types:
-        gold = (v_totals.get(t) or p_totals.get(t) or [0, 0, 0])
+        gold = v_totals.get(t) or p_totals.get(t) or [0, 0, 0]
         support = gold[0] + gold[2]
         veil = f1(v_totals.get(t, [0, 0, support]))
         presidio = f1(p_totals.get(t, [0, 0, support])) if t in mapped else None
-        rows.append((t, support, veil, presidio, v_totals.get(t, [0, 0, 0])[1], p_totals.get(t, [0, 0, 0])[1] if t in mapped else None))
+        rows.append(
+            (
+                t,
+                support,
+                veil,
+                presidio,
+                v_totals.get(t, [0, 0, 0])[1],
+                p_totals.get(t, [0, 0, 0])[1] if t in mapped else None,
+            )
+        )
     fmt = lambda x: "n/a" if x is None else f"{x:.3f}"  # noqa: E731
     if markdown:
         print("| type | gold | Veil F1 | Presidio F1 | Veil FP | Presidio FP |\n|---|---:|---:|---:|---:|---:|")
@@ -177,9 +203,14 @@ def main():
         for t, support, veil, presidio, vfp, pfp in rows:
             print(f"{t:<20}{support:>6}{fmt(veil):>10}{fmt(presidio):>13}{vfp:>9}{('n/a' if pfp is None else pfp):>13}")
     print(f"\nrecords: {n}; flags on negative records: Veil {v_flags}, Presidio {p_flags}")
-    print(f"time per record: Veil {v_ms:.3f} ms (offline detectAll), Presidio {p_ms:.3f} ms (AnalyzerEngine.analyze, pattern recognizers)")
-    print(f"Presidio types compared: {len(mapped)}; Presidio entity types without a Veil counterpart (dropped): "
-          f"{', '.join(sorted(e for e in presidio_entities if e not in PRESIDIO_TO_VEIL))}")
+    print(
+        f"time per record: Veil {v_ms:.3f} ms (offline detectAll), "
+        f"Presidio {p_ms:.3f} ms (AnalyzerEngine.analyze, pattern recognizers)"
+    )
+    print(
+        f"Presidio types compared: {len(mapped)}; Presidio entity types without a Veil counterpart (dropped): "
+        f"{', '.join(sorted(e for e in presidio_entities if e not in PRESIDIO_TO_VEIL))}"
+    )
 
 
 if __name__ == "__main__":

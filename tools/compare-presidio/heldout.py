@@ -7,6 +7,7 @@ from Veil's code. Each value sits in Faker's locale text with the label a form w
 before it. Deterministic (seeded). Usage: .venv-presidio/bin/python tools/compare-presidio/heldout.py [PER_TYPE]
 (`make compare-presidio` installs Faker, python-stdnum and phonenumbers in .venv-presidio.)
 """
+
 import json
 import random
 import sys
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import phonenumbers
 from faker import Faker
-from stdnum import iban as std_iban, luhn, vatin
+from stdnum import iban as std_iban
+from stdnum import luhn, vatin
 from stdnum.br import cnpj, cpf
 from stdnum.ca import sin
 from stdnum.ch import ssn as ch_ssn
@@ -70,9 +72,20 @@ SOURCES = [
     ("ip_address", "en_US", "ipv6", lambda v: v.count(":") >= 2, "en", ["from"]),
     ("url", "nl_NL", "url", lambda v: True, "nl", ["Website"]),
 ]
-PHONES = [("de_DE", "DE", "de", "Tel."), ("fr_FR", "FR", "fr", "Tél."), ("es_ES", "ES", "es", "Teléfono"), ("it_IT", "IT", "it", "Telefono"),
-          ("nl_NL", "NL", "nl", "Telefoon"), ("pt_PT", "PT", "pt", "Telefone"), ("en_GB", "GB", "en-GB", "Phone"), ("en_US", "US", "en", "Phone"),
-          ("pl_PL", "PL", "pl", "Tel."), ("sv_SE", "SE", "sv", "Telefon"), ("en_AU", "AU", "en-AU", "Phone"), ("pt_BR", "BR", "pt-BR", "Telefone")]
+PHONES = [
+    ("de_DE", "DE", "de", "Tel."),
+    ("fr_FR", "FR", "fr", "Tél."),
+    ("es_ES", "ES", "es", "Teléfono"),
+    ("it_IT", "IT", "it", "Telefono"),
+    ("nl_NL", "NL", "nl", "Telefoon"),
+    ("pt_PT", "PT", "pt", "Telefone"),
+    ("en_GB", "GB", "en-GB", "Phone"),
+    ("en_US", "US", "en", "Phone"),
+    ("pl_PL", "PL", "pl", "Tel."),
+    ("sv_SE", "SE", "sv", "Telefon"),
+    ("en_AU", "AU", "en-AU", "Phone"),
+    ("pt_BR", "BR", "pt-BR", "Telefone"),
+]
 
 
 def main():
@@ -86,8 +99,16 @@ def main():
         after = f". {locale_faker.sentence()}"
         text = before + value + after
         start = len(before)  # Python str indices are code points, as the corpus format wants
-        records.append({"id": f"hf-{len(records)}", "lang": lang, "domain": "heldout", "negative": False, "text": text,
-                        "entities": [{"type": entity_type, "start": start, "end": start + len(value)}]})
+        records.append(
+            {
+                "id": f"hf-{len(records)}",
+                "lang": lang,
+                "domain": "heldout",
+                "negative": False,
+                "text": text,
+                "entities": [{"type": entity_type, "start": start, "end": start + len(value)}],
+            }
+        )
 
     for entity_type, locale, method, valid, lang, labels in SOURCES:
         fake = Faker(locale)
@@ -97,7 +118,7 @@ def main():
             value = str(getattr(fake, method)())
             try:
                 ok = bool(valid(value))
-            except Exception:  # noqa: BLE001 - stdnum raises on lookups it cannot resolve
+            except Exception:
                 ok = False
             if not ok:
                 continue

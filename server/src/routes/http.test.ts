@@ -348,7 +348,7 @@ describe('errors and probes', () => {
     const logs = t.logs.text();
     expect(logs).toContain('request failed');
     expect(logs).toContain('transform_completed');
-    for (const canary of [EMAIL, '4111', 'canary', 'TCK-123456', 'bob@example.net']) expect(logs).not.toContain(canary);
+    for (const canary of [EMAIL, CARD, '4111 1111', 'canary', 'TCK-123456', 'bob@example.net']) expect(logs).not.toContain(canary);
   });
 });
 

@@ -118,6 +118,9 @@ export const RehydrateBodySchema = Type.Object(
 );
 export type RehydrateBody = Static<typeof RehydrateBodySchema>;
 
+/** The first line of an ndjson /v1/rehydrate/stream body: the rehydrate body without `output`. */
+export const RehydrateParamsSchema = Type.Omit(RehydrateBodySchema, ['output'], { additionalProperties: false });
+
 export const RehydrateResponseSchema = Type.Object({
   restored_text: Type.String(),
   tokens_resolved: Type.Integer(),
@@ -183,3 +186,79 @@ export const PatternsBodySchema = Type.Object(
 );
 
 export const CHANNEL_NAMES: readonly string[] = BUILTIN_CHANNELS;
+
+/** interface.md 4.7: one batch transform item (text, json or chat; policy and language per item). */
+export const BatchTransformItemSchema = Type.Object(
+  {
+    text: Type.Optional(Type.String()),
+    input_type: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('json'), Type.Literal('chat_messages')])),
+    input_json: Type.Optional(Type.Unknown()),
+    input_messages: Type.Optional(Type.Array(Type.Unknown())),
+    policy: Type.Optional(PolicyNameSchema),
+    language: Type.Optional(LanguageSchema),
+  },
+  { additionalProperties: false },
+);
+export type BatchTransformItem = Static<typeof BatchTransformItemSchema>;
+
+/** The batch transform body; `maxItems` is the configured limits.max_batch_size. */
+export function batchTransformBodySchema(maxItems: number) {
+  return Type.Object(
+    {
+      items: Type.Array(BatchTransformItemSchema, { minItems: 1, maxItems }),
+      session_mode: Type.Optional(Type.Union([Type.Literal('independent'), Type.Literal('shared')])),
+      policy: Type.Optional(PolicyNameSchema),
+    },
+    { additionalProperties: false },
+  );
+}
+export type BatchTransformBody = Static<ReturnType<typeof batchTransformBodySchema>>;
+
+export const BatchTransformResponseSchema = Type.Object({
+  results: Type.Array(
+    Type.Object({
+      index: Type.Integer(),
+      safe_text: Type.String(),
+      safe_json: Type.Optional(Type.Unknown()),
+      safe_messages: Type.Optional(Type.Array(Type.Unknown())),
+      entities_detected: Type.Integer(),
+      entities_transformed: Type.Integer(),
+      session_state: Type.Optional(Type.String()),
+      session_id: Type.Optional(Type.String()),
+      error: Type.Optional(Type.String()),
+      code: Type.Optional(Type.String()),
+    }),
+  ),
+  stats: Type.Object({ total_items: Type.Integer(), total_entities: Type.Integer(), total_time_ms: Type.Number() }),
+});
+
+/** interface.md 4.8: one batch detect item. */
+export const BatchDetectItemSchema = Type.Object(
+  { text: Type.String(), language: Type.Optional(LanguageSchema), policy: Type.Optional(PolicyNameSchema) },
+  { additionalProperties: false },
+);
+
+export function batchDetectBodySchema(maxItems: number) {
+  return Type.Object(
+    {
+      items: Type.Array(BatchDetectItemSchema, { minItems: 1, maxItems }),
+      include_values: Type.Optional(Type.Boolean()),
+      policy: Type.Optional(PolicyNameSchema),
+    },
+    { additionalProperties: false },
+  );
+}
+export type BatchDetectBody = Static<ReturnType<typeof batchDetectBodySchema>>;
+
+export const BatchDetectResponseSchema = Type.Object({
+  results: Type.Array(
+    Type.Object({
+      index: Type.Integer(),
+      entities: DetectResponseSchema.properties.entities,
+      warnings: Type.Optional(Type.Array(Type.String())),
+      error: Type.Optional(Type.String()),
+      code: Type.Optional(Type.String()),
+    }),
+  ),
+  stats: Type.Object({ total_items: Type.Integer(), total_entities: Type.Integer(), total_time_ms: Type.Number() }),
+});

@@ -1,0 +1,371 @@
+// Server-sent event routes (interface.md 4.2, 4.4, 6.3; decisions.md section 8).
+//
+// POST /v1/transform/stream: the text is transformed whole first (exactly as /v1/transform, so
+// a policy deny, a bad session or a replay is a normal JSON error before any byte of the
+// stream), then cut on sentence and paragraph boundaries that never fall inside an entity; one
+// frame per segment `{index, safe_text, entities}` and a last frame `{complete: true,
+// session_state | session_id, stats, entity_context, ...}`.
+//
+// POST /v1/rehydrate/stream: a JSON body (as /v1/rehydrate) is restored whole and sent as
+// `{index, restored_text}` frames per segment of the restored text. An `application/x-ndjson`
+// body is incremental: the first line holds the rehydrate parameters without `output`; every
+// further line is `{"delta": "..."}` as a model streams; restored text is emitted as soon as
+// StreamRehydrator releases it, and the rest when the body ends. The session is opened, and the
+// deny list and the revocations applied, exactly as /v1/rehydrate does (routes/rehydrate.ts)
+// before the stream starts. Both end with `{complete: true, tokens_resolved,
+// tokens_unresolved}`.
+//
+// After the first frame an error becomes one frame `{error, complete: true}` and the stream
+// ends (6.3); the message is a VeilError's own value-free message or `internal error`.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isVeilError, VeilError } from '@veil/common';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ringMaterial, type AppDeps } from '../deps.js';
+import { compileCustomPatterns } from '../domain/detect/index.js';
+import { splitSegments, StreamRehydrator } from '../domain/stream/index.js';
+import { codePointsToUtf16 } from '../domain/text/codepoints.js';
+import { validationMessage } from '../plugins/errors.js';
+import { planDetection } from '../services/ner.js';
+import { restoreOpened, type RehydrateResponse } from '../services/rehydrate.js';
+import { incomingSession, outgoingHandle, recordContinuation } from '../services/state.js';
+import { runTextTransform, type TextTransformRequest, type TransformResponse } from '../services/transform.js';
+import type { OffloadedTransform } from '../workers/offload-worker.js';
+import { effectiveContext, fingerprint, principalOf, traceIdOf } from './common.js';
+import { openInline, rehydrateOnce, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
+import { RehydrateBodySchema, RehydrateParamsSchema, TransformBodySchema, type RehydrateBody, type TransformBody } from './schemas.js';
+import { inputTypeOf } from './transform.js';
+
+export const NDJSON = 'application/x-ndjson';
+
+/** Longest single ndjson line, in UTF-16 units (a delta, or the parameters line). */
+export function maxLineLength(deps: AppDeps): number {
+  return deps.config.server.body_limit_bytes;
+}
+
+/** An SSE response on the raw socket: frames are written (and flushed) as they are produced. */
+class SseWriter {
+  #closed = false;
+  readonly #raw: ServerResponse;
+
+  constructor(raw: ServerResponse) {
+    this.#raw = raw;
+    raw.on('close', () => {
+      this.#closed = true;
+    });
+  }
+
+  /** True once the client went away (or the response ended). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  start(): void {
+    this.#raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    this.#raw.flushHeaders();
+  }
+
+  /** Write one frame; waits for the socket to drain. False when the client is gone. */
+  async frame(data: unknown): Promise<boolean> {
+    if (this.#closed) return false;
+    const flushed = this.#raw.write(`data: ${JSON.stringify(data)}\n\n`);
+    if (!flushed) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          this.#raw.off('drain', done);
+          this.#raw.off('close', done);
+          resolve();
+        };
+        this.#raw.on('drain', done);
+        this.#raw.on('close', done);
+      });
+    }
+    return !this.#closed;
+  }
+
+  end(): void {
+    if (!this.#raw.writableEnded) this.#raw.end();
+  }
+}
+
+/** The terminal frame of 6.3: a value-free message, never an error's detail. */
+function errorFrame(log: FastifyBaseLogger, route: string, error: unknown): { error: string; complete: true } {
+  if (isVeilError(error)) {
+    log.info({ event: 'stream_failed', route, code: error.code }, 'stream_failed');
+    return { error: error.message, complete: true };
+  }
+  log.error({ event: 'stream_failed', route, code: 'VEIL_INTERNAL', error_type: error instanceof Error ? error.name : typeof error }, 'stream_failed');
+  return { error: 'internal error', complete: true };
+}
+
+type ResponseEntity = TransformResponse['entities'][number];
+
+export interface TransformStreamFrame {
+  index: number;
+  safe_text: string;
+  entities: ResponseEntity[];
+}
+
+/**
+ * Cut a finished text transform into frames (decisions.md 8): segments of the input that never
+ * split an entity; each frame's safe text is its input slice with the entities replaced, so the
+ * frames concatenate to `safe_text`. Works from the response (code-point spans), so it serves
+ * inline and worker-thread transforms alike.
+ */
+export function transformFrames(input: string, entities: readonly ResponseEntity[], maxLength?: number): TransformStreamFrame[] {
+  const flat: number[] = [];
+  for (const entity of entities) flat.push(entity.span.start, entity.span.end);
+  const units = codePointsToUtf16(input, flat);
+  const located = entities
+    .map((entity, position) => ({ entity, start: units[position * 2]!, end: units[position * 2 + 1]! }))
+    .sort((a, b) => a.start - b.start);
+  const segments = splitSegments(input, { avoid: located, ...(maxLength !== undefined ? { maxLength } : {}) });
+  const frames: TransformStreamFrame[] = [];
+  let next = 0;
+  for (const [index, segment] of segments.entries()) {
+    const parts: string[] = [];
+    const inside: ResponseEntity[] = [];
+    let cursor = segment.start;
+    while (next < located.length && located[next]!.start < segment.end) {
+      const item = located[next]!;
+      parts.push(input.slice(cursor, item.start), item.entity.token);
+      cursor = item.end;
+      inside.push(item.entity);
+      next += 1;
+    }
+    parts.push(input.slice(cursor, segment.end));
+    frames.push({ index, safe_text: parts.join(''), entities: inside });
+  }
+  return frames;
+}
+
+/** Read an ndjson body line by line, bounding each line and the whole body. */
+async function* ndjsonLines(stream: IncomingMessage, maxLine: number, maxTotal: number): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let buffer = '';
+  let total = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > maxTotal) throw new VeilError('VEIL_PAYLOAD_TOO_LARGE', 'request body exceeds the size limit');
+    buffer += decoder.decode(chunk, { stream: true });
+    let newline = buffer.indexOf('\n');
+    while (newline !== -1) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      if (line.trim() !== '') yield line;
+      newline = buffer.indexOf('\n');
+    }
+    if (buffer.length > maxLine) throw new VeilError('VEIL_PAYLOAD_TOO_LARGE', 'ndjson line exceeds the size limit');
+  }
+  buffer += decoder.decode();
+  if (buffer.trim() !== '') yield buffer;
+}
+
+function parseLine(line: string, what: string): unknown {
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    throw new VeilError('VEIL_VALIDATION_FAILED', `${what}: is not valid JSON`);
+  }
+}
+
+/** A delta line: exactly `{"delta": string}`. */
+function deltaOf(line: string): string {
+  const value = parseLine(line, 'delta');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new VeilError('VEIL_VALIDATION_FAILED', 'delta: must be an object');
+  const keys = Object.keys(value);
+  const delta = (value as { delta?: unknown }).delta;
+  if (keys.length !== 1 || typeof delta !== 'string') throw new VeilError('VEIL_VALIDATION_FAILED', 'delta: each line after the first must be {"delta": string}');
+  return delta;
+}
+
+export function streamRoutes(deps: AppDeps) {
+  const settings = () => ({
+    defaultLanguage: deps.config.detector.default_language,
+    ttlSeconds: deps.config.session.ttl_seconds,
+    contextStrategy: deps.config.transform.context_strategy,
+    maxContextTokens: deps.config.transform.max_context_tokens,
+  });
+
+  /** The full text transform of /v1/transform, with its store checks; nothing sent yet. */
+  const transformWhole = async (request: FastifyRequest<{ Body: TransformBody }>) => {
+    const body = request.body;
+    const principal = principalOf(request);
+    if (inputTypeOf(body) !== 'text') throw new VeilError('VEIL_VALIDATION_FAILED', 'input_type: /v1/transform/stream accepts text input only');
+    const sessionState = await incomingSession(deps, body.session_id, body.session_state);
+    const registry = deps.policies.registry;
+    const input = body.input ?? '';
+    const plannedPolicy = body.policy !== undefined ? registry.get(body.policy) : sessionState === undefined ? registry.get(undefined) : undefined;
+    const plan = await planDetection(deps, input, body.language ?? deps.config.detector.default_language, body.detectors, plannedPolicy?.compiled.policy);
+    const transformRequest: TextTransformRequest = {
+      input,
+      language: body.language,
+      policy: body.policy,
+      sessionState,
+      customPatterns: body.custom_patterns,
+      protectionOverrides: body.protection_overrides,
+      context: effectiveContext(deps, principal, body.context),
+      tenant: principal.tenant,
+      traceId: traceIdOf(body.trace_id),
+      detection: plan,
+    };
+    let response: TransformResponse;
+    let outcome: { sessionState: string; meta: OffloadedTransform['meta'] };
+    if (input.length > deps.offload.threshold || (sessionState?.length ?? 0) > deps.offload.threshold) {
+      const offloaded = (await deps.offload.run({
+        op: 'transform',
+        request: transformRequest,
+        ring: ringMaterial(deps),
+        policies: registry.snapshot(),
+        settings: settings(),
+        nowMs: deps.now(),
+      })) as OffloadedTransform;
+      response = JSON.parse(offloaded.body) as TransformResponse;
+      outcome = offloaded;
+    } else {
+      const inline = runTextTransform(
+        {
+          keyRing: deps.keyRing,
+          policy: (name) => registry.get(name),
+          compilePatterns: (raw) => compileCustomPatterns(raw, 'custom_patterns'),
+          ...settings(),
+          nowMs: deps.now(),
+        },
+        transformRequest,
+      );
+      response = inline.response;
+      outcome = inline;
+    }
+    if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
+    const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
+    return { input, response, handle, trace: fingerprint(transformRequest.traceId ?? '') };
+  };
+
+  /** Stream frames produced by `produce` on a hijacked reply; errors become the terminal frame. */
+  const runStream = async (
+    reply: FastifyReply,
+    log: FastifyBaseLogger,
+    route: string,
+    produce: (writer: SseWriter) => Promise<Record<string, unknown> | undefined>,
+  ): Promise<void> => {
+    reply.hijack();
+    const writer = new SseWriter(reply.raw);
+    writer.start();
+    try {
+      const last = await produce(writer);
+      if (last !== undefined) await writer.frame(last);
+      if (writer.closed) log.info({ event: 'stream_client_closed', route }, 'stream_client_closed');
+    } catch (error) {
+      await writer.frame(errorFrame(log, route, error));
+    } finally {
+      writer.end();
+    }
+  };
+
+  return async function register(app: FastifyInstance): Promise<void> {
+    app.post<{ Body: TransformBody }>('/v1/transform/stream', { schema: { body: TransformBodySchema } }, async (request, reply) => {
+      const whole = await transformWhole(request);
+      const frames = transformFrames(whole.input, whole.response.entities);
+      const { safe_text: _safeText, entities: _entities, ...rest } = whole.response;
+      await runStream(reply, request.log, 'transform_stream', async (writer) => {
+        for (const frame of frames) {
+          if (!(await writer.frame(frame))) return undefined;
+        }
+        request.log.info({ event: 'transform_completed', streamed: true, trace: whole.trace, frames: frames.length, entities: whole.response.entities.length }, 'transform_completed');
+        return { complete: true, ...whole.handle, ...rest };
+      });
+      return reply;
+    });
+
+    // The ndjson parser hands the route the raw request stream (bounded while it is read); it is
+    // registered in this child context only, so no other route accepts ndjson.
+    await app.register((child: FastifyInstance, _options: unknown, done: (error?: Error) => void) => {
+      child.addContentTypeParser(NDJSON, (_request, payload, parsed) => {
+        parsed(null, payload);
+      });
+      child.post<{ Body: RehydrateBody | IncomingMessage }>(
+        '/v1/rehydrate/stream',
+        { schema: { body: { content: { 'application/json': { schema: RehydrateBodySchema } } } } },
+        async (request, reply) => {
+          const principal = principalOf(request);
+          if (request.mediaType !== NDJSON) {
+            const body = request.body as RehydrateBody;
+            const result = await rehydrateOnce(deps, principal, body, request.log);
+            const response = typeof result === 'string' ? (JSON.parse(result) as RehydrateResponse) : result;
+            await runStream(reply, request.log, 'rehydrate_stream', async (writer) => {
+              const segments = splitSegments(response.restored_text);
+              for (const [index, segment] of segments.entries()) {
+                if (!(await writer.frame({ index, restored_text: segment.text }))) return undefined;
+              }
+              return { complete: true, tokens_resolved: response.tokens_resolved, tokens_unresolved: response.tokens_unresolved, stats: response.stats, trace_id: response.trace_id };
+            });
+            return reply;
+          }
+
+          // Incremental: the parameters line is checked, the session opened, and the deny list
+          // and revocations applied before the stream starts (errors are JSON envelopes).
+          const started = performance.now();
+          const stream = request.body as IncomingMessage;
+          const limit = deps.config.server.body_limit_bytes;
+          const lines = ndjsonLines(stream, maxLineLength(deps), limit);
+          let prepared: { base: Awaited<ReturnType<typeof rehydrateRequestOf>>; opened: Awaited<ReturnType<typeof openInline>> };
+          try {
+            const first = await lines.next();
+            if (first.done === true) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
+            const params = parseLine(first.value, 'body');
+            const validate = request.compileValidationSchema(RehydrateParamsSchema);
+            if (!validate(params)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validate.errors?.[0] ?? undefined));
+            const base = await rehydrateRequestOf(deps, principal, params as RehydrateParams, '');
+            const opened = await openInline(deps, base);
+            // Validates the channel and the session's policy before the first frame.
+            restoreOpened(opened.env, opened.session, { ...base, output: '', revokedIds: opened.revokedIds });
+            prepared = { base, opened };
+          } catch (error) {
+            // Answer with the JSON envelope; drain the rest of the body without keeping it.
+            stream.resume();
+            throw error;
+          }
+          const { base, opened } = prepared;
+          const { env, session, revokedIds } = opened;
+          const rehydrator = new StreamRehydrator((text) => {
+            const restored = restoreOpened(env, session, { ...base, output: text, revokedIds });
+            return { restoredText: restored.restored_text, tokensResolved: restored.tokens_resolved, tokensUnresolved: restored.tokens_unresolved };
+          });
+          const trace = fingerprint(base.traceId ?? '');
+          await runStream(reply, request.log, 'rehydrate_stream', async (writer) => {
+            let index = 0;
+            try {
+              for await (const line of lines) {
+                if (writer.closed) return undefined;
+                const text = rehydrator.push(deltaOf(line));
+                if (text !== '' && !(await writer.frame({ index: index++, restored_text: text }))) return undefined;
+              }
+            } finally {
+              // Client gone or a bad line: stop reading the request.
+              if (!stream.readableEnded) stream.destroy();
+            }
+            const rest = rehydrator.end();
+            if (rest !== '' && !(await writer.frame({ index: index++, restored_text: rest }))) return undefined;
+            request.log.info(
+              { event: 'rehydrate_completed', streamed: true, trace, frames: index, resolved: rehydrator.tokensResolved, unresolved: rehydrator.tokensUnresolved.length },
+              'rehydrate_completed',
+            );
+            return {
+              complete: true,
+              tokens_resolved: rehydrator.tokensResolved,
+              tokens_unresolved: rehydrator.tokensUnresolved,
+              stats: { rehydrate_time_ms: Math.round((performance.now() - started) * 1000) / 1000 },
+              trace_id: base.traceId,
+            };
+          });
+          return reply;
+        },
+      );
+      done();
+    });
+  };
+}
