@@ -167,6 +167,62 @@ function latencyText(result: { p50: number; p99: number; handlerP50: number; han
   return `client ${result.p50.toFixed(digits)} / ${result.p99.toFixed(digits)} ms${handler}`;
 }
 
+/**
+ * Time to the first restored frame of an incremental `/v1/rehydrate/stream` (ndjson body): the
+ * parameters line, then `output` as `{"delta"}` lines of `deltaLength` characters written at
+ * once with no delay; from sending the request to the first `restored_text` frame arriving.
+ * Sequential on one keep-alive connection; each stream is read to its end and its frames must
+ * concatenate to `expected`.
+ */
+const streamAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+function firstFrameOnce(url: string, firstLine: string, output: string, deltaLength: number, expected: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let firstAt: number | undefined;
+    const start = performance.now();
+    const req = request(`${url}/v1/rehydrate/stream`, { method: 'POST', agent: streamAgent, headers: { 'content-type': 'application/x-ndjson' } }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        reject(new Error(`/v1/rehydrate/stream answered ${String(res.statusCode)}`));
+        return;
+      }
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+        if (firstAt === undefined && /^data: \{"index":\d+,"restored_text"/m.test(text)) firstAt = performance.now();
+      });
+      res.on('end', () => {
+        const frames = text
+          .split('\n\n')
+          .filter((block) => block.startsWith('data: '))
+          .map((block) => JSON.parse(block.slice(6)) as { restored_text?: string; complete?: boolean; error?: string });
+        const last = frames.at(-1);
+        const restored = frames.map((frame) => frame.restored_text ?? '').join('');
+        if (firstAt === undefined || last?.complete !== true || last.error !== undefined || restored !== expected) {
+          reject(new Error(`/v1/rehydrate/stream did not restore the output: ${last?.error ?? 'mismatch'}`));
+          return;
+        }
+        resolve(firstAt - start);
+      });
+    });
+    req.on('error', reject);
+    const lines = [firstLine];
+    for (let at = 0; at < output.length; at += deltaLength) lines.push(JSON.stringify({ delta: output.slice(at, at + deltaLength) }));
+    for (const line of lines) req.write(`${line}\n`);
+    req.end();
+  });
+}
+
+async function timeToFirstFrame(url: string, session: string, output: string, count: number): Promise<{ p50: number; p99: number; deltas: number }> {
+  const expected = (JSON.parse((await postOnce(url, '/v1/rehydrate', JSON.stringify({ output, session_state: session }))).text) as { restored_text: string }).restored_text;
+  const firstLine = JSON.stringify({ session_state: session });
+  for (let index = 0; index < Math.min(50, count); index += 1) await firstFrameOnce(url, firstLine, output, 40, expected);
+  const samples: number[] = [];
+  for (let index = 0; index < count; index += 1) samples.push(await firstFrameOnce(url, firstLine, output, 40, expected));
+  samples.sort((a, b) => a - b);
+  return { p50: quantile(samples, 0.5), p99: quantile(samples, 0.99), deltas: Math.ceil(output.length / 40) };
+}
+
 async function throughput(url: string, path: string, body: string, connections: number, seconds: number): Promise<{ rps: number; errors: number }> {
   const result = await autocannon({ url: `${url}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections, duration: seconds });
   return { rps: result.requests.average, errors: result.errors + result.non2xx };
@@ -196,6 +252,11 @@ async function served(): Promise<void> {
     record('served /v1/rehydrate 1 KB latency p50 / p99 (1 connection)', latencyText(r1));
     const r1rps = await throughput(server.url, '/v1/rehydrate', rehydrateBody, 16, 8);
     record('served /v1/rehydrate 1 KB throughput (16 connections)', `${Math.round(r1rps.rps)} req/s (${r1rps.errors} errors)`, '≥ 15,000 req/s');
+    const ttf = await timeToFirstFrame(server.url, transformed.session_state, transformed.safe_text, 200);
+    record(
+      'served /v1/rehydrate/stream (ndjson) 1 KB tokenized output in ~40-char deltas: time to first restored frame p50 / p99',
+      `client ${ttf.p50.toFixed(3)} / ${ttf.p99.toFixed(3)} ms (${ttf.deltas} deltas, sent without delay)`,
+    );
     const t100 = await latency(server.url, '/v1/transform', hundredKb, 300);
     record('served /v1/transform 100 KB latency p50 / p99 (1 connection)', latencyText(t100, 2), 'p50 ≤ 5 ms');
     const t100rps = await throughput(server.url, '/v1/transform', hundredKb, 4, 6);
@@ -214,6 +275,7 @@ async function served(): Promise<void> {
   } finally {
     server.stop();
     agent.destroy();
+    streamAgent.destroy();
   }
 }
 
