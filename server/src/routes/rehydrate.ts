@@ -7,6 +7,7 @@ import { VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { ringMaterial, type AppDeps } from '../deps.js';
 import type { SessionPayload } from '../domain/seal/index.js';
+import { restoreJsonValue } from '../domain/structured/index.js';
 import {
   openForRehydrate,
   restoreOpened,
@@ -18,7 +19,7 @@ import { partitionsFor, revokedEntryIds, withStore } from '../services/revocatio
 import { assertNotDenied, incomingSession } from '../services/state.js';
 import type { OpenedForRehydrate } from '../workers/offload-worker.js';
 import { callerOf, fingerprint, principalOf, traceIdOf, type Principal } from './common.js';
-import { RehydrateBodySchema, RehydrateResponseSchema, type RehydrateBody } from './schemas.js';
+import { RehydrateAnyBodySchema, RehydrateResponseSchema, type RehydrateAnyBody, type RehydrateBody } from './schemas.js';
 
 /** The rehydrate parameters without the output (the ndjson stream sends output as deltas). */
 export type RehydrateParams = Omit<RehydrateBody, 'output'>;
@@ -97,13 +98,41 @@ export async function rehydrateOnce(deps: AppDeps, principal: Principal, body: R
   return response;
 }
 
+/** output_json: restore every string of the document (keys included) on its own. */
+async function rehydrateJson(deps: AppDeps, principal: Principal, body: RehydrateAnyBody, log: FastifyBaseLogger): Promise<Record<string, unknown>> {
+  const started = performance.now();
+  const base = await rehydrateRequestOf(deps, principal, body, '');
+  const { env, session, revokedIds } = await openInline(deps, base);
+  let traceId = base.traceId ?? '';
+  const restored = restoreJsonValue(body.output_json, (text) => {
+    const one = restoreOpened(env, session, { ...base, output: text, revokedIds }, started);
+    traceId = one.trace_id;
+    return { restoredText: one.restored_text, tokensResolved: one.tokens_resolved, tokensUnresolved: one.tokens_unresolved };
+  });
+  log.info({ event: 'rehydrate_completed', output: 'json', trace: fingerprint(traceId), resolved: restored.tokensResolved }, 'rehydrate_completed');
+  return {
+    restored_text: JSON.stringify(restored.value),
+    restored_json: restored.value,
+    tokens_resolved: restored.tokensResolved,
+    tokens_unresolved: restored.tokensUnresolved,
+    stats: { rehydrate_time_ms: Math.round((performance.now() - started) * 1000) / 1000 },
+    trace_id: traceId,
+  };
+}
+
 export function rehydrateRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
-    app.post<{ Body: RehydrateBody }>(
+    app.post<{ Body: RehydrateAnyBody }>(
       '/v1/rehydrate',
-      { schema: { body: RehydrateBodySchema, response: { 200: RehydrateResponseSchema } } },
+      { schema: { body: RehydrateAnyBodySchema, response: { 200: RehydrateResponseSchema } } },
       async (request, reply) => {
-        const result = await rehydrateOnce(deps, principalOf(request), request.body, request.log);
+        const body = request.body;
+        const hasJson = Object.hasOwn(body, 'output_json');
+        if (hasJson === (body.output !== undefined)) {
+          throw new VeilError('VEIL_VALIDATION_FAILED', 'output: send exactly one of output, output_json');
+        }
+        if (hasJson) return rehydrateJson(deps, principalOf(request), body, request.log);
+        const result = await rehydrateOnce(deps, principalOf(request), { ...body, output: body.output ?? '' }, request.log);
         if (typeof result === 'string') return reply.type('application/json; charset=utf-8').send(result);
         return result;
       },

@@ -121,8 +121,19 @@ export type RehydrateBody = Static<typeof RehydrateBodySchema>;
 /** The first line of an ndjson /v1/rehydrate/stream body: the rehydrate body without `output`. */
 export const RehydrateParamsSchema = Type.Omit(RehydrateBodySchema, ['output'], { additionalProperties: false });
 
+/**
+ * /v1/rehydrate accepts `output` (text) or `output_json` (a tokenized JSON document, restored
+ * string by string so restored values are escaped and the document stays valid JSON).
+ */
+export const RehydrateAnyBodySchema = Type.Object(
+  { ...Type.Omit(RehydrateBodySchema, ['output']).properties, output: Type.Optional(Type.String()), output_json: Type.Optional(Type.Unknown()) },
+  { additionalProperties: false },
+);
+export type RehydrateAnyBody = Static<typeof RehydrateAnyBodySchema>;
+
 export const RehydrateResponseSchema = Type.Object({
   restored_text: Type.String(),
+  restored_json: Type.Optional(Type.Unknown()),
   tokens_resolved: Type.Integer(),
   tokens_unresolved: Type.Array(Type.Object({ token: Type.String(), reason: Type.String() })),
   stats: Type.Object({ rehydrate_time_ms: Type.Number() }),

@@ -99,3 +99,25 @@ describe('input_type chat_messages', () => {
     expect(t.logs.text()).not.toContain(EMAIL);
   });
 });
+
+describe('rehydrate with output_json', () => {
+  it('restores every string of a tokenized document and keeps it valid JSON when values hold quotes', async () => {
+    const tricky = 'ticket "A\\B" 42';
+    const document = { contact: EMAIL, [EMAIL]: 'key', notes: [tricky] };
+    const made = await post(t.app, '/v1/transform', {
+      input_json: document,
+      custom_patterns: [{ entity_type: 'ticket', pattern: 'ticket "[A-Z]\\\\[A-Z]" [0-9]+' }],
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    expect(JSON.stringify(made.body.safe_json)).not.toContain('A\\\\B');
+    const restored = await post(t.app, '/v1/rehydrate', { output_json: made.body.safe_json, session_state: made.body.session_state });
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    expect(restored.body.restored_json).toEqual(document);
+    expect(JSON.parse(restored.body.restored_text)).toEqual(document);
+    expect(restored.body.tokens_resolved).toBe(3);
+    const both = await post(t.app, '/v1/rehydrate', { output: 'x', output_json: {}, session_state: made.body.session_state });
+    expect(both.status).toBe(400);
+    const neither = await post(t.app, '/v1/rehydrate', { session_state: made.body.session_state });
+    expect(neither.status).toBe(400);
+  });
+});
