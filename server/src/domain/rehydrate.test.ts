@@ -60,7 +60,16 @@ describe('rehydrateText', () => {
   });
 
   it('reports malformed token attempts without resolving them', () => {
-    const result = restore(`{{email:${email.id}:${email.cap.toUpperCase()}}}`);
+    // A fixed cap with letters, so upper-casing it always changes it.
+    const fixed: TokenEntry = { id: 'e_042', type: 'email', cap: 'abcdef012345', value: 'fixed@example.com', mode: 'full' };
+    const result = rehydrateText({
+      output: '{{email:e_042:ABCDEF012345}}',
+      entries: indexEntries([fixed]),
+      policy,
+      language: 'en',
+      caller: {},
+      channel: 'user_output',
+    });
     expect(result.tokensResolved).toBe(0);
     expect(result.tokensUnresolved[0]?.reason).toBe('malformed');
   });

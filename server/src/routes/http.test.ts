@@ -531,7 +531,9 @@ describe('token repair at rehydrate', () => {
       const response = await post(t.app, '/v1/rehydrate', { output: `to ${variant}.`, session_state: made.session_state });
       expect(response.body.restored_text, variant).toBe(`to ${EMAIL}.`);
     }
-    const refused = [`{{email:${id}:${cap!.toUpperCase()}}}`, `{{email:${id}:${cap!.slice(0, 11)}}}`, `{email:${id}:${cap}}`, `{{email:${id}:\u200b${cap}}}`];
+    // An all-digit cap has no case to change; then flip its last digit instead.
+    const otherCap = cap!.toUpperCase() !== cap ? cap!.toUpperCase() : `${cap.slice(0, 11)}${cap.endsWith('0') ? '1' : '0'}`;
+    const refused = [`{{email:${id}:${otherCap}}}`, `{{email:${id}:${cap!.slice(0, 11)}}}`, `{email:${id}:${cap}}`, `{{email:${id}:\u200b${cap}}}`];
     for (const variant of refused) {
       const response = await post(t.app, '/v1/rehydrate', { output: variant, session_state: made.session_state });
       expect(response.body.restored_text, variant).not.toContain(EMAIL);

@@ -157,15 +157,29 @@ describe('POST /v1/transform/stream', () => {
     expect(frames.flatMap((frame) => frame.entities)).toHaveLength(1);
   });
 
-  it('refuses before the stream with a JSON envelope: policy deny, non-text input', async () => {
+  it('refuses before the stream with a JSON envelope: policy deny, invalid input', async () => {
     const denied = await sse('/v1/transform/stream', { input: `SSN ${SSN}` });
     expect(denied.status).toBe(403);
     expect(denied.json.code).toBe('VEIL_POLICY_DENIED');
     expect(JSON.stringify(denied.json)).not.toContain(SSN);
-    const json = await sse('/v1/transform/stream', { input_json: { a: EMAIL } });
-    expect(json.status).toBe(400);
-    expect(json.json.code).toBe('VEIL_VALIDATION_FAILED');
+    const both = await sse('/v1/transform/stream', { input: 'x', input_json: { a: EMAIL } });
+    expect(both.status).toBe(400);
+    expect(both.json.code).toBe('VEIL_VALIDATION_FAILED');
     expect(t.logs.text()).not.toContain(SSN);
+  });
+
+  it('streams a JSON document as one frame with safe_json, then the complete frame', async () => {
+    const streamed = await sse('/v1/transform/stream', { input_json: { contact: EMAIL, n: 1 } });
+    expect(streamed.status).toBe(200);
+    expect(streamed.frames).toHaveLength(2);
+    const [first, last] = streamed.frames as any[];
+    expect(first.index).toBe(0);
+    expect(first.safe_json.n).toBe(1);
+    expect(JSON.stringify(first)).not.toContain(EMAIL);
+    expect(first.safe_text).toBe(JSON.stringify(first.safe_json));
+    expect(last.complete).toBe(true);
+    const restored = await post(t.app, '/v1/rehydrate', { output_json: first.safe_json, session_state: last.session_state });
+    expect(restored.body.restored_json).toEqual({ contact: EMAIL, n: 1 });
   });
 });
 

@@ -33,7 +33,7 @@ import type { OffloadedTransform } from '../workers/offload-worker.js';
 import { effectiveContext, fingerprint, principalOf, traceIdOf } from './common.js';
 import { openInline, rehydrateOnce, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
 import { RehydrateBodySchema, RehydrateParamsSchema, TransformBodySchema, type RehydrateBody, type TransformBody } from './schemas.js';
-import { inputTypeOf } from './transform.js';
+import { inputTypeOf, structuredTransform } from './transform.js';
 
 export const NDJSON = 'application/x-ndjson';
 
@@ -195,8 +195,14 @@ export function streamRoutes(deps: AppDeps) {
   const transformWhole = async (request: FastifyRequest<{ Body: TransformBody }>) => {
     const body = request.body;
     const principal = principalOf(request);
-    if (inputTypeOf(body) !== 'text') throw new VeilError('VEIL_VALIDATION_FAILED', 'input_type: /v1/transform/stream accepts text input only');
+    const inputType = inputTypeOf(body);
     const sessionState = await incomingSession(deps, body.session_id, body.session_state);
+    if (inputType !== 'text') {
+      // JSON and chat documents are not cut into segments: one frame carries the whole
+      // tokenized document, then the completion frame.
+      const whole = await structuredTransform(deps, request.log, body, inputType, sessionState, principal);
+      return { structured: whole };
+    }
     const registry = deps.policies.registry;
     const input = body.input ?? '';
     const plannedPolicy = body.policy !== undefined ? registry.get(body.policy) : sessionState === undefined ? registry.get(undefined) : undefined;
@@ -242,7 +248,7 @@ export function streamRoutes(deps: AppDeps) {
     }
     if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
     const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
-    return { input, response, handle, trace: fingerprint(transformRequest.traceId ?? '') };
+    return { text: { input, response, handle, trace: fingerprint(transformRequest.traceId ?? '') } };
   };
 
   /** Stream frames produced by `produce` on a hijacked reply; errors become the terminal frame. */
@@ -268,7 +274,17 @@ export function streamRoutes(deps: AppDeps) {
 
   return async function register(app: FastifyInstance): Promise<void> {
     app.post<{ Body: TransformBody }>('/v1/transform/stream', { schema: { body: TransformBodySchema } }, async (request, reply) => {
-      const whole = await transformWhole(request);
+      const result = await transformWhole(request);
+      if (result.structured !== undefined) {
+        const { safe_text: safeText, entities, safe_json: safeJson, safe_messages: safeMessages, ...rest } = result.structured;
+        await runStream(reply, request.log, 'transform_stream', async (writer) => {
+          const first = { index: 0, safe_text: safeText, entities, ...(safeJson !== undefined ? { safe_json: safeJson } : {}), ...(safeMessages !== undefined ? { safe_messages: safeMessages } : {}) };
+          if (!(await writer.frame(first))) return undefined;
+          return { complete: true, ...rest };
+        });
+        return reply;
+      }
+      const whole = result.text;
       const frames = transformFrames(whole.input, whole.response.entities);
       const { safe_text: _safeText, entities: _entities, ...rest } = whole.response;
       await runStream(reply, request.log, 'transform_stream', async (writer) => {

@@ -30,56 +30,63 @@ export function inputTypeOf(body: TransformBody): 'text' | 'json' | 'chat_messag
   return kind;
 }
 
-export function transformRoutes(deps: AppDeps) {
-  const settings = () => ({
+function transformSettings(deps: AppDeps) {
+  return {
     defaultLanguage: deps.config.detector.default_language,
     ttlSeconds: deps.config.session.ttl_seconds,
     contextStrategy: deps.config.transform.context_strategy,
     maxContextTokens: deps.config.transform.max_context_tokens,
-  });
-  const environment = (): TransformEnvironment => ({
+  };
+}
+
+function transformEnvironment(deps: AppDeps): TransformEnvironment {
+  return {
     keyRing: deps.keyRing,
     policy: (name) => deps.policies.registry.get(name),
     compilePatterns: (raw) => compileCustomPatterns(raw, 'custom_patterns'),
-    ...settings(),
+    ...transformSettings(deps),
     nowMs: deps.now(),
-  });
-
-  /** JSON and chat modes: regex detection over every string slot (NER is not applied yet). */
-  const structured = async (
-    log: FastifyBaseLogger,
-    body: TransformBody,
-    inputType: 'json' | 'chat_messages',
-    sessionState: string | undefined,
-    principal: Principal,
-  ): Promise<Record<string, unknown>> => {
-    const nerWanted = body.detectors?.includes('python_ner') ?? deps.config.detector.mode !== 'builtin';
-    if (nerWanted && (deps.config.detector.mode === 'advanced' || body.detectors?.includes('builtin_regex') === false)) {
-      throw new VeilError('VEIL_VALIDATION_FAILED', `detectors: python_ner is not applied to ${inputType} input yet`);
-    }
-    const common = {
-      language: body.language,
-      policy: body.policy,
-      sessionState,
-      customPatterns: body.custom_patterns,
-      protectionOverrides: body.protection_overrides,
-      context: effectiveContext(deps, principal, body.context),
-      tenant: principal.tenant,
-      traceId: traceIdOf(body.trace_id),
-      ...(nerWanted
-        ? { detection: { useRegex: true, nerRan: false, ner: [], detectorMode: 'builtin_regex', warnings: [STRUCTURED_NER_WARNING] } }
-        : {}),
-    };
-    const outcome =
-      inputType === 'json'
-        ? runJsonTransform(environment(), { ...common, inputJson: body.input_json })
-        : runChatTransform(environment(), { ...common, inputMessages: body.input_messages });
-    if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
-    const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
-    log.info({ event: 'transform_completed', input_type: inputType, trace: fingerprint(common.traceId), entities: outcome.response.entities.length }, 'transform_completed');
-    return { ...outcome.response, ...handle };
   };
+}
 
+/** JSON and chat modes: regex detection over every string slot (NER is not applied yet). */
+export async function structuredTransform(
+  deps: AppDeps,
+  log: FastifyBaseLogger,
+  body: TransformBody,
+  inputType: 'json' | 'chat_messages',
+  sessionState: string | undefined,
+  principal: Principal,
+): Promise<Record<string, unknown>> {
+  const nerWanted = body.detectors?.includes('python_ner') ?? deps.config.detector.mode !== 'builtin';
+  if (nerWanted && (deps.config.detector.mode === 'advanced' || body.detectors?.includes('builtin_regex') === false)) {
+    throw new VeilError('VEIL_VALIDATION_FAILED', `detectors: python_ner is not applied to ${inputType} input yet`);
+  }
+  const common = {
+    language: body.language,
+    policy: body.policy,
+    sessionState,
+    customPatterns: body.custom_patterns,
+    protectionOverrides: body.protection_overrides,
+    context: effectiveContext(deps, principal, body.context),
+    tenant: principal.tenant,
+    traceId: traceIdOf(body.trace_id),
+    ...(nerWanted
+      ? { detection: { useRegex: true, nerRan: false, ner: [], detectorMode: 'builtin_regex', warnings: [STRUCTURED_NER_WARNING] } }
+      : {}),
+  };
+  const outcome =
+    inputType === 'json'
+      ? runJsonTransform(transformEnvironment(deps), { ...common, inputJson: body.input_json })
+      : runChatTransform(transformEnvironment(deps), { ...common, inputMessages: body.input_messages });
+  if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
+  const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
+  log.info({ event: 'transform_completed', input_type: inputType, trace: fingerprint(common.traceId), entities: outcome.response.entities.length }, 'transform_completed');
+  return { ...outcome.response, ...handle };
+}
+
+export function transformRoutes(deps: AppDeps) {
+  const settings = () => transformSettings(deps);
   return function register(app: FastifyInstance): void {
     app.post<{ Body: TransformBody }>(
       '/v1/transform',
@@ -90,7 +97,7 @@ export function transformRoutes(deps: AppDeps) {
         const inputType = inputTypeOf(body);
         const sessionState = await incomingSession(deps, body.session_id, body.session_state);
         const registry = deps.policies.registry;
-        if (inputType !== 'text') return structured(request.log, body, inputType, sessionState, principal);
+        if (inputType !== 'text') return structuredTransform(deps, request.log, body, inputType, sessionState, principal);
         const input = body.input ?? '';
         // The request's policy (or the default for a new session) decides NER fallback here;
         // the effective policy re-checks its detection rules inside the transform.
