@@ -20,20 +20,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ringMaterial, type AppDeps } from '../deps.js';
-import { compileCustomPatterns } from '../domain/detect/index.js';
+import type { AppDeps } from '../deps.js';
 import { splitSegments, StreamRehydrator } from '../domain/stream/index.js';
 import { codePointsToUtf16 } from '../domain/text/codepoints.js';
 import { validationMessage } from '../plugins/errors.js';
-import { planDetection } from '../services/ner.js';
 import { restoreOpened, type RehydrateResponse } from '../services/rehydrate.js';
-import { incomingSession, outgoingHandle, recordContinuation } from '../services/state.js';
-import { runTextTransform, type TextTransformRequest, type TransformResponse } from '../services/transform.js';
-import type { OffloadedTransform } from '../workers/offload-worker.js';
-import { effectiveContext, fingerprint, principalOf, traceIdOf } from './common.js';
+import { incomingSession } from '../services/state.js';
+import type { TransformResponse } from '../services/transform.js';
+import { fingerprint, principalOf } from './common.js';
 import { openInline, rehydrateOnce, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
 import { RehydrateBodySchema, RehydrateParamsSchema, TransformBodySchema, type RehydrateBody, type TransformBody } from './schemas.js';
-import { inputTypeOf, structuredTransform } from './transform.js';
+import { inputTypeOf, structuredTransform, textTransform } from './transform.js';
 
 export const NDJSON = 'application/x-ndjson';
 
@@ -184,13 +181,6 @@ function deltaOf(line: string): string {
 }
 
 export function streamRoutes(deps: AppDeps) {
-  const settings = () => ({
-    defaultLanguage: deps.config.detector.default_language,
-    ttlSeconds: deps.config.session.ttl_seconds,
-    contextStrategy: deps.config.transform.context_strategy,
-    maxContextTokens: deps.config.transform.max_context_tokens,
-  });
-
   /** The full text transform of /v1/transform, with its store checks; nothing sent yet. */
   const transformWhole = async (request: FastifyRequest<{ Body: TransformBody }>) => {
     const body = request.body;
@@ -203,52 +193,9 @@ export function streamRoutes(deps: AppDeps) {
       const whole = await structuredTransform(deps, request.log, body, inputType, sessionState, principal);
       return { structured: whole };
     }
-    const registry = deps.policies.registry;
-    const input = body.input ?? '';
-    const plannedPolicy = body.policy !== undefined ? registry.get(body.policy) : sessionState === undefined ? registry.get(undefined) : undefined;
-    const plan = await planDetection(deps, input, body.language ?? deps.config.detector.default_language, body.detectors, plannedPolicy?.compiled.policy);
-    const transformRequest: TextTransformRequest = {
-      input,
-      language: body.language,
-      policy: body.policy,
-      sessionState,
-      customPatterns: body.custom_patterns,
-      protectionOverrides: body.protection_overrides,
-      context: effectiveContext(deps, principal, body.context),
-      tenant: principal.tenant,
-      traceId: traceIdOf(body.trace_id),
-      detection: plan,
-    };
-    let response: TransformResponse;
-    let outcome: { sessionState: string; meta: OffloadedTransform['meta'] };
-    if (input.length > deps.offload.threshold || (sessionState?.length ?? 0) > deps.offload.threshold) {
-      const offloaded = (await deps.offload.run({
-        op: 'transform',
-        request: transformRequest,
-        ring: ringMaterial(deps),
-        policies: registry.snapshot(),
-        settings: settings(),
-        nowMs: deps.now(),
-      })) as OffloadedTransform;
-      response = JSON.parse(offloaded.body) as TransformResponse;
-      outcome = offloaded;
-    } else {
-      const inline = runTextTransform(
-        {
-          keyRing: deps.keyRing,
-          policy: (name) => registry.get(name),
-          compilePatterns: (raw) => compileCustomPatterns(raw, 'custom_patterns'),
-          ...settings(),
-          nowMs: deps.now(),
-        },
-        transformRequest,
-      );
-      response = inline.response;
-      outcome = inline;
-    }
-    if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
-    const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
-    return { text: { input, response, handle, trace: fingerprint(transformRequest.traceId ?? '') } };
+    const done = await textTransform(deps, body, principal, sessionState);
+    const response = done.response ?? (JSON.parse(done.serialized ?? '{}') as TransformResponse);
+    return { text: { input: done.input, response, handle: done.handle, trace: done.trace } };
   };
 
   /** Stream frames produced by `produce` on a hijacked reply; errors become the terminal frame. */

@@ -7,7 +7,7 @@ import { ringMaterial, type AppDeps } from '../deps.js';
 import { compileCustomPatterns } from '../domain/detect/index.js';
 import { incomingSession, outgoingHandle, recordContinuation, withHandle } from '../services/state.js';
 import { runChatTransform, runJsonTransform } from '../services/structured.js';
-import { runTextTransform, type TextTransformRequest, type TransformEnvironment } from '../services/transform.js';
+import { runTextTransform, type TextTransformRequest, type TransformEnvironment, type TransformResponse } from '../services/transform.js';
 import type { OffloadedTransform } from '../workers/offload-worker.js';
 import { planDetection } from '../services/ner.js';
 import { effectiveContext, fingerprint, principalOf, traceIdOf, type Principal } from './common.js';
@@ -49,6 +49,20 @@ function transformEnvironment(deps: AppDeps): TransformEnvironment {
   };
 }
 
+/** The request fields every input mode passes to its transform. */
+function requestFields(deps: AppDeps, body: TransformBody, principal: Principal, sessionState: string | undefined) {
+  return {
+    language: body.language,
+    policy: body.policy,
+    sessionState,
+    customPatterns: body.custom_patterns,
+    protectionOverrides: body.protection_overrides,
+    context: effectiveContext(deps, principal, body.context),
+    tenant: principal.tenant,
+    traceId: traceIdOf(body.trace_id),
+  };
+}
+
 /** JSON and chat modes: regex detection over every string slot (NER is not applied yet). */
 export async function structuredTransform(
   deps: AppDeps,
@@ -63,14 +77,7 @@ export async function structuredTransform(
     throw new VeilError('VEIL_VALIDATION_FAILED', `detectors: python_ner is not applied to ${inputType} input yet`);
   }
   const common = {
-    language: body.language,
-    policy: body.policy,
-    sessionState,
-    customPatterns: body.custom_patterns,
-    protectionOverrides: body.protection_overrides,
-    context: effectiveContext(deps, principal, body.context),
-    tenant: principal.tenant,
-    traceId: traceIdOf(body.trace_id),
+    ...requestFields(deps, body, principal, sessionState),
     ...(nerWanted
       ? { detection: { useRegex: true, nerRan: false, ner: [], detectorMode: 'builtin_regex', warnings: [STRUCTURED_NER_WARNING] } }
       : {}),
@@ -85,8 +92,52 @@ export async function structuredTransform(
   return { ...outcome.response, ...handle };
 }
 
+/** A finished text transform: the response object (inline) or the body a worker serialized. */
+export interface TextTransformDone {
+  readonly input: string;
+  readonly handle: { session_state: string } | { session_id: string };
+  readonly trace: string;
+  readonly response?: TransformResponse;
+  /** Set when a worker serialized the body (without its session handle). */
+  readonly serialized?: string;
+}
+
+/**
+ * The text mode of /v1/transform, shared with /v1/transform/stream: NER planning, the
+ * transform (inline, or on a worker for large inputs), replay protection for continuations,
+ * and the outgoing session handle.
+ */
+export async function textTransform(deps: AppDeps, body: TransformBody, principal: Principal, sessionState: string | undefined): Promise<TextTransformDone> {
+  const registry = deps.policies.registry;
+  const input = body.input ?? '';
+  // The request's policy (or the default for a new session) decides NER fallback here;
+  // the effective policy re-checks its detection rules inside the transform.
+  const plannedPolicy = body.policy !== undefined ? registry.get(body.policy) : sessionState === undefined ? registry.get(undefined) : undefined;
+  const plan = await planDetection(deps, input, body.language ?? deps.config.detector.default_language, body.detectors, plannedPolicy?.compiled.policy);
+  const transformRequest: TextTransformRequest = {
+    ...requestFields(deps, body, principal, sessionState),
+    input,
+    detection: plan,
+  };
+  const trace = fingerprint(transformRequest.traceId ?? '');
+  if (input.length > deps.offload.threshold || (sessionState?.length ?? 0) > deps.offload.threshold) {
+    const outcome = (await deps.offload.run({
+      op: 'transform',
+      request: transformRequest,
+      ring: ringMaterial(deps),
+      policies: registry.snapshot(),
+      settings: transformSettings(deps),
+      nowMs: deps.now(),
+    })) as OffloadedTransform;
+    if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
+    return { input, handle: await outgoingHandle(deps, outcome.meta, outcome.sessionState), trace, serialized: outcome.body };
+  }
+  const outcome = runTextTransform(transformEnvironment(deps), transformRequest);
+  if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
+  return { input, handle: await outgoingHandle(deps, outcome.meta, outcome.sessionState), trace, response: outcome.response };
+}
+
 export function transformRoutes(deps: AppDeps) {
-  const settings = () => transformSettings(deps);
   return function register(app: FastifyInstance): void {
     app.post<{ Body: TransformBody }>(
       '/v1/transform',
@@ -96,61 +147,15 @@ export function transformRoutes(deps: AppDeps) {
         const principal = principalOf(request);
         const inputType = inputTypeOf(body);
         const sessionState = await incomingSession(deps, body.session_id, body.session_state);
-        const registry = deps.policies.registry;
         if (inputType !== 'text') return structuredTransform(deps, request.log, body, inputType, sessionState, principal);
-        const input = body.input ?? '';
-        // The request's policy (or the default for a new session) decides NER fallback here;
-        // the effective policy re-checks its detection rules inside the transform.
-        const plannedPolicy = body.policy !== undefined ? registry.get(body.policy) : sessionState === undefined ? registry.get(undefined) : undefined;
-        const plan = await planDetection(
-          deps,
-          input,
-          body.language ?? deps.config.detector.default_language,
-          body.detectors,
-          plannedPolicy?.compiled.policy,
-        );
-        const transformRequest: TextTransformRequest = {
-          input,
-          language: body.language,
-          policy: body.policy,
-          sessionState,
-          customPatterns: body.custom_patterns,
-          protectionOverrides: body.protection_overrides,
-          context: effectiveContext(deps, principal, body.context),
-          tenant: principal.tenant,
-          traceId: traceIdOf(body.trace_id),
-          detection: plan,
-        };
-        const large = input.length > deps.offload.threshold || (sessionState?.length ?? 0) > deps.offload.threshold;
-        const logFields = { event: 'transform_completed', trace: fingerprint(transformRequest.traceId ?? ''), policy: body.policy ?? registry.defaultName };
-        if (large) {
-          const outcome = (await deps.offload.run({
-            op: 'transform',
-            request: transformRequest,
-            ring: ringMaterial(deps),
-            policies: registry.snapshot(),
-            settings: settings(),
-            nowMs: deps.now(),
-          })) as OffloadedTransform;
-          if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
-          const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
+        const done = await textTransform(deps, body, principal, sessionState);
+        const logFields = { event: 'transform_completed', trace: done.trace, policy: body.policy ?? deps.policies.registry.defaultName };
+        if (done.serialized !== undefined) {
           request.log.info({ ...logFields, offloaded: true }, 'transform_completed');
-          return reply.type('application/json; charset=utf-8').send(withHandle(outcome.body, handle));
+          return reply.type('application/json; charset=utf-8').send(withHandle(done.serialized, done.handle));
         }
-        const outcome = runTextTransform(
-          {
-            keyRing: deps.keyRing,
-            policy: (name) => registry.get(name),
-            compilePatterns: (raw) => compileCustomPatterns(raw, 'custom_patterns'),
-            ...settings(),
-            nowMs: deps.now(),
-          },
-          transformRequest,
-        );
-        if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
-        const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
-        request.log.info({ ...logFields, entities: outcome.response.entities.length }, 'transform_completed');
-        return { ...outcome.response, ...handle };
+        request.log.info({ ...logFields, entities: done.response?.entities.length ?? 0 }, 'transform_completed');
+        return { ...done.response, ...done.handle };
       },
     );
   };
