@@ -7,12 +7,13 @@ export npm_config_nodedir := $(shell scripts/node-headers.sh)
 PORT ?= 3000
 NER ?= 1
 
-.PHONY: help install build run test typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server
+.PHONY: help install build run test typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server example-rag test-tools bench-files
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
 	@echo "make test   - install, build, type-check, lint and run every test"
 	@echo "make bench  - run the benchmarks (writes figures to stdout)"
+	@echo "make example-rag - build, start a local Veil and run the RAG example (SQLite FTS5 store)"
 	@echo "make eval   - score detection on the dev corpus against a live server"
 	@echo "make eval-offline     - score detection offline on every labeled corpus (dev corpus + data/*.jsonl)"
 	@echo "make compare-presidio - Veil vs Presidio (pinned, in .venv-presidio) on the same corpora"
@@ -38,17 +39,25 @@ typecheck: install
 lint: install
 	npx eslint .
 
-unit: build
+unit: build test-tools
 	npx vitest run --exclude 'e2e/**'
 
-e2e: build
+e2e: build test-tools
 	npx vitest run e2e
 
-test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server)
+test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools
 	npx vitest run
+
+# The RAG example end to end (examples/rag/README.md): starts its own `veil serve`, stops it after.
+example-rag: build
+	node examples/rag/run.mjs --start-server
 
 bench: build
 	node --expose-gc server/dist/bench/run.js
+
+# PDF pages per second and OCR seconds per screenshot (BENCHMARKS.md, Files and OCR).
+bench-files: build test-tools
+	node server/dist/bench/files-bench.js
 
 eval: build
 	python3 ../shared/tools/eval_detect.py ../shared/data/dev-corpus.jsonl --url http://127.0.0.1:$(PORT)
@@ -72,6 +81,19 @@ clean:
 # The Redis conformance suite needs a real Redis: REDIS_URL when set, else a `redis-server` on PATH
 # that the test setup starts on a free loopback port. This installs the Debian package when it is
 # missing (needs root); the package's own daemon is not needed and not started by the tests.
+# The file and image tests render text into PNGs (a font: fonts-dejavu-core) and build a
+# password-protected PDF (qpdf; pdf-lib cannot encrypt). Installed from Debian when missing
+# (needs root), like redis-server.
+test-tools:
+	@missing=""; \
+	test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || missing="$$missing fonts-dejavu-core"; \
+	command -v qpdf >/dev/null 2>&1 || missing="$$missing qpdf"; \
+	if [ -z "$$missing" ]; then \
+		echo "test tools: fonts-dejavu-core, qpdf present"; \
+	else \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+
 redis-server:
 	@if command -v redis-server >/dev/null 2>&1; then \
 		echo "redis-server: $$(command -v redis-server)"; \

@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/*.js', '**/*.mjs', 'ner/**', 'charts/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/*.js', '**/*.mjs', 'ner/**', 'charts/veil/**'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -29,7 +29,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.test.ts', '**/*.suite.ts', 'e2e/**/*.ts', '**/bench/**/*.ts', '**/testing/**/*.ts'],
+    files: ['**/*.test.ts', '**/*.suite.ts', 'e2e/**/*.ts', 'charts/test/**/*.ts', '**/bench/**/*.ts', '**/testing/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

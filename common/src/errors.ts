@@ -6,6 +6,7 @@ export const ERROR_CODES = {
   VEIL_VALIDATION_FAILED: { status: 400, message: 'request validation failed' },
   VEIL_AUTH_REQUIRED: { status: 401, message: 'authentication required' },
   VEIL_AUTH_INVALID: { status: 401, message: 'invalid credentials' },
+  VEIL_AUTH_UNAVAILABLE: { status: 503, message: 'credentials cannot be verified right now' },
   VEIL_SCOPE_DENIED: { status: 403, message: 'missing required scope' },
   VEIL_POLICY_DENIED: { status: 403, message: 'request denied by policy' },
   VEIL_NOT_FOUND: { status: 404, message: 'route not found' },
@@ -26,6 +27,8 @@ export const ERROR_CODES = {
   VEIL_OCR_UNAVAILABLE: { status: 501, message: 'OCR engine unavailable' },
   VEIL_DETECTION_FAILED: { status: 502, message: 'detection failed' },
   VEIL_LIMIT_EXCEEDED: { status: 413, message: 'input exceeds a processing limit' },
+  VEIL_PROMPT_REJECTED: { status: 422, message: 'input rejected by prompt security' },
+  VEIL_OUTPUT_BLOCKED: { status: 422, message: 'output blocked by output protection' },
   VEIL_NOT_READY: { status: 503, message: 'service not ready' },
   VEIL_INTERNAL: { status: 500, message: 'internal error' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -2,3 +2,4 @@
 export * from './errors.js';
 export * from './vocabulary.js';
 export * from './policy/index.js';
+export * from './k8s/index.js';

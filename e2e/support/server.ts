@@ -16,7 +16,8 @@ export interface ServerProcess {
 export async function startVeil(options: { env?: Record<string, string>; args?: string[]; timeoutMs?: number } = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, [VEIL_BIN, 'serve', '--host', '127.0.0.1', '--port', '0', ...(options.args ?? [])], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', VEIL_LOG_FORMAT: 'json', ...(options.env ?? {}) },
+    // One process unless a suite asks for more (`--workers N` wins over this default).
+    env: { PATH: process.env.PATH ?? '', VEIL_LOG_FORMAT: 'json', VEIL_SERVER__WORKERS: '1', ...(options.env ?? {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];

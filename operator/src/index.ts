@@ -1,2 +1,12 @@
-// Veil operator: placeholder workspace until the Kubernetes issue lands.
-export const OPERATOR_NAME = "veil-operator";
+// @veil/operator: the Veil Kubernetes operator. The process lives in main.ts; these exports let
+// the end-to-end suites and tools drive the pieces (operator, simulator, volume projector).
+export const OPERATOR_NAME = 'veil-operator';
+export { Operator, type OperatorOptions } from './operator.js';
+export { startOperatorProcess, type OperatorProcess } from './process.js';
+export { ApiSimulator, type SimulatorOptions, type FaultRule } from './sim/server.js';
+export { crdValidators } from './sim/crd-validation.js';
+export { VolumeProjector, writeAtomically } from './render/volume.js';
+export { UrlReplicaReporter, PodReplicaReporter, parseDiagnostics, type ReplicaReporter } from './replicas/reporter.js';
+export { loadKubeConfig, RealKubeClient } from './kube/real-client.js';
+export type { KubeClient } from './kube/client.js';
+export { ringFingerprint } from './controllers/tenant/rotation.js';

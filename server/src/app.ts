@@ -3,17 +3,28 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
+import { LogAuditSink } from './audit/sink.js';
+import { registerAudit } from './audit/plugin.js';
+import { createAuthenticator, registerAuth } from './auth/index.js';
 import type { AppDeps } from './deps.js';
+import { registerObservability } from './metrics/observe.js';
+import { metricsRoutes } from './metrics/routes.js';
 import { registerErrorHandling } from './plugins/errors.js';
+import { reportReload } from './reload/report.js';
+import { adminPolicyRoutes } from './reload/routes.js';
+import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import { registerJsonParser } from './plugins/json.js';
+import { registerRateLimit } from './plugins/rate-limit.js';
 import { batchRoutes } from './routes/batch.js';
 import { detectRoutes } from './routes/detect.js';
+import { fileRoutes } from './routes/files.js';
 import { policyRoutes } from './routes/policy.js';
 import { rehydrateRoutes } from './routes/rehydrate.js';
 import { revokeRoutes } from './routes/revoke.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { streamRoutes } from './routes/stream.js';
+import { ragRoutes } from './routes/rag.js';
 import { probeRoutes, systemRoutes } from './routes/system.js';
 import { transformRoutes } from './routes/transform.js';
 import { validationRoutes } from './routes/validation.js';
@@ -21,14 +32,14 @@ import { validationRoutes } from './routes/validation.js';
 export interface BuildOptions {
   /** A pino logger; tests pass one writing to memory to prove no value is logged. */
   readonly logger?: Logger;
+  /** In-process TLS (server.tls): certificate chain and private key, PEM. */
+  readonly https?: { readonly cert: Buffer; readonly key: Buffer };
 }
 
 export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<FastifyInstance> {
-  if (deps.config.auth.mode !== 'dev') {
-    throw new Error(`auth.mode '${deps.config.auth.mode}' is not available in this build; use 'dev'`);
-  }
   const loggerInstance: FastifyBaseLogger = options.logger ?? pino({ enabled: false });
   const app: FastifyInstance = Fastify({
+    ...(options.https !== undefined ? { https: { cert: options.https.cert, key: options.https.key } } : {}),
     loggerInstance,
     // No per-request access lines: routes log their own value-free completion events.
     logController: new LogController({ disableRequestLogging: true }),
@@ -41,14 +52,27 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     },
   });
   registerErrorHandling(app);
+  // Metrics and spans: one onResponse observation per request (metrics/observe.ts).
+  registerObservability(app, deps);
   // JSON only: without this, text/plain bodies would reach the schema as strings (400, not 415).
   app.removeContentTypeParser('text/plain');
   registerJsonParser(app, deps);
+  // Audit before auth (its onRequest must run even for requests auth refuses) and before
+  // idempotency (a response replaced by 503 in strict mode must release its key, not be stored).
+  const audit = deps.audit ?? new LogAuditSink(app.log);
+  registerAudit(app, deps, audit);
+  // Before any route: every route must declare its scope (startup fails otherwise); CORS, then
+  // the root onRequest hook that authenticates and checks the scope before the body is read.
+  // Hooks that need the principal (rate limit) are added right after this line.
+  await registerAuth(app, deps.config, deps.authenticator ?? createAuthenticator(deps.config.auth, { now: deps.now }));
+  // Per-tenant token buckets: a root onRequest hook that reads the principal auth stored.
+  registerRateLimit(app, deps);
   registerIdempotency(app, deps);
 
   await app.register(probeRoutes(deps));
   await app.register(systemRoutes(deps));
   await app.register(transformRoutes(deps));
+  await app.register(fileRoutes(deps));
   await app.register(rehydrateRoutes(deps));
   await app.register(detectRoutes(deps));
   await app.register(batchRoutes(deps));
@@ -57,9 +81,18 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   await app.register(validationRoutes());
   await app.register(revokeRoutes(deps));
   await app.register(sessionRoutes(deps));
+  await app.register(ragRoutes(deps));
+  await app.register(diagnosticsRoutes(deps));
+  await app.register(metricsRoutes(deps));
+  await app.register(adminPolicyRoutes(deps));
+  // Every reload attempt (admin API, watcher, SIGHUP, another worker): log, metric, audit.
+  const stopReporting = deps.reload.onReload((event) => reportReload(app.log, audit, deps.metrics, event, deps.now()));
   app.addHook('onClose', async () => {
+    stopReporting();
+    deps.reload.close();
     await deps.offload.close();
     await deps.stores.close();
+    await audit.close();
   });
   await app.ready();
   return app;

@@ -1,12 +1,20 @@
 // What the HTTP layer needs from the outside world, passed explicitly into buildApp (no global
 // config getter): configuration, keys, the policy set, the detector, and a clock.
+import type { AuditSink } from './audit/sink.js';
+import type { Authenticator } from './auth/types.js';
 import type { VeilConfig } from './config/index.js';
 import type { KeyRing } from './domain/seal/index.js';
 import type { CorpusKeys } from './domain/token/index.js';
 import type { NerClient } from './clients/ner.js';
+import type { FilePool } from './services/files.js';
 import type { Offload } from './services/offload.js';
+import type { OcrEngine } from './services/ocr.js';
 import type { PolicyRegistry } from './services/policies.js';
 import type { IdempotencyStore, ReplayStore, RevocationStore, SessionStore } from './stores/types.js';
+import type { ClusterLink } from './cluster/worker.js';
+import type { RequestTracer } from './metrics/observe.js';
+import type { VeilMetrics } from './metrics/registry.js';
+import type { ReloadManager } from './reload/manager.js';
 
 /** Holds the active policy registry; a reload swaps `registry` as one immutable snapshot. */
 export interface PolicyHolder {
@@ -24,6 +32,11 @@ export interface AppStores {
 
 export interface AppDeps {
   readonly config: VeilConfig;
+  /**
+   * The platform session key ring in force now. buildDeps defines it as a getter over
+   * `reload.keyRing` (the ring is swapped whole when session.keyring_file changes): read it once
+   * per operation, and copy deps with property descriptors, not `{...deps}`, where reload matters.
+   */
   readonly keyRing: KeyRing;
   readonly corpusKeys: CorpusKeys;
   readonly policies: PolicyHolder;
@@ -40,6 +53,25 @@ export interface AppDeps {
   readonly now: () => number;
   readonly version: string;
   readonly startedAtMs: number;
+  /**
+   * The audit sink: the durable file sink with audit.backend file (opened by buildDeps); absent
+   * means the `log` sink on the app's logger (buildApp creates it).
+   */
+  readonly audit?: AuditSink | undefined;
+  /** The authenticator for auth.mode; built from config when absent (tests inject one). */
+  readonly authenticator?: Authenticator | undefined;
+  /** The file-parsing pool; routes/files.ts builds one from file_upload when absent. */
+  readonly files?: FilePool | undefined;
+  /** The OCR engine; routes/files.ts builds one from `ocr` when absent (started on first use). */
+  readonly ocr?: OcrEngine | undefined;
+  /** This process's Prometheus metrics (metrics/registry.ts), fed by metrics/observe.ts. */
+  readonly metrics: VeilMetrics;
+  /** Span export when otel.traces_endpoint is set (tracing.ts). */
+  readonly tracer?: RequestTracer | undefined;
+  /** Reloadable sources: policy set, session key ring, API keys (reload/manager.ts). */
+  readonly reload: ReloadManager;
+  /** The channel to the primary when this process is one of several workers (cluster/). */
+  readonly cluster?: ClusterLink | undefined;
 }
 
 export { NER_DEGRADED_WARNING } from './services/transform.js';

@@ -42,12 +42,14 @@ export const POLICY_SCHEMA = {
     rules: { type: 'array', maxItems: 1000, items: { $ref: '#/$defs/rule' } },
     restore_strategies: {
       type: 'object',
+      maxProperties: 256,
       propertyNames: { $ref: '#/$defs/label' },
       additionalProperties: { $ref: '#/$defs/restore_strategy' },
     },
     channel_rules: {
       description: 'Ceilings per output channel. Built-in channels may only be tightened; a custom channel restores nothing unless named here.',
       type: 'object',
+      maxProperties: 256,
       propertyNames: { $ref: '#/$defs/label' },
       additionalProperties: { $ref: '#/$defs/channel_rule' },
     },

@@ -1,36 +1,44 @@
-// The `veil` command: serve, keygen, policy validate. Exit codes: 0 ok, 1 failure, 2 usage.
+// The `veil` command: serve, keygen, policy validate, audit verify. Exit codes: 0 ok, 1 failure, 2 usage.
 import { loadPolicyDirectory } from '@veil/common';
 import { parseArgs } from 'node:util';
+import { auditCommand } from '../audit/cli.js';
 import { ConfigError, keygen } from '../config/index.js';
-import { installShutdown, startServer, VERSION } from '../main.js';
+import { runServe, VERSION } from '../main.js';
 import { PolicyLoadError } from '../services/policies.js';
 
 const USAGE = `veil ${VERSION}
 
 usage:
-  veil serve [--config FILE] [--host HOST] [--port PORT]   start the API server
+  veil serve [--config FILE] [--host HOST] [--port PORT] [--workers N]
+                                                           start the API server (N worker processes)
   veil keygen                                              print a new 32-byte secret (64 hex)
   veil policy validate DIR                                 validate the policy files in DIR
+  veil audit verify FILE [--key-file PATH | --key KEY] [--checkpoint PATH | --no-checkpoint]
+                                                           check an audit file's HMAC chain
   veil --version
 `;
 
 async function serve(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } },
+    options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, workers: { type: 'string' } },
     strict: true,
   });
   const overrides: Record<string, unknown> = {};
-  if (values.host !== undefined || values.port !== undefined) {
+  if (values.workers !== undefined && !/^[0-9]{1,4}$/.test(values.workers)) {
+    process.stderr.write('veil: --workers must be a positive integer\n');
+    return 2;
+  }
+  if (values.host !== undefined || values.port !== undefined || values.workers !== undefined) {
     overrides.server = {
       ...(values.host !== undefined ? { host: values.host } : {}),
       ...(values.port !== undefined ? { port: Number(values.port) } : {}),
+      ...(values.workers !== undefined ? { workers: Number(values.workers) } : {}),
     };
   }
   try {
-    const server = await startServer({ configFile: values.config ?? process.env.VEIL_CONFIG, env: process.env, overrides });
-    installShutdown(server);
-    return -1; // keep running
+    // -1: keep running (the server, or the cluster primary until its workers exit).
+    return await runServe({ configFile: values.config ?? process.env.VEIL_CONFIG, env: process.env, overrides });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`veil: invalid configuration:\n${error.problems.map((problem) => `  - ${problem}`).join('\n')}\n`);
@@ -74,6 +82,12 @@ export async function main(argv: string[]): Promise<number> {
     case 'keygen':
       process.stdout.write(`${keygen()}\n`);
       return 0;
+    case 'audit':
+      return auditCommand(rest, {
+        env: process.env,
+        out: (text) => process.stdout.write(text),
+        err: (text) => process.stderr.write(text),
+      });
     case 'policy':
       if (rest[0] === 'validate') return validatePolicies(rest[1]);
       process.stderr.write(USAGE);

@@ -27,6 +27,7 @@ type AliasParse = 'string' | 'yaml' | 'list' | 'flag';
 export const ENV_ALIASES: Readonly<Record<string, { readonly path: readonly string[]; readonly parse: AliasParse }>> = {
   VEIL_SESSION_SECRET: { path: ['session', 'secret'], parse: 'string' },
   VEIL_DIGEST_SECRET: { path: ['storage', 'digest_secret'], parse: 'string' },
+  VEIL_CORPUS_SECRET: { path: ['rag', 'corpus_secret'], parse: 'string' },
   VEIL_HOST: { path: ['server', 'host'], parse: 'string' },
   VEIL_PORT: { path: ['server', 'port'], parse: 'yaml' },
   VEIL_MAX_BATCH_SIZE: { path: ['limits', 'max_batch_size'], parse: 'yaml' },

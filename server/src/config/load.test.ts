@@ -65,14 +65,23 @@ describe('defaults', () => {
     expect(config.rate_limit).toEqual({ enabled: false, requests_per_second: 100, burst_size: 200 });
     expect(config.tenants).toEqual({});
     expect(config.limits).toEqual({ max_batch_size: 100 });
-    expect(config.file_upload).toEqual({ max_size_bytes: 52428800 });
+    expect(config.file_upload).toEqual({
+      max_size_bytes: 52428800,
+      max_pixels: 25000000,
+      max_text_chars: 10485760,
+      max_uncompressed_bytes: 104857600,
+      max_archive_entries: 5000,
+      parse_timeout_secs: 30,
+      parse_memory_mb: 256,
+      parse_workers: 1,
+    });
     expect(config.output_protection).toEqual({ enabled: true, mode: 'strict', default_action: 'mask', exempt_types: [] });
     expect(config.prompt_security).toEqual({ enabled: true, action: 'strip' });
     expect(config.transform).toEqual({ context_strategy: 'full', max_context_tokens: 4096, offload_threshold_bytes: 65536 });
     expect(config.detect).toEqual({ include_values_default: true });
     expect(config.rag).toEqual({ classification_levels: ['public', 'internal', 'confidential', 'restricted'] });
     expect(config.restore_templates).toEqual({ partial_formats: {}, abstract_labels: {} });
-    expect(config.ocr).toEqual({ engine: 'tesseract', languages: ['eng'] });
+    expect(config.ocr).toEqual({ engine: 'tesseract', languages: ['eng'], timeout_secs: 60, workers: 1, max_queue: 32 });
     expect(config.log).toEqual({ level: 'info', format: 'text' });
     expect(config.otel).toEqual({ service_name: 'veil-server' });
 
@@ -435,7 +444,21 @@ describe('key ring', () => {
     expect(loaded.keyRing.get('k1')!.toString('hex')).toBe(HEX_SECRET);
     expect(loaded.serverSecret.toString('hex')).toBe(OTHER_HEX);
     expect(loaded.generatedSecret).toBe(false);
-    expect(loaded.warnings).toEqual([]);
+    // A ring without rag.corpus_secret: corpus tokens would change at the kid switch.
+    expect(loaded.warnings).toEqual([expect.stringMatching(/^rag: no corpus_secret configured/)]);
+    expect(loaded.corpusSecret.equals(loaded.serverSecret)).toBe(true);
+  });
+
+  it('takes the corpus-token secret from rag.corpus_secret, never keeping it in the config', () => {
+    const loaded = loadConfig({ env: { VEIL_SESSION_SECRET: HEX_SECRET, VEIL_CORPUS_SECRET: OTHER_HEX } });
+    expect(loaded.corpusSecret.toString('hex')).toBe(OTHER_HEX);
+    expect(loaded.serverSecret.toString('hex')).toBe(HEX_SECRET);
+    expect(JSON.stringify(loaded.config)).not.toContain(OTHER_HEX);
+    expect(loadConfig({ env: { VEIL_SESSION_SECRET: HEX_SECRET } }).corpusSecret.toString('hex')).toBe(HEX_SECRET);
+    const file = writeConfig(`rag:\n  corpus_secret: "${OTHER_HEX.slice(2)}"\n  document_ttl_seconds: 86400\n`);
+    const problems = problemsOf(() => loadConfig({ file, env: { VEIL_SESSION_SECRET: HEX_SECRET } }));
+    expect(problems).toEqual(['rag.corpus_secret: must be 32 bytes written as 64 hex characters or standard base64']);
+    expect(problems.join('\n')).not.toContain(OTHER_HEX.slice(2));
   });
 
   it('derives a stable kid for a single secret', () => {
@@ -478,10 +501,27 @@ describe('auth and audit shape', () => {
   it('requires a durable strict audit trail (or a waiver) outside dev mode', () => {
     expect(problemsOf(() => load({ env: { VEIL_AUTH__MODE: 'api_key' } })).join('\n')).toMatch(/non-dev auth\.mode requires a durable, strict audit trail/);
     const durable = load({
-      env: { VEIL_AUTH__MODE: 'api_key', VEIL_AUDIT__BACKEND: 'file', VEIL_AUDIT__STRICT: 'true', VEIL_AUDIT__PATH: '/var/log/veil/audit.log' },
+      env: {
+        VEIL_AUTH__MODE: 'api_key',
+        VEIL_AUDIT__BACKEND: 'file',
+        VEIL_AUDIT__STRICT: 'true',
+        VEIL_AUDIT__PATH: '/var/log/veil/audit.log',
+        VEIL_AUDIT__HMAC_KEY: '0123456789'.repeat(6) + '0123',
+      },
     });
+    // The HMAC key is decoded out of the config object (it must never be logged with it).
     expect(durable.config.audit).toEqual({ backend: 'file', path: '/var/log/veil/audit.log', strict: true, allow_ephemeral: false });
+    expect(durable.auditKey?.toString('hex')).toBe('0123456789'.repeat(6) + '0123');
     expect(durable.warnings.join('\n')).toMatch(/api_keys is empty/);
+  });
+
+  it('requires a well-formed audit.hmac_key for the file backend, in every mode', () => {
+    const missing = problemsOf(() => load({ env: { VEIL_AUDIT__BACKEND: 'file', VEIL_AUDIT__PATH: '/tmp/audit.log' } })).join('\n');
+    expect(missing).toMatch(/audit\.hmac_key: is required when audit\.backend is file/);
+    const wrong = problemsOf(() => load({ env: { VEIL_AUDIT__BACKEND: 'file', VEIL_AUDIT__PATH: '/tmp/audit.log', VEIL_AUDIT__HMAC_KEY: 'not-a-key-but-secret-text' } })).join('\n');
+    expect(wrong).toMatch(/audit\.hmac_key: /);
+    expect(wrong).not.toContain('not-a-key-but-secret-text');
+    expect(load({}).auditKey).toBeUndefined();
   });
 
   it('validates api_keys entries', () => {

@@ -11,15 +11,20 @@
 //   single key, and a warning says the ring was ignored.
 // - A single secret becomes a one-key ring whose kid is the first 8 hex of SHA-256(secret), so
 //   the kid is stable across restarts and replicas without revealing the key.
+// - `session.keyring_file` names a file holding the same {current_kid, keys} shape (a mounted
+//   Kubernetes Secret); it excludes the other two, is read here (a bad file aborts startup) and
+//   re-read on change by reload/ (a bad file then keeps the running ring).
 // - Neither given: a random secret is generated (generatedSecret true) with a warning that
 //   sealed blobs do not survive a restart.
-// - serverSecret is the current kid's secret (corpus keys are derived from it).
+// - serverSecret is the current kid's secret; corpus keys derive from rag.corpus_secret when
+//   set, else from it.
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parseDocument } from 'yaml';
 import { KeyRing } from '../domain/seal/keyring.js';
+import { keyRingFromData, readKeyRingFile } from './keyring-file.js';
 import { readEnv, type EnvOverride } from './env.js';
 import { CONFIG_SCHEMA, MAX_BATCH_SIZE_CEILING, MIN_JWT_SECRET_BYTES } from './schema.js';
 import type { VeilConfig } from './schema.js';
@@ -41,14 +46,23 @@ export interface LoadedConfig {
   readonly warnings: string[];
   /** True when no secret was configured and one was generated for this process. */
   readonly generatedSecret: boolean;
-  /** The current session secret; used to derive corpus keys. */
+  /** The current session secret. */
   readonly serverSecret: Buffer;
+  /**
+   * Secret the RAG corpus-token keys derive from (HKDF, domain/token/corpus.ts). From
+   * rag.corpus_secret (VEIL_CORPUS_SECRET) when set, so corpus tokens survive session-key
+   * rotation; otherwise the current session secret, and switching current_kid then changes
+   * every corpus token (re-ingest; warned when a key ring is configured).
+   */
+  readonly corpusSecret: Buffer;
   /**
    * Key for revocation digests (HMAC of type and normalized value). From storage.digest_secret
    * (VEIL_DIGEST_SECRET) when set; otherwise derived from the session secret, which a key
    * rotation would change, orphaning durable revocations (warned when a durable backend is used).
    */
   readonly digestSecret: Buffer;
+  /** HMAC key of the durable audit chain (audit.hmac_key, VEIL_AUDIT__HMAC_KEY); kept out of config. */
+  readonly auditKey?: Buffer | undefined;
 }
 
 export interface LoadOptions {
@@ -289,6 +303,17 @@ function checkSessionKeys(data: Plain, secretFromEnv: boolean, problems: string[
     problems.push('session.secret and session.keyring are both set: configure one (a key ring for rotation, a single secret otherwise)');
     return undefined;
   }
+  const keyringFile = getPath(data, ['session', 'keyring_file']);
+  if (keyringFile !== undefined && (secretText !== undefined || keyring !== undefined)) {
+    problems.push('session.keyring_file: cannot be combined with session.secret or session.keyring: configure one');
+    return undefined;
+  }
+  if (typeof keyringFile === 'string') {
+    const parsed = readKeyRingFile(keyringFile);
+    problems.push(...parsed.problems);
+    if (parsed.ring === undefined) return undefined;
+    return { keyRing: parsed.ring, serverSecret: parsed.ring.get(parsed.ring.currentKid)!, generated: false };
+  }
   if (typeof secretText === 'string') {
     const secret = parseSecret(secretText);
     if (secret === null) {
@@ -300,43 +325,10 @@ function checkSessionKeys(data: Plain, secretFromEnv: boolean, problems: string[
   if (secretText !== undefined) return undefined; // wrong type: the schema reported it
 
   if (isPlain(keyring)) {
-    const currentKid = keyring.current_kid;
-    const keys = keyring.keys;
-    if (typeof currentKid !== 'string' || !Array.isArray(keys)) return undefined; // schema reported it
-    const ring: { kid: string; key: Buffer }[] = [];
-    const seen = new Set<string>();
-    let ok = true;
-    for (const [index, entry] of keys.entries()) {
-      if (!isPlain(entry) || typeof entry.kid !== 'string' || typeof entry.secret !== 'string') {
-        ok = false;
-        continue;
-      }
-      if (seen.has(entry.kid)) {
-        problems.push(`session.keyring.keys[${index}].kid: duplicates an earlier kid`);
-        ok = false;
-      }
-      seen.add(entry.kid);
-      const secret = parseSecret(entry.secret);
-      if (secret === null) {
-        problems.push(`session.keyring.keys[${index}].secret: ${SECRET_FORMAT}`);
-        ok = false;
-        continue;
-      }
-      ring.push({ kid: entry.kid, key: secret });
-    }
-    if (!seen.has(currentKid)) {
-      problems.push('session.keyring.current_kid: must be the kid of one of session.keyring.keys');
-      ok = false;
-    }
-    if (!ok) return undefined;
-    try {
-      const keyRing = new KeyRing(currentKid, ring);
-      return { keyRing, serverSecret: keyRing.get(currentKid)!, generated: false };
-    } catch (error) {
-      // KeyRing messages name kids only, never key material.
-      problems.push(error instanceof Error ? error.message : 'session.keyring: invalid');
-      return undefined;
-    }
+    const parsed = keyRingFromData(keyring, 'session.keyring', false);
+    problems.push(...parsed.problems);
+    if (parsed.ring === undefined) return undefined;
+    return { keyRing: parsed.ring, serverSecret: parsed.ring.get(parsed.ring.currentKid)!, generated: false };
   }
   if (keyring !== undefined) return undefined; // wrong type: the schema reported it
 
@@ -374,7 +366,7 @@ function checkAuth(data: Plain, problems: string[], warnings: string[]): void {
       if (earlier !== undefined) problems.push(`auth.api_keys[${index}].key: duplicates auth.api_keys[${earlier}].key`);
       else firstIndex.set(entry.key, index);
     }
-    if (mode === 'api_key' && apiKeys.length === 0) {
+    if (mode === 'api_key' && apiKeys.length === 0 && !isSet(data, ['auth', 'api_keys_file'])) {
       warnings.push('auth: auth.mode is api_key but auth.api_keys is empty; every request will be rejected');
     }
   }
@@ -389,9 +381,32 @@ function checkAuth(data: Plain, problems: string[], warnings: string[]): void {
   }
 }
 
+/** server.allowed_origins entries are exact origins (`https://app.example.com[:port]`): no
+ * wildcard, path or trailing slash, because matching is by string equality with Origin. */
+function checkOrigins(data: Plain, problems: string[]): void {
+  const origins = getPath(data, ['server', 'allowed_origins']);
+  if (!Array.isArray(origins)) return;
+  for (const [index, origin] of origins.entries()) {
+    if (typeof origin !== 'string') continue; // the schema reported it
+    let exact: boolean;
+    try {
+      const url = new URL(origin);
+      exact = (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === origin;
+    } catch {
+      exact = false;
+    }
+    if (!exact) problems.push(`server.allowed_origins[${index}]: must be an exact origin such as https://app.example.com (no wildcard, path or trailing slash)`);
+  }
+}
+
 function checkDependencies(data: Plain, problems: string[]): void {
   if (str(data, ['audit', 'backend']) === 'file' && !isSet(data, ['audit', 'path'])) {
     problems.push('audit.path: is required when audit.backend is file');
+  }
+  // In every auth mode, dev included: a chain under a per-process key could not be verified
+  // or resumed after a restart, so there is no generated fallback (docs/operations.md).
+  if (str(data, ['audit', 'backend']) === 'file' && !isSet(data, ['audit', 'hmac_key'])) {
+    problems.push('audit.hmac_key: is required when audit.backend is file (VEIL_AUDIT__HMAC_KEY; `veil keygen` prints one)');
   }
   const backends: [string, string | undefined][] = [
     ['session.backend', str(data, ['session', 'backend'])],
@@ -414,6 +429,16 @@ function checkDependencies(data: Plain, problems: string[]): void {
   if (getPath(data, ['policy', 'watch']) === true && !isSet(data, ['policy', 'directory'])) {
     problems.push('policy.directory: is required when policy.watch is true');
   }
+  // Several worker processes share nothing in memory: a revocation, a replay counter or an
+  // idempotency record kept by one worker would be unknown to the others, so an explicit
+  // server.workers above 1 needs every state role on sqlite or redis (fail closed at startup).
+  const workers = getPath(data, ['server', 'workers']);
+  if (typeof workers === 'number' && workers > 1) {
+    const perProcess = backends.filter(([, backend]) => backend === 'memory').map(([name]) => name);
+    if (perProcess.length > 0) {
+      problems.push(`server.workers: ${workers} workers need shared state; set ${perProcess.join(', ')} to sqlite or redis (memory is per process)`);
+    }
+  }
   const batch = getPath(data, ['limits', 'max_batch_size']);
   if (typeof batch === 'number' && batch > MAX_BATCH_SIZE_CEILING) {
     problems.push(`limits.max_batch_size: must not exceed the built-in ceiling of ${MAX_BATCH_SIZE_CEILING}`);
@@ -435,6 +460,8 @@ function deepFreeze<T>(value: T): T {
 function finalize(data: Plain): VeilConfig {
   const session = data.session as Plain;
   if (isPlain(data.storage)) Reflect.deleteProperty(data.storage, 'digest_secret');
+  if (isPlain(data.rag)) Reflect.deleteProperty(data.rag, 'corpus_secret');
+  if (isPlain(data.audit)) Reflect.deleteProperty(data.audit, 'hmac_key');
   Reflect.deleteProperty(session, 'secret');
   Reflect.deleteProperty(session, 'keyring');
   const auth = data.auth as Plain;
@@ -466,6 +493,10 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     deletePath(data, ['session', 'keyring']);
     warnings.push('session: VEIL_SESSION_SECRET is set, so session.keyring from the config file is ignored');
   }
+  if (env.sessionSecretFromEnv && isSet(data, ['session', 'keyring_file'])) {
+    deletePath(data, ['session', 'keyring_file']);
+    warnings.push('session: VEIL_SESSION_SECRET is set, so session.keyring_file from the config file is ignored');
+  }
   // Which variable or override set each key, so a schema problem can say where it came from.
   const sources = new Map<string, string>();
   const applyEnv = (override: EnvOverride): void => {
@@ -494,6 +525,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     }
   }
   checkAuth(data, problems, warnings);
+  checkOrigins(data, problems);
   checkDependencies(data, problems);
   const keys = checkSessionKeys(data, env.sessionSecretFromEnv, problems, warnings);
   const digestText = str(data, ['storage', 'digest_secret']);
@@ -502,6 +534,15 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   const durableRevocations = ['sqlite', 'redis'].includes(str(data, ['revocation_backend']) ?? 'memory');
   if (digestText === undefined && durableRevocations) {
     warnings.push('storage: no digest_secret configured; revocation digests derive from the session secret, so rotating it orphans stored revocations');
+  }
+  const auditKeyText = str(data, ['audit', 'hmac_key']);
+  const auditKey = auditKeyText === undefined ? undefined : parseSecret(auditKeyText);
+  if (auditKeyText !== undefined && auditKey === null) problems.push(`audit.hmac_key: ${SECRET_FORMAT}`);
+  const corpusText = str(data, ['rag', 'corpus_secret']);
+  const configuredCorpus = corpusText === undefined ? undefined : parseSecret(corpusText);
+  if (corpusText !== undefined && configuredCorpus === null) problems.push(`rag.corpus_secret: ${SECRET_FORMAT}`);
+  if (corpusText === undefined && isSet(data, ['session', 'keyring'])) {
+    warnings.push('rag: no corpus_secret configured; corpus tokens derive from the current session key, so switching current_kid changes every corpus token (re-ingest)');
   }
 
   if (problems.length > 0 || keys === undefined) {
@@ -519,5 +560,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     generatedSecret: keys.generated,
     serverSecret: keys.serverSecret,
     digestSecret,
+    corpusSecret: configuredCorpus ?? keys.serverSecret,
+    ...(auditKey !== undefined && auditKey !== null ? { auditKey } : {}),
   };
 }

@@ -14,6 +14,8 @@ export const MAX_DETECTOR_TIMEOUT_SECS = 120;
 export const MIN_JWT_SECRET_BYTES = 32;
 /** Minimum length of a configured API key, so a trivially guessable key cannot be configured. */
 export const MIN_API_KEY_LENGTH = 16;
+/** Upper bound of server.workers. */
+export const MAX_WORKERS = 256;
 
 export const AUTH_MODES = ['dev', 'api_key', 'jwt', 'oidc'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
@@ -105,10 +107,16 @@ export interface VeilConfig {
     readonly tls?: { readonly cert: string; readonly key: string };
     /** Largest request body accepted, in bytes. */
     readonly body_limit_bytes: number;
+    /** Worker processes (node:cluster); unset = one per core when every state store is shared. */
+    readonly workers?: number;
+    /** How long SIGTERM waits for in-flight requests before forcing exit. */
+    readonly shutdown_timeout_seconds: number;
   };
   readonly auth: {
     readonly mode: AuthMode;
     readonly api_keys: readonly ApiKeyConfig[];
+    /** YAML/JSON file of more api_keys entries, re-read on change (rotation without restart). */
+    readonly api_keys_file?: string;
     readonly jwt?: JwtConfig;
     readonly oidc?: OidcConfig;
   };
@@ -118,6 +126,8 @@ export interface VeilConfig {
    */
   readonly session: {
     readonly backend: SessionBackend;
+    /** YAML/JSON file holding {current_kid, keys}; re-read on change (rotation without restart). */
+    readonly keyring_file?: string;
     readonly ttl_seconds: number;
     readonly redis_url?: string;
   };
@@ -136,7 +146,13 @@ export interface VeilConfig {
     readonly default_language: string;
     readonly timeout_secs: number;
   };
-  readonly policy: { readonly directory?: string; readonly default?: string; readonly watch: boolean };
+  readonly policy: {
+    readonly directory?: string;
+    readonly default?: string;
+    readonly watch: boolean;
+    /** Quiet period after the last file change before policy.watch reloads. */
+    readonly watch_debounce_ms: number;
+  };
   readonly audit: {
     readonly backend: AuditBackend;
     readonly path?: string;
@@ -147,7 +163,23 @@ export interface VeilConfig {
   /** Per-tenant overrides; a missing field falls back to rate_limit. */
   readonly tenants: Readonly<Record<string, { readonly rate_limit?: Partial<RateLimitConfig> }>>;
   readonly limits: { readonly max_batch_size: number };
-  readonly file_upload: { readonly max_size_bytes: number };
+  readonly file_upload: {
+    readonly max_size_bytes: number;
+    /** Largest image (width x height, from the header, checked before decoding). */
+    readonly max_pixels: number;
+    /** Largest text a file may yield after extraction (UTF-16 units). */
+    readonly max_text_chars: number;
+    /** Largest total uncompressed size of a DOCX archive (declared and actually inflated). */
+    readonly max_uncompressed_bytes: number;
+    /** Most entries a DOCX archive may list. */
+    readonly max_archive_entries: number;
+    /** Wall-clock bound on parsing one file on a worker thread. */
+    readonly parse_timeout_secs: number;
+    /** Memory bound on one parse: worker heap limit and process RSS growth watchdog. */
+    readonly parse_memory_mb: number;
+    /** Worker threads that parse files (PDF, DOCX, text decoding). */
+    readonly parse_workers: number;
+  };
   readonly output_protection: {
     readonly enabled: boolean;
     readonly mode: (typeof OUTPUT_PROTECTION_MODES)[number];
@@ -163,14 +195,28 @@ export interface VeilConfig {
   };
   /** Default of detect's include_values: true only in auth.mode dev unless configured. */
   readonly detect: { readonly include_values_default: boolean };
-  readonly rag: { readonly classification_levels: readonly string[] };
+  /**
+   * RAG settings. The corpus secret is not here (like the session secret it lives only in
+   * LoadedConfig.corpusSecret). document_ttl_seconds: lifetime of ingest session_state and
+   * chunk_session_state blobs; unset means session.ttl_seconds.
+   */
+  readonly rag: { readonly classification_levels: readonly string[]; readonly document_ttl_seconds?: number };
   readonly restore_templates: {
     /** Entity type -> partial-restore strategy. */
     readonly partial_formats: Readonly<Record<string, RestoreStrategyConfig>>;
     /** Language -> entity type -> abstract label (extends the built-in floor). */
     readonly abstract_labels: Readonly<Record<string, Readonly<Record<string, string>>>>;
   };
-  readonly ocr: { readonly engine: (typeof OCR_ENGINES)[number]; readonly languages: readonly string[] };
+  readonly ocr: {
+    readonly engine: (typeof OCR_ENGINES)[number];
+    readonly languages: readonly string[];
+    /** Bound on one recognition; the OCR worker is terminated and replaced past it. */
+    readonly timeout_secs: number;
+    /** Long-lived OCR worker threads, started on first use. */
+    readonly workers: number;
+    /** Images waiting for a free OCR worker beyond which requests get 503 VEIL_NOT_READY. */
+    readonly max_queue: number;
+  };
   readonly log: { readonly level: LogLevel; readonly format: LogFormat };
   readonly otel: { readonly traces_endpoint?: string; readonly service_name: string };
 }
@@ -209,9 +255,12 @@ export const CONFIG_SCHEMA = {
       allowed_origins: { type: 'array', items: text, default: [] },
       tls: { type: 'object', additionalProperties: false, required: ['cert', 'key'], properties: { cert: text, key: text } },
       body_limit_bytes: { type: 'integer', minimum: 1024, maximum: 1073741824, default: 10485760 },
+      workers: { type: 'integer', minimum: 1, maximum: MAX_WORKERS },
+      shutdown_timeout_seconds: { type: 'integer', minimum: 1, maximum: 3600, default: 25 },
     }),
     auth: section({
       mode: { type: 'string', enum: AUTH_MODES, default: 'dev' },
+      api_keys_file: text,
       api_keys: {
         type: 'array',
         default: [],
@@ -222,7 +271,8 @@ export const CONFIG_SCHEMA = {
           properties: {
             key: { type: 'string', minLength: MIN_API_KEY_LENGTH, maxLength: 4096 },
             identity: text,
-            tenant_id: text,
+            // Same spelling as tenants.<id> keys (auth/principal.ts TENANT_ID_PATTERN).
+            tenant_id: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' },
             scopes: { type: 'array', uniqueItems: true, items: { type: 'string', enum: AUTH_SCOPES } },
             role: text,
             purpose: text,
@@ -254,6 +304,7 @@ export const CONFIG_SCHEMA = {
     session: section({
       backend: { type: 'string', enum: SESSION_BACKENDS, default: 'sealed' },
       secret: { type: 'string' },
+      keyring_file: text,
       keyring: {
         type: 'object',
         additionalProperties: false,
@@ -291,12 +342,18 @@ export const CONFIG_SCHEMA = {
       default_language: { type: 'string', pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$', default: 'en' },
       timeout_secs: { type: 'number', exclusiveMinimum: 0, maximum: MAX_DETECTOR_TIMEOUT_SECS, default: 5 },
     }),
-    policy: section({ directory: text, default: label, watch: { type: 'boolean', default: false } }),
+    policy: section({
+      directory: text,
+      default: label,
+      watch: { type: 'boolean', default: false },
+      watch_debounce_ms: { type: 'integer', minimum: 0, maximum: 600000, default: 2000 },
+    }),
     audit: section({
       backend: { type: 'string', enum: AUDIT_BACKENDS, default: 'log' },
       path: text,
       strict: { type: 'boolean', default: false },
       allow_ephemeral: { type: 'boolean', default: false },
+      hmac_key: text,
     }),
     rate_limit: section({
       enabled: { type: 'boolean', default: false },
@@ -311,7 +368,16 @@ export const CONFIG_SCHEMA = {
     },
     // The ceiling is checked in load.ts so the message can name it.
     limits: section({ max_batch_size: { ...positiveInteger, default: 100 } }),
-    file_upload: section({ max_size_bytes: { type: 'integer', minimum: 1, maximum: 1073741824, default: 52428800 } }),
+    file_upload: section({
+      max_size_bytes: { type: 'integer', minimum: 1, maximum: 1073741824, default: 52428800 },
+      max_pixels: { type: 'integer', minimum: 1, maximum: 1000000000, default: 25000000 },
+      max_text_chars: { type: 'integer', minimum: 1, maximum: 536870888, default: 10485760 },
+      max_uncompressed_bytes: { type: 'integer', minimum: 1, maximum: 4294967295, default: 104857600 },
+      max_archive_entries: { type: 'integer', minimum: 1, maximum: 65535, default: 5000 },
+      parse_timeout_secs: { type: 'number', exclusiveMinimum: 0, maximum: 600, default: 30 },
+      parse_memory_mb: { type: 'integer', minimum: 32, maximum: 65536, default: 256 },
+      parse_workers: { type: 'integer', minimum: 1, maximum: 64, default: 1 },
+    }),
     output_protection: section({
       enabled: { type: 'boolean', default: true },
       mode: { type: 'string', enum: OUTPUT_PROTECTION_MODES, default: 'strict' },
@@ -337,6 +403,8 @@ export const CONFIG_SCHEMA = {
         items: label,
         default: ['public', 'internal', 'confidential', 'restricted'],
       },
+      corpus_secret: text,
+      document_ttl_seconds: { type: 'integer', minimum: 1, maximum: 31622400 },
     }),
     restore_templates: section({
       partial_formats: {
@@ -359,6 +427,9 @@ export const CONFIG_SCHEMA = {
     ocr: section({
       engine: { type: 'string', enum: OCR_ENGINES, default: 'tesseract' },
       languages: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', pattern: '^[a-z]{3}(_[a-z]{2,8})?$' }, default: ['eng'] },
+      timeout_secs: { type: 'number', exclusiveMinimum: 0, maximum: 600, default: 60 },
+      workers: { type: 'integer', minimum: 1, maximum: 64, default: 1 },
+      max_queue: { type: 'integer', minimum: 0, maximum: 10000, default: 32 },
     }),
     log: section({
       level: { type: 'string', enum: LOG_LEVELS, default: 'info' },

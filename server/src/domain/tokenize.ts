@@ -2,7 +2,7 @@
 // session's new token entries. Pure: detection, policy, allocation and clocks are passed in.
 import { VeilError } from '@veil/common';
 import type { CompiledPolicy, Decision } from './policy/index.js';
-import { renderToken, type TokenAllocator } from './token/index.js';
+import { renderToken, type ValueAllocator } from './token/index.js';
 import type { Detection, RequestContext, RestoreMode, TokenEntry } from './types.js';
 
 export const REDACTED = '[REDACTED]';
@@ -34,7 +34,8 @@ export interface TokenizeInput {
   readonly detections: readonly Detection[];
   readonly policy: CompiledPolicy;
   readonly context: RequestContext;
-  readonly allocator: TokenAllocator;
+  /** Random scheme (TokenAllocator) or corpus scheme (CorpusAllocator). */
+  readonly allocator: ValueAllocator;
   /** Transform request protection_overrides: entity type -> restore mode (tighten only). */
   readonly protectionOverrides?: Readonly<Record<string, RestoreMode>> | undefined;
 }

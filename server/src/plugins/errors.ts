@@ -3,6 +3,7 @@
 // JSON.parse does) are never forwarded. Each error response is logged once with its detail.
 import { ERROR_CODES, isVeilError, VeilError, type ErrorCode } from '@veil/common';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { RateLimitedError } from './rate-limit.js';
 
 export interface ErrorBody {
   code: ErrorCode;
@@ -92,13 +93,38 @@ function toVeilError(error: FastifyError | VeilError | Error): VeilError {
   return new VeilError('VEIL_INTERNAL', ERROR_CODES.VEIL_INTERNAL.message, fastifyError.code ?? error.name);
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: VeilError): FastifyReply {
+/**
+ * The frames of a stack without its first line: that line is the error's message, which for
+ * a parser or a library error can quote the input.
+ */
+function stackFrames(stack: string | undefined): string | undefined {
+  return stack
+    ?.split('\n')
+    .filter((line) => line.trimStart().startsWith('at '))
+    .join('\n');
+}
+
+/** The code of the error envelope a request was answered with (metrics read it). */
+const sentCodes = new WeakMap<FastifyRequest, ErrorCode>();
+
+export function errorCodeOf(request: FastifyRequest): ErrorCode | undefined {
+  return sentCodes.get(request);
+}
+
+/**
+ * Answer with the envelope and log the failure: exactly one error-level line per error
+ * response, with `extra` (an internal error's stack) folded into that same line.
+ */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: VeilError, extra: Record<string, unknown> = {}): FastifyReply {
+  sentCodes.set(request, error.code);
   request.log.error(
-    { request_id: request.id, error_code: error.code, status: error.status, detail: error.detail },
+    { ...extra, request_id: request.id, error_code: error.code, status: error.status, detail: error.detail },
     'request failed',
   );
   const body: ErrorBody = { code: error.code, error: error.message, request_id: request.id };
   if (error.code === 'VEIL_METHOD_NOT_ALLOWED') void reply.header('allow', (error.detail ?? '').replace(/^allow: /, ''));
+  // decisions.md 6: 429 carries Retry-After in whole seconds.
+  if (error instanceof RateLimitedError) void reply.header('retry-after', String(error.retryAfterSeconds));
   return reply.code(error.status).type('application/json; charset=utf-8').send(body);
 }
 
@@ -113,11 +139,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((error: FastifyError | VeilError, request, reply) => {
     const veilError = toVeilError(error);
-    if (veilError.code === 'VEIL_INTERNAL') {
-      // Internal errors: the stack is internal detail, logged, never returned.
-      request.log.error({ request_id: request.id, err: { type: error.name, stack: error.stack } }, 'internal error');
-    }
-    return sendError(request, reply, veilError);
+    // Internal errors: the stack is internal detail, logged (on the one error line), never returned.
+    const extra = veilError.code === 'VEIL_INTERNAL' ? { err: { type: error.name, stack: stackFrames(error.stack) } } : {};
+    return sendError(request, reply, veilError, extra);
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -8,7 +8,9 @@
 // 'transform', exactly as /v1/transform seals them, so they continue and rehydrate alike.
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { auditFacts, transformFacts, type EntityLike } from '../audit/facts.js';
 import { ringMaterial, type AppDeps } from '../deps.js';
+import type { PolicyRegistry } from '../services/policies.js';
 import { compileCustomPatterns } from '../domain/detect/index.js';
 import { applyPolicyDetection, planDetection } from '../services/ner.js';
 import { outgoingHandle, recordContinuation } from '../services/state.js';
@@ -32,7 +34,10 @@ import {
   type BatchTransformBody,
   type BatchTransformItem,
 } from './schemas.js';
-import { STRUCTURED_NER_WARNING } from './transform.js';
+import { nerWillRun, promptFacts, STRUCTURED_NER_WARNING } from './transform.js';
+import { promptSecurityWarning } from '../domain/guard/index.js';
+import { chargeRateLimit } from '../plugins/rate-limit.js';
+import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
 
 type InputKind = 'text' | 'json' | 'chat_messages';
 
@@ -66,7 +71,9 @@ interface ItemOutcome {
     safe_text: string;
     safe_json?: unknown;
     safe_messages?: unknown[];
-    stats: { entities_detected: number; entities_transformed: number };
+    entities: readonly EntityLike[];
+    stats: { entities_detected: number; entities_transformed: number; entities_blocked?: number };
+    prompt_security?: PromptSecuritySummary;
   };
   readonly sessionState: string;
   readonly meta: SessionMeta;
@@ -81,6 +88,8 @@ interface BatchTransformResult {
   entities_transformed: number;
   session_state?: string;
   session_id?: string;
+  prompt_security?: PromptSecuritySummary;
+  warnings?: string[];
   error?: string;
   code?: string;
 }
@@ -91,10 +100,12 @@ export function batchRoutes(deps: AppDeps) {
     ttlSeconds: deps.config.session.ttl_seconds,
     contextStrategy: deps.config.transform.context_strategy,
     maxContextTokens: deps.config.transform.max_context_tokens,
+    promptSecurity: promptSecuritySettings(deps.config),
   });
-  const environment = (): TransformEnvironment => ({
+  // `registry` is the request's policy snapshot: every item of one batch sees the same set.
+  const environment = (registry: PolicyRegistry): TransformEnvironment => ({
     keyRing: deps.keyRing,
-    policy: (name) => deps.policies.registry.get(name),
+    policy: (name) => registry.get(name),
     compilePatterns: (raw) => compileCustomPatterns(raw, 'custom_patterns'),
     ...settings(),
     nowMs: deps.now(),
@@ -107,9 +118,9 @@ export function batchRoutes(deps: AppDeps) {
     sessionState: string | undefined,
     principal: Principal,
     traceId: string,
+    registry: PolicyRegistry,
   ): Promise<ItemOutcome> => {
     const kind = itemInputType(item);
-    const registry = deps.policies.registry;
     const common = {
       language: item.language,
       policy,
@@ -130,13 +141,21 @@ export function batchRoutes(deps: AppDeps) {
           : {}),
       };
       return kind === 'json'
-        ? runJsonTransform(environment(), { ...structured, inputJson: item.input_json })
-        : runChatTransform(environment(), { ...structured, inputMessages: item.input_messages });
+        ? runJsonTransform(environment(registry), { ...structured, inputJson: item.input_json })
+        : runChatTransform(environment(registry), { ...structured, inputMessages: item.input_messages });
     }
-    const input = item.text ?? '';
+    let input = item.text ?? '';
+    // As /v1/transform: prompt security screens before the NER sidecar sees the text.
+    const promptSettings = promptSecuritySettings(deps.config);
+    let promptScreened: PromptSecuritySummary | undefined;
+    if (promptSettings !== undefined && nerWillRun(deps, undefined)) {
+      const screened = screenBeforeNer(promptSettings, input, { keyRing: deps.keyRing, sessionState, tenant: principal.tenant, nowMs: deps.now() });
+      input = screened.text;
+      promptScreened = screened.summary;
+    }
     const plannedPolicy = policy !== undefined ? registry.get(policy) : sessionState === undefined ? registry.get(undefined) : undefined;
     const plan = await planDetection(deps, input, item.language ?? deps.config.detector.default_language, undefined, plannedPolicy?.compiled.policy);
-    const request: TextTransformRequest = { ...common, input, detection: plan };
+    const request: TextTransformRequest = { ...common, input, detection: plan, ...(promptScreened !== undefined ? { promptScreened } : {}) };
     if (input.length > deps.offload.threshold || (sessionState?.length ?? 0) > deps.offload.threshold) {
       const outcome = (await deps.offload.run({
         op: 'transform',
@@ -148,7 +167,7 @@ export function batchRoutes(deps: AppDeps) {
       })) as OffloadedTransform;
       return { response: JSON.parse(outcome.body) as ItemOutcome['response'], sessionState: outcome.sessionState, meta: outcome.meta };
     }
-    return runTextTransform(environment(), request);
+    return runTextTransform(environment(registry), request);
   };
 
   return function register(app: FastifyInstance): void {
@@ -156,19 +175,23 @@ export function batchRoutes(deps: AppDeps) {
 
     app.post<{ Body: BatchTransformBody }>(
       '/v1/batch/transform',
-      { schema: { body: batchTransformBodySchema(maxItems), response: { 200: BatchTransformResponseSchema } }, config: { idempotent: true } },
+      { schema: { body: batchTransformBodySchema(maxItems), response: { 200: BatchTransformResponseSchema } }, config: { scope: 'batch', idempotent: true } },
       async (request) => {
         const started = performance.now();
         const body = request.body;
+        // Every item is a transform: the request paid one unit, the other items pay now.
+        chargeRateLimit(request, body.items.length - 1);
         const principal = principalOf(request);
         const shared = body.session_mode === 'shared';
         const traceId = traceIdOf(undefined);
+        // One policy snapshot for the whole batch (a reload mid-batch never mixes two sets).
+        const registry = deps.policies.registry;
         const results: BatchTransformResult[] = [];
         let carried: { sessionState: string; meta: SessionMeta; result: BatchTransformResult } | undefined;
         let totalEntities = 0;
         for (const [index, item] of body.items.entries()) {
           try {
-            const outcome = await transformItem(item, item.policy ?? body.policy, shared ? carried?.sessionState : undefined, principal, traceId);
+            const outcome = await transformItem(item, item.policy ?? body.policy, shared ? carried?.sessionState : undefined, principal, traceId, registry);
             const result: BatchTransformResult = {
               index,
               safe_text: outcome.response.safe_text,
@@ -177,7 +200,14 @@ export function batchRoutes(deps: AppDeps) {
               entities_detected: outcome.response.stats.entities_detected,
               entities_transformed: outcome.response.stats.entities_transformed,
             };
+            const promptSecurity = outcome.response.prompt_security;
+            if (promptSecurity !== undefined) {
+              result.prompt_security = promptSecurity;
+              const warning = promptSecurityWarning(promptSecurity);
+              if (warning !== undefined) result.warnings = [warning];
+            }
             totalEntities += result.entities_detected;
+            auditFacts(request, { ...transformFacts(outcome.response), ...promptFacts(outcome.response) });
             results.push(result);
             if (shared) {
               carried = { sessionState: outcome.sessionState, meta: outcome.meta, result };
@@ -185,6 +215,7 @@ export function batchRoutes(deps: AppDeps) {
               Object.assign(result, await outgoingHandle(deps, outcome.meta, outcome.sessionState));
             }
           } catch (error) {
+            if (isVeilError(error) && error.code === 'VEIL_PROMPT_REJECTED') auditFacts(request, { prompt_security: true });
             results.push({ index, safe_text: '', entities_detected: 0, entities_transformed: 0, ...itemError(request.log, 'batch_transform', index, error) });
           }
         }
@@ -194,6 +225,12 @@ export function batchRoutes(deps: AppDeps) {
           Object.assign(carried.result, await outgoingHandle(deps, carried.meta, carried.sessionState));
         }
         const failed = results.filter((result) => result.error !== undefined).length;
+        auditFacts(request, {
+          item_count: results.length,
+          items_failed: failed,
+          ...(body.policy !== undefined ? { policy: body.policy } : {}),
+          ...(carried !== undefined ? { session_id: carried.meta.sid } : {}),
+        });
         request.log.info(
           { event: 'batch_transform_completed', items: results.length, failed, session_mode: shared ? 'shared' : 'independent', entities: totalEntities },
           'batch_transform_completed',
@@ -204,18 +241,21 @@ export function batchRoutes(deps: AppDeps) {
 
     app.post<{ Body: BatchDetectBody }>(
       '/v1/batch/detect',
-      { schema: { body: batchDetectBodySchema(maxItems), response: { 200: BatchDetectResponseSchema } } },
+      { schema: { body: batchDetectBodySchema(maxItems), response: { 200: BatchDetectResponseSchema } }, config: { scope: 'batch' } },
       async (request) => {
         const started = performance.now();
         const body = request.body;
+        // Every item is a detection: the request paid one unit, the other items pay now.
+        chargeRateLimit(request, body.items.length - 1);
         const principal = principalOf(request);
         const withValues = includeValues(deps, principal.scopes, body.include_values);
         const results: Record<string, unknown>[] = [];
         let totalEntities = 0;
+        const registry = deps.policies.registry;
         for (const [index, item] of body.items.entries()) {
           try {
             const policyName = item.policy ?? body.policy;
-            const loaded = policyName !== undefined ? deps.policies.registry.get(policyName) : undefined;
+            const loaded = policyName !== undefined ? registry.get(policyName) : undefined;
             const patterns = patternSet(loaded, undefined);
             const language = item.language ?? deps.config.detector.default_language;
             const plan = await planDetection(deps, item.text, language, undefined, loaded?.compiled.policy);
@@ -226,6 +266,7 @@ export function batchRoutes(deps: AppDeps) {
             const kept = detections.filter((detection) => detection.confidence >= DEFAULT_THRESHOLD);
             const spans = codePointSpans(item.text, kept);
             totalEntities += kept.length;
+            auditFacts(request, { entity_types: kept.map((detection) => detection.type), entity_count: kept.length });
             results.push({
               index,
               entities: kept.map((detection, position) => ({
@@ -241,6 +282,11 @@ export function batchRoutes(deps: AppDeps) {
             results.push({ index, entities: [], ...itemError(request.log, 'batch_detect', index, error) });
           }
         }
+        auditFacts(request, {
+          item_count: results.length,
+          items_failed: results.filter((result) => result.error !== undefined).length,
+          ...(body.policy !== undefined ? { policy: body.policy } : {}),
+        });
         request.log.info({ event: 'batch_detect_completed', items: results.length, entities: totalEntities }, 'batch_detect_completed');
         return { results, stats: { total_items: results.length, total_entities: totalEntities, total_time_ms: ms(started) } };
       },

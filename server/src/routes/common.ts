@@ -1,8 +1,7 @@
 // Helpers shared by route handlers: caller identity, trace ids, custom-pattern assembly,
 // detector selection and span conversion to code points.
 import { randomUUID, createHash } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
-import { AUTH_SCOPES } from '../config/schema.js';
+import type { Principal } from '../auth/principal.js';
 import type { AppDeps } from '../deps.js';
 import { compileCustomPatterns, type CompiledPattern } from '../domain/detect/index.js';
 import type { Caller } from '../domain/policy/index.js';
@@ -10,23 +9,8 @@ import { utf16ToCodePoints } from '../domain/text/codepoints.js';
 import type { CustomPattern, RequestContext } from '../domain/types.js';
 import type { LoadedPolicy } from '../services/policies.js';
 
-/** The authenticated principal. Only dev mode exists until the auth issue lands. */
-export interface Principal {
-  readonly identity: string;
-  readonly tenant: string | null;
-  readonly scopes: ReadonlySet<string>;
-  readonly role?: string;
-  readonly purpose?: string;
-}
-
-/** The 11 scopes of interface.md section 5 (one list: config/schema.ts). */
-export const ALL_SCOPES = AUTH_SCOPES;
-
-const DEV_PRINCIPAL: Principal = { identity: 'dev', tenant: null, scopes: new Set(ALL_SCOPES) };
-
-export function principalOf(_request: FastifyRequest): Principal {
-  return DEV_PRINCIPAL;
-}
+// The principal comes from the auth layer's root onRequest hook (auth/plugin.ts).
+export { ALL_SCOPES, principalOf, type Principal } from '../auth/principal.js';
 
 /** In dev mode the caller role and purpose come from the body; otherwise from the credential. */
 export function callerOf(deps: AppDeps, principal: Principal, context: RequestContext | undefined): Caller {

@@ -1,6 +1,7 @@
 // POST /v1/detect: detection without transformation. Raw values only with detect_values scope.
 import { VeilError } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
+import { auditFacts } from '../audit/facts.js';
 import type { AppDeps } from '../deps.js';
 import { applyPolicyDetection, planDetection } from '../services/ner.js';
 import { mergeDetections } from '../services/transform.js';
@@ -24,7 +25,7 @@ export function detectRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
     app.post<{ Body: DetectBody }>(
       '/v1/detect',
-      { schema: { body: DetectBodySchema, response: { 200: DetectResponseSchema } } },
+      { schema: { body: DetectBodySchema, response: { 200: DetectResponseSchema } }, config: { scope: 'detect' } },
       async (request) => {
         const started = performance.now();
         const body = request.body;
@@ -45,6 +46,11 @@ export function detectRoutes(deps: AppDeps) {
         const kept = detections.filter(
           (detection) => detection.confidence >= threshold && (wanted === undefined || wanted.has(detection.type)),
         );
+        auditFacts(request, {
+          entity_types: kept.map((detection) => detection.type),
+          entity_count: kept.length,
+          ...(loaded !== undefined ? { policy: loaded.compiled.name } : {}),
+        });
         const spans = codePointSpans(body.input, kept);
         const used = new Set<string>(plan.used);
         if (patterns.compiled.length > 0) used.add('custom_pattern');

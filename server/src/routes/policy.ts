@@ -1,6 +1,7 @@
 // POST /v1/evaluate-policy: a dry run of the policy; nothing stored, no session created.
-import { ENTITY_CATALOG, isCustomType } from '../domain/catalog.js';
+import { ENTITY_CATALOG, entityInfo, isCustomType } from '../domain/catalog.js';
 import type { FastifyInstance } from 'fastify';
+import { auditFacts } from '../audit/facts.js';
 import type { AppDeps } from '../deps.js';
 import type { RestoreMode } from '../domain/types.js';
 import { callerOf, effectiveContext, principalOf } from './common.js';
@@ -8,7 +9,7 @@ import { EvaluatePolicyBodySchema, type EvaluatePolicyBody } from './schemas.js'
 
 export function policyRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
-    app.post<{ Body: EvaluatePolicyBody }>('/v1/evaluate-policy', { schema: { body: EvaluatePolicyBodySchema } }, (request) => {
+    app.post<{ Body: EvaluatePolicyBody }>('/v1/evaluate-policy', { schema: { body: EvaluatePolicyBodySchema }, config: { scope: 'policy' } }, (request) => {
       const body = request.body;
       const principal = principalOf(request);
       const loaded = deps.policies.registry.get(body.policy);
@@ -39,6 +40,12 @@ export function policyRoutes(deps: AppDeps) {
           restore_mode: restoreMode,
           ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
         };
+      });
+      auditFacts(request, {
+        policy: policy.name,
+        // Only real type names: the field is free text, and an event must not carry a caller's string.
+        entity_types: body.entities.map((entity) => entity.type).filter((type) => entityInfo(type) !== undefined),
+        entity_count: body.entities.length,
       });
       return {
         decisions,

@@ -4,6 +4,7 @@
 import { VeilError } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { auditFacts } from '../audit/facts.js';
 import type { AppDeps } from '../deps.js';
 import { entityInfo } from '../domain/catalog.js';
 import { partitionOf, revocationDigest, withStore } from '../services/revocation.js';
@@ -20,7 +21,7 @@ const RevokeResponseSchema = Type.Object({ revoked: Type.Integer(), scope: Type.
 
 type Revocation = Static<typeof RevocationSchema>;
 
-function scopeOf(principal: Principal): 'tenant' | 'global' {
+export function scopeOf(principal: Principal): 'tenant' | 'global' {
   if (principal.tenant !== null) return 'tenant';
   if (!principal.scopes.has('global_revoke') && !principal.scopes.has('admin')) {
     throw new VeilError('VEIL_SCOPE_DENIED', 'an untenanted caller needs the global_revoke scope to revoke');
@@ -44,9 +45,10 @@ export function revokeRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
     app.post<{ Body: Revocation }>(
       '/v1/revoke',
-      { schema: { body: RevocationSchema, response: { 200: RevokeResponseSchema } }, config: { idempotent: true } },
+      { schema: { body: RevocationSchema, response: { 200: RevokeResponseSchema } }, config: { scope: 'revoke', idempotent: true } },
       async (request) => {
         checkType(request.body.entity_type, undefined);
+        auditFacts(request, { entity_types: [request.body.entity_type], entity_count: 1 });
         const result = await revoke(principalOf(request), [request.body]);
         request.log.info({ event: 'revoked', count: 1, scope: result.scope }, 'revoked');
         return result;
@@ -54,9 +56,10 @@ export function revokeRoutes(deps: AppDeps) {
     );
     app.post<{ Body: Static<typeof BulkSchema> }>(
       '/v1/revoke/bulk',
-      { schema: { body: BulkSchema, response: { 200: RevokeResponseSchema } }, config: { idempotent: true } },
+      { schema: { body: BulkSchema, response: { 200: RevokeResponseSchema } }, config: { scope: 'revoke', idempotent: true } },
       async (request) => {
         request.body.entities.forEach((item, index) => checkType(item.entity_type, index));
+        auditFacts(request, { entity_types: request.body.entities.map((item) => item.entity_type), entity_count: request.body.entities.length });
         const result = await revoke(principalOf(request), request.body.entities);
         request.log.info({ event: 'revoked', count: result.revoked, scope: result.scope }, 'revoked');
         return result;
@@ -64,7 +67,7 @@ export function revokeRoutes(deps: AppDeps) {
     );
     app.get(
       '/v1/revocations/count',
-      { schema: { response: { 200: Type.Object({ count: Type.Integer(), scope: Type.String() }) } } },
+      { schema: { response: { 200: Type.Object({ count: Type.Integer(), scope: Type.String() }) } }, config: { scope: 'admin' } },
       async (request) => {
         const principal = principalOf(request);
         // Scope-local: a tenant sees its own partition, a platform caller the unscoped one.

@@ -81,6 +81,20 @@ export const TransformEntitySchema = Type.Object({
   in_key: Type.Optional(Type.Boolean()),
 });
 
+/** Prompt security summary on transform responses: counts per finding kind, never text. */
+export const PromptSecuritySchema = Type.Object({
+  triggered: Type.Boolean(),
+  action: Type.String(),
+  findings: Type.Array(Type.Object({ kind: Type.String(), count: Type.Integer() })),
+});
+
+/** Output guard summary on rehydrate responses: counts per entity type, never values. */
+export const OutputGuardSchema = Type.Object({
+  triggered: Type.Boolean(),
+  action: Type.String(),
+  findings: Type.Array(Type.Object({ type: Type.String(), count: Type.Integer() })),
+});
+
 export const TransformResponseSchema = Type.Object({
   safe_text: Type.String(),
   safe_json: Type.Optional(Type.Unknown()),
@@ -99,6 +113,7 @@ export const TransformResponseSchema = Type.Object({
   }),
   detector_mode: Type.String(),
   warnings: Type.Optional(Type.Array(Type.String())),
+  prompt_security: Type.Optional(PromptSecuritySchema),
   policy_version: Type.String(),
   trace_id: Type.String(),
 });
@@ -138,6 +153,8 @@ export const RehydrateResponseSchema = Type.Object({
   tokens_unresolved: Type.Array(Type.Object({ token: Type.String(), reason: Type.String() })),
   stats: Type.Object({ rehydrate_time_ms: Type.Number() }),
   trace_id: Type.String(),
+  output_guard: Type.Optional(OutputGuardSchema),
+  warnings: Type.Optional(Type.Array(Type.String())),
 });
 
 export const DetectBodySchema = Type.Object(
@@ -236,6 +253,8 @@ export const BatchTransformResponseSchema = Type.Object({
       entities_transformed: Type.Integer(),
       session_state: Type.Optional(Type.String()),
       session_id: Type.Optional(Type.String()),
+      prompt_security: Type.Optional(PromptSecuritySchema),
+      warnings: Type.Optional(Type.Array(Type.String())),
       error: Type.Optional(Type.String()),
       code: Type.Optional(Type.String()),
     }),

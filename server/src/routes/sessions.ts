@@ -2,8 +2,9 @@
 // reports `stateless`; deleting one deny-lists its id until the blob would expire, so the blob
 // stops working on every replica. A server-held session reports `active` and is removed.
 import { VeilError } from '@veil/common';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { auditFacts } from '../audit/facts.js';
 import type { AppDeps } from '../deps.js';
 import { openSession, SESSION_KINDS, type SessionPayload } from '../domain/seal/index.js';
 import { assertNotDenied, incomingSession } from '../services/state.js';
@@ -18,13 +19,14 @@ const HandleSchema = Type.Object(
 type Handle = Static<typeof HandleSchema>;
 
 export function sessionRoutes(deps: AppDeps) {
-  const open = async (request: { body: Handle }, tenant: string | null): Promise<{ session: SessionPayload; serverHeld: boolean }> => {
+  const open = async (request: FastifyRequest<{ Body: Handle }>, tenant: string | null): Promise<{ session: SessionPayload; serverHeld: boolean }> => {
     const { session_id: sessionId, session_state: sessionState } = request.body;
     if (sessionId === undefined && sessionState === undefined) {
       throw new VeilError('VEIL_VALIDATION_FAILED', 'session_id: send session_id or session_state');
     }
     const blob = await incomingSession(deps, sessionId, sessionState);
     const session = openSession(deps.keyRing, blob ?? '', { kinds: SESSION_KINDS, tenant }, Math.floor(deps.now() / 1000));
+    auditFacts(request, { session_id: session.sid, policy: session.policy });
     await assertNotDenied(deps, session.sid);
     return { session, serverHeld: sessionId !== undefined };
   };
@@ -44,6 +46,7 @@ export function sessionRoutes(deps: AppDeps) {
             }),
           },
         },
+        config: { scope: 'session' },
       },
       async (request) => {
         const { session, serverHeld } = await open(request, principalOf(request).tenant);
@@ -58,7 +61,7 @@ export function sessionRoutes(deps: AppDeps) {
     );
     app.delete<{ Body: Handle }>(
       '/v1/sessions',
-      { schema: { body: HandleSchema, response: { 200: Type.Object({ invalidated: Type.Boolean() }) } }, config: { idempotent: true } },
+      { schema: { body: HandleSchema, response: { 200: Type.Object({ invalidated: Type.Boolean() }) } }, config: { scope: 'session', idempotent: true } },
       async (request) => {
         const { session, serverHeld } = await open(request, principalOf(request).tenant);
         try {

@@ -20,11 +20,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { auditFacts, factSink } from '../audit/facts.js';
+import { auditStreamFailure, auditStreamStart } from '../audit/plugin.js';
 import type { AppDeps } from '../deps.js';
 import { splitSegments, StreamRehydrator } from '../domain/stream/index.js';
 import { codePointsToUtf16 } from '../domain/text/codepoints.js';
 import { validationMessage } from '../plugins/errors.js';
-import { restoreOpened, type RehydrateResponse } from '../services/rehydrate.js';
+import { StreamOutputGuard } from '../domain/guard/index.js';
+import { findTokensLenient } from '../domain/repair/index.js';
+import { outputGuardFor, restoreOpened, withOutputGuard, type RehydrateResponse } from '../services/rehydrate.js';
 import { incomingSession } from '../services/state.js';
 import type { TransformResponse } from '../services/transform.js';
 import { fingerprint, principalOf } from './common.js';
@@ -185,15 +189,16 @@ export function streamRoutes(deps: AppDeps) {
   const transformWhole = async (request: FastifyRequest<{ Body: TransformBody }>) => {
     const body = request.body;
     const principal = principalOf(request);
+    auditFacts(request, { ...(body.policy !== undefined ? { policy: body.policy } : {}), ...(body.trace_id !== undefined ? { trace_id: body.trace_id } : {}) });
     const inputType = inputTypeOf(body);
     const sessionState = await incomingSession(deps, body.session_id, body.session_state);
     if (inputType !== 'text') {
       // JSON and chat documents are not cut into segments: one frame carries the whole
       // tokenized document, then the completion frame.
-      const whole = await structuredTransform(deps, request.log, body, inputType, sessionState, principal);
+      const whole = await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request));
       return { structured: whole };
     }
-    const done = await textTransform(deps, body, principal, sessionState);
+    const done = await textTransform(deps, body, principal, sessionState, factSink(request));
     const response = done.response ?? (JSON.parse(done.serialized ?? '{}') as TransformResponse);
     return { text: { input: done.input, response, handle: done.handle, trace: done.trace } };
   };
@@ -205,6 +210,8 @@ export function streamRoutes(deps: AppDeps) {
     route: string,
     produce: (writer: SseWriter) => Promise<Record<string, unknown> | undefined>,
   ): Promise<void> => {
+    // The event is recorded before the first byte: under audit.strict a failure is still a JSON 503.
+    await auditStreamStart(reply.request, reply);
     reply.hijack();
     const writer = new SseWriter(reply.raw);
     writer.start();
@@ -213,6 +220,7 @@ export function streamRoutes(deps: AppDeps) {
       if (last !== undefined) await writer.frame(last);
       if (writer.closed) log.info({ event: 'stream_client_closed', route }, 'stream_client_closed');
     } catch (error) {
+      auditStreamFailure(reply.request, reply, error);
       await writer.frame(errorFrame(log, route, error));
     } finally {
       writer.end();
@@ -220,7 +228,7 @@ export function streamRoutes(deps: AppDeps) {
   };
 
   return async function register(app: FastifyInstance): Promise<void> {
-    app.post<{ Body: TransformBody }>('/v1/transform/stream', { schema: { body: TransformBodySchema } }, async (request, reply) => {
+    app.post<{ Body: TransformBody }>('/v1/transform/stream', { schema: { body: TransformBodySchema }, config: { scope: 'transform' } }, async (request, reply) => {
       const result = await transformWhole(request);
       if (result.structured !== undefined) {
         const { safe_text: safeText, entities, safe_json: safeJson, safe_messages: safeMessages, ...rest } = result.structured;
@@ -238,7 +246,7 @@ export function streamRoutes(deps: AppDeps) {
         for (const frame of frames) {
           if (!(await writer.frame(frame))) return undefined;
         }
-        request.log.info({ event: 'transform_completed', streamed: true, trace: whole.trace, frames: frames.length, entities: whole.response.entities.length }, 'transform_completed');
+        request.log.info({ event: 'transform_completed', streamed: true, trace_id: whole.trace, frames: frames.length, entities: whole.response.entities.length }, 'transform_completed');
         return { complete: true, ...whole.handle, ...rest };
       });
       return reply;
@@ -252,19 +260,27 @@ export function streamRoutes(deps: AppDeps) {
       });
       child.post<{ Body: RehydrateBody | IncomingMessage }>(
         '/v1/rehydrate/stream',
-        { schema: { body: { content: { 'application/json': { schema: RehydrateBodySchema } } } } },
+        { schema: { body: { content: { 'application/json': { schema: RehydrateBodySchema } } } }, config: { scope: 'rehydrate' } },
         async (request, reply) => {
           const principal = principalOf(request);
           if (request.mediaType !== NDJSON) {
             const body = request.body as RehydrateBody;
-            const result = await rehydrateOnce(deps, principal, body, request.log);
+            const result = await rehydrateOnce(deps, principal, body, request.log, factSink(request));
             const response = typeof result === 'string' ? (JSON.parse(result) as RehydrateResponse) : result;
             await runStream(reply, request.log, 'rehydrate_stream', async (writer) => {
               const segments = splitSegments(response.restored_text);
               for (const [index, segment] of segments.entries()) {
                 if (!(await writer.frame({ index, restored_text: segment.text }))) return undefined;
               }
-              return { complete: true, tokens_resolved: response.tokens_resolved, tokens_unresolved: response.tokens_unresolved, stats: response.stats, trace_id: response.trace_id };
+              return {
+                complete: true,
+                tokens_resolved: response.tokens_resolved,
+                tokens_unresolved: response.tokens_unresolved,
+                stats: response.stats,
+                trace_id: response.trace_id,
+                ...(response.output_guard !== undefined ? { output_guard: response.output_guard } : {}),
+                ...(response.warnings !== undefined ? { warnings: response.warnings } : {}),
+              };
             });
             return reply;
           }
@@ -283,9 +299,9 @@ export function streamRoutes(deps: AppDeps) {
             const validate = request.compileValidationSchema(RehydrateParamsSchema);
             if (!validate(params)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validate.errors?.[0] ?? undefined));
             const base = await rehydrateRequestOf(deps, principal, params as RehydrateParams, '');
-            const opened = await openInline(deps, base);
+            const opened = await openInline(deps, base, factSink(request));
             // Validates the channel and the session's policy before the first frame.
-            restoreOpened(opened.env, opened.session, { ...base, output: '', revokedIds: opened.revokedIds });
+            restoreOpened(opened.env, opened.session, { ...base, output: '', revokedIds: opened.revokedIds }, undefined, null);
             prepared = { base, opened };
           } catch (error) {
             // Answer with the JSON envelope; drain the rest of the body without keeping it.
@@ -294,27 +310,39 @@ export function streamRoutes(deps: AppDeps) {
           }
           const { base, opened } = prepared;
           const { env, session, revokedIds } = opened;
-          const rehydrator = new StreamRehydrator((text) => {
-            const restored = restoreOpened(env, session, { ...base, output: text, revokedIds });
-            return { restoredText: restored.restored_text, tokensResolved: restored.tokens_resolved, tokensUnresolved: restored.tokens_unresolved };
-          });
+          // The output guard decides what may leave (no raw value split across frames) and
+          // guards it; the pieces are then restored without guarding again.
+          const guard = outputGuardFor(env, session, base.caller);
+          const facts = factSink(request);
+          const rehydrator = new StreamRehydrator(
+            (text) => {
+              const restored = restoreOpened(env, session, { ...base, output: text, revokedIds }, undefined, null);
+              return { restoredText: restored.restored_text, tokensResolved: restored.tokens_resolved, tokensUnresolved: restored.tokens_unresolved };
+            },
+            { guard: guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined },
+          );
           const trace = fingerprint(base.traceId ?? '');
           await runStream(reply, request.log, 'rehydrate_stream', async (writer) => {
             let index = 0;
+            let rest: string;
             try {
               for await (const line of lines) {
                 if (writer.closed) return undefined;
                 const text = rehydrator.push(deltaOf(line));
                 if (text !== '' && !(await writer.frame({ index: index++, restored_text: text }))) return undefined;
               }
+              rest = rehydrator.end();
+            } catch (error) {
+              if (isVeilError(error) && error.code === 'VEIL_OUTPUT_BLOCKED') facts({ output_guard: true });
+              throw error;
             } finally {
               // Client gone or a bad line: stop reading the request.
               if (!stream.readableEnded) stream.destroy();
             }
-            const rest = rehydrator.end();
+            if (guard !== undefined) facts({ output_guard: guard.triggered });
             if (rest !== '' && !(await writer.frame({ index: index++, restored_text: rest }))) return undefined;
             request.log.info(
-              { event: 'rehydrate_completed', streamed: true, trace, frames: index, resolved: rehydrator.tokensResolved, unresolved: rehydrator.tokensUnresolved.length },
+              { event: 'rehydrate_completed', streamed: true, trace_id: trace, frames: index, resolved: rehydrator.tokensResolved, unresolved: rehydrator.tokensUnresolved.length },
               'rehydrate_completed',
             );
             return {
@@ -323,6 +351,7 @@ export function streamRoutes(deps: AppDeps) {
               tokens_unresolved: rehydrator.tokensUnresolved,
               stats: { rehydrate_time_ms: Math.round((performance.now() - started) * 1000) / 1000 },
               trace_id: base.traceId,
+              ...(guard !== undefined ? withOutputGuard({}, guard.summary()) : {}),
             };
           });
           return reply;

@@ -11,11 +11,13 @@ const DETECTOR_MODE_MESSAGES = { builtin: 'builtin_only', both: 'builtin_and_ner
 
 export function probeRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
-    app.get('/livez', () => ({ status: 'ok' }));
-    app.get('/readyz', async (_request, reply) => {
+    app.get('/livez', { config: { scope: 'public' } }, () => ({ status: 'ok' }));
+    app.get('/readyz', { config: { scope: 'public' } }, async (_request, reply) => {
       let ready = deps.policies.registry.size > 0;
       // A mode that uses NER is ready only when the sidecar's own readiness answers within 2 s.
       if (ready && deps.config.detector.mode !== 'builtin') ready = deps.ner !== undefined && (await deps.ner.ready(2000));
+      // An unhealthy audit sink is not ready; asking also drives its (rate-limited) recovery.
+      if (ready && deps.audit !== undefined && !deps.audit.healthy()) ready = await deps.audit.probe();
       return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready' });
     });
   };
@@ -23,26 +25,43 @@ export function probeRoutes(deps: AppDeps) {
 
 export function systemRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
-    app.get('/v1/health', () => {
+    app.get('/v1/health', { config: { scope: 'authenticated' } }, () => {
       const registry = deps.policies.registry;
       const policiesOk = registry.size > 0;
+      const auditOk = deps.audit?.healthy() ?? true;
+      // A failing audit sink refuses requests under audit.strict (unhealthy), else loses events (degraded).
+      const auditStatus = auditOk ? 'healthy' : deps.config.audit.strict ? 'unhealthy' : 'degraded';
+      // A failed reload keeps the running set or ring (still serving: degraded, not unhealthy);
+      // the files on disk are what the operator must fix.
+      const policyReloadFailed = deps.reload.lastOutcome('policies')?.ok === false;
+      const keyringReloadFailed = deps.reload.lastOutcome('keyring')?.ok === false;
+      const policiesStatus = !policiesOk ? 'unhealthy' : policyReloadFailed ? 'degraded' : 'healthy';
+      const sessionStatus = keyringReloadFailed ? 'degraded' : 'healthy';
+      const statuses = [policiesStatus, sessionStatus, auditStatus];
       return {
-        status: policiesOk ? 'healthy' : 'unhealthy',
+        status: statuses.includes('unhealthy') ? 'unhealthy' : statuses.includes('degraded') ? 'degraded' : 'healthy',
         version: deps.version,
         uptime_seconds: Math.floor((deps.now() - deps.startedAtMs) / 1000),
         components: {
           // Always healthy: an optional sidecar being down degrades coverage, not the service.
           detector: { status: 'healthy', message: DETECTOR_MODE_MESSAGES[deps.config.detector.mode] },
-          session: { status: 'healthy', message: deps.config.session.backend },
+          session: {
+            status: sessionStatus,
+            message: `${deps.config.session.backend}${keyringReloadFailed ? '; the last key-ring reload failed, the previous ring is in use' : ''}`,
+          },
           policies: {
-            status: policiesOk ? 'healthy' : 'unhealthy',
-            message: `${registry.size} ${registry.size === 1 ? 'policy' : 'policies'} loaded (default '${registry.defaultName}')`,
+            status: policiesStatus,
+            message: `${registry.size} ${registry.size === 1 ? 'policy' : 'policies'} loaded (default '${registry.defaultName}')${policyReloadFailed ? '; the last reload failed, the previous set is in use' : ''}`,
+          },
+          audit: {
+            status: auditStatus,
+            message: `${deps.audit?.backend ?? deps.config.audit.backend}${deps.config.audit.strict ? ', strict' : ''}${auditOk ? '' : ': cannot record events'}`,
           },
         },
       };
     });
 
-    app.get('/v1/capabilities', () => {
+    app.get('/v1/capabilities', { config: { scope: 'authenticated' } }, () => {
       const builtin = new Set(BUILTIN_REGEX_TYPES);
       return {
         entity_types: [...ENTITY_CATALOG.values()]

@@ -1,15 +1,18 @@
 // POST /v1/transform (text mode). Validation, identity and the store checks here; the transform
 // itself is services/transform.ts, run inline for small inputs and on a worker thread for
 // large ones.
-import { VeilError } from '@veil/common';
+import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { auditFacts, factSink, NO_FACTS, transformFacts, type FactSink } from '../audit/facts.js';
 import { ringMaterial, type AppDeps } from '../deps.js';
+import type { PolicyRegistry } from '../services/policies.js';
 import { compileCustomPatterns } from '../domain/detect/index.js';
 import { incomingSession, outgoingHandle, recordContinuation, withHandle } from '../services/state.js';
 import { runChatTransform, runJsonTransform } from '../services/structured.js';
 import { runTextTransform, type TextTransformRequest, type TransformEnvironment, type TransformResponse } from '../services/transform.js';
 import type { OffloadedTransform } from '../workers/offload-worker.js';
 import { planDetection } from '../services/ner.js';
+import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
 import { effectiveContext, fingerprint, principalOf, traceIdOf, type Principal } from './common.js';
 import { TransformBodySchema, TransformResponseSchema, type TransformBody } from './schemas.js';
 
@@ -36,13 +39,38 @@ function transformSettings(deps: AppDeps) {
     ttlSeconds: deps.config.session.ttl_seconds,
     contextStrategy: deps.config.transform.context_strategy,
     maxContextTokens: deps.config.transform.max_context_tokens,
+    promptSecurity: promptSecuritySettings(deps.config),
   };
 }
 
-function transformEnvironment(deps: AppDeps): TransformEnvironment {
+/** The prompt-security audit fact of a transform response (absent when it is disabled). */
+export function promptFacts(response: { readonly prompt_security?: { readonly triggered: boolean } }): { prompt_security?: boolean } {
+  return response.prompt_security !== undefined ? { prompt_security: response.prompt_security.triggered } : {};
+}
+
+/** A transform refused by prompt security (action block) still records that it triggered. */
+export async function recordingRejection<T>(facts: FactSink, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isVeilError(error) && error.code === 'VEIL_PROMPT_REJECTED') facts({ prompt_security: true });
+    throw error;
+  }
+}
+
+/**
+ * Whether the NER sidecar will be called for this request (planDetection's rule); prompt
+ * security must then screen the text before it, on the event loop.
+ */
+export function nerWillRun(deps: AppDeps, detectors: readonly string[] | undefined): boolean {
+  return deps.ner !== undefined && (detectors?.includes('python_ner') ?? deps.config.detector.mode !== 'builtin');
+}
+
+/** `registry`: the request's policy snapshot, read once (a reload swaps it between requests). */
+export function transformEnvironment(deps: AppDeps, registry: PolicyRegistry = deps.policies.registry): TransformEnvironment {
   return {
     keyRing: deps.keyRing,
-    policy: (name) => deps.policies.registry.get(name),
+    policy: (name) => registry.get(name),
     compilePatterns: (raw) => compileCustomPatterns(raw, 'custom_patterns'),
     ...transformSettings(deps),
     nowMs: deps.now(),
@@ -50,7 +78,7 @@ function transformEnvironment(deps: AppDeps): TransformEnvironment {
 }
 
 /** The request fields every input mode passes to its transform. */
-function requestFields(deps: AppDeps, body: TransformBody, principal: Principal, sessionState: string | undefined) {
+export function requestFields(deps: AppDeps, body: TransformBody, principal: Principal, sessionState: string | undefined) {
   return {
     language: body.language,
     policy: body.policy,
@@ -71,6 +99,7 @@ export async function structuredTransform(
   inputType: 'json' | 'chat_messages',
   sessionState: string | undefined,
   principal: Principal,
+  facts: FactSink = NO_FACTS,
 ): Promise<Record<string, unknown>> {
   const nerWanted = body.detectors?.includes('python_ner') ?? deps.config.detector.mode !== 'builtin';
   if (nerWanted && (deps.config.detector.mode === 'advanced' || body.detectors?.includes('builtin_regex') === false)) {
@@ -82,18 +111,23 @@ export async function structuredTransform(
       ? { detection: { useRegex: true, nerRan: false, ner: [], detectorMode: 'builtin_regex', warnings: [STRUCTURED_NER_WARNING] } }
       : {}),
   };
-  const outcome =
-    inputType === 'json'
-      ? runJsonTransform(transformEnvironment(deps), { ...common, inputJson: body.input_json })
-      : runChatTransform(transformEnvironment(deps), { ...common, inputMessages: body.input_messages });
+  const outcome = await recordingRejection(facts, () =>
+    Promise.resolve().then(() =>
+      inputType === 'json'
+        ? runJsonTransform(transformEnvironment(deps), { ...common, inputJson: body.input_json })
+        : runChatTransform(transformEnvironment(deps), { ...common, inputMessages: body.input_messages }),
+    ),
+  );
+  facts({ ...transformFacts(outcome.response), ...promptFacts(outcome.response), session_id: outcome.meta.sid, trace_id: common.traceId, ...(outcome.meta.policy !== undefined ? { policy: outcome.meta.policy } : {}) });
   if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
   const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
-  log.info({ event: 'transform_completed', input_type: inputType, trace: fingerprint(common.traceId), entities: outcome.response.entities.length }, 'transform_completed');
+  log.info({ event: 'transform_completed', input_type: inputType, trace_id: fingerprint(common.traceId), entities: outcome.response.entities.length }, 'transform_completed');
   return { ...outcome.response, ...handle };
 }
 
 /** A finished text transform: the response object (inline) or the body a worker serialized. */
 export interface TextTransformDone {
+  /** The input the spans refer to: as sent, or as prompt security cleaned it. */
   readonly input: string;
   readonly handle: { session_state: string } | { session_id: string };
   readonly trace: string;
@@ -107,9 +141,34 @@ export interface TextTransformDone {
  * transform (inline, or on a worker for large inputs), replay protection for continuations,
  * and the outgoing session handle.
  */
-export async function textTransform(deps: AppDeps, body: TransformBody, principal: Principal, sessionState: string | undefined): Promise<TextTransformDone> {
+export async function textTransform(
+  deps: AppDeps,
+  body: TransformBody,
+  principal: Principal,
+  sessionState: string | undefined,
+  facts: FactSink = NO_FACTS,
+): Promise<TextTransformDone> {
+  return recordingRejection(facts, () => runTextTransformRoute(deps, body, principal, sessionState, facts));
+}
+
+async function runTextTransformRoute(
+  deps: AppDeps,
+  body: TransformBody,
+  principal: Principal,
+  sessionState: string | undefined,
+  facts: FactSink,
+): Promise<TextTransformDone> {
   const registry = deps.policies.registry;
-  const input = body.input ?? '';
+  let input = body.input ?? '';
+  // Prompt security normally runs inside the transform (on a worker for large inputs); when
+  // the NER sidecar will see the text, it runs here first so NER sees the cleaned text.
+  const promptSettings = promptSecuritySettings(deps.config);
+  let promptScreened: PromptSecuritySummary | undefined;
+  if (promptSettings !== undefined && nerWillRun(deps, body.detectors)) {
+    const screened = screenBeforeNer(promptSettings, input, { keyRing: deps.keyRing, sessionState, tenant: principal.tenant, nowMs: deps.now() });
+    input = screened.text;
+    promptScreened = screened.summary;
+  }
   // The request's policy (or the default for a new session) decides NER fallback here;
   // the effective policy re-checks its detection rules inside the transform.
   const plannedPolicy = body.policy !== undefined ? registry.get(body.policy) : sessionState === undefined ? registry.get(undefined) : undefined;
@@ -118,6 +177,7 @@ export async function textTransform(deps: AppDeps, body: TransformBody, principa
     ...requestFields(deps, body, principal, sessionState),
     input,
     detection: plan,
+    ...(promptScreened !== undefined ? { promptScreened } : {}),
   };
   const trace = fingerprint(transformRequest.traceId ?? '');
   if (input.length > deps.offload.threshold || (sessionState?.length ?? 0) > deps.offload.threshold) {
@@ -129,27 +189,31 @@ export async function textTransform(deps: AppDeps, body: TransformBody, principa
       settings: transformSettings(deps),
       nowMs: deps.now(),
     })) as OffloadedTransform;
+    facts({ ...outcome.facts, session_id: outcome.meta.sid, trace_id: transformRequest.traceId ?? '', ...(outcome.meta.policy !== undefined ? { policy: outcome.meta.policy } : {}) });
     if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
-    return { input, handle: await outgoingHandle(deps, outcome.meta, outcome.sessionState), trace, serialized: outcome.body };
+    return { input: outcome.cleanedInput ?? input, handle: await outgoingHandle(deps, outcome.meta, outcome.sessionState), trace, serialized: outcome.body };
   }
-  const outcome = runTextTransform(transformEnvironment(deps), transformRequest);
+  const outcome = runTextTransform(transformEnvironment(deps, registry), transformRequest);
+  facts({ ...transformFacts(outcome.response), ...promptFacts(outcome.response), session_id: outcome.meta.sid, trace_id: transformRequest.traceId ?? '', ...(outcome.meta.policy !== undefined ? { policy: outcome.meta.policy } : {}) });
   if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
-  return { input, handle: await outgoingHandle(deps, outcome.meta, outcome.sessionState), trace, response: outcome.response };
+  return { input: outcome.cleanedInput ?? input, handle: await outgoingHandle(deps, outcome.meta, outcome.sessionState), trace, response: outcome.response };
 }
 
 export function transformRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
     app.post<{ Body: TransformBody }>(
       '/v1/transform',
-      { schema: { body: TransformBodySchema, response: { 200: TransformResponseSchema } }, config: { idempotent: true } },
+      { schema: { body: TransformBodySchema, response: { 200: TransformResponseSchema } }, config: { scope: 'transform', idempotent: true } },
       async (request, reply) => {
         const body = request.body;
         const principal = principalOf(request);
+        // Known before anything can fail, so a refused transform's event still names them.
+        auditFacts(request, { ...(body.policy !== undefined ? { policy: body.policy } : {}), ...(body.trace_id !== undefined ? { trace_id: body.trace_id } : {}) });
         const inputType = inputTypeOf(body);
         const sessionState = await incomingSession(deps, body.session_id, body.session_state);
-        if (inputType !== 'text') return structuredTransform(deps, request.log, body, inputType, sessionState, principal);
-        const done = await textTransform(deps, body, principal, sessionState);
-        const logFields = { event: 'transform_completed', trace: done.trace, policy: body.policy ?? deps.policies.registry.defaultName };
+        if (inputType !== 'text') return structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request));
+        const done = await textTransform(deps, body, principal, sessionState, factSink(request));
+        const logFields = { event: 'transform_completed', trace_id: done.trace, policy: body.policy ?? deps.policies.registry.defaultName };
         if (done.serialized !== undefined) {
           request.log.info({ ...logFields, offloaded: true }, 'transform_completed');
           return reply.type('application/json; charset=utf-8').send(withHandle(done.serialized, done.handle));

@@ -14,10 +14,11 @@ export function validationRoutes() {
           body: EntityTypesBodySchema,
           response: { 200: Type.Object({ valid: Type.Boolean(), type: Type.Optional(Type.String()), error: Type.Optional(Type.String()) }) },
         },
+        config: { scope: 'transform' },
       },
       (request) => validateEntityTypeName(request.body.name),
     );
-    app.post<{ Body: Static<typeof PatternsBodySchema> }>('/v1/patterns', { schema: { body: PatternsBodySchema } }, (request) => {
+    app.post<{ Body: Static<typeof PatternsBodySchema> }>('/v1/patterns', { schema: { body: PatternsBodySchema }, config: { scope: 'transform' } }, (request) => {
       const { sample, ...pattern } = request.body;
       return validateCustomPattern({ entity_type: pattern.entity_type ?? 'pattern', ...pattern }, sample);
     });

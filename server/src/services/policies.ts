@@ -1,5 +1,6 @@
 // The loaded policy set: compiled policies by name plus the default, immutable once built. A
-// reload (later) builds a new registry and swaps it whole.
+// reload (reload/policies.ts) builds a new registry and swaps it whole; a request reads
+// `deps.policies.registry` once and keeps that snapshot.
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_POLICY, loadPolicyDirectory, VeilError, type Policy, type PolicyIssue } from '@veil/common';
 import { compileCustomPatterns, type CompiledPattern } from '../domain/detect/index.js';
@@ -76,20 +77,33 @@ export function compilePolicy(policy: Policy, file: string): LoadedPolicy {
  * directory, from the built-in default policy.
  */
 export function loadPolicyRegistry(options: { directory?: string | undefined; defaultName?: string | undefined; nowUnix: number }): PolicyRegistry {
-  const loaded = new Map<string, LoadedPolicy>();
-  if (options.directory === undefined) {
-    loaded.set(DEFAULT_POLICY.name, compilePolicy(DEFAULT_POLICY, '<built-in>'));
-    return new PolicyRegistry(loaded, options.defaultName ?? DEFAULT_POLICY.name, options.nowUnix);
-  }
+  if (options.directory === undefined) return builtinPolicyRegistry(options.defaultName, options.nowUnix);
   const { policies, issues } = loadPolicyDirectory(options.directory);
   if (issues.length > 0) throw new PolicyLoadError(issues);
   if (policies.size === 0) {
     throw new PolicyLoadError([{ file: options.directory, field: 'policy.directory', message: 'no policy files found' }]);
   }
+  return registryFromPolicies(policies, options.directory, options.defaultName, options.nowUnix);
+}
+
+/** The set used without a policy directory: the built-in default policy alone. */
+export function builtinPolicyRegistry(defaultName: string | undefined, nowUnix: number): PolicyRegistry {
+  const loaded = new Map<string, LoadedPolicy>();
+  loaded.set(DEFAULT_POLICY.name, compilePolicy(DEFAULT_POLICY, '<built-in>'));
+  return new PolicyRegistry(loaded, defaultName ?? DEFAULT_POLICY.name, nowUnix);
+}
+
+/**
+ * Compile parsed policies into a registry (startup and reload alike). The default is
+ * `defaultName`, else `default` when present, else the first name in sort order. Throws
+ * PolicyLoadError for a pattern that does not compile or a default that is not in the set.
+ */
+export function registryFromPolicies(policies: ReadonlyMap<string, Policy>, directory: string, defaultName: string | undefined, nowUnix: number): PolicyRegistry {
+  const loaded = new Map<string, LoadedPolicy>();
   for (const [name, policy] of policies) loaded.set(name, compilePolicy(policy, name));
-  const defaultName = options.defaultName ?? (policies.has('default') ? 'default' : [...policies.keys()].sort()[0]!);
-  if (!loaded.has(defaultName)) {
-    throw new PolicyLoadError([{ file: options.directory, field: 'policy.default', message: `default policy '${defaultName}' not found in the directory` }]);
+  const chosen = defaultName ?? (policies.has('default') ? 'default' : [...policies.keys()].sort()[0]!);
+  if (!loaded.has(chosen)) {
+    throw new PolicyLoadError([{ file: directory, field: 'policy.default', message: `default policy '${chosen}' not found in the directory` }]);
   }
-  return new PolicyRegistry(loaded, defaultName, options.nowUnix);
+  return new PolicyRegistry(loaded, chosen, nowUnix);
 }

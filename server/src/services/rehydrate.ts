@@ -3,12 +3,14 @@
 // bodies and on a worker thread for large ones; free of Fastify.
 import { randomUUID } from 'node:crypto';
 import { VeilError } from '@veil/common';
+import { outputGuardWarning, type OutputGuard, type OutputGuardSummary } from '../domain/guard/index.js';
 import type { Caller } from '../domain/policy/index.js';
-import { indexEntries, rehydrateText, type UnresolvedToken } from '../domain/rehydrate.js';
+import { indexEntries, rehydrateText, type RehydrateResult, type UnresolvedToken } from '../domain/rehydrate.js';
 import { findTokensLenient } from '../domain/repair/index.js';
 import type { RestoreTemplates } from '../domain/restore/index.js';
 import { openSession, type KeyRing, type SessionPayload } from '../domain/seal/index.js';
 import type { RestoreMode } from '../domain/types.js';
+import { createOutputGuard, type OutputProtectionSettings } from './output-guard.js';
 import type { LoadedPolicy } from './policies.js';
 
 export interface RehydrateEnvironment {
@@ -16,6 +18,8 @@ export interface RehydrateEnvironment {
   readonly policy: (name: string | undefined) => LoadedPolicy;
   readonly templates?: RestoreTemplates | undefined;
   readonly nowMs: number;
+  /** The output guard's settings; undefined when output_protection is disabled. */
+  readonly outputProtection?: OutputProtectionSettings | undefined;
 }
 
 export interface RehydrateRequest {
@@ -37,6 +41,9 @@ export interface RehydrateResponse {
   tokens_unresolved: UnresolvedToken[];
   stats: { rehydrate_time_ms: number };
   trace_id: string;
+  /** Present when the output guard is enabled (counts only, never values). */
+  output_guard?: OutputGuardSummary;
+  warnings?: string[];
 }
 
 /** Kinds of session a rehydrate accepts. */
@@ -46,36 +53,82 @@ export function openForRehydrate(env: RehydrateEnvironment, sessionState: string
   return openSession(env.keyRing, sessionState, { kinds: REHYDRATE_KINDS, tenant }, Math.floor(env.nowMs / 1000));
 }
 
-export function restoreOpened(env: RehydrateEnvironment, session: SessionPayload, request: RehydrateRequest, started = performance.now()): RehydrateResponse {
-  let loaded: LoadedPolicy;
-  try {
-    loaded = env.policy(session.policy);
-  } catch {
-    // The session's policy was removed: restore nothing rather than guess another policy.
-    throw new VeilError('VEIL_POLICY_DENIED', "the session's policy is no longer loaded");
-  }
+/**
+ * One restore context (policy, channel, caller, revocations, indexed entries) for many texts:
+ * /v1/rehydrate/file restores a document piece by piece (JSON strings, DOCX runs) under the
+ * same rules as one /v1/rehydrate call. `request.output` is not read.
+ */
+export function createRestorer(env: RehydrateEnvironment, session: SessionPayload, request: RehydrateRequest): (text: string) => RehydrateResult {
+  const loaded = sessionPolicy(env, session);
   loaded.compiled.channelCeiling(request.channel); // validates the channel before any restore
   const revoked = request.revokedIds !== undefined && request.revokedIds.length > 0 ? new Set(request.revokedIds) : undefined;
-  const result = rehydrateText({
-    output: request.output,
-    entries: indexEntries(session.entries),
-    policy: loaded.compiled,
-    language: session.language,
-    caller: request.caller,
-    channel: request.channel,
-    requestedMode: request.restoreMode,
-    tokenOverrides: request.restoreOverrides,
-    templates: env.templates,
-    // Token repair (decisions.md 9): spacing, type case, escaped or one lost brace are
-    // tolerated; the id and cap must still match exactly.
-    scan: findTokensLenient,
-    ...(revoked !== undefined ? { isRevoked: (entry) => revoked.has(entry.id) } : {}),
-  });
-  return {
+  const entries = indexEntries(session.entries);
+  return (text) =>
+    rehydrateText({
+      output: text,
+      entries,
+      policy: loaded.compiled,
+      language: session.language,
+      caller: request.caller,
+      channel: request.channel,
+      requestedMode: request.restoreMode,
+      tokenOverrides: request.restoreOverrides,
+      templates: env.templates,
+      scan: findTokensLenient,
+      ...(revoked !== undefined ? { isRevoked: (entry) => revoked.has(entry.id) } : {}),
+    });
+}
+
+/** The session's policy; a policy that was removed refuses (restore nothing, guess nothing). */
+export function sessionPolicy(env: RehydrateEnvironment, session: SessionPayload): LoadedPolicy {
+  try {
+    return env.policy(session.policy);
+  } catch {
+    throw new VeilError('VEIL_POLICY_DENIED', "the session's policy is no longer loaded");
+  }
+}
+
+/** The output guard for one rehydrate of `session`, or undefined when disabled. */
+export function outputGuardFor(env: RehydrateEnvironment, session: SessionPayload, caller: Caller): OutputGuard | undefined {
+  if (env.outputProtection === undefined) return undefined;
+  return createOutputGuard(env.outputProtection, { policy: sessionPolicy(env, session), language: session.language, caller });
+}
+
+/**
+ * Restore one output. The output guard runs first, on the output as the model wrote it (so a
+ * restored value is never flagged): `guard` undefined guards this output with a guard of its
+ * own and reports it in the response; null skips the guard (the caller guarded the text
+ * already: stream pieces, JSON documents); an OutputGuard is used as given and reported by the
+ * caller.
+ */
+export function restoreOpened(
+  env: RehydrateEnvironment,
+  session: SessionPayload,
+  request: RehydrateRequest,
+  started = performance.now(),
+  guard?: OutputGuard | null,
+): RehydrateResponse {
+  // Token repair (decisions.md 9): spacing, type case, escaped or one lost brace are
+  // tolerated; the id and cap must still match exactly (createRestorer scans leniently).
+  const restorer = createRestorer(env, session, request);
+  const ownGuard = guard === undefined ? outputGuardFor(env, session, request.caller) : undefined;
+  const active = guard ?? ownGuard;
+  const result = restorer(active !== undefined ? active.guard(request.output) : request.output);
+  const response: RehydrateResponse = {
     restored_text: result.restoredText,
     tokens_resolved: result.tokensResolved,
     tokens_unresolved: result.tokensUnresolved,
     stats: { rehydrate_time_ms: Math.round((performance.now() - started) * 1000) / 1000 },
     trace_id: request.traceId ?? randomUUID(),
   };
+  if (ownGuard !== undefined) withOutputGuard(response, ownGuard.summary());
+  return response;
+}
+
+/** Attach the guard's summary (and its warning when it triggered) to a response. */
+export function withOutputGuard<T extends { output_guard?: OutputGuardSummary; warnings?: string[] }>(response: T, summary: OutputGuardSummary): T {
+  response.output_guard = summary;
+  const warning = outputGuardWarning(summary);
+  if (warning !== undefined) response.warnings = [...(response.warnings ?? []), warning];
+  return response;
 }

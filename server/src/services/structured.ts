@@ -19,6 +19,7 @@ import {
   type StructuredEntity,
   type StructuredResult,
 } from '../domain/structured/index.js';
+import { PromptGuard, promptSecurityWarning, sessionTokenKeys } from '../domain/guard/index.js';
 import { TokenAllocator } from '../domain/token/index.js';
 import {
   elapsedMs,
@@ -97,6 +98,7 @@ function runStructured<T>(
   env: TransformEnvironment,
   request: Omit<TextTransformRequest, 'input'>,
   started: number,
+  field: string,
   walk: (scanner: SlotScanner) => StructuredResult<T>,
 ): StructuredRun<T> {
   const nowSeconds = Math.floor(env.nowMs / 1000);
@@ -115,12 +117,19 @@ function runStructured<T>(
   const patterns = requested.length > 0 ? [...loaded.patterns, ...env.compilePatterns(requested)] : loaded.patterns;
 
   const previousEntries = previous?.entries ?? [];
+  // Prompt security on every string slot (values, keys, chat contents, tool-call arguments);
+  // the continued session's own tokens are left alone.
+  const guard =
+    env.promptSecurity !== undefined
+      ? new PromptGuard(env.promptSecurity.action, previousEntries.length > 0 ? sessionTokenKeys(previousEntries) : undefined)
+      : undefined;
   const scanner = new SlotScanner({
     detect: (text) => detectAll(text, { customPatterns: patterns, language }),
     policy: loaded.compiled,
     context: request.context,
     allocator: new TokenAllocator(previousEntries),
     protectionOverrides: request.protectionOverrides,
+    ...(guard !== undefined ? { screen: (text: string) => guard.screen(text, field) } : {}),
   });
   // Detection and tokenization interleave slot by slot, so detection time is not separable;
   // it is reported as the time of the whole walk.
@@ -159,6 +168,11 @@ function runStructured<T>(
     policy_version: loaded.compiled.version,
     trace_id: request.traceId ?? randomUUID(),
   };
+  if (guard !== undefined) {
+    response.prompt_security = guard.summary();
+    const warning = promptSecurityWarning(response.prompt_security);
+    if (warning !== undefined) response.warnings = [...(response.warnings ?? []), warning];
+  }
   if (items !== undefined) response.entity_context = items;
   if (env.contextStrategy !== 'none') response.entity_summary = summary(result.entities);
   response.stats.transform_time_ms = elapsedMs(started);
@@ -166,7 +180,7 @@ function runStructured<T>(
     response,
     safe: result.value,
     sessionState,
-    meta: { sid: payload.sid, counter: payload.counter, expiresAtMs: payload.exp * 1000, continued: previous !== undefined },
+    meta: { sid: payload.sid, counter: payload.counter, expiresAtMs: payload.exp * 1000, continued: previous !== undefined, policy: payload.policy },
   };
 }
 
@@ -179,7 +193,7 @@ function runStructured<T>(
 export function runJsonTransform(env: TransformEnvironment, request: JsonTransformRequest): JsonTransformOutcome {
   const started = performance.now();
   checkJsonDocument(request.inputJson);
-  const run = runStructured(env, request, started, (scanner) => tokenizeJsonDocument(request.inputJson, scanner));
+  const run = runStructured(env, request, started, 'input_json', (scanner) => tokenizeJsonDocument(request.inputJson, scanner));
   return { response: { ...run.response, safe_json: run.safe }, sessionState: run.sessionState, meta: run.meta };
 }
 
@@ -191,6 +205,6 @@ export function runJsonTransform(env: TransformEnvironment, request: JsonTransfo
 export function runChatTransform(env: TransformEnvironment, request: ChatTransformRequest): ChatTransformOutcome {
   const started = performance.now();
   const prepared = prepareChatMessages(request.inputMessages);
-  const run = runStructured(env, request, started, (scanner) => tokenizeChatMessages(prepared, scanner));
+  const run = runStructured(env, request, started, 'input_messages', (scanner) => tokenizeChatMessages(prepared, scanner));
   return { response: { ...run.response, safe_messages: run.safe }, sessionState: run.sessionState, meta: run.meta };
 }

@@ -14,6 +14,8 @@ import { tokenizeText } from '../domain/tokenize.js';
 import { utf16ToCodePoints } from '../domain/text/codepoints.js';
 import type { Detection, RequestContext, RestoreMode, TokenEntry } from '../domain/types.js';
 import type { LoadedPolicy } from './policies.js';
+import { promptSecurityWarning, type PromptSecuritySummary } from '../domain/guard/index.js';
+import { screenPromptText, type PromptSecuritySettings } from './prompt-security.js';
 
 export const NER_DEGRADED_WARNING =
   'degraded detection coverage: the NER detector is not active, so person, organization and location names may pass through undetected';
@@ -31,6 +33,8 @@ export interface TransformEnvironment {
   readonly contextStrategy: ContextStrategy;
   readonly maxContextTokens: number;
   readonly nowMs: number;
+  /** Prompt security settings; undefined when prompt_security is disabled. */
+  readonly promptSecurity?: PromptSecuritySettings | undefined;
 }
 
 export interface RequestPattern {
@@ -59,6 +63,11 @@ export interface TextTransformRequest {
     readonly detectorMode: string;
     readonly warnings: readonly string[];
   };
+  /**
+   * Set when the caller already ran prompt security on `input` (before NER, which must see the
+   * cleaned text): the transform reports this summary instead of screening again.
+   */
+  readonly promptScreened?: PromptSecuritySummary | undefined;
 }
 
 /** Regex and custom-pattern detections merged with NER ones (see mergeDetections). */
@@ -69,8 +78,15 @@ export function mergedDetections(
   plan: TextTransformRequest['detection'],
   policy: Policy,
 ): Detection[] {
+  return combineDetections(detectAll(text, { customPatterns: patterns, language }), plan, policy);
+}
+
+/**
+ * The second half of mergedDetections, for callers that ran the regex detectors elsewhere (on a
+ * worker thread for a large RAG document): the policy's NER control, then the merge.
+ */
+export function combineDetections(regex: Detection[], plan: TextTransformRequest['detection'], policy: Policy): Detection[] {
   const ner = applyPolicyDetection(policy, plan ?? { nerRan: false, ner: [] });
-  const regex = detectAll(text, { customPatterns: patterns, language });
   if (plan === undefined) return regex;
   // Without builtin_regex only the caller's and policy's own patterns run.
   const kept = plan.useRegex ? regex : regex.filter((detection) => detection.detector === 'custom_pattern');
@@ -110,6 +126,8 @@ export interface TransformResponse {
   };
   detector_mode: string;
   warnings?: string[];
+  /** Present when prompt security is enabled (counts only, never the text). */
+  prompt_security?: PromptSecuritySummary;
   policy_version: string;
   trace_id: string;
 }
@@ -161,6 +179,8 @@ export function summary(entities: readonly Occurrence[]): Record<string, number>
 export interface SessionMeta {
   readonly sid: string;
   readonly counter: number;
+  /** Name of the policy the session is under (for the audit event). */
+  readonly policy?: string;
   readonly expiresAtMs: number;
   /** True when this call continued an earlier session (replay and deny-list checks apply). */
   readonly continued: boolean;
@@ -170,6 +190,30 @@ export interface TransformOutcome {
   readonly response: TransformResponse;
   readonly sessionState: string;
   readonly meta: SessionMeta;
+  /** The input after prompt security stripped it, when that changed it (spans refer to it). */
+  readonly cleanedInput?: string;
+}
+
+/**
+ * Prompt security for a text transform: screen `input` (the continued session's own tokens are
+ * left alone) unless the caller screened it already. A changed text after NER ran is a wiring
+ * error: NER's spans would not match it, so fail closed.
+ */
+function screenInput(
+  env: TransformEnvironment,
+  request: TextTransformRequest,
+  previous: SessionPayload | undefined,
+): { input: string; summary?: PromptSecuritySummary; warning?: string } {
+  if (request.promptScreened !== undefined) {
+    const warning = promptSecurityWarning(request.promptScreened);
+    return { input: request.input, summary: request.promptScreened, ...(warning !== undefined ? { warning } : {}) };
+  }
+  if (env.promptSecurity === undefined) return { input: request.input };
+  const screened = screenPromptText(env.promptSecurity, request.input, 'input', previous?.entries);
+  if (screened.text !== request.input && (request.detection?.ner.length ?? 0) > 0) {
+    throw new VeilError('VEIL_INTERNAL', undefined, 'prompt security must screen the input before NER runs');
+  }
+  return { input: screened.text, summary: screened.summary, ...(screened.warning !== undefined ? { warning: screened.warning } : {}) };
 }
 
 export function runTextTransform(env: TransformEnvironment, request: TextTransformRequest): TransformOutcome {
@@ -186,15 +230,18 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
   const language = request.language ?? previous?.language ?? env.defaultLanguage;
   const requested = request.customPatterns ?? [];
   const patterns = requested.length > 0 ? [...loaded.patterns, ...env.compilePatterns(requested)] : loaded.patterns;
+  // Prompt security first: detection, spans and tokens all refer to the screened input.
+  const screened = screenInput(env, request, previous);
+  const input = screened.input;
 
   const detectStarted = performance.now();
   const metadataPolicy = loaded.compiled.policy.metadata_policy;
-  const detections = withMetadata(request.input, mergedDetections(request.input, patterns, language, request.detection, loaded.compiled.policy), metadataPolicy, language);
+  const detections = withMetadata(input, mergedDetections(input, patterns, language, request.detection, loaded.compiled.policy), metadataPolicy, language);
   const detectionMs = elapsedMs(detectStarted);
 
   const previousEntries = previous?.entries ?? [];
   const result = tokenizeText({
-    text: request.input,
+    text: input,
     detections,
     policy: loaded.compiled,
     context: request.context,
@@ -218,7 +265,7 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
 
   const flat: number[] = [];
   for (const entity of result.entities) flat.push(entity.start, entity.end);
-  const points = utf16ToCodePoints(request.input, flat);
+  const points = utf16ToCodePoints(input, flat);
   const tokenByStart = new Map<number, string>();
   for (const entity of result.entities) if (entity.action_applied === 'tokenize') tokenByStart.set(entity.start, entity.token);
   const metadata = exposedMetadata(detections, metadataPolicy, (start) => tokenByStart.get(start));
@@ -255,13 +302,16 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
     trace_id: request.traceId ?? randomUUID(),
   };
   const warnings = request.detection !== undefined ? [...request.detection.warnings] : [NER_DEGRADED_WARNING];
+  if (screened.warning !== undefined) warnings.push(screened.warning);
   if (warnings.length > 0) response.warnings = warnings;
+  if (screened.summary !== undefined) response.prompt_security = screened.summary;
   if (items !== undefined) response.entity_context = items;
   if (env.contextStrategy !== 'none') response.entity_summary = summary(result.entities);
   response.stats.transform_time_ms = elapsedMs(started);
   return {
     response,
     sessionState,
-    meta: { sid: payload.sid, counter: payload.counter, expiresAtMs: payload.exp * 1000, continued: previous !== undefined },
+    meta: { sid: payload.sid, counter: payload.counter, expiresAtMs: payload.exp * 1000, continued: previous !== undefined, policy: payload.policy },
+    ...(input !== request.input ? { cleanedInput: input } : {}),
   };
 }

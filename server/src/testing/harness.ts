@@ -39,7 +39,11 @@ export async function buildTestApp(
   });
   let offsetMs = 0;
   const base = await buildDeps(loaded);
-  const clocked: AppDeps = { ...base, now: () => Date.now() + offsetMs };
+  // Copied with descriptors, not spread: `keyRing` is a getter that follows key-ring reloads.
+  const clocked = Object.defineProperties({}, {
+    ...Object.getOwnPropertyDescriptors(base),
+    now: { value: () => Date.now() + offsetMs, enumerable: true },
+  }) as AppDeps;
   const deps = options.mutateDeps === undefined ? clocked : options.mutateDeps(clocked);
   const logs = new MemorySink();
   const logger = createLogger({ level: 'info', format: 'json', stream: logs });
@@ -55,8 +59,34 @@ export async function buildTestApp(
   };
 }
 
-/** POST JSON through inject and parse the reply. */
-export async function post(app: FastifyInstance, url: string, body: unknown): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
-  const response = await app.inject({ method: 'POST', url, payload: body as object, headers: { 'content-type': 'application/json' } });
+/** POST JSON through inject and parse the reply; `headers` adds credentials and the like. */
+export async function post(
+  app: FastifyInstance,
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+  const response = await app.inject({ method: 'POST', url, payload: body as object, headers: { 'content-type': 'application/json', ...headers } });
   return { status: response.statusCode, body: response.json(), headers: response.headers };
+}
+
+/** Any method through inject with optional JSON body and headers; the body parsed when JSON. */
+export async function send(
+  app: FastifyInstance,
+  options: { method: 'GET' | 'HEAD' | 'POST' | 'DELETE' | 'OPTIONS'; url: string; body?: unknown; headers?: Record<string, string> },
+): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+  const headers = { ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...(options.headers ?? {}) };
+  const response = await app.inject({
+    method: options.method,
+    url: options.url,
+    headers,
+    ...(options.body !== undefined ? { payload: options.body as object } : {}),
+  });
+  let body: unknown;
+  try {
+    body = response.body === '' ? undefined : response.json();
+  } catch {
+    body = response.body;
+  }
+  return { status: response.statusCode, body, headers: response.headers };
 }

@@ -15,6 +15,9 @@ import { compilePolicy, PolicyRegistry } from '../services/policies.js';
 import { openForRehydrate, REHYDRATE_KINDS, restoreOpened, type RehydrateRequest } from '../services/rehydrate.js';
 import { revocationDigest } from '../services/revocation.js';
 import { runTextTransform, type ContextStrategy, type SessionMeta, type TextTransformRequest } from '../services/transform.js';
+import type { OutputProtectionSettings } from '../services/output-guard.js';
+import type { PromptSecuritySettings } from '../services/prompt-security.js';
+import { transformFacts, type AuditFacts } from '../audit/facts.js';
 import type { RestoreTemplates } from '../domain/restore/index.js';
 
 try {
@@ -43,7 +46,13 @@ export type OffloadTask =
       readonly request: TextTransformRequest;
       readonly ring: RingMaterial;
       readonly policies: PolicySnapshot;
-      readonly settings: { defaultLanguage: string; ttlSeconds: number; contextStrategy: ContextStrategy; maxContextTokens: number };
+      readonly settings: {
+        defaultLanguage: string;
+        ttlSeconds: number;
+        contextStrategy: ContextStrategy;
+        maxContextTokens: number;
+        promptSecurity?: PromptSecuritySettings | undefined;
+      };
       readonly nowMs: number;
     }
   | {
@@ -61,6 +70,7 @@ export type OffloadTask =
       readonly ring: RingMaterial;
       readonly policies: PolicySnapshot;
       readonly templates?: RestoreTemplates | undefined;
+      readonly outputProtection?: OutputProtectionSettings | undefined;
       readonly nowMs: number;
     };
 
@@ -69,11 +79,23 @@ export interface OffloadedTransform {
   readonly body: string;
   readonly sessionState: string;
   readonly meta: SessionMeta;
+  /** Audit facts of the result (types and counts), so the event loop need not parse the body. */
+  readonly facts: AuditFacts;
+  /** The input after prompt security stripped it, when that changed it (spans refer to it). */
+  readonly cleanedInput?: string;
+}
+
+/** Result of 'rehydrate': the serialized response and whether the output guard triggered. */
+export interface OffloadedRehydrate {
+  readonly body: string;
+  readonly outputGuardTriggered: boolean;
 }
 
 /** Result of 'rehydrate-open'. */
 export interface OpenedForRehydrate {
   readonly sid: string;
+  /** The session's policy name (for the audit event). */
+  readonly policy?: string;
   readonly expiresAtMs: number;
   readonly digests: readonly { id: string; digest: string }[];
 }
@@ -96,7 +118,8 @@ function compiled(patterns: readonly CustomPattern[]): CompiledPattern[] {
 }
 
 let cachedRing: { key: string; ring: KeyRing } | undefined;
-function ringOf(material: RingMaterial): KeyRing {
+/** Shared with workers/files-worker.ts. */
+export function ringOf(material: RingMaterial): KeyRing {
   const hash = createHash('sha256');
   hash.update(material.currentKid);
   for (const entry of material.keys) hash.update(entry.kid).update(entry.key);
@@ -108,7 +131,8 @@ function ringOf(material: RingMaterial): KeyRing {
 }
 
 let cachedRegistry: { key: string; registry: PolicyRegistry } | undefined;
-function registryOf(snapshot: PolicySnapshot): PolicyRegistry {
+/** Shared with workers/files-worker.ts. */
+export function registryOf(snapshot: PolicySnapshot): PolicyRegistry {
   if (cachedRegistry?.key !== snapshot.key) {
     const loaded = new Map(snapshot.policies.map((policy) => [policy.name, compilePolicy(policy, policy.name)]));
     cachedRegistry = { key: snapshot.key, registry: new PolicyRegistry(loaded, snapshot.defaultName, 0, snapshot.key) };
@@ -136,13 +160,21 @@ function execute(task: OffloadTask): unknown {
         task.request,
       );
       // Serialized here so the event loop only copies one string.
-      return { body: JSON.stringify(outcome.response), sessionState: outcome.sessionState, meta: outcome.meta } satisfies OffloadedTransform;
+      const promptSecurity = outcome.response.prompt_security;
+      return {
+        body: JSON.stringify(outcome.response),
+        sessionState: outcome.sessionState,
+        meta: outcome.meta,
+        facts: { ...transformFacts(outcome.response), ...(promptSecurity !== undefined ? { prompt_security: promptSecurity.triggered } : {}) },
+        ...(outcome.cleanedInput !== undefined ? { cleanedInput: outcome.cleanedInput } : {}),
+      } satisfies OffloadedTransform;
     }
     case 'rehydrate-open': {
       const session = openSession(ringOf(task.ring), task.sessionState, { kinds: REHYDRATE_KINDS, tenant: task.tenant }, Math.floor(task.nowMs / 1000));
       const key = Buffer.from(task.digestKey);
       return {
         sid: session.sid,
+        policy: session.policy,
         expiresAtMs: session.exp * 1000,
         digests: session.entries.map((entry) => ({ id: entry.id, digest: revocationDigest(key, entry.type, entry.value) })),
       } satisfies OpenedForRehydrate;
@@ -150,9 +182,16 @@ function execute(task: OffloadTask): unknown {
     case 'rehydrate': {
       const started = performance.now();
       const registry = registryOf(task.policies);
-      const env = { keyRing: ringOf(task.ring), policy: (name: string | undefined) => registry.get(name), templates: task.templates, nowMs: task.nowMs };
+      const env = {
+        keyRing: ringOf(task.ring),
+        policy: (name: string | undefined) => registry.get(name),
+        templates: task.templates,
+        outputProtection: task.outputProtection,
+        nowMs: task.nowMs,
+      };
       const session = openForRehydrate(env, task.request.sessionState, task.request.tenant);
-      return JSON.stringify(restoreOpened(env, session, task.request, started));
+      const response = restoreOpened(env, session, task.request, started);
+      return { body: JSON.stringify(response), outputGuardTriggered: response.output_guard?.triggered === true } satisfies OffloadedRehydrate;
     }
   }
 }

@@ -36,6 +36,16 @@ export interface RestoreResult {
 
 export type RestoreFunction = (text: string) => RestoreResult;
 
+/**
+ * An extra layer on the release decision (the output guard, domain/guard/output.ts): given the
+ * pending output and how much the token layer allows, it releases a prefix no longer than that
+ * (possibly less, possibly rewritten, e.g. masked); the rewritten text is what gets restored.
+ * It must never cut inside a token candidate.
+ */
+export interface ReleaseGuard {
+  release(pending: string, tokenCut: number, final: boolean): { readonly consumed: number; readonly text: string };
+}
+
 const OPEN = 0x7b; // {
 const CLOSE = 0x7d; // }
 const BACKSLASH = 0x5c;
@@ -183,14 +193,16 @@ export function streamCut(text: string): number {
  */
 export class StreamRehydrator {
   readonly #restore: RestoreFunction;
+  readonly #guard: ReleaseGuard | undefined;
   #pending = '';
   #consumed = 0;
   #resolved = 0;
   readonly #unresolved: UnresolvedToken[] = [];
   #ended = false;
 
-  constructor(restore: RestoreFunction) {
+  constructor(restore: RestoreFunction, options: { readonly guard?: ReleaseGuard | undefined } = {}) {
     this.#restore = restore;
+    this.#guard = options.guard;
   }
 
   /** Add a delta; returns the restored text that can be emitted now. */
@@ -198,10 +210,16 @@ export class StreamRehydrator {
     if (this.#ended) throw new Error('StreamRehydrator: push after end');
     this.#pending += delta;
     const cut = streamCut(this.#pending);
+    if (this.#guard !== undefined) {
+      const released = this.#guard.release(this.#pending, cut, false);
+      if (released.consumed === 0) return '';
+      this.#pending = this.#pending.slice(released.consumed);
+      return this.#emit(released.text, released.consumed);
+    }
     if (cut === 0) return '';
     const ready = this.#pending.slice(0, cut);
     this.#pending = this.#pending.slice(cut);
-    return this.#emit(ready);
+    return this.#emit(ready, ready.length);
   }
 
   /** No more deltas: restore and return whatever was held back. Further pushes throw. */
@@ -210,7 +228,11 @@ export class StreamRehydrator {
     this.#ended = true;
     const rest = this.#pending;
     this.#pending = '';
-    return rest.length === 0 ? '' : this.#emit(rest);
+    if (this.#guard !== undefined) {
+      const released = this.#guard.release(rest, rest.length, true);
+      return released.consumed === 0 ? '' : this.#emit(released.text, released.consumed);
+    }
+    return rest.length === 0 ? '' : this.#emit(rest, rest.length);
   }
 
   /** Tokens restored so far (a revoked value counts as restored). */
@@ -228,14 +250,17 @@ export class StreamRehydrator {
     return this.#consumed;
   }
 
-  /** UTF-16 length currently held back (at most MAX_HOLDBACK plus any surrogate half). */
+  /**
+   * UTF-16 length currently held back: at most MAX_HOLDBACK plus any surrogate half, or with an
+   * output guard the guard's bound (OUTPUT_GUARD_MAX_HOLD plus one delta).
+   */
   get held(): number {
     return this.#pending.length;
   }
 
-  #emit(text: string): string {
+  #emit(text: string, consumed: number): string {
     const result = this.#restore(text);
-    this.#consumed += text.length;
+    this.#consumed += consumed;
     this.#resolved += result.tokensResolved;
     for (const item of result.tokensUnresolved) this.#unresolved.push(item);
     return result.restoredText;

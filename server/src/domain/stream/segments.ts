@@ -60,7 +60,7 @@ function isAsciiLetter(code: number): boolean {
 }
 
 /** Does the `.` at `dot` end an abbreviation or an initial rather than a sentence? */
-function isAbbreviation(text: string, dot: number): boolean {
+export function isAbbreviation(text: string, dot: number): boolean {
   let start = dot;
   while (start > 0 && dot - start < 12) {
     const code = text.charCodeAt(start - 1);

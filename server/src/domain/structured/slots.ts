@@ -37,6 +37,11 @@ export interface StructuredEntity {
 
 export interface SlotScan {
   readonly safeText: string;
+  /**
+   * The text detection ran on when the scanner's `screen` changed the slot (prompt security
+   * stripped it); entity offsets refer to it. Absent when the slot was scanned as given.
+   */
+  readonly source?: string;
   /** True when the slot was tokenized or redacted anywhere. */
   readonly changed: boolean;
   readonly entities: readonly TokenizedEntity[];
@@ -49,6 +54,11 @@ export interface SlotScannerOptions {
   readonly context: RequestContext;
   readonly allocator: TokenAllocator;
   readonly protectionOverrides?: Readonly<Record<string, RestoreMode>> | undefined;
+  /**
+   * Runs on every string slot (values and keys, not numbers) before detection: prompt security.
+   * Returns the text to detect on (it may throw to refuse the request).
+   */
+  readonly screen?: ((text: string) => string) | undefined;
 }
 
 /**
@@ -107,12 +117,14 @@ export class SlotScanner {
 
   /** A string value or an object key. */
   text(value: string): SlotScan {
-    const cached = this.#cache.get(value);
-    if (cached !== undefined) return this.#count(cached);
-    const detections = value.length === 0 ? [] : this.#options.detect(value);
-    const result = this.#tokenize(value, detections);
-    this.#cache.set(value, result);
-    return this.#count(result);
+    // Screened on every occurrence (its findings count each time), detected once per text.
+    const screened = this.#options.screen !== undefined && value.length > 0 ? this.#options.screen(value) : value;
+    const cached = this.#cache.get(screened);
+    if (cached !== undefined) return this.#count(cached, screened !== value ? screened : undefined);
+    const detections = screened.length === 0 ? [] : this.#options.detect(screened);
+    const result = this.#tokenize(screened, detections);
+    this.#cache.set(screened, result);
+    return this.#count(result, screened !== value ? screened : undefined);
   }
 
   /**
@@ -151,20 +163,23 @@ export class SlotScanner {
     };
   }
 
-  #count(cached: Cached): SlotScan {
+  #count(cached: Cached, source?: string): SlotScan {
     this.#detected += cached.detected;
     this.#transformed += cached.transformed;
     this.#blocked += cached.blocked;
-    return cached.scan;
+    return source === undefined ? cached.scan : { ...cached.scan, source };
   }
 }
 
-/** Response entities for one slot: code-point spans within `source`, tagged with `path`. */
+/**
+ * Response entities for one slot: code-point spans within `source` (or within the screened
+ * text, when prompt security changed the slot), tagged with `path`.
+ */
 export function slotEntities(scan: SlotScan, source: string, path: string, inKey: boolean): StructuredEntity[] {
   if (scan.entities.length === 0) return [];
   const offsets: number[] = [];
   for (const entity of scan.entities) offsets.push(entity.start, entity.end);
-  const points = utf16ToCodePoints(source, offsets);
+  const points = utf16ToCodePoints(scan.source ?? source, offsets);
   return scan.entities.map((entity, index) => ({
     token: entity.token,
     type: entity.type,

@@ -24,8 +24,17 @@ export interface Allocation {
   readonly isNew: boolean;
 }
 
+/**
+ * What tokenization needs from a token scheme: the id and cap for a value, the same ones for
+ * the same (type, normalized value). TokenAllocator (random scheme) and CorpusAllocator (corpus
+ * scheme, token/corpus.ts) both implement it.
+ */
+export interface ValueAllocator {
+  allocate(type: string, value: string): Allocation;
+}
+
 /** Map key: the type cannot contain NUL (grammar), so the pair is unambiguous. */
-function valueKey(type: string, value: string): string {
+export function valueKey(type: string, value: string): string {
   return `${type}\u0000${normalizeValue(type, value)}`;
 }
 
@@ -33,7 +42,7 @@ function counterId(prefix: string, counter: number): string {
   return `${prefix}_${String(counter).padStart(3, '0')}`;
 }
 
-export class TokenAllocator {
+export class TokenAllocator implements ValueAllocator {
   readonly #byValue = new Map<string, { id: string; cap: string }>();
   /** Highest counter used per prefix. */
   readonly #counters = new Map<string, number>();

@@ -5,6 +5,9 @@
 // cannot be computed from an id.
 import { createHmac, hkdfSync } from 'node:crypto';
 import { prefixFor } from '../catalog.js';
+import type { TokenEntry } from '../types.js';
+import { valueKey, type Allocation, type ValueAllocator } from './allocator.js';
+import { capsEqual } from './caps.js';
 import { CORPUS_CAP_LENGTH, CORPUS_ID_SUFFIX_LENGTH, isValidTokenType } from './grammar.js';
 import { normalizeValue } from './normalize.js';
 
@@ -65,4 +68,50 @@ export function corpusToken(
     id: `${prefixFor(input.type)}_${idHex.slice(0, CORPUS_ID_SUFFIX_LENGTH)}`,
     cap: capHex.slice(0, CORPUS_CAP_LENGTH),
   };
+}
+
+/** The tenant and corpus a corpus-scheme session belongs to. */
+export interface CorpusScope {
+  readonly tenant: string | null;
+  readonly corpusId: string;
+}
+
+/**
+ * Corpus-scheme allocation for one session: every value gets corpusToken's id and cap, so the
+ * same value has the same token in every document and query of the corpus. `isNew` is true the
+ * first time a value is seen by this allocator (the caller then records a TokenEntry); seeding
+ * with the session's existing entries makes their values known.
+ */
+export class CorpusAllocator implements ValueAllocator {
+  readonly #keys: CorpusKeys;
+  readonly #scope: CorpusScope;
+  readonly #seen = new Map<string, { id: string; cap: string }>();
+
+  constructor(keys: CorpusKeys, scope: CorpusScope, existing: readonly TokenEntry[] = []) {
+    this.#keys = keys;
+    this.#scope = scope;
+    for (const entry of existing) {
+      const key = valueKey(entry.type, entry.value);
+      if (!this.#seen.has(key)) this.#seen.set(key, { id: entry.id, cap: entry.cap });
+    }
+  }
+
+  allocate(type: string, value: string): Allocation {
+    const key = valueKey(type, value);
+    const known = this.#seen.get(key);
+    if (known !== undefined) return { ...known, isNew: false };
+    const token = corpusToken(this.#keys, { tenant: this.#scope.tenant, corpusId: this.#scope.corpusId, type, value });
+    this.#seen.set(key, token);
+    return { ...token, isNew: true };
+  }
+}
+
+/**
+ * Is `entry` the token this tenant and corpus derive for its value? A corpus session's entries
+ * all are; anything else was not issued for this corpus (a merge rejects it as foreign).
+ */
+export function isCorpusEntryOwned(keys: CorpusKeys, scope: CorpusScope, entry: TokenEntry): boolean {
+  if (!isValidTokenType(entry.type)) return false;
+  const expected = corpusToken(keys, { tenant: scope.tenant, corpusId: scope.corpusId, type: entry.type, value: entry.value });
+  return expected.id === entry.id && capsEqual(expected.cap, entry.cap);
 }

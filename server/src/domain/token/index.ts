@@ -18,7 +18,7 @@ export {
 export type { TokenCandidate } from './grammar.js';
 export { normalizeValue } from './normalize.js';
 export { TokenAllocator } from './allocator.js';
-export type { Allocation, RandomSource } from './allocator.js';
-export { deriveCorpusKeys, corpusToken } from './corpus.js';
-export type { CorpusKeys } from './corpus.js';
+export type { Allocation, RandomSource, ValueAllocator } from './allocator.js';
+export { deriveCorpusKeys, corpusToken, CorpusAllocator, isCorpusEntryOwned } from './corpus.js';
+export type { CorpusKeys, CorpusScope } from './corpus.js';
 export { capsEqual } from './caps.js';

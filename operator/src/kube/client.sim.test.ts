@@ -1,0 +1,18 @@
+// The KubeClient conformance suite against the in-repo API simulator, through the real
+// @kubernetes/client-node client (RealKubeClient) talking HTTP to it.
+import { afterAll } from 'vitest';
+import { ApiSimulator } from '../sim/server.js';
+import { crdValidators } from '../sim/crd-validation.js';
+import { kubeClientConformance } from './client.suite.js';
+import { loadKubeConfig, RealKubeClient } from './real-client.js';
+
+let simulator: ApiSimulator | undefined;
+
+kubeClientConformance('simulator', async () => {
+  simulator = await ApiSimulator.start({ validators: crdValidators() });
+  return { client: new RealKubeClient(loadKubeConfig({ kubeconfigYaml: simulator.kubeconfig('conformance') })), namespace: 'conformance', crdsInstalled: true };
+});
+
+afterAll(async () => {
+  await simulator?.stop();
+});

@@ -1,0 +1,200 @@
+// The one place audit events are emitted. Every request to an audited route gets exactly one
+// event, built when its response is sent (onSend) from the facts its handler set
+// (audit/facts.ts) and from the response itself (status; failure code and message from the
+// error envelope), so failures (auth, scope, policy denials, rate limits, validation) are
+// audited without any route doing it. Streaming routes, which hijack the reply, record their
+// event just before the first byte (auditStreamStart) and a follow-up event when the stream
+// fails midway (auditStreamFailure).
+//
+// With audit.strict, a request whose event cannot be recorded is answered 503
+// VEIL_AUDIT_UNAVAILABLE instead of its result; and while the sink is known to be unhealthy,
+// audited requests are refused in onRequest, before any handler (and so any mutation) runs.
+//
+// Which routes: every route is audited unless its config says otherwise; the probes are never
+// audited, and health, capabilities and metrics (read-only, scraped often) only when they fail.
+import { ERROR_CODES, isVeilError, VeilError } from '@veil/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppDeps } from '../deps.js';
+import { authenticatedPrincipal } from '../auth/principal.js';
+import { buildEvent, type AuditEvent } from './event.js';
+import { factsOf } from './facts.js';
+import type { AuditSink } from './sink.js';
+
+export type AuditMode = 'always' | 'failures' | 'never';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** How the route is audited: every request (default), only failures, or never. */
+    audit?: AuditMode;
+  }
+}
+
+/** Built-in routes that are not audited on every request (see the header). */
+const DEFAULT_MODES: Readonly<Record<string, AuditMode>> = {
+  '/livez': 'never',
+  '/readyz': 'never',
+  '/v1/health': 'failures',
+  '/v1/capabilities': 'failures',
+  '/metrics': 'failures',
+};
+
+interface RequestAudit {
+  readonly mode: AuditMode;
+  readonly sink: AuditSink;
+  readonly strict: boolean;
+  readonly detectorMode: string;
+  /** The event was recorded (or its recording was attempted): never record twice. */
+  done: boolean;
+}
+
+const audits = new WeakMap<FastifyRequest, RequestAudit>();
+
+/** Largest error body parsed for its code and message (envelopes are a few hundred bytes). */
+const MAX_ERROR_BODY = 16 * 1024;
+
+function modeOf(request: FastifyRequest): AuditMode {
+  const url = request.routeOptions.url;
+  // Unmatched URLs (404/405) have no route: nothing was executed, and scanners would flood it.
+  if (url === undefined) return 'never';
+  const config = request.routeOptions.config;
+  // A public route (no credential, no operation on data) is never audited.
+  return config.audit ?? DEFAULT_MODES[url] ?? ((config as { scope?: unknown }).scope === 'public' ? 'never' : 'always');
+}
+
+/** The error envelope's code and message; both are value-free by construction. */
+function failureOf(status: number, payload: unknown): { code?: string; reason?: string } | undefined {
+  if (status < 400) return undefined;
+  const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+  if (text !== undefined && text.length <= MAX_ERROR_BODY) {
+    try {
+      const body = JSON.parse(text) as { code?: unknown; error?: unknown };
+      if (typeof body.code === 'string' && Object.hasOwn(ERROR_CODES, body.code)) {
+        return { code: body.code, ...(typeof body.error === 'string' ? { reason: body.error } : {}) };
+      }
+    } catch {
+      // Not an envelope: recorded by status alone.
+    }
+  }
+  return { reason: `HTTP ${status}` };
+}
+
+function principalFields(request: FastifyRequest): { identity?: string; tenant: string | null } {
+  const principal = authenticatedPrincipal(request);
+  // No principal (the request failed authentication): the event says so by omission.
+  return principal === undefined ? { tenant: null } : { identity: principal.identity, tenant: principal.tenant };
+}
+
+function eventOf(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  audit: RequestAudit,
+  status: number,
+  failure: { code?: string; reason?: string } | undefined,
+  phase?: string,
+): AuditEvent {
+  const who = principalFields(request);
+  return buildEvent(
+    {
+      method: request.method,
+      url: request.routeOptions.url ?? 'unknown',
+      requestId: request.id,
+      status,
+      durationMs: reply.elapsedTime,
+      identity: who.identity,
+      tenant: who.tenant,
+      detectorMode: audit.detectorMode,
+      failure,
+      replayed: reply.getHeader('idempotency-replayed') === 'true',
+      ...(phase !== undefined ? { phase } : {}),
+      nowMs: Date.now(),
+    },
+    factsOf(request),
+  );
+}
+
+const UNAVAILABLE = 'VEIL_AUDIT_UNAVAILABLE';
+
+export function registerAudit(app: FastifyInstance, deps: AppDeps, sink: AuditSink): void {
+  const strict = deps.config.audit.strict;
+  const detectorMode = deps.config.detector.mode;
+
+  const start = (request: FastifyRequest): RequestAudit | undefined => {
+    const existing = audits.get(request);
+    if (existing !== undefined) return existing;
+    const mode = modeOf(request);
+    if (mode === 'never') return undefined;
+    const audit: RequestAudit = { mode, sink, strict, detectorMode, done: false };
+    audits.set(request, audit);
+    return audit;
+  };
+
+  // Registered before authentication, so a request refused by it still has its audit state.
+  app.addHook('onRequest', async (request) => {
+    const audit = start(request);
+    if (audit === undefined) return;
+    if (audit.mode === 'always' && strict && !sink.healthy() && !(await sink.probe())) {
+      // Nothing can be recorded, so nothing runs: no mutation happens without its event.
+      audit.done = true;
+      throw new VeilError(UNAVAILABLE, undefined, 'audit sink unhealthy; refused before the handler');
+    }
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    // Started here when an earlier hook answered before ours ran.
+    const audit = start(request);
+    if (audit === undefined || audit.done) return payload;
+    const status = reply.statusCode;
+    if (audit.mode === 'failures' && status < 400) return payload;
+    audit.done = true;
+    const event = eventOf(request, reply, audit, status, failureOf(status, payload));
+    try {
+      await sink.record(event);
+      return payload;
+    } catch {
+      if (!strict) {
+        request.log.warn({ event: 'audit_not_recorded', request_id: request.id, event_type: event.event_type }, 'audit_not_recorded');
+        return payload;
+      }
+      // Strict: the result (which may hold restored values) is withheld.
+      request.log.error({ request_id: request.id, error_code: UNAVAILABLE, status: 503, detail: 'audit event not recorded' }, 'request failed');
+      void reply.code(503);
+      reply.removeHeader('idempotency-replayed');
+      reply.removeHeader('retry-after');
+      reply.removeHeader('content-length');
+      void reply.header('content-type', 'application/json; charset=utf-8');
+      return JSON.stringify({ code: UNAVAILABLE, error: ERROR_CODES[UNAVAILABLE].message, request_id: request.id });
+    }
+  });
+}
+
+/**
+ * Record a streaming route's event before its first byte (the reply is then hijacked and
+ * onSend never runs). Under audit.strict a failure throws VEIL_AUDIT_UNAVAILABLE, which the
+ * route still answers as a normal JSON error.
+ */
+export async function auditStreamStart(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const audit = audits.get(request);
+  if (audit === undefined || audit.done) return;
+  audit.done = true;
+  const event = eventOf(request, reply, audit, 200, undefined);
+  try {
+    await audit.sink.record(event);
+  } catch {
+    if (audit.strict) throw new VeilError(UNAVAILABLE, undefined, 'audit event not recorded before the stream');
+    request.log.warn({ event: 'audit_not_recorded', request_id: request.id, event_type: event.event_type }, 'audit_not_recorded');
+  }
+}
+
+/**
+ * A stream that fails after its first frame: one more event with the failure (best effort:
+ * the response is already committed, so there is nothing left to refuse).
+ */
+export function auditStreamFailure(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
+  const audit = audits.get(request);
+  if (audit === undefined) return;
+  const failure = isVeilError(error) ? { code: error.code, reason: error.message } : { code: 'VEIL_INTERNAL', reason: ERROR_CODES.VEIL_INTERNAL.message };
+  const event = eventOf(request, reply, audit, 200, failure, 'stream');
+  audit.sink.record(event).catch(() => {
+    request.log.warn({ event: 'audit_not_recorded', request_id: request.id, event_type: event.event_type }, 'audit_not_recorded');
+  });
+}

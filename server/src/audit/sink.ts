@@ -1,0 +1,59 @@
+// Where audit events go: a small interface with two implementations. `log` (the default)
+// writes each event to the process log under the `veil.audit` logger and never fails the
+// request (fail-open, ephemeral); `file` (file-sink.ts) appends to an HMAC-chained file and
+// resolves only after the record is fsynced.
+import type { AuditEvent } from './event.js';
+
+/** What the log sink needs of a logger (pino's, or Fastify's view of it). */
+export interface AuditLogger {
+  readonly level: string;
+  child(bindings: Record<string, unknown>, options?: { level?: string }): { info(object: object, message: string): void };
+}
+
+export interface AuditSink {
+  readonly backend: 'log' | 'file' | (string & {});
+  /** Resolves once the event is recorded (durably, for the file sink); rejects when it cannot be. */
+  record(event: AuditEvent): Promise<void>;
+  /** False while the sink is known to be unable to record (a failed write, a removed file). */
+  healthy(): boolean;
+  /** Try to become healthy again; resolves to the health afterwards. Attempts are rate-limited. */
+  probe(): Promise<boolean>;
+  /** Record what is queued, then stop; later records are rejected. */
+  close(): Promise<void>;
+}
+
+/** The logger name of audit events (decisions.md section 1). */
+export const AUDIT_LOGGER_NAME = 'veil.audit';
+
+/** Audit events on the process log. Logging problems never reach the request (fail-open). */
+export class LogAuditSink implements AuditSink {
+  readonly backend = 'log';
+  readonly #logger: { info(object: object, message: string): void };
+
+  constructor(logger: AuditLogger) {
+    // Info level whatever the process level, so VEIL_LOG_LEVEL=warn does not silence the audit
+    // trail; a disabled (silent) logger stays silent.
+    this.#logger = logger.child({ name: AUDIT_LOGGER_NAME }, logger.level === 'silent' ? {} : { level: 'info' });
+  }
+
+  record(event: AuditEvent): Promise<void> {
+    try {
+      this.#logger.info({ audit: true, ...event }, 'audit');
+    } catch {
+      // Fail-open by contract: the log sink is best effort.
+    }
+    return Promise.resolve();
+  }
+
+  healthy(): boolean {
+    return true;
+  }
+
+  probe(): Promise<boolean> {
+    return Promise.resolve(true);
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,61 @@
+// auth.mode api_key: the `X-API-Key` header against the configured entries. Keys are hashed
+// (SHA-256) when the authenticator is built and only the digests are kept; a presented key is
+// hashed and compared against EVERY entry with timingSafeEqual (no early exit), so neither
+// which entry matched nor how far a guess got shows in the response time.
+//
+// An entry without `scopes` grants no scope at all (least privilege): it authenticates, so it
+// reaches /v1/health and /v1/capabilities, and nothing else. Scopes are always explicit.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { VeilError } from '@veil/common';
+import type { ApiKeyConfig } from '../config/schema.js';
+import { makePrincipal, type Principal } from './principal.js';
+import type { Authenticator } from './types.js';
+
+/** Longer than any configurable key (schema maxLength 4096); longer headers are not hashed. */
+const MAX_PRESENTED_KEY_LENGTH = 4096;
+
+interface HashedEntry {
+  readonly digest: Buffer;
+  readonly principal: Principal;
+}
+
+function digestOf(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+export class ApiKeyAuthenticator implements Authenticator {
+  readonly mode = 'api_key' as const;
+  readonly #entries: readonly HashedEntry[];
+
+  constructor(entries: readonly ApiKeyConfig[]) {
+    this.#entries = entries.map((entry) => ({
+      digest: digestOf(entry.key.reveal()),
+      principal: makePrincipal({
+        identity: entry.identity,
+        tenant: entry.tenant_id ?? null,
+        scopes: entry.scopes ?? [],
+        role: entry.role,
+        purpose: entry.purpose,
+      }),
+    }));
+  }
+
+  authenticate(headers: IncomingHttpHeaders): Promise<Principal> {
+    const header = headers['x-api-key'];
+    if (header === undefined || header === '') return Promise.reject(new VeilError('VEIL_AUTH_REQUIRED', 'authentication required: send X-API-Key'));
+    // Node joins repeated X-API-Key headers with ", "; such a value matches no entry anyway.
+    if (typeof header !== 'string' || header.length > MAX_PRESENTED_KEY_LENGTH) {
+      return Promise.reject(new VeilError('VEIL_AUTH_INVALID', undefined, 'api key: malformed header'));
+    }
+    const presented = digestOf(header);
+    let found: Principal | undefined;
+    for (const entry of this.#entries) {
+      // Every entry is compared; the match is remembered, never returned early.
+      const equal = timingSafeEqual(presented, entry.digest);
+      if (equal && found === undefined) found = entry.principal;
+    }
+    if (found === undefined) return Promise.reject(new VeilError('VEIL_AUTH_INVALID', undefined, 'api key: no matching entry'));
+    return Promise.resolve(found);
+  }
+}

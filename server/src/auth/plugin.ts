@@ -1,0 +1,112 @@
+// Authentication and scope enforcement for every route (interface.md sections 4 and 5).
+//
+// How a route declares its scope: in its route options,
+//     app.post('/v1/rag/ingest', { schema, config: { scope: 'rag' } }, handler)
+// with one of the 11 scopes, 'authenticated' (any valid credential: health, capabilities) or
+// 'public' (no credential, never authenticated: /livez, /readyz). The declaration sits on the
+// route itself rather than on a wrapping register context because several route plugins mix
+// scopes (revoke + admin count, rag + revoke delete); see docs/auth.md.
+//
+// Fail closed at startup: an onRoute hook records any route registered without a valid scope
+// and the app refuses to become ready (buildApp rejects), so a route cannot ship unguarded. Every declaration is collected into a table that
+// routeScopes(app) returns, from which the scope test is generated.
+//
+// At request time one ROOT onRequest hook (before the body is read or parsed) authenticates
+// the caller, stores the principal (principal.ts: principalOf / authenticatedPrincipal), and
+// checks the route's scope; `admin` implies every scope. Failures throw VeilErrors that leave
+// through the normal error handler (envelope, logged once, the credential never in the log).
+// Requests that match no route are authenticated too (401 before 404), so an anonymous caller
+// cannot map the API surface.
+import cors from '@fastify/cors';
+import { isVeilError, VeilError } from '@veil/common';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { AuthScope, VeilConfig } from '../config/schema.js';
+import { corsOptions } from './cors.js';
+import { isScope, setPrincipal } from './principal.js';
+import type { Authenticator } from './types.js';
+
+export type RouteScope = AuthScope | 'authenticated' | 'public';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Required: the scope this route needs (auth/plugin.ts). Startup fails without it. */
+    scope?: RouteScope;
+  }
+}
+
+export interface RouteScopeEntry {
+  readonly method: string;
+  readonly url: string;
+  readonly scope: RouteScope;
+}
+
+const tables = new WeakMap<FastifyInstance, RouteScopeEntry[]>();
+
+/** Every registered route with its declared scope (HEAD twins of GET routes included). */
+export function routeScopes(app: FastifyInstance): readonly RouteScopeEntry[] {
+  return tables.get(app) ?? [];
+}
+
+function isRouteScope(value: unknown): value is RouteScope {
+  return value === 'authenticated' || value === 'public' || (typeof value === 'string' && isScope(value));
+}
+
+/** @fastify/cors registers `OPTIONS *` to answer preflights; a preflight carries no
+ * credential by design (browsers strip it), so that one route is public. */
+function isCorsPreflightRoute(route: RouteOptions): boolean {
+  return route.method === 'OPTIONS' && route.url === '*';
+}
+
+/**
+ * Install the scope check (onRoute), CORS and the auth hook (onRequest), in that order. Call it
+ * before any route is registered. Hooks added after this call (rate limiting) run after
+ * authentication and can read the principal.
+ */
+export async function registerAuth(app: FastifyInstance, config: VeilConfig, authenticator: Authenticator): Promise<void> {
+  const table: RouteScopeEntry[] = [];
+  tables.set(app, table);
+
+  // Undeclared routes are collected and reported together when the app becomes ready: throwing
+  // inside onRoute from a synchronous route plugin would escape avvio as an uncaught exception
+  // instead of rejecting ready().
+  const undeclared: string[] = [];
+  app.addHook('onRoute', (route) => {
+    if (isCorsPreflightRoute(route)) route.config = { ...route.config, scope: 'public' };
+    const scope = route.config?.scope;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!isRouteScope(scope)) {
+      undeclared.push(`${methods.join(',')} ${route.url}`);
+      return;
+    }
+    for (const method of methods) table.push({ method, url: route.url, scope });
+  });
+  app.addHook('onReady', () =>
+    undeclared.length > 0
+      ? Promise.reject(new Error(`routes without a valid scope (add config.scope, see auth/plugin.ts): ${undeclared.join('; ')}`))
+      : Promise.resolve(),
+  );
+
+  // CORS before auth: an allowed origin's preflight is answered here, without credentials.
+  await app.register(cors, corsOptions(config));
+
+  const authenticate = async (request: FastifyRequest): Promise<void> => {
+    const scope = request.is404 ? 'authenticated' : request.routeOptions.config.scope;
+    if (scope === 'public') return;
+    if (scope === undefined) throw new VeilError('VEIL_INTERNAL', undefined, 'route without a declared scope');
+    const principal = await authenticator.authenticate(request.headers);
+    setPrincipal(request, principal);
+    if (scope !== 'authenticated' && !principal.scopes.has(scope)) {
+      throw new VeilError('VEIL_SCOPE_DENIED', `missing required scope: ${scope}`);
+    }
+  };
+  // RFC 6750: a 401 for a bearer-token mode names the scheme the client should use.
+  const challenge = authenticator.mode === 'jwt' || authenticator.mode === 'oidc' ? 'Bearer realm="veil"' : undefined;
+  app.addHook('onRequest', async (request, reply) => {
+    try {
+      await authenticate(request);
+    } catch (error) {
+      if (challenge !== undefined && isVeilError(error) && error.status === 401) void reply.header('www-authenticate', challenge);
+      throw error;
+    }
+  });
+}

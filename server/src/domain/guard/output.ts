@@ -1,0 +1,332 @@
+// Output guard (issue 7, `output_protection`): personal data the model produced on its own
+// (raw, not as a token) is found in the model output before tokens are restored, and handled by
+// the configured action:
+//
+//   allow  counted and reported only
+//   warn   counted, reported, and a warning added; the text is unchanged
+//   mask   each value replaced by `[REDACTED:<type>]`
+//   block  the request fails with VEIL_OUTPUT_BLOCKED (a stream ends with an error frame)
+//
+// Detection runs on the output with every parseable token blanked out (same length, spaces), so
+// a token's characters never look like data and never lend context words to what is next to
+// it; restored values are never looked at, because restore happens after the guard. Which
+// detections count (mode, exempt types, what the policy allowed through) is a predicate the
+// caller supplies. Pure: no framework, runs on worker threads.
+import { VeilError } from '@veil/common';
+import { setMember } from '../structured/json.js';
+import { isPlainObject, STRUCTURED_LIMITS } from '../structured/limits.js';
+import type { TokenCandidate } from '../token/index.js';
+import type { Detection } from '../types.js';
+
+export type OutputGuardAction = 'allow' | 'warn' | 'mask' | 'block';
+
+export interface OutputGuardSummary {
+  triggered: boolean;
+  action: OutputGuardAction;
+  findings: { type: string; count: number }[];
+}
+
+/** One raw value found in model output; UTF-16 offsets, end exclusive. */
+export interface OutputFinding {
+  readonly type: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface OutputGuardOptions {
+  readonly action: OutputGuardAction;
+  /** Detection over text (sorted, non-overlapping: detectAll's contract). */
+  readonly detect: (text: string) => readonly Detection[];
+  /** Does this detection count (mode, exempt types, policy allow, confidence)? */
+  readonly counts: (detection: Detection) => boolean;
+  /** The token scan rehydrate uses (strict plus repair). */
+  readonly scan: (text: string) => readonly TokenCandidate[];
+}
+
+/** The label a masked value becomes. */
+export function maskLabel(type: string): string {
+  return `[REDACTED:${type}]`;
+}
+
+/** `text` with every parseable token candidate replaced by spaces of the same length. */
+export function blankTokens(text: string, candidates: readonly TokenCandidate[]): string {
+  const parsed = candidates.filter((candidate) => candidate.token !== null);
+  if (parsed.length === 0) return text;
+  const parts: string[] = [];
+  let cursor = 0;
+  for (const candidate of parsed) {
+    parts.push(text.slice(cursor, candidate.start), ' '.repeat(candidate.end - candidate.start));
+    cursor = candidate.end;
+  }
+  parts.push(text.slice(cursor));
+  return parts.join('');
+}
+
+/**
+ * Accumulates findings over one request (a text, every string of a JSON document, or every
+ * piece of a stream) and applies the action.
+ */
+export class OutputGuard {
+  readonly action: OutputGuardAction;
+  readonly #options: OutputGuardOptions;
+  readonly #counts = new Map<string, number>();
+
+  constructor(options: OutputGuardOptions) {
+    this.action = options.action;
+    this.#options = options;
+  }
+
+  /** Raw values in `text` that count, outside token candidates. */
+  findings(text: string, candidates: readonly TokenCandidate[] = this.#options.scan(text)): OutputFinding[] {
+    const blanked = blankTokens(text, candidates);
+    const tokens = candidates.filter((candidate) => candidate.token !== null);
+    const out: OutputFinding[] = [];
+    let next = 0;
+    for (const detection of this.#options.detect(blanked)) {
+      // Never let a value reach into a token (masking it would destroy the token).
+      while (next < tokens.length && tokens[next]!.end <= detection.start) next += 1;
+      if (next < tokens.length && tokens[next]!.start < detection.end) continue;
+      if (!this.#options.counts(detection)) continue;
+      out.push({ type: detection.type, start: detection.start, end: detection.end });
+    }
+    return out;
+  }
+
+  /** Find and handle raw values in one text; returns the text to restore. */
+  guard(text: string, field = 'output'): string {
+    if (text.length === 0) return text;
+    return this.apply(text, this.findings(text), field);
+  }
+
+  /**
+   * Handle `findings` (sorted, non-overlapping, within `text`): count them, then mask, keep or
+   * throw. `field` names the text in a block error (never its value). The first `uncounted`
+   * findings are the rest of a value already counted (a stream's forced cut): handled, not
+   * counted again.
+   */
+  apply(text: string, findings: readonly OutputFinding[], field = 'output', uncounted = 0): string {
+    if (findings.length === 0) return text;
+    for (const finding of findings.slice(uncounted)) this.#counts.set(finding.type, (this.#counts.get(finding.type) ?? 0) + 1);
+    switch (this.action) {
+      case 'block':
+        if (findings.length === uncounted) return text;
+        throw new VeilError('VEIL_OUTPUT_BLOCKED', `${field}: contains personal data the model produced (output protection)`);
+      case 'allow':
+      case 'warn':
+        return text;
+      case 'mask':
+        return maskFindings(text, findings);
+    }
+  }
+
+  get triggered(): boolean {
+    return this.#counts.size > 0;
+  }
+
+  summary(): OutputGuardSummary {
+    const findings = [...this.#counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([type, count]) => ({ type, count }));
+    return { triggered: findings.length > 0, action: this.action, findings };
+  }
+}
+
+function maskFindings(text: string, findings: readonly OutputFinding[]): string {
+  const parts: string[] = [];
+  let cursor = 0;
+  for (const finding of findings) {
+    if (finding.start < cursor) continue;
+    parts.push(text.slice(cursor, finding.start), maskLabel(finding.type));
+    cursor = finding.end;
+  }
+  parts.push(text.slice(cursor));
+  return parts.join('');
+}
+
+/** The warning a response carries when the guard triggered (types and counts only). */
+export function outputGuardWarning(summary: OutputGuardSummary): string | undefined {
+  if (!summary.triggered) return undefined;
+  const total = summary.findings.reduce((sum, item) => sum + item.count, 0);
+  const verb = summary.action === 'mask' ? 'masked' : summary.action === 'block' ? 'blocked' : 'left in place';
+  return `output protection: the model output contains ${total} raw value(s) the model produced itself (${summary.findings.map((item) => item.type).join(', ')}); ${verb}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streams.
+
+/**
+ * Characters always held back while a stream is open, so a value is seen whole before any part
+ * of it leaves: longer than an email address (254), a phone number, card or IBAN. A value that
+ * reaches the held tail (possibly continuing) holds back from its start.
+ */
+export const OUTPUT_GUARD_TAIL = 256;
+/**
+ * Most characters a stream holds back for the guard. Past it the text is released even inside
+ * a value; under `mask` the rest of that value, as it was found, is masked too when it arrives.
+ */
+export const OUTPUT_GUARD_MAX_HOLD = 4096;
+/** Released text kept as detection context (context words before a value). */
+const CONTEXT_CHARS = 64;
+/** Smallest release while a stream is open: fewer, larger detection passes. */
+const RELEASE_STEP = 32;
+
+export interface StreamRelease {
+  /** Characters of the pending text consumed (released). */
+  readonly consumed: number;
+  /** The released text after the guard (masked where it applies). */
+  readonly text: string;
+}
+
+const OPEN = 0x7b;
+const CLOSE = 0x7d;
+const BACKSLASH = 0x5c;
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+/** A cut must not separate a brace from its run, an escape from its brace, or a surrogate pair. */
+function unsafeCut(text: string, cut: number): boolean {
+  if (cut <= 0 || cut >= text.length) return false;
+  const before = text.charCodeAt(cut - 1);
+  const after = text.charCodeAt(cut);
+  return before === OPEN || before === CLOSE || before === BACKSLASH || after === OPEN || after === CLOSE || after === BACKSLASH || isHighSurrogate(before);
+}
+
+/**
+ * The output guard for an incremental rehydrate (StreamRehydrator's `guard`): decides how much
+ * of the pending output may be released so that no value leaves split across frames, and
+ * guards what is released. The held-back tail is OUTPUT_GUARD_TAIL characters, more only while
+ * a found value or a token candidate straddles the cut, never more than OUTPUT_GUARD_MAX_HOLD.
+ */
+export class StreamOutputGuard {
+  readonly #guard: OutputGuard;
+  readonly #scan: (text: string) => readonly TokenCandidate[];
+  #context = '';
+  /** A value cut by a forced release: the first `until` characters of what follows are masked. */
+  #carry: { type: string; until: number } | undefined;
+  /** After a pass released nothing: the pending length to wait for before the next pass. */
+  #waitFor = 0;
+
+  constructor(guard: OutputGuard, scan: (text: string) => readonly TokenCandidate[]) {
+    this.#guard = guard;
+    this.#scan = scan;
+  }
+
+  /**
+   * Release a prefix of `pending`. `tokenCut` is how much the token layer allows (streamCut);
+   * `final` releases everything.
+   */
+  release(pending: string, tokenCut: number, final: boolean): StreamRelease {
+    if (!final) {
+      // Each detection pass must release at least RELEASE_STEP characters, or wait for that
+      // many more: the work stays proportional to the output, not to the number of deltas.
+      if (pending.length < this.#waitFor || Math.min(tokenCut, pending.length - OUTPUT_GUARD_TAIL) < RELEASE_STEP) return { consumed: 0, text: '' };
+    }
+    const window = this.#context + pending;
+    const offset = this.#context.length;
+    const candidates = this.#scan(window);
+    // Findings in pending coordinates; a carried remainder first.
+    const found: OutputFinding[] = [];
+    const carried = this.#carry !== undefined ? 1 : 0;
+    if (this.#carry !== undefined) found.push({ type: this.#carry.type, start: 0, end: Math.min(this.#carry.until, pending.length) });
+    for (const finding of this.#guard.findings(window, candidates)) {
+      const start = Math.max(0, finding.start - offset);
+      const end = finding.end - offset;
+      if (end <= 0) continue; // in released text: already handled
+      const last = found[found.length - 1];
+      if (last !== undefined && start < last.end) {
+        // The same value seen again (a carried remainder that grew): extend it, count it once.
+        if (end > last.end) found[found.length - 1] = { type: last.type, start: last.start, end };
+        continue;
+      }
+      found.push({ type: finding.type, start, end });
+    }
+    const tokenSpans: { start: number; end: number }[] = [];
+    for (const candidate of candidates) {
+      if (candidate.end - offset > 0) tokenSpans.push({ start: Math.max(0, candidate.start - offset), end: candidate.end - offset });
+    }
+
+    let cut = pending.length;
+    if (!final) {
+      const limit = Math.min(tokenCut, pending.length - OUTPUT_GUARD_TAIL);
+      cut = safeCut(pending, limit, [...found, ...tokenSpans]);
+      // Bounded hold: past the bound, release up to the limit anyway (never inside a token);
+      // under `mask` the value is masked whole, its found remainder carried to the next release.
+      if (pending.length - cut > OUTPUT_GUARD_MAX_HOLD) cut = safeCut(pending, limit, tokenSpans);
+    }
+    if (!final && cut < RELEASE_STEP) {
+      this.#waitFor = pending.length + RELEASE_STEP;
+      return { consumed: 0, text: '' };
+    }
+    this.#waitFor = 0;
+    if (cut <= 0) return { consumed: 0, text: '' };
+
+    const inside: OutputFinding[] = [];
+    this.#carry = undefined;
+    for (const finding of found) {
+      if (finding.start >= cut) continue;
+      if (finding.end > cut) this.#carry = { type: finding.type, until: finding.end - cut };
+      inside.push({ type: finding.type, start: finding.start, end: Math.min(finding.end, cut) });
+    }
+    const released = pending.slice(0, cut);
+    // A carried remainder was counted when its value was first released.
+    const text = this.#guard.apply(released, inside, 'output', inside[0]?.start === 0 ? carried : 0);
+    this.#context = (this.#context + released).slice(-CONTEXT_CHARS);
+    return { consumed: cut, text };
+  }
+}
+
+/**
+ * The largest cut <= limit strictly inside no span and at a safe character boundary. Spans are
+ * merged first; the search then moves down, jumping to the start of a span it lands in, so it
+ * costs O(k log k) plus the characters stepped over.
+ */
+function safeCut(text: string, limit: number, spans: readonly { start: number; end: number }[]): number {
+  const sorted = [...spans].sort((a, b) => a.start - b.start);
+  const merged: { start: number; end: number }[] = [];
+  for (const span of sorted) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && span.start < last.end) last.end = Math.max(last.end, span.end);
+    else merged.push({ start: span.start, end: span.end });
+  }
+  let cut = Math.max(0, limit);
+  let index = merged.length - 1;
+  while (cut > 0) {
+    while (index >= 0 && merged[index]!.start >= cut) index -= 1;
+    if (index >= 0 && cut < merged[index]!.end) {
+      cut = merged[index]!.start;
+      continue;
+    }
+    if (!unsafeCut(text, cut)) break;
+    cut -= 1;
+  }
+  return cut;
+}
+
+/**
+ * Guard every string of a JSON document (values and keys) as model output; returns the guarded
+ * document. A key that would become equal to another key of its object once masked fails the
+ * request (VEIL_OUTPUT_BLOCKED) rather than lose a member. Nesting is bounded like JSON mode.
+ */
+export function guardJsonValue(value: unknown, guard: OutputGuard, maxDepth: number = STRUCTURED_LIMITS.maxDepth): unknown {
+  const walk = (current: unknown, depth: number): unknown => {
+    if (typeof current === 'string') return guard.guard(current, 'output_json');
+    if (typeof current !== 'object' || current === null) return current;
+    if (depth >= maxDepth) throw new VeilError('VEIL_LIMIT_EXCEEDED', `document: nested deeper than ${maxDepth} levels`);
+    if (Array.isArray(current)) return (current as unknown[]).map((item) => walk(item, depth + 1));
+    if (!isPlainObject(current)) return current; // the restore refuses it
+    const out: Record<string, unknown> = {};
+    const keys = Object.keys(current);
+    const taken = new Set<string>(keys);
+    for (const key of keys) {
+      const guardedKey = guard.guard(key, 'output_json');
+      if (guardedKey !== key) {
+        if (taken.has(guardedKey)) throw new VeilError('VEIL_OUTPUT_BLOCKED', 'output_json: two keys of one object become the same key once masked');
+        taken.delete(key);
+        taken.add(guardedKey);
+      }
+      setMember(out, guardedKey, walk(current[key], depth + 1));
+    }
+    return out;
+  };
+  return walk(value, 0);
+}

@@ -1,0 +1,48 @@
+// The classification lattice of /v1/rag/context (interface.md 4.12, config
+// rag.classification_levels): an ordered list of labels, least restrictive first. access_level
+// admits a chunk whose classification ranks at or below it. A chunk's classification is the
+// most restrictive of what the caller labels it (chunk_classifications) and what its sealed
+// chunk_session_state says, so a permissive label never lowers a sealed one. An unknown label,
+// a missing label and an unclassified sealed chunk all rank as the most restrictive level
+// (interface.md: "unknown label ranks most restrictive"; "missing entry is most restrictive").
+import { VeilError } from '@veil/common';
+
+export const DEFAULT_CLASSIFICATION_LEVELS = ['public', 'internal', 'confidential', 'restricted'] as const;
+
+export class ClassificationLattice {
+  readonly levels: readonly string[];
+  readonly #rank: ReadonlyMap<string, number>;
+
+  constructor(levels: readonly string[]) {
+    if (levels.length === 0) throw new Error('ClassificationLattice: at least one level is required');
+    this.levels = [...levels];
+    this.#rank = new Map(levels.map((level, index) => [level, index]));
+  }
+
+  has(label: string): boolean {
+    return this.#rank.has(label);
+  }
+
+  /** Rank of a label; unknown or absent labels rank as the most restrictive level. */
+  rank(label: string | undefined): number {
+    const rank = label === undefined ? undefined : this.#rank.get(label);
+    return rank ?? this.levels.length - 1;
+  }
+
+  /**
+   * Rank of an access_level. Unlike a chunk label, an unknown access level is refused: treating
+   * it as "most restrictive" would admit every chunk, and as "least" would hide a typo.
+   */
+  accessRank(accessLevel: string): number {
+    const rank = this.#rank.get(accessLevel);
+    if (rank === undefined) throw new VeilError('VEIL_VALIDATION_FAILED', 'access_level: must be one of rag.classification_levels');
+    return rank;
+  }
+
+  /** The effective rank of a chunk: the most restrictive of every label that applies to it. */
+  effectiveRank(labels: readonly (string | undefined)[]): number {
+    let rank = 0;
+    for (const label of labels) rank = Math.max(rank, this.rank(label));
+    return rank;
+  }
+}

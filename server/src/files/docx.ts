@@ -1,0 +1,258 @@
+// DOCX: open an archive through the bounded ZIP reader (files/zip.ts), refuse XML that
+// declares a DOCTYPE or entities (billion laughs, external entities: rejected outright, never
+// expanded), extract the text with mammoth, and rehydrate a tokenized DOCX by editing the text
+// runs of its WordprocessingML parts. A token can be split across several `w:t` runs (a model
+// or an editor changed formatting mid-token), so runs are read as one stream per paragraph, the
+// tokens found in the stream, and each restored value written into the run where its token
+// starts while the token's remainder is removed from the following runs. Runs on a worker thread.
+import JSZip from 'jszip';
+import mammoth from 'mammoth';
+import { InflateBudget, inflateEntry, readZipDirectory, ZipError, type ZipEntry, type ZipLimits } from './zip.js';
+import { findTokensLenient } from '../domain/repair/index.js';
+import type { UnresolvedToken } from '../domain/rehydrate.js';
+
+export class DocxError extends Error {
+  readonly problem: 'damaged' | 'limit' | 'unsafe' | 'unsupported';
+  constructor(problem: DocxError['problem'], message: string) {
+    super(message);
+    this.name = 'DocxError';
+    this.problem = problem;
+  }
+}
+
+/** Entries whose content is XML (and so is scanned for DOCTYPE and entity declarations). */
+function isXmlPart(name: string): boolean {
+  return /\.(?:xml|rels|vml)$/i.test(name);
+}
+
+/** The parts whose text runs carry document text (body, headers, footers, notes, comments). */
+const TEXT_PARTS = /^word\/(?:document|header\d*|footer\d*|footnotes|endnotes|comments)\.xml$/;
+
+const DECLARATION = /<!DOCTYPE|<!ENTITY/i;
+
+/** XML parts must be UTF-8 without a DOCTYPE: UTF-16 would hide a declaration from the scan. */
+function checkedXml(data: Buffer): string {
+  if (data.length >= 2 && ((data[0] === 0xfe && data[1] === 0xff) || (data[0] === 0xff && data[1] === 0xfe) || data[1] === 0x00)) {
+    throw new DocxError('unsupported', 'the DOCX has XML parts that are not UTF-8');
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(data);
+  } catch {
+    throw new DocxError('damaged', 'the DOCX has XML parts that are not valid UTF-8');
+  }
+  if (DECLARATION.test(text)) throw new DocxError('unsafe', 'the DOCX has XML with a DOCTYPE or entity declarations');
+  return text;
+}
+
+export interface OpenedDocx {
+  readonly entries: readonly ZipEntry[];
+  /** Every entry's content, inflated within the caps; XML parts already checked. */
+  readonly contents: ReadonlyMap<string, Buffer>;
+  /** The XML parts as text. */
+  readonly xml: ReadonlyMap<string, string>;
+}
+
+function asDocxError(error: unknown): unknown {
+  if (error instanceof ZipError) return new DocxError(error.problem, error.message);
+  return error;
+}
+
+/**
+ * Open and check an archive. `inflateAll` also inflates non-XML entries (media), which a
+ * rehydrate must copy into its output; text extraction needs only the XML parts.
+ */
+export function openDocx(bytes: Uint8Array, limits: ZipLimits, inflateAll: boolean): OpenedDocx {
+  try {
+    const entries = readZipDirectory(bytes, limits);
+    const names = new Set(entries.map((entry) => entry.name));
+    if (!names.has('[Content_Types].xml') || !names.has('word/document.xml')) {
+      throw new DocxError('unsupported', 'the archive is not a Word document (DOCX)');
+    }
+    const budget = new InflateBudget(limits.maxUncompressedBytes);
+    const contents = new Map<string, Buffer>();
+    const xml = new Map<string, string>();
+    for (const entry of entries) {
+      const xmlPart = isXmlPart(entry.name);
+      if (!xmlPart && !inflateAll) continue;
+      const data = inflateEntry(bytes, entry, budget);
+      contents.set(entry.name, data);
+      if (xmlPart) xml.set(entry.name, checkedXml(data));
+    }
+    return { entries, contents, xml };
+  } catch (error) {
+    throw asDocxError(error);
+  }
+}
+
+/**
+ * The document's text, via mammoth. mammoth gets an archive rebuilt from the checked XML parts
+ * only (stored, not compressed), so it never parses bytes the checks did not see.
+ */
+export async function extractDocxText(opened: OpenedDocx): Promise<string> {
+  const sanitized = new JSZip();
+  for (const [name, text] of opened.xml) sanitized.file(name, text, { compression: 'STORE' });
+  const buffer = await sanitized.generateAsync({ type: 'nodebuffer', compression: 'STORE' });
+  let result: { value: string };
+  try {
+    result = await mammoth.extractRawText({ buffer });
+  } catch {
+    throw new DocxError('damaged', 'the DOCX could not be read');
+  }
+  return result.value.replace(/\n+$/, '\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rehydrate: restore tokens inside text runs.
+
+export interface RestoreResult {
+  readonly restoredText: string;
+  readonly tokensResolved: number;
+  readonly tokensUnresolved: readonly UnresolvedToken[];
+}
+
+export type Restorer = (text: string) => RestoreResult;
+
+const ENTITY_VALUES: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+export function unescapeXml(text: string): string {
+  return text.replace(/&(?:#(\d{1,7})|#x([0-9a-fA-F]{1,6})|(lt|gt|amp|quot|apos));/g, (whole, decimal?: string, hex?: string, name?: string) => {
+    if (name !== undefined) return ENTITY_VALUES[name]!;
+    const code = decimal !== undefined ? Number.parseInt(decimal, 10) : Number.parseInt(hex ?? '', 16);
+    return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
+}
+
+export function escapeXml(text: string): string {
+  return text.replace(/[&<>]/g, (char) => (char === '&' ? '&amp;' : char === '<' ? '&lt;' : '&gt;'));
+}
+
+interface TextRun {
+  /** Offsets of the run's content inside the XML. */
+  readonly contentStart: number;
+  readonly contentEnd: number;
+  /** Offset of the opening tag, to add xml:space="preserve" when needed. */
+  readonly tagStart: number;
+  readonly tagEnd: number;
+  readonly text: string;
+  /** Offset of the run's text in the paragraph stream. */
+  readonly streamStart: number;
+}
+
+/** `<w:t>` runs (any attributes) and paragraph ends, in document order. */
+const RUN_OR_PARAGRAPH_END = /(<w:t(?:\s[^>]*)?>)([^<]*)<\/w:t>|<\/w:p>/g;
+
+interface Replacement {
+  readonly start: number;
+  readonly end: number;
+  readonly value: string;
+}
+
+/** Rewrite one paragraph's runs: each replacement goes into the run where it starts. */
+function rewriteRuns(runs: readonly TextRun[], replacements: readonly Replacement[]): Map<TextRun, string> {
+  const rewritten = new Map<TextRun, string>();
+  let next = 0;
+  for (const run of runs) {
+    const runEnd = run.streamStart + run.text.length;
+    let text = '';
+    let cursor = run.streamStart;
+    while (next < replacements.length && replacements[next]!.end <= cursor) next += 1;
+    for (let index = next; index < replacements.length && replacements[index]!.start < runEnd; index += 1) {
+      const replacement = replacements[index]!;
+      if (replacement.start >= cursor) {
+        text += run.text.slice(cursor - run.streamStart, replacement.start - run.streamStart) + replacement.value;
+      }
+      cursor = Math.min(Math.max(cursor, replacement.end), runEnd);
+    }
+    text += run.text.slice(cursor - run.streamStart);
+    if (text !== run.text) rewritten.set(run, text);
+  }
+  return rewritten;
+}
+
+export interface PartRestore {
+  readonly xml: string;
+  readonly tokensResolved: number;
+  readonly tokensUnresolved: UnresolvedToken[];
+}
+
+/** Restore the tokens of one WordprocessingML part. */
+export function restoreWordXml(xml: string, restore: Restorer): PartRestore {
+  const unresolved: UnresolvedToken[] = [];
+  let resolved = 0;
+  const allRewrites: { run: TextRun; text: string }[] = [];
+  let paragraph: TextRun[] = [];
+  let stream = '';
+
+  const flush = (): void => {
+    if (paragraph.length === 0) return;
+    const replacements: Replacement[] = [];
+    for (const candidate of findTokensLenient(stream)) {
+      const result = restore(candidate.raw);
+      resolved += result.tokensResolved;
+      unresolved.push(...result.tokensUnresolved);
+      if (result.restoredText !== candidate.raw) replacements.push({ start: candidate.start, end: candidate.end, value: result.restoredText });
+    }
+    if (replacements.length > 0) {
+      for (const [run, text] of rewriteRuns(paragraph, replacements)) allRewrites.push({ run, text });
+    }
+    paragraph = [];
+    stream = '';
+  };
+
+  RUN_OR_PARAGRAPH_END.lastIndex = 0;
+  for (let match = RUN_OR_PARAGRAPH_END.exec(xml); match !== null; match = RUN_OR_PARAGRAPH_END.exec(xml)) {
+    if (match[1] === undefined) {
+      flush();
+      continue;
+    }
+    const tag = match[1];
+    const contentStart = match.index + tag.length;
+    const text = unescapeXml(match[2]!);
+    paragraph.push({ contentStart, contentEnd: contentStart + match[2]!.length, tagStart: match.index, tagEnd: contentStart, text, streamStart: stream.length });
+    stream += text;
+  }
+  flush();
+  if (allRewrites.length === 0) return { xml, tokensResolved: resolved, tokensUnresolved: unresolved };
+
+  const parts: string[] = [];
+  let cursor = 0;
+  for (const { run, text } of allRewrites) {
+    let tag = xml.slice(run.tagStart, run.tagEnd);
+    // Word drops leading and trailing spaces of a run unless told to keep them.
+    if (!/xml:space=/.test(tag) && /^\s|\s$/.test(text)) tag = `${tag.slice(0, -1)} xml:space="preserve">`;
+    parts.push(xml.slice(cursor, run.tagStart), tag, escapeXml(text));
+    cursor = run.contentEnd;
+  }
+  parts.push(xml.slice(cursor));
+  return { xml: parts.join(''), tokensResolved: resolved, tokensUnresolved: unresolved };
+}
+
+export interface DocxRestore {
+  readonly bytes: Uint8Array;
+  readonly tokensResolved: number;
+  readonly tokensUnresolved: UnresolvedToken[];
+}
+
+/** Restore every text part and write the archive back (other entries copied unchanged). */
+export async function restoreDocx(opened: OpenedDocx, restore: Restorer): Promise<DocxRestore> {
+  const output = new JSZip();
+  let resolved = 0;
+  const unresolved: UnresolvedToken[] = [];
+  for (const entry of opened.entries) {
+    const xml = opened.xml.get(entry.name);
+    if (xml !== undefined && TEXT_PARTS.test(entry.name)) {
+      const restored = restoreWordXml(xml, restore);
+      resolved += restored.tokensResolved;
+      unresolved.push(...restored.tokensUnresolved);
+      output.file(entry.name, restored.xml, { compression: 'DEFLATE' });
+      continue;
+    }
+    const data = opened.contents.get(entry.name);
+    if (data === undefined) throw new DocxError('damaged', 'the DOCX could not be read');
+    output.file(entry.name, data, { compression: entry.method === 8 ? 'DEFLATE' : 'STORE' });
+  }
+  // Entries keep their original order ([Content_Types].xml first in every Office-written file).
+  const bytes = await output.generateAsync({ type: 'uint8array', compression: 'DEFLATE', compressionOptions: { level: 6 } });
+  return { bytes, tokensResolved: resolved, tokensUnresolved: unresolved };
+}

@@ -1,0 +1,25 @@
+// GET /metrics (scope admin): the Prometheus text exposition. In a cluster the worker that
+// accepted the scrape asks the primary for every worker's metrics merged (prom-client's
+// AggregatorRegistry), so counters are the server's totals, not one worker's share; when that
+// collection fails the scrape fails (503) rather than report a partial sum that would look like
+// a counter reset.
+import { VeilError } from '@veil/common';
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../deps.js';
+
+export function metricsRoutes(deps: AppDeps) {
+  return function register(app: FastifyInstance): void {
+    app.get('/metrics', { config: { scope: 'admin' } }, async (_request, reply) => {
+      let text: string;
+      if (deps.cluster === undefined) text = await deps.metrics.text();
+      else {
+        try {
+          text = await deps.cluster.metricsText();
+        } catch (error) {
+          throw new VeilError('VEIL_NOT_READY', 'metrics are not available right now', `cluster metrics: ${error instanceof Error ? error.message : 'failed'}`);
+        }
+      }
+      return reply.type(deps.metrics.contentType).send(text);
+    });
+  };
+}

@@ -1,0 +1,127 @@
+// Rate limiting (interface.md section 8 `rate_limit`, decisions.md 6 and 10; threats.md 19).
+//
+// One token bucket per caller in this process (buckets are per instance, not shared between
+// replicas): a tenant's callers share their tenant's bucket; an untenanted caller has a bucket
+// of its own, keyed by identity. Limits come from `rate_limit` (requests_per_second, burst_size)
+// with per-tenant overrides under `tenants.<id>.rate_limit` (a missing field falls back to
+// `rate_limit`). `rate_limit.enabled` (default false) switches the whole limiter.
+//
+// A root onRequest hook, registered right after the auth hook, charges every authenticated
+// request one unit before its body is read; public routes (/livez, /readyz, CORS preflights)
+// are never limited. Routes whose one request stands for many operations charge the rest with
+// chargeRateLimit: /v1/batch/transform and /v1/batch/detect charge one unit per item (so a batch
+// cannot be used to dodge the limit), /v1/rag/ingest/batch one per document. One request never
+// pays more than the burst in total: a batch larger than the burst needs (and empties) a full
+// bucket instead of never succeeding.
+//
+// A refused request gets 429 VEIL_RATE_LIMITED with `Retry-After` in whole seconds (rounded up)
+// and takes nothing from the bucket. The clock is deps.now.
+import { VeilError } from '@veil/common';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { authenticatedPrincipal, type Principal } from '../auth/principal.js';
+import type { VeilConfig } from '../config/index.js';
+import type { AppDeps } from '../deps.js';
+import { retryAfterSeconds, TokenBucketTable, type BucketLimits } from '../domain/ratelimit/token-bucket.js';
+
+/** 429 with the seconds a client should wait; the error handler sets the Retry-After header. */
+export class RateLimitedError extends VeilError {
+  readonly retryAfterSeconds: number;
+
+  constructor(retryAfterMs: number) {
+    super('VEIL_RATE_LIMITED');
+    this.retryAfterSeconds = retryAfterSeconds(retryAfterMs);
+  }
+}
+
+/** What a request was charged against, for chargeRateLimit. */
+interface Charge {
+  readonly limiter: RateLimiter;
+  readonly key: string;
+  readonly limits: BucketLimits;
+  /** Units this request has paid so far. */
+  paid: number;
+}
+
+const charges = new WeakMap<FastifyRequest, Charge>();
+
+/** The bucket key of a principal: its tenant, or (untenanted) its identity. */
+export function bucketKeyOf(principal: Pick<Principal, 'tenant' | 'identity'>): string {
+  // Length-prefixed parts so no tenant and identity pair can collide.
+  return principal.tenant !== null ? `t:${principal.tenant.length}:${principal.tenant}` : `i:${principal.identity.length}:${principal.identity}`;
+}
+
+/** The limits of a tenant (or of untenanted callers): overrides first, then rate_limit. */
+export function limitsFor(config: Pick<VeilConfig, 'rate_limit' | 'tenants'>, tenant: string | null): BucketLimits {
+  const override = tenant !== null && Object.hasOwn(config.tenants, tenant) ? config.tenants[tenant]?.rate_limit : undefined;
+  return {
+    ratePerSecond: override?.requests_per_second ?? config.rate_limit.requests_per_second,
+    burst: override?.burst_size ?? config.rate_limit.burst_size,
+  };
+}
+
+export class RateLimiter {
+  readonly #table: TokenBucketTable;
+  readonly #now: () => number;
+
+  constructor(now: () => number, maxBuckets?: number) {
+    this.#table = new TokenBucketTable(maxBuckets !== undefined ? { maxBuckets } : {});
+    this.#now = now;
+  }
+
+  /** Take `units` or throw RateLimitedError (nothing taken). */
+  take(key: string, limits: BucketLimits, units: number): void {
+    if (units <= 0) return;
+    const result = this.#table.take(key, limits, units, this.#now());
+    if (!result.allowed) throw new RateLimitedError(result.retryAfterMs);
+  }
+
+  /** Buckets held (for tests and diagnostics). */
+  get size(): number {
+    return this.#table.size;
+  }
+}
+
+/**
+ * Charge `units` more to the bucket the request was charged against (a batch's other items, an
+ * ingest batch's documents). A no-op when rate limiting is off or the route is public. Throws
+ * RateLimitedError (429 VEIL_RATE_LIMITED) when the bucket cannot pay; nothing is taken then.
+ */
+export function chargeRateLimit(request: FastifyRequest, units: number): void {
+  const charge = charges.get(request);
+  if (charge === undefined || !Number.isFinite(units) || units <= 0) return;
+  // One request never pays more than a full bucket in total (it would never succeed).
+  const extra = Math.min(charge.paid + units, charge.limits.burst) - charge.paid;
+  if (extra <= 0) return;
+  charge.limiter.take(charge.key, charge.limits, extra);
+  charge.paid += extra;
+}
+
+/**
+ * Install the limiter's root onRequest hook. Call right after registerAuth (the hook reads the
+ * principal the auth hook stored). Returns the limiter, or undefined when rate_limit is off.
+ */
+export function registerRateLimit(app: FastifyInstance, deps: AppDeps): RateLimiter | undefined {
+  const config = deps.config;
+  if (!config.rate_limit.enabled) return undefined;
+  const limiter = new RateLimiter(deps.now);
+  app.addHook('onRequest', (request, _reply, done) => {
+    const scope = request.is404 ? 'authenticated' : request.routeOptions.config.scope;
+    // Authentication failures never get here (the auth hook threw); a missing principal is a
+    // public route and is not charged.
+    const principal = scope === 'public' ? undefined : authenticatedPrincipal(request);
+    if (principal === undefined) {
+      done();
+      return;
+    }
+    const charge: Charge = { limiter, key: bucketKeyOf(principal), limits: limitsFor(config, principal.tenant), paid: 1 };
+    try {
+      charge.limiter.take(charge.key, charge.limits, 1);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    charges.set(request, charge);
+    done();
+  });
+  return limiter;
+}

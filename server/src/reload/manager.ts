@@ -1,0 +1,216 @@
+// One place that owns every reloadable source (policy set, session key ring, API keys), their
+// watchers, and what happens after a reload attempt: each outcome becomes one ReloadEvent for
+// the listeners (the log line, the audit event, the metrics). Triggers: the admin API, a watched
+// change, SIGHUP, or another worker process of the same server (cluster broadcast).
+import type { PolicyChange, PolicyIssueView, PolicyReloader, ReloadResult } from './policies.js';
+import type { ApiKeySource } from './api-keys.js';
+import type { KeyRingSource } from './keyring.js';
+import { ChangeWatcher, type Timers, type WatchFunction } from './watcher.js';
+
+export type ReloadSourceName = 'policies' | 'keyring' | 'api_keys';
+export type ReloadTrigger = 'api' | 'watch' | 'signal' | 'cluster';
+
+/** The value-free record of one reload attempt. */
+export interface ReloadEvent {
+  readonly source: ReloadSourceName;
+  readonly trigger: ReloadTrigger;
+  readonly ok: boolean;
+  /** The running state changed (a swap happened). */
+  readonly changed: boolean;
+  /** policies only. */
+  readonly changes?: readonly PolicyChange[];
+  /** Why a failed attempt failed (file, field and rule; never contents). */
+  readonly errors: readonly (string | PolicyIssueView)[];
+  /** What is loaded after the attempt (set hash, ring or key-list generation). */
+  readonly generation: string;
+}
+
+export type ReloadListener = (event: ReloadEvent) => void;
+
+/** Default poll of watched sources' stamps, behind fs.watch. */
+export const DEFAULT_POLL_MS = 10_000;
+
+export interface ReloadManagerOptions {
+  readonly policies: PolicyReloader;
+  readonly keyRing: KeyRingSource;
+  readonly apiKeys: ApiKeySource;
+  /** policy.watch. Key-ring and API-key files are always watched when configured. */
+  readonly watchPolicies: boolean;
+  readonly debounceMs: number;
+  readonly pollMs?: number;
+  readonly timers?: Timers;
+  readonly watch?: WatchFunction;
+  /** Identity of the running policy set (for events). */
+  readonly policySetHash: () => string;
+  /** Milliseconds since the epoch (outcome times). */
+  readonly now?: () => number;
+}
+
+/** The last reload attempt of a source, for health and diagnostics. */
+export interface ReloadOutcome {
+  readonly ok: boolean;
+  readonly at_unix: number;
+  readonly trigger: ReloadTrigger;
+}
+
+export class ReloadManager {
+  readonly policies: PolicyReloader;
+  readonly keyRing: KeyRingSource;
+  readonly apiKeys: ApiKeySource;
+  readonly #options: ReloadManagerOptions;
+  readonly #listeners: ReloadListener[] = [];
+  #watchers: ChangeWatcher[] = [];
+  /** Called after a reload requested through this process (API, signal) so other workers follow. */
+  #broadcast: ((source: ReloadSourceName | 'all') => void) | undefined;
+
+  constructor(options: ReloadManagerOptions) {
+    this.#options = options;
+    this.policies = options.policies;
+    this.keyRing = options.keyRing;
+    this.apiKeys = options.apiKeys;
+  }
+
+  onReload(listener: ReloadListener): () => void {
+    this.#listeners.push(listener);
+    return () => {
+      const index = this.#listeners.indexOf(listener);
+      if (index >= 0) this.#listeners.splice(index, 1);
+    };
+  }
+
+  /** Set by the cluster worker wiring: forward API and signal reloads to the other workers. */
+  setBroadcast(broadcast: (source: ReloadSourceName | 'all') => void): void {
+    this.#broadcast = broadcast;
+  }
+
+  readonly #last = new Map<ReloadSourceName, ReloadOutcome>();
+
+  /** The last attempt to reload `source` (undefined when none was made). */
+  lastOutcome(source: ReloadSourceName): ReloadOutcome | undefined {
+    return this.#last.get(source);
+  }
+
+  #emit(event: ReloadEvent): void {
+    this.#last.set(event.source, { ok: event.ok, at_unix: Math.floor((this.#options.now ?? Date.now)() / 1000), trigger: event.trigger });
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(event);
+      } catch {
+        // A failing listener (a log or audit problem) must not undo or block a reload.
+      }
+    }
+  }
+
+  #forward(source: ReloadSourceName | 'all', trigger: ReloadTrigger): void {
+    if (trigger === 'api' || trigger === 'signal') this.#broadcast?.(source);
+  }
+
+  reloadPolicies(trigger: ReloadTrigger): ReloadResult {
+    const result = this.#reloadPolicies(trigger);
+    this.#forward('policies', trigger);
+    return result;
+  }
+
+  reloadKeyRing(trigger: ReloadTrigger): void {
+    this.#reloadKeyRing(trigger);
+    this.#forward('keyring', trigger);
+  }
+
+  reloadApiKeys(trigger: ReloadTrigger): void {
+    this.#reloadApiKeys(trigger);
+    this.#forward('api_keys', trigger);
+  }
+
+  /** Reload one source, or every configured one (SIGHUP, cluster broadcast). */
+  reload(source: ReloadSourceName | 'all', trigger: ReloadTrigger): void {
+    const all = source === 'all';
+    if ((all && this.policies.directory !== undefined) || source === 'policies') this.#reloadPolicies(trigger);
+    if ((all && this.keyRing.file !== undefined) || source === 'keyring') this.#reloadKeyRing(trigger);
+    if ((all && this.apiKeys.file !== undefined) || source === 'api_keys') this.#reloadApiKeys(trigger);
+    this.#forward(source, trigger);
+  }
+
+  #reloadPolicies(trigger: ReloadTrigger): ReloadResult {
+    const result = this.policies.reload();
+    this.#emit({
+      source: 'policies',
+      trigger,
+      ok: result.reloaded,
+      changed: result.reloaded && result.changes.length > 0,
+      changes: result.changes,
+      errors: result.errors,
+      generation: this.#options.policySetHash(),
+    });
+    return result;
+  }
+
+  #reloadKeyRing(trigger: ReloadTrigger): void {
+    const result = this.keyRing.reload();
+    this.#emit({ source: 'keyring', trigger, ok: result.reloaded, changed: result.changed, errors: result.errors, generation: result.generation });
+  }
+
+  #reloadApiKeys(trigger: ReloadTrigger): void {
+    const result = this.apiKeys.reload();
+    this.#emit({ source: 'api_keys', trigger, ok: result.reloaded, changed: result.changed, errors: result.errors, generation: result.generation });
+  }
+
+  /** Start watching: policy.directory when policy.watch, key-ring and API-key files always. */
+  start(onError: (source: ReloadSourceName, error: unknown) => void, overrides: { timers?: Timers; pollMs?: number } = {}): void {
+    if (this.#watchers.length > 0) return;
+    const timers = overrides.timers ?? this.#options.timers;
+    const common = {
+      debounceMs: this.#options.debounceMs,
+      pollMs: overrides.pollMs ?? this.#options.pollMs ?? DEFAULT_POLL_MS,
+      ...(timers !== undefined ? { timers } : {}),
+      ...(this.#options.watch !== undefined ? { watch: this.#options.watch } : {}),
+    };
+    const directory = this.policies.directory;
+    if (this.#options.watchPolicies && directory !== undefined) {
+      this.#watchers.push(
+        new ChangeWatcher({
+          ...common,
+          name: 'policies',
+          paths: [directory],
+          stamp: () => this.policies.stamp(),
+          reload: () => void this.reloadPolicies('watch'),
+          onError: (error) => onError('policies', error),
+        }),
+      );
+    }
+    if (this.keyRing.file !== undefined) {
+      this.#watchers.push(
+        new ChangeWatcher({
+          ...common,
+          name: 'keyring',
+          paths: this.keyRing.watchPaths(),
+          stamp: () => this.keyRing.stamp(),
+          reload: () => this.reloadKeyRing('watch'),
+          onError: (error) => onError('keyring', error),
+        }),
+      );
+    }
+    if (this.apiKeys.file !== undefined) {
+      this.#watchers.push(
+        new ChangeWatcher({
+          ...common,
+          name: 'api_keys',
+          paths: this.apiKeys.watchPaths(),
+          stamp: () => this.apiKeys.stamp(),
+          reload: () => this.reloadApiKeys('watch'),
+          onError: (error) => onError('api_keys', error),
+        }),
+      );
+    }
+    for (const watcher of this.#watchers) watcher.start();
+  }
+
+  /** The watchers (tests inspect `pending`). */
+  get watchers(): readonly ChangeWatcher[] {
+    return this.#watchers;
+  }
+
+  close(): void {
+    for (const watcher of this.#watchers) watcher.close();
+    this.#watchers = [];
+  }
+}

@@ -1,0 +1,50 @@
+// What a reload attempt leaves behind: one log line, one metric increment and, for failures,
+// changes and explicit admin requests, one audit event (`policy_reloaded`, `keyring_reloaded`,
+// `api_keys_reloaded`). Watch-triggered reloads have no request, so the event is a system event
+// recorded on the sink directly. Everything here is value-free: file names, fields, rules, kids
+// counts and hashes.
+import type { FastifyBaseLogger } from 'fastify';
+import { systemEvent } from '../audit/event.js';
+import type { AuditSink } from '../audit/sink.js';
+import type { VeilMetrics } from '../metrics/registry.js';
+import type { ReloadEvent, ReloadSourceName } from './manager.js';
+
+const EVENT_TYPES: Readonly<Record<ReloadSourceName, string>> = {
+  policies: 'policy_reloaded',
+  keyring: 'keyring_reloaded',
+  api_keys: 'api_keys_reloaded',
+};
+
+/** At most this many problems are logged per failed reload (the rest are counted). */
+const MAX_LOGGED_ERRORS = 20;
+
+export function reportReload(log: FastifyBaseLogger, audit: AuditSink, metrics: VeilMetrics, event: ReloadEvent, nowMs: number): void {
+  metrics.reloads.inc({ source: event.source, result: event.ok ? 'success' : 'failure' });
+  const fields = {
+    event: EVENT_TYPES[event.source],
+    source: event.source,
+    trigger: event.trigger,
+    ok: event.ok,
+    changed: event.changed,
+    generation: event.generation,
+    ...(event.changes !== undefined ? { changes: event.changes.length } : {}),
+    ...(event.ok ? {} : { errors: event.errors.slice(0, MAX_LOGGED_ERRORS), error_count: event.errors.length }),
+  };
+  if (event.ok) log.info(fields, event.changed ? `${event.source} reloaded` : `${event.source} unchanged`);
+  else log.warn(fields, `${event.source} reload failed; the running ${event.source === 'policies' ? 'set' : event.source} is unchanged`);
+
+  if (event.ok && !event.changed && event.trigger !== 'api') return;
+  const recorded = systemEvent(
+    EVENT_TYPES[event.source],
+    event.ok
+      ? {}
+      : {
+          failure_code: 'VEIL_VALIDATION_FAILED',
+          failure_reason: `invalid ${event.source} (${event.errors.length} problem${event.errors.length === 1 ? '' : 's'}; trigger ${event.trigger}); running state unchanged`,
+        },
+    nowMs,
+  );
+  audit.record(recorded).catch(() => {
+    log.warn({ event: 'audit_not_recorded', event_type: recorded.event_type }, 'audit_not_recorded');
+  });
+}

@@ -1,0 +1,78 @@
+// GET /v1/diagnostics (scope admin): what this server is running with (interface.md 4.23,
+// decisions.md section 5) plus what the Kubernetes operator checks during a rotation: the
+// session key-ring generation loaded per tenant (the platform ring under tenant null), the
+// API-key list generation, the policy-set hash, and the last reload attempts. Names, kids,
+// counts, hashes and times only: never a key, a secret or a policy's content.
+//
+// With several worker processes the response also lists every worker's own report (gathered
+// through the primary), so an operator can require that all workers loaded a rotation step.
+import type { FastifyInstance } from 'fastify';
+import type { WorkerReport } from '../cluster/ipc.js';
+import type { AppDeps } from '../deps.js';
+import { policyHash, policySetHash } from '../reload/policies.js';
+
+/** The fields every worker reports (and a single process reports once). */
+export function loadedState(deps: AppDeps): Record<string, unknown> {
+  const registry = deps.policies.registry;
+  return {
+    policy_set_hash: policySetHash(registry),
+    key_rings: [deps.reload.keyRing.status()],
+    api_keys: deps.reload.apiKeys.status(),
+  };
+}
+
+/** This worker's report for the primary's collection. */
+export function workerReport(deps: AppDeps, workerId: number): WorkerReport {
+  return { worker_id: workerId, pid: process.pid, ...loadedState(deps) };
+}
+
+export function diagnosticsOf(deps: AppDeps): Record<string, unknown> {
+  const config = deps.config;
+  const registry = deps.policies.registry;
+  const reload = deps.reload;
+  const outcome = (source: 'policies' | 'keyring' | 'api_keys') => reload.lastOutcome(source) ?? null;
+  return {
+    version: deps.version,
+    uptime_seconds: Math.floor((deps.now() - deps.startedAtMs) / 1000),
+    detector_mode: config.detector.mode,
+    session_backend: config.session.backend,
+    revocation_backend: config.revocation_backend,
+    replay_backend: config.replay_backend,
+    idempotency_backend: config.idempotency.backend,
+    audit_backend: deps.audit?.backend ?? config.audit.backend,
+    auth_mode: config.auth.mode,
+    policies: registry
+      .snapshot()
+      .policies.map((policy) => ({ name: policy.name, version: policy.version, hash: policyHash(policy) }))
+      .sort((a, b) => a.name.localeCompare(b.name)),
+    default_policy: registry.defaultName,
+    policies_loaded_at_unix: registry.loadedAtUnix,
+    rate_limit_enabled: config.rate_limit.enabled,
+    prompt_security_enabled: config.prompt_security.enabled,
+    output_guard_enabled: config.output_protection.enabled,
+    policy_watch_enabled: config.policy.watch,
+    last_policy_reload_unix: reload.policies.lastReloadUnix ?? null,
+    ...loadedState(deps),
+    reloads: { policies: outcome('policies'), keyring: outcome('keyring'), api_keys: outcome('api_keys') },
+    tracing_enabled: deps.tracer !== undefined,
+    tls_enabled: config.server.tls !== undefined,
+    worker: deps.cluster === undefined ? null : { worker_id: deps.cluster.workerId, pid: process.pid },
+  };
+}
+
+export function diagnosticsRoutes(deps: AppDeps) {
+  return function register(app: FastifyInstance): void {
+    app.get('/v1/diagnostics', { config: { scope: 'admin' } }, async (request) => {
+      const own = diagnosticsOf(deps);
+      if (deps.cluster === undefined) return own;
+      let workers: WorkerReport[] | null = null;
+      try {
+        workers = await deps.cluster.reports();
+      } catch (error) {
+        // This worker's own view still answers; `workers: null` says the gather failed.
+        request.log.warn({ event: 'worker_reports_failed', error_type: error instanceof Error ? error.message : 'failed' }, 'worker_reports_failed');
+      }
+      return { ...own, workers };
+    });
+  };
+}

@@ -1,0 +1,188 @@
+// The bomb corpus of threats.md 21 through /v1/transform/file and /v1/rehydrate/file: zip
+// bombs (entry count, declared size, an entry lying about its size, an honest high-ratio
+// entry, overlapping entries, a nested archive), billion laughs and external entities in
+// DOCX XML, zip-slip names, truncated archives and PDFs, a circular page tree and a PDF whose
+// content stream inflates to 1 GB. Each is refused (or, for the nested archive, handled
+// without ever inflating the inner archive) within a bounded time and process RSS growth,
+// measured here; a small transform running alongside the worst one still answers promptly.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deflateRawSync } from 'node:zlib';
+import { buildTestApp, post, type TestApp } from '../testing/harness.js';
+import {
+  BILLION_LAUGHS_XML,
+  circularPdf,
+  docxEntries,
+  EXTERNAL_ENTITY_XML,
+  flateBombPdf,
+  makeDocx,
+  makePdf,
+  multipart,
+  overlappingZip,
+  rawZip,
+} from '../testing/documents.js';
+
+/** Generous bounds (the machine is shared): what matters is "seconds, not minutes; MB, not GB". */
+const MAX_MS = 5000;
+const MAX_RSS_GROWTH_MB = 200;
+
+let harness: TestApp;
+beforeAll(async () => {
+  harness = await buildTestApp({ overrides: { file_upload: { parse_memory_mb: 128, parse_timeout_secs: 10 } } });
+  // Warm the parsing thread so its own start-up is not counted against the first bomb.
+  const warm = await upload(await makePdf([['warm up']]), 'warm.pdf');
+  expect(warm.status).toBe(200);
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+async function upload(data: Uint8Array, filename: string) {
+  const body = await multipart({}, [{ name: 'file', data, filename }]);
+  const response = await harness.app.inject({ method: 'POST', url: '/v1/transform/file', payload: body.payload, headers: body.headers });
+  return { status: response.statusCode, body: response.json() };
+}
+
+async function measured(data: Uint8Array, filename: string) {
+  const before = process.memoryUsage.rss();
+  let peak = before;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 10);
+  const started = performance.now();
+  try {
+    const response = await upload(data, filename);
+    return { ...response, ms: performance.now() - started, growthMb: (peak - before) / 1024 / 1024 };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function expectBounded(result: { ms: number; growthMb: number }): void {
+  expect(result.ms).toBeLessThan(MAX_MS);
+  expect(result.growthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
+}
+
+const zeros = (megabytes: number): Buffer => Buffer.alloc(megabytes * 1024 * 1024);
+
+describe('bomb corpus', () => {
+  const cases: { name: string; build: () => Promise<Uint8Array> | Uint8Array; filename: string; status: number; code: string }[] = [
+    {
+      name: 'zip bomb: more entries than allowed',
+      build: () => rawZip([...docxEntries(), ...Array.from({ length: 6000 }, (_, index) => ({ name: `word/media/${index}.bin`, data: Buffer.from('x'), store: true }))]),
+      filename: 'many.docx',
+      status: 413,
+      code: 'VEIL_LIMIT_EXCEEDED',
+    },
+    {
+      name: 'zip bomb: declared size far past the cap',
+      build: () => rawZip([...docxEntries(), { name: 'word/media/huge.bin', data: Buffer.from('x'), declaredSize: 0xfffffffe }]),
+      filename: 'declared.docx',
+      status: 413,
+      code: 'VEIL_LIMIT_EXCEEDED',
+    },
+    {
+      name: 'zip bomb: an XML part lying about its size (inflates to 256 MB)',
+      build: () => rawZip([docxEntries()[0]!, docxEntries()[1]!, { name: 'word/document.xml', data: zeros(256), declaredSize: 4096 }]),
+      filename: 'liar.docx',
+      status: 413,
+      code: 'VEIL_LIMIT_EXCEEDED',
+    },
+    {
+      name: 'zip bomb: an honest 1 GB entry at ~1000:1',
+      build: () => rawZip([...docxEntries(), { name: 'word/media/zeros.bin', data: zeros(1024) }]),
+      filename: 'ratio.docx',
+      status: 413,
+      code: 'VEIL_LIMIT_EXCEEDED',
+    },
+    {
+      name: 'zip bomb: overlapping entries sharing one stream',
+      build: () => overlappingZip(4000),
+      filename: 'overlap.docx',
+      status: 400,
+      code: 'VEIL_VALIDATION_FAILED',
+    },
+    { name: 'billion laughs in document.xml', build: () => rawZip(docxEntries(BILLION_LAUGHS_XML)), filename: 'lol.docx', status: 400, code: 'VEIL_VALIDATION_FAILED' },
+    { name: 'external entity in document.xml', build: () => rawZip(docxEntries(EXTERNAL_ENTITY_XML)), filename: 'xxe.docx', status: 400, code: 'VEIL_VALIDATION_FAILED' },
+    {
+      name: 'DOCTYPE hidden in another XML part',
+      build: () => rawZip([...docxEntries(), { name: 'word/styles.xml', data: Buffer.from(BILLION_LAUGHS_XML) }]),
+      filename: 'styles.docx',
+      status: 400,
+      code: 'VEIL_VALIDATION_FAILED',
+    },
+    { name: 'zip-slip entry name', build: () => rawZip([...docxEntries(), { name: '../../../tmp/evil.sh', data: Buffer.from('x') }]), filename: 'slip.docx', status: 400, code: 'VEIL_VALIDATION_FAILED' },
+    {
+      name: 'truncated DOCX',
+      build: async () => (await makeDocx(['Hello there, a fairly long paragraph of text.'])).subarray(0, 200),
+      filename: 'cut.docx',
+      status: 400,
+      code: 'VEIL_VALIDATION_FAILED',
+    },
+    {
+      name: 'truncated PDF',
+      build: async () => {
+        const pdf = await makePdf([['page one'], ['page two']]);
+        return pdf.subarray(0, Math.floor(pdf.length * 0.6));
+      },
+      filename: 'cut.pdf',
+      status: 400,
+      code: 'VEIL_VALIDATION_FAILED',
+    },
+    { name: 'circular page tree', build: () => circularPdf(), filename: 'loop.pdf', status: 400, code: 'VEIL_VALIDATION_FAILED' },
+  ];
+
+  for (const entry of cases) {
+    it(entry.name, async () => {
+      const result = await measured(await entry.build(), entry.filename);
+      expect(result.status).toBe(entry.status);
+      expect(result.body.code).toBe(entry.code);
+      expect(result.body.error).toMatch(/^file: /);
+      expectBounded(result);
+    });
+  }
+
+  it('a nested archive is carried as bytes, never inflated', async () => {
+    const inner = rawZip([{ name: 'zeros.bin', data: zeros(64) }]);
+    const nested = rawZip([...docxEntries(), { name: 'word/embeddings/inner.zip', data: inner, store: true }]);
+    const result = await measured(nested, 'nested.docx');
+    expect(result.status).toBe(200);
+    expect(result.body.original_format).toBe('docx');
+    expectBounded(result);
+  });
+
+  it('a PDF whose content stream inflates to 1 GB is stopped by the memory bound, and small requests keep flowing', async () => {
+    const bomb = flateBombPdf(1024);
+    expect(bomb.length).toBeLessThan(2 * 1024 * 1024);
+    const started = performance.now();
+    const pending = measured(bomb, 'bomb.pdf');
+    // While the bomb is parsed on its worker, an ordinary transform answers promptly.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const small = performance.now();
+    const transformed = await post(harness.app, '/v1/transform', { input: 'mail jane.doe@example.com' });
+    expect(transformed.status).toBe(200);
+    expect(performance.now() - small).toBeLessThan(1000);
+    const result = await pending;
+    expect(result.status).toBe(413);
+    expect(result.body).toMatchObject({ code: 'VEIL_LIMIT_EXCEEDED', error: 'file: parsing needed more memory than the limit' });
+    expectBounded(result);
+    expect(performance.now() - started).toBeLessThan(MAX_MS);
+  });
+
+  it('the pool serves good files after every bomb', async () => {
+    const response = await upload(await makePdf([['after the storm jane.doe@example.com']]), 'ok.pdf');
+    expect(response.status).toBe(200);
+    expect(response.body.entities.map((entity: any) => entity.type)).toEqual(['email']);
+  });
+
+  it('a deflate stream cut short is a damaged archive, not a crash', async () => {
+    const entries = docxEntries();
+    const broken = rawZip(entries);
+    // Corrupt the document's compressed bytes in place (sizes stay consistent).
+    const document = deflateRawSync(Buffer.from(entries[2]!.data));
+    const at = broken.indexOf(document);
+    broken.fill(0xff, at, at + Math.min(16, document.length));
+    const result = await measured(broken, 'broken.docx');
+    expect(result.status).toBe(400);
+    expectBounded(result);
+  });
+});

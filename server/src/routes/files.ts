@@ -1,0 +1,301 @@
+// File and image routes (interface.md 4.18, 4.19; decisions.md 5): POST /v1/transform/file,
+// /v1/rehydrate/file, /v1/transform/image and /v1/redact/image. Multipart bodies are streamed
+// with a hard size cap (file_upload.max_size_bytes: 413 the moment the cap is passed, nothing
+// buffered beyond it); parsing runs on the bounded file pool (services/files.ts), OCR on the
+// tesseract workers (services/ocr.ts), pixels in sharp (services/images.ts). Detection, policy,
+// tokenization, sessions, the deny list and revocations are the text routes' own code paths,
+// reused, so a file is protected exactly like the same text sent to /v1/transform. Filenames
+// and part Content-Types are client data: they are hints for format detection only, and are
+// never logged or echoed.
+import multipart from '@fastify/multipart';
+import { RESTORE_MODES, VeilError } from '@veil/common';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { auditFacts, factSink, transformFacts } from '../audit/facts.js';
+import { ringMaterial, type AppDeps } from '../deps.js';
+import { CONTENT_TYPES, FILE_EXTENSIONS, type FileHint } from '../files/formats.js';
+import { serializeJson } from '../files/process.js';
+import { createFilePool, type FilePool } from '../services/files.js';
+import { layoutText, placeSpan, prepareImage, redactImage, type PixelBox } from '../services/images.js';
+import { planDetection } from '../services/ner.js';
+import { createOcrEngine, type OcrEngine } from '../services/ocr.js';
+import { withHandle } from '../services/state.js';
+import { runTextTransform, type TransformResponse } from '../services/transform.js';
+import type { RestoreMode } from '../domain/types.js';
+import { fingerprint, ms, principalOf } from './common.js';
+import { openInline, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
+import { LabelSchema, LanguageSchema, type TransformBody } from './schemas.js';
+import { requestFields, structuredTransform, textTransform, transformEnvironment } from './transform.js';
+
+/** Multipart field names are echoed in errors only when they look like identifiers. */
+const SAFE_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const LANGUAGE = new RegExp((LanguageSchema as unknown as { pattern: string }).pattern);
+const LABEL = new RegExp((LabelSchema as unknown as { pattern: string }).pattern);
+/** session_state and session_id bounds, as in the JSON routes (routes/schemas.ts). */
+const MAX_SESSION_STATE = 16 * 1024 * 1024;
+const MAX_SESSION_ID = 128;
+const MAX_POLICY_NAME = 128;
+
+export interface Upload {
+  readonly bytes: Buffer;
+  readonly hint: FileHint;
+  readonly fields: ReadonlyMap<string, string>;
+}
+
+function fieldName(name: string): string {
+  return SAFE_FIELD.test(name) ? name : '<field>';
+}
+
+function isVeilLike(error: unknown): error is VeilError {
+  return error instanceof VeilError;
+}
+
+/** @fastify/multipart and busboy errors, mapped to the envelope without their text. */
+function multipartError(error: unknown, fileField: string): VeilError {
+  if (isVeilLike(error)) return error;
+  const code = (error as { code?: unknown }).code;
+  switch (code) {
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new VeilError('VEIL_PAYLOAD_TOO_LARGE', `${fileField}: exceeds the upload size limit (file_upload.max_size_bytes)`);
+    case 'FST_FILES_LIMIT':
+      return new VeilError('VEIL_VALIDATION_FAILED', `${fileField}: send exactly one file part`);
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return new VeilError('VEIL_PAYLOAD_TOO_LARGE', 'body: too many multipart parts');
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new VeilError('VEIL_UNSUPPORTED_MEDIA_TYPE', 'unsupported Content-Type; send multipart/form-data');
+    default:
+      return new VeilError('VEIL_VALIDATION_FAILED', 'body: is not a valid multipart/form-data body', typeof code === 'string' ? code : 'multipart');
+  }
+}
+
+/**
+ * Read one multipart upload: exactly one file part named `fileField` (streamed, never past
+ * `maxBytes`), and text fields from `allowed`, each at most once. Anything else is refused.
+ */
+export async function readUpload(request: FastifyRequest, fileField: string, allowed: readonly string[], maxBytes: number): Promise<Upload> {
+  if (!request.isMultipart()) throw new VeilError('VEIL_UNSUPPORTED_MEDIA_TYPE', `unsupported Content-Type; send multipart/form-data with a \`${fileField}\` part`);
+  let file: Upload['bytes'] | undefined;
+  let hint: FileHint = {};
+  const fields = new Map<string, string>();
+  try {
+    const parts = request.parts({ limits: { fileSize: maxBytes, files: 1, fields: allowed.length + 2, parts: allowed.length + 3, fieldSize: MAX_SESSION_STATE } });
+    for await (const part of parts) {
+      if (part.type === 'file') {
+        if (part.fieldname !== fileField) throw new VeilError('VEIL_VALIDATION_FAILED', `${fieldName(part.fieldname)}: unknown field`);
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of part.file) {
+          const data = chunk as Buffer;
+          size += data.length;
+          // busboy truncates at fileSize; stop at once rather than read the rest of the upload.
+          if (part.file.truncated || size > maxBytes) {
+            throw new VeilError('VEIL_PAYLOAD_TOO_LARGE', `${fileField}: exceeds the upload size limit (file_upload.max_size_bytes)`);
+          }
+          chunks.push(data);
+        }
+        if (part.file.truncated) throw new VeilError('VEIL_PAYLOAD_TOO_LARGE', `${fileField}: exceeds the upload size limit (file_upload.max_size_bytes)`);
+        file = Buffer.concat(chunks, size);
+        hint = { filename: part.filename, mimetype: part.mimetype };
+        continue;
+      }
+      const name = part.fieldname;
+      if (name === fileField) throw new VeilError('VEIL_VALIDATION_FAILED', `${fileField}: must be a file part`);
+      if (!allowed.includes(name)) throw new VeilError('VEIL_VALIDATION_FAILED', `${fieldName(name)}: unknown field`);
+      if (fields.has(name)) throw new VeilError('VEIL_VALIDATION_FAILED', `${name}: sent more than once`);
+      if (part.valueTruncated) throw new VeilError('VEIL_PAYLOAD_TOO_LARGE', `${name}: is too large`);
+      if (typeof part.value !== 'string') throw new VeilError('VEIL_VALIDATION_FAILED', `${name}: must be a string`);
+      fields.set(name, part.value);
+    }
+  } catch (error) {
+    throw multipartError(error, fileField);
+  }
+  if (file === undefined) throw new VeilError('VEIL_VALIDATION_FAILED', `${fileField}: is required`);
+  if (file.length === 0) throw new VeilError('VEIL_VALIDATION_FAILED', `${fileField}: is empty`);
+  return { bytes: file, hint, fields };
+}
+
+/** The `policy` and `language` fields, validated like the JSON routes' schema does. */
+function transformFields(upload: Upload): { policy?: string; language?: string } {
+  const policy = upload.fields.get('policy');
+  const language = upload.fields.get('language');
+  if (policy !== undefined && (policy.length === 0 || policy.length > MAX_POLICY_NAME)) throw new VeilError('VEIL_VALIDATION_FAILED', 'policy: must be 1 to 128 characters');
+  if (language !== undefined && !LANGUAGE.test(language)) throw new VeilError('VEIL_VALIDATION_FAILED', 'language: has an invalid format');
+  return { ...(policy !== undefined ? { policy } : {}), ...(language !== undefined ? { language } : {}) };
+}
+
+function rehydrateFields(upload: Upload): { session_state?: string; session_id?: string; restore_mode?: RestoreMode; output_channel?: string } {
+  const sessionState = upload.fields.get('session_state');
+  const sessionId = upload.fields.get('session_id');
+  const restoreMode = upload.fields.get('restore_mode');
+  const channel = upload.fields.get('output_channel');
+  if (sessionState !== undefined && (sessionState.length === 0 || sessionState.length > MAX_SESSION_STATE)) throw new VeilError('VEIL_VALIDATION_FAILED', 'session_state: has an invalid length');
+  if (sessionId !== undefined && (sessionId.length === 0 || sessionId.length > MAX_SESSION_ID)) throw new VeilError('VEIL_VALIDATION_FAILED', 'session_id: has an invalid length');
+  if (restoreMode !== undefined && !(RESTORE_MODES as readonly string[]).includes(restoreMode)) throw new VeilError('VEIL_VALIDATION_FAILED', 'restore_mode: must be one of the allowed values');
+  if (channel !== undefined && (channel.length > 64 || !LABEL.test(channel))) throw new VeilError('VEIL_VALIDATION_FAILED', 'output_channel: has an invalid format');
+  return {
+    ...(sessionState !== undefined ? { session_state: sessionState } : {}),
+    ...(sessionId !== undefined ? { session_id: sessionId } : {}),
+    ...(restoreMode !== undefined ? { restore_mode: restoreMode as RestoreMode } : {}),
+    ...(channel !== undefined ? { output_channel: channel } : {}),
+  };
+}
+
+/** Add top-level fields to a serialized JSON object, and one stat to its `stats` object. */
+function spliceResponse(body: string, extra: Record<string, unknown>, stat: [string, number]): string {
+  // In serialized JSON a quote inside a string is always escaped, so the first unescaped
+  // `"stats":{` is the top-level stats object of the transform response.
+  const marker = '"stats":{';
+  const at = body.indexOf(marker);
+  const withStat = at < 0 ? body : `${body.slice(0, at + marker.length)}${JSON.stringify(stat[0])}:${stat[1]},${body.slice(at + marker.length)}`;
+  const fields = Object.entries(extra)
+    .map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`)
+    .join(',');
+  return `${withStat.slice(0, -1)},${fields}}`;
+}
+
+interface ImageRun {
+  readonly image: Awaited<ReturnType<typeof prepareImage>>;
+  readonly layout: ReturnType<typeof layoutText>;
+  readonly ocrMs: number;
+}
+
+export function fileRoutes(deps: AppDeps) {
+  return async function register(app: FastifyInstance): Promise<void> {
+    const limits = deps.config.file_upload;
+    const ownsFiles = deps.files === undefined;
+    const ownsOcr = deps.ocr === undefined;
+    const files: FilePool = deps.files ?? createFilePool({ limits });
+    const ocr: OcrEngine = deps.ocr ?? createOcrEngine(deps.config.ocr, (message) => app.log.warn(message));
+    app.addHook('onClose', async () => {
+      if (ownsFiles) await files.close();
+      if (ownsOcr) await ocr.close();
+    });
+    // Multipart for these routes only; the size cap is applied per request in readUpload.
+    await app.register(multipart, { limits: { fileSize: limits.max_size_bytes, files: 1 } });
+    // Any other body type is refused here without being read (JSON is parsed by the root
+    // parser and refused by readUpload).
+    app.addContentTypeParser('*', (_request, _payload, done) => {
+      done(new VeilError('VEIL_UNSUPPORTED_MEDIA_TYPE', 'unsupported Content-Type; send multipart/form-data'), undefined);
+    });
+
+    /** OCR an upload: probe and decode within the pixel limit, then recognize. */
+    const recognize = async (bytes: Buffer): Promise<ImageRun> => {
+      const image = await prepareImage(bytes, limits.max_pixels);
+      const started = performance.now();
+      const page = await ocr.recognize(image.ocrInput);
+      return { image, layout: layoutText(page), ocrMs: ms(started) };
+    };
+
+    const requireOcr = (): void => {
+      if (ocr.engine === 'none') throw new VeilError('VEIL_OCR_UNAVAILABLE', 'no OCR engine is available on this server', 'ocr.engine is none');
+    };
+
+    app.post('/v1/transform/file', { config: { scope: 'transform' } }, async (request, reply) => {
+      const principal = principalOf(request);
+      const upload = await readUpload(request, 'file', ['policy', 'language'], limits.max_size_bytes);
+      const fields = transformFields(upload);
+      if (fields.policy !== undefined) auditFacts(request, { policy: fields.policy });
+      const started = performance.now();
+      const extracted = await files.extract(upload.bytes, upload.hint);
+      const extractionMs = ms(started);
+      const extra = { original_format: extracted.format, original_size: upload.bytes.length, ...(extracted.format === 'pdf' && extracted.pages !== undefined ? { pages: extracted.pages } : {}) };
+      const logFields = { event: 'file_transform_completed', format: extracted.format, size: upload.bytes.length };
+      if (extracted.format === 'json') {
+        const body = { input_json: extracted.value, ...fields } as TransformBody;
+        const response = await structuredTransform(deps, request.log, body, 'json', undefined, principal, factSink(request));
+        request.log.info(logFields, 'file_transform_completed');
+        const stats = response.stats as Record<string, unknown>;
+        return {
+          ...response,
+          // The tokenized document, written the way the uploaded one was.
+          safe_text: serializeJson(response.safe_json, extracted.indent, extracted.text.endsWith('\n')),
+          stats: { ...stats, extraction_time_ms: extractionMs },
+          ...extra,
+        };
+      }
+      const body = { input: extracted.text, ...fields } as TransformBody;
+      const done = await textTransform(deps, body, principal, undefined, factSink(request));
+      request.log.info({ ...logFields, trace_id: done.trace, offloaded: done.serialized !== undefined }, 'file_transform_completed');
+      const serialized = done.serialized ?? JSON.stringify(done.response);
+      return reply.type('application/json; charset=utf-8').send(withHandle(spliceResponse(serialized, extra, ['extraction_time_ms', extractionMs]), done.handle));
+    });
+
+    app.post('/v1/rehydrate/file', { config: { scope: 'rehydrate' } }, async (request, reply) => {
+      const principal = principalOf(request);
+      const upload = await readUpload(request, 'file', ['session_state', 'session_id', 'restore_mode', 'output_channel'], limits.max_size_bytes);
+      const params = rehydrateFields(upload);
+      const base = await rehydrateRequestOf(deps, principal, params as RehydrateParams, '');
+      // Open, deny list and revocations on the event loop, exactly as /v1/rehydrate does.
+      const opened = await openInline(deps, base, factSink(request));
+      const restored = await files.rehydrate(upload.bytes, upload.hint, {
+        request: { ...base, revokedIds: opened.revokedIds },
+        ring: ringMaterial(deps),
+        policies: deps.policies.registry.snapshot(),
+        templates: deps.config.restore_templates,
+        nowMs: deps.now(),
+      });
+      auditFacts(request, { entity_count: restored.tokensResolved });
+      request.log.info(
+        { event: 'file_rehydrate_completed', format: restored.format, trace_id: fingerprint(base.traceId ?? ''), resolved: restored.tokensResolved, unresolved: restored.tokensUnresolved.length },
+        'file_rehydrate_completed',
+      );
+      return reply
+        .type(CONTENT_TYPES[restored.format])
+        .header('content-disposition', `attachment; filename="restored.${FILE_EXTENSIONS[restored.format]}"`)
+        .header('x-veil-original-format', restored.format)
+        .header('x-veil-tokens-resolved', String(restored.tokensResolved))
+        .header('x-veil-tokens-unresolved', String(restored.tokensUnresolved.length))
+        .send(Buffer.from(restored.bytes.buffer, restored.bytes.byteOffset, restored.bytes.byteLength));
+    });
+
+    app.post('/v1/transform/image', { config: { scope: 'transform' } }, async (request) => {
+      requireOcr();
+      const principal = principalOf(request);
+      const upload = await readUpload(request, 'image', ['policy', 'language'], limits.max_size_bytes);
+      const fields = transformFields(upload);
+      if (fields.policy !== undefined) auditFacts(request, { policy: fields.policy });
+      const { image, layout, ocrMs } = await recognize(upload.bytes);
+      const done = await textTransform(deps, { input: layout.text, ...fields }, principal, undefined, factSink(request));
+      // OCR text of one image is small; a worker-serialized body is parsed back to add boxes.
+      const response = done.response ?? (JSON.parse(done.serialized ?? '{}') as TransformResponse);
+      const entities = response.entities.map((entity) => {
+        const placement = placeSpan(layout.words, entity.span);
+        return placement === undefined ? entity : { ...entity, bbox: placement.bbox, boxes: placement.boxes, ocr_confidence: placement.ocrConfidence };
+      });
+      request.log.info({ event: 'image_transform_completed', format: image.format, trace_id: done.trace, entities: entities.length }, 'image_transform_completed');
+      return {
+        ...response,
+        entities,
+        ...done.handle,
+        ocr: { engine: ocr.engine, mean_confidence: layout.meanConfidence },
+        image: { format: image.format, width: image.width, height: image.height },
+        stats: { ...response.stats, ocr_time_ms: ocrMs },
+      };
+    });
+
+    app.post('/v1/redact/image', { config: { scope: 'transform' } }, async (request, reply) => {
+      requireOcr();
+      const principal = principalOf(request);
+      const upload = await readUpload(request, 'image', ['policy', 'language'], limits.max_size_bytes);
+      const fields = transformFields(upload);
+      if (fields.policy !== undefined) auditFacts(request, { policy: fields.policy });
+      const { image, layout } = await recognize(upload.bytes);
+      // The transform's detection and policy decisions, without keeping a session: nothing
+      // here is ever rehydrated, so no session state is returned or stored.
+      const registry = deps.policies.registry;
+      const body = { input: layout.text, ...fields } as TransformBody;
+      const plan = await planDetection(deps, layout.text, fields.language ?? deps.config.detector.default_language, undefined, registry.get(fields.policy).compiled.policy);
+      const outcome = runTextTransform(transformEnvironment(deps, registry), { ...requestFields(deps, body, principal, undefined), input: layout.text, detection: plan });
+      auditFacts(request, transformFacts(outcome.response));
+      const boxes: PixelBox[] = [];
+      for (const entity of outcome.response.entities) boxes.push(...(placeSpan(layout.words, entity.span)?.boxes ?? []));
+      const png = await redactImage(image, boxes);
+      request.log.info({ event: 'image_redact_completed', format: image.format, regions: boxes.length }, 'image_redact_completed');
+      return reply
+        .type('image/png')
+        .header('x-veil-regions-redacted', String(boxes.length))
+        .header('x-veil-entities-redacted', String(outcome.response.entities.length))
+        .send(png);
+    });
+  };
+}

@@ -1,0 +1,366 @@
+// The RAG routes (interface.md 4.9 to 4.14): POST /v1/rag/ingest, /v1/rag/ingest/batch,
+// /v1/rag/query, /v1/rag/context, /v1/rag/answer, /v1/rag/delete. Schemas here (TypeBox,
+// unknown fields rejected), the work in services/rag.ts. Ingest, ingest/batch and delete are
+// idempotent routes (interface.md section 8). The ingest, query and context results carry the
+// session handle the backend uses (a sealed blob, or a server-side id); chunk_session_state is
+// always a sealed blob because the caller stores it beside its chunk.
+import { isVeilError, VeilError } from '@veil/common';
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { auditFacts, entityFacts } from '../audit/index.js';
+import type { AppDeps } from '../deps.js';
+import { CHUNKING_STRATEGIES, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../domain/rag/chunking.js';
+import { validationMessage } from '../plugins/errors.js';
+import {
+  answerRag,
+  buildContext,
+  deleteDocument,
+  ingestDocument,
+  MAX_CONTEXT_CHUNKS,
+  queryRag,
+  type IngestResponse,
+  type RagScope,
+} from '../services/rag.js';
+import { incomingSession, outgoingHandle } from '../services/state.js';
+import { callerOf, effectiveContext, fingerprint, principalOf, type Principal } from './common.js';
+import { scopeOf } from './revoke.js';
+import { ContextSchema, LabelSchema, LanguageSchema, PolicyNameSchema, SessionStateSchema } from './schemas.js';
+
+/** A corpus id: 1 to 128 characters, letters and digits first, then also `.`, `_`, `:`, `-`. */
+export const CORPUS_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';
+const CorpusIdSchema = Type.String({ pattern: CORPUS_ID_PATTERN });
+const SessionIdSchema = Type.String({ minLength: 1, maxLength: 128 });
+/** A classification label as callers send it; unknown labels rank most restrictive. */
+const ClassificationSchema = Type.String({ minLength: 1, maxLength: 128 });
+
+const DocumentMetadataSchema = Type.Object(
+  {
+    document_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    classification: Type.Optional(ClassificationSchema),
+    owner: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 64 })),
+  },
+  { additionalProperties: false },
+);
+
+export const IngestBodySchema = Type.Object(
+  {
+    text: Type.String({ minLength: 1 }),
+    chunking_strategy: Type.Optional(Type.Union(CHUNKING_STRATEGIES.map((strategy) => Type.Literal(strategy)))),
+    chunk_size: Type.Optional(Type.Integer({ minimum: MIN_CHUNK_SIZE, maximum: MAX_CHUNK_SIZE })),
+    chunk_overlap: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_CHUNK_SIZE })),
+    policy: Type.Optional(PolicyNameSchema),
+    language: Type.Optional(LanguageSchema),
+    document_metadata: Type.Optional(DocumentMetadataSchema),
+    corpus_id: Type.Optional(CorpusIdSchema),
+  },
+  { additionalProperties: false },
+);
+type IngestBody = Static<typeof IngestBodySchema>;
+
+const IngestResultSchema = Type.Object({
+  chunks: Type.Array(
+    Type.Object({
+      chunk_index: Type.Integer(),
+      safe_text: Type.String(),
+      entity_count: Type.Integer(),
+      start_offset: Type.Integer(),
+      end_offset: Type.Integer(),
+      chunk_session_state: Type.String(),
+    }),
+  ),
+  session_state: Type.Optional(Type.String()),
+  session_id: Type.Optional(Type.String()),
+  total_entities: Type.Integer(),
+  warnings: Type.Optional(Type.Array(Type.String())),
+  document_metadata: Type.Optional(
+    Type.Object({
+      document_id: Type.Optional(Type.String()),
+      classification: Type.Optional(Type.String()),
+      owner: Type.Optional(Type.String()),
+      tags: Type.Optional(Type.Array(Type.String())),
+    }),
+  ),
+});
+
+/** Items are validated one by one (so one malformed document fails only itself). */
+function ingestBatchBodySchema(maxItems: number) {
+  return Type.Object({ items: Type.Array(Type.Object({}), { minItems: 1, maxItems }) }, { additionalProperties: false });
+}
+
+const IngestBatchResponseSchema = Type.Object({
+  results: Type.Array(
+    Type.Object({
+      index: Type.Integer(),
+      result: Type.Optional(IngestResultSchema),
+      error: Type.Optional(Type.String()),
+      code: Type.Optional(Type.String()),
+    }),
+  ),
+});
+
+const QueryBodySchema = Type.Object(
+  {
+    query: Type.String({ minLength: 1 }),
+    policy: Type.Optional(PolicyNameSchema),
+    language: Type.Optional(LanguageSchema),
+    corpus_id: Type.Optional(CorpusIdSchema),
+  },
+  { additionalProperties: false },
+);
+type QueryBody = Static<typeof QueryBodySchema>;
+
+const QueryResponseSchema = Type.Object({
+  safe_query: Type.String(),
+  session_state: Type.Optional(Type.String()),
+  session_id: Type.Optional(Type.String()),
+  entities_detected: Type.Integer(),
+});
+
+const ContextBodySchema = Type.Object(
+  {
+    chunks: Type.Array(Type.String(), { maxItems: MAX_CONTEXT_CHUNKS }),
+    session_state: Type.Optional(SessionStateSchema),
+    session_id: Type.Optional(SessionIdSchema),
+    policy: Type.Optional(PolicyNameSchema),
+    language: Type.Optional(LanguageSchema),
+    access_level: Type.Optional(ClassificationSchema),
+    chunk_classifications: Type.Optional(Type.Array(Type.Union([ClassificationSchema, Type.Null()]), { maxItems: MAX_CONTEXT_CHUNKS })),
+    document_sessions: Type.Optional(Type.Array(SessionStateSchema, { maxItems: MAX_CONTEXT_CHUNKS })),
+    corpus_id: Type.Optional(CorpusIdSchema),
+  },
+  { additionalProperties: false },
+);
+type ContextBody = Static<typeof ContextBodySchema>;
+
+const ContextResponseSchema = Type.Object({
+  safe_chunks: Type.Array(Type.String()),
+  session_state: Type.Optional(Type.String()),
+  session_id: Type.Optional(Type.String()),
+  entities_detected: Type.Integer(),
+  chunks_filtered: Type.Optional(Type.Integer()),
+});
+
+const AnswerBodySchema = Type.Object(
+  {
+    answer: Type.String(),
+    session_state: Type.Optional(SessionStateSchema),
+    session_id: Type.Optional(SessionIdSchema),
+    output_channel: Type.Optional(LabelSchema),
+    /** As on /v1/rehydrate: caller role and purpose count only under auth.mode dev. */
+    context: Type.Optional(ContextSchema),
+  },
+  { additionalProperties: false },
+);
+type AnswerBody = Static<typeof AnswerBodySchema>;
+
+const AnswerResponseSchema = Type.Object({
+  restored_answer: Type.String(),
+  tokens_resolved: Type.Integer(),
+  tokens_unresolved: Type.Array(Type.Object({ token: Type.String(), reason: Type.String() })),
+});
+
+const DeleteBodySchema = Type.Object(
+  { session_state: Type.Optional(SessionStateSchema), session_id: Type.Optional(SessionIdSchema) },
+  { additionalProperties: false },
+);
+type DeleteBody = Static<typeof DeleteBodySchema>;
+
+const DeleteResponseSchema = Type.Object({
+  deleted: Type.Boolean(),
+  session_invalidated: Type.Boolean(),
+  entities_purged: Type.Integer(),
+  message: Type.String(),
+  manifest: Type.Object({
+    session_fingerprint: Type.String(),
+    entities_revoked: Type.Integer(),
+    timestamp_unix: Type.Integer(),
+    status: Type.String(),
+  }),
+});
+
+/** The blob behind session_state or session_id; one of the two is required. */
+async function requiredSession(deps: AppDeps, body: { session_id?: string | undefined; session_state?: string | undefined }): Promise<string> {
+  const blob = await incomingSession(deps, body.session_id, body.session_state);
+  if (blob === undefined) throw new VeilError('VEIL_VALIDATION_FAILED', 'session_state: is required');
+  return blob;
+}
+
+/** Ingest stores values where the caller's vector store is: policy rules see destination vector_store. */
+function ingestScope(deps: AppDeps, principal: Principal): RagScope {
+  return { tenant: principal.tenant, context: effectiveContext(deps, principal, { destination: 'vector_store' }) };
+}
+
+/** Queries and contexts go to the model: destination external_llm (the default). */
+function modelScope(deps: AppDeps, principal: Principal): RagScope {
+  return { tenant: principal.tenant, context: effectiveContext(deps, principal, undefined) };
+}
+
+export function ragRoutes(deps: AppDeps) {
+  const ingest = async (body: IngestBody, principal: Principal): Promise<{ result: IngestResponse & Partial<Record<'session_state' | 'session_id', string>>; sid: string; types: Set<string>; count: number }> => {
+    const sealed = await ingestDocument(
+      deps,
+      {
+        text: body.text,
+        strategy: body.chunking_strategy ?? 'paragraph',
+        chunkSize: body.chunk_size,
+        chunkOverlap: body.chunk_overlap,
+        policy: body.policy,
+        language: body.language,
+        metadata: body.document_metadata,
+        corpusId: body.corpus_id,
+      },
+      ingestScope(deps, principal),
+    );
+    const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
+    // The handle sits after the chunks, as in the interface's field order.
+    const { chunks, ...rest } = sealed.response;
+    return {
+      result: { chunks, ...handle, ...rest },
+      sid: sealed.session.sid,
+      types: new Set(sealed.entities.map((entity) => entity.type)),
+      count: sealed.entities.length,
+    };
+  };
+
+  const itemValidator = (): ValidateFunction => {
+    const ajv = new Ajv({ removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false, strict: false });
+    return ajv.compile(IngestBodySchema);
+  };
+  let validateItem: ValidateFunction | undefined;
+
+  const itemError = (log: FastifyBaseLogger, index: number, error: unknown): { error: string; code: string } => {
+    if (isVeilError(error)) {
+      log.info({ event: 'rag_ingest_item_failed', index, code: error.code }, 'rag_ingest_item_failed');
+      return { error: error.message, code: error.code };
+    }
+    // Unexpected failures: the error class only (messages can quote input).
+    log.error({ event: 'rag_ingest_item_failed', index, code: 'VEIL_INTERNAL', error_type: error instanceof Error ? error.name : typeof error }, 'rag_ingest_item_failed');
+    return { error: 'internal error', code: 'VEIL_INTERNAL' };
+  };
+
+  return function register(app: FastifyInstance): void {
+    app.post<{ Body: IngestBody }>(
+      '/v1/rag/ingest',
+      { schema: { body: IngestBodySchema, response: { 200: IngestResultSchema } }, config: { scope: 'rag', idempotent: true } },
+      async (request) => {
+        const { result, sid, types, count } = await ingest(request.body, principalOf(request));
+        auditFacts(request, { policy: request.body.policy ?? deps.policies.registry.defaultName, session_id: sid, entity_types: types, entity_count: count, entities_tokenized: count });
+        request.log.info({ event: 'rag_ingest_completed', chunks: result.chunks.length, entities: result.total_entities }, 'rag_ingest_completed');
+        return result;
+      },
+    );
+
+    app.post<{ Body: { items: object[] } }>(
+      '/v1/rag/ingest/batch',
+      {
+        schema: { body: ingestBatchBodySchema(deps.config.limits.max_batch_size), response: { 200: IngestBatchResponseSchema } },
+        config: { scope: 'rag', idempotent: true },
+      },
+      async (request) => {
+        const principal = principalOf(request);
+        validateItem ??= itemValidator();
+        const results: Record<string, unknown>[] = [];
+        let failed = 0;
+        for (const [index, item] of request.body.items.entries()) {
+          try {
+            if (!validateItem(item)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validateItem.errors?.[0]));
+            const { result, types, count } = await ingest(item as IngestBody, principal);
+            auditFacts(request, { entity_types: types, entity_count: count, entities_tokenized: count });
+            results.push({ index, result });
+          } catch (error) {
+            failed += 1;
+            results.push({ index, ...itemError(request.log, index, error) });
+          }
+        }
+        auditFacts(request, { item_count: results.length, items_failed: failed });
+        request.log.info({ event: 'rag_ingest_batch_completed', items: results.length, failed }, 'rag_ingest_batch_completed');
+        return { results };
+      },
+    );
+
+    app.post<{ Body: QueryBody }>(
+      '/v1/rag/query',
+      { schema: { body: QueryBodySchema, response: { 200: QueryResponseSchema } }, config: { scope: 'rag' } },
+      async (request) => {
+        const body = request.body;
+        const sealed = await queryRag(deps, { query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, modelScope(deps, principalOf(request)));
+        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
+        auditFacts(request, { policy: sealed.session.policy, session_id: sealed.session.sid, ...entityFacts(sealed.entities) });
+        request.log.info({ event: 'rag_query_completed', entities: sealed.response.entities_detected }, 'rag_query_completed');
+        return { safe_query: sealed.response.safe_query, ...handle, entities_detected: sealed.response.entities_detected };
+      },
+    );
+
+    app.post<{ Body: ContextBody }>(
+      '/v1/rag/context',
+      { schema: { body: ContextBodySchema, response: { 200: ContextResponseSchema } }, config: { scope: 'rag' } },
+      async (request) => {
+        const body = request.body;
+        const sessionState = await requiredSession(deps, body);
+        const sealed = await buildContext(
+          deps,
+          {
+            chunks: body.chunks,
+            sessionState,
+            policy: body.policy,
+            language: body.language,
+            accessLevel: body.access_level,
+            chunkClassifications: body.chunk_classifications,
+            documentSessions: body.document_sessions,
+            corpusId: body.corpus_id,
+          },
+          modelScope(deps, principalOf(request)),
+        );
+        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
+        auditFacts(request, { policy: sealed.session.policy, session_id: sealed.session.sid, ...entityFacts(sealed.entities) });
+        request.log.info(
+          { event: 'rag_context_completed', chunks: sealed.response.safe_chunks.length, filtered: sealed.response.chunks_filtered ?? 0, tokens: sealed.session.entries.length },
+          'rag_context_completed',
+        );
+        const { safe_chunks: safeChunks, ...rest } = sealed.response;
+        return { safe_chunks: safeChunks, ...handle, ...rest };
+      },
+    );
+
+    app.post<{ Body: AnswerBody }>(
+      '/v1/rag/answer',
+      { schema: { body: AnswerBodySchema, response: { 200: AnswerResponseSchema } }, config: { scope: 'rag' } },
+      async (request) => {
+        const body = request.body;
+        const principal = principalOf(request);
+        const sessionState = await requiredSession(deps, body);
+        const { response, session } = await answerRag(deps, {
+          answer: body.answer,
+          sessionState,
+          channel: body.output_channel ?? 'user_output',
+          caller: callerOf(deps, principal, body.context),
+          tenant: principal.tenant,
+        });
+        auditFacts(request, { policy: session.policy, session_id: session.sid, entity_count: response.tokens_resolved });
+        request.log.info({ event: 'rag_answer_completed', resolved: response.tokens_resolved, unresolved: response.tokens_unresolved.length }, 'rag_answer_completed');
+        return response;
+      },
+    );
+
+    app.post<{ Body: DeleteBody }>(
+      '/v1/rag/delete',
+      { schema: { body: DeleteBodySchema, response: { 200: DeleteResponseSchema } }, config: { scope: 'revoke', idempotent: true } },
+      async (request) => {
+        const body = request.body;
+        const principal = principalOf(request);
+        // An untenanted caller writes unscoped revocations: it needs global_revoke (4.15).
+        scopeOf(principal);
+        const sessionState = await requiredSession(deps, body);
+        const { response, session } = await deleteDocument(deps, { sessionState, serverHeld: body.session_id !== undefined, tenant: principal.tenant, fingerprint });
+        auditFacts(request, { policy: session.policy, session_id: session.sid, entity_count: response.manifest.entities_revoked });
+        request.log.info(
+          { event: 'rag_delete_completed', session: response.manifest.session_fingerprint, revoked: response.manifest.entities_revoked, status: response.manifest.status },
+          'rag_delete_completed',
+        );
+        return response;
+      },
+    );
+  };
+}

@@ -1,0 +1,83 @@
+// Output guard wiring (`output_protection`, issue 7): configuration to settings, and the guard
+// for one rehydrate: which detections count and how the model output is scanned. The guard
+// itself is pure (domain/guard/output.ts) and also runs inside the rehydrate on worker threads.
+//
+// What counts as a raw value the model produced:
+//   - a detection of the built-in detectors or the session policy's custom patterns (NER is not
+//     run on output) at confidence 0.5 or more (the detect route's default threshold), outside
+//     every token;
+//   - mode `strict`: every type; mode `permissive`: only high-risk types, i.e. those the session
+//     policy gives protection level `high` or `critical` (the catalog's level unless a policy
+//     rule sets another);
+//   - never a type in `exempt_types`;
+//   - never a value the session's policy would `allow` through raw (decided with the rehydrate
+//     caller's role and purpose and the default destination `external_llm`): the model was
+//     allowed to see such values, so repeating them is not a leak.
+//
+// For other pipelines (RAG answer): createOutputGuard with outputProtectionSettings(deps.config),
+// guard.guard(text) before restoring, guard.summary() in the response, and record
+// `output_guard: summary.triggered` with auditFacts (veil_output_guard_triggers_total follows it).
+import type { VeilConfig } from '../config/index.js';
+import { detectAll } from '../domain/detect/index.js';
+import { OutputGuard, type OutputGuardAction } from '../domain/guard/index.js';
+import type { Caller } from '../domain/policy/index.js';
+import { findTokensLenient } from '../domain/repair/index.js';
+import type { Detection, ProtectionLevel } from '../domain/types.js';
+import type { LoadedPolicy } from './policies.js';
+
+export type { OutputGuardSummary } from '../domain/guard/index.js';
+
+export interface OutputProtectionSettings {
+  readonly mode: 'strict' | 'permissive';
+  readonly action: OutputGuardAction;
+  readonly exemptTypes: readonly string[];
+}
+
+/** Lowest confidence at which a detection in model output counts. */
+export const OUTPUT_GUARD_MIN_CONFIDENCE = 0.5;
+
+/** Protection levels `permissive` mode guards. */
+export const HIGH_RISK_LEVELS: ReadonlySet<ProtectionLevel> = new Set(['high', 'critical']);
+
+/** Destination assumed when deciding whether the policy allowed a type through raw. */
+const GUARD_DESTINATION = 'external_llm';
+
+/** The settings when the output guard is enabled, else undefined. */
+export function outputProtectionSettings(config: Pick<VeilConfig, 'output_protection'>): OutputProtectionSettings | undefined {
+  const section = config.output_protection;
+  if (!section.enabled) return undefined;
+  return { mode: section.mode, action: section.default_action, exemptTypes: [...section.exempt_types] };
+}
+
+export interface OutputGuardContext {
+  /** The session's policy. */
+  readonly policy: LoadedPolicy;
+  /** The session's language (detector context words). */
+  readonly language: string;
+  /** The rehydrate caller. */
+  readonly caller: Caller;
+}
+
+/** The guard for one rehydrate request (one text, a JSON document, or a stream). */
+export function createOutputGuard(settings: OutputProtectionSettings, context: OutputGuardContext): OutputGuard {
+  const exempt = new Set(settings.exemptTypes);
+  const compiled = context.policy.compiled;
+  const decisionContext = {
+    destination: GUARD_DESTINATION,
+    ...(context.caller.role !== undefined ? { caller_role: context.caller.role } : {}),
+    ...(context.caller.purpose !== undefined ? { caller_purpose: context.caller.purpose } : {}),
+  };
+  const counts = (detection: Detection): boolean => {
+    if (detection.confidence < OUTPUT_GUARD_MIN_CONFIDENCE || exempt.has(detection.type)) return false;
+    const decision = compiled.decide(detection.type, decisionContext, detection.value);
+    if (decision.action === 'allow') return false;
+    return settings.mode === 'strict' || HIGH_RISK_LEVELS.has(decision.protection_level);
+  };
+  const patterns = context.policy.patterns;
+  return new OutputGuard({
+    action: settings.action,
+    detect: (text) => detectAll(text, { customPatterns: patterns, language: context.language }),
+    counts,
+    scan: findTokensLenient,
+  });
+}

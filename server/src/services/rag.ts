@@ -1,0 +1,517 @@
+// The RAG flow (interface.md 4.9 to 4.14): ingest a document into safe chunks with per-chunk
+// and aggregate sessions, tokenize a query, build a model context from retrieved chunks under
+// the classification lattice and the merge rules, restore an answer exactly as rehydrate does,
+// and erase a document. Detection, tokenization, sealing, restore and revocation are the shared
+// pieces (services/transform.ts, domain/tokenize.ts, domain/seal, services/rehydrate.ts,
+// services/revocation.ts); this module only arranges them. Free of Fastify: routes/rag.ts
+// validates, resolves the caller and shapes the reply.
+//
+// Sessions: one ingest issues one session id for the document; the aggregate blob (kind
+// `aggregate`) and every chunk blob (kind `chunk`, the document classification bound into the
+// associated data) carry it, so invalidating the document (rag/delete) deny-lists all of them.
+// With a corpus_id every token is the corpus token (domain/token/corpus.ts), so the same value
+// has the same token at ingest and at query time and across the corpus's documents.
+import { VeilError } from '@veil/common';
+import type { AppDeps } from '../deps.js';
+import { chunkText, resolveSizes, type ChunkingStrategy, type Span } from '../domain/rag/chunking.js';
+import { ClassificationLattice } from '../domain/rag/classification.js';
+import { SessionMerger } from '../domain/rag/merge.js';
+import type { Caller } from '../domain/policy/index.js';
+import type { UnresolvedToken } from '../domain/rehydrate.js';
+import { newSessionId, openSession, sealSession, type SessionPayload } from '../domain/seal/index.js';
+import { utf16ToCodePoints } from '../domain/text/codepoints.js';
+import {
+  CorpusAllocator,
+  findTokens,
+  isCorpusEntryOwned,
+  TokenAllocator,
+  type Allocation,
+  type ValueAllocator,
+} from '../domain/token/index.js';
+import { tokenizeText, type TokenizedEntity } from '../domain/tokenize.js';
+import type { Detection, RequestContext, TokenEntry } from '../domain/types.js';
+import { planDetection } from './ner.js';
+import type { LoadedPolicy } from './policies.js';
+import { restoreOpened, type RehydrateEnvironment } from './rehydrate.js';
+import { partitionOf, revocationDigest, revokedEntryIds, withStore } from './revocation.js';
+import { assertNotDenied } from './state.js';
+import { combineDetections } from './transform.js';
+import { StoreUnavailableError } from '../stores/types.js';
+
+/** Built-in cap on document_sessions (and chunks) per context request (interface.md section 8). */
+export const MAX_CONTEXT_CHUNKS = 256;
+
+/** Who is calling and for what: the route resolves these from the credential. */
+export interface RagScope {
+  readonly tenant: string | null;
+  /** Policy context for decisions (destination, caller role and purpose). */
+  readonly context: RequestContext;
+}
+
+export interface DocumentMetadata {
+  document_id?: string;
+  classification?: string;
+  owner?: string;
+  tags?: string[];
+}
+
+export interface IngestRequest {
+  readonly text: string;
+  readonly strategy: ChunkingStrategy;
+  readonly chunkSize?: number | undefined;
+  readonly chunkOverlap?: number | undefined;
+  readonly policy?: string | undefined;
+  readonly language?: string | undefined;
+  readonly metadata?: DocumentMetadata | undefined;
+  readonly corpusId?: string | undefined;
+}
+
+export interface IngestChunk {
+  chunk_index: number;
+  safe_text: string;
+  entity_count: number;
+  start_offset: number;
+  end_offset: number;
+  chunk_session_state: string;
+}
+
+export interface IngestResponse {
+  chunks: IngestChunk[];
+  total_entities: number;
+  warnings?: string[];
+  document_metadata?: DocumentMetadata;
+}
+
+/** A result whose session handle the route still has to add (blob or server-side id). */
+export interface Sealed<T> {
+  readonly response: T;
+  readonly sessionState: string;
+  readonly session: SessionPayload;
+  /** Entity types and counts for the audit event (never values). */
+  readonly entities: readonly TokenizedEntity[];
+}
+
+function nowSeconds(deps: AppDeps): number {
+  return Math.floor(deps.now() / 1000);
+}
+
+function lattice(deps: AppDeps): ClassificationLattice {
+  return new ClassificationLattice(deps.config.rag.classification_levels);
+}
+
+/** Regex (inline, or on a worker for a large text) plus NER under the policy's detection rules. */
+async function detectText(deps: AppDeps, text: string, language: string, loaded: LoadedPolicy): Promise<{ detections: Detection[]; warnings: string[] }> {
+  const plan = await planDetection(deps, text, language, undefined, loaded.compiled.policy);
+  const regex = await deps.offload.detect({ text, language, compiled: loaded.patterns, raw: loaded.rawPatterns });
+  return { detections: combineDetections(regex, plan, loaded.compiled.policy), warnings: plan.warnings };
+}
+
+/** The allocator of a session: corpus tokens with a corpus id, the random scheme otherwise. */
+function allocatorFor(deps: AppDeps, tenant: string | null, corpusId: string | undefined, existing: readonly TokenEntry[] = []): ValueAllocator {
+  return corpusId !== undefined ? new CorpusAllocator(deps.corpusKeys, { tenant, corpusId }, existing) : new TokenAllocator(existing);
+}
+
+/** Wraps an allocator to record which token ids one piece of text used. */
+function recording(allocator: ValueAllocator, used: Set<string>): ValueAllocator {
+  return {
+    allocate(type: string, value: string): Allocation {
+      const allocation = allocator.allocate(type, value);
+      used.add(allocation.id);
+      return allocation;
+    },
+  };
+}
+
+/** Detections lying wholly inside `span`, shifted to be relative to its start. */
+function detectionsIn(detections: readonly Detection[], span: Span, from: number): { local: Detection[]; next: number } {
+  let first = from;
+  while (first < detections.length && detections[first]!.start < span.start) first += 1;
+  const local: Detection[] = [];
+  for (let index = first; index < detections.length; index += 1) {
+    const detection = detections[index]!;
+    if (detection.start >= span.end) break;
+    // Chunking never cuts a detection, so a detection starting inside the chunk ends inside it.
+    if (detection.end > span.end) throw new Error('rag: a chunk boundary cuts a detection');
+    local.push({ ...detection, start: detection.start - span.start, end: detection.end - span.start });
+  }
+  return { local, next: first };
+}
+
+function documentTtl(deps: AppDeps): number {
+  return deps.config.rag.document_ttl_seconds ?? deps.config.session.ttl_seconds;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4.9 ingest
+
+export async function ingestDocument(deps: AppDeps, request: IngestRequest, scope: RagScope): Promise<Sealed<IngestResponse>> {
+  resolveSizes({ strategy: request.strategy, chunkSize: request.chunkSize, chunkOverlap: request.chunkOverlap });
+  const classification = request.metadata?.classification;
+  if (classification !== undefined && !lattice(deps).has(classification)) {
+    throw new VeilError('VEIL_VALIDATION_FAILED', 'document_metadata.classification: must be one of rag.classification_levels');
+  }
+  const loaded = deps.policies.registry.get(request.policy);
+  const language = request.language ?? deps.config.detector.default_language;
+  const { detections, warnings } = await detectText(deps, request.text, language, loaded);
+  const spans = chunkText(request.text, {
+    strategy: request.strategy,
+    chunkSize: request.chunkSize,
+    chunkOverlap: request.chunkOverlap,
+    language,
+    avoid: detections,
+  });
+
+  const allocator = allocatorFor(deps, scope.tenant, request.corpusId);
+  const entriesById = new Map<string, TokenEntry>();
+  const occurrences = new Map<number, TokenizedEntity>();
+  const pieces: { span: Span; safeText: string; entityCount: number; ids: Set<string> }[] = [];
+  let cursor = 0;
+  for (const span of spans) {
+    const { local, next } = detectionsIn(detections, span, cursor);
+    cursor = next;
+    const ids = new Set<string>();
+    const result = tokenizeText({
+      text: request.text.slice(span.start, span.end),
+      detections: local,
+      policy: loaded.compiled,
+      context: scope.context,
+      allocator: recording(allocator, ids),
+    });
+    for (const entry of result.newEntries) entriesById.set(entry.id, entry);
+    // Overlapping windows see an entity twice; the document total counts it once.
+    for (const entity of result.entities) occurrences.set(span.start + entity.start, entity);
+    pieces.push({ span, safeText: result.safeText, entityCount: result.entities.length, ids });
+  }
+
+  const iat = nowSeconds(deps);
+  const base = {
+    sid: newSessionId(),
+    tenant: scope.tenant,
+    language,
+    policy: loaded.compiled.name,
+    policyVersion: loaded.compiled.version,
+    counter: 1,
+    iat,
+    exp: iat + documentTtl(deps),
+    ...(request.corpusId !== undefined ? { corpusId: request.corpusId } : {}),
+  };
+  const offsets = utf16ToCodePoints(request.text, pieces.flatMap((piece) => [piece.span.start, piece.span.end]));
+  const chunks = pieces.map((piece, index): IngestChunk => {
+    const entries = [...piece.ids].map((id) => entriesById.get(id)!);
+    const chunkSession: SessionPayload = { ...base, kind: 'chunk', ...(classification !== undefined ? { classification } : {}), entries };
+    return {
+      chunk_index: index,
+      safe_text: piece.safeText,
+      entity_count: piece.entityCount,
+      start_offset: offsets[index * 2]!,
+      end_offset: offsets[index * 2 + 1]!,
+      chunk_session_state: sealSession(deps.keyRing, chunkSession),
+    };
+  });
+  const session: SessionPayload = { ...base, kind: 'aggregate', entries: [...entriesById.values()] };
+  const response: IngestResponse = { chunks, total_entities: occurrences.size };
+  if (warnings.length > 0) response.warnings = [...warnings];
+  if (request.metadata !== undefined) response.document_metadata = request.metadata;
+  return { response, sessionState: sealSession(deps.keyRing, session), session, entities: [...occurrences.values()] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4.11 query
+
+export interface QueryRequest {
+  readonly query: string;
+  readonly policy?: string | undefined;
+  readonly language?: string | undefined;
+  readonly corpusId?: string | undefined;
+}
+
+export interface QueryResponse {
+  safe_query: string;
+  entities_detected: number;
+}
+
+export async function queryRag(deps: AppDeps, request: QueryRequest, scope: RagScope): Promise<Sealed<QueryResponse>> {
+  const loaded = deps.policies.registry.get(request.policy);
+  const language = request.language ?? deps.config.detector.default_language;
+  const { detections } = await detectText(deps, request.query, language, loaded);
+  const result = tokenizeText({
+    text: request.query,
+    detections,
+    policy: loaded.compiled,
+    context: scope.context,
+    allocator: allocatorFor(deps, scope.tenant, request.corpusId),
+  });
+  const iat = nowSeconds(deps);
+  const session: SessionPayload = {
+    sid: newSessionId(),
+    kind: 'query',
+    tenant: scope.tenant,
+    language,
+    policy: loaded.compiled.name,
+    policyVersion: loaded.compiled.version,
+    counter: 1,
+    iat,
+    exp: iat + deps.config.session.ttl_seconds,
+    ...(request.corpusId !== undefined ? { corpusId: request.corpusId } : {}),
+    entries: result.newEntries,
+  };
+  return {
+    response: { safe_query: result.safeText, entities_detected: detections.length },
+    sessionState: sealSession(deps.keyRing, session),
+    session,
+    entities: result.entities,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4.12 context
+
+export interface ContextRequest {
+  readonly chunks: readonly string[];
+  /** The query's blob (already resolved from session_id by the route). */
+  readonly sessionState: string;
+  readonly policy?: string | undefined;
+  readonly language?: string | undefined;
+  readonly accessLevel?: string | undefined;
+  /** Parallel to chunks; null or a missing entry is "unlabelled" (most restrictive). */
+  readonly chunkClassifications?: readonly (string | null)[] | undefined;
+  readonly documentSessions?: readonly string[] | undefined;
+  readonly corpusId?: string | undefined;
+}
+
+export interface ContextResponse {
+  safe_chunks: string[];
+  entities_detected: number;
+  chunks_filtered?: number;
+}
+
+/**
+ * Open a chunk_session_state. Its classification is bound into the associated data, so opening
+ * needs the label it was sealed with: the caller's label for the slot is tried first, then each
+ * lattice level, then "unclassified". A blob matching none (another kind such as an aggregate or
+ * query session, another tenant, tampered, expired) is refused.
+ */
+function openChunkSession(deps: AppDeps, blob: string, slot: string, label: string | null | undefined, tenant: string | null): SessionPayload {
+  const candidates = new Set<string | undefined>();
+  if (typeof label === 'string') candidates.add(label);
+  for (const level of deps.config.rag.classification_levels) candidates.add(level);
+  candidates.add(undefined);
+  const now = nowSeconds(deps);
+  for (const classification of candidates) {
+    try {
+      return openSession(deps.keyRing, blob, { kinds: ['chunk'], tenant, classification }, now);
+    } catch {
+      // Try the next label; the failure below is the same whatever the reason.
+    }
+  }
+  throw new VeilError('VEIL_SESSION_EXPIRED', `${slot}: is not a chunk_session_state of this tenant, or it expired or was invalidated`);
+}
+
+/** The deny-list check, naming the slot when a document was erased (rag/delete). */
+async function assertNotDeniedSlot(deps: AppDeps, sid: string, slot: string): Promise<void> {
+  try {
+    await assertNotDenied(deps, sid);
+  } catch (error) {
+    if (error instanceof VeilError && error.code === 'VEIL_SESSION_EXPIRED') {
+      throw new VeilError('VEIL_SESSION_EXPIRED', `${slot}: the document session was invalidated (rag/delete); remove its chunks from the store`);
+    }
+    throw error;
+  }
+}
+
+export async function buildContext(deps: AppDeps, request: ContextRequest, scope: RagScope): Promise<Sealed<ContextResponse>> {
+  const { chunks, documentSessions, chunkClassifications } = request;
+  if (chunks.length > MAX_CONTEXT_CHUNKS) throw new VeilError('VEIL_VALIDATION_FAILED', `chunks: at most ${MAX_CONTEXT_CHUNKS} items`);
+  if (documentSessions !== undefined && documentSessions.length !== chunks.length) {
+    throw new VeilError('VEIL_VALIDATION_FAILED', 'document_sessions: must have exactly one entry per chunk');
+  }
+  if (chunkClassifications !== undefined && chunkClassifications.length > chunks.length) {
+    throw new VeilError('VEIL_VALIDATION_FAILED', 'chunk_classifications: has more entries than chunks');
+  }
+  const levels = lattice(deps);
+  const accessRank = request.accessLevel !== undefined ? levels.accessRank(request.accessLevel) : undefined;
+
+  const query = openSession(deps.keyRing, request.sessionState, { kinds: ['query'], tenant: scope.tenant }, nowSeconds(deps));
+  await assertNotDenied(deps, query.sid);
+  const corpusId = query.corpusId;
+  if (request.corpusId !== undefined && request.corpusId !== corpusId) {
+    throw new VeilError('VEIL_VALIDATION_FAILED', "corpus_id: does not match the query session's corpus");
+  }
+  const active = deps.policies.registry.get(request.policy ?? query.policy);
+  const language = request.language ?? query.language;
+  const merger = new SessionMerger({
+    policy: active.compiled,
+    context: scope.context,
+    ...(corpusId !== undefined ? { owns: (entry: TokenEntry) => isCorpusEntryOwned(deps.corpusKeys, { tenant: scope.tenant, corpusId }, entry) } : {}),
+  });
+  merger.add({ slot: 'session_state', policy: query.policy, entries: query.entries });
+
+  // Open every slot (a bad blob fails the request even when its chunk would be filtered), then
+  // filter on the most restrictive of the caller's label and the sealed classification.
+  const kept: { index: number; text: string }[] = [];
+  let filtered = 0;
+  for (const [index, text] of chunks.entries()) {
+    const label = chunkClassifications?.[index];
+    let document: SessionPayload | undefined;
+    if (documentSessions !== undefined) {
+      const slot = `document_sessions[${index}]`;
+      document = openChunkSession(deps, documentSessions[index]!, slot, label, scope.tenant);
+      await assertNotDeniedSlot(deps, document.sid, slot);
+      if (document.corpusId !== corpusId) {
+        throw new VeilError('VEIL_VALIDATION_FAILED', `${slot}: corpus does not match the query session's corpus`);
+      }
+    }
+    if (accessRank !== undefined) {
+      const labels: (string | undefined)[] = [];
+      if (chunkClassifications !== undefined) labels.push(label ?? undefined);
+      if (document !== undefined) labels.push(document.classification);
+      if (labels.length === 0) labels.push(undefined);
+      if (levels.effectiveRank(labels) > accessRank) {
+        filtered += 1;
+        continue;
+      }
+    }
+    if (document !== undefined) merger.add({ slot: `document_sessions[${index}]`, policy: document.policy, entries: document.entries });
+    kept.push({ index, text });
+  }
+
+  const merged = merger.entries();
+  const allocator = allocatorFor(deps, scope.tenant, corpusId, merged);
+  const added: TokenEntry[] = [];
+  const entities: TokenizedEntity[] = [];
+  const safeChunks: string[] = [];
+  let detected = 0;
+  for (const chunk of kept) {
+    // Retrieved chunks are usually already safe: detections touching a token are left alone, so
+    // a token is never re-tokenized or cut; raw values around it are tokenized as usual.
+    const tokens = findTokens(chunk.text);
+    const { detections } = await detectText(deps, chunk.text, language, active);
+    const fresh = tokens.length === 0 ? detections : detections.filter((detection) => !tokens.some((token) => detection.start < token.end && token.start < detection.end));
+    const result = tokenizeText({ text: chunk.text, detections: fresh, policy: active.compiled, context: scope.context, allocator });
+    added.push(...result.newEntries);
+    entities.push(...result.entities);
+    detected += fresh.length;
+    safeChunks.push(result.safeText);
+  }
+
+  const iat = nowSeconds(deps);
+  const session: SessionPayload = {
+    sid: newSessionId(),
+    kind: 'context',
+    tenant: scope.tenant,
+    language,
+    policy: active.compiled.name,
+    policyVersion: active.compiled.version,
+    counter: 1,
+    iat,
+    exp: iat + deps.config.session.ttl_seconds,
+    ...(corpusId !== undefined ? { corpusId } : {}),
+    entries: [...merged, ...added],
+  };
+  const response: ContextResponse = { safe_chunks: safeChunks, entities_detected: detected };
+  if (filtered > 0) response.chunks_filtered = filtered;
+  return { response, sessionState: sealSession(deps.keyRing, session), session, entities };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4.13 answer
+
+export interface AnswerRequest {
+  readonly answer: string;
+  /** The context's blob (already resolved from session_id by the route). */
+  readonly sessionState: string;
+  readonly channel: string;
+  readonly caller: Caller;
+  readonly tenant: string | null;
+}
+
+export interface AnswerResponse {
+  restored_answer: string;
+  tokens_resolved: number;
+  tokens_unresolved: UnresolvedToken[];
+}
+
+/**
+ * Restore an answer from a context session exactly as /v1/rehydrate restores model output: the
+ * deny list, the revocation digests ([DELETED]), the policy floor, the caller-gated override
+ * re-resolved for this caller, and the channel ceiling (services/rehydrate.ts restoreOpened).
+ */
+export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<{ response: AnswerResponse; session: SessionPayload }> {
+  const registry = deps.policies.registry;
+  const env: RehydrateEnvironment = { keyRing: deps.keyRing, policy: (name) => registry.get(name), templates: deps.config.restore_templates, nowMs: deps.now() };
+  const session = openSession(deps.keyRing, request.sessionState, { kinds: ['context'], tenant: request.tenant }, nowSeconds(deps));
+  await assertNotDenied(deps, session.sid);
+  const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, request.tenant, session.entries);
+  const restored = restoreOpened(env, session, {
+    output: request.answer,
+    sessionState: request.sessionState,
+    channel: request.channel,
+    caller: request.caller,
+    tenant: request.tenant,
+    revokedIds: [...revokedIds],
+  });
+  return {
+    response: { restored_answer: restored.restored_text, tokens_resolved: restored.tokens_resolved, tokens_unresolved: restored.tokens_unresolved },
+    session,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4.14 delete
+
+export interface DeleteResponse {
+  deleted: boolean;
+  session_invalidated: boolean;
+  entities_purged: number;
+  message: string;
+  manifest: { session_fingerprint: string; entities_revoked: number; timestamp_unix: number; status: 'completed' | 'partial' };
+}
+
+/**
+ * Erase a document: revoke every value of its ingest session (digests in the caller's tenant
+ * partition, or the unscoped one for a platform caller; the route checks the scope), then
+ * deny-list the session id until the blob would expire, which invalidates the aggregate and
+ * every chunk_session_state of the document on every replica. A server-held copy is removed
+ * last; if only that step fails the erasure is already effective and the status is `partial`.
+ * Deleting an already deleted document repeats the (idempotent) writes and succeeds again.
+ */
+export async function deleteDocument(
+  deps: AppDeps,
+  request: { readonly sessionState: string; readonly serverHeld: boolean; readonly tenant: string | null; readonly fingerprint: (sid: string) => string },
+): Promise<{ response: DeleteResponse; session: SessionPayload }> {
+  const session = openSession(deps.keyRing, request.sessionState, { kinds: ['aggregate'], tenant: request.tenant }, nowSeconds(deps));
+  const digests = [...new Set(session.entries.map((entry) => revocationDigest(deps.digestSecret, entry.type, entry.value)))];
+  if (digests.length > 0) await withStore(() => deps.stores.revocation.add(partitionOf(request.tenant), digests, deps.now()));
+  try {
+    await deps.stores.replay.deny(session.sid, session.exp * 1000, deps.now());
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) throw new VeilError('VEIL_REPLAY_STORE_UNAVAILABLE', undefined, error.message);
+    throw error;
+  }
+  let status: 'completed' | 'partial' = 'completed';
+  const store = deps.stores.sessions;
+  if (request.serverHeld && store !== undefined) {
+    try {
+      await store.delete(session.sid, deps.now());
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      status = 'partial';
+    }
+  }
+  const response: DeleteResponse = {
+    deleted: true,
+    session_invalidated: true,
+    entities_purged: session.entries.length,
+    message:
+      status === 'completed'
+        ? 'document erased: every value of the session is revoked and the session is invalidated; delete its chunks from your vector store'
+        : 'document erased: every value is revoked and the session is invalidated, but its server-held copy could not be removed yet (it expires with its TTL); delete its chunks from your vector store',
+    manifest: {
+      session_fingerprint: request.fingerprint(session.sid),
+      entities_revoked: digests.length,
+      timestamp_unix: nowSeconds(deps),
+      status,
+    },
+  };
+  return { response, session };
+}
