@@ -70,7 +70,7 @@ describe('RAG flow on the real server', () => {
 
     const modelAnswer = `Owner ${token}; phone ${context.body.safe_chunks[1].match(TOKEN)[0]}.`;
     const answer = await post('/v1/rag/answer', { answer: modelAnswer, session_state: context.body.session_state });
-    expect(answer.body).toEqual({ restored_answer: `Owner ${EMAIL}; phone ${PHONE}.`, tokens_resolved: 2, tokens_unresolved: [] });
+    expect(answer.body).toMatchObject({ restored_answer: `Owner ${EMAIL}; phone ${PHONE}.`, tokens_resolved: 2, tokens_unresolved: [], output_guard: { triggered: false } });
 
     const headers = { 'idempotency-key': 'e2e-erase-1' };
     const erase = await post('/v1/rag/delete', { session_state: ingest.body.session_state }, headers);

@@ -3,9 +3,9 @@
 // keys to queues (level-triggered); which keys a change concerns is decided here:
 //   TokenizationPolicy, policy ConfigMap        -> policy controller, key = namespace
 //   Tenant                                       -> tenant controller, key = namespace/name
-//   key-ring / API-key Secret, tenants ConfigMap -> every tenant (drift is repaired), credentials
+//   key-ring / API-key Secret, tenants ConfigMap -> every tenant (drift is repaired)
 //   any other Secret                             -> the tenants that reference it (API keys)
-//   NER Deployment / Service / API-key Secret    -> NER controller
+//   NER Deployment / Service                     -> NER controller
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { OperatorSettings, Tenant } from '@veil/common';
@@ -15,9 +15,8 @@ import { Informer } from './kube/informer.js';
 import { LeaderElector } from './kube/leader.js';
 import { splitKey, type ConfigMap, type KubeObject, type OwnerReference, type Secret } from './kube/types.js';
 import type { WorkQueue } from './kube/workqueue.js';
-import { CredentialsController } from './controllers/credentials.js';
+import { readFile } from 'node:fs/promises';
 import { NerController } from './controllers/ner/controller.js';
-import { nerApiKeySecretName } from './controllers/ner/desired.js';
 import { PolicyController } from './controllers/policy/controller.js';
 import { ControllerLoop, describeError, EventRecorder, silentLogger, type Logger } from './controllers/runtime.js';
 import { TenantController } from './controllers/tenant/controller.js';
@@ -31,7 +30,7 @@ export interface OperatorOptions {
   readonly clock?: Clock;
   readonly logger?: Logger;
   readonly metrics?: OperatorMetrics;
-  /** Defaults to the Pod reporter on settings.serverSelector / serverPort. */
+  /** Defaults to the Pod reporter on settings.serverSelector / serverPort (key from serverApiKeyFile). */
   readonly reporter?: ReplicaReporter;
   readonly identity?: string;
   /** Owner of every object the operator creates (its own Deployment), when known. */
@@ -43,8 +42,6 @@ export interface OperatorOptions {
   readonly pollIntervalMs?: number;
   readonly retryBaseMs?: number;
   readonly newKey?: (nowMs: number) => RingKey;
-  /** Manage the operator's own diagnostics API key (default true). */
-  readonly manageCredential?: boolean;
 }
 
 interface Term {
@@ -60,7 +57,6 @@ export class Operator {
   readonly #elector: LeaderElector | undefined;
   #term: Term | undefined;
   #termChange: Promise<void> = Promise.resolve();
-  #credentials: CredentialsController | undefined;
   #stopped = false;
 
   constructor(options: OperatorOptions) {
@@ -159,11 +155,10 @@ export class Operator {
     const loopOptions = { clock, logger: this.#logger, hooks, ...(this.#options.retryBaseMs === undefined ? {} : { baseDelayMs: this.#options.retryBaseMs }) };
     const owner = this.#options.owner;
 
-    const credentials = this.#options.manageCredential === false ? undefined : new CredentialsController({ client, namespace, apiKeysSecret: settings.apiKeysSecret, secrets, ...(owner === undefined ? {} : { owner }) });
-    this.#credentials = credentials;
-    const reporter =
-      this.#options.reporter ??
-      new PodReplicaReporter(client, namespace, settings.serverSelector, settings.serverPort, { apiKey: () => Promise.resolve(this.#credentials?.apiKey()) });
+    // The diagnostics key is re-read per survey: the chart's Secret can rotate under the mount.
+    const keyFile = settings.serverApiKeyFile;
+    const apiKey = keyFile === undefined ? undefined : async (): Promise<string | undefined> => (await readFile(keyFile, 'utf8').catch(() => undefined))?.trim();
+    const reporter = this.#options.reporter ?? new PodReplicaReporter(client, namespace, settings.serverSelector, settings.serverPort, apiKey === undefined ? {} : { apiKey });
 
     const policyLoop = new ControllerLoop({
       ...loopOptions,
@@ -191,11 +186,12 @@ export class Operator {
       }),
     });
     const loops = [policyLoop, tenantLoop];
-    const credentialsLoop = credentials === undefined ? undefined : new ControllerLoop({ ...loopOptions, reconciler: credentials });
-    if (credentialsLoop !== undefined) loops.push(credentialsLoop);
 
     let nerLoop: ControllerLoop | undefined;
-    if (settings.nerImage !== undefined) {
+    if (settings.nerImage !== undefined && settings.nerApiKeySecret === undefined) {
+      // Fail closed: a sidecar on a Pod address without a key would serve anyone in the cluster.
+      this.#logger.error('NER sidecar not managed: VEIL_OPERATOR_NER_API_KEY_SECRET is not set', { ner: settings.nerName });
+    } else if (settings.nerImage !== undefined && settings.nerApiKeySecret !== undefined) {
       const deployments = new Informer<KubeObject>(client, 'Deployment', informerOptions);
       const services = new Informer<KubeObject>(client, 'Service', informerOptions);
       informers.push(deployments, services);
@@ -203,10 +199,17 @@ export class Operator {
         ...loopOptions,
         reconciler: new NerController({
           client,
-          settings: { namespace, name: settings.nerName, image: settings.nerImage, replicas: settings.nerReplicas, ...(owner === undefined ? {} : { owner }) },
+          settings: {
+            namespace,
+            name: settings.nerName,
+            image: settings.nerImage,
+            replicas: settings.nerReplicas,
+            port: settings.nerPort,
+            apiKeySecret: settings.nerApiKeySecret,
+            ...(owner === undefined ? {} : { owner }),
+          },
           deployments,
           services,
-          secrets,
           logger: this.#logger,
         }),
       });
@@ -232,10 +235,8 @@ export class Operator {
       const { name } = splitKey(key);
       if (name === settings.keyRingSecret || name === settings.apiKeysSecret) {
         allTenants();
-        credentialsLoop?.queue.add(namespace);
         return;
       }
-      if (name === nerApiKeySecretName(settings.nerName)) nerLoop?.queue.add(namespace);
       for (const tenant of tenants.list(namespace) as unknown as Tenant[]) {
         if ((tenant.spec.apiKeys ?? []).some((apiKey) => apiKey.secretRef.name === name)) tenantLoop.queue.add(`${namespace}/${tenant.metadata.name}`);
       }
@@ -247,7 +248,6 @@ export class Operator {
     void Promise.all(informers.map((informer) => informer.waitForSync())).then(() => {
       if (this.#term?.loops !== loops) return;
       policyLoop.queue.add(namespace);
-      credentialsLoop?.queue.add(namespace);
       nerLoop?.queue.add(namespace);
       for (const loop of loops) loop.start();
     });

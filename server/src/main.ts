@@ -145,7 +145,7 @@ function readTls(config: VeilConfig): { cert: Buffer; key: Buffer } | undefined 
       return readFileSync(path);
     } catch (error) {
       const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'read error';
-      throw new Error(`server.tls.${key} ${path}: cannot be read (${code})`);
+      throw new Error(`server.tls.${key} ${path}: cannot be read (${code})`, { cause: error });
     }
   };
   return { cert: read(tls.cert, 'cert'), key: read(tls.key, 'key') };

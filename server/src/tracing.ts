@@ -116,11 +116,21 @@ export class OtelRequestTracer implements RequestTracer {
     span.end();
   }
 
-  /** Flush what is buffered and stop exporting. */
-  async close(): Promise<void> {
+  /**
+   * Flush what is buffered and stop exporting. Best effort and bounded: an endpoint that is
+   * down (the exporter retries) must not hold up a shutdown.
+   */
+  async close(timeoutMs = 3000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await this.#sdk.shutdown();
+      await Promise.race([
+        this.#sdk.shutdown().catch(() => undefined),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, timeoutMs);
+        }),
+      ]);
     } finally {
+      if (timer !== undefined) clearTimeout(timer);
       // Release the global registration so a later SDK (another app in the same process) can start.
       api.trace.disable();
       api.diag.disable();
@@ -131,9 +141,14 @@ export class OtelRequestTracer implements RequestTracer {
 /** POST an empty export to the endpoint: does it answer at all? */
 async function probe(endpoint: string, timeoutMs: number): Promise<string | undefined> {
   try {
-    const response = await fetch(endpoint, {
+    // fetch refuses URLs with userinfo; send it as Basic credentials, as the exporter's http client does.
+    const url = new URL(endpoint);
+    const basic = url.username !== '' ? Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64') : undefined;
+    url.username = '';
+    url.password = '';
+    const response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(basic !== undefined ? { authorization: `Basic ${basic}` } : {}) },
       body: '{"resourceSpans":[]}',
       signal: AbortSignal.timeout(timeoutMs),
     });

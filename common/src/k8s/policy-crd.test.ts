@@ -131,7 +131,7 @@ function mutate(policy: unknown, random: () => number): unknown {
       else target.push(structuredClone(pick(VALUE_POOL)));
     } else {
       const keys = Object.keys(target);
-      if (keys.length > 0 && operation === 0) delete target[pick(keys)];
+      if (keys.length > 0 && operation === 0) Reflect.deleteProperty(target, pick(keys));
       else if (keys.length > 0 && operation === 1) target[pick(keys)] = structuredClone(pick(VALUE_POOL));
       else target[pick(KEY_POOL)] = structuredClone(pick(VALUE_POOL));
     }

@@ -93,8 +93,10 @@ export class ControllerLoop {
         const retryAfterMs = error instanceof KubeApiError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : 0;
         const delay = this.queue.addRateLimited(key, retryAfterMs);
         this.#hooks.onReconciled?.(this.name, 'error', (this.#clock.now() - started) / 1000);
-        const log = error instanceof KubeApiError && error.status === 409 ? this.#logger.info : this.#logger.warn;
-        log.call(this.#logger, 'reconcile failed; requeued', { controller: this.name, key, retry_in_ms: delay, error: describeError(error) });
+        // A conflict is the normal outcome of a stale cache, not worth a warning.
+        const fields = { controller: this.name, key, retry_in_ms: delay, error: describeError(error) };
+        if (error instanceof KubeApiError && error.status === 409) this.#logger.info('reconcile conflict; requeued', fields);
+        else this.#logger.warn('reconcile failed; requeued', fields);
       } finally {
         this.queue.done(key);
       }

@@ -39,12 +39,12 @@ export function isSubset(desired: unknown, actual: unknown): boolean {
 /** Apply an RFC 7386 merge patch: null deletes, objects merge, everything else replaces. */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return structuredClone(patch);
-  const result: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
+  const result = new Map<string, unknown>(isPlainObject(target) ? Object.entries(target) : []);
   for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete result[key];
-    else result[key] = applyMergePatch(result[key], value);
+    if (value === null) result.delete(key);
+    else result.set(key, applyMergePatch(result.get(key), value));
   }
-  return result;
+  return Object.fromEntries(result);
 }
 
 /**

@@ -10,9 +10,12 @@ import {
   PatchStrategy,
   Watch,
   setHeaderOptions,
+  V1DeleteOptions,
+  V1ObjectMeta,
+  V1Preconditions,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import type { DeleteOptions, KubeClient, ListOptions, ListResult, WatchCallbacks, WatchEventType, WatchHandle, WatchOptions } from './client.js';
+import type { DeleteOptions, KubeClient, ListOptions, ListResult, WatchCallbacks, WatchHandle, WatchOptions } from './client.js';
 import { isPlainObject } from './json.js';
 import { apiVersionOf, collectionPath, KINDS, KubeApiError, type KindName, type KubeObject } from './types.js';
 
@@ -25,6 +28,8 @@ export function loadKubeConfig(options: { kubeconfigPath?: string; kubeconfigYam
   return config;
 }
 
+// The one place untyped API data becomes a typed object (callers name the shape they expect).
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters
 function plain<T>(value: unknown): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
@@ -125,7 +130,7 @@ export class RealKubeClient implements KubeClient {
           return;
         }
         if (phase !== 'ADDED' && phase !== 'MODIFIED' && phase !== 'DELETED' && phase !== 'BOOKMARK') return;
-        callbacks.onEvent({ type: phase as WatchEventType, object: plain<KubeObject>(object) });
+        callbacks.onEvent({ type: phase, object: plain<KubeObject>(object) });
       },
       finish,
     );
@@ -150,7 +155,7 @@ export class RealKubeClient implements KubeClient {
     if (descriptor.group === '' || !descriptor.statusSubresource) throw new Error(`patchStatus supports custom resources only, not ${kind}`);
     const body: Record<string, unknown> = { status };
     if (resourceVersion !== undefined) body.metadata = { resourceVersion };
-    const result = await call(() =>
+    const result: unknown = await call(() =>
       this.#custom.patchNamespacedCustomObjectStatus(
         { group: descriptor.group, version: descriptor.version, namespace, plural: descriptor.plural, name, body },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
@@ -163,13 +168,13 @@ export class RealKubeClient implements KubeClient {
     const descriptor = KINDS[kind];
     try {
       await this.#objects.delete(
-        { apiVersion: apiVersionOf(descriptor), kind: descriptor.kind, metadata: { name, namespace } },
+        { apiVersion: apiVersionOf(descriptor), kind: descriptor.kind, metadata: Object.assign(new V1ObjectMeta(), { name, namespace }) },
         undefined,
         undefined,
         undefined,
         undefined,
         options.propagationPolicy ?? 'Background',
-        options.uid === undefined ? undefined : { preconditions: { uid: options.uid } },
+        options.uid === undefined ? undefined : Object.assign(new V1DeleteOptions(), { preconditions: Object.assign(new V1Preconditions(), { uid: options.uid }) }),
       );
     } catch (error) {
       const translated = toKubeError(error);

@@ -13,7 +13,6 @@ import { mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:f
 import { join } from 'node:path';
 import type { KubeClient } from '../kube/client.js';
 import { Informer } from '../kube/informer.js';
-import type { KubeObject } from '../kube/types.js';
 
 const DATA_DIR = '..data';
 
@@ -77,7 +76,7 @@ export interface ProjectorOptions {
 
 /** Keeps `dir` in step with one ConfigMap or Secret (an absent object projects as empty). */
 export class VolumeProjector {
-  readonly #informer: Informer<KubeObject>;
+  readonly #informer: Informer;
   #written: string | undefined;
   #chain: Promise<void> = Promise.resolve();
   /** Number of payload swaps performed (tests wait on it). */

@@ -106,7 +106,7 @@ export class PodReplicaReporter implements ReplicaReporter {
   async survey(): Promise<ReplicaSurvey> {
     let pods: Pod[];
     try {
-      pods = (await this.client.list('Pod', this.namespace, { labelSelector: this.selector })).items as Pod[];
+      pods = (await this.client.list('Pod', this.namespace, { labelSelector: this.selector })).items;
     } catch {
       return { error: `cannot list Pods with selector ${this.selector}` };
     }

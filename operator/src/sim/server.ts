@@ -205,6 +205,7 @@ export class ApiSimulator {
   }
 
   /** Direct read of the stored object (a copy), bypassing HTTP. */
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters
   peek<T extends KubeObject = KubeObject>(kind: KindName, namespace: string, name: string): T | undefined {
     const object = this.#objects.get(storeKey(KINDS[kind], namespace, name));
     return object === undefined ? undefined : (structuredClone(object) as T);

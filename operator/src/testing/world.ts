@@ -31,10 +31,10 @@ export class FakeReplica {
   #frozen: Map<string, string> | undefined;
   requests = 0;
 
+  /** `readSecret` returns the key-ring Secret as the replica's volume would hold it now. */
   constructor(
     name: string,
-    private readonly simulator: ApiSimulator,
-    private readonly secretName: string,
+    private readonly readSecret: () => Secret | undefined | Promise<Secret | undefined>,
   ) {
     this.name = name;
     this.#server = createServer((request, response) => {
@@ -43,9 +43,11 @@ export class FakeReplica {
         response.writeHead(404).end();
         return;
       }
-      const rings = this.#frozen ?? this.current();
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ key_rings: [...rings].map(([tenant, generation]) => ({ tenant, generation })) }));
+      void (async () => {
+        const rings = this.#frozen ?? (await this.current());
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ key_rings: [...rings].map(([tenant, generation]) => ({ tenant, generation })) }));
+      })().catch(() => response.writeHead(500).end());
     });
   }
 
@@ -59,9 +61,9 @@ export class FakeReplica {
   }
 
   /** The fingerprint per tenant id of what the Secret holds now (what a synced replica loads). */
-  current(): Map<string, string> {
+  async current(): Promise<Map<string, string>> {
     const rings = new Map<string, string>();
-    const secret = this.simulator.peek<Secret>('Secret', NAMESPACE, this.secretName);
+    const secret = await this.readSecret();
     for (const [file, value] of Object.entries(secret?.data ?? {})) {
       const parsed = parseKeyRingFile(Buffer.from(value, 'base64').toString('utf8'), file);
       if (parsed.ok) rings.set(parsed.value.tenant_id, ringFingerprint(parsed.value));
@@ -70,8 +72,8 @@ export class FakeReplica {
   }
 
   /** Stop loading: keep reporting what is loaded now (a replica whose volume lags). */
-  freeze(): void {
-    this.#frozen = this.current();
+  async freeze(): Promise<void> {
+    this.#frozen = await this.current();
   }
 
   thaw(): void {
@@ -97,7 +99,7 @@ export async function createWorld(options: { replicas?: number; settings?: Recor
   const simulator = await ApiSimulator.start({ validators: crdValidators() });
   const client = new RealKubeClient(loadKubeConfig({ kubeconfigYaml: simulator.kubeconfig(NAMESPACE) }));
   const settings = testSettings(options.settings);
-  const replicas = await Promise.all(Array.from({ length: options.replicas ?? 2 }, (_, index) => new FakeReplica(`veil-server-${index}`, simulator, settings.keyRingSecret).start()));
+  const replicas = await Promise.all(Array.from({ length: options.replicas ?? 2 }, (_, index) => new FakeReplica(`veil-server-${index}`, () => simulator.peek<Secret>('Secret', NAMESPACE, settings.keyRingSecret)).start()));
   const operators: Operator[] = [];
   const logger: Logger = options.verbose === true ? jsonLogger() : silentLogger;
   return {
@@ -116,7 +118,6 @@ export async function createWorld(options: { replicas?: number; settings?: Recor
         relistIntervalMs: 60_000,
         pollIntervalMs: 50,
         retryBaseMs: 20,
-        manageCredential: false,
         ...overrides,
       });
       operator.start();

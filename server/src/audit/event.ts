@@ -119,9 +119,9 @@ export function operationOf(method: string, url: string): string {
 }
 
 /** Operations that run detection, so their events name the configured detector mode. */
-const DETECTING = /^(transform|transform_stream|detect|batch_transform|batch_detect|rag_ingest.*)$/;
-const TRANSFORMING = /^(transform|transform_stream|batch_transform|rag_ingest.*)$/;
-const REHYDRATING = /^(rehydrate|rehydrate_stream|rag_answer)$/;
+const DETECTING = /^(transform|transform_stream|transform_file|transform_image|redact_image|detect|batch_transform|batch_detect|rag_ingest.*)$/;
+const TRANSFORMING = /^(transform|transform_stream|transform_file|transform_image|redact_image|batch_transform|rag_ingest.*)$/;
+const REHYDRATING = /^(rehydrate|rehydrate_stream|rehydrate_file|rag_answer)$/;
 
 export interface EventContext {
   readonly method: string;
@@ -141,7 +141,9 @@ export interface EventContext {
 /** Build the event of one request from its collected facts and what the response says. */
 export function buildEvent(context: EventContext, facts: CollectedFacts): AuditEvent {
   const operation = facts.event_type ?? operationOf(context.method, context.url);
-  const failureCode = context.failure?.code;
+  // A failure the response carries wins; else one a route reported for a 200 outcome.
+  const failure = context.failure ?? (facts.failure_code !== undefined ? { code: facts.failure_code, reason: facts.failure_reason } : undefined);
+  const failureCode = failure?.code;
   const securityEvent = failureCode !== undefined ? SECURITY_EVENTS[failureCode] : undefined;
   const eventType = securityEvent ?? operation;
   const types = facts.entity_types !== undefined ? [...facts.entity_types].sort().slice(0, MAX_ENTITY_TYPES) : undefined;
@@ -171,7 +173,7 @@ export function buildEvent(context: EventContext, facts: CollectedFacts): AuditE
     ...(context.replayed === true ? { idempotency_replayed: true } : {}),
     ...(context.phase !== undefined ? { phase: context.phase } : {}),
     ...(failureCode !== undefined ? { failure_code: capped(failureCode, 64) } : {}),
-    ...(context.failure?.reason !== undefined ? { failure_reason: capped(context.failure.reason, 512) } : {}),
+    ...(failure?.reason !== undefined ? { failure_reason: capped(failure.reason, 512) } : {}),
   };
   return event as unknown as AuditEvent;
 }

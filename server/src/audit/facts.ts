@@ -31,6 +31,12 @@ export interface AuditFacts {
   readonly items_failed?: number;
   /** Configured detector mode (`builtin`, `both`, `advanced`); defaulted for detecting routes. */
   readonly detector_mode?: string;
+  /**
+   * An outcome that failed although the response is a 200 (a policy reload answered
+   * `reloaded: false`): recorded as the event's failure when the response carries none.
+   */
+  readonly failure_code?: string;
+  readonly failure_reason?: string;
   /** Whether the output guard / prompt security triggered (OR-ed across calls). */
   readonly output_guard?: boolean;
   readonly prompt_security?: boolean;
@@ -52,6 +58,8 @@ export interface CollectedFacts {
   item_count?: number;
   items_failed?: number;
   detector_mode?: string;
+  failure_code?: string;
+  failure_reason?: string;
   output_guard?: boolean;
   prompt_security?: boolean;
 }
@@ -59,7 +67,7 @@ export interface CollectedFacts {
 const collected = new WeakMap<FastifyRequest, CollectedFacts>();
 
 const COUNTS = ['entity_count', 'entities_blocked', 'entities_tokenized', 'item_count', 'items_failed'] as const;
-const STRINGS = ['event_type', 'policy', 'session_id', 'trace_id', 'detector_mode'] as const;
+const STRINGS = ['event_type', 'policy', 'session_id', 'trace_id', 'detector_mode', 'failure_code', 'failure_reason'] as const;
 const FLAGS = ['output_guard', 'prompt_security'] as const;
 
 function addCounts(into: Map<string, number> | undefined, counts: Readonly<Record<string, number>>): Map<string, number> {

@@ -56,6 +56,8 @@ function modeOf(request: FastifyRequest): AuditMode {
   const url = request.routeOptions.url;
   // Unmatched URLs (404/405) have no route: nothing was executed, and scanners would flood it.
   if (url === undefined) return 'never';
+  // CORS preflights carry no credential and run nothing.
+  if (request.method === 'OPTIONS') return 'never';
   const config = request.routeOptions.config;
   // A public route (no credential, no operation on data) is never audited.
   return config.audit ?? DEFAULT_MODES[url] ?? ((config as { scope?: unknown }).scope === 'public' ? 'never' : 'always');
@@ -155,7 +157,8 @@ export function registerAudit(app: FastifyInstance, deps: AppDeps, sink: AuditSi
         request.log.warn({ event: 'audit_not_recorded', request_id: request.id, event_type: event.event_type }, 'audit_not_recorded');
         return payload;
       }
-      // Strict: the result (which may hold restored values) is withheld.
+      // Strict: the result (which may hold restored values) is withheld; a streamed body is released.
+      if (typeof (payload as { destroy?: unknown } | null)?.destroy === 'function') (payload as { destroy: () => void }).destroy();
       request.log.error({ request_id: request.id, error_code: UNAVAILABLE, status: 503, detail: 'audit event not recorded' }, 'request failed');
       void reply.code(503);
       reply.removeHeader('idempotency-replayed');

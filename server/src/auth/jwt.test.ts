@@ -118,6 +118,8 @@ describe('jwt: rejected tokens', () => {
     await expectInvalid(hs({ alg: 'HS256' }, withoutExp), 'no exp', 'ERR_JWT_CLAIM_VALIDATION_FAILED');
     await expectInvalid(hsToken({ exp: String(now + 300) }), 'exp as a string', 'ERR_JWT_CLAIM_VALIDATION_FAILED');
     await expectInvalid(hsToken({ nbf: 'yesterday' }), 'nbf as a string', 'ERR_JWT_CLAIM_VALIDATION_FAILED');
+    await expectInvalid(hsToken({ iat: 'now' }), 'iat as a string', 'ERR_JWT_CLAIM_VALIDATION_FAILED');
+    await expectInvalid(hsToken({ exp: null }), 'exp null', 'ERR_JWT_CLAIM_VALIDATION_FAILED');
     await expectInvalid(hsToken({ sub: undefined }), 'no sub', 'claim sub is required');
     await expectInvalid(hsToken({ sub: 42 }), 'sub not a string', 'claim sub is not a string of 1 to 256 characters');
   });

@@ -1,9 +1,13 @@
 // `make bench`: micro-benchmarks of the hot paths and a load benchmark of the real server on
 // loopback. Figures go to stdout as a Markdown table; BENCHMARKS.md records them with the
 // command. The server runs as one process pinned to core 0 (taskset when available); this
-// process (the load generator) pins itself to core 1.
+// process (the load generator) pins itself to core 1. `run.js workers` compares 1 worker
+// process with one per core instead (nothing pinned).
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { DEFAULT_POLICY } from '@veil/common';
@@ -279,10 +283,97 @@ async function served(): Promise<void> {
   }
 }
 
+/**
+ * `run.js workers`: throughput with 1 worker process and with one per core (cluster mode),
+ * same configuration otherwise (SQLite stores, which several workers require). Nothing is
+ * pinned: the server may use every core, and so does the load generator, which shares them.
+ */
+async function startWorkers(workers: number, dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [`${ROOT}/server/bin/veil.js`, 'serve', '--host', '127.0.0.1', '--port', '0', '--workers', String(workers)], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      VEIL_LOG_FORMAT: 'json',
+      VEIL_LOG_LEVEL: 'warn',
+      VEIL_SESSION_SECRET: '3c'.repeat(32),
+      VEIL_DIGEST_SECRET: '4d'.repeat(32),
+      VEIL_REVOCATION_BACKEND: 'sqlite',
+      VEIL_REPLAY_BACKEND: 'sqlite',
+      VEIL_IDEMPOTENCY__BACKEND: 'sqlite',
+      VEIL_STORAGE__SQLITE_PATH: `${dir}/bench-${workers}.db`,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const match = /"url":"(http:[^"]+)"/.exec(buffered);
+      if (match !== null) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${String(code)}`)));
+  });
+  // The primary announces the first listening worker; give the others time to listen too.
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const report = await fetch(`${url}/v1/diagnostics`).then((response) => response.json() as Promise<{ workers?: unknown[] }>);
+    if (workers === 1 || report.workers?.length === workers) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+async function workersBench(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'veil-bench-'));
+  const cores = availableParallelism();
+  const oneKb = JSON.stringify({ input: textWithEntities(1024, 180) });
+  const results = new Map<number, { transform: number; rehydrate: number; floor: number }>();
+  try {
+    for (const workers of [1, cores]) {
+      const server = await startWorkers(workers, dir);
+      try {
+        const transformed = (await fetch(`${server.url}/v1/transform`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: oneKb }).then((response) =>
+          response.json(),
+        )) as { safe_text: string; session_state: string };
+        const rehydrateBody = JSON.stringify({ output: transformed.safe_text, session_state: transformed.session_state });
+        await throughput(server.url, '/v1/transform', oneKb, 32, 3); // warm-up (JIT, pools)
+        const transform = await throughput(server.url, '/v1/transform', oneKb, 32, 10);
+        const rehydrate = await throughput(server.url, '/v1/rehydrate', rehydrateBody, 32, 10);
+        const floor = await throughput(server.url, '/v1/entity-types', JSON.stringify({ name: 'ticket_id' }), 32, 5);
+        results.set(workers, { transform: transform.rps, rehydrate: rehydrate.rps, floor: floor.rps });
+        record(`${workers} worker${workers === 1 ? '' : 's'}: /v1/transform 1 KB throughput (32 conns)`, `${Math.round(transform.rps)} req/s (${transform.errors} errors)`);
+        record(`${workers} worker${workers === 1 ? '' : 's'}: /v1/rehydrate 1 KB throughput (32 conns)`, `${Math.round(rehydrate.rps)} req/s (${rehydrate.errors} errors)`);
+        record(`${workers} worker${workers === 1 ? '' : 's'}: floor POST /v1/entity-types throughput (32 conns)`, `${Math.round(floor.rps)} req/s`);
+      } finally {
+        await server.stop();
+      }
+    }
+    const one = results.get(1)!;
+    const all = results.get(cores)!;
+    record(`scaling ${cores} workers / 1 worker: transform`, `${(all.transform / one.transform).toFixed(2)}x`, '≥ 1.8x on 2 cores');
+    record(`scaling ${cores} workers / 1 worker: rehydrate`, `${(all.rehydrate / one.rehydrate).toFixed(2)}x`, '≥ 1.8x on 2 cores');
+    record(`scaling ${cores} workers / 1 worker: floor`, `${(all.floor / one.floor).toFixed(2)}x`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  const only = process.argv[2];
+  if (only === 'workers') {
+    process.stdout.write(`# Veil worker scaling (node ${process.version}, ${availableParallelism()} cores, nothing pinned)\n\n`);
+    await workersBench();
+    process.stdout.write('\n| benchmark | result | target |\n|---|---|---|\n');
+    for (const [name, value, target] of rows) process.stdout.write(`| ${name} | ${value} | ${target} |\n`);
+    return;
+  }
   if (hasTaskset) spawnSync('taskset', ['-cp', '1', String(process.pid)]);
   process.stdout.write(`# Veil benchmarks (node ${process.version}, ${hasTaskset ? 'server on core 0, load on core 1' : 'no taskset: cores unpinned'})\n\n`);
-  const only = process.argv[2];
   if (only !== 'served') micro();
   if (only !== 'micro') await served();
   process.stdout.write('\n| benchmark | result | target |\n|---|---|---|\n');

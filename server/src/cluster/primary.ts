@@ -98,7 +98,7 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
     const clusterMetrics = async (): Promise<string> => {
       const arrays = await collectMetrics();
       if (arrays === undefined) throw new Error('a worker did not answer the metrics collection');
-      arrays.push((await registry.getMetricsAsJSON()) as MetricsJson);
+      arrays.push(await registry.getMetricsAsJSON());
       // One stable first-come admission of type labels across all workers.
       for (const array of arrays) capTypeLabels(array, caps);
       return AggregatorRegistry.aggregate(arrays).metrics();

@@ -27,7 +27,9 @@ export class WorkerLink implements ClusterLink {
   readonly #reportRequests = new PendingRequests<WorkerReport[]>();
   #reporter: () => WorkerReport;
   #onReload: (source: ReloadSourceName | 'all') => void = () => undefined;
-  #onShutdown: () => void = () => undefined;
+  #onShutdown: (() => void) | undefined;
+  /** A shutdown that arrived before anyone could handle it (the worker was still starting). */
+  #shutdownRequested = false;
 
   constructor(options: { workerId: number; metrics: VeilMetrics; send: Send }) {
     this.workerId = options.workerId;
@@ -46,6 +48,7 @@ export class WorkerLink implements ClusterLink {
 
   setShutdownHandler(handler: () => void): void {
     this.#onShutdown = handler;
+    if (this.#shutdownRequested) handler();
   }
 
   announceListening(url: string): void {
@@ -93,7 +96,8 @@ export class WorkerLink implements ClusterLink {
         this.#onReload(message.source);
         return;
       case 'shutdown':
-        this.#onShutdown();
+        this.#shutdownRequested = true;
+        this.#onShutdown?.();
         return;
       default:
         return;

@@ -38,9 +38,17 @@ export function keyRingFromData(data: unknown, label: string, checkShape: boolea
     for (const key of Object.keys(data)) {
       if (key !== 'current_kid' && key !== 'keys') problems.push(`${label}: unknown key ${/^[A-Za-z0-9_]{1,32}$/.test(key) ? key : '<key>'}`);
     }
-    if (typeof currentKid !== 'string' || !KID_PATTERN.test(currentKid)) problems.push(`${label}.current_kid: must match pattern ^[A-Za-z0-9_-]{1,64}$`);
-    if (!Array.isArray(keys) || keys.length === 0 || keys.length > MAX_RING_KEYS) problems.push(`${label}.keys: must list 1 to ${MAX_RING_KEYS} keys`);
-    if (problems.length > 0) return { problems };
+    let unusable = false;
+    if (typeof currentKid !== 'string' || !KID_PATTERN.test(currentKid)) {
+      problems.push(`${label}.current_kid: must match pattern ^[A-Za-z0-9_-]{1,64}$`);
+      unusable = true;
+    }
+    if (!Array.isArray(keys) || keys.length === 0 || keys.length > MAX_RING_KEYS) {
+      problems.push(`${label}.keys: must list 1 to ${MAX_RING_KEYS} keys`);
+      unusable = true;
+    }
+    // Without a usable current_kid or key list there is nothing more to check.
+    if (unusable) return { problems };
   }
   if (typeof currentKid !== 'string' || !Array.isArray(keys)) return { problems }; // the schema reported it
   const ring: { kid: string; key: Buffer }[] = [];

@@ -53,14 +53,14 @@ describe('defaults', () => {
   it('starts with no file and no environment (dev mode, generated secret)', () => {
     const loaded = loadConfig({ env: {} });
     const config = loaded.config;
-    expect(config.server).toEqual({ host: '0.0.0.0', port: 3000, allowed_origins: [], body_limit_bytes: 10 * 1024 * 1024 });
+    expect(config.server).toEqual({ host: '0.0.0.0', port: 3000, allowed_origins: [], body_limit_bytes: 10 * 1024 * 1024, shutdown_timeout_seconds: 25 });
     expect(config.auth).toEqual({ mode: 'dev', api_keys: [] });
     expect(config.session).toEqual({ backend: 'sealed', ttl_seconds: 3600 });
     expect(config.revocation_backend).toBe('memory');
     expect(config.replay_backend).toBe('memory');
     expect(config.idempotency).toEqual({ backend: 'memory', ttl_seconds: 86400, in_progress_ttl_seconds: 60 });
     expect(config.detector).toEqual({ mode: 'builtin', default_language: 'en', timeout_secs: 5 });
-    expect(config.policy).toEqual({ watch: false });
+    expect(config.policy).toEqual({ watch: false, watch_debounce_ms: 2000 });
     expect(config.audit).toEqual({ backend: 'log', strict: false, allow_ephemeral: false });
     expect(config.rate_limit).toEqual({ enabled: false, requests_per_second: 100, burst_size: 200 });
     expect(config.tenants).toEqual({});

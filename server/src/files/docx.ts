@@ -113,6 +113,9 @@ export interface RestoreResult {
 
 export type Restorer = (text: string) => RestoreResult;
 
+/** The output guard as the file layer sees it: text in, text to restore out (may throw). */
+export type TextGuard = (text: string) => string;
+
 const ENTITY_VALUES: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
 export function unescapeXml(text: string): string {
@@ -176,8 +179,13 @@ export interface PartRestore {
   readonly tokensUnresolved: UnresolvedToken[];
 }
 
-/** Restore the tokens of one WordprocessingML part. */
-export function restoreWordXml(xml: string, restore: Restorer): PartRestore {
+/**
+ * Restore the tokens of one WordprocessingML part. With a guard, each paragraph is first
+ * checked for raw values the model wrote; a paragraph the guard changes (masked values) is
+ * restored as a whole into its first run and its other runs emptied, since the masks do not
+ * line up with the runs (formatting inside that paragraph is lost; no value is).
+ */
+export function restoreWordXml(xml: string, restore: Restorer, guard?: TextGuard): PartRestore {
   const unresolved: UnresolvedToken[] = [];
   let resolved = 0;
   const allRewrites: { run: TextRun; text: string }[] = [];
@@ -186,6 +194,16 @@ export function restoreWordXml(xml: string, restore: Restorer): PartRestore {
 
   const flush = (): void => {
     if (paragraph.length === 0) return;
+    const guarded = guard !== undefined ? guard(stream) : stream;
+    if (guarded !== stream) {
+      const result = restore(guarded);
+      resolved += result.tokensResolved;
+      unresolved.push(...result.tokensUnresolved);
+      paragraph.forEach((run, index) => allRewrites.push({ run, text: index === 0 ? result.restoredText : '' }));
+      paragraph = [];
+      stream = '';
+      return;
+    }
     const replacements: Replacement[] = [];
     for (const candidate of findTokensLenient(stream)) {
       const result = restore(candidate.raw);
@@ -235,14 +253,14 @@ export interface DocxRestore {
 }
 
 /** Restore every text part and write the archive back (other entries copied unchanged). */
-export async function restoreDocx(opened: OpenedDocx, restore: Restorer): Promise<DocxRestore> {
+export async function restoreDocx(opened: OpenedDocx, restore: Restorer, guard?: TextGuard): Promise<DocxRestore> {
   const output = new JSZip();
   let resolved = 0;
   const unresolved: UnresolvedToken[] = [];
   for (const entry of opened.entries) {
     const xml = opened.xml.get(entry.name);
     if (xml !== undefined && TEXT_PARTS.test(entry.name)) {
-      const restored = restoreWordXml(xml, restore);
+      const restored = restoreWordXml(xml, restore, guard);
       resolved += restored.tokensResolved;
       unresolved.push(...restored.tokensUnresolved);
       output.file(entry.name, restored.xml, { compression: 'DEFLATE' });

@@ -33,6 +33,7 @@ function classify(error: unknown): PdfError {
 /** Pages are separated by a blank line in the extracted text. */
 export const PAGE_SEPARATOR = '\n\n';
 
+/** PDF.js takes ownership of `bytes` (the buffer may be detached afterwards): pass a copy to keep it. */
 export async function extractPdfText(bytes: Uint8Array, maxChars: number): Promise<PdfText> {
   let document: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {

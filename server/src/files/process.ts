@@ -5,6 +5,7 @@
 import { VeilError } from '@veil/common';
 import sjson from 'secure-json-parse';
 import { DocxError, extractDocxText, openDocx, restoreDocx, type Restorer } from './docx.js';
+import { guardJsonValue, type OutputGuard, type OutputGuardSummary } from '../domain/guard/index.js';
 import { checkContainer, decodeSafeReferences, decodeUtf8, encodeUtf8, jsonIndent, sniffContainer, textFormat, type FileFormat, type FileHint } from './formats.js';
 import { extractPdfText, PdfError } from './pdf.js';
 import { checkJsonDepth } from '../domain/json-depth.js';
@@ -99,6 +100,8 @@ export interface RestoredFile {
   readonly bytes: Uint8Array;
   readonly tokensResolved: number;
   readonly tokensUnresolved: readonly UnresolvedToken[];
+  /** Present when output protection is enabled (counts only). */
+  readonly outputGuard?: OutputGuardSummary;
 }
 
 /** Serialize JSON the way the document was written (indentation, trailing newline). */
@@ -110,9 +113,17 @@ export function serializeJson(value: unknown, indent: string | number, trailingN
  * Restore a tokenized file in its own format. Text formats are restored in place (the values
  * go back where their tokens are); JSON is restored string by string and serialized again, so
  * a value holding a quote or a backslash cannot break the document; DOCX run by run. PDF is not
- * rebuilt: its text was extracted, and the extracted text is what carries tokens.
+ * rebuilt: its text was extracted, and the extracted text is what carries tokens. The output
+ * guard (output_protection) sees the file's text as the model wrote it, before any restore,
+ * exactly as /v1/rehydrate does.
  */
-export async function rehydrateFile(bytes: Uint8Array, hint: FileHint, limits: FileLimits, restore: Restorer): Promise<RestoredFile> {
+export async function rehydrateFile(bytes: Uint8Array, hint: FileHint, limits: FileLimits, restore: Restorer, guard?: OutputGuard): Promise<RestoredFile> {
+  const restored = await restoreByFormat(bytes, hint, limits, restore, guard);
+  return guard !== undefined ? { ...restored, outputGuard: guard.summary() } : restored;
+}
+
+async function restoreByFormat(bytes: Uint8Array, hint: FileHint, limits: FileLimits, restore: Restorer, guard: OutputGuard | undefined): Promise<RestoredFile> {
+  const guardText = guard !== undefined ? (text: string) => guard.guard(text, 'file') : undefined;
   const container = checkContainer(sniffContainer(bytes), hint);
   switch (container) {
     case 'pdf':
@@ -123,7 +134,7 @@ export async function rehydrateFile(bytes: Uint8Array, hint: FileHint, limits: F
     case 'zip':
       try {
         const opened = openDocx(bytes, { maxEntries: limits.maxArchiveEntries, maxUncompressedBytes: limits.maxUncompressedBytes }, true);
-        const restored = await restoreDocx(opened, restore);
+        const restored = await restoreDocx(opened, restore, guardText);
         return { format: 'docx', bytes: restored.bytes, tokensResolved: restored.tokensResolved, tokensUnresolved: restored.tokensUnresolved };
       } catch (error) {
         throw docxFailure(error);
@@ -131,11 +142,12 @@ export async function rehydrateFile(bytes: Uint8Array, hint: FileHint, limits: F
     case 'text': {
       const decoded = decodeText(bytes, hint, limits);
       if (decoded.format === 'json') {
-        const restored = restoreJsonValue(parseJson(decoded.text), restore);
+        const document = parseJson(decoded.text);
+        const restored = restoreJsonValue(guard !== undefined ? guardJsonValue(document, guard) : document, restore);
         const text = serializeJson(restored.value, jsonIndent(decoded.text), decoded.text.endsWith('\n'));
         return { format: 'json', bytes: encodeUtf8(text, decoded.bom), tokensResolved: restored.tokensResolved, tokensUnresolved: restored.tokensUnresolved };
       }
-      const restored = restore(decoded.text);
+      const restored = restore(guardText !== undefined ? guardText(decoded.text) : decoded.text);
       return {
         format: decoded.format,
         bytes: encodeUtf8(restored.restoredText, decoded.bom),

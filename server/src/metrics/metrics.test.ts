@@ -1,6 +1,9 @@
 // Metrics over HTTP (inject): every counter of interface.md 6.4 with the veil_ prefix, fed from
 // the requests' facts; the labelled counters' cardinality cap; the duration histograms; the
 // merge of several workers' metrics; and no value anywhere in the exposition.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AggregatorRegistry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildTestApp, post, type TestApp } from '../testing/harness.js';
@@ -90,27 +93,38 @@ describe('GET /metrics', () => {
   });
 
   it('counts redactions by type as blocked entities', async () => {
-    t = await buildTestApp();
-    const response = await post(t.app, '/v1/transform', {
-      input: `key ${CANARY.email}`,
-      custom_patterns: [{ entity_type: 'ticket', pattern: 'TCK-[0-9]{4}', confidence: 0.9 }],
-    });
-    expect(response.status).toBe(200);
-    const text = await scrape(t.app);
-    expect(sample(text, 'veil_entities_blocked_total{type="email"}')).toBeUndefined();
-    expect(sample(text, 'veil_entities_detected_total{type="email"}')).toBe(1);
+    const dir = mkdtempSync(join(tmpdir(), 'veil-metrics-policy-'));
+    writeFileSync(
+      join(dir, 'default.yaml'),
+      'name: default\nversion: "1"\nrules:\n  - {name: redact-email, match: {entity_type: email}, action: redact}\n  - {name: rest, match: {}, action: tokenize, restore_mode: full}\n',
+    );
+    try {
+      t = await buildTestApp({ overrides: { policy: { directory: dir } } });
+      const response = await post(t.app, '/v1/transform', { input: `mail ${CANARY.email} or ${CANARY.phone}` });
+      expect(response.status).toBe(200);
+      const text = await scrape(t.app);
+      expect(sample(text, 'veil_entities_blocked_total{type="email"}')).toBe(1);
+      expect(sample(text, 'veil_entities_blocked_total{type="phone"}')).toBeUndefined();
+      expect(sample(text, 'veil_entities_detected_total{type="email"}')).toBe(1);
+      expect(sample(text, 'veil_entities_detected_total{type="phone"}')).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('caps the type label at 64 distinct values, counting the rest as type="other"', async () => {
     t = await buildTestApp();
+    // 80 distinct custom types, in three requests (at most 32 patterns per request).
     const names = Array.from({ length: 80 }, (_, index) => `kind${String(index).padStart(2, '0')}`);
-    const input = names.map((name, index) => `${name.toUpperCase()}-${1000 + index}`).join(' ');
-    const response = await post(t.app, '/v1/transform', {
-      input,
-      custom_patterns: names.map((name, index) => ({ entity_type: name, pattern: `${name.toUpperCase()}-${1000 + index}`, confidence: 0.9 })),
-    });
-    expect(response.status).toBe(200);
-    expect(response.body.entities).toHaveLength(80);
+    for (let start = 0; start < names.length; start += 32) {
+      const chunk = names.slice(start, start + 32);
+      const response = await post(t.app, '/v1/transform', {
+        input: chunk.map((name) => `${name.toUpperCase()}-${name.slice(4)}42`).join(' '),
+        custom_patterns: chunk.map((name) => ({ entity_type: name, pattern: `${name.toUpperCase()}-${name.slice(4)}42`, confidence: 0.9 })),
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.entities).toHaveLength(chunk.length);
+    }
     const text = await scrape(t.app);
     const series = text.split('\n').filter((line) => line.startsWith('veil_entities_detected_total{'));
     expect(series).toHaveLength(TYPE_LABEL_LIMIT);

@@ -1,7 +1,8 @@
-// What a reload attempt leaves behind: one log line, one metric increment and, for failures,
-// changes and explicit admin requests, one audit event (`policy_reloaded`, `keyring_reloaded`,
-// `api_keys_reloaded`). Watch-triggered reloads have no request, so the event is a system event
-// recorded on the sink directly. Everything here is value-free: file names, fields, rules, kids
+// What a reload attempt leaves behind: one log line, one metric increment and one audit event
+// (`policy_reloaded`, `keyring_reloaded`, `api_keys_reloaded`) for every change and every
+// failure. A reload requested through the admin API is audited as that request (its event type
+// is policy_reloaded, its outcome set by routes.ts); watch, signal and cluster reloads have no
+// request, so theirs is a system event recorded on the sink directly. Everything here is value-free: file names, fields, rules, kids
 // counts and hashes.
 import type { FastifyBaseLogger } from 'fastify';
 import { systemEvent } from '../audit/event.js';
@@ -14,6 +15,14 @@ const EVENT_TYPES: Readonly<Record<ReloadSourceName, string>> = {
   keyring: 'keyring_reloaded',
   api_keys: 'api_keys_reloaded',
 };
+
+/** The failure code a refused reload is audited with. */
+export const RELOAD_FAILURE_CODE = 'VEIL_VALIDATION_FAILED';
+
+export function reloadFailureReason(event: Pick<ReloadEvent, 'source' | 'errors' | 'trigger'>): string {
+  const count = event.errors.length;
+  return `invalid ${event.source} (${count} problem${count === 1 ? '' : 's'}; trigger ${event.trigger}); running state unchanged`;
+}
 
 /** At most this many problems are logged per failed reload (the rest are counted). */
 const MAX_LOGGED_ERRORS = 20;
@@ -33,15 +42,12 @@ export function reportReload(log: FastifyBaseLogger, audit: AuditSink, metrics: 
   if (event.ok) log.info(fields, event.changed ? `${event.source} reloaded` : `${event.source} unchanged`);
   else log.warn(fields, `${event.source} reload failed; the running ${event.source === 'policies' ? 'set' : event.source} is unchanged`);
 
-  if (event.ok && !event.changed && event.trigger !== 'api') return;
+  // An admin request is audited as itself (routes.ts sets its outcome); an unchanged reload
+  // (a touched file) is not worth an event.
+  if (event.trigger === 'api' || (event.ok && !event.changed)) return;
   const recorded = systemEvent(
     EVENT_TYPES[event.source],
-    event.ok
-      ? {}
-      : {
-          failure_code: 'VEIL_VALIDATION_FAILED',
-          failure_reason: `invalid ${event.source} (${event.errors.length} problem${event.errors.length === 1 ? '' : 's'}; trigger ${event.trigger}); running state unchanged`,
-        },
+    event.ok ? {} : { failure_code: RELOAD_FAILURE_CODE, failure_reason: reloadFailureReason(event) },
     nowMs,
   );
   audit.record(recorded).catch(() => {

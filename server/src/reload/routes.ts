@@ -9,7 +9,9 @@ import { Type, type Static } from 'typebox';
 import { VeilError } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.js';
+import { auditFacts } from '../audit/facts.js';
 import { MAX_DIRECTORY_LENGTH } from './policies.js';
+import { RELOAD_FAILURE_CODE, reloadFailureReason } from './report.js';
 
 const ValidateBodySchema = Type.Object({ directory: Type.String({ minLength: 1, maxLength: MAX_DIRECTORY_LENGTH }) }, { additionalProperties: false });
 
@@ -33,6 +35,11 @@ export function adminPolicyRoutes(deps: AppDeps) {
         throw new VeilError('VEIL_VALIDATION_FAILED', 'body: must be empty');
       }
       const result = deps.reload.reloadPolicies('api');
+      // This request is the policy_reloaded audit event: a refused set is its failure.
+      auditFacts(request, {
+        event_type: 'policy_reloaded',
+        ...(result.reloaded ? {} : { failure_code: RELOAD_FAILURE_CODE, failure_reason: reloadFailureReason({ source: 'policies', errors: result.errors, trigger: 'api' }) }),
+      });
       return result.reloaded ? { reloaded: true, changes: result.changes } : { reloaded: false, changes: [], errors: result.errors };
     });
   };

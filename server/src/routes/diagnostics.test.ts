@@ -127,8 +127,8 @@ describe('log events', () => {
               ...deps.offload,
               threshold: deps.offload.threshold,
               detect: () => Promise.reject(new TypeError(leaky)),
-              run: deps.offload.run,
-              close: deps.offload.close,
+              run: (task: Parameters<AppDeps['offload']['run']>[0]) => deps.offload.run(task),
+              close: () => deps.offload.close(),
             },
             enumerable: true,
           },
@@ -140,7 +140,7 @@ describe('log events', () => {
     const lines = records(t.logs).filter((record) => record.level === 50);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ request_id: failed.body.request_id, error_code: 'VEIL_INTERNAL', status: 500, err: { type: 'TypeError' } });
-    expect(String((lines[0]!.err as { stack: string }).stack)).toMatch(/^\s+at /);
+    expect((lines[0]!.err as { stack: string }).stack).toMatch(/^\s+at /);
     expect(t.logs.text()).not.toContain(EMAIL);
   });
 });

@@ -160,6 +160,34 @@ describe('DOCX', () => {
   });
 });
 
+describe('output protection on file rehydrate', () => {
+  const STRAY = 'stray.model.value@example.org';
+
+  it('masks a raw value the model wrote, in text and in DOCX runs', async () => {
+    const transformed = await transformFile(Buffer.from(`mail ${EMAIL}`), 'a.txt');
+    const token = transformed.body.entities[0].token as string;
+    const text = await rehydrateFile(Buffer.from(`to ${token}, cc ${STRAY}`), 'reply.txt', transformed.body.session_state);
+    expect(text.status).toBe(200);
+    expect(text.headers['x-veil-output-guard']).toBe('triggered');
+    expect(text.raw.toString('utf8')).toContain(EMAIL);
+    expect(text.raw.toString('utf8')).not.toContain(STRAY);
+
+    const docx = await rehydrateFile(await makeDocx([['To ', token.slice(0, 10), token.slice(10)], ['cc ', STRAY]]), 'reply.docx', transformed.body.session_state);
+    expect(docx.status).toBe(200);
+    expect(docx.headers['x-veil-output-guard']).toBe('triggered');
+    const paragraphs = await docxParagraphs(docx.raw);
+    expect(paragraphs[0]).toBe(`To ${EMAIL}`);
+    expect(paragraphs[1]).not.toContain(STRAY);
+    expect(paragraphs[1]!.startsWith('cc ')).toBe(true);
+  });
+
+  it('reports a clean file as clear', async () => {
+    const transformed = await transformFile(Buffer.from(`mail ${EMAIL}`), 'a.txt');
+    const restored = await rehydrateFile(Buffer.from(transformed.body.safe_text), 'a.txt', transformed.body.session_state);
+    expect(restored.headers['x-veil-output-guard']).toBe('clear');
+  });
+});
+
 describe('limits and refusals', () => {
   it('answers 413 for an upload over file_upload.max_size_bytes', async () => {
     const response = await transformFile(Buffer.alloc(3 * 1024 * 1024, 0x61), 'big.txt');
@@ -187,6 +215,9 @@ describe('limits and refusals', () => {
     expect((await send('/v1/transform/file', { language: 'not a language' }, [{ name: 'file', data: Buffer.from('x') }])).body.error).toBe('language: has an invalid format');
     expect((await send('/v1/transform/file', { policy: 'no-such-policy' }, [{ name: 'file', data: Buffer.from('x') }])).status).toBe(400);
     expect((await send('/v1/transform/file', {}, [{ name: 'file', data: Buffer.alloc(0) }])).body.error).toBe('file: is empty');
+    const long = await send('/v1/transform/file', { policy: 'p'.repeat(2000) }, [{ name: 'file', data: Buffer.from('x') }]);
+    expect(long.status).toBe(413);
+    expect(long.body.error).toBe('policy: is too large');
     const restored = await send('/v1/rehydrate/file', { session_state: 'v1.bogus.blob' }, [{ name: 'file', data: Buffer.from('x') }]);
     expect(restored.status).toBe(410);
     const mode = await send('/v1/rehydrate/file', { session_state: 'x', restore_mode: 'everything' }, [{ name: 'file', data: Buffer.from('x') }]);

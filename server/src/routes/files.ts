@@ -15,8 +15,9 @@ import { ringMaterial, type AppDeps } from '../deps.js';
 import { CONTENT_TYPES, FILE_EXTENSIONS, type FileHint } from '../files/formats.js';
 import { serializeJson } from '../files/process.js';
 import { createFilePool, type FilePool } from '../services/files.js';
-import { layoutText, placeSpan, prepareImage, redactImage, type PixelBox } from '../services/images.js';
+import { alignSpans, layoutText, placeSpan, prepareImage, redactImage, type PixelBox } from '../services/images.js';
 import { planDetection } from '../services/ner.js';
+import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
 import { createOcrEngine, type OcrEngine } from '../services/ocr.js';
 import { withHandle } from '../services/state.js';
 import { runTextTransform, type TransformResponse } from '../services/transform.js';
@@ -24,7 +25,7 @@ import type { RestoreMode } from '../domain/types.js';
 import { fingerprint, ms, principalOf } from './common.js';
 import { openInline, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
 import { LabelSchema, LanguageSchema, type TransformBody } from './schemas.js';
-import { requestFields, structuredTransform, textTransform, transformEnvironment } from './transform.js';
+import { nerWillRun, promptFacts, recordingRejection, requestFields, structuredTransform, textTransform, transformEnvironment } from './transform.js';
 
 /** Multipart field names are echoed in errors only when they look like identifiers. */
 const SAFE_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -68,17 +69,28 @@ function multipartError(error: unknown, fileField: string): VeilError {
   }
 }
 
+/** Text fields of the transform and image routes (policy, language) are short. */
+const SMALL_FIELD_BYTES = 1024;
+
 /**
  * Read one multipart upload: exactly one file part named `fileField` (streamed, never past
- * `maxBytes`), and text fields from `allowed`, each at most once. Anything else is refused.
+ * `maxBytes`), and text fields from `allowed`, each at most once and at most `maxFieldBytes`
+ * (busboy buffers a field whole, so the bound applies while reading). Anything else is refused.
  */
-export async function readUpload(request: FastifyRequest, fileField: string, allowed: readonly string[], maxBytes: number): Promise<Upload> {
+export async function readUpload(
+  request: FastifyRequest,
+  fileField: string,
+  allowed: readonly string[],
+  maxBytes: number,
+  maxFieldBytes: number = SMALL_FIELD_BYTES,
+): Promise<Upload> {
   if (!request.isMultipart()) throw new VeilError('VEIL_UNSUPPORTED_MEDIA_TYPE', `unsupported Content-Type; send multipart/form-data with a \`${fileField}\` part`);
   let file: Upload['bytes'] | undefined;
   let hint: FileHint = {};
   const fields = new Map<string, string>();
   try {
-    const parts = request.parts({ limits: { fileSize: maxBytes, files: 1, fields: allowed.length + 2, parts: allowed.length + 3, fieldSize: MAX_SESSION_STATE } });
+    // One field over `allowed` gets through busboy so it is refused by name, not as a count.
+    const parts = request.parts({ limits: { fileSize: maxBytes, files: 1, fields: allowed.length + 1, parts: allowed.length + 2, fieldSize: maxFieldBytes } });
     for await (const part of parts) {
       if (part.type === 'file') {
         if (part.fieldname !== fileField) throw new VeilError('VEIL_VALIDATION_FAILED', `${fieldName(part.fieldname)}: unknown field`);
@@ -195,11 +207,13 @@ export function fileRoutes(deps: AppDeps) {
       const upload = await readUpload(request, 'file', ['policy', 'language'], limits.max_size_bytes);
       const fields = transformFields(upload);
       if (fields.policy !== undefined) auditFacts(request, { policy: fields.policy });
+      // Read before the bytes move to the parsing thread (their view is detached then).
+      const size = upload.bytes.length;
       const started = performance.now();
       const extracted = await files.extract(upload.bytes, upload.hint);
       const extractionMs = ms(started);
-      const extra = { original_format: extracted.format, original_size: upload.bytes.length, ...(extracted.format === 'pdf' && extracted.pages !== undefined ? { pages: extracted.pages } : {}) };
-      const logFields = { event: 'file_transform_completed', format: extracted.format, size: upload.bytes.length };
+      const extra = { original_format: extracted.format, original_size: size, ...(extracted.format === 'pdf' && extracted.pages !== undefined ? { pages: extracted.pages } : {}) };
+      const logFields = { event: 'file_transform_completed', format: extracted.format, size };
       if (extracted.format === 'json') {
         const body = { input_json: extracted.value, ...fields } as TransformBody;
         const response = await structuredTransform(deps, request.log, body, 'json', undefined, principal, factSink(request));
@@ -222,7 +236,8 @@ export function fileRoutes(deps: AppDeps) {
 
     app.post('/v1/rehydrate/file', { config: { scope: 'rehydrate' } }, async (request, reply) => {
       const principal = principalOf(request);
-      const upload = await readUpload(request, 'file', ['session_state', 'session_id', 'restore_mode', 'output_channel'], limits.max_size_bytes);
+      // session_state is the one large field: bounded like a JSON body (server.body_limit_bytes).
+      const upload = await readUpload(request, 'file', ['session_state', 'session_id', 'restore_mode', 'output_channel'], limits.max_size_bytes, deps.config.server.body_limit_bytes);
       const params = rehydrateFields(upload);
       const base = await rehydrateRequestOf(deps, principal, params as RehydrateParams, '');
       // Open, deny list and revocations on the event loop, exactly as /v1/rehydrate does.
@@ -232,9 +247,10 @@ export function fileRoutes(deps: AppDeps) {
         ring: ringMaterial(deps),
         policies: deps.policies.registry.snapshot(),
         templates: deps.config.restore_templates,
+        outputProtection: opened.env.outputProtection,
         nowMs: deps.now(),
       });
-      auditFacts(request, { entity_count: restored.tokensResolved });
+      auditFacts(request, { entity_count: restored.tokensResolved, ...(restored.outputGuard !== undefined ? { output_guard: restored.outputGuard.triggered } : {}) });
       request.log.info(
         { event: 'file_rehydrate_completed', format: restored.format, trace_id: fingerprint(base.traceId ?? ''), resolved: restored.tokensResolved, unresolved: restored.tokensUnresolved.length },
         'file_rehydrate_completed',
@@ -245,6 +261,7 @@ export function fileRoutes(deps: AppDeps) {
         .header('x-veil-original-format', restored.format)
         .header('x-veil-tokens-resolved', String(restored.tokensResolved))
         .header('x-veil-tokens-unresolved', String(restored.tokensUnresolved.length))
+        .header('x-veil-output-guard', restored.outputGuard === undefined ? 'disabled' : restored.outputGuard.triggered ? 'triggered' : 'clear')
         .send(Buffer.from(restored.bytes.buffer, restored.bytes.byteOffset, restored.bytes.byteLength));
     });
 
@@ -258,8 +275,9 @@ export function fileRoutes(deps: AppDeps) {
       const done = await textTransform(deps, { input: layout.text, ...fields }, principal, undefined, factSink(request));
       // OCR text of one image is small; a worker-serialized body is parsed back to add boxes.
       const response = done.response ?? (JSON.parse(done.serialized ?? '{}') as TransformResponse);
-      const entities = response.entities.map((entity) => {
-        const placement = placeSpan(layout.words, entity.span);
+      const spans = alignSpans(layout.text, done.input, response.entities.map((entity) => entity.span));
+      const entities = response.entities.map((entity, index) => {
+        const placement = placeSpan(layout.words, spans[index]!);
         return placement === undefined ? entity : { ...entity, bbox: placement.bbox, boxes: placement.boxes, ocr_confidence: placement.ocrConfidence };
       });
       request.log.info({ event: 'image_transform_completed', format: image.format, trace_id: done.trace, entities: entities.length }, 'image_transform_completed');
@@ -284,11 +302,34 @@ export function fileRoutes(deps: AppDeps) {
       // here is ever rehydrated, so no session state is returned or stored.
       const registry = deps.policies.registry;
       const body = { input: layout.text, ...fields } as TransformBody;
-      const plan = await planDetection(deps, layout.text, fields.language ?? deps.config.detector.default_language, undefined, registry.get(fields.policy).compiled.policy);
-      const outcome = runTextTransform(transformEnvironment(deps, registry), { ...requestFields(deps, body, principal, undefined), input: layout.text, detection: plan });
-      auditFacts(request, transformFacts(outcome.response));
+      // As in textTransform: prompt security screens the text before the NER sidecar sees it.
+      let input = layout.text;
+      let promptScreened: PromptSecuritySummary | undefined;
+      const promptSettings = promptSecuritySettings(deps.config);
+      if (promptSettings !== undefined && nerWillRun(deps, undefined)) {
+        const screened = screenBeforeNer(promptSettings, input, { keyRing: deps.keyRing, sessionState: undefined, tenant: principal.tenant, nowMs: deps.now() });
+        input = screened.text;
+        promptScreened = screened.summary;
+      }
+      const plan = await planDetection(deps, input, fields.language ?? deps.config.detector.default_language, undefined, registry.get(fields.policy).compiled.policy);
+      const outcome = await recordingRejection(factSink(request), () =>
+        Promise.resolve().then(() =>
+          runTextTransform(transformEnvironment(deps, registry), {
+            ...requestFields(deps, body, principal, undefined),
+            input,
+            detection: plan,
+            ...(promptScreened !== undefined ? { promptScreened } : {}),
+          }),
+        ),
+      );
+      auditFacts(request, { ...transformFacts(outcome.response), ...promptFacts(outcome.response) });
       const boxes: PixelBox[] = [];
-      for (const entity of outcome.response.entities) boxes.push(...(placeSpan(layout.words, entity.span)?.boxes ?? []));
+      for (const span of alignSpans(layout.text, outcome.cleanedInput ?? input, outcome.response.entities.map((entity) => entity.span))) {
+        const placement = placeSpan(layout.words, span);
+        // Every entity must be located, or the PNG would go out with a value still visible.
+        if (placement === undefined) throw new VeilError('VEIL_INTERNAL', undefined, 'redaction box not found');
+        boxes.push(...placement.boxes);
+      }
       const png = await redactImage(image, boxes);
       request.log.info({ event: 'image_redact_completed', format: image.format, regions: boxes.length }, 'image_redact_completed');
       return reply

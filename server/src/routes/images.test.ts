@@ -161,14 +161,14 @@ describe('image limits', () => {
   }
 
   it('refuses a 65535x65535 header before decoding', async () => {
-    const response = await timed(pngBomb(65535, 65535, false));
+    const response = await timed(await pngBomb(65535, 65535, false));
     expect(response.status).toBe(413);
     expect(response.body).toMatchObject({ code: 'VEIL_LIMIT_EXCEEDED', error: 'image: has more pixels than the limit' });
     expect(response.ms).toBeLessThan(2000);
   });
 
   it('refuses a decompression bomb before decoding', async () => {
-    const bomb = pngBomb(20000, 20000);
+    const bomb = await pngBomb(20000, 20000);
     expect(bomb.length).toBeLessThan(1024 * 1024);
     const before = process.memoryUsage.rss();
     const response = await timed(bomb);
@@ -215,6 +215,20 @@ describe('without an OCR engine', () => {
       expect(missing.logs.text()).toContain('no language data installed for: deu');
     } finally {
       await missing.close();
+    }
+  });
+});
+
+describe('capabilities', () => {
+  it('advertise the file formats and whether OCR is available', async () => {
+    const capabilities = (await harness.app.inject({ method: 'GET', url: '/v1/capabilities' })).json();
+    expect(capabilities.file_formats).toEqual(['text', 'markdown', 'csv', 'json', 'html', 'pdf', 'docx']);
+    expect(capabilities.ocr).toEqual({ engine: 'tesseract', languages: ['eng'], available: true });
+    const none = await buildTestApp({ overrides: { ocr: { engine: 'none' } } });
+    try {
+      expect((await none.app.inject({ method: 'GET', url: '/v1/capabilities' })).json().ocr.available).toBe(false);
+    } finally {
+      await none.close();
     }
   });
 });

@@ -318,7 +318,8 @@ describe('POST /v1/rag/query (4.11)', () => {
   it('returns safe_query, session_state and entities_detected', async () => {
     const response = await query({ query: `Call ${PHONE} or mail ${EMAIL_B}`, language: 'en' });
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(['entities_detected', 'safe_query', 'session_state']);
+    expect(Object.keys(response.body).sort()).toEqual(['entities_detected', 'prompt_security', 'safe_query', 'session_state']);
+    expect(response.body.prompt_security).toEqual({ triggered: false, action: 'strip', findings: [] });
     expect(response.body.entities_detected).toBe(2);
     expect(tokensOf(response.body.safe_query)).toHaveLength(2);
     expectNoValues(response.body.safe_query);
@@ -365,7 +366,9 @@ describe('POST /v1/rag/context (4.12)', () => {
       corpus_id: 'ctx',
     });
     expect(built.status).toBe(200);
-    expect(Object.keys(built.body).sort()).toEqual(['entities_detected', 'safe_chunks', 'session_state']);
+    expect(Object.keys(built.body).sort()).toEqual(['entities_detected', 'prompt_security', 'safe_chunks', 'session_state']);
+    // The chunks' own tokens (backed by their document sessions) are not screened away.
+    expect(built.body.prompt_security.triggered).toBe(false);
     expect(built.body.safe_chunks.slice(0, 2)).toEqual(doc.chunks.map((chunk) => chunk.safe_text));
     expect(built.body.safe_chunks[2]).toMatch(/^Raw note: reach \{\{email:e_[0-9a-f]{24}:[0-9a-f]{32}\}\}\.$/);
     expect(built.body.entities_detected).toBe(1);
@@ -376,17 +379,33 @@ describe('POST /v1/rag/context (4.12)', () => {
       restored_answer: `Per ${DOC.split('\n\n').join(' / ')} / Raw note: reach carol.rag@example.net. and ${EMAIL_A}`,
       tokens_resolved: 5,
       tokens_unresolved: [],
+      output_guard: { triggered: false, action: 'mask', findings: [] },
     });
     expectNoValues(JSON.stringify(built.body), t.logs.text());
   });
 
-  it('without document_sessions the chunk tokens stay unresolved', async () => {
+  it('without document_sessions the chunk tokens are foreign: prompt security strips them', async () => {
     const doc = await document(DOC, { corpus_id: 'ctx-bare' });
     const asked = await query({ query: 'renewal?', corpus_id: 'ctx-bare' });
     const built = await contextOf({ chunks: [doc.chunks[1]!.safe_text], session_state: asked.body.session_state });
-    const restored = await answer({ answer: built.body.safe_chunks[0], session_state: built.body.session_state });
-    expect(restored.body.tokens_resolved).toBe(0);
-    expect(restored.body.tokens_unresolved).toEqual(tokensOf(doc.chunks[1]!.safe_text).map((token) => ({ token, reason: 'unknown' })));
+    expect(built.status).toBe(200);
+    expect(tokensOf(built.body.safe_chunks[0])).toEqual([]);
+    expect(built.body.prompt_security).toMatchObject({ triggered: true, action: 'strip', findings: [{ kind: 'token', count: 2 }] });
+    expect(built.body.warnings.join(' ')).toMatch(/prompt security/i);
+
+    // With prompt security off they pass through and stay unresolved at answer.
+    const app = await buildTestApp({ overrides: { prompt_security: { enabled: false } } });
+    try {
+      const local = (await ingest({ corpus_id: 'ctx-bare' }, app)).body;
+      const localQuery = await query({ query: 'renewal?', corpus_id: 'ctx-bare' }, app);
+      const open = await contextOf({ chunks: [local.chunks[1].safe_text], session_state: localQuery.body.session_state }, app);
+      expect(open.body.prompt_security).toBeUndefined();
+      const restored = await answer({ answer: open.body.safe_chunks[0], session_state: open.body.session_state }, app);
+      expect(restored.body.tokens_resolved).toBe(0);
+      expect(restored.body.tokens_unresolved).toEqual(tokensOf(local.chunks[1].safe_text).map((token: string) => ({ token, reason: 'unknown' })));
+    } finally {
+      await app.close();
+    }
   });
 
   it('filters by access_level over chunk_classifications and reports chunks_filtered', async () => {
@@ -703,6 +722,54 @@ describe('POST /v1/rag/delete (4.14)', () => {
       expect((await post(app.app, '/v1/rehydrate', { output: inB.body.safe_text, session_state: inB.body.session_state }, b)).body.restored_text).toBe(EMAIL_A);
       const inA = await post(app.app, '/v1/transform', { input: EMAIL_A }, a);
       expect((await post(app.app, '/v1/rehydrate', { output: inA.body.safe_text, session_state: inA.body.session_state }, a)).body.restored_text).toBe('[DELETED]');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('guards and rate limits', () => {
+  it('screens ingested text and queries with prompt security (strip by default, block refuses)', async () => {
+    const planted = `Note {{email:e_${'a'.repeat(24)}:${'b'.repeat(32)}}} and ${EMAIL_A}.`;
+    const stripped = await ingest({ text: planted, corpus_id: 'guard' });
+    expect(stripped.status).toBe(200);
+    expect(stripped.body.prompt_security).toMatchObject({ triggered: true, findings: [{ kind: 'token', count: 1 }] });
+    expect(tokensOf(stripped.body.chunks[0].safe_text)).toHaveLength(1); // only the real e-mail's token
+    const asked = await query({ query: planted, corpus_id: 'guard' });
+    expect(asked.body.prompt_security.triggered).toBe(true);
+    expect(tokensOf(asked.body.safe_query)).toHaveLength(1);
+
+    const app = await buildTestApp({ overrides: { prompt_security: { action: 'block' } } });
+    try {
+      const blocked = await ingest({ text: planted }, app);
+      expect(blocked.status).toBe(422);
+      expect(blocked.body.code).toBe('VEIL_PROMPT_REJECTED');
+      const batch = await post(app.app, '/v1/rag/ingest/batch', { items: [{ text: planted }, { text: `Mail ${EMAIL_B}` }] });
+      expect(batch.body.results.map((result: { code?: string }) => result.code)).toEqual(['VEIL_PROMPT_REJECTED', undefined]);
+      expect((await query({ query: planted }, app)).status).toBe(422);
+      expectNoValues(JSON.stringify(blocked.body), app.logs.text());
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('guards the answer for raw values the model wrote itself', async () => {
+    const asked = await query({ query: 'x' });
+    const built = await contextOf({ chunks: ['nothing here'], session_state: asked.body.session_state });
+    const response = await answer({ answer: `Write to ${EMAIL_B} now.`, session_state: built.body.session_state });
+    expect(response.status).toBe(200);
+    expect(response.body.output_guard).toMatchObject({ triggered: true, findings: [{ type: 'email', count: 1 }] });
+    expect(response.body.restored_answer).not.toContain(EMAIL_B);
+  });
+
+  it('charges an ingest batch one rate-limit unit per document', async () => {
+    const app = await buildTestApp({ overrides: { rate_limit: { enabled: true, requests_per_second: 0.001, burst_size: 3 } } });
+    try {
+      const batch = await post(app.app, '/v1/rag/ingest/batch', { items: [{ text: 'a' }, { text: 'b' }, { text: 'c' }] });
+      expect(batch.status).toBe(200);
+      const next = await query({ query: 'x' }, app);
+      expect(next.status).toBe(429);
+      expect(next.body.code).toBe('VEIL_RATE_LIMITED');
     } finally {
       await app.close();
     }

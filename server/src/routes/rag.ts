@@ -6,12 +6,13 @@
 // always a sealed blob because the caller stores it beside its chunk.
 import { isVeilError, VeilError } from '@veil/common';
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { auditFacts, entityFacts } from '../audit/index.js';
 import type { AppDeps } from '../deps.js';
 import { CHUNKING_STRATEGIES, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../domain/rag/chunking.js';
 import { validationMessage } from '../plugins/errors.js';
+import { chargeRateLimit } from '../plugins/rate-limit.js';
 import {
   answerRag,
   buildContext,
@@ -25,7 +26,7 @@ import {
 import { incomingSession, outgoingHandle } from '../services/state.js';
 import { callerOf, effectiveContext, fingerprint, principalOf, type Principal } from './common.js';
 import { scopeOf } from './revoke.js';
-import { ContextSchema, LabelSchema, LanguageSchema, PolicyNameSchema, SessionStateSchema } from './schemas.js';
+import { ContextSchema, LabelSchema, LanguageSchema, OutputGuardSchema, PolicyNameSchema, PromptSecuritySchema, SessionStateSchema } from './schemas.js';
 
 /** A corpus id: 1 to 128 characters, letters and digits first, then also `.`, `_`, `:`, `-`. */
 export const CORPUS_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';
@@ -82,6 +83,7 @@ const IngestResultSchema = Type.Object({
       tags: Type.Optional(Type.Array(Type.String())),
     }),
   ),
+  prompt_security: Type.Optional(PromptSecuritySchema),
 });
 
 /** Items are validated one by one (so one malformed document fails only itself). */
@@ -116,6 +118,8 @@ const QueryResponseSchema = Type.Object({
   session_state: Type.Optional(Type.String()),
   session_id: Type.Optional(Type.String()),
   entities_detected: Type.Integer(),
+  warnings: Type.Optional(Type.Array(Type.String())),
+  prompt_security: Type.Optional(PromptSecuritySchema),
 });
 
 const ContextBodySchema = Type.Object(
@@ -140,6 +144,8 @@ const ContextResponseSchema = Type.Object({
   session_id: Type.Optional(Type.String()),
   entities_detected: Type.Integer(),
   chunks_filtered: Type.Optional(Type.Integer()),
+  warnings: Type.Optional(Type.Array(Type.String())),
+  prompt_security: Type.Optional(PromptSecuritySchema),
 });
 
 const AnswerBodySchema = Type.Object(
@@ -159,6 +165,8 @@ const AnswerResponseSchema = Type.Object({
   restored_answer: Type.String(),
   tokens_resolved: Type.Integer(),
   tokens_unresolved: Type.Array(Type.Object({ token: Type.String(), reason: Type.String() })),
+  output_guard: Type.Optional(OutputGuardSchema),
+  warnings: Type.Optional(Type.Array(Type.String())),
 });
 
 const DeleteBodySchema = Type.Object(
@@ -195,6 +203,21 @@ function ingestScope(deps: AppDeps, principal: Principal): RagScope {
 /** Queries and contexts go to the model: destination external_llm (the default). */
 function modelScope(deps: AppDeps, principal: Principal): RagScope {
   return { tenant: principal.tenant, context: effectiveContext(deps, principal, undefined) };
+}
+
+/** A request refused by a guard (block actions) still records that the guard triggered. */
+async function recordingGuards<T>(request: FastifyRequest, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isVeilError(error) && error.code === 'VEIL_PROMPT_REJECTED') auditFacts(request, { prompt_security: true });
+    if (isVeilError(error) && error.code === 'VEIL_OUTPUT_BLOCKED') auditFacts(request, { output_guard: true });
+    throw error;
+  }
+}
+
+function promptFact(response: { readonly prompt_security?: { readonly triggered: boolean } }): { prompt_security?: boolean } {
+  return response.prompt_security !== undefined ? { prompt_security: response.prompt_security.triggered } : {};
 }
 
 export function ragRoutes(deps: AppDeps) {
@@ -245,8 +268,15 @@ export function ragRoutes(deps: AppDeps) {
       '/v1/rag/ingest',
       { schema: { body: IngestBodySchema, response: { 200: IngestResultSchema } }, config: { scope: 'rag', idempotent: true } },
       async (request) => {
-        const { result, sid, types, count } = await ingest(request.body, principalOf(request));
-        auditFacts(request, { policy: request.body.policy ?? deps.policies.registry.defaultName, session_id: sid, entity_types: types, entity_count: count, entities_tokenized: count });
+        const { result, sid, types, count } = await recordingGuards(request, () => ingest(request.body, principalOf(request)));
+        auditFacts(request, {
+          policy: request.body.policy ?? deps.policies.registry.defaultName,
+          session_id: sid,
+          entity_types: types,
+          entity_count: count,
+          entities_tokenized: count,
+          ...promptFact(result),
+        });
         request.log.info({ event: 'rag_ingest_completed', chunks: result.chunks.length, entities: result.total_entities }, 'rag_ingest_completed');
         return result;
       },
@@ -260,14 +290,16 @@ export function ragRoutes(deps: AppDeps) {
       },
       async (request) => {
         const principal = principalOf(request);
+        // One unit per document (the request itself paid the first).
+        chargeRateLimit(request, request.body.items.length - 1);
         validateItem ??= itemValidator();
         const results: Record<string, unknown>[] = [];
         let failed = 0;
         for (const [index, item] of request.body.items.entries()) {
           try {
             if (!validateItem(item)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validateItem.errors?.[0]));
-            const { result, types, count } = await ingest(item as IngestBody, principal);
-            auditFacts(request, { entity_types: types, entity_count: count, entities_tokenized: count });
+            const { result, types, count } = await recordingGuards(request, () => ingest(item as IngestBody, principal));
+            auditFacts(request, { entity_types: types, entity_count: count, entities_tokenized: count, ...promptFact(result) });
             results.push({ index, result });
           } catch (error) {
             failed += 1;
@@ -285,11 +317,14 @@ export function ragRoutes(deps: AppDeps) {
       { schema: { body: QueryBodySchema, response: { 200: QueryResponseSchema } }, config: { scope: 'rag' } },
       async (request) => {
         const body = request.body;
-        const sealed = await queryRag(deps, { query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, modelScope(deps, principalOf(request)));
+        const sealed = await recordingGuards(request, () =>
+          queryRag(deps, { query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, modelScope(deps, principalOf(request))),
+        );
         const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
-        auditFacts(request, { policy: sealed.session.policy, session_id: sealed.session.sid, ...entityFacts(sealed.entities) });
+        auditFacts(request, { policy: sealed.session.policy, session_id: sealed.session.sid, ...entityFacts(sealed.entities), ...promptFact(sealed.response) });
         request.log.info({ event: 'rag_query_completed', entities: sealed.response.entities_detected }, 'rag_query_completed');
-        return { safe_query: sealed.response.safe_query, ...handle, entities_detected: sealed.response.entities_detected };
+        const { safe_query: safeQuery, ...rest } = sealed.response;
+        return { safe_query: safeQuery, ...handle, ...rest };
       },
     );
 
@@ -299,7 +334,7 @@ export function ragRoutes(deps: AppDeps) {
       async (request) => {
         const body = request.body;
         const sessionState = await requiredSession(deps, body);
-        const sealed = await buildContext(
+        const sealed = await recordingGuards(request, () => buildContext(
           deps,
           {
             chunks: body.chunks,
@@ -312,9 +347,9 @@ export function ragRoutes(deps: AppDeps) {
             corpusId: body.corpus_id,
           },
           modelScope(deps, principalOf(request)),
-        );
+        ));
         const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
-        auditFacts(request, { policy: sealed.session.policy, session_id: sealed.session.sid, ...entityFacts(sealed.entities) });
+        auditFacts(request, { policy: sealed.session.policy, session_id: sealed.session.sid, ...entityFacts(sealed.entities), ...promptFact(sealed.response) });
         request.log.info(
           { event: 'rag_context_completed', chunks: sealed.response.safe_chunks.length, filtered: sealed.response.chunks_filtered ?? 0, tokens: sealed.session.entries.length },
           'rag_context_completed',
@@ -331,14 +366,21 @@ export function ragRoutes(deps: AppDeps) {
         const body = request.body;
         const principal = principalOf(request);
         const sessionState = await requiredSession(deps, body);
-        const { response, session } = await answerRag(deps, {
-          answer: body.answer,
-          sessionState,
-          channel: body.output_channel ?? 'user_output',
-          caller: callerOf(deps, principal, body.context),
-          tenant: principal.tenant,
+        const { response, session } = await recordingGuards(request, () =>
+          answerRag(deps, {
+            answer: body.answer,
+            sessionState,
+            channel: body.output_channel ?? 'user_output',
+            caller: callerOf(deps, principal, body.context),
+            tenant: principal.tenant,
+          }),
+        );
+        auditFacts(request, {
+          policy: session.policy,
+          session_id: session.sid,
+          entity_count: response.tokens_resolved,
+          ...(response.output_guard !== undefined ? { output_guard: response.output_guard.triggered } : {}),
         });
-        auditFacts(request, { policy: session.policy, session_id: session.sid, entity_count: response.tokens_resolved });
         request.log.info({ event: 'rag_answer_completed', resolved: response.tokens_resolved, unresolved: response.tokens_unresolved.length }, 'rag_answer_completed');
         return response;
       },

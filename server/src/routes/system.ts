@@ -6,6 +6,8 @@ import type { AppDeps } from '../deps.js';
 import { ENTITY_CATALOG } from '../domain/catalog.js';
 import { BUILTIN_REGEX_TYPES } from '../domain/detect/index.js';
 import { ABSTRACT_LANGUAGES } from '../domain/restore/index.js';
+import { FILE_FORMATS } from '../files/formats.js';
+import { ocrSetup } from '../services/ocr.js';
 
 const DETECTOR_MODE_MESSAGES = { builtin: 'builtin_only', both: 'builtin_and_ner', advanced: 'ner_required' } as const;
 
@@ -84,6 +86,10 @@ export function systemRoutes(deps: AppDeps) {
         output_channels: [...BUILTIN_CHANNELS],
         ner_active: deps.ner !== undefined && deps.config.detector.mode !== 'builtin',
         max_batch_size: deps.config.limits.max_batch_size,
+        // /v1/transform/file formats and the image routes' OCR (501 when not available).
+        file_formats: [...FILE_FORMATS],
+        max_file_size_bytes: deps.config.file_upload.max_size_bytes,
+        ocr: { engine: deps.config.ocr.engine, languages: [...deps.config.ocr.languages], available: ocrSetup(deps.config.ocr).problem === undefined },
       };
     });
   };

@@ -15,6 +15,7 @@ import type { VeilConfig } from '../config/index.js';
 import type { FileHint } from '../files/formats.js';
 import type { Extracted, FileLimits, RestoredFile } from '../files/process.js';
 import type { FilesResult, FilesTask } from '../workers/files-worker.js';
+import type { OutputProtectionSettings } from './output-guard.js';
 import type { RehydrateRequest } from './rehydrate.js';
 import type { RestoreTemplates } from '../domain/restore/index.js';
 import type { PolicySnapshot, RingMaterial } from '../workers/offload-worker.js';
@@ -24,6 +25,7 @@ export interface FileRehydrateContext {
   readonly ring: RingMaterial;
   readonly policies: PolicySnapshot;
   readonly templates?: RestoreTemplates | undefined;
+  readonly outputProtection?: OutputProtectionSettings | undefined;
   readonly nowMs: number;
 }
 
@@ -52,7 +54,9 @@ type AbortReason = 'timeout' | 'memory';
 
 interface Running {
   readonly controller: AbortController;
-  readonly baselineRss: number;
+  /** The lowest RSS seen since the task started: growth is measured from it, so memory freed
+   * elsewhere while the task runs does not widen its budget. */
+  floorRss: number;
   reason?: AbortReason;
 }
 
@@ -64,8 +68,13 @@ export function fileLimitsOf(limits: VeilConfig['file_upload']): FileLimits {
   };
 }
 
-/** A private copy whose buffer can be transferred to the worker (no second copy there). */
+/**
+ * Bytes whose buffer can be transferred to the worker (no copy made by the hop). An upload of
+ * more than a few KB owns its ArrayBuffer and is moved as is (the caller's view is detached
+ * afterwards: read its length before); a small one shares Node's pool and is copied.
+ */
 function transferable(bytes: Uint8Array): Uint8Array {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer) return bytes;
   const copy = new Uint8Array(bytes.byteLength);
   copy.set(bytes);
   return copy;
@@ -93,7 +102,8 @@ export function createFilePool(options: FilePoolOptions): FilePool {
   const sample = (): void => {
     const rss = process.memoryUsage.rss();
     for (const task of running) {
-      if (task.reason === undefined && rss - task.baselineRss > budgetBytes) {
+      task.floorRss = Math.min(task.floorRss, rss);
+      if (task.reason === undefined && rss - task.floorRss > budgetBytes) {
         task.reason = 'memory';
         task.controller.abort('memory');
       }
@@ -102,7 +112,7 @@ export function createFilePool(options: FilePoolOptions): FilePool {
 
   const run = async (task: FilesTask): Promise<unknown> => {
     const controller = new AbortController();
-    const entry: Running = { controller, baselineRss: process.memoryUsage.rss() };
+    const entry: Running = { controller, floorRss: process.memoryUsage.rss() };
     running.add(entry);
     watchdog ??= setInterval(sample, options.watchIntervalMs ?? 50);
     watchdog.unref();

@@ -9,8 +9,9 @@
 // span, so a detection span maps back to the union of the boxes of the words it touches.
 import { VeilError } from '@veil/common';
 import sharp, { type Metadata, type OverlayOptions } from 'sharp';
+import { luhnValid } from '../domain/detect/checksums.js';
 import { sniffImage, type ImageFormat } from '../files/formats.js';
-import type { OcrBox, OcrPage } from './ocr.js';
+import type { OcrBox, OcrPage, OcrWord } from './ocr.js';
 
 // Nothing is cached between requests: each image is decoded once and its pixels dropped.
 sharp.cache(false);
@@ -104,6 +105,57 @@ function round3(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
+function unionBox(boxes: readonly OcrBox[]): OcrBox {
+  return {
+    x0: Math.min(...boxes.map((box) => box.x0)),
+    y0: Math.min(...boxes.map((box) => box.y0)),
+    x1: Math.max(...boxes.map((box) => box.x1)),
+    y1: Math.max(...boxes.map((box) => box.y1)),
+  };
+}
+
+const DIGITS = /^\d+$/;
+
+/**
+ * OCR often loses some of the spaces inside a long number ("4111 1111 1111 1111" read as
+ * "411111111111 1111"), which leaves digit groups no card pattern expects. On each line, a run
+ * of adjacent digit-only words whose digits together form a Luhn-valid 13 to 19 digit number is
+ * joined into one word (boxes united), so the card detector sees one number whatever spacing
+ * OCR kept. The longest valid window of a run wins; other words are kept as read.
+ */
+export function joinSplitNumbers(words: readonly OcrWord[]): OcrWord[] {
+  const out: OcrWord[] = [];
+  let index = 0;
+  while (index < words.length) {
+    if (!DIGITS.test(words[index]!.text)) {
+      out.push(words[index]!);
+      index += 1;
+      continue;
+    }
+    let runEnd = index;
+    while (runEnd < words.length && DIGITS.test(words[runEnd]!.text)) runEnd += 1;
+    let joined: { end: number; word: OcrWord } | undefined;
+    for (let end = runEnd; end > index + 1 && joined === undefined; end -= 1) {
+      const digits = words
+        .slice(index, end)
+        .map((word) => word.text)
+        .join('');
+      if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits, 0, digits.length)) {
+        const parts = words.slice(index, end);
+        joined = { end, word: { text: digits, confidence: Math.min(...parts.map((word) => word.confidence)), bbox: unionBox(parts.map((word) => word.bbox)) } };
+      }
+    }
+    if (joined !== undefined) {
+      out.push(joined.word);
+      index = joined.end;
+    } else {
+      out.push(words[index]!);
+      index += 1;
+    }
+  }
+  return out;
+}
+
 export function layoutText(page: OcrPage): OcrText {
   const parts: string[] = [];
   const words: PlacedWord[] = [];
@@ -118,7 +170,7 @@ export function layoutText(page: OcrPage): OcrText {
     if (paragraphIndex > 0) push('\n\n');
     paragraph.forEach((lineWords, lineIndex) => {
       if (lineIndex > 0) push('\n');
-      lineWords.forEach((word, wordIndex) => {
+      joinSplitNumbers(lineWords).forEach((word, wordIndex) => {
         if (wordIndex > 0) push(' ');
         const start = offset;
         push(word.text);
@@ -133,15 +185,6 @@ export function layoutText(page: OcrPage): OcrText {
 
 function toPixelBox(box: OcrBox): PixelBox {
   return { x: box.x0, y: box.y0, width: Math.max(0, box.x1 - box.x0), height: Math.max(0, box.y1 - box.y0) };
-}
-
-function union(boxes: readonly OcrBox[]): OcrBox {
-  return {
-    x0: Math.min(...boxes.map((box) => box.x0)),
-    y0: Math.min(...boxes.map((box) => box.y0)),
-    x1: Math.max(...boxes.map((box) => box.x1)),
-    y1: Math.max(...boxes.map((box) => box.y1)),
-  };
 }
 
 export interface EntityPlacement {
@@ -167,10 +210,48 @@ export function placeSpan(words: readonly PlacedWord[], span: { start: number; e
     byLine.set(word.line, boxes);
   }
   return {
-    bbox: toPixelBox(union(touched.map((word) => word.bbox))),
-    boxes: [...byLine.values()].map((boxes) => toPixelBox(union(boxes))),
+    bbox: toPixelBox(unionBox(touched.map((word) => word.bbox))),
+    boxes: [...byLine.values()].map((boxes) => toPixelBox(unionBox(boxes))),
     ocrConfidence: round3(Math.min(...touched.map((word) => word.confidence)) / 100),
   };
+}
+
+/**
+ * Spans over the text the transform detected on, moved onto the OCR layout text. They differ
+ * only when prompt security stripped something (hidden characters, token-shaped strings)
+ * before detection; an entity's own characters are never changed by that, so each entity is
+ * found again, in order, in the layout text. An entity that cannot be found fails the request:
+ * a box cannot be guessed.
+ */
+export function alignSpans(layoutText: string, detectedText: string, spans: readonly { start: number; end: number }[]): { start: number; end: number }[] {
+  if (layoutText === detectedText) return spans.map((span) => ({ start: span.start, end: span.end }));
+  const detectedOffsets = utf16Offsets(detectedText);
+  const layoutOffsets = utf16Offsets(layoutText);
+  const codePointAt = new Map(layoutOffsets.map((offset, index) => [offset, index]));
+  const aligned: { start: number; end: number }[] = [];
+  let from = 0;
+  for (const span of spans) {
+    const needle = detectedText.slice(detectedOffsets[span.start], detectedOffsets[span.end]);
+    const at = needle === '' ? -1 : layoutText.indexOf(needle, from);
+    const start = codePointAt.get(at);
+    const end = codePointAt.get(at + needle.length);
+    if (start === undefined || end === undefined) throw new VeilError('VEIL_INTERNAL', undefined, 'ocr span alignment failed');
+    aligned.push({ start, end });
+    from = at + needle.length;
+  }
+  return aligned;
+}
+
+/** UTF-16 offset of each code point of `text`, plus the length (code point i -> offsets[i]). */
+function utf16Offsets(text: string): number[] {
+  const offsets: number[] = [];
+  let offset = 0;
+  for (const char of text) {
+    offsets.push(offset);
+    offset += char.length;
+  }
+  offsets.push(offset);
+  return offsets;
 }
 
 /** Pixels added around each box so anti-aliased glyph edges are covered too. */

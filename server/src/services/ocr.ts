@@ -52,6 +52,17 @@ export function languageDataPath(language: string): string | undefined {
   return existsSync(join(langPath, `${language}.traineddata.gz`)) ? langPath : undefined;
 }
 
+/** Where the configured languages' data is, or why OCR cannot run (checked without starting it). */
+export function ocrSetup(config: VeilConfig['ocr']): { langPath?: string; problem?: string } {
+  if (config.engine === 'none') return { problem: 'ocr.engine is none' };
+  const paths = config.languages.map((language) => ({ language, path: languageDataPath(language) }));
+  const missing = paths.filter((entry) => entry.path === undefined).map((entry) => entry.language);
+  if (missing.length > 0) return { problem: `no language data installed for: ${missing.join(', ')}` };
+  const langPath = paths[0]!.path!;
+  if (!paths.every((entry) => entry.path === langPath)) return { problem: 'ocr.languages must come from one data directory' };
+  return { langPath };
+}
+
 function unavailable(detail: string): VeilError {
   return new VeilError('VEIL_OCR_UNAVAILABLE', 'no OCR engine is available on this server', detail);
 }
@@ -90,13 +101,7 @@ export function createOcrEngine(config: VeilConfig['ocr'], onWarning: (message: 
       close: () => Promise.resolve(),
     };
   }
-  const paths = config.languages.map((language) => ({ language, path: languageDataPath(language) }));
-  const missing = paths.filter((entry) => entry.path === undefined).map((entry) => entry.language);
-  const langPath = paths[0]?.path;
-  const sameDirectory = paths.every((entry) => entry.path === langPath);
-  let setupProblem: string | undefined;
-  if (missing.length > 0) setupProblem = `no language data installed for: ${missing.join(', ')}`;
-  else if (!sameDirectory) setupProblem = 'ocr.languages must come from one data directory';
+  const { langPath, problem: setupProblem } = ocrSetup(config);
   if (setupProblem !== undefined) onWarning(`OCR unavailable: ${setupProblem}`);
 
   const idle: Tesseract.Worker[] = [];
@@ -107,25 +112,27 @@ export function createOcrEngine(config: VeilConfig['ocr'], onWarning: (message: 
   let closed = false;
 
   const start = async (): Promise<Tesseract.Worker> => {
+    let worker: Tesseract.Worker;
     try {
-      const worker = await Tesseract.createWorker([...config.languages], Tesseract.OEM.LSTM_ONLY, {
+      worker = await Tesseract.createWorker([...config.languages], Tesseract.OEM.LSTM_ONLY, {
         langPath: langPath!,
         cacheMethod: 'none',
         gzip: true,
         // Without a handler a worker error would be thrown on the process.
         errorHandler: () => undefined,
       });
-      if (closed) {
-        await worker.terminate();
-        throw new Error('engine closed');
-      }
-      all.add(worker);
-      return worker;
     } catch (error) {
       failedAtMs = Date.now();
       onWarning('OCR unavailable: the tesseract worker failed to start');
       throw unavailable(error instanceof Error ? error.name : 'worker start failed');
     }
+    if (closed) {
+      // The server shut down while this worker was starting.
+      await worker.terminate().catch(() => undefined);
+      throw unavailable('engine closed');
+    }
+    all.add(worker);
+    return worker;
   };
 
   const acquire = async (): Promise<Tesseract.Worker> => {

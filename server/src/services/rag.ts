@@ -30,8 +30,11 @@ import {
 } from '../domain/token/index.js';
 import { tokenizeText, type TokenizedEntity } from '../domain/tokenize.js';
 import type { Detection, RequestContext, TokenEntry } from '../domain/types.js';
+import type { OutputGuardSummary, PromptSecuritySummary } from '../domain/guard/index.js';
 import { planDetection } from './ner.js';
+import { outputProtectionSettings } from './output-guard.js';
 import type { LoadedPolicy } from './policies.js';
+import { promptSecuritySettings, screenPromptText } from './prompt-security.js';
 import { restoreOpened, type RehydrateEnvironment } from './rehydrate.js';
 import { partitionOf, revocationDigest, revokedEntryIds, withStore } from './revocation.js';
 import { assertNotDenied } from './state.js';
@@ -80,6 +83,8 @@ export interface IngestResponse {
   total_entities: number;
   warnings?: string[];
   document_metadata?: DocumentMetadata;
+  /** Present when prompt security is enabled (counts only). */
+  prompt_security?: PromptSecuritySummary;
 }
 
 /** A result whose session handle the route still has to add (blob or server-side id). */
@@ -89,6 +94,32 @@ export interface Sealed<T> {
   readonly session: SessionPayload;
   /** Entity types and counts for the audit event (never values). */
   readonly entities: readonly TokenizedEntity[];
+}
+
+/**
+ * Prompt security on one input text (the same screen as /v1/transform): under `strip` the text
+ * to work on is the cleaned one, under `block` a finding refuses the request (422
+ * VEIL_PROMPT_REJECTED naming `field`). `ownEntries` are tokens the caller legitimately sends
+ * back (a context's retrieved chunks carry the tokens of their document sessions).
+ */
+function screen(deps: AppDeps, text: string, field: string, ownEntries: readonly TokenEntry[] = []): { text: string; summary?: PromptSecuritySummary; warning?: string } {
+  const settings = promptSecuritySettings(deps.config);
+  if (settings === undefined) return { text };
+  const screened = screenPromptText(settings, text, field, ownEntries);
+  return { text: screened.text, summary: screened.summary, ...(screened.warning !== undefined ? { warning: screened.warning } : {}) };
+}
+
+/** Several screens reported as one summary (context screens each chunk). */
+function combineSummaries(summaries: readonly PromptSecuritySummary[]): PromptSecuritySummary | undefined {
+  const first = summaries[0];
+  if (first === undefined) return undefined;
+  const counts = new Map<string, number>();
+  for (const summary of summaries) for (const finding of summary.findings) counts.set(finding.kind, (counts.get(finding.kind) ?? 0) + finding.count);
+  return {
+    triggered: summaries.some((summary) => summary.triggered),
+    action: first.action,
+    findings: [...counts].map(([kind, count]) => ({ kind: kind as PromptSecuritySummary['findings'][number]['kind'], count })),
+  };
 }
 
 function nowSeconds(deps: AppDeps): number {
@@ -152,8 +183,12 @@ export async function ingestDocument(deps: AppDeps, request: IngestRequest, scop
   }
   const loaded = deps.policies.registry.get(request.policy);
   const language = request.language ?? deps.config.detector.default_language;
-  const { detections, warnings } = await detectText(deps, request.text, language, loaded);
-  const spans = chunkText(request.text, {
+  // Offsets refer to the screened text, which differs from the input only when prompt security
+  // stripped something (its warning says so).
+  const screened = screen(deps, request.text, 'text');
+  const text = screened.text;
+  const { detections, warnings } = await detectText(deps, text, language, loaded);
+  const spans = chunkText(text, {
     strategy: request.strategy,
     chunkSize: request.chunkSize,
     chunkOverlap: request.chunkOverlap,
@@ -171,7 +206,7 @@ export async function ingestDocument(deps: AppDeps, request: IngestRequest, scop
     cursor = next;
     const ids = new Set<string>();
     const result = tokenizeText({
-      text: request.text.slice(span.start, span.end),
+      text: text.slice(span.start, span.end),
       detections: local,
       policy: loaded.compiled,
       context: scope.context,
@@ -195,7 +230,7 @@ export async function ingestDocument(deps: AppDeps, request: IngestRequest, scop
     exp: iat + documentTtl(deps),
     ...(request.corpusId !== undefined ? { corpusId: request.corpusId } : {}),
   };
-  const offsets = utf16ToCodePoints(request.text, pieces.flatMap((piece) => [piece.span.start, piece.span.end]));
+  const offsets = utf16ToCodePoints(text, pieces.flatMap((piece) => [piece.span.start, piece.span.end]));
   const chunks = pieces.map((piece, index): IngestChunk => {
     const entries = [...piece.ids].map((id) => entriesById.get(id)!);
     const chunkSession: SessionPayload = { ...base, kind: 'chunk', ...(classification !== undefined ? { classification } : {}), entries };
@@ -210,8 +245,10 @@ export async function ingestDocument(deps: AppDeps, request: IngestRequest, scop
   });
   const session: SessionPayload = { ...base, kind: 'aggregate', entries: [...entriesById.values()] };
   const response: IngestResponse = { chunks, total_entities: occurrences.size };
-  if (warnings.length > 0) response.warnings = [...warnings];
+  const allWarnings = screened.warning !== undefined ? [...warnings, screened.warning] : warnings;
+  if (allWarnings.length > 0) response.warnings = [...allWarnings];
   if (request.metadata !== undefined) response.document_metadata = request.metadata;
+  if (screened.summary !== undefined) response.prompt_security = screened.summary;
   return { response, sessionState: sealSession(deps.keyRing, session), session, entities: [...occurrences.values()] };
 }
 
@@ -228,14 +265,17 @@ export interface QueryRequest {
 export interface QueryResponse {
   safe_query: string;
   entities_detected: number;
+  warnings?: string[];
+  prompt_security?: PromptSecuritySummary;
 }
 
 export async function queryRag(deps: AppDeps, request: QueryRequest, scope: RagScope): Promise<Sealed<QueryResponse>> {
   const loaded = deps.policies.registry.get(request.policy);
   const language = request.language ?? deps.config.detector.default_language;
-  const { detections } = await detectText(deps, request.query, language, loaded);
+  const screened = screen(deps, request.query, 'query');
+  const { detections } = await detectText(deps, screened.text, language, loaded);
   const result = tokenizeText({
-    text: request.query,
+    text: screened.text,
     detections,
     policy: loaded.compiled,
     context: scope.context,
@@ -255,8 +295,11 @@ export async function queryRag(deps: AppDeps, request: QueryRequest, scope: RagS
     ...(request.corpusId !== undefined ? { corpusId: request.corpusId } : {}),
     entries: result.newEntries,
   };
+  const response: QueryResponse = { safe_query: result.safeText, entities_detected: detections.length };
+  if (screened.warning !== undefined) response.warnings = [screened.warning];
+  if (screened.summary !== undefined) response.prompt_security = screened.summary;
   return {
-    response: { safe_query: result.safeText, entities_detected: detections.length },
+    response,
     sessionState: sealSession(deps.keyRing, session),
     session,
     entities: result.entities,
@@ -283,6 +326,8 @@ export interface ContextResponse {
   safe_chunks: string[];
   entities_detected: number;
   chunks_filtered?: number;
+  warnings?: string[];
+  prompt_security?: PromptSecuritySummary;
 }
 
 /**
@@ -381,13 +426,21 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
   const entities: TokenizedEntity[] = [];
   const safeChunks: string[] = [];
   let detected = 0;
+  const summaries: PromptSecuritySummary[] = [];
+  const screenWarnings = new Set<string>();
   for (const chunk of kept) {
+    // Tokens of the query and of the admitted document sessions are the caller's own; any
+    // other token-shaped text in a retrieved chunk is screened like transform input.
+    const screened = screen(deps, chunk.text, `chunks[${chunk.index}]`, merged);
+    if (screened.summary !== undefined) summaries.push(screened.summary);
+    if (screened.warning !== undefined) screenWarnings.add(screened.warning);
+    const text = screened.text;
     // Retrieved chunks are usually already safe: detections touching a token are left alone, so
     // a token is never re-tokenized or cut; raw values around it are tokenized as usual.
-    const tokens = findTokens(chunk.text);
-    const { detections } = await detectText(deps, chunk.text, language, active);
+    const tokens = findTokens(text);
+    const { detections } = await detectText(deps, text, language, active);
     const fresh = tokens.length === 0 ? detections : detections.filter((detection) => !tokens.some((token) => detection.start < token.end && token.start < detection.end));
-    const result = tokenizeText({ text: chunk.text, detections: fresh, policy: active.compiled, context: scope.context, allocator });
+    const result = tokenizeText({ text, detections: fresh, policy: active.compiled, context: scope.context, allocator });
     added.push(...result.newEntries);
     entities.push(...result.entities);
     detected += fresh.length;
@@ -410,7 +463,15 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
   };
   const response: ContextResponse = { safe_chunks: safeChunks, entities_detected: detected };
   if (filtered > 0) response.chunks_filtered = filtered;
+  if (screenWarnings.size > 0) response.warnings = [...screenWarnings];
+  const promptSecurity = promptSecuritySettings(deps.config) !== undefined ? (combineSummaries(summaries) ?? emptySummary(deps)) : undefined;
+  if (promptSecurity !== undefined) response.prompt_security = promptSecurity;
   return { response, sessionState: sealSession(deps.keyRing, session), session, entities };
+}
+
+/** The summary of a screen that saw nothing (a context with no chunks left). */
+function emptySummary(deps: AppDeps): PromptSecuritySummary {
+  return { triggered: false, action: deps.config.prompt_security.action, findings: [] };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -429,6 +490,9 @@ export interface AnswerResponse {
   restored_answer: string;
   tokens_resolved: number;
   tokens_unresolved: UnresolvedToken[];
+  /** Present when the output guard is enabled (counts only, never values). */
+  output_guard?: OutputGuardSummary;
+  warnings?: string[];
 }
 
 /**
@@ -438,7 +502,14 @@ export interface AnswerResponse {
  */
 export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<{ response: AnswerResponse; session: SessionPayload }> {
   const registry = deps.policies.registry;
-  const env: RehydrateEnvironment = { keyRing: deps.keyRing, policy: (name) => registry.get(name), templates: deps.config.restore_templates, nowMs: deps.now() };
+  const env: RehydrateEnvironment = {
+    keyRing: deps.keyRing,
+    policy: (name) => registry.get(name),
+    templates: deps.config.restore_templates,
+    nowMs: deps.now(),
+    // The output guard checks the model's answer for raw values exactly as on /v1/rehydrate.
+    outputProtection: outputProtectionSettings(deps.config),
+  };
   const session = openSession(deps.keyRing, request.sessionState, { kinds: ['context'], tenant: request.tenant }, nowSeconds(deps));
   await assertNotDenied(deps, session.sid);
   const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, request.tenant, session.entries);
@@ -450,10 +521,10 @@ export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<
     tenant: request.tenant,
     revokedIds: [...revokedIds],
   });
-  return {
-    response: { restored_answer: restored.restored_text, tokens_resolved: restored.tokens_resolved, tokens_unresolved: restored.tokens_unresolved },
-    session,
-  };
+  const response: AnswerResponse = { restored_answer: restored.restored_text, tokens_resolved: restored.tokens_resolved, tokens_unresolved: restored.tokens_unresolved };
+  if (restored.output_guard !== undefined) response.output_guard = restored.output_guard;
+  if (restored.warnings !== undefined) response.warnings = restored.warnings;
+  return { response, session };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32, deflateRawSync, deflateSync } from 'node:zlib';
+import { crc32, createDeflate, createDeflateRaw, deflateRawSync, deflateSync } from 'node:zlib';
 import JSZip from 'jszip';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
@@ -65,9 +65,41 @@ export function circularPdf(): Buffer {
   return rawPdf(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>', '<< /Type /Pages /Kids [2 0 R] /Count 1 /Parent 2 0 R >>']);
 }
 
+export interface Deflated {
+  readonly compressed: Buffer;
+  readonly size: number;
+  readonly crc: number;
+}
+
+/**
+ * `length` bytes of one repeated byte, deflated as a stream (zlib format, or raw deflate for
+ * ZIP entries), so building a 1 GB bomb never holds 1 GB here.
+ */
+export async function deflateRepeated(byte: number, length: number, raw = false): Promise<Deflated> {
+  const full = Buffer.alloc(1024 * 1024, byte);
+  const stream = raw ? createDeflateRaw({ level: 9 }) : createDeflate({ level: 9 });
+  const output: Buffer[] = [];
+  stream.on('data', (data: Buffer) => output.push(data));
+  const done = new Promise<void>((resolve, reject) => {
+    stream.once('end', resolve);
+    stream.once('error', reject);
+  });
+  let crc = 0;
+  for (let written = 0; written < length; written += full.length) {
+    const chunk = full.subarray(0, Math.min(full.length, length - written));
+    crc = crc32(chunk, crc);
+    if (!stream.write(chunk)) await new Promise((resolve) => stream.once('drain', resolve));
+  }
+  stream.end();
+  await done;
+  return { compressed: Buffer.concat(output), size: length, crc };
+}
+
+export const MB = 1024 * 1024;
+
 /** One page whose content stream inflates to `inflatedMb` MB of spaces (a flate bomb). */
-export function flateBombPdf(inflatedMb: number): Buffer {
-  const content = deflateSync(Buffer.alloc(inflatedMb * 1024 * 1024, 0x20), { level: 9 });
+export async function flateBombPdf(inflatedMb: number): Promise<Buffer> {
+  const content = (await deflateRepeated(0x20, inflatedMb * MB)).compressed;
   const stream = Buffer.concat([Buffer.from(`<< /Length ${content.length} /Filter /FlateDecode >>\nstream\n`), content, Buffer.from('\nendstream')]);
   return rawPdf([
     '<< /Type /Catalog /Pages 2 0 R >>',
@@ -147,6 +179,8 @@ export const EXTERNAL_ENTITY_XML =
 export interface RawZipEntry {
   readonly name: string;
   readonly data: Uint8Array;
+  /** Already-deflated content (raw deflate) standing for `data`, which is then ignored. */
+  readonly deflated?: Deflated;
   /** Deflate (default) or store. */
   readonly store?: boolean;
   /** Lie in both headers about the uncompressed size. */
@@ -198,9 +232,9 @@ export function rawZip(entries: readonly RawZipEntry[]): Buffer {
   for (const entry of entries) {
     const name = Buffer.from(entry.name, 'utf8');
     const method = entry.store === true ? 0 : 8;
-    const body = entry.store === true ? Buffer.from(entry.data) : deflateRawSync(entry.data);
-    const declared = entry.declaredSize ?? entry.data.length;
-    const crc = crc32(entry.data);
+    const body = entry.deflated?.compressed ?? (entry.store === true ? Buffer.from(entry.data) : deflateRawSync(entry.data));
+    const declared = entry.declaredSize ?? entry.deflated?.size ?? entry.data.length;
+    const crc = entry.deflated?.crc ?? crc32(entry.data);
     const local = Buffer.concat([localHeader(name, method, crc, body.length, declared), body]);
     centrals.push(centralHeader(name, method, crc, body.length, declared, offset));
     locals.push(local);
@@ -264,15 +298,15 @@ function pngChunk(type: string, data: Buffer): Buffer {
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** A PNG of `width` x `height` 1-bit grey pixels, all zero: tiny on disk, huge decoded. */
-export function pngBomb(width: number, height: number, withData = true): Buffer {
+export async function pngBomb(width: number, height: number, withData = true): Promise<Buffer> {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header[8] = 1; // bit depth
   header[9] = 0; // greyscale
   const rowBytes = Math.ceil(width / 8) + 1;
-  // Rows of zeros (filter byte 0 + zero pixels), deflated; built in slices to stay small here.
-  const idat = withData ? deflateSync(Buffer.alloc(Math.min(rowBytes * height, 64 * 1024 * 1024)), { level: 9 }) : deflateSync(Buffer.alloc(rowBytes));
+  // Every row is a filter byte 0 and zero pixels: all zeros, deflated as a stream.
+  const idat = withData ? (await deflateRepeated(0, rowBytes * height)).compressed : deflateSync(Buffer.alloc(rowBytes));
   return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', header), pngChunk('IDAT', idat), pngChunk('IEND', Buffer.alloc(0))]);
 }
 

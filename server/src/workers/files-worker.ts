@@ -8,7 +8,8 @@ import { setPriority } from 'node:os';
 import { isVeilError } from '@veil/common';
 import type { FileHint } from '../files/formats.js';
 import { extractFile, rehydrateFile, type Extracted, type FileLimits, type RestoredFile } from '../files/process.js';
-import { createRestorer, openForRehydrate, type RehydrateRequest } from '../services/rehydrate.js';
+import type { OutputProtectionSettings } from '../services/output-guard.js';
+import { createRestorer, openForRehydrate, outputGuardFor, type RehydrateRequest } from '../services/rehydrate.js';
 import type { RestoreTemplates } from '../domain/restore/index.js';
 import { ringOf, registryOf, type PolicySnapshot, type RingMaterial } from './offload-worker.js';
 
@@ -29,6 +30,7 @@ export type FilesTask =
       readonly ring: RingMaterial;
       readonly policies: PolicySnapshot;
       readonly templates?: RestoreTemplates | undefined;
+      readonly outputProtection?: OutputProtectionSettings | undefined;
       readonly nowMs: number;
     };
 
@@ -42,9 +44,16 @@ async function execute(task: FilesTask): Promise<Extracted | RestoredFile> {
       return extractFile(task.bytes, task.hint, task.limits);
     case 'rehydrate': {
       const registry = registryOf(task.policies);
-      const env = { keyRing: ringOf(task.ring), policy: (name: string | undefined) => registry.get(name), templates: task.templates, nowMs: task.nowMs };
+      const env = {
+        keyRing: ringOf(task.ring),
+        policy: (name: string | undefined) => registry.get(name),
+        templates: task.templates,
+        outputProtection: task.outputProtection,
+        nowMs: task.nowMs,
+      };
       const session = openForRehydrate(env, task.request.sessionState, task.request.tenant);
-      return rehydrateFile(task.bytes, task.hint, task.limits, createRestorer(env, session, task.request));
+      const restorer = createRestorer(env, session, task.request);
+      return rehydrateFile(task.bytes, task.hint, task.limits, restorer, outputGuardFor(env, session, task.request.caller));
     }
   }
 }

@@ -15,7 +15,7 @@ import { planPolicyDirectory } from './desired.js';
 export interface PolicyControllerOptions {
   readonly client: KubeClient;
   readonly clock: Clock;
-  readonly policies: Informer<KubeObject>;
+  readonly policies: Informer;
   readonly configMaps: Informer<ConfigMap>;
   readonly configMapName: string;
   readonly events: EventRecorder;

@@ -12,7 +12,7 @@ import { planPolicyDirectory, validatePolicyResource } from './desired.js';
 const NOW = Date.UTC(2025, 0, 1);
 
 function policy(name: string, overrides: Partial<Policy> = {}): Policy {
-  return { name, version: '1.0.0', rules: [{ name: 'catch-all', match: {}, action: 'tokenize', restore_mode: 'full' }], ...overrides } as Policy;
+  return { name, version: '1.0.0', rules: [{ name: 'catch-all', match: {}, action: 'tokenize', restore_mode: 'full' }], ...overrides };
 }
 
 function resource(name: string, spec: Partial<TokenizationPolicy['spec']> & { policy?: unknown } = {}, extra: Partial<TokenizationPolicy['metadata']> = {}): TokenizationPolicy {
@@ -20,7 +20,7 @@ function resource(name: string, spec: Partial<TokenizationPolicy['spec']> & { po
     apiVersion: 'veil.dev/v1alpha1',
     kind: 'TokenizationPolicy',
     metadata: { name, namespace: 'veil', generation: 3, ...extra },
-    spec: { policy: policy(name), ...spec } as TokenizationPolicy['spec'],
+    spec: { policy: policy(name), ...spec },
   };
 }
 

@@ -17,10 +17,33 @@ import { applyObject, dataRules, MANAGED_BY_LABELS, patchStatusIfChanged, type E
 import { editSharedData, planApiKeys, planSettings, readRing, renderRing, secretText, toSecretData } from './desired.js';
 import { generateKey, planRotation, type ReplicaObservation, type RingKey, type RotationPlan } from './rotation.js';
 
+/**
+ * Annotation of the key-ring Secret: JSON map of tenant file -> the `rotateAt` value acted on.
+ * It is written in the same update as the ring, so a request is never acted on twice even when
+ * the status patch that records it fails.
+ */
+export const HANDLED_ROTATE_AT_ANNOTATION = 'veil.dev/rotate-at-handled';
+
+function handledMap(secret: Secret | undefined): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(secret?.metadata.annotations?.[HANDLED_ROTATE_AT_ANNOTATION] ?? '{}');
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
+    return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  } catch {
+    return {};
+  }
+}
+
+function withHandled(current: Record<string, string>, file: string, value: string | undefined, liveFiles: ReadonlySet<string>): Record<string, string> {
+  const next = Object.fromEntries(Object.entries(current).filter(([name]) => name !== file && liveFiles.has(name)));
+  if (value !== undefined) next[file] = value;
+  return next;
+}
+
 export interface TenantControllerOptions {
   readonly client: KubeClient;
   readonly clock: Clock;
-  readonly tenants: Informer<KubeObject>;
+  readonly tenants: Informer;
   readonly secrets: Informer<Secret>;
   readonly configMaps: Informer<ConfigMap>;
   readonly keyRingSecret: string;
@@ -42,7 +65,7 @@ export class TenantController implements Reconciler {
 
   constructor(private readonly options: TenantControllerOptions) {}
 
-  #shared(kind: 'Secret' | 'ConfigMap', namespace: string, name: string, component: string, data: Record<string, string>): KubeObject {
+  #shared(kind: 'Secret' | 'ConfigMap', namespace: string, name: string, component: string, data: Record<string, string>, annotations?: Record<string, string>): KubeObject {
     return {
       apiVersion: 'v1',
       kind,
@@ -50,6 +73,7 @@ export class TenantController implements Reconciler {
         name,
         namespace,
         labels: { ...MANAGED_BY_LABELS, 'app.kubernetes.io/component': component },
+        ...(annotations === undefined ? {} : { annotations }),
         ...(this.options.owner === undefined ? {} : { ownerReferences: [this.options.owner] }),
       },
       ...(kind === 'Secret' ? { type: 'Opaque' } : {}),
@@ -57,9 +81,9 @@ export class TenantController implements Reconciler {
     };
   }
 
-  async #write(kind: 'Secret' | 'ConfigMap', namespace: string, name: string, component: string, actual: KubeObject | undefined, data: Record<string, string>): Promise<boolean> {
+  async #write(kind: 'Secret' | 'ConfigMap', namespace: string, name: string, component: string, actual: KubeObject | undefined, data: Record<string, string>, annotations?: Record<string, string>): Promise<boolean> {
     if (actual === undefined && Object.keys(data).length === 0) return false;
-    const { outcome } = await applyObject(this.options.client, kind, this.#shared(kind, namespace, name, component, data), actual, dataRules);
+    const { outcome } = await applyObject(this.options.client, kind, this.#shared(kind, namespace, name, component, data, annotations), actual, dataRules);
     return outcome !== 'unchanged';
   }
 
@@ -77,7 +101,8 @@ export class TenantController implements Reconciler {
 
     if (tenant === undefined || tenant.metadata.deletionTimestamp !== undefined) {
       // Gone: remove its files (the Secrets hold no other copy; its sessions end with it).
-      await this.#write('Secret', namespace, options.keyRingSecret, 'key-rings', keyRings, editSharedData(keyRings?.data, file, undefined, liveFiles));
+      const handled = { [HANDLED_ROTATE_AT_ANNOTATION]: JSON.stringify(withHandled(handledMap(keyRings), file, undefined, liveFiles)) };
+      await this.#write('Secret', namespace, options.keyRingSecret, 'key-rings', keyRings, editSharedData(keyRings?.data, file, undefined, liveFiles), handled);
       await this.#write('Secret', namespace, options.apiKeysSecret, 'api-keys', apiKeys, editSharedData(apiKeys?.data, file, undefined, liveFiles));
       await this.#write('ConfigMap', namespace, options.tenantsConfigMap, 'tenants', settings, editSharedData(settings?.data, file, undefined, liveFiles));
       return undefined;
@@ -101,15 +126,16 @@ export class TenantController implements Reconciler {
         status: tenant.status,
         sessionTtlMs: options.sessionTtlMs,
         newKey,
+        ...(handledMap(keyRings)[file] === undefined ? {} : { handledRotateAt: handledMap(keyRings)[file] }),
         ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
       };
       plan = planRotation({ ...input, replicas: undefined });
       if (plan.needsReplicas) plan = planRotation({ ...input, replicas: await this.#observe(tenantId) });
+      const handled = { [HANDLED_ROTATE_AT_ANNOTATION]: JSON.stringify(withHandled(handledMap(keyRings), file, plan.rotation.lastRotateAt, liveFiles)) };
+      const ringData = plan.ringChanged ? toSecretData(renderRing(tenantId, plan.ring)) : keyRings?.data?.[file];
+      await this.#write('Secret', namespace, options.keyRingSecret, 'key-rings', keyRings, editSharedData(keyRings?.data, file, ringData, liveFiles), handled);
       if (plan.ringChanged) {
-        await this.#write('Secret', namespace, options.keyRingSecret, 'key-rings', keyRings, editSharedData(keyRings?.data, file, toSecretData(renderRing(tenantId, plan.ring)), liveFiles));
         options.logger.info('key ring written', { tenant: name, generation: plan.ring.generation, current_kid: plan.ring.current_kid, kids: plan.ring.keys.map((ringKey) => ringKey.kid), phase: plan.rotation.phase });
-      } else {
-        await this.#write('Secret', namespace, options.keyRingSecret, 'key-rings', keyRings, editSharedData(keyRings?.data, file, keyRings?.data?.[file], liveFiles));
       }
       const rotationNote = plan.waiting === undefined ? '' : `; rotation ${plan.rotation.phase}: ${plan.waiting.message}`;
       conditions.push(
@@ -137,6 +163,10 @@ export class TenantController implements Reconciler {
         : { type: TENANT_CONDITIONS.Ready, status: 'False', reason: plan === undefined ? 'KeyRingUnreadable' : 'UnresolvedApiKeys', message: 'see the other conditions' },
     );
 
+    // Events describe what was just written; recorded before the status patch, so a status
+    // conflict (retried, and then planned from the ring as written) cannot lose them.
+    for (const event of plan?.events ?? []) await options.events.record(tenant as unknown as KubeObject, event.type, event.reason, event.message);
+
     const previous = tenant.status;
     const status: TenantStatus = {
       ...(tenant.metadata.generation === undefined ? {} : { observedGeneration: tenant.metadata.generation }),
@@ -152,7 +182,6 @@ export class TenantController implements Reconciler {
     };
     await patchStatusIfChanged(options.client, 'Tenant', tenant as unknown as KubeObject, status);
     options.onPhase?.(key, status.rotation?.phase ?? 'Idle');
-    for (const event of plan?.events ?? []) await options.events.record(tenant as unknown as KubeObject, event.type, event.reason, event.message);
     return plan?.requeueAfterMs === undefined ? undefined : { requeueAfterMs: plan.requeueAfterMs };
   }
 

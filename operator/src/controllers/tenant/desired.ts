@@ -135,9 +135,8 @@ export function editSharedData(
 ): Record<string, string> {
   const data: Record<string, string> = {};
   for (const [name, value] of Object.entries(current ?? {})) {
-    if (name.startsWith('_') || liveFiles.has(name)) data[name] = value;
+    if (name !== file && (name.startsWith('_') || liveFiles.has(name))) data[name] = value;
   }
-  if (content === undefined) delete data[file];
-  else data[file] = content;
+  if (content !== undefined) data[file] = content;
   return data;
 }

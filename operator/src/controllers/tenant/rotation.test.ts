@@ -157,6 +157,16 @@ describe('planRotation: recovery from a ring written without its status', () => 
     const plan = planRotation(input({ ring: stagedRing, status: { rotation: { phase: 'Idle' } } }));
     expect(plan.rotation).toMatchObject({ phase: 'Staging', oldKid: 'k1', newKid: 'k2' });
   });
+  it('switched ring but an Idle status: Switching, never a switch back to the old key', () => {
+    const plan = planRotation(input({ ring: switchedRing, status: { rotation: { phase: 'Idle' } }, replicas: reports(switchedRing, 'match') }));
+    expect(plan.rotation).toMatchObject({ phase: 'Retiring', oldKid: 'k1', newKid: 'k2' });
+    expect(plan.ring.current_kid).toBe('k2');
+  });
+  it('a request recorded beside the ring is not acted on twice, whatever the status says', () => {
+    const plan = planRotation(input({ sessionKeys: { rotateAt: '2024-12-31T23:00:00Z' }, handledRotateAt: '2024-12-31T23:00:00Z', status: { rotation: { phase: 'Idle' } } }));
+    expect(plan.rotation).toMatchObject({ phase: 'Idle', lastRotateAt: '2024-12-31T23:00:00Z' });
+    expect(plan.ringChanged).toBe(false);
+  });
   it('switched ring but a Staging status: Switching', () => {
     const plan = planRotation(input({ ring: switchedRing, status: { rotation: { phase: 'Staging', oldKid: 'k1', newKid: 'k2' } } }));
     expect(plan.rotation.phase).toBe('Switching');

@@ -48,6 +48,11 @@ export interface RotationInput {
   readonly ring: Ring | undefined;
   readonly status: TenantStatus | undefined;
   readonly sessionTtlMs: number;
+  /**
+   * The `rotateAt` value already acted on, as recorded beside the ring (written in the same
+   * update as the ring, so it cannot lag behind it the way a status patch can).
+   */
+  readonly handledRotateAt?: string;
   /** Ready replicas' reports; undefined when not fetched (the plan then asks for them). */
   readonly replicas: ReplicaObservation | undefined;
   readonly newKey: () => RingKey;
@@ -159,8 +164,9 @@ export function planRotation(input: RotationInput): RotationPlan {
     return { ring, ringChanged, rotation, keys, needsReplicas: extra.needsReplicas ?? false, events, problems, ...(extra.waiting === undefined ? {} : { waiting: extra.waiting }), ...(extra.requeueAfterMs === undefined ? {} : { requeueAfterMs: extra.requeueAfterMs }) };
   };
 
+  const lastHandled = input.handledRotateAt ?? previous.lastRotateAt;
   const idleHistory = {
-    ...(previous.lastRotateAt === undefined ? {} : { lastRotateAt: previous.lastRotateAt }),
+    ...(lastHandled === undefined ? {} : { lastRotateAt: lastHandled }),
     ...(previous.lastCompletedAt === undefined ? {} : { lastCompletedAt: previous.lastCompletedAt }),
   };
 
@@ -169,8 +175,8 @@ export function planRotation(input: RotationInput): RotationPlan {
     const key = input.newKey();
     const ring: Ring = { generation: floor + 1, current_kid: key.kid, keys: [key] };
     events.push({ type: 'Normal', reason: 'KeyRingCreated', message: `created key ring with key ${key.kid}` });
-    const handled = rotateAtMs !== undefined && rotateAtMs <= now ? { lastRotateAt: rotateAtText! } : {};
-    return finish(ring, { phase: 'Idle', reason: 'Initial', ...idleHistory, ...handled, lastCompletedAt: rfc3339(now) }, { requeueAfterMs: 0 });
+    const satisfied = rotateAtMs !== undefined && rotateAtMs <= now ? { lastRotateAt: rotateAtText! } : {};
+    return finish(ring, { phase: 'Idle', reason: 'Initial', ...idleHistory, ...satisfied, lastCompletedAt: rfc3339(now) }, { requeueAfterMs: 0 });
   }
 
   const ring = input.ring;
@@ -179,7 +185,7 @@ export function planRotation(input: RotationInput): RotationPlan {
 
   if (kids.length === 1) {
     // Idle. Decide whether a rotation is due.
-    const requested = rotateAtMs !== undefined && rotateAtMs <= now && rotateAtText !== previous.lastRotateAt;
+    const requested = rotateAtMs !== undefined && rotateAtMs <= now && rotateAtText !== lastHandled;
     const createdMs = parseTime(createdOf(current)) ?? now;
     const dueMs = periodSeconds === undefined ? undefined : createdMs + periodSeconds * 1000;
     const scheduled = dueMs !== undefined && dueMs <= now;
@@ -198,7 +204,7 @@ export function planRotation(input: RotationInput): RotationPlan {
           startedAt: rfc3339(now),
           phaseStartedAt: rfc3339(now),
           targetGeneration: next.generation,
-          ...(requested ? { lastRotateAt: rotateAtText! } : previous.lastRotateAt === undefined ? {} : { lastRotateAt: previous.lastRotateAt }),
+          ...(requested ? { lastRotateAt: rotateAtText! } : lastHandled === undefined ? {} : { lastRotateAt: lastHandled }),
           ...(previous.lastCompletedAt === undefined ? {} : { lastCompletedAt: previous.lastCompletedAt }),
         },
         { requeueAfterMs: 0 },
@@ -209,11 +215,12 @@ export function planRotation(input: RotationInput): RotationPlan {
     return finish(ring, { phase: 'Idle', ...(previous.reason === undefined ? {} : { reason: previous.reason }), ...idleHistory }, { requeueAfterMs: Math.max(0, sleep) });
   }
 
-  // Several keys: a rotation is in flight. Trust the status's kids when they fit the ring,
-  // else assume the least advanced reading (Staging: current is the old key).
-  const fits = previous.phase !== 'Idle' && previous.oldKid !== undefined && previous.newKid !== undefined && kids.includes(previous.oldKid) && kids.includes(previous.newKid) && kids.length === 2;
-  const oldKid = fits ? previous.oldKid! : current;
-  const newKid = fits ? previous.newKid! : kids.find((kid) => kid !== current)!;
+  // Several keys: a rotation is in flight. The ring itself says which key is which (a staged
+  // key is always appended, so the first key is the old one and the last the new one); the
+  // status may be stale (its patch can fail after the ring was written) and is only trusted to
+  // tell Switching from Retiring, where a stale reading merely waits longer.
+  const oldKid = kids[0]!;
+  const newKid = kids[kids.length - 1]!;
   const base = {
     ...(previous.reason === undefined ? {} : { reason: previous.reason }),
     newKid,
@@ -222,9 +229,9 @@ export function planRotation(input: RotationInput): RotationPlan {
     ...idleHistory,
   };
   let phase: 'Staging' | 'Switching' | 'Retiring';
-  if (kids.length > 2) phase = 'Retiring'; // not a state we write: retire every non-current key
+  if (kids.length > 2 || (current !== oldKid && current !== newKid)) phase = 'Retiring'; // not a state we write: retire every non-current key
   else if (current === oldKid) phase = 'Staging';
-  else phase = previous.phase === 'Retiring' ? 'Retiring' : 'Switching';
+  else phase = previous.phase === 'Retiring' && previous.newKid === newKid ? 'Retiring' : 'Switching';
   const phaseStartedAt = previous.phase === phase && previous.phaseStartedAt !== undefined ? previous.phaseStartedAt : rfc3339(now);
 
   if (phase === 'Staging' || phase === 'Switching') {
@@ -257,7 +264,7 @@ export function planRotation(input: RotationInput): RotationPlan {
     {
       phase: 'Idle',
       ...(previous.reason === undefined ? {} : { reason: previous.reason }),
-      ...(previous.lastRotateAt === undefined ? {} : { lastRotateAt: previous.lastRotateAt }),
+      ...(lastHandled === undefined ? {} : { lastRotateAt: lastHandled }),
       lastCompletedAt: rfc3339(now),
     },
     { requeueAfterMs: 0 },

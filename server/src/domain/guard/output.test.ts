@@ -156,6 +156,43 @@ describe('StreamOutputGuard', () => {
     }
   });
 
+  it('random outputs (repair forms, brace noise, raw values) in random deltas match the one-shot result', () => {
+    let seed = 7;
+    const random = (limit: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % limit;
+    };
+    const pieces = [
+      TOKEN,
+      `{{ EMAIL : e_001 : ${CAP} }}`,
+      `\\{\\{email:e_001:${CAP}\\}\\}`,
+      `{email:e_001:${CAP}}}`,
+      '{{{',
+      '}}',
+      '\\',
+      RAW_EMAIL,
+      RAW_CARD,
+      ' ',
+      'word ',
+      'The answer continues here with ordinary prose. ',
+    ];
+    for (let round = 0; round < 40; round += 1) {
+      const parts: string[] = [];
+      for (let index = 0; index < 60; index += 1) parts.push(pieces[random(pieces.length)]!);
+      const text = parts.join('');
+      const expected = oneShot(text);
+      const deltas: string[] = [];
+      for (let cursor = 0; cursor < text.length; ) {
+        const size = 1 + random(40);
+        deltas.push(text.slice(cursor, cursor + size));
+        cursor += size;
+      }
+      const result = streamed(deltas);
+      expect(result.text, `round ${round}`).toBe(expected.text);
+      expect(result.counts).toEqual(expected.counts);
+    }
+  });
+
   it('a value longer than the hold bound is released masked in parts, never raw', () => {
     const secret = 'X'.repeat(OUTPUT_GUARD_MAX_HOLD * 2 + 100);
     const longText = `start ${'word '.repeat(80)}${secret} end ${'word '.repeat(80)}`;

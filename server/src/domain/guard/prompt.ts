@@ -169,6 +169,26 @@ function foldVisible(cp: number): string | undefined {
   return nfkcAscii(cp) ?? undefined;
 }
 
+/** Can the code point be hidden, or fold to something else? (Context-free part of the rules.) */
+function isSpecial(cp: number): boolean {
+  return isBidiControl(cp) || isUnicodeTag(cp) || isInvisible(cp) || isJoiner(cp) || isVariationSelector(cp) || foldVisible(cp) !== undefined;
+}
+
+/**
+ * Per BMP code point: 0 not classified yet, 1 plain (never hidden, folds to itself), 2 special.
+ * Filled lazily, so text in any script costs one table read per character after the first.
+ */
+const BMP_CLASS = new Uint8Array(0x10000);
+
+function isPlainBmp(cp: number): boolean {
+  let cls = BMP_CLASS[cp]!;
+  if (cls === 0) {
+    cls = isSpecial(cp) ? 2 : 1;
+    BMP_CLASS[cp] = cls;
+  }
+  return cls === 1;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The folded view.
 
@@ -227,8 +247,8 @@ function foldText(text: string): FoldedView {
   const length = text.length;
   while (index < length) {
     const code = text.charCodeAt(index);
-    // ASCII fast path: printable ASCII is never folded and is never hidden.
-    if (code >= 0x20 && code < 0x7f) {
+    // Fast path: printable ASCII and plain BMP characters are never folded nor hidden.
+    if ((code >= 0x20 && code < 0x7f) || (code >= 0x80 && (code < 0xd800 || code > 0xdfff) && isPlainBmp(code))) {
       previous = code;
       previousSelector = false;
       index += 1;
@@ -369,19 +389,32 @@ function coresOfChain(parts: readonly Part[], out: Core[]): void {
   }
 }
 
-/** Every `type:id:cap` core of the folded text, in order, non-overlapping. Linear. */
+/**
+ * Every `type:id:cap` core of the folded text, in order, non-overlapping. Linear: the scan
+ * jumps from colon to colon (indexOf), reads the part before a colon backwards (never past the
+ * previous chain), then follows the chain of colon-separated parts forwards.
+ */
 function findCores(text: string): Core[] {
   const cores: Core[] = [];
-  if (text.indexOf(':') < 0) return cores;
   const length = text.length;
-  let index = 0;
-  while (index < length) {
-    if (partUnit(text, index) === 0) {
-      index += 1;
+  let from = 0;
+  for (;;) {
+    const colon = text.indexOf(':', from);
+    if (colon < 0) break;
+    let partEnd = colon;
+    while (partEnd > from && isSpace(text.charCodeAt(partEnd - 1))) partEnd -= 1;
+    let partStart = partEnd;
+    while (partStart > from) {
+      const code = text.charCodeAt(partStart - 1);
+      if (isPartChar(code) || (code === BACKSLASH && text.charCodeAt(partStart) === UNDERSCORE)) partStart -= 1;
+      else break;
+    }
+    if (partStart === partEnd) {
+      from = colon + 1;
       continue;
     }
     const parts: Part[] = [];
-    let cursor = index;
+    let cursor = partStart;
     for (;;) {
       const start = cursor;
       for (;;) {
@@ -401,7 +434,7 @@ function findCores(text: string): Core[] {
       cursor = look;
     }
     if (parts.length >= 3) coresOfChain(parts, cores);
-    index = cursor;
+    from = Math.max(cursor, colon + 1);
   }
   return cores;
 }

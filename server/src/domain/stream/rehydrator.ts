@@ -23,6 +23,11 @@
 // malformed attempt in tokens_unresolved is reported in two parts.
 //
 // A cut never falls between the halves of a surrogate pair, so no piece carries a lone surrogate.
+//
+// An optional ReleaseGuard (the output guard, domain/guard/output.ts) decides last: it may
+// release less than the cut (a raw value must be seen whole before any of it leaves) and
+// rewrite what it releases (masking); its cuts obey the same rules, so the restored text is
+// still the one-shot text.
 import type { UnresolvedToken } from '../rehydrate.js';
 import { MAX_LENIENT_SPAN } from '../repair/lenient.js';
 import { MAX_CANDIDATE_INNER } from '../token/index.js';
