@@ -293,7 +293,6 @@ async function startWorkers(workers: number, dir: string): Promise<{ url: string
     env: {
       PATH: process.env.PATH ?? '',
       VEIL_LOG_FORMAT: 'json',
-      VEIL_LOG_LEVEL: 'warn',
       VEIL_SESSION_SECRET: '3c'.repeat(32),
       VEIL_DIGEST_SECRET: '4d'.repeat(32),
       VEIL_REVOCATION_BACKEND: 'sqlite',
@@ -305,10 +304,16 @@ async function startWorkers(workers: number, dir: string): Promise<{ url: string
   });
   const url = await new Promise<string>((resolve, reject) => {
     let buffered = '';
+    let found = false;
+    // Keep draining stdout (a full pipe would stall the server); look for the url only once.
     child.stdout.on('data', (chunk: Buffer) => {
+      if (found) return;
       buffered += chunk.toString('utf8');
       const match = /"url":"(http:[^"]+)"/.exec(buffered);
-      if (match !== null) resolve(match[1]!);
+      if (match !== null) {
+        found = true;
+        resolve(match[1]!);
+      } else if (buffered.length > 100_000) buffered = buffered.slice(-1000);
     });
     child.once('exit', (code) => reject(new Error(`server exited ${String(code)}`)));
   });

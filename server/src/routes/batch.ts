@@ -23,7 +23,7 @@ import {
   type TransformEnvironment,
 } from '../services/transform.js';
 import type { OffloadedTransform } from '../workers/offload-worker.js';
-import { codePointSpans, effectiveContext, ms, patternSet, principalOf, traceIdOf, type Principal } from './common.js';
+import { codePointSpans, effectiveContext, ms, patternSet, policyFact, principalOf, traceIdOf, type Principal } from './common.js';
 import { DEFAULT_THRESHOLD, includeValues } from './detect.js';
 import {
   batchDetectBodySchema,
@@ -228,7 +228,7 @@ export function batchRoutes(deps: AppDeps) {
         auditFacts(request, {
           item_count: results.length,
           items_failed: failed,
-          ...(body.policy !== undefined ? { policy: body.policy } : {}),
+          ...policyFact(deps, body.policy),
           ...(carried !== undefined ? { session_id: carried.meta.sid } : {}),
         });
         request.log.info(
@@ -285,7 +285,7 @@ export function batchRoutes(deps: AppDeps) {
         auditFacts(request, {
           item_count: results.length,
           items_failed: results.filter((result) => result.error !== undefined).length,
-          ...(body.policy !== undefined ? { policy: body.policy } : {}),
+          ...policyFact(deps, body.policy),
         });
         request.log.info({ event: 'batch_detect_completed', items: results.length, entities: totalEntities }, 'batch_detect_completed');
         return { results, stats: { total_items: results.length, total_entities: totalEntities, total_time_ms: ms(started) } };

@@ -81,3 +81,13 @@ export function codePointSpans(text: string, spans: readonly { start: number; en
   }
   return out;
 }
+
+/**
+ * The policy name a request named, as audit events and spans may record it: a loaded policy's
+ * name, or `<unknown>`. An unknown name is raw caller input (it could be anything, a value
+ * included), so it is never recorded.
+ */
+export function policyFact(deps: AppDeps, name: string | undefined): { policy?: string } {
+  if (name === undefined) return {};
+  return { policy: deps.policies.registry.has(name) ? name : '<unknown>' };
+}

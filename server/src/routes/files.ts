@@ -22,7 +22,7 @@ import { createOcrEngine, type OcrEngine } from '../services/ocr.js';
 import { withHandle } from '../services/state.js';
 import { runTextTransform, type TransformResponse } from '../services/transform.js';
 import type { RestoreMode } from '../domain/types.js';
-import { fingerprint, ms, principalOf } from './common.js';
+import { fingerprint, ms, policyFact, principalOf } from './common.js';
 import { openInline, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
 import { LabelSchema, LanguageSchema, type TransformBody } from './schemas.js';
 import { nerWillRun, promptFacts, recordingRejection, requestFields, structuredTransform, textTransform, transformEnvironment } from './transform.js';
@@ -206,7 +206,7 @@ export function fileRoutes(deps: AppDeps) {
       const principal = principalOf(request);
       const upload = await readUpload(request, 'file', ['policy', 'language'], limits.max_size_bytes);
       const fields = transformFields(upload);
-      if (fields.policy !== undefined) auditFacts(request, { policy: fields.policy });
+      auditFacts(request, policyFact(deps, fields.policy));
       // Read before the bytes move to the parsing thread (their view is detached then).
       const size = upload.bytes.length;
       const started = performance.now();
@@ -270,7 +270,7 @@ export function fileRoutes(deps: AppDeps) {
       const principal = principalOf(request);
       const upload = await readUpload(request, 'image', ['policy', 'language'], limits.max_size_bytes);
       const fields = transformFields(upload);
-      if (fields.policy !== undefined) auditFacts(request, { policy: fields.policy });
+      auditFacts(request, policyFact(deps, fields.policy));
       const { image, layout, ocrMs } = await recognize(upload.bytes);
       const done = await textTransform(deps, { input: layout.text, ...fields }, principal, undefined, factSink(request));
       // OCR text of one image is small; a worker-serialized body is parsed back to add boxes.
@@ -296,7 +296,7 @@ export function fileRoutes(deps: AppDeps) {
       const principal = principalOf(request);
       const upload = await readUpload(request, 'image', ['policy', 'language'], limits.max_size_bytes);
       const fields = transformFields(upload);
-      if (fields.policy !== undefined) auditFacts(request, { policy: fields.policy });
+      auditFacts(request, policyFact(deps, fields.policy));
       const { image, layout } = await recognize(upload.bytes);
       // The transform's detection and policy decisions, without keeping a session: nothing
       // here is ever rehydrated, so no session state is returned or stored.

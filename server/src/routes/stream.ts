@@ -31,7 +31,7 @@ import { findTokensLenient } from '../domain/repair/index.js';
 import { outputGuardFor, restoreOpened, withOutputGuard, type RehydrateResponse } from '../services/rehydrate.js';
 import { incomingSession } from '../services/state.js';
 import type { TransformResponse } from '../services/transform.js';
-import { fingerprint, principalOf } from './common.js';
+import { fingerprint, policyFact, principalOf } from './common.js';
 import { openInline, rehydrateOnce, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
 import { RehydrateBodySchema, RehydrateParamsSchema, TransformBodySchema, type RehydrateBody, type TransformBody } from './schemas.js';
 import { inputTypeOf, structuredTransform, textTransform } from './transform.js';
@@ -189,7 +189,7 @@ export function streamRoutes(deps: AppDeps) {
   const transformWhole = async (request: FastifyRequest<{ Body: TransformBody }>) => {
     const body = request.body;
     const principal = principalOf(request);
-    auditFacts(request, { ...(body.policy !== undefined ? { policy: body.policy } : {}), ...(body.trace_id !== undefined ? { trace_id: body.trace_id } : {}) });
+    auditFacts(request, { ...policyFact(deps, body.policy), ...(body.trace_id !== undefined ? { trace_id: body.trace_id } : {}) });
     const inputType = inputTypeOf(body);
     const sessionState = await incomingSession(deps, body.session_id, body.session_state);
     if (inputType !== 'text') {

@@ -13,7 +13,7 @@ import { runTextTransform, type TextTransformRequest, type TransformEnvironment,
 import type { OffloadedTransform } from '../workers/offload-worker.js';
 import { planDetection } from '../services/ner.js';
 import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
-import { effectiveContext, fingerprint, principalOf, traceIdOf, type Principal } from './common.js';
+import { effectiveContext, fingerprint, policyFact, principalOf, traceIdOf, type Principal } from './common.js';
 import { TransformBodySchema, TransformResponseSchema, type TransformBody } from './schemas.js';
 
 export const STRUCTURED_NER_WARNING =
@@ -208,7 +208,7 @@ export function transformRoutes(deps: AppDeps) {
         const body = request.body;
         const principal = principalOf(request);
         // Known before anything can fail, so a refused transform's event still names them.
-        auditFacts(request, { ...(body.policy !== undefined ? { policy: body.policy } : {}), ...(body.trace_id !== undefined ? { trace_id: body.trace_id } : {}) });
+        auditFacts(request, { ...policyFact(deps, body.policy), ...(body.trace_id !== undefined ? { trace_id: body.trace_id } : {}) });
         const inputType = inputTypeOf(body);
         const sessionState = await incomingSession(deps, body.session_id, body.session_state);
         if (inputType !== 'text') return structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request));

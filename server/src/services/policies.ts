@@ -41,6 +41,11 @@ export class PolicyRegistry {
     return [...this.byName.keys()].sort();
   }
 
+  /** True when `name` is a loaded policy (unknown names are caller input, never recorded). */
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
   /** The named policy, or the default; an unknown name is the caller's error. */
   get(name?: string): LoadedPolicy {
     const policy = this.byName.get(name ?? this.defaultName);
