@@ -7,13 +7,14 @@ export npm_config_nodedir := $(shell scripts/node-headers.sh)
 PORT ?= 3000
 NER ?= 1
 
-.PHONY: help install build run test typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files
+.PHONY: help install build run test typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
 	@echo "make test   - install, build, type-check, lint and run every test"
 	@echo "make bench  - run the benchmarks (writes figures to stdout)"
 	@echo "make bench-files - PDF pages/s and OCR seconds per screenshot (BENCHMARKS.md)"
+	@echo "make bench-workers - throughput with 1 worker process and with one per core (BENCHMARKS.md)"
 	@echo "make crds   - regenerate crds/*.yaml and charts/veil/crds/ from common/src/k8s/"
 	@echo "make chart  - helm lint --strict and helm template of charts/veil (fetches helm, see scripts/helm.sh)"
 	@echo "make example-rag - build, start a local Veil and run the RAG example (SQLite FTS5 store)"
@@ -64,6 +65,10 @@ example-rag: build
 
 bench: build
 	node --expose-gc server/dist/bench/run.js
+
+# Throughput with 1 worker process and with one per core (BENCHMARKS.md, Worker processes).
+bench-workers: build
+	node server/dist/bench/run.js workers
 
 # PDF pages per second and OCR seconds per screenshot (BENCHMARKS.md, Files and OCR).
 bench-files: build test-tools

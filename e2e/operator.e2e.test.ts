@@ -4,15 +4,17 @@
 // hot-reload from those directories while traffic flows. Only the API server and the kubelet
 // are simulated; operator, client library and servers are the real ones.
 //
-// Scenario 1 (policies) runs now. Scenario 2 (a session-key rotation under traffic) needs the
-// server to load per-tenant key rings from the mounted key-ring directory and to report them in
-// /v1/diagnostics `key_rings[]` by tenant id; until the server configuration has that key the
-// scenario is skipped with the reason stated.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// Scenario 1: policies published under traffic, the last good one kept. Scenario 2: a tenant's
+// session-key rotation (Staging -> Switching -> Retiring) under that tenant's traffic: the
+// servers read the tenant's key ring, API-key digests and settings from the projected
+// directories (session.keyring_directory, auth.api_keys_directory, tenants_directory), report
+// the ring generation per tenant in /v1/diagnostics, and the operator advances only on those
+// reports. Every transform is rehydrated on the other server, so a phase that advanced before
+// both servers had loaded it would fail a request.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CONFIG_SCHEMA } from '../server/src/config/schema.js';
 import type { KubeObject } from '../operator/src/kube/types.js';
 import { VolumeProjector } from '../operator/src/render/volume.js';
 import { UrlReplicaReporter } from '../operator/src/replicas/reporter.js';
@@ -20,6 +22,8 @@ import { conditionOf, createWorld, NAMESPACE, waitFor, type World } from '../ope
 import { postJson, startVeil, type ServerProcess } from './support/server.js';
 
 const SESSION_SECRET = '5a'.repeat(32);
+const ADMIN_KEY = 'operator-admin-key-0123456789abcdef';
+const TENANT_KEY = 'acme-client-key-0123456789abcdef';
 
 function policyResource(version: string, emailAction: string): KubeObject {
   return {
@@ -66,13 +70,54 @@ function traffic(servers: readonly ServerProcess[]): { stop(): Promise<{ sent: n
   };
 }
 
-async function diagnostics(server: ServerProcess): Promise<Record<string, any>> {
-  const response = await fetch(`${server.url}/v1/diagnostics`);
+async function diagnostics(server: ServerProcess, apiKey?: string): Promise<Record<string, any>> {
+  const response = await fetch(`${server.url}/v1/diagnostics`, { headers: apiKey === undefined ? {} : { 'x-api-key': apiKey } });
   return (await response.json()) as Record<string, any>;
+}
+
+/**
+ * Tenant traffic until stopped: a transform on one server, its blob rehydrated on the other
+ * (round-robin). Counts every failure and collects the kid of every blob (`v1.<kid>.<...>`).
+ */
+function tenantTraffic(servers: readonly ServerProcess[], apiKey: string): { sent(): number; stop(): Promise<{ sent: number; failed: string[]; kids: Set<string> }> } {
+  let running = true;
+  let sent = 0;
+  const failed: string[] = [];
+  const kids = new Set<string>();
+  const headers = { 'x-api-key': apiKey };
+  const loop = (async () => {
+    for (let index = 0; running; index += 1) {
+      const sealer = servers[index % servers.length]!;
+      const opener = servers[(index + 1) % servers.length]!;
+      try {
+        const transformed = await postJson(`${sealer.url}/v1/transform`, { input: `write to alice${index}@example.com` }, headers);
+        if (transformed.status !== 200) {
+          failed.push(`transform ${transformed.status} ${transformed.text.slice(0, 200)}`);
+          continue;
+        }
+        const blob = String(transformed.body.session_state);
+        kids.add(blob.split('.')[1] ?? '');
+        const restored = await postJson(`${opener.url}/v1/rehydrate`, { output: transformed.body.safe_text, session_state: blob }, headers);
+        sent += 1;
+        if (restored.status !== 200 || restored.body.tokens_resolved !== 1) failed.push(`rehydrate ${restored.status} ${restored.text.slice(0, 200)}`);
+      } catch (error) {
+        failed.push(error instanceof Error ? error.message : 'request failed');
+      }
+    }
+  })();
+  return {
+    sent: () => sent,
+    stop: async () => {
+      running = false;
+      await loop;
+      return { sent, failed, kids };
+    },
+  };
 }
 
 describe('operator -> mounted directories -> two hot-reloading servers (no Kubernetes)', () => {
   let world: World | undefined;
+  const worlds: World[] = [];
   const servers: ServerProcess[] = [];
   const projectors: VolumeProjector[] = [];
   const root = mkdtempSync(join(tmpdir(), 'veil-kubelet-'));
@@ -81,6 +126,7 @@ describe('operator -> mounted directories -> two hot-reloading servers (no Kuber
     await Promise.all(servers.map((server) => server.stop()));
     for (const projector of projectors) projector.stop();
     await world?.stop();
+    for (const other of worlds) await other.stop();
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -133,43 +179,84 @@ describe('operator -> mounted directories -> two hot-reloading servers (no Kuber
     for (const server of servers) expect((await diagnostics(server)).policies.find((policy: { name: string }) => policy.name === 'support').version).toBe('2.0.0');
   });
 
-  const sessionSchema = (CONFIG_SCHEMA.properties as Record<string, { properties?: Record<string, unknown> }>).session?.properties ?? {};
-  const tenantRings = 'keyring_directory' in sessionSchema;
-  it.skipIf(!tenantRings)(
-    tenantRings
-      ? 'rotates a tenant key ring under traffic across two servers with no failed request'
-      : 'SKIPPED: rotation under traffic needs the server to read per-tenant key rings from a mounted directory (config key session.keyring_directory, files <tenant>.json in the @veil/common layout) and report them in /v1/diagnostics key_rings[] by tenant id',
-    async () => {
-      // Written against that contract; runs as soon as the server accepts the key.
-      world ??= await createWorld({ replicas: 0 });
-      const { client, simulator, settings } = world;
-      const keyDir = join(root, 'keyrings');
-      const projector = new VolumeProjector({ client, kind: 'Secret', namespace: NAMESPACE, name: settings.keyRingSecret, dir: keyDir });
+  it('rotates a tenant key ring under tenant traffic across two servers with no failed request', async () => {
+    // Its own API server and operator: a key is retired one operator session TTL after the
+    // switch, which must cover the servers' session.ttl_seconds (3 s >= 2 s), and the
+    // operator's credential for /v1/diagnostics is the servers' admin key.
+    const rotationWorld = await createWorld({ replicas: 0, settings: { VEIL_OPERATOR_SESSION_TTL_SECONDS: '3' } });
+    worlds.push(rotationWorld);
+    const { client, simulator, settings } = rotationWorld;
+    const dirs = { keyRings: join(root, 'keyrings'), apiKeys: join(root, 'tenant-api-keys'), tenants: join(root, 'tenants') };
+    const mounts: [string, string, string][] = [
+      ['Secret', settings.keyRingSecret, dirs.keyRings],
+      ['Secret', settings.apiKeysSecret, dirs.apiKeys],
+      ['ConfigMap', settings.tenantsConfigMap, dirs.tenants],
+    ];
+    for (const [kind, name, dir] of mounts) {
+      const projector = new VolumeProjector({ client, kind: kind as 'Secret' | 'ConfigMap', namespace: NAMESPACE, name, dir });
       projectors.push(projector);
       await projector.start();
-      const rotationServers: ServerProcess[] = [];
-      world.startOperator({ reporter: new UrlReplicaReporter(() => rotationServers.map((server, index) => ({ name: `veil-rot-${index}`, url: server.url }))) });
-      await client.create('Tenant', { apiVersion: 'veil.dev/v1alpha1', kind: 'Tenant', metadata: { name: 'acme', namespace: NAMESPACE }, spec: { tenantId: 'acme' } });
-      await waitFor(() => {
-        try {
-          return readFileSync(join(keyDir, 'acme.json'), 'utf8').length > 0;
-        } catch {
-          return false;
-        }
-      });
-      const env = { VEIL_SESSION_SECRET: SESSION_SECRET, VEIL_SESSION__KEYRING_DIRECTORY: keyDir, VEIL_SESSION__TTL_SECONDS: '2' };
-      rotationServers.push(await startVeil({ env }), await startVeil({ env }));
-      const load = traffic(rotationServers);
-      const current = await client.get('Tenant', NAMESPACE, 'acme');
-      await client.replace('Tenant', { ...current!, spec: { tenantId: 'acme', sessionKeys: { rotateAt: new Date().toISOString() } } });
-      await waitFor(() => (simulator.peek('Tenant', NAMESPACE, 'acme')?.status as { rotation?: { phase: string; lastCompletedAt?: string } } | undefined)?.rotation?.phase === 'Staging');
-      await waitFor(() => {
-        const status = simulator.peek('Tenant', NAMESPACE, 'acme')?.status as { rotation?: { phase: string }; keys?: unknown[] } | undefined;
-        return status?.rotation?.phase === 'Idle' && status.keys?.length === 1;
-      }, 60_000, 'the rotation to complete');
-      const result = await load.stop();
-      await Promise.all(rotationServers.map((server) => server.stop()));
-      expect(result.failed).toEqual([]);
-    },
-  );
+    }
+    const rotationServers: ServerProcess[] = [];
+    rotationWorld.startOperator({
+      reporter: new UrlReplicaReporter(() => rotationServers.map((server, index) => ({ name: `veil-rot-${index}`, url: server.url })), { apiKey: () => Promise.resolve(ADMIN_KEY) }),
+    });
+    // The tenant's client key lives in a Secret; the operator publishes only its digest.
+    await client.create('Secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'acme-client', namespace: NAMESPACE }, data: { 'api-key': Buffer.from(TENANT_KEY).toString('base64') } });
+    const tenantSpec = {
+      tenantId: 'acme',
+      apiKeys: [{ identity: 'acme-app', secretRef: { name: 'acme-client', key: 'api-key' }, scopes: ['transform', 'rehydrate'] }],
+      policies: ['default'],
+    };
+    await client.create('Tenant', { apiVersion: 'veil.dev/v1alpha1', kind: 'Tenant', metadata: { name: 'acme', namespace: NAMESPACE }, spec: tenantSpec });
+    await waitFor(() => mounts.every(([, , dir]) => existsSync(join(dir, 'acme.json'))), 15_000, 'the tenant files to be projected');
+
+    const env = {
+      VEIL_SESSION_SECRET: SESSION_SECRET,
+      VEIL_SESSION__TTL_SECONDS: '2',
+      VEIL_SESSION__KEYRING_DIRECTORY: dirs.keyRings,
+      VEIL_AUTH__MODE: 'api_key',
+      VEIL_AUTH__API_KEYS: JSON.stringify([{ key: ADMIN_KEY, identity: 'veil-operator', scopes: ['admin'] }]),
+      VEIL_AUTH__API_KEYS_DIRECTORY: dirs.apiKeys,
+      VEIL_TENANTS_DIRECTORY: dirs.tenants,
+      VEIL_ALLOW_EPHEMERAL_AUDIT: '1',
+      // Every watcher's quiet period (key rings included).
+      VEIL_POLICY__WATCH_DEBOUNCE_MS: '50',
+    };
+    rotationServers.push(await startVeil({ env }), await startVeil({ env }));
+    servers.push(...rotationServers);
+    const before = (await diagnostics(rotationServers[0]!, ADMIN_KEY)).key_rings.find((ring: { tenant: string | null }) => ring.tenant === 'acme');
+    expect(before).toMatchObject({ source: 'directory', file: 'acme.json', kids: [expect.any(String)] });
+
+    // The tenant's settings are enforced: a policy off its list is refused.
+    const refused = await postJson(`${rotationServers[0]!.url}/v1/transform`, { input: 'hi', policy: 'support' }, { 'x-api-key': TENANT_KEY });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'VEIL_POLICY_DENIED', error: expect.stringContaining('policy') });
+
+    const load = tenantTraffic(rotationServers, TENANT_KEY);
+    const current = await client.get('Tenant', NAMESPACE, 'acme');
+    await client.replace('Tenant', { ...current!, spec: { ...tenantSpec, sessionKeys: { rotateAt: new Date().toISOString() } } });
+    const tenantStatus = () => simulator.peek('Tenant', NAMESPACE, 'acme')?.status as { rotation?: { phase: string }; keys?: { kid: string }[]; currentKid?: string } | undefined;
+    await waitFor(() => tenantStatus()?.rotation?.phase === 'Staging', 15_000, 'the rotation to start');
+    await waitFor(() => tenantStatus()?.rotation?.phase === 'Idle' && tenantStatus()?.keys?.length === 1, 60_000, 'the rotation to complete');
+    // A little traffic after the old key is gone, sealed under the new one.
+    const sentAtEnd = load.sent();
+    await waitFor(() => load.sent() >= sentAtEnd + 4, 15_000, 'traffic after the rotation');
+    const result = await load.stop();
+
+    expect(result.failed).toEqual([]);
+    expect(result.sent).toBeGreaterThan(10);
+    // Every blob was sealed under the tenant's ring (never the platform ring): first the old
+    // kid, then the new one, and nothing else.
+    const newKid = tenantStatus()!.currentKid!;
+    expect(newKid).not.toBe(before.current_kid);
+    expect([...result.kids].sort()).toEqual([before.current_kid, newKid].sort());
+    // Retiring does not wait for the replicas (only blobs past their TTL used the old key); each
+    // server drops it on its own reload.
+    for (const server of rotationServers) {
+      const acme = async () => (await diagnostics(server, ADMIN_KEY)).key_rings.find((ring: { tenant: string | null }) => ring.tenant === 'acme');
+      await waitFor(async () => (await acme())?.kids.length === 1, 15_000, 'the retired key to be unloaded');
+      expect(await acme()).toMatchObject({ current_kid: newKid, kids: [newKid] });
+    }
+  }, 90_000);
 });

@@ -189,6 +189,11 @@ describe.skipIf(noHelm)(`chart rendered by helm${noHelm ? ` (skipped: ${located.
       expect(config['auth']['mode']).toBe('api_key');
       expect(config['audit']).toEqual({ backend: 'file', strict: true });
       expect(config['policy']).toMatchObject({ directory: '/etc/veil/policies', watch: true });
+      // The operator's per-tenant files, read from the directories the Deployment mounts.
+      const mounts = new Map((container(server, 'server')['volumeMounts'] as Obj[]).map((mount) => [mount['name'], mount['mountPath']]));
+      expect(config['session']['keyring_directory']).toBe(mounts.get('keyrings'));
+      expect(config['auth']['api_keys_directory']).toBe(mounts.get('tenant-api-keys'));
+      expect(config['tenants_directory']).toBe(mounts.get('tenants'));
       expect(config['replay_backend']).toBe('redis');
       expect(config['detector']).toEqual({ mode: 'both', advanced_url: 'http://veil-ner:8001' });
       const env = envOf(container(server, 'server'));

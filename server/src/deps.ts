@@ -32,12 +32,8 @@ export interface AppStores {
 
 export interface AppDeps {
   readonly config: VeilConfig;
-  /**
-   * The platform session key ring in force now. buildDeps defines it as a getter over
-   * `reload.keyRing` (the ring is swapped whole when session.keyring_file changes): read it once
-   * per operation, and copy deps with property descriptors, not `{...deps}`, where reload matters.
-   */
-  readonly keyRing: KeyRing;
+  // The session key rings are not a field: a blob is sealed and opened under its tenant's ring,
+  // so every use asks keyRingFor(deps, tenant) (below), which reads the reloadable rings.
   readonly corpusKeys: CorpusKeys;
   readonly policies: PolicyHolder;
   readonly stores: AppStores;
@@ -76,7 +72,25 @@ export interface AppDeps {
 
 export { NER_DEGRADED_WARNING } from './services/transform.js';
 
-/** Key material for worker threads (same process). */
-export function ringMaterial(deps: AppDeps): { currentKid: string; keys: { kid: string; key: Uint8Array }[] } {
-  return { currentKid: deps.keyRing.currentKid, keys: deps.keyRing.kids.map((kid) => ({ kid, key: deps.keyRing.get(kid)! })) };
+/**
+ * The session key ring in force now for a caller's tenant: its own ring (session.keyring_directory)
+ * when it has one, else the platform ring (reload/tenant-keyrings.ts). Read it once per operation:
+ * rings are swapped whole on reload.
+ */
+export function keyRingFor(deps: Pick<AppDeps, 'reload'>, tenant: string | null): KeyRing {
+  return deps.reload.keyRingFor(tenant);
+}
+
+/** Key material of the tenant's ring for worker threads (same process). */
+export function ringMaterial(deps: Pick<AppDeps, 'reload'>, tenant: string | null): { currentKid: string; keys: { kid: string; key: Uint8Array }[] } {
+  const ring = keyRingFor(deps, tenant);
+  return { currentKid: ring.currentKid, keys: ring.kids.map((kid) => ({ kid, key: ring.get(kid)! })) };
+}
+
+/**
+ * The policy set in force now as `tenant` may use it: restricted to the tenant's allowed
+ * policies (tenant settings) when it has a list, else the whole set. Read it once per request.
+ */
+export function policiesFor(deps: Pick<AppDeps, 'reload' | 'policies'>, tenant: string | null): PolicyRegistry {
+  return deps.policies.registry.restrictedTo(deps.reload.tenants?.settingsOf(tenant)?.policies);
 }

@@ -81,17 +81,13 @@ export async function buildDeps(loaded: LoadedConfig, onWarning: (message: strin
     config.detector.advanced_url !== undefined
       ? new NerClient({ baseUrl: config.detector.advanced_url, apiKey: config.detector.api_key?.reveal(), timeoutMs: config.detector.timeout_secs * 1000 })
       : undefined;
-  // With an API-key file the authenticator follows its reloads; otherwise app.ts builds one.
-  const authenticator = config.auth.mode === 'api_key' && config.auth.api_keys_file !== undefined ? new ReloadingApiKeyAuthenticator(reload.apiKeys) : undefined;
+  // With an API-key file or directory the authenticator follows its reloads; otherwise app.ts builds one.
+  const authenticator = config.auth.mode === 'api_key' && reload.apiKeys.reloadable ? new ReloadingApiKeyAuthenticator(reload.apiKeys) : undefined;
   // Several workers share the cores: each gets its share of worker threads.
   const cores = availableParallelism();
   const maxThreads = extras.workers !== undefined && extras.workers > 1 ? Math.max(1, Math.ceil(cores / extras.workers)) : undefined;
   return {
     config,
-    // A getter: the key ring is swapped whole when session.keyring_file changes.
-    get keyRing() {
-      return reload.keyRing.ring;
-    },
     digestSecret: loaded.digestSecret,
     stores,
     audit,

@@ -2,6 +2,7 @@
 // TokenizationPolicy and Tenant, spec and status. They mirror the CRD schemas of crd-schemas.ts
 // field for field (a test validates typed samples against the generated CRDs). Pure types and
 // constants: no Kubernetes client here, the operator brings its own.
+import { AUTH_SCOPES, type AuthScope } from '../auth-scopes.js';
 import type { Policy } from '../policy/types.js';
 
 export const VEIL_API_GROUP = 'veil.dev';
@@ -17,24 +18,11 @@ export const CRD_NAMES = {
 export type VeilKind = keyof typeof CRD_NAMES;
 
 /**
- * The API scopes an API key may carry (interface.md section 5). The server's AUTH_SCOPES must
- * list the same names (a test compares them), so a Tenant cannot grant a scope the server does
- * not know.
+ * The API scopes an API key may carry (interface.md section 5): the server's AUTH_SCOPES list
+ * itself (auth-scopes.ts), so a Tenant cannot grant a scope the server does not know.
  */
-export const API_KEY_SCOPES = [
-  'transform',
-  'rehydrate',
-  'detect',
-  'policy',
-  'batch',
-  'rag',
-  'revoke',
-  'global_revoke',
-  'session',
-  'detect_values',
-  'admin',
-] as const;
-export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+export const API_KEY_SCOPES = AUTH_SCOPES;
+export type ApiKeyScope = AuthScope;
 
 /** Tenant ids: the server's `tenants` key pattern (config schema). */
 export const TENANT_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';

@@ -8,7 +8,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import { parse } from 'yaml';
-import { formatFieldPath, type PathSegment } from '../policy/parse.js';
+import { formatFieldPath, pointerToPath, type PathSegment } from '../policy/parse.js';
 import { compileCelRule } from './cel.js';
 import type { Schema } from './structural.js';
 
@@ -114,23 +114,6 @@ function toAjvSchema(node: Schema, inJunctor: boolean): Schema {
   // inside junctors, whose `properties` only constrain fields declared outside.
   if (!inJunctor && isRecord(node['properties']) && node['additionalProperties'] === undefined && !preserve) out['additionalProperties'] = false;
   return out;
-}
-
-function pointerToPath(pointer: string, data: unknown): PathSegment[] {
-  if (pointer === '') return [];
-  const path: PathSegment[] = [];
-  let current: unknown = data;
-  for (const raw of pointer.slice(1).split('/')) {
-    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (Array.isArray(current)) {
-      path.push(Number(segment));
-      current = current[Number(segment)];
-    } else {
-      path.push(segment);
-      current = isRecord(current) ? current[segment] : undefined;
-    }
-  }
-  return path;
 }
 
 function schemaErrors(all: readonly ErrorObject[], data: unknown): CrdValidationError[] {

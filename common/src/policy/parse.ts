@@ -119,8 +119,11 @@ const SCHEMA_MESSAGES: ReadonlyMap<unknown, string> = new Map<unknown, string>([
   [POLICY_SCHEMA.$defs.restore_override, 'must set caller_role, caller_purpose or both'],
 ]);
 
-/** JSON Pointer to path segments, numbers for array indices. */
-function pointerToPath(pointer: string, data: unknown): PathSegment[] {
+/**
+ * JSON Pointer (an ajv instancePath) to path segments, numbers for array indices: the data
+ * decides, so a numeric-looking object key stays a string. Also used by k8s/validate.ts.
+ */
+export function pointerToPath(pointer: string, data: unknown): PathSegment[] {
   if (pointer === '') return [];
   const path: PathSegment[] = [];
   let current: unknown = data;

@@ -1,7 +1,9 @@
 // auth.mode api_key: the `X-API-Key` header against the configured entries. Keys are hashed
 // (SHA-256) when the authenticator is built and only the digests are kept; a presented key is
 // hashed and compared against EVERY entry with timingSafeEqual (no early exit), so neither
-// which entry matched nor how far a guess got shows in the response time.
+// which entry matched nor how far a guess got shows in the response time. Entries that carry
+// only a `key_sha256` (the Kubernetes operator's files) are compared the same way: the stored
+// digest is all the authenticator ever needed.
 //
 // An entry without `scopes` grants no scope at all (least privilege): it authenticates, so it
 // reaches /v1/health and /v1/capabilities, and nothing else. Scopes are always explicit.
@@ -24,13 +26,22 @@ function digestOf(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
 
+/** The 32-byte SHA-256 an entry is matched by: of its key, or its stored `key_sha256`. */
+export function apiKeyEntryDigest(entry: ApiKeyConfig): Buffer {
+  if (entry.key !== undefined) return digestOf(entry.key.reveal());
+  const digest = Buffer.from(entry.key_sha256, 'hex');
+  // The schema pins 64 lowercase hex; anything else would make timingSafeEqual throw.
+  if (digest.length !== 32) throw new Error('api key entry: key_sha256 must be 64 hex characters');
+  return digest;
+}
+
 export class ApiKeyAuthenticator implements Authenticator {
   readonly mode = 'api_key' as const;
   readonly #entries: readonly HashedEntry[];
 
   constructor(entries: readonly ApiKeyConfig[]) {
     this.#entries = entries.map((entry) => ({
-      digest: digestOf(entry.key.reveal()),
+      digest: apiKeyEntryDigest(entry),
       principal: makePrincipal({
         identity: entry.identity,
         tenant: entry.tenant_id ?? null,

@@ -3,10 +3,9 @@
 // audience, exp (required), nbf and iat are checked with a small clock tolerance; the tenant is
 // the optional `tenant_id` claim (absent = untenanted platform caller).
 import type { IncomingHttpHeaders } from 'node:http';
-import { jwtVerify } from 'jose';
 import type { JwtConfig } from '../config/schema.js';
 import type { Principal } from './principal.js';
-import { bearerToken, CLOCK_TOLERANCE_SECONDS, inspectToken, principalFromClaims, verificationError } from './token.js';
+import { bearerToken, inspectToken, principalFromClaims, verifyClaims } from './token.js';
 import type { Authenticator } from './types.js';
 
 export class JwtAuthenticator implements Authenticator {
@@ -33,19 +32,7 @@ export class JwtAuthenticator implements Authenticator {
     const token = bearerToken(headers);
     inspectToken(token, this.#algorithms);
     const nowMs = this.#now();
-    let payload: Record<string, unknown>;
-    try {
-      ({ payload } = await jwtVerify(token, this.#secret, {
-        algorithms: [...this.#algorithms],
-        issuer: this.#issuer,
-        audience: this.#audience,
-        requiredClaims: ['exp'],
-        clockTolerance: CLOCK_TOLERANCE_SECONDS,
-        currentDate: new Date(nowMs),
-      }));
-    } catch (error) {
-      throw verificationError(error);
-    }
+    const payload = await verifyClaims(token, this.#secret, { algorithms: this.#algorithms, issuer: this.#issuer, audience: this.#audience, nowMs });
     return principalFromClaims(payload, { tenantClaim: 'tenant_id', tenantRequired: false, nowSeconds: Math.floor(nowMs / 1000) });
   }
 }

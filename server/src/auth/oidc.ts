@@ -4,11 +4,10 @@
 // is refused before any key is looked at). issuer, audience, exp (required), nbf and iat are
 // checked; the tenant claim (auth.oidc.tenant_claim) is required on every token.
 import type { IncomingHttpHeaders } from 'node:http';
-import { jwtVerify } from 'jose';
 import type { OidcConfig } from '../config/schema.js';
 import { JwksCache, type FetchLike } from './jwks.js';
 import type { Principal } from './principal.js';
-import { bearerToken, CLOCK_TOLERANCE_SECONDS, inspectToken, principalFromClaims, verificationError } from './token.js';
+import { bearerToken, inspectToken, principalFromClaims, verifyClaims } from './token.js';
 import type { Authenticator } from './types.js';
 
 export class OidcAuthenticator implements Authenticator {
@@ -43,19 +42,7 @@ export class OidcAuthenticator implements Authenticator {
     // Resolve the key first: a key-set outage is VEIL_AUTH_UNAVAILABLE, not a bad token.
     const key = await this.jwks.keyFor(header);
     const nowMs = this.#now();
-    let payload: Record<string, unknown>;
-    try {
-      ({ payload } = await jwtVerify(token, key, {
-        algorithms: [header.alg],
-        issuer: this.#issuer,
-        audience: this.#audience,
-        requiredClaims: ['exp'],
-        clockTolerance: CLOCK_TOLERANCE_SECONDS,
-        currentDate: new Date(nowMs),
-      }));
-    } catch (error) {
-      throw verificationError(error);
-    }
+    const payload = await verifyClaims(token, key, { algorithms: [header.alg], issuer: this.#issuer, audience: this.#audience, nowMs });
     return principalFromClaims(payload, { tenantClaim: this.#tenantClaim, tenantRequired: true, nowSeconds: Math.floor(nowMs / 1000) });
   }
 }

@@ -1,6 +1,7 @@
 // Bearer-token handling shared by auth.mode jwt and oidc: header extraction, the structural
-// checks that run BEFORE any cryptography (threats.md item 11), and the mapping from verified
-// claims to a principal (decisions.md section 5).
+// checks that run BEFORE any cryptography (threats.md item 11), the signature and registered-claim
+// verification both modes run (verifyClaims), and the mapping from verified claims to a principal
+// (decisions.md section 5).
 //
 // Checked before crypto, each a VEIL_AUTH_INVALID:
 // - more than 8 KB, or not exactly three non-empty base64url segments (JWE, detached or
@@ -17,6 +18,7 @@
 // - a payload that is not a JSON object or has duplicate keys.
 import type { IncomingHttpHeaders } from 'node:http';
 import { VeilError } from '@veil/common';
+import { jwtVerify, type CryptoKey, type KeyObject } from 'jose';
 import { isScope, makePrincipal, TENANT_ID_PATTERN, type Principal } from './principal.js';
 
 export const MAX_TOKEN_BYTES = 8 * 1024;
@@ -189,4 +191,33 @@ export function verificationError(error: unknown): VeilError {
   if (error instanceof VeilError) return error;
   const code = typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : 'unknown';
   return invalidToken(`verification failed (${code})`);
+}
+
+export interface VerifyRules {
+  /** Algorithms the verifier accepts (already checked against the header by inspectToken). */
+  readonly algorithms: readonly string[];
+  readonly issuer: string;
+  readonly audience: string;
+  /** Milliseconds since the epoch: the clock every time check uses. */
+  readonly nowMs: number;
+}
+
+/**
+ * Signature, iss, aud, exp (required) and nbf, the same rules in jwt and oidc mode; returns the
+ * payload, or throws verificationError's VEIL_AUTH_INVALID.
+ */
+export async function verifyClaims(token: string, key: Uint8Array | CryptoKey | KeyObject, rules: VerifyRules): Promise<Record<string, unknown>> {
+  try {
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: [...rules.algorithms],
+      issuer: rules.issuer,
+      audience: rules.audience,
+      requiredClaims: ['exp'],
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      currentDate: new Date(rules.nowMs),
+    });
+    return payload;
+  } catch (error) {
+    throw verificationError(error);
+  }
 }

@@ -4,7 +4,7 @@
 // process (the load generator) pins itself to core 1. `run.js workers` compares 1 worker
 // process with one per core instead (nothing pinned).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -288,7 +288,36 @@ async function served(): Promise<void> {
  * same configuration otherwise (SQLite stores, which several workers require). Nothing is
  * pinned: the server may use every core, and so does the load generator, which shares them.
  */
-async function startWorkers(workers: number, dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+/** CPU time (user + system, seconds) a process has used so far; undefined without /proc. */
+function cpuSeconds(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of stat (11 and 12 after the command name), in ticks.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Throughput plus the CPU the server's processes spent: requests per server CPU-second. */
+async function measured(
+  server: { url: string; pids: () => Promise<number[]> },
+  path: string,
+  body: string,
+  seconds: number,
+): Promise<{ rps: number; errors: number; cores?: number; perCore?: number }> {
+  const pids = await server.pids();
+  const before = pids.map(cpuSeconds);
+  const started = performance.now();
+  const result = await throughput(server.url, path, body, 32, seconds);
+  const elapsed = (performance.now() - started) / 1000;
+  const after = pids.map(cpuSeconds);
+  if (before.some((value) => value === undefined) || after.some((value) => value === undefined)) return result;
+  const cores = after.reduce((sum: number, value, index) => sum + value! - before[index]!, 0) / elapsed;
+  return { ...result, cores, perCore: result.rps / cores };
+}
+
+async function startWorkers(workers: number, dir: string): Promise<{ url: string; stop: () => Promise<void>; pids: () => Promise<number[]> }> {
   const child = spawn(process.execPath, [`${ROOT}/server/bin/veil.js`, 'serve', '--host', '127.0.0.1', '--port', '0', '--workers', String(workers)], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -325,6 +354,11 @@ async function startWorkers(workers: number, dir: string): Promise<{ url: string
   }
   return {
     url,
+    // The process itself and, in cluster mode, every worker.
+    pids: async () => {
+      const report = (await fetch(`${url}/v1/diagnostics`).then((response) => response.json())) as { workers?: { pid: number }[] | null };
+      return [child.pid!, ...(report.workers ?? []).map((worker) => worker.pid)];
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
@@ -337,7 +371,9 @@ async function workersBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'veil-bench-'));
   const cores = availableParallelism();
   const oneKb = JSON.stringify({ input: textWithEntities(1024, 180) });
-  const results = new Map<number, { transform: number; rehydrate: number; floor: number }>();
+  const results = new Map<number, { transform: number; rehydrate: number; floor: number; transformPerCore?: number; rehydratePerCore?: number }>();
+  const cpu = (result: { cores?: number; perCore?: number }): string =>
+    result.cores === undefined ? '' : `; server used ${result.cores.toFixed(2)} cores, ${Math.round(result.perCore!)} req/s per core`;
   try {
     for (const workers of [1, cores]) {
       const server = await startWorkers(workers, dir);
@@ -347,13 +383,20 @@ async function workersBench(): Promise<void> {
         )) as { safe_text: string; session_state: string };
         const rehydrateBody = JSON.stringify({ output: transformed.safe_text, session_state: transformed.session_state });
         await throughput(server.url, '/v1/transform', oneKb, 32, 3); // warm-up (JIT, pools)
-        const transform = await throughput(server.url, '/v1/transform', oneKb, 32, 10);
-        const rehydrate = await throughput(server.url, '/v1/rehydrate', rehydrateBody, 32, 10);
-        const floor = await throughput(server.url, '/v1/entity-types', JSON.stringify({ name: 'ticket_id' }), 32, 5);
-        results.set(workers, { transform: transform.rps, rehydrate: rehydrate.rps, floor: floor.rps });
-        record(`${workers} worker${workers === 1 ? '' : 's'}: /v1/transform 1 KB throughput (32 conns)`, `${Math.round(transform.rps)} req/s (${transform.errors} errors)`);
-        record(`${workers} worker${workers === 1 ? '' : 's'}: /v1/rehydrate 1 KB throughput (32 conns)`, `${Math.round(rehydrate.rps)} req/s (${rehydrate.errors} errors)`);
-        record(`${workers} worker${workers === 1 ? '' : 's'}: floor POST /v1/entity-types throughput (32 conns)`, `${Math.round(floor.rps)} req/s`);
+        const transform = await measured(server, '/v1/transform', oneKb, 10);
+        const rehydrate = await measured(server, '/v1/rehydrate', rehydrateBody, 10);
+        const floor = await measured(server, '/v1/entity-types', JSON.stringify({ name: 'ticket_id' }), 5);
+        results.set(workers, {
+          transform: transform.rps,
+          rehydrate: rehydrate.rps,
+          floor: floor.rps,
+          ...(transform.perCore !== undefined ? { transformPerCore: transform.perCore } : {}),
+          ...(rehydrate.perCore !== undefined ? { rehydratePerCore: rehydrate.perCore } : {}),
+        });
+        const label = `${workers} worker${workers === 1 ? '' : 's'}`;
+        record(`${label}: /v1/transform 1 KB throughput (32 conns)`, `${Math.round(transform.rps)} req/s (${transform.errors} errors${cpu(transform)})`);
+        record(`${label}: /v1/rehydrate 1 KB throughput (32 conns)`, `${Math.round(rehydrate.rps)} req/s (${rehydrate.errors} errors${cpu(rehydrate)})`);
+        record(`${label}: floor POST /v1/entity-types throughput (32 conns)`, `${Math.round(floor.rps)} req/s${cpu(floor)}`);
       } finally {
         await server.stop();
       }
@@ -363,6 +406,13 @@ async function workersBench(): Promise<void> {
     record(`scaling ${cores} workers / 1 worker: transform`, `${(all.transform / one.transform).toFixed(2)}x`, '≥ 1.8x on 2 cores');
     record(`scaling ${cores} workers / 1 worker: rehydrate`, `${(all.rehydrate / one.rehydrate).toFixed(2)}x`, '≥ 1.8x on 2 cores');
     record(`scaling ${cores} workers / 1 worker: floor`, `${(all.floor / one.floor).toFixed(2)}x`);
+    // Per server core: how much of each added core's work turns into throughput (1.00 = linear).
+    if (one.transformPerCore !== undefined && all.transformPerCore !== undefined && one.rehydratePerCore !== undefined && all.rehydratePerCore !== undefined) {
+      record(
+        `efficiency per server core, ${cores} workers vs 1 (transform / rehydrate)`,
+        `${(all.transformPerCore / one.transformPerCore).toFixed(2)} / ${(all.rehydratePerCore / one.rehydratePerCore).toFixed(2)}`,
+      );
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -396,7 +396,7 @@ describe('secrets', () => {
     const dump = `${JSON.stringify(config)}\n${inspect(config, { depth: 10 })}\n${String(config.auth.api_keys[0]!.key)}`;
     for (const secret of [apiKey, jwtSecret, 'sidecar-canary-key', HEX_SECRET]) expect(dump).not.toContain(secret);
     expect(config.auth.api_keys[0]!.key).toBeInstanceOf(Secret);
-    expect(config.auth.api_keys[0]!.key.reveal()).toBe(apiKey);
+    expect(config.auth.api_keys[0]!.key?.reveal()).toBe(apiKey);
     expect(config.auth.jwt!.secret!.reveal()).toBe(jwtSecret);
     expect(config.detector.api_key!.reveal()).toBe('sidecar-canary-key');
     expect('secret' in config.session).toBe(false);

@@ -18,7 +18,7 @@
 //   sealed blobs do not survive a restart.
 // - serverSecret is the current kid's secret; corpus keys derive from rag.corpus_secret when
 //   set, else from it.
-import { hkdfSync, randomBytes } from 'node:crypto';
+import { createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -359,14 +359,26 @@ function checkAuth(data: Plain, problems: string[], warnings: string[]): void {
   }
   const apiKeys = getPath(data, ['auth', 'api_keys']);
   if (Array.isArray(apiKeys)) {
-    const firstIndex = new Map<string, number>();
+    // Keyed by digest, so a key listed once in plain text and once as its key_sha256 is caught.
+    const firstIndex = new Map<string, { index: number; field: string }>();
     for (const [index, entry] of apiKeys.entries()) {
-      if (!isPlain(entry) || typeof entry.key !== 'string') continue;
-      const earlier = firstIndex.get(entry.key);
-      if (earlier !== undefined) problems.push(`auth.api_keys[${index}].key: duplicates auth.api_keys[${earlier}].key`);
-      else firstIndex.set(entry.key, index);
+      if (!isPlain(entry)) continue;
+      if (entry.key === undefined && entry.key_sha256 === undefined) {
+        problems.push(`auth.api_keys[${index}].key: is required`);
+        continue;
+      }
+      if (entry.key !== undefined && entry.key_sha256 !== undefined) {
+        problems.push(`auth.api_keys[${index}]: set key or key_sha256, not both`);
+        continue;
+      }
+      const field = typeof entry.key === 'string' ? 'key' : 'key_sha256';
+      const digest = typeof entry.key === 'string' ? createHash('sha256').update(entry.key, 'utf8').digest('hex') : typeof entry.key_sha256 === 'string' ? entry.key_sha256 : undefined;
+      if (digest === undefined) continue;
+      const earlier = firstIndex.get(digest);
+      if (earlier !== undefined) problems.push(`auth.api_keys[${index}].${field}: duplicates auth.api_keys[${earlier.index}].${earlier.field}`);
+      else firstIndex.set(digest, { index, field });
     }
-    if (mode === 'api_key' && apiKeys.length === 0 && !isSet(data, ['auth', 'api_keys_file'])) {
+    if (mode === 'api_key' && apiKeys.length === 0 && !isSet(data, ['auth', 'api_keys_file']) && !isSet(data, ['auth', 'api_keys_directory'])) {
       warnings.push('auth: auth.mode is api_key but auth.api_keys is empty; every request will be rejected');
     }
   }
@@ -465,7 +477,7 @@ function finalize(data: Plain): VeilConfig {
   Reflect.deleteProperty(session, 'secret');
   Reflect.deleteProperty(session, 'keyring');
   const auth = data.auth as Plain;
-  for (const entry of auth.api_keys as Plain[]) entry.key = new Secret(entry.key as string);
+  for (const entry of auth.api_keys as Plain[]) if (typeof entry.key === 'string') entry.key = new Secret(entry.key);
   if (isPlain(auth.jwt) && typeof auth.jwt.secret === 'string') auth.jwt.secret = new Secret(auth.jwt.secret);
   const detector = data.detector as Plain;
   if (typeof detector.api_key === 'string') detector.api_key = new Secret(detector.api_key);

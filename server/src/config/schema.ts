@@ -3,7 +3,7 @@
 // Key spellings follow the spec exactly. Every object rejects unknown keys, so a typo aborts
 // startup instead of being silently ignored. Rules JSON Schema states badly (cross-field
 // requirements, secret encodings, the batch-size ceiling) live in load.ts.
-import { POLICY_SCHEMA, RESTORE_STRATEGY_SCHEMA } from '@veil/common';
+import { AUTH_SCOPES, POLICY_SCHEMA, RESTORE_STRATEGY_SCHEMA, type AuthScope } from '@veil/common';
 import type { Secret } from './secrets.js';
 
 /** limits.max_batch_size may be lowered but never raised above this (interface.md section 8). */
@@ -19,21 +19,8 @@ export const MAX_WORKERS = 256;
 
 export const AUTH_MODES = ['dev', 'api_key', 'jwt', 'oidc'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
-/** The 11 scopes of interface.md section 5. */
-export const AUTH_SCOPES = [
-  'transform',
-  'rehydrate',
-  'detect',
-  'policy',
-  'batch',
-  'rag',
-  'revoke',
-  'global_revoke',
-  'session',
-  'detect_values',
-  'admin',
-] as const;
-export type AuthScope = (typeof AUTH_SCOPES)[number];
+/** The 11 scopes of interface.md section 5: one list in @veil/common (auth-scopes.ts). */
+export { AUTH_SCOPES, type AuthScope };
 export const JWT_ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const;
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
 export const OIDC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256', 'PS384', 'PS512'] as const;
@@ -60,8 +47,13 @@ export const OCR_ENGINES = ['tesseract', 'none'] as const;
 // ---------------------------------------------------------------------------------------------
 // The validated shape. Everything is readonly: the loader deep-freezes the result.
 
-export interface ApiKeyConfig {
-  readonly key: Secret;
+/**
+ * One API key: the key itself (`key`), or only its lowercase hex SHA-256 (`key_sha256`, what the
+ * Kubernetes operator writes: a leaked file then grants nothing). Exactly one of the two.
+ */
+export type ApiKeyConfig = ApiKeyEntryFields & ({ readonly key: Secret; readonly key_sha256?: undefined } | { readonly key?: undefined; readonly key_sha256: string });
+
+export interface ApiKeyEntryFields {
   readonly identity: string;
   readonly tenant_id?: string;
   /** Absent means the entry names no scopes; what that grants is the auth layer's rule. */
@@ -117,6 +109,8 @@ export interface VeilConfig {
     readonly api_keys: readonly ApiKeyConfig[];
     /** YAML/JSON file of more api_keys entries, re-read on change (rotation without restart). */
     readonly api_keys_file?: string;
+    /** Directory of API-key files in the operator's layout (@veil/common k8s/layout.ts), re-read on change. */
+    readonly api_keys_directory?: string;
     readonly jwt?: JwtConfig;
     readonly oidc?: OidcConfig;
   };
@@ -128,6 +122,8 @@ export interface VeilConfig {
     readonly backend: SessionBackend;
     /** YAML/JSON file holding {current_kid, keys}; re-read on change (rotation without restart). */
     readonly keyring_file?: string;
+    /** Directory of per-tenant key-ring files (@veil/common k8s/layout.ts), re-read on change. */
+    readonly keyring_directory?: string;
     readonly ttl_seconds: number;
     readonly redis_url?: string;
   };
@@ -162,6 +158,8 @@ export interface VeilConfig {
   readonly rate_limit: RateLimitConfig & { readonly enabled: boolean };
   /** Per-tenant overrides; a missing field falls back to rate_limit. */
   readonly tenants: Readonly<Record<string, { readonly rate_limit?: Partial<RateLimitConfig> }>>;
+  /** Directory of per-tenant settings files (rate limit, allowed policies), re-read on change. */
+  readonly tenants_directory?: string;
   readonly limits: { readonly max_batch_size: number };
   readonly file_upload: {
     readonly max_size_bytes: number;
@@ -261,15 +259,19 @@ export const CONFIG_SCHEMA = {
     auth: section({
       mode: { type: 'string', enum: AUTH_MODES, default: 'dev' },
       api_keys_file: text,
+      api_keys_directory: text,
       api_keys: {
         type: 'array',
         default: [],
         items: {
           type: 'object',
           additionalProperties: false,
-          required: ['key', 'identity'],
+          // Exactly one of key and key_sha256 (checked in load.ts and reload/api-keys.ts, so the
+          // message can say so plainly).
+          required: ['identity'],
           properties: {
             key: { type: 'string', minLength: MIN_API_KEY_LENGTH, maxLength: 4096 },
+            key_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
             identity: text,
             // Same spelling as tenants.<id> keys (auth/principal.ts TENANT_ID_PATTERN).
             tenant_id: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' },
@@ -305,6 +307,7 @@ export const CONFIG_SCHEMA = {
       backend: { type: 'string', enum: SESSION_BACKENDS, default: 'sealed' },
       secret: { type: 'string' },
       keyring_file: text,
+      keyring_directory: text,
       keyring: {
         type: 'object',
         additionalProperties: false,
@@ -366,6 +369,7 @@ export const CONFIG_SCHEMA = {
       propertyNames: { pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' },
       additionalProperties: { type: 'object', additionalProperties: false, properties: { rate_limit: rateLimitOverride } },
     },
+    tenants_directory: text,
     // The ceiling is checked in load.ts so the message can name it.
     limits: section({ max_batch_size: { ...positiveInteger, default: 100 } }),
     file_upload: section({

@@ -4,7 +4,9 @@
 // replicas): a tenant's callers share their tenant's bucket; an untenanted caller has a bucket
 // of its own, keyed by identity. Limits come from `rate_limit` (requests_per_second, burst_size)
 // with per-tenant overrides under `tenants.<id>.rate_limit` (a missing field falls back to
-// `rate_limit`). `rate_limit.enabled` (default false) switches the whole limiter.
+// `rate_limit`), and above those the tenant's settings file of `tenants_directory` (the
+// Kubernetes operator's, reloaded live: read per request, so a new limit applies to the next
+// request). `rate_limit.enabled` (default false) switches the whole limiter.
 //
 // A root onRequest hook, registered right after the auth hook, charges every authenticated
 // request one unit before its body is read; public routes (/livez, /readyz, CORS preflights)
@@ -19,6 +21,7 @@
 import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticatedPrincipal, type Principal } from '../auth/principal.js';
+import type { TenantRateLimitSettings } from '@veil/common';
 import type { VeilConfig } from '../config/index.js';
 import type { AppDeps } from '../deps.js';
 import { retryAfterSeconds, TokenBucketTable, type BucketLimits } from '../domain/ratelimit/token-bucket.js';
@@ -50,12 +53,16 @@ export function bucketKeyOf(principal: Pick<Principal, 'tenant' | 'identity'>): 
   return principal.tenant !== null ? `t:${principal.tenant.length}:${principal.tenant}` : `i:${principal.identity.length}:${principal.identity}`;
 }
 
-/** The limits of a tenant (or of untenanted callers): overrides first, then rate_limit. */
-export function limitsFor(config: Pick<VeilConfig, 'rate_limit' | 'tenants'>, tenant: string | null): BucketLimits {
+/**
+ * The limits of a tenant (or of untenanted callers), per field: the tenant's settings file
+ * (`live`), then `tenants.<id>.rate_limit`, then rate_limit.
+ */
+export function limitsFor(config: Pick<VeilConfig, 'rate_limit' | 'tenants'>, tenant: string | null, live?: TenantRateLimitSettings): BucketLimits {
   const override = tenant !== null && Object.hasOwn(config.tenants, tenant) ? config.tenants[tenant]?.rate_limit : undefined;
+  const settings = tenant !== null ? live : undefined;
   return {
-    ratePerSecond: override?.requests_per_second ?? config.rate_limit.requests_per_second,
-    burst: override?.burst_size ?? config.rate_limit.burst_size,
+    ratePerSecond: settings?.requests_per_second ?? override?.requests_per_second ?? config.rate_limit.requests_per_second,
+    burst: settings?.burst_size ?? override?.burst_size ?? config.rate_limit.burst_size,
   };
 }
 
@@ -113,7 +120,8 @@ export function registerRateLimit(app: FastifyInstance, deps: AppDeps): RateLimi
       done();
       return;
     }
-    const charge: Charge = { limiter, key: bucketKeyOf(principal), limits: limitsFor(config, principal.tenant), paid: 1 };
+    const live = deps.reload.tenants?.settingsOf(principal.tenant)?.rate_limit;
+    const charge: Charge = { limiter, key: bucketKeyOf(principal), limits: limitsFor(config, principal.tenant, live), paid: 1 };
     try {
       charge.limiter.take(charge.key, charge.limits, 1);
     } catch (error) {

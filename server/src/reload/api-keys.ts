@@ -4,21 +4,23 @@
 // moves, so a key removed from the file stops working at the next request after the reload
 // (threats.md 13). A file that fails validation keeps the running list.
 //
-// File format: a YAML or JSON list of entries shaped like auth.api_keys (`key`, `identity`,
-// optional `tenant_id`, `scopes`, `role`, `purpose`), or a mapping `{api_keys: [...]}`.
-// Problems name the entry index and field, never a key.
+// File format: a YAML or JSON list of entries shaped like auth.api_keys (`key` or `key_sha256`,
+// `identity`, optional `tenant_id`, `scopes`, `role`, `purpose`), or a mapping `{api_keys: [...]}`.
+// `auth.api_keys_directory` adds the Kubernetes operator's per-tenant files (digests only; see
+// api-key-directory.ts). Problems name the entry index and field, never a key.
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { dirname } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { parseDocument } from 'yaml';
-import { ApiKeyAuthenticator } from '../auth/api-key.js';
+import { ApiKeyAuthenticator, apiKeyEntryDigest } from '../auth/api-key.js';
 import type { Principal } from '../auth/principal.js';
 import type { Authenticator } from '../auth/types.js';
 import { CONFIG_SCHEMA, type ApiKeyConfig } from '../config/schema.js';
 import { Secret } from '../config/secrets.js';
-import { fileStamp, readStable } from './stamp.js';
+import { API_KEY_FILE_NAME, readApiKeyDirectory } from './api-key-directory.js';
+import { directoryStamp, fileStamp, readStable } from './stamp.js';
 
 /** An API-key file larger than this is refused unread. */
 export const MAX_API_KEYS_FILE_BYTES = 1024 * 1024;
@@ -81,7 +83,18 @@ export function readApiKeysFile(path: string): { entries?: ApiKeyConfig[]; probl
     const problems = (validate.errors ?? []).map((error) => `${label}${entryPath(error.instancePath)}: ${error.message ?? 'invalid'}`);
     return { problems: [...new Set(problems)] };
   }
-  const entries = (data as Record<string, unknown>[]).map((entry) => Object.freeze({ ...entry, key: new Secret(entry.key as string) }) as unknown as ApiKeyConfig);
+  const exactlyOne = (data as Record<string, unknown>[]).flatMap((entry, index) =>
+    entry.key === undefined && entry.key_sha256 === undefined
+      ? [`${label}[${index}].key: is required`]
+      : entry.key !== undefined && entry.key_sha256 !== undefined
+        ? [`${label}[${index}]: set key or key_sha256, not both`]
+        : [],
+  );
+  if (exactlyOne.length > 0) return { problems: exactlyOne };
+  // A key is wrapped so it never prints; an entry may instead name its key by `key_sha256`.
+  const entries = (data as Record<string, unknown>[]).map(
+    (entry) => Object.freeze(typeof entry.key === 'string' ? { ...entry, key: new Secret(entry.key) } : { ...entry }) as unknown as ApiKeyConfig,
+  );
   return { entries, problems: [] };
 }
 
@@ -89,7 +102,7 @@ export function readApiKeysFile(path: string): { entries?: ApiKeyConfig[]; probl
 export function apiKeysGeneration(entries: readonly ApiKeyConfig[]): string {
   const hash = createHash('sha256').update('veil-api-keys/v1\n');
   for (const entry of entries) {
-    const keyDigest = createHash('sha256').update(entry.key.reveal(), 'utf8').digest('hex');
+    const keyDigest = apiKeyEntryDigest(entry).toString('hex');
     hash.update(JSON.stringify([keyDigest, entry.identity, entry.tenant_id ?? null, entry.scopes ?? null, entry.role ?? null, entry.purpose ?? null]));
     hash.update('\n');
   }
@@ -99,7 +112,8 @@ export function apiKeysGeneration(entries: readonly ApiKeyConfig[]): string {
 export interface ApiKeysStatus {
   readonly count: number;
   readonly generation: string;
-  readonly source: 'config' | 'file' | 'config+file';
+  /** Where entries come from: `config`, `file`, `directory`, joined with `+`. */
+  readonly source: string;
   readonly loaded_at_unix: number;
 }
 
@@ -112,6 +126,8 @@ export interface ApiKeysReload {
 
 export class ApiKeySource {
   readonly file: string | undefined;
+  /** auth.api_keys_directory. */
+  readonly directory: string | undefined;
   readonly #inline: readonly ApiKeyConfig[];
   readonly #now: () => number;
   #entries: readonly ApiKeyConfig[];
@@ -119,9 +135,10 @@ export class ApiKeySource {
   #loadedAtUnix: number;
 
   /** Throws (a startup configuration error) when the file is unusable at startup. */
-  constructor(options: { inline: readonly ApiKeyConfig[]; file?: string | undefined; now: () => number }) {
+  constructor(options: { inline: readonly ApiKeyConfig[]; file?: string | undefined; directory?: string | undefined; now: () => number }) {
     this.#inline = options.inline;
     this.file = options.file;
+    this.directory = options.directory;
     this.#now = options.now;
     const initial = this.#read();
     if (initial.entries === undefined) throw new Error(`invalid API-key file:\n  ${initial.problems.join('\n  ')}`);
@@ -139,37 +156,59 @@ export class ApiKeySource {
     return this.#generation;
   }
 
+  /** True when a file or directory is configured (something to watch and reload). */
+  get reloadable(): boolean {
+    return this.file !== undefined || this.directory !== undefined;
+  }
+
   watchPaths(): string[] {
-    return this.file === undefined ? [] : [dirname(this.file)];
+    return [...(this.file === undefined ? [] : [dirname(this.file)]), ...(this.directory === undefined ? [] : [this.directory])];
   }
 
   stamp(): string {
-    return this.file === undefined ? '' : fileStamp(this.file);
+    const file = this.file === undefined ? '' : fileStamp(this.file);
+    return this.directory === undefined ? file : `${file}\n${directoryStamp(this.directory, (name) => API_KEY_FILE_NAME.test(name))}`;
   }
 
   status(): ApiKeysStatus {
-    return {
-      count: this.#entries.length,
-      generation: this.#generation,
-      source: this.file === undefined ? 'config' : this.#inline.length > 0 ? 'config+file' : 'file',
-      loaded_at_unix: this.#loadedAtUnix,
-    };
+    const parts = [
+      ...(this.#inline.length > 0 || !this.reloadable ? ['config'] : []),
+      ...(this.file !== undefined ? ['file'] : []),
+      ...(this.directory !== undefined ? ['directory'] : []),
+    ];
+    return { count: this.#entries.length, generation: this.#generation, source: parts.join('+'), loaded_at_unix: this.#loadedAtUnix };
   }
 
   #read(): { entries?: readonly ApiKeyConfig[]; problems: string[] } {
-    if (this.file === undefined) return { entries: Object.freeze([...this.#inline]), problems: [] };
+    if (!this.reloadable) return { entries: Object.freeze([...this.#inline]), problems: [] };
     const file = this.file;
-    const read = readStable(() => fileStamp(file), () => readApiKeysFile(file));
-    if (!read.stable) return { problems: [`auth.api_keys_file ${file}: kept changing while it was read`] };
-    if (read.value.entries === undefined) return { problems: read.value.problems };
-    const all = [...this.#inline, ...read.value.entries];
-    // One key, one identity: a key listed twice (inline and file, or twice in the file) is refused.
+    const directory = this.directory;
+    // One stable read of both: a `..data` swap in either during the read repeats it.
+    const read = readStable(
+      () => this.stamp(),
+      () => ({
+        file: file === undefined ? { entries: [], problems: [] } : readApiKeysFile(file),
+        directory: directory === undefined ? { entries: [], origins: [], problems: [] } : readApiKeyDirectory(directory),
+      }),
+    );
+    if (!read.stable) return { problems: [`${[file, directory].filter((path) => path !== undefined).join(', ')}: kept changing while being read`] };
+    const fromFile = read.value.file.entries;
+    const fromDirectory = read.value.directory.entries;
+    if (fromFile === undefined || fromDirectory === undefined) return { problems: [...read.value.file.problems, ...read.value.directory.problems] };
+    const all = [...this.#inline, ...fromFile, ...fromDirectory];
+    const where = (index: number): string => {
+      if (index < this.#inline.length) return `auth.api_keys[${index}]`;
+      const inFile = index - this.#inline.length;
+      if (inFile < fromFile.length) return `auth.api_keys_file ${file ?? ''}: entry ${inFile}`;
+      return `auth.api_keys_directory ${directory ?? ''}: ${read.value.directory.origins?.[inFile - fromFile.length] ?? ''}`;
+    };
+    // One key, one identity: a key listed twice (inline, file or directory) is refused.
     const seen = new Map<string, number>();
     const problems: string[] = [];
     for (const [index, entry] of all.entries()) {
-      const digest = createHash('sha256').update(entry.key.reveal(), 'utf8').digest('hex');
+      const digest = apiKeyEntryDigest(entry).toString('hex');
       const earlier = seen.get(digest);
-      if (earlier !== undefined) problems.push(`auth.api_keys_file ${file}: entry ${index - this.#inline.length} repeats the key of ${earlier < this.#inline.length ? `auth.api_keys[${earlier}]` : `entry ${earlier - this.#inline.length}`}`);
+      if (earlier !== undefined) problems.push(`${where(index)} repeats the key of ${where(earlier)}`);
       else seen.set(digest, index);
     }
     if (problems.length > 0) return { problems };
@@ -177,7 +216,7 @@ export class ApiKeySource {
   }
 
   reload(): ApiKeysReload {
-    if (this.file === undefined) return { reloaded: false, changed: false, generation: this.#generation, errors: ['auth.api_keys_file: is not configured'] };
+    if (!this.reloadable) return { reloaded: false, changed: false, generation: this.#generation, errors: ['auth.api_keys_file: is not configured'] };
     const read = this.#read();
     if (read.entries === undefined) return { reloaded: false, changed: false, generation: this.#generation, errors: read.problems };
     const generation = apiKeysGeneration(read.entries);

@@ -6,6 +6,8 @@ import { ApiKeySource } from './api-keys.js';
 import { KeyRingSource } from './keyring.js';
 import { ReloadManager } from './manager.js';
 import { PolicyReloader, policySetHash } from './policies.js';
+import { TenantKeyRingSource } from './tenant-keyrings.js';
+import { TenantSettingsSource } from './tenant-settings.js';
 import type { Timers, WatchFunction } from './watcher.js';
 
 export { ApiKeySource, ReloadingApiKeyAuthenticator, readApiKeysFile } from './api-keys.js';
@@ -13,6 +15,8 @@ export { KeyRingSource, ringGeneration, type KeyRingStatus } from './keyring.js'
 export { ReloadManager, type ReloadEvent, type ReloadOutcome, type ReloadSourceName, type ReloadTrigger } from './manager.js';
 export { checkedDirectory, diffPolicySets, policyHash, policySetHash, PolicyReloader, type PolicyChange, type PolicyIssueView } from './policies.js';
 export { ChangeWatcher, REAL_TIMERS, type Timers, type WatchFunction } from './watcher.js';
+export { TenantKeyRingSource, type TenantKeyRingStatus } from './tenant-keyrings.js';
+export { TenantSettingsSource, type TenantSettings, type TenantSettingsStatus } from './tenant-settings.js';
 
 export interface ReloadWiring {
   readonly loaded: LoadedConfig;
@@ -23,7 +27,7 @@ export interface ReloadWiring {
   readonly pollMs?: number;
 }
 
-/** Throws (startup error) when auth.api_keys_file cannot be used. */
+/** Throws (startup error) when an API-key file, a tenant key ring or a tenant settings file cannot be used. */
 export function createReloadManager(wiring: ReloadWiring): ReloadManager {
   const config = wiring.loaded.config;
   const keyRingFile = config.session.keyring_file;
@@ -41,7 +45,9 @@ export function createReloadManager(wiring: ReloadWiring): ReloadManager {
       file: keyRingFile,
       now: wiring.now,
     }),
-    apiKeys: new ApiKeySource({ inline: config.auth.api_keys, file: config.auth.api_keys_file, now: wiring.now }),
+    ...(config.session.keyring_directory !== undefined ? { tenantKeyRings: new TenantKeyRingSource({ directory: config.session.keyring_directory, now: wiring.now }) } : {}),
+    apiKeys: new ApiKeySource({ inline: config.auth.api_keys, file: config.auth.api_keys_file, directory: config.auth.api_keys_directory, now: wiring.now }),
+    ...(config.tenants_directory !== undefined ? { tenants: new TenantSettingsSource({ directory: config.tenants_directory, now: wiring.now }) } : {}),
     watchPolicies: config.policy.watch,
     debounceMs: config.policy.watch_debounce_ms,
     policySetHash: () => policySetHash(wiring.holder.registry),

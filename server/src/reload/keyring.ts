@@ -32,7 +32,8 @@ export interface KeyRingStatus {
   readonly current_kid: string;
   readonly kids: readonly string[];
   readonly generation: string;
-  readonly source: KeyRingOrigin;
+  /** `directory`: a tenant's ring from session.keyring_directory (tenant-keyrings.ts). */
+  readonly source: KeyRingOrigin | 'directory';
   readonly loaded_at_unix: number;
 }
 

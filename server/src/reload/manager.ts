@@ -1,13 +1,17 @@
-// One place that owns every reloadable source (policy set, session key ring, API keys), their
+// One place that owns every reloadable source (policy set, session key rings: the platform ring
+// and the per-tenant rings of session.keyring_directory, API keys, tenant settings), their
 // watchers, and what happens after a reload attempt: each outcome becomes one ReloadEvent for
 // the listeners (the log line, the audit event, the metrics). Triggers: the admin API, a watched
 // change, SIGHUP, or another worker process of the same server (cluster broadcast).
 import type { PolicyChange, PolicyIssueView, PolicyReloader, ReloadResult } from './policies.js';
 import type { ApiKeySource } from './api-keys.js';
 import type { KeyRingSource } from './keyring.js';
+import type { KeyRing } from '../domain/seal/index.js';
+import { keyRingsGeneration, type TenantKeyRingSource } from './tenant-keyrings.js';
+import type { TenantSettingsSource } from './tenant-settings.js';
 import { ChangeWatcher, type Timers, type WatchFunction } from './watcher.js';
 
-export type ReloadSourceName = 'policies' | 'keyring' | 'api_keys';
+export type ReloadSourceName = 'policies' | 'keyring' | 'api_keys' | 'tenants';
 export type ReloadTrigger = 'api' | 'watch' | 'signal' | 'cluster';
 
 /** The value-free record of one reload attempt. */
@@ -33,7 +37,11 @@ export const DEFAULT_POLL_MS = 10_000;
 export interface ReloadManagerOptions {
   readonly policies: PolicyReloader;
   readonly keyRing: KeyRingSource;
+  /** session.keyring_directory (absent: no tenant has a ring of its own). */
+  readonly tenantKeyRings?: TenantKeyRingSource;
   readonly apiKeys: ApiKeySource;
+  /** tenants_directory (absent: no tenant settings files). */
+  readonly tenants?: TenantSettingsSource;
   /** policy.watch. Key-ring and API-key files are always watched when configured. */
   readonly watchPolicies: boolean;
   readonly debounceMs: number;
@@ -56,7 +64,9 @@ export interface ReloadOutcome {
 export class ReloadManager {
   readonly policies: PolicyReloader;
   readonly keyRing: KeyRingSource;
+  readonly tenantKeyRings: TenantKeyRingSource | undefined;
   readonly apiKeys: ApiKeySource;
+  readonly tenants: TenantSettingsSource | undefined;
   readonly #options: ReloadManagerOptions;
   readonly #listeners: ReloadListener[] = [];
   #watchers: ChangeWatcher[] = [];
@@ -67,7 +77,18 @@ export class ReloadManager {
     this.#options = options;
     this.policies = options.policies;
     this.keyRing = options.keyRing;
+    this.tenantKeyRings = options.tenantKeyRings;
     this.apiKeys = options.apiKeys;
+    this.tenants = options.tenants;
+  }
+
+  /**
+   * The session key ring for a caller: the tenant's own ring (session.keyring_directory) when it
+   * has one, else the platform ring (see tenant-keyrings.ts for why the fallback is safe). Read
+   * it once per operation.
+   */
+  keyRingFor(tenant: string | null): KeyRing {
+    return (tenant === null ? undefined : this.tenantKeyRings?.ringOf(tenant)) ?? this.keyRing.ring;
   }
 
   onReload(listener: ReloadListener): () => void {
@@ -116,6 +137,11 @@ export class ReloadManager {
     this.#forward('keyring', trigger);
   }
 
+  reloadTenants(trigger: ReloadTrigger): void {
+    this.#reloadTenants(trigger);
+    this.#forward('tenants', trigger);
+  }
+
   reloadApiKeys(trigger: ReloadTrigger): void {
     this.#reloadApiKeys(trigger);
     this.#forward('api_keys', trigger);
@@ -125,8 +151,9 @@ export class ReloadManager {
   reload(source: ReloadSourceName | 'all', trigger: ReloadTrigger): void {
     const all = source === 'all';
     if ((all && this.policies.directory !== undefined) || source === 'policies') this.#reloadPolicies(trigger);
-    if ((all && this.keyRing.file !== undefined) || source === 'keyring') this.#reloadKeyRing(trigger);
-    if ((all && this.apiKeys.file !== undefined) || source === 'api_keys') this.#reloadApiKeys(trigger);
+    if ((all && (this.keyRing.file !== undefined || this.tenantKeyRings !== undefined)) || source === 'keyring') this.#reloadKeyRing(trigger);
+    if ((all && this.apiKeys.reloadable) || source === 'api_keys') this.#reloadApiKeys(trigger);
+    if ((all && this.tenants !== undefined) || source === 'tenants') this.#reloadTenants(trigger);
     this.#forward(source, trigger);
   }
 
@@ -144,9 +171,34 @@ export class ReloadManager {
     return result;
   }
 
-  #reloadKeyRing(trigger: ReloadTrigger): void {
-    const result = this.keyRing.reload();
-    this.#emit({ source: 'keyring', trigger, ok: result.reloaded, changed: result.changed, errors: result.errors, generation: result.generation });
+  /**
+   * `part`: which rings to re-read: the platform file, the tenant directory, or (API, signal,
+   * cluster) every configured one. One `keyring` event either way.
+   */
+  #reloadKeyRing(trigger: ReloadTrigger, part: 'platform' | 'tenants' | 'all' = 'all'): void {
+    const tenants = this.tenantKeyRings;
+    const results: { ok: boolean; changed: boolean; errors: readonly string[] }[] = [];
+    // Without any tenant directory the platform ring is reloaded even when it has no file, so
+    // the "is not configured" answer stays what it was.
+    if (part !== 'tenants' && (this.keyRing.file !== undefined || tenants === undefined)) {
+      const result = this.keyRing.reload();
+      results.push({ ok: result.reloaded, changed: result.changed, errors: result.errors });
+    }
+    if (part !== 'platform' && tenants !== undefined) results.push(tenants.reload());
+    this.#emit({
+      source: 'keyring',
+      trigger,
+      ok: results.every((result) => result.ok),
+      changed: results.some((result) => result.changed),
+      errors: results.flatMap((result) => result.errors),
+      generation: keyRingsGeneration(this.keyRing.generation, tenants?.generation ?? ''),
+    });
+  }
+
+  #reloadTenants(trigger: ReloadTrigger): void {
+    const tenants = this.tenants;
+    const result = tenants?.reload() ?? { ok: false, changed: false, errors: ['tenants_directory: is not configured'] };
+    this.#emit({ source: 'tenants', trigger, ok: result.ok, changed: result.changed, errors: result.errors, generation: tenants?.generation ?? '' });
   }
 
   #reloadApiKeys(trigger: ReloadTrigger): void {
@@ -184,12 +236,38 @@ export class ReloadManager {
           name: 'keyring',
           paths: this.keyRing.watchPaths(),
           stamp: () => this.keyRing.stamp(),
-          reload: () => this.reloadKeyRing('watch'),
+          reload: () => this.#reloadKeyRing('watch', 'platform'),
           onError: (error) => onError('keyring', error),
         }),
       );
     }
-    if (this.apiKeys.file !== undefined) {
+    const tenantKeyRings = this.tenantKeyRings;
+    if (tenantKeyRings !== undefined) {
+      this.#watchers.push(
+        new ChangeWatcher({
+          ...common,
+          name: 'keyring',
+          paths: tenantKeyRings.watchPaths(),
+          stamp: () => tenantKeyRings.stamp(),
+          reload: () => this.#reloadKeyRing('watch', 'tenants'),
+          onError: (error) => onError('keyring', error),
+        }),
+      );
+    }
+    const tenants = this.tenants;
+    if (tenants !== undefined) {
+      this.#watchers.push(
+        new ChangeWatcher({
+          ...common,
+          name: 'tenants',
+          paths: tenants.watchPaths(),
+          stamp: () => tenants.stamp(),
+          reload: () => this.#reloadTenants('watch'),
+          onError: (error) => onError('tenants', error),
+        }),
+      );
+    }
+    if (this.apiKeys.reloadable) {
       this.#watchers.push(
         new ChangeWatcher({
           ...common,

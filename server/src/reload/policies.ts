@@ -14,9 +14,9 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { isAbsolute, normalize } from 'node:path';
-import { loadPolicyDirectory, VeilError, type Policy, type PolicyIssue } from '@veil/common';
+import { DEFAULT_POLICY_FILE, loadPolicyDirectory, VeilError, type Policy, type PolicyIssue } from '@veil/common';
 import type { PolicyHolder } from '../deps.js';
-import { builtinPolicyRegistry, PolicyLoadError, registryFromPolicies, type PolicyRegistry } from '../services/policies.js';
+import { builtinPolicyRegistry, PolicyLoadError, readDefaultMarker, registryFromPolicies, type PolicyRegistry } from '../services/policies.js';
 import { directoryStamp, readStable } from './stamp.js';
 
 /** A problem as the admin API reports it. */
@@ -55,6 +55,8 @@ export interface ReloadResult {
 export const MAX_DIRECTORY_LENGTH = 4096;
 
 const POLICY_FILE = /\.ya?ml$/i;
+/** What a policy directory's stamp covers: the policy files and the default-policy marker. */
+const stamped = (name: string): boolean => POLICY_FILE.test(name) || name === DEFAULT_POLICY_FILE;
 
 /** Deterministic JSON (object keys sorted) so equal policies hash equally. */
 function canonicalJson(value: unknown): string {
@@ -176,27 +178,30 @@ export class PolicyReloader {
   /** Stamp of the configured directory (for the watcher's poll). */
   stamp(): string {
     const directory = this.#options.directory;
-    return directory === undefined ? '' : directoryStamp(directory, (name) => POLICY_FILE.test(name));
+    return directory === undefined ? '' : directoryStamp(directory, stamped);
   }
 
   /** Read, validate and compile `directory` into a registry, or list why it cannot be used. */
   readCandidate(directory: string): CandidateSet {
     const nowUnix = Math.floor(this.#options.now() / 1000);
+    // policy.default pins the default; only without it does default-policy.txt count.
+    const useMarker = this.#options.defaultName === undefined;
     const read = readStable(
-      () => directoryStamp(directory, (name) => POLICY_FILE.test(name)),
-      () => loadPolicyDirectory(directory),
+      () => directoryStamp(directory, stamped),
+      () => ({ ...loadPolicyDirectory(directory), marker: useMarker ? readDefaultMarker(directory) : { issues: [] } }),
     );
     if (!read.stable) {
       return { errors: [{ file: directory, field: '(directory)', message: 'the directory kept changing while it was read; try again' }] };
     }
-    const { policies, issues } = read.value;
+    const { policies, marker } = read.value;
+    const issues = [...read.value.issues, ...marker.issues];
     if (issues.length > 0) return { errors: issues.map(issueView) };
     if (policies.size === 0) {
       if (this.#options.devMode) return { registry: builtinPolicyRegistry(this.#options.defaultName, nowUnix), errors: [] };
       return { errors: [{ file: directory, field: '(directory)', message: 'no policy files found (an empty policy set is refused outside dev mode)' }] };
     }
     try {
-      return { registry: registryFromPolicies(policies, directory, this.#options.defaultName, nowUnix), errors: [] };
+      return { registry: registryFromPolicies(policies, directory, this.#options.defaultName, nowUnix, marker.name), errors: [] };
     } catch (error) {
       if (error instanceof PolicyLoadError) return { errors: error.issues.map(issueView) };
       throw error;
@@ -237,8 +242,10 @@ export class PolicyReloader {
     }
     const changes = diffPolicySets(this.#options.holder.registry, candidate.registry);
     this.#lastReloadUnix = nowUnix;
-    // Nothing differs: keep the running snapshot (worker threads keep their compiled copy).
-    if (changes.length === 0) return { reloaded: true, changes, errors: [] };
+    // Nothing differs: keep the running snapshot (worker threads keep their compiled copy). A
+    // default that stays the same for another reason (the marker went away) still swaps, so
+    // diagnostics say truthfully where the default comes from.
+    if (changes.length === 0 && candidate.registry.defaultSource === this.#options.holder.registry.defaultSource) return { reloaded: true, changes, errors: [] };
     // The swap: one reference assignment of an immutable snapshot.
     this.#options.holder.registry = candidate.registry;
     this.#generation += 1;

@@ -9,7 +9,7 @@
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { auditFacts, transformFacts, type EntityLike } from '../audit/facts.js';
-import { ringMaterial, type AppDeps } from '../deps.js';
+import { keyRingFor, policiesFor, ringMaterial, type AppDeps } from '../deps.js';
 import type { PolicyRegistry } from '../services/policies.js';
 import { compileCustomPatterns } from '../domain/detect/index.js';
 import { applyPolicyDetection, planDetection } from '../services/ner.js';
@@ -102,9 +102,10 @@ export function batchRoutes(deps: AppDeps) {
     maxContextTokens: deps.config.transform.max_context_tokens,
     promptSecurity: promptSecuritySettings(deps.config),
   });
-  // `registry` is the request's policy snapshot: every item of one batch sees the same set.
-  const environment = (registry: PolicyRegistry): TransformEnvironment => ({
-    keyRing: deps.keyRing,
+  // `registry` is the request's policy snapshot (as the tenant may use it): every item of one
+  // batch sees the same set. The key ring is the tenant's.
+  const environment = (registry: PolicyRegistry, tenant: string | null): TransformEnvironment => ({
+    keyRing: keyRingFor(deps, tenant),
     policy: (name) => registry.get(name),
     compilePatterns: (raw) => compileCustomPatterns(raw, 'custom_patterns'),
     ...settings(),
@@ -141,15 +142,15 @@ export function batchRoutes(deps: AppDeps) {
           : {}),
       };
       return kind === 'json'
-        ? runJsonTransform(environment(registry), { ...structured, inputJson: item.input_json })
-        : runChatTransform(environment(registry), { ...structured, inputMessages: item.input_messages });
+        ? runJsonTransform(environment(registry, principal.tenant), { ...structured, inputJson: item.input_json })
+        : runChatTransform(environment(registry, principal.tenant), { ...structured, inputMessages: item.input_messages });
     }
     let input = item.text ?? '';
     // As /v1/transform: prompt security screens before the NER sidecar sees the text.
     const promptSettings = promptSecuritySettings(deps.config);
     let promptScreened: PromptSecuritySummary | undefined;
     if (promptSettings !== undefined && nerWillRun(deps, undefined)) {
-      const screened = screenBeforeNer(promptSettings, input, { keyRing: deps.keyRing, sessionState, tenant: principal.tenant, nowMs: deps.now() });
+      const screened = screenBeforeNer(promptSettings, input, { keyRing: keyRingFor(deps, principal.tenant), sessionState, tenant: principal.tenant, nowMs: deps.now() });
       input = screened.text;
       promptScreened = screened.summary;
     }
@@ -160,14 +161,14 @@ export function batchRoutes(deps: AppDeps) {
       const outcome = (await deps.offload.run({
         op: 'transform',
         request,
-        ring: ringMaterial(deps),
+        ring: ringMaterial(deps, principal.tenant),
         policies: registry.snapshot(),
         settings: settings(),
         nowMs: deps.now(),
       })) as OffloadedTransform;
       return { response: JSON.parse(outcome.body) as ItemOutcome['response'], sessionState: outcome.sessionState, meta: outcome.meta };
     }
-    return runTextTransform(environment(registry), request);
+    return runTextTransform(environment(registry, principal.tenant), request);
   };
 
   return function register(app: FastifyInstance): void {
@@ -185,7 +186,7 @@ export function batchRoutes(deps: AppDeps) {
         const shared = body.session_mode === 'shared';
         const traceId = traceIdOf(undefined);
         // One policy snapshot for the whole batch (a reload mid-batch never mixes two sets).
-        const registry = deps.policies.registry;
+        const registry = policiesFor(deps, principal.tenant);
         const results: BatchTransformResult[] = [];
         let carried: { sessionState: string; meta: SessionMeta; result: BatchTransformResult } | undefined;
         let totalEntities = 0;
@@ -251,7 +252,7 @@ export function batchRoutes(deps: AppDeps) {
         const withValues = includeValues(deps, principal.scopes, body.include_values);
         const results: Record<string, unknown>[] = [];
         let totalEntities = 0;
-        const registry = deps.policies.registry;
+        const registry = policiesFor(deps, principal.tenant);
         for (const [index, item] of body.items.entries()) {
           try {
             const policyName = item.policy ?? body.policy;

@@ -2,7 +2,7 @@
 import { VeilError } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
 import { auditFacts } from '../audit/facts.js';
-import type { AppDeps } from '../deps.js';
+import { policiesFor, type AppDeps } from '../deps.js';
 import { applyPolicyDetection, planDetection } from '../services/ner.js';
 import { mergeDetections } from '../services/transform.js';
 import { codePointSpans, ms, patternSet, principalOf } from './common.js';
@@ -33,7 +33,7 @@ export function detectRoutes(deps: AppDeps) {
         const withValues = includeValues(deps, principal.scopes, body.include_values);
         // Without a policy, detection is the raw built-in set (plus request patterns); with
         // one, its patterns, ner_labels and required_for apply too.
-        const loaded = body.policy !== undefined ? deps.policies.registry.get(body.policy) : undefined;
+        const loaded = body.policy !== undefined ? policiesFor(deps, principal.tenant).get(body.policy) : undefined;
         const patterns = patternSet(loaded, body.custom_patterns);
         const language = body.language ?? deps.config.detector.default_language;
         const plan = await planDetection(deps, body.input, language, body.detectors, loaded?.compiled.policy);

@@ -51,7 +51,7 @@ describe('GET /v1/diagnostics', () => {
     expect(body.policies).toEqual([{ name: 'default', version: expect.any(String), hash: expect.stringMatching(/^[0-9a-f]{16}$/) }]);
     expect(body.policy_set_hash).toMatch(/^[0-9a-f]{16}$/);
     expect(body.key_rings).toEqual([
-      { tenant: null, current_kid: t.deps.keyRing.currentKid, kids: [t.deps.keyRing.currentKid], generation: expect.stringMatching(/^[0-9a-f]{16}$/), source: 'config', loaded_at_unix: expect.any(Number) },
+      { tenant: null, current_kid: t.deps.reload.keyRingFor(null).currentKid, kids: [t.deps.reload.keyRingFor(null).currentKid], generation: expect.stringMatching(/^[0-9a-f]{16}$/), source: 'config', loaded_at_unix: expect.any(Number) },
     ]);
     // No key material: the ring's secret is the harness's TEST_SECRET.
     expect(JSON.stringify(body)).not.toContain('7f7f7f7f');

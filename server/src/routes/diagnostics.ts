@@ -1,8 +1,10 @@
 // GET /v1/diagnostics (scope admin): what this server is running with (interface.md 4.23,
 // decisions.md section 5) plus what the Kubernetes operator checks during a rotation: the
-// session key-ring generation loaded per tenant (the platform ring under tenant null), the
-// API-key list generation, the policy-set hash, and the last reload attempts. Names, kids,
-// counts, hashes and times only: never a key, a secret or a policy's content.
+// session key-ring generation loaded per tenant (the platform ring under tenant null, then every
+// ring of session.keyring_directory, with the file's own generation and, for a ring kept after
+// its newer file was refused, the problems), ring files with no usable version, the API-key list
+// generation, the tenant settings loaded, the policy-set hash, and the last reload attempts.
+// Names, kids, counts, hashes and times only: never a key, a secret or a policy's content.
 //
 // With several worker processes the response also lists every worker's own report (gathered
 // through the primary), so an operator can require that all workers loaded a rotation step.
@@ -16,8 +18,10 @@ export function loadedState(deps: AppDeps): Record<string, unknown> {
   const registry = deps.policies.registry;
   return {
     policy_set_hash: policySetHash(registry),
-    key_rings: [deps.reload.keyRing.status()],
+    key_rings: [deps.reload.keyRing.status(), ...(deps.reload.tenantKeyRings?.status() ?? [])],
+    ...(deps.reload.tenantKeyRings !== undefined ? { key_ring_problems: deps.reload.tenantKeyRings.problems() } : {}),
     api_keys: deps.reload.apiKeys.status(),
+    ...(deps.reload.tenants !== undefined ? { tenant_settings: deps.reload.tenants.status() } : {}),
   };
 }
 
@@ -30,7 +34,7 @@ export function diagnosticsOf(deps: AppDeps): Record<string, unknown> {
   const config = deps.config;
   const registry = deps.policies.registry;
   const reload = deps.reload;
-  const outcome = (source: 'policies' | 'keyring' | 'api_keys') => reload.lastOutcome(source) ?? null;
+  const outcome = (source: 'policies' | 'keyring' | 'api_keys' | 'tenants') => reload.lastOutcome(source) ?? null;
   return {
     version: deps.version,
     uptime_seconds: Math.floor((deps.now() - deps.startedAtMs) / 1000),
@@ -46,6 +50,7 @@ export function diagnosticsOf(deps: AppDeps): Record<string, unknown> {
       .policies.map((policy) => ({ name: policy.name, version: policy.version, hash: policyHash(policy) }))
       .sort((a, b) => a.name.localeCompare(b.name)),
     default_policy: registry.defaultName,
+    default_policy_source: registry.defaultSource,
     policies_loaded_at_unix: registry.loadedAtUnix,
     rate_limit_enabled: config.rate_limit.enabled,
     prompt_security_enabled: config.prompt_security.enabled,
@@ -53,7 +58,7 @@ export function diagnosticsOf(deps: AppDeps): Record<string, unknown> {
     policy_watch_enabled: config.policy.watch,
     last_policy_reload_unix: reload.policies.lastReloadUnix ?? null,
     ...loadedState(deps),
-    reloads: { policies: outcome('policies'), keyring: outcome('keyring'), api_keys: outcome('api_keys') },
+    reloads: { policies: outcome('policies'), keyring: outcome('keyring'), api_keys: outcome('api_keys'), tenants: outcome('tenants') },
     tracing_enabled: deps.tracer !== undefined,
     tls_enabled: config.server.tls !== undefined,
     worker: deps.cluster === undefined ? null : { worker_id: deps.cluster.workerId, pid: process.pid },

@@ -11,7 +11,7 @@ import multipart from '@fastify/multipart';
 import { RESTORE_MODES, VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { auditFacts, factSink, transformFacts } from '../audit/facts.js';
-import { ringMaterial, type AppDeps } from '../deps.js';
+import { keyRingFor, policiesFor, ringMaterial, type AppDeps } from '../deps.js';
 import { CONTENT_TYPES, FILE_EXTENSIONS, type FileHint } from '../files/formats.js';
 import { serializeJson } from '../files/process.js';
 import { createFilePool, type FilePool } from '../services/files.js';
@@ -244,8 +244,8 @@ export function fileRoutes(deps: AppDeps) {
       const opened = await openInline(deps, base, factSink(request));
       const restored = await files.rehydrate(upload.bytes, upload.hint, {
         request: { ...base, revokedIds: opened.revokedIds },
-        ring: ringMaterial(deps),
-        policies: deps.policies.registry.snapshot(),
+        ring: ringMaterial(deps, principal.tenant),
+        policies: policiesFor(deps, principal.tenant).snapshot(),
         templates: deps.config.restore_templates,
         outputProtection: opened.env.outputProtection,
         nowMs: deps.now(),
@@ -300,21 +300,21 @@ export function fileRoutes(deps: AppDeps) {
       const { image, layout } = await recognize(upload.bytes);
       // The transform's detection and policy decisions, without keeping a session: nothing
       // here is ever rehydrated, so no session state is returned or stored.
-      const registry = deps.policies.registry;
+      const registry = policiesFor(deps, principal.tenant);
       const body = { input: layout.text, ...fields } as TransformBody;
       // As in textTransform: prompt security screens the text before the NER sidecar sees it.
       let input = layout.text;
       let promptScreened: PromptSecuritySummary | undefined;
       const promptSettings = promptSecuritySettings(deps.config);
       if (promptSettings !== undefined && nerWillRun(deps, undefined)) {
-        const screened = screenBeforeNer(promptSettings, input, { keyRing: deps.keyRing, sessionState: undefined, tenant: principal.tenant, nowMs: deps.now() });
+        const screened = screenBeforeNer(promptSettings, input, { keyRing: keyRingFor(deps, principal.tenant), sessionState: undefined, tenant: principal.tenant, nowMs: deps.now() });
         input = screened.text;
         promptScreened = screened.summary;
       }
       const plan = await planDetection(deps, input, fields.language ?? deps.config.detector.default_language, undefined, registry.get(fields.policy).compiled.policy);
       const outcome = await recordingRejection(factSink(request), () =>
         Promise.resolve().then(() =>
-          runTextTransform(transformEnvironment(deps, registry), {
+          runTextTransform(transformEnvironment(deps, principal.tenant, registry), {
             ...requestFields(deps, body, principal, undefined),
             input,
             detection: plan,

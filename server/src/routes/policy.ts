@@ -2,7 +2,7 @@
 import { ENTITY_CATALOG, entityInfo, isCustomType } from '../domain/catalog.js';
 import type { FastifyInstance } from 'fastify';
 import { auditFacts } from '../audit/facts.js';
-import type { AppDeps } from '../deps.js';
+import { policiesFor, type AppDeps } from '../deps.js';
 import type { RestoreMode } from '../domain/types.js';
 import { callerOf, effectiveContext, principalOf } from './common.js';
 import { EvaluatePolicyBodySchema, type EvaluatePolicyBody } from './schemas.js';
@@ -12,7 +12,7 @@ export function policyRoutes(deps: AppDeps) {
     app.post<{ Body: EvaluatePolicyBody }>('/v1/evaluate-policy', { schema: { body: EvaluatePolicyBodySchema }, config: { scope: 'policy' } }, (request) => {
       const body = request.body;
       const principal = principalOf(request);
-      const loaded = deps.policies.registry.get(body.policy);
+      const loaded = policiesFor(deps, principal.tenant).get(body.policy);
       const policy = loaded.compiled;
       const channel = body.output_channel ?? 'user_output';
       policy.channelCeiling(channel);

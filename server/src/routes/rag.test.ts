@@ -83,7 +83,7 @@ function expectNoValues(...texts: string[]): void {
 }
 
 function openChunk(blob: string, classification: string | undefined, tenant: string | null = null): SessionPayload {
-  return openSession(t.deps.keyRing, blob, { kinds: ['chunk'], tenant, classification }, Math.floor(t.deps.now() / 1000));
+  return openSession(t.deps.reload.keyRingFor(null), blob, { kinds: ['chunk'], tenant, classification }, Math.floor(t.deps.now() / 1000));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -123,10 +123,10 @@ describe('POST /v1/rag/ingest (4.9)', () => {
       // Bound to its classification: it opens under no other label and as no other kind.
       expect(() => openChunk(chunk.chunk_session_state, 'public')).toThrow();
       expect(() => openChunk(chunk.chunk_session_state, undefined)).toThrow();
-      expect(() => openSession(t.deps.keyRing, chunk.chunk_session_state, { kinds: ['aggregate', 'query', 'context', 'transform'], tenant: null }, Math.floor(Date.now() / 1000))).toThrow();
+      expect(() => openSession(t.deps.reload.keyRingFor(null), chunk.chunk_session_state, { kinds: ['aggregate', 'query', 'context', 'transform'], tenant: null }, Math.floor(Date.now() / 1000))).toThrow();
     }
     // The aggregate holds every token of the document.
-    const aggregate = openSession(t.deps.keyRing, body.session_state, { kinds: ['aggregate'], tenant: null }, Math.floor(Date.now() / 1000));
+    const aggregate = openSession(t.deps.reload.keyRingFor(null), body.session_state, { kinds: ['aggregate'], tenant: null }, Math.floor(Date.now() / 1000));
     expect(aggregate.entries).toHaveLength(3);
     expect(new Set(body.chunks.map((chunk: { chunk_session_state: string }) => openChunk(chunk.chunk_session_state, 'confidential').sid))).toEqual(new Set([aggregate.sid]));
   });
@@ -532,7 +532,7 @@ describe('POST /v1/rag/context (4.12)', () => {
   it('rejects a token the tenant and corpus did not issue (conflicting ownership)', async () => {
     const asked = await query({ query: 'x', corpus_id: 'owned' });
     const now = Math.floor(Date.now() / 1000);
-    const forged = sealSession(t.deps.keyRing, {
+    const forged = sealSession(t.deps.reload.keyRingFor(null), {
       sid: newSessionId(),
       kind: 'chunk',
       tenant: null,

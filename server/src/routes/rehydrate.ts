@@ -6,7 +6,7 @@
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { auditFacts, factSink, NO_FACTS, type FactSink } from '../audit/facts.js';
-import { ringMaterial, type AppDeps } from '../deps.js';
+import { keyRingFor, policiesFor, ringMaterial, type AppDeps } from '../deps.js';
 import type { SessionPayload } from '../domain/seal/index.js';
 import { restoreJsonValue } from '../domain/structured/index.js';
 import { guardJsonValue, type OutputGuardSummary } from '../domain/guard/index.js';
@@ -54,9 +54,10 @@ export interface OpenedInline {
 
 /** Open the session on the event loop, then check the deny list and the revocations. */
 export async function openInline(deps: AppDeps, base: RehydrateRequest, facts: FactSink = NO_FACTS): Promise<OpenedInline> {
-  const registry = deps.policies.registry;
+  // The tenant's ring opens its blob; its allowed policies bound the session's policy.
+  const registry = policiesFor(deps, base.tenant);
   const env: RehydrateEnvironment = {
-    keyRing: deps.keyRing,
+    keyRing: keyRingFor(deps, base.tenant),
     policy: (name) => registry.get(name),
     templates: deps.config.restore_templates,
     outputProtection: outputProtectionSettings(deps.config),
@@ -110,10 +111,10 @@ async function rehydrateWhole(
   const started = performance.now();
   const base = await rehydrateRequestOf(deps, principal, body, body.output);
   const sessionState = base.sessionState;
-  const registry = deps.policies.registry;
+  const registry = policiesFor(deps, principal.tenant);
   const logFields = { event: 'rehydrate_completed', trace_id: fingerprint(base.traceId ?? '') };
   if (body.output.length > deps.offload.threshold || sessionState.length > deps.offload.threshold) {
-    const ring = ringMaterial(deps);
+    const ring = ringMaterial(deps, principal.tenant);
     const opened = (await deps.offload.run({
       op: 'rehydrate-open',
       sessionState,

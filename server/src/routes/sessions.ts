@@ -5,7 +5,7 @@ import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { auditFacts } from '../audit/facts.js';
-import type { AppDeps } from '../deps.js';
+import { keyRingFor, type AppDeps } from '../deps.js';
 import { openSession, SESSION_KINDS, type SessionPayload } from '../domain/seal/index.js';
 import { assertNotDenied, incomingSession } from '../services/state.js';
 import { StoreUnavailableError } from '../stores/types.js';
@@ -25,7 +25,7 @@ export function sessionRoutes(deps: AppDeps) {
       throw new VeilError('VEIL_VALIDATION_FAILED', 'session_id: send session_id or session_state');
     }
     const blob = await incomingSession(deps, sessionId, sessionState);
-    const session = openSession(deps.keyRing, blob ?? '', { kinds: SESSION_KINDS, tenant }, Math.floor(deps.now() / 1000));
+    const session = openSession(keyRingFor(deps, tenant), blob ?? '', { kinds: SESSION_KINDS, tenant }, Math.floor(deps.now() / 1000));
     auditFacts(request, { session_id: session.sid, policy: session.policy });
     await assertNotDenied(deps, session.sid);
     return { session, serverHeld: sessionId !== undefined };

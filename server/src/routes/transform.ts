@@ -4,7 +4,7 @@
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { auditFacts, factSink, NO_FACTS, transformFacts, type FactSink } from '../audit/facts.js';
-import { ringMaterial, type AppDeps } from '../deps.js';
+import { keyRingFor, policiesFor, ringMaterial, type AppDeps } from '../deps.js';
 import type { PolicyRegistry } from '../services/policies.js';
 import { compileCustomPatterns } from '../domain/detect/index.js';
 import { incomingSession, outgoingHandle, recordContinuation, withHandle } from '../services/state.js';
@@ -66,10 +66,13 @@ export function nerWillRun(deps: AppDeps, detectors: readonly string[] | undefin
   return deps.ner !== undefined && (detectors?.includes('python_ner') ?? deps.config.detector.mode !== 'builtin');
 }
 
-/** `registry`: the request's policy snapshot, read once (a reload swaps it between requests). */
-export function transformEnvironment(deps: AppDeps, registry: PolicyRegistry = deps.policies.registry): TransformEnvironment {
+/**
+ * `tenant`: the caller's (its key ring seals and opens the blob). `registry`: the request's policy
+ * snapshot as the tenant may use it, read once (a reload swaps it between requests).
+ */
+export function transformEnvironment(deps: AppDeps, tenant: string | null, registry: PolicyRegistry = policiesFor(deps, tenant)): TransformEnvironment {
   return {
-    keyRing: deps.keyRing,
+    keyRing: keyRingFor(deps, tenant),
     policy: (name) => registry.get(name),
     compilePatterns: (raw) => compileCustomPatterns(raw, 'custom_patterns'),
     ...transformSettings(deps),
@@ -114,8 +117,8 @@ export async function structuredTransform(
   const outcome = await recordingRejection(facts, () =>
     Promise.resolve().then(() =>
       inputType === 'json'
-        ? runJsonTransform(transformEnvironment(deps), { ...common, inputJson: body.input_json })
-        : runChatTransform(transformEnvironment(deps), { ...common, inputMessages: body.input_messages }),
+        ? runJsonTransform(transformEnvironment(deps, principal.tenant), { ...common, inputJson: body.input_json })
+        : runChatTransform(transformEnvironment(deps, principal.tenant), { ...common, inputMessages: body.input_messages }),
     ),
   );
   facts({ ...transformFacts(outcome.response), ...promptFacts(outcome.response), session_id: outcome.meta.sid, trace_id: common.traceId, ...(outcome.meta.policy !== undefined ? { policy: outcome.meta.policy } : {}) });
@@ -158,14 +161,14 @@ async function runTextTransformRoute(
   sessionState: string | undefined,
   facts: FactSink,
 ): Promise<TextTransformDone> {
-  const registry = deps.policies.registry;
+  const registry = policiesFor(deps, principal.tenant);
   let input = body.input ?? '';
   // Prompt security normally runs inside the transform (on a worker for large inputs); when
   // the NER sidecar will see the text, it runs here first so NER sees the cleaned text.
   const promptSettings = promptSecuritySettings(deps.config);
   let promptScreened: PromptSecuritySummary | undefined;
   if (promptSettings !== undefined && nerWillRun(deps, body.detectors)) {
-    const screened = screenBeforeNer(promptSettings, input, { keyRing: deps.keyRing, sessionState, tenant: principal.tenant, nowMs: deps.now() });
+    const screened = screenBeforeNer(promptSettings, input, { keyRing: keyRingFor(deps, principal.tenant), sessionState, tenant: principal.tenant, nowMs: deps.now() });
     input = screened.text;
     promptScreened = screened.summary;
   }
@@ -184,7 +187,7 @@ async function runTextTransformRoute(
     const outcome = (await deps.offload.run({
       op: 'transform',
       request: transformRequest,
-      ring: ringMaterial(deps),
+      ring: ringMaterial(deps, principal.tenant),
       policies: registry.snapshot(),
       settings: transformSettings(deps),
       nowMs: deps.now(),
@@ -193,7 +196,7 @@ async function runTextTransformRoute(
     if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
     return { input: outcome.cleanedInput ?? input, handle: await outgoingHandle(deps, outcome.meta, outcome.sessionState), trace, serialized: outcome.body };
   }
-  const outcome = runTextTransform(transformEnvironment(deps, registry), transformRequest);
+  const outcome = runTextTransform(transformEnvironment(deps, principal.tenant, registry), transformRequest);
   facts({ ...transformFacts(outcome.response), ...promptFacts(outcome.response), session_id: outcome.meta.sid, trace_id: transformRequest.traceId ?? '', ...(outcome.meta.policy !== undefined ? { policy: outcome.meta.policy } : {}) });
   if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
   return { input: outcome.cleanedInput ?? input, handle: await outgoingHandle(deps, outcome.meta, outcome.sessionState), trace, response: outcome.response };

@@ -1,8 +1,20 @@
 // The loaded policy set: compiled policies by name plus the default, immutable once built. A
 // reload (reload/policies.ts) builds a new registry and swaps it whole; a request reads
 // `deps.policies.registry` once and keeps that snapshot.
+//
+// The default policy of a directory is, in this order: `policy.default` from the config (an
+// explicit pin wins), the policy named by `default-policy.txt` in the directory (the Kubernetes
+// operator's marker for the TokenizationPolicy with `default: true`), a policy named `default`,
+// else the first name in sort order. A marker that is malformed or names a policy the directory
+// does not hold makes the set invalid (a reload keeps the running set).
+//
+// A tenant with an allowed-policies list (tenant settings, reload/tenant-settings.ts) gets a
+// restricted view of the registry (restrictedTo): every policy it resolves, named or implied
+// (the default, a continued session's policy), must be on its list, else 403 VEIL_POLICY_DENIED.
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_POLICY, loadPolicyDirectory, VeilError, type Policy, type PolicyIssue } from '@veil/common';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_POLICY, DEFAULT_POLICY_FILE, loadPolicyDirectory, parseDefaultPolicyFile, VeilError, type Policy, type PolicyIssue } from '@veil/common';
 import { compileCustomPatterns, type CompiledPattern } from '../domain/detect/index.js';
 import { CompiledPolicy } from '../domain/policy/index.js';
 import type { CustomPattern } from '../domain/types.js';
@@ -13,24 +25,52 @@ export interface LoadedPolicy {
   readonly rawPatterns: readonly CustomPattern[];
 }
 
+/** Where the default policy's name came from (diagnostics). */
+export type DefaultPolicySource = 'config' | 'marker' | 'rule' | 'builtin';
+
+export interface RegistryOptions {
+  /** Policy names this view may resolve; undefined: every loaded policy. */
+  readonly allowed?: Iterable<string> | undefined;
+  readonly defaultSource?: DefaultPolicySource;
+}
+
 export class PolicyRegistry {
   readonly defaultName: string;
   readonly loadedAtUnix: number;
   /** Identity of this set; worker threads cache their compiled copy by it. */
   readonly key: string;
+  readonly defaultSource: DefaultPolicySource;
+  /** Names this view may resolve (a tenant's allowed policies); undefined: all. */
+  readonly allowed: ReadonlySet<string> | undefined;
   private readonly byName: ReadonlyMap<string, LoadedPolicy>;
 
-  constructor(policies: ReadonlyMap<string, LoadedPolicy>, defaultName: string, loadedAtUnix: number, key: string = randomUUID()) {
+  constructor(policies: ReadonlyMap<string, LoadedPolicy>, defaultName: string, loadedAtUnix: number, key: string = randomUUID(), options: RegistryOptions = {}) {
     if (!policies.has(defaultName)) throw new Error(`default policy '${defaultName}' is not loaded`);
     this.byName = policies;
     this.defaultName = defaultName;
     this.loadedAtUnix = loadedAtUnix;
     this.key = key;
+    this.defaultSource = options.defaultSource ?? 'rule';
+    this.allowed = options.allowed === undefined ? undefined : new Set(options.allowed);
   }
 
-  /** The raw policies, for rebuilding this registry on a worker thread. */
-  snapshot(): { key: string; defaultName: string; policies: Policy[] } {
-    return { key: this.key, defaultName: this.defaultName, policies: [...this.byName.values()].map((loaded) => loaded.compiled.policy) };
+  /**
+   * The same set as a tenant with an allowed-policies list sees it (undefined: unrestricted).
+   * Shares the compiled policies and the key, so nothing is recompiled.
+   */
+  restrictedTo(allowed: Iterable<string> | undefined): PolicyRegistry {
+    if (allowed === undefined) return this;
+    return new PolicyRegistry(this.byName, this.defaultName, this.loadedAtUnix, this.key, { allowed, defaultSource: this.defaultSource });
+  }
+
+  /** The raw policies, for rebuilding this registry (and its restriction) on a worker thread. */
+  snapshot(): { key: string; defaultName: string; policies: Policy[]; allowed?: string[] } {
+    return {
+      key: this.key,
+      defaultName: this.defaultName,
+      policies: [...this.byName.values()].map((loaded) => loaded.compiled.policy),
+      ...(this.allowed !== undefined ? { allowed: [...this.allowed] } : {}),
+    };
   }
 
   get size(): number {
@@ -46,9 +86,17 @@ export class PolicyRegistry {
     return this.byName.has(name);
   }
 
-  /** The named policy, or the default; an unknown name is the caller's error. */
+  /**
+   * The named policy, or the default; an unknown name is the caller's error. In a restricted
+   * view a name off the list is refused before it is looked up, so the answer does not tell a
+   * tenant which other policies exist.
+   */
   get(name?: string): LoadedPolicy {
-    const policy = this.byName.get(name ?? this.defaultName);
+    const resolved = name ?? this.defaultName;
+    if (this.allowed !== undefined && !this.allowed.has(resolved)) {
+      throw new VeilError('VEIL_POLICY_DENIED', name === undefined ? 'policy: the default policy is not allowed for this tenant; name an allowed policy' : 'policy: not allowed for this tenant');
+    }
+    const policy = this.byName.get(resolved);
     if (policy === undefined) throw new VeilError('VEIL_VALIDATION_FAILED', 'policy: unknown policy name');
     return policy;
   }
@@ -84,31 +132,61 @@ export function compilePolicy(policy: Policy, file: string): LoadedPolicy {
 export function loadPolicyRegistry(options: { directory?: string | undefined; defaultName?: string | undefined; nowUnix: number }): PolicyRegistry {
   if (options.directory === undefined) return builtinPolicyRegistry(options.defaultName, options.nowUnix);
   const { policies, issues } = loadPolicyDirectory(options.directory);
-  if (issues.length > 0) throw new PolicyLoadError(issues);
+  const marker = options.defaultName === undefined ? readDefaultMarker(options.directory) : { issues: [] };
+  if (issues.length > 0 || marker.issues.length > 0) throw new PolicyLoadError([...issues, ...marker.issues]);
   if (policies.size === 0) {
     throw new PolicyLoadError([{ file: options.directory, field: 'policy.directory', message: 'no policy files found' }]);
   }
-  return registryFromPolicies(policies, options.directory, options.defaultName, options.nowUnix);
+  return registryFromPolicies(policies, options.directory, options.defaultName, options.nowUnix, marker.name);
+}
+
+/**
+ * `default-policy.txt` of a policy directory: the name it holds, nothing when the file is
+ * absent, or an issue (malformed, unreadable). Never throws; issues never quote the file.
+ */
+export function readDefaultMarker(directory: string): { name?: string; issues: PolicyIssue[] } {
+  const path = join(directory, DEFAULT_POLICY_FILE);
+  let text: string;
+  try {
+    if (statSync(path).size > 4096) return { issues: [{ file: DEFAULT_POLICY_FILE, field: DEFAULT_POLICY_FILE, message: 'larger than 4096 bytes' }] };
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'read error';
+    if (code === 'ENOENT') return { issues: [] };
+    return { issues: [{ file: DEFAULT_POLICY_FILE, field: DEFAULT_POLICY_FILE, message: `cannot be read (${code})` }] };
+  }
+  const parsed = parseDefaultPolicyFile(text);
+  if (!parsed.ok) return { issues: parsed.problems.map((problem) => ({ file: DEFAULT_POLICY_FILE, field: problem.field, message: problem.message })) };
+  return { name: parsed.value, issues: [] };
 }
 
 /** The set used without a policy directory: the built-in default policy alone. */
 export function builtinPolicyRegistry(defaultName: string | undefined, nowUnix: number): PolicyRegistry {
   const loaded = new Map<string, LoadedPolicy>();
   loaded.set(DEFAULT_POLICY.name, compilePolicy(DEFAULT_POLICY, '<built-in>'));
-  return new PolicyRegistry(loaded, defaultName ?? DEFAULT_POLICY.name, nowUnix);
+  return new PolicyRegistry(loaded, defaultName ?? DEFAULT_POLICY.name, nowUnix, undefined, { defaultSource: defaultName !== undefined ? 'config' : 'builtin' });
 }
 
 /**
  * Compile parsed policies into a registry (startup and reload alike). The default is
- * `defaultName`, else `default` when present, else the first name in sort order. Throws
- * PolicyLoadError for a pattern that does not compile or a default that is not in the set.
+ * `defaultName` (policy.default), else `marker` (default-policy.txt), else `default` when
+ * present, else the first name in sort order. Throws PolicyLoadError for a pattern that does not
+ * compile or a default that is not in the set.
  */
-export function registryFromPolicies(policies: ReadonlyMap<string, Policy>, directory: string, defaultName: string | undefined, nowUnix: number): PolicyRegistry {
+export function registryFromPolicies(
+  policies: ReadonlyMap<string, Policy>,
+  directory: string,
+  defaultName: string | undefined,
+  nowUnix: number,
+  marker?: string,
+): PolicyRegistry {
   const loaded = new Map<string, LoadedPolicy>();
   for (const [name, policy] of policies) loaded.set(name, compilePolicy(policy, name));
-  const chosen = defaultName ?? (policies.has('default') ? 'default' : [...policies.keys()].sort()[0]!);
+  const source: DefaultPolicySource = defaultName !== undefined ? 'config' : marker !== undefined ? 'marker' : 'rule';
+  const chosen = defaultName ?? marker ?? (policies.has('default') ? 'default' : [...policies.keys()].sort()[0]!);
   if (!loaded.has(chosen)) {
-    throw new PolicyLoadError([{ file: directory, field: 'policy.default', message: `default policy '${chosen}' not found in the directory` }]);
+    const field = source === 'marker' ? DEFAULT_POLICY_FILE : 'policy.default';
+    throw new PolicyLoadError([{ file: source === 'marker' ? DEFAULT_POLICY_FILE : directory, field, message: `default policy '${chosen}' not found in the directory` }]);
   }
-  return new PolicyRegistry(loaded, chosen, nowUnix);
+  return new PolicyRegistry(loaded, chosen, nowUnix, undefined, { defaultSource: source });
 }

@@ -12,7 +12,7 @@
 // With a corpus_id every token is the corpus token (domain/token/corpus.ts), so the same value
 // has the same token at ingest and at query time and across the corpus's documents.
 import { VeilError } from '@veil/common';
-import type { AppDeps } from '../deps.js';
+import { keyRingFor, policiesFor, type AppDeps } from '../deps.js';
 import { chunkText, resolveSizes, type ChunkingStrategy, type Span } from '../domain/rag/chunking.js';
 import { ClassificationLattice } from '../domain/rag/classification.js';
 import { SessionMerger } from '../domain/rag/merge.js';
@@ -181,7 +181,7 @@ export async function ingestDocument(deps: AppDeps, request: IngestRequest, scop
   if (classification !== undefined && !lattice(deps).has(classification)) {
     throw new VeilError('VEIL_VALIDATION_FAILED', 'document_metadata.classification: must be one of rag.classification_levels');
   }
-  const loaded = deps.policies.registry.get(request.policy);
+  const loaded = policiesFor(deps, scope.tenant).get(request.policy);
   const language = request.language ?? deps.config.detector.default_language;
   // Offsets refer to the screened text, which differs from the input only when prompt security
   // stripped something (its warning says so).
@@ -231,6 +231,8 @@ export async function ingestDocument(deps: AppDeps, request: IngestRequest, scop
     ...(request.corpusId !== undefined ? { corpusId: request.corpusId } : {}),
   };
   const offsets = utf16ToCodePoints(text, pieces.flatMap((piece) => [piece.span.start, piece.span.end]));
+  // One ring for the document's chunks and aggregate: the tenant's.
+  const ring = keyRingFor(deps, scope.tenant);
   const chunks = pieces.map((piece, index): IngestChunk => {
     const entries = [...piece.ids].map((id) => entriesById.get(id)!);
     const chunkSession: SessionPayload = { ...base, kind: 'chunk', ...(classification !== undefined ? { classification } : {}), entries };
@@ -240,7 +242,7 @@ export async function ingestDocument(deps: AppDeps, request: IngestRequest, scop
       entity_count: piece.entityCount,
       start_offset: offsets[index * 2]!,
       end_offset: offsets[index * 2 + 1]!,
-      chunk_session_state: sealSession(deps.keyRing, chunkSession),
+      chunk_session_state: sealSession(ring, chunkSession),
     };
   });
   const session: SessionPayload = { ...base, kind: 'aggregate', entries: [...entriesById.values()] };
@@ -249,7 +251,7 @@ export async function ingestDocument(deps: AppDeps, request: IngestRequest, scop
   if (allWarnings.length > 0) response.warnings = [...allWarnings];
   if (request.metadata !== undefined) response.document_metadata = request.metadata;
   if (screened.summary !== undefined) response.prompt_security = screened.summary;
-  return { response, sessionState: sealSession(deps.keyRing, session), session, entities: [...occurrences.values()] };
+  return { response, sessionState: sealSession(ring, session), session, entities: [...occurrences.values()] };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -270,7 +272,7 @@ export interface QueryResponse {
 }
 
 export async function queryRag(deps: AppDeps, request: QueryRequest, scope: RagScope): Promise<Sealed<QueryResponse>> {
-  const loaded = deps.policies.registry.get(request.policy);
+  const loaded = policiesFor(deps, scope.tenant).get(request.policy);
   const language = request.language ?? deps.config.detector.default_language;
   const screened = screen(deps, request.query, 'query');
   const { detections } = await detectText(deps, screened.text, language, loaded);
@@ -300,7 +302,7 @@ export async function queryRag(deps: AppDeps, request: QueryRequest, scope: RagS
   if (screened.summary !== undefined) response.prompt_security = screened.summary;
   return {
     response,
-    sessionState: sealSession(deps.keyRing, session),
+    sessionState: sealSession(keyRingFor(deps, scope.tenant), session),
     session,
     entities: result.entities,
   };
@@ -342,9 +344,10 @@ function openChunkSession(deps: AppDeps, blob: string, slot: string, label: stri
   for (const level of deps.config.rag.classification_levels) candidates.add(level);
   candidates.add(undefined);
   const now = nowSeconds(deps);
+  const ring = keyRingFor(deps, tenant);
   for (const classification of candidates) {
     try {
-      return openSession(deps.keyRing, blob, { kinds: ['chunk'], tenant, classification }, now);
+      return openSession(ring, blob, { kinds: ['chunk'], tenant, classification }, now);
     } catch {
       // Try the next label; the failure below is the same whatever the reason.
     }
@@ -376,13 +379,13 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
   const levels = lattice(deps);
   const accessRank = request.accessLevel !== undefined ? levels.accessRank(request.accessLevel) : undefined;
 
-  const query = openSession(deps.keyRing, request.sessionState, { kinds: ['query'], tenant: scope.tenant }, nowSeconds(deps));
+  const query = openSession(keyRingFor(deps, scope.tenant), request.sessionState, { kinds: ['query'], tenant: scope.tenant }, nowSeconds(deps));
   await assertNotDenied(deps, query.sid);
   const corpusId = query.corpusId;
   if (request.corpusId !== undefined && request.corpusId !== corpusId) {
     throw new VeilError('VEIL_VALIDATION_FAILED', "corpus_id: does not match the query session's corpus");
   }
-  const active = deps.policies.registry.get(request.policy ?? query.policy);
+  const active = policiesFor(deps, scope.tenant).get(request.policy ?? query.policy);
   const language = request.language ?? query.language;
   const merger = new SessionMerger({
     policy: active.compiled,
@@ -466,7 +469,7 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
   if (screenWarnings.size > 0) response.warnings = [...screenWarnings];
   const promptSecurity = promptSecuritySettings(deps.config) !== undefined ? (combineSummaries(summaries) ?? emptySummary(deps)) : undefined;
   if (promptSecurity !== undefined) response.prompt_security = promptSecurity;
-  return { response, sessionState: sealSession(deps.keyRing, session), session, entities };
+  return { response, sessionState: sealSession(keyRingFor(deps, scope.tenant), session), session, entities };
 }
 
 /** The summary of a screen that saw nothing (a context with no chunks left). */
@@ -501,16 +504,16 @@ export interface AnswerResponse {
  * re-resolved for this caller, and the channel ceiling (services/rehydrate.ts restoreOpened).
  */
 export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<{ response: AnswerResponse; session: SessionPayload }> {
-  const registry = deps.policies.registry;
+  const registry = policiesFor(deps, request.tenant);
   const env: RehydrateEnvironment = {
-    keyRing: deps.keyRing,
+    keyRing: keyRingFor(deps, request.tenant),
     policy: (name) => registry.get(name),
     templates: deps.config.restore_templates,
     nowMs: deps.now(),
     // The output guard checks the model's answer for raw values exactly as on /v1/rehydrate.
     outputProtection: outputProtectionSettings(deps.config),
   };
-  const session = openSession(deps.keyRing, request.sessionState, { kinds: ['context'], tenant: request.tenant }, nowSeconds(deps));
+  const session = openSession(env.keyRing, request.sessionState, { kinds: ['context'], tenant: request.tenant }, nowSeconds(deps));
   await assertNotDenied(deps, session.sid);
   const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, request.tenant, session.entries);
   const restored = restoreOpened(env, session, {
@@ -550,7 +553,7 @@ export async function deleteDocument(
   deps: AppDeps,
   request: { readonly sessionState: string; readonly serverHeld: boolean; readonly tenant: string | null; readonly fingerprint: (sid: string) => string },
 ): Promise<{ response: DeleteResponse; session: SessionPayload }> {
-  const session = openSession(deps.keyRing, request.sessionState, { kinds: ['aggregate'], tenant: request.tenant }, nowSeconds(deps));
+  const session = openSession(keyRingFor(deps, request.tenant), request.sessionState, { kinds: ['aggregate'], tenant: request.tenant }, nowSeconds(deps));
   const digests = [...new Set(session.entries.map((entry) => revocationDigest(deps.digestSecret, entry.type, entry.value)))];
   if (digests.length > 0) await withStore(() => deps.stores.revocation.add(partitionOf(request.tenant), digests, deps.now()));
   try {

@@ -2,7 +2,7 @@
 // (and list its revocation digests), then restore the output. Both halves run inline for small
 // bodies and on a worker thread for large ones; free of Fastify.
 import { randomUUID } from 'node:crypto';
-import { VeilError } from '@veil/common';
+import { isVeilError, VeilError } from '@veil/common';
 import { outputGuardWarning, type OutputGuard, type OutputGuardSummary } from '../domain/guard/index.js';
 import type { Caller } from '../domain/policy/index.js';
 import { indexEntries, rehydrateText, type RehydrateResult, type UnresolvedToken } from '../domain/rehydrate.js';
@@ -79,11 +79,15 @@ export function createRestorer(env: RehydrateEnvironment, session: SessionPayloa
     });
 }
 
-/** The session's policy; a policy that was removed refuses (restore nothing, guess nothing). */
+/**
+ * The session's policy; a policy that was removed refuses (restore nothing, guess nothing), and
+ * so does one the caller's tenant may no longer use (its own 403, which names `policy`).
+ */
 export function sessionPolicy(env: RehydrateEnvironment, session: SessionPayload): LoadedPolicy {
   try {
     return env.policy(session.policy);
-  } catch {
+  } catch (error) {
+    if (isVeilError(error) && error.code === 'VEIL_POLICY_DENIED') throw error;
     throw new VeilError('VEIL_POLICY_DENIED', "the session's policy is no longer loaded");
   }
 }

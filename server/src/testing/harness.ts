@@ -39,7 +39,7 @@ export async function buildTestApp(
   });
   let offsetMs = 0;
   const base = await buildDeps(loaded);
-  // Copied with descriptors, not spread: `keyRing` is a getter that follows key-ring reloads.
+  // Copied with descriptors, not spread, so any getter stays live rather than frozen at copy time.
   const clocked = Object.defineProperties({}, {
     ...Object.getOwnPropertyDescriptors(base),
     now: { value: () => Date.now() + offsetMs, enumerable: true },

@@ -36,6 +36,8 @@ export interface PolicySnapshot {
   readonly key: string;
   readonly defaultName: string;
   readonly policies: readonly Policy[];
+  /** The caller's tenant's allowed policy names (tenant settings); absent: every policy. */
+  readonly allowed?: readonly string[];
 }
 
 export type OffloadTask =
@@ -117,17 +119,25 @@ function compiled(patterns: readonly CustomPattern[]): CompiledPattern[] {
   return set;
 }
 
-let cachedRing: { key: string; ring: KeyRing } | undefined;
+// Rings by material hash: each tenant has its own ring (session.keyring_directory), so a few are
+// kept (most recently used last) instead of rebuilding one ring per call when tenants alternate.
+const cachedRings = new Map<string, KeyRing>();
+const MAX_CACHED_RINGS = 16;
 /** Shared with workers/files-worker.ts. */
 export function ringOf(material: RingMaterial): KeyRing {
   const hash = createHash('sha256');
   hash.update(material.currentKid);
-  for (const entry of material.keys) hash.update(entry.kid).update(entry.key);
+  for (const entry of material.keys) hash.update(`\n${entry.kid}\n`).update(entry.key);
   const key = hash.digest('hex');
-  if (cachedRing?.key !== key) {
-    cachedRing = { key, ring: new KeyRing(material.currentKid, material.keys.map((entry) => ({ kid: entry.kid, key: Buffer.from(entry.key) }))) };
+  let ring = cachedRings.get(key);
+  if (ring === undefined) {
+    ring = new KeyRing(material.currentKid, material.keys.map((entry) => ({ kid: entry.kid, key: Buffer.from(entry.key) })));
+    if (cachedRings.size >= MAX_CACHED_RINGS) cachedRings.delete(cachedRings.keys().next().value!);
+  } else {
+    cachedRings.delete(key);
   }
-  return cachedRing.ring;
+  cachedRings.set(key, ring);
+  return ring;
 }
 
 let cachedRegistry: { key: string; registry: PolicyRegistry } | undefined;
@@ -137,7 +147,8 @@ export function registryOf(snapshot: PolicySnapshot): PolicyRegistry {
     const loaded = new Map(snapshot.policies.map((policy) => [policy.name, compilePolicy(policy, policy.name)]));
     cachedRegistry = { key: snapshot.key, registry: new PolicyRegistry(loaded, snapshot.defaultName, 0, snapshot.key) };
   }
-  return cachedRegistry.registry;
+  // The tenant's restriction travels with the snapshot, so a worker refuses what the event loop would.
+  return cachedRegistry.registry.restrictedTo(snapshot.allowed);
 }
 
 function execute(task: OffloadTask): unknown {

@@ -24,6 +24,7 @@
 // folded view finds token cores. Pure: no framework, runs on worker threads.
 import { VeilError } from '@veil/common';
 import { capMatchesScheme, isValidTokenType, parseToken } from '../token/index.js';
+import { asciiLower, BACKSLASH, braceRun, CLOSE_BRACE, COLON, isPackagingSpace, isPartChar, OPEN_BRACE, UNDERSCORE } from '../token/packaging.js';
 import type { Token, TokenEntry } from '../types.js';
 
 export const PROMPT_FINDING_KINDS = ['token', 'token_variant', 'invisible', 'unicode_tag', 'bidi_control'] as const;
@@ -315,35 +316,12 @@ function originalOf(anchors: readonly Anchor[], unit: number, wantEnd: boolean):
 // ---------------------------------------------------------------------------------------------
 // Token cores in the folded view.
 
-const BACKSLASH = 0x5c;
-const UNDERSCORE = 0x5f;
-const COLON = 0x3a;
-const OPEN = 0x7b;
-const CLOSE = 0x7d;
-
-function isPartChar(code: number): boolean {
-  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39) || code === UNDERSCORE;
-}
-
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
-}
-
 /** Width of a part unit at `index`: a part character, or `\_`; 0 otherwise. */
 function partUnit(text: string, index: number): number {
   const code = text.charCodeAt(index);
   if (isPartChar(code)) return 1;
   if (code === BACKSLASH && text.charCodeAt(index + 1) === UNDERSCORE) return 2;
   return 0;
-}
-
-function asciiLower(text: string): string {
-  let out = '';
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    out += code >= 0x41 && code <= 0x5a ? String.fromCharCode(code + 0x20) : text[index]!;
-  }
-  return out;
 }
 
 /** Longest part worth reading: a 64-character type name with escapes, a 41-character id. */
@@ -402,7 +380,7 @@ function findCores(text: string): Core[] {
     const colon = text.indexOf(':', from);
     if (colon < 0) break;
     let partEnd = colon;
-    while (partEnd > from && isSpace(text.charCodeAt(partEnd - 1))) partEnd -= 1;
+    while (partEnd > from && isPackagingSpace(text.charCodeAt(partEnd - 1))) partEnd -= 1;
     let partStart = partEnd;
     while (partStart > from) {
       const code = text.charCodeAt(partStart - 1);
@@ -426,10 +404,10 @@ function findCores(text: string): Core[] {
       const raw = cursor - start <= MAX_PART ? asciiLower(text.slice(start, cursor).replaceAll('\\_', '_')) : '';
       parts.push({ start, end: cursor, text: raw });
       let look = cursor;
-      while (look < length && isSpace(text.charCodeAt(look))) look += 1;
+      while (look < length && isPackagingSpace(text.charCodeAt(look))) look += 1;
       if (text.charCodeAt(look) !== COLON) break;
       look += 1;
-      while (look < length && isSpace(text.charCodeAt(look))) look += 1;
+      while (look < length && isPackagingSpace(text.charCodeAt(look))) look += 1;
       if (partUnit(text, look) === 0) break;
       cursor = look;
     }
@@ -443,10 +421,10 @@ function findCores(text: string): Core[] {
 function packaging(text: string, core: Core, floor: number): { start: number; end: number } {
   let start = core.start;
   let cursor = start;
-  while (cursor > floor && isSpace(text.charCodeAt(cursor - 1))) cursor -= 1;
+  while (cursor > floor && isPackagingSpace(text.charCodeAt(cursor - 1))) cursor -= 1;
   let braced = false;
   for (;;) {
-    if (cursor > floor && text.charCodeAt(cursor - 1) === OPEN) {
+    if (cursor > floor && text.charCodeAt(cursor - 1) === OPEN_BRACE) {
       cursor -= cursor - 1 > floor && text.charCodeAt(cursor - 2) === BACKSLASH ? 2 : 1;
       braced = true;
     } else {
@@ -456,20 +434,9 @@ function packaging(text: string, core: Core, floor: number): { start: number; en
   if (braced) start = cursor;
   let end = core.end;
   cursor = end;
-  while (cursor < text.length && isSpace(text.charCodeAt(cursor))) cursor += 1;
-  braced = false;
-  for (;;) {
-    const code = text.charCodeAt(cursor);
-    if (code === CLOSE) {
-      cursor += 1;
-    } else if (code === BACKSLASH && text.charCodeAt(cursor + 1) === CLOSE) {
-      cursor += 2;
-    } else {
-      break;
-    }
-    braced = true;
-  }
-  if (braced) end = cursor;
+  while (cursor < text.length && isPackagingSpace(text.charCodeAt(cursor))) cursor += 1;
+  const close = braceRun(text, cursor, CLOSE_BRACE);
+  if (close.units > 0) end = close.end;
   return { start, end };
 }
 

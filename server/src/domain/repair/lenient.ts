@@ -21,6 +21,7 @@
 // the strict grammar accepts is reported exactly as findTokens reports it, and a strict
 // malformed candidate is replaced only by a repaired token that covers it.
 import { findTokens, parseToken, type TokenCandidate } from '../token/index.js';
+import { asciiLower, BACKSLASH, braceRun, CLOSE_BRACE, COLON, isPackagingSpace, isPartChar, OPEN_BRACE, UNDERSCORE } from '../token/packaging.js';
 import type { Token } from '../types.js';
 
 /**
@@ -28,34 +29,6 @@ import type { Token } from '../types.js';
  * room for markdown escapes and some whitespace. Also the look-ahead bound of every attempt.
  */
 export const MAX_LENIENT_SPAN = 256;
-
-const OPEN = 0x7b; // {
-const CLOSE = 0x7d; // }
-const BACKSLASH = 0x5c;
-const UNDERSCORE = 0x5f;
-const COLON = 0x3a;
-
-/** Whitespace repair accepts between the parts: space, tab, LF, CR. Nothing else. */
-function isRepairSpace(code: number): boolean {
-  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
-}
-
-/** Characters of a type, id or cap part before normalization (ASCII only). */
-function isPartChar(code: number): boolean {
-  return (
-    (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39) || code === UNDERSCORE
-  );
-}
-
-/** Lowercase ASCII letters only: String#toLowerCase would fold some non-ASCII letters into ASCII. */
-function asciiLower(text: string): string {
-  let out = '';
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    out += code >= 0x41 && code <= 0x5a ? String.fromCharCode(code + 0x20) : text[index]!;
-  }
-  return out;
-}
 
 interface Attempt {
   /** The repaired token, or null when no repairable token starts here. */
@@ -66,24 +39,6 @@ interface Attempt {
   readonly next: number;
 }
 
-/** Count brace units (`{` or `\{`, or the closing pair) from `index`; returns units and end. */
-function braceRun(text: string, index: number, brace: number): { units: number; end: number } {
-  let cursor = index;
-  let units = 0;
-  for (;;) {
-    const code = text.charCodeAt(cursor);
-    if (code === brace) {
-      cursor += 1;
-    } else if (code === BACKSLASH && text.charCodeAt(cursor + 1) === brace) {
-      cursor += 2;
-    } else {
-      break;
-    }
-    units += 1;
-  }
-  return { units, end: cursor };
-}
-
 function fail(next: number): Attempt {
   return { token: null, end: next, next };
 }
@@ -91,13 +46,13 @@ function fail(next: number): Attempt {
 /** Try to read one repairable token starting at `start` (the first unit of a brace run). */
 function attemptAt(text: string, start: number): Attempt {
   const length = text.length;
-  const open = braceRun(text, start, OPEN);
+  const open = braceRun(text, start, OPEN_BRACE);
   if (open.units > 2) return fail(open.end);
   const limit = Math.min(length, start + MAX_LENIENT_SPAN);
   let cursor = open.end;
   const parts: { readonly text: string; readonly escaped: boolean }[] = [];
   for (;;) {
-    while (cursor < limit && isRepairSpace(text.charCodeAt(cursor))) cursor += 1;
+    while (cursor < limit && isPackagingSpace(text.charCodeAt(cursor))) cursor += 1;
     const partStart = cursor;
     let escaped = false;
     while (cursor < limit) {
@@ -113,7 +68,7 @@ function attemptAt(text: string, start: number): Attempt {
     }
     if (cursor === partStart) return fail(cursor);
     parts.push({ text: text.slice(partStart, cursor), escaped });
-    while (cursor < limit && isRepairSpace(text.charCodeAt(cursor))) cursor += 1;
+    while (cursor < limit && isPackagingSpace(text.charCodeAt(cursor))) cursor += 1;
     if (cursor < limit && text.charCodeAt(cursor) === COLON && parts.length < 4) {
       cursor += 1;
       continue;
@@ -121,7 +76,7 @@ function attemptAt(text: string, start: number): Attempt {
     break;
   }
   if (parts.length < 3 || cursor >= limit) return fail(cursor);
-  const close = braceRun(text, cursor, CLOSE);
+  const close = braceRun(text, cursor, CLOSE_BRACE);
   if (close.units === 0) return fail(cursor);
   if (close.units > 2 || open.units + close.units < 3 || close.end > limit) return fail(close.end);
 
