@@ -187,7 +187,7 @@ describe('the file sink under real traffic on every route', () => {
     });
   });
 
-  it('recorded one event per request in a chain that verifies', async () => {
+  it('recorded one event per request (two per completed stream) in a chain that verifies', async () => {
     const types = events(path).map((event) => event.event_type);
     expect(types).toEqual([
       'audit_started',
@@ -208,9 +208,16 @@ describe('the file sink under real traffic on every route', () => {
       'policy_denied',
       'rehydrate',
       'session_delete',
+      // A stream records its start (before the first byte) and, when it ran to its end, a
+      // completion event carrying what streaming found.
+      'transform_stream',
       'transform_stream',
       'rehydrate_stream',
+      'rehydrate_stream',
     ]);
+    const streams = events(path).filter((event) => event.event_type === 'rehydrate_stream');
+    expect(streams.map((event) => event.phase)).toEqual([undefined, 'completed']);
+    expect(streams[1]).toMatchObject({ request_id: streams[0]!.request_id, output_guard: false, status: 200 });
     expect(await verifyAuditFile(path, AUDIT_TEST_KEY)).toMatchObject({ ok: true, records: types.length });
   });
 
@@ -401,6 +408,33 @@ describe('streams and worker-thread paths', () => {
       expect(streamed[0]).toMatchObject({ status: 200, session_id: sink.recorded[0]!.session_id, trace_id: fp(CANARY.trace), output_guard: false });
       expect(streamed[0]!.failure_code).toBeUndefined();
       expect(streamed[1]).toMatchObject({ phase: 'stream', failure_code: 'VEIL_VALIDATION_FAILED', request_id: streamed[0]!.request_id });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('records what a completed stream found: the output guard firing on a later frame', async () => {
+    const sink = new ControlledSink();
+    const t = await buildTestApp({ mutateDeps: (deps) => ({ ...deps, audit: sink }) });
+    try {
+      const transformed = await post(t.app, '/v1/transform', { input: `mail ${CANARY.email}` });
+      const token = transformed.body.entities[0].token as string;
+      // ndjson deltas: the raw card arrives after the stream (and its start event) began.
+      const lines = [
+        JSON.stringify({ session_state: transformed.body.session_state }),
+        JSON.stringify({ delta: `Write to ${token}. ` }),
+        JSON.stringify({ delta: `The model also wrote ${CANARY.card.slice(0, 8)}` }),
+        JSON.stringify({ delta: `${CANARY.card.slice(8)} by itself.` }),
+      ];
+      const response = await t.app.inject({ method: 'POST', url: '/v1/rehydrate/stream', headers: { 'content-type': 'application/x-ndjson' }, payload: `${lines.join('\n')}\n` });
+      expect(response.statusCode).toBe(200);
+      expect(response.body).not.toContain(CANARY.card);
+      const streamed = sink.recorded.filter((event) => event.event_type === 'rehydrate_stream');
+      expect(streamed.map((event) => [event.phase, event.output_guard])).toEqual([
+        [undefined, false],
+        ['completed', true],
+      ]);
+      expect(JSON.stringify(sink.recorded)).not.toContain(CANARY.card);
     } finally {
       await t.close();
     }

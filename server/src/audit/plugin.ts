@@ -4,7 +4,8 @@
 // error envelope), so failures (auth, scope, policy denials, rate limits, validation) are
 // audited without any route doing it. Streaming routes, which hijack the reply, record their
 // event just before the first byte (auditStreamStart) and a follow-up event when the stream
-// fails midway (auditStreamFailure).
+// fails midway (auditStreamFailure) or completes (auditStreamEnd, with the facts gathered
+// while streaming).
 //
 // With audit.strict, a request whose event cannot be recorded is answered 503
 // VEIL_AUDIT_UNAVAILABLE instead of its result; and while the sink is known to be unhealthy,
@@ -192,6 +193,21 @@ export async function auditStreamStart(request: FastifyRequest, reply: FastifyRe
  * A stream that fails after its first frame: one more event with the failure (best effort:
  * the response is already committed, so there is nothing left to refuse).
  */
+/**
+ * A stream that ran to its end records a follow-up event (phase `completed`) with the facts
+ * gathered while streaming (entity counts, whether the output guard fired on a later frame),
+ * which the start event could not know. The response is already sent, so this one is
+ * fail-open even under audit.strict: a failure is logged, never turned into an error.
+ */
+export function auditStreamEnd(request: FastifyRequest, reply: FastifyReply): void {
+  const audit = audits.get(request);
+  if (audit === undefined) return;
+  const event = eventOf(request, reply, audit, 200, undefined, 'completed');
+  audit.sink.record(event).catch(() => {
+    request.log.warn({ event: 'audit_not_recorded', request_id: request.id, event_type: event.event_type }, 'audit_not_recorded');
+  });
+}
+
 export function auditStreamFailure(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
   const audit = audits.get(request);
   if (audit === undefined) return;

@@ -21,7 +21,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { auditFacts, factSink } from '../audit/facts.js';
-import { auditStreamFailure, auditStreamStart } from '../audit/plugin.js';
+import { auditStreamEnd, auditStreamFailure, auditStreamStart } from '../audit/plugin.js';
 import type { AppDeps } from '../deps.js';
 import { splitSegments, StreamRehydrator } from '../domain/stream/index.js';
 import { codePointsToUtf16 } from '../domain/text/codepoints.js';
@@ -219,6 +219,7 @@ export function streamRoutes(deps: AppDeps) {
       const last = await produce(writer);
       if (last !== undefined) await writer.frame(last);
       if (writer.closed) log.info({ event: 'stream_client_closed', route }, 'stream_client_closed');
+      else auditStreamEnd(reply.request, reply);
     } catch (error) {
       auditStreamFailure(reply.request, reply, error);
       await writer.frame(errorFrame(log, route, error));
