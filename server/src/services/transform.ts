@@ -8,6 +8,7 @@ import { exposedMetadata, withMetadata, type EntityMetadata } from './metadata.j
 import { applyPolicyDetection } from './ner.js';
 import { detectAll, type CompiledPattern } from '../domain/detect/index.js';
 import { resolveOverlaps } from '../domain/detect/overlap.js';
+import { dropLabelSpans } from '../domain/detect/ner-filter.js';
 import { openSession, newSessionId, sealSession, type KeyRing, type SessionPayload } from '../domain/seal/index.js';
 import { renderToken, TokenAllocator } from '../domain/token/index.js';
 import { tokenizeText } from '../domain/tokenize.js';
@@ -97,10 +98,11 @@ export function combineDetections(regex: Detection[], plan: TextTransformRequest
  * Overlaps between regex and NER spans resolve like any other overlap: higher confidence, then
  * longer, then earlier. Checksum-validated regex matches score at least 0.95, above anything the
  * sidecar reports, so they win; NER spans are kept as the model gives them (no extension over
- * titles such as "Dr.").
+ * titles such as "Dr."). Field labels the model mistook for names ("Email" before an email) are
+ * dropped first (domain/detect/ner-filter.ts).
  */
 export function mergeDetections(regex: readonly Detection[], ner: readonly Detection[]): Detection[] {
-  return resolveOverlaps([...regex, ...ner]);
+  return resolveOverlaps([...regex, ...dropLabelSpans(ner, regex)]);
 }
 
 /** The response body without its session handle, which the route adds (blob or server-side id). */
