@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CRD_FILES, OPERATOR_ENV, parseOperatorSettings, validateAgainstCrd } from '@veil/common';
 import { loadConfig } from '../../server/src/config/load.js';
+import { OWNER_DEPLOYMENT_ENV, POD_NAME_ENV } from '../../operator/src/process.js';
 import { builtinProblems, chartDir, find, locateHelm, render, repoRoot, runHelm, type Obj } from './render.js';
 
 const located = locateHelm();
@@ -180,6 +181,12 @@ describe.skipIf(noHelm)(`chart rendered by helm${noHelm ? ` (skipped: ${located.
       expect(grants.has('/pods:list')).toBe(true);
       expect([...grants].filter((grant) => grant.startsWith('/pods:') && !/:(get|list|watch)$/.test(grant))).toEqual([]);
       expect(grants.has('coordination.k8s.io/leases:update@veil-operator')).toBe(true);
+      // The NER Service's blocking owner reference: only the NER Deployment's finalizers.
+      expect([...grants].filter((grant) => grant.startsWith('apps/deployments/finalizers'))).toEqual(['apps/deployments/finalizers:update@veil-ner']);
+      // Leader identity and the owning Deployment come from the pod itself.
+      const operatorEnv = envOf(container(find(objects, 'Deployment', 'veil-operator'), 'operator'));
+      expect(operatorEnv.get('POD_NAME')?.['valueFrom']).toEqual({ fieldRef: { fieldPath: 'metadata.name' } });
+      expect(operatorEnv.get('VEIL_OPERATOR_OWNER_DEPLOYMENT')?.['value']).toBe('veil-operator');
       const binding = find(objects, 'RoleBinding', 'veil-operator');
       expect(binding['subjects']).toEqual([{ kind: 'ServiceAccount', name: 'veil-operator', namespace: 'veil' }]);
     });
@@ -218,7 +225,8 @@ describe.skipIf(noHelm)(`chart rendered by helm${noHelm ? ` (skipped: ${located.
     it('gives the operator the object names the server mounts, in the variables it parses', () => {
       const main = container(operator, 'operator');
       const env = envOf(main);
-      for (const name of env.keys()) expect(Object.values(OPERATOR_ENV), name).toContain(name);
+      // Settings the operator parses, plus the two process-level variables (operator/src/process.ts).
+      for (const name of env.keys()) expect([...Object.values(OPERATOR_ENV), POD_NAME_ENV, OWNER_DEPLOYMENT_ENV], name).toContain(name);
       const resolved = resolveEnv(objects, main);
       const { settings, problems } = parseOperatorSettings(resolved);
       expect(problems).toEqual([]);
