@@ -95,11 +95,12 @@ export function combineDetections(regex: Detection[], plan: TextTransformRequest
 }
 
 /**
- * Overlaps between regex and NER spans resolve like any other overlap: higher confidence, then
- * longer, then earlier. Checksum-validated regex matches score at least 0.95, above anything the
- * sidecar reports, so they win; NER spans are kept as the model gives them (no extension over
- * titles such as "Dr."). Field labels the model mistook for names ("Email" before an email) are
- * dropped first (domain/detect/ner-filter.ts).
+ * Overlaps between regex and NER spans resolve in domain/detect/overlap.ts: a built-in or custom
+ * detection at or above the reporting threshold keeps its whole span against an NER label (an
+ * IPv6 address is never cut around a "person"), and an NER span keeps only what lies outside it,
+ * so no part of either value is left raw. NER spans are otherwise kept as the model gives them
+ * (no extension over titles such as "Dr."). Field labels the model mistook for names ("Email"
+ * before an email) are dropped first (domain/detect/ner-filter.ts).
  */
 export function mergeDetections(regex: readonly Detection[], ner: readonly Detection[]): Detection[] {
   return resolveOverlaps([...regex, ...dropLabelSpans(ner, regex)]);
