@@ -18,12 +18,29 @@ export function contextWords(words: readonly string[]): ContextWords {
   return { words, matcher: new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, 'iu') };
 }
 
-/** True when one of the words appears as a whole word in text[from, to). */
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
+
+/** A letter or digit (any script) at `index`; false outside the text. */
+function isWordCharAt(text: string, index: number): boolean {
+  if (index < 0 || index >= text.length) return false;
+  const code = text.charCodeAt(index);
+  if (code < 128) return (code >= 48 && code <= 57) || ((code | 0x20) >= 97 && (code | 0x20) <= 122);
+  if (code >= 0xdc00 && code <= 0xdfff) return false; // the second half of a pair: judged at its first half
+  return LETTER_OR_DIGIT.test(String.fromCodePoint(text.codePointAt(index)!));
+}
+
+/**
+ * True when one of the words appears as a whole word in text[from, to). A window that starts
+ * inside a word skips the rest of that word first: the tail of a word ("ach" of "reach") is
+ * never a context word.
+ */
 export function hasWordIn(text: string, from: number, to: number, context: ContextWords): boolean {
-  const start = Math.max(0, from);
+  let start = Math.max(0, from);
   const end = Math.min(text.length, to);
+  if (isWordCharAt(text, start - 1)) while (start < end && isWordCharAt(text, start)) start++;
   if (end <= start) return false;
-  // One extra character on the left lets the boundary check see a word cut by the window.
+  // One extra character on the left (never a letter or digit now) lets the boundary check see
+  // what precedes the window.
   return context.matcher.test(text.slice(Math.max(0, start - 1), end));
 }
 

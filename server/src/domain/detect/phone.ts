@@ -18,7 +18,7 @@ const DOT = 46;
 const SLASH = 47;
 
 const LANGUAGE_REGIONS: Readonly<Record<string, string>> = {
-  en: 'US', de: 'DE', fr: 'FR', nl: 'NL', es: 'ES', it: 'IT', pt: 'PT', pl: 'PL', sv: 'SE', da: 'DK',
+  de: 'DE', fr: 'FR', nl: 'NL', es: 'ES', it: 'IT', pt: 'PT', pl: 'PL', sv: 'SE', da: 'DK',
   fi: 'FI', nb: 'NO', nn: 'NO', no: 'NO', cs: 'CZ', sk: 'SK', hu: 'HU', ro: 'RO', bg: 'BG', el: 'GR',
   tr: 'TR', ru: 'RU', uk: 'UA', he: 'IL', ar: 'SA', hi: 'IN', ja: 'JP', zh: 'CN', ko: 'KR', vi: 'VN',
   th: 'TH', id: 'ID', ms: 'MY', hr: 'HR', sl: 'SI', sr: 'RS', lt: 'LT', lv: 'LV', et: 'EE', ga: 'IE',
@@ -30,13 +30,23 @@ const LANGUAGE_TAG_SEPARATOR = /[-_]/;
 /** Regions tried for trunk-prefixed national numbers that fail the language region. */
 const FALLBACK_REGIONS = ['GB', 'DE', 'FR', 'NL', 'IT', 'ES', 'BE', 'AT', 'CH', 'IE', 'PT', 'AU'];
 
-/** Default phone region from an ISO 639-1 hint; `en-GB` / `pt_BR` style tags use their region. */
-export function regionForLanguage(language: string | undefined): string {
-  if (language === undefined || language === '') return 'US';
+/** The region when neither the language hint nor the configuration names one. */
+export const DEFAULT_PHONE_REGION = 'US';
+
+/**
+ * Phone region from an ISO 639-1 hint: `en-GB` / `pt_BR` style tags use their region; a
+ * language spoken in one main region uses it (`de` -> DE); English, or no hint, uses
+ * `defaultRegion` (`detector.default_region`), else US.
+ */
+export function regionForLanguage(language: string | undefined, defaultRegion: string = DEFAULT_PHONE_REGION): string {
+  const fallback = isKnownRegion(defaultRegion) ? defaultRegion : DEFAULT_PHONE_REGION;
+  if (language === undefined || language === '') return fallback;
   const parts = language.split(LANGUAGE_TAG_SEPARATOR);
   const regionPart = parts[1]?.toUpperCase();
   if (regionPart !== undefined && regionPart.length === 2 && isKnownRegion(regionPart)) return regionPart;
-  return LANGUAGE_REGIONS[parts[0]!.toLowerCase()] ?? 'US';
+  const primary = parts[0]!.toLowerCase();
+  if (primary === 'en') return fallback;
+  return LANGUAGE_REGIONS[primary] ?? fallback;
 }
 
 export function fallbackRegionsFor(region: string): readonly string[] {

@@ -128,8 +128,8 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
 }
 
 /** Run the built-in detector. Candidates may overlap; index.ts resolves overlaps. */
-export function scanBuiltin(text: string, language: string | undefined): Detection[] {
-  const region = regionForLanguage(language);
+export function scanBuiltin(text: string, language: string | undefined, defaultRegion?: string): Detection[] {
+  const region = regionForLanguage(language, defaultRegion);
   const state: ScanState = {
     text,
     out: [],
