@@ -1,21 +1,43 @@
 // Context words near a candidate ("ssn" before nine digits, "swift" before a BIC, "phone" before
 // a number). Only called for candidates that already passed a structural check. Each word list
-// is one case-insensitive regex compiled at load (an alternation of literals between letter
+// is compiled at load into one case-insensitive regex (an alternation of literals between letter
 // boundaries: no nested quantifiers), run on a short window slice, never on the whole text.
+//
+// A word written in capitals in a list (`EIN`, `TIN`, `BTW`, `FIN`, `PAN`) is an acronym that is
+// also an ordinary word somewhere ("ein", "tin", "btw", "fin" in French or Spanish, "pan"): it
+// counts only when the text writes it in capitals too, so a common word never lends a number
+// an identity.
 
 /** A compiled list of context words. */
 export interface ContextWords {
   readonly words: readonly string[];
-  readonly matcher: RegExp;
+  /** Case-insensitive words; undefined when the list has none. */
+  readonly matcher: RegExp | undefined;
+  /** Acronyms, matched as written (capitals); undefined when the list has none. */
+  readonly exact: RegExp | undefined;
 }
 
 // Syntax characters only: with the u flag, escaping anything else (# -) is an error.
 const SPECIALS = /[\\^$.*+?()[\]{}|/]/g;
 
-export function contextWords(words: readonly string[]): ContextWords {
+/** A word with at least one letter and no lowercase letter: matched case-sensitively. */
+function isAcronym(word: string): boolean {
+  return /\p{Lu}/u.test(word) && !/\p{Ll}/u.test(word);
+}
+
+function alternation(words: readonly string[], flags: string): RegExp | undefined {
+  if (words.length === 0) return undefined;
   const alternatives = [...words].sort((a, b) => b.length - a.length).map((word) => word.replace(SPECIALS, '\\$&'));
+  return new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, flags);
+}
+
+export function contextWords(words: readonly string[]): ContextWords {
   // No g flag: test() then neither reads nor writes lastIndex.
-  return { words, matcher: new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, 'iu') };
+  return {
+    words,
+    matcher: alternation(words.filter((word) => !isAcronym(word)), 'iu'),
+    exact: alternation(words.filter(isAcronym), 'u'),
+  };
 }
 
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
@@ -41,7 +63,44 @@ export function hasWordIn(text: string, from: number, to: number, context: Conte
   if (end <= start) return false;
   // One extra character on the left (never a letter or digit now) lets the boundary check see
   // what precedes the window.
-  return context.matcher.test(text.slice(Math.max(0, start - 1), end));
+  const window = text.slice(Math.max(0, start - 1), end);
+  return (context.matcher?.test(window) ?? false) || (context.exact?.test(window) ?? false);
+}
+
+/** The `g` form of each word-list regex (matchAll needs it), made on first use. */
+const GLOBAL_FORMS = new WeakMap<RegExp, RegExp>();
+
+/** End (in `window`) of the last match of `pattern`, or -1. */
+function lastMatchEnd(pattern: RegExp | undefined, window: string): number {
+  if (pattern === undefined) return -1;
+  let all = GLOBAL_FORMS.get(pattern);
+  if (all === undefined) {
+    all = new RegExp(pattern.source, `${pattern.flags}g`);
+    GLOBAL_FORMS.set(pattern, all);
+  }
+  let end = -1;
+  for (const match of window.matchAll(all)) end = match.index + match[0].length;
+  return end;
+}
+
+// What may stand between a label and its value: punctuation and spaces, and a linking word
+// ("NHS number: ", "BSN is ", "CPR-nr. ", "Steuer-ID Nr. ").
+const LABEL_GAP = /^[^\p{L}\p{N}]{0,4}(?:(?:is|no|nr|num|number|nummer|numéro|numero|número|n°|nº)[^\p{L}\p{N}]{0,4}){0,2}$/iu;
+
+/**
+ * One of the words stands as the label of the value at `start`: within `distance` characters
+ * before it, with nothing but punctuation, spaces and a linking word ("is", "no.", "number")
+ * between. Stricter than hasWordBefore: "Patient number 12, call 555-0100" labels 12, not the
+ * phone number.
+ */
+export function hasLabelBefore(text: string, start: number, distance: number, context: ContextWords): boolean {
+  if (!hasWordBefore(text, start, distance, context)) return false;
+  let from = Math.max(0, start - distance);
+  if (isWordCharAt(text, from - 1)) while (from < start && isWordCharAt(text, from)) from++;
+  const offset = Math.max(0, from - 1);
+  const window = text.slice(offset, start);
+  const end = Math.max(lastMatchEnd(context.matcher, window), lastMatchEnd(context.exact, window));
+  return end >= 0 && LABEL_GAP.test(window.slice(end));
 }
 
 /** One of the words within `distance` characters before `start`. */
@@ -56,7 +115,7 @@ export const PHONE_CONTEXT: ContextWords = contextWords([
   'telefonu', 'komórka', 'τηλέφωνο', 'κινητό', '电话', '手机', '電話', '携帯', '전화', '휴대폰', 'fone', 'whats',
 ]);
 
-export const SSN_CONTEXT: ContextWords = contextWords(['ssn', 'ssns', 'social security', 'soc sec', 'soc. sec', 'ss#', 'ss #', 'ss no', 'ssn#', 'tin', 'taxpayer']);
+export const SSN_CONTEXT: ContextWords = contextWords(['ssn', 'ssns', 'social security', 'soc sec', 'soc. sec', 'ss#', 'ss #', 'ss no', 'ssn#', 'TIN', 'taxpayer']);
 
 export const CARD_CONTEXT: ContextWords = contextWords([
   'card', 'credit', 'debit', 'visa', 'mastercard', 'amex', 'american express', 'discover', 'jcb', 'diners', 'cc',

@@ -4,7 +4,7 @@
 // Confidence: international and valid 0.9, NANP-shaped and valid 0.85, national with a trunk
 // prefix and valid 0.75, merely possible shapes 0.6-0.7, bare digits only with a context word.
 import { codeAt, isAlnumCode, isDigit } from './chars.js';
-import { hasWordBefore, PHONE_CONTEXT } from './context.js';
+import { hasLabelBefore, hasWordBefore, PHONE_CONTEXT } from './context.js';
 import { SPECIFIC_ID_CONTEXT } from './id-context.js';
 import { checkInternational, checkNational, isKnownRegion, usesTrunkPrefix } from './phone-metadata.js';
 import { emit, type ScanState } from './state.js';
@@ -265,8 +265,9 @@ export function detectPhone(state: ScanState, start: number): void {
     if (count === groups && (after === DOT || after === DASH) && isDigit(codeAt(text, end + 1))) return;
     let confidence = classify(state, shape, count, context);
     // "NHS number: 943 476 5918", "CPR-nr. 010984-5120": a number labelled as an id is not a
-    // phone number, even when its check digit is wrong (then it is nothing at all).
-    if (confidence > 0 && !shape.international && !context.present && hasWordBefore(text, start, 40, SPECIFIC_ID_CONTEXT)) return;
+    // phone number, even when its check digit is wrong (then it is nothing at all). Only a label
+    // directly before the number counts: "Patient number 12, call 555 0100" is a phone.
+    if (confidence > 0 && !shape.international && !context.present && hasLabelBefore(text, start, 40, SPECIFIC_ID_CONTEXT)) return;
     if (confidence > 0) {
       if (confidence < 0.9 && context.present) confidence += 0.1;
       emit(state, 'phone', start, end, confidence);
