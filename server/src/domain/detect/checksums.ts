@@ -29,6 +29,11 @@ function ibanValue(c: number): number {
   return -1;
 }
 
+/** ibanValue for text as people type it: lower case reads as upper case. */
+function ibanValueAnyCase(c: number): number {
+  return c >= 97 && c <= 122 ? c - 87 : ibanValue(c);
+}
+
 /**
  * ISO 13616 check: move the first four characters to the end, map letters to 10..35 and take
  * the number mod 97, which must be 1. `chars` is the compact IBAN (uppercase, no spaces).
@@ -47,8 +52,9 @@ export function ibanChecksumValid(chars: string): boolean {
 }
 
 /**
- * The same check over text[start, end) in print form (single spaces between groups), without
- * building the compact string: the BBAN first, then the country code and check digits.
+ * The same check over text[start, end) in print form (single spaces, dashes or dots between
+ * groups, either case), without building the compact string: the BBAN first, then the country
+ * code and check digits.
  */
 export function ibanChecksumValidIn(text: string, start: number, end: number): boolean {
   let remainder = 0;
@@ -57,8 +63,8 @@ export function ibanChecksumValidIn(text: string, start: number, end: number): b
     const to = pass === 0 ? end : start + 4;
     for (let k = from; k < to; k++) {
       const c = text.charCodeAt(k);
-      if (c === 32) continue;
-      const v = ibanValue(c);
+      if (c === 32 || c === 45 || c === 46) continue;
+      const v = ibanValueAnyCase(c);
       if (v < 0) return false;
       remainder = v >= 10 ? (remainder * 100 + v) % 97 : (remainder * 10 + v) % 97;
     }

@@ -3,10 +3,10 @@
 // is compiled at load into one case-insensitive regex (an alternation of literals between letter
 // boundaries: no nested quantifiers), run on a short window slice, never on the whole text.
 //
-// A word written in capitals in a list (`EIN`, `TIN`, `BTW`, `FIN`, `PAN`) is an acronym that is
-// also an ordinary word somewhere ("ein", "tin", "btw", "fin" in French or Spanish, "pan"): it
-// counts only when the text writes it in capitals too, so a common word never lends a number
-// an identity.
+// A word written with capitals in a list (`EIN`, `TIN`, `BTW`, `FIN`, `PAN`, `My Number`) is
+// also an ordinary word or phrase somewhere ("ein", "tin", "btw", "fin" in French or Spanish,
+// "pan", "my number is ..."): it counts only when the text writes it exactly so, so a common
+// word never lends a number an identity.
 
 /** A compiled list of context words. */
 export interface ContextWords {
@@ -20,9 +20,9 @@ export interface ContextWords {
 // Syntax characters only: with the u flag, escaping anything else (# -) is an error.
 const SPECIALS = /[\\^$.*+?()[\]{}|/]/g;
 
-/** A word with at least one letter and no lowercase letter: matched case-sensitively. */
+/** A word written with a capital letter: matched as written. */
 function isAcronym(word: string): boolean {
-  return /\p{Lu}/u.test(word) && !/\p{Ll}/u.test(word);
+  return /\p{Lu}/u.test(word);
 }
 
 function alternation(words: readonly string[], flags: string): RegExp | undefined {
@@ -85,7 +85,8 @@ function lastMatchEnd(pattern: RegExp | undefined, window: string): number {
 
 // What may stand between a label and its value: punctuation and spaces, and a linking word
 // ("NHS number: ", "BSN is ", "CPR-nr. ", "Steuer-ID Nr. ").
-const LABEL_GAP = /^[^\p{L}\p{N}]{0,4}(?:(?:is|no|nr|num|number|nummer|numéro|numero|número|n°|nº)[^\p{L}\p{N}]{0,4}){0,2}$/iu;
+const LABEL_GAP =
+  /^[^\p{L}\p{N}]{0,4}(?:(?:is|was|no|nr|num|number|nummer|numéro|numero|número|n°|nº|code|id|identity|identification|card|of|the|my|your|his|her)[^\p{L}\p{N}]{0,4}){0,3}$/iu;
 
 /**
  * One of the words stands as the label of the value at `start`: within `distance` characters
@@ -113,6 +114,8 @@ export const PHONE_CONTEXT: ContextWords = contextWords([
   'telefon', 'handy', 'rufnummer', 'téléphone', 'portable', 'tél', 'teléfono', 'móvil', 'celular',
   'telefono', 'cellulare', 'telefoon', 'mobiel', 'telefone', 'telemóvel', 'puhelin', 'telefonnummer', 'tlf', 'tel.',
   'telefonu', 'komórka', 'τηλέφωνο', 'κινητό', '电话', '手机', '電話', '携帯', '전화', '휴대폰', 'fone', 'whats',
+  // How people hand out a number in chat.
+  'my number', 'reach me', 'reach us', 'text me', 'text us', 'ring me', 'dial', 'hotline', 'helpline', 'landline',
 ]);
 
 export const SSN_CONTEXT: ContextWords = contextWords(['ssn', 'ssns', 'social security', 'soc sec', 'soc. sec', 'ss#', 'ss #', 'ss no', 'ssn#', 'TIN', 'taxpayer']);

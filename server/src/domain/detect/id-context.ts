@@ -45,7 +45,7 @@ const TYPE_CONTEXT: Readonly<Record<string, TypeContext>> = {
   aba_routing: words(['ABA', 'routing', 'routing number', 'routing no', 'RTN', 'transit number', 'bank routing', 'ACH', 'wire transfer', 'abartn']),
   uk_nino: words(['national insurance', 'nino', 'ni number', 'ni no', 'nin', 'insurance number']),
   uk_nhs: words(['nhs', 'nhs number', 'nhs no', 'health service', 'chi number', 'patient number'], HEALTH),
-  uk_passport: words(['uk passport', 'british passport', 'hm passport', 'uk passport number']),
+  uk_passport: words(PASSPORT, ['uk passport', 'british passport', 'hm passport', 'uk passport number']),
   de_tax_id: words(TAX_ID, ['steuerliche identifikationsnummer', 'TIN', 'tax id']),
   fr_nir: words([
     'nir', 'sécurité sociale', 'securite sociale', 'numéro de sécu', 'numero de secu', 'n° ss', 'insee', 'social security',
@@ -80,8 +80,8 @@ const TYPE_CONTEXT: Readonly<Record<string, TypeContext>> = {
   mx_curp: words(NATIONAL_ID, ['curp', 'clave única', 'clave unica', 'registro de población']),
   kr_rrn: words(NATIONAL_ID, ['rrn', 'resident registration', 'registration number', '주민등록번호', '주민번호']),
   cn_resident_id: words(NATIONAL_ID, ['resident id', 'identity card', 'id card', '身份证', '身份证号', '身份证号码', 'shenfenzheng']),
-  // Not "my number": that is how people give a phone number in English.
-  jp_my_number: words(NATIONAL_ID, ['my number card', 'mynumber', 'individual number', 'マイナンバー', '個人番号']),
+  // "My Number" only as Japan writes it: "my number is ..." is how people give a phone number.
+  jp_my_number: words(NATIONAL_ID, ['My Number', 'MY NUMBER', 'my number card', 'mynumber', 'individual number', 'マイナンバー', '個人番号']),
   vin: words([
     'vin', 'vehicle identification', 'chassis', 'chassis number', 'frame number', 'fahrgestellnummer', 'fahrzeug-identifizierungsnummer',
     'FIN', 'numéro de série', 'numéro vin', 'número de bastidor', 'bastidor', 'numero di telaio', 'telaio', 'chassisnummer',
@@ -120,3 +120,11 @@ export const ANY_ID_CONTEXT: ContextWords = contextWords([
 
 /** The words that name an id itself (not the generic ones): a number right after one is that id, not a phone. */
 export const SPECIFIC_ID_CONTEXT: ContextWords = contextWords([...new Set(Object.values(TYPE_CONTEXT).flatMap((context) => context.specific))]);
+
+/** Words for "passport" in the covered languages (a passport number has no check digit: only a label makes one). */
+export const PASSPORT_CONTEXT: ContextWords = contextWords(PASSPORT);
+
+/** The passport type a bare "passport number" label means: the UK's in the UK, else the US's. */
+export function passportTypeFor(region: string): 'uk_passport' | 'us_passport' {
+  return region === 'GB' ? 'uk_passport' : 'us_passport';
+}

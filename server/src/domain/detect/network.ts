@@ -122,6 +122,13 @@ function hexPairs(text: string, start: number, count: number, sep: number): bool
   return true;
 }
 
+/** Every octet of the six at `start` is 00, or every one is ff. */
+function sameOctets(text: string, start: number, sep: number): boolean {
+  const octet = text.slice(start, start + 2).toLowerCase();
+  if (octet !== '00' && octet !== 'ff') return false;
+  return text.slice(start, start + 17).toLowerCase() === Array.from({ length: 6 }, () => octet).join(String.fromCharCode(sep));
+}
+
 function hasHexLetter(text: string, start: number, end: number): boolean {
   for (let k = start; k < end; k++) {
     const c = text.charCodeAt(k) | 0x20;
@@ -136,6 +143,8 @@ function tryMac(state: ScanState, start: number): boolean {
   if (third === COLON || third === DASH) {
     if (!hexPairs(text, start, 6, third)) return false;
     const end = start + 17;
+    // Broadcast (ff:ff:ff:ff:ff:ff) and all-zero addresses name no device.
+    if (sameOctets(text, start, third)) return true;
     const next = codeAt(text, end);
     if (isAlnumCode(next) || (next === third && isHex(codeAt(text, end + 1)))) return false;
     const confidence = third === COLON ? 0.85 : hasHexLetter(text, start, end) ? 0.8 : 0.6;

@@ -170,7 +170,7 @@ function trySsn(state: ScanState, count: number): boolean {
   const start = groupStart[0]!;
   if (count >= 3 && len(0) === 3 && len(1) === 2 && len(2) === 4) {
     const sep = groupSep[1]!;
-    if ((sep !== DASH && sep !== SPACE) || groupSep[2] !== sep) return false;
+    if ((sep !== DASH && sep !== SPACE && sep !== DOT) || groupSep[2] !== sep) return false;
     if (count > 3 && groupSep[3] === sep) return false;
     const end = groupEnd[2]!;
     if (!rightBoundaryOk(text, end)) return false;

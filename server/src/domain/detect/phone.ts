@@ -6,7 +6,7 @@
 import { codeAt, isAlnumCode, isDigit } from './chars.js';
 import { hasLabelBefore, hasWordBefore, PHONE_CONTEXT } from './context.js';
 import { SPECIFIC_ID_CONTEXT } from './id-context.js';
-import { checkInternational, checkNational, isKnownRegion, usesTrunkPrefix } from './phone-metadata.js';
+import { callingCodeOf, checkInternational, checkNational, isKnownRegion, usesTrunkPrefix } from './phone-metadata.js';
 import { emit, type ScanState } from './state.js';
 
 const PLUS = 43;
@@ -28,7 +28,7 @@ const LANGUAGE_REGIONS: Readonly<Record<string, string>> = {
 const LANGUAGE_TAG_SEPARATOR = /[-_]/;
 
 /** Regions tried for trunk-prefixed national numbers that fail the language region. */
-const FALLBACK_REGIONS = ['GB', 'DE', 'FR', 'NL', 'IT', 'ES', 'BE', 'AT', 'CH', 'IE', 'PT', 'AU'];
+const FALLBACK_REGIONS = ['GB', 'DE', 'FR', 'NL', 'IT', 'ES', 'BE', 'AT', 'CH', 'IE', 'PT', 'AU', 'TR', 'PH'];
 
 /** The region when neither the language hint nor the configuration names one. */
 export const DEFAULT_PHONE_REGION = 'US';
@@ -165,6 +165,9 @@ function classify(state: ScanState, shape: PhoneShape, count: number, context: C
     // Possible length after an explicit "+CC": still strongly phone-like when written in groups.
     return verdict.possible && (count >= 2 || context.present) ? 0.7 : 0;
   }
+  // International call prefix instead of '+': 00 (most of the world), 011 (North America).
+  const idd = digits.startsWith('00') ? 2 : digits.startsWith('011') && callingCodeOf(state.region) === '1' ? 3 : 0;
+  if (idd > 0 && digits.length - idd >= 8 && (count >= 2 || context.present) && checkInternational(digits.slice(idd)).valid) return 0.85;
   const nanp = nanpShape(shape, count);
   if (nanp !== undefined) {
     const national = digits.length === 11 ? digits.slice(1) : digits;
@@ -245,6 +248,36 @@ function enoughDigits(text: string, start: number): boolean {
   return false;
 }
 
+const MAX_EXTENSION_DIGITS = 6;
+
+/** `literal` (lowercase ASCII) at `index`, compared case-insensitively. */
+function wordAt(text: string, index: number, literal: string): boolean {
+  for (let k = 0; k < literal.length; k++) if ((codeAt(text, index + k) | 0x20) !== literal.charCodeAt(k)) return false;
+  return true;
+}
+
+/**
+ * End of an extension after a number ending at `end`: `x`, `ext`, `ext.` or `extension`, glued
+ * or after one space, then 1-6 digits (optionally after one space); `end` when there is none.
+ */
+function extensionEnd(text: string, end: number): number {
+  let pos = end;
+  if (codeAt(text, pos) === SPACE) pos++;
+  let marker = 0;
+  if (wordAt(text, pos, 'extension')) marker = 9;
+  else if (wordAt(text, pos, 'ext')) marker = codeAt(text, pos + 3) === DOT ? 4 : 3;
+  else if ((codeAt(text, pos) | 0x20) === 120 /* x */) marker = 1;
+  if (marker === 0) return end;
+  pos += marker;
+  if (codeAt(text, pos) === SPACE && marker > 1) pos++;
+  else if (codeAt(text, pos) === SPACE && marker === 1 && pos > end + 1) pos++; // "555-0100 x 42"
+  const digitsStart = pos;
+  while (isDigit(codeAt(text, pos)) && pos - digitsStart <= MAX_EXTENSION_DIGITS) pos++;
+  const length = pos - digitsStart;
+  if (length === 0 || length > MAX_EXTENSION_DIGITS || isAlnumCode(codeAt(text, pos))) return end;
+  return pos;
+}
+
 /**
  * Try a phone number starting at `start` ('+', '(' or the first digit). Emits at most one match
  * (the longest group prefix that validates).
@@ -258,7 +291,9 @@ export function detectPhone(state: ScanState, start: number): void {
   const groups = shape.groupDigits.length;
   const minimum = Math.max(1, groups - 3);
   for (let count = groups; count >= minimum; count--) {
-    const end = shape.groupEnds[count - 1]!;
+    const numberEnd = shape.groupEnds[count - 1]!;
+    // An extension belongs to the number: 555-0100x42, 555-0100 ext. 42, 555-0100 x 42.
+    const end = count === groups ? extensionEnd(text, numberEnd) : numberEnd;
     const after = codeAt(text, end);
     if (isAlnumCode(after)) continue;
     // A number that runs on with the same separator is a longer token (a date, a reference).

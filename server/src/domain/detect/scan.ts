@@ -7,7 +7,7 @@
 import type { Detection } from '../types.js';
 import { detectAlnumIds } from './alnum-ids.js';
 import { detectConnectionString } from './connection.js';
-import { codeAt, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isDigit, isNonAsciiLetter, isUpper, isWordCode } from './chars.js';
+import { codeAt, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isAsciiLetter, isDigit, isNonAsciiLetter, isUpper, isWordCode } from './chars.js';
 import { DATE_CONTEXT, hasWordBefore } from './context.js';
 import { writtenDateFromMonth } from './dates.js';
 import { detectEmail } from './email.js';
@@ -66,7 +66,7 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
     // Corsican NIR (2A/2B).
     const length = end - start;
     if (codeAt(text, end) === 58 && length >= 8) resume = Math.max(resume, detectTelegramToken(state, start, end));
-    if ((length === 4 || length === 11 || length === 15 || length === 17 || length === 18) && hasLetter(text, start, end)) {
+    if ((length === 4 || (length >= 6 && length <= 9) || length === 11 || length === 15 || length === 17 || length === 18) && hasLetter(text, start, end)) {
       resume = Math.max(resume, detectAlnumIds(state, start, end));
     }
     if (c === 49 || c === 51) resume = Math.max(resume, detectBase58Address(state, start)); // '1' / '3'
@@ -101,14 +101,19 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   if ((flags & F_HEX) !== 0 && end - start <= 4 && isHexSeparator(codeAt(text, end))) {
     resume = Math.max(resume, detectHexAt(state, start));
   }
-  if ((flags & F_UPPER) !== 0) {
-    const second = codeAt(text, start + 1);
-    if (isUpper(second)) {
-      resume = Math.max(resume, detectIban(state, start));
-      detectBic(state, start, end);
-    }
+  const second = codeAt(text, start + 1);
+  // IBANs in any case (GB82WEST..., gb82west...): two letters, two check digits.
+  if (isAsciiLetter(second) && isDigit(codeAt(text, start + 2))) resume = Math.max(resume, detectIban(state, start));
+  if ((flags & F_UPPER) !== 0 && isUpper(second)) detectBic(state, start, end);
+  if ((flags & F_UPPER) !== 0 && (isUpper(second) || isDigit(second))) {
     // NINO, NIE, NRIC, PAN, codice fiscale, CURP, VIN, VAT: uppercase letters mixed with digits.
-    if (isUpper(second) || isDigit(second)) resume = Math.max(resume, detectAlnumIds(state, start, end));
+    resume = Math.max(resume, detectAlnumIds(state, start, end));
+  } else if (
+    (flags & (F_UPPER | F_LOWER)) !== 0 &&
+    (isDigit(second) || isDigit(codeAt(text, start + 2)) || (second === 45 && end - start === 1) || (end - start === 2 && isDigit(codeAt(text, end + 1))))
+  ) {
+    // The same ids typed in lower case (x9613851n, de136695976, ab 12 34 56 c) or X-1234567-L.
+    resume = Math.max(resume, detectAlnumIds(state, start, end, true));
   }
   // "March 12, 2024": a 3-10 letter word followed by " <digit>" (or ". <digit>").
   const length = end - start;

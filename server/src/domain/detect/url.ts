@@ -84,8 +84,18 @@ function hostValid(text: string, hostStart: number, end: number): boolean {
   const dot = host.lastIndexOf('.');
   if (dot <= 0 || dot === host.length - 1) return false;
   const first = host.charCodeAt(0);
-  return (first < 128 && (FLAGS[first]! & ALNUM) !== 0) || first >= 128;
+  if (!((first < 128 && (FLAGS[first]! & ALNUM) !== 0) || first >= 128)) return false;
+  if (IPV4_HOST.test(host)) return true;
+  // A name ends in a top-level domain: letters (or an IDN label), and "www." is not one
+  // ("www.microsoft" is a word, not a host).
+  const tld = host.slice(dot + 1);
+  if (!TLD.test(tld)) return false;
+  return !(host.startsWith('www.') && host.indexOf('.', 4) < 0);
 }
+
+const IPV4_HOST = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+// Two or more letters (any script: IDN top-level domains), or a punycode label.
+const TLD = /^(?:\p{L}{2,63}|xn--[a-z0-9-]{1,59})$/u;
 
 const PASSWORD_PLACEHOLDER = /^(?:\*+|x+|\.\.\.|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[a-z_]*%?|\[[^\]]*\]|password|pass|pwd|secret|changeme)$/i;
 
