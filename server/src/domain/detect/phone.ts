@@ -297,7 +297,7 @@ export function detectPhone(state: ScanState, start: number): void {
     const after = codeAt(text, end);
     if (isAlnumCode(after)) continue;
     // A number that runs on with the same separator is a longer token (a date, a reference).
-    if (count === groups && (after === DOT || after === DASH) && isDigit(codeAt(text, end + 1))) return;
+    if (count === groups && (after === DOT || after === DASH) && after === shape.seps[count - 1] && isDigit(codeAt(text, end + 1))) return;
     let confidence = classify(state, shape, count, context);
     // "NHS number: 943 476 5918", "CPR-nr. 010984-5120": a number labelled as an id is not a
     // phone number, even when its check digit is wrong (then it is nothing at all). Only a label
