@@ -97,7 +97,7 @@ export async function buildDeps(loaded: LoadedConfig, onWarning: (message: strin
     },
     corpusKeys: deriveCorpusKeys(loaded.corpusSecret),
     policies,
-    offload: createOffload({ threshold: config.transform.offload_threshold_bytes, ...(maxThreads !== undefined ? { maxThreads } : {}) }),
+    offload: createOffload({ threshold: config.transform.offload_threshold_bytes, defaultRegion: config.detector.default_region, ...(maxThreads !== undefined ? { maxThreads } : {}) }),
     now,
     version: VERSION,
     startedAtMs: now(),

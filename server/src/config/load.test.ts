@@ -59,7 +59,7 @@ describe('defaults', () => {
     expect(config.revocation_backend).toBe('memory');
     expect(config.replay_backend).toBe('memory');
     expect(config.idempotency).toEqual({ backend: 'memory', ttl_seconds: 86400, in_progress_ttl_seconds: 60 });
-    expect(config.detector).toEqual({ mode: 'builtin', default_language: 'en', timeout_secs: 5 });
+    expect(config.detector).toEqual({ mode: 'builtin', default_language: 'en', default_region: 'US', timeout_secs: 5 });
     expect(config.policy).toEqual({ watch: false, watch_debounce_ms: 2000 });
     expect(config.audit).toEqual({ backend: 'log', strict: false, allow_ephemeral: false });
     expect(config.rate_limit).toEqual({ enabled: false, requests_per_second: 100, burst_size: 200 });
@@ -292,6 +292,14 @@ describe('problems are all listed at once', () => {
   it('rejects detector.timeout_secs above 120', () => {
     expect(problemsOf(() => load({ env: { VEIL_DETECTOR_TIMEOUT_SECS: '121' } }))[0]).toMatch(/^detector\.timeout_secs: must be <= 120/);
     expect(load({ env: { VEIL_DETECTOR_TIMEOUT_SECS: '120' } }).config.detector.timeout_secs).toBe(120);
+  });
+
+  it('takes detector.default_region as a known two-letter region', () => {
+    expect(load({ env: { VEIL_DETECTOR__DEFAULT_REGION: 'GB' } }).config.detector.default_region).toBe('GB');
+    expect(problemsOf(() => load({ env: { VEIL_DETECTOR__DEFAULT_REGION: 'gb' } }))[0]).toMatch(/^detector\.default_region: must match pattern/);
+    expect(problemsOf(() => load({ env: { VEIL_DETECTOR__DEFAULT_REGION: 'ZZ' } }))).toEqual([
+      'detector.default_region: is not a region with a phone numbering plan (ISO 3166-1 alpha-2, e.g. US, GB, DE)',
+    ]);
   });
 
   it('checks cross-field requirements', () => {

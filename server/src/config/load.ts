@@ -23,6 +23,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parseDocument } from 'yaml';
+import { isKnownRegion } from '../domain/detect/phone-metadata.js';
 import { KeyRing } from '../domain/seal/keyring.js';
 import { keyRingFromData, readKeyRingFile } from './keyring-file.js';
 import { readEnv, type EnvOverride } from './env.js';
@@ -433,6 +434,10 @@ function checkDependencies(data: Plain, problems: string[]): void {
     if (backend === 'redis' && !isSet(data, ['session', 'redis_url'])) {
       problems.push(`session.redis_url: is required when ${name} is redis`);
     }
+  }
+  const region = str(data, ['detector', 'default_region']);
+  if (region !== undefined && /^[A-Z]{2}$/.test(region) && !isKnownRegion(region)) {
+    problems.push('detector.default_region: is not a region with a phone numbering plan (ISO 3166-1 alpha-2, e.g. US, GB, DE)');
   }
   const detectorMode = str(data, ['detector', 'mode']);
   if ((detectorMode === 'advanced' || detectorMode === 'both') && !isSet(data, ['detector', 'advanced_url'])) {

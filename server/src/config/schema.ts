@@ -140,6 +140,8 @@ export interface VeilConfig {
     readonly advanced_url?: string;
     readonly api_key?: Secret;
     readonly default_language: string;
+    /** Region (ISO 3166-1 alpha-2) for national phone numbers and numeric dates when the language names none. */
+    readonly default_region: string;
     readonly timeout_secs: number;
   };
   readonly policy: {
@@ -343,6 +345,7 @@ export const CONFIG_SCHEMA = {
       advanced_url: httpUrl,
       api_key: { type: 'string', minLength: 1, maxLength: 4096 },
       default_language: { type: 'string', pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$', default: 'en' },
+      default_region: { type: 'string', pattern: '^[A-Z]{2}$', default: 'US' },
       timeout_secs: { type: 'number', exclusiveMinimum: 0, maximum: MAX_DETECTOR_TIMEOUT_SECS, default: 5 },
     }),
     policy: section({

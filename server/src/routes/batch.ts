@@ -97,6 +97,7 @@ interface BatchTransformResult {
 export function batchRoutes(deps: AppDeps) {
   const settings = () => ({
     defaultLanguage: deps.config.detector.default_language,
+    defaultRegion: deps.config.detector.default_region,
     ttlSeconds: deps.config.session.ttl_seconds,
     contextStrategy: deps.config.transform.context_strategy,
     maxContextTokens: deps.config.transform.max_context_tokens,

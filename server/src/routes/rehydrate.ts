@@ -20,7 +20,7 @@ import {
   type RehydrateRequest,
   type RehydrateResponse,
 } from '../services/rehydrate.js';
-import { partitionsFor, revokedEntryIds, withStore } from '../services/revocation.js';
+import { partitionsFor, revocationRegions, revokedEntryIds, withStore } from '../services/revocation.js';
 import { assertNotDenied, incomingSession } from '../services/state.js';
 import type { OffloadedRehydrate, OpenedForRehydrate } from '../workers/offload-worker.js';
 import { callerOf, fingerprint, principalOf, traceIdOf, type Principal } from './common.js';
@@ -66,7 +66,8 @@ export async function openInline(deps: AppDeps, base: RehydrateRequest, facts: F
   const session = openForRehydrate(env, base.sessionState, base.tenant);
   facts({ session_id: session.sid, policy: session.policy, trace_id: base.traceId ?? '' });
   await assertNotDenied(deps, session.sid);
-  const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, base.tenant, session.entries);
+  const regions = revocationRegions(session.language, deps.config.detector.default_region);
+  const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, base.tenant, session.entries, regions);
   return { env, session, revokedIds: [...revokedIds] };
 }
 
@@ -121,13 +122,14 @@ async function rehydrateWhole(
       tenant: principal.tenant,
       ring,
       digestKey: deps.digestSecret,
+      defaultRegion: deps.config.detector.default_region,
       nowMs: deps.now(),
     })) as OpenedForRehydrate;
     facts({ session_id: opened.sid, trace_id: base.traceId ?? '', ...(opened.policy !== undefined ? { policy: opened.policy } : {}) });
     await assertNotDenied(deps, opened.sid);
     const digests = opened.digests.map((item) => item.digest);
     const revoked = digests.length === 0 ? new Set<string>() : await withStore(() => deps.stores.revocation.revoked(partitionsFor(principal.tenant), digests));
-    const revokedIds = opened.digests.filter((item) => revoked.has(item.digest)).map((item) => item.id);
+    const revokedIds = [...new Set(opened.digests.filter((item) => revoked.has(item.digest)).map((item) => item.id))];
     const done = (await deps.offload.run({
       op: 'rehydrate',
       request: { ...base, revokedIds },

@@ -38,7 +38,8 @@ function checkType(type: string, index: number | undefined): void {
 export function revokeRoutes(deps: AppDeps) {
   const revoke = async (principal: Principal, items: readonly Revocation[]): Promise<{ revoked: number; scope: string }> => {
     const scope = scopeOf(principal);
-    const digests = items.map((item) => revocationDigest(deps.digestSecret, item.entity_type, item.value));
+    // National phone numbers in a request are read in detector.default_region.
+    const digests = items.map((item) => revocationDigest(deps.digestSecret, item.entity_type, item.value, deps.config.detector.default_region));
     await withStore(() => deps.stores.revocation.add(partitionOf(principal.tenant), digests, deps.now()));
     return { revoked: items.length, scope };
   };

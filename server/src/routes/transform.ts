@@ -36,6 +36,7 @@ export function inputTypeOf(body: TransformBody): 'text' | 'json' | 'chat_messag
 function transformSettings(deps: AppDeps) {
   return {
     defaultLanguage: deps.config.detector.default_language,
+    defaultRegion: deps.config.detector.default_region,
     ttlSeconds: deps.config.session.ttl_seconds,
     contextStrategy: deps.config.transform.context_strategy,
     maxContextTokens: deps.config.transform.max_context_tokens,

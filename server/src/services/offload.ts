@@ -36,7 +36,7 @@ function workerFile(): { filename: string; execArgv: string[] } {
   return { filename: fileURLToPath(new URL('../workers/offload-worker.js', here)), execArgv: [] };
 }
 
-export function createOffload(options: { threshold: number; maxThreads?: number }): Offload {
+export function createOffload(options: { threshold: number; defaultRegion: string; maxThreads?: number }): Offload {
   let pool: Piscina | undefined;
   const getPool = (): Piscina => {
     if (pool === undefined) {
@@ -63,10 +63,11 @@ export function createOffload(options: { threshold: number; maxThreads?: number 
       if (request.text.length <= options.threshold) {
         return detectAll(request.text, {
           customPatterns: request.compiled,
+          defaultRegion: options.defaultRegion,
           ...(request.language !== undefined ? { language: request.language } : {}),
         });
       }
-      return (await run({ op: 'detect', text: request.text, language: request.language, patterns: request.raw })) as Detection[];
+      return (await run({ op: 'detect', text: request.text, language: request.language, defaultRegion: options.defaultRegion, patterns: request.raw })) as Detection[];
     },
     async close() {
       if (pool !== undefined) await pool.destroy();

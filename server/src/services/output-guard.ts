@@ -31,6 +31,8 @@ export interface OutputProtectionSettings {
   readonly mode: 'strict' | 'permissive';
   readonly action: OutputGuardAction;
   readonly exemptTypes: readonly string[];
+  /** detector.default_region (national phone numbers in the output). */
+  readonly defaultRegion: string;
 }
 
 /** Lowest confidence at which a detection in model output counts. */
@@ -43,10 +45,10 @@ export const HIGH_RISK_LEVELS: ReadonlySet<ProtectionLevel> = new Set(['high', '
 const GUARD_DESTINATION = 'external_llm';
 
 /** The settings when the output guard is enabled, else undefined. */
-export function outputProtectionSettings(config: Pick<VeilConfig, 'output_protection'>): OutputProtectionSettings | undefined {
+export function outputProtectionSettings(config: Pick<VeilConfig, 'output_protection' | 'detector'>): OutputProtectionSettings | undefined {
   const section = config.output_protection;
   if (!section.enabled) return undefined;
-  return { mode: section.mode, action: section.default_action, exemptTypes: [...section.exempt_types] };
+  return { mode: section.mode, action: section.default_action, exemptTypes: [...section.exempt_types], defaultRegion: config.detector.default_region };
 }
 
 export interface OutputGuardContext {
@@ -76,7 +78,7 @@ export function createOutputGuard(settings: OutputProtectionSettings, context: O
   const patterns = context.policy.patterns;
   return new OutputGuard({
     action: settings.action,
-    detect: (text) => detectAll(text, { customPatterns: patterns, language: context.language }),
+    detect: (text) => detectAll(text, { customPatterns: patterns, language: context.language, defaultRegion: settings.defaultRegion }),
     counts,
     scan: findTokensLenient,
   });

@@ -36,7 +36,7 @@ import { outputProtectionSettings } from './output-guard.js';
 import type { LoadedPolicy } from './policies.js';
 import { promptSecuritySettings, screenPromptText } from './prompt-security.js';
 import { restoreOpened, type RehydrateEnvironment } from './rehydrate.js';
-import { partitionOf, revocationDigest, revokedEntryIds, withStore } from './revocation.js';
+import { partitionOf, revocationDigest, revocationRegions, revokedEntryIds, withStore } from './revocation.js';
 import { assertNotDenied } from './state.js';
 import { combineDetections } from './transform.js';
 import { StoreUnavailableError } from '../stores/types.js';
@@ -139,7 +139,8 @@ async function detectText(deps: AppDeps, text: string, language: string, loaded:
 
 /** The allocator of a session: corpus tokens with a corpus id, the random scheme otherwise. */
 function allocatorFor(deps: AppDeps, tenant: string | null, corpusId: string | undefined, existing: readonly TokenEntry[] = []): ValueAllocator {
-  return corpusId !== undefined ? new CorpusAllocator(deps.corpusKeys, { tenant, corpusId }, existing) : new TokenAllocator(existing);
+  const region = deps.config.detector.default_region;
+  return corpusId !== undefined ? new CorpusAllocator(deps.corpusKeys, { tenant, corpusId, region }, existing) : new TokenAllocator(existing, undefined, region);
 }
 
 /** Wraps an allocator to record which token ids one piece of text used. */
@@ -390,7 +391,9 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
   const merger = new SessionMerger({
     policy: active.compiled,
     context: scope.context,
-    ...(corpusId !== undefined ? { owns: (entry: TokenEntry) => isCorpusEntryOwned(deps.corpusKeys, { tenant: scope.tenant, corpusId }, entry) } : {}),
+    ...(corpusId !== undefined
+      ? { owns: (entry: TokenEntry) => isCorpusEntryOwned(deps.corpusKeys, { tenant: scope.tenant, corpusId, region: deps.config.detector.default_region }, entry) }
+      : {}),
   });
   merger.add({ slot: 'session_state', policy: query.policy, entries: query.entries });
 
@@ -515,7 +518,8 @@ export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<
   };
   const session = openSession(env.keyRing, request.sessionState, { kinds: ['context'], tenant: request.tenant }, nowSeconds(deps));
   await assertNotDenied(deps, session.sid);
-  const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, request.tenant, session.entries);
+  const regions = revocationRegions(session.language, deps.config.detector.default_region);
+  const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, request.tenant, session.entries, regions);
   const restored = restoreOpened(env, session, {
     output: request.answer,
     sessionState: request.sessionState,
@@ -554,8 +558,12 @@ export async function deleteDocument(
   request: { readonly sessionState: string; readonly serverHeld: boolean; readonly tenant: string | null; readonly fingerprint: (sid: string) => string },
 ): Promise<{ response: DeleteResponse; session: SessionPayload }> {
   const session = openSession(keyRingFor(deps, request.tenant), request.sessionState, { kinds: ['aggregate'], tenant: request.tenant }, nowSeconds(deps));
-  const digests = [...new Set(session.entries.map((entry) => revocationDigest(deps.digestSecret, entry.type, entry.value)))];
-  if (digests.length > 0) await withStore(() => deps.stores.revocation.add(partitionOf(request.tenant), digests, deps.now()));
+  // Each value in the canonical form its session read it in (and the default region's), so the
+  // document's national numbers erase with their international spellings.
+  const [own, ...others] = revocationRegions(session.language, deps.config.detector.default_region) as [string, ...string[]];
+  const digests = [...new Set(session.entries.map((entry) => revocationDigest(deps.digestSecret, entry.type, entry.value, own)))];
+  const written = [...new Set([...digests, ...others.flatMap((region) => session.entries.map((entry) => revocationDigest(deps.digestSecret, entry.type, entry.value, region)))])];
+  if (written.length > 0) await withStore(() => deps.stores.revocation.add(partitionOf(request.tenant), written, deps.now()));
   try {
     await deps.stores.replay.deny(session.sid, session.exp * 1000, deps.now());
   } catch (error) {

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { applyPolicyDetection } from './ner.js';
 import { VeilError } from '@veil/common';
+import { regionForLanguage } from '../domain/detect/phone.js';
 import { detectAll } from '../domain/detect/index.js';
 import { newSessionId, openSession, sealSession, type SessionPayload } from '../domain/seal/index.js';
 import {
@@ -124,10 +125,10 @@ function runStructured<T>(
       ? new PromptGuard(env.promptSecurity.action, previousEntries.length > 0 ? sessionTokenKeys(previousEntries) : undefined)
       : undefined;
   const scanner = new SlotScanner({
-    detect: (text) => detectAll(text, { customPatterns: patterns, language }),
+    detect: (text) => detectAll(text, { customPatterns: patterns, language, defaultRegion: env.defaultRegion }),
     policy: loaded.compiled,
     context: request.context,
-    allocator: new TokenAllocator(previousEntries),
+    allocator: new TokenAllocator(previousEntries, undefined, regionForLanguage(language, env.defaultRegion)),
     protectionOverrides: request.protectionOverrides,
     ...(guard !== undefined ? { screen: (text: string) => guard.screen(text, field) } : {}),
   });

@@ -7,6 +7,7 @@ import { VeilError, type Policy } from '@veil/common';
 import { exposedMetadata, withMetadata, type EntityMetadata } from './metadata.js';
 import { applyPolicyDetection } from './ner.js';
 import { detectAll, type CompiledPattern } from '../domain/detect/index.js';
+import { regionForLanguage } from '../domain/detect/phone.js';
 import { resolveOverlaps } from '../domain/detect/overlap.js';
 import { dropLabelSpans } from '../domain/detect/ner-filter.js';
 import { openSession, newSessionId, sealSession, type KeyRing, type SessionPayload } from '../domain/seal/index.js';
@@ -30,6 +31,8 @@ export interface TransformEnvironment {
   readonly policy: (name: string | undefined) => LoadedPolicy;
   readonly compilePatterns: (raw: readonly RequestPattern[]) => CompiledPattern[];
   readonly defaultLanguage: string;
+  /** detector.default_region: national phone numbers and numeric dates when the language names no region. */
+  readonly defaultRegion: string;
   readonly ttlSeconds: number;
   readonly contextStrategy: ContextStrategy;
   readonly maxContextTokens: number;
@@ -76,10 +79,11 @@ export function mergedDetections(
   text: string,
   patterns: readonly CompiledPattern[],
   language: string,
+  defaultRegion: string,
   plan: TextTransformRequest['detection'],
   policy: Policy,
 ): Detection[] {
-  return combineDetections(detectAll(text, { customPatterns: patterns, language }), plan, policy);
+  return combineDetections(detectAll(text, { customPatterns: patterns, language, defaultRegion }), plan, policy);
 }
 
 /**
@@ -239,7 +243,12 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
 
   const detectStarted = performance.now();
   const metadataPolicy = loaded.compiled.policy.metadata_policy;
-  const detections = withMetadata(input, mergedDetections(input, patterns, language, request.detection, loaded.compiled.policy), metadataPolicy, language);
+  const detections = withMetadata(
+    input,
+    mergedDetections(input, patterns, language, env.defaultRegion, request.detection, loaded.compiled.policy),
+    metadataPolicy,
+    language,
+  );
   const detectionMs = elapsedMs(detectStarted);
 
   const previousEntries = previous?.entries ?? [];
@@ -248,7 +257,8 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
     detections,
     policy: loaded.compiled,
     context: request.context,
-    allocator: new TokenAllocator(previousEntries),
+    // Same value, same token: national phone numbers are read in the language's region.
+    allocator: new TokenAllocator(previousEntries, undefined, regionForLanguage(language, env.defaultRegion)),
     protectionOverrides: request.protectionOverrides,
   });
   const allEntries = previousEntries.length === 0 ? result.newEntries : [...previousEntries, ...result.newEntries];

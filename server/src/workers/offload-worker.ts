@@ -13,7 +13,7 @@ import { KeyRing, openSession } from '../domain/seal/index.js';
 import type { CustomPattern, Detection } from '../domain/types.js';
 import { compilePolicy, PolicyRegistry } from '../services/policies.js';
 import { openForRehydrate, REHYDRATE_KINDS, restoreOpened, type RehydrateRequest } from '../services/rehydrate.js';
-import { revocationDigest } from '../services/revocation.js';
+import { entryDigests, revocationRegions } from '../services/revocation.js';
 import { runTextTransform, type ContextStrategy, type SessionMeta, type TextTransformRequest } from '../services/transform.js';
 import type { OutputProtectionSettings } from '../services/output-guard.js';
 import type { PromptSecuritySettings } from '../services/prompt-security.js';
@@ -42,7 +42,13 @@ export interface PolicySnapshot {
 
 export type OffloadTask =
   | { readonly op: 'parse'; readonly body: string }
-  | { readonly op: 'detect'; readonly text: string; readonly language?: string | undefined; readonly patterns: readonly CustomPattern[] }
+  | {
+      readonly op: 'detect';
+      readonly text: string;
+      readonly language?: string | undefined;
+      readonly defaultRegion: string;
+      readonly patterns: readonly CustomPattern[];
+    }
   | {
       readonly op: 'transform';
       readonly request: TextTransformRequest;
@@ -50,6 +56,7 @@ export type OffloadTask =
       readonly policies: PolicySnapshot;
       readonly settings: {
         defaultLanguage: string;
+        defaultRegion: string;
         ttlSeconds: number;
         contextStrategy: ContextStrategy;
         maxContextTokens: number;
@@ -64,6 +71,8 @@ export type OffloadTask =
       readonly tenant: string | null;
       readonly ring: RingMaterial;
       readonly digestKey: Uint8Array;
+      /** detector.default_region (revocation forms of national phone numbers). */
+      readonly defaultRegion: string;
       readonly nowMs: number;
     }
   | {
@@ -157,7 +166,11 @@ function execute(task: OffloadTask): unknown {
       checkJsonDepth(task.body);
       return sjson.parse(task.body, undefined, { protoAction: 'error', constructorAction: 'ignore' });
     case 'detect':
-      return detectAll(task.text, { customPatterns: compiled(task.patterns), ...(task.language !== undefined ? { language: task.language } : {}) }) satisfies Detection[];
+      return detectAll(task.text, {
+        customPatterns: compiled(task.patterns),
+        defaultRegion: task.defaultRegion,
+        ...(task.language !== undefined ? { language: task.language } : {}),
+      }) satisfies Detection[];
     case 'transform': {
       const registry = registryOf(task.policies);
       const outcome = runTextTransform(
@@ -187,7 +200,9 @@ function execute(task: OffloadTask): unknown {
         sid: session.sid,
         policy: session.policy,
         expiresAtMs: session.exp * 1000,
-        digests: session.entries.map((entry) => ({ id: entry.id, digest: revocationDigest(key, entry.type, entry.value) })),
+        digests: session.entries.flatMap((entry) =>
+          entryDigests(key, entry, revocationRegions(session.language, task.defaultRegion)).map((digest) => ({ id: entry.id, digest })),
+        ),
       } satisfies OpenedForRehydrate;
     }
     case 'rehydrate': {
