@@ -119,8 +119,12 @@ function firstFoldable(text: string): number {
   return -1;
 }
 
-/** A place where the folded view differs from the original. */
-interface Anchor {
+/**
+ * A place where a folded view differs from the original. Also built by the prompt guard's own
+ * view (domain/guard/prompt.ts folds look-alikes for token cores), which maps offsets with
+ * FoldedText too.
+ */
+export interface FoldAnchor {
   /** Folded index where the replacement starts. */
   readonly folded: number;
   /** Its length in the folded view (0 when the character was dropped). */
@@ -134,9 +138,10 @@ interface Anchor {
 export class FoldedText {
   /** The folded text (the original string itself when nothing folds). */
   readonly text: string;
-  readonly #anchors: readonly Anchor[];
+  /** Sorted by `folded` (then by `original`): one per character that folds to something else. */
+  readonly #anchors: readonly FoldAnchor[];
 
-  constructor(text: string, anchors: readonly Anchor[]) {
+  constructor(text: string, anchors: readonly FoldAnchor[]) {
     this.text = text;
     this.#anchors = anchors;
   }
@@ -211,13 +216,13 @@ export class FoldedText {
   }
 }
 
-const NO_ANCHORS: readonly Anchor[] = [];
+const NO_ANCHORS: readonly FoldAnchor[] = [];
 
 /** The folded view of `text` with its offset map (see the header). */
 export function foldWithOffsets(text: string): FoldedText {
   const first = firstFoldable(text);
   if (first < 0) return new FoldedText(text, NO_ANCHORS);
-  const anchors: Anchor[] = [];
+  const anchors: FoldAnchor[] = [];
   const parts: string[] = [];
   let copiedFrom = 0;
   let foldedLength = 0;
