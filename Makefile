@@ -79,7 +79,7 @@ eval: build
 
 # Offline detection quality over every labeled corpus: no server, one table per corpus and one
 # over all of them. The shared dev corpus is used when it sits beside the checkout.
-EVAL_CORPORA = $(wildcard ../shared/data/dev-corpus.jsonl) data/catalog-cases.jsonl data/hard-negatives.jsonl data/heldout-faker.jsonl
+EVAL_CORPORA = $(wildcard ../shared/data/dev-corpus.jsonl) data/catalog-cases.jsonl data/hard-negatives.jsonl data/heldout-faker.jsonl data/detect-regressions.jsonl
 eval-offline: install
 	npx tsx server/src/bench/eval-corpus.ts $(EVAL_CORPORA)
 

@@ -50,6 +50,21 @@ describe('phones in chat phrases (issue 18.1)', () => {
   });
 });
 
+describe('context words in scripts without spaces', () => {
+  it('finds a CJK context word inside a run of characters', () => {
+    expect(valuesOf('phone', '我的电话是8146054359，谢谢。')).toEqual(['8146054359']);
+    expect(valuesOf('phone', '私の電話は 814-605-4359 です')).toEqual(['814-605-4359']);
+  });
+
+  it('finds values glued to CJK text on either side', () => {
+    expect(valuesOf('credit_card', 'カード4111111111111111です')).toEqual(['4111111111111111']);
+    expect(valuesOf('email', '邮箱jane@example.com谢谢')).toEqual(['jane@example.com']);
+    expect(valuesOf('cn_resident_id', '身份证号码11010519491231002X。')).toEqual(['11010519491231002X']);
+    // An address in CJK script is still one address.
+    expect(valuesOf('email', '写信给用户@例子.中国')).toEqual(['写信给用户@例子.中国']);
+  });
+});
+
 describe('context windows match whole words only (issue 18.2)', () => {
   it.each(['636-452-0852', '(636) 452-0852', '636.452.0852', '636 452 0852', '+1 636 452 0852'])(
     'never reads the tail of a word cut by the window (%s)',

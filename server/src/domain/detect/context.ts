@@ -25,10 +25,19 @@ function isAcronym(word: string): boolean {
   return /\p{Lu}/u.test(word);
 }
 
+// Chinese, Japanese and Korean run words together without spaces ("我的电话是"): their context
+// words match anywhere, not between word boundaries.
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
 function alternation(words: readonly string[], flags: string): RegExp | undefined {
   if (words.length === 0) return undefined;
-  const alternatives = [...words].sort((a, b) => b.length - a.length).map((word) => word.replace(SPECIALS, '\\$&'));
-  return new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, flags);
+  const escape = (list: readonly string[]): string => [...list].sort((a, b) => b.length - a.length).map((word) => word.replace(SPECIALS, '\\$&')).join('|');
+  const bounded = words.filter((word) => !CJK.test(word));
+  const free = words.filter((word) => CJK.test(word));
+  const parts: string[] = [];
+  if (bounded.length > 0) parts.push(`(?<![\\p{L}\\p{N}])(?:${escape(bounded)})(?![\\p{L}\\p{N}])`);
+  if (free.length > 0) parts.push(`(?:${escape(free)})`);
+  return new RegExp(parts.join('|'), flags);
 }
 
 export function contextWords(words: readonly string[]): ContextWords {
@@ -42,13 +51,17 @@ export function contextWords(words: readonly string[]): ContextWords {
 
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
 
-/** A letter or digit (any script) at `index`; false outside the text. */
+/**
+ * A letter or digit (any script) that continues a word at `index`; false outside the text and
+ * for CJK characters (each one can start a word: those scripts write no spaces).
+ */
 function isWordCharAt(text: string, index: number): boolean {
   if (index < 0 || index >= text.length) return false;
   const code = text.charCodeAt(index);
   if (code < 128) return (code >= 48 && code <= 57) || ((code | 0x20) >= 97 && (code | 0x20) <= 122);
   if (code >= 0xdc00 && code <= 0xdfff) return false; // the second half of a pair: judged at its first half
-  return LETTER_OR_DIGIT.test(String.fromCodePoint(text.codePointAt(index)!));
+  const ch = String.fromCodePoint(text.codePointAt(index)!);
+  return LETTER_OR_DIGIT.test(ch) && !CJK.test(ch);
 }
 
 /**
@@ -83,16 +96,15 @@ function lastMatchEnd(pattern: RegExp | undefined, window: string): number {
   return end;
 }
 
-// What may stand between a label and its value: punctuation and spaces, and a linking word
-// ("NHS number: ", "BSN is ", "CPR-nr. ", "Steuer-ID Nr. ").
-const LABEL_GAP =
-  /^[^\p{L}\p{N}]{0,4}(?:(?:is|was|no|nr|num|number|nummer|numéro|numero|número|n°|nº|code|id|identity|identification|card|of|the|my|your|his|her)[^\p{L}\p{N}]{0,4}){0,3}$/iu;
+// What may stand between a label and its value: words and spaces ("NHS number: ", "inscrito no
+// CPF sob o nº ", "personal identity code "), but no digit (another number is what the label
+// names) and no sentence or clause break after the label's own abbreviation dot.
+const LABEL_GAP = /^[.:#]?[^\p{N}.;!?,\n]{0,30}$/u;
 
 /**
  * One of the words stands as the label of the value at `start`: within `distance` characters
- * before it, with nothing but punctuation, spaces and a linking word ("is", "no.", "number")
- * between. Stricter than hasWordBefore: "Patient number 12, call 555-0100" labels 12, not the
- * phone number.
+ * before it, with no other number and no sentence or clause break between. Stricter than
+ * hasWordBefore: "Patient number 12, call 555-0100" labels 12, not the phone number.
  */
 export function hasLabelBefore(text: string, start: number, distance: number, context: ContextWords): boolean {
   if (!hasWordBefore(text, start, distance, context)) return false;
@@ -116,6 +128,9 @@ export const PHONE_CONTEXT: ContextWords = contextWords([
   'telefonu', 'komórka', 'τηλέφωνο', 'κινητό', '电话', '手机', '電話', '携帯', '전화', '휴대폰', 'fone', 'whats',
   // How people hand out a number in chat.
   'my number', 'reach me', 'reach us', 'text me', 'text us', 'ring me', 'dial', 'hotline', 'helpline', 'landline',
+  // Beyond the catalog's languages: Russian, Arabic, Hindi, Indonesian, Vietnamese.
+  'телефон', 'тел', 'моб', 'мобильный', 'هاتف', 'الهاتف', 'جوال', 'موبايل', 'फ़ोन', 'फोन', 'मोबाइल', 'telepon',
+  'điện thoại',
 ]);
 
 export const SSN_CONTEXT: ContextWords = contextWords(['ssn', 'ssns', 'social security', 'soc sec', 'soc. sec', 'ss#', 'ss #', 'ss no', 'ssn#', 'TIN', 'taxpayer']);

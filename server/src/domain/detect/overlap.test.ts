@@ -211,17 +211,24 @@ describe('resolveOverlaps properties', () => {
     );
   });
 
-  it('keeps every output span a piece of one input candidate with its type, detector and confidence', () => {
+  it('keeps every output span within candidates of its type, scored as one of them', () => {
     fc.assert(
-      fc.property(caseArb, ([, candidates]) => {
+      fc.property(caseArb, ([text, candidates]) => {
         for (const x of resolveOverlaps(candidates)) {
-          const source = candidates.find(
-            (c) => c.type === x.type && c.detector === x.detector && c.confidence === x.confidence && c.start <= x.start && x.end <= c.end,
-          );
+          const sameType = coverage(text.length, candidates, (c) => c.type === x.type);
+          for (let k = x.start; k < x.end; k++) expect(sameType[k]).toBe(1);
+          const source = candidates.find((c) => c.type === x.type && c.detector === x.detector && c.confidence === x.confidence && c.start < x.end && x.start < c.end);
           expect(source).toBeDefined();
         }
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('joins two readings of one value of the same type into one span', () => {
+    const text = 'Telefone: (351) 938 981 253.';
+    const outer = d('phone', 10, 27, 0.65, 'builtin_regex', text);
+    const inner = d('phone', 16, 27, 0.75, 'builtin_regex', text);
+    expect(resolveOverlaps([outer, inner]).map((x) => [x.type, x.value, x.confidence])).toEqual([['phone', '(351) 938 981 253', 0.75]]);
   });
 });

@@ -7,9 +7,11 @@
 //     model's confidence, because its span comes from a format and a check, not a guess (an
 //     IPv6 address is never cut around a "person" the model saw inside it); then the higher
 //     confidence, then the longer span, then the earlier start;
-//   - coverage: candidates are placed in priority order; a candidate that overlaps spans
-//     already placed keeps the parts that are still free (trimmed of punctuation and spaces at
-//     the cut), so every letter and digit any detector claimed ends up inside some output span.
+//   - coverage: candidates are placed in priority order; a candidate that overlaps one placed
+//     span of its own type joins it (two readings of one value: "(351) 938 981 253" and
+//     "938 981 253" are one phone number), any other keeps the parts that are still free
+//     (trimmed of punctuation and spaces at the cut), so every letter and digit any detector
+//     claimed ends up inside some output span.
 //
 // Groups are found with one sort and a sweep, so the common case (no overlaps) is O(n log n)
 // with no extra work per detection; inside a group an occupancy map keeps placement linear in
@@ -61,39 +63,62 @@ function fragment(candidate: Detection, from: number, to: number): Detection | u
   return { ...candidate, start, end, value: value.slice(start - candidate.start, end - candidate.start) };
 }
 
+/** `a` and `b` overlap or touch: the value over both spans. */
+function union(a: Detection, b: Detection): Detection {
+  const [first, second] = a.start <= b.start ? [a, b] : [b, a];
+  const value = second.end > first.end ? first.value + second.value.slice(first.end - second.start) : first.value;
+  return { ...a, start: first.start, end: Math.max(first.end, second.end), value };
+}
+
 /** Place one cluster spanning [from, to) in priority order (see the header). */
 function resolveCluster(cluster: Detection[], from: number, to: number, out: Detection[]): void {
   cluster.sort(byPriority);
-  const taken = new Uint8Array(to - from);
-  const accepted: Detection[] = [];
+  // owner[k]: index in `accepted` of the span holding position from + k, or -1.
+  const owner = new Int32Array(to - from).fill(-1);
+  const accepted: (Detection | undefined)[] = [];
+  const place = (detection: Detection, index = accepted.length): void => {
+    accepted[index] = detection;
+    owner.fill(index, detection.start - from, detection.end - from);
+  };
   for (const candidate of cluster) {
     const base = candidate.start - from;
     const length = candidate.end - candidate.start;
     let free = 0;
-    for (let k = 0; k < length; k++) free += taken[base + k] === 0 ? 1 : 0;
+    let single = -2; // the one accepted span the candidate overlaps (-1: several)
+    for (let k = 0; k < length; k++) {
+      const holder = owner[base + k]!;
+      if (holder < 0) free++;
+      else if (single === -2 || single === holder) single = holder;
+      else single = -1;
+    }
     if (free === 0) continue;
     if (free === length) {
-      taken.fill(1, base, base + length);
-      accepted.push(candidate);
+      place(candidate);
       continue;
     }
-    // Partly covered: keep each free run that still holds part of the value.
+    // Two readings of one value of the same type ("(351) 938 981 253" and "938 981 253"): one
+    // value over both spans, with the better reading's score.
+    const holder = single >= 0 ? accepted[single] : undefined;
+    if (holder?.type === candidate.type) {
+      place(union(holder, candidate), single);
+      continue;
+    }
+    // Otherwise keep each free run that still holds part of the value.
     let k = 0;
     while (k < length) {
-      if (taken[base + k] === 1) {
+      if (owner[base + k]! >= 0) {
         k++;
         continue;
       }
       const runStart = k;
-      while (k < length && taken[base + k] === 0) k++;
+      while (k < length && owner[base + k]! < 0) k++;
       const piece = fragment(candidate, candidate.start + runStart, candidate.start + k);
-      if (piece === undefined) continue;
-      taken.fill(1, piece.start - from, piece.end - from);
-      accepted.push(piece);
+      if (piece !== undefined) place(piece);
     }
   }
-  accepted.sort((a, b) => a.start - b.start);
-  for (const detection of accepted) out.push(detection);
+  const placed = accepted.filter((detection): detection is Detection => detection !== undefined);
+  placed.sort((a, b) => a.start - b.start);
+  for (const detection of placed) out.push(detection);
 }
 
 /** Sorted by start, non-overlapping, covering every letter and digit of the input spans. Empty spans are dropped. */

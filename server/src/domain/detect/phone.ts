@@ -167,7 +167,12 @@ function classify(state: ScanState, shape: PhoneShape, count: number, context: C
   }
   // International call prefix instead of '+': 00 (most of the world), 011 (North America).
   const idd = digits.startsWith('00') ? 2 : digits.startsWith('011') && callingCodeOf(state.region) === '1' ? 3 : 0;
-  if (idd > 0 && digits.length - idd >= 8 && (count >= 2 || context.present) && checkInternational(digits.slice(idd)).valid) return 0.85;
+  if (idd > 0 && digits.length - idd >= 8 && (count >= 2 || context.present)) {
+    const verdict = checkInternational(digits.slice(idd));
+    // Like "+CC ...": a possible length in groups is still a phone number (unassigned area codes).
+    if (verdict.valid) return 0.85;
+    if (verdict.possible && count >= 3) return 0.7;
+  }
   const nanp = nanpShape(shape, count);
   if (nanp !== undefined) {
     const national = digits.length === 11 ? digits.slice(1) : digits;
@@ -197,7 +202,16 @@ function classify(state: ScanState, shape: PhoneShape, count: number, context: C
   // (ES 612 34 56 78, IT 312 345 6789, CN 131 2345 6984, MX 222 123 4415).
   if (digits.length < 8 || !context.present) return 0;
   if (!separatorsPlausible(shape, count, true)) return 0;
-  return checkNational(digits, state.region).valid ? (usesTrunkPrefix(state.region) ? 0.6 : 0.65) : 0;
+  if (checkNational(digits, state.region).valid) return usesTrunkPrefix(state.region) ? 0.6 : 0.65;
+  // Written as at home, without the trunk prefix ("(532) 123 4567" in Turkey): after a phone
+  // word, a number valid in one of the fallback regions.
+  if (shape.paren[0] === true && count <= 3) {
+    for (const region of state.fallbackRegions) if (checkNational(digits, region).valid) return 0.55;
+  }
+  // "my number is 8893716518": ten bare digits shaped like a North American number (area code
+  // and exchange 2-9), right after a phone word.
+  const national = digits.length === 11 && digits.charCodeAt(0) === 49 ? digits.slice(1) : digits;
+  return national.length === 10 && national.charCodeAt(0) >= 50 && national.charCodeAt(3) >= 50 ? 0.55 : 0;
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { Detection } from '../types.js';
 import { detectAlnumIds } from './alnum-ids.js';
 import { detectConnectionString } from './connection.js';
-import { codeAt, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isAsciiLetter, isDigit, isNonAsciiLetter, isUpper, isWordCode } from './chars.js';
+import { codeAt, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isAsciiLetter, isCjkCode, isDigit, isNonAsciiLetter, isUpper, isWordCode } from './chars.js';
 import { DATE_CONTEXT, hasWordBefore } from './context.js';
 import { writtenDateFromMonth } from './dates.js';
 import { detectEmail } from './email.js';
@@ -110,7 +110,11 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
     resume = Math.max(resume, detectAlnumIds(state, start, end));
   } else if (
     (flags & (F_UPPER | F_LOWER)) !== 0 &&
-    (isDigit(second) || isDigit(codeAt(text, start + 2)) || (second === 45 && end - start === 1) || (end - start === 2 && isDigit(codeAt(text, end + 1))))
+    (isDigit(second) ||
+      isDigit(codeAt(text, start + 2)) ||
+      (end - start >= 10 && isDigit(codeAt(text, start + 3))) ||
+      (second === 45 && end - start === 1) ||
+      (end - start === 2 && isDigit(codeAt(text, end + 1))))
   ) {
     // The same ids typed in lower case (x9613851n, de136695976, ab 12 34 56 c) or X-1234567-L.
     resume = Math.max(resume, detectAlnumIds(state, start, end, true));
@@ -194,8 +198,9 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
           break;
       }
       i++;
-    } else if (isNonAsciiLetter(c)) {
+    } else if (isNonAsciiLetter(c) && !isCjkCode(c)) {
       // A word that starts with a non-ASCII letter: no detector anchors there; skip it whole.
+      // (A CJK character is a word of its own: what follows it may start a value.)
       i++;
       while (i < n && isWordCode(text.charCodeAt(i))) i++;
     } else {
