@@ -85,14 +85,22 @@ export function isCjkCode(c: number): boolean {
   );
 }
 
+/** A non-ASCII letter that continues a word (CJK characters are words of their own). */
+function isNonAsciiWordCode(c: number): boolean {
+  return isNonAsciiLetter(c) && !isCjkCode(c);
+}
+
+// isWordCode and isAlnumCode run once per character in the scanner's hot loops: kept tiny so
+// the JIT inlines them, with the non-ASCII rules behind a call.
+
 /** A code unit that continues a word: [A-Za-z0-9_] or a non-ASCII letter other than CJK. */
 export function isWordCode(c: number): boolean {
-  return c < 128 ? (FLAGS[c]! & F_WORD) !== 0 : isNonAsciiLetter(c) && !isCjkCode(c);
+  return c < 128 ? (FLAGS[c]! & F_WORD) !== 0 : isNonAsciiWordCode(c);
 }
 
 /** Letter or digit, ASCII or not, CJK excepted (for left/right boundary checks). */
 export function isAlnumCode(c: number): boolean {
-  return c < 128 ? (FLAGS[c]! & (F_DIGIT | F_UPPER | F_LOWER)) !== 0 : isNonAsciiLetter(c) && !isCjkCode(c);
+  return c < 128 ? (FLAGS[c]! & (F_DIGIT | F_UPPER | F_LOWER)) !== 0 : isNonAsciiWordCode(c);
 }
 
 /** Code unit at `index`, or -1 outside the string (so boundary checks need no length test). */

@@ -1,7 +1,7 @@
 // Context words near a candidate ("ssn" before nine digits, "swift" before a BIC, "phone" before
 // a number). Only called for candidates that already passed a structural check. Each word list
-// is compiled at load into one case-insensitive regex (an alternation of literals between letter
-// boundaries: no nested quantifiers), run on a short window slice, never on the whole text.
+// is compiled at load into one regex (an alternation of literals between letter boundaries, any
+// case: no nested quantifiers), run on a short window slice, never on the whole text.
 //
 // A word written with capitals in a list (`EIN`, `TIN`, `BTW`, `FIN`, `PAN`, `My Number`) is
 // also an ordinary word or phrase somewhere ("ein", "tin", "btw", "fin" in French or Spanish,
@@ -11,10 +11,8 @@
 /** A compiled list of context words. */
 export interface ContextWords {
   readonly words: readonly string[];
-  /** Case-insensitive words; undefined when the list has none. */
-  readonly matcher: RegExp | undefined;
-  /** Acronyms, matched as written (capitals); undefined when the list has none. */
-  readonly exact: RegExp | undefined;
+  /** Every word, between word boundaries (CJK words anywhere), in one regex. */
+  readonly matcher: RegExp;
 }
 
 // Syntax characters only: with the u flag, escaping anything else (# -) is an error.
@@ -25,28 +23,36 @@ function isAcronym(word: string): boolean {
   return /\p{Lu}/u.test(word);
 }
 
+/**
+ * `word` as a regex source matching it in any case: each cased letter as a two-letter class
+ * ([sS][sS][nN]), so case-insensitive words and exact acronyms share one regex without the i
+ * flag (one test per window instead of two).
+ */
+function caseless(word: string): string {
+  let out = '';
+  for (const ch of word) {
+    const lower = ch.toLowerCase();
+    const upper = ch.toUpperCase();
+    if (lower === upper || [...lower].length !== 1 || [...upper].length !== 1) out += ch.replace(SPECIALS, '\\$&');
+    else out += `[${lower}${upper}]`;
+  }
+  return out;
+}
+
 // Chinese, Japanese and Korean run words together without spaces ("我的电话是"): their context
 // words match anywhere, not between word boundaries.
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
-function alternation(words: readonly string[], flags: string): RegExp | undefined {
-  if (words.length === 0) return undefined;
-  const escape = (list: readonly string[]): string => [...list].sort((a, b) => b.length - a.length).map((word) => word.replace(SPECIALS, '\\$&')).join('|');
+export function contextWords(words: readonly string[]): ContextWords {
+  const source = (word: string): string => (isAcronym(word) ? word.replace(SPECIALS, '\\$&') : caseless(word));
+  const alternation = (list: readonly string[]): string => [...list].sort((a, b) => b.length - a.length).map(source).join('|');
   const bounded = words.filter((word) => !CJK.test(word));
   const free = words.filter((word) => CJK.test(word));
   const parts: string[] = [];
-  if (bounded.length > 0) parts.push(`(?<![\\p{L}\\p{N}])(?:${escape(bounded)})(?![\\p{L}\\p{N}])`);
-  if (free.length > 0) parts.push(`(?:${escape(free)})`);
-  return new RegExp(parts.join('|'), flags);
-}
-
-export function contextWords(words: readonly string[]): ContextWords {
-  // No g flag: test() then neither reads nor writes lastIndex.
-  return {
-    words,
-    matcher: alternation(words.filter((word) => !isAcronym(word)), 'iu'),
-    exact: alternation(words.filter(isAcronym), 'u'),
-  };
+  if (bounded.length > 0) parts.push(`(?<![\\p{L}\\p{N}])(?:${alternation(bounded)})(?![\\p{L}\\p{N}])`);
+  if (free.length > 0) parts.push(`(?:${alternation(free)})`);
+  // No g flag: test() then neither reads nor writes lastIndex. A list with no words never matches.
+  return { words, matcher: new RegExp(parts.length > 0 ? parts.join('|') : '(?!)', 'u') };
 }
 
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
@@ -76,30 +82,25 @@ export function hasWordIn(text: string, from: number, to: number, context: Conte
   if (end <= start) return false;
   // One extra character on the left (never a letter or digit now) lets the boundary check see
   // what precedes the window.
-  const window = text.slice(Math.max(0, start - 1), end);
-  return (context.matcher?.test(window) ?? false) || (context.exact?.test(window) ?? false);
-}
-
-/** The `g` form of each word-list regex (matchAll needs it), made on first use. */
-const GLOBAL_FORMS = new WeakMap<RegExp, RegExp>();
-
-/** End (in `window`) of the last match of `pattern`, or -1. */
-function lastMatchEnd(pattern: RegExp | undefined, window: string): number {
-  if (pattern === undefined) return -1;
-  let all = GLOBAL_FORMS.get(pattern);
-  if (all === undefined) {
-    all = new RegExp(pattern.source, `${pattern.flags}g`);
-    GLOBAL_FORMS.set(pattern, all);
-  }
-  let end = -1;
-  for (const match of window.matchAll(all)) end = match.index + match[0].length;
-  return end;
+  return context.matcher.test(text.slice(Math.max(0, start - 1), end));
 }
 
 // What may stand between a label and its value: words and spaces ("NHS number: ", "inscrito no
 // CPF sob o nº ", "personal identity code "), but no digit (another number is what the label
 // names) and no sentence or clause break after the label's own abbreviation dot.
-const LABEL_GAP = /^[.:#]?[^\p{N}.;!?,\n]{0,30}$/u;
+const LABEL_GAP = '[.:#]?[^\\p{N}.;!?,\\n]{0,30}$';
+
+/** Each list's words followed by LABEL_GAP up to the end of the window, made on first use. */
+const LABEL_FORMS = new WeakMap<RegExp, RegExp>();
+
+function labelForm(pattern: RegExp): RegExp {
+  let form = LABEL_FORMS.get(pattern);
+  if (form === undefined) {
+    form = new RegExp(`(?:${pattern.source})${LABEL_GAP}`, pattern.flags);
+    LABEL_FORMS.set(pattern, form);
+  }
+  return form;
+}
 
 /**
  * One of the words stands as the label of the value at `start`: within `distance` characters
@@ -107,13 +108,10 @@ const LABEL_GAP = /^[.:#]?[^\p{N}.;!?,\n]{0,30}$/u;
  * hasWordBefore: "Patient number 12, call 555-0100" labels 12, not the phone number.
  */
 export function hasLabelBefore(text: string, start: number, distance: number, context: ContextWords): boolean {
-  if (!hasWordBefore(text, start, distance, context)) return false;
   let from = Math.max(0, start - distance);
   if (isWordCharAt(text, from - 1)) while (from < start && isWordCharAt(text, from)) from++;
-  const offset = Math.max(0, from - 1);
-  const window = text.slice(offset, start);
-  const end = Math.max(lastMatchEnd(context.matcher, window), lastMatchEnd(context.exact, window));
-  return end >= 0 && LABEL_GAP.test(window.slice(end));
+  if (from >= start) return false;
+  return labelForm(context.matcher).test(text.slice(Math.max(0, from - 1), start));
 }
 
 /** One of the words within `distance` characters before `start`. */

@@ -70,17 +70,21 @@ export function detectEmail(state: ScanState, at: number): number {
   }
   // Chinese or Japanese written straight before an ASCII address ("邮箱jane@...") is the
   // sentence, not the local part.
-  if (hasAsciiLetterOrDigit(text, localStart, at)) while (localStart < at && isCjkCode(text.charCodeAt(localStart))) localStart++;
+  if (text.charCodeAt(localStart) >= 128 && hasAsciiLetterOrDigit(text, localStart, at)) {
+    while (localStart < at && isCjkCode(text.charCodeAt(localStart))) localStart++;
+  }
   while (localStart < at && text.charCodeAt(localStart) === 46) localStart++; // no leading dot
   if (localStart === at || text.charCodeAt(at - 1) === 46) return -1;
   let domainEnd = at + 1;
+  let firstNonAscii = -1;
   while (domainEnd < text.length && isDomainChar(text.charCodeAt(domainEnd))) {
+    if (firstNonAscii < 0 && text.charCodeAt(domainEnd) >= 128) firstNonAscii = domainEnd;
     domainEnd++;
     if (domainEnd - at - 1 > MAX_DOMAIN) return -1;
   }
   // ... and after an ASCII domain ("example.com谢谢"): the domain ends at the first CJK
   // character that follows an ASCII letter or digit.
-  for (let k = at + 2; k < domainEnd; k++) {
+  for (let k = Math.max(firstNonAscii, at + 2); firstNonAscii >= 0 && k < domainEnd; k++) {
     const previous = text.charCodeAt(k - 1);
     if (isCjkCode(text.charCodeAt(k)) && previous < 128 && (FLAGS[previous]! & ALNUM) !== 0) {
       domainEnd = k;

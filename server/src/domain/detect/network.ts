@@ -122,11 +122,16 @@ function hexPairs(text: string, start: number, count: number, sep: number): bool
   return true;
 }
 
-/** Every octet of the six at `start` is 00, or every one is ff. */
-function sameOctets(text: string, start: number, sep: number): boolean {
-  const octet = text.slice(start, start + 2).toLowerCase();
-  if (octet !== '00' && octet !== 'ff') return false;
-  return text.slice(start, start + 17).toLowerCase() === Array.from({ length: 6 }, () => octet).join(String.fromCharCode(sep));
+/** Every octet of the six at `start` is 00, or every one is ff (either case). */
+function sameOctets(text: string, start: number): boolean {
+  const zero = text.charCodeAt(start) === 48;
+  for (let k = 0; k < 6; k++) {
+    for (let j = 0; j < 2; j++) {
+      const c = text.charCodeAt(start + k * 3 + j);
+      if (zero ? c !== 48 : (c | 0x20) !== 102) return false;
+    }
+  }
+  return true;
 }
 
 function hasHexLetter(text: string, start: number, end: number): boolean {
@@ -144,7 +149,7 @@ function tryMac(state: ScanState, start: number): boolean {
     if (!hexPairs(text, start, 6, third)) return false;
     const end = start + 17;
     // Broadcast (ff:ff:ff:ff:ff:ff) and all-zero addresses name no device.
-    if (sameOctets(text, start, third)) return true;
+    if (sameOctets(text, start)) return true;
     const next = codeAt(text, end);
     if (isAlnumCode(next) || (next === third && isHex(codeAt(text, end + 1)))) return false;
     const confidence = third === COLON ? 0.85 : hasHexLetter(text, start, end) ? 0.8 : 0.6;
