@@ -33,7 +33,7 @@ function caseless(word: string): string {
   for (const ch of word) {
     const lower = ch.toLowerCase();
     const upper = ch.toUpperCase();
-    if (lower === upper || [...lower].length !== 1 || [...upper].length !== 1) out += ch.replace(SPECIALS, '\\$&');
+    if (lower === upper || lower.length !== 1 || upper.length !== 1) out += ch.replace(SPECIALS, '\\$&');
     else out += `[${lower}${upper}]`;
   }
   return out;

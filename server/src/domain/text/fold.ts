@@ -106,7 +106,7 @@ function astralFold(cp: number): string | undefined {
   return folded ?? undefined;
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /** Index of the first code unit that may fold, or -1. */
 function firstFoldable(text: string): number {
