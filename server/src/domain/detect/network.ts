@@ -148,10 +148,10 @@ function tryMac(state: ScanState, start: number): boolean {
   if (third === COLON || third === DASH) {
     if (!hexPairs(text, start, 6, third)) return false;
     const end = start + 17;
-    // Broadcast (ff:ff:ff:ff:ff:ff) and all-zero addresses name no device.
-    if (sameOctets(text, start)) return true;
     const next = codeAt(text, end);
     if (isAlnumCode(next) || (next === third && isHex(codeAt(text, end + 1)))) return false;
+    // Broadcast (ff:ff:ff:ff:ff:ff) and all-zero addresses name no device.
+    if (sameOctets(text, start)) return true;
     const confidence = third === COLON ? 0.85 : hasHexLetter(text, start, end) ? 0.8 : 0.6;
     emit(state, 'mac_address', start, end, confidence);
     return true;
