@@ -57,10 +57,14 @@ const LOWER_CASE_PENALTY = 0.15;
 // NINO print forms: "AB 12 34 56 C", "AB123456C", "AB 123456 C", "ab 12 34 56 c", suffix
 // glued or spaced or left out. Sticky, so it only ever reads the 14 characters at lastIndex.
 const NINO_FORM = /[A-Za-z]{2} ?\d{2} ?\d{2} ?\d{2}(?: ?([A-Da-d]))?(?![A-Za-z0-9])/y;
+const NINO_FIRST_NEVER = 'DFIQUV';
+const NINO_SECOND_NEVER = 'DFIOQUV';
 
 /** A NINO at a word of two letters then digits (or two letters and a space); returns its end or -1. */
 function ninoAt(state: ScanState, start: number): number {
   const text = state.text;
+  // HMRC never issues D F I Q U V first, nor D F I O Q U V second ("in 2024", "of 12"): no regex.
+  if (NINO_FIRST_NEVER.includes(text.charAt(start).toUpperCase()) || NINO_SECOND_NEVER.includes(text.charAt(start + 1).toUpperCase())) return -1;
   NINO_FORM.lastIndex = start;
   const match = NINO_FORM.exec(text);
   if (match === null) return -1;
@@ -192,8 +196,13 @@ export function detectAlnumIds(state: ScanState, start: number, end: number, any
     const next = codeAt(text, end);
     if ((next !== SPACE && next !== 45 && next !== 46) || !isLetter(second)) return -1;
     if (!isAsciiAlnum(codeAt(text, end + 1))) return -1;
-    // Lower case and spaced ("de 136695976"): only next to a VAT word.
-    if (anyCase && scoreId(text, 'eu_vat', start, 0, 1) === 0) return -1;
+    // Lower case and spaced ("de 136695976"): a compact body of eight or more characters, next
+    // to a VAT word ("at 10:30", "in 2024" cost no context search).
+    if (anyCase) {
+      let body = end + 1;
+      while (isAsciiAlnum(codeAt(text, body)) && body - end <= MAX_VAT_BODY) body++;
+      if (body - end - 1 < 8 || !VAT_COUNTRIES.has(text.slice(start, end).toUpperCase()) || scoreId(text, 'eu_vat', start, 0, 1) === 0) return -1;
+    }
     return vatNumber(state, start, end);
   }
   if (anyCase) {
