@@ -73,7 +73,7 @@ function computeFold(cp: number): string | undefined {
 
 /** Per BMP code unit: 0 not classified yet, 1 stays, 2 folds (see BMP_FOLDS). */
 const BMP_CLASS = new Uint8Array(0x10000);
-const BMP_FOLDS = new Map<number, string>();
+const BMP_FOLDS: (string | undefined)[] = new Array<string | undefined>(0x10000).fill(undefined);
 /** Astral code points (mathematical digits and letters, tags, ...), bounded. */
 const ASTRAL_FOLDS = new Map<number, string | null>();
 const ASTRAL_CACHE_LIMIT = 4096;
@@ -89,11 +89,11 @@ function bmpFold(code: number): string | undefined {
     if (folded === undefined) cls = 1;
     else {
       cls = 2;
-      BMP_FOLDS.set(code, folded);
+      BMP_FOLDS[code] = folded;
     }
     BMP_CLASS[code] = cls;
   }
-  return cls === 1 ? undefined : BMP_FOLDS.get(code);
+  return cls === 1 ? undefined : BMP_FOLDS[code];
 }
 
 function astralFold(cp: number): string | undefined {
@@ -139,6 +139,11 @@ export interface FoldAnchor {
   /** Original index and length (UTF-16 units) of the character. */
   readonly original: number;
   readonly originalLength: number;
+  /**
+   * A run of characters of one unit each that fold to one unit each (full-width text): offsets
+   * map one to one inside it. One anchor per run keeps a page of full-width digits cheap.
+   */
+  readonly perCharacter?: boolean;
 }
 
 /** A text and its folded view, with offsets mapping between them. */
@@ -197,6 +202,7 @@ export class FoldedText {
     }
     if (found < 0) return unit;
     const anchor = anchors[found]!;
+    if (anchor.perCharacter === true && unit < anchor.original + anchor.originalLength) return anchor.folded + (unit - anchor.original);
     return anchor.folded + anchor.foldedLength + (unit - anchor.original - anchor.originalLength);
   }
 
@@ -217,7 +223,10 @@ export class FoldedText {
     }
     if (found < 0) return wantEnd ? unit + 1 : unit;
     const anchor = anchors[found]!;
-    if (unit < anchor.folded + anchor.foldedLength) return wantEnd ? anchor.original + anchor.originalLength : anchor.original;
+    if (unit < anchor.folded + anchor.foldedLength) {
+      if (anchor.perCharacter === true) return anchor.original + (unit - anchor.folded) + (wantEnd ? 1 : 0);
+      return wantEnd ? anchor.original + anchor.originalLength : anchor.original;
+    }
     const position = anchor.original + anchor.originalLength + (unit - anchor.folded - anchor.foldedLength);
     return wantEnd ? position + 1 : position;
   }
@@ -225,14 +234,33 @@ export class FoldedText {
 
 const NO_ANCHORS: readonly FoldAnchor[] = [];
 
+/** Scratch for the characters of a per-character run (the fold is synchronous: one is enough). */
+const RUN_CODES = new Uint16Array(4096);
+
+/** An anchor under construction (a per-character run grows while it lasts). */
+interface MutableAnchor {
+  folded: number;
+  foldedLength: number;
+  original: number;
+  originalLength: number;
+  perCharacter?: boolean;
+}
+
 /** The folded view of `text` with its offset map (see the header). */
 export function foldWithOffsets(text: string): FoldedText {
   const first = firstFoldable(text);
   if (first < 0) return new FoldedText(text, NO_ANCHORS);
-  const anchors: FoldAnchor[] = [];
+  const anchors: MutableAnchor[] = [];
   const parts: string[] = [];
   let copiedFrom = 0;
   let foldedLength = 0;
+  // The open per-character run; its folded characters wait in RUN_CODES (flushed in chunks).
+  let run: MutableAnchor | undefined;
+  let pending = 0;
+  const flushRun = (): void => {
+    if (pending > 0) parts.push(String.fromCharCode(...RUN_CODES.subarray(0, pending)));
+    pending = 0;
+  };
   let index = first;
   const length = text.length;
   while (index < length) {
@@ -253,14 +281,37 @@ export function foldWithOffsets(text: string): FoldedText {
       }
     }
     if (folded !== undefined) {
-      parts.push(text.slice(copiedFrom, index), folded);
-      foldedLength += index - copiedFrom;
-      anchors.push({ folded: foldedLength, foldedLength: folded.length, original: index, originalLength: width });
+      if (index > copiedFrom) {
+        if (run !== undefined) {
+          flushRun();
+          run = undefined;
+        }
+        parts.push(text.slice(copiedFrom, index));
+        foldedLength += index - copiedFrom;
+      }
+      if (width === 1 && folded.length === 1) {
+        if (run === undefined) {
+          run = { folded: foldedLength, foldedLength: 0, original: index, originalLength: 0, perCharacter: true };
+          anchors.push(run);
+        }
+        run.foldedLength++;
+        run.originalLength++;
+        if (pending === RUN_CODES.length) flushRun();
+        RUN_CODES[pending++] = folded.charCodeAt(0);
+      } else {
+        if (run !== undefined) {
+          flushRun();
+          run = undefined;
+        }
+        parts.push(folded);
+        anchors.push({ folded: foldedLength, foldedLength: folded.length, original: index, originalLength: width });
+      }
       foldedLength += folded.length;
       copiedFrom = index + width;
     }
     index += width;
   }
+  flushRun();
   if (anchors.length === 0) return new FoldedText(text, NO_ANCHORS);
   parts.push(text.slice(copiedFrom));
   return new FoldedText(parts.join(''), anchors);
