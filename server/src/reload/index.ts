@@ -41,7 +41,7 @@ export function createReloadManager(wiring: ReloadWiring): ReloadManager {
     }),
     keyRing: new KeyRingSource({
       ring: wiring.loaded.keyRing,
-      origin: keyRingFile !== undefined ? 'file' : wiring.loaded.generatedSecret ? 'generated' : 'config',
+      origin: keyRingFile !== undefined ? 'file' : wiring.loaded.generatedSecret ? 'generated' : wiring.loaded.sessionFromStateKeys === true ? 'state_keys' : 'config',
       file: keyRingFile,
       now: wiring.now,
     }),

@@ -284,6 +284,12 @@ export function revocationStoreSuite(name: string, factory: StoreFactory<Revocat
       expect((await store().revoked(['tenant-bulk'], many.slice(0, 20))).size).toBe(20);
     });
 
+    it('keeps the first key check it is given', async () => {
+      expect(await store().keyCheck('check-a')).toBe('check-a');
+      expect(await store().keyCheck('check-b')).toBe('check-a');
+      expect(await store().keyCheck('check-a')).toBe('check-a');
+    });
+
     it('100 concurrent adds of one digest count it once', async () => {
       const added = await concurrently(100, () => store().add('tenant-race', [digest('raced')], T0));
       expect(added.reduce((sum, value) => sum + value, 0)).toBe(1);
@@ -297,6 +303,9 @@ export function revocationStoreSuite(name: string, factory: StoreFactory<Revocat
         expect(await peer.revoked(['tenant-a'], [digest('shared')])).toEqual(new Set([digest('shared')]));
         expect(await peer.add('tenant-a', [digest('shared')], T0)).toBe(0);
         expect(await peer.count('tenant-a')).toBe(1);
+        // The key check is the store's, not the process's: a peer with another key sees the first.
+        expect(await store().keyCheck('first-key')).toBe('first-key');
+        expect(await peer.keyCheck('second-key')).toBe('first-key');
       } finally {
         await peer.close();
       }

@@ -109,6 +109,26 @@ describe('SQLite stores: file and settings', () => {
     }
   });
 
+  it('upgrades a version-1 file in place, keeping its revocations', async () => {
+    const path = freshPath();
+    const old = new Database(path);
+    // The version-1 schema as earlier releases wrote it (no meta table), with one revocation.
+    old.exec(`CREATE TABLE revocation (partition TEXT NOT NULL, digest TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (partition, digest)) WITHOUT ROWID;
+      CREATE TABLE revocation_count (partition TEXT PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID;
+      INSERT INTO revocation VALUES ('*', 'kept', 1); INSERT INTO revocation_count VALUES ('*', 1);`);
+    old.pragma('user_version = 1');
+    old.close();
+    const handle = SqliteHandle.open(path);
+    const store = new SqliteRevocationStore(handle);
+    try {
+      expect(handle.database.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(await store.revoked(['*'], ['kept'])).toEqual(new Set(['kept']));
+      expect(await store.keyCheck('first')).toBe('first');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuses a file written with a newer schema version', () => {
     const path = freshPath();
     const database = new Database(path);

@@ -48,6 +48,13 @@ export interface RevocationStore {
   /** The subset of `digests` revoked in any of `partitions`. */
   revoked(partitions: readonly string[], digests: readonly string[]): Promise<Set<string>>;
   count(partition: string): Promise<number>;
+  /**
+   * The store's key check: a value derived from the digest key its digests were written under
+   * (services/revocation.ts digestKeyCheck). Records `check` when the store has none yet and
+   * returns the one on record, so a process holding another digest key can refuse to start
+   * rather than silently stop finding every stored revocation.
+   */
+  keyCheck(check: string): Promise<string>;
   close(): Promise<void>;
 }
 

@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import { asStoreError } from '../shared.js';
 import { StoreFullError } from '../types.js';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const SCHEMA_V1 = `
 CREATE TABLE replay_counter (
@@ -50,6 +50,17 @@ CREATE TABLE idempotency (
 ) WITHOUT ROWID;
 CREATE INDEX idempotency_expiry ON idempotency (expires_at);
 `;
+
+/** Version 2: named values about the file itself (the revocation digest key check). */
+const SCHEMA_V2 = `
+CREATE TABLE meta (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+`;
+
+/** Each step upgrades from the version before it; a fresh file runs them all. */
+const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2];
 
 const SWEEP_EVERY = 256;
 export const SWEEP_BATCH = 512;
@@ -143,13 +154,13 @@ export class SqliteHandle {
 function migrate(database: Database.Database): void {
   const version = database.pragma('user_version', { simple: true });
   if (version === SCHEMA_VERSION) return;
-  if (version !== 0) {
+  if (typeof version !== 'number' || version < 0 || version > SCHEMA_VERSION) {
     throw new Error(`SQLite schema version ${String(version)} is not ${SCHEMA_VERSION}; written by another Veil version`);
   }
-  // IMMEDIATE so two processes opening a fresh file at once do not both create the schema.
+  // IMMEDIATE so two processes opening the file at once do not both migrate it.
   database.transaction(() => {
-    if (database.pragma('user_version', { simple: true }) !== 0) return;
-    database.exec(SCHEMA_V1);
+    const current = database.pragma('user_version', { simple: true }) as number;
+    for (const step of MIGRATIONS.slice(current)) database.exec(step);
     database.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

@@ -10,6 +10,7 @@ export class SqliteRevocationStore implements RevocationStore {
   private readonly addTransaction;
   private readonly lookupStatement;
   private readonly countStatement;
+  private readonly keyCheckTransaction;
   private closed = false;
 
   constructor(private readonly handle: SqliteHandle) {
@@ -34,6 +35,12 @@ export class SqliteRevocationStore implements RevocationStore {
       )
       .pluck();
     this.countStatement = database.prepare<[string]>('SELECT count FROM revocation_count WHERE partition = ?').pluck();
+    const recordCheck = database.prepare<[string]>("INSERT INTO meta (name, value) VALUES ('revocation_key_check', ?) ON CONFLICT DO NOTHING");
+    const readCheck = database.prepare<[]>("SELECT value FROM meta WHERE name = 'revocation_key_check'").pluck();
+    this.keyCheckTransaction = database.transaction((check: string): unknown => {
+      recordCheck.run(check);
+      return readCheck.get();
+    });
     handle.acquire();
   }
 
@@ -51,6 +58,14 @@ export class SqliteRevocationStore implements RevocationStore {
     return this.handle.run('revocation', () => {
       const value = this.countStatement.get(partition);
       return typeof value === 'number' ? value : 0;
+    });
+  }
+
+  keyCheck(check: string): Promise<string> {
+    return this.handle.run('revocation', () => {
+      const stored = this.keyCheckTransaction.immediate(check);
+      if (typeof stored !== 'string') throw new Error('revocation key check not recorded');
+      return stored;
     });
   }
 
