@@ -37,7 +37,7 @@ import type { LoadedPolicy } from './policies.js';
 import { promptSecuritySettings, screenPromptText } from './prompt-security.js';
 import { restoreOpened, type RehydrateEnvironment } from './rehydrate.js';
 import { partitionOf, revocationDigest, revokedEntryIds, withStore } from './revocation.js';
-import { assertNotDenied } from './state.js';
+import { assertNotDenied, denySession } from './state.js';
 import { combineDetections } from './transform.js';
 import { StoreUnavailableError } from '../stores/types.js';
 
@@ -356,9 +356,9 @@ function openChunkSession(deps: AppDeps, blob: string, slot: string, label: stri
 }
 
 /** The deny-list check, naming the slot when a document was erased (rag/delete). */
-async function assertNotDeniedSlot(deps: AppDeps, sid: string, slot: string): Promise<void> {
+async function assertNotDeniedSlot(deps: AppDeps, blob: SessionPayload, slot: string): Promise<void> {
   try {
-    await assertNotDenied(deps, sid);
+    await assertNotDenied(deps, blob);
   } catch (error) {
     if (error instanceof VeilError && error.code === 'VEIL_SESSION_EXPIRED') {
       throw new VeilError('VEIL_SESSION_EXPIRED', `${slot}: the document session was invalidated (rag/delete); remove its chunks from the store`);
@@ -380,7 +380,7 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
   const accessRank = request.accessLevel !== undefined ? levels.accessRank(request.accessLevel) : undefined;
 
   const query = openSession(keyRingFor(deps, scope.tenant), request.sessionState, { kinds: ['query'], tenant: scope.tenant }, nowSeconds(deps));
-  await assertNotDenied(deps, query.sid);
+  await assertNotDenied(deps, query);
   const corpusId = query.corpusId;
   if (request.corpusId !== undefined && request.corpusId !== corpusId) {
     throw new VeilError('VEIL_VALIDATION_FAILED', "corpus_id: does not match the query session's corpus");
@@ -404,7 +404,7 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
     if (documentSessions !== undefined) {
       const slot = `document_sessions[${index}]`;
       document = openChunkSession(deps, documentSessions[index]!, slot, label, scope.tenant);
-      await assertNotDeniedSlot(deps, document.sid, slot);
+      await assertNotDeniedSlot(deps, document, slot);
       if (document.corpusId !== corpusId) {
         throw new VeilError('VEIL_VALIDATION_FAILED', `${slot}: corpus does not match the query session's corpus`);
       }
@@ -514,7 +514,7 @@ export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<
     outputProtection: outputProtectionSettings(deps.config),
   };
   const session = openSession(env.keyRing, request.sessionState, { kinds: ['context'], tenant: request.tenant }, nowSeconds(deps));
-  await assertNotDenied(deps, session.sid);
+  await assertNotDenied(deps, session);
   const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, request.tenant, session.entries);
   const restored = restoreOpened(env, session, {
     output: request.answer,
@@ -544,7 +544,7 @@ export interface DeleteResponse {
 /**
  * Erase a document: revoke every value of its ingest session (digests in the caller's tenant
  * partition, or the unscoped one for a platform caller; the route checks the scope), then
- * deny-list the session id until the blob would expire, which invalidates the aggregate and
+ * deny-list the session id for as long as any blob of it could open (services/state.ts), which invalidates the aggregate and
  * every chunk_session_state of the document on every replica. A server-held copy is removed
  * last; if only that step fails the erasure is already effective and the status is `partial`.
  * Deleting an already deleted document repeats the (idempotent) writes and succeeds again.
@@ -556,12 +556,7 @@ export async function deleteDocument(
   const session = openSession(keyRingFor(deps, request.tenant), request.sessionState, { kinds: ['aggregate'], tenant: request.tenant }, nowSeconds(deps));
   const digests = [...new Set(session.entries.map((entry) => revocationDigest(deps.digestSecret, entry.type, entry.value)))];
   if (digests.length > 0) await withStore(() => deps.stores.revocation.add(partitionOf(request.tenant), digests, deps.now()));
-  try {
-    await deps.stores.replay.deny(session.sid, session.exp * 1000, deps.now());
-  } catch (error) {
-    if (error instanceof StoreUnavailableError) throw new VeilError('VEIL_REPLAY_STORE_UNAVAILABLE', undefined, error.message);
-    throw error;
-  }
+  await denySession(deps, session.sid);
   let status: 'completed' | 'partial' = 'completed';
   const store = deps.stores.sessions;
   if (request.serverHeld && store !== undefined) {

@@ -25,6 +25,7 @@ import {
   elapsedMs,
   entityContext,
   NER_DEGRADED_WARNING,
+  sessionMeta,
   summary,
   type TextTransformRequest,
   type TransformEnvironment,
@@ -180,7 +181,7 @@ function runStructured<T>(
     response,
     safe: result.value,
     sessionState,
-    meta: { sid: payload.sid, counter: payload.counter, expiresAtMs: payload.exp * 1000, continued: previous !== undefined, policy: payload.policy },
+    meta: sessionMeta(payload, previous),
   };
 }
 

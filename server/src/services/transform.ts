@@ -186,6 +186,20 @@ export interface SessionMeta {
   readonly expiresAtMs: number;
   /** True when this call continued an earlier session (replay and deny-list checks apply). */
   readonly continued: boolean;
+  /** Issue time (unix seconds) of the blob that was continued; set when `continued`. */
+  readonly previousIat?: number;
+}
+
+/** The session facts a transform reports to the event loop's store checks. */
+export function sessionMeta(payload: SessionPayload, previous: SessionPayload | undefined): SessionMeta {
+  return {
+    sid: payload.sid,
+    counter: payload.counter,
+    expiresAtMs: payload.exp * 1000,
+    continued: previous !== undefined,
+    policy: payload.policy,
+    ...(previous !== undefined ? { previousIat: previous.iat } : {}),
+  };
 }
 
 export interface TransformOutcome {
@@ -313,7 +327,7 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
   return {
     response,
     sessionState,
-    meta: { sid: payload.sid, counter: payload.counter, expiresAtMs: payload.exp * 1000, continued: previous !== undefined, policy: payload.policy },
+    meta: sessionMeta(payload, previous),
     ...(input !== request.input ? { cleanedInput: input } : {}),
   };
 }
