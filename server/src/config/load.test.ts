@@ -64,7 +64,7 @@ describe('defaults', () => {
     expect(config.audit).toEqual({ backend: 'log', strict: false, allow_ephemeral: false });
     expect(config.rate_limit).toEqual({ enabled: false, requests_per_second: 100, burst_size: 200 });
     expect(config.tenants).toEqual({});
-    expect(config.limits).toEqual({ max_batch_size: 100 });
+    expect(config.limits).toEqual({ max_batch_size: 100, max_stream_seconds: 600 });
     expect(config.file_upload).toEqual({
       max_size_bytes: 52428800,
       max_pixels: 25000000,

@@ -160,7 +160,14 @@ export interface VeilConfig {
   readonly tenants: Readonly<Record<string, { readonly rate_limit?: Partial<RateLimitConfig> }>>;
   /** Directory of per-tenant settings files (rate limit, allowed policies), re-read on change. */
   readonly tenants_directory?: string;
-  readonly limits: { readonly max_batch_size: number };
+  readonly limits: {
+    readonly max_batch_size: number;
+    /**
+     * Longest a streaming response may stay open (every SSE route, the incremental ndjson
+     * rehydrate included); the stream then ends with an error frame.
+     */
+    readonly max_stream_seconds: number;
+  };
   readonly file_upload: {
     readonly max_size_bytes: number;
     /** Largest image (width x height, from the header, checked before decoding). */
@@ -371,7 +378,7 @@ export const CONFIG_SCHEMA = {
     },
     tenants_directory: text,
     // The ceiling is checked in load.ts so the message can name it.
-    limits: section({ max_batch_size: { ...positiveInteger, default: 100 } }),
+    limits: section({ max_batch_size: { ...positiveInteger, default: 100 }, max_stream_seconds: { type: 'integer', minimum: 1, maximum: 86400, default: 600 } }),
     file_upload: section({
       max_size_bytes: { type: 'integer', minimum: 1, maximum: 1073741824, default: 52428800 },
       max_pixels: { type: 'integer', minimum: 1, maximum: 1000000000, default: 25000000 },

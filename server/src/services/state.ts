@@ -75,10 +75,21 @@ export async function incomingSession(deps: AppDeps, sessionId: string | undefin
  * configured, and its session not invalidated (DELETE /v1/sessions, rag/delete) on any replica.
  */
 export async function assertNotDenied(deps: AppDeps, blob: BlobIdentity): Promise<void> {
-  const nowMs = deps.now();
-  if (nowMs >= (blob.iat + maxBlobLifetimeSeconds(deps.config)) * 1000) throw new VeilError('VEIL_SESSION_EXPIRED', undefined, 'session_state older than the longest blob lifetime');
-  const denied = await replayStore(() => deps.stores.replay.isDenied(blob.sid, nowMs));
+  assertWithinLifetime(deps, blob);
+  const denied = await replayStore(() => deps.stores.replay.isDenied(blob.sid, deps.now()));
   if (denied) throw new VeilError('VEIL_SESSION_EXPIRED');
+}
+
+/**
+ * The local half of assertNotDenied (no store): the blob has not expired (`exp`, when given)
+ * and is not older than the longest blob lifetime now configured.
+ */
+export function assertWithinLifetime(deps: Pick<AppDeps, 'config' | 'now'>, blob: BlobIdentity & { readonly exp?: number }): void {
+  const nowMs = deps.now();
+  if (blob.exp !== undefined && nowMs >= blob.exp * 1000) throw new VeilError('VEIL_SESSION_EXPIRED', undefined, 'session_state expired');
+  if (nowMs >= (blob.iat + maxBlobLifetimeSeconds(deps.config)) * 1000) {
+    throw new VeilError('VEIL_SESSION_EXPIRED', undefined, 'session_state older than the longest blob lifetime');
+  }
 }
 
 /**
