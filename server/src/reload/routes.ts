@@ -10,6 +10,7 @@ import { VeilError } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { auditFacts } from '../audit/facts.js';
+import { recordIntent } from '../audit/plugin.js';
 import { MAX_DIRECTORY_LENGTH } from './policies.js';
 import { RELOAD_FAILURE_CODE, reloadFailureReason } from './report.js';
 
@@ -29,11 +30,14 @@ export function adminPolicyRoutes(deps: AppDeps) {
       },
     );
 
-    app.post('/v1/admin/policy/reload', { config: { scope: 'admin' } }, (request) => {
+    app.post('/v1/admin/policy/reload', { config: { scope: 'admin' } }, async (request) => {
       const body = request.body;
       if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length > 0)) {
         throw new VeilError('VEIL_VALIDATION_FAILED', 'body: must be empty');
       }
+      // Under audit.strict the reload is on record before the running set can change.
+      auditFacts(request, { event_type: 'policy_reloaded' });
+      await recordIntent(request);
       const result = deps.reload.reloadPolicies('api');
       // This request is the policy_reloaded audit event: a refused set is its failure.
       auditFacts(request, {

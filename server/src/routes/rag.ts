@@ -8,7 +8,7 @@ import { isVeilError, VeilError } from '@veil/common';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { auditFacts, entityFacts } from '../audit/index.js';
+import { auditFacts, entityFacts, recordIntent } from '../audit/index.js';
 import type { AppDeps } from '../deps.js';
 import { CHUNKING_STRATEGIES, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../domain/rag/chunking.js';
 import { validationMessage } from '../plugins/errors.js';
@@ -395,7 +395,16 @@ export function ragRoutes(deps: AppDeps) {
         // An untenanted caller writes unscoped revocations: it needs global_revoke (4.15).
         scopeOf(principal);
         const sessionState = await requiredSession(deps, body);
-        const { response, session } = await deleteDocument(deps, { sessionState, serverHeld: body.session_id !== undefined, tenant: principal.tenant, fingerprint });
+        const { response, session } = await deleteDocument(deps, {
+          sessionState,
+          serverHeld: body.session_id !== undefined,
+          tenant: principal.tenant,
+          fingerprint,
+          beforeMutation: async (opened) => {
+            auditFacts(request, { policy: opened.policy, session_id: opened.sid });
+            await recordIntent(request);
+          },
+        });
         auditFacts(request, { policy: session.policy, session_id: session.sid, entity_count: response.manifest.entities_revoked });
         request.log.info(
           { event: 'rag_delete_completed', session: response.manifest.session_fingerprint, revoked: response.manifest.entities_revoked, status: response.manifest.status },

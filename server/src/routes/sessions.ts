@@ -7,6 +7,7 @@ import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { auditFacts } from '../audit/facts.js';
+import { recordIntent } from '../audit/plugin.js';
 import { keyRingFor, type AppDeps } from '../deps.js';
 import { openSession, SESSION_KINDS, type SessionPayload } from '../domain/seal/index.js';
 import { assertNotDenied, denySession, incomingSession } from '../services/state.js';
@@ -68,6 +69,7 @@ export function sessionRoutes(deps: AppDeps) {
         const { session, serverHeld } = await open(request, principalOf(request).tenant);
         // Deny-list first: even a server-held session's sealed copy (if a client kept one)
         // must stop working; and every earlier blob of the session, whatever its expiry.
+        await recordIntent(request);
         await denySession(deps, session.sid);
         try {
           if (serverHeld) await deps.stores.sessions?.delete(session.sid, deps.now());

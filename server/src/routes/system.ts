@@ -1,5 +1,8 @@
 // Probes, health and capabilities. /livez and /readyz are public; health and capabilities need
-// any valid credential once auth is enabled.
+// any valid credential once auth is enabled. /readyz is not ready while the policy set is empty,
+// a required NER sidecar does not answer, the strict audit sink cannot record, or a shared store
+// (Redis) cannot be reached: a replica whose every request would fail closed with 503 must
+// leave the load balancer's rotation.
 import { BUILTIN_CHANNELS, RESTORE_MODES } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.js';
@@ -11,7 +14,33 @@ import { ocrSetup } from '../services/ocr.js';
 
 const DETECTOR_MODE_MESSAGES = { builtin: 'builtin_only', both: 'builtin_and_ner', advanced: 'ner_required' } as const;
 
+/** Bound on one store ping of /readyz: well under a kubelet probe's timeout. */
+export const STORE_PING_TIMEOUT_MS = 500;
+/** How long a store ping's answer is reused: probes every second cost one ping per second at most. */
+export const STORE_PING_CACHE_MS = 1000;
+
+/** The stores' reachability for /readyz: a bounded ping, cached briefly, shared by concurrent probes. */
+function storeProbe(deps: AppDeps): () => Promise<boolean> {
+  let cached: { readonly atMs: number; readonly ok: boolean } | undefined;
+  let inFlight: Promise<boolean> | undefined;
+  return () => {
+    const stores = deps.stores;
+    if (stores.ping === undefined) return Promise.resolve(true);
+    if (cached !== undefined && deps.now() - cached.atMs < STORE_PING_CACHE_MS) return Promise.resolve(cached.ok);
+    inFlight ??= stores
+      .ping(STORE_PING_TIMEOUT_MS)
+      .catch(() => false)
+      .then((ok) => {
+        cached = { atMs: deps.now(), ok };
+        inFlight = undefined;
+        return ok;
+      });
+    return inFlight;
+  };
+}
+
 export function probeRoutes(deps: AppDeps) {
+  const storesReachable = storeProbe(deps);
   return function register(app: FastifyInstance): void {
     app.get('/livez', { config: { scope: 'public' } }, () => ({ status: 'ok' }));
     app.get('/readyz', { config: { scope: 'public' } }, async (_request, reply) => {
@@ -20,6 +49,7 @@ export function probeRoutes(deps: AppDeps) {
       if (ready && deps.config.detector.mode !== 'builtin') ready = deps.ner !== undefined && (await deps.ner.ready(2000));
       // An unhealthy audit sink is not ready; asking also drives its (rate-limited) recovery.
       if (ready && deps.audit !== undefined && !deps.audit.healthy()) ready = await deps.audit.probe();
+      if (ready) ready = await storesReachable();
       return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready' });
     });
   };

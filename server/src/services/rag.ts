@@ -551,10 +551,18 @@ export interface DeleteResponse {
  */
 export async function deleteDocument(
   deps: AppDeps,
-  request: { readonly sessionState: string; readonly serverHeld: boolean; readonly tenant: string | null; readonly fingerprint: (sid: string) => string },
+  request: {
+    readonly sessionState: string;
+    readonly serverHeld: boolean;
+    readonly tenant: string | null;
+    readonly fingerprint: (sid: string) => string;
+    /** Runs once the document is known and before anything is changed (the audit write-ahead). */
+    readonly beforeMutation?: (session: SessionPayload) => Promise<void>;
+  },
 ): Promise<{ response: DeleteResponse; session: SessionPayload }> {
   const session = openSession(keyRingFor(deps, request.tenant), request.sessionState, { kinds: ['aggregate'], tenant: request.tenant }, nowSeconds(deps));
   const digests = [...new Set(session.entries.map((entry) => revocationDigest(deps.digestSecret, entry.type, entry.value)))];
+  await request.beforeMutation?.(session);
   if (digests.length > 0) await withStore(() => deps.stores.revocation.add(partitionOf(request.tenant), digests, deps.now()));
   await denySession(deps, session.sid);
   let status: 'completed' | 'partial' = 'completed';

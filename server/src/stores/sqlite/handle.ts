@@ -115,6 +115,15 @@ export class SqliteHandle {
     if (this.database.open) this.database.close();
   }
 
+  /** True while the file is open and answers a trivial query. */
+  ping(): boolean {
+    try {
+      return this.database.open && this.database.prepare('SELECT 1').pluck().get() === 1;
+    } catch {
+      return false;
+    }
+  }
+
   /** Register a function that deletes up to SWEEP_BATCH expired rows of one table. */
   addSweeper(sweep: (nowMs: number) => void): void {
     this.sweepers.push(sweep);
