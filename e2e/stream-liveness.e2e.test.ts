@@ -142,7 +142,7 @@ describe('an open ndjson rehydrate stream', () => {
 describe('stream expiry and lifetime', () => {
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await startVeil({ env: { ...SECRET, VEIL_SESSION__TTL_SECONDS: '2', VEIL_LIMITS__MAX_STREAM_SECONDS: '4' } });
+    server = await startVeil({ env: { ...SECRET, VEIL_SESSION__TTL_SECONDS: '5', VEIL_LIMITS__MAX_STREAM_SECONDS: '10' } });
   });
   afterAll(async () => {
     await server.stop();
@@ -162,7 +162,7 @@ describe('stream expiry and lifetime', () => {
     expect(typeof last?.error).toBe('string');
     expect(JSON.stringify(last)).not.toContain(value);
     stream.close();
-  }, 20_000);
+  }, 40_000);
 
   it('ends a stream left open past limits.max_stream_seconds with the error frame', async () => {
     const session = await transform(server, 'mail stream.lifetime@example.org');
@@ -175,5 +175,5 @@ describe('stream expiry and lifetime', () => {
     expect(last?.error).toMatch(/limits\.max_stream_seconds/);
     expect(await stream.frame()).toBeUndefined();
     stream.close();
-  }, 20_000);
+  }, 40_000);
 });
