@@ -1,5 +1,5 @@
 // The checks an open incremental rehydrate (/v1/rehydrate/stream with an ndjson body) repeats
-// before every piece it restores (docs/api.md "Incremental rehydrate"). A stream may stay open
+// before every piece it restores (docs/api.md, "Streaming (SSE)"). A stream may stay open
 // for minutes; a value revoked, a session invalidated (DELETE /v1/sessions, rag/delete) or a
 // blob expiring meanwhile must take effect on the next delta, exactly as a new /v1/rehydrate
 // would see it, not when the stream ends.
