@@ -258,6 +258,116 @@ describe('detector modes', () => {
     }
   });
 
+  it('sends only well-formed text: lone surrogates anywhere keep names detected with exact spans', async () => {
+    stub.mode = 'ok';
+    stub.texts = [];
+    const app = await nerApp('advanced');
+    try {
+      for (const input of [
+        `\ud800${NAME} wrote.`,
+        `${NAME}\udc00 wrote.`,
+        `Hi \ud83d ${NAME}, mail jane.doe@example.com \udfff`,
+        `😀\ud800😀 ${NAME}\ud800`,
+      ]) {
+        const transformed = await post(app.app, '/v1/transform', { input });
+        expect(transformed.status, JSON.stringify(transformed.body)).toBe(200);
+        const person = transformed.body.entities.find((entity: any) => entity.type === 'person');
+        const start = [...input.slice(0, input.indexOf(NAME))].length;
+        expect(person.span).toEqual({ start, end: start + [...NAME].length });
+        expect(transformed.body.safe_text).not.toContain('Canary');
+        const restored = await post(app.app, '/v1/rehydrate', { output: transformed.body.safe_text, session_state: transformed.body.session_state });
+        expect(restored.body.restored_text).toBe(input);
+      }
+      expect(stub.texts.every(wellFormed)).toBe(true);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('applies NER to every string slot of JSON and chat input, in one batched call', async () => {
+    stub.mode = 'ok';
+    const app = await nerApp('advanced');
+    try {
+      const document = { customer: { name: NAME, note: `call ${NAME} today` }, [NAME]: true, id: 42 };
+      stub.calls = 0;
+      const json = await post(app.app, '/v1/transform', { input_json: document });
+      expect(json.status, JSON.stringify(json.body)).toBe(200);
+      expect(stub.calls).toBe(1);
+      expect(json.body.detector_mode).toBe('builtin_and_ner');
+      expect(JSON.stringify(json.body.safe_json)).not.toContain('Canary');
+      expect(json.body.entities.filter((entity: any) => entity.type === 'person').map((entity: any) => entity.path).sort()).toEqual([
+        '/customer/name',
+        '/customer/note',
+        expect.stringMatching(/^\/\{\{person:/),
+      ].sort());
+      const messages = [
+        { role: 'system', content: 'You help.' },
+        { role: 'user', content: `My name is ${NAME}.` },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: JSON.stringify({ who: NAME }) } }] },
+        { role: 'tool', tool_call_id: 'c1', content: `Found ${NAME} in the directory.` },
+        { role: 'assistant', content: [{ type: 'text', text: `Hello ${NAME}` }] },
+      ];
+      const chat = await post(app.app, '/v1/transform', { input_messages: messages });
+      expect(chat.status, JSON.stringify(chat.body)).toBe(200);
+      expect(JSON.stringify(chat.body.safe_messages)).not.toContain('Canary');
+      const tokens = new Set(chat.body.entities.filter((entity: any) => entity.type === 'person').map((entity: any) => entity.token));
+      expect(tokens.size).toBe(1); // one allocator: the same name, the same token everywhere
+      const restored = await post(app.app, '/v1/rehydrate', { output: JSON.stringify(chat.body.safe_messages), session_state: chat.body.session_state });
+      expect(JSON.parse(restored.body.restored_text)).toEqual(messages);
+      expect(app.logs.text()).not.toContain('Canary');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('fails closed for JSON and chat when NER is required and unavailable, and falls back with the cause otherwise', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'veil-ner-req-'));
+    writeFileSync(
+      join(dir, 'names.yaml'),
+      ['name: names', 'version: "1"', 'rules:', '  - name: all', '    match: {}', '    action: tokenize', 'detection: {required_for: [person]}'].join('\n'),
+    );
+    const required = await nerApp('both', { policy: { directory: dir } });
+    const optional = await nerApp('both');
+    stub.mode = 'error';
+    try {
+      const refused = await post(required.app, '/v1/transform', { input_messages: [{ role: 'user', content: `I am ${NAME}` }] });
+      expect(refused.status).toBe(502);
+      expect(refused.body.code).toBe('VEIL_DETECTION_FAILED');
+      const batch = await post(required.app, '/v1/batch/transform', { items: [{ input_json: { who: NAME } }, { text: `I am ${NAME}` }] });
+      expect(batch.body.results.map((result: any) => result.code)).toEqual(['VEIL_DETECTION_FAILED', 'VEIL_DETECTION_FAILED']);
+      const fallback = await post(optional.app, '/v1/transform', { input_json: { who: 'a@example.com' } });
+      expect(fallback.status).toBe(200);
+      expect(fallback.body.warnings[0]).toMatch(/HTTP 500/);
+    } finally {
+      stub.mode = 'ok';
+      await Promise.all([required.close(), optional.close()]);
+    }
+  });
+
+  it('batch, stream and RAG ingest carry no name raw', async () => {
+    stub.mode = 'ok';
+    const app = await nerApp('advanced');
+    try {
+      const batch = await post(app.app, '/v1/batch/transform', {
+        items: [{ text: `Hi ${NAME}` }, { input_json: { who: NAME } }, { input_messages: [{ role: 'user', content: NAME }] }],
+      });
+      expect(batch.status).toBe(200);
+      expect(batch.body.results.every((result: any) => result.error === undefined && result.entities_detected === 1)).toBe(true);
+      expect(JSON.stringify(batch.body)).not.toContain('Canary');
+      const detected = await post(app.app, '/v1/batch/detect', { items: [{ text: `Hi ${NAME}` }], include_values: false });
+      expect(detected.body.results[0].entities.map((entity: any) => entity.type)).toEqual(['person']);
+      const stream = await app.app.inject({ method: 'POST', url: '/v1/transform/stream', payload: { input_messages: [{ role: 'user', content: `I am ${NAME}` }] } });
+      expect(stream.statusCode).toBe(200);
+      expect(stream.body).toContain('{{person:');
+      expect(stream.body).not.toContain('Canary');
+      const ingest = await post(app.app, '/v1/rag/ingest', { text: `Minutes.\n\n${NAME} joined the call.` });
+      expect(ingest.status, JSON.stringify(ingest.body)).toBe(200);
+      expect(JSON.stringify(ingest.body.chunks)).not.toContain('Canary');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('refuses python_ner without a configured sidecar', async () => {
     const app = await buildTestApp();
     try {

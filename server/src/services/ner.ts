@@ -166,7 +166,7 @@ export async function runNer(client: Pick<NerClient, 'detect' | 'detectBatch'>, 
   const perText: Detection[][] = texts.map(() => []);
   let degraded = false;
   const abandon = new AbortController();
-  let failure: unknown;
+  let failure: Error | undefined;
   let next = 0;
   const request = { language: options.language, ...(options.labels !== undefined ? { labels: options.labels } : {}) };
   const worker = async (): Promise<void> => {
@@ -188,7 +188,7 @@ export async function runNer(client: Pick<NerClient, 'detect' | 'detectBatch'>, 
         });
       } catch (error) {
         if (failure === undefined) {
-          failure = error;
+          failure = error instanceof Error ? error : new Error('ner call failed');
           abandon.abort();
         }
       }

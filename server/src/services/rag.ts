@@ -38,7 +38,7 @@ import { promptSecuritySettings, screenPromptText } from './prompt-security.js';
 import { restoreOpened, type RehydrateEnvironment } from './rehydrate.js';
 import { partitionOf, revocationDigest, revokedEntryIds, withStore } from './revocation.js';
 import { assertNotDenied } from './state.js';
-import { combineDetections } from './transform.js';
+import { combineDetections, NER_DEGRADED_WARNING } from './transform.js';
 import { StoreUnavailableError } from '../stores/types.js';
 
 /** Built-in cap on document_sessions (and chunks) per context request (interface.md section 8). */
@@ -150,6 +150,14 @@ async function detectTexts(
     detections.push(combineDetections(regex, { ...plan, ner: perText[index]! }, loaded.compiled.policy));
   }
   return { detections, warnings: plan.warnings };
+}
+
+/**
+ * Query and context responses carry NER warnings only for a problem (the sidecar unavailable or
+ * degraded), not the builtin mode's standing note that NER is off, which ingest reports once.
+ */
+function nerProblems(warnings: readonly string[]): string[] {
+  return warnings.filter((warning) => warning !== NER_DEGRADED_WARNING);
 }
 
 /** detectTexts for one text. */
@@ -319,7 +327,7 @@ export async function queryRag(deps: AppDeps, request: QueryRequest, scope: RagS
     entries: result.newEntries,
   };
   const response: QueryResponse = { safe_query: result.safeText, entities_detected: detections.length };
-  const allWarnings = screened.warning !== undefined ? [...warnings, screened.warning] : warnings;
+  const allWarnings = [...nerProblems(warnings), ...(screened.warning !== undefined ? [screened.warning] : [])];
   if (allWarnings.length > 0) response.warnings = allWarnings;
   if (screened.summary !== undefined) response.prompt_security = screened.summary;
   return {
@@ -492,7 +500,7 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
   };
   const response: ContextResponse = { safe_chunks: safeChunks, entities_detected: detected };
   if (filtered > 0) response.chunks_filtered = filtered;
-  const contextWarnings = [...(kept.length > 0 ? nerWarnings : []), ...screenWarnings];
+  const contextWarnings = [...nerProblems(nerWarnings), ...screenWarnings];
   if (contextWarnings.length > 0) response.warnings = contextWarnings;
   const promptSecurity = promptSecuritySettings(deps.config) !== undefined ? (combineSummaries(summaries) ?? emptySummary(deps)) : undefined;
   if (promptSecurity !== undefined) response.prompt_security = promptSecurity;
