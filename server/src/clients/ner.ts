@@ -197,6 +197,7 @@ export class NerClient {
   private readonly maxResponseBytes: number;
   private readonly now: () => number;
   private observed: NerAvailability | undefined;
+  private probing: Promise<void> | undefined;
 
   constructor(options: NerClientOptions) {
     let url: URL;
@@ -260,12 +261,19 @@ export class NerClient {
   async availability(probeTimeoutMs: number = DEFAULT_READY_TIMEOUT_MS): Promise<NerAvailability> {
     const observed = this.observed;
     if (observed !== undefined && this.now() - observed.atMs < AVAILABILITY_TTL_MS) return observed;
-    try {
-      await this.observe(undefined, () => this.call('POST', '/v1/detect', { text: '' }, Math.min(probeTimeoutMs, this.timeoutMs)));
-    } catch {
-      // recorded by observe
-    }
-    return this.observed!;
+    // Concurrent askers share one probe.
+    this.probing ??= this.observe(undefined, () => this.call('POST', '/v1/detect', { text: '' }, Math.min(probeTimeoutMs, this.timeoutMs)))
+      .then(
+        () => undefined,
+        () => undefined, // recorded by observe
+      )
+      .finally(() => {
+        this.probing = undefined;
+      });
+    await this.probing;
+    return (
+      this.observed ?? { answering: false, atMs: this.now(), reason: 'invalid_response', detail: 'ner probe failed', summary: 'the NER sidecar could not be probed' }
+    );
   }
 
   /** True when GET /readyz answers 200 `{status: "ready"}` within the timeout; never throws. */

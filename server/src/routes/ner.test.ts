@@ -328,8 +328,17 @@ describe('detector modes', () => {
     );
     const required = await nerApp('both', { policy: { directory: dir } });
     const optional = await nerApp('both');
-    stub.mode = 'error';
+    stub.mode = 'ok';
+    const first = await post(required.app, '/v1/transform', { input: `I am ${NAME}` });
+    expect(first.status).toBe(200);
+    stub.mode = 'slow';
     try {
+      // A continuation names no policy: the plan falls back, then the session's policy refuses
+      // with the sidecar's own status (504 for a timeout).
+      const continued = await post(required.app, '/v1/transform', { input: `Still ${NAME}`, session_state: first.body.session_state });
+      expect(continued.status).toBe(504);
+      expect(continued.body.code).toBe('VEIL_DETECTION_FAILED');
+      stub.mode = 'error';
       const refused = await post(required.app, '/v1/transform', { input_messages: [{ role: 'user', content: `I am ${NAME}` }] });
       expect(refused.status).toBe(502);
       expect(refused.body.code).toBe('VEIL_DETECTION_FAILED');

@@ -131,7 +131,14 @@ export async function runStructuredWithNer(
   if (nerWillRun(deps, detectors)) texts = input.kind === 'json' ? jsonSlotTexts(env, input.request) : chatSlotTexts(env, input.request);
   const { perText, ...plan } = await planDetectionForTexts(deps, texts, language, detectors, policy?.compiled.policy, log);
   const slotNer: SlotNer | undefined = plan.nerRan ? new Map(texts.map((text, index) => [text, perText[index]!])) : undefined;
-  const detection = { useRegex: plan.useRegex, nerRan: plan.nerRan, ner: [], detectorMode: plan.detectorMode, warnings: plan.warnings };
+  const detection = {
+    useRegex: plan.useRegex,
+    nerRan: plan.nerRan,
+    ...(plan.nerFailure !== undefined ? { nerFailure: plan.nerFailure } : {}),
+    ner: [],
+    detectorMode: plan.detectorMode,
+    warnings: plan.warnings,
+  };
   return input.kind === 'json'
     ? runJsonTransform(env, { ...input.request, detection, slotNer })
     : runChatTransform(env, { ...input.request, detection, slotNer });

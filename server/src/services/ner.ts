@@ -214,10 +214,20 @@ function collect(into: Detection[], text: string, job: Job, entities: readonly {
   });
 }
 
+/** Why NER did not run although it was wanted (a fallback): carried so a later fail-closed check keeps the cause. */
+export interface NerFailure {
+  /** 502, or 504 for a timeout. */
+  readonly status: number;
+  /** The value-free detail (logs). */
+  readonly detail: string;
+}
+
 export interface DetectorPlan {
   readonly useRegex: boolean;
   /** True when the NER detector answered for this text. */
   readonly nerRan: boolean;
+  /** Set when NER was wanted and the sidecar failed (the plan fell back). */
+  readonly nerFailure?: NerFailure;
   readonly ner: Detection[];
   readonly detectorMode: DetectorModeLabel;
   readonly warnings: string[];
@@ -250,10 +260,15 @@ function requiredNerTypes(policy: Policy): string[] {
  * Apply the effective policy's detection control to a plan: keep only NER entities of its
  * `ner_labels`, and refuse (fail closed) when it requires NER for a type and NER did not run.
  */
-export function applyPolicyDetection(policy: Policy, plan: { readonly nerRan: boolean; readonly ner: readonly Detection[] }): Detection[] {
+export function applyPolicyDetection(
+  policy: Policy,
+  plan: { readonly nerRan: boolean; readonly ner: readonly Detection[]; readonly nerFailure?: NerFailure | undefined },
+): Detection[] {
   const required = requiredNerTypes(policy);
   if (required.length > 0 && !plan.nerRan) {
-    throw new VeilError('VEIL_DETECTION_FAILED', `detection failed: the policy requires NER for ${required.join(', ')}`);
+    // The sidecar's failure (a continuation's policy is only known here), with its status: 504 for a timeout.
+    const failure = plan.nerFailure;
+    throw new VeilError('VEIL_DETECTION_FAILED', `detection failed: the policy requires NER for ${required.join(', ')}`, failure?.detail, failure?.status);
   }
   const labels = policy.detection?.ner_labels;
   if (labels === undefined) return [...plan.ner];
@@ -309,7 +324,15 @@ export async function planDetectionForTexts(
     log?.warn({ event: 'ner_unavailable', reason: error.reason satisfies NerFailureReason, detail: error.detail, fail_closed: nerRequired }, 'ner_unavailable');
     if (nerRequired) throw error;
     deps.countNerDegraded();
-    return { useRegex, nerRan: false, perText: none(), detectorMode: 'builtin_regex', warnings: [nerUnavailableWarning(error)], used: ['builtin_regex'] };
+    return {
+      useRegex,
+      nerRan: false,
+      nerFailure: { status: error.status, detail: error.detail ?? error.reason },
+      perText: none(),
+      detectorMode: 'builtin_regex',
+      warnings: [nerUnavailableWarning(error)],
+      used: ['builtin_regex'],
+    };
   }
 }
 
