@@ -317,6 +317,12 @@ describe('NerClient probes and wiring', () => {
   });
 });
 
+async function nerFailure(promise: Promise<unknown>): Promise<NerError> {
+  const error = await failure(promise);
+  if (!(error instanceof NerError)) throw new Error('expected a NerError');
+  return error;
+}
+
 describe('NerClient failure reasons and availability', () => {
   const text = 'Confidential memo for Zebulon Quartermaine at Canaryworks';
 
@@ -328,11 +334,10 @@ describe('NerClient failure reasons and availability', () => {
     ['an invalid answer', () => reply(200, { entities: 'no' }), 502, 'invalid_response', /^the NER sidecar sent an invalid response \(entities is not an array\)$/],
   ])('names %s in its reason and summary, never the text', async (_name, make, status, reason, summary) => {
     handler = make();
-    const error = await failure(client({ timeoutMs: 50 }).detect(text));
-    expect(error).toBeInstanceOf(NerError);
+    const error = await nerFailure(client({ timeoutMs: 50 }).detect(text));
     expectDetectionFailed(error, status, text);
-    expect((error as NerError).reason).toBe(reason);
-    expect((error as NerError).summary).toMatch(summary);
+    expect(error.reason).toBe(reason);
+    expect(error.summary).toMatch(summary);
   });
 
   it('names a refused connection', async () => {
@@ -340,7 +345,7 @@ describe('NerClient failure reasons and availability', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as AddressInfo;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const error = (await failure(client({ baseUrl: `http://127.0.0.1:${port}` }).detect(text))) as NerError;
+    const error = await nerFailure(client({ baseUrl: `http://127.0.0.1:${port}` }).detect(text));
     expect(error.reason).toBe('unreachable');
     expect(error.summary).toBe('the NER sidecar could not be reached (ECONNREFUSED)');
   });
@@ -366,9 +371,9 @@ describe('NerClient failure reasons and availability', () => {
     handler = () => undefined; // never answers
     const ner = client({ timeoutMs: 5000 });
     const abandon = new AbortController();
-    const pending = failure(ner.detect(text, { signal: abandon.signal }));
+    const pending = nerFailure(ner.detect(text, { signal: abandon.signal }));
     setTimeout(() => abandon.abort(), 10);
-    const error = (await pending) as NerError;
+    const error = await pending;
     expect(error.reason).toBe('unreachable');
     handler = reply(200, { entities: [], degraded: false });
     expect(await ner.availability()).toMatchObject({ answering: true });
