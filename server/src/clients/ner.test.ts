@@ -378,4 +378,41 @@ describe('NerClient failure reasons and availability', () => {
     handler = reply(200, { entities: [], degraded: false });
     expect(await ner.availability()).toMatchObject({ answering: true });
   });
+
+  it('keeps at most maxInFlight calls at the sidecar, and waiting for a slot does not count against the deadline', async () => {
+    let inFlight = 0;
+    let most = 0;
+    handler = (request, response, body) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      const items = (JSON.parse(body) as { items?: unknown[] }).items;
+      const answer = items !== undefined ? { results: items.map(() => ({ entities: [], degraded: false })) } : { entities: [], degraded: false };
+      setTimeout(() => {
+        inFlight -= 1;
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(answer));
+      }, 300);
+    };
+    // Three calls one at a time take about 900 ms in all; each alone is well inside 700 ms.
+    const ner = client({ timeoutMs: 700, maxInFlight: 1 });
+    const results = await Promise.all([ner.detect('a'), ner.detect('b'), ner.detectBatch([{ text: 'c' }, { text: 'd' }])]);
+    expect(results.map((result) => (Array.isArray(result) ? result.length : result.entities.length))).toEqual([0, 0, 2]);
+    expect(recorded.map((call) => call.path)).toEqual(['/v1/detect', '/v1/detect', '/v1/detect/batch']);
+    expect(most).toBe(1);
+    expect(() => client({ maxInFlight: 0 })).toThrow(TypeError);
+  });
+
+  it('drops a waiting call whose signal aborts', async () => {
+    handler = (_request, response) => {
+      setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"entities":[],"degraded":false}'), 100);
+    };
+    const ner = client({ maxInFlight: 1 });
+    const abandon = new AbortController();
+    const first = ner.detect('a');
+    const second = nerFailure(ner.detect('b', { signal: abandon.signal }));
+    abandon.abort();
+    expect((await second).detail).toBe('ner call abandoned');
+    await first;
+    expect(recorded).toHaveLength(1);
+  });
 });

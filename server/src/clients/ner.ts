@@ -7,7 +7,8 @@
 // malformed answer, 504 for a timeout, with a `reason` (timeout, unreachable, rejected, error
 // status, invalid response) that warnings and logs name. Error details name the failure, never
 // the text or an entity value. The client remembers the outcome of its latest detect call, so
-// /v1/capabilities and /v1/health can say whether NER is answering right now (`availability`).
+// /v1/capabilities and /v1/health can say whether NER is answering right now (`availability`),
+// and keeps at most `maxInFlight` detect calls at the sidecar, queueing the rest here.
 // `fetch` is injectable so tests drive the client against local stub servers.
 import { VeilError } from '@veil/common';
 
@@ -33,6 +34,8 @@ export interface NerClientOptions {
   maxResponseBytes?: number;
   /** Clock for the availability record (tests inject one). */
   now?: () => number;
+  /** Detect calls of this process at the sidecar at once; more wait here (default 4). */
+  maxInFlight?: number;
 }
 
 export interface NerDetectOptions {
@@ -93,6 +96,7 @@ export const NER_API_KEY_HEADER = 'X-Detector-API-Key';
 const AVAILABILITY_TTL_MS = 5000;
 const DEFAULT_READY_TIMEOUT_MS = 2000;
 const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_IN_FLIGHT = 4;
 const MAX_LABEL_CHARS = 64;
 const MAX_WARNINGS = 32;
 const MAX_WARNING_CHARS = 512;
@@ -198,6 +202,9 @@ export class NerClient {
   private readonly now: () => number;
   private observed: NerAvailability | undefined;
   private probing: Promise<void> | undefined;
+  private readonly maxInFlight: number;
+  private active = 0;
+  private waiting: (() => void)[] = [];
 
   constructor(options: NerClientOptions) {
     let url: URL;
@@ -214,6 +221,8 @@ export class NerClient {
     this.fetchImpl = options.fetch ?? globalThis.fetch;
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.now = options.now ?? Date.now;
+    this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    if (!(this.maxInFlight >= 1)) throw new TypeError('NerClient: maxInFlight must be at least 1');
   }
 
   /** The per-call deadline in milliseconds (detector.timeout_secs). */
@@ -224,7 +233,7 @@ export class NerClient {
   /** Entities in one text. */
   async detect(text: string, options: NerDetectOptions = {}): Promise<NerDetectResult> {
     return this.observe(options.signal, async () => {
-      const answer = await this.call('POST', '/v1/detect', requestItem(text, options), this.timeoutMs, options.signal);
+      const answer = await this.slot(options.signal, () => this.call('POST', '/v1/detect', requestItem(text, options), this.timeoutMs, options.signal));
       if (!isRecord(answer)) throw malformed('body is not an object');
       return {
         entities: parseEntities(answer.entities, codePointLength(text), 'entities'),
@@ -238,7 +247,7 @@ export class NerClient {
   async detectBatch(items: readonly NerBatchItem[], options: { signal?: AbortSignal } = {}): Promise<NerBatchResult[]> {
     return this.observe(options.signal, async () => {
       const body = { items: items.map((item) => requestItem(item.text, item)) };
-      const answer = await this.call('POST', '/v1/detect/batch', body, this.timeoutMs, options.signal);
+      const answer = await this.slot(options.signal, () => this.call('POST', '/v1/detect/batch', body, this.timeoutMs, options.signal));
       if (!isRecord(answer) || !Array.isArray(answer.results)) throw malformed('results is not an array');
       const results: unknown[] = answer.results;
       if (results.length !== items.length) throw malformed('results length differs from items length');
@@ -289,6 +298,39 @@ export class NerClient {
   /** The sidecar's /health body (always 200 when the sidecar runs). */
   async health(): Promise<unknown> {
     return this.call('GET', '/health', undefined, this.timeoutMs);
+  }
+
+  /**
+   * Run `call` once fewer than maxInFlight detect calls of this process are at the sidecar. The
+   * deadline starts when the call is sent: waiting here is the server's own queue, and it keeps
+   * the sidecar's queue short so concurrent requests do not time each other out.
+   */
+  private async slot<T>(signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+    if (this.active >= this.maxInFlight) {
+      await new Promise<void>((resolve, reject) => {
+        const waiter = (): void => {
+          signal?.removeEventListener('abort', abandoned);
+          resolve();
+        };
+        const abandoned = (): void => {
+          this.waiting = this.waiting.filter((other) => other !== waiter);
+          reject(new NerError('unreachable', 'ner call abandoned', 'the NER call was abandoned'));
+        };
+        if (signal?.aborted === true) {
+          abandoned();
+          return;
+        }
+        signal?.addEventListener('abort', abandoned, { once: true });
+        this.waiting.push(waiter);
+      });
+    }
+    this.active += 1;
+    try {
+      return await call();
+    } finally {
+      this.active -= 1;
+      this.waiting.shift()?.();
+    }
   }
 
   /** Run a detect call and remember its outcome (an abandoned call says nothing about the sidecar). */

@@ -145,6 +145,8 @@ export interface VeilConfig {
     readonly ner_piece_chars: number;
     /** Sidecar calls in flight at once for one request. */
     readonly ner_concurrency: number;
+    /** Sidecar calls in flight at once for this process (all requests); more wait in the server. */
+    readonly ner_max_in_flight: number;
   };
   readonly policy: {
     readonly directory?: string;
@@ -351,7 +353,8 @@ export const CONFIG_SCHEMA = {
       // Under the sidecar's VEIL_NER_MAX_TEXT_CHARS (100,000) and small enough that one call
       // (about 25 µs per character on one CPU core) stays well inside timeout_secs.
       ner_piece_chars: { type: 'integer', minimum: 1000, maximum: 1000000, default: 10000 },
-      ner_concurrency: { type: 'integer', minimum: 1, maximum: 64, default: 4 },
+      ner_concurrency: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
+      ner_max_in_flight: { type: 'integer', minimum: 1, maximum: 256, default: 4 },
     }),
     policy: section({
       directory: text,
