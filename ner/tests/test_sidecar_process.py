@@ -34,6 +34,25 @@ def test_code_point_spans_after_emoji(sidecar: Sidecar) -> None:
     assert ("location", "Chicago") in found
 
 
+def test_lone_surrogates_are_a_clear_400_and_pairs_still_work(sidecar: Sidecar) -> None:
+    # JSON may escape a lone surrogate; the model cannot take one. The answer is a 400 naming the
+    # field (it used to be a 500 from a UnicodeEncodeError inside the model call).
+    for text in ["Barack Obama \ud800 met Angela Merkel", "\udc00Barack Obama", "Angela Merkel \ud83d"]:
+        status, body = post(sidecar, "/v1/detect", {"text": text})
+        assert status == 400
+        assert body == {"error": "text: must be valid Unicode (it holds an unpaired surrogate)"}
+    items = [{"text": "Angela Merkel"}, {"text": "x\udbff"}]
+    status, body = post(sidecar, "/v1/detect/batch", {"items": items})
+    assert status == 400
+    assert body == {"error": "items[1].text: must be valid Unicode (it holds an unpaired surrogate)"}
+    status, _ = post(sidecar, "/v1/detect", {"text": "x", "\ud800": 1})
+    assert status == 400
+    text = "\U0001f600 Barack Obama"  # sent as a valid escaped pair: one code point, fine
+    status, body = post(sidecar, "/v1/detect", {"text": text})
+    assert status == 200
+    assert values(text, body) == [("person", "Barack Obama")]
+
+
 def test_degraded_language(sidecar: Sidecar) -> None:
     status, body = post(sidecar, "/v1/detect", {"text": "Angela Merkel", "language": "it"})
     assert status == 200

@@ -59,7 +59,7 @@ describe('defaults', () => {
     expect(config.revocation_backend).toBe('memory');
     expect(config.replay_backend).toBe('memory');
     expect(config.idempotency).toEqual({ backend: 'memory', ttl_seconds: 86400, in_progress_ttl_seconds: 60 });
-    expect(config.detector).toEqual({ mode: 'builtin', default_language: 'en', timeout_secs: 5 });
+    expect(config.detector).toEqual({ mode: 'builtin', default_language: 'en', timeout_secs: 5, ner_piece_chars: 10000, ner_concurrency: 2, ner_max_in_flight: 4 });
     expect(config.policy).toEqual({ watch: false, watch_debounce_ms: 2000 });
     expect(config.audit).toEqual({ backend: 'log', strict: false, allow_ephemeral: false });
     expect(config.rate_limit).toEqual({ enabled: false, requests_per_second: 100, burst_size: 200 });

@@ -36,7 +36,7 @@ export function detectRoutes(deps: AppDeps) {
         const loaded = body.policy !== undefined ? policiesFor(deps, principal.tenant).get(body.policy) : undefined;
         const patterns = patternSet(loaded, body.custom_patterns);
         const language = body.language ?? deps.config.detector.default_language;
-        const plan = await planDetection(deps, body.input, language, body.detectors, loaded?.compiled.policy);
+        const plan = await planDetection(deps, body.input, language, body.detectors, loaded?.compiled.policy, request.log);
         const ner = loaded !== undefined ? applyPolicyDetection(loaded.compiled.policy, plan) : plan.ner;
         const regex = await deps.offload.detect({ text: body.input, language, compiled: patterns.compiled, raw: patterns.raw });
         const regexKept = plan.useRegex ? regex : regex.filter((detection) => detection.detector === 'custom_pattern');

@@ -228,7 +228,7 @@ export function fileRoutes(deps: AppDeps) {
         };
       }
       const body = { input: extracted.text, ...fields } as TransformBody;
-      const done = await textTransform(deps, body, principal, undefined, factSink(request));
+      const done = await textTransform(deps, body, principal, undefined, factSink(request), request.log);
       request.log.info({ ...logFields, trace_id: done.trace, offloaded: done.serialized !== undefined }, 'file_transform_completed');
       const serialized = done.serialized ?? JSON.stringify(done.response);
       return reply.type('application/json; charset=utf-8').send(withHandle(spliceResponse(serialized, extra, ['extraction_time_ms', extractionMs]), done.handle));
@@ -272,7 +272,7 @@ export function fileRoutes(deps: AppDeps) {
       const fields = transformFields(upload);
       auditFacts(request, policyFact(deps, fields.policy));
       const { image, layout, ocrMs } = await recognize(upload.bytes);
-      const done = await textTransform(deps, { input: layout.text, ...fields }, principal, undefined, factSink(request));
+      const done = await textTransform(deps, { input: layout.text, ...fields }, principal, undefined, factSink(request), request.log);
       // OCR text of one image is small; a worker-serialized body is parsed back to add boxes.
       const response = done.response ?? (JSON.parse(done.serialized ?? '{}') as TransformResponse);
       const spans = alignSpans(layout.text, done.input, response.entities.map((entity) => entity.span));
@@ -311,7 +311,7 @@ export function fileRoutes(deps: AppDeps) {
         input = screened.text;
         promptScreened = screened.summary;
       }
-      const plan = await planDetection(deps, input, fields.language ?? deps.config.detector.default_language, undefined, registry.get(fields.policy).compiled.policy);
+      const plan = await planDetection(deps, input, fields.language ?? deps.config.detector.default_language, undefined, registry.get(fields.policy).compiled.policy, request.log);
       const outcome = await recordingRejection(factSink(request), () =>
         Promise.resolve().then(() =>
           runTextTransform(transformEnvironment(deps, principal.tenant, registry), {

@@ -9,6 +9,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { auditFacts, entityFacts, recordIntent } from '../audit/index.js';
+import type { NerLog } from '../services/ner.js';
 import type { AppDeps } from '../deps.js';
 import { CHUNKING_STRATEGIES, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../domain/rag/chunking.js';
 import { validationMessage } from '../plugins/errors.js';
@@ -221,7 +222,7 @@ function promptFact(response: { readonly prompt_security?: { readonly triggered:
 }
 
 export function ragRoutes(deps: AppDeps) {
-  const ingest = async (body: IngestBody, principal: Principal): Promise<{ result: IngestResponse & Partial<Record<'session_state' | 'session_id', string>>; sid: string; types: Set<string>; count: number }> => {
+  const ingest = async (body: IngestBody, principal: Principal, log: NerLog): Promise<{ result: IngestResponse & Partial<Record<'session_state' | 'session_id', string>>; sid: string; types: Set<string>; count: number }> => {
     const sealed = await ingestDocument(
       deps,
       {
@@ -234,7 +235,7 @@ export function ragRoutes(deps: AppDeps) {
         metadata: body.document_metadata,
         corpusId: body.corpus_id,
       },
-      ingestScope(deps, principal),
+      { ...ingestScope(deps, principal), log },
     );
     const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
     // The handle sits after the chunks, as in the interface's field order.
@@ -268,7 +269,7 @@ export function ragRoutes(deps: AppDeps) {
       '/v1/rag/ingest',
       { schema: { body: IngestBodySchema, response: { 200: IngestResultSchema } }, config: { scope: 'rag', idempotent: true } },
       async (request) => {
-        const { result, sid, types, count } = await recordingGuards(request, () => ingest(request.body, principalOf(request)));
+        const { result, sid, types, count } = await recordingGuards(request, () => ingest(request.body, principalOf(request), request.log));
         auditFacts(request, {
           policy: request.body.policy ?? deps.policies.registry.defaultName,
           session_id: sid,
@@ -298,7 +299,7 @@ export function ragRoutes(deps: AppDeps) {
         for (const [index, item] of request.body.items.entries()) {
           try {
             if (!validateItem(item)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validateItem.errors?.[0]));
-            const { result, types, count } = await recordingGuards(request, () => ingest(item as IngestBody, principal));
+            const { result, types, count } = await recordingGuards(request, () => ingest(item as IngestBody, principal, request.log));
             auditFacts(request, { entity_types: types, entity_count: count, entities_tokenized: count, ...promptFact(result) });
             results.push({ index, result });
           } catch (error) {
@@ -318,7 +319,7 @@ export function ragRoutes(deps: AppDeps) {
       async (request) => {
         const body = request.body;
         const sealed = await recordingGuards(request, () =>
-          queryRag(deps, { query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, modelScope(deps, principalOf(request))),
+          queryRag(deps, { query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, { ...modelScope(deps, principalOf(request)), log: request.log }),
         );
         const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
         auditFacts(request, { policy: sealed.session.policy, session_id: sealed.session.sid, ...entityFacts(sealed.entities), ...promptFact(sealed.response) });
@@ -346,7 +347,7 @@ export function ragRoutes(deps: AppDeps) {
             documentSessions: body.document_sessions,
             corpusId: body.corpus_id,
           },
-          modelScope(deps, principalOf(request)),
+          { ...modelScope(deps, principalOf(request)), log: request.log },
         ));
         const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
         auditFacts(request, { policy: sealed.session.policy, session_id: sealed.session.sid, ...entityFacts(sealed.entities), ...promptFact(sealed.response) });

@@ -244,7 +244,7 @@ export function streamRoutes(deps: AppDeps) {
       const whole = await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request));
       return { structured: whole };
     }
-    const done = await textTransform(deps, body, principal, sessionState, factSink(request));
+    const done = await textTransform(deps, body, principal, sessionState, factSink(request), request.log);
     const response = done.response ?? (JSON.parse(done.serialized ?? '{}') as TransformResponse);
     return { text: { input: done.input, response, handle: done.handle, trace: done.trace } };
   };

@@ -31,14 +31,14 @@ import {
 import { tokenizeText, type TokenizedEntity } from '../domain/tokenize.js';
 import type { Detection, RequestContext, TokenEntry } from '../domain/types.js';
 import type { OutputGuardSummary, PromptSecuritySummary } from '../domain/guard/index.js';
-import { planDetection } from './ner.js';
+import { planDetectionForTexts, type NerLog } from './ner.js';
 import { outputProtectionSettings } from './output-guard.js';
 import type { LoadedPolicy } from './policies.js';
 import { promptSecuritySettings, screenPromptText } from './prompt-security.js';
 import { restoreOpened, type RehydrateEnvironment } from './rehydrate.js';
 import { partitionOf, revocationDigest, revokedEntryIds, withStore } from './revocation.js';
 import { assertNotDenied, denySession } from './state.js';
-import { combineDetections } from './transform.js';
+import { combineDetections, NER_DEGRADED_WARNING } from './transform.js';
 import { StoreUnavailableError } from '../stores/types.js';
 
 /** Built-in cap on document_sessions (and chunks) per context request (interface.md section 8). */
@@ -49,6 +49,8 @@ export interface RagScope {
   readonly tenant: string | null;
   /** Policy context for decisions (destination, caller role and purpose). */
   readonly context: RequestContext;
+  /** The request's logger: why NER was unavailable is logged there (never a value). */
+  readonly log?: NerLog | undefined;
 }
 
 export interface DocumentMetadata {
@@ -130,11 +132,38 @@ function lattice(deps: AppDeps): ClassificationLattice {
   return new ClassificationLattice(deps.config.rag.classification_levels);
 }
 
-/** Regex (inline, or on a worker for a large text) plus NER under the policy's detection rules. */
-async function detectText(deps: AppDeps, text: string, language: string, loaded: LoadedPolicy): Promise<{ detections: Detection[]; warnings: string[] }> {
-  const plan = await planDetection(deps, text, language, undefined, loaded.compiled.policy);
-  const regex = await deps.offload.detect({ text, language, compiled: loaded.patterns, raw: loaded.rawPatterns });
-  return { detections: combineDetections(regex, plan, loaded.compiled.policy), warnings: plan.warnings };
+/**
+ * Regex (inline, or on a worker for a large text) plus NER under the policy's detection rules,
+ * for several texts at once: their NER goes to the sidecar in few batched calls.
+ */
+async function detectTexts(
+  deps: AppDeps,
+  texts: readonly string[],
+  language: string,
+  loaded: LoadedPolicy,
+  log: NerLog | undefined,
+): Promise<{ detections: Detection[][]; warnings: string[] }> {
+  const { perText, ...plan } = await planDetectionForTexts(deps, texts, language, undefined, loaded.compiled.policy, log);
+  const detections: Detection[][] = [];
+  for (const [index, text] of texts.entries()) {
+    const regex = await deps.offload.detect({ text, language, compiled: loaded.patterns, raw: loaded.rawPatterns });
+    detections.push(combineDetections(regex, { ...plan, ner: perText[index]! }, loaded.compiled.policy));
+  }
+  return { detections, warnings: plan.warnings };
+}
+
+/**
+ * Query and context responses carry NER warnings only for a problem (the sidecar unavailable or
+ * degraded), not the builtin mode's standing note that NER is off, which ingest reports once.
+ */
+function nerProblems(warnings: readonly string[]): string[] {
+  return warnings.filter((warning) => warning !== NER_DEGRADED_WARNING);
+}
+
+/** detectTexts for one text. */
+async function detectText(deps: AppDeps, text: string, language: string, loaded: LoadedPolicy, log: NerLog | undefined): Promise<{ detections: Detection[]; warnings: string[] }> {
+  const { detections, warnings } = await detectTexts(deps, [text], language, loaded, log);
+  return { detections: detections[0]!, warnings };
 }
 
 /** The allocator of a session: corpus tokens with a corpus id, the random scheme otherwise. */
@@ -187,7 +216,7 @@ export async function ingestDocument(deps: AppDeps, request: IngestRequest, scop
   // stripped something (its warning says so).
   const screened = screen(deps, request.text, 'text');
   const text = screened.text;
-  const { detections, warnings } = await detectText(deps, text, language, loaded);
+  const { detections, warnings } = await detectText(deps, text, language, loaded, scope.log);
   const spans = chunkText(text, {
     strategy: request.strategy,
     chunkSize: request.chunkSize,
@@ -275,7 +304,7 @@ export async function queryRag(deps: AppDeps, request: QueryRequest, scope: RagS
   const loaded = policiesFor(deps, scope.tenant).get(request.policy);
   const language = request.language ?? deps.config.detector.default_language;
   const screened = screen(deps, request.query, 'query');
-  const { detections } = await detectText(deps, screened.text, language, loaded);
+  const { detections, warnings } = await detectText(deps, screened.text, language, loaded, scope.log);
   const result = tokenizeText({
     text: screened.text,
     detections,
@@ -298,7 +327,8 @@ export async function queryRag(deps: AppDeps, request: QueryRequest, scope: RagS
     entries: result.newEntries,
   };
   const response: QueryResponse = { safe_query: result.safeText, entities_detected: detections.length };
-  if (screened.warning !== undefined) response.warnings = [screened.warning];
+  const allWarnings = [...nerProblems(warnings), ...(screened.warning !== undefined ? [screened.warning] : [])];
+  if (allWarnings.length > 0) response.warnings = allWarnings;
   if (screened.summary !== undefined) response.prompt_security = screened.summary;
   return {
     response,
@@ -431,17 +461,21 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
   let detected = 0;
   const summaries: PromptSecuritySummary[] = [];
   const screenWarnings = new Set<string>();
-  for (const chunk of kept) {
-    // Tokens of the query and of the admitted document sessions are the caller's own; any
-    // other token-shaped text in a retrieved chunk is screened like transform input.
+  // Tokens of the query and of the admitted document sessions are the caller's own; any other
+  // token-shaped text in a retrieved chunk is screened like transform input.
+  const texts = kept.map((chunk) => {
     const screened = screen(deps, chunk.text, `chunks[${chunk.index}]`, merged);
     if (screened.summary !== undefined) summaries.push(screened.summary);
     if (screened.warning !== undefined) screenWarnings.add(screened.warning);
-    const text = screened.text;
+    return screened.text;
+  });
+  // One NER plan for every admitted chunk: few batched sidecar calls, one fallback decision.
+  const { detections: perChunk, warnings: nerWarnings } = await detectTexts(deps, texts, language, active, scope.log);
+  for (const [position, text] of texts.entries()) {
     // Retrieved chunks are usually already safe: detections touching a token are left alone, so
     // a token is never re-tokenized or cut; raw values around it are tokenized as usual.
     const tokens = findTokens(text);
-    const { detections } = await detectText(deps, text, language, active);
+    const detections = perChunk[position]!;
     const fresh = tokens.length === 0 ? detections : detections.filter((detection) => !tokens.some((token) => detection.start < token.end && token.start < detection.end));
     const result = tokenizeText({ text, detections: fresh, policy: active.compiled, context: scope.context, allocator });
     added.push(...result.newEntries);
@@ -466,7 +500,8 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
   };
   const response: ContextResponse = { safe_chunks: safeChunks, entities_detected: detected };
   if (filtered > 0) response.chunks_filtered = filtered;
-  if (screenWarnings.size > 0) response.warnings = [...screenWarnings];
+  const contextWarnings = [...nerProblems(nerWarnings), ...screenWarnings];
+  if (contextWarnings.length > 0) response.warnings = contextWarnings;
   const promptSecurity = promptSecuritySettings(deps.config) !== undefined ? (combineSummaries(summaries) ?? emptySummary(deps)) : undefined;
   if (promptSecurity !== undefined) response.prompt_security = promptSecurity;
   return { response, sessionState: sealSession(keyRingFor(deps, scope.tenant), session), session, entities };

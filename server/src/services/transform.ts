@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { VeilError, type Policy } from '@veil/common';
 import { exposedMetadata, withMetadata, type EntityMetadata } from './metadata.js';
-import { applyPolicyDetection } from './ner.js';
+import { applyPolicyDetection, type NerFailure } from './ner.js';
 import { detectAll, type CompiledPattern } from '../domain/detect/index.js';
 import { resolveOverlaps } from '../domain/detect/overlap.js';
 import { dropLabelSpans } from '../domain/detect/ner-filter.js';
@@ -60,6 +60,7 @@ export interface TextTransformRequest {
   readonly detection?: {
     readonly useRegex: boolean;
     readonly nerRan: boolean;
+    readonly nerFailure?: NerFailure | undefined;
     readonly ner: readonly Detection[];
     readonly detectorMode: string;
     readonly warnings: readonly string[];
