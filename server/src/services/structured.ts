@@ -26,6 +26,7 @@ import {
   entityContext,
   NER_DEGRADED_WARNING,
   summary,
+  transformPatterns,
   type TextTransformRequest,
   type TransformEnvironment,
   type TransformOutcome,
@@ -113,8 +114,7 @@ function runStructured<T>(
   // NER does not run on structured input yet: a policy that requires it fails closed here.
   applyPolicyDetection(loaded.compiled.policy, { nerRan: false, ner: [] });
   const language = request.language ?? previous?.language ?? env.defaultLanguage;
-  const requested = request.customPatterns ?? [];
-  const patterns = requested.length > 0 ? [...loaded.patterns, ...env.compilePatterns(requested)] : loaded.patterns;
+  const patterns = transformPatterns(env, loaded, request);
 
   const previousEntries = previous?.entries ?? [];
   // Prompt security on every string slot (values, keys, chat contents, tool-call arguments);
@@ -186,7 +186,7 @@ function runStructured<T>(
 
 /**
  * input_type `json`. The bounds (64 levels, 10,000 slots, 1 MB of text) are checked before the
- * session is opened or anything is detected. Throws VeilError: VEIL_LIMIT_EXCEEDED,
+ * session is opened or anything is detected. Throws VeilError: VEIL_PAYLOAD_TOO_LARGE,
  * VEIL_VALIDATION_FAILED (not JSON, key collision, policy mismatch), VEIL_POLICY_DENIED,
  * VEIL_SESSION_EXPIRED.
  */
