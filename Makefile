@@ -4,7 +4,10 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 NPM_STAMP := node_modules/.veil-installed
 export npm_config_nodedir := $(shell scripts/node-headers.sh)
-PORT ?= 3000
+# The port and host `make run` serves on (and `make eval` scores against): PORT and HOST, else
+# the server's own VEIL_PORT and VEIL_HOST, else 3000 and the server's default (0.0.0.0).
+PORT ?= $(or $(VEIL_PORT),3000)
+HOST ?= $(VEIL_HOST)
 NER ?= 1
 
 .PHONY: help install build run test typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers
@@ -34,7 +37,7 @@ build: install
 
 # NER=0 skips the sidecar (regex detectors only).
 run: build $(if $(filter 0,$(NER)),,ner-venv)
-	PORT=$(PORT) NER_PORT=$(NER_PORT) NER=$(NER) scripts/run.sh
+	PORT=$(PORT) HOST=$(HOST) NER_PORT=$(NER_PORT) NER=$(NER) scripts/run.sh
 
 typecheck: install
 	npx tsc -b
