@@ -22,6 +22,7 @@ import { createOcrEngine, type OcrEngine } from '../services/ocr.js';
 import { withHandle } from '../services/state.js';
 import { runTextTransform, type TransformResponse } from '../services/transform.js';
 import { decodeLatin1Field } from '../domain/text/utf8.js';
+import { VEIL_HEADERS } from '../plugins/response-headers.js';
 import type { RestoreMode } from '../domain/types.js';
 import { fingerprint, ms, policyFact, principalOf } from './common.js';
 import { openInline, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
@@ -264,10 +265,10 @@ export function fileRoutes(deps: AppDeps) {
       return reply
         .type(CONTENT_TYPES[restored.format])
         .header('content-disposition', `attachment; filename="restored.${FILE_EXTENSIONS[restored.format]}"`)
-        .header('x-veil-original-format', restored.format)
-        .header('x-veil-tokens-resolved', String(restored.tokensResolved))
-        .header('x-veil-tokens-unresolved', String(restored.tokensUnresolved.length))
-        .header('x-veil-output-guard', restored.outputGuard === undefined ? 'disabled' : restored.outputGuard.triggered ? 'triggered' : 'clear')
+        .header(VEIL_HEADERS.originalFormat, restored.format)
+        .header(VEIL_HEADERS.tokensResolved, String(restored.tokensResolved))
+        .header(VEIL_HEADERS.tokensUnresolved, String(restored.tokensUnresolved.length))
+        .header(VEIL_HEADERS.outputGuard, restored.outputGuard === undefined ? 'disabled' : restored.outputGuard.triggered ? 'triggered' : 'clear')
         .send(Buffer.from(restored.bytes.buffer, restored.bytes.byteOffset, restored.bytes.byteLength));
     });
 
@@ -340,8 +341,8 @@ export function fileRoutes(deps: AppDeps) {
       request.log.info({ event: 'image_redact_completed', format: image.format, regions: boxes.length }, 'image_redact_completed');
       return reply
         .type('image/png')
-        .header('x-veil-regions-redacted', String(boxes.length))
-        .header('x-veil-entities-redacted', String(outcome.response.entities.length))
+        .header(VEIL_HEADERS.regionsRedacted, String(boxes.length))
+        .header(VEIL_HEADERS.entitiesRedacted, String(outcome.response.entities.length))
         .send(png);
     });
   };
