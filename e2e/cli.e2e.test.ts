@@ -4,7 +4,7 @@
 // list every problem of every file in one run; `make run` (scripts/run.sh) listens where
 // VEIL_PORT and VEIL_HOST say.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,13 +141,24 @@ async function freePort(): Promise<number> {
   });
 }
 
-describe('make run honours VEIL_PORT and VEIL_HOST', () => {
+describe('make run honours VEIL_PORT and VEIL_HOST; make eval stays in the repository', () => {
   it('passes them to scripts/run.sh (make -n) when PORT and HOST are not given', () => {
     const dry = spawnSync('make', ['-n', 'run', 'NER=0'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, VEIL_PORT: '4321', VEIL_HOST: '127.0.0.2' } });
     expect(dry.status).toBe(0);
     expect(dry.stdout).toMatch(/^PORT=4321 HOST=127\.0\.0\.2 .*scripts\/run\.sh$/m);
     const explicit = spawnSync('make', ['-n', 'run', 'NER=0', 'PORT=4400'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, VEIL_PORT: '4321' } });
     expect(explicit.stdout).toMatch(/^PORT=4400 .*scripts\/run\.sh$/m);
+  });
+
+  it('make eval and make eval-offline use the corpus and scorer inside the repository', () => {
+    for (const target of ['eval', 'eval-offline']) {
+      const dry = spawnSync('make', ['-n', target], { cwd: ROOT, encoding: 'utf8', env: process.env });
+      expect(dry.status).toBe(0);
+      const command = dry.stdout.trimEnd().split('\n').at(-1)!;
+      expect(command).toContain('data/dev-corpus.jsonl');
+      expect(command).not.toMatch(/\.\.\//);
+      for (const path of command.split(/\s+/).filter((word) => /^(data|tools|server)\//.test(word))) expect(existsSync(join(ROOT, path)), path).toBe(true);
+    }
   });
 
   it('scripts/run.sh listens on VEIL_HOST:VEIL_PORT', async () => {
