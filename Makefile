@@ -4,7 +4,10 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 NPM_STAMP := node_modules/.veil-installed
 export npm_config_nodedir := $(shell scripts/node-headers.sh)
-PORT ?= 3000
+# The port and host `make run` serves on (and `make eval` scores against): PORT and HOST, else
+# the server's own VEIL_PORT and VEIL_HOST, else 3000 and the server's default (0.0.0.0).
+PORT ?= $(or $(VEIL_PORT),3000)
+HOST ?= $(VEIL_HOST)
 NER ?= 1
 
 .PHONY: help install build run test typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers
@@ -17,8 +20,8 @@ help:
 	@echo "make bench-workers - throughput with 1 worker process and with one per core (BENCHMARKS.md)"
 	@echo "make crds   - regenerate crds/*.yaml and charts/veil/crds/ from common/src/k8s/"
 	@echo "make chart  - helm lint --strict and helm template of charts/veil (fetches helm, see scripts/helm.sh)"
-	@echo "make example-rag - build, start a local Veil and run the RAG example (SQLite FTS5 store)"
-	@echo "make eval   - score detection on the dev corpus against a live server"
+	@echo "make example-rag - build, start a local Veil (with the NER sidecar; NER=0 without) and run the RAG example (SQLite FTS5 store)"
+	@echo "make eval   - score detection on data/dev-corpus.jsonl against a live server (make run, on PORT)"
 	@echo "make eval-offline     - score detection offline on every labeled corpus (dev corpus + data/*.jsonl)"
 	@echo "make compare-presidio - Veil vs Presidio (pinned, in .venv-presidio) on the same corpora"
 	@echo "make compare-presidio-ner - NER sidecar vs Presidio with the same spaCy model (person/organization/location)"
@@ -34,7 +37,7 @@ build: install
 
 # NER=0 skips the sidecar (regex detectors only).
 run: build $(if $(filter 0,$(NER)),,ner-venv)
-	PORT=$(PORT) NER_PORT=$(NER_PORT) NER=$(NER) scripts/run.sh
+	PORT=$(PORT) HOST=$(HOST) NER_PORT=$(NER_PORT) NER=$(NER) scripts/run.sh
 
 typecheck: install
 	npx tsc -b
@@ -59,9 +62,10 @@ e2e: build test-tools
 test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools
 	npx vitest run
 
-# The RAG example end to end (examples/rag/README.md): starts its own `veil serve`, stops it after.
-example-rag: build
-	node examples/rag/run.mjs --start-server
+# The RAG example end to end (examples/rag/README.md): starts its own `veil serve` with the NER
+# sidecar (NER=0: without it, and the example reports the names it cannot keep out), stops both after.
+example-rag: build $(if $(filter 0,$(NER)),,ner-venv)
+	node examples/rag/run.mjs --start-server $(if $(filter 0,$(NER)),,--ner)
 
 bench: build
 	node --expose-gc server/dist/bench/run.js
@@ -74,12 +78,14 @@ bench-workers: build
 bench-files: build test-tools
 	node server/dist/bench/files-bench.js
 
+# Scores a running server (make run, on PORT) with tools/eval_detect.py on data/dev-corpus.jsonl
+# (both copied into the repository from the team's shared data: data/README.md).
 eval: build
-	python3 ../shared/tools/eval_detect.py ../shared/data/dev-corpus.jsonl --url http://127.0.0.1:$(PORT)
+	python3 tools/eval_detect.py data/dev-corpus.jsonl --url http://127.0.0.1:$(PORT)
 
 # Offline detection quality over every labeled corpus: no server, one table per corpus and one
-# over all of them. The shared dev corpus is used when it sits beside the checkout.
-EVAL_CORPORA = $(wildcard ../shared/data/dev-corpus.jsonl) data/catalog-cases.jsonl data/hard-negatives.jsonl data/heldout-faker.jsonl
+# over all of them.
+EVAL_CORPORA = data/dev-corpus.jsonl data/catalog-cases.jsonl data/hard-negatives.jsonl data/heldout-faker.jsonl
 eval-offline: install
 	npx tsx server/src/bench/eval-corpus.ts $(EVAL_CORPORA)
 

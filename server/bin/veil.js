@@ -1,5 +1,12 @@
 #!/usr/bin/env node
-// The `veil` command: runs the compiled CLI (build with `npm run build` first).
+// The `veil` command: runs the compiled CLI (build with `npm run build` first). An unexpected
+// failure is reported in one line (the stack is for VEIL_DEBUG=1), exit code 1.
 const { main } = await import('../dist/cli/veil.js');
-const code = await main(process.argv.slice(2));
-if (code >= 0) process.exitCode = code;
+try {
+  const code = await main(process.argv.slice(2));
+  if (code >= 0) process.exitCode = code;
+} catch (error) {
+  process.stderr.write(`veil: ${error instanceof Error ? error.message : String(error)}\n`);
+  if (process.env.VEIL_DEBUG === '1' && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
+  process.exitCode = 1;
+}

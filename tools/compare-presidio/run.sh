@@ -12,6 +12,5 @@ if ! "$VENV/bin/python" -c "import presidio_analyzer, stdnum, faker" 2>/dev/null
    [[ "$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("presidio-analyzer"))')" != "$PRESIDIO_VERSION" ]]; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "presidio-analyzer==$PRESIDIO_VERSION" "python-stdnum==2.2" "faker==40.54.0"
 fi
-corpora=(data/catalog-cases.jsonl data/hard-negatives.jsonl data/heldout-faker.jsonl)
-if [[ -f ../shared/data/dev-corpus.jsonl ]]; then corpora=(../shared/data/dev-corpus.jsonl "${corpora[@]}"); fi
+corpora=(data/dev-corpus.jsonl data/catalog-cases.jsonl data/hard-negatives.jsonl data/heldout-faker.jsonl)
 "$VENV/bin/python" tools/compare-presidio/compare.py "${corpora[@]}" "$@"

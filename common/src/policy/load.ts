@@ -45,20 +45,22 @@ export function loadPolicyDirectory(dir: string): { policies: Map<string, Policy
     }
     const result = parsePolicy(text, file);
     issues.push(...result.issues);
-    if (result.policy === undefined) continue;
-    const previous = origin.get(result.policy.name);
+    // A file with problems still claims its name, so a duplicate is reported in the same run.
+    const policyName = result.policy?.name ?? result.name;
+    if (policyName === undefined) continue;
+    const previous = origin.get(policyName);
     if (previous !== undefined) {
       const line = nameLine(text);
       issues.push({ file, ...(line !== undefined ? { line } : {}), field: 'name', message: `duplicate policy name (also defined in ${previous})` });
       continue;
     }
-    origin.set(result.policy.name, file);
-    policies.set(result.policy.name, result.policy);
+    origin.set(policyName, file);
+    if (result.policy !== undefined) policies.set(policyName, result.policy);
   }
   return { policies, issues };
 }
 
-/** Line of the top-level `name:` key (the policy already parsed, so it exists). */
+/** Line of the top-level `name:` key (the name was read, so it exists). */
 function nameLine(text: string): number | undefined {
   const index = text.split(/\r?\n/).findIndex((line) => /^name\s*:/.test(line));
   return index >= 0 ? index + 1 : undefined;

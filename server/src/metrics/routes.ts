@@ -9,7 +9,8 @@ import type { AppDeps } from '../deps.js';
 
 export function metricsRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
-    app.get('/metrics', { config: { scope: 'admin' } }, async (_request, reply) => {
+    // A scrape is never charged to the caller's rate limit (plugins/rate-limit.ts).
+    app.get('/metrics', { config: { scope: 'admin', rateLimit: false } }, async (_request, reply) => {
       let text: string;
       if (deps.cluster === undefined) text = await deps.metrics.text();
       else {

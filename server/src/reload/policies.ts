@@ -231,8 +231,8 @@ export class PolicyReloader {
   reload(): ReloadResult {
     const directory = this.#options.directory;
     const nowUnix = Math.floor(this.#options.now() / 1000);
+    // Nothing to reload is not a failed reload: the running set is exactly what it should be.
     if (directory === undefined) {
-      this.#lastFailureUnix = nowUnix;
       return { reloaded: false, changes: [], errors: [{ file: '(config)', field: 'policy.directory', message: 'is not configured; nothing to reload' }] };
     }
     const candidate = this.readCandidate(directory);

@@ -3,7 +3,9 @@
 //     files of an absolute directory and previews the changes against the running set; never swaps.
 //   POST /v1/admin/policy/reload (no body, or {}) -> {reloaded, changes[], errors?}: reloads
 //     policy.directory; an invalid set (or an empty one outside dev) leaves the running set and
-//     answers reloaded:false with the reasons. In a cluster the other workers reload too.
+//     answers reloaded:false with the reasons (a failed reload: health degraded until a good
+//     one). Without policy.directory it is a no-op (reloaded:false naming the setting; no
+//     failure). In a cluster the other workers reload too.
 // Neither route echoes file contents (see reload/policies.ts).
 import { Type, type Static } from 'typebox';
 import { VeilError } from '@veil/common';
@@ -39,10 +41,12 @@ export function adminPolicyRoutes(deps: AppDeps) {
       auditFacts(request, { event_type: 'policy_reloaded' });
       await recordIntent(request);
       const result = deps.reload.reloadPolicies('api');
-      // This request is the policy_reloaded audit event: a refused set is its failure.
+      // This request is the policy_reloaded audit event: a refused set is its failure; without a
+      // directory nothing was attempted (reloaded: false names the setting), which is no failure.
+      const failed = !result.reloaded && deps.reload.configured('policies');
       auditFacts(request, {
         event_type: 'policy_reloaded',
-        ...(result.reloaded ? {} : { failure_code: RELOAD_FAILURE_CODE, failure_reason: reloadFailureReason({ source: 'policies', errors: result.errors, trigger: 'api' }) }),
+        ...(failed ? { failure_code: RELOAD_FAILURE_CODE, failure_reason: reloadFailureReason({ source: 'policies', errors: result.errors, trigger: 'api' }) } : {}),
       });
       return result.reloaded ? { reloaded: true, changes: result.changes } : { reloaded: false, changes: [], errors: result.errors };
     });

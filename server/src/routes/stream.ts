@@ -28,7 +28,9 @@ import { auditFacts, factSink } from '../audit/facts.js';
 import { auditStreamEnd, auditStreamFailure, auditStreamStart } from '../audit/plugin.js';
 import type { AppDeps } from '../deps.js';
 import { splitSegments, StreamRehydrator } from '../domain/stream/index.js';
+import { checkJsonDepth } from '../domain/json-depth.js';
 import { codePointsToUtf16 } from '../domain/text/codepoints.js';
+import { invalidUtf8, strictUtf8Decoder } from '../domain/text/utf8.js';
 import { validationMessage } from '../plugins/errors.js';
 import { StreamOutputGuard } from '../domain/guard/index.js';
 import { findTokensLenient } from '../domain/repair/index.js';
@@ -173,13 +175,20 @@ export function transformFrames(input: string, entities: readonly ResponseEntity
 
 /** Read an ndjson body line by line, bounding each line and the whole body. */
 async function* ndjsonLines(stream: IncomingMessage, maxLine: number, maxTotal: number): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decoder = strictUtf8Decoder();
+  const decode = (chunk?: Buffer): string => {
+    try {
+      return chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true });
+    } catch {
+      throw invalidUtf8('body');
+    }
+  };
   let buffer = '';
   let total = 0;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     total += chunk.length;
     if (total > maxTotal) throw new VeilError('VEIL_PAYLOAD_TOO_LARGE', 'request body exceeds the size limit');
-    buffer += decoder.decode(chunk, { stream: true });
+    buffer += decode(chunk);
     let newline = buffer.indexOf('\n');
     while (newline !== -1) {
       const line = buffer.slice(0, newline);
@@ -189,7 +198,7 @@ async function* ndjsonLines(stream: IncomingMessage, maxLine: number, maxTotal: 
     }
     if (buffer.length > maxLine) throw new VeilError('VEIL_PAYLOAD_TOO_LARGE', 'ndjson line exceeds the size limit');
   }
-  buffer += decoder.decode();
+  buffer += decode();
   if (buffer.trim() !== '') yield buffer;
 }
 
@@ -213,6 +222,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 function parseLine(line: string, what: string): unknown {
+  checkJsonDepth(line, undefined, what);
   try {
     return JSON.parse(line) as unknown;
   } catch {

@@ -68,8 +68,9 @@ async function detectorHealth(deps: AppDeps): Promise<{ status: 'healthy' | 'unh
 export function probeRoutes(deps: AppDeps) {
   const storesReachable = storeProbe(deps);
   return function register(app: FastifyInstance): void {
-    app.get('/livez', { config: { scope: 'public' } }, () => ({ status: 'ok' }));
-    app.get('/readyz', { config: { scope: 'public' } }, async (_request, reply) => {
+    // Probes are public and never rate limited (plugins/rate-limit.ts).
+    app.get('/livez', { config: { scope: 'public', rateLimit: false } }, () => ({ status: 'ok' }));
+    app.get('/readyz', { config: { scope: 'public', rateLimit: false } }, async (_request, reply) => {
       let ready = deps.policies.registry.size > 0;
       // A mode that uses NER is ready only when the sidecar's own readiness answers within 2 s.
       if (ready && deps.config.detector.mode !== 'builtin') ready = deps.ner !== undefined && (await deps.ner.ready(2000));
@@ -83,7 +84,8 @@ export function probeRoutes(deps: AppDeps) {
 
 export function systemRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
-    app.get('/v1/health', { config: { scope: 'authenticated' } }, async () => {
+    // Never charged to the caller's rate limit: a throttled client can still see why.
+    app.get('/v1/health', { config: { scope: 'authenticated', rateLimit: false } }, async () => {
       const registry = deps.policies.registry;
       const policiesOk = registry.size > 0;
       const auditOk = deps.audit?.healthy() ?? true;

@@ -32,6 +32,7 @@ import {
   NER_DEGRADED_WARNING,
   sessionMeta,
   summary,
+  transformPatterns,
   type TextTransformRequest,
   type TransformEnvironment,
   type TransformOutcome,
@@ -131,8 +132,8 @@ function openStructured(env: TransformEnvironment, request: Omit<TextTransformRe
   }
   const loaded = env.policy(request.policy ?? previous?.policy);
   const language = request.language ?? previous?.language ?? env.defaultLanguage;
-  const requested = request.customPatterns ?? [];
-  const patterns = requested.length > 0 ? [...loaded.patterns, ...env.compilePatterns(requested)] : loaded.patterns;
+  const patterns = transformPatterns(env, loaded, request);
+
   const previousEntries = previous?.entries ?? [];
   // Prompt security on every string slot (values, keys, chat contents, tool-call arguments);
   // the continued session's own tokens are left alone.
@@ -272,7 +273,7 @@ function runStructured<T>(
 
 /**
  * input_type `json`. The bounds (64 levels, 10,000 slots, 1 MB of text) are checked before the
- * session is opened or anything is detected. Throws VeilError: VEIL_LIMIT_EXCEEDED,
+ * session is opened or anything is detected. Throws VeilError: VEIL_PAYLOAD_TOO_LARGE,
  * VEIL_VALIDATION_FAILED (not JSON, key collision, policy mismatch), VEIL_POLICY_DENIED,
  * VEIL_SESSION_EXPIRED.
  */

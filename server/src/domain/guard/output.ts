@@ -13,6 +13,7 @@
 // detections count (mode, exempt types, what the policy allowed through) is a predicate the
 // caller supplies. Pure: no framework, runs on worker threads.
 import { VeilError } from '@veil/common';
+import { nestedTooDeep } from '../json-depth.js';
 import { setMember } from '../structured/json.js';
 import { isPlainObject, STRUCTURED_LIMITS } from '../structured/limits.js';
 import type { TokenCandidate } from '../token/index.js';
@@ -311,7 +312,7 @@ export function guardJsonValue(value: unknown, guard: OutputGuard, maxDepth: num
   const walk = (current: unknown, depth: number): unknown => {
     if (typeof current === 'string') return guard.guard(current, 'output_json');
     if (typeof current !== 'object' || current === null) return current;
-    if (depth >= maxDepth) throw new VeilError('VEIL_LIMIT_EXCEEDED', `document: nested deeper than ${maxDepth} levels`);
+    if (depth >= maxDepth) throw nestedTooDeep('document', maxDepth);
     if (Array.isArray(current)) return (current as unknown[]).map((item) => walk(item, depth + 1));
     if (!isPlainObject(current)) return current; // the restore refuses it
     const out: Record<string, unknown> = {};
