@@ -14,8 +14,6 @@ ifeq ($(NODE_BIN),)
 $(error no usable Node: scripts/node.sh failed (see its message above))
 endif
 export PATH := $(NODE_BIN):$(PATH)
-# node-gyp builds native addons against the headers of the same Node (the pinned package ships them).
-export npm_config_nodedir := $(patsubst %/bin,%,$(NODE_BIN))
 endif
 PORT ?= 3000
 NER ?= 1
