@@ -18,12 +18,14 @@ endif
 PORT ?= 3000
 NER ?= 1
 
-.PHONY: help install build run test test-node22 typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers
+.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
 	@echo "make test   - install, build, type-check, lint and run every test (Node 24, then a smoke run on Node 22)"
 	@echo "make bench  - run the benchmarks (writes figures to stdout)"
+	@echo "make openapi      - regenerate docs/openapi.json from the route schemas"
+	@echo "make schemathesis - fuzz a real veil serve against docs/openapi.json (schemathesis, pinned)"
 	@echo "make bench-files - PDF pages/s and OCR seconds per screenshot (BENCHMARKS.md)"
 	@echo "make bench-workers - throughput with 1 worker process and with one per core (BENCHMARKS.md)"
 	@echo "make crds   - regenerate crds/*.yaml and charts/veil/crds/ from common/src/k8s/"
@@ -69,7 +71,19 @@ e2e: build test-tools
 
 test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools
 	npx vitest run
+	$(MAKE) --no-print-directory schemathesis
 	$(MAKE) --no-print-directory test-node22
+
+# The OpenAPI document: generated from the route schemas (server/src/openapi/), committed as
+# docs/openapi.json; a test fails when the two differ. This rewrites the file.
+openapi: build
+	VEIL_UPDATE_OPENAPI=1 npx vitest run server/src/openapi/openapi.test.ts
+
+# Contract fuzzing: schemathesis (PyPI, hash-pinned, .venv-schemathesis) against a real
+# `veil serve` with docs/openapi.json, a bounded number of examples per operation
+# (SCHEMATHESIS_EXAMPLES, default 8): no 5xx, no response outside the schema, no crash. ~1-2 min.
+schemathesis: build
+	scripts/schemathesis.sh
 
 # Smoke run on the oldest supported major (engines >=22): the pinned Node 22 (scripts/node.sh 22)
 # runs the suites that touch the runtime's built-ins and flags: node:sqlite (store conformance and
