@@ -18,7 +18,7 @@ endif
 PORT ?= 3000
 NER ?= 1
 
-.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers
+.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers bench-patterns
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
@@ -28,6 +28,7 @@ help:
 	@echo "make schemathesis - fuzz a real veil serve against docs/openapi.json (schemathesis, pinned)"
 	@echo "make bench-files - PDF pages/s and OCR seconds per screenshot (BENCHMARKS.md)"
 	@echo "make bench-workers - throughput with 1 worker process and with one per core (BENCHMARKS.md)"
+	@echo "make bench-patterns - caller-pattern throughput on the linear-time regex engine (BENCHMARKS.md)"
 	@echo "make crds   - regenerate crds/*.yaml and charts/veil/crds/ from common/src/k8s/"
 	@echo "make chart  - helm lint --strict and helm template of charts/veil (fetches helm, see scripts/helm.sh)"
 	@echo "make example-rag - build, start a local Veil and run the RAG example (SQLite FTS5 store)"
@@ -86,17 +87,18 @@ schemathesis: build
 	scripts/schemathesis.sh
 
 # Smoke run on the oldest supported major (engines >=22): the pinned Node 22 (scripts/node.sh 22)
-# runs the suites that touch the runtime's built-ins and flags: node:sqlite (store conformance and
-# the SIGKILL durability e2e), caller patterns, the HTTP stack through inject, the CLI and the
-# real server process. The build is the one `make test` made (tsc output does not depend on the
-# runtime). A few minutes.
+# runs the suites that touch the runtime's built-ins: node:sqlite (store conformance, and kill
+# -9 durability of a real child process), caller patterns on re2js, the HTTP stack and the
+# OpenAPI document through inject, and the real `veil serve` process with credentials. The build
+# is the one `make test` made (tsc output does not depend on the runtime). About two minutes.
 NODE22_SMOKE = server/src/stores/sqlite.test.ts server/src/stores/sqlite.durability.test.ts \
-	server/src/domain/detect/custom.test.ts server/src/domain/policy/engine.test.ts \
-	server/src/routes/http.test.ts e2e/state.e2e.test.ts e2e/auth.e2e.test.ts
+	server/src/domain/detect/custom.test.ts server/src/domain/detect/linear-regex.test.ts \
+	server/src/domain/policy/engine.test.ts server/src/routes/http.test.ts \
+	server/src/openapi/openapi.test.ts e2e/auth.e2e.test.ts
 test-node22: build
 	@node22="$$(scripts/node.sh 22)" && export PATH="$$node22:$$PATH" && \
 		echo "test-node22: $$(node --version) on $(words $(NODE22_SMOKE)) suites" && \
-		npx vitest run $(NODE22_SMOKE)
+		npx vitest run --hookTimeout=30000 $(NODE22_SMOKE)
 
 # The RAG example end to end (examples/rag/README.md): starts its own `veil serve`, stops it after.
 example-rag: build
@@ -108,6 +110,10 @@ bench: build
 # Throughput with 1 worker process and with one per core (BENCHMARKS.md, Worker processes).
 bench-workers: build
 	node server/dist/bench/run.js workers
+
+# Caller-pattern (custom_patterns) throughput on the linear-time engine (BENCHMARKS.md, Platform).
+bench-patterns: build
+	node server/dist/bench/pattern-bench.js
 
 # PDF pages per second and OCR seconds per screenshot (BENCHMARKS.md, Files and OCR).
 bench-files: build test-tools
