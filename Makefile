@@ -94,7 +94,7 @@ schemathesis: build
 NODE22_SMOKE = server/src/stores/sqlite.test.ts server/src/stores/sqlite.durability.test.ts \
 	server/src/domain/detect/custom.test.ts server/src/domain/detect/linear-regex.test.ts \
 	server/src/domain/policy/engine.test.ts server/src/routes/http.test.ts \
-	server/src/openapi/openapi.test.ts e2e/auth.e2e.test.ts
+	server/src/openapi/openapi.test.ts e2e/auth.e2e.test.ts e2e/runtime.e2e.test.ts
 test-node22: build
 	@node22="$$(scripts/node.sh 22)" && export PATH="$$node22:$$PATH" && \
 		echo "test-node22: $$(node --version) on $(words $(NODE22_SMOKE)) suites" && \
