@@ -18,6 +18,8 @@ describe('translateJavaScriptSyntax', () => {
     ['\\p{Script=Greek}', '\\p{Greek}'],
     ['\\P{sc=Latin}', '\\P{Latin}'],
     ['\\p{gc=Lu}', '\\p{Lu}'],
+    ['\\p{Letter}+\\P{Uppercase_Letter}', '\\p{L}+\\P{Lu}'],
+    ['\\p{General_Category=Decimal_Number}', '\\p{Nd}'],
     ['\\\\u0041', '\\\\u0041'],
     ['[\\d-]+\\.x', '[\\d-]+\\.x'],
   ])('%s -> %s', (source, expected) => {
@@ -30,6 +32,7 @@ describe('translateJavaScriptSyntax', () => {
       ['\\u{1F600}+', 'x😀😀y'],
       ['\\uD83D\\uDE00', '😀'],
       ['\\p{Script=Greek}+', 'abc αβγ'],
+      ['\\p{Letter}+', '12 Ünïcode 34'],
     ] as const) {
       const expected = [...text.matchAll(new RegExp(source, 'gu'))].map((match) => [match.index, match.index + match[0].length]);
       expect(spans(source, text)).toEqual(expected);

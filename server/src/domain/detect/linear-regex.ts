@@ -46,10 +46,23 @@ function classify(error: unknown): PatternSyntaxError {
 
 const HEX4 = /^[0-9a-fA-F]{4}$/;
 
+/** JavaScript's long General_Category names (and L&'s alias) to the short ones RE2 knows. */
+const CATEGORY_ALIASES: Readonly<Record<string, string>> = {
+  Letter: 'L', Cased_Letter: 'L', LC: 'L', Uppercase_Letter: 'Lu', Lowercase_Letter: 'Ll', Titlecase_Letter: 'Lt',
+  Modifier_Letter: 'Lm', Other_Letter: 'Lo', Mark: 'M', Combining_Mark: 'M', Nonspacing_Mark: 'Mn', Spacing_Mark: 'Mc',
+  Enclosing_Mark: 'Me', Number: 'N', Decimal_Number: 'Nd', digit: 'Nd', Letter_Number: 'Nl', Other_Number: 'No',
+  Punctuation: 'P', punct: 'P', Connector_Punctuation: 'Pc', Dash_Punctuation: 'Pd', Open_Punctuation: 'Ps',
+  Close_Punctuation: 'Pe', Initial_Punctuation: 'Pi', Final_Punctuation: 'Pf', Other_Punctuation: 'Po', Symbol: 'S',
+  Math_Symbol: 'Sm', Currency_Symbol: 'Sc', Modifier_Symbol: 'Sk', Other_Symbol: 'So', Separator: 'Z',
+  Space_Separator: 'Zs', Line_Separator: 'Zl', Paragraph_Separator: 'Zp', Other: 'C', Control: 'Cc', cntrl: 'Cc',
+  Format: 'Cf', Surrogate: 'Cs', Private_Use: 'Co', Unassigned: 'Cn',
+};
+
 /**
  * Rewrite the JavaScript escapes RE2 spells differently, so patterns written for JavaScript (as
  * the policy validator checks them) mean the same here: \uXXXX (a surrogate pair of them is one
- * code point), \u{X..}, \cX, and \p{Script=X} / \p{sc=X} / \p{General_Category=X} / \p{gc=X}.
+ * code point), \u{X..}, \cX, \p{Script=X} / \p{sc=X} / \p{General_Category=X} / \p{gc=X},
+ * and the long category names (\p{Letter} is \p{L}).
  * Everything else passes through unchanged for the engine to accept or reject.
  */
 export function translateJavaScriptSyntax(source: string): string {
@@ -89,9 +102,10 @@ export function translateJavaScriptSyntax(source: string): string {
       index += 2;
       continue;
     } else if (next === 'p' || next === 'P') {
-      const property = /^\{(?:Script|sc|General_Category|gc)=([A-Za-z_]+)\}/.exec(source.slice(index + 2, index + 64));
+      const property = /^\{(?:(?:Script|sc|General_Category|gc)=)?([A-Za-z_]+)\}/.exec(source.slice(index + 2, index + 64));
       if (property !== null) {
-        out += `\\${next}{${property[1]!}}`;
+        const name = property[1]!;
+        out += `\\${next}{${CATEGORY_ALIASES[name] ?? name}}`;
         index += 1 + property[0].length;
         continue;
       }
