@@ -154,6 +154,8 @@ describe('canary values never leak (real process)', () => {
     await call('health', 'GET', '/v1/health');
     await call('capabilities', 'GET', '/v1/capabilities');
     await call('capabilities with a hostile credential', 'GET', '/v1/capabilities', { key: EMAIL });
+    await call('openapi document', 'GET', '/openapi.json');
+    await call('openapi reference page', 'GET', '/openapi.html');
 
     // Transform in every input mode, then rehydrate the result.
     const transformed = await call('transform', 'POST', '/v1/transform', { body: { input: TEXT, trace_id: EMAIL }, headers: { 'idempotency-key': `idem-${CARD}` } });

@@ -46,6 +46,9 @@ const SPEC: Readonly<Record<string, RouteScope>> = {
   'POST /v1/admin/policy/reload': 'admin',
   'GET /livez': 'public',
   'GET /readyz': 'public',
+  // Not in interface.md: the OpenAPI document and its rendered page (openapi/routes.ts), any credential.
+  'GET /openapi.json': 'authenticated',
+  'GET /openapi.html': 'authenticated',
   // Not an API route: @fastify/cors answers preflights, which carry no credential by design.
   'OPTIONS *': 'public',
 };

@@ -337,6 +337,9 @@ export function streamRoutes(deps: AppDeps) {
         async (request, reply) => {
           const principal = principalOf(request);
           if (request.mediaType !== NDJSON) {
+            // The JSON schema is per media type, so a request without a Content-Type (and without
+            // a body) reaches here unvalidated: refuse it like any missing JSON body.
+            if (typeof request.body !== 'object' || request.body === null) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
             const body = request.body as RehydrateBody;
             const result = await rehydrateOnce(deps, principal, body, request.log, factSink(request));
             const response = typeof result === 'string' ? (JSON.parse(result) as RehydrateResponse) : result;

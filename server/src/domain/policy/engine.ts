@@ -1,8 +1,9 @@
 // The policy engine: one validated policy compiled for fast, pure evaluation. Decides the action
 // for each detected value (first match wins), and resolves the restore mode of a token at
 // rehydrate from the policy floor, caller-gated overrides, request tightenings and the output
-// channel's safe-sink ceiling. value_pattern regexes run on RE2 (linear time), so a policy
-// pattern cannot backtrack catastrophically on a hostile value.
+// channel's safe-sink ceiling. value_pattern regexes run on the linear-time engine
+// (detect/linear-regex.ts, RE2 semantics), so a policy pattern cannot backtrack catastrophically
+// on a hostile value.
 import {
   BUILTIN_CHANNEL_CEILINGS,
   canonicalEntityType,
@@ -10,7 +11,6 @@ import {
   LABEL_PATTERN,
   modeRank,
   parsePatternSource,
-  patternFlags,
   tightest,
   VeilError,
   type Policy,
@@ -21,8 +21,8 @@ import {
   type RestoreModeOverride,
   type RestoreStrategy,
 } from '@veil/common';
-import RE2 from 're2';
 import { CUSTOM_PROTECTION_LEVEL, entityInfo } from '../catalog.js';
+import { LinearRegex } from '../detect/linear-regex.js';
 import type { RequestContext } from '../types.js';
 
 export { modeRank, tightest } from '@veil/common';
@@ -72,7 +72,7 @@ interface CompiledRule {
   readonly rule: PolicyRule;
   /** Canonical entity types the rule is limited to, if any. */
   readonly types?: ReadonlySet<string>;
-  readonly valuePattern?: RE2;
+  readonly valuePattern?: LinearRegex;
 }
 
 interface CompiledOverride {
@@ -84,12 +84,12 @@ function canonicalSet(types: readonly string[] | undefined): ReadonlySet<string>
   return types === undefined ? undefined : new Set(types.map(canonicalEntityType));
 }
 
-function compilePattern(pattern: string, where: string): RE2 {
+function compilePattern(pattern: string, where: string): LinearRegex {
   const parsed = parsePatternSource(pattern);
   try {
-    return new RE2(parsed.source, patternFlags(parsed));
+    return LinearRegex.compile(parsed.source, { ignoreCase: parsed.ignoreCase });
   } catch {
-    // parsePolicy already rejects what RE2 cannot run; this guards hand-built Policy objects.
+    // parsePolicy already rejects what the engine cannot run; this guards hand-built Policy objects.
     throw new VeilError('VEIL_VALIDATION_FAILED', `${where}: unsupported regular expression`);
   }
 }
@@ -103,7 +103,7 @@ export class CompiledPolicy {
   private readonly strategies: ReadonlyMap<string, RestoreStrategy>;
   private readonly channelRules: ReadonlyMap<string, RestoreMode>;
 
-  /** Expects a policy that passed parsePolicy (or DEFAULT_POLICY); throws VeilError on a pattern RE2 rejects. */
+  /** Expects a policy that passed parsePolicy (or DEFAULT_POLICY); throws VeilError on a pattern the engine rejects. */
   constructor(policy: Policy) {
     this.policy = policy;
     this.name = policy.name;
