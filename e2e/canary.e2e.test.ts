@@ -236,7 +236,8 @@ describe('canary values never leak (real process)', () => {
 
     // Operations routes.
     await call('diagnostics', 'GET', '/v1/diagnostics');
-    await call('policy validate', 'POST', '/v1/admin/policy/validate', { body: { directory: policyDir } });
+    await call('policy validate', 'POST', '/v1/admin/policy/validate', { body: { directory: '' } });
+    await call('policy validate inline', 'POST', '/v1/admin/policy/validate', { body: { files: { 'default.yaml': `name: default\nversion: "1"\nrules: [{name: r, match: {}, action: ${EMAIL}}]\n` } } });
     await call('policy validate bad', 'POST', '/v1/admin/policy/validate', { body: { directory: `/nonexistent/${EMAIL}` } });
     await call('policy reload', 'POST', '/v1/admin/policy/reload', { body: {} });
     const metrics = await call('metrics', 'GET', '/metrics');

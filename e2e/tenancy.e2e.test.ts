@@ -2,7 +2,7 @@
 // items 9 to 13): RAG clearance from the credential, caller-dependent policy rules re-resolved
 // for the rehydrating caller, idempotency records per (tenant, identity), admin scoped to its
 // tenant, and no raw value restored into a URL or markup context. One server, several keys.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,9 +18,34 @@ const KEYS = {
   acmeB: 'e2e-acme-b-0123456789abcdef',
   platformOne: 'e2e-platform-1-0123456789ab',
   platformTwo: 'e2e-platform-2-0123456789ab',
+  acmeAdmin: 'e2e-acme-admin-0123456789ab',
+  platformAdmin: 'e2e-platform-admin-0123456789',
 } as const;
 
 const WORK_SCOPES = ['transform', 'rehydrate', 'rag', 'revoke', 'session'];
+
+const CANARY_FILE = 'outside-canary-7f3e';
+
+/** The policy directory (with a staging sub-directory and a link leading out of it). */
+function policyDirectory(): string {
+  const policies = join(dir, 'policies');
+  const outside = join(dir, 'outside');
+  mkdirSync(join(policies, 'staging'), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(outside, 'secret.yaml'), `name: [${CANARY_FILE}\n`);
+  symlinkSync(outside, join(policies, 'escape'));
+  writeFileSync(join(policies, 'default.yaml'), POLICY);
+  writeFileSync(join(policies, 'staging', 'default.yaml'), POLICY.replace('version: "1"', 'version: "2"'));
+  return policies;
+}
+
+const POLICY = `name: default
+version: "1"
+rules:
+  - name: everything
+    match: {}
+    action: tokenize
+`;
 
 function configFile(): string {
   const file = join(dir, 'veil.yaml');
@@ -34,8 +59,11 @@ function configFile(): string {
           { key: KEYS.acmeB, identity: 'acme-app-b', tenant_id: 'acme', scopes: WORK_SCOPES },
           { key: KEYS.platformOne, identity: 'platform-1', scopes: ['transform', 'rehydrate'] },
           { key: KEYS.platformTwo, identity: 'platform-2', scopes: ['transform', 'rehydrate'] },
+          { key: KEYS.acmeAdmin, identity: 'acme-admin', tenant_id: 'acme', scopes: ['admin'] },
+          { key: KEYS.platformAdmin, identity: 'platform-admin', scopes: ['admin'] },
         ],
       },
+      policy: { directory: policyDirectory() },
     }),
   );
   return file;
@@ -93,5 +121,55 @@ describe('idempotency records belong to one (tenant, identity)', () => {
     expect([first.status, second.status]).toEqual([200, 200]);
     expect(second.replayed).toBeNull();
     expect(second.body.session_state).not.toBe(first.body.session_state);
+  });
+});
+
+describe('admin is scoped to its tenant', () => {
+  const get = async (path: string, key: string): Promise<{ status: number; body: any; text: string }> => {
+    const response = await fetch(`${server.url}${path}`, { headers: as(key) });
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    return { status: response.status, body, text };
+  };
+
+  it('refuses platform operations to a tenant admin with VEIL_SCOPE_DENIED and shows it only its tenant', async () => {
+    for (const refused of [
+      await get('/metrics', KEYS.acmeAdmin),
+      await postJson(`${server.url}/v1/admin/policy/reload`, {}, as(KEYS.acmeAdmin)),
+      await postJson(`${server.url}/v1/admin/policy/validate`, { directory: '' }, as(KEYS.acmeAdmin)),
+    ]) {
+      expect(refused.status).toBe(403);
+      expect(refused.body.code).toBe('VEIL_SCOPE_DENIED');
+    }
+    const own = await get('/v1/diagnostics', KEYS.acmeAdmin);
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({ scope: 'tenant', tenant: 'acme', policies: [{ name: 'default' }] });
+    expect(own.body).not.toHaveProperty('api_keys');
+    expect(own.body).not.toHaveProperty('reloads');
+    const inline = await postJson(`${server.url}/v1/admin/policy/validate`, { files: { 'default.yaml': POLICY } }, as(KEYS.acmeAdmin));
+    expect(inline.body).toEqual({ valid: true, errors: [], changes: [] });
+    // The platform admin keeps the platform powers.
+    expect((await get('/metrics', KEYS.platformAdmin)).status).toBe(200);
+    expect((await postJson(`${server.url}/v1/admin/policy/reload`, {}, as(KEYS.platformAdmin))).body.reloaded).toBe(true);
+    const full = await get('/v1/diagnostics', KEYS.platformAdmin);
+    expect(full.body.scope).toBe('platform');
+    expect(full.body.api_keys.count).toBe(Object.keys(KEYS).length);
+  });
+
+  it('validates only inside policy.directory', async () => {
+    const staging = await postJson(`${server.url}/v1/admin/policy/validate`, { directory: 'staging' }, as(KEYS.platformAdmin));
+    expect(staging.body).toEqual({ valid: true, errors: [], changes: [{ change: 'modified', policy: 'default', version: '2', previous_version: '1' }] });
+    for (const directory of [join(dir, 'outside'), '/etc', '..', 'staging/../..', 'escape']) {
+      const refused = await postJson(`${server.url}/v1/admin/policy/validate`, { directory }, as(KEYS.platformAdmin));
+      expect(refused.status, directory).toBe(400);
+      expect(refused.body.code).toBe('VEIL_VALIDATION_FAILED');
+      expect(refused.text).not.toContain(CANARY_FILE);
+    }
+    expect(server.logs.join('\n')).not.toContain(CANARY_FILE);
   });
 });

@@ -13,7 +13,7 @@ import type { Timers, WatchFunction } from './watcher.js';
 export { ApiKeySource, ReloadingApiKeyAuthenticator, readApiKeysFile } from './api-keys.js';
 export { KeyRingSource, ringGeneration, type KeyRingStatus } from './keyring.js';
 export { ReloadManager, type ReloadEvent, type ReloadOutcome, type ReloadSourceName, type ReloadTrigger } from './manager.js';
-export { checkedDirectory, diffPolicySets, policyHash, policySetHash, PolicyReloader, type PolicyChange, type PolicyIssueView } from './policies.js';
+export { confinedDirectory, diffPolicySets, policyHash, policySetHash, PolicyReloader, type PolicyChange, type PolicyIssueView } from './policies.js';
 export { ChangeWatcher, REAL_TIMERS, type Timers, type WatchFunction } from './watcher.js';
 export { TenantKeyRingSource, type TenantKeyRingStatus } from './tenant-keyrings.js';
 export { TenantSettingsSource, type TenantSettings, type TenantSettingsStatus } from './tenant-settings.js';
