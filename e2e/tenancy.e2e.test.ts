@@ -19,6 +19,8 @@ const KEYS = {
   platformOne: 'e2e-platform-1-0123456789ab',
   platformTwo: 'e2e-platform-2-0123456789ab',
   acmeAdmin: 'e2e-acme-admin-0123456789ab',
+  acmeInternal: 'e2e-acme-internal-0123456789',
+  acmeRestricted: 'e2e-acme-restricted-01234567',
   platformAdmin: 'e2e-platform-admin-0123456789',
 } as const;
 
@@ -60,6 +62,8 @@ function configFile(): string {
           { key: KEYS.platformOne, identity: 'platform-1', scopes: ['transform', 'rehydrate'] },
           { key: KEYS.platformTwo, identity: 'platform-2', scopes: ['transform', 'rehydrate'] },
           { key: KEYS.acmeAdmin, identity: 'acme-admin', tenant_id: 'acme', scopes: ['admin'] },
+          { key: KEYS.acmeInternal, identity: 'acme-internal', tenant_id: 'acme', scopes: ['rag'], access_level: 'internal' },
+          { key: KEYS.acmeRestricted, identity: 'acme-restricted', tenant_id: 'acme', scopes: ['rag'], access_level: 'restricted' },
           { key: KEYS.platformAdmin, identity: 'platform-admin', scopes: ['admin'] },
         ],
       },
@@ -171,5 +175,61 @@ describe('admin is scoped to its tenant', () => {
       expect(refused.text).not.toContain(CANARY_FILE);
     }
     expect(server.logs.join('\n')).not.toContain(CANARY_FILE);
+  });
+});
+
+describe('RAG clearance comes from the credential', () => {
+  const SECRET_EMAIL = 'board.member@restricted.example';
+  const PUBLIC_EMAIL = 'press.office@public.example';
+
+  async function ingest(text: string, classification: string): Promise<{ safe_text: string; chunk_session_state: string }> {
+    const response = await postJson(`${server.url}/v1/rag/ingest`, { text, corpus_id: 'kb', document_metadata: { classification } }, as(KEYS.acmeRestricted));
+    expect(response.status).toBe(200);
+    return response.body.chunks[0];
+  }
+
+  async function context(key: string, chunks: { safe_text: string; chunk_session_state: string }[], extra: Record<string, unknown> = {}): Promise<any> {
+    const query = await postJson(`${server.url}/v1/rag/query`, { query: 'who do I contact?', corpus_id: 'kb' }, as(key));
+    expect(query.status).toBe(200);
+    const built = await postJson(
+      `${server.url}/v1/rag/context`,
+      { chunks: chunks.map((chunk) => chunk.safe_text), document_sessions: chunks.map((chunk) => chunk.chunk_session_state), session_state: query.body.session_state, corpus_id: 'kb', ...extra },
+      as(key),
+    );
+    expect(built.status).toBe(200);
+    return built.body;
+  }
+
+  it('filters restricted chunks for a key without clearance, whatever access_level the body claims', async () => {
+    const secret = await ingest(`Escalations go to ${SECRET_EMAIL}.`, 'restricted');
+    const open = await ingest(`Journalists write to ${PUBLIC_EMAIL}.`, 'public');
+    for (const extra of [{}, { access_level: 'restricted' }, { access_level: 'public' }]) {
+      const built = await context(KEYS.acmeA, [secret, open], extra);
+      expect(built.chunks_filtered, JSON.stringify(extra)).toBe(1);
+      expect(built.safe_chunks).toEqual([open.safe_text]);
+    }
+    // An internal key is still below restricted; a restricted key sees both, until it lowers itself.
+    expect((await context(KEYS.acmeInternal, [secret, open])).chunks_filtered).toBe(1);
+    expect((await context(KEYS.acmeRestricted, [secret, open])).chunks_filtered).toBeUndefined();
+    expect((await context(KEYS.acmeRestricted, [secret, open], { access_level: 'internal' })).chunks_filtered).toBe(1);
+  });
+
+  it('restores a context built by a cleared caller only up to the answering caller\'s clearance', async () => {
+    const secret = await ingest(`Escalations go to ${SECRET_EMAIL}.`, 'restricted');
+    const open = await ingest(`Journalists write to ${PUBLIC_EMAIL}.`, 'public');
+    const built = await context(KEYS.acmeRestricted, [secret, open]);
+    const answer = `${built.safe_chunks[0]} ${built.safe_chunks[1]}`;
+    const restore = (key: string, extra: Record<string, unknown> = {}) => postJson(`${server.url}/v1/rag/answer`, { answer, session_state: built.session_state, ...extra }, as(key));
+    const cleared = await restore(KEYS.acmeRestricted);
+    expect(cleared.body.restored_answer).toContain(SECRET_EMAIL);
+    expect(cleared.body.restored_answer).toContain(PUBLIC_EMAIL);
+    for (const [key, extra] of [[KEYS.acmeA, {}], [KEYS.acmeInternal, {}], [KEYS.acmeA, { access_level: 'restricted' }], [KEYS.acmeRestricted, { access_level: 'confidential' }]] as const) {
+      const lower = await restore(key, extra);
+      expect(lower.status).toBe(200);
+      expect(lower.text).not.toContain(SECRET_EMAIL);
+      expect(lower.body.restored_answer).toContain('[REDACTED]');
+      // The public value is still restored for everyone.
+      expect(lower.body.restored_answer).toContain(PUBLIC_EMAIL);
+    }
   });
 });

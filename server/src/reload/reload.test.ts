@@ -608,5 +608,9 @@ describe('API-key file rotation without a restart', () => {
     await expect(buildTestApp({ overrides: { auth: { mode: 'api_key', api_keys_file: mount.path('api-keys.yaml') }, audit: { allow_ephemeral: true } } })).rejects.toThrow(
       /api_keys_file .*\[0\]\.key: must NOT have fewer than 16 characters/,
     );
+    const level = volume({ 'api-keys.yaml': '- {key: ak-file-level-0123456789, identity: x, access_level: top_secret}\n' });
+    await expect(buildTestApp({ overrides: { auth: { mode: 'api_key', api_keys_file: level.path('api-keys.yaml') }, audit: { allow_ephemeral: true } } })).rejects.toThrow(
+      /api_keys_file .*entry 0: access_level: must be one of rag.classification_levels/,
+    );
   });
 });
