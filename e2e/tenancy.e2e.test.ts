@@ -21,6 +21,8 @@ const KEYS = {
   acmeAdmin: 'e2e-acme-admin-0123456789ab',
   acmeInternal: 'e2e-acme-internal-0123456789',
   acmeRestricted: 'e2e-acme-restricted-01234567',
+  acmeSupervisor: 'e2e-acme-supervisor-0123456',
+  acmeAgent: 'e2e-acme-agent-0123456789ab',
   platformAdmin: 'e2e-platform-admin-0123456789',
 } as const;
 
@@ -37,6 +39,7 @@ function policyDirectory(): string {
   writeFileSync(join(outside, 'secret.yaml'), `name: [${CANARY_FILE}\n`);
   symlinkSync(outside, join(policies, 'escape'));
   writeFileSync(join(policies, 'default.yaml'), POLICY);
+  writeFileSync(join(policies, 'roles.yaml'), ROLES_POLICY);
   writeFileSync(join(policies, 'staging', 'default.yaml'), POLICY.replace('version: "1"', 'version: "2"'));
   return policies;
 }
@@ -47,6 +50,15 @@ rules:
   - name: everything
     match: {}
     action: tokenize
+`;
+
+/** Emails restore in full for supervisors only; everyone else gets them masked. */
+const ROLES_POLICY = `name: roles
+version: "1"
+rules:
+  - {name: supervisor-email, match: {entity_type: email, caller_role: supervisor}, action: tokenize, restore_mode: full}
+  - {name: email, match: {entity_type: email}, action: tokenize, restore_mode: masked}
+  - {name: rest, match: {}, action: tokenize}
 `;
 
 function configFile(): string {
@@ -64,6 +76,8 @@ function configFile(): string {
           { key: KEYS.acmeAdmin, identity: 'acme-admin', tenant_id: 'acme', scopes: ['admin'] },
           { key: KEYS.acmeInternal, identity: 'acme-internal', tenant_id: 'acme', scopes: ['rag'], access_level: 'internal' },
           { key: KEYS.acmeRestricted, identity: 'acme-restricted', tenant_id: 'acme', scopes: ['rag'], access_level: 'restricted' },
+          { key: KEYS.acmeSupervisor, identity: 'acme-supervisor', tenant_id: 'acme', scopes: WORK_SCOPES, role: 'supervisor' },
+          { key: KEYS.acmeAgent, identity: 'acme-agent', tenant_id: 'acme', scopes: WORK_SCOPES, role: 'agent' },
           { key: KEYS.platformAdmin, identity: 'platform-admin', scopes: ['admin'] },
         ],
       },
@@ -152,10 +166,11 @@ describe('admin is scoped to its tenant', () => {
     }
     const own = await get('/v1/diagnostics', KEYS.acmeAdmin);
     expect(own.status).toBe(200);
-    expect(own.body).toMatchObject({ scope: 'tenant', tenant: 'acme', policies: [{ name: 'default' }] });
+    expect(own.body).toMatchObject({ scope: 'tenant', tenant: 'acme' });
+    expect(own.body.policies.map((policy: { name: string }) => policy.name)).toEqual(['default', 'roles']);
     expect(own.body).not.toHaveProperty('api_keys');
     expect(own.body).not.toHaveProperty('reloads');
-    const inline = await postJson(`${server.url}/v1/admin/policy/validate`, { files: { 'default.yaml': POLICY } }, as(KEYS.acmeAdmin));
+    const inline = await postJson(`${server.url}/v1/admin/policy/validate`, { files: { 'default.yaml': POLICY, 'roles.yaml': ROLES_POLICY } }, as(KEYS.acmeAdmin));
     expect(inline.body).toEqual({ valid: true, errors: [], changes: [] });
     // The platform admin keeps the platform powers.
     expect((await get('/metrics', KEYS.platformAdmin)).status).toBe(200);
@@ -167,7 +182,14 @@ describe('admin is scoped to its tenant', () => {
 
   it('validates only inside policy.directory', async () => {
     const staging = await postJson(`${server.url}/v1/admin/policy/validate`, { directory: 'staging' }, as(KEYS.platformAdmin));
-    expect(staging.body).toEqual({ valid: true, errors: [], changes: [{ change: 'modified', policy: 'default', version: '2', previous_version: '1' }] });
+    expect(staging.body).toEqual({
+      valid: true,
+      errors: [],
+      changes: [
+        { change: 'modified', policy: 'default', version: '2', previous_version: '1' },
+        { change: 'removed', policy: 'roles', previous_version: '1' },
+      ],
+    });
     for (const directory of [join(dir, 'outside'), '/etc', '..', 'staging/../..', 'escape']) {
       const refused = await postJson(`${server.url}/v1/admin/policy/validate`, { directory }, as(KEYS.platformAdmin));
       expect(refused.status, directory).toBe(400);
@@ -231,5 +253,62 @@ describe('RAG clearance comes from the credential', () => {
       // The public value is still restored for everyone.
       expect(lower.body.restored_answer).toContain(PUBLIC_EMAIL);
     }
+  });
+});
+
+/** The SSE frames of a streaming response body. */
+function sseFrames(text: string): Record<string, any>[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.startsWith('data: '))
+    .map((block) => JSON.parse(block.slice('data: '.length)) as Record<string, any>);
+}
+
+describe('caller-dependent policy rules are re-decided for the rehydrating caller', () => {
+  const EMAIL = 'chief.officer@acme.example';
+  const MASKED = '*****.*******@****.*******';
+
+  it('a supervisor\'s transform restores in full for the supervisor and masked for an agent, on every restoring route', async () => {
+    const transformed = await postJson(`${server.url}/v1/transform`, { input: `Escalate to ${EMAIL} now.`, policy: 'roles' }, as(KEYS.acmeSupervisor));
+    expect(transformed.status).toBe(200);
+    const { safe_text: safeText, session_state: sessionState } = transformed.body as { safe_text: string; session_state: string };
+    const cases: [string, string][] = [
+      [KEYS.acmeSupervisor, `Escalate to ${EMAIL} now.`],
+      [KEYS.acmeAgent, `Escalate to ${MASKED} now.`],
+    ];
+    for (const [key, want] of cases) {
+      const plain = await postJson(`${server.url}/v1/rehydrate`, { output: safeText, session_state: sessionState }, as(key));
+      expect(plain.body.restored_text).toBe(want);
+      const json = await postJson(`${server.url}/v1/rehydrate`, { output_json: { reply: safeText }, session_state: sessionState }, as(key));
+      expect(json.body.restored_json).toEqual({ reply: want });
+      const sse = await fetch(`${server.url}/v1/rehydrate/stream`, { method: 'POST', headers: { 'content-type': 'application/json', ...as(key) }, body: JSON.stringify({ output: safeText, session_state: sessionState }) });
+      expect(sseFrames(await sse.text()).map((frame) => frame.restored_text ?? '').join('')).toBe(want);
+      const cut = safeText.indexOf('{{') + 6;
+      const lines = [{ session_state: sessionState }, { delta: safeText.slice(0, cut) }, { delta: safeText.slice(cut) }].map((line) => JSON.stringify(line)).join('\n');
+      const incremental = await fetch(`${server.url}/v1/rehydrate/stream`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', ...as(key) }, body: `${lines}\n` });
+      expect(sseFrames(await incremental.text()).map((frame) => frame.restored_text ?? '').join('')).toBe(want);
+      const form = new FormData();
+      form.append('session_state', sessionState);
+      form.append('file', new Blob([safeText]), 'reply.txt');
+      const file = await fetch(`${server.url}/v1/rehydrate/file`, { method: 'POST', headers: as(key), body: form });
+      expect(await file.text()).toBe(want);
+    }
+  });
+
+  it('rag/answer re-decides for the answering caller too', async () => {
+    const ingested = await postJson(`${server.url}/v1/rag/ingest`, { text: `Owner: ${EMAIL}`, policy: 'roles', corpus_id: 'roles-kb', document_metadata: { classification: 'public' } }, as(KEYS.acmeSupervisor));
+    const chunk = ingested.body.chunks[0];
+    const query = await postJson(`${server.url}/v1/rag/query`, { query: 'who owns it?', policy: 'roles', corpus_id: 'roles-kb' }, as(KEYS.acmeSupervisor));
+    const built = await postJson(
+      `${server.url}/v1/rag/context`,
+      { chunks: [chunk.safe_text], document_sessions: [chunk.chunk_session_state], session_state: query.body.session_state, corpus_id: 'roles-kb' },
+      as(KEYS.acmeSupervisor),
+    );
+    expect(built.status).toBe(200);
+    const answer = (key: string) => postJson(`${server.url}/v1/rag/answer`, { answer: built.body.safe_chunks[0], session_state: built.body.session_state }, as(key));
+    expect((await answer(KEYS.acmeSupervisor)).body.restored_answer).toBe(`Owner: ${EMAIL}`);
+    const agent = await answer(KEYS.acmeAgent);
+    expect(agent.body.restored_answer).toBe(`Owner: ${MASKED}`);
+    expect(agent.text).not.toContain(EMAIL);
   });
 });

@@ -76,16 +76,14 @@ export function rehydrateText(input: RehydrateInput): RehydrateResult {
       parts.push(DELETED);
       continue;
     }
-    const mode = policy.resolveRestoreMode({
-      type: entry.type,
-      floor: entry.mode,
-      ...(entry.override !== undefined ? { sessionOverride: entry.override } : {}),
+    // Caller-dependent rules are re-decided for this (the rehydrating) caller.
+    const { mode, strategy: strategyName } = policy.resolveRestore({
+      entry,
       caller: input.caller,
-      ...(input.requestedMode !== undefined ? { requested: input.requestedMode } : {}),
-      ...(input.tokenOverrides?.[entry.id] !== undefined ? { tokenOverride: input.tokenOverrides[entry.id] } : {}),
+      requested: input.requestedMode,
+      tokenOverride: input.tokenOverrides?.[entry.id],
       channel: input.channel,
     });
-    const strategyName = entry.strategy;
     const strategy = strategyName !== undefined ? policy.strategy(strategyName) : undefined;
     parts.push(
       restoreValue(entry, mode, {
