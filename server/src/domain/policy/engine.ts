@@ -7,6 +7,7 @@
 import {
   BUILTIN_CHANNEL_CEILINGS,
   canonicalEntityType,
+  DEFAULT_URL_RESTORE_MODE,
   isBuiltinChannel,
   LABEL_PATTERN,
   modeRank,
@@ -72,6 +73,8 @@ export interface ResolveRestoreArgs {
   readonly requested?: RestoreMode | undefined;
   readonly tokenOverride?: RestoreMode | undefined;
   readonly channel: string;
+  /** The token sits inside a URL, a link target or an HTML tag (domain/restore/markup-context.ts). */
+  readonly inMarkup?: boolean | undefined;
 }
 
 export interface ResolvedRestore {
@@ -95,6 +98,8 @@ export interface ResolveRestoreModeArgs {
   tokenOverride?: RestoreMode;
   /** Output channel, already defaulted (`user_output`). */
   channel: string;
+  /** Inside a URL, link target or HTML tag: the channel's url_restore_mode clamps too. */
+  inMarkup?: boolean;
 }
 
 /** Name reported when no rule matched. */
@@ -136,6 +141,7 @@ export class CompiledPolicy {
   private readonly overrides: readonly CompiledOverride[];
   private readonly strategies: ReadonlyMap<string, RestoreStrategy>;
   private readonly channelRules: ReadonlyMap<string, RestoreMode>;
+  private readonly urlCeilings: ReadonlyMap<string, RestoreMode>;
   /**
    * True when a rule matches on caller_role or caller_purpose: its decisions then depend on who
    * asks, and rehydrate re-decides them for the rehydrating caller (resolveRestore).
@@ -163,6 +169,9 @@ export class CompiledPolicy {
     });
     this.strategies = new Map(Object.entries(policy.restore_strategies ?? {}));
     this.channelRules = new Map(Object.entries(policy.channel_rules ?? {}).map(([channel, rule]) => [channel, rule.max_restore_mode]));
+    this.urlCeilings = new Map(
+      Object.entries(policy.channel_rules ?? {}).flatMap(([channel, rule]) => (rule.url_restore_mode !== undefined ? [[channel, rule.url_restore_mode] as const] : [])),
+    );
     this.callerDependent = policy.rules.some((rule) => rule.match.caller_role !== undefined || rule.match.caller_purpose !== undefined);
   }
 
@@ -215,6 +224,14 @@ export class CompiledPolicy {
   }
 
   /**
+   * Ceiling inside a URL, link target or HTML tag on `channel`: the channel ceiling, tightened by
+   * the channel rule's url_restore_mode (default abstract: the label, never the value).
+   */
+  markupCeiling(channel: string): RestoreMode {
+    return tightest(this.channelCeiling(channel), this.urlCeilings.get(channel) ?? DEFAULT_URL_RESTORE_MODE);
+  }
+
+  /**
    * The restore mode of one token. Base is the policy floor; the first override_restore_mode
    * entry matching the rehydrate caller (and the type, when it lists entity_types) replaces it,
    * widening or tightening; then the transform's protection override, the requested mode and
@@ -222,7 +239,7 @@ export class CompiledPolicy {
    * ever widens.
    */
   resolveRestoreMode(args: ResolveRestoreModeArgs): RestoreMode {
-    const ceiling = this.channelCeiling(args.channel);
+    const ceiling = args.inMarkup === true ? this.markupCeiling(args.channel) : this.channelCeiling(args.channel);
     let mode = args.floor;
     const override = this.matchingOverride(canonicalEntityType(args.type), args.caller);
     if (override !== undefined) mode = override.restore_mode;
@@ -240,7 +257,8 @@ export class CompiledPolicy {
    *    value and transform destination) caps it: tokenize gives its restore_mode, allow full,
    *    redact and deny none. A transform by a more privileged caller therefore never carries its
    *    disclosure over to a less privileged rehydrating caller; rules never widen at rehydrate;
-   * 3. then resolveRestoreMode's steps (caller-gated override, tighten-only knobs, channel).
+   * 3. then resolveRestoreMode's steps (caller-gated override, tighten-only knobs, channel, and
+   *    inside a URL or markup the channel's url_restore_mode).
    *
    * Two partial modes with different strategies cannot be ordered: the result is masked.
    */
@@ -275,6 +293,7 @@ export class CompiledPolicy {
       ...(args.requested !== undefined ? { requested: args.requested } : {}),
       ...(args.tokenOverride !== undefined ? { tokenOverride: args.tokenOverride } : {}),
       channel: args.channel,
+      ...(args.inMarkup === true ? { inMarkup: true } : {}),
     });
     // An override that applied picks its own mode; the sealed strategy stays the one it uses.
     const overridden = this.matchingOverride(canonicalEntityType(entry.type), args.caller) !== undefined;
