@@ -4,6 +4,7 @@
 // split of the text gives the same answer, and a token in context restores as its label unless
 // the channel's url_restore_mode allows more.
 import { parsePolicy } from '@veil/common';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CompiledPolicy } from '../policy/index.js';
 import { indexEntries, rehydrateText } from '../rehydrate.js';
@@ -184,6 +185,35 @@ describe('MarkupContext', () => {
       for (const char of chars) one.feed(char);
       expect(one.active, JSON.stringify(text)).toBe(whole);
     }
+  });
+
+  it('skips idle text exactly as stepping through it would (fast path = slow path)', () => {
+    // One character per feed never skips more than that character; a whole prefix skips long
+    // runs. Both must agree after every prefix, on text dense in triggers and long words.
+    const piece = fc.oneof(
+      fc.constantFrom(...IN_CONTEXT, ...OUT_OF_CONTEXT),
+      fc.constantFrom('a'.repeat(31), 'b'.repeat(33), 'javascript', 'WWW', 'www', '.', ':', '&', '#58;', 'colon;', ';', ' ', '\n', '"', '`', ']', '(', ')', '<', '>', '😀'),
+      fc.string({ maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 6 }), (pieces, cuts) => {
+        const text = pieces.join('');
+        const stepwise = new MarkupContext();
+        const states: boolean[] = [stepwise.active];
+        for (const unit of text) {
+          stepwise.feed(unit);
+          states.push(stepwise.active);
+        }
+        const units = Array.from(text);
+        for (const raw of [...cuts, units.length]) {
+          const cut = raw % (units.length + 1);
+          const whole = new MarkupContext();
+          whole.feed(units.slice(0, cut).join(''));
+          expect(whole.active, `${JSON.stringify(text)} at ${cut}`).toBe(states[cut]);
+        }
+      }),
+      { numRuns: 400 },
+    );
   });
 
   it('stays linear on long hostile input', () => {
