@@ -239,6 +239,17 @@ describe('RAG clearance comes from the credential', () => {
     expect((await context(KEYS.acmeRestricted, [secret, open], { access_level: 'internal' })).chunks_filtered).toBe(1);
   });
 
+  it('never restores a chunk blob outside a context (the only route that checks clearance)', async () => {
+    const secret = await ingest(`Escalations go to ${SECRET_EMAIL}.`, 'restricted');
+    for (const key of [KEYS.acmeA, KEYS.acmeSupervisor]) {
+      const direct = await postJson(`${server.url}/v1/rehydrate`, { output: secret.safe_text, session_state: secret.chunk_session_state }, as(key));
+      expect(direct.status).toBe(410);
+      expect(direct.text).not.toContain(SECRET_EMAIL);
+    }
+    const answer = await postJson(`${server.url}/v1/rag/answer`, { answer: secret.safe_text, session_state: secret.chunk_session_state }, as(KEYS.acmeRestricted));
+    expect(answer.status).toBe(410);
+  });
+
   it('restores a context built by a cleared caller only up to the answering caller\'s clearance', async () => {
     const secret = await ingest(`Escalations go to ${SECRET_EMAIL}.`, 'restricted');
     const open = await ingest(`Journalists write to ${PUBLIC_EMAIL}.`, 'public');
