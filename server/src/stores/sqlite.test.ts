@@ -11,7 +11,10 @@ import { idempotencyStoreSuite, replayStoreSuite, revocationStoreSuite, type Sto
 import { createStores } from './index.js';
 import { pragmaValue } from './sqlite/handle.js';
 import { openSqliteStores, SCHEMA_VERSION, SqliteHandle, SqliteIdempotencyStore, SqliteReplayStore, SqliteRevocationStore } from './sqlite/index.js';
-import { StoreFullError, StoreUnavailableError } from './types.js';
+import { StoreFullError, StoreUnavailableError, type IdempotencyKey } from './types.js';
+
+/** An idempotency key of one fixed caller. */
+const idem = (key: string): IdempotencyKey => ({ tenant: 'tenant-a', identity: 'caller', key });
 
 const directory = mkdtempSync(join(tmpdir(), 'veil-sqlite-test-'));
 afterAll(() => {
@@ -79,14 +82,14 @@ describe('SQLite stores: file and settings', () => {
     const first = openSqliteStores(path);
     await first.revocation.add('tenant-a', ['d1', 'd2'], T0);
     await first.replay.advance('s1', 4, T0 + 60_000, T0);
-    await first.idempotency.claim('k', 'fp', T0, 1000, 60_000);
-    await first.idempotency.complete('k', 'fp', { status: 200, headers: { a: 'b' }, body: 'ok' }, T0, 60_000);
+    await first.idempotency.claim(idem('k'), 'fp', T0, 1000, 60_000);
+    await first.idempotency.complete(idem('k'), 'fp', { status: 200, headers: { a: 'b' }, body: 'ok' }, T0, 60_000);
     await first.close();
     const second = openSqliteStores(path);
     try {
       expect(await second.revocation.count('tenant-a')).toBe(2);
       expect(await second.replay.advance('s1', 4, T0 + 60_000, T0 + 1)).toBe(false);
-      expect(await second.idempotency.claim('k', 'fp', T0 + 2, 1000, 60_000)).toEqual({
+      expect(await second.idempotency.claim(idem('k'), 'fp', T0 + 2, 1000, 60_000)).toEqual({
         state: 'completed',
         response: { status: 200, headers: { a: 'b' }, body: 'ok' },
       });
@@ -147,7 +150,7 @@ describe('SQLite stores: file and settings', () => {
       const started = performance.now();
       await expect(stores.revocation.add('t', ['d'], T0)).rejects.toBeInstanceOf(StoreUnavailableError);
       await expect(stores.replay.advance('s', 1, T0 + 1000, T0)).rejects.toBeInstanceOf(StoreUnavailableError);
-      await expect(stores.idempotency.claim('k', 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(stores.idempotency.claim(idem('k'), 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreUnavailableError);
       expect(performance.now() - started).toBeLessThan(1500);
       // WAL readers are not blocked by a writer.
       expect(await stores.revocation.count('t')).toBe(0);
@@ -167,7 +170,7 @@ describe('SQLite stores: file and settings', () => {
     handle.database.exec(`PRAGMA max_page_count = ${String(pages)}`);
     const big = 'x'.repeat(64 * 1024);
     try {
-      await expect(stores.idempotency.claim(big, 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
+      await expect(stores.idempotency.claim(idem(big), 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
       const revocation = stores.revocation.add('t', Array.from({ length: 200 }, (_unused, index) => `${big.slice(0, 400)}${index}`), T0);
       await expect(revocation).rejects.toBeInstanceOf(StoreUnavailableError);
       expect(await stores.revocation.count('t')).toBe(0);
@@ -181,7 +184,7 @@ describe('SQLite stores: file and settings', () => {
     const stores = openSqliteStores(path);
     try {
       for (let index = 0; index < 600; index += 1) await stores.replay.advance(`old-${index}`, 1, T0 + 1000, T0);
-      for (let index = 0; index < 600; index += 1) await stores.idempotency.claim(`old-${index}`, 'fp', T0, 100, 1000);
+      for (let index = 0; index < 600; index += 1) await stores.idempotency.claim(idem(`old-${index}`), 'fp', T0, 100, 1000);
       for (let index = 0; index < 1200; index += 1) await stores.replay.advance(`new-${index}`, 1, T0 + 60_000, T0 + 2000);
       const database = new DatabaseSync(path, { readOnly: true });
       try {
@@ -223,8 +226,8 @@ describe('createStores with SQLite', () => {
     const stores = await createStores({ replay: 'memory', revocation: 'sqlite', idempotency: 'memory', sessions: 'memory', sqlitePath: freshPath(), idempotencyMaxEntries: 1 });
     try {
       expect(stores.sessions).toBeDefined();
-      await stores.idempotency.claim('a', 'fp', T0, 1000, 60_000);
-      await expect(stores.idempotency.claim('b', 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
+      await stores.idempotency.claim(idem('a'), 'fp', T0, 1000, 60_000);
+      await expect(stores.idempotency.claim(idem('b'), 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
     } finally {
       await stores.close();
     }

@@ -3,8 +3,8 @@
 // write), so concurrent requests, in this process or another sharing the file, see exactly one
 // winner. A full disk (SQLITE_FULL) on a claim is StoreFullError, i.e. 503 STORE_FULL before the
 // mutation runs.
-import { claimRetentionMs, decideClaim, parseResponse, serializeResponse, type IdempotencyRecord } from '../shared.js';
-import type { ClaimResult, IdempotencyStore, StoredResponse } from '../types.js';
+import { claimRetentionMs, decideClaim, idempotencyStorageKey, parseResponse, serializeResponse, type IdempotencyRecord } from '../shared.js';
+import type { ClaimResult, IdempotencyKey, IdempotencyStore, StoredResponse } from '../types.js';
 import { immediateTransaction, SWEEP_BATCH, type SqliteHandle } from './handle.js';
 
 interface Row {
@@ -67,26 +67,26 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     handle.acquire();
   }
 
-  claim(key: string, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number): Promise<ClaimResult> {
+  claim(key: IdempotencyKey, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number): Promise<ClaimResult> {
     return this.handle.run(
       'idempotency',
-      () => this.claimTransaction(key, fingerprint, nowMs, inProgressTtlMs, ttlMs),
+      () => this.claimTransaction(idempotencyStorageKey(key), fingerprint, nowMs, inProgressTtlMs, ttlMs),
       { write: nowMs, fullIsStoreFull: true },
     );
   }
 
-  complete(key: string, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number): Promise<void> {
+  complete(key: IdempotencyKey, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number): Promise<void> {
     const serialized = response === undefined ? null : serializeResponse(response);
     return this.handle.run(
       'idempotency',
-      () => this.completeTransaction(key, fingerprint, serialized, nowMs, ttlMs),
+      () => this.completeTransaction(idempotencyStorageKey(key), fingerprint, serialized, nowMs, ttlMs),
       { write: nowMs },
     );
   }
 
-  release(key: string, fingerprint: string): Promise<void> {
+  release(key: IdempotencyKey, fingerprint: string): Promise<void> {
     return this.handle.run('idempotency', () => {
-      this.releaseStatement.run(key, fingerprint);
+      this.releaseStatement.run(idempotencyStorageKey(key), fingerprint);
     });
   }
 
