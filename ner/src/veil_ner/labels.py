@@ -33,6 +33,7 @@ LABEL_TO_TYPE: Mapping[str, str] = {
     "location": "location",
     # The sidecar's own recognizers (pipeline.py): street addresses, gazetteer names and places.
     "ADDRESS": "location",
+    "ORG_FORM": "organization",
     "PERSON_GAZ": "person",
     "GPE_GAZ": "location",
 }

@@ -12,7 +12,9 @@ letters alone:
    stays outside the span).
 3. A single known first name where chat puts names: right after a greeting or closing
    (`Hi Paul`, `Thanks, Maria`, `Bonjour Camille`, `Hallo Jens`), after `@`, or after "my name is",
-   "I'm", "je m'appelle", "ich bin", "me llamo", "mi chiamo", "meu nome é", "ik ben".
+   "I'm", "je m'appelle", "ich bin", "me llamo", "mi chiamo", "meu nome é", "ik ben"; or right
+   before a chat verb ("Constantin pushed", "Ingrid said", "Jens hat", "Camille a dit"; month
+   names excepted: "May is").
 """
 
 from __future__ import annotations
@@ -34,10 +36,18 @@ _TITLE = re.compile(
     rf"sig|sig\.ra|signor|signora|dott|dott\.ssa|senhor|senhora|dhr|mevr|mevrouw|meneer)\.?[ \t]+"
     rf"(?P<name>{_NAME}(?:[ \t]+(?:{_PARTICLES}[ \t]+)*{_NAME}){{0,2}})(?![\w@])"
 )
+_CHAT_VERB = re.compile(
+    rf"(?<![\w@.])(?P<name>{_NAME})[ \t]+(?:pushed|merged|said|says|wrote|writes|asked|asks|commented|replied|"
+    rf"approved|reviewed|joined|left|mentioned|shared|posted|sent|thinks|thought|is out|is off|will be|has been|"
+    rf"hat|ist|sagt|schrieb|a dit|a écrit|est|dijo|escribió|está|ha detto|ha scritto|disse|escreveu|zei|schreef)\b"
+)
 _OPENER = re.compile(
     rf"(?:(?<![\w])(?P<opener>[^\W\d_]+)[ \t]*,?[ \t]+|@|(?i:my name is|i am|i'm|je m'appelle|je suis|ich bin|"
     rf"ich heiße|me llamo|soy|mi chiamo|sono|meu nome é|chamo-me|ik ben|mijn naam is)[ \t]+)(?P<name>{_NAME})(?![\w@])"
 )
+
+
+_MONTHS = frozenset("january february march april may june july august september october november december".split())
 
 
 def _first(word: str) -> bool:
@@ -68,7 +78,8 @@ def _full_names(text: str) -> Iterator[tuple[int, int]]:
             if not gap or gap.strip(" \t"):
                 break
             value = follower.group()
-            if _last(value) and value[0].isupper() and len(value) > 1:
+            after_particle = g.fold(previous.group()) in _PARTICLE_SET and previous is not head
+            if value[0].isupper() and len(value) > 1 and (_last(value) or after_particle):
                 best = follower.end()
             elif not (value[0].isupper() or g.fold(value) in _PARTICLE_SET):
                 break
@@ -83,6 +94,10 @@ def find(text: str) -> Iterator[tuple[int, int]]:
     for match in _TITLE.finditer(text):
         name = match.group("name")
         if g.fold(name.split()[0]) not in g.CLOSED_CLASS:
+            yield match.start("name"), match.end("name")
+    for match in _CHAT_VERB.finditer(text):
+        name = match.group("name")
+        if _first(name) and g.fold(name) not in g.CLOSED_CLASS and g.fold(name) not in _MONTHS:
             yield match.start("name"), match.end("name")
     for match in _OPENER.finditer(text):
         opener = match.group("opener")

@@ -5,8 +5,9 @@ A small news-trained model tags "Explain Kubernetes" as a PERSON, "Reply in JSON
 with evidence that is data, not guesswork (gazetteer.py):
 
 1. Edges: leading and trailing closed-class words (greetings, imperatives, log levels, auth
-   schemes, field labels, titles) are cut off ("Hi Paul" -> "Paul", "Explain Kubernetes" ->
-   "Kubernetes"); nothing left -> dropped.
+   schemes, field labels, titles) and lower-case words other than name particles are cut off
+   ("Hi Paul" -> "Paul", "Explain Kubernetes" -> "Kubernetes", "@channel Frido" -> "Frido");
+   nothing left -> dropped.
 2. Code shape: a span glued to code punctuation (`config.yaml`, `foo_bar`, `main()`, `$HOME`,
    backticks) or holding a token with an inner capital or a digit (`JavaScript`, `OAuth2`) is an
    identifier, not a name -> dropped.
@@ -22,6 +23,8 @@ with evidence that is data, not guesswork (gazetteer.py):
 
 from __future__ import annotations
 
+import re
+
 from . import gazetteer as g
 
 _CODE_BEFORE = frozenset("._/\\$`<{[=#")
@@ -30,6 +33,13 @@ _CODE_AFTER = frozenset("(._/\\`>}[=")
 
 def _tokens(text: str) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), m.group()) for m in g.WORD.finditer(text)]
+
+
+def _edge_word(token: str) -> bool:
+    """A word that cannot open or close a name: closed-class, or lower case and not a particle
+    ("channel Frido" -> "Frido"; "van Leeuwen" keeps "van")."""
+    key = g.fold(token)
+    return key in g.CLOSED_CLASS or (token[:1].islower() and key not in g.PARTICLES)
 
 
 def _is_term(token: str) -> bool:
@@ -56,9 +66,9 @@ def _acronym(token: str) -> bool:
 def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None:
     """The span trimmed of non-name edges, or None when it is not a name (module docstring)."""
     tokens = _tokens(text[start:end])
-    while tokens and g.fold(tokens[0][2]) in g.CLOSED_CLASS:
+    while tokens and _edge_word(tokens[0][2]):
         tokens.pop(0)
-    while tokens and g.fold(tokens[-1][2]) in g.CLOSED_CLASS:
+    while tokens and _edge_word(tokens[-1][2]):
         tokens.pop()
     if not tokens:
         return None
@@ -66,6 +76,8 @@ def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None
     before = text[new_start - 1] if new_start > 0 else " "
     after = text[new_end] if new_end < len(text) else " "
     if before in _CODE_BEFORE or (after in _CODE_AFTER and not (after == "." and _sentence_end(text, new_end))):
+        return None
+    if _field_label(text, new_end):
         return None
     words = [token for _, _, token in tokens]
     if any(_code_shaped(word) for word in words):
@@ -81,6 +93,15 @@ def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None
         if kind == "location" and g.fold(word) not in g.places():
             return None
     return new_start, new_end
+
+
+_LABEL_AFTER = re.compile(r"[ \t]+(?P<word>[^\W\d_]+)[ \t]*:")
+
+
+def _field_label(text: str, end: int) -> bool:
+    """The span opens a form field: "Social Security Number:", "Company Name:"."""
+    match = _LABEL_AFTER.match(text, end)
+    return match is not None and g.fold(match.group("word")) in g.FIELD_LABELS
 
 
 def _sentence_end(text: str, index: int) -> bool:

@@ -1,8 +1,10 @@
 """The recognition pipeline above the model: what a model alone lacks (docs/ner.md, Pipeline).
 
 For one text and the model's raw spans:
-1. street addresses (addresses.py) become `location` spans labelled `ADDRESS`; model spans that
-   overlap one are pieces of it (the city as GPE, the street as ORG) and are dropped;
+1. street addresses (addresses.py) become `location` spans labelled `ADDRESS`, organization names
+   by form (orgs.py: legal-form suffixes, firm names of surnames) `organization` spans labelled
+   `ORG_FORM`; model spans that overlap one are pieces of it (the city as GPE, the street as ORG,
+   a firm of surnames as PERSON) and are dropped;
 2. each remaining model span goes through the non-entity filter (nonentity.py): trimmed of
    greetings, instructions and labels at its edges, or dropped as a technical term, currency,
    log word, identifier or unsupported single word;
@@ -19,15 +21,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from . import addresses, names, nonentity
+from . import addresses, names, nonentity, orgs
 from . import gazetteer as g
 from .backends import RawEntity
 from .labels import veil_type
 
 ADDRESS_LABEL = "ADDRESS"
+ORG_LABEL = "ORG_FORM"
 PERSON_LABEL = "PERSON_GAZ"
 PLACE_LABEL = "GPE_GAZ"
 ADDRESS_CONFIDENCE = 0.9
+ORG_CONFIDENCE = 0.85
 PERSON_CONFIDENCE = 0.85
 PLACE_CONFIDENCE = 0.8
 
@@ -67,10 +71,14 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
     kept: list[RawEntity] = [
         RawEntity(s, e, ADDRESS_LABEL, ADDRESS_CONFIDENCE) for s, e in addresses.find(text)
     ]
-    address_spans = list(kept)
+    for start, end in sorted(set(orgs.find(text)), key=lambda s: (s[0], -(s[1] - s[0]))):
+        candidate = RawEntity(start, end, ORG_LABEL, ORG_CONFIDENCE)
+        if not any(_overlaps(span, candidate) for span in kept):
+            kept.append(candidate)
+    structural = list(kept)
     for span in model_spans:
         kind = veil_type(span.label)
-        if kind is None or any(_overlaps(span, address) for address in address_spans):
+        if kind is None or any(_overlaps(span, found) for found in structural):
             continue
         refined = nonentity.refine(text, span.start, span.end, kind)
         if refined is not None:
@@ -91,7 +99,7 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
 
 def _yields_to(existing: RawEntity, person: RawEntity) -> bool:
     """Whether a span already kept gives way to a gazetteer person name (rule 3)."""
-    if existing.label in (ADDRESS_LABEL, PERSON_LABEL):
+    if existing.label in (ADDRESS_LABEL, ORG_LABEL, PERSON_LABEL):
         return False
     covered = person.start <= existing.start and existing.end <= person.end
     if veil_type(existing.label) == "person":
