@@ -50,7 +50,8 @@ _US_TYPES = (
     "Cove|Coves|Creek|Crest|Curve|Dale|Dam|Divide|Estate|Estates|Extension|Extensions|Falls|Ferry|Field|"
     "Fields|Flat|Flats|Ford|Fords|Forest|Forge|Forges|Fork|Forks|Fort|Garden|Gateway|Glen|Glens|Green|Greens|"
     "Hollow|Inlet|Lock|Locks|Mall|Neck|Overpass|Radial|Ramp|Squares|Streets|Brook|Brooks|Burg|Burgs|Bluff|"
-    "Bluffs|Bottom|Branch|Bridge|Bridges|Bend|Beach|Arcade|Camp|Canyon|Wynd|Parade|Esplanade|Broadway|Embankment"
+    "Bluffs|Bottom|Branch|Bridge|Bridges|Bend|Beach|Arcade|Camp|Canyon|Wynd|Parade|Esplanade|Broadway|Embankment|"
+    "Fall|Drives|Roads|Courts|Lanes|Streets|Avenues|Ways|Plazas|Trails"
 )
 _FR_TYPES = (
     r"rue|avenue|av\.|boulevard|bd|place|chemin|allée|impasse|quai|route|cours|passage|square|faubourg"
@@ -76,7 +77,7 @@ _COMPOUND_SUFFIX = (
 
 _STREET = re.compile(
     rf"""(?x)
-    (?P<us>\b{_NUM}\s+(?:{CAP}\s+){{0,4}}(?:{_US_TYPES})\b\.?)
+    (?P<us>\b{_NUM}\s+(?:(?:{CAP}|\d{{1,3}}(?:st|nd|rd|th))\s+){{0,4}}(?:{_US_TYPES})s?\b\.?)
     |(?P<fr>\b\d{{1,4}}(?:\s?(?:bis|ter|[A-Za-z]))?,?\s+(?i:{_FR_TYPES})\s+
         (?:{_PARTICLE}\s*)*{CAP}(?:[\s\-]+(?:{_PARTICLE}\s*)*{CAP}){{0,4}})
     |(?P<south>\b(?:{_SOUTH_TYPES})\s+(?:{_PARTICLE}\s+)*{CAP}(?:\s+(?:{_PARTICLE}\s+)*{CAP}){{0,4}}

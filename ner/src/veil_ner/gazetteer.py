@@ -105,6 +105,16 @@ PARTICLES = _set(
 
 # Words that may stand right before a first name in chat and make it a name ("Hi Paul", "@Paul").
 NAME_OPENERS = GREETINGS | _set("cc ping attn attention")
+# Who a greeting addresses when it is not a person ("Hi team", "Hallo zusammen").
+ADDRESSEES = _set(
+    """team all everyone everybody there guys folks people friends colleagues world support sir madam
+    zusammen allerseits alle leute tous équipe todos todas equipo tutti ragazzi pessoal equipe iedereen allemaal"""
+)
+STREET_TYPES = _set(
+    """street st avenue ave road rd boulevard blvd lane ln drive dr court ct place pl square terrace way parkway
+    highway circle trail crescent close grove gardens row mews plaza alley route walk park expressway ridge pike
+    loop corners villages ranch"""
+)
 # Words that never are a name on their own, whatever the model says.
 CLOSED_CLASS = GREETINGS | IMPERATIVES | LOG_WORDS | AUTH_WORDS | FIELD_LABELS | TITLES
 

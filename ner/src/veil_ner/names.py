@@ -3,7 +3,7 @@
 The English model misses names in German, French, Spanish, Italian, Portuguese and Dutch text and
 single first names in chat. These patterns need name evidence from the gazetteers (first names and
 surnames from Faker's per-locale lists and the US Census, see data/SOURCES.md), never capital
-letters alone:
+letters alone (and never words in all capitals):
 
 1. Full name: a known first name, optional middle names or initials (`C`, `B.`), optional
    particles (`van der`, `de la`, `di`, `dos`), then a known surname, every word capitalized:
@@ -11,7 +11,9 @@ letters alone:
 2. Title + capitalized name: `Dr. Okafor`, `Frau Müller`, `Mme Lefèvre`, `Sr. García` (the title
    stays outside the span).
 3. A single known first name where chat puts names: right after a greeting or closing
-   (`Hi Paul`, `Thanks, Maria`, `Bonjour Camille`, `Hallo Jens`), after `@`, or after "my name is",
+   (`Hi Paul`, `Thanks, Maria`, `Bonjour Camille`, `Hallo Jens`; any capitalized word when the
+   greeting addresses it directly, `Hi Keiran,`, unless it is "team", "all", "zusammen", ...),
+   as the speaker opening a transcript line (`Chloe: ...`), after `@`, or after "my name is",
    "I'm", "je m'appelle", "ich bin", "me llamo", "mi chiamo", "meu nome é", "ik ben"; or right
    before a chat verb ("Constantin pushed", "Ingrid said", "Jens hat", "Camille a dit"; month
    names excepted: "May is").
@@ -47,6 +49,21 @@ _OPENER = re.compile(
 )
 
 
+# A transcript line opened by a speaker: "Chloe: What a wife."
+_SPEAKER = re.compile(rf"(?m)^[ \t]*(?P<name>{_NAME}):[ \t]")
+
+
+def _shouted(word: str) -> bool:
+    """All capitals: "CAN I SPEAK TO A REAL PERSON" holds no name, whatever the lists say."""
+    return len(word) > 1 and word.isupper()
+
+
+def _addressed(text: str, end: int) -> bool:
+    """The greeting's name is followed by a comma, a line break, `!` or the end of the text."""
+    rest = text[end : end + 2].lstrip(" \t")
+    return rest == "" or rest[0] in ",!\n\r:;."
+
+
 _MONTHS = frozenset("january february march april may june july august september october november december".split())
 
 
@@ -67,6 +84,7 @@ def _full_names(text: str) -> Iterator[tuple[int, int]]:
         word = head.group()
         if (
             not _first(word)
+            or _shouted(word)
             or g.fold(word) in g.CLOSED_CLASS
             or (head.start() > 0 and text[head.start() - 1] in "@.\\/_")
         ):
@@ -79,7 +97,10 @@ def _full_names(text: str) -> Iterator[tuple[int, int]]:
                 break
             value = follower.group()
             after_particle = g.fold(previous.group()) in _PARTICLE_SET and previous is not head
-            if value[0].isupper() and len(value) > 1 and (_last(value) or after_particle):
+            if g.fold(value) in g.STREET_TYPES:
+                best = None  # "Sille Ranch Street", "Emma Terrace": a street, not a person
+                break
+            if value[0].isupper() and len(value) > 1 and not _shouted(value) and (_last(value) or after_particle):
                 best = follower.end()
             elif not (value[0].isupper() or g.fold(value) in _PARTICLE_SET):
                 break
@@ -104,5 +125,13 @@ def find(text: str) -> Iterator[tuple[int, int]]:
         if opener is not None and g.fold(opener) not in g.NAME_OPENERS:
             continue
         name = match.group("name")
-        if _first(name) and g.fold(name) not in g.CLOSED_CLASS:
+        if g.fold(name) in g.CLOSED_CLASS or g.fold(name) in g.ADDRESSEES or _shouted(name):
+            continue
+        # After a greeting the addressee is a name even when no list knows it ("Hi Keiran,").
+        greeting = opener is not None and g.fold(opener) in g.GREETINGS and _addressed(text, match.end("name"))
+        if _first(name) or greeting:
+            yield match.start("name"), match.end("name")
+    for match in _SPEAKER.finditer(text):
+        name = match.group("name")
+        if _first(name) and not _shouted(name):
             yield match.start("name"), match.end("name")

@@ -7,8 +7,9 @@ unambiguous enough to find without a model:
 1. Capitalized words ending in a legal form or group word: `Pinecrest Financial Ltd`,
    `Legros-Boyer Inc`, `Bosch BV`, `Harter Gruppe`, `Sevilla Bernal e Hijos`, `Rossi & Sons`,
    or opened by an institution word: `University of Leeds`, `Bank of Portugal`.
-2. Two or more known surnames joined the way firms are named: `Heller, Daugherty and Cummings`,
-   `Runolfsson - Bahringer`, `Carpentier et Dubois`, `Rojo Borrego y Montañez Osorio`,
+2. Two or more known surnames joined the way firms are named (`&`, ` - `, and the conjunction in
+   French, Italian, Portuguese, Spanish, German or Dutch; English "and" is left out because "our
+   founders: Lapresse, Morris and Wright" lists people): `Runolfsson - Bahringer`, `Baker & Kent`, `Carpentier et Dubois`, `Rojo Borrego y Montañez Osorio`,
    `van Vliet - Groothuizen`. Every part must be a known surname (gazetteer) and at least one
    must not be a first name, so "Thomas and James" stays two people.
 """
@@ -39,7 +40,7 @@ _INSTITUTION = re.compile(
 )
 _NAME_PART = rf"(?:{_PARTICLE}[ \t]+)?{_WORD}(?:[ \t]+{_WORD})?"
 _FIRM = re.compile(
-    rf"(?<![\w@.])(?P<firm>{_NAME_PART}(?:,[ \t]+{_NAME_PART})*[ \t]+(?:and|&|et|e|y|und|en|-)[ \t]+{_NAME_PART})(?![\w@])"
+    rf"(?<![\w@.])(?P<firm>{_NAME_PART}(?:,[ \t]+{_NAME_PART})*[ \t]+(?:&|et|e|y|und|en|-)[ \t]+{_NAME_PART})(?![\w@])"
 )
 
 

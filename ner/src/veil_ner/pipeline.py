@@ -7,7 +7,8 @@ For one text and the model's raw spans:
    a firm of surnames as PERSON) and are dropped;
 2. each remaining model span goes through the non-entity filter (nonentity.py): trimmed of
    greetings, instructions and labels at its edges, or dropped as a technical term, currency,
-   log word, identifier or unsupported single word;
+   log word, identifier or unsupported single word; a PERSON span that is a known place and does
+   not start with a known first name becomes a location ("Den Haag");
 3. gazetteer-backed person names (names.py, label `PERSON_GAZ`) are added where the model found
    nothing, replace a shorter PERSON span, and replace an organization or location span they
    cover entirely (a full first-name + surname match is stronger evidence than the model's type);
@@ -25,6 +26,7 @@ from . import addresses, names, nonentity, orgs
 from . import gazetteer as g
 from .backends import RawEntity
 from .labels import veil_type
+from .postprocess import clean_span
 
 ADDRESS_LABEL = "ADDRESS"
 ORG_LABEL = "ORG_FORM"
@@ -56,8 +58,9 @@ def _places(text: str) -> list[RawEntity]:
         for match in pattern.finditer(text):
             value = match.group("place")
             words = value.split()
-            # The longest prefix that is a known place: "Lyon Monday" -> "Lyon".
-            for size in range(len(words), 0, -1):
+            # After a preposition, the longest prefix that is a known place ("in Lyon Monday" ->
+            # "Lyon"); a line must be a place as a whole ("Human Resources" is not "Human").
+            for size in range(len(words), 0 if pattern is _PREPOSITION else len(words) - 1, -1):
                 candidate = " ".join(words[:size])
                 if g.fold(candidate) in g.places() and g.fold(candidate) not in g.CLOSED_CLASS:
                     start = match.start("place")
@@ -80,9 +83,14 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
         kind = veil_type(span.label)
         if kind is None or any(_overlaps(span, found) for found in structural):
             continue
-        refined = nonentity.refine(text, span.start, span.end, kind)
-        if refined is not None:
-            kept.append(RawEntity(refined[0], refined[1], span.label, span.confidence))
+        line = clean_span(text, span.start, span.end)  # a name never crosses a line break
+        refined = None if line is None else nonentity.refine(text, line[0], line[1], kind)
+        if refined is None:
+            continue
+        label = span.label
+        if kind == "person" and _known_place_not_name(text[refined[0] : refined[1]]):
+            label = PLACE_LABEL  # "Den Haag", "Amoreira da Gândara": places the model calls people
+        kept.append(RawEntity(refined[0], refined[1], label, span.confidence))
     for start, end in sorted(set(names.find(text)), key=lambda s: (s[0], -(s[1] - s[0]))):
         candidate = RawEntity(start, end, PERSON_LABEL, PERSON_CONFIDENCE)
         rivals = [span for span in kept if _overlaps(span, candidate)]
@@ -95,6 +103,13 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
             kept.append(candidate)
     kept.sort(key=lambda span: (span.start, span.end))
     return kept
+
+
+def _known_place_not_name(value: str) -> bool:
+    words = g.WORD.findall(value)
+    if not words or g.fold(value) not in g.places() or g.fold(words[0]) in g.first_names():
+        return False
+    return len(words) > 1 or g.fold(words[0]) not in g.last_names()
 
 
 def _yields_to(existing: RawEntity, person: RawEntity) -> bool:
