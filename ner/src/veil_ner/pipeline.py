@@ -10,8 +10,8 @@ For one text and the model's raw spans:
    log word, identifier or unsupported single word; a PERSON span that is a known place and does
    not start with a known first name becomes a location ("Den Haag");
 3. gazetteer-backed person names (names.py, label `PERSON_GAZ`) are added where the model found
-   nothing, replace a shorter PERSON span, and replace an organization or location span they
-   cover entirely (a full first-name + surname match is stronger evidence than the model's type);
+   nothing, replace a shorter PERSON span (an equal one is kept as the model's), and replace an
+   organization or location span they cover entirely (a full first-name + surname match is stronger evidence than the model's type);
 4. known places after a preposition (`in Groningen`, `nach Lostorf`, `à Lyon`) and a place that
    stands alone on a line are added as `location` (`GPE_GAZ`) where nothing else was found.
 Spans never overlap in the result.
@@ -117,6 +117,6 @@ def _yields_to(existing: RawEntity, person: RawEntity) -> bool:
     if existing.label in (ADDRESS_LABEL, ORG_LABEL, PERSON_LABEL):
         return False
     covered = person.start <= existing.start and existing.end <= person.end
-    if veil_type(existing.label) == "person":
-        return covered or (person.end - person.start) > (existing.end - existing.start)
+    if veil_type(existing.label) == "person":  # the same name, found twice: keep the model's unless longer
+        return (person.end - person.start) > (existing.end - existing.start)
     return covered
