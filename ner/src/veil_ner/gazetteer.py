@@ -2,7 +2,7 @@
 closed word classes a model alone gets wrong.
 
 Data-derived (ner/src/veil_ner/data/*.txt, built by tools/gazetteers/build.py; sources and licences
-in data/SOURCES.md): first names, surnames, places (GeoNames), currencies (ISO 4217), technical
+in data/SOURCES.md): first names, surnames, places and smaller towns (GeoNames), currencies (ISO 4217), technical
 terms (Pygments lexers, trove classifiers). Each file holds one case-folded entry per line.
 
 Closed classes (written here, not learned: they are small, finite and language-bound): greetings
@@ -45,9 +45,14 @@ def places() -> frozenset[str]:
     return words("places")
 
 
+def towns() -> frozenset[str]:
+    """Smaller places (1,000+ inhabitants): only where the context already says "a place"."""
+    return words("towns")
+
+
 def load_all() -> None:
     """Read every list once (at model load), so no request pays for it."""
-    for name in ("first_names", "last_names", "places", "currencies", "tech_terms"):
+    for name in ("first_names", "last_names", "places", "towns", "currencies", "tech_terms"):
         words(name)
 
 

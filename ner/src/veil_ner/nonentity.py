@@ -90,7 +90,7 @@ def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None
         word = words[0]
         if kind == "person" and (not _is_person_name(word) or _acronym(word)):
             return None
-        if kind == "location" and g.fold(word) not in g.places():
+        if kind == "location" and g.fold(word) not in g.places() and g.fold(word) not in g.towns():
             return None
     return new_start, new_end
 

@@ -13,7 +13,8 @@ For one text and the model's raw spans:
    nothing, replace a shorter PERSON span (an equal one is kept as the model's), and replace an
    organization or location span they cover entirely (a full first-name + surname match is stronger evidence than the model's type);
 4. known places after a preposition (`in Groningen`, `nach Lostorf`, `à Lyon`) and a place that
-   stands alone on a line are added as `location` (`GPE_GAZ`) where nothing else was found.
+   stands alone on a line are added as `location` (`GPE_GAZ`) where nothing else was found;
+   smaller towns (1,000+ inhabitants) count only when they are not also a name or a term.
 Spans never overlap in the result.
 """
 
@@ -62,7 +63,7 @@ def _places(text: str) -> list[RawEntity]:
             # "Lyon"); a line must be a place as a whole ("Human Resources" is not "Human").
             for size in range(len(words), 0 if pattern is _PREPOSITION else len(words) - 1, -1):
                 candidate = " ".join(words[:size])
-                if g.fold(candidate) in g.places() and g.fold(candidate) not in g.CLOSED_CLASS:
+                if _is_place(candidate):
                     start = match.start("place")
                     out.append(RawEntity(start, start + len(candidate), PLACE_LABEL, PLACE_CONFIDENCE))
                     break
@@ -103,6 +104,17 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
             kept.append(candidate)
     kept.sort(key=lambda span: (span.start, span.end))
     return kept
+
+
+def _is_place(value: str) -> bool:
+    """A known place; a smaller town only when no list knows the word as something else."""
+    key = g.fold(value)
+    if key in g.CLOSED_CLASS:
+        return False
+    if key in g.places():
+        return True
+    ambiguous = key in g.first_names() or key in g.last_names() or key in g.words("tech_terms")
+    return key in g.towns() and not ambiguous
 
 
 def _known_place_not_name(value: str) -> bool:
