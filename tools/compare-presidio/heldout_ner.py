@@ -7,8 +7,9 @@ Corpora (never tuned on; docs/detection.md, "Held-out evaluation"):
   tools/ner-heldout/presidio_synth.py). The `test` split is the held-out figure; the `dev` split
   (other templates) is what development looked at, reported separately.
 - data/heldout-ordinary-prompts.jsonl: 1,000 prompts without personal data (technical questions,
-  product names, code, greetings; tools/ner-heldout/ordinary_prompts.py): the share of prompts a
-  system would alter (at least one detection at the threshold).
+  product names, code, greetings; tools/ner-heldout/ordinary_prompts.py --split test): the share
+  of prompts a system would alter (at least one detection at the threshold). The dev split
+  (data/dev-ordinary-prompts.jsonl, disjoint items) was inspected during development; reported too.
 
 Veil: `veil serve` from server/dist in detector mode `both` (regex detectors + the sidecar from
 ner/.venv, default configuration), one POST /v1/detect per record, threshold 0.5 (the default).
@@ -44,7 +45,7 @@ from scoring import prf, score
 
 ROOT = Path(__file__).resolve().parents[2]
 SYNTH = ROOT / "data/heldout-presidio-synth.jsonl"
-PROMPTS = ROOT / "data/heldout-ordinary-prompts.jsonl"
+PROMPTS = {"test": ROOT / "data/heldout-ordinary-prompts.jsonl", "dev": ROOT / "data/dev-ordinary-prompts.jsonl"}
 THRESHOLD = 0.5
 NAME_TYPES = ("person", "organization", "location")
 DROPPED = {"DATE_TIME", "NRP"}
@@ -180,16 +181,22 @@ def evaluate(veil, analyzer):
             for system, pred in preds.items():
                 score(rec["entities"], unignored(pred, ignored), totals[system])
         report[split] = {"records": len(chosen), **{s: rows(t) for s, t in totals.items()}}
-    prompts = [json.loads(line) for line in PROMPTS.read_text(encoding="utf-8").splitlines() if line.strip()]
-    altered = {"veil": 0, "presidio": 0}
-    by_type = {"veil": {}, "presidio": {}}
-    for rec in prompts:
-        preds = {"veil": veil.detect(rec["text"], rec.get("lang")), "presidio": presidio_detect(analyzer, rec["text"])}
-        for system, pred in preds.items():
-            altered[system] += bool(pred)
-            for p in pred:
-                by_type[system][p["type"]] = by_type[system].get(p["type"], 0) + 1
-    report["ordinary_prompts"] = {"records": len(prompts), "altered": altered, "detections_by_type": by_type}
+    for split, path in PROMPTS.items():
+        prompts = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        altered = {"veil": 0, "presidio": 0}
+        by_type = {"veil": {}, "presidio": {}}
+        for rec in prompts:
+            preds = {"veil": veil.detect(rec["text"], rec.get("lang")), "presidio": presidio_detect(analyzer, rec["text"])}
+            for system, pred in preds.items():
+                altered[system] += bool(pred)
+                for p in pred:
+                    by_type[system][p["type"]] = by_type[system].get(p["type"], 0) + 1
+        report[f"prompts_{split}"] = {
+            "file": str(path.relative_to(ROOT)),
+            "records": len(prompts),
+            "altered": altered,
+            "detections_by_type": by_type,
+        }
     return report
 
 
@@ -213,14 +220,16 @@ def print_report(report, markdown):
                 print(f"| {kind} | {gold} | " + " | ".join(cells) + " |")
             else:
                 print(f"{kind:<16}{gold:>6}  {' '.join(cells[:4]):<30}{' '.join(cells[4:]):<30}")
-    op = report["ordinary_prompts"]
-    print(
-        f"\n## data/heldout-ordinary-prompts.jsonl: {op['records']} prompts without personal data\n"
-        f"altered (at least one detection): Veil {op['altered']['veil']} "
-        f"({100 * op['altered']['veil'] / op['records']:.1f} %), Presidio {op['altered']['presidio']} "
-        f"({100 * op['altered']['presidio'] / op['records']:.1f} %)\n"
-        f"detections by type: Veil {op['detections_by_type']['veil']}, Presidio {op['detections_by_type']['presidio']}"
-    )
+    for split, title in (("test", "held out"), ("dev", "inspected during development")):
+        op = report[f"prompts_{split}"]
+        print(
+            f"\n## {op['file']} ({title}): {op['records']} prompts without personal data\n"
+            f"altered (at least one detection): Veil {op['altered']['veil']} "
+            f"({100 * op['altered']['veil'] / op['records']:.1f} %), Presidio {op['altered']['presidio']} "
+            f"({100 * op['altered']['presidio'] / op['records']:.1f} %)\n"
+            f"detections by type: Veil {op['detections_by_type']['veil']}, "
+            f"Presidio {op['detections_by_type']['presidio']}"
+        )
 
 
 def main():

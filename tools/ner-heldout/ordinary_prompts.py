@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Generate data/heldout-ordinary-prompts.jsonl: 1,000 ordinary prompts that hold no personal data.
+"""Generate 1,000 ordinary prompts that hold no personal data, in two disjoint splits:
+data/dev-ordinary-prompts.jsonl (`--split dev`, looked at while developing the filter) and
+data/heldout-ordinary-prompts.jsonl (`--split test`, held out: only its totals are read).
 
 The negative half of the NER held-out evaluation: technical questions, product names, code,
 greetings and instructions, on which a good detector changes nothing. Sources are chosen to be
@@ -15,16 +17,19 @@ GeoNames, closed classes in ner/src/veil_ner/gazetteer.py):
   asked as "Why does this fail?" with a fenced block;
 - 150 chat turns: hand-written greetings, thanks and instructions in en, de, fr, es, it, pt, nl
   ("Reply in JSON format", "Explain Kubernetes", "Salut, ça va ?"), combined with product names
-  from the first group.
+  from the first group; the test split has its own list (CHAT_TEST), written before any system
+  was run on it.
 
-Deterministic for a given node_modules and Python version (seed 7). Records carry `negative: true`
-and no entities. Usage: python3 tools/ner-heldout/ordinary_prompts.py [--out PATH]
+The test split draws only packages, docstrings and code windows the dev split did not use.
+Deterministic for a given node_modules and Python version (seeds 7 and 8). Records carry
+`negative: true` and no entities. Usage: python3 tools/ner-heldout/ordinary_prompts.py --split dev|test
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import inspect
 import json
 import random
@@ -100,6 +105,49 @@ CHAT = (
     "My config uses a Bearer token for {name}. Is that secure?",
 )
 
+CHAT_TEST = (
+    "Hey there, quick question.",
+    "Good evening! Can you help me debug something?",
+    "Cheers, that fixed it.",
+    "Hi, what's new in {name}?",
+    "Respond only with valid JSON.",
+    "Output the result as YAML.",
+    "Explain Docker networking briefly.",
+    "Describe {name} for a beginner.",
+    "List the pros and cons of {name}.",
+    "Write unit tests for this function.",
+    "Translate to French: the deployment is scheduled for tomorrow.",
+    "Summarize this changelog for {name}.",
+    "How do {name} and {name2} compare on performance?",
+    "Generate a README section for {name}.",
+    "Pretend you are a code reviewer and be strict.",
+    "Can you rewrite this in Go?",
+    "Servus! Wie installiere ich {name}?",
+    "Vielen Dank für die Hilfe!",
+    "Schreib mir ein Beispiel mit {name}.",
+    "Guten Abend, alles klar?",
+    "Coucou, tu peux m'aider ?",
+    "Bonsoir, comment configurer {name} ?",
+    "Merci, ça marche maintenant.",
+    "Donne-moi un exemple en Python.",
+    "Buenas tardes, ¿cómo uso {name}?",
+    "Muchas gracias por la ayuda.",
+    "Escribe un ejemplo con {name}.",
+    "Buongiorno, come si configura {name}?",
+    "Grazie, tutto risolto.",
+    "Scrivi un esempio in JavaScript.",
+    "Bom dia, como uso {name}?",
+    "Muito obrigado!",
+    "Escreva um exemplo com {name}.",
+    "Goedemorgen, hoe installeer ik {name}?",
+    "Dank je wel, opgelost.",
+    "Schrijf een voorbeeld met {name}.",
+    "WARN: disk usage at 91%. What should I do about {name}?",
+    "It costs 15 USD a month. Is {name} worth it?",
+    "The API expects an Authorization header with a Bearer token. How do I set it in {name}?",
+    "DEBUG logs are too noisy in {name}. How do I turn them off?",
+)
+
 
 def npm_packages() -> list[tuple[str, str]]:
     out = []
@@ -153,32 +201,61 @@ def code_windows(rng: random.Random) -> list[tuple[str, str]]:
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", default=str(ROOT / "data/heldout-ordinary-prompts.jsonl"))
-    args = parser.parse_args()
-    rng = random.Random(7)
-    packages = npm_packages()
+def python_packages() -> list[tuple[str, str]]:
+    """Name and summary of the Python distributions installed beside this interpreter."""
+    out = []
+    for dist in importlib.metadata.distributions():
+        name, summary = dist.metadata["Name"], dist.metadata["Summary"]
+        if name and summary and 20 <= len(summary) <= 300:
+            out.append((name, summary.strip()))
+    return sorted(set(out))
+
+
+def build(seed: int, exclude: set[str], chat: tuple[str, ...], test: bool = False) -> list[tuple[str, str]]:
+    """One split; `exclude` holds the package names, docstrings and code windows already used.
+    The dev split takes 350 npm packages; the test split the rest of them plus the summaries of
+    the Python distributions installed beside the interpreter, and more docstrings to reach 1,000."""
+    rng = random.Random(seed)
+    packages = [p for p in npm_packages() if p[0] not in exclude]
+    products = packages + python_packages() if test else rng.sample(packages, 350)
     prompts: list[tuple[str, str]] = []
-    for name, desc in rng.sample(packages, 350):
+    for name, desc in products:
+        exclude.add(name)
         prompts.append(("product", rng.choice(PRODUCT_TEMPLATES).format(name=product_name(name), desc=desc)))
-    for doc in rng.sample(docstrings(), 300):
+    docs = [d for d in docstrings() if d not in exclude]
+    for doc in rng.sample(docs, min(len(docs), 300 if not test else 1000 - 350 - len(products))):
+        exclude.add(doc)
         template = rng.choice(DOC_TEMPLATES)
         prompts.append(("docs", template.format(doc=doc, doc_lower=doc[0].lower() + doc[1:])))
-    windows = code_windows(rng)
+    windows = [w for w in code_windows(rng) if w[1] not in exclude]
+    code_count = (1000 - 150 - len(prompts)) // 2
     for lang in ("python", "javascript"):
-        for _, code in rng.sample([w for w in windows if w[0] == lang], 100):
+        for _, code in rng.sample([w for w in windows if w[0] == lang], code_count):
+            exclude.add(code)
             prompts.append(("code", rng.choice(CODE_TEMPLATES).format(lang=lang, code=code)))
     names = [product_name(name) for name, _ in packages]
-    for index in range(150):
-        template = CHAT[index % len(CHAT)]
+    for index in range(1000 - len(prompts)):
+        template = chat[index % len(chat)]
         prompts.append(("chat", template.format(name=rng.choice(names), name2=rng.choice(names))))
+    return prompts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--split", choices=("dev", "test"), required=True)
+    args = parser.parse_args()
+    used: set[str] = set()
+    prompts = build(7, used, CHAT)
+    out = ROOT / "data/dev-ordinary-prompts.jsonl"
+    if args.split == "test":
+        prompts = build(8, used, CHAT_TEST, test=True)
+        out = ROOT / "data/heldout-ordinary-prompts.jsonl"
     records = [
         {"id": f"op-{i}", "lang": "en", "domain": kind, "negative": True, "text": text, "entities": []}
         for i, (kind, text) in enumerate(prompts)
     ]
-    Path(args.out).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
-    print(f"{args.out}: {len(records)} records")
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    print(f"{out}: {len(records)} records")
 
 
 if __name__ == "__main__":

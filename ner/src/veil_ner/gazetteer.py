@@ -115,6 +115,19 @@ ADDRESSEES = _set(
     """team all everyone everybody there guys folks people friends colleagues world support sir madam
     zusammen allerseits alle leute tous équipe todos todas equipo tutti ragazzi pessoal equipe iedereen allemaal"""
 )
+# Head nouns that end organization names ("Pinecrest Financial", "Simple Solutions", "Red Cross
+# Society"): a closed class of what companies and institutions call themselves.
+ORG_HEADS = _set(
+    """bank banks group systems solutions technologies technology software labs laboratories capital partners
+    foods energy insurance media logistics properties dynamics engineering financial finance analytics
+    maritime outdoor airlines airways motors pharmaceuticals pharma consulting services industries
+    international holdings trust fund corporation university college school hospital clinic institute
+    council ministry agency department association society club foundation federation union committee
+    commission authority bureau network networks studios records press news times journal post
+    entertainment enterprises ventures resources investments securities brands retail markets stores
+    airport railways rail shipping telecom communications electric electronics chemicals steel mining oil gas
+    gmbh inc ltd llc corp co plc ag sa bv nv spa srl"""
+)
 STREET_TYPES = _set(
     """street st avenue ave road rd boulevard blvd lane ln drive dr court ct place pl square terrace way parkway
     highway circle trail crescent close grove gardens row mews plaza alley route walk park expressway ridge pike

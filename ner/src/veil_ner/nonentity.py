@@ -19,6 +19,12 @@ with evidence that is data, not guesswork (gazetteer.py):
    one-word LOCATION a known place (GeoNames), else it is dropped ("Kubernetes" as a person,
    "Bearer" as a place). One-word organizations are kept unless rule 3 applies; upper-case
    acronyms of up to five letters are dropped as PERSON or LOCATION unless they are a known place.
+5. Evidence for organizations: a model ORG span is kept when a context names it as an employer or
+   client ("works at", "on behalf of", "customer of", "bei", "chez", after a comma or `|` as in
+   signatures), when it ends in an organization head noun ("Pinecrest Financial", "Simple
+   Solutions"), or when it has several words one of which is a known surname, first name or place
+   ("Goldman Sachs", "Formula Gray"). Product names, acronyms and capitalized common words
+   ("Fastify", "SDK", "Base Classes") have none of these. Legal forms are found by orgs.py.
 """
 
 from __future__ import annotations
@@ -86,6 +92,8 @@ def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None
         kind == "person" and any(_is_person_name(word) for word in words)
     ):
         return None
+    if kind == "organization" and not _organization_evidence(text, new_start, words):
+        return None
     if len(words) == 1:
         word = words[0]
         if kind == "person" and (not _is_person_name(word) or _acronym(word)):
@@ -102,6 +110,27 @@ def _field_label(text: str, end: int) -> bool:
     """The span opens a form field: "Social Security Number:", "Company Name:"."""
     match = _LABEL_AFTER.match(text, end)
     return match is not None and g.fold(match.group("word")) in g.FIELD_LABELS
+
+
+_ORG_CONTEXT = re.compile(
+    r"(?:\b(?:at|joined|join|joining|works? (?:at|for)|worked (?:at|for)|employed by|employee of|customer of|"
+    r"client of|on behalf of|ceo of|cfo of|founder of|director of|manager at|engineer at|analyst at|bei|chez|"
+    r"en|presso|na|bij)|[,|]) *$",
+    re.IGNORECASE,
+)
+
+
+def _organization_evidence(text: str, start: int, words: list[str]) -> bool:
+    """An ORG span needs more than capital letters (rule 5): a name or place in it, an organization
+    head noun at its end, or a context that names an employer or a client."""
+    if _ORG_CONTEXT.search(text, max(0, start - 30), start):
+        return True
+    if all(word.isupper() for word in words):
+        return False  # acronyms and shouted text: "SDK", "PDF", "IMPLIED WARRANTIES"
+    if g.fold(words[-1]) in g.ORG_HEADS:
+        return True
+    named = (g.last_names(), g.first_names(), g.places())
+    return len(words) > 1 and any(g.fold(word) in table for word in words for table in named)
 
 
 def _sentence_end(text: str, index: int) -> bool:
