@@ -50,10 +50,23 @@ def towns() -> frozenset[str]:
     return words("towns")
 
 
+@functools.cache
+def function_words() -> frozenset[str]:
+    """Words that never open or close a name: spaCy's stop-word lists for the catalog's languages
+    (data shipped with spaCy, MIT), minus name particles and known first names ("Ella", "Will")."""
+    import importlib  # noqa: PLC0415 - spaCy's language data, only when first needed
+
+    out: set[str] = set()
+    for language in ("en", "de", "fr", "es", "it", "pt", "nl"):
+        out.update(importlib.import_module(f"spacy.lang.{language}.stop_words").STOP_WORDS)
+    return frozenset(fold(w) for w in out) - PARTICLES - first_names()
+
+
 def load_all() -> None:
     """Read every list once (at model load), so no request pays for it."""
     for name in ("first_names", "last_names", "places", "towns", "currencies", "tech_terms"):
         words(name)
+    function_words()
 
 
 def _set(text: str) -> frozenset[str]:
@@ -61,7 +74,7 @@ def _set(text: str) -> frozenset[str]:
 
 
 GREETINGS = _set(
-    """hi hello hey dear hiya howdy greetings thanks thank thx cheers regards best sincerely bye goodbye
+    """hi hello hey dear hiya howdy greetings guten gute morgen tag abend nacht thanks thank thx cheers regards best sincerely bye goodbye
     welcome congrats congratulations morning evening afternoon night
     hallo moin servus grüß gruß grüezi liebe lieber liebes sehr geehrte geehrter danke tschüss mfg gruss grüsse
     grüße bonjour bonsoir salut coucou cher chère chers merci cordialement bisous

@@ -6,7 +6,8 @@ with evidence that is data, not guesswork (gazetteer.py):
 
 1. Edges: leading and trailing closed-class words (greetings, imperatives, log levels, auth
    schemes, field labels, titles) and lower-case words other than name particles are cut off
-   ("Hi Paul" -> "Paul", "Explain Kubernetes" -> "Kubernetes", "@channel Frido" -> "Frido");
+   ("Hi Paul" -> "Paul", "Explain Kubernetes" -> "Kubernetes", "@channel Frido" -> "Frido"), as
+   are the stop words of en, de, fr, es, it, pt, nl ("Kannst du mir bei ...", "Vite How");
    nothing left -> dropped.
 2. Code shape: a span glued to code punctuation (`config.yaml`, `foo_bar`, `main()`, `$HOME`,
    backticks) or holding a token with an inner capital or a digit (`JavaScript`, `OAuth2`) is an
@@ -15,16 +16,19 @@ with evidence that is data, not guesswork (gazetteer.py):
    currency (ISO 4217 code or name) or a closed-class word -> dropped. A token that is also a
    known person name keeps a PERSON span ("Ruby", "Julia"): a missed name costs more than a
    spared word.
-4. Evidence for single tokens: a one-word PERSON must be a known first name or surname, a
+4. Evidence for single tokens: a one-word PERSON must be a known first name or surname and not a
+   technical term ("Bash", "Rust": a greeting still makes "Hi Ruby," a name, names.py); a
+   PERSON with a technical term and no known name is dropped ("Javascript Redis"); a
    one-word LOCATION a known place (GeoNames), else it is dropped ("Kubernetes" as a person,
    "Bearer" as a place). One-word organizations are kept unless rule 3 applies; upper-case
    acronyms of up to five letters are dropped as PERSON or LOCATION unless they are a known place.
-5. Evidence for organizations: a model ORG span is kept when a context names it as an employer or
-   client ("works at", "on behalf of", "customer of", "bei", "chez", after a comma or `|` as in
-   signatures), when it ends in an organization head noun ("Pinecrest Financial", "Simple
+5. Evidence for organizations: a model ORG span in capitals only is dropped (acronyms, shouted
+   licence text: "SDK", "at EOF"; legal forms such as "NTN CORPORATION" are orgs.py's); another is kept when a context names it as an employer or
+   client ("works at", "on behalf of", "customer of", "bei", "chez", or after "Title," / "Title |"
+   at the end of a signature line), when it ends in an organization head noun ("Pinecrest Financial", "Simple
    Solutions"), or when it has several words one of which is a known surname, first name or place
-   ("Goldman Sachs", "Formula Gray"). Product names, acronyms and capitalized common words
-   ("Fastify", "SDK", "Base Classes") have none of these. Legal forms are found by orgs.py.
+   ("Goldman Sachs", "Formula Gray") and no technical term. Product names, acronyms and
+   capitalized common words ("Fastify", "SDK", "Node.js How") have none of these. Legal forms are found by orgs.py.
 """
 
 from __future__ import annotations
@@ -45,7 +49,11 @@ def _edge_word(token: str) -> bool:
     """A word that cannot open or close a name: closed-class, or lower case and not a particle
     ("channel Frido" -> "Frido"; "van Leeuwen" keeps "van")."""
     key = g.fold(token)
-    return key in g.CLOSED_CLASS or (token[:1].islower() and key not in g.PARTICLES)
+    return (
+        key in g.CLOSED_CLASS
+        or key in g.function_words()
+        or (token[:1].islower() and key not in g.PARTICLES)
+    )
 
 
 def _is_term(token: str) -> bool:
@@ -61,7 +69,7 @@ def _is_person_name(token: str) -> bool:
 def _code_shaped(token: str) -> bool:
     inner_capital = any(ch.isupper() for ch in token[1:]) and not token.isupper()
     has_digit = any(ch.isdigit() for ch in token)
-    return inner_capital or has_digit or "_" in token
+    return inner_capital or has_digit or "_" in token or "." in token  # `Node.js`, `num.lcm`
 
 
 def _acronym(token: str) -> bool:
@@ -72,9 +80,13 @@ def _acronym(token: str) -> bool:
 def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None:
     """The span trimmed of non-name edges, or None when it is not a name (module docstring)."""
     tokens = _tokens(text[start:end])
-    while tokens and _edge_word(tokens[0][2]):
+    # A particle opens a name only before a capital: "van Leeuwen", not "du mir bei".
+    while tokens and (
+        _edge_word(tokens[0][2])
+        or (tokens[0][2][:1].islower() and (len(tokens) == 1 or tokens[1][2][:1].islower()))
+    ):
         tokens.pop(0)
-    while tokens and _edge_word(tokens[-1][2]):
+    while tokens and (_edge_word(tokens[-1][2]) or tokens[-1][2][:1].islower()):
         tokens.pop()
     if not tokens:
         return None
@@ -89,10 +101,12 @@ def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None
     if any(_code_shaped(word) for word in words):
         return None
     if all(_is_term(word) for word in words) and not (
-        kind == "person" and any(_is_person_name(word) for word in words)
+        kind == "person" and len(words) > 1 and any(_is_person_name(word) for word in words)
     ):
         return None
-    if kind == "organization" and not _organization_evidence(text, new_start, words):
+    if kind == "person" and any(_is_term(w) for w in words) and not any(_is_person_name(w) for w in words):
+        return None  # "Javascript Redis": a term and no name
+    if kind == "organization" and not _organization_evidence(text, new_start, new_end, words):
         return None
     if len(words) == 1:
         word = words[0]
@@ -113,20 +127,28 @@ def _field_label(text: str, end: int) -> bool:
 
 
 _ORG_CONTEXT = re.compile(
-    r"(?:\b(?:at|joined|join|joining|works? (?:at|for)|worked (?:at|for)|employed by|employee of|customer of|"
+    r"\b(?:at|joined|join|joining|works? (?:at|for)|worked (?:at|for)|employed by|employee of|customer of|"
     r"client of|on behalf of|ceo of|cfo of|founder of|director of|manager at|engineer at|analyst at|bei|chez|"
-    r"en|presso|na|bij)|[,|]) *$",
+    r"presso|bij) *$",
     re.IGNORECASE,
 )
+# A signature line: "Head of Research, Siemens" / "Account Manager | Acme", the span ending the line.
+_SIGNATURE_BEFORE = re.compile(r"[^\W\d_][ \t]*[,|][ \t]*$")
+_LINE_END = re.compile(r"[ \t]*(?:\r?\n|$)")
 
 
-def _organization_evidence(text: str, start: int, words: list[str]) -> bool:
+def _organization_evidence(text: str, start: int, end: int, words: list[str]) -> bool:
     """An ORG span needs more than capital letters (rule 5): a name or place in it, an organization
     head noun at its end, or a context that names an employer or a client."""
+    if all(word.isupper() for word in words):
+        return False  # acronyms and shouted text: "SDK", "at EOF", "IMPLIED WARRANTIES"
     if _ORG_CONTEXT.search(text, max(0, start - 30), start):
         return True
-    if all(word.isupper() for word in words):
-        return False  # acronyms and shouted text: "SDK", "PDF", "IMPLIED WARRANTIES"
+    line_start = text.rfind("\n", 0, start) + 1
+    if _SIGNATURE_BEFORE.search(text[line_start:start]) and _LINE_END.match(text, end):
+        return True
+    if any(_is_term(word) for word in words):
+        return False
     if g.fold(words[-1]) in g.ORG_HEADS:
         return True
     named = (g.last_names(), g.first_names(), g.places())

@@ -109,8 +109,10 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
 def _is_place(value: str) -> bool:
     """A known place; a smaller town only when no list knows the word as something else."""
     key = g.fold(value)
-    if key in g.CLOSED_CLASS:
-        return False
+    if key in g.CLOSED_CLASS or key in g.words("tech_terms") or key in g.words("currencies"):
+        return False  # "in Rust", "in UTC"
+    if value.isupper() and len(value) <= 5:
+        return False  # acronyms: "CSS", "PBM"
     if key in g.places():
         return True
     ambiguous = key in g.first_names() or key in g.last_names() or key in g.words("tech_terms")
