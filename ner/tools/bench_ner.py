@@ -101,7 +101,7 @@ def main() -> int:
     backend = SpacyBackend({"en": PACKAGE}, 100_000)
     backend.preflight()
     backend.load()
-    full = spacy.load(SpacyBackend._location(PACKAGE))  # noqa: SLF001 - the same resolution as the sidecar
+    full = spacy.load(SpacyBackend._location(PACKAGE))
     sidecar = start_sidecar({"VEIL_NER_API_KEY": API_KEY}, log_path=Path(tempfile.mkdtemp()) / "sidecar.log")
     connection = http.client.HTTPConnection("127.0.0.1", sidecar.port, timeout=60)
     headers = {"Content-Type": "application/json", "X-Detector-API-Key": API_KEY}

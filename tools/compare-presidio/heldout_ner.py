@@ -37,11 +37,12 @@ import time
 from pathlib import Path
 
 from compare import MODEL_BASED, PRESIDIO_TO_VEIL
-from ner import nlp_config
 from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
 from presidio_analyzer import predefined_recognizers as predefined
 from presidio_analyzer.nlp_engine import NlpEngineProvider
 from scoring import prf, score
+
+from ner import nlp_config
 
 ROOT = Path(__file__).resolve().parents[2]
 SYNTH = ROOT / "data/heldout-presidio-synth.jsonl"
@@ -81,9 +82,17 @@ class Veil:
         self.ner_port, self.port = free_port(), free_port()
         self.log = tempfile.NamedTemporaryFile(prefix="veil-heldout-", suffix=".log", delete=False)
         base = {k: v for k, v in os.environ.items() if not k.startswith("VEIL_")}
-        ner_env = {**base, "VEIL_NER_API_KEY": key, "VEIL_NER_PORT": str(self.ner_port), "VEIL_NER_LOG_LEVEL": "warning"}
+        ner_env = {
+            **base,
+            "VEIL_NER_API_KEY": key,
+            "VEIL_NER_PORT": str(self.ner_port),
+            "VEIL_NER_LOG_LEVEL": "warning",
+        }
         self.ner = subprocess.Popen(
-            [str(ROOT / "ner/.venv/bin/python"), "-m", "veil_ner"], env=ner_env, stdout=self.log, stderr=subprocess.STDOUT
+            [str(ROOT / "ner/.venv/bin/python"), "-m", "veil_ner"],
+            env=ner_env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
         )
         self.server = None
         wait_ready(self.ner, self.ner_port, "/readyz", self.log.name)
@@ -104,7 +113,9 @@ class Veil:
 
     def detect(self, text, lang):
         body = {"input": text, "include_values": False, **({"language": lang} if lang else {})}
-        self.conn.request("POST", "/v1/detect", body=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+        self.conn.request(
+            "POST", "/v1/detect", body=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+        )
         resp = self.conn.getresponse()
         data = json.loads(resp.read())
         if resp.status != 200:
@@ -166,7 +177,15 @@ def rows(totals):
 def metrics(counts):
     p, r, f1 = prf(counts)
     f2 = 5 * p * r / (4 * p + r) if p + r else 0.0
-    return {"tp": counts[0], "fp": counts[1], "fn": counts[2], "p": round(p, 4), "r": round(r, 4), "f1": round(f1, 4), "f2": round(f2, 4)}
+    return {
+        "tp": counts[0],
+        "fp": counts[1],
+        "fn": counts[2],
+        "p": round(p, 4),
+        "r": round(r, 4),
+        "f1": round(f1, 4),
+        "f2": round(f2, 4),
+    }
 
 
 def evaluate(veil, analyzer):
@@ -177,7 +196,10 @@ def evaluate(veil, analyzer):
         chosen = [r for r in records if r["split"] == split]
         for rec in chosen:
             ignored = rec.get("ignored", [])
-            preds = {"veil": veil.detect(rec["text"], rec.get("lang")), "presidio": presidio_detect(analyzer, rec["text"])}
+            preds = {
+                "veil": veil.detect(rec["text"], rec.get("lang")),
+                "presidio": presidio_detect(analyzer, rec["text"]),
+            }
             for system, pred in preds.items():
                 score(rec["entities"], unignored(pred, ignored), totals[system])
         report[split] = {"records": len(chosen), **{s: rows(t) for s, t in totals.items()}}
@@ -186,7 +208,10 @@ def evaluate(veil, analyzer):
         altered = {"veil": 0, "presidio": 0}
         by_type = {"veil": {}, "presidio": {}}
         for rec in prompts:
-            preds = {"veil": veil.detect(rec["text"], rec.get("lang")), "presidio": presidio_detect(analyzer, rec["text"])}
+            preds = {
+                "veil": veil.detect(rec["text"], rec.get("lang")),
+                "presidio": presidio_detect(analyzer, rec["text"]),
+            }
             for system, pred in preds.items():
                 altered[system] += bool(pred)
                 for p in pred:
@@ -207,13 +232,18 @@ def print_report(report, markdown):
         print(f"\n## data/heldout-presidio-synth.jsonl, {title}: {part['records']} records")
         kinds = list(part["veil"])
         if markdown:
-            print("| type | gold | Veil P | Veil R | Veil F1 | Veil F2 | Presidio P | Presidio R | Presidio F1 | Presidio F2 |")
+            print(
+                "| type | gold | Veil P | Veil R | Veil F1 | Veil F2 "
+                "| Presidio P | Presidio R | Presidio F1 | Presidio F2 |"
+            )
             print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         else:
             print(f"{'type':<16}{'gold':>6}  {'Veil P/R/F1/F2':<30}{'Presidio P/R/F1/F2':<30}")
         for kind in kinds:
             v = part["veil"][kind]
-            p = part["presidio"].get(kind, {"tp": 0, "fp": 0, "fn": v["tp"] + v["fn"], "p": 0, "r": 0, "f1": 0, "f2": 0})
+            p = part["presidio"].get(
+                kind, {"tp": 0, "fp": 0, "fn": v["tp"] + v["fn"], "p": 0, "r": 0, "f1": 0, "f2": 0}
+            )
             gold = v["tp"] + v["fn"]
             cells = [f"{m[x]:.3f}" for m in (v, p) for x in ("p", "r", "f1", "f2")]
             if markdown:

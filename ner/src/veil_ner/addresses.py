@@ -77,7 +77,8 @@ _COMPOUND_SUFFIX = (
 
 _STREET = re.compile(
     rf"""(?x)
-    (?P<us>\b{_NUM}\s+(?:(?:{CAP}|\d{{1,3}}(?:st|nd|rd|th))\s+){{0,4}}(?:{_US_TYPES})s?\b\.?(?:[ \t]+(?:N|S|E|W|NE|NW|SE|SW)\b\.?)?)
+    (?P<us>\b{_NUM}\s+(?:(?:{CAP}|\d{{1,3}}(?:st|nd|rd|th))\s+){{0,4}}(?:{_US_TYPES})s?\b\.?
+        (?:[ \t]+(?:N|S|E|W|NE|NW|SE|SW)\b\.?)?)
     |(?P<fr>\b\d{{1,4}}(?:\s?(?:bis|ter|[A-Za-z]))?,?\s+(?i:{_FR_TYPES})\s+
         (?:{_PARTICLE}\s*)*{CAP}(?:[\s\-]+(?:{_PARTICLE}\s*)*{CAP}){{0,4}})
     |(?P<south>\b(?:{_SOUTH_TYPES})\s+(?:{_PARTICLE}\s+)*{CAP}(?:\s+(?:{_PARTICLE}\s+)*{CAP}){{0,4}}
@@ -93,7 +94,8 @@ _POSTCODE = r"(?:\d{4}\s?[A-Z]{2}|\d{4,5}(?:-\d{3,4})?|[A-Z]{1,2}\d[A-Z\d]?\s*\d
 _CITY = rf"{_CAP_NAME}(?:[\s\-]+(?:{_PARTICLE}[\s\-]+)*{_CAP_NAME}){{0,3}}"
 _END = r"(?=[ \t]*(?:[,;\n\r)\]]|$|\.(?:\s|$))|[ \t]+[a-z])"
 _UNIT = re.compile(
-    r"(?:,?[ \t]*|[ \t]*\n[ \t]*)(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm|Bldg|Building|#)\.?[ \t]*#?\w{1,6}\b"
+    r"(?:,?[ \t]*|[ \t]*\n[ \t]*)"
+    r"(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm|Bldg|Building|#)\.?[ \t]*#?\w{1,6}\b"
 )
 _SAME_LINE = re.compile(
     rf"(?:,?[ \t]+)(?:{_POSTCODE}(?:[ \t]+{_CITY})?|[A-Z]{{2}}[ \t]+\d{{5}}(?:-\d{{4}})?){_END}"

@@ -2,7 +2,8 @@
 closed word classes a model alone gets wrong.
 
 Data-derived (ner/src/veil_ner/data/*.txt, built by tools/gazetteers/build.py; sources and licences
-in data/SOURCES.md): first names, surnames, places and smaller towns (GeoNames), currencies (ISO 4217), technical
+in data/SOURCES.md): first names, surnames, places and smaller towns (GeoNames), currencies
+(ISO 4217), technical
 terms (Pygments lexers, trove classifiers). Each file holds one case-folded entry per line.
 
 Closed classes (written here, not learned: they are small, finite and language-bound): greetings
@@ -74,9 +75,11 @@ def _set(text: str) -> frozenset[str]:
 
 
 GREETINGS = _set(
-    """hi hello hey dear hiya howdy greetings guten gute morgen tag abend nacht thanks thank thx cheers regards best sincerely bye goodbye
+    """hi hello hey dear hiya howdy greetings guten gute morgen tag abend nacht thanks thank thx cheers
+    regards best sincerely bye goodbye
     welcome congrats congratulations morning evening afternoon night
-    hallo moin servus grüß gruß grüezi liebe lieber liebes sehr geehrte geehrter danke tschüss mfg gruss grüsse
+    hallo moin servus grüß gruß grüezi liebe lieber liebes sehr geehrte geehrter danke tschüss mfg gruss
+    grüsse
     grüße bonjour bonsoir salut coucou cher chère chers merci cordialement bisous
     hola buenos buenas querido querida queridos estimado estimada gracias saludos adiós
     ciao buongiorno buonasera salve caro cara gentile grazie saluti arrivederci
@@ -126,7 +129,8 @@ NAME_OPENERS = GREETINGS | _set("cc ping attn attention")
 # Who a greeting addresses when it is not a person ("Hi team", "Hallo zusammen").
 ADDRESSEES = _set(
     """team all everyone everybody there guys folks people friends colleagues world support sir madam
-    zusammen allerseits alle leute tous équipe todos todas equipo tutti ragazzi pessoal equipe iedereen allemaal"""
+    zusammen allerseits alle leute tous équipe todos todas equipo tutti ragazzi pessoal equipe iedereen
+    allemaal"""
 )
 # Head nouns that end organization names ("Pinecrest Financial", "Simple Solutions", "Red Cross
 # Society"): a closed class of what companies and institutions call themselves.
@@ -142,8 +146,10 @@ ORG_HEADS = _set(
     gmbh inc ltd llc corp co plc ag sa bv nv spa srl"""
 )
 STREET_TYPES = _set(
-    """street st avenue ave road rd boulevard blvd lane ln drive dr court ct place pl square terrace way parkway
-    highway circle trail crescent close grove gardens row mews plaza alley route walk park expressway ridge pike
+    """street st avenue ave road rd boulevard blvd lane ln drive dr court ct place pl square terrace way
+    parkway
+    highway circle trail crescent close grove gardens row mews plaza alley route walk park expressway
+    ridge pike
     loop corners villages ranch"""
 )
 # Words that never are a name on their own, whatever the model says.

@@ -39,13 +39,17 @@ _TITLE = re.compile(
     rf"(?P<name>{_NAME}(?:[ \t]+(?:{_PARTICLES}[ \t]+)*{_NAME}){{0,2}})(?![\w@])"
 )
 _CHAT_VERB = re.compile(
-    rf"(?<![\w@.])(?P<name>{_NAME})[ \t]+(?:pushed|merged|said|says|wrote|writes|asked|asks|commented|replied|"
-    rf"approved|reviewed|joined|left|mentioned|shared|posted|sent|thinks|thought|is out|is off|will be|has been|"
-    rf"hat|ist|sagt|schrieb|a dit|a écrit|est|dijo|escribió|está|ha detto|ha scritto|disse|escreveu|zei|schreef)\b"
+    rf"(?<![\w@.])(?P<name>{_NAME})[ \t]+"
+    rf"(?:pushed|merged|said|says|wrote|writes|asked|asks|commented|replied|"
+    rf"approved|reviewed|joined|left|mentioned|shared|posted|sent|thinks|thought|is out|is off|will be|"
+    rf"has been|hat|ist|sagt|schrieb|a dit|a écrit|est|dijo|escribió|está|ha detto|ha scritto|disse|"
+    rf"escreveu|zei|schreef)\b"
 )
 _OPENER = re.compile(
-    rf"(?:(?<![\w])(?P<opener>[^\W\d_]+)[ \t]*,?[ \t]+|@|(?i:my name is|i am|i'm|je m'appelle|je suis|ich bin|"
-    rf"ich heiße|me llamo|soy|mi chiamo|sono|meu nome é|chamo-me|ik ben|mijn naam is)[ \t]+)(?P<name>{_NAME})(?![\w@])"
+    rf"(?:(?<![\w])(?P<opener>[^\W\d_]+)[ \t]*,?[ \t]+|@|"
+    rf"(?i:my name is|i am|i'm|je m'appelle|je suis|ich bin|"
+    rf"ich heiße|me llamo|soy|mi chiamo|sono|meu nome é|chamo-me|ik ben|mijn naam is)[ \t]+)"
+    rf"(?P<name>{_NAME})(?![\w@])"
 )
 
 
@@ -64,7 +68,22 @@ def _addressed(text: str, end: int) -> bool:
     return rest == "" or rest[0] in ",!\n\r:;."
 
 
-_MONTHS = frozenset("january february march april may june july august september october november december".split())
+_MONTHS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
+)
 
 
 def _first(word: str) -> bool:
@@ -78,7 +97,7 @@ def _last(word: str) -> bool:
 def _full_names(text: str) -> Iterator[tuple[int, int]]:
     """Rule 1: the longest run first-name ... surname on one line, tried at every word."""
     tokens = list(_TOKEN.finditer(text))
-    particles = [m for m in re.finditer(rf"(?<![\w]){_PARTICLES}(?![\w])", text)]
+    particles = list(re.finditer(rf"(?<![\w]){_PARTICLES}(?![\w])", text))
     words = sorted(tokens + particles, key=lambda m: m.start())
     for i, head in enumerate(words):
         word = head.group()
@@ -100,7 +119,12 @@ def _full_names(text: str) -> Iterator[tuple[int, int]]:
             if g.fold(value) in g.STREET_TYPES:
                 best = None  # "Sille Ranch Street", "Emma Terrace": a street, not a person
                 break
-            if value[0].isupper() and len(value) > 1 and not _shouted(value) and (_last(value) or after_particle):
+            if (
+                value[0].isupper()
+                and len(value) > 1
+                and not _shouted(value)
+                and (_last(value) or after_particle)
+            ):
                 best = follower.end()
             elif not (value[0].isupper() or g.fold(value) in _PARTICLE_SET):
                 break
@@ -128,7 +152,9 @@ def find(text: str) -> Iterator[tuple[int, int]]:
         if g.fold(name) in g.CLOSED_CLASS or g.fold(name) in g.ADDRESSEES or _shouted(name):
             continue
         # After a greeting the addressee is a name even when no list knows it ("Hi Keiran,").
-        greeting = opener is not None and g.fold(opener) in g.GREETINGS and _addressed(text, match.end("name"))
+        greeting = (
+            opener is not None and g.fold(opener) in g.GREETINGS and _addressed(text, match.end("name"))
+        )
         if _first(name) or greeting:
             yield match.start("name"), match.end("name")
     for match in _SPEAKER.finditer(text):

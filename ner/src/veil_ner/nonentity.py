@@ -23,12 +23,14 @@ with evidence that is data, not guesswork (gazetteer.py):
    "Bearer" as a place). One-word organizations are kept unless rule 3 applies; upper-case
    acronyms of up to five letters are dropped as PERSON or LOCATION unless they are a known place.
 5. Evidence for organizations: a model ORG span in capitals only is dropped (acronyms, shouted
-   licence text: "SDK", "at EOF"; legal forms such as "NTN CORPORATION" are orgs.py's); another is kept when a context names it as an employer or
+   licence text: "SDK", "at EOF"; legal forms such as "NTN CORPORATION" are orgs.py's); another
+   is kept when a context names it as an employer or
    client ("works at", "on behalf of", "customer of", "bei", "chez", or after "Title," / "Title |"
    at the end of a signature line), when it ends in an organization head noun ("Pinecrest Financial", "Simple
    Solutions"), or when it has several words one of which is a known surname, first name or place
    ("Goldman Sachs", "Formula Gray") and no technical term. Product names, acronyms and
-   capitalized common words ("Fastify", "SDK", "Node.js How") have none of these. Legal forms are found by orgs.py.
+   capitalized common words ("Fastify", "SDK", "Node.js How") have none of these. Legal forms are
+   found by orgs.py.
 """
 
 from __future__ import annotations
@@ -50,9 +52,7 @@ def _edge_word(token: str) -> bool:
     ("channel Frido" -> "Frido"; "van Leeuwen" keeps "van")."""
     key = g.fold(token)
     return (
-        key in g.CLOSED_CLASS
-        or key in g.function_words()
-        or (token[:1].islower() and key not in g.PARTICLES)
+        key in g.CLOSED_CLASS or key in g.function_words() or (token[:1].islower() and key not in g.PARTICLES)
     )
 
 
@@ -77,7 +77,7 @@ def _acronym(token: str) -> bool:
     return token.isupper() and len(letters) <= 5
 
 
-def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None:
+def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None:  # noqa: PLR0911 - one per rule
     """The span trimmed of non-name edges, or None when it is not a name (module docstring)."""
     tokens = _tokens(text[start:end])
     # A particle opens a name only before a capital: "van Leeuwen", not "du mir bei".
@@ -93,7 +93,9 @@ def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None
     new_start, new_end = start + tokens[0][0], start + tokens[-1][1]
     before = text[new_start - 1] if new_start > 0 else " "
     after = text[new_end] if new_end < len(text) else " "
-    if before in _CODE_BEFORE or (after in _CODE_AFTER and not (after == "." and _sentence_end(text, new_end))):
+    if before in _CODE_BEFORE or (
+        after in _CODE_AFTER and not (after == "." and _sentence_end(text, new_end))
+    ):
         return None
     if _field_label(text, new_end):
         return None

@@ -9,7 +9,8 @@ unambiguous enough to find without a model:
    or opened by an institution word: `University of Leeds`, `Bank of Portugal`.
 2. Two or more known surnames joined the way firms are named (`&`, ` - `, and the conjunction in
    French, Italian, Portuguese, Spanish, German or Dutch; English "and" is left out because "our
-   founders: Lapresse, Morris and Wright" lists people): `Runolfsson - Bahringer`, `Baker & Kent`, `Carpentier et Dubois`, `Rojo Borrego y Montañez Osorio`,
+   founders: Lapresse, Morris and Wright" lists people): `Runolfsson - Bahringer`, `Baker & Kent`,
+   `Carpentier et Dubois`, `Rojo Borrego y Montañez Osorio`,
    `van Vliet - Groothuizen`. Every part must be a known surname (gazetteer) and at least one
    must not be a first name, so "Thomas and James" stays two people.
 """
@@ -31,7 +32,8 @@ _SUFFIX = (
     r"(?:&|and|e|y|et|und|en)\s+(?:Sons|Hijos|Figli|Filhos|Fils|Söhne|Zonen|Co)"
 )
 _BY_SUFFIX = re.compile(
-    rf"(?<![\w@.])(?:{_PARTICLE}\s+)?{_WORD}(?:[ \t]+(?:{_PARTICLE}[ \t]+)?{_WORD}){{0,3}},?[ \t]+(?:{_SUFFIX})\b\.?"
+    rf"(?<![\w@.])(?:{_PARTICLE}\s+)?{_WORD}(?:[ \t]+(?:{_PARTICLE}[ \t]+)?{_WORD}){{0,3}}"
+    rf",?[ \t]+(?:{_SUFFIX})\b\.?"
 )
 _INSTITUTION = re.compile(
     rf"(?<![\w@.])(?:University|Universität|Université|Universidad|Università|Universiteit|Bank|Banco|Banca|"
@@ -40,7 +42,8 @@ _INSTITUTION = re.compile(
 )
 _NAME_PART = rf"(?:{_PARTICLE}[ \t]+)?{_WORD}(?:[ \t]+{_WORD})?"
 _FIRM = re.compile(
-    rf"(?<![\w@.])(?P<firm>{_NAME_PART}(?:,[ \t]+{_NAME_PART})*[ \t]+(?:&|et|e|y|und|en|-)[ \t]+{_NAME_PART})(?![\w@])"
+    rf"(?<![\w@.])(?P<firm>{_NAME_PART}(?:,[ \t]+{_NAME_PART})*"
+    rf"[ \t]+(?:&|et|e|y|und|en|-)[ \t]+{_NAME_PART})(?![\w@])"
 )
 
 

@@ -11,7 +11,8 @@ For one text and the model's raw spans:
    not start with a known first name becomes a location ("Den Haag");
 3. gazetteer-backed person names (names.py, label `PERSON_GAZ`) are added where the model found
    nothing, replace a shorter PERSON span (an equal one is kept as the model's), and replace an
-   organization or location span they cover entirely (a full first-name + surname match is stronger evidence than the model's type);
+   organization or location span they cover entirely (a full first-name + surname match is
+   stronger evidence than the model's type);
 4. known places after a preposition (`in Groningen`, `nach Lostorf`, `à Lyon`) and a place that
    stands alone on a line are added as `location` (`GPE_GAZ`) where nothing else was found;
    smaller towns (1,000+ inhabitants) count only when they are not also a name or a term.

