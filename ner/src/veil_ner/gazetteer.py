@@ -18,6 +18,7 @@ import functools
 import re
 import unicodedata
 from importlib import resources
+from pathlib import Path
 
 _DATA = "data"
 
@@ -54,12 +55,21 @@ def towns() -> frozenset[str]:
 @functools.cache
 def function_words() -> frozenset[str]:
     """Words that never open or close a name: spaCy's stop-word lists for the catalog's languages
-    (data shipped with spaCy, MIT), minus name particles and known first names ("Ella", "Will")."""
-    import importlib  # noqa: PLC0415 - spaCy's language data, only when first needed
+    (data shipped with spaCy, MIT), minus name particles and known first names ("Ella", "Will").
+    Each `spacy/lang/XX/stop_words.py` is read as text: importing the language packages would cost
+    seconds of startup for nothing else."""
+    import importlib.util  # noqa: PLC0415 - only at load time
 
+    spec = importlib.util.find_spec("spacy")
+    if spec is None or spec.origin is None:
+        return frozenset()
+    root = Path(spec.origin).parent / "lang"
     out: set[str] = set()
     for language in ("en", "de", "fr", "es", "it", "pt", "nl"):
-        out.update(importlib.import_module(f"spacy.lang.{language}.stop_words").STOP_WORDS)
+        source = (root / language / "stop_words.py").read_text(encoding="utf-8")
+        # The lists are whitespace-separated words in triple-quoted strings; read, never executed.
+        for block in re.findall(r'"""(.*?)"""', source, flags=re.DOTALL):
+            out.update(block.split())
     return frozenset(fold(w) for w in out) - PARTICLES - first_names()
 
 
