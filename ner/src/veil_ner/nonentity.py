@@ -23,10 +23,10 @@ with evidence that is data, not guesswork (gazetteer.py):
    "Bearer" as a place). One-word organizations are kept unless rule 3 applies; upper-case
    acronyms of up to five letters are dropped as PERSON or LOCATION unless they are a known place.
 5. Evidence for organizations: a model ORG span in capitals only is dropped (acronyms, shouted
-   licence text: "SDK", "at EOF"; legal forms such as "NTN CORPORATION" are orgs.py's); another
-   is kept when a context names it as an employer or
-   client ("works at", "on behalf of", "customer of", "bei", "chez", or after "Title," / "Title |"
-   at the end of a signature line), when it ends in an organization head noun ("Pinecrest Financial", "Simple
+   licence text: "SDK", "at EOF"; legal forms such as "NTN CORPORATION" are orgs.py's). Another
+   is kept when a context names it as an employer or client ("works at", "on behalf of",
+   "customer of", "bei", "chez", "Tim Cook of", or after "Title," / "Title |" at the end of a
+   signature line), when it ends in an organization head noun ("Pinecrest Financial", "Simple
    Solutions"), or when it has several words one of which is a known surname, first name or place
    ("Goldman Sachs", "Formula Gray") and no technical term. Product names, acronyms and
    capitalized common words ("Fastify", "SDK", "Node.js How") have none of these. Legal forms are
@@ -134,6 +134,8 @@ _ORG_CONTEXT = re.compile(
     r"presso|bij) *$",
     re.IGNORECASE,
 )
+# A person's employer: "Tim Cook of Apple", "Jane Roe, from Acme" (the word before is capitalized).
+_NAMED_OF = re.compile(r"[A-Z][\w'\u2019\-]*,? (?:of|from|at) *$")
 # A signature line: "Head of Research, Siemens" / "Account Manager | Acme", the span ending the line.
 _SIGNATURE_BEFORE = re.compile(r"[^\W\d_][ \t]*[,|][ \t]*$")
 _LINE_END = re.compile(r"[ \t]*(?:\r?\n|$)")
@@ -144,7 +146,9 @@ def _organization_evidence(text: str, start: int, end: int, words: list[str]) ->
     head noun at its end, or a context that names an employer or a client."""
     if all(word.isupper() for word in words):
         return False  # acronyms and shouted text: "SDK", "at EOF", "IMPLIED WARRANTIES"
-    if _ORG_CONTEXT.search(text, max(0, start - 30), start):
+    if _ORG_CONTEXT.search(text, max(0, start - 30), start) or _NAMED_OF.search(
+        text, max(0, start - 40), start
+    ):
         return True
     line_start = text.rfind("\n", 0, start) + 1
     if _SIGNATURE_BEFORE.search(text[line_start:start]) and _LINE_END.match(text, end):
