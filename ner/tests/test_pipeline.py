@@ -248,3 +248,21 @@ def test_ordinary_prompts_have_no_entities(sidecar: Sidecar, text: str) -> None:
     )
     with urllib.request.urlopen(request, timeout=30) as response:
         assert json.loads(response.read())["entities"] == []
+
+
+def test_span_set_finds_every_overlap() -> None:
+    spans = pipeline._SpanSet()  # the index recognize() relies on
+    for start in range(0, 100, 10):
+        spans.add(RawEntity(start, start + 5, "X", 1.0))
+    assert [s.start for s in spans.overlapping(RawEntity(3, 22, "Y", 1.0))] == [20, 10, 0]
+    assert spans.overlapping(RawEntity(5, 10, "Y", 1.0)) == []
+    spans.remove(RawEntity(10, 15, "X", 1.0))
+    assert [s.start for s in spans.overlapping(RawEntity(3, 22, "Y", 1.0))] == [20, 0]
+
+
+def test_long_repetitive_input_is_handled_in_bounds() -> None:
+    # 100,000 characters of candidates (the sidecar's limit): every greeting's name is found once,
+    # and a long comma list of surnames is never one firm (the firm pattern is bounded).
+    text = "Hi Paul, " * 11_000
+    assert len(pipeline.recognize(text[:99_000], [])) == 11_000
+    assert found(orgs.find, "Smith, Jones, " * 2_000) == []

@@ -42,7 +42,7 @@ _INSTITUTION = re.compile(
 )
 _NAME_PART = rf"(?:{_PARTICLE}[ \t]+)?{_WORD}(?:[ \t]+{_WORD})?"
 _FIRM = re.compile(
-    rf"(?<![\w@.])(?P<firm>{_NAME_PART}(?:,[ \t]+{_NAME_PART})*"
+    rf"(?<![\w@.])(?P<firm>{_NAME_PART}(?:,[ \t]+{_NAME_PART}){{0,4}}"
     rf"[ \t]+(?:&|et|e|y|und|en|-)[ \t]+{_NAME_PART})(?![\w@])"
 )
 

@@ -21,6 +21,7 @@ Spans never overlap in the result.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 
@@ -50,10 +51,6 @@ _PREPOSITION = re.compile(
 _LINE = re.compile(rf"(?m)^[ \t]*(?P<place>{_PLACE})[ \t]*$")
 
 
-def _overlaps(a: RawEntity, b: RawEntity) -> bool:
-    return a.start < b.end and b.start < a.end
-
-
 def _places(text: str) -> list[RawEntity]:
     out: list[RawEntity] = []
     for pattern in (_PREPOSITION, _LINE):
@@ -71,40 +68,91 @@ def _places(text: str) -> list[RawEntity]:
     return out
 
 
+class _SpanSet:
+    """Non-overlapping spans sorted by start: overlap queries in O(log n + k), so a 100,000-character
+    text full of candidates stays linear-ish instead of quadratic."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._spans: list[RawEntity] = []
+
+    def overlapping(self, span: RawEntity) -> list[RawEntity]:
+        # Sorted, non-overlapping spans have sorted ends too: walk left from the last that starts
+        # before `span` ends while they end after it starts.
+        index = bisect.bisect_left(self._starts, span.end) - 1
+        out = []
+        while index >= 0 and self._spans[index].end > span.start:
+            out.append(self._spans[index])
+            index -= 1
+        return out
+
+    def add(self, span: RawEntity) -> None:
+        index = bisect.bisect_left(self._starts, span.start)
+        self._starts.insert(index, span.start)
+        self._spans.insert(index, span)
+
+    def remove(self, span: RawEntity) -> None:
+        index = self._spans.index(span, bisect.bisect_left(self._starts, span.start))
+        del self._starts[index]
+        del self._spans[index]
+
+    def spans(self) -> list[RawEntity]:
+        return list(self._spans)
+
+
+def _longest_first(spans: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    return sorted(spans, key=lambda s: (s[0], -(s[1] - s[0])))
+
+
 def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
     """The pipeline above (module docstring) for one text."""
-    kept: list[RawEntity] = [
-        RawEntity(s, e, ADDRESS_LABEL, ADDRESS_CONFIDENCE) for s, e in addresses.find(text)
-    ]
-    for start, end in sorted(set(orgs.find(text)), key=lambda s: (s[0], -(s[1] - s[0]))):
-        candidate = RawEntity(start, end, ORG_LABEL, ORG_CONFIDENCE)
-        if not any(_overlaps(span, candidate) for span in kept):
-            kept.append(candidate)
-    structural = list(kept)
+    kept = _structural(text)
+    structural = _SpanSet()
+    for span in kept.spans():
+        structural.add(span)
     for span in model_spans:
-        kind = veil_type(span.label)
-        if kind is None or any(_overlaps(span, found) for found in structural):
-            continue
-        line = clean_span(text, span.start, span.end)  # a name never crosses a line break
-        refined = None if line is None else nonentity.refine(text, line[0], line[1], kind)
-        if refined is None:
-            continue
-        label = span.label
-        if kind == "person" and _known_place_not_name(text[refined[0] : refined[1]]):
-            label = PLACE_LABEL  # "Den Haag", "Amoreira da Gândara": places the model calls people
-        kept.append(RawEntity(refined[0], refined[1], label, span.confidence))
-    for start, end in sorted(set(names.find(text)), key=lambda s: (s[0], -(s[1] - s[0]))):
+        candidate = None if structural.overlapping(span) else _filtered(text, span)
+        if candidate is not None and not kept.overlapping(candidate):  # model entities never overlap
+            kept.add(candidate)
+    for start, end in _longest_first(set(names.find(text))):
         candidate = RawEntity(start, end, PERSON_LABEL, PERSON_CONFIDENCE)
-        rivals = [span for span in kept if _overlaps(span, candidate)]
+        rivals = kept.overlapping(candidate)
         if any(not _yields_to(rival, candidate) for rival in rivals):
             continue
-        kept = [span for span in kept if span not in rivals]
-        kept.append(candidate)
+        for rival in rivals:
+            kept.remove(rival)
+        kept.add(candidate)
     for candidate in _places(text):
-        if not any(_overlaps(span, candidate) for span in kept):
-            kept.append(candidate)
-    kept.sort(key=lambda span: (span.start, span.end))
-    return kept
+        if not kept.overlapping(candidate):
+            kept.add(candidate)
+    return kept.spans()
+
+
+def _structural(text: str) -> _SpanSet:
+    """Step 1: street addresses, then organization forms that do not overlap one."""
+    found = _SpanSet()
+    for start, end in addresses.find(text):
+        found.add(RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE))
+    for start, end in _longest_first(set(orgs.find(text))):
+        candidate = RawEntity(start, end, ORG_LABEL, ORG_CONFIDENCE)
+        if not found.overlapping(candidate):
+            found.add(candidate)
+    return found
+
+
+def _filtered(text: str, span: RawEntity) -> RawEntity | None:
+    """Step 2 for one model span: the refined span, relabelled when a "person" is a known place."""
+    kind = veil_type(span.label)
+    if kind is None:
+        return None
+    line = clean_span(text, span.start, span.end)  # a name never crosses a line break
+    refined = None if line is None else nonentity.refine(text, line[0], line[1], kind)
+    if refined is None:
+        return None
+    label = span.label
+    if kind == "person" and _known_place_not_name(text[refined[0] : refined[1]]):
+        label = PLACE_LABEL  # "Den Haag", "Amoreira da Gândara": places the model calls people
+    return RawEntity(refined[0], refined[1], label, span.confidence)
 
 
 def _is_place(value: str) -> bool:
