@@ -176,8 +176,11 @@ export function outputGuardWarning(summary: OutputGuardSummary): string | undefi
 export const OUTPUT_GUARD_MAX_HOLD = 4096;
 /** Released text kept as detection context (context words before a value). */
 const CONTEXT_CHARS = 64;
-/** Longest run of short groups (a card, IBAN or phone written in groups) the tail looks back over. */
-const MAX_CHAIN = 64;
+/**
+ * Longest run of short groups (a card, IBAN or phone written in groups) the tail looks back
+ * over: the whole run, up to the hold bound, so a value is never detected on part of its run.
+ */
+const MAX_CHAIN = OUTPUT_GUARD_MAX_HOLD;
 /** Longest group of such a run ("+44", "(0)20", "DE89", "0532"). */
 const MAX_GROUP = 16;
 const PEM_BEGIN = '-----BEGIN ';
@@ -192,6 +195,7 @@ export interface StreamRelease {
 
 const GROUP = /^[\p{L}\p{N}+()\-./#]+$/u;
 const HAS_DIGIT = /\p{N}/u;
+const TRAILING_ALNUM = /[\p{L}\p{N}]+$/u;
 
 function isSpace(code: number): boolean {
   return code === 0x20 || code === 0xa0 || code === 0x202f || (code >= 0x09 && code <= 0x0d);
@@ -222,7 +226,17 @@ export function growingStart(text: string): number {
     let groupStart = position;
     while (groupStart > 0 && !isSpace(text.charCodeAt(groupStart - 1)) && position - groupStart <= MAX_GROUP) groupStart -= 1;
     const group = text.slice(groupStart, position);
-    if (group.length === 0 || group.length > MAX_GROUP || (groupStart > 0 && !isSpace(text.charCodeAt(groupStart - 1)) ) || !GROUP.test(group)) break;
+    if (group.length === 0) break;
+    if (group.length > MAX_GROUP || (groupStart > 0 && !isSpace(text.charCodeAt(groupStart - 1))) || !GROUP.test(group)) {
+      // Not a group of its own, but a value may begin inside it after punctuation ("}}4111",
+      // "card:4111"): its trailing run of letters and digits joins the chain.
+      const tail = TRAILING_ALNUM.exec(group)?.[0] ?? '';
+      if (tail.length > 0 && tail.length <= MAX_GROUP && tail.length < group.length && (HAS_DIGIT.test(tail) || rightHasDigit)) {
+        digits ||= HAS_DIGIT.test(tail);
+        chainStart = position - tail.length;
+      }
+      break;
+    }
     const hasDigit = HAS_DIGIT.test(group);
     if (!hasDigit && position !== end && !rightHasDigit) break;
     if (!hasDigit && position === end) {
@@ -322,7 +336,10 @@ export class StreamOutputGuard {
 
     let cut = pending.length;
     if (!final) {
-      const growing = Math.min(growingStart(pending), Math.max(0, this.#guard.knownPendingStart(window) - offset));
+      // On the text as detection sees it: a token is blanked, so a value right after a token
+      // starts at the token's end, as in the one-shot guard.
+      const blanked = blankTokens(window, candidates);
+      const growing = Math.max(0, Math.min(growingStart(blanked), this.#guard.knownPendingStart(blanked)) - offset);
       const limit = Math.min(tokenCut, growing);
       cut = safeCut(pending, limit, [...found, ...tokenSpans]);
       // Bounded hold: past the bound, release up to it anyway (never inside a token); under
