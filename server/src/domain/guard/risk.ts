@@ -10,8 +10,8 @@
 //                   ("my", "her", "patient", "customer", "mein", "son", ...);
 //   low             never.
 // Type refinements, in both modes:
-//   email           not a role or placeholder mailbox (support@, security@, noreply@, git@,
-//                   user@ ...) at a domain that is not a free-mail provider;
+//   email           not a role or placeholder mailbox (its first word support, security,
+//                   noreply, git, user, ...) at a domain that is not a free-mail provider;
 //   phone           not a toll-free or freephone service number (NANP 8xx, +800, 0800, +44 808);
 //   ip_address      never a reserved address (private, loopback, link-local, documentation,
 //                   CGNAT, multicast, netmasks); a public one only with personal context;
@@ -102,7 +102,8 @@ function isRoleAddress(value: string): boolean {
   // The registrable label: the one before the public suffix (gmail.com, yahoo.co.uk).
   const registrable = labels.length >= 3 && labels[labels.length - 2]!.length <= 3 ? labels[labels.length - 3]! : labels[labels.length - 2] ?? '';
   if (FREE_MAIL.has(registrable)) return false;
-  return local.split(/[._+-]/).some((word) => ROLE_MAILBOXES.has(word));
+  // The mailbox names a function first: support@, security-team@, no-reply@, noreply+x@.
+  return ROLE_MAILBOXES.has(local.split(/[._+-]/)[0]!);
 }
 
 // ---- phone --------------------------------------------------------------------------------
