@@ -18,7 +18,7 @@ Values do not come from Veil's code:
     PEM private keys wrap random bytes; connection strings and password assignments carry
     random passwords.
 Deterministic (seeded). Usage: python tools/guard-corpus/leaks.py, in a venv with
-faker==40.54.0, python-stdnum==2.2 and phonenumbers (`make guard-corpus` sets it up).
+faker==40.54.0, python-stdnum==2.2 and phonenumbers==9.0.43 (`make guard-corpus` sets it up).
 """
 
 import base64

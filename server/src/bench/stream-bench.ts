@@ -52,7 +52,7 @@ async function firstFrame(answer: string, delta: number, guard: () => ReleaseGua
 
 const ANSWERS: [string, string, number][] = [
   ['330-char answer, 10-char deltas', 'Sure. Python 3.12 was released on October 2, 2023; the full list of changes is at https://docs.python.org/3/whatsnew/3.12.html and the upgrade notes cover removed modules. Python 3.8 reached end of life on 2024-10-07. Contact security@python.org for vulnerabilities; for help, ask on https://discuss.python.org. Happy coding, and good luck!', 10],
-  ['1 KB answer, 40-char deltas', `${'The quarterly report covers revenue, costs and the outlook for the next period. '.repeat(12)}`.slice(0, 1024), 40],
+  ['1 KB answer, 40-char deltas', 'The quarterly report covers revenue, costs and the outlook for the next period. '.repeat(13).slice(0, 1024), 40],
 ];
 
 async function main(): Promise<void> {

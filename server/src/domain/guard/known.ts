@@ -64,7 +64,7 @@ interface Automaton {
 }
 
 function build(keys: readonly string[]): Automaton {
-  const next: Map<string, number>[] = [new Map()];
+  const next: Map<string, number>[] = [new Map<string, number>()];
   const out: number[][] = [[]];
   const depth: number[] = [0];
   keys.forEach((key, index) => {
@@ -73,7 +73,7 @@ function build(keys: readonly string[]): Automaton {
       let child = next[node]!.get(unit);
       if (child === undefined) {
         child = next.length;
-        next.push(new Map());
+        next.push(new Map<string, number>());
         out.push([]);
         depth.push(depth[node]! + 1);
         next[node]!.set(unit, child);
@@ -91,7 +91,7 @@ function build(keys: readonly string[]): Automaton {
       while (f !== 0 && !next[f]!.has(unit)) f = fail[f]!;
       const target = next[f]!.get(unit);
       fail[child] = target !== undefined && target !== child ? target : 0;
-      out[child] = [...out[child]!, ...out[fail[child]!]!];
+      out[child] = [...out[child]!, ...out[fail[child]]!];
       queue.push(child);
     }
   }
@@ -191,7 +191,7 @@ export class KnownValues {
 }
 
 /** Sort by start and merge overlapping spans (the first span's type is kept). */
-export function mergeSpans<T extends KnownFinding>(spans: readonly T[]): KnownFinding[] {
+export function mergeSpans(spans: readonly KnownFinding[]): KnownFinding[] {
   const sorted = [...spans].sort((a, b) => a.start - b.start || b.end - a.end);
   const merged: KnownFinding[] = [];
   for (const span of sorted) {
