@@ -42,10 +42,38 @@ PER_KIND = 60
 
 rng = random.Random(SEED)
 Faker.seed(SEED)
-fakers = {locale: Faker(locale) for locale in ["en_US", "en_GB", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "pt_PT", "pl_PL", "en_IN", "en_AU"]}
-PHONE_REGIONS = {"en_US": "US", "en_GB": "GB", "de_DE": "DE", "fr_FR": "FR", "es_ES": "ES", "it_IT": "IT", "nl_NL": "NL", "pt_PT": "PT", "pl_PL": "PL", "en_IN": "IN", "en_AU": "AU"}
+fakers = {
+    locale: Faker(locale)
+    for locale in ["en_US", "en_GB", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "pt_PT", "pl_PL", "en_IN", "en_AU"]
+}
+PHONE_REGIONS = {
+    "en_US": "US",
+    "en_GB": "GB",
+    "de_DE": "DE",
+    "fr_FR": "FR",
+    "es_ES": "ES",
+    "it_IT": "IT",
+    "nl_NL": "NL",
+    "pt_PT": "PT",
+    "pl_PL": "PL",
+    "en_IN": "IN",
+    "en_AU": "AU",
+}
 IBAN_LOCALES = ["de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "en_GB", "pl_PL", "pt_PT"]
-FREE_MAIL = ["gmail.com", "yahoo.com", "hotmail.com", "outlook.com", "icloud.com", "proton.me", "gmx.de", "web.de", "orange.fr", "libero.it", "yahoo.co.uk", "aol.com"]
+FREE_MAIL = [
+    "gmail.com",
+    "yahoo.com",
+    "hotmail.com",
+    "outlook.com",
+    "icloud.com",
+    "proton.me",
+    "gmx.de",
+    "web.de",
+    "orange.fr",
+    "libero.it",
+    "yahoo.co.uk",
+    "aol.com",
+]
 
 
 def pick(seq):
@@ -135,16 +163,32 @@ def phone():
         except phonenumbers.NumberParseException:
             continue
         # A person's line: mobile or fixed, never a toll-free, premium or shared-cost service.
-        personal = phonenumbers.number_type(parsed) in (phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE, phonenumbers.PhoneNumberType.FIXED_LINE_OR_MOBILE)
+        personal = phonenumbers.number_type(parsed) in (
+            phonenumbers.PhoneNumberType.MOBILE,
+            phonenumbers.PhoneNumberType.FIXED_LINE,
+            phonenumbers.PhoneNumberType.FIXED_LINE_OR_MOBILE,
+        )
         if phonenumbers.is_valid_number(parsed) and personal and "x" not in raw.lower() and "ext" not in raw.lower():
-            fmt = pick([phonenumbers.PhoneNumberFormat.E164, phonenumbers.PhoneNumberFormat.INTERNATIONAL, phonenumbers.PhoneNumberFormat.NATIONAL, None])
+            fmt = pick(
+                [
+                    phonenumbers.PhoneNumberFormat.E164,
+                    phonenumbers.PhoneNumberFormat.INTERNATIONAL,
+                    phonenumbers.PhoneNumberFormat.NATIONAL,
+                    None,
+                ]
+            )
             return raw if fmt is None else phonenumbers.format_number(parsed, fmt)
     raise RuntimeError("no valid phone")
 
 
 def jwt():
     header = {"alg": "HS256", "typ": "JWT"}
-    claims = {"sub": str(rng.randrange(10**6, 10**9)), "email_verified": True, "iat": rng.randrange(1_700_000_000, 1_760_000_000), "scope": pick(["read", "read write", "admin"])}
+    claims = {
+        "sub": str(rng.randrange(10**6, 10**9)),
+        "email_verified": True,
+        "iat": rng.randrange(1_700_000_000, 1_760_000_000),
+        "scope": pick(["read", "read write", "admin"]),
+    }
 
     def enc(obj):
         return base64.urlsafe_b64encode(json.dumps(obj, separators=(",", ":")).encode()).rstrip(b"=").decode()
@@ -187,15 +231,19 @@ SECRET_MAKERS = [
 
 def connection_string():
     user = pick(["app", "admin", "svc_billing", "etl", "root"])
-    host = pick(["db.internal.corp", "prod-db-1.cluster-abc.eu-west-1.rds.amazonaws.com", "10.0.4.17", "mongo0.example.net"])
+    host = pick(
+        ["db.internal.corp", "prod-db-1.cluster-abc.eu-west-1.rds.amazonaws.com", "10.0.4.17", "mongo0.example.net"]
+    )
     pwd = password()
-    return pick([
-        f"postgresql://{user}:{pwd}@{host}:5432/orders",
-        f"mysql://{user}:{pwd}@{host}:3306/crm",
-        f"mongodb+srv://{user}:{pwd}@{host}/app?retryWrites=true",
-        f"redis://default:{pwd}@{host}:6379/0",
-        f"Server={host};Database=Payroll;User Id={user};Password={pwd};",
-    ]), pwd
+    return pick(
+        [
+            f"postgresql://{user}:{pwd}@{host}:5432/orders",
+            f"mysql://{user}:{pwd}@{host}:3306/crm",
+            f"mongodb+srv://{user}:{pwd}@{host}/app?retryWrites=true",
+            f"redis://default:{pwd}@{host}:6379/0",
+            f"Server={host};Database=Payroll;User Id={user};Password={pwd};",
+        ]
+    ), pwd
 
 
 # ---- contexts -----------------------------------------------------------------------------
@@ -268,7 +316,7 @@ PROSE = {
         '```json\n{{"apiKey": "{v}", "region": "eu-west-1"}}\n```',
         "Set the header `Authorization: Bearer {v}` and retry.",
         "The leaked credential was {v}; rotate it immediately.",
-        "```python\nclient = Client(api_key=\"{v}\")\n```",
+        '```python\nclient = Client(api_key="{v}")\n```',
         "- key: {v}\n- created: 2024-11-02",
     ],
     "private_key": [
@@ -278,14 +326,14 @@ PROSE = {
     "connection_string": [
         "Your connection string should be `{v}`.",
         "```env\nDATABASE_URL={v}\n```",
-        "In appsettings.json set `\"Default\": \"{v}\"`.",
+        'In appsettings.json set `"Default": "{v}"`.',
     ],
     "password": [
         "The admin password is {p}.",
         "```env\nDB_PASSWORD={p}\n```",
         "Log in as admin with password: {p}",
         "Das Passwort lautet {p}.",
-        "```yaml\ndatabase:\n  user: app\n  password: \"{p}\"\n```",
+        '```yaml\ndatabase:\n  user: app\n  password: "{p}"\n```',
     ],
 }
 
@@ -317,21 +365,37 @@ def main():
     for n in range(PER_KIND * 2):
         name, maker = SECRET_MAKERS[n % len(SECRET_MAKERS)]
         value = maker()
-        add(f"format:{name}", PROSE["secret"][n % len(PROSE["secret"])].format(v=value), [{"type": "secret", "value": value}])
+        add(
+            f"format:{name}",
+            PROSE["secret"][n % len(PROSE["secret"])].format(v=value),
+            [{"type": "secret", "value": value}],
+        )
     for n in range(10):
         value = private_key()
-        add("format:private_key", PROSE["private_key"][n % 2].format(v=value), [{"type": "private_key", "value": value}])
+        add(
+            "format:private_key", PROSE["private_key"][n % 2].format(v=value), [{"type": "private_key", "value": value}]
+        )
     for n in range(15):
         value, pwd = connection_string()
-        add("format:connection_string", PROSE["connection_string"][n % 3].format(v=value), [{"type": "connection_string", "value": pwd}])
+        add(
+            "format:connection_string",
+            PROSE["connection_string"][n % 3].format(v=value),
+            [{"type": "connection_string", "value": pwd}],
+        )
     for n in range(15):
         pwd = password()
-        add("format:password", PROSE["password"][n % len(PROSE["password"])].format(p=pwd), [{"type": "password", "value": pwd}])
+        add(
+            "format:password",
+            PROSE["password"][n % len(PROSE["password"])].format(p=pwd),
+            [{"type": "password", "value": pwd}],
+        )
     for n in range(40):
         values = {kind: maker() for kind, maker in MAKERS.items()}
         template = MIXED[n % len(MIXED)]
         text = template.format(who=PERSON(), **values)
-        leaks = [{"type": TYPE_OF[kind], "value": value} for kind, value in values.items() if "{" + kind + "}" in template]
+        leaks = [
+            {"type": TYPE_OF[kind], "value": value} for kind, value in values.items() if "{" + kind + "}" in template
+        ]
         add("faker:mixed", text, leaks)
 
     with OUT.open("w", encoding="utf-8") as handle:

@@ -2,7 +2,7 @@
 """Ordinary assistant answers for the output-guard precision corpus: data/guard-ordinary.jsonl.
 
 Four sources, none of them derived from Veil's detectors or the guard's rules:
-  handwritten  tools/guard-corpus/handwritten.md, answers written by hand (see its header);
+  handwritten  tools/guard-corpus/handwritten.txt, answers written by hand (see its header);
   npm          README sections of the packages installed under node_modules (real text of real
                projects: installation steps, URLs, versions, code, tables);
   python       docstrings of the Python packages in the NER sidecar's venv (ner/.venv);
@@ -24,7 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "data" / "guard-ordinary.jsonl"
-HANDWRITTEN = ROOT / "tools" / "guard-corpus" / "handwritten.md"
+HANDWRITTEN = ROOT / "tools" / "guard-corpus" / "handwritten.txt"
 
 MIN_CHARS = 160
 MAX_CHARS = 2400
@@ -33,7 +33,9 @@ NPM_TOTAL = 230
 PYTHON_TOTAL = 150
 
 EMAIL_LIKE = re.compile(r"[^\s<>()\"']+@[^\s<>()\"']+\.[A-Za-z]{2,}")
-SKIP_HEADINGS = re.compile(r"licen[cs]e|author|contributor|maintainer|sponsor|backer|team|people|thank|credit|donat|support us|funding", re.I)
+SKIP_HEADINGS = re.compile(
+    r"licen[cs]e|author|contributor|maintainer|sponsor|backer|team|people|thank|credit|donat|support us|funding", re.I
+)
 
 
 def clean(text):
@@ -156,7 +158,12 @@ FACTS = [
     ("Deno", "2.0.0", "2024-10-09", "https://deno.com/blog/v2.0"),
     ("Bun", "1.1.0", "2024-04-01", "https://bun.sh/blog/bun-v1.1"),
     ("Terraform", "1.9.0", "2024-06-26", "https://github.com/hashicorp/terraform/releases/tag/v1.9.0"),
-    ("Elasticsearch", "8.15.0", "2024-08-08", "https://www.elastic.co/guide/en/elasticsearch/reference/8.15/release-notes-8.15.0.html"),
+    (
+        "Elasticsearch",
+        "8.15.0",
+        "2024-08-08",
+        "https://www.elastic.co/guide/en/elasticsearch/reference/8.15/release-notes-8.15.0.html",
+    ),
     ("MySQL", "8.4.0", "2024-04-30", "https://dev.mysql.com/doc/relnotes/mysql/8.4/en/news-8-4-0.html"),
     ("Redis", "7.4.0", "2024-07-29", "https://redis.io/blog/announcing-redis-community-edition-and-redis-stack-74/"),
     ("Android", "15", "2024-10-15", "https://developer.android.com/about/versions/15"),
@@ -171,7 +178,20 @@ FACTS = [
     ("OpenSSL", "3.4.0", "2024-10-22", "https://openssl-library.org/news/openssl-3.4-notes/"),
 ]
 
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 
 
 def long_date(iso, style):
@@ -187,14 +207,39 @@ def long_date(iso, style):
 
 def templated(rng):
     templates = [
-        lambda p, v, d, u, s: f"{p} {v} was released on {long_date(d, s)}. The release notes are at {u} and list the new features, deprecations and upgrade steps.",
-        lambda p, v, d, u, s: f"Yes, {p} {v} is out: it shipped on {long_date(d, s)}.\n\n- Release notes: {u}\n- Upgrade: read the breaking changes first, then bump the version in your lock file.",
-        lambda p, v, d, u, s: f"| Product | Version | Release date |\n|---|---|---|\n| {p} | {v} | {d} |\n\nSource: {u}",
-        lambda p, v, d, u, s: f"According to the official announcement ({u}), {p} {v} became generally available on {long_date(d, s)}. If you are on an older release, plan the upgrade within the support window.",
-        lambda p, v, d, u, s: f"```text\n$ {p.lower().split()[0]} --version\n{v}\n```\n\nThat is the {long_date(d, s)} release; see {u} for what changed.",
-        lambda p, v, d, u, s: f"**{p} {v}** ({long_date(d, s)})\n\nWhat's new: {u}\n\nTip: pin the exact version ({v}) in CI so builds stay reproducible.",
-        lambda p, v, d, u, s: f"The first release of the {p} {v.split('.')[0]} line, {v}, dates from {long_date(d, s)}. Minor releases since then fixed bugs and security issues; check {u} and the project's changelog before upgrading production systems.",
-        lambda p, v, d, u, s: f'Pin it in your manifest:\n\n```json\n{{ "{p.lower().replace(" ", "-")}": "{v}" }}\n```\n\n{p} {v} was published on {d} ({u}).',
+        lambda p, v, d, u, s: (
+            f"{p} {v} was released on {long_date(d, s)}. The release notes are at {u} and list "
+            "the new features, deprecations and upgrade steps."
+        ),
+        lambda p, v, d, u, s: (
+            f"Yes, {p} {v} is out: it shipped on {long_date(d, s)}.\n\n- Release notes: {u}\n- "
+            "Upgrade: read the breaking changes first, then bump the version in your lock file."
+        ),
+        lambda p, v, d, u, s: (
+            f"| Product | Version | Release date |\n|---|---|---|\n| {p} | {v} | {d} |\n\nSource: {u}"
+        ),
+        lambda p, v, d, u, s: (
+            f"According to the official announcement ({u}), {p} {v} became generally available "
+            f"on {long_date(d, s)}. If you are on an older release, plan the upgrade within the "
+            "support window."
+        ),
+        lambda p, v, d, u, s: (
+            f"```text\n$ {p.lower().split()[0]} --version\n{v}\n```\n\nThat is the {long_date(d, s)} "
+            f"release; see {u} for what changed."
+        ),
+        lambda p, v, d, u, s: (
+            f"**{p} {v}** ({long_date(d, s)})\n\nWhat's new: {u}\n\nTip: pin the exact version "
+            f"({v}) in CI so builds stay reproducible."
+        ),
+        lambda p, v, d, u, s: (
+            f"The first release of the {p} {v.split('.')[0]} line, {v}, dates from {long_date(d, s)}. "
+            f"Minor releases since then fixed bugs and security issues; check {u} and the project's "
+            "changelog before upgrading production systems."
+        ),
+        lambda p, v, d, u, s: (
+            f'Pin it in your manifest:\n\n```json\n{{ "{p.lower().replace(" ", "-")}": "{v}" }}\n```\n\n{p} '
+            f"{v} was published on {d} ({u})."
+        ),
     ]
     records = []
     for index, (product, version, date, url) in enumerate(FACTS):
