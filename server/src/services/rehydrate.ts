@@ -104,7 +104,7 @@ export function sessionPolicy(env: RehydrateEnvironment, session: SessionPayload
 /** The output guard for one rehydrate of `session`, or undefined when disabled. */
 export function outputGuardFor(env: RehydrateEnvironment, session: SessionPayload, caller: Caller): OutputGuard | undefined {
   if (env.outputProtection === undefined) return undefined;
-  return createOutputGuard(env.outputProtection, { policy: sessionPolicy(env, session), language: session.language, caller });
+  return createOutputGuard(env.outputProtection, { policy: sessionPolicy(env, session), language: session.language, caller, entries: session.entries });
 }
 
 /**
