@@ -74,14 +74,17 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Start a private redis-server (persistence off) and wait until it answers PING. */
-export async function startLocalRedis(extraArguments: readonly string[] = []): Promise<LocalRedis> {
+/**
+ * Start a private redis-server (persistence off) and wait until it answers PING. `port` starts
+ * it on that port (a server stopped by the test coming back where its clients reconnect).
+ */
+export async function startLocalRedis(extraArguments: readonly string[] = [], options: { readonly port?: number } = {}): Promise<LocalRedis> {
   const binary = findRedisServer();
   if (binary === undefined) throw new Error('no redis-server on PATH (run `make redis-server`)');
   let lastError: unknown;
-  // The free port can be taken between probe and bind: retry with another.
+  // The free port can be taken between probe and bind: retry with another (or the same one).
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const directory = mkdtempSync(join(tmpdir(), 'veil-redis-'));
     const child = spawn(
       binary,

@@ -1,6 +1,6 @@
 // Detection module: the built-in detector (one linear pass, see scan.ts), caller/policy custom
-// patterns (RE2, see custom.ts) and overlap resolution, behind the small API the transform,
-// detect and validation routes use. Detection runs on the folded view of the text
+// patterns (linear-time engine, see custom.ts) and overlap resolution, behind the small API the
+// transform, detect and validation routes use. Detection runs on the folded view of the text
 // (domain/text/fold.ts: full-width forms, digits of every script, Unicode dashes, invisible
 // characters), and every span is mapped back to the original text, so a value typed with a CJK
 // input method or an Arabic keyboard is found where it stands. Pure: no I/O, no framework.
@@ -68,7 +68,7 @@ export function detectAll(text: string, options?: DetectOptions): Detection[] {
 }
 
 /**
- * Compile caller/policy custom patterns with RE2 (linear time). Throws
+ * Compile caller/policy custom patterns for the linear-time engine. Throws
  * VeilError('VEIL_VALIDATION_FAILED') naming the field (`custom_patterns[2].pattern`), never the
  * pattern text or a sample value.
  */
