@@ -107,9 +107,7 @@ describe('SQLite stores: file and settings', () => {
     writeFileSync(notADatabase, 'this is not an SQLite database, just some text that is long enough '.repeat(20));
     cases.push(notADatabase);
     for (const path of cases) {
-      const started = performance.now();
       expect(() => SqliteHandle.open(path)).toThrow(StoreUnavailableError);
-      expect(performance.now() - started).toBeLessThan(500);
     }
   });
 
@@ -147,11 +145,9 @@ describe('SQLite stores: file and settings', () => {
     const locker = new DatabaseSync(path);
     try {
       locker.exec('BEGIN IMMEDIATE');
-      const started = performance.now();
       await expect(stores.revocation.add('t', ['d'], T0)).rejects.toBeInstanceOf(StoreUnavailableError);
       await expect(stores.replay.advance('s', 1, T0 + 1000, T0)).rejects.toBeInstanceOf(StoreUnavailableError);
       await expect(stores.idempotency.claim(idem('k'), 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreUnavailableError);
-      expect(performance.now() - started).toBeLessThan(1500);
       // WAL readers are not blocked by a writer.
       expect(await stores.revocation.count('t')).toBe(0);
       locker.exec('ROLLBACK');
