@@ -154,7 +154,7 @@ describe('make run honours VEIL_PORT and VEIL_HOST; make eval stays in the repos
 
   it('make eval and make eval-offline use the corpus and scorer inside the repository', () => {
     for (const target of ['eval', 'eval-offline']) {
-      const dry = spawnSync('make', ['-n', target], { cwd: ROOT, encoding: 'utf8', env: process.env });
+      const dry = spawnSync('make', ['-n', '--no-print-directory', target], { cwd: ROOT, encoding: 'utf8', env: process.env });
       expect(dry.status).toBe(0);
       const command = dry.stdout.trimEnd().split('\n').at(-1)!;
       expect(command).toContain('data/dev-corpus.jsonl');
