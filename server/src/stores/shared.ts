@@ -2,7 +2,7 @@
 // (the Redis Lua scripts in redis/scripts.ts mirror them; the conformance suite checks all
 // three): the idempotency claim decision, the retention of a claim record, and the mapping of a
 // backend error to the typed store errors.
-import { StoreFullError, StoreUnavailableError, type ClaimResult, type StoredResponse } from './types.js';
+import { QuotaExceededError, StoreFullError, StoreUnavailableError, type ClaimResult, type StoredResponse } from './types.js';
 
 /** What a backend keeps per idempotency key. `done` false is an in-progress claim. */
 export interface IdempotencyRecord {
@@ -70,7 +70,7 @@ export function parseResponse(text: string): StoredResponse {
  * Turn any backend failure into the typed error callers map to their fail-closed code. The typed
  * errors pass through unchanged so a StoreFullError raised on purpose keeps its meaning.
  */
-export function asStoreError(store: string, error: unknown): StoreUnavailableError | StoreFullError {
-  if (error instanceof StoreUnavailableError || error instanceof StoreFullError) return error;
+export function asStoreError(store: string, error: unknown): StoreUnavailableError | StoreFullError | QuotaExceededError {
+  if (error instanceof StoreUnavailableError || error instanceof StoreFullError || error instanceof QuotaExceededError) return error;
   return new StoreUnavailableError(store, error);
 }

@@ -27,13 +27,14 @@ function freshPath(): string {
  * A factory per store class. The broken store's connection is closed under it, the state of a
  * handle whose file became unusable: every call must fail closed.
  */
-function factory<T extends { close(): Promise<void> }>(build: (handle: SqliteHandle) => T): StoreFactory<T> {
+function factory<T extends { close(): Promise<void> }>(build: (handle: SqliteHandle, quota?: number) => T, noQuotaReason?: string): StoreFactory<T> {
   let lastPath = '';
   return {
     open: () => {
       lastPath = freshPath();
       return Promise.resolve(build(SqliteHandle.open(lastPath)));
     },
+    ...(noQuotaReason === undefined ? { openWithQuota: (quota: number) => Promise.resolve(build(SqliteHandle.open(freshPath()), quota)) } : { noQuotaReason }),
     openPeer: () => Promise.resolve(build(SqliteHandle.open(lastPath))),
     openBroken: () => {
       const handle = SqliteHandle.open(freshPath());
@@ -44,9 +45,9 @@ function factory<T extends { close(): Promise<void> }>(build: (handle: SqliteHan
   };
 }
 
-replayStoreSuite('sqlite', factory((handle) => new SqliteReplayStore(handle)));
-revocationStoreSuite('sqlite', factory((handle) => new SqliteRevocationStore(handle)));
-idempotencyStoreSuite('sqlite', factory((handle) => new SqliteIdempotencyStore(handle)));
+replayStoreSuite('sqlite', factory((handle) => new SqliteReplayStore(handle), 'replay records expire with their sessions and live on disk; only the memory store has a replay quota'));
+revocationStoreSuite('sqlite', factory((handle, quota) => new SqliteRevocationStore(handle, quota === undefined ? {} : { maxPerOwner: quota })));
+idempotencyStoreSuite('sqlite', factory((handle, quota) => new SqliteIdempotencyStore(handle, quota === undefined ? {} : { maxPerOwner: quota })));
 
 const T0 = 1_700_000_000_000;
 
@@ -112,19 +113,27 @@ describe('SQLite stores: file and settings', () => {
   it('upgrades a version-1 file in place, keeping its revocations', async () => {
     const path = freshPath();
     const old = new Database(path);
-    // The version-1 schema as earlier releases wrote it (no meta table), with one revocation.
+    // The version-1 schema as earlier releases wrote it (no meta table, idempotency records
+    // without an owner), with one revocation and one completed idempotency record.
     old.exec(`CREATE TABLE revocation (partition TEXT NOT NULL, digest TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (partition, digest)) WITHOUT ROWID;
       CREATE TABLE revocation_count (partition TEXT PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID;
-      INSERT INTO revocation VALUES ('*', 'kept', 1); INSERT INTO revocation_count VALUES ('*', 1);`);
+      CREATE TABLE idempotency (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, done INTEGER NOT NULL, claimed_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, response TEXT) WITHOUT ROWID;
+      INSERT INTO revocation VALUES ('*', 'kept', 1); INSERT INTO revocation_count VALUES ('*', 1);
+      INSERT INTO idempotency VALUES ('t|k', 'fp', 1, ${T0}, ${T0 + 60_000}, '{"status":200,"headers":{},"body":"ok"}');`);
     old.pragma('user_version = 1');
     old.close();
     const handle = SqliteHandle.open(path);
     const store = new SqliteRevocationStore(handle);
+    const idempotency = new SqliteIdempotencyStore(handle, { maxPerOwner: 1 });
     try {
       expect(handle.database.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       expect(await store.revoked(['*'], ['kept'])).toEqual(new Set(['kept']));
       expect(await store.keyCheck('first')).toBe('first');
+      expect(await idempotency.claim('t|k', 'fp', T0 + 1, 1000, 60_000, 't')).toEqual({ state: 'completed', response: { status: 200, headers: {}, body: 'ok' } });
+      // The old record counts against no tenant: tenant t still has its whole quota.
+      expect(await idempotency.claim('t|k2', 'fp', T0 + 1, 1000, 60_000, 't')).toEqual({ state: 'claimed' });
     } finally {
+      await idempotency.close();
       await store.close();
     }
   });
@@ -219,7 +228,7 @@ describe('createStores with SQLite', () => {
   });
 
   it('mixes backends and requires the path for sqlite', async () => {
-    const stores = await createStores({ replay: 'memory', revocation: 'sqlite', idempotency: 'memory', sessions: 'memory', sqlitePath: freshPath(), idempotencyMaxEntries: 1 });
+    const stores = await createStores({ replay: 'memory', revocation: 'sqlite', idempotency: 'memory', sessions: 'memory', sqlitePath: freshPath(), limits: { idempotency: { maxEntries: 1 } } });
     try {
       expect(stores.sessions).toBeDefined();
       await stores.idempotency.claim('a', 'fp', T0, 1000, 60_000);

@@ -2,11 +2,23 @@
 // check and reclaim after the in-progress TTL, complete, release), so 100 replicas racing on one
 // key still see exactly one 'claimed'. An OOM reply on a claim (maxmemory reached; noeviction) is
 // StoreFullError: 503 STORE_FULL before the mutation runs.
+//
+// Per-owner quota: each owner (tenant partition) has a sorted set of its keys scored by expiry
+// (keys.ts idempotencyOwner). A claim first reserves its key there (IDEMPOTENCY_OWNER_RESERVE:
+// refused with QuotaExceededError when the owner's live keys fill the quota), then runs the
+// claim script. The set lives in the owner's hash-tag slot, not the key's, so the two steps are
+// separate scripts: the count is exact per step, and between replicas racing on one owner the
+// quota can be overshot by at most the claims in flight at once.
 import { claimRetentionMs, parseResponse, serializeResponse } from '../shared.js';
-import type { ClaimResult, IdempotencyStore, StoredResponse } from '../types.js';
+import { NO_OWNER, QuotaExceededError, type ClaimResult, type IdempotencyStore, type StoredResponse } from '../types.js';
 import type { RedisConnection } from './connection.js';
 import { PHYSICAL_TTL_SLACK_MS } from './keys.js';
-import { IDEMPOTENCY_CLAIM, IDEMPOTENCY_COMPLETE, IDEMPOTENCY_RELEASE } from './scripts.js';
+import { IDEMPOTENCY_CLAIM, IDEMPOTENCY_COMPLETE, IDEMPOTENCY_OWNER_RESERVE, IDEMPOTENCY_RELEASE } from './scripts.js';
+
+export interface RedisIdempotencyOptions {
+  /** Live keys of one owner (tenant); default: no quota. */
+  readonly maxPerOwner?: number;
+}
 
 function toClaimResult(reply: unknown): ClaimResult {
   if (!Array.isArray(reply)) throw new Error('unexpected claim reply');
@@ -28,17 +40,24 @@ function toClaimResult(reply: unknown): ClaimResult {
 export class RedisIdempotencyStore implements IdempotencyStore {
   private closed = false;
 
-  constructor(private readonly connection: RedisConnection) {
+  private readonly quota: number | undefined;
+
+  constructor(
+    private readonly connection: RedisConnection,
+    options: RedisIdempotencyOptions = {},
+  ) {
+    this.quota = options.maxPerOwner;
     connection.acquire();
   }
 
-  claim(key: string, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number): Promise<ClaimResult> {
+  claim(key: string, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number, owner: string = NO_OWNER): Promise<ClaimResult> {
     const retentionMs = claimRetentionMs(inProgressTtlMs, ttlMs);
     const redisKey = this.connection.keys.idempotency(key);
     return this.connection.run(
       'idempotency',
-      async () =>
-        toClaimResult(
+      async () => {
+        if (this.quota !== undefined) await this.reserve(owner, key, nowMs, nowMs + retentionMs, this.quota);
+        return toClaimResult(
           await this.connection.evalScript(IDEMPOTENCY_CLAIM, [redisKey], [
             fingerprint,
             String(nowMs),
@@ -46,14 +65,33 @@ export class RedisIdempotencyStore implements IdempotencyStore {
             String(nowMs + retentionMs),
             String(Math.max(1, retentionMs + PHYSICAL_TTL_SLACK_MS)),
           ]),
-        ),
+        );
+      },
       { fullIsStoreFull: true },
     );
   }
 
-  complete(key: string, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number): Promise<void> {
+  /** Count `key` against `owner`'s quota until `expiresAtMs`; QuotaExceededError when full. */
+  private async reserve(owner: string, key: string, nowMs: number, expiresAtMs: number, quota: number): Promise<void> {
+    const reply = await this.connection.evalScript(IDEMPOTENCY_OWNER_RESERVE, [this.connection.keys.idempotencyOwner(owner)], [
+      key,
+      String(nowMs),
+      String(quota),
+      String(expiresAtMs),
+      String(Math.max(1, expiresAtMs - nowMs + PHYSICAL_TTL_SLACK_MS)),
+    ]);
+    if (!Array.isArray(reply)) throw new Error('unexpected reserve reply');
+    if (reply[0] === 1) return;
+    const earliest = Number(reply[1]);
+    throw new QuotaExceededError('idempotency', Number.isFinite(earliest) ? earliest : undefined);
+  }
+
+  complete(key: string, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number, owner: string = NO_OWNER): Promise<void> {
     const redisKey = this.connection.keys.idempotency(key);
     return this.connection.run('idempotency', async () => {
+      // A completed record is kept ttlMs from now: its owner counts it that long (never beyond
+      // the quota, so a completion whose claim was lost is still recorded).
+      if (this.quota !== undefined && ttlMs > 0) await this.reserve(owner, key, nowMs, nowMs + ttlMs, Number.MAX_SAFE_INTEGER);
       await this.connection.evalScript(IDEMPOTENCY_COMPLETE, [redisKey], [
         fingerprint,
         String(nowMs),
@@ -65,10 +103,12 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     });
   }
 
-  release(key: string, fingerprint: string): Promise<void> {
+  release(key: string, fingerprint: string, owner: string = NO_OWNER): Promise<void> {
     const redisKey = this.connection.keys.idempotency(key);
-    return this.connection.run('idempotency', async () => {
-      await this.connection.evalScript(IDEMPOTENCY_RELEASE, [redisKey], [fingerprint]);
+    return this.connection.run('idempotency', async (client) => {
+      const released = await this.connection.evalScript(IDEMPOTENCY_RELEASE, [redisKey], [fingerprint]);
+      // The key is free again: it no longer counts against its owner.
+      if (released === 1 && this.quota !== undefined) await client.zrem(this.connection.keys.idempotencyOwner(owner), key);
     });
   }
 

@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import { asStoreError } from '../shared.js';
 import { StoreFullError } from '../types.js';
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 const SCHEMA_V1 = `
 CREATE TABLE replay_counter (
@@ -59,8 +59,17 @@ CREATE TABLE meta (
 ) WITHOUT ROWID;
 `;
 
+/**
+ * Version 3: the owner (tenant partition) of each idempotency record, for the per-tenant quota.
+ * Records written before it belong to the NO_OWNER partition ('') and expire within the TTL.
+ */
+const SCHEMA_V3 = `
+ALTER TABLE idempotency ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+CREATE INDEX idempotency_owner_expiry ON idempotency (owner, expires_at);
+`;
+
 /** Each step upgrades from the version before it; a fresh file runs them all. */
-const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2];
+const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3];
 
 const SWEEP_EVERY = 256;
 export const SWEEP_BATCH = 512;

@@ -2,10 +2,18 @@
 // claim/complete is one IMMEDIATE transaction (read the record, decide with the shared rule,
 // write), so concurrent requests, in this process or another sharing the file, see exactly one
 // winner. A full disk (SQLITE_FULL) on a claim is StoreFullError, i.e. 503 STORE_FULL before the
-// mutation runs.
+// mutation runs. With a per-owner quota, a new claim first counts the owner's live records (an
+// index range scan on (owner, expires_at), stopped at the quota) and refuses with
+// QuotaExceededError when they fill it, inside the same transaction, so the bound holds between
+// processes too.
 import { claimRetentionMs, decideClaim, parseResponse, serializeResponse, type IdempotencyRecord } from '../shared.js';
-import type { ClaimResult, IdempotencyStore, StoredResponse } from '../types.js';
+import { NO_OWNER, QuotaExceededError, type ClaimResult, type IdempotencyStore, type StoredResponse } from '../types.js';
 import { SWEEP_BATCH, type SqliteHandle } from './handle.js';
+
+export interface SqliteIdempotencyOptions {
+  /** Live records of one owner (tenant); default: no quota. */
+  readonly maxPerOwner?: number;
+}
 
 interface Row {
   readonly fingerprint: string;
@@ -13,6 +21,7 @@ interface Row {
   readonly claimed_at: number;
   readonly expires_at: number;
   readonly response: string | null;
+  readonly owner: string;
 }
 
 function toRecord(row: Row | undefined): IdempotencyRecord | undefined {
@@ -32,32 +41,51 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   private readonly releaseStatement;
   private closed = false;
 
-  constructor(private readonly handle: SqliteHandle) {
+  constructor(
+    private readonly handle: SqliteHandle,
+    options: SqliteIdempotencyOptions = {},
+  ) {
     const database = handle.database;
+    const quota = options.maxPerOwner;
     const select = database.prepare<[string], Row>(
-      'SELECT fingerprint, done, claimed_at, expires_at, response FROM idempotency WHERE key = ?',
+      'SELECT fingerprint, done, claimed_at, expires_at, response, owner FROM idempotency WHERE key = ?',
     );
-    const upsert = database.prepare<[string, string, number, number, number, string | null]>(`
-      INSERT INTO idempotency (key, fingerprint, done, claimed_at, expires_at, response) VALUES (?, ?, ?, ?, ?, ?)
+    const upsert = database.prepare<[string, string, number, number, number, string | null, string]>(`
+      INSERT INTO idempotency (key, fingerprint, done, claimed_at, expires_at, response, owner) VALUES (?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (key) DO UPDATE SET fingerprint = excluded.fingerprint, done = excluded.done,
-        claimed_at = excluded.claimed_at, expires_at = excluded.expires_at, response = excluded.response`);
+        claimed_at = excluded.claimed_at, expires_at = excluded.expires_at, response = excluded.response, owner = excluded.owner`);
     const remove = database.prepare<[string]>('DELETE FROM idempotency WHERE key = ?');
+    // Live records of an owner other than `key`, counted no further than the quota.
+    const ownerCount = database
+      .prepare<[string, number, string, number], number>(
+        'SELECT count(*) FROM (SELECT 1 FROM idempotency WHERE owner = ? AND expires_at > ? AND key <> ? LIMIT ?)',
+      )
+      .pluck();
+    const ownerEarliest = database.prepare<[string, number], number | null>('SELECT min(expires_at) FROM idempotency WHERE owner = ? AND expires_at > ?').pluck();
 
     this.claimTransaction = database.transaction(
-      (key: string, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number): ClaimResult => {
-        const decision = decideClaim(toRecord(select.get(key)), fingerprint, nowMs, inProgressTtlMs);
+      (key: string, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number, owner: string): ClaimResult => {
+        const current = select.get(key);
+        const decision = decideClaim(toRecord(current), fingerprint, nowMs, inProgressTtlMs);
         if (decision !== 'take') return decision;
-        upsert.run(key, fingerprint, 0, nowMs, nowMs + claimRetentionMs(inProgressTtlMs, ttlMs), null);
+        // A reclaim of the owner's own live record takes no new room.
+        const reclaim = current !== undefined && current.expires_at > nowMs && current.owner === owner;
+        if (quota !== undefined && !reclaim && ownerCount.get(owner, nowMs, key, quota)! >= quota) {
+          throw new QuotaExceededError('idempotency', ownerEarliest.get(owner, nowMs) ?? undefined);
+        }
+        upsert.run(key, fingerprint, 0, nowMs, nowMs + claimRetentionMs(inProgressTtlMs, ttlMs), null, owner);
         return { state: 'claimed' };
       },
     );
     this.completeTransaction = database.transaction(
-      (key: string, fingerprint: string, response: string | null, nowMs: number, ttlMs: number): void => {
+      (key: string, fingerprint: string, response: string | null, nowMs: number, ttlMs: number, owner: string): void => {
         const current = select.get(key);
+        const live = current !== undefined && current.expires_at > nowMs ? current : undefined;
         // A live record under another fingerprint belongs to someone else: leave it.
-        if (current !== undefined && current.expires_at > nowMs && current.fingerprint !== fingerprint) return;
+        if (live !== undefined && live.fingerprint !== fingerprint) return;
+        // The record stays with whoever claimed it.
         if (ttlMs <= 0) remove.run(key);
-        else upsert.run(key, fingerprint, 1, nowMs, nowMs + ttlMs, response);
+        else upsert.run(key, fingerprint, 1, nowMs, nowMs + ttlMs, response, live?.owner ?? owner);
       },
     );
     // Only an in-progress claim with the same fingerprint is dropped: a late release must not
@@ -70,24 +98,24 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     handle.acquire();
   }
 
-  claim(key: string, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number): Promise<ClaimResult> {
+  claim(key: string, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number, owner: string = NO_OWNER): Promise<ClaimResult> {
     return this.handle.run(
       'idempotency',
-      () => this.claimTransaction.immediate(key, fingerprint, nowMs, inProgressTtlMs, ttlMs),
+      () => this.claimTransaction.immediate(key, fingerprint, nowMs, inProgressTtlMs, ttlMs, owner),
       { write: nowMs, fullIsStoreFull: true },
     );
   }
 
-  complete(key: string, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number): Promise<void> {
+  complete(key: string, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number, owner: string = NO_OWNER): Promise<void> {
     const serialized = response === undefined ? null : serializeResponse(response);
     return this.handle.run(
       'idempotency',
-      () => this.completeTransaction.immediate(key, fingerprint, serialized, nowMs, ttlMs),
+      () => this.completeTransaction.immediate(key, fingerprint, serialized, nowMs, ttlMs, owner),
       { write: nowMs },
     );
   }
 
-  release(key: string, fingerprint: string): Promise<void> {
+  release(key: string, fingerprint: string, _owner?: string): Promise<void> {
     return this.handle.run('idempotency', () => {
       this.releaseStatement.run(key, fingerprint);
     });

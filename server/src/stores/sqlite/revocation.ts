@@ -3,8 +3,17 @@
 // digests and partitions: both lists go in as JSON arrays (json_each) and SQLite probes the
 // (partition, digest) primary key for each pair, in a single read snapshot (one statement per
 // probe would pay the WAL snapshot cost ~40 times per rehydrate).
+// With a per-partition quota an add that would take the partition past it is rolled back whole
+// (QuotaExceededError): the check reads the partition's maintained count in the same transaction.
+// Revocations here never expire, so a partition at its quota stays there until the quota is
+// raised (no Retry-After).
 import type { SqliteHandle } from './handle.js';
-import type { RevocationStore } from '../types.js';
+import { QuotaExceededError, type RevocationStore } from '../types.js';
+
+export interface SqliteRevocationOptions {
+  /** Digests of one partition (tenant); default: no quota. */
+  readonly maxPerOwner?: number;
+}
 
 export class SqliteRevocationStore implements RevocationStore {
   private readonly addTransaction;
@@ -13,8 +22,12 @@ export class SqliteRevocationStore implements RevocationStore {
   private readonly keyCheckTransaction;
   private closed = false;
 
-  constructor(private readonly handle: SqliteHandle) {
+  constructor(
+    private readonly handle: SqliteHandle,
+    options: SqliteRevocationOptions = {},
+  ) {
     const database = handle.database;
+    const quota = options.maxPerOwner;
     const insert = database.prepare<[string, string, number]>(
       'INSERT INTO revocation (partition, digest, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
     );
@@ -22,10 +35,14 @@ export class SqliteRevocationStore implements RevocationStore {
       'INSERT INTO revocation_count (partition, count) VALUES (?, ?) ON CONFLICT (partition) DO UPDATE SET count = count + excluded.count',
     );
     // All digests of one call in one transaction: a bulk revoke is applied whole or not at all.
+    const countOf = database.prepare<[string], number>('SELECT count FROM revocation_count WHERE partition = ?').pluck();
     this.addTransaction = database.transaction((partition: string, digests: readonly string[], nowMs: number): number => {
       let added = 0;
       for (const digest of digests) added += insert.run(partition, digest, nowMs).changes;
-      if (added > 0) bump.run(partition, added);
+      if (added === 0) return 0;
+      // Thrown inside the transaction: the inserts above roll back with it.
+      if (quota !== undefined && (countOf.get(partition) ?? 0) + added > quota) throw new QuotaExceededError('revocation');
+      bump.run(partition, added);
       return added;
     });
     this.lookupStatement = database
@@ -34,7 +51,7 @@ export class SqliteRevocationStore implements RevocationStore {
          WHERE partition IN (SELECT value FROM json_each(?)) AND digest IN (SELECT value FROM json_each(?))`,
       )
       .pluck();
-    this.countStatement = database.prepare<[string]>('SELECT count FROM revocation_count WHERE partition = ?').pluck();
+    this.countStatement = countOf;
     const recordCheck = database.prepare<[string]>("INSERT INTO meta (name, value) VALUES ('revocation_key_check', ?) ON CONFLICT DO NOTHING");
     const readCheck = database.prepare<[]>("SELECT value FROM meta WHERE name = 'revocation_key_check'").pluck();
     this.keyCheckTransaction = database.transaction((check: string): unknown => {
