@@ -79,6 +79,44 @@ export interface OidcConfig {
   readonly algorithms: readonly OidcAlgorithm[];
 }
 
+/** Entry counts (and, for the stores with large values, approximate bytes) of the state stores. */
+export interface StoreCapacity {
+  readonly revocations: number;
+  readonly replay_records: number;
+  readonly idempotency_records: number;
+  readonly idempotency_bytes: number;
+  readonly sessions: number;
+  readonly session_bytes: number;
+}
+
+/** Defaults of storage.memory_limits: sized so that all of them full stay well under 1 GiB. */
+export const MEMORY_LIMIT_DEFAULTS: StoreCapacity = {
+  revocations: 500_000,
+  replay_records: 500_000,
+  idempotency_records: 100_000,
+  idempotency_bytes: 128 * 1024 * 1024,
+  sessions: 100_000,
+  session_bytes: 128 * 1024 * 1024,
+};
+
+/** The schema of a StoreCapacity section, with `defaults` (a field without one is optional). */
+function capacitySection(defaults: Partial<StoreCapacity>): Record<string, unknown> {
+  const bound = (name: keyof StoreCapacity): Record<string, unknown> => ({
+    type: 'integer',
+    minimum: 1,
+    maximum: 1_000_000_000_000,
+    ...(defaults[name] !== undefined ? { default: defaults[name] } : {}),
+  });
+  return {
+    revocations: bound('revocations'),
+    replay_records: bound('replay_records'),
+    idempotency_records: bound('idempotency_records'),
+    idempotency_bytes: bound('idempotency_bytes'),
+    sessions: bound('sessions'),
+    session_bytes: bound('session_bytes'),
+  };
+}
+
 export interface RateLimitConfig {
   readonly requests_per_second: number;
   readonly burst_size: number;
@@ -134,7 +172,17 @@ export interface VeilConfig {
     readonly ttl_seconds: number;
     readonly in_progress_ttl_seconds: number;
   };
-  readonly storage: { readonly sqlite_path?: string };
+  readonly storage: {
+    readonly sqlite_path?: string;
+    /** Global caps of the memory stores (whole process). */
+    readonly memory_limits: StoreCapacity;
+    /**
+     * One tenant's share (untenanted callers share one); unset fields get their default from the
+     * backend (services/stores.ts storeLimits): a tenth of the cap on the memory stores;
+     * revocations and idempotency_records also bind SQLite and Redis.
+     */
+    readonly tenant_quotas: Partial<StoreCapacity>;
+  };
   readonly detector: {
     readonly mode: DetectorMode;
     readonly advanced_url?: string;
@@ -350,7 +398,13 @@ export const CONFIG_SCHEMA = {
       ttl_seconds: { ...positiveInteger, default: 86400 },
       in_progress_ttl_seconds: { ...positiveInteger, default: 60 },
     }),
-    storage: section({ sqlite_path: text, digest_secret: text }),
+    storage: section({
+      sqlite_path: text,
+      digest_secret: text,
+      memory_limits: section(capacitySection(MEMORY_LIMIT_DEFAULTS)),
+      // No schema defaults: they depend on the backend and the caps (services/stores.ts).
+      tenant_quotas: section(capacitySection({})),
+    }),
     detector: section({
       mode: { type: 'string', enum: DETECTOR_MODES, default: 'builtin' },
       advanced_url: httpUrl,

@@ -2,12 +2,15 @@
 // `config: {idempotent: true}`. A request with an Idempotency-Key claims it (partitioned by
 // tenant) under a fingerprint of method, path and raw body; 2xx responses are recorded and
 // replayed with `Idempotency-Replayed: true`; other statuses release the claim so an identical
-// retry runs again. A full store refuses before the mutation runs.
+// retry runs again. A full store refuses before the mutation runs (503), and so does a tenant's
+// used-up share of it (its own 429 VEIL_QUOTA_EXCEEDED with Retry-After; other tenants go on).
 import { createHash } from 'node:crypto';
 import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { principalOf } from '../routes/common.js';
+import { rethrowQuota } from '../services/quota.js';
+import { partitionOf } from '../services/revocation.js';
 import { StoreFullError, StoreUnavailableError } from '../stores/types.js';
 import { rawBodyOf } from './json.js';
 
@@ -26,13 +29,15 @@ export const MAX_RECORDED_RESPONSE_BYTES = 1024 * 1024;
 interface Claim {
   readonly key: string;
   readonly fingerprint: string;
+  /** The tenant partition whose quota the record counts against. */
+  readonly owner: string;
 }
 const claims = new WeakMap<FastifyRequest, Claim>();
 
-function storeError(error: unknown): never {
+function storeError(error: unknown, nowMs: number): never {
   if (error instanceof StoreFullError) throw new VeilError('VEIL_IDEMPOTENCY_STORE_FULL');
   if (error instanceof StoreUnavailableError) throw new VeilError('VEIL_STORE_UNAVAILABLE', undefined, error.message);
-  throw error;
+  throw rethrowQuota(error, nowMs);
 }
 
 export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
@@ -52,10 +57,12 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
       .update(`${request.method}\n${request.routeOptions.url ?? request.url}\n`)
       .update(rawBodyOf(request) ?? '')
       .digest('hex');
-    const result = await store.claim(key, fingerprint, deps.now(), inProgressMs, ttlMs).catch(storeError);
+    const owner = partitionOf(tenant);
+    const nowMs = deps.now();
+    const result = await store.claim(key, fingerprint, nowMs, inProgressMs, ttlMs, owner).catch((error: unknown) => storeError(error, nowMs));
     switch (result.state) {
       case 'claimed':
-        claims.set(request, { key, fingerprint });
+        claims.set(request, { key, fingerprint, owner });
         return;
       case 'completed':
         void reply.code(result.response.status).headers(result.response.headers).header('idempotency-replayed', 'true');
@@ -81,9 +88,9 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
           body !== undefined && Buffer.byteLength(body) <= MAX_RECORDED_RESPONSE_BYTES
             ? { status: reply.statusCode, headers: { 'content-type': typeof contentType === 'string' ? contentType : 'application/json; charset=utf-8' }, body }
             : undefined;
-        await store.complete(claim.key, claim.fingerprint, recorded, deps.now(), ttlMs);
+        await store.complete(claim.key, claim.fingerprint, recorded, deps.now(), ttlMs, claim.owner);
       } else {
-        await store.release(claim.key, claim.fingerprint);
+        await store.release(claim.key, claim.fingerprint, claim.owner);
       }
     } catch (error) {
       // The mutation already happened; the answer still goes out. A retry will then see the

@@ -237,7 +237,7 @@ export function ragRoutes(deps: AppDeps) {
       },
       { ...ingestScope(deps, principal), log },
     );
-    const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
+    const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
     // The handle sits after the chunks, as in the interface's field order.
     const { chunks, ...rest } = sealed.response;
     return {
@@ -321,7 +321,7 @@ export function ragRoutes(deps: AppDeps) {
         const sealed = await recordingGuards(request, () =>
           queryRag(deps, { query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, { ...modelScope(deps, principalOf(request)), log: request.log }),
         );
-        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
+        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
         auditFacts(request, { policy: sealed.session.policy, session_id: sealed.session.sid, ...entityFacts(sealed.entities), ...promptFact(sealed.response) });
         request.log.info({ event: 'rag_query_completed', entities: sealed.response.entities_detected }, 'rag_query_completed');
         const { safe_query: safeQuery, ...rest } = sealed.response;
@@ -349,7 +349,7 @@ export function ragRoutes(deps: AppDeps) {
           },
           { ...modelScope(deps, principalOf(request)), log: request.log },
         ));
-        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
+        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
         auditFacts(request, { policy: sealed.session.policy, session_id: sealed.session.sid, ...entityFacts(sealed.entities), ...promptFact(sealed.response) });
         request.log.info(
           { event: 'rag_context_completed', chunks: sealed.response.safe_chunks.length, filtered: sealed.response.chunks_filtered ?? 0, tokens: sealed.session.entries.length },

@@ -60,12 +60,33 @@ CREATE TABLE meta (
 `;
 
 /**
- * Version 3: the owner (tenant partition) of each idempotency record, for the per-tenant quota.
+ * Version 3: the owner (tenant partition) of each idempotency record, for the per-tenant quota,
+ * and the number of rows each owner holds, kept by triggers in the writing transaction (so the
+ * quota check is one lookup however many records there are; expired rows count until deleted).
  * Records written before it belong to the NO_OWNER partition ('') and expire within the TTL.
  */
 const SCHEMA_V3 = `
 ALTER TABLE idempotency ADD COLUMN owner TEXT NOT NULL DEFAULT '';
 CREATE INDEX idempotency_owner_expiry ON idempotency (owner, expires_at);
+CREATE TABLE idempotency_owner_count (
+  owner TEXT PRIMARY KEY,
+  count INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO idempotency_owner_count (owner, count) SELECT owner, count(*) FROM idempotency GROUP BY owner;
+CREATE TRIGGER idempotency_owner_insert AFTER INSERT ON idempotency BEGIN
+  INSERT INTO idempotency_owner_count (owner, count) VALUES (NEW.owner, 1)
+    ON CONFLICT (owner) DO UPDATE SET count = count + 1;
+END;
+CREATE TRIGGER idempotency_owner_delete AFTER DELETE ON idempotency BEGIN
+  UPDATE idempotency_owner_count SET count = count - 1 WHERE owner = OLD.owner;
+  DELETE FROM idempotency_owner_count WHERE owner = OLD.owner AND count <= 0;
+END;
+CREATE TRIGGER idempotency_owner_move AFTER UPDATE OF owner ON idempotency WHEN OLD.owner <> NEW.owner BEGIN
+  UPDATE idempotency_owner_count SET count = count - 1 WHERE owner = OLD.owner;
+  DELETE FROM idempotency_owner_count WHERE owner = OLD.owner AND count <= 0;
+  INSERT INTO idempotency_owner_count (owner, count) VALUES (NEW.owner, 1)
+    ON CONFLICT (owner) DO UPDATE SET count = count + 1;
+END;
 `;
 
 /** Each step upgrades from the version before it; a fresh file runs them all. */

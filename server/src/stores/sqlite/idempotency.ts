@@ -2,10 +2,10 @@
 // claim/complete is one IMMEDIATE transaction (read the record, decide with the shared rule,
 // write), so concurrent requests, in this process or another sharing the file, see exactly one
 // winner. A full disk (SQLITE_FULL) on a claim is StoreFullError, i.e. 503 STORE_FULL before the
-// mutation runs. With a per-owner quota, a new claim first counts the owner's live records (an
-// index range scan on (owner, expires_at), stopped at the quota) and refuses with
-// QuotaExceededError when they fill it, inside the same transaction, so the bound holds between
-// processes too.
+// mutation runs. With a per-owner quota, a claim that adds a row for its owner reads the owner's
+// row count (idempotency_owner_count, kept by triggers); at the quota it first deletes a batch of
+// that owner's expired rows, and refuses with QuotaExceededError when live rows still fill it,
+// all inside the claim's transaction, so the bound holds between processes too.
 import { claimRetentionMs, decideClaim, parseResponse, serializeResponse, type IdempotencyRecord } from '../shared.js';
 import { NO_OWNER, QuotaExceededError, type ClaimResult, type IdempotencyStore, type StoredResponse } from '../types.js';
 import { SWEEP_BATCH, type SqliteHandle } from './handle.js';
@@ -55,12 +55,17 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       ON CONFLICT (key) DO UPDATE SET fingerprint = excluded.fingerprint, done = excluded.done,
         claimed_at = excluded.claimed_at, expires_at = excluded.expires_at, response = excluded.response, owner = excluded.owner`);
     const remove = database.prepare<[string]>('DELETE FROM idempotency WHERE key = ?');
-    // Live records of an owner other than `key`, counted no further than the quota.
-    const ownerCount = database
-      .prepare<[string, number, string, number], number>(
-        'SELECT count(*) FROM (SELECT 1 FROM idempotency WHERE owner = ? AND expires_at > ? AND key <> ? LIMIT ?)',
-      )
-      .pluck();
+    const ownerCount = database.prepare<[string], number>('SELECT count FROM idempotency_owner_count WHERE owner = ?').pluck();
+    const purgeOwner = database.prepare<[string, number, number]>(
+      'DELETE FROM idempotency WHERE key IN (SELECT key FROM idempotency WHERE owner = ? AND expires_at <= ? LIMIT ?)',
+    );
+    /** Room for one more row of `owner`, deleting its expired rows when at the quota. */
+    const hasRoom = (owner: string, nowMs: number, limit: number): boolean => {
+      const held = ownerCount.get(owner) ?? 0;
+      if (held < limit) return true;
+      purgeOwner.run(owner, nowMs, Math.min(SWEEP_BATCH, held - limit + 64));
+      return (ownerCount.get(owner) ?? 0) < limit;
+    };
     const ownerEarliest = database.prepare<[string, number], number | null>('SELECT min(expires_at) FROM idempotency WHERE owner = ? AND expires_at > ?').pluck();
 
     this.claimTransaction = database.transaction(
@@ -68,9 +73,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
         const current = select.get(key);
         const decision = decideClaim(toRecord(current), fingerprint, nowMs, inProgressTtlMs);
         if (decision !== 'take') return decision;
-        // A reclaim of the owner's own live record takes no new room.
-        const reclaim = current !== undefined && current.expires_at > nowMs && current.owner === owner;
-        if (quota !== undefined && !reclaim && ownerCount.get(owner, nowMs, key, quota)! >= quota) {
+        // Overwriting the owner's own row (a reclaim, or its expired record) adds no row.
+        const newRow = current?.owner !== owner;
+        if (quota !== undefined && newRow && !hasRoom(owner, nowMs, quota)) {
           throw new QuotaExceededError('idempotency', ownerEarliest.get(owner, nowMs) ?? undefined);
         }
         upsert.run(key, fingerprint, 0, nowMs, nowMs + claimRetentionMs(inProgressTtlMs, ttlMs), null, owner);
