@@ -141,6 +141,11 @@ export interface VeilConfig {
     readonly workers?: number;
     /** How long SIGTERM waits for in-flight requests before forcing exit. */
     readonly shutdown_timeout_seconds: number;
+    /**
+     * Which proxies' X-Forwarded-For to believe for the client address (Fastify trustProxy):
+     * false (the socket peer is the client), true (any), a hop count, or addresses/CIDRs.
+     */
+    readonly trust_proxy: boolean | number | readonly string[];
   };
   readonly auth: {
     readonly mode: AuthMode;
@@ -151,6 +156,16 @@ export interface VeilConfig {
     readonly api_keys_directory?: string;
     readonly jwt?: JwtConfig;
     readonly oidc?: OidcConfig;
+    /** Failed authentication throttled per client address (plugins/auth-throttle.ts). */
+    readonly failure_limit: {
+      readonly enabled: boolean;
+      /** Failures a source may make at once. */
+      readonly burst: number;
+      /** Failures per minute a source regains. */
+      readonly per_minute: number;
+      /** Sources tracked at once (least recently used forgotten beyond). */
+      readonly max_sources: number;
+    };
   };
   /**
    * The session secret and key ring are not here: they live only in LoadedConfig.keyRing, so
@@ -209,7 +224,13 @@ export interface VeilConfig {
     readonly strict: boolean;
     readonly allow_ephemeral: boolean;
   };
-  readonly rate_limit: RateLimitConfig & { readonly enabled: boolean };
+  readonly rate_limit: RateLimitConfig & {
+    readonly enabled: boolean;
+    /** A request body costs one unit per this many bytes (at least one unit per request). */
+    readonly bytes_per_unit: number;
+    /** Entities a response found cost one unit per this many, charged after the response. */
+    readonly entities_per_unit: number;
+  };
   /** Per-tenant overrides; a missing field falls back to rate_limit. */
   readonly tenants: Readonly<Record<string, { readonly rate_limit?: Partial<RateLimitConfig> }>>;
   /** Directory of per-tenant settings files (rate limit, allowed policies), re-read on change. */
@@ -316,6 +337,10 @@ export const CONFIG_SCHEMA = {
       body_limit_bytes: { type: 'integer', minimum: 1024, maximum: 1073741824, default: 10485760 },
       workers: { type: 'integer', minimum: 1, maximum: MAX_WORKERS },
       shutdown_timeout_seconds: { type: 'integer', minimum: 1, maximum: 3600, default: 25 },
+      trust_proxy: {
+        anyOf: [{ type: 'boolean' }, { type: 'integer', minimum: 1, maximum: 32 }, { type: 'array', minItems: 1, maxItems: 64, items: text }],
+        default: false,
+      },
     }),
     auth: section({
       mode: { type: 'string', enum: AUTH_MODES, default: 'dev' },
@@ -363,6 +388,12 @@ export const CONFIG_SCHEMA = {
           algorithms: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: OIDC_ALGORITHMS }, default: ['RS256'] },
         },
       },
+      failure_limit: section({
+        enabled: { type: 'boolean', default: true },
+        burst: { type: 'integer', minimum: 1, maximum: 100000, default: 20 },
+        per_minute: { type: 'number', exclusiveMinimum: 0, maximum: 600000, default: 10 },
+        max_sources: { type: 'integer', minimum: 1, maximum: 10000000, default: 100000 },
+      }),
     }),
     session: section({
       backend: { type: 'string', enum: SESSION_BACKENDS, default: 'sealed' },
@@ -434,6 +465,8 @@ export const CONFIG_SCHEMA = {
       enabled: { type: 'boolean', default: false },
       requests_per_second: { type: 'number', exclusiveMinimum: 0, default: 100 },
       burst_size: { ...positiveInteger, default: 200 },
+      bytes_per_unit: { type: 'integer', minimum: 1024, maximum: 1073741824, default: 65536 },
+      entities_per_unit: { type: 'integer', minimum: 1, maximum: 1000000, default: 100 },
     }),
     tenants: {
       type: 'object',

@@ -13,7 +13,7 @@ import type { NerLog } from '../services/ner.js';
 import type { AppDeps } from '../deps.js';
 import { CHUNKING_STRATEGIES, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../domain/rag/chunking.js';
 import { validationMessage } from '../plugins/errors.js';
-import { chargeRateLimit } from '../plugins/rate-limit.js';
+import { chargeRateLimit, chargeRateLimitAfter } from '../plugins/rate-limit.js';
 import {
   answerRag,
   buildContext,
@@ -270,6 +270,8 @@ export function ragRoutes(deps: AppDeps) {
       { schema: { body: IngestBodySchema, response: { 200: IngestResultSchema } }, config: { scope: 'rag', idempotent: true } },
       async (request) => {
         const { result, sid, types, count } = await recordingGuards(request, () => ingest(request.body, principalOf(request), request.log));
+        // Each chunk sealed is work like a small transform: charged after the fact.
+        chargeRateLimitAfter(request, result.chunks.length);
         auditFacts(request, {
           policy: request.body.policy ?? deps.policies.registry.defaultName,
           session_id: sid,
@@ -300,6 +302,7 @@ export function ragRoutes(deps: AppDeps) {
           try {
             if (!validateItem(item)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validateItem.errors?.[0]));
             const { result, types, count } = await recordingGuards(request, () => ingest(item as IngestBody, principal, request.log));
+            chargeRateLimitAfter(request, result.chunks.length);
             auditFacts(request, { entity_types: types, entity_count: count, entities_tokenized: count, ...promptFact(result) });
             results.push({ index, result });
           } catch (error) {
@@ -334,6 +337,8 @@ export function ragRoutes(deps: AppDeps) {
       { schema: { body: ContextBodySchema, response: { 200: ContextResponseSchema } }, config: { scope: 'rag' } },
       async (request) => {
         const body = request.body;
+        // One unit per chunk to merge (the request itself paid the first).
+        chargeRateLimit(request, body.chunks.length - 1);
         const sessionState = await requiredSession(deps, body);
         const sealed = await recordingGuards(request, () => buildContext(
           deps,
