@@ -178,6 +178,11 @@ export interface VeilConfig {
     /** Directory of per-tenant key-ring files (@veil/common k8s/layout.ts), re-read on change. */
     readonly keyring_directory?: string;
     readonly ttl_seconds: number;
+    /**
+     * How far replicas' clocks may disagree: deny-list entries and memory revocations outlive
+     * the longest blob lifetime by this much (services/state.ts).
+     */
+    readonly clock_skew_seconds: number;
     readonly redis_url?: string;
   };
   readonly revocation_backend: StoreBackend;
@@ -420,6 +425,7 @@ export const CONFIG_SCHEMA = {
         },
       },
       ttl_seconds: { type: 'integer', minimum: 1, maximum: 2592000, default: 3600 },
+      clock_skew_seconds: { type: 'integer', minimum: 0, maximum: 3600, default: 60 },
       redis_url: { type: 'string', format: 'redis-url' },
     }),
     revocation_backend: { type: 'string', enum: STORE_BACKENDS, default: 'memory' },

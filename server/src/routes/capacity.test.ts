@@ -13,7 +13,7 @@ const SCOPES = ['transform', 'rehydrate', 'revoke', 'admin'];
 const A = { 'x-api-key': KEY_A };
 const B = { 'x-api-key': KEY_B };
 const TTL = 600;
-/** services/state.ts CLOCK_SKEW_ALLOWANCE_MS, in seconds. */
+/** session.clock_skew_seconds by default. */
 const SKEW = 60;
 
 const apps: TestApp[] = [];

@@ -5,7 +5,7 @@
 // Invalidation must outlive every blob of the session (docs/api.md "Sessions"). A session id
 // lives on through continuations, each blob with its own expiry, and a client may keep any of
 // them; so a deny lasts the longest lifetime any blob can have under the configuration
-// (maxBlobLifetimeSeconds) plus a clock-skew allowance, and every use of a blob refuses one
+// (maxBlobLifetimeSeconds) plus a clock-skew allowance (session.clock_skew_seconds), and every use of a blob refuses one
 // older than that lifetime even when its own expiry is later (issued under a longer TTL that
 // was lowered since). Together: no blob issued before a deny outlives it, and a denied session
 // can neither be rehydrated nor continued.
@@ -23,8 +23,6 @@ import { StoreUnavailableError } from '../stores/types.js';
 import { rethrowQuota } from './quota.js';
 import { partitionOf, partitionsFor, revocationDigest, withStore } from './revocation.js';
 
-/** Replicas compare expiry with their own clocks: a deny outlives every blob by this margin. */
-export const CLOCK_SKEW_ALLOWANCE_MS = 60_000;
 
 /**
  * The longest lifetime, in seconds, any kind of blob is issued with under `config`: transform,
@@ -41,7 +39,8 @@ export function maxBlobLifetimeSeconds(config: VeilConfig): number {
  * so does a memory revocation after the last blob holding its value was issued.
  */
 export function longestBlobRetentionMs(config: VeilConfig): number {
-  return maxBlobLifetimeSeconds(config) * 1000 + CLOCK_SKEW_ALLOWANCE_MS;
+  // Replicas compare expiry with their own clocks: the record outlives every blob by this margin.
+  return (maxBlobLifetimeSeconds(config) + config.session.clock_skew_seconds) * 1000;
 }
 
 /** What the store-side checks need of an opened blob: its session id and issue time (unix s). */

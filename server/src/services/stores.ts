@@ -52,6 +52,31 @@ export function storeLimits(config: VeilConfig): StoreLimits {
   };
 }
 
+/**
+ * The one startup warning of a configuration whose erasures do not outlive the process (memory
+ * revocations, the bare `veil serve` default), naming the roles and how to make them durable;
+ * undefined when revocation, replay and idempotency state are all durable.
+ */
+export function durabilityWarning(config: VeilConfig): string | undefined {
+  const memory = [
+    ['revocation_backend', config.revocation_backend],
+    ['replay_backend', config.replay_backend],
+    ['idempotency.backend', config.idempotency.backend],
+  ]
+    .filter(([, backend]) => backend === 'memory')
+    .map(([name]) => name);
+  if (memory.length === 0) return undefined;
+  const lost =
+    config.revocation_backend === 'memory'
+      ? 'REVOCATIONS ARE NOT DURABLE: erasures live in this process only and are lost when it restarts or crashes (a blob that still opens afterwards restores an erased value in clear)'
+      : 'state is not durable';
+  return (
+    `storage: ${lost}; ${memory.join(', ')} ${memory.length === 1 ? 'is' : 'are'} memory. ` +
+    'To keep them, set revocation_backend, replay_backend and idempotency.backend to sqlite with storage.sqlite_path ' +
+    '(one node; `make run` keeps them in .veil-data/) or to redis (several replicas): docs/operations.md, "State backends: which to choose"'
+  );
+}
+
 export async function openAppStores(config: VeilConfig, onWarning: (message: string) => void): Promise<AppStores> {
   return createStores({
     replay: config.replay_backend,
