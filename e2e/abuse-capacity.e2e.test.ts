@@ -218,7 +218,7 @@ describe('make run keeps revocations durable; a crashed worker is replaced', () 
     const url = await new Promise<string>((resolve, reject) => {
       let buffered = '';
       const timer = setTimeout(() => reject(new Error(`run.sh did not start:\n${logs.join('\n')}`)), 60_000);
-      child.stdout!.on('data', (chunk: Buffer) => {
+      child.stdout.on('data', (chunk: Buffer) => {
         buffered += chunk.toString('utf8');
         const lines = buffered.split('\n');
         buffered = lines.pop() ?? '';
@@ -230,7 +230,7 @@ describe('make run keeps revocations durable; a crashed worker is replaced', () 
           }
         }
       });
-      child.stderr!.on('data', (chunk: Buffer) => logs.push(chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => logs.push(chunk.toString('utf8')));
       child.once('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`run.sh exited with ${String(code)}:\n${logs.join('\n')}`));
