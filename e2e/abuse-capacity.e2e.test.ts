@@ -12,8 +12,8 @@
 //     SIGABRT (the signal V8 ends a fatal out-of-memory with), and a revocation made before
 //     either crash, and before a full restart, still restores [DELETED];
 //   - the bare memory-store default says once, at startup, that revocations are not durable.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -283,7 +283,11 @@ describe('make run keeps revocations durable; a crashed worker is replaced', () 
     first.child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(existsSync(join(dir, 'data', 'veil.db'))).toBe(true);
-    expect(existsSync(join(dir, 'data', 'veil.db.keys'))).toBe(true);
+    // The secrets beside it: private to the user, in a private directory, and never committed
+    // from a checkout's default data directory.
+    expect(statSync(join(dir, 'data', 'veil.db.keys')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'data')).mode & 0o777).toBe(0o700);
+    expect(execFileSync('git', ['check-ignore', '--no-index', '.veil-data/veil.db', '.veil-data/veil.db.keys'], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n')).toHaveLength(2);
 
     // A full restart: the blob still opens (secrets kept beside the database) and the value stays erased.
     const second = await makeRun();

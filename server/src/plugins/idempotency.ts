@@ -1,17 +1,22 @@
 // Idempotent retries (interface.md sections 3, 7, 8) on the routes that opt in with
-// `config: {idempotent: true}`. A request with an Idempotency-Key claims it (partitioned by
-// tenant) under a fingerprint of method, path and raw body; 2xx responses are recorded and
-// replayed with `Idempotency-Replayed: true`; other statuses release the claim so an identical
-// retry runs again. A full store refuses before the mutation runs (503), and so does a tenant's
-// used-up share of it (its own 429 VEIL_QUOTA_EXCEEDED with Retry-After; other tenants go on).
+// `config: {idempotent: true}`. A request with an Idempotency-Key claims it under a fingerprint
+// of method, path and raw body; 2xx responses are recorded and replayed with
+// `Idempotency-Replayed: true`; other statuses release the claim so an identical retry runs
+// again. A full store refuses before the mutation runs (503), and so does a tenant's used-up
+// share of it (its own 429 VEIL_QUOTA_EXCEEDED with Retry-After; other tenants go on).
+//
+// Keys are partitioned by the caller's tenant AND identity (stores/types.ts IdempotencyKey): a
+// stored response (which can carry a session_state) is replayed only to the identity that
+// created it. Another identity of the same tenant, or another untenanted caller, sending the
+// same header value claims its own key and runs its own request. The quota is the tenant's:
+// its identities share it (stores/shared.ts idempotencyOwner).
 import { createHash } from 'node:crypto';
 import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { principalOf } from '../routes/common.js';
 import { rethrowQuota } from '../services/quota.js';
-import { partitionOf } from '../services/revocation.js';
-import { StoreFullError, StoreUnavailableError } from '../stores/types.js';
+import { StoreFullError, StoreUnavailableError, type IdempotencyKey } from '../stores/types.js';
 import { rawBodyOf } from './json.js';
 
 declare module 'fastify' {
@@ -27,10 +32,8 @@ const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 export const MAX_RECORDED_RESPONSE_BYTES = 1024 * 1024;
 
 interface Claim {
-  readonly key: string;
+  readonly key: IdempotencyKey;
   readonly fingerprint: string;
-  /** The tenant partition whose quota the record counts against. */
-  readonly owner: string;
 }
 const claims = new WeakMap<FastifyRequest, Claim>();
 
@@ -50,19 +53,17 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;
     if (typeof header !== 'string' || !KEY_PATTERN.test(header)) throw new VeilError('VEIL_IDEMPOTENCY_KEY_INVALID');
-    const tenant = principalOf(request).tenant;
-    // Length-prefixed so no tenant/key pair can collide with another.
-    const key = `${tenant === null ? '-' : `${tenant.length}:${tenant}`}|${header}`;
+    const principal = principalOf(request);
+    const key: IdempotencyKey = { tenant: principal.tenant, identity: principal.identity, key: header };
     const fingerprint = createHash('sha256')
       .update(`${request.method}\n${request.routeOptions.url ?? request.url}\n`)
       .update(rawBodyOf(request) ?? '')
       .digest('hex');
-    const owner = partitionOf(tenant);
     const nowMs = deps.now();
-    const result = await store.claim(key, fingerprint, nowMs, inProgressMs, ttlMs, owner).catch((error: unknown) => storeError(error, nowMs));
+    const result = await store.claim(key, fingerprint, nowMs, inProgressMs, ttlMs).catch((error: unknown) => storeError(error, nowMs));
     switch (result.state) {
       case 'claimed':
-        claims.set(request, { key, fingerprint, owner });
+        claims.set(request, { key, fingerprint });
         return;
       case 'completed':
         void reply.code(result.response.status).headers(result.response.headers).header('idempotency-replayed', 'true');
@@ -88,9 +89,9 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
           body !== undefined && Buffer.byteLength(body) <= MAX_RECORDED_RESPONSE_BYTES
             ? { status: reply.statusCode, headers: { 'content-type': typeof contentType === 'string' ? contentType : 'application/json; charset=utf-8' }, body }
             : undefined;
-        await store.complete(claim.key, claim.fingerprint, recorded, deps.now(), ttlMs, claim.owner);
+        await store.complete(claim.key, claim.fingerprint, recorded, deps.now(), ttlMs);
       } else {
-        await store.release(claim.key, claim.fingerprint, claim.owner);
+        await store.release(claim.key, claim.fingerprint);
       }
     } catch (error) {
       // The mutation already happened; the answer still goes out. A retry will then see the

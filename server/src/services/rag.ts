@@ -347,7 +347,12 @@ export interface ContextRequest {
   readonly sessionState: string;
   readonly policy?: string | undefined;
   readonly language?: string | undefined;
-  readonly accessLevel?: string | undefined;
+  /**
+   * The caller's clearance, a rank of rag.classification_levels (the route resolves it from the
+   * credential and the body's access_level, see ClassificationLattice.clearanceRank). Chunks
+   * ranking above it are filtered out.
+   */
+  readonly clearance: number;
   /** Parallel to chunks; null or a missing entry is "unlabelled" (most restrictive). */
   readonly chunkClassifications?: readonly (string | null)[] | undefined;
   readonly documentSessions?: readonly string[] | undefined;
@@ -407,7 +412,11 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
     throw new VeilError('VEIL_VALIDATION_FAILED', 'chunk_classifications: has more entries than chunks');
   }
   const levels = lattice(deps);
-  const accessRank = request.accessLevel !== undefined ? levels.accessRank(request.accessLevel) : undefined;
+  // Token id -> rank of the least classified material it came from (the query: 0).
+  const entryRanks = new Map<string, number>();
+  const note = (id: string, rank: number): void => {
+    entryRanks.set(id, Math.min(entryRanks.get(id) ?? rank, rank));
+  };
 
   const query = openSession(keyRingFor(deps, scope.tenant), request.sessionState, { kinds: ['query'], tenant: scope.tenant }, nowSeconds(deps));
   await assertNotDenied(deps, query);
@@ -423,10 +432,12 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
     ...(corpusId !== undefined ? { owns: (entry: TokenEntry) => isCorpusEntryOwned(deps.corpusKeys, { tenant: scope.tenant, corpusId }, entry) } : {}),
   });
   merger.add({ slot: 'session_state', policy: query.policy, entries: query.entries });
+  for (const entry of query.entries) note(entry.id, 0);
 
   // Open every slot (a bad blob fails the request even when its chunk would be filtered), then
-  // filter on the most restrictive of the caller's label and the sealed classification.
-  const kept: { index: number; text: string }[] = [];
+  // filter on the most restrictive of the caller's label and the sealed classification: a chunk
+  // is admitted only when that ranks at or below the caller's clearance.
+  const kept: { index: number; text: string; rank: number }[] = [];
   let filtered = 0;
   for (const [index, text] of chunks.entries()) {
     const label = chunkClassifications?.[index];
@@ -439,18 +450,20 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
         throw new VeilError('VEIL_VALIDATION_FAILED', `${slot}: corpus does not match the query session's corpus`);
       }
     }
-    if (accessRank !== undefined) {
-      const labels: (string | undefined)[] = [];
-      if (chunkClassifications !== undefined) labels.push(label ?? undefined);
-      if (document !== undefined) labels.push(document.classification);
-      if (labels.length === 0) labels.push(undefined);
-      if (levels.effectiveRank(labels) > accessRank) {
-        filtered += 1;
-        continue;
-      }
+    const labels: (string | undefined)[] = [];
+    if (chunkClassifications !== undefined) labels.push(label ?? undefined);
+    if (document !== undefined) labels.push(document.classification);
+    if (labels.length === 0) labels.push(undefined);
+    const rank = levels.effectiveRank(labels);
+    if (rank > request.clearance) {
+      filtered += 1;
+      continue;
     }
-    if (document !== undefined) merger.add({ slot: `document_sessions[${index}]`, policy: document.policy, entries: document.entries });
-    kept.push({ index, text });
+    if (document !== undefined) {
+      merger.add({ slot: `document_sessions[${index}]`, policy: document.policy, entries: document.entries });
+      for (const entry of document.entries) note(entry.id, rank);
+    }
+    kept.push({ index, text, rank });
   }
 
   const merged = merger.entries();
@@ -477,7 +490,9 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
     const tokens = findTokens(text);
     const detections = perChunk[position]!;
     const fresh = tokens.length === 0 ? detections : detections.filter((detection) => !tokens.some((token) => detection.start < token.end && token.start < detection.end));
-    const result = tokenizeText({ text, detections: fresh, policy: active.compiled, context: scope.context, allocator });
+    const used = new Set<string>();
+    const result = tokenizeText({ text, detections: fresh, policy: active.compiled, context: scope.context, allocator: recording(allocator, used) });
+    for (const id of used) note(id, kept[position]!.rank);
     added.push(...result.newEntries);
     entities.push(...result.entities);
     detected += fresh.length;
@@ -496,7 +511,9 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
     iat,
     exp: iat + deps.config.session.ttl_seconds,
     ...(corpusId !== undefined ? { corpusId } : {}),
-    entries: [...merged, ...added],
+    // Every entry carries its classification, so /v1/rag/answer can hold back what another
+    // caller of the tenant is not cleared for.
+    entries: [...merged, ...added].map((entry) => ({ ...entry, classification: levels.label(entryRanks.get(entry.id) ?? levels.topRank) })),
   };
   const response: ContextResponse = { safe_chunks: safeChunks, entities_detected: detected };
   if (filtered > 0) response.chunks_filtered = filtered;
@@ -522,6 +539,8 @@ export interface AnswerRequest {
   readonly channel: string;
   readonly caller: Caller;
   readonly tenant: string | null;
+  /** The answering caller's clearance rank (as for context). */
+  readonly clearance: number;
 }
 
 export interface AnswerResponse {
@@ -537,6 +556,9 @@ export interface AnswerResponse {
  * Restore an answer from a context session exactly as /v1/rehydrate restores model output: the
  * deny list, the revocation digests ([DELETED]), the policy floor, the caller-gated override
  * re-resolved for this caller, and the channel ceiling (services/rehydrate.ts restoreOpened).
+ * The context may have been built by another caller of the tenant with a higher clearance: a
+ * value whose classification ranks above this caller's clearance is pinned to restore mode
+ * `none` (`[REDACTED]`); an entry without a classification counts as the most restrictive.
  */
 export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<{ response: AnswerResponse; session: SessionPayload }> {
   const registry = policiesFor(deps, request.tenant);
@@ -548,8 +570,13 @@ export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<
     // The output guard checks the model's answer for raw values exactly as on /v1/rehydrate.
     outputProtection: outputProtectionSettings(deps.config),
   };
-  const session = openSession(env.keyRing, request.sessionState, { kinds: ['context'], tenant: request.tenant }, nowSeconds(deps));
-  await assertNotDenied(deps, session);
+  const opened = openSession(env.keyRing, request.sessionState, { kinds: ['context'], tenant: request.tenant }, nowSeconds(deps));
+  await assertNotDenied(deps, opened);
+  const levels = lattice(deps);
+  const session: SessionPayload = {
+    ...opened,
+    entries: opened.entries.map((entry) => (levels.rank(entry.classification) > request.clearance ? { ...entry, override: 'none' } : entry)),
+  };
   const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, request.tenant, session.entries);
   const restored = restoreOpened(env, session, {
     output: request.answer,

@@ -5,13 +5,12 @@
 // Invalidation must outlive every blob of the session (docs/api.md "Sessions"). A session id
 // lives on through continuations, each blob with its own expiry, and a client may keep any of
 // them; so a deny lasts the longest lifetime any blob can have under the configuration
-// (maxBlobLifetimeSeconds) plus a clock-skew allowance (session.clock_skew_seconds), and every use of a blob refuses one
-// older than that lifetime even when its own expiry is later (issued under a longer TTL that
-// was lowered since). Together: no blob issued before a deny outlives it, and a denied session
+// (maxBlobLifetimeSeconds) plus a clock-skew allowance (session.clock_skew_seconds), and every
+// use of a blob refuses one older than that lifetime even when its own expiry is later (issued
+// under a longer TTL that was lowered since). Together: no blob issued before a deny outlives it, and a denied session
 // can neither be rehydrated nor continued.
 //
-// The same bound lets a memory revocation store forget: a digest is kept that long (plus the
-// allowance) after the last blob that could hold its value was issued, so every outgoing session
+// The same bound lets a memory revocation store forget: a digest is kept that long after the last blob that could hold its value was issued, so every outgoing session
 // extends the revocations of its values (outgoingHandle); no blob that could hold a revoked value
 // outlives the revocation. Every write here counts against the tenant's quota of the store; a
 // tenant at its quota gets its own 429 (services/quota.ts).

@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { idempotencyStoreSuite, replayStoreSuite, revocationStoreSuite, sessionStoreSuite } from './conformance.suite.js';
 import { ExpiringMap } from './memory/expiring-map.js';
 import { MemoryIdempotencyStore, MemoryReplayStore, MemoryRevocationStore, MemorySessionStore } from './memory/index.js';
-import { QuotaExceededError, StoreFullError, StoreUnavailableError } from './types.js';
+import { QuotaExceededError, StoreFullError, StoreUnavailableError, type IdempotencyKey } from './types.js';
+
+/** An idempotency key of one fixed caller. */
+const idem = (key: string): IdempotencyKey => ({ tenant: 'tenant-a', identity: 'caller', key });
 
 const perProcess = 'memory stores live in one process; there is no shared backend for a peer';
 const noBackend = 'memory stores have no external backend that can go down';
@@ -39,24 +42,24 @@ const T0 = 1_700_000_000_000;
 describe('memory store caps', () => {
   it('refuses a new idempotency claim with StoreFullError when full, but serves existing keys', async () => {
     const store = new MemoryIdempotencyStore({ maxEntries: 3 });
-    for (const key of ['a', 'b', 'c']) expect(await store.claim(key, 'fp', T0, 1000, 60_000)).toEqual({ state: 'claimed' });
-    await expect(store.claim('d', 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
-    expect(await store.claim('a', 'fp', T0 + 1, 1000, 60_000)).toEqual({ state: 'in_progress' });
+    for (const key of ['a', 'b', 'c']) expect(await store.claim(idem(key), 'fp', T0, 1000, 60_000)).toEqual({ state: 'claimed' });
+    await expect(store.claim(idem('d'), 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
+    expect(await store.claim(idem('a'), 'fp', T0 + 1, 1000, 60_000)).toEqual({ state: 'in_progress' });
     // Reclaim and completion of existing keys still work at the cap.
-    expect(await store.claim('b', 'fp', T0 + 1000, 1000, 60_000)).toEqual({ state: 'claimed' });
-    await store.complete('c', 'fp', { status: 200, headers: {}, body: 'ok' }, T0 + 1, 60_000);
-    expect(await store.claim('c', 'fp', T0 + 2, 1000, 60_000)).toEqual({ state: 'completed', response: { status: 200, headers: {}, body: 'ok' } });
+    expect(await store.claim(idem('b'), 'fp', T0 + 1000, 1000, 60_000)).toEqual({ state: 'claimed' });
+    await store.complete(idem('c'), 'fp', { status: 200, headers: {}, body: 'ok' }, T0 + 1, 60_000);
+    expect(await store.claim(idem('c'), 'fp', T0 + 2, 1000, 60_000)).toEqual({ state: 'completed', response: { status: 200, headers: {}, body: 'ok' } });
     // A release frees a slot.
-    await store.release('a', 'fp');
-    expect(await store.claim('d', 'fp', T0 + 3, 1000, 60_000)).toEqual({ state: 'claimed' });
+    await store.release(idem('a'), 'fp');
+    expect(await store.claim(idem('d'), 'fp', T0 + 3, 1000, 60_000)).toEqual({ state: 'claimed' });
   });
 
   it('makes room once records expire', async () => {
     const store = new MemoryIdempotencyStore({ maxEntries: 2 });
-    await store.claim('a', 'fp', T0, 1000, 5000);
-    await store.claim('b', 'fp', T0, 1000, 5000);
-    await expect(store.claim('c', 'fp', T0 + 4999, 1000, 5000)).rejects.toBeInstanceOf(StoreFullError);
-    expect(await store.claim('c', 'fp', T0 + 5000, 1000, 5000)).toEqual({ state: 'claimed' });
+    await store.claim(idem('a'), 'fp', T0, 1000, 5000);
+    await store.claim(idem('b'), 'fp', T0, 1000, 5000);
+    await expect(store.claim(idem('c'), 'fp', T0 + 4999, 1000, 5000)).rejects.toBeInstanceOf(StoreFullError);
+    expect(await store.claim(idem('c'), 'fp', T0 + 5000, 1000, 5000)).toEqual({ state: 'claimed' });
   });
 
   it('fails closed (StoreUnavailableError) for replay, session and revocation stores at their caps', async () => {
@@ -82,27 +85,30 @@ describe('memory store caps', () => {
 describe('memory store bounds', () => {
   it('a tenant at its quota is refused while the global cap still has room for others', async () => {
     const store = new MemoryIdempotencyStore({ maxEntries: 10, maxPerOwner: 3 });
-    for (const key of ['a1', 'a2', 'a3']) await store.claim(key, 'fp', T0, 1000, 60_000, 'a');
-    const refused = await store.claim('a4', 'fp', T0, 1000, 60_000, 'a').catch((error: unknown) => error);
+    const as = (tenant: string, key: string): IdempotencyKey => ({ tenant, identity: 'caller', key });
+    for (const key of ['a1', 'a2', 'a3']) await store.claim(as('a', key), 'fp', T0, 1000, 60_000);
+    const refused = await store.claim(as('a', 'a4'), 'fp', T0, 1000, 60_000).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(QuotaExceededError);
     expect((refused as QuotaExceededError).retryAtMs).toBe(T0 + 60_000);
-    for (const owner of ['b', 'c']) for (const key of ['1', '2', '3']) await store.claim(`${owner}${key}`, 'fp', T0, 1000, 60_000, owner);
+    for (const owner of ['b', 'c']) for (const key of ['1', '2', '3']) await store.claim(as(owner, key), 'fp', T0, 1000, 60_000);
     // 9 of 10 held: the tenth fits, the eleventh hits the global cap (StoreFullError, 503).
-    expect(await store.claim('d1', 'fp', T0, 1000, 60_000, 'd')).toEqual({ state: 'claimed' });
-    await expect(store.claim('d2', 'fp', T0, 1000, 60_000, 'd')).rejects.toBeInstanceOf(StoreFullError);
+    expect(await store.claim(as('d', '1'), 'fp', T0, 1000, 60_000)).toEqual({ state: 'claimed' });
+    await expect(store.claim(as('d', '2'), 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
   });
 
   it('bounds recorded responses in bytes: what does not fit is kept as result_unavailable', async () => {
     const store = new MemoryIdempotencyStore({ maxBytesPerOwner: 4096 });
     const big = { status: 200, headers: {}, body: 'x'.repeat(5000) };
-    await store.claim('k', 'fp', T0, 1000, 60_000, 'a');
-    await store.complete('k', 'fp', big, T0 + 1, 60_000, 'a');
-    expect(await store.claim('k', 'fp', T0 + 2, 1000, 60_000, 'a')).toEqual({ state: 'result_unavailable' });
+    const ofA = idem('k');
+    await store.claim(ofA, 'fp', T0, 1000, 60_000);
+    await store.complete(ofA, 'fp', big, T0 + 1, 60_000);
+    expect(await store.claim(ofA, 'fp', T0 + 2, 1000, 60_000)).toEqual({ state: 'result_unavailable' });
     // Another tenant's share is its own.
-    await store.claim('k2', 'fp', T0, 1000, 60_000, 'b');
+    const ofB: IdempotencyKey = { tenant: 'tenant-b', identity: 'caller', key: 'k2' };
+    await store.claim(ofB, 'fp', T0, 1000, 60_000);
     const small = { status: 200, headers: {}, body: 'ok' };
-    await store.complete('k2', 'fp', small, T0 + 1, 60_000, 'b');
-    expect(await store.claim('k2', 'fp', T0 + 2, 1000, 60_000, 'b')).toEqual({ state: 'completed', response: small });
+    await store.complete(ofB, 'fp', small, T0 + 1, 60_000);
+    expect(await store.claim(ofB, 'fp', T0 + 2, 1000, 60_000)).toEqual({ state: 'completed', response: small });
   });
 
   it('bounds session payload bytes per tenant', async () => {

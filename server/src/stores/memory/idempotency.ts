@@ -1,12 +1,13 @@
 // In-memory idempotency store (idempotency.backend memory): per replica, lost on restart. Bounded
 // twice: a global cap (`maxEntries` records, `maxBytes` of recorded responses) and a per-tenant
-// quota below it (`maxPerOwner`, `maxBytesPerOwner`). A tenant at its quota gets QuotaExceededError
-// (its own 429) before the mutation runs, while other tenants keep claiming; a store full of live
-// records throws StoreFullError (503 SVC_IDEMPOTENCY_STORE_FULL). Existing keys (replays, reclaims,
-// completions) keep working at either bound; a response that does not fit is kept as
-// result_unavailable, like one too large to record.
-import { claimRetentionMs, decideClaim, type IdempotencyRecord } from '../shared.js';
-import { NO_OWNER, type ClaimResult, type IdempotencyStore, type StoredResponse } from '../types.js';
+// quota below it (`maxPerOwner`, `maxBytesPerOwner`; the owner is the key's tenant,
+// shared.ts idempotencyOwner). A tenant at its quota gets QuotaExceededError (its own 429) before
+// the mutation runs, while other tenants keep claiming; a store full of live records throws
+// StoreFullError (503 SVC_IDEMPOTENCY_STORE_FULL). Existing keys (replays, reclaims, completions)
+// keep working at either bound; a response that does not fit is kept as result_unavailable, like
+// one too large to record.
+import { claimRetentionMs, decideClaim, idempotencyOwner, idempotencyStorageKey, type IdempotencyRecord } from '../shared.js';
+import type { ClaimResult, IdempotencyKey, IdempotencyStore, StoredResponse } from '../types.js';
 import { ExpiringMap } from './expiring-map.js';
 import { mapBounds, refusalError, type MemoryLimits } from './limits.js';
 
@@ -30,7 +31,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     this.records = new ExpiringMap({ ...mapBounds(options, 100_000), sizeOf: recordBytes });
   }
 
-  claim(key: string, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number, owner: string = NO_OWNER): Promise<ClaimResult> {
+  claim(partitioned: IdempotencyKey, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number): Promise<ClaimResult> {
+    const key = idempotencyStorageKey(partitioned);
     const decision = decideClaim(this.records.get(key, nowMs), fingerprint, nowMs, inProgressTtlMs);
     if (decision !== 'take') return Promise.resolve(decision);
     const record: IdempotencyRecord = {
@@ -39,12 +41,13 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       claimedAtMs: nowMs,
       expiresAtMs: nowMs + claimRetentionMs(inProgressTtlMs, ttlMs),
     };
-    const refusal = this.records.set(key, record, record.expiresAtMs, nowMs, owner);
+    const refusal = this.records.set(key, record, record.expiresAtMs, nowMs, idempotencyOwner(partitioned));
     if (refusal !== undefined) return Promise.reject(refusalError('idempotency', refusal, true));
     return Promise.resolve({ state: 'claimed' });
   }
 
-  complete(key: string, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number, owner: string = NO_OWNER): Promise<void> {
+  complete(partitioned: IdempotencyKey, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number): Promise<void> {
+    const key = idempotencyStorageKey(partitioned);
     const current = this.records.peek(key);
     const live = current !== undefined && current.expiresAtMs > nowMs ? current : undefined;
     // A live record under another fingerprint belongs to someone else: leave it.
@@ -54,7 +57,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       return Promise.resolve();
     }
     // The record stays with whoever claimed it.
-    const recordOwner = live?.owner ?? owner;
+    const recordOwner = live?.owner ?? idempotencyOwner(partitioned);
     // Copy the response so later mutation of the caller's object cannot change what is replayed.
     const stored = response === undefined ? undefined : { status: response.status, headers: { ...response.headers }, body: response.body };
     const record: IdempotencyRecord = { fingerprint, done: true, claimedAtMs: nowMs, expiresAtMs: nowMs + ttlMs, response: stored };
@@ -67,7 +70,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return Promise.resolve();
   }
 
-  release(key: string, fingerprint: string, _owner?: string): Promise<void> {
+  release(partitioned: IdempotencyKey, fingerprint: string): Promise<void> {
+    const key = idempotencyStorageKey(partitioned);
     // The record is looked at regardless of expiry: deleting an expired one is harmless.
     const current = this.records.peek(key);
     if (current !== undefined && current.value.fingerprint === fingerprint && !current.value.done) this.records.delete(key);

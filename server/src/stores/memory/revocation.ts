@@ -6,7 +6,7 @@
 // quota, its own 429; StoreUnavailableError at the global cap), never half applied or evicting.
 //
 // Revocations expire, so the bounds free themselves: a digest is kept `retentionMs` (the longest
-// blob lifetime plus the clock-skew allowance, services/state.ts revocationRetentionMs) after it
+// blob lifetime plus the clock-skew allowance, services/state.ts longestBlobRetentionMs) after it
 // was last needed. It is needed when added, and again whenever a blob holding its value is
 // issued (`extend`, called for every outgoing session), because that blob may be rehydrated
 // until its own lifetime ends; every blob is refused once older than the longest lifetime. So no

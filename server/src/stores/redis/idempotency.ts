@@ -3,14 +3,15 @@
 // key still see exactly one 'claimed'. An OOM reply on a claim (maxmemory reached; noeviction) is
 // StoreFullError: 503 STORE_FULL before the mutation runs.
 //
-// Per-owner quota: each owner (tenant partition) has a sorted set of its keys scored by expiry
-// (keys.ts idempotencyOwner). A claim first reserves its key there (IDEMPOTENCY_OWNER_RESERVE:
-// refused with QuotaExceededError when the owner's live keys fill the quota), then runs the
-// claim script. The set lives in the owner's hash-tag slot, not the key's, so the two steps are
-// separate scripts: the count is exact per step, and between replicas racing on one owner the
-// quota can be overshot by at most the claims in flight at once.
-import { claimRetentionMs, parseResponse, serializeResponse } from '../shared.js';
-import { NO_OWNER, QuotaExceededError, type ClaimResult, type IdempotencyStore, type StoredResponse } from '../types.js';
+// Per-owner quota: each owner (the key's tenant partition, shared.ts idempotencyOwner) has a
+// sorted set of its storage keys scored by expiry (keys.ts idempotencyOwner). A claim first
+// reserves its key there (IDEMPOTENCY_OWNER_RESERVE: refused with QuotaExceededError when the
+// owner's live keys fill the quota), then runs the claim script. The set lives in the owner's
+// hash-tag slot, not the key's, so the two steps are separate scripts: the count is exact per
+// step, and between replicas racing on one owner the quota can be overshot by at most the claims
+// in flight at once.
+import { claimRetentionMs, idempotencyOwner, idempotencyStorageKey, parseResponse, serializeResponse } from '../shared.js';
+import { QuotaExceededError, type ClaimResult, type IdempotencyKey, type IdempotencyStore, type StoredResponse } from '../types.js';
 import type { RedisConnection } from './connection.js';
 import { PHYSICAL_TTL_SLACK_MS } from './keys.js';
 import { IDEMPOTENCY_CLAIM, IDEMPOTENCY_COMPLETE, IDEMPOTENCY_OWNER_RESERVE, IDEMPOTENCY_RELEASE } from './scripts.js';
@@ -50,13 +51,13 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     connection.acquire();
   }
 
-  claim(key: string, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number, owner: string = NO_OWNER): Promise<ClaimResult> {
+  claim(key: IdempotencyKey, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number): Promise<ClaimResult> {
     const retentionMs = claimRetentionMs(inProgressTtlMs, ttlMs);
-    const redisKey = this.connection.keys.idempotency(key);
+    const redisKey = this.connection.keys.idempotency(idempotencyStorageKey(key));
     return this.connection.run(
       'idempotency',
       async () => {
-        if (this.quota !== undefined) await this.reserve(owner, key, nowMs, nowMs + retentionMs, this.quota);
+        if (this.quota !== undefined) await this.reserve(key, nowMs, nowMs + retentionMs, this.quota);
         return toClaimResult(
           await this.connection.evalScript(IDEMPOTENCY_CLAIM, [redisKey], [
             fingerprint,
@@ -71,10 +72,10 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     );
   }
 
-  /** Count `key` against `owner`'s quota until `expiresAtMs`; QuotaExceededError when full. */
-  private async reserve(owner: string, key: string, nowMs: number, expiresAtMs: number, quota: number): Promise<void> {
-    const reply = await this.connection.evalScript(IDEMPOTENCY_OWNER_RESERVE, [this.connection.keys.idempotencyOwner(owner)], [
-      key,
+  /** Count `key` against its owner's quota until `expiresAtMs`; QuotaExceededError when full. */
+  private async reserve(key: IdempotencyKey, nowMs: number, expiresAtMs: number, quota: number): Promise<void> {
+    const reply = await this.connection.evalScript(IDEMPOTENCY_OWNER_RESERVE, [this.connection.keys.idempotencyOwner(idempotencyOwner(key))], [
+      idempotencyStorageKey(key),
       String(nowMs),
       String(quota),
       String(expiresAtMs),
@@ -86,12 +87,12 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     throw new QuotaExceededError('idempotency', Number.isFinite(earliest) ? earliest : undefined);
   }
 
-  complete(key: string, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number, owner: string = NO_OWNER): Promise<void> {
-    const redisKey = this.connection.keys.idempotency(key);
+  complete(key: IdempotencyKey, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number): Promise<void> {
+    const redisKey = this.connection.keys.idempotency(idempotencyStorageKey(key));
     return this.connection.run('idempotency', async () => {
       // A completed record is kept ttlMs from now: its owner counts it that long (never beyond
       // the quota, so a completion whose claim was lost is still recorded).
-      if (this.quota !== undefined && ttlMs > 0) await this.reserve(owner, key, nowMs, nowMs + ttlMs, Number.MAX_SAFE_INTEGER);
+      if (this.quota !== undefined && ttlMs > 0) await this.reserve(key, nowMs, nowMs + ttlMs, Number.MAX_SAFE_INTEGER);
       await this.connection.evalScript(IDEMPOTENCY_COMPLETE, [redisKey], [
         fingerprint,
         String(nowMs),
@@ -103,12 +104,13 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     });
   }
 
-  release(key: string, fingerprint: string, owner: string = NO_OWNER): Promise<void> {
-    const redisKey = this.connection.keys.idempotency(key);
+  release(key: IdempotencyKey, fingerprint: string): Promise<void> {
+    const storageKey = idempotencyStorageKey(key);
+    const redisKey = this.connection.keys.idempotency(storageKey);
     return this.connection.run('idempotency', async (client) => {
       const released = await this.connection.evalScript(IDEMPOTENCY_RELEASE, [redisKey], [fingerprint]);
       // The key is free again: it no longer counts against its owner.
-      if (released === 1 && this.quota !== undefined) await client.zrem(this.connection.keys.idempotencyOwner(owner), key);
+      if (released === 1 && this.quota !== undefined) await client.zrem(this.connection.keys.idempotencyOwner(idempotencyOwner(key)), storageKey);
     });
   }
 
