@@ -625,8 +625,8 @@ export async function deleteDocument(
   const session = openSession(keyRingFor(deps, request.tenant), request.sessionState, { kinds: ['aggregate'], tenant: request.tenant }, nowSeconds(deps));
   const digests = [...new Set(session.entries.map((entry) => revocationDigest(deps.digestSecret, entry.type, entry.value)))];
   await request.beforeMutation?.(session);
-  if (digests.length > 0) await withStore(() => deps.stores.revocation.add(partitionOf(request.tenant), digests, deps.now()));
-  await denySession(deps, session.sid);
+  if (digests.length > 0) await withStore(() => deps.stores.revocation.add(partitionOf(request.tenant), digests, deps.now()), deps.now);
+  await denySession(deps, session.sid, session.tenant);
   let status: 'completed' | 'partial' = 'completed';
   const store = deps.stores.sessions;
   if (request.serverHeld && store !== undefined) {
