@@ -21,7 +21,7 @@ import type { AppDeps } from '../deps.js';
 import { CHUNKING_STRATEGIES, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../domain/rag/chunking.js';
 import { ClassificationLattice } from '../domain/rag/classification.js';
 import { validationMessage } from '../plugins/errors.js';
-import { chargeRateLimit } from '../plugins/rate-limit.js';
+import { chargeRateLimit, chargeRateLimitAfter } from '../plugins/rate-limit.js';
 import {
   answerRag,
   buildContext,
@@ -253,7 +253,7 @@ export function ragRoutes(deps: AppDeps) {
       },
       { ...ingestScope(deps, principal), log },
     );
-    const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
+    const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
     // The handle sits after the chunks, as in the interface's field order.
     const { chunks, ...rest } = sealed.response;
     return {
@@ -286,6 +286,8 @@ export function ragRoutes(deps: AppDeps) {
       { schema: { body: IngestBodySchema, response: { 200: IngestResultSchema } }, config: { scope: 'rag', idempotent: true } },
       async (request) => {
         const { result, sid, types, count } = await recordingGuards(request, () => ingest(request.body, principalOf(request), request.log));
+        // Each chunk sealed is work like a small transform: charged after the fact.
+        chargeRateLimitAfter(request, result.chunks.length);
         auditFacts(request, {
           policy: request.body.policy ?? deps.policies.registry.defaultName,
           session_id: sid,
@@ -316,6 +318,7 @@ export function ragRoutes(deps: AppDeps) {
           try {
             if (!validateItem(item)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validateItem.errors?.[0]));
             const { result, types, count } = await recordingGuards(request, () => ingest(item as IngestBody, principal, request.log));
+            chargeRateLimitAfter(request, result.chunks.length);
             auditFacts(request, { entity_types: types, entity_count: count, entities_tokenized: count, ...promptFact(result) });
             results.push({ index, result });
           } catch (error) {
@@ -337,7 +340,7 @@ export function ragRoutes(deps: AppDeps) {
         const sealed = await recordingGuards(request, () =>
           queryRag(deps, { query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, { ...modelScope(deps, principalOf(request)), log: request.log }),
         );
-        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
+        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
         auditFacts(request, { policy: sealed.session.policy, session_id: sealed.session.sid, ...entityFacts(sealed.entities), ...promptFact(sealed.response) });
         request.log.info({ event: 'rag_query_completed', entities: sealed.response.entities_detected }, 'rag_query_completed');
         const { safe_query: safeQuery, ...rest } = sealed.response;
@@ -350,6 +353,8 @@ export function ragRoutes(deps: AppDeps) {
       { schema: { body: ContextBodySchema, response: { 200: ContextResponseSchema } }, config: { scope: 'rag' } },
       async (request) => {
         const body = request.body;
+        // One unit per chunk to merge (the request itself paid the first).
+        chargeRateLimit(request, body.chunks.length - 1);
         const principal = principalOf(request);
         const clearance = clearanceOf(deps, principal, body.access_level);
         const sessionState = await requiredSession(deps, body);
@@ -367,7 +372,7 @@ export function ragRoutes(deps: AppDeps) {
           },
           { ...modelScope(deps, principal), log: request.log },
         ));
-        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
+        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
         auditFacts(request, { policy: sealed.session.policy, session_id: sealed.session.sid, ...entityFacts(sealed.entities), ...promptFact(sealed.response) });
         request.log.info(
           { event: 'rag_context_completed', chunks: sealed.response.safe_chunks.length, filtered: sealed.response.chunks_filtered ?? 0, tokens: sealed.session.entries.length },

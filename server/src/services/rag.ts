@@ -635,8 +635,8 @@ export async function deleteDocument(
   const digests = [...new Set(digestsIn(own))];
   const written = [...new Set([...digests, ...others.flatMap(digestsIn)])];
   await request.beforeMutation?.(session);
-  if (written.length > 0) await withStore(() => deps.stores.revocation.add(partitionOf(request.tenant), written, deps.now()));
-  await denySession(deps, session.sid);
+  if (written.length > 0) await withStore(() => deps.stores.revocation.add(partitionOf(request.tenant), written, deps.now()), deps.now);
+  await denySession(deps, session.sid, session.tenant);
   let status: 'completed' | 'partial' = 'completed';
   const store = deps.stores.sessions;
   if (request.serverHeld && store !== undefined) {
