@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# ruff: noqa: RUF001, RUF002  (full-width and other look-alike characters are the point of this corpus)
 """Regression corpus for the detection classes of issue 18 (items 1-5): data/detect-regressions.jsonl.
 
 Values come from Faker's own per-locale generators and are kept only when python-stdnum or
@@ -111,7 +112,20 @@ def grouped_card(value):
     return " ".join(value[k : k + 4] for k in range(0, len(value), 4))
 
 
-IBAN_LOCALES = ["de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "en_GB", "pl_PL", "pt_PT", "de_AT", "fr_CH", "nl_BE", "sv_SE"]
+IBAN_LOCALES = [
+    "de_DE",
+    "fr_FR",
+    "es_ES",
+    "it_IT",
+    "nl_NL",
+    "en_GB",
+    "pl_PL",
+    "pt_PT",
+    "de_AT",
+    "fr_CH",
+    "nl_BE",
+    "sv_SE",
+]
 VAT_LOCALES = ["de_DE", "fr_FR", "it_IT", "es_ES", "nl_NL", "de_AT", "pl_PL", "pt_PT", "nl_BE"]
 
 
@@ -172,7 +186,9 @@ def valid_mobile(value, region):
         parsed = phonenumbers.parse(value, region)
     except phonenumbers.NumberParseException:
         return False
-    return phonenumbers.is_valid_number(parsed) and phonenumbers.number_type(parsed) == phonenumbers.PhoneNumberType.MOBILE
+    return (
+        phonenumbers.is_valid_number(parsed) and phonenumbers.number_type(parsed) == phonenumbers.PhoneNumberType.MOBILE
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -201,7 +217,24 @@ def phone_chat(corpus, rng, fake, n):
 
 
 CUT_WORDS = ["reach", "breach", "approach", "bleach", "teach", "preach", "coach", "each"]
-FILLER = "the quick brown fox jumps over a lazy dog while we wait for news about it".split()
+FILLER = [
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "a",
+    "lazy",
+    "dog",
+    "while",
+    "we",
+    "wait",
+    "for",
+    "news",
+    "about",
+    "it",
+]
 
 
 def window_cut(corpus, rng, fake, n):
@@ -232,7 +265,14 @@ def cards_in_a_row(corpus, rng, fake, n):
         corpus.add("cards_in_a_row", "en", parts)
 
 
-AMEX_CONTEXT = ["credit card number ", "my credit card number is ", "Credit card number: ", "Amex: ", "card no. ", "Please bill my card "]
+AMEX_CONTEXT = [
+    "credit card number ",
+    "my credit card number is ",
+    "Credit card number: ",
+    "Amex: ",
+    "card no. ",
+    "Please bill my card ",
+]
 
 
 def amex_context(corpus, rng, fake, n):
@@ -240,7 +280,11 @@ def amex_context(corpus, rng, fake, n):
         value = card(fake, "amex")
         if rng.random() < 0.3:
             value = grouped_card(value)
-        corpus.add("amex_context", "en", [rng.choice(AMEX_CONTEXT), ("credit_card", value), rng.choice([".", "", " exp 09/27"])])
+        corpus.add(
+            "amex_context",
+            "en",
+            [rng.choice(AMEX_CONTEXT), ("credit_card", value), rng.choice([".", "", " exp 09/27"])],
+        )
 
 
 def lower_case_ids(corpus, rng, fake, n):
@@ -253,9 +297,17 @@ def lower_case_ids(corpus, rng, fake, n):
                 value = " ".join(value[j : j + 4] for j in range(0, len(value), 4))
             corpus.add("lower_case_ids", "en", [rng.choice(["IBAN ", "iban: ", "my iban is "]), ("iban", value), "."])
         elif choice == 1:
-            corpus.add("lower_case_ids", "en", [rng.choice(["VAT ", "vat number ", "VAT no. "]), ("eu_vat", vat(rng).lower()), "."])
+            corpus.add(
+                "lower_case_ids",
+                "en",
+                [rng.choice(["VAT ", "vat number ", "VAT no. "]), ("eu_vat", vat(rng).lower()), "."],
+            )
         else:
-            corpus.add("lower_case_ids", "es", [rng.choice(["NIE ", "nie: ", "Mi NIE es "]), ("es_nie", nie_value(es).lower()), "."])
+            corpus.add(
+                "lower_case_ids",
+                "es",
+                [rng.choice(["NIE ", "nie: ", "Mi NIE es "]), ("es_nie", nie_value(es).lower()), "."],
+            )
 
 
 def separators(corpus, rng, fake, n):
@@ -265,7 +317,11 @@ def separators(corpus, rng, fake, n):
         if choice == 0:
             value = iban(rng)
             sep = rng.choice(["-", "."])
-            corpus.add("separators", "en", ["IBAN ", ("iban", sep.join(value[j : j + 4] for j in range(0, len(value), 4))), " please"])
+            corpus.add(
+                "separators",
+                "en",
+                ["IBAN ", ("iban", sep.join(value[j : j + 4] for j in range(0, len(value), 4))), " please"],
+            )
         elif choice == 1:
             value = vat(rng)
             body = value[2:]
@@ -273,7 +329,15 @@ def separators(corpus, rng, fake, n):
                 body = "-".join(body[j : j + 3] for j in range(0, len(body), 3))
             corpus.add("separators", "en", ["VAT ", ("eu_vat", f"{value[:2]}-{body}"), "."])
         elif choice == 2:
-            corpus.add("separators", "en", [rng.choice(["SSN ", "Social Security No. ", "ssn: "]), ("us_ssn", ssn_value(fake).replace("-", ".")), "."])
+            corpus.add(
+                "separators",
+                "en",
+                [
+                    rng.choice(["SSN ", "Social Security No. ", "ssn: "]),
+                    ("us_ssn", ssn_value(fake).replace("-", ".")),
+                    ".",
+                ],
+            )
         else:
             value = nie_value(es)
             form = rng.choice([f"{value[:8]}-{value[8]}", f"{value[0]}-{value[1:8]}-{value[8]}"])
@@ -285,7 +349,16 @@ IT_LABELS = ["P.IVA ", "P.IVA: ", "Partita IVA ", "Partita IVA: ", "P. IVA ", "p
 
 def it_vat_bare(corpus, rng, fake, n):
     for _ in range(n):
-        corpus.add("it_vat_bare", "it", [rng.choice(["Fattura intestata a Rossi S.r.l., ", "Dati azienda: ", ""]), rng.choice(IT_LABELS), ("eu_vat", it_vat(rng)), "."])
+        corpus.add(
+            "it_vat_bare",
+            "it",
+            [
+                rng.choice(["Fattura intestata a Rossi S.r.l., ", "Dati azienda: ", ""]),
+                rng.choice(IT_LABELS),
+                ("eu_vat", it_vat(rng)),
+                ".",
+            ],
+        )
 
 
 NINO_LABELS = ["NI number ", "National Insurance number: ", "NINO ", "my national insurance number is "]
@@ -311,9 +384,25 @@ def passport(corpus, rng, fake, n):
     for k in range(n):
         if k % 3 == 2:
             value = "".join(rng.choice("0123456789") for _ in range(9))
-            corpus.add("passport", "en-GB", [rng.choice(["passport number ", "Passport No. ", "My passport number is "]), ("uk_passport", value), "."])
+            corpus.add(
+                "passport",
+                "en-GB",
+                [
+                    rng.choice(["passport number ", "Passport No. ", "My passport number is "]),
+                    ("uk_passport", value),
+                    ".",
+                ],
+            )
         else:
-            corpus.add("passport", "en", [rng.choice(["passport number ", "Passport No. ", "passport number: ", "My passport number is "]), ("us_passport", fake.passport_number()), "."])
+            corpus.add(
+                "passport",
+                "en",
+                [
+                    rng.choice(["passport number ", "Passport No. ", "passport number: ", "My passport number is "]),
+                    ("us_passport", fake.passport_number()),
+                    ".",
+                ],
+            )
 
 
 def national_mobiles(corpus, rng, fake, n):
@@ -342,11 +431,26 @@ DIGIT_SETS = {
 }
 DASHES = ["\u2013", "\u2011", "\u2012", "\u2010", "\uff0d"]
 SURROUNDINGS = {
-    "ja": ("{label} {value} までご連絡ください。", {"phone": "電話", "email": "メール", "us_ssn": "SSN", "credit_card": "カード", "iban": "IBAN"}),
-    "zh": ("我的{label}是 {value}，谢谢。", {"phone": "电话", "email": "邮箱", "us_ssn": "SSN", "credit_card": "信用卡", "iban": "IBAN"}),
-    "ar": ("{label}: {value} شكرا", {"phone": "هاتف", "email": "البريد", "us_ssn": "SSN", "credit_card": "بطاقة", "iban": "IBAN"}),
-    "hi": ("मेरा {label} {value} है।", {"phone": "फ़ोन", "email": "ईमेल", "us_ssn": "SSN", "credit_card": "कार्ड", "iban": "IBAN"}),
-    "en": ("My {label} is {value}, thanks.", {"phone": "phone", "email": "email", "us_ssn": "SSN", "credit_card": "card", "iban": "IBAN"}),
+    "ja": (
+        "{label} {value} までご連絡ください。",
+        {"phone": "電話", "email": "メール", "us_ssn": "SSN", "credit_card": "カード", "iban": "IBAN"},
+    ),
+    "zh": (
+        "我的{label}是 {value}，谢谢。",
+        {"phone": "电话", "email": "邮箱", "us_ssn": "SSN", "credit_card": "信用卡", "iban": "IBAN"},
+    ),
+    "ar": (
+        "{label}: {value} شكرا",
+        {"phone": "هاتف", "email": "البريد", "us_ssn": "SSN", "credit_card": "بطاقة", "iban": "IBAN"},
+    ),
+    "hi": (
+        "मेरा {label} {value} है।",
+        {"phone": "फ़ोन", "email": "ईमेल", "us_ssn": "SSN", "credit_card": "कार्ड", "iban": "IBAN"},
+    ),
+    "en": (
+        "My {label} is {value}, thanks.",
+        {"phone": "phone", "email": "email", "us_ssn": "SSN", "credit_card": "card", "iban": "IBAN"},
+    ),
 }
 
 
@@ -362,7 +466,9 @@ def variant(value, kind, rng):
     if style == "spaces" and " " in value:
         return value.replace(" ", rng.choice(["\u00a0", "\u3000", "\u202f"]))
     if kind == "email":
-        return value.replace("@", "＠") if rng.random() < 0.5 else value.rsplit(".", 1)[0] + "。" + value.rsplit(".", 1)[1]
+        return (
+            value.replace("@", "＠") if rng.random() < 0.5 else value.rsplit(".", 1)[0] + "。" + value.rsplit(".", 1)[1]
+        )
     return value.translate(FULL_WIDTH)
 
 
@@ -398,21 +504,41 @@ def negatives(corpus, rng, fake, n):
     for k in range(n):
         choice = k % 5
         if choice == 0:
-            corpus.add("negatives", "en", [f"Broadcast frames go to {rng.choice(['ff:ff:ff:ff:ff:ff', 'FF-FF-FF-FF-FF-FF', 'FF:FF:FF:FF:FF:FF'])} on the segment."])
+            mac = rng.choice(["ff:ff:ff:ff:ff:ff", "FF-FF-FF-FF-FF-FF", "FF:FF:FF:FF:FF:FF"])
+            corpus.add("negatives", "en", [f"Broadcast frames go to {mac} on the segment."])
         elif choice == 1:
-            corpus.add("negatives", "en", [f"The interface reports {rng.choice(['00:00:00:00:00:00', '00-00-00-00-00-00'])} until it is configured."])
+            mac = rng.choice(["00:00:00:00:00:00", "00-00-00-00-00-00"])
+            corpus.add("negatives", "en", [f"The interface reports {mac} until it is configured."])
         elif choice == 2:
             corpus.add("negatives", "en", [f"Search for www.{rng.choice(words)} in the logs, not the URL."])
         elif choice == 3:
             prefix, digits, _ = nino(rng)
-            corpus.add("negatives", "en", [f"Row {prefix} {digits[:2]} {digits[2:4]} {digits[4:]} {rng.randint(0, 9)} of the table"])
+            corpus.add(
+                "negatives",
+                "en",
+                [f"Row {prefix} {digits[:2]} {digits[2:4]} {digits[4:]} {rng.randint(0, 9)} of the table"],
+            )
         else:
-            corpus.add("negatives", "en", [f"my number of attempts is {rng.randint(2, 40)} and my number of retries is {rng.randint(2, 9)}"])
+            corpus.add(
+                "negatives",
+                "en",
+                [f"my number of attempts is {rng.randint(2, 40)} and my number of retries is {rng.randint(2, 9)}"],
+            )
 
 
 CLASSES = [
-    phone_chat, window_cut, cards_in_a_row, amex_context, lower_case_ids, separators, it_vat_bare, nino_print, passport,
-    national_mobiles, unicode_forms, negatives,
+    phone_chat,
+    window_cut,
+    cards_in_a_row,
+    amex_context,
+    lower_case_ids,
+    separators,
+    it_vat_bare,
+    nino_print,
+    passport,
+    national_mobiles,
+    unicode_forms,
+    negatives,
 ]
 
 
