@@ -3,7 +3,7 @@
 // types; it never carries a detected value, a raw session id or a raw trace id (both appear
 // only as 16-hex SHA-256 fingerprints). Caller-influenced strings are length-capped here and
 // escaped by the sinks' JSON encoding (threats.md 18).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { CollectedFacts } from './facts.js';
 
 /** One audit event. Optional fields are omitted when they do not apply. */
@@ -59,7 +59,7 @@ export const MAX_ENTITY_TYPES = 128;
 
 /** 16 hex characters of SHA-256: correlates ids across events without recording them. */
 export function fingerprint(value: string): string {
-  return createHash('sha256').update(value).digest('hex').slice(0, 16);
+  return hash('sha256', value, 'hex').slice(0, 16);
 }
 
 /** Cap a string's length (in UTF-16 units, never splitting a surrogate pair). */

@@ -4,6 +4,7 @@
 // either partition and restores those as [DELETED]. A store outage fails closed.
 import { createHmac } from 'node:crypto';
 import { VeilError } from '@veil/common';
+import { secretKeyOf } from '../domain/keys.js';
 import { normalizeValue } from '../domain/token/index.js';
 import type { TokenEntry } from '../domain/types.js';
 import { GLOBAL_PARTITION, StoreUnavailableError, type RevocationStore } from '../stores/types.js';
@@ -36,7 +37,7 @@ export async function checkDigestKey(store: RevocationStore, key: Buffer): Promi
 /** Unambiguous encoding: length-prefixed type, then the normalized value. */
 export function revocationDigest(key: Buffer, type: string, value: string): string {
   const normalized = normalizeValue(type, value);
-  return createHmac('sha256', key).update(`v1|${type.length}:${type}|`).update(normalized).digest('hex');
+  return createHmac('sha256', secretKeyOf(key)).update(`v1|${type.length}:${type}|`).update(normalized).digest('hex');
 }
 
 export function partitionOf(tenant: string | null): string {
