@@ -17,6 +17,7 @@ import { adminPolicyRoutes } from './reload/routes.js';
 import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import { registerJsonParser } from './plugins/json.js';
+import { lazyCompilers } from './plugins/lazy-compilers.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { batchRoutes } from './routes/batch.js';
 import { detectRoutes } from './routes/detect.js';
@@ -40,6 +41,8 @@ export interface BuildOptions {
 
 export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const loggerInstance: FastifyBaseLogger = options.logger ?? pino({ enabled: false });
+  // Route schemas compile on first use, and all of them right after the server listens.
+  const compilers = lazyCompilers();
   const app: FastifyInstance = Fastify({
     ...(options.https !== undefined ? { https: { cert: options.https.cert, key: options.https.key } } : {}),
     loggerInstance,
@@ -48,12 +51,17 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     genReqId: () => randomUUID(),
     bodyLimit: deps.config.server.body_limit_bytes,
     return503OnClosing: true,
+    schemaController: { compilersFactory: compilers.compilersFactory },
     ajv: {
       // Reject unknown fields (never strip them) and never coerce types.
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false },
     },
   });
   registerErrorHandling(app);
+  app.addHook('onListen', (done) => {
+    void compilers.warm();
+    done();
+  });
   // Metrics and spans: one onResponse observation per request (metrics/observe.ts).
   registerObservability(app, deps);
   // JSON only: without this, text/plain bodies would reach the schema as strings (400, not 415).

@@ -6,7 +6,8 @@
 //           power loss); processes on one host may share the file, hosts may not;
 //   redis   shared by every replica; durability is the Redis server's (AOF, noeviction).
 import { MemoryIdempotencyStore, MemoryReplayStore, MemoryRevocationStore, MemorySessionStore } from './memory/index.js';
-import { connectRedis, RedisIdempotencyStore, RedisReplayStore, RedisRevocationStore, RedisSessionStore, type RedisConnection } from './redis/index.js';
+// The Redis stores (and ioredis) load only when a role uses Redis: most processes never need them.
+import type { RedisConnection } from './redis/index.js';
 import { SqliteHandle, SqliteIdempotencyStore, SqliteReplayStore, SqliteRevocationStore } from './sqlite/index.js';
 import type { IdempotencyStore, ReplayStore, RevocationStore, SessionStore } from './types.js';
 
@@ -64,9 +65,11 @@ export async function createStores(options: StoreOptions): Promise<Stores> {
       ? SqliteHandle.open(options.sqlitePath, options.sqliteBusyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.sqliteBusyTimeoutMs })
       : undefined;
   let redis: RedisConnection | undefined;
+  let redisStores: typeof import('./redis/index.js') | undefined;
   try {
     if (needsRedis && options.redisUrl !== undefined) {
-      redis = await connectRedis(options.redisUrl, {
+      redisStores = await import('./redis/index.js');
+      redis = await redisStores.connectRedis(options.redisUrl, {
         ...(options.redisKeyPrefix === undefined ? {} : { prefix: options.redisKeyPrefix }),
         ...(options.redisConnectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.redisConnectTimeoutMs }),
         ...(options.redisCommandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.redisCommandTimeoutMs }),
@@ -78,27 +81,33 @@ export async function createStores(options: StoreOptions): Promise<Stores> {
     throw error;
   }
 
-  const pick = <T>(backend: DurableBackend, memory: () => T, onSqlite: (handle: SqliteHandle) => T, onRedis: (connection: RedisConnection) => T): T => {
+  type RedisStores = typeof import('./redis/index.js');
+  const pick = <T>(
+    backend: DurableBackend,
+    memory: () => T,
+    onSqlite: (handle: SqliteHandle) => T,
+    onRedis: (connection: RedisConnection, stores: RedisStores) => T,
+  ): T => {
     if (backend === 'sqlite' && sqlite !== undefined) return onSqlite(sqlite);
-    if (backend === 'redis' && redis !== undefined) return onRedis(redis);
+    if (backend === 'redis' && redis !== undefined && redisStores !== undefined) return onRedis(redis, redisStores);
     return memory();
   };
-  const replay = pick<ReplayStore>(options.replay, () => new MemoryReplayStore(), (h) => new SqliteReplayStore(h), (c) => new RedisReplayStore(c));
+  const replay = pick<ReplayStore>(options.replay, () => new MemoryReplayStore(), (h) => new SqliteReplayStore(h), (c, r) => new r.RedisReplayStore(c));
   const revocation = pick<RevocationStore>(
     options.revocation,
     () => new MemoryRevocationStore(),
     (h) => new SqliteRevocationStore(h),
-    (c) => new RedisRevocationStore(c),
+    (c, r) => new r.RedisRevocationStore(c),
   );
   const idempotency = pick<IdempotencyStore>(
     options.idempotency,
     () => new MemoryIdempotencyStore(options.idempotencyMaxEntries === undefined ? {} : { maxEntries: options.idempotencyMaxEntries }),
     (h) => new SqliteIdempotencyStore(h),
-    (c) => new RedisIdempotencyStore(c),
+    (c, r) => new r.RedisIdempotencyStore(c),
   );
   let sessions: SessionStore | undefined;
   if (options.sessions === 'memory') sessions = new MemorySessionStore();
-  else if (options.sessions === 'redis' && redis !== undefined) sessions = new RedisSessionStore(redis);
+  else if (options.sessions === 'redis' && redis !== undefined && redisStores !== undefined) sessions = new redisStores.RedisSessionStore(redis);
 
   const ping = async (timeoutMs: number): Promise<boolean> => {
     if (sqlite !== undefined && !sqlite.ping()) return false;
