@@ -24,11 +24,33 @@ export const REDACT_PATHS = [
   '*.key',
 ];
 
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f\u2028\u2029]/;
+// eslint-disable-next-line no-control-regex
+const UNSAFE_ALL = /[\u0000-\u001f\u007f\u2028\u2029]/g;
+
 /** Escape control characters so caller-supplied strings cannot forge log lines. */
 function clean(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // Most values have none: test once rather than run a replacing scan on every one.
+  if (!UNSAFE.test(text)) return text;
+  return text.replace(UNSAFE_ALL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/** A field value as text: strings as they are, numbers and flags as written, the rest as JSON. */
+function valueText(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return clean(value);
+    case 'number':
+    case 'boolean':
+      return String(value);
+    default:
+      return value === null ? 'null' : clean(JSON.stringify(value));
+  }
+}
+
+/** pino's own fields, printed in the line's head (time, level, msg) or not at all. */
+const HEAD_FIELDS = new Set(['time', 'level', 'msg', 'pid', 'hostname']);
 
 const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 
@@ -36,12 +58,11 @@ const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INF
 export function textLine(json: string): string {
   try {
     const record = JSON.parse(json) as Record<string, unknown>;
-    const { time, level, msg, pid: _pid, hostname: _hostname, ...rest } = record;
+    const { time, level, msg } = record;
     const when = typeof time === 'number' ? new Date(time).toISOString() : '';
     let fields = '';
-    for (const key in rest) {
-      const value = rest[key];
-      fields += ` ${key}=${clean(typeof value === 'string' ? value : JSON.stringify(value))}`;
+    for (const key in record) {
+      if (!HEAD_FIELDS.has(key)) fields += ` ${key}=${valueText(record[key])}`;
     }
     return `${when} ${LEVEL_NAMES[level as number] ?? String(level)} ${clean(typeof msg === 'string' ? msg : '')}${fields}\n`;
   } catch {
