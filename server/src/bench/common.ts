@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-export const VEIL_BIN = `${ROOT}/server/bin/veil.js`;
+// VEIL_BENCH_BIN measures another build (e.g. an earlier commit's tree) with this benchmark.
+export const VEIL_BIN = process.env.VEIL_BENCH_BIN ?? `${ROOT}/server/bin/veil.js`;
 export const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 
 const WORDS = 'the quick brown fox jumps over a lazy dog while our support team reviews the ticket and replies politely to every customer question about billing'.split(' ');
