@@ -17,6 +17,7 @@ import { adminPolicyRoutes } from './reload/routes.js';
 import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import { registerJsonParser } from './plugins/json.js';
+import { lazyCompilers } from './plugins/lazy-compilers.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerAuthThrottle } from './plugins/auth-throttle.js';
 import { batchRoutes } from './routes/batch.js';
@@ -47,6 +48,8 @@ function trustProxyOption(setting: boolean | number | readonly string[]): boolea
 
 export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const loggerInstance: FastifyBaseLogger = options.logger ?? pino({ enabled: false });
+  // Route schemas compile on first use, and all of them right after the server listens.
+  const compilers = lazyCompilers();
   const app: FastifyInstance = Fastify({
     ...(options.https !== undefined ? { https: { cert: options.https.cert, key: options.https.key } } : {}),
     loggerInstance,
@@ -57,12 +60,17 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     // request.ip: the socket peer, or the client X-Forwarded-For names when its proxy is trusted.
     trustProxy: trustProxyOption(deps.config.server.trust_proxy),
     return503OnClosing: true,
+    schemaController: { compilersFactory: compilers.compilersFactory },
     ajv: {
       // Reject unknown fields (never strip them) and never coerce types.
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false },
     },
   });
   registerErrorHandling(app);
+  app.addHook('onListen', (done) => {
+    void compilers.warm();
+    done();
+  });
   // Metrics and spans: one onResponse observation per request (metrics/observe.ts).
   registerObservability(app, deps);
   // JSON only: without this, text/plain bodies would reach the schema as strings (400, not 415).

@@ -3,6 +3,7 @@
 // JSON.parse does) are never forwarded. Each error response is logged once with its detail.
 import { ERROR_CODES, isVeilError, VeilError, type ErrorCode } from '@veil/common';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requestSlot } from './request-slot.js';
 
 export interface ErrorBody {
   code: ErrorCode;
@@ -104,7 +105,7 @@ function stackFrames(stack: string | undefined): string | undefined {
 }
 
 /** The code of the error envelope a request was answered with (metrics read it). */
-const sentCodes = new WeakMap<FastifyRequest, ErrorCode>();
+const sentCodes = requestSlot<ErrorCode>('veil.error-code');
 
 export function errorCodeOf(request: FastifyRequest): ErrorCode | undefined {
   return sentCodes.get(request);

@@ -8,8 +8,9 @@ import sjson from 'secure-json-parse';
 import type { AppDeps } from '../deps.js';
 import { checkJsonDepth } from '../domain/json-depth.js';
 import { decodeUtf8 } from '../domain/text/utf8.js';
+import { requestSlot } from './request-slot.js';
 
-const rawBodies = new WeakMap<FastifyRequest, string>();
+const rawBodies = requestSlot<string>('veil.raw-body');
 
 /** The raw JSON text of a request (for idempotency fingerprints). */
 export function rawBodyOf(request: FastifyRequest): string | undefined {

@@ -12,6 +12,7 @@
 // digested, so a revocation made before an upgrade still holds after it.
 import { createHmac } from 'node:crypto';
 import { VeilError } from '@veil/common';
+import { secretKeyOf } from '../domain/keys.js';
 import { regionForLanguage } from '../domain/detect/phone.js';
 import { normalizeValue, revocationForms } from '../domain/token/index.js';
 import type { TokenEntry } from '../domain/types.js';
@@ -44,7 +45,7 @@ export async function checkDigestKey(store: RevocationStore, key: Buffer): Promi
 }
 
 function digestOf(key: Buffer, type: string, normalized: string): string {
-  return createHmac('sha256', key).update(`v1|${type.length}:${type}|`).update(normalized).digest('hex');
+  return createHmac('sha256', secretKeyOf(key)).update(`v1|${type.length}:${type}|`).update(normalized).digest('hex');
 }
 
 /**

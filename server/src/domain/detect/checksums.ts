@@ -1,7 +1,7 @@
 // Check-digit algorithms that turn a plausible-looking string into a near-certain match: Luhn
 // (cards), ISO 7064 mod 97-10 (IBAN), base58check (Bitcoin legacy addresses, double SHA-256 via
 // node:crypto, which is pure computation) and bech32/bech32m (Bitcoin segwit addresses).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Luhn over the ASCII digits of text[start, end); other characters (separators) are skipped. */
 export function luhnValid(text: string, start: number, end: number): boolean {
@@ -104,7 +104,7 @@ export function base58Decode(value: string): Uint8Array | undefined {
 }
 
 function sha256(data: Uint8Array): Buffer {
-  return createHash('sha256').update(data).digest();
+  return hash('sha256', data, 'buffer');
 }
 
 /**

@@ -5,6 +5,7 @@
 // cannot be computed from an id.
 import { createHmac, hkdfSync } from 'node:crypto';
 import { prefixFor } from '../catalog.js';
+import { secretKeyOf } from '../keys.js';
 import type { TokenEntry } from '../types.js';
 import { valueKey, type Allocation, type ValueAllocator } from './allocator.js';
 import { capsEqual } from './caps.js';
@@ -62,8 +63,8 @@ export function corpusToken(
 ): { id: string; cap: string } {
   if (!isValidTokenType(input.type)) throw new Error('corpusToken: entity type does not match the token grammar');
   const message = encodeFields([DOMAIN, input.tenant, input.corpusId, input.type, normalizeValue(input.type, input.value, input.region)]);
-  const idHex = createHmac('sha256', keys.idKey).update(message).digest('hex');
-  const capHex = createHmac('sha256', keys.capKey).update(message).digest('hex');
+  const idHex = createHmac('sha256', secretKeyOf(keys.idKey)).update(message).digest('hex');
+  const capHex = createHmac('sha256', secretKeyOf(keys.capKey)).update(message).digest('hex');
   return {
     id: `${prefixFor(input.type)}_${idHex.slice(0, CORPUS_ID_SUFFIX_LENGTH)}`,
     cap: capHex.slice(0, CORPUS_CAP_LENGTH),
