@@ -2,8 +2,10 @@
 //
 // How a route declares its scope: in its route options,
 //     app.post('/v1/rag/ingest', { schema, config: { scope: 'rag' } }, handler)
-// with one of the 11 scopes, 'authenticated' (any valid credential: health, capabilities) or
-// 'public' (no credential, never authenticated: /livez, /readyz). The declaration sits on the
+// with one of the 11 scopes, a list of scopes that are all required (the OpenAI-compatible
+// proxy tokenizes and restores, so it needs both transform and rehydrate), 'authenticated' (any
+// valid credential: health, capabilities) or 'public' (no credential, never authenticated:
+// /livez, /readyz). The declaration sits on the
 // route itself rather than on a wrapping register context because several route plugins mix
 // scopes (revoke + admin count, rag + revoke delete); see docs/auth.md.
 //
@@ -25,7 +27,7 @@ import { corsOptions } from './cors.js';
 import { isScope, setPrincipal } from './principal.js';
 import type { Authenticator } from './types.js';
 
-export type RouteScope = AuthScope | 'authenticated' | 'public';
+export type RouteScope = AuthScope | readonly AuthScope[] | 'authenticated' | 'public';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -48,7 +50,14 @@ export function routeScopes(app: FastifyInstance): readonly RouteScopeEntry[] {
 }
 
 function isRouteScope(value: unknown): value is RouteScope {
+  if (Array.isArray(value)) return value.length > 0 && value.every((item) => typeof item === 'string' && isScope(item));
   return value === 'authenticated' || value === 'public' || (typeof value === 'string' && isScope(value));
+}
+
+/** The scopes a route requires (every one of them); none for 'authenticated'. */
+export function requiredScopes(scope: Exclude<RouteScope, 'public'>): readonly AuthScope[] {
+  if (scope === 'authenticated') return [];
+  return typeof scope === 'string' ? [scope] : scope;
 }
 
 /** @fastify/cors registers `OPTIONS *` to answer preflights; a preflight carries no
@@ -95,9 +104,8 @@ export async function registerAuth(app: FastifyInstance, config: VeilConfig, aut
     if (scope === undefined) throw new VeilError('VEIL_INTERNAL', undefined, 'route without a declared scope');
     const principal = await authenticator.authenticate(request.headers);
     setPrincipal(request, principal);
-    if (scope !== 'authenticated' && !principal.scopes.has(scope)) {
-      throw new VeilError('VEIL_SCOPE_DENIED', `missing required scope: ${scope}`);
-    }
+    const missing = requiredScopes(scope).find((required) => !principal.scopes.has(required));
+    if (missing !== undefined) throw new VeilError('VEIL_SCOPE_DENIED', `missing required scope: ${missing}`);
   };
   // RFC 6750: a 401 for a bearer-token mode names the scheme the client should use.
   const challenge = authenticator.mode === 'jwt' || authenticator.mode === 'oidc' ? 'Bearer realm="veil"' : undefined;

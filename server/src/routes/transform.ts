@@ -8,7 +8,7 @@ import { keyRingFor, policiesFor, ringMaterial, type AppDeps } from '../deps.js'
 import type { PolicyRegistry } from '../services/policies.js';
 import { compileCustomPatterns } from '../domain/detect/index.js';
 import { incomingSession, outgoingHandle, recordContinuation, withHandle } from '../services/state.js';
-import { runChatTransform, runJsonTransform } from '../services/structured.js';
+import { runChatTransform, runJsonTransform, type ChatTransformOutcome, type JsonTransformOutcome } from '../services/structured.js';
 import { runTextTransform, type TextTransformRequest, type TransformEnvironment, type TransformResponse } from '../services/transform.js';
 import type { OffloadedTransform } from '../workers/offload-worker.js';
 import { planDetection } from '../services/ner.js';
@@ -94,16 +94,21 @@ export function requestFields(deps: AppDeps, body: TransformBody, principal: Pri
   };
 }
 
-/** JSON and chat modes: regex detection over every string slot (NER is not applied yet). */
-export async function structuredTransform(
+/**
+ * The JSON and chat transform itself (regex detection over every string slot; NER is not
+ * applied yet), with its audit facts, before any store check: the continuation is not recorded
+ * and no handle is issued yet (structuredTransform does both). The OpenAI-compatible proxy
+ * records the continuation only once its upstream has answered, so a retry after an upstream
+ * failure can continue the same session_state.
+ */
+export async function structuredOutcome(
   deps: AppDeps,
-  log: FastifyBaseLogger,
   body: TransformBody,
   inputType: 'json' | 'chat_messages',
   sessionState: string | undefined,
   principal: Principal,
   facts: FactSink = NO_FACTS,
-): Promise<Record<string, unknown>> {
+): Promise<JsonTransformOutcome | ChatTransformOutcome> {
   const nerWanted = body.detectors?.includes('python_ner') ?? deps.config.detector.mode !== 'builtin';
   if (nerWanted && (deps.config.detector.mode === 'advanced' || body.detectors?.includes('builtin_regex') === false)) {
     throw new VeilError('VEIL_VALIDATION_FAILED', `detectors: python_ner is not applied to ${inputType} input yet`);
@@ -121,10 +126,24 @@ export async function structuredTransform(
         : runChatTransform(transformEnvironment(deps, principal.tenant), { ...common, inputMessages: body.input_messages }),
     ),
   );
-  facts({ ...transformFacts(outcome.response), ...promptFacts(outcome.response), session_id: outcome.meta.sid, trace_id: common.traceId, ...(outcome.meta.policy !== undefined ? { policy: outcome.meta.policy } : {}) });
+  facts({ ...transformFacts(outcome.response), ...promptFacts(outcome.response), session_id: outcome.meta.sid, trace_id: outcome.response.trace_id, ...(outcome.meta.policy !== undefined ? { policy: outcome.meta.policy } : {}) });
+  return outcome;
+}
+
+/** JSON and chat modes: structuredOutcome, then replay protection and the outgoing handle. */
+export async function structuredTransform(
+  deps: AppDeps,
+  log: FastifyBaseLogger,
+  body: TransformBody,
+  inputType: 'json' | 'chat_messages',
+  sessionState: string | undefined,
+  principal: Principal,
+  facts: FactSink = NO_FACTS,
+): Promise<Record<string, unknown>> {
+  const outcome = await structuredOutcome(deps, body, inputType, sessionState, principal, facts);
   if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
   const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
-  log.info({ event: 'transform_completed', input_type: inputType, trace_id: fingerprint(common.traceId), entities: outcome.response.entities.length }, 'transform_completed');
+  log.info({ event: 'transform_completed', input_type: inputType, trace_id: fingerprint(outcome.response.trace_id), entities: outcome.response.entities.length }, 'transform_completed');
   return { ...outcome.response, ...handle };
 }
 

@@ -41,7 +41,7 @@ function invalid(path: string, message: string): VeilError {
 }
 
 /** Does `value` carry text: a string anywhere, or an object key anywhere? */
-function carriesText(value: unknown): boolean {
+export function carriesText(value: unknown): boolean {
   const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
   while (stack.length > 0) {
     const { value: current, depth } = stack.pop()!;
