@@ -1,51 +1,21 @@
 // The server with the real NER sidecar process (ner/.venv, built by `make ner-venv`, which
 // `make test` runs first): names are detected and restored end to end; a wrong shared secret
 // makes `both` fall back with a warning and `advanced` fail closed.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, ROOT, startVeil, type ServerProcess } from './support/server.js';
+import { postJson, startVeil, type ServerProcess } from './support/server.js';
+import { nerAvailable as available, startSidecar } from './support/sidecar.js';
 
-const PYTHON = join(ROOT, 'ner/.venv/bin/python');
-const available = existsSync(PYTHON);
-if (!available && process.env.CI !== undefined) throw new Error('ner/.venv is missing in CI: make test must run make ner-venv first');
 const KEY = 'e2e'.repeat(11);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe.skipIf(!available)('veil with the real NER sidecar', () => {
   let sidecar: ChildProcess;
   let sidecarUrl = '';
   const servers: ServerProcess[] = [];
   beforeAll(async () => {
-    const port = await freePort();
-    sidecarUrl = `http://127.0.0.1:${port}`;
-    sidecar = spawn(PYTHON, ['-m', 'veil_ner'], {
-      cwd: join(ROOT, 'ner'),
-      env: { PATH: process.env.PATH ?? '', VEIL_NER_PORT: String(port), VEIL_NER_API_KEY: KEY },
-      stdio: 'ignore',
-    });
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      try {
-        if ((await fetch(`${sidecarUrl}/readyz`)).ok) break;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) throw new Error('sidecar did not become ready');
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    const started = await startSidecar({ key: KEY });
+    sidecar = started.child;
+    sidecarUrl = started.url;
   }, 120_000);
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.stop()));
@@ -114,31 +84,16 @@ describe.skipIf(!available)('veil with the real NER sidecar', () => {
   });
 
   it('falls back when the sidecar has no secret configured (it refuses every detect call)', async () => {
-    const port = await freePort();
-    const keyless = spawn(PYTHON, ['-m', 'veil_ner'], {
-      cwd: join(ROOT, 'ner'),
-      env: { PATH: process.env.PATH ?? '', VEIL_NER_PORT: String(port) },
-      stdio: 'ignore',
-    });
+    const keyless = await startSidecar({ waitFor: '/livez' });
     try {
-      const url = `http://127.0.0.1:${port}`;
-      const deadline = Date.now() + 90_000;
-      for (;;) {
-        try {
-          if ((await fetch(`${url}/livez`)).ok) break;
-        } catch {
-          // not listening yet
-        }
-        if (Date.now() > deadline) throw new Error('keyless sidecar did not start');
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
+      const url = keyless.url;
       const server = await start('both', KEY, url);
       expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
       const response = await postJson(`${server.url}/v1/transform`, { input: 'Barack Obama, a@example.org' });
       expect(response.status).toBe(200);
       expect(response.body.warnings.join(' ')).toMatch(/did not answer/);
     } finally {
-      keyless.kill('SIGTERM');
+      keyless.stop();
     }
   }, 120_000);
 });

@@ -153,6 +153,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: V
     'request failed',
   );
   const body = errorBodyFor(request, error.code, error.message, error.status);
+  // OpenAI's SDKs read the request id from this header (APIError.requestID).
+  if (request.url.startsWith(OPENAI_PREFIX)) void reply.header('x-request-id', request.id);
   if (error.code === 'VEIL_METHOD_NOT_ALLOWED') void reply.header('allow', (error.detail ?? '').replace(/^allow: /, ''));
   // decisions.md 6: 429 carries Retry-After in whole seconds; so does an upstream's 429 or 503
   // relayed by the proxy (clients/upstream.ts), when the upstream said when to come back.

@@ -178,6 +178,24 @@ describe('streamed answers', () => {
     expectNoRaw(lastUpstreamText());
   });
 
+  it('holds back only a possible partial token when the output guard is off', async () => {
+    const open = await buildTestApp({ env: { VEIL_PROXY__UPSTREAM_URL: fake.url, VEIL_OUTPUT_PROTECTION__ENABLED: 'false' } });
+    try {
+      fake.reply = () => ({ chunkSizes: [1] });
+      const answer = await chat({ model: 'm', stream: true, messages: [{ role: 'user', content: TEXT }] }, {}, open);
+      const result = streamed(answer.text);
+      expect(result.content).toBe(TEXT);
+      const pieces = result.chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').filter((piece: string) => piece !== '');
+      // Text outside tokens leaves character by character; a token leaves whole, with the
+      // character after it (until then a third closing brace could still change it).
+      expect(pieces.slice(0, 6)).toEqual(['E', 'm', 'a', 'i', 'l', ' ']);
+      expect(pieces).toContain('jane.doe@example.com ');
+      expect(pieces.length).toBeGreaterThan(30);
+    } finally {
+      await open.close();
+    }
+  });
+
   it('restores exactly whatever two chunks the answer is cut into, at every position', async () => {
     fake.reply = () => ({ chunkSizes: [1_000_000] });
     await chat({ model: 'm', stream: true, messages: [{ role: 'user', content: TEXT }] });
