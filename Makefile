@@ -23,7 +23,7 @@ help:
 	@echo "make compare-presidio - Veil vs Presidio (pinned, in .venv-presidio) on the same corpora"
 	@echo "make compare-presidio-ner - NER sidecar vs Presidio with the same spaCy model (person/organization/location)"
 
-$(NPM_STAMP): package.json package-lock.json common/package.json server/package.json operator/package.json e2e/package.json
+$(NPM_STAMP): package.json package-lock.json common/package.json server/package.json operator/package.json e2e/package.json clients/typescript/package.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
@@ -54,7 +54,7 @@ e2e: build test-tools
 	else \
 		echo "e2e: real-cluster operator scenarios SKIPPED: VEIL_E2E_KUBECONFIG is not set (kind/k3d kubeconfig with crds/ applied)"; \
 	fi
-	npx vitest run e2e
+	npx vitest run e2e clients/typescript
 
 test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools
 	npx vitest run
