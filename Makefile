@@ -56,7 +56,7 @@ e2e: build test-tools
 	fi
 	npx vitest run e2e clients/typescript
 
-test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools
+test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools python-client-test
 	npx vitest run
 
 # The RAG example end to end (examples/rag/README.md): starts its own `veil serve`, stops it after.
@@ -156,3 +156,27 @@ ner-test: ner-lint tools-lint
 
 ner-run: $(NER_STAMP)
 	cd ner && VEIL_NER_PORT=$(NER_PORT) exec .venv/bin/python -m veil_ner
+
+# --- Python client (clients/python): sync and async on httpx, tested against the built server -----
+# python-client-venv builds clients/python/.venv from the hash-pinned locks (PyPI only, wheels
+# only; the tests import the package from src/). python-client-test lints, then runs pytest
+# against the real `veil serve` (and the NER sidecar when ner/.venv exists).
+PY_CLIENT_VENV := clients/python/.venv
+PY_CLIENT_STAMP := $(PY_CLIENT_VENV)/.veil-installed
+
+.PHONY: python-client-venv python-client-lint python-client-test
+
+$(PY_CLIENT_STAMP): clients/python/requirements.lock clients/python/requirements-dev.lock clients/python/pyproject.toml
+	rm -rf $(PY_CLIENT_VENV)
+	$(NER_PYTHON) -m venv $(PY_CLIENT_VENV)
+	$(PY_CLIENT_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes --only-binary :all: -r clients/python/requirements.lock -r clients/python/requirements-dev.lock
+	$(PY_CLIENT_VENV)/bin/python -m pip check
+	@touch $@
+
+python-client-venv: $(PY_CLIENT_STAMP)
+
+python-client-lint: $(PY_CLIENT_STAMP)
+	cd clients/python && .venv/bin/python -m ruff check . && .venv/bin/python -m ruff format --check .
+
+python-client-test: python-client-lint build ner-venv
+	cd clients/python && .venv/bin/python -m pytest -q

@@ -210,21 +210,20 @@ describe('restoreStream', () => {
 
   it('throws StreamError when the session is invalidated while it streams', async () => {
     const transformed = await client.transform({ input: TEXT });
-    let invalidated!: () => void;
-    const done = new Promise<void>((resolve) => {
-      invalidated = resolve;
+    let started!: () => void;
+    const streaming = new Promise<void>((resolve) => {
+      started = resolve;
     });
     async function* model(): AsyncGenerator<string> {
-      yield 'Hello ';
+      yield 'Plain words first. '.repeat(20);
+      // Once restored text came back the stream has started: an erasure now ends it with the
+      // error frame (before it, the same erasure is a 410 answer instead).
+      await streaming;
       await client.deleteSession({ session_state: transformed.session_state! });
-      invalidated();
-      await done;
       yield transformed.safe_text;
     }
     const failure = await (async () => {
-      for await (const _piece of client.restoreStream(model(), { session_state: transformed.session_state! })) {
-        // drain
-      }
+      for await (const _piece of client.restoreStream(model(), { session_state: transformed.session_state! })) started();
     })().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(StreamError);
     expect((failure as StreamError).message).toMatch(/session/);
