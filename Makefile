@@ -7,7 +7,7 @@ export npm_config_nodedir := $(shell scripts/node-headers.sh)
 PORT ?= 3000
 NER ?= 1
 
-.PHONY: help install build run test typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers
+.PHONY: help install build run test typecheck lint unit e2e bench bench-proxy eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
@@ -15,6 +15,7 @@ help:
 	@echo "make bench  - run the benchmarks (writes figures to stdout)"
 	@echo "make bench-files - PDF pages/s and OCR seconds per screenshot (BENCHMARKS.md)"
 	@echo "make bench-workers - throughput with 1 worker process and with one per core (BENCHMARKS.md)"
+	@echo "make bench-proxy - time to the first restored chunk through the OpenAI-compatible proxy vs direct (BENCHMARKS.md)"
 	@echo "make crds   - regenerate crds/*.yaml and charts/veil/crds/ from common/src/k8s/"
 	@echo "make chart  - helm lint --strict and helm template of charts/veil (fetches helm, see scripts/helm.sh)"
 	@echo "make example-rag - build, start a local Veil and run the RAG example (SQLite FTS5 store)"
@@ -69,6 +70,10 @@ bench: build
 # Throughput with 1 worker process and with one per core (BENCHMARKS.md, Worker processes).
 bench-workers: build
 	node server/dist/bench/run.js workers
+
+# Time to the first restored chunk through the OpenAI-compatible proxy vs the upstream directly (BENCHMARKS.md).
+bench-proxy: build
+	node server/dist/bench/run.js proxy
 
 # PDF pages per second and OCR seconds per screenshot (BENCHMARKS.md, Files and OCR).
 bench-files: build test-tools
