@@ -608,7 +608,7 @@ describe('proxy', () => {
     expect(proxy.upstream_url).toBe('https://api.example.com/v1');
     expect(proxy.upstream_api_key?.reveal()).toBe('sk-upstream-secret-value');
     expect(JSON.stringify(loaded.config)).not.toContain('sk-upstream-secret-value');
-    expect(proxy).toMatchObject({ pass_through_api_key: false, timeout_secs: 120, stream_idle_timeout_secs: 60, max_response_bytes: 16777216 });
+    expect(proxy).toMatchObject({ pass_through_api_key: false, allow_media_parts: false, timeout_secs: 120, stream_idle_timeout_secs: 60, max_response_bytes: 16777216 });
     expect(bare(problemsOf(() => load({ env: { VEIL_PROXY__UPSTREAM_URL: 'ftp://example.com' } })))).toEqual(['proxy.upstream_url: must match format "http-url"']);
     const jwt = problemsOf(() =>
       load({

@@ -233,6 +233,8 @@ export interface VeilConfig {
     readonly upstream_url?: string;
     readonly upstream_api_key?: Secret;
     readonly pass_through_api_key: boolean;
+    /** Pass image, audio and file content parts (which Veil cannot inspect) to the upstream. */
+    readonly allow_media_parts: boolean;
     /** Until the upstream answers (headers); a non-streamed answer's body too. */
     readonly timeout_secs: number;
     /** Longest silence between two pieces of a streamed upstream answer. */
@@ -468,6 +470,7 @@ export const CONFIG_SCHEMA = {
       upstream_url: httpUrl,
       upstream_api_key: { type: 'string', minLength: 1, maxLength: 4096 },
       pass_through_api_key: { type: 'boolean', default: false },
+      allow_media_parts: { type: 'boolean', default: false },
       timeout_secs: { type: 'number', exclusiveMinimum: 0, maximum: 3600, default: 120 },
       stream_idle_timeout_secs: { type: 'number', exclusiveMinimum: 0, maximum: 3600, default: 60 },
       max_response_bytes: { type: 'integer', minimum: 1024, maximum: 1073741824, default: 16777216 },

@@ -226,7 +226,7 @@ export function openAiRoutes(deps: AppDeps) {
         const principal = principalOf(request);
         const facts = factSink(request);
         const params = headerParams(request);
-        const prepared = prepareChatRequest(request.body);
+        const prepared = prepareChatRequest(request.body, deps.config.proxy.allow_media_parts);
         const outcome = await tokenize<ChatTransformOutcome>(request, params, principal, facts, 'chat_messages', { input_messages: prepared.messages });
         // The restore context before the upstream is paid: the new blob opens, the deny list
         // holds, the channels are valid.

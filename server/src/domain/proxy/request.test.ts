@@ -32,6 +32,14 @@ describe('prepareChatRequest', () => {
     expect(refusal(() => prepareChatRequest({ model: 'm', messages, ['jane@example.com']: 'x' }))).toMatch(/^<field>: /);
   });
 
+  it('refuses media parts (they cannot be inspected) unless allowed', () => {
+    const image = [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }];
+    expect(refusal(() => prepareChatRequest({ model: 'm', messages: image }))).toMatch(/^messages\/0\/content\/1: media parts/);
+    expect(prepareChatRequest({ model: 'm', messages: image }, true).messages).toBe(image);
+    const audio = [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }];
+    expect(refusal(() => prepareChatRequest({ model: 'm', messages: audio }))).toMatch(/^messages\/0\/content\/0: /);
+  });
+
   it('refuses a body without messages, a non-string model and a non-boolean stream', () => {
     expect(refusal(() => prepareChatRequest([]))).toMatch(/^body: /);
     expect(refusal(() => prepareChatRequest({ model: 'm' }))).toMatch(/^messages: /);

@@ -6,6 +6,10 @@
 // (`user`, `metadata`, `prediction`, `safety_identifier`, `web_search_options`, a field a newer
 // API adds) is refused, naming the field: it would reach the upstream untokenized. Fields that
 // carry no text (numbers, booleans, null) pass, so new numeric knobs keep working.
+//
+// Media content parts (images, audio, files) cannot be inspected here, and a photo of a card or
+// a recorded phone number would reach the upstream as it is: they are refused unless the
+// configuration allows them (proxy.allow_media_parts).
 import { VeilError } from '@veil/common';
 import { carriesText, isPlainObject } from '../structured/index.js';
 import { nameForError } from '../structured/pointer.js';
@@ -78,11 +82,30 @@ function passthroughOf(body: Readonly<Record<string, unknown>>, tokenized: strin
   return passthrough;
 }
 
-/** Split a chat completion request. Throws VEIL_VALIDATION_FAILED naming the field. */
-export function prepareChatRequest(body: unknown): PreparedChatRequest {
+/** Content part types the chat transform tokenizes; every other part is media (or unknown). */
+const TEXT_PARTS: ReadonlySet<unknown> = new Set(['text', 'refusal']);
+
+/** Refuse the first content part that is not text (images, audio, files, unknown types). */
+function refuseMediaParts(messages: readonly unknown[]): void {
+  for (const [index, message] of messages.entries()) {
+    if (!isPlainObject(message) || !Array.isArray(message.content)) continue;
+    for (const [partIndex, part] of (message.content as unknown[]).entries()) {
+      if (isPlainObject(part) && !TEXT_PARTS.has(part.type)) {
+        throw invalid(`messages/${index}/content/${partIndex}`, 'media parts (images, audio, files) cannot be inspected for personal data and are refused (proxy.allow_media_parts)');
+      }
+    }
+  }
+}
+
+/**
+ * Split a chat completion request. Throws VEIL_VALIDATION_FAILED naming the field.
+ * `allowMedia`: pass image, audio and file parts unchanged (proxy.allow_media_parts).
+ */
+export function prepareChatRequest(body: unknown, allowMedia = false): PreparedChatRequest {
   if (!isPlainObject(body)) throw invalid('body', 'must be a JSON object');
   const messages = body.messages;
   if (!Array.isArray(messages)) throw invalid('messages', 'must be an array of chat messages');
+  if (!allowMedia) refuseMediaParts(messages as unknown[]);
   const passthrough = passthroughOf(body, 'messages', CHAT_PASSTHROUGH_FIELDS);
   const stream = passthrough.stream;
   if (stream !== undefined && stream !== null && typeof stream !== 'boolean') throw invalid('stream', 'must be a boolean');
