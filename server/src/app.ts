@@ -11,6 +11,8 @@ import { registerObservability } from './metrics/observe.js';
 import { metricsRoutes } from './metrics/routes.js';
 import { openAiRoutes } from './routes/openai.js';
 import { registerErrorHandling } from './plugins/errors.js';
+import { collectRoutes } from './openapi/document.js';
+import { openApiRoutes } from './openapi/routes.js';
 import { reportReload } from './reload/report.js';
 import { adminPolicyRoutes } from './reload/routes.js';
 import { diagnosticsRoutes } from './routes/diagnostics.js';
@@ -69,6 +71,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // Per-tenant token buckets: a root onRequest hook that reads the principal auth stored.
   registerRateLimit(app, deps);
   registerIdempotency(app, deps);
+  // Every route registered below goes into the OpenAPI document (GET /openapi.json).
+  const routes = collectRoutes(app);
 
   await app.register(probeRoutes(deps));
   await app.register(systemRoutes(deps));
@@ -87,6 +91,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   await app.register(diagnosticsRoutes(deps));
   await app.register(metricsRoutes(deps));
   await app.register(adminPolicyRoutes(deps));
+  await app.register(openApiRoutes(deps.version, routes));
   // Every reload attempt (admin API, watcher, SIGHUP, another worker): log, metric, audit.
   const stopReporting = deps.reload.onReload((event) => reportReload(app.log, audit, deps.metrics, event, deps.now()));
   app.addHook('onClose', async () => {

@@ -91,7 +91,12 @@ export async function buildDeps(loaded: LoadedConfig, onWarning: (message: strin
   }
   const ner =
     config.detector.advanced_url !== undefined
-      ? new NerClient({ baseUrl: config.detector.advanced_url, apiKey: config.detector.api_key?.reveal(), timeoutMs: config.detector.timeout_secs * 1000 })
+      ? new NerClient({
+          baseUrl: config.detector.advanced_url,
+          apiKey: config.detector.api_key?.reveal(),
+          timeoutMs: config.detector.timeout_secs * 1000,
+          maxInFlight: config.detector.ner_max_in_flight,
+        })
       : undefined;
   // With an API-key file or directory the authenticator follows its reloads; otherwise app.ts builds one.
   const authenticator = config.auth.mode === 'api_key' && reload.apiKeys.reloadable ? new ReloadingApiKeyAuthenticator(reload.apiKeys) : undefined;

@@ -130,7 +130,7 @@ describe('the file sink under real traffic on every route', () => {
     await call('transform_json', '/v1/transform', { input_json: { customer: CANARY.email } });
     await call('rehydrate', '/v1/rehydrate', { output: `Reply to ${transformed.entities[0].token}`, session_state: transformed.session_state, trace_id: CANARY.trace });
     await call('detect', '/v1/detect', { input: text });
-    await call('evaluate', '/v1/evaluate-policy', { entities: [{ type: 'email', value: CANARY.email }, { type: CANARY.email, value: CANARY.email }] });
+    await call('evaluate', '/v1/evaluate-policy', { entities: [{ type: 'email', value: CANARY.email }, { type: 'custom:ticket_ref', value: CANARY.email }] });
     await call('batch_transform', '/v1/batch/transform', { items: [{ text }, { text: CANARY.email }] });
     await call('batch_detect', '/v1/batch/detect', { items: [{ text }] });
     await call('revoke', '/v1/revoke', { entity_type: 'email', value: CANARY.email });
@@ -258,8 +258,8 @@ describe('the file sink under real traffic on every route', () => {
     expect(all.find((event) => event.event_type === 'session_delete')!.session_id).toBe(transform!.session_id);
     expect(all.find((event) => event.event_type === 'batch_transform')).toMatchObject({ item_count: 2, items_failed: 0, entity_count: 4 });
     expect(all.find((event) => event.event_type === 'revoke_bulk')).toMatchObject({ entity_types: ['credit_card'], entity_count: 1 });
-    // evaluate-policy keeps real type names only: the free-text type (a canary) is counted, not named.
-    expect(all.find((event) => event.event_type === 'evaluate_policy')).toMatchObject({ entity_types: ['email'], entity_count: 2 });
+    // evaluate-policy names types, never values (a type that is not one is refused: routes/policy.ts).
+    expect(all.find((event) => event.event_type === 'evaluate_policy')).toMatchObject({ entity_types: ['custom:ticket_ref', 'email'], entity_count: 2 });
   });
 
   it('records failures with their code and message, security events by name', () => {

@@ -60,6 +60,11 @@ export interface ApiKeyEntryFields {
   readonly scopes?: readonly AuthScope[];
   readonly role?: string;
   readonly purpose?: string;
+  /**
+   * RAG clearance: the highest rag.classification_levels label this caller may read (context,
+   * answer). Absent: the lowest level (least privilege). A request's access_level may only lower it.
+   */
+  readonly access_level?: string;
 }
 
 /** With auth.mode jwt, secret, issuer and audience are guaranteed present. */
@@ -141,6 +146,12 @@ export interface VeilConfig {
     readonly api_key?: Secret;
     readonly default_language: string;
     readonly timeout_secs: number;
+    /** Largest text per sidecar call (window of one piece, or several slots), in UTF-16 units. */
+    readonly ner_piece_chars: number;
+    /** Sidecar calls in flight at once for one request. */
+    readonly ner_concurrency: number;
+    /** Sidecar calls in flight at once for this process (all requests); more wait in the server. */
+    readonly ner_max_in_flight: number;
   };
   readonly policy: {
     readonly directory?: string;
@@ -304,6 +315,7 @@ export const CONFIG_SCHEMA = {
             scopes: { type: 'array', uniqueItems: true, items: { type: 'string', enum: AUTH_SCOPES } },
             role: text,
             purpose: text,
+            access_level: label,
           },
         },
       },
@@ -370,6 +382,11 @@ export const CONFIG_SCHEMA = {
       api_key: { type: 'string', minLength: 1, maxLength: 4096 },
       default_language: { type: 'string', pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$', default: 'en' },
       timeout_secs: { type: 'number', exclusiveMinimum: 0, maximum: MAX_DETECTOR_TIMEOUT_SECS, default: 5 },
+      // Under the sidecar's VEIL_NER_MAX_TEXT_CHARS (100,000) and small enough that one call
+      // (about 25 µs per character on one CPU core) stays well inside timeout_secs.
+      ner_piece_chars: { type: 'integer', minimum: 1000, maximum: 1000000, default: 10000 },
+      ner_concurrency: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
+      ner_max_in_flight: { type: 'integer', minimum: 1, maximum: 256, default: 4 },
     }),
     policy: section({
       directory: text,

@@ -202,7 +202,7 @@ export function openAiRoutes(deps: AppDeps) {
   ): Promise<T> {
     auditFacts(request, { ...policyFact(deps, params.policy), ...(params.trace_id !== undefined ? { trace_id: params.trace_id } : {}) });
     const incoming = await incomingSession(deps, params.session_id, params.session_state);
-    return (await structuredOutcome(deps, transformBody(params, input), kind, incoming, principal, facts)) as T;
+    return (await structuredOutcome(deps, request.log, transformBody(params, input), kind, incoming, principal, facts)) as T;
   }
 
   /** The upstream answered 2xx: record the continuation (replay protection), issue the handle. */

@@ -27,11 +27,14 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import { auditFacts, factSink } from '../audit/facts.js';
 import type { AppDeps } from '../deps.js';
 import { splitSegments, StreamRehydrator } from '../domain/stream/index.js';
+import { checkJsonDepth } from '../domain/json-depth.js';
 import { codePointsToUtf16 } from '../domain/text/codepoints.js';
+import { invalidUtf8, strictUtf8Decoder } from '../domain/text/utf8.js';
 import { validationMessage } from '../plugins/errors.js';
 import { StreamOutputGuard } from '../domain/guard/index.js';
 import { findTokensLenient } from '../domain/repair/index.js';
-import { outputGuardFor, restoreOpened, withOutputGuard, type RehydrateResponse } from '../services/rehydrate.js';
+import { MarkupContext } from '../domain/restore/index.js';
+import { createRestorer, outputGuardFor, restoreOpened, withOutputGuard, type RehydrateResponse } from '../services/rehydrate.js';
 import { incomingSession } from '../services/state.js';
 import { LiveSessionCheck } from '../services/stream-check.js';
 import type { TransformResponse } from '../services/transform.js';
@@ -91,13 +94,20 @@ export function transformFrames(input: string, entities: readonly ResponseEntity
 
 /** Read an ndjson body line by line, bounding each line and the whole body. */
 async function* ndjsonLines(stream: IncomingMessage, maxLine: number, maxTotal: number): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decoder = strictUtf8Decoder();
+  const decode = (chunk?: Buffer): string => {
+    try {
+      return chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true });
+    } catch {
+      throw invalidUtf8('body');
+    }
+  };
   let buffer = '';
   let total = 0;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     total += chunk.length;
     if (total > maxTotal) throw new VeilError('VEIL_PAYLOAD_TOO_LARGE', 'request body exceeds the size limit');
-    buffer += decoder.decode(chunk, { stream: true });
+    buffer += decode(chunk);
     let newline = buffer.indexOf('\n');
     while (newline !== -1) {
       const line = buffer.slice(0, newline);
@@ -107,11 +117,12 @@ async function* ndjsonLines(stream: IncomingMessage, maxLine: number, maxTotal: 
     }
     if (buffer.length > maxLine) throw new VeilError('VEIL_PAYLOAD_TOO_LARGE', 'ndjson line exceeds the size limit');
   }
-  buffer += decoder.decode();
+  buffer += decode();
   if (buffer.trim() !== '') yield buffer;
 }
 
 function parseLine(line: string, what: string): unknown {
+  checkJsonDepth(line, undefined, what);
   try {
     return JSON.parse(line) as unknown;
   } catch {
@@ -143,7 +154,7 @@ export function streamRoutes(deps: AppDeps) {
       const whole = await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request));
       return { structured: whole };
     }
-    const done = await textTransform(deps, body, principal, sessionState, factSink(request));
+    const done = await textTransform(deps, body, principal, sessionState, factSink(request), request.log);
     const response = done.response ?? (JSON.parse(done.serialized ?? '{}') as TransformResponse);
     return { text: { input: done.input, response, handle: done.handle, trace: done.trace } };
   };
@@ -192,6 +203,9 @@ export function streamRoutes(deps: AppDeps) {
         async (request, reply) => {
           const principal = principalOf(request);
           if (request.mediaType !== NDJSON) {
+            // The JSON schema is per media type, so a request without a Content-Type (and without
+            // a body) reaches here unvalidated: refuse it like any missing JSON body.
+            if (typeof request.body !== 'object' || request.body === null) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
             const body = request.body as RehydrateBody;
             const result = await rehydrateOnce(deps, principal, body, request.log, factSink(request));
             const response = typeof result === 'string' ? (JSON.parse(result) as RehydrateResponse) : result;
@@ -245,13 +259,13 @@ export function streamRoutes(deps: AppDeps) {
           // guards it; the pieces are then restored without guarding again.
           const guard = outputGuardFor(env, session, base.caller);
           const facts = factSink(request);
-          const rehydrator = new StreamRehydrator(
-            (text) => {
-              const restored = restoreOpened(env, session, { ...base, output: text, revokedIds }, undefined, null);
-              return { restoredText: restored.restored_text, tokensResolved: restored.tokens_resolved, tokensUnresolved: restored.tokens_unresolved };
-            },
-            { guard: guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined },
-          );
+          // One restorer and one rendering context for the whole stream: a URL or tag that
+          // opened in an earlier delta still clamps the tokens of later ones.
+          const restorer = createRestorer(env, session, { ...base, revokedIds });
+          const markup = new MarkupContext();
+          const rehydrator = new StreamRehydrator((text) => restorer(text, markup), {
+            guard: guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined,
+          });
           const trace = fingerprint(base.traceId ?? '');
           await runStream(reply, request.log, 'rehydrate_stream', async (writer, deadline) => {
             let index = 0;

@@ -73,7 +73,7 @@ function passthroughOf(body: Readonly<Record<string, unknown>>, tokenized: strin
   for (const key of Object.keys(body)) {
     if (key === tokenized) continue;
     const value = body[key];
-    if (!allowed.includes(key) && carriesText(value)) {
+    if (!allowed.includes(key) && carriesText(value, nameForError(key))) {
       throw invalid(nameForError(key), 'is not supported through the proxy: it carries text that would reach the upstream untokenized');
     }
     Object.defineProperty(passthrough, key, { value, enumerable: true, writable: true, configurable: true });
