@@ -18,6 +18,8 @@ class Route(NamedTuple):
 ROUTES: Final[dict[str, Route]] = {
     "Livez": Route("GET", "/livez", False, "none", "json"),
     "Metrics": Route("GET", "/metrics", False, "none", "text"),
+    "OpenaiChatCompletions": Route("POST", "/openai/v1/chat/completions", False, "json", "sse"),
+    "OpenaiEmbeddings": Route("POST", "/openai/v1/embeddings", False, "json", "json"),
     "OpenapiHtml": Route("GET", "/openapi.html", False, "none", "text"),
     "OpenapiJson": Route("GET", "/openapi.json", False, "none", "json"),
     "Readyz": Route("GET", "/readyz", False, "none", "json"),
@@ -81,5 +83,6 @@ ERROR_CODES: Final[tuple[str, ...]] = (
     "VEIL_PROMPT_REJECTED",
     "VEIL_OUTPUT_BLOCKED",
     "VEIL_NOT_READY",
+    "VEIL_UPSTREAM_FAILED",
     "VEIL_INTERNAL",
 )

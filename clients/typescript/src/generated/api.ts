@@ -31,6 +31,7 @@ export type ErrorCode =
   | "VEIL_PROMPT_REJECTED"
   | "VEIL_OUTPUT_BLOCKED"
   | "VEIL_NOT_READY"
+  | "VEIL_UPSTREAM_FAILED"
   | "VEIL_INTERNAL";
 
 /** Every error code, for exhaustive tables. */
@@ -62,19 +63,53 @@ export const ERROR_CODES = [
   "VEIL_PROMPT_REJECTED",
   "VEIL_OUTPUT_BLOCKED",
   "VEIL_NOT_READY",
+  "VEIL_UPSTREAM_FAILED",
   "VEIL_INTERNAL",
 ] as const satisfies readonly ErrorCode[];
 
 export type ErrorEnvelope = {
-  code: "VEIL_VALIDATION_FAILED" | "VEIL_AUTH_REQUIRED" | "VEIL_AUTH_INVALID" | "VEIL_AUTH_UNAVAILABLE" | "VEIL_SCOPE_DENIED" | "VEIL_POLICY_DENIED" | "VEIL_NOT_FOUND" | "VEIL_METHOD_NOT_ALLOWED" | "VEIL_SESSION_EXPIRED" | "VEIL_PAYLOAD_TOO_LARGE" | "VEIL_UNSUPPORTED_MEDIA_TYPE" | "VEIL_RATE_LIMITED" | "VEIL_IDEMPOTENCY_KEY_INVALID" | "VEIL_IDEMPOTENCY_KEY_REUSE" | "VEIL_IDEMPOTENCY_IN_PROGRESS" | "VEIL_IDEMPOTENCY_RESULT_UNAVAILABLE" | "VEIL_IDEMPOTENCY_STORE_FULL" | "VEIL_SESSION_REPLAY" | "VEIL_REPLAY_STORE_UNAVAILABLE" | "VEIL_AUDIT_UNAVAILABLE" | "VEIL_STORE_UNAVAILABLE" | "VEIL_OCR_UNAVAILABLE" | "VEIL_DETECTION_FAILED" | "VEIL_LIMIT_EXCEEDED" | "VEIL_PROMPT_REJECTED" | "VEIL_OUTPUT_BLOCKED" | "VEIL_NOT_READY" | "VEIL_INTERNAL";
+  code: "VEIL_VALIDATION_FAILED" | "VEIL_AUTH_REQUIRED" | "VEIL_AUTH_INVALID" | "VEIL_AUTH_UNAVAILABLE" | "VEIL_SCOPE_DENIED" | "VEIL_POLICY_DENIED" | "VEIL_NOT_FOUND" | "VEIL_METHOD_NOT_ALLOWED" | "VEIL_SESSION_EXPIRED" | "VEIL_PAYLOAD_TOO_LARGE" | "VEIL_UNSUPPORTED_MEDIA_TYPE" | "VEIL_RATE_LIMITED" | "VEIL_IDEMPOTENCY_KEY_INVALID" | "VEIL_IDEMPOTENCY_KEY_REUSE" | "VEIL_IDEMPOTENCY_IN_PROGRESS" | "VEIL_IDEMPOTENCY_RESULT_UNAVAILABLE" | "VEIL_IDEMPOTENCY_STORE_FULL" | "VEIL_SESSION_REPLAY" | "VEIL_REPLAY_STORE_UNAVAILABLE" | "VEIL_AUDIT_UNAVAILABLE" | "VEIL_STORE_UNAVAILABLE" | "VEIL_OCR_UNAVAILABLE" | "VEIL_DETECTION_FAILED" | "VEIL_LIMIT_EXCEEDED" | "VEIL_PROMPT_REJECTED" | "VEIL_OUTPUT_BLOCKED" | "VEIL_NOT_READY" | "VEIL_UPSTREAM_FAILED" | "VEIL_INTERNAL";
   /** Human-readable; names the field, never its value. */
   error: string;
+  request_id: string;
+};
+
+/** Errors of the OpenAI-compatible proxy (/openai/): OpenAI’s shape, so its SDKs raise APIError with the message, plus Veil’s code and request id. */
+export type OpenAiErrorEnvelope = {
+  code: "VEIL_VALIDATION_FAILED" | "VEIL_AUTH_REQUIRED" | "VEIL_AUTH_INVALID" | "VEIL_AUTH_UNAVAILABLE" | "VEIL_SCOPE_DENIED" | "VEIL_POLICY_DENIED" | "VEIL_NOT_FOUND" | "VEIL_METHOD_NOT_ALLOWED" | "VEIL_SESSION_EXPIRED" | "VEIL_PAYLOAD_TOO_LARGE" | "VEIL_UNSUPPORTED_MEDIA_TYPE" | "VEIL_RATE_LIMITED" | "VEIL_IDEMPOTENCY_KEY_INVALID" | "VEIL_IDEMPOTENCY_KEY_REUSE" | "VEIL_IDEMPOTENCY_IN_PROGRESS" | "VEIL_IDEMPOTENCY_RESULT_UNAVAILABLE" | "VEIL_IDEMPOTENCY_STORE_FULL" | "VEIL_SESSION_REPLAY" | "VEIL_REPLAY_STORE_UNAVAILABLE" | "VEIL_AUDIT_UNAVAILABLE" | "VEIL_STORE_UNAVAILABLE" | "VEIL_OCR_UNAVAILABLE" | "VEIL_DETECTION_FAILED" | "VEIL_LIMIT_EXCEEDED" | "VEIL_PROMPT_REJECTED" | "VEIL_OUTPUT_BLOCKED" | "VEIL_NOT_READY" | "VEIL_UPSTREAM_FAILED" | "VEIL_INTERNAL";
+  error: {
+    /** Human-readable; names the field, never its value. */
+    message: string;
+    type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "rate_limit_error" | "api_error";
+    code: "VEIL_VALIDATION_FAILED" | "VEIL_AUTH_REQUIRED" | "VEIL_AUTH_INVALID" | "VEIL_AUTH_UNAVAILABLE" | "VEIL_SCOPE_DENIED" | "VEIL_POLICY_DENIED" | "VEIL_NOT_FOUND" | "VEIL_METHOD_NOT_ALLOWED" | "VEIL_SESSION_EXPIRED" | "VEIL_PAYLOAD_TOO_LARGE" | "VEIL_UNSUPPORTED_MEDIA_TYPE" | "VEIL_RATE_LIMITED" | "VEIL_IDEMPOTENCY_KEY_INVALID" | "VEIL_IDEMPOTENCY_KEY_REUSE" | "VEIL_IDEMPOTENCY_IN_PROGRESS" | "VEIL_IDEMPOTENCY_RESULT_UNAVAILABLE" | "VEIL_IDEMPOTENCY_STORE_FULL" | "VEIL_SESSION_REPLAY" | "VEIL_REPLAY_STORE_UNAVAILABLE" | "VEIL_AUDIT_UNAVAILABLE" | "VEIL_STORE_UNAVAILABLE" | "VEIL_OCR_UNAVAILABLE" | "VEIL_DETECTION_FAILED" | "VEIL_LIMIT_EXCEEDED" | "VEIL_PROMPT_REJECTED" | "VEIL_OUTPUT_BLOCKED" | "VEIL_NOT_READY" | "VEIL_UPSTREAM_FAILED" | "VEIL_INTERNAL";
+    param: null;
+  };
   request_id: string;
 };
 
 /** GET /livez: 200 answer. */
 export type LivezResponse = {
   status: "ok";
+};
+
+/** POST /openai/v1/chat/completions: request body. OpenAI-compatible chat completions: messages tokenized, the upstream called, the answer restored (whole or streamed) Requires the `transform` and `rehydrate` scopes (`admin` implies every scope). */
+export type OpenaiChatCompletionsRequest = {
+  [key: string]: unknown;
+};
+
+/** POST /openai/v1/chat/completions: 200 answer. */
+export type OpenaiChatCompletionsResponse = {
+  [key: string]: unknown;
+};
+
+/** POST /openai/v1/embeddings: request body. OpenAI-compatible embeddings: input tokenized, the upstream’s answer passed unchanged Requires the `transform` scope (`admin` implies every scope). */
+export type OpenaiEmbeddingsRequest = {
+  [key: string]: unknown;
+};
+
+/** POST /openai/v1/embeddings: 200 answer. */
+export type OpenaiEmbeddingsResponse = {
+  [key: string]: unknown;
 };
 
 /** GET /openapi.json: 200 answer. */
@@ -88,7 +123,7 @@ export type ReadyzResponse = {
   status: "ready";
 };
 
-/** POST /v1/admin/policy/reload: request body. Reload the policy directory (atomic swap when the new set is valid) Requires the `admin` scope (`admin` implies every scope). */
+/** POST /v1/admin/policy/reload: request body. Reload the policy directory (atomic swap when the new set is valid) Requires the `platform_admin` scope (`admin` implies every scope). */
 export type AdminPolicyReloadRequest = {};
 
 /** POST /v1/admin/policy/reload: 200 answer. */
@@ -100,7 +135,10 @@ export type AdminPolicyReloadResponse = {
 
 /** POST /v1/admin/policy/validate: request body. Validate a policy directory and preview the changes against the loaded set (no swap) Requires the `admin` scope (`admin` implies every scope). */
 export type AdminPolicyValidateRequest = {
-  directory: string;
+  directory?: string;
+  files?: {
+    [key: string]: string;
+  };
 };
 
 /** POST /v1/admin/policy/validate: 200 answer. */
@@ -363,6 +401,7 @@ export type RagAnswerRequest = {
     caller_role?: string;
     caller_purpose?: string;
   };
+  access_level?: string;
 };
 
 /** POST /v1/rag/answer: 200 answer. */
@@ -846,11 +885,13 @@ export type TransformStreamRequest = {
 /** The route table: what the client needs to call each operation. */
 export const OPERATIONS = {
   Livez: { method: 'GET', path: '/livez', scope: "public", idempotent: false, body: 'none', answer: 'json' },
-  Metrics: { method: 'GET', path: '/metrics', scope: "admin", idempotent: false, body: 'none', answer: 'text' },
+  Metrics: { method: 'GET', path: '/metrics', scope: "platform_admin", idempotent: false, body: 'none', answer: 'text' },
+  OpenaiChatCompletions: { method: 'POST', path: '/openai/v1/chat/completions', scope: ["transform","rehydrate"], idempotent: false, body: 'json', answer: 'sse' },
+  OpenaiEmbeddings: { method: 'POST', path: '/openai/v1/embeddings', scope: "transform", idempotent: false, body: 'json', answer: 'json' },
   OpenapiHtml: { method: 'GET', path: '/openapi.html', scope: "authenticated", idempotent: false, body: 'none', answer: 'text' },
   OpenapiJson: { method: 'GET', path: '/openapi.json', scope: "authenticated", idempotent: false, body: 'none', answer: 'json' },
   Readyz: { method: 'GET', path: '/readyz', scope: "public", idempotent: false, body: 'none', answer: 'json' },
-  AdminPolicyReload: { method: 'POST', path: '/v1/admin/policy/reload', scope: "admin", idempotent: false, body: 'json', answer: 'json' },
+  AdminPolicyReload: { method: 'POST', path: '/v1/admin/policy/reload', scope: "platform_admin", idempotent: false, body: 'json', answer: 'json' },
   AdminPolicyValidate: { method: 'POST', path: '/v1/admin/policy/validate', scope: "admin", idempotent: false, body: 'json', answer: 'json' },
   BatchDetect: { method: 'POST', path: '/v1/batch/detect', scope: "batch", idempotent: false, body: 'json', answer: 'json' },
   BatchTransform: { method: 'POST', path: '/v1/batch/transform', scope: "batch", idempotent: true, body: 'json', answer: 'json' },
@@ -888,6 +929,8 @@ export type OperationName = keyof typeof OPERATIONS;
 export interface OperationTypes {
   Livez: { request: undefined; response: LivezResponse };
   Metrics: { request: undefined; response: unknown };
+  OpenaiChatCompletions: { request: OpenaiChatCompletionsRequest; response: OpenaiChatCompletionsResponse };
+  OpenaiEmbeddings: { request: OpenaiEmbeddingsRequest; response: OpenaiEmbeddingsResponse };
   OpenapiHtml: { request: undefined; response: unknown };
   OpenapiJson: { request: undefined; response: OpenapiJsonResponse };
   Readyz: { request: undefined; response: ReadyzResponse };
