@@ -52,19 +52,14 @@ describe.skipIf(!nerAvailable)('the proxy with the official openai npm client an
     expect(fake.requests.at(-1)!.body.messages[1].content.match(TOKEN).length).toBeGreaterThanOrEqual(3);
   });
 
-  it('protects names through NER on chat messages, or says that it could not', async () => {
+  it('protects names through NER on chat messages', async () => {
     fake.reply = () => ({});
     const { data, response } = await client.chat.completions.create({ model: 'fake-model', messages: [{ role: 'user', content: TEXT }] }).withResponse();
     expect(data.choices[0]!.message.content).toBe(TEXT);
     const sent = fake.requests.at(-1)!.text;
-    const warning = response.headers.get('x-veil-warning') ?? '';
-    if (/not applied to json and chat input/.test(warning)) {
-      // NER on chat slots is not in this build: the caller is told names may pass.
-      expect(warning).toMatch(/person, organization and location names may pass through undetected/);
-    } else {
-      for (const name of NAMES) expect(sent).not.toContain(name);
-      expect(sent).toMatch(/\{\{person:p_\d+:/);
-    }
+    expect(response.headers.get('x-veil-warning')).toBeNull();
+    for (const name of NAMES) expect(sent).not.toContain(name);
+    expect(sent).toMatch(/\{\{person:p_\d+:/);
   });
 
   it('streams the exact original text when every token is split at every position', async () => {
@@ -96,6 +91,40 @@ describe.skipIf(!nerAvailable)('the proxy with the official openai npm client an
     expect(call.type).toBe('function');
     if (call.type !== 'function') return;
     expect(JSON.parse(call.function.arguments)).toEqual({ to: 'jane.doe@example.com', subject: 'Hello' });
+  });
+
+  it('restores a value revoked while the stream is open as [DELETED] from then on', async () => {
+    // The same restorer and live revocation list as /v1/rehydrate/stream: the upstream holds
+    // the stream open after the first mention (and enough text for the output guard to let it
+    // go); the value is revoked through the API; the second mention must not come back.
+    const value = 'revoke.midstream@example.com';
+    const filler = 'and so on '.repeat(60);
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    fake.reply = (request) => {
+      const token = (request.text.match(TOKEN) ?? []).find((candidate) => candidate.startsWith('{{email:'))!;
+      const first = `First ${token}, ${filler}`;
+      // Events: the role, the first part, [hold], the rest, the finish.
+      return { content: `${first}again ${token}.`, chunkSizes: [first.length, 1_000_000], holdAfter: { events: 2, until: gate } };
+    };
+    const stream = await client.chat.completions.create({ model: 'fake-model', stream: true, messages: [{ role: 'user', content: `Write to ${value}.` }] });
+    let text = '';
+    try {
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta.content ?? '';
+        if (text.includes(value) && !text.includes('again')) {
+          const revoked = await fetch(`${veil.url}/v1/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ entity_type: 'email', value }) });
+          expect(revoked.status).toBe(200);
+          release();
+        }
+      }
+    } finally {
+      release();
+    }
+    expect(text).toBe(`First ${value}, ${filler}again [DELETED].`);
+    expect(upstreamText()).not.toContain(value);
   });
 
   it('carries the session across turns: the history sent back keeps its tokens', async () => {

@@ -33,6 +33,11 @@ export interface FakeReply {
   readonly pieceDelayMs?: number;
   /** Streamed: end without `data: [DONE]`. */
   readonly omitDone?: boolean;
+  /**
+   * Streamed: after this many events, wait until `until` settles before sending the rest (a
+   * test acts while the stream is open, e.g. revokes a value, without timing anything).
+   */
+  readonly holdAfter?: { readonly events: number; readonly until: Promise<unknown> };
 }
 
 export interface RecordedRequest {
@@ -162,8 +167,10 @@ async function answer(fake: FakeOpenAi, request: IncomingMessage, response: Serv
     response.end(reply.rawStream);
     return;
   }
-  for (const event of streamEvents(content, toolCalls, reply.chunkSizes ?? [4])) {
+  const all = streamEvents(content, toolCalls, reply.chunkSizes ?? [4]);
+  for (const [index, event] of all.entries()) {
     if (response.destroyed) return;
+    if (reply.holdAfter !== undefined && index === reply.holdAfter.events) await reply.holdAfter.until.catch(() => undefined);
     response.write(event);
     if (reply.pieceDelayMs !== undefined) await sleep(reply.pieceDelayMs);
   }
