@@ -156,7 +156,8 @@ def test_calls_the_other_routes(client: Client) -> None:
     assert len(client.capabilities()["entity_types"]) > 50
     assert "detector_mode" in client.diagnostics()
     assert "veil_transforms_total" in client.metrics()
-    assert client.validate_policies({"directory": str(ROOT / "policies")})["valid"] is True
+    default_policy = (ROOT / "policies" / "default.yaml").read_text(encoding="utf-8")
+    assert client.validate_policies({"files": {"default.yaml": default_policy}})["valid"] is True
     assert client.reload_policies()["reloaded"] is False
     assert client.livez() == {"status": "ok"}
     assert client.readyz() == {"status": "ready"}

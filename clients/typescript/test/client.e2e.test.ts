@@ -5,6 +5,7 @@
 // stream incrementally, tokens split at every position. Where a failure cannot be produced by
 // the real server on demand (a lost connection, a 503), a fetch wrapper around the real fetch
 // injects it; it says so where it does.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startVeil, type ServerProcess } from '../../../e2e/support/server.js';
 import {
@@ -148,7 +149,7 @@ describe('every route answers through the client', () => {
     expect((await client.capabilities()).entity_types.length).toBeGreaterThan(50);
     expect((await client.diagnostics()).detector_mode).toBeDefined();
     expect(await client.metrics()).toContain('veil_transforms_total');
-    expect((await client.validatePolicies({ directory: `${ROOT}policies` })).valid).toBe(true);
+    expect((await client.validatePolicies({ files: { 'default.yaml': readFileSync(`${ROOT}policies/default.yaml`, 'utf8') } })).valid).toBe(true);
     expect((await client.reloadPolicies()).reloaded).toBe(false);
     expect((await client.livez()).status).toBe('ok');
     expect((await client.readyz()).status).toBe('ready');
