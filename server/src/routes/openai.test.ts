@@ -153,6 +153,26 @@ describe('POST /openai/v1/chat/completions, whole answers', () => {
     expect(message.text).not.toContain('jane.doe');
   });
 
+  it('refuses image, audio and file parts (they cannot be inspected) unless proxy.allow_media_parts', async () => {
+    fake.reply = () => ({});
+    const sent = fake.requests.length;
+    const messages = [{ role: 'user', content: [{ type: 'text', text: 'Mail jane.doe@example.com about this' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }];
+    const refused = await chat({ model: 'm', messages });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/^messages\/0\/content\/1: media parts/);
+    expect(fake.requests.length).toBe(sent);
+    const open = await buildTestApp({ env: { VEIL_PROXY__UPSTREAM_URL: fake.url, VEIL_PROXY__ALLOW_MEDIA_PARTS: 'true' } });
+    try {
+      const allowed = await chat({ model: 'm', messages }, {}, open);
+      expect(allowed.status, allowed.text).toBe(200);
+      const upstream = fake.requests.at(-1)!.body.messages[0].content;
+      expect(upstream[1]).toEqual(messages[0]!.content[1]);
+      expectNoRaw(JSON.stringify(upstream));
+    } finally {
+      await open.close();
+    }
+  });
+
   it('masks a raw value the model wrote on its own (output guard) and says so in a header', async () => {
     fake.reply = () => ({ content: 'Contact bob.smith@example.org for details.' });
     const answer = await chat({ model: 'm', messages: [{ role: 'user', content: 'who?' }] });
