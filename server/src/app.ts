@@ -9,6 +9,7 @@ import { createAuthenticator, registerAuth } from './auth/index.js';
 import type { AppDeps } from './deps.js';
 import { registerObservability } from './metrics/observe.js';
 import { metricsRoutes } from './metrics/routes.js';
+import { openAiRoutes } from './routes/openai.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { collectRoutes } from './openapi/document.js';
 import { openApiRoutes } from './openapi/routes.js';
@@ -105,6 +106,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   await app.register(revokeRoutes(deps));
   await app.register(sessionRoutes(deps));
   await app.register(ragRoutes(deps));
+  await app.register(openAiRoutes(deps));
   await app.register(diagnosticsRoutes(deps));
   await app.register(metricsRoutes(deps));
   await app.register(adminPolicyRoutes(deps));

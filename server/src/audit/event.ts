@@ -104,6 +104,8 @@ const ROUTE_EVENTS: Readonly<Record<string, string>> = {
   'POST /v1/patterns': 'pattern_validate',
   'POST /v1/admin/policy/validate': 'policy_validate',
   'POST /v1/admin/policy/reload': 'policy_reloaded',
+  'POST /openai/v1/chat/completions': 'proxy_chat_completions',
+  'POST /openai/v1/embeddings': 'proxy_embeddings',
 };
 
 /**
@@ -137,9 +139,9 @@ function deriveOperation(method: string, url: string): string {
 }
 
 /** Operations that run detection, so their events name the configured detector mode. */
-const DETECTING = /^(transform|transform_stream|transform_file|transform_image|redact_image|detect|batch_transform|batch_detect|rag_ingest.*)$/;
-const TRANSFORMING = /^(transform|transform_stream|transform_file|transform_image|redact_image|batch_transform|rag_ingest.*)$/;
-const REHYDRATING = /^(rehydrate|rehydrate_stream|rehydrate_file|rag_answer)$/;
+const DETECTING = /^(transform|transform_stream|transform_file|transform_image|redact_image|detect|batch_transform|batch_detect|rag_ingest.*|proxy_.*)$/;
+const TRANSFORMING = /^(transform|transform_stream|transform_file|transform_image|redact_image|batch_transform|rag_ingest.*|proxy_.*)$/;
+const REHYDRATING = /^(rehydrate|rehydrate_stream|rehydrate_file|rag_answer|proxy_chat_completions)$/;
 
 export interface EventContext {
   readonly method: string;

@@ -19,7 +19,8 @@
 //
 // Which routes: every route is audited unless its config says otherwise; the probes are never
 // audited, and health, capabilities and metrics (read-only, scraped often) only when they fail.
-import { ERROR_CODES, isVeilError, VeilError } from '@veil/common';
+import { ERROR_CODES, isVeilError, VeilError, type ErrorCode } from '@veil/common';
+import { errorBodyFor } from '../plugins/errors.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { authenticatedPrincipal } from '../auth/principal.js';
@@ -80,7 +81,10 @@ function failureOf(status: number, payload: unknown): { code?: string; reason?: 
     try {
       const body = JSON.parse(text) as { code?: unknown; error?: unknown };
       if (typeof body.code === 'string' && Object.hasOwn(ERROR_CODES, body.code)) {
-        return { code: body.code, ...(typeof body.error === 'string' ? { reason: body.error } : {}) };
+        // The proxy's OpenAI-shaped errors (error an object) may relay an upstream's own message:
+        // the event records the code's generic message instead.
+        const reason = typeof body.error === 'string' ? body.error : ERROR_CODES[body.code as ErrorCode].message;
+        return { code: body.code, reason };
       }
     } catch {
       // Not an envelope: recorded by status alone.
@@ -172,7 +176,7 @@ export function registerAudit(app: FastifyInstance, deps: AppDeps, sink: AuditSi
     reply.removeHeader('retry-after');
     reply.removeHeader('content-length');
     void reply.header('content-type', 'application/json; charset=utf-8');
-    return JSON.stringify({ code: UNAVAILABLE, error: ERROR_CODES[UNAVAILABLE].message, request_id: request.id });
+    return JSON.stringify(errorBodyFor(request, UNAVAILABLE, ERROR_CODES[UNAVAILABLE].message, 503));
   };
 
   app.addHook('onSend', (request, reply, payload, done) => {

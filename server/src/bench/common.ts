@@ -13,7 +13,7 @@ export const VEIL_BIN = process.env.VEIL_BENCH_BIN ?? `${ROOT}/server/bin/veil.j
 export const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 
 const WORDS = 'the quick brown fox jumps over a lazy dog while our support team reviews the ticket and replies politely to every customer question about billing'.split(' ');
-function prose(length: number, seed = 1): string {
+export function prose(length: number, seed = 1): string {
   let state = seed;
   const parts: string[] = [];
   let size = 0;

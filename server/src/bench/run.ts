@@ -16,7 +16,7 @@ import { indexEntries, rehydrateText } from '../domain/rehydrate.js';
 import { KeyRing, newSessionId, openSession, sealSession, type SessionPayload } from '../domain/seal/index.js';
 import { tokenizeText } from '../domain/tokenize.js';
 import { TokenAllocator } from '../domain/token/index.js';
-import { closeClient, cpuSeconds, hasTaskset, quantile, send, startVeil, startWorkers, textWithEntities } from './common.js';
+import { closeClient, cpuSeconds, hasTaskset, prose, quantile, send, startVeil, startWorkers, textWithEntities } from './common.js';
 import { ratioBench, type RatioRow } from './ratios.js';
 
 const rows: string[][] = [];
@@ -78,8 +78,8 @@ function micro(): void {
   record('rehydrate (pure), 1 MB with a token every ~200 chars', mbps(tokenized.safeText.length, rehydrate.perOpMs));
 }
 
-async function startServer(): Promise<{ url: string; stop: () => Promise<void> }> {
-  return startVeil({ VEIL_LOG_FORMAT: 'json', VEIL_SESSION_SECRET: '3c'.repeat(32) }, 0);
+async function startServer(env: Readonly<Record<string, string>> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
+  return startVeil({ VEIL_LOG_FORMAT: 'json', VEIL_SESSION_SECRET: '3c'.repeat(32), ...env }, 0);
 }
 
 function postOnce(url: string, path: string, body: string): Promise<{ status: number; text: string }> {
@@ -310,8 +310,90 @@ function envNumber(name: string, fallback: number): number {
   return Number.isFinite(value) && value > 0 ? value : fallback;
 }
 
+/** Milliseconds from sending a streamed chat completion to its first non-empty content delta, and to its end. */
+async function timeToFirstContent(url: string, body: string): Promise<{ first: number; total: number; text: string }> {
+  const started = performance.now();
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  if (!response.ok || response.body === null) throw new Error(`proxy bench: HTTP ${response.status}`);
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let first = -1;
+  let text = '';
+  for await (const bytes of response.body as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(bytes, { stream: true });
+    const events = buffer.split('\n\n');
+    buffer = events.pop() ?? '';
+    for (const event of events) {
+      const data = event.replace(/^data: /, '');
+      if (data === '[DONE]') continue;
+      const content = ((JSON.parse(data) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content ?? '');
+      if (content !== '' && first < 0) first = performance.now() - started;
+      text += content;
+    }
+  }
+  return { first, total: performance.now() - started, text };
+}
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/**
+ * `run.js proxy`: time to the first restored chunk of a streamed chat completion through the
+ * OpenAI-compatible proxy, against the baseline of the same fake upstream called directly in
+ * the same run, at two model speeds (no delay: Veil's own overhead; 4 characters every 20 ms,
+ * about 50 tokens per second), with the output guard on (the default) and off.
+ */
+async function proxyBench(): Promise<void> {
+  const { startFakeOpenAi } = await import('../testing/fake-openai.js');
+  const message = `Hi, this is Jane Doe. My email is jane.doe@example.com and my card 4111 1111 1111 1111 was charged twice; call me on +1 415 555 0134. ${prose(600, 3)}`;
+  const fake = await startFakeOpenAi();
+  const guarded = await startServer({ VEIL_PROXY__UPSTREAM_URL: fake.url });
+  const unguarded = await startServer({ VEIL_PROXY__UPSTREAM_URL: fake.url, VEIL_OUTPUT_PROTECTION__ENABLED: 'false' });
+  const runs = 30;
+  try {
+    for (const cadence of [0, 20]) {
+      fake.reply = () => ({ chunkSizes: [4], ...(cadence > 0 ? { pieceDelayMs: cadence } : {}) });
+      const label = cadence === 0 ? 'no model delay' : `4 chars / ${cadence} ms`;
+      // The baseline gets the tokenized text a proxied call sends, so both streams are as long.
+      await timeToFirstContent(`${guarded.url}/openai/v1/chat/completions`, JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: message }] }));
+      const tokenized = fake.requests.at(-1)!.body.messages[0].content as string;
+      const targets: [string, string, string][] = [
+        ['direct to the upstream (baseline)', `${fake.url}/chat/completions`, tokenized],
+        ['through the proxy, output guard off', `${unguarded.url}/openai/v1/chat/completions`, message],
+        ['through the proxy, output guard on (default)', `${guarded.url}/openai/v1/chat/completions`, message],
+      ];
+      for (const [name, url, content] of targets) {
+        const body = JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content }] });
+        await timeToFirstContent(url, body); // warm-up
+        const firsts: number[] = [];
+        const totals: number[] = [];
+        for (let run = 0; run < runs; run += 1) {
+          const result = await timeToFirstContent(url, body);
+          if (url !== targets[0]![1] && result.text !== message) throw new Error('proxy bench: the restored text differs from the original');
+          firsts.push(result.first);
+          totals.push(result.total);
+        }
+        record(`TTFT ${label}: ${name}`, `p50 ${percentile(firsts, 50).toFixed(1)} ms, p95 ${percentile(firsts, 95).toFixed(1)} ms; whole stream p50 ${percentile(totals, 50).toFixed(0)} ms`);
+      }
+    }
+  } finally {
+    await Promise.all([guarded.stop(), unguarded.stop()]);
+    await fake.close();
+  }
+}
+
 async function main(): Promise<void> {
   const only = process.argv[2];
+  if (only === 'proxy') {
+    if (hasTaskset) spawnSync('taskset', ['-cp', '1', String(process.pid)]);
+    process.stdout.write(`# Veil proxy time to first restored chunk (node ${process.version}, ${hasTaskset ? 'server on core 0, client and fake upstream on core 1' : 'cores unpinned'})\n\n`);
+    await proxyBench();
+    process.stdout.write('\n| benchmark | result | target |\n|---|---|---|\n');
+    for (const [name, value, target] of rows) process.stdout.write(`| ${name} | ${value} | ${target} |\n`);
+    return;
+  }
   if (only === 'workers') {
     process.stdout.write(`# Veil worker scaling (node ${process.version}, ${availableParallelism()} cores, nothing pinned)\n\n`);
     await workersBench();

@@ -650,3 +650,22 @@ describe('restore templates', () => {
     );
   });
 });
+
+describe('proxy', () => {
+  it('wraps the upstream key as a Secret, defaults the bounds, and refuses pass-through with bearer-token auth', () => {
+    const loaded = load({ env: { VEIL_PROXY__UPSTREAM_URL: 'https://api.example.com/v1', VEIL_PROXY__UPSTREAM_API_KEY: 'sk-upstream-secret-value' } });
+    const proxy = loaded.config.proxy;
+    expect(proxy.upstream_url).toBe('https://api.example.com/v1');
+    expect(proxy.upstream_api_key?.reveal()).toBe('sk-upstream-secret-value');
+    expect(JSON.stringify(loaded.config)).not.toContain('sk-upstream-secret-value');
+    expect(proxy).toMatchObject({ pass_through_api_key: false, allow_media_parts: false, timeout_secs: 120, stream_idle_timeout_secs: 60, max_response_bytes: 16777216 });
+    expect(bare(problemsOf(() => load({ env: { VEIL_PROXY__UPSTREAM_URL: 'ftp://example.com' } })))).toEqual(['proxy.upstream_url: must match format "http-url"']);
+    const jwt = problemsOf(() =>
+      load({
+        env: { VEIL_PROXY__PASS_THROUGH_API_KEY: 'true', VEIL_ALLOW_EPHEMERAL_AUDIT: '1' },
+        overrides: { auth: { mode: 'jwt', jwt: { secret: 'j'.repeat(32), issuer: 'i', audience: 'a' } } },
+      }),
+    );
+    expect(bare(jwt)).toEqual(['proxy.pass_through_api_key: cannot be used with auth.mode jwt (its Authorization header is Veil\'s own credential)']);
+  });
+});

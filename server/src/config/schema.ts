@@ -310,6 +310,25 @@ export interface VeilConfig {
     readonly max_queue: number;
   };
   readonly log: { readonly level: LogLevel; readonly format: LogFormat };
+  /**
+   * The OpenAI-compatible proxy (/openai/v1/*, docs/api.md). Without upstream_url its routes
+   * answer 404. The upstream credential: upstream_api_key, or (pass_through_api_key, only in the
+   * dev and api_key auth modes, where Veil does not read `Authorization` itself) the caller's
+   * own `Authorization: Bearer` header.
+   */
+  readonly proxy: {
+    readonly upstream_url?: string;
+    readonly upstream_api_key?: Secret;
+    readonly pass_through_api_key: boolean;
+    /** Pass image, audio and file content parts (which Veil cannot inspect) to the upstream. */
+    readonly allow_media_parts: boolean;
+    /** Until the upstream answers (headers); a non-streamed answer's body too. */
+    readonly timeout_secs: number;
+    /** Longest silence between two pieces of a streamed upstream answer. */
+    readonly stream_idle_timeout_secs: number;
+    /** Largest upstream answer read (a streamed one in total), in bytes. */
+    readonly max_response_bytes: number;
+  };
   readonly otel: { readonly traces_endpoint?: string; readonly service_name: string };
 }
 
@@ -560,5 +579,14 @@ export const CONFIG_SCHEMA = {
       format: { type: 'string', enum: LOG_FORMATS, default: 'text' },
     }),
     otel: section({ traces_endpoint: httpUrl, service_name: { ...text, default: 'veil-server' } }),
+    proxy: section({
+      upstream_url: httpUrl,
+      upstream_api_key: { type: 'string', minLength: 1, maxLength: 4096 },
+      pass_through_api_key: { type: 'boolean', default: false },
+      allow_media_parts: { type: 'boolean', default: false },
+      timeout_secs: { type: 'number', exclusiveMinimum: 0, maximum: 3600, default: 120 },
+      stream_idle_timeout_secs: { type: 'number', exclusiveMinimum: 0, maximum: 3600, default: 60 },
+      max_response_bytes: { type: 'integer', minimum: 1024, maximum: 1073741824, default: 16777216 },
+    }),
   },
 } as const;

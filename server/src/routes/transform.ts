@@ -13,7 +13,9 @@ import {
   jsonSlotTexts,
   runChatTransform,
   runJsonTransform,
+  type ChatTransformOutcome,
   type ChatTransformRequest,
+  type JsonTransformOutcome,
   type JsonTransformRequest,
   type SlotNer,
 } from '../services/structured.js';
@@ -145,7 +147,33 @@ export async function runStructuredWithNer(
     : runChatTransform(env, { ...input.request, detection, slotNer });
 }
 
-/** JSON and chat modes of /v1/transform (and its stream and file routes). */
+/**
+ * The JSON and chat transform itself (the request's detector mode, NER included, over every
+ * string slot), with its audit facts, before any store check: the continuation is not recorded
+ * and no handle is issued yet (structuredTransform does both). The OpenAI-compatible proxy
+ * records the continuation only once its upstream has answered, so a retry after an upstream
+ * failure can continue the same session_state.
+ */
+export async function structuredOutcome(
+  deps: AppDeps,
+  log: FastifyBaseLogger,
+  body: TransformBody,
+  inputType: 'json' | 'chat_messages',
+  sessionState: string | undefined,
+  principal: Principal,
+  facts: FactSink = NO_FACTS,
+): Promise<JsonTransformOutcome | ChatTransformOutcome> {
+  const registry = policiesFor(deps, principal.tenant);
+  const common = requestFields(deps, body, principal, sessionState);
+  const env = transformEnvironment(deps, principal.tenant, registry);
+  const input: StructuredRequest =
+    inputType === 'json' ? { kind: 'json', request: { ...common, inputJson: body.input_json } } : { kind: 'chat_messages', request: { ...common, inputMessages: body.input_messages } };
+  const outcome = await recordingRejection(facts, () => runStructuredWithNer(deps, env, input, body.detectors, plannedPolicy(registry, body.policy, sessionState), log));
+  facts({ ...transformFacts(outcome.response), ...promptFacts(outcome.response), session_id: outcome.meta.sid, trace_id: common.traceId, ...(outcome.meta.policy !== undefined ? { policy: outcome.meta.policy } : {}) });
+  return outcome;
+}
+
+/** JSON and chat modes of /v1/transform (and its stream and file routes): structuredOutcome, then replay protection and the outgoing handle. */
 export async function structuredTransform(
   deps: AppDeps,
   log: FastifyBaseLogger,
@@ -155,16 +183,10 @@ export async function structuredTransform(
   principal: Principal,
   facts: FactSink = NO_FACTS,
 ): Promise<Record<string, unknown>> {
-  const registry = policiesFor(deps, principal.tenant);
-  const common = requestFields(deps, body, principal, sessionState);
-  const env = transformEnvironment(deps, principal.tenant, registry);
-  const input: StructuredRequest =
-    inputType === 'json' ? { kind: 'json', request: { ...common, inputJson: body.input_json } } : { kind: 'chat_messages', request: { ...common, inputMessages: body.input_messages } };
-  const outcome = await recordingRejection(facts, () => runStructuredWithNer(deps, env, input, body.detectors, plannedPolicy(registry, body.policy, sessionState), log));
-  facts({ ...transformFacts(outcome.response), ...promptFacts(outcome.response), session_id: outcome.meta.sid, trace_id: common.traceId, ...(outcome.meta.policy !== undefined ? { policy: outcome.meta.policy } : {}) });
+  const outcome = await structuredOutcome(deps, log, body, inputType, sessionState, principal, facts);
   if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
   const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
-  log.info({ event: 'transform_completed', input_type: inputType, trace_id: fingerprint(common.traceId), entities: outcome.response.entities.length }, 'transform_completed');
+  log.info({ event: 'transform_completed', input_type: inputType, trace_id: fingerprint(outcome.response.trace_id), entities: outcome.response.entities.length }, 'transform_completed');
   return { ...outcome.response, ...handle };
 }
 
