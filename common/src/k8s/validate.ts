@@ -7,9 +7,9 @@
 // three enforce the committed crds/*.yaml rather than a copy of it.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
-import { parse } from 'yaml';
 import { formatFieldPath, pointerToPath, type PathSegment } from '../policy/parse.js';
 import { compileCelRule } from './cel.js';
+import { parseYamlDocuments } from './portable-yaml.js';
 import type { Schema } from './structural.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
@@ -247,7 +247,8 @@ const compiledCache = new Map<string, CompiledCrd>();
 export function compileCrd(crdYaml: string): CompiledCrd {
   const cached = compiledCache.get(crdYaml);
   if (cached !== undefined) return cached;
-  const document: unknown = parse(crdYaml);
+  // Read as the API server and kubectl read it: YAML 1.1, where a bare `n` is the boolean false.
+  const document: unknown = parseYamlDocuments(crdYaml, '1.1')[0];
   if (!isRecord(document) || document['apiVersion'] !== 'apiextensions.k8s.io/v1' || document['kind'] !== 'CustomResourceDefinition' || !isRecord(document['spec'])) {
     throw new Error('compileCrd: not an apiextensions.k8s.io/v1 CustomResourceDefinition');
   }
