@@ -7,7 +7,7 @@ export npm_config_nodedir := $(shell scripts/node-headers.sh)
 PORT ?= 3000
 NER ?= 1
 
-.PHONY: help install build run test typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers
+.PHONY: help install build run test typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers k8s-build k8s-up k8s-down
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
@@ -17,6 +17,7 @@ help:
 	@echo "make bench-workers - throughput with 1 worker process and with one per core (BENCHMARKS.md)"
 	@echo "make crds   - regenerate crds/*.yaml and charts/veil/crds/ from common/src/k8s/"
 	@echo "make chart  - helm lint --strict and helm template of charts/veil (fetches helm, see scripts/helm.sh)"
+	@echo "make k8s-up / k8s-down - start / stop the real Kubernetes control plane of the tests (built once from the Go module proxy)"
 	@echo "make example-rag - build, start a local Veil and run the RAG example (SQLite FTS5 store)"
 	@echo "make eval   - score detection on the dev corpus against a live server"
 	@echo "make eval-offline     - score detection offline on every labeled corpus (dev corpus + data/*.jsonl)"
@@ -46,18 +47,31 @@ lint: install
 unit: build test-tools
 	npx vitest run --exclude 'e2e/**'
 
-# The local end-to-end suites always run; the operator's real-cluster scenarios
-# (e2e/operator.cluster.e2e.test.ts) run only when VEIL_E2E_KUBECONFIG names a kubeconfig.
-e2e: build test-tools
-	@if [ -n "$$VEIL_E2E_KUBECONFIG" ]; then \
-		echo "e2e: real-cluster operator scenarios ON (VEIL_E2E_KUBECONFIG=$$VEIL_E2E_KUBECONFIG, namespace $${VEIL_E2E_NAMESPACE:-veil-e2e})"; \
-	else \
-		echo "e2e: real-cluster operator scenarios SKIPPED: VEIL_E2E_KUBECONFIG is not set (kind/k3d kubeconfig with crds/ applied)"; \
-	fi
-	npx vitest run e2e
+# The end-to-end suites. The real-cluster ones run against the control plane that
+# scripts/k8s-testenv.sh builds (once, cached per version) and starts around the run, or against
+# VEIL_E2E_KUBECONFIG / VEIL_TEST_KUBECONFIG when you set them (the script is then not used).
+e2e: build test-tools $(if $(REDIS_URL),,redis-server)
+	$(K8S_RUN) npx vitest run e2e
 
 test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools
-	npx vitest run
+	$(K8S_RUN) npx vitest run
+
+# --- Kubernetes control plane for the real-cluster suites (scripts/k8s-testenv.sh) --------------
+# `run` builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok once (cached
+# under $${XDG_CACHE_HOME:-~/.cache}/veil/k8s/<version>-<arch>/, 15-20 min cold), starts them on
+# loopback, runs the command with VEIL_E2E_KUBECONFIG/VEIL_TEST_KUBECONFIG set and stops them,
+# also when the command fails. Without Go or the module proxy it says so loudly and the
+# real-cluster suites skip.
+K8S_RUN = $(if $(VEIL_E2E_KUBECONFIG)$(VEIL_TEST_KUBECONFIG),,scripts/k8s-testenv.sh run)
+
+k8s-build:
+	scripts/k8s-testenv.sh build
+
+k8s-up: k8s-build
+	scripts/k8s-testenv.sh start
+
+k8s-down:
+	scripts/k8s-testenv.sh stop
 
 # The RAG example end to end (examples/rag/README.md): starts its own `veil serve`, stops it after.
 example-rag: build

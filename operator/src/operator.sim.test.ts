@@ -6,6 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiKeyDigest, DEFAULT_POLICY_FILE, parseApiKeysFile, parseKeyRingFile, parseTenantSettingsFile, VEIL_ANNOTATIONS, type Tenant, type TokenizationPolicy } from '@veil/common';
 import type { ConfigMap, KubeObject, Lease, Secret } from './kube/types.js';
+import type { Logger } from './controllers/runtime.js';
+import { OperatorMetrics } from './metrics.js';
 import { conditionOf, createWorld, NAMESPACE, waitFor, type World } from './testing/world.js';
 
 let world: World | undefined;
@@ -187,6 +189,29 @@ describe('operator: Tenant', () => {
     expect(conditionOf(object, 'KeysPublished')!.message).toContain('keys[0].secret');
     expect(conditionOf(object, 'KeysPublished')!.message).not.toContain('short');
     expect(simulator.peek<Secret>('Secret', NAMESPACE, settings.keyRingSecret)?.data?.['acme.json']).toBe(garbage);
+  });
+});
+
+describe('operator: caches behind the API server', () => {
+  it('reconciles a burst of tenants and policies with no failed reconcile and no warning (writes go through its caches; a 409 is retried quietly)', async () => {
+    // The simulator delivers watch events after the write returns, as a real API server does,
+    // so each reconcile of the burst would otherwise plan from a cache one write behind.
+    world = await createWorld();
+    const { client, simulator } = world;
+    const metrics = new OperatorMetrics();
+    const warnings: string[] = [];
+    const logger: Logger = { info: () => undefined, warn: (message) => warnings.push(message), error: (message) => warnings.push(message) };
+    world.startOperator({ metrics, logger });
+    const names = Array.from({ length: 6 }, (_, index) => `burst-${index}`);
+    await Promise.all([
+      ...names.map((name) => client.create('Tenant', tenantResource(name, { tenantId: name, rateLimit: { requestsPerSecond: 1 } }))),
+      ...names.slice(0, 3).map((name) => client.create('TokenizationPolicy', policyResource(name))),
+    ]);
+    await waitFor(() => names.every((name) => conditionOf(simulator.peek('Tenant', NAMESPACE, name), 'Ready')?.status === 'True'), 30_000, 'every tenant Ready');
+    await waitFor(() => names.slice(0, 3).every((name) => conditionOf(simulator.peek('TokenizationPolicy', NAMESPACE, name), 'Published')?.status === 'True'), 30_000, 'every policy Published');
+    const text = await metrics.registry.metrics();
+    expect(text).not.toMatch(/veil_operator_reconcile_total\{controller="[a-z]+",result="error"\} [1-9]/);
+    expect(warnings).toEqual([]);
   });
 });
 

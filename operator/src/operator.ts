@@ -18,7 +18,7 @@ import type { WorkQueue } from './kube/workqueue.js';
 import { readFile } from 'node:fs/promises';
 import { NerController } from './controllers/ner/controller.js';
 import { PolicyController } from './controllers/policy/controller.js';
-import { ControllerLoop, describeError, EventRecorder, silentLogger, type Logger } from './controllers/runtime.js';
+import { ControllerLoop, describeError, EventRecorder, silentLogger, type Logger, type ReconcileOutcome } from './controllers/runtime.js';
 import { TenantController } from './controllers/tenant/controller.js';
 import type { RingKey } from './controllers/tenant/rotation.js';
 import type { OperatorMetrics } from './metrics.js';
@@ -71,6 +71,7 @@ export class Operator {
         name: options.settings.leaseName,
         identity: this.identity,
         clock: this.#clock,
+        ...(options.owner === undefined ? {} : { owner: options.owner }),
         ...(options.lease?.durationMs === undefined ? {} : { leaseDurationMs: options.lease.durationMs }),
         ...(options.lease?.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: options.lease.renewDeadlineMs }),
         ...(options.lease?.retryPeriodMs === undefined ? {} : { retryPeriodMs: options.lease.retryPeriodMs }),
@@ -151,7 +152,7 @@ export class Operator {
     const informers: Informer[] = [policies, tenants, secrets, configMaps];
     const events = new EventRecorder(client, clock, this.#logger, this.identity);
     const metrics = this.#options.metrics;
-    const hooks = { onReconciled: (controller: string, result: 'success' | 'error', seconds: number) => metrics?.observeReconcile(controller, result, seconds) };
+    const hooks = { onReconciled: (controller: string, result: ReconcileOutcome, seconds: number) => metrics?.observeReconcile(controller, result, seconds) };
     const loopOptions = { clock, logger: this.#logger, hooks, ...(this.#options.retryBaseMs === undefined ? {} : { baseDelayMs: this.#options.retryBaseMs }) };
     const owner = this.#options.owner;
 

@@ -12,7 +12,7 @@ let client: RealKubeClient;
 let informer: Informer<ConfigMap> | undefined;
 
 beforeEach(async () => {
-  simulator = await ApiSimulator.start();
+  simulator = await ApiSimulator.start({ namespaces: ['ns'] });
   client = new RealKubeClient(loadKubeConfig({ kubeconfigYaml: simulator.kubeconfig('ns') }));
 });
 

@@ -38,7 +38,7 @@ describe('writeAtomically', () => {
 
 describe('VolumeProjector', () => {
   it('projects a Secret (decoded) and follows its updates', async () => {
-    const simulator = await ApiSimulator.start();
+    const simulator = await ApiSimulator.start({ namespaces: ['veil'] });
     try {
       const client = new RealKubeClient(loadKubeConfig({ kubeconfigYaml: simulator.kubeconfig('veil') }));
       const dir = tempDir();

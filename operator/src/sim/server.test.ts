@@ -12,7 +12,7 @@ let simulator: ApiSimulator;
 let client: RealKubeClient;
 
 beforeEach(async () => {
-  simulator = await ApiSimulator.start({ validators: crdValidators() });
+  simulator = await ApiSimulator.start({ validators: crdValidators(), namespaces: ['sim', 'a', 'b'] });
   client = new RealKubeClient(loadKubeConfig({ kubeconfigYaml: simulator.kubeconfig('sim') }));
 });
 
@@ -50,7 +50,7 @@ describe('API simulator', () => {
 
   it('compacts on its own beyond the history limit', async () => {
     await simulator.stop();
-    simulator = await ApiSimulator.start({ historyLimit: 2 });
+    simulator = await ApiSimulator.start({ historyLimit: 2, namespaces: ['sim'] });
     client = new RealKubeClient(loadKubeConfig({ kubeconfigYaml: simulator.kubeconfig('sim') }));
     const { resourceVersion } = await client.list('ConfigMap', 'sim');
     for (const name of ['a', 'b', 'c']) await client.create('ConfigMap', configMap(name));

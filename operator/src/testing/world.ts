@@ -96,7 +96,7 @@ export interface World {
 }
 
 export async function createWorld(options: { replicas?: number; settings?: Record<string, string>; verbose?: boolean } = {}): Promise<World> {
-  const simulator = await ApiSimulator.start({ validators: crdValidators() });
+  const simulator = await ApiSimulator.start({ validators: crdValidators(), namespaces: [NAMESPACE] });
   const client = new RealKubeClient(loadKubeConfig({ kubeconfigYaml: simulator.kubeconfig(NAMESPACE) }));
   const settings = testSettings(options.settings);
   const replicas = await Promise.all(Array.from({ length: options.replicas ?? 2 }, (_, index) => new FakeReplica(`veil-server-${index}`, () => simulator.peek<Secret>('Secret', NAMESPACE, settings.keyRingSecret)).start()));

@@ -83,7 +83,8 @@ export class TenantController implements Reconciler {
 
   async #write(kind: 'Secret' | 'ConfigMap', namespace: string, name: string, component: string, actual: KubeObject | undefined, data: Record<string, string>, annotations?: Record<string, string>): Promise<boolean> {
     if (actual === undefined && Object.keys(data).length === 0) return false;
-    const { outcome } = await applyObject(this.options.client, kind, this.#shared(kind, namespace, name, component, data, annotations), actual, dataRules);
+    const informer: Informer = kind === 'Secret' ? this.options.secrets : this.options.configMaps;
+    const { outcome } = await applyObject(this.options.client, kind, this.#shared(kind, namespace, name, component, data, annotations), actual, dataRules, (object) => informer.observe(object));
     return outcome !== 'unchanged';
   }
 
@@ -180,7 +181,7 @@ export class TenantController implements Reconciler {
         : { currentKid: plan.ring.current_kid, keyRingGeneration: plan.ring.generation, keys: plan.keys, rotation: plan.rotation }),
       conditions: setConditions(previous?.conditions, conditions, tenant.metadata.generation, now),
     };
-    await patchStatusIfChanged(options.client, 'Tenant', tenant as unknown as KubeObject, status);
+    await patchStatusIfChanged(options.client, 'Tenant', tenant as unknown as KubeObject, status, (object) => options.tenants.observe(object));
     options.onPhase?.(key, status.rotation?.phase ?? 'Idle');
     return plan?.requeueAfterMs === undefined ? undefined : { requeueAfterMs: plan.requeueAfterMs };
   }
