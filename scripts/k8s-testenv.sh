@@ -295,6 +295,8 @@ cmd_start() {
   done
   local t0
   t0="$(date +%s.%N)"
+  # Whatever fails from here on, nothing started stays running.
+  trap 'status=$?; [[ $status -eq 0 ]] || cmd_stop; exit $status' EXIT
   rm -rf "$RUN/etcd" "$RUN/logs"
   mkdir -p "$RUN/logs" "$RUN/etcd"
   : >"$RUN/pids"
@@ -332,7 +334,8 @@ cmd_start() {
     --authorization-mode Node,RBAC \
     --enable-admission-plugins OwnerReferencesPermissionEnforcement \
     --allow-privileged=false --profiling=false --v=1
-  wait_for kube-apiserver 900 test "$(api /readyz)" = 200
+  apiserver_ready() { [[ "$(api /readyz)" == 200 ]]; }
+  wait_for kube-apiserver 900 apiserver_ready
   local t_api
   t_api="$(date +%s.%N)"
 
@@ -344,7 +347,7 @@ cmd_start() {
     --use-service-account-credentials=true \
     --cluster-signing-cert-file "$p/ca.crt" --cluster-signing-key-file "$p/ca.key" \
     --service-cluster-ip-range 10.0.0.0/24 --leader-elect=false \
-    --controllers '*,-nodeipam,-nodelifecycle,-cloud-node-lifecycle,-route,-service-lb-controller,-persistentvolume-binder,-attachdetach,-persistentvolume-expander,-ephemeral-volume,-pvc-protection,-pv-protection' \
+    --controllers '*,-nodeipam,-nodelifecycle,-cloud-node-lifecycle,-route,-service-lb-controller,-attachdetach,-persistentvolume-expander' \
     --v=1
   spawn kube-scheduler "$BIN/kube-scheduler" --kubeconfig "$RUN/scheduler.kubeconfig" \
     --authentication-kubeconfig "$RUN/scheduler.kubeconfig" --authorization-kubeconfig "$RUN/scheduler.kubeconfig" \
@@ -372,9 +375,11 @@ cmd_start() {
   wait_for "kwok (node Ready)" 300 ready_node
   rm -f "$RUN/node.json"
   # The default ServiceAccount appears once the controller manager runs: pods need it.
-  wait_for "the controller manager (default ServiceAccount)" 300 test "$(api /api/v1/namespaces/default/serviceaccounts/default)" = 200
+  default_sa() { [[ "$(api /api/v1/namespaces/default/serviceaccounts/default)" == 200 ]]; }
+  wait_for "the controller manager (default ServiceAccount)" 300 default_sa
   printf 'k8s-testenv: kube-apiserver ready after %.1fs, everything after %.1fs\n' \
     "$(echo "$t_api - $t0" | bc)" "$(echo "$(date +%s.%N) - $t0" | bc)" >&2
+  trap - EXIT
   echo "KUBECONFIG=$RUN/admin.kubeconfig"
 }
 

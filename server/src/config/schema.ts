@@ -134,7 +134,11 @@ export interface VeilConfig {
     readonly ttl_seconds: number;
     readonly in_progress_ttl_seconds: number;
   };
-  readonly storage: { readonly sqlite_path?: string };
+  readonly storage: {
+    readonly sqlite_path?: string;
+    /** Waives the startup check that a Redis holding revocations is durable (AOF on, noeviction). */
+    readonly allow_non_durable_redis: boolean;
+  };
   readonly detector: {
     readonly mode: DetectorMode;
     readonly advanced_url?: string;
@@ -337,7 +341,7 @@ export const CONFIG_SCHEMA = {
       ttl_seconds: { ...positiveInteger, default: 86400 },
       in_progress_ttl_seconds: { ...positiveInteger, default: 60 },
     }),
-    storage: section({ sqlite_path: text, digest_secret: text }),
+    storage: section({ sqlite_path: text, digest_secret: text, allow_non_durable_redis: { type: 'boolean', default: false } }),
     detector: section({
       mode: { type: 'string', enum: DETECTOR_MODES, default: 'builtin' },
       advanced_url: httpUrl,

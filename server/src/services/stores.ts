@@ -12,6 +12,7 @@ export async function openAppStores(config: VeilConfig, onWarning: (message: str
     sessions: config.session.backend,
     ...(config.storage.sqlite_path !== undefined ? { sqlitePath: config.storage.sqlite_path } : {}),
     ...(config.session.redis_url !== undefined ? { redisUrl: config.session.redis_url } : {}),
+    requireDurableRedis: !config.storage.allow_non_durable_redis,
     onWarning,
   });
 }

@@ -74,7 +74,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Start a private redis-server (persistence off) and wait until it answers PING. */
+/**
+ * Start a private redis-server and wait until it answers PING. It runs as production should (AOF
+ * on, appendfsync everysec, noeviction), since the server refuses a non-durable Redis for
+ * revocations; `extraArguments` may override that (later arguments win).
+ */
 export async function startLocalRedis(extraArguments: readonly string[] = []): Promise<LocalRedis> {
   const binary = findRedisServer();
   if (binary === undefined) throw new Error('no redis-server on PATH (run `make redis-server`)');
@@ -85,7 +89,7 @@ export async function startLocalRedis(extraArguments: readonly string[] = []): P
     const directory = mkdtempSync(join(tmpdir(), 'veil-redis-'));
     const child = spawn(
       binary,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', directory, '--daemonize', 'no', '--loglevel', 'warning', ...extraArguments],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec', '--dir', directory, '--daemonize', 'no', '--loglevel', 'warning', ...extraArguments],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
