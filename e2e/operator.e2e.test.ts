@@ -18,7 +18,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../operator/src/kube/types.js';
 import { VolumeProjector } from '../operator/src/render/volume.js';
 import { UrlReplicaReporter } from '../operator/src/replicas/reporter.js';
-import { conditionOf, createWorld, NAMESPACE, waitFor, type World } from '../operator/src/testing/world.js';
+import { conditionOf, createWorld, NAMESPACE, TENANT_KEYS_NAMESPACE, waitFor, type World } from '../operator/src/testing/world.js';
 import { postJson, startVeil, type ServerProcess } from './support/server.js';
 
 const SESSION_SECRET = '5a'.repeat(32);
@@ -202,7 +202,7 @@ describe('operator -> mounted directories -> two hot-reloading servers (no Kuber
       reporter: new UrlReplicaReporter(() => rotationServers.map((server, index) => ({ name: `veil-rot-${index}`, url: server.url })), { apiKey: () => Promise.resolve(ADMIN_KEY) }),
     });
     // The tenant's client key lives in a Secret; the operator publishes only its digest.
-    await client.create('Secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'acme-client', namespace: NAMESPACE }, data: { 'api-key': Buffer.from(TENANT_KEY).toString('base64') } });
+    await client.create('Secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'acme-client', namespace: TENANT_KEYS_NAMESPACE }, data: { 'api-key': Buffer.from(TENANT_KEY).toString('base64') } });
     const tenantSpec = {
       tenantId: 'acme',
       apiKeys: [{ identity: 'acme-app', secretRef: { name: 'acme-client', key: 'api-key' }, scopes: ['transform', 'rehydrate'] }],

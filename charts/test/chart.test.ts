@@ -121,7 +121,38 @@ describe.skipIf(noHelm)(`chart rendered by helm${noHelm ? ` (skipped: ${located.
       const kinds = objects.map((object) => object['kind'] as string);
       expect(kinds).not.toContain('ClusterRole');
       expect(kinds).not.toContain('ClusterRoleBinding');
-      expect(new Set(kinds)).toEqual(new Set(['ConfigMap', 'Secret', 'Service', 'ServiceAccount', 'PersistentVolumeClaim', 'Deployment', 'PodDisruptionBudget', 'Role', 'RoleBinding']));
+      expect(new Set(kinds)).toEqual(new Set(['ConfigMap', 'Secret', 'Service', 'ServiceAccount', 'PersistentVolumeClaim', 'Deployment', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'NetworkPolicy', 'Namespace']));
+    });
+
+    it('secures the in-release Redis by default: generated password, AOF on a kept claim, ingress from the server only', () => {
+      const redis = container(find(objects, 'Deployment', 'veil-redis'), 'redis');
+      expect(redis['args']).toEqual(expect.arrayContaining(['--requirepass', '$(REDIS_PASSWORD)', '--appendonly', 'yes', '--appendfsync', 'everysec']));
+      expect(envOf(redis).get('REDIS_PASSWORD')?.['valueFrom']).toEqual({ secretKeyRef: { name: 'veil-redis', key: 'redis-password' } });
+      const password = find(objects, 'Secret', 'veil-redis');
+      expect(password['metadata']['annotations']).toEqual({ 'helm.sh/resource-policy': 'keep' });
+      expect(Buffer.from(String(password['data']['redis-password']), 'base64').toString()).toMatch(/^[A-Za-z0-9]{40}$/);
+      expect(find(objects, 'PersistentVolumeClaim', 'veil-redis')['metadata']['annotations']).toEqual({ 'helm.sh/resource-policy': 'keep' });
+      const policy = find(objects, 'NetworkPolicy', 'veil-redis');
+      expect(policy['spec']['ingress']).toEqual([{ from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'veil', 'app.kubernetes.io/instance': 'veil', 'app.kubernetes.io/component': 'server' } } }], ports: [{ port: 6379, protocol: 'TCP' }] }]);
+      expect(objects.filter((object) => object['kind'] === 'NetworkPolicy').map((object) => object['metadata']['name']).sort()).toEqual(['veil-ner', 'veil-redis', 'veil-server']);
+    });
+
+    it('reads Secrets only by name in its namespace, and any Secret only in the tenant-keys namespace', () => {
+      const role = find(objects, 'Role', 'veil-operator');
+      const secretRules = (role['rules'] as Obj[]).filter((rule) => (rule['resources'] as string[]).includes('secrets'));
+      expect(secretRules).toEqual([
+        { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+        { apiGroups: [''], resources: ['secrets'], resourceNames: ['veil-keyrings', 'veil-api-keys'], verbs: ['get', 'list', 'watch', 'update', 'patch', 'delete'] },
+      ]);
+      const keysRole = find(objects, 'Role', 'veil-operator-tenant-keys');
+      expect(keysRole['metadata']['namespace']).toBe('veil-tenant-keys');
+      expect(keysRole['rules']).toEqual([{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'] }]);
+      expect(find(objects, 'RoleBinding', 'veil-operator-tenant-keys')['subjects']).toEqual([{ kind: 'ServiceAccount', name: 'veil-operator', namespace: 'veil' }]);
+      const namespace = find(objects, 'Namespace', 'veil-tenant-keys');
+      expect(namespace['metadata']['labels']['pod-security.kubernetes.io/enforce']).toBe('restricted');
+      expect(namespace['metadata']['annotations']).toEqual({ 'helm.sh/resource-policy': 'keep' });
+      const operator = container(find(objects, 'Deployment', 'veil-operator'), 'operator');
+      expect(parseOperatorSettings(resolveEnv(objects, operator)).settings?.tenantKeysNamespace).toBe('veil-tenant-keys');
     });
 
     it('never uses subPath and mounts every operator-written source as a whole directory', () => {
@@ -219,7 +250,8 @@ describe.skipIf(noHelm)(`chart rendered by helm${noHelm ? ` (skipped: ${located.
       expect(loaded.config.auth.api_keys.map((entry) => entry.identity)).toEqual(['veil-operator']);
       expect(loaded.config.auth.api_keys[0]?.scopes).toEqual(['admin']);
       expect(loaded.generatedSecret).toBe(false);
-      expect(loaded.config.session.redis_url).toBe('redis://veil-redis:6379/0');
+      // The generated Redis password, alphanumeric so the URL needs no escaping.
+      expect(loaded.config.session.redis_url).toMatch(/^redis:\/\/:[A-Za-z0-9]{40}@veil-redis:6379\/0$/);
     });
 
     it('gives the operator the object names the server mounts, in the variables it parses', () => {
@@ -312,6 +344,14 @@ describe.skipIf(noHelm)(`chart rendered by helm${noHelm ? ` (skipped: ${located.
     expect(builtinProblems(objects)).toEqual([]);
   });
 
+  it('variant: a waived non-durable Redis runs without AOF and tells the server', () => {
+    const objects = render(helm, { 'redis.persistence.enabled': false, 'redis.allowNonDurable': true });
+    expect(container(find(objects, 'Deployment', 'veil-redis'), 'redis')['args']).toEqual(expect.arrayContaining(['--appendonly', 'no']));
+    expect(objects.some((object) => object['kind'] === 'PersistentVolumeClaim' && object['metadata']['name'] === 'veil-redis')).toBe(false);
+    const config = parse(find(objects, 'ConfigMap', 'veil-server-config')['data']['veil.yaml'] as string) as Obj;
+    expect(config['storage']).toEqual({ allow_non_durable_redis: true });
+  });
+
   it('variant: one replica without NER, Redis or PDB stays valid', () => {
     const objects = render(helm, { 'server.replicas': 1, 'ner.enabled': false, 'redis.enabled': false, 'audit.persistence.accessMode': 'ReadWriteOnce' });
     expect(objects.some((object) => object['kind'] === 'PodDisruptionBudget')).toBe(false);
@@ -338,6 +378,7 @@ describe.skipIf(noHelm)(`chart rendered by helm${noHelm ? ` (skipped: ${located.
     ['ReadWriteOnce audit claim with several replicas', { 'audit.persistence.accessMode': 'ReadWriteOnce' }, /ReadWriteMany/],
     ['both in-release and external Redis', { 'redis.external.existingSecret': 'ext' }, /exclusive/],
     ['NER without the operator', { 'operator.enabled': false }, /ner\.enabled needs operator\.enabled/],
+    ['a Redis without persistence, unwaived', { 'redis.persistence.enabled': false }, /redis\.allowNonDurable=true/],
   ])('refuses %s', (_name, sets, message) => {
     expect(() => render(helm, sets)).toThrow(message);
   });

@@ -58,6 +58,7 @@ const KNOWN_KINDS = new Set([
   'v1/Service',
   'v1/ServiceAccount',
   'v1/PersistentVolumeClaim',
+  'v1/Namespace',
   'apps/v1/Deployment',
   'policy/v1/PodDisruptionBudget',
   'rbac.authorization.k8s.io/v1/Role',

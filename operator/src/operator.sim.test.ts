@@ -8,7 +8,7 @@ import { apiKeyDigest, DEFAULT_POLICY_FILE, parseApiKeysFile, parseKeyRingFile, 
 import type { ConfigMap, KubeObject, Lease, Secret } from './kube/types.js';
 import type { Logger } from './controllers/runtime.js';
 import { OperatorMetrics } from './metrics.js';
-import { conditionOf, createWorld, NAMESPACE, waitFor, type World } from './testing/world.js';
+import { conditionOf, createWorld, NAMESPACE, TENANT_KEYS_NAMESPACE, waitFor, type World } from './testing/world.js';
 
 let world: World | undefined;
 
@@ -138,11 +138,13 @@ describe('operator: Tenant', () => {
       const object = simulator.peek('Tenant', NAMESPACE, 'acme');
       return conditionOf(object, 'ApiKeysResolved')?.status === 'False' ? object : undefined;
     });
-    expect(conditionOf(pending, 'ApiKeysResolved')!.message).toContain('spec.apiKeys[0].secretRef: Secret acme-key not found');
+    expect(conditionOf(pending, 'ApiKeysResolved')!.message).toContain(`spec.apiKeys[0].secretRef: no usable API key in namespace ${TENANT_KEYS_NAMESPACE}`);
     expect(conditionOf(pending, 'Ready')?.status).toBe('False');
 
     const rawKey = 'acme-super-secret-api-key-0001';
+    // A Secret of that name in the tenant's own namespace is not looked at.
     await client.create('Secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'acme-key', namespace: NAMESPACE }, data: { token: Buffer.from(rawKey).toString('base64') } });
+    await client.create('Secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'acme-key', namespace: TENANT_KEYS_NAMESPACE }, data: { token: Buffer.from(rawKey).toString('base64') } });
     const ready = await waitFor(() => {
       const object = simulator.peek('Tenant', NAMESPACE, 'acme');
       return conditionOf(object, 'Ready')?.status === 'True' ? object : undefined;
@@ -163,7 +165,7 @@ describe('operator: Tenant', () => {
     expect(tenantSettings.ok && tenantSettings.value).toMatchObject({ tenant_id: 'acme-corp', rate_limit: { requests_per_second: 5, burst_size: 10 }, policies: ['support'] });
 
     // Deleting the referenced Secret revokes the key.
-    await client.delete('Secret', NAMESPACE, 'acme-key');
+    await client.delete('Secret', TENANT_KEYS_NAMESPACE, 'acme-key');
     await waitFor(() => {
       const parsed = parseApiKeysFile(text(simulator.peek<Secret>('Secret', NAMESPACE, settings.apiKeysSecret), 'acme.json') ?? '', 'acme.json');
       return parsed.ok && parsed.value.keys.length === 0;
@@ -268,7 +270,7 @@ describe('operator: session-key rotation', () => {
     const initial = await waitFor(() => simulator.peek<Tenant & KubeObject>('Tenant', NAMESPACE, 'acme')?.status?.currentKid);
 
     simulator.failNext(3, { status: 500, methods: ['PUT', 'POST'] });
-    simulator.failNext(2, { status: 409, methods: ['PUT'], kinds: ['Secret'] });
+    simulator.failNext(2, { status: 409, methods: ['PATCH'], kinds: ['Secret'] });
     simulator.failNext(2, { status: 429, methods: ['PATCH'] });
     await update(client, 'Tenant', 'acme', (object) => ({ ...object, spec: { ...(object.spec as object), sessionKeys: { rotateAt: new Date().toISOString() } } }));
     // The rotation has begun once the ring moved past generation 1 (a phase may be too brief to
