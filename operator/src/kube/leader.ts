@@ -107,6 +107,11 @@ export class LeaderElector {
       return false;
     });
     const now = this.#clock.now();
+    if (acquired && !this.#running) {
+      // stop() was called while this round took the lease: give it back, never hold it unseen.
+      await this.#release();
+      return;
+    }
     if (acquired) {
       this.#lastRenewAt = now;
       if (!this.#leader && this.#running) {

