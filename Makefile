@@ -7,7 +7,7 @@ export npm_config_nodedir := $(shell scripts/node-headers.sh)
 PORT ?= 3000
 NER ?= 1
 
-.PHONY: help install build run test typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers k8s-build k8s-up k8s-down
+.PHONY: help install build run test typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers k8s-build k8s-up k8s-down images image-tools
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
@@ -18,6 +18,7 @@ help:
 	@echo "make crds   - regenerate crds/*.yaml and charts/veil/crds/ from common/src/k8s/"
 	@echo "make chart  - helm lint --strict and helm template of charts/veil (fetches helm, see scripts/helm.sh)"
 	@echo "make k8s-up / k8s-down - start / stop the real Kubernetes control plane of the tests (built once from the Go module proxy)"
+	@echo "make images - build the server, operator and NER sidecar images (ghcr.io/veil-dev/*, see docs/kubernetes.md)"
 	@echo "make example-rag - build, start a local Veil and run the RAG example (SQLite FTS5 store)"
 	@echo "make eval   - score detection on the dev corpus against a live server"
 	@echo "make eval-offline     - score detection offline on every labeled corpus (dev corpus + data/*.jsonl)"
@@ -53,7 +54,7 @@ unit: build test-tools
 e2e: build test-tools $(if $(REDIS_URL),,redis-server)
 	$(K8S_RUN) npx vitest run e2e
 
-test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools
+test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools image-tools
 	$(K8S_RUN) npx vitest run
 
 # --- Kubernetes control plane for the real-cluster suites (scripts/k8s-testenv.sh) --------------
@@ -72,6 +73,23 @@ k8s-up: k8s-build
 
 k8s-down:
 	scripts/k8s-testenv.sh stop
+
+# --- Container images (images/*.Containerfile, scripts/images.sh) --------------------------------
+# buildah builds, podman runs (Debian packages, no daemon); mmdebstrap makes the local base where
+# no image registry is reachable (the images suite, e2e/images.e2e.test.ts, always uses local
+# bases; VEIL_IMAGES_LOCAL_BASES=1 makes `make images` do the same). Installed when missing
+# (needs root), like redis-server.
+images: image-tools
+	scripts/images.sh build
+
+image-tools:
+	@missing=""; \
+	for tool in buildah podman runc mmdebstrap; do command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
+	if [ -z "$$missing" ]; then \
+		echo "image tools: buildah, podman, runc, mmdebstrap present"; \
+	else \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing uidmap; \
+	fi
 
 # The RAG example end to end (examples/rag/README.md): starts its own `veil serve`, stops it after.
 example-rag: build

@@ -87,13 +87,20 @@ cmd_build() {
     cmd_bases
     pull=(--pull=never)
   fi
+  # A host that trusts an extra CA (a TLS-inspecting proxy in front of the registries) lends it
+  # to the build steps that fetch packages; nothing of it lands in an image.
+  local trust=()
+  local ca="${NODE_EXTRA_CA_CERTS:-${PIP_CERT:-}}"
+  if [[ -n "$ca" && -f "$ca" ]]; then
+    trust=(-v "$ca:/etc/veil-build-ca.crt:ro" --build-arg NODE_EXTRA_CA_CERTS=/etc/veil-build-ca.crt --build-arg PIP_CERT=/etc/veil-build-ca.crt)
+  fi
   local entry name file started
   for entry in "${IMAGES[@]}"; do
     name="${entry%%:*}"
     file="${entry#*:}"
     started=$(date +%s)
     log "building ghcr.io/veil-dev/$name:$TAG (images/$file.Containerfile)"
-    buildah bud --quiet "${pull[@]}" --layers -f "$root/images/$file.Containerfile" -t "ghcr.io/veil-dev/$name:$TAG" "$root" >/dev/null
+    buildah bud --quiet "${pull[@]}" --layers "${trust[@]}" -f "$root/images/$file.Containerfile" -t "ghcr.io/veil-dev/$name:$TAG" "$root" >/dev/null
     log "built ghcr.io/veil-dev/$name:$TAG in $(($(date +%s) - started))s"
   done
   cmd_sizes

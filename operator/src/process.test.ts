@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from './controllers/runtime.js';
 import type { Lease } from './kube/types.js';
 import { SettingsError, StartupError, startOperatorProcess, type OperatorProcess } from './process.js';
-import { crdValidators } from './sim/crd-validation.js';
-import { ApiSimulator } from './sim/server.js';
+import { crdValidators } from './testing/sim/crd-validation.js';
+import { ApiSimulator } from './testing/sim/server.js';
 import { waitFor } from './testing/world.js';
 
 let simulator: ApiSimulator | undefined;

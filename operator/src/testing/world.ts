@@ -13,8 +13,8 @@ import type { KubeObject, Secret } from '../kube/types.js';
 import { OperatorMetrics } from '../metrics.js';
 import { Operator, type OperatorOptions } from '../operator.js';
 import { UrlReplicaReporter } from '../replicas/reporter.js';
-import { crdValidators } from '../sim/crd-validation.js';
-import { ApiSimulator } from '../sim/server.js';
+import { crdValidators } from './sim/crd-validation.js';
+import { ApiSimulator } from './sim/server.js';
 
 export const NAMESPACE = 'veil';
 /** Where Tenants' API-key Secrets live (the operator's default for NAMESPACE). */
