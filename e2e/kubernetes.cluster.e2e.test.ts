@@ -308,6 +308,20 @@ if (KUBECONFIG === '') {
       expect(kubelets.length).toBe(2);
     }, 600_000);
 
+    it('keeps what it owns against a competing field manager: its files come back, strays go, foreign labels stay', async () => {
+      const before = (await client.get('ConfigMap', NS, 'veil-policies'))!;
+      const rival = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'veil-policies', namespace: NS, labels: { 'example.com/owner': 'rival' } }, data: { 'support-desk.yaml': 'name: hijacked\n', 'stray.yaml': 'name: stray\n' } };
+      await ok(kubectl(['apply', '--server-side', '--field-manager=rival', '--force-conflicts', '-f', '-'], JSON.stringify(rival)));
+      const repaired = await waitFor(async () => {
+        const current = await client.get('ConfigMap', NS, 'veil-policies');
+        const data = current?.['data'] as Record<string, string> | undefined;
+        return data !== undefined && data['support-desk.yaml'] === (before['data'] as Record<string, string>)['support-desk.yaml'] && !('stray.yaml' in data) ? current : undefined;
+      }, 60_000, 'the operator to repair its policy directory');
+      expect(repaired!.metadata.labels?.['example.com/owner']).toBe('rival');
+      const managers = ((repaired!.metadata as Obj)['managedFields'] as Obj[]).map((entry) => `${String(entry['manager'])}/${String(entry['operation'])}`);
+      expect(managers).toEqual(expect.arrayContaining(['veil-operator/Apply', 'rival/Apply']));
+    }, 600_000);
+
     it('4. transforms from a client (the server Pod IP stands in for the Service) and rehydrates on the other replica', async () => {
       skipDocumented(/^kubectl -n veil run veil-client /);
       const headers = { 'x-api-key': TENANT_KEY };

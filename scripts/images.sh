@@ -9,10 +9,12 @@
 #   scripts/images.sh sizes            print each image's size
 #   scripts/images.sh env              print the environment podman/buildah need here
 #
-# Storage: vfs (works without fuse or a kernel overlay mount, as in this sandbox) under
-# ${XDG_CACHE_HOME:-$HOME/.cache}/veil/images/ (VEIL_IMAGES_CACHE), which also keeps the build
-# layers and the base tarball between runs. The containers.conf written there turns off the
-# default rlimits (the sandbox refuses them) and selects runc. Exit 3: buildah or podman missing.
+# Storage: its own, under ${XDG_CACHE_HOME:-$HOME/.cache}/veil/images/ (VEIL_IMAGES_CACHE),
+# which also keeps the build layers and the base tarball between runs. Driver overlay (layers
+# are diffs); VEIL_IMAGES_STORAGE_DRIVER=vfs where no overlay mount is possible (vfs copies the
+# whole file system per layer: tens of GB for these builds). The containers.conf written there
+# turns off the default rlimits (the sandbox refuses them) and selects runc. Exit 3: buildah or
+# podman missing.
 # Environment: VEIL_NODE_VERSION (24.21.0) and VEIL_NPM_VERSION (11.21.2) of the Node stand-in.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,6 +23,7 @@ NODE_VERSION="${VEIL_NODE_VERSION:-24.21.0}"
 NPM_VERSION="${VEIL_NPM_VERSION:-11.21.2}"
 TAG="$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$root/charts/veil/Chart.yaml")"
 IMAGES=(veil:server veil-operator:operator veil-ner:ner)
+DRIVER="${VEIL_IMAGES_STORAGE_DRIVER:-overlay}"
 
 log() { echo "images: $*" >&2; }
 
@@ -29,12 +32,12 @@ setup_env() {
     log "buildah and podman are needed (make image-tools installs them from Debian)"
     exit 3
   }
-  mkdir -p "$CACHE/storage" "$CACHE/run"
+  mkdir -p "$CACHE/storage-$DRIVER" "$CACHE/run-$DRIVER"
   cat >"$CACHE/storage.conf" <<CONF
 [storage]
-driver = "vfs"
-graphroot = "$CACHE/storage"
-runroot = "$CACHE/run"
+driver = "$DRIVER"
+graphroot = "$CACHE/storage-$DRIVER"
+runroot = "$CACHE/run-$DRIVER"
 CONF
   cat >"$CACHE/containers.conf" <<CONF
 [containers]
@@ -42,7 +45,7 @@ default_ulimits = []
 [engine]
 runtime = "runc"
 CONF
-  export CONTAINERS_STORAGE_CONF="$CACHE/storage.conf" CONTAINERS_CONF="$CACHE/containers.conf" STORAGE_DRIVER=vfs BUILDAH_ISOLATION=chroot
+  export CONTAINERS_STORAGE_CONF="$CACHE/storage.conf" CONTAINERS_CONF="$CACHE/containers.conf" STORAGE_DRIVER="$DRIVER" BUILDAH_ISOLATION=chroot
 }
 
 have_image() { podman image exists "$1"; }
@@ -103,6 +106,8 @@ cmd_build() {
     buildah bud --quiet "${pull[@]}" --layers "${trust[@]}" -f "$root/images/$file.Containerfile" -t "ghcr.io/veil-dev/$name:$TAG" "$root" >/dev/null
     log "built ghcr.io/veil-dev/$name:$TAG in $(($(date +%s) - started))s"
   done
+  # Superseded images of earlier builds; the layer cache of this build stays.
+  podman image prune -f >/dev/null
   cmd_sizes
 }
 
@@ -118,7 +123,7 @@ case "${1:-}" in
   sizes) cmd_sizes ;;
   env)
     setup_env
-    echo "CONTAINERS_STORAGE_CONF=$CONTAINERS_STORAGE_CONF CONTAINERS_CONF=$CONTAINERS_CONF STORAGE_DRIVER=vfs BUILDAH_ISOLATION=chroot TAG=$TAG"
+    echo "CONTAINERS_STORAGE_CONF=$CONTAINERS_STORAGE_CONF CONTAINERS_CONF=$CONTAINERS_CONF STORAGE_DRIVER=$DRIVER BUILDAH_ISOLATION=chroot TAG=$TAG"
     ;;
   *)
     sed -n '2,19p' "$0"
