@@ -317,8 +317,8 @@ if (KUBECONFIG === '') {
         const data = current?.['data'] as Record<string, string> | undefined;
         return data !== undefined && data['support-desk.yaml'] === (before['data'] as Record<string, string>)['support-desk.yaml'] && !('stray.yaml' in data) ? current : undefined;
       }, 60_000, 'the operator to repair its policy directory');
-      expect(repaired!.metadata.labels?.['example.com/owner']).toBe('rival');
-      const managers = ((repaired!.metadata as Obj)['managedFields'] as Obj[]).map((entry) => `${String(entry['manager'])}/${String(entry['operation'])}`);
+      expect(repaired.metadata.labels?.['example.com/owner']).toBe('rival');
+      const managers = ((repaired.metadata as Obj)['managedFields'] as Obj[]).map((entry) => `${String(entry['manager'])}/${String(entry['operation'])}`);
       expect(managers).toEqual(expect.arrayContaining(['veil-operator/Apply', 'rival/Apply']));
     }, 600_000);
 
