@@ -50,7 +50,7 @@ unit: build test-tools
 
 # The end-to-end suites. The real-cluster ones run against the control plane that
 # scripts/k8s-testenv.sh builds (once, cached per version) and starts around the run, or against
-# VEIL_E2E_KUBECONFIG / VEIL_TEST_KUBECONFIG when you set them (the script is then not used).
+# VEIL_E2E_KUBECONFIG when you set it (the script is then not used).
 e2e: build test-tools $(if $(REDIS_URL),,redis-server)
 	$(K8S_RUN) npx vitest run e2e
 
@@ -60,10 +60,10 @@ test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools image-
 # --- Kubernetes control plane for the real-cluster suites (scripts/k8s-testenv.sh) --------------
 # `run` builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok once (cached
 # under $${XDG_CACHE_HOME:-~/.cache}/veil/k8s/<version>-<arch>/, 15-20 min cold), starts them on
-# loopback, runs the command with VEIL_E2E_KUBECONFIG/VEIL_TEST_KUBECONFIG set and stops them,
+# loopback, runs the command with VEIL_E2E_KUBECONFIG set and stops them,
 # also when the command fails. Without Go or the module proxy it says so loudly and the
 # real-cluster suites skip.
-K8S_RUN = $(if $(VEIL_E2E_KUBECONFIG)$(VEIL_TEST_KUBECONFIG),,scripts/k8s-testenv.sh run)
+K8S_RUN = $(if $(VEIL_E2E_KUBECONFIG),,scripts/k8s-testenv.sh run)
 
 k8s-build:
 	scripts/k8s-testenv.sh build

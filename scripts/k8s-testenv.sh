@@ -11,7 +11,7 @@
 #   scripts/k8s-testenv.sh stop         stop what start started (by PID) and wipe etcd's data
 #   scripts/k8s-testenv.sh status       print whether it runs and the admin kubeconfig
 #   scripts/k8s-testenv.sh run CMD...   build (if needed), start, run CMD with VEIL_E2E_KUBECONFIG
-#                                       and VEIL_TEST_KUBECONFIG set, stop (also when CMD fails).
+#                                       set, stop (also when CMD fails).
 #                                       Where Go or the module proxy is missing, CMD runs without a
 #                                       cluster and the real-cluster suites skip; the reason is
 #                                       printed loudly.
@@ -19,7 +19,9 @@
 # Exit status 3 from build: Go or the module proxy is not available (the reason is on stderr).
 # Environment: VEIL_K8S_VERSION (v1.34.4), VEIL_KWOK_VERSION (v0.8.0), VEIL_K8S_CACHE (cache
 # directory for this version), VEIL_K8S_RUN (run directory, default .cache/k8s-run in the checkout),
-# VEIL_K8S_API_PORT (16443; etcd, the controller manager and the scheduler use the ports after it).
+# VEIL_K8S_API_PORT (default: the first of 16443, 16543, ... whose block of ports is free; etcd,
+# the controller manager and the scheduler use the ports after it, and kwok's pod IPs come from
+# 127.0.<10 + block>.0/24, so two checkouts on one machine do not collide).
 #
 # Why each step is the way it is:
 # - k8s.io/kubernetes cannot be `go install`ed: it requires its 29 staging modules at v0.0.0. A
@@ -44,10 +46,15 @@ esac
 CACHE="${VEIL_K8S_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/veil/k8s/$K8S_VERSION-$goarch}"
 BIN="$CACHE/bin"
 RUN="${VEIL_K8S_RUN:-$root/.cache/k8s-run}"
-API_PORT="${VEIL_K8S_API_PORT:-16443}"
-ETCD_PORT=$((API_PORT + 10))
-KCM_PORT=$((API_PORT + 1))
-SCHED_PORT=$((API_PORT + 2))
+# The port of a running control plane is recorded in $RUN/api-port; start picks one when unset.
+API_PORT="${VEIL_K8S_API_PORT:-$(cat "$RUN/api-port" 2>/dev/null || echo 16443)}"
+set_ports() {
+  ETCD_PORT=$((API_PORT + 10))
+  KCM_PORT=$((API_PORT + 1))
+  SCHED_PORT=$((API_PORT + 2))
+  POD_OCTET=$((10 + (API_PORT - 16443) / 100 % 200))
+}
+set_ports
 BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
 # The stamp names everything the cached binaries depend on; a different version builds afresh.
 STAMP_TEXT="kubernetes=$K8S_VERSION kwok=$KWOK_VERSION goarch=$goarch"
@@ -289,10 +296,23 @@ cmd_start() {
     log "a previous control plane is recorded in $RUN/pids; stopping it first"
     cmd_stop
   fi
-  local port
-  for port in "$API_PORT" "$KCM_PORT" "$SCHED_PORT" "$ETCD_PORT" $((ETCD_PORT + 1)) $((ETCD_PORT + 2)); do
-    port_free "$port" || die "port $port on 127.0.0.1 is taken (set VEIL_K8S_API_PORT to move the control plane)"
-  done
+  block_free() {
+    local port
+    for port in "$API_PORT" "$KCM_PORT" "$SCHED_PORT" "$ETCD_PORT" $((ETCD_PORT + 1)) $((ETCD_PORT + 2)); do
+      port_free "$port" || return 1
+    done
+  }
+  if [[ -z "${VEIL_K8S_API_PORT:-}" ]]; then
+    API_PORT=16443
+    set_ports
+    until block_free; do
+      API_PORT=$((API_PORT + 100))
+      set_ports
+      [[ $API_PORT -lt 18443 ]] || die "no free block of ports from 16443 to 18443 on 127.0.0.1"
+    done
+  else
+    block_free || die "a port of the block at VEIL_K8S_API_PORT=$API_PORT on 127.0.0.1 is taken"
+  fi
   local t0
   t0="$(date +%s.%N)"
   # Whatever fails from here on, nothing started stays running.
@@ -300,6 +320,7 @@ cmd_start() {
   rm -rf "$RUN/etcd" "$RUN/logs"
   mkdir -p "$RUN/logs" "$RUN/etcd"
   : >"$RUN/pids"
+  echo "$API_PORT" >"$RUN/api-port"
   pki
   local p="$RUN/pki"
   kubeconfig admin admin
@@ -354,7 +375,7 @@ cmd_start() {
     --bind-address 127.0.0.1 --secure-port "$SCHED_PORT" --leader-elect=false --v=1
   spawn kwok "$BIN/kwok" --kubeconfig "$RUN/kwok.kubeconfig" -c "$CACHE/kwok-stages.yaml" \
     --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
-    --cidr=127.0.10.0/24 --node-ip=127.0.0.1
+    --cidr="127.0.$POD_OCTET.0/24" --node-ip=127.0.0.1
 
   # The fake node. Admission taints it not-ready; nothing else would lift the taint here.
   local node='{"apiVersion":"v1","kind":"Node","metadata":{"name":"kwok-node-0","annotations":{"kwok.x-k8s.io/node":"fake"},"labels":{"kubernetes.io/hostname":"kwok-node-0","kubernetes.io/os":"linux","type":"kwok"}},"status":{"allocatable":{"cpu":"32","memory":"256Gi","pods":"110"},"capacity":{"cpu":"32","memory":"256Gi","pods":"110"}}}'
@@ -399,7 +420,7 @@ cmd_stop() {
     kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null
     log "stopped $name ($pid)"
   done
-  rm -rf "$RUN/pids" "$RUN/etcd" "$RUN/apiserver-certs"
+  rm -rf "$RUN/pids" "$RUN/etcd" "$RUN/apiserver-certs" "$RUN/api-port"
 }
 
 cmd_status() {
@@ -427,7 +448,7 @@ cmd_run() {
   cmd_start >/dev/null
   log "control plane up: KUBECONFIG=$RUN/admin.kubeconfig"
   status=0
-  VEIL_E2E_KUBECONFIG="$RUN/admin.kubeconfig" VEIL_TEST_KUBECONFIG="$RUN/admin.kubeconfig" "$@" || status=$?
+  VEIL_E2E_KUBECONFIG="$RUN/admin.kubeconfig" "$@" || status=$?
   return "$status"
 }
 
