@@ -70,6 +70,13 @@ export interface OperatorSettings {
 
 const RESOURCE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
+/** The tenant-keys namespace: as set, else `<namespace>-tenant-keys` (nothing to derive from a bad namespace). */
+function tenantKeysNamespace(value: string | undefined, namespace: string, problems: string[]): string {
+  const chosen = value !== undefined && value !== '' ? value : RESOURCE_NAME.test(namespace) ? `${namespace}-tenant-keys`.slice(0, 63).replace(/-+$/, '') : '';
+  if (chosen !== '' && !RESOURCE_NAME.test(chosen)) problems.push(`${OPERATOR_ENV.tenantKeysNamespace}: must match ${String(RESOURCE_NAME)}`);
+  return chosen;
+}
+
 /**
  * Read the settings from an environment. Every problem is listed (variable names only; these
  * values are not secret, but the habit holds). Defaults match the chart's defaults for release
@@ -104,7 +111,7 @@ export function parseOperatorSettings(env: Readonly<Record<string, string | unde
     policyConfigMap: text('policyConfigMap', 'veil-policies', RESOURCE_NAME),
     keyRingSecret: text('keyRingSecret', 'veil-keyrings', RESOURCE_NAME),
     apiKeysSecret: text('apiKeysSecret', 'veil-api-keys', RESOURCE_NAME),
-    tenantKeysNamespace: text('tenantKeysNamespace', namespace === '' ? undefined : `${namespace}-tenant-keys`.slice(0, 63).replace(/-+$/, ''), RESOURCE_NAME),
+    tenantKeysNamespace: tenantKeysNamespace(env[OPERATOR_ENV.tenantKeysNamespace], namespace, problems),
     tenantsConfigMap: text('tenantsConfigMap', 'veil-tenants', RESOURCE_NAME),
     serverSelector: text('serverSelector', 'app.kubernetes.io/name=veil,app.kubernetes.io/component=server'),
     serverPort: integer('serverPort', 3000, 1, 65535),
