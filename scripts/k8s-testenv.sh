@@ -435,7 +435,8 @@ cmd_status() {
 cmd_run() {
   [[ $# -gt 0 ]] || die "usage: $0 run CMD..."
   local status=0
-  cmd_build || status=$?
+  # A subshell: cmd_build exits 3 (no Go, no proxy) and that must not end this script.
+  (cmd_build) || status=$?
   if [[ $status -eq 3 ]]; then
     log "################################################################################"
     log "SKIPPING the real-cluster suites: no control plane could be built (reason above)."
@@ -443,9 +444,10 @@ cmd_run() {
     exec "$@"
   fi
   [[ $status -eq 0 ]] || die "the control plane build failed (exit $status)"
+  # cmd_start stops what it started when it fails; once it is up, stopping is ours, whatever CMD does.
+  cmd_start >/dev/null
   trap 'cmd_stop' EXIT
   trap 'exit 130' INT TERM
-  cmd_start >/dev/null
   log "control plane up: KUBECONFIG=$RUN/admin.kubeconfig"
   status=0
   VEIL_E2E_KUBECONFIG="$RUN/admin.kubeconfig" "$@" || status=$?
