@@ -1,6 +1,6 @@
 // Conformance suite for the KubeClient: the behaviour of the Kubernetes API the operator relies
 // on. It runs against the API simulator (client.sim.test.ts) and against a real kube-apiserver
-// (client.cluster.test.ts; `make test` starts one), which is what keeps the simulator honest:
+// (e2e/kubernetes.cluster.e2e.test.ts; `make test` starts one), which is what keeps the simulator honest:
 // strict field validation, unconditional updates of built-in kinds, namespaces that must exist,
 // label and MicroTime validation, set-based and field selectors, server-side apply ownership and
 // conflicts, conditional JSON patches and deletes. Only namespaced objects with random names are
