@@ -6,12 +6,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startVeil, VEIL_BIN, type ServerProcess } from './support/server.js';
+import { fresh, startVeil, VEIL_BIN, type ServerProcess } from './support/server.js';
 
 const SECRET = { VEIL_SESSION_SECRET: '5a'.repeat(32), VEIL_DIGEST_SECRET: '6b'.repeat(32) };
 const AUDIT_KEY = '7c'.repeat(32);
@@ -36,37 +35,6 @@ async function start(options: Parameters<typeof startVeil>[0]): Promise<ServerPr
     await server.stop('SIGKILL');
   });
   return server;
-}
-
-/** One request on its own connection (no keep-alive), so a cluster spreads them over workers. */
-function fresh(url: string, method: string, path: string, body?: unknown, extra: Record<string, unknown> = {}): Promise<{ status: number; text: string; json: any }> {
-  const target = new URL(path, url);
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const outgoing = send(
-      target,
-      { method, agent: false, headers: { ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) }, ...extra },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: response.statusCode ?? 0, text, json });
-        });
-      },
-    );
-    outgoing.on('error', reject);
-    // A connection handed to a worker that just died is never answered: give up, as a client would.
-    outgoing.setTimeout(5000, () => outgoing.destroy(new Error('request timed out')));
-    outgoing.end(payload);
-  });
 }
 
 function sample(text: string, series: string): number | undefined {

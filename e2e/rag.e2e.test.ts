@@ -3,6 +3,8 @@
 // rule of every route, idempotent retries, and examples/rag/run.mjs run as a child process
 // against the same server (SQLite FTS5 store). The process logs never hold a value.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, ROOT, startVeil, type ServerProcess } from './support/server.js';
@@ -24,14 +26,14 @@ afterAll(async () => {
   await veil.stop();
 });
 
-function runExample(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runExample(args: string[], timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [EXAMPLE, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(timer);
@@ -133,7 +135,9 @@ describe('examples/rag/run.mjs against the real server', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout);
-    expect(summary.raw_values_in_store).toBe(0);
+    // This server runs without the NER sidecar: every raw value sent is counted, and the two
+    // names are the only ones left raw (reported as such, not hidden); the model saw one.
+    expect(summary).toMatchObject({ ner_active: false, raw_values_sent: 7, raw_values_in_store: 2, raw_types_in_store: ['person', 'person'], raw_values_in_model_input: 1 });
     expect(summary.chunks_stored).toBe(5);
     expect(summary.retrieved).toEqual(expect.arrayContaining(['crm-ada#0', 'crm-ada#1', 'hr-salary#0']));
     expect(summary.chunks_filtered).toBe(1);
@@ -151,7 +155,7 @@ describe('examples/rag/run.mjs against the real server', () => {
   it('narrates the steps without --json and fails cleanly without a server', async () => {
     const narrated = await runExample(['--url', veil.url]);
     expect(narrated.code).toBe(0);
-    expect(narrated.stdout).toMatch(/raw values in the store: 0/);
+    expect(narrated.stdout).toMatch(/raw values in the store: 2 of 7 sent \(2 person\)\n {3}the store: names need the NER sidecar, which this Veil does not run/);
     expect(narrated.stdout).toMatch(/the same answer restored again: \[DELETED\]/);
     const down = await runExample(['--url', 'http://127.0.0.1:1']);
     expect(down.code).toBe(1);
@@ -159,6 +163,20 @@ describe('examples/rag/run.mjs against the real server', () => {
     const usage = await runExample(['--bogus']);
     expect(usage.code).toBe(2);
   });
+});
+
+const SIDECAR = existsSync(join(ROOT, 'ner/.venv/bin/python'));
+
+describe.skipIf(!SIDECAR)('examples/rag/run.mjs --start-server --ner (make example-rag)', () => {
+  it('keeps every raw value it sent, names included, out of the store and the model input', async () => {
+    const run = await runExample(['--start-server', '--ner', '--json'], 150_000);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const summary = JSON.parse(run.stdout);
+    expect(summary).toMatchObject({ ner_active: true, raw_values_sent: 7, raw_values_in_store: 0, raw_types_in_store: [], raw_values_in_model_input: 0 });
+    for (const name of ['Ada Lovelace', 'Grace Hopper']) expect(summary.model_input).not.toContain(name);
+    expect(summary.restored_answer).toBe('ada.lovelace@example.com asked about the renewal of contract 2291. Reach her by phone at +1 415 555 0134.');
+  }, 160_000);
 });
 
 describe('process logs', () => {

@@ -40,7 +40,7 @@ describe('structured input on the real server', () => {
     let deep: unknown = 'x';
     for (let level = 0; level < 70; level += 1) deep = [deep];
     const tooDeep = await postJson(`${server.url}/v1/transform`, { input_json: deep });
-    expect(tooDeep.body.code).toBe('VEIL_LIMIT_EXCEEDED');
+    expect(tooDeep.body.code).toBe('VEIL_PAYLOAD_TOO_LARGE');
   });
 
   it('repairs mangled tokens but never a changed cap', async () => {

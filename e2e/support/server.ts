@@ -1,6 +1,8 @@
 // Starts the real `veil serve` process on a free loopback port and stops it; collects its log
 // lines so suites can prove no value was logged.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -23,7 +25,7 @@ export async function startVeil(options: { env?: Record<string, string>; args?: 
   const logs: string[] = [];
   let buffered = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs.join('\n')}`)), options.timeoutMs ?? 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs.join('\n')}`)), options.timeoutMs ?? 60_000);
     const onData = (chunk: Buffer): void => {
       buffered += chunk.toString('utf8');
       const lines = buffered.split('\n');
@@ -73,4 +75,35 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
     parsed = undefined;
   }
   return { status: response.status, body: parsed, text };
+}
+
+/** One request on its own connection (no keep-alive), so a cluster spreads them over workers. */
+export function fresh(url: string, method: string, path: string, body?: unknown, extra: Record<string, unknown> = {}): Promise<{ status: number; text: string; json: any }> {
+  const target = new URL(path, url);
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const outgoing = send(
+      target,
+      { method, agent: false, headers: { ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) }, ...extra },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: response.statusCode ?? 0, text, json });
+        });
+      },
+    );
+    outgoing.on('error', reject);
+    // A connection handed to a worker that just died is never answered: give up, as a client would.
+    outgoing.setTimeout(5000, () => outgoing.destroy(new Error('request timed out')));
+    outgoing.end(payload);
+  });
 }

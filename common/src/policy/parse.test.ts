@@ -219,6 +219,41 @@ rules:
     ]);
   });
 
+  it('lists schema and semantic problems together, checking the schema-valid parts', () => {
+    const text = `name: p
+version: 1
+rules:
+  - {name: a, match: {entity_type: emial}, action: tokenize, restore_strategy: missing}
+  - {name: b, match: {}, action: nope}
+  - {name: default, match: {}, action: redact, restore_mode: full}
+  - {name: d, match: {}, action: tokenize, restore_strategy: broken}
+restore_strategies:
+  broken: {kind: reveal_last_n}
+custom_patterns:
+  - {entity_type: email, pattern: "x"}
+  - {entity_type: ticket, pattern: 3}
+bogus: true
+`;
+    const issues = issuesOf(text);
+    expect(issues.map((issue) => `${issue.line}: ${issue.field}: ${issue.message}`)).toEqual([
+      '2: version: must be a string (quote the value)',
+      '4: rules[0].restore_strategy: names no entry of restore_strategies',
+      '4: rules[0].match.entity_type: is not a built-in type nor a custom_patterns type (write custom:<name> for types from request patterns)',
+      '5: rules[1].action: must be one of: tokenize, redact, allow, deny',
+      '6: rules[2].name: is reserved (reported when no rule matches)',
+      '6: rules[2].restore_mode: only applies to action tokenize',
+      '9: restore_strategies.broken.n: is required',
+      '11: custom_patterns[0].entity_type: must not reuse a built-in type name',
+      '12: custom_patterns[1].pattern: must be a string (quote the value)',
+      '13: bogus: unknown key (allowed: name, version, description, rules, restore_strategies, channel_rules, override_restore_mode, custom_patterns, metadata_policy, detection)',
+    ]);
+  });
+
+  it('names the policy of a file with problems, so duplicates are still found', () => {
+    expect(parsePolicy('name: p\nversion: 1\nrules: []\n', 'a.yaml')).toMatchObject({ name: 'p', issues: [{ field: 'version' }] });
+    expect(parsePolicy('name: 3\nversion: 1\nrules: []\n', 'a.yaml').name).toBeUndefined();
+  });
+
   it('rejects invalid restore strategies', () => {
     const text = withBase(`restore_strategies:
   zero: {kind: reveal_last_n, n: 0}

@@ -1,7 +1,9 @@
 // Policy file parsing and validation: YAML with source positions, the published JSON Schema
 // (ajv, every error at once), then the semantic rules JSON Schema cannot express. Every issue
-// names the file, the 1-based line and the field path (`rules[2].restore_mode`). Semantic
-// checks run only on a document that passed the schema, since they rely on its shape.
+// names the file, the 1-based line and the field path (`rules[2].restore_mode`). One run lists
+// every problem of a file: the semantic checks rely on the schema's shape, so on a document
+// that failed the schema they run over its schema-valid parts only (usableParts: a rule, a
+// strategy, a pattern that failed is left out, the others are checked).
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { BUILTIN_CHANNEL_CEILINGS, isBuiltinChannel, modeRank } from './modes.js';
@@ -101,12 +103,22 @@ class Locator {
 
 let compiledValidator: ValidateFunction | undefined;
 
+let compiledAjv: Ajv2020 | undefined;
+
 function validator(): ValidateFunction {
   if (compiledValidator === undefined) {
-    const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false, verbose: true });
-    compiledValidator = ajv.compile(POLICY_SCHEMA as unknown as Record<string, unknown>);
+    compiledAjv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false, verbose: true });
+    compiledValidator = compiledAjv.compile(POLICY_SCHEMA as unknown as Record<string, unknown>);
   }
   return compiledValidator;
+}
+
+/** The validator of one `$defs` entry of the policy schema (compiled with the whole schema). */
+function definitionValidator(name: keyof typeof POLICY_SCHEMA.$defs): ValidateFunction {
+  validator();
+  const validate = compiledAjv?.getSchema(`${POLICY_SCHEMA.$id}#/$defs/${name}`);
+  if (validate === undefined) throw new Error(`policy schema has no definition ${name}`);
+  return validate;
 }
 
 // Friendlier messages, keyed by the schema object that failed (ajv's schemaPath is relative to
@@ -263,10 +275,27 @@ export function checkRestoreStrategy(strategy: RestoreStrategy): FieldProblem[] 
   return problems;
 }
 
-function semanticProblems(policy: Policy): FieldProblem[] {
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Names a policy declares, read leniently (a declared but invalid entry is still declared). */
+interface Declared {
+  readonly strategies: ReadonlySet<string>;
+  readonly customTypes: ReadonlySet<string>;
+}
+
+function declaredNames(data: unknown): Declared {
+  const strategies = isObject(data) && isObject(data.restore_strategies) ? Object.keys(data.restore_strategies) : [];
+  const patterns = isObject(data) && Array.isArray(data.custom_patterns) ? (data.custom_patterns as unknown[]) : [];
+  const customTypes = patterns.flatMap((pattern) => (isObject(pattern) && typeof pattern.entity_type === 'string' ? [pattern.entity_type] : []));
+  return { strategies: new Set(strategies), customTypes: new Set(customTypes) };
+}
+
+function semanticProblems(policy: Policy, declared: Declared): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const strategies = policy.restore_strategies ?? {};
-  const customNames = new Set((policy.custom_patterns ?? []).map((pattern) => pattern.entity_type));
+  const customNames = declared.customTypes;
 
   const checkEntityType = (type: string, path: readonly PathSegment[]): void => {
     if (type.startsWith(CUSTOM_TYPE_PREFIX)) {
@@ -288,7 +317,7 @@ function semanticProblems(policy: Policy): FieldProblem[] {
     if (first === undefined) ruleNames.set(rule.name, index);
     else problems.push({ path: [...base, 'name'], message: `duplicate rule name (first used by rules[${first}])` });
 
-    if (rule.restore_strategy !== undefined && !Object.hasOwn(strategies, rule.restore_strategy)) {
+    if (rule.restore_strategy !== undefined && !declared.strategies.has(rule.restore_strategy)) {
       problems.push({ path: [...base, 'restore_strategy'], message: 'names no entry of restore_strategies' });
     }
     if (rule.action !== 'tokenize') {
@@ -351,6 +380,44 @@ function semanticProblems(policy: Policy): FieldProblem[] {
   return problems;
 }
 
+const LABEL = new RegExp(POLICY_SCHEMA.$defs.label.pattern);
+
+/**
+ * The parts of a document that failed the schema, left out, so the semantic checks can run on
+ * the rest: list items that fail their definition become holes (forEach skips them, and every
+ * other index, so every path, stays as written), map entries that fail are dropped, and the
+ * required top-level keys the checks read get neutral values. Undefined when the document is
+ * not a mapping at all (nothing to check).
+ */
+function usableParts(data: unknown): Policy | undefined {
+  if (!isObject(data)) return undefined;
+  const list = (value: unknown, definition: keyof typeof POLICY_SCHEMA.$defs): unknown[] | undefined => {
+    if (!Array.isArray(value)) return undefined;
+    const validate = definitionValidator(definition);
+    const kept: unknown[] = new Array<unknown>(value.length);
+    value.forEach((item, index) => {
+      if (validate(item)) kept[index] = item;
+    });
+    return kept;
+  };
+  const map = (value: unknown, definition: keyof typeof POLICY_SCHEMA.$defs): Record<string, unknown> | undefined => {
+    if (!isObject(value)) return undefined;
+    const validate = definitionValidator(definition);
+    return Object.fromEntries(Object.entries(value).filter(([key, entry]) => LABEL.test(key) && validate(entry)));
+  };
+  const parts: Record<string, unknown> = {
+    name: typeof data.name === 'string' ? data.name : '',
+    version: typeof data.version === 'string' ? data.version : '',
+    rules: list(data.rules, 'rule') ?? [],
+    restore_strategies: map(data.restore_strategies, 'restore_strategy'),
+    channel_rules: map(data.channel_rules, 'channel_rule'),
+    override_restore_mode: list(data.override_restore_mode, 'restore_override'),
+    custom_patterns: list(data.custom_patterns, 'custom_pattern'),
+    detection: definitionValidator('detection')(data.detection) ? data.detection : undefined,
+  };
+  return Object.fromEntries(Object.entries(parts).filter(([, value]) => value !== undefined)) as unknown as Policy;
+}
+
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
@@ -361,9 +428,10 @@ function deepFreeze<T>(value: T): T {
 
 /**
  * Parse and validate one policy file. `policy` is set only when there are no issues; it is
- * deep-frozen. `file` is used in issues only.
+ * deep-frozen. `name` is the policy's name when it has issues but a valid name. `file` is used
+ * in issues only.
  */
-export function parsePolicy(text: string, file: string): { policy?: Policy; issues: PolicyIssue[] } {
+export function parsePolicy(text: string, file: string): { policy?: Policy; name?: string; issues: PolicyIssue[] } {
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, strict: true });
   if (document.errors.length > 0) {
@@ -386,20 +454,22 @@ export function parsePolicy(text: string, file: string): { policy?: Policy; issu
 
   const locator = new Locator(document, lines);
   const validate = validator();
-  if (!validate(data)) {
-    const issues = schemaIssues(validate.errors ?? [], data, file, locator);
-    return { issues: sortIssues(dedupe(issues)) };
-  }
-
-  const policy = data as Policy;
-  const issues = semanticProblems(policy).map((problem): PolicyIssue => {
+  const schemaValid = validate(data);
+  const schema = schemaValid ? [] : schemaIssues(validate.errors ?? [], data, file, locator);
+  const checked = schemaValid ? (data as Policy) : usableParts(data);
+  const semantic = (checked === undefined ? [] : semanticProblems(checked, declaredNames(data))).map((problem): PolicyIssue => {
     const last = problem.path.at(-1);
     const parent = problem.path.slice(0, -1);
     const line = typeof last === 'string' ? locator.keyLine(parent, last) : locator.valueLine(problem.path);
     return { file, line, field: formatFieldPath(problem.path), message: problem.message };
   });
-  if (issues.length > 0) return { issues: sortIssues(issues) };
-  return { policy: deepFreeze(policy), issues: [] };
+  const issues = [...schema, ...semantic];
+  if (issues.length > 0) {
+    // The policy's name, when it is a valid one, so a directory can still report duplicates.
+    const name = isObject(data) && typeof data.name === 'string' && LABEL.test(data.name) ? data.name : undefined;
+    return { issues: sortIssues(dedupe(issues)), ...(name !== undefined ? { name } : {}) };
+  }
+  return { policy: deepFreeze(data as Policy), issues: [] };
 }
 
 function dedupe(issues: PolicyIssue[]): PolicyIssue[] {

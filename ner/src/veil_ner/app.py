@@ -3,8 +3,9 @@
 Routes: GET /livez, /readyz, /health (no credential) and POST /v1/detect, /v1/detect/batch
 (header `X-Detector-API-Key`, compared in constant time). Without a configured secret every
 detect call answers 503 unless VEIL_NER_ALLOW_INSECURE=1. Bodies are bounded while they are read,
-requests are validated strictly (unknown fields rejected), and error bodies are `{error}` with
-messages that name a field but never echo request text. Model inference runs on one dedicated
+requests are validated strictly (unknown fields rejected; text that is not well-formed Unicode,
+such as a lone surrogate escaped in the JSON, is a 400, never a model crash), and error bodies are
+`{error}` with messages that name a field but never echo request text. Model inference runs on one dedicated
 worker thread so probes stay responsive while a long text is being processed.
 """
 
@@ -14,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 import threading
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -34,6 +36,7 @@ log = logging.getLogger("veil_ner.app")
 API_KEY_HEADER = "x-detector-api-key"
 MAX_LABELS = 64
 MAX_LABEL_CHARS = 64
+FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
 
 
 class ApiError(Exception):
@@ -83,17 +86,33 @@ async def read_json(request: Request, max_bytes: int) -> object:
         raise ApiError(400, "body is not valid JSON") from None
 
 
+def well_formed(value: str) -> bool:
+    """False when `value` holds a lone surrogate (JSON allows `\\ud800`; UTF-8 and the model do not)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def unknown_field(prefix: str, name: object) -> ApiError:
+    # Field names are the caller's keys, not text values; quoted only when plainly an identifier.
+    shown = name if isinstance(name, str) and FIELD_NAME.fullmatch(name) else "(a field)"
+    return ApiError(400, f"{prefix}{shown}: unknown field")
+
+
 def parse_item(raw: object, path: str, max_text_chars: int) -> Item:
     if not isinstance(raw, dict):
         raise ApiError(400, f"{path or 'body'}: must be an object")
     prefix = f"{path}." if path else ""
     unknown = sorted(set(raw) - {"text", "language", "labels"})
     if unknown:
-        # Field names are the caller's keys, not text values; cap them all the same.
-        raise ApiError(400, f"{prefix}{str(unknown[0])[:40]}: unknown field")
+        raise unknown_field(prefix, unknown[0])
     text = raw.get("text")
     if not isinstance(text, str):
         raise ApiError(400, f"{prefix}text: must be a string")
+    if not well_formed(text):
+        raise ApiError(400, f"{prefix}text: must be valid Unicode (it holds an unpaired surrogate)")
     if len(text) > max_text_chars:
         raise ApiError(413, f"{prefix}text: exceeds {max_text_chars} characters")
     language: str | None = None
@@ -108,6 +127,7 @@ def parse_item(raw: object, path: str, max_text_chars: int) -> Item:
             not isinstance(value, list)
             or len(value) > MAX_LABELS
             or not all(isinstance(label, str) and 0 < len(label) <= MAX_LABEL_CHARS for label in value)
+            or not all(well_formed(label) for label in value)
         ):
             raise ApiError(400, f"{prefix}labels: must be an array of at most {MAX_LABELS} non-empty strings")
         labels = frozenset(value)
@@ -240,7 +260,7 @@ def create_app(  # noqa: PLR0915 - the routes are closures over one service; kep
             raise ApiError(400, "body: must be an object")
         unknown = sorted(set(body) - {"items"})
         if unknown:
-            raise ApiError(400, f"{str(unknown[0])[:40]}: unknown field")
+            raise unknown_field("", unknown[0])
         raw_items = body.get("items")
         if not isinstance(raw_items, list):
             raise ApiError(400, "items: must be an array")

@@ -42,8 +42,12 @@ async function keyOf(values: { key?: string | undefined; 'key-file'?: string | u
 }
 
 export async function auditCommand(args: readonly string[], io: CliIo): Promise<number> {
+  if (args[0] === '--help' || args[0] === '-h') {
+    io.out(AUDIT_USAGE);
+    return 0;
+  }
   if (args[0] !== 'verify') {
-    io.err(AUDIT_USAGE);
+    io.err(`veil audit: ${args[0] === undefined ? 'missing subcommand' : 'unknown subcommand'}\n\n${AUDIT_USAGE}`);
     return 2;
   }
   let parsed;
@@ -55,17 +59,30 @@ export async function auditCommand(args: readonly string[], io: CliIo): Promise<
         'key-file': { type: 'string' },
         checkpoint: { type: 'string' },
         'no-checkpoint': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: true,
       strict: true,
     });
   } catch (error) {
-    io.err(`veil audit verify: ${error instanceof Error ? error.message : String(error)}\n${AUDIT_USAGE}`);
+    io.err(`veil audit verify: ${error instanceof Error ? error.message : String(error)}\n\n${AUDIT_USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;
-  if (positionals.length !== 1 || (values.checkpoint !== undefined && values['no-checkpoint'] === true)) {
-    io.err(AUDIT_USAGE);
+  if (values.help === true) {
+    io.out(AUDIT_USAGE);
+    return 0;
+  }
+  const problem =
+    positionals.length === 0
+      ? 'missing the audit file FILE'
+      : positionals.length > 1
+        ? 'expects one audit file'
+        : values.checkpoint !== undefined && values['no-checkpoint'] === true
+          ? '--checkpoint and --no-checkpoint exclude each other'
+          : undefined;
+  if (problem !== undefined) {
+    io.err(`veil audit verify: ${problem}\n\n${AUDIT_USAGE}`);
     return 2;
   }
   const file = positionals[0]!;

@@ -35,7 +35,10 @@ export interface AuditEvent {
   readonly trace_id?: string;
   /** The request was answered from the idempotency store without running again. */
   readonly idempotency_replayed?: boolean;
-  /** `stream` when a streamed response failed after its first frame. */
+  /**
+   * `intent`: a mutation's write-ahead record under audit.strict (no status yet); `stream`: a
+   * streamed response failed after its first frame; `completed`: a stream ran to its end.
+   */
   readonly phase?: string;
   readonly failure_code?: string;
   readonly failure_reason?: string;
@@ -127,7 +130,8 @@ export interface EventContext {
   readonly method: string;
   readonly url: string;
   readonly requestId: string;
-  readonly status: number;
+  /** The response status; absent for a write-ahead (`intent`) event, recorded before there is one. */
+  readonly status?: number | undefined;
   readonly durationMs: number;
   readonly identity?: string | undefined;
   readonly tenant: string | null;
@@ -153,7 +157,7 @@ export function buildEvent(context: EventContext, facts: CollectedFacts): AuditE
     timestamp: new Date(context.nowMs).toISOString(),
     request_id: context.requestId,
     route: `${context.method} ${context.url}`,
-    status: context.status,
+    ...(context.status !== undefined ? { status: context.status } : {}),
     ...(context.identity !== undefined ? { identity: capped(context.identity) } : {}),
     tenant_id: context.tenant === null ? null : capped(context.tenant),
     ...(facts.session_id !== undefined ? { session_id: fingerprint(facts.session_id) } : {}),

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEvent } from './event.js';
 import type { AuditSink } from './sink.js';
-import { AUDIT_TEST_KEY, readAudit, tempDir } from './testing.js';
+import { FileAuditSink } from './file-sink.js';
+import { AUDIT_TEST_KEY, faultyFs, readAudit, tempDir } from './testing.js';
 import { verifyAuditFile } from './verify.js';
 import { apiKeyOverrides } from '../testing/auth.js';
 import { buildTestApp, post, send, type TestApp } from '../testing/harness.js';
@@ -129,7 +130,7 @@ describe('the file sink under real traffic on every route', () => {
     await call('transform_json', '/v1/transform', { input_json: { customer: CANARY.email } });
     await call('rehydrate', '/v1/rehydrate', { output: `Reply to ${transformed.entities[0].token}`, session_state: transformed.session_state, trace_id: CANARY.trace });
     await call('detect', '/v1/detect', { input: text });
-    await call('evaluate', '/v1/evaluate-policy', { entities: [{ type: 'email', value: CANARY.email }, { type: CANARY.email, value: CANARY.email }] });
+    await call('evaluate', '/v1/evaluate-policy', { entities: [{ type: 'email', value: CANARY.email }, { type: 'custom:ticket_ref', value: CANARY.email }] });
     await call('batch_transform', '/v1/batch/transform', { items: [{ text }, { text: CANARY.email }] });
     await call('batch_detect', '/v1/batch/detect', { items: [{ text }] });
     await call('revoke', '/v1/revoke', { entity_type: 'email', value: CANARY.email });
@@ -198,7 +199,10 @@ describe('the file sink under real traffic on every route', () => {
       'evaluate_policy',
       'batch_transform',
       'batch_detect',
+      // Strict mode: a mutation records its intent before it is applied, then its outcome.
       'revoke',
+      'revoke',
+      'revoke_bulk',
       'revoke_bulk',
       'revocations_count',
       'session_status',
@@ -208,6 +212,7 @@ describe('the file sink under real traffic on every route', () => {
       'policy_denied',
       'rehydrate',
       'session_delete',
+      'session_delete',
       // A stream records its start (before the first byte) and, when it ran to its end, a
       // completion event carrying what streaming found.
       'transform_stream',
@@ -215,6 +220,12 @@ describe('the file sink under real traffic on every route', () => {
       'rehydrate_stream',
       'rehydrate_stream',
     ]);
+    const revokes = events(path).filter((event) => event.event_type === 'revoke');
+    expect(revokes.map((event) => [event.phase, event.status])).toEqual([
+      ['intent', undefined],
+      [undefined, 200],
+    ]);
+    expect(revokes[1]!.request_id).toBe(revokes[0]!.request_id);
     const streams = events(path).filter((event) => event.event_type === 'rehydrate_stream');
     expect(streams.map((event) => event.phase)).toEqual([undefined, 'completed']);
     expect(streams[1]).toMatchObject({ request_id: streams[0]!.request_id, output_guard: false, status: 200 });
@@ -247,8 +258,8 @@ describe('the file sink under real traffic on every route', () => {
     expect(all.find((event) => event.event_type === 'session_delete')!.session_id).toBe(transform!.session_id);
     expect(all.find((event) => event.event_type === 'batch_transform')).toMatchObject({ item_count: 2, items_failed: 0, entity_count: 4 });
     expect(all.find((event) => event.event_type === 'revoke_bulk')).toMatchObject({ entity_types: ['credit_card'], entity_count: 1 });
-    // evaluate-policy keeps real type names only: the free-text type (a canary) is counted, not named.
-    expect(all.find((event) => event.event_type === 'evaluate_policy')).toMatchObject({ entity_types: ['email'], entity_count: 2 });
+    // evaluate-policy names types, never values (a type that is not one is refused: routes/policy.ts).
+    expect(all.find((event) => event.event_type === 'evaluate_policy')).toMatchObject({ entity_types: ['custom:ticket_ref', 'email'], entity_count: 2 });
   });
 
   it('records failures with their code and message, security events by name', () => {
@@ -342,6 +353,63 @@ describe('strict mode', () => {
       expect(sink.recorded.map((event) => event.event_type)).toEqual(['revocations_count']);
     } finally {
       await t.close();
+    }
+  });
+
+  it('is write-ahead for mutations: a sink that cannot write refuses them and nothing is applied', async () => {
+    const sink = new ControlledSink();
+    const t = await strictApp(sink);
+    try {
+      const made = await post(t.app, '/v1/transform', { input: `mail ${CANARY.email}` });
+      const ingested = await post(t.app, '/v1/rag/ingest', { text: `Contact ${CANARY.email} about the order.` });
+      // The sink still says healthy (nothing has failed yet), so onRequest lets them through;
+      // every write now fails.
+      sink.failing = true;
+      const refused = [
+        await post(t.app, '/v1/revoke', { entity_type: 'email', value: CANARY.email }),
+        await post(t.app, '/v1/revoke/bulk', { entities: [{ entity_type: 'email', value: CANARY.email }] }),
+        await send(t.app, { method: 'DELETE', url: '/v1/sessions', body: { session_state: made.body.session_state } }),
+        await post(t.app, '/v1/rag/delete', { session_state: ingested.body.session_state }),
+        await post(t.app, '/v1/admin/policy/reload', {}),
+      ];
+      for (const response of refused) {
+        expect(response.status).toBe(503);
+        expect(response.body.code).toBe('VEIL_AUDIT_UNAVAILABLE');
+      }
+      sink.failing = false;
+      // Nothing was applied: no revocation, the session and the document still restore.
+      expect((await send(t.app, { method: 'GET', url: '/v1/revocations/count' })).body.count).toBe(0);
+      const restored = await post(t.app, '/v1/rehydrate', { output: made.body.safe_text, session_state: made.body.session_state });
+      expect(restored.body.restored_text).toBe(`mail ${CANARY.email}`);
+      expect((await post(t.app, '/v1/sessions/status', { session_state: ingested.body.session_state })).status).toBe(200);
+
+      // With a working sink the intent is recorded before the outcome.
+      sink.recorded.length = 0;
+      expect((await post(t.app, '/v1/revoke', { entity_type: 'email', value: CANARY.email })).status).toBe(200);
+      expect(sink.recorded.map((event) => [event.event_type, event.phase ?? null, event.status ?? null])).toEqual([
+        ['revoke', 'intent', null],
+        ['revoke', null, 200],
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('with the real file sink: a revoke whose intent hits a failing disk is refused and not applied', async () => {
+    const { fs, faults } = faultyFs();
+    const sink = await FileAuditSink.open({ path: join(tempDir(), 'audit.log'), key: AUDIT_TEST_KEY, fs, probeIntervalMs: 0 });
+    const t = await buildTestApp({ overrides: { audit: { strict: true } }, mutateDeps: (deps) => ({ ...deps, audit: sink }) });
+    try {
+      // The next write is torn by ENOSPC: the first the revoke makes is its intent record.
+      faults.failWrites = 1;
+      faults.tornBytes = 7;
+      const refused = await post(t.app, '/v1/revoke', { entity_type: 'email', value: CANARY.email });
+      expect(refused.status).toBe(503);
+      expect(refused.body.code).toBe('VEIL_AUDIT_UNAVAILABLE');
+      expect((await send(t.app, { method: 'GET', url: '/v1/revocations/count' })).body.count).toBe(0);
+    } finally {
+      await t.close();
+      await sink.close();
     }
   });
 

@@ -10,6 +10,12 @@
 // With audit.strict, a request whose event cannot be recorded is answered 503
 // VEIL_AUDIT_UNAVAILABLE instead of its result; and while the sink is known to be unhealthy,
 // audited requests are refused in onRequest, before any handler (and so any mutation) runs.
+// Mutations (revoke, revoke/bulk, rag/delete, DELETE /v1/sessions, policy reload) are also
+// write-ahead under audit.strict: the route calls recordIntent right before it changes anything,
+// which records an event with phase `intent`; if that cannot be recorded the request is refused
+// with 503 VEIL_AUDIT_UNAVAILABLE and nothing is applied. The outcome event follows as usual; if
+// only that one fails, the client gets 503 although the mutation took effect, and the trail
+// still holds its intent event (docs/operations.md "Audit").
 //
 // Which routes: every route is audited unless its config says otherwise; the probes are never
 // audited, and health, capabilities and metrics (read-only, scraped often) only when they fail.
@@ -41,6 +47,7 @@ const DEFAULT_MODES: Readonly<Record<string, AuditMode>> = {
 
 interface RequestAudit {
   readonly mode: AuditMode;
+  readonly reply: FastifyReply;
   readonly sink: AuditSink;
   readonly strict: boolean;
   readonly detectorMode: string;
@@ -91,7 +98,7 @@ function eventOf(
   request: FastifyRequest,
   reply: FastifyReply,
   audit: RequestAudit,
-  status: number,
+  status: number | undefined,
   failure: { code?: string; reason?: string } | undefined,
   phase?: string,
 ): AuditEvent {
@@ -121,19 +128,19 @@ export function registerAudit(app: FastifyInstance, deps: AppDeps, sink: AuditSi
   const strict = deps.config.audit.strict;
   const detectorMode = deps.config.detector.mode;
 
-  const start = (request: FastifyRequest): RequestAudit | undefined => {
+  const start = (request: FastifyRequest, reply: FastifyReply): RequestAudit | undefined => {
     const existing = audits.get(request);
     if (existing !== undefined) return existing;
     const mode = modeOf(request);
     if (mode === 'never') return undefined;
-    const audit: RequestAudit = { mode, sink, strict, detectorMode, done: false };
+    const audit: RequestAudit = { mode, reply, sink, strict, detectorMode, done: false };
     audits.set(request, audit);
     return audit;
   };
 
   // Registered before authentication, so a request refused by it still has its audit state.
-  app.addHook('onRequest', async (request) => {
-    const audit = start(request);
+  app.addHook('onRequest', async (request, reply) => {
+    const audit = start(request, reply);
     if (audit === undefined) return;
     if (audit.mode === 'always' && strict && !sink.healthy() && !(await sink.probe())) {
       // Nothing can be recorded, so nothing runs: no mutation happens without its event.
@@ -144,7 +151,7 @@ export function registerAudit(app: FastifyInstance, deps: AppDeps, sink: AuditSi
 
   app.addHook('onSend', async (request, reply, payload) => {
     // Started here when an earlier hook answered before ours ran.
-    const audit = start(request);
+    const audit = start(request, reply);
     if (audit === undefined || audit.done) return payload;
     const status = reply.statusCode;
     if (audit.mode === 'failures' && status < 400) return payload;
@@ -169,6 +176,23 @@ export function registerAudit(app: FastifyInstance, deps: AppDeps, sink: AuditSi
       return JSON.stringify({ code: UNAVAILABLE, error: ERROR_CODES[UNAVAILABLE].message, request_id: request.id });
     }
   });
+}
+
+/**
+ * Write-ahead for a mutation under audit.strict: record the event (phase `intent`, with the
+ * facts set so far) before the route changes anything. Throws VEIL_AUDIT_UNAVAILABLE when it
+ * cannot be recorded, so the mutation never runs unaudited. Without strict (the sink is
+ * fail-open) or on an unaudited route it does nothing: the outcome event is the record.
+ */
+export async function recordIntent(request: FastifyRequest): Promise<void> {
+  const audit = audits.get(request);
+  if (audit === undefined || !audit.strict || audit.mode !== 'always') return;
+  const event = eventOf(request, audit.reply, audit, undefined, undefined, 'intent');
+  try {
+    await audit.sink.record(event);
+  } catch {
+    throw new VeilError(UNAVAILABLE, undefined, 'audit intent not recorded; the mutation was not applied');
+  }
 }
 
 /**

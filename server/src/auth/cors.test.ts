@@ -54,7 +54,9 @@ describe('CORS in a non-dev mode', () => {
     const allowed = await send(t.app, { method: 'GET', url: '/v1/health', headers: { origin: ALLOWED, 'x-api-key': KEY } });
     expect(allowed.status).toBe(200);
     expect(allowed.headers['access-control-allow-origin']).toBe(ALLOWED);
-    expect(String(allowed.headers['access-control-expose-headers'])).toContain('Idempotency-Replayed');
+    // Every header a browser client reads is exposed (plugins/response-headers.ts).
+    const exposed = String(allowed.headers['access-control-expose-headers']).toLowerCase().split(/,\s*/);
+    expect(exposed).toEqual(expect.arrayContaining(['idempotency-replayed', 'retry-after', 'content-disposition', 'x-veil-original-format', 'x-veil-output-guard']));
     // A browser app must be able to read the 401 envelope to react to it.
     const unauthenticated = await send(t.app, { method: 'GET', url: '/v1/health', headers: { origin: ALLOWED } });
     expect(unauthenticated.status).toBe(401);

@@ -9,9 +9,11 @@
 // dev server from the browser.
 //
 // Credentials travel in headers (X-API-Key, Authorization), never cookies, so
-// Access-Control-Allow-Credentials is never sent.
+// Access-Control-Allow-Credentials is never sent. Every response header a browser client needs
+// is exposed (plugins/response-headers.ts).
 import type { FastifyCorsOptions } from '@fastify/cors';
 import type { VeilConfig } from '../config/schema.js';
+import { EXPOSED_HEADERS } from '../plugins/response-headers.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -36,7 +38,8 @@ export function corsOptions(config: VeilConfig): FastifyCorsOptions {
     },
     methods: ['GET', 'HEAD', 'POST', 'DELETE'],
     allowedHeaders: ['Content-Type', 'Authorization', 'X-API-Key', 'Idempotency-Key'],
-    exposedHeaders: ['Idempotency-Replayed', 'Retry-After'],
+    // Every non-safelisted header Veil answers with (the file routes' X-Veil-*, replays, 429).
+    exposedHeaders: [...EXPOSED_HEADERS],
     credentials: false,
     maxAge: 600,
     // A preflight without Access-Control-Request-Method would get a text/plain 400 from the

@@ -1,5 +1,5 @@
 // Offline detection quality: scores detectAll on labeled JSONL corpora exactly like
-// /work/shared/tools/eval_detect.py scores a live server (code-point spans, greedy one-to-one
+// tools/eval_detect.py scores a live server (code-point spans, greedy one-to-one
 // match by type with IoU >= 0.5, confidence threshold 0.5, per-type P/R/F1/F2, flags on negative
 // records), without starting a server. With several corpora it prints one table per corpus and
 // one over all of them (`make eval-offline`).

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VeilError } from '@veil/common';
-import { NerClient, codePointLength, type NerClientOptions } from './ner.js';
+import { NerClient, NerError, codePointLength, type NerClientOptions, type NerFailureReason } from './ner.js';
 
 const CONTRACT_DIR = new URL('../../../ner/contract/', import.meta.url);
 const CONTRACT_ENV = JSON.parse(readFileSync(new URL('env.json', CONTRACT_DIR), 'utf8')) as Record<string, string>;
@@ -314,5 +314,105 @@ describe('NerClient probes and wiring', () => {
     expect(codePointLength('👩🏽‍💻')).toBe(4);
     expect(codePointLength('\ud800x')).toBe(2); // lone surrogate counts once
     expect(codePointLength('x\udc00')).toBe(2);
+  });
+});
+
+async function nerFailure(promise: Promise<unknown>): Promise<NerError> {
+  const error = await failure(promise);
+  if (!(error instanceof NerError)) throw new Error('expected a NerError');
+  return error;
+}
+
+describe('NerClient failure reasons and availability', () => {
+  const text = 'Confidential memo for Zebulon Quartermaine at Canaryworks';
+
+  it.each<[string, () => Handler, number, NerFailureReason, RegExp]>([
+    ['a timeout', () => () => undefined, 504, 'timeout', /^the NER sidecar did not answer within 0\.05 s \(timeout\)$/],
+    ['a 5xx', () => reply(503, { error: text }), 502, 'error_status', /^the NER sidecar is unavailable \(HTTP 503/],
+    ['a 500', () => reply(500, { error: text }), 502, 'error_status', /^the NER sidecar answered with an error \(HTTP 500\)$/],
+    ['a wrong key', () => reply(401, { error: text }), 502, 'rejected', /^the NER sidecar rejected the API key \(HTTP 401\)$/],
+    ['an invalid answer', () => reply(200, { entities: 'no' }), 502, 'invalid_response', /^the NER sidecar sent an invalid response \(entities is not an array\)$/],
+  ])('names %s in its reason and summary, never the text', async (_name, make, status, reason, summary) => {
+    handler = make();
+    const error = await nerFailure(client({ timeoutMs: 50 }).detect(text));
+    expectDetectionFailed(error, status, text);
+    expect(error.reason).toBe(reason);
+    expect(error.summary).toMatch(summary);
+  });
+
+  it('names a refused connection', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const error = await nerFailure(client({ baseUrl: `http://127.0.0.1:${port}` }).detect(text));
+    expect(error.reason).toBe('unreachable');
+    expect(error.summary).toBe('the NER sidecar could not be reached (ECONNREFUSED)');
+  });
+
+  it('reports availability from the latest detect call, and probes with an empty detect call when that is old', async () => {
+    let nowMs = 1_000_000;
+    const ner = client({ now: () => nowMs });
+    handler = reply(200, { entities: [], degraded: false });
+    expect(await ner.availability()).toEqual({ answering: true, atMs: nowMs });
+    expect(recorded.map((call) => [call.path, call.body])).toEqual([['/v1/detect', '{"text":""}']]);
+    handler = reply(500, { error: 'boom' });
+    await failure(ner.detect(text));
+    // Recent: the failed call stands, no probe is sent.
+    expect(await ner.availability()).toMatchObject({ answering: false, reason: 'error_status', summary: 'the NER sidecar answered with an error (HTTP 500)' });
+    expect(recorded).toHaveLength(2);
+    handler = reply(200, { entities: [], degraded: false });
+    nowMs += 6000;
+    expect(await ner.availability()).toMatchObject({ answering: true });
+    expect(recorded).toHaveLength(3);
+  });
+
+  it('abandons a call when its signal aborts, without counting that against the sidecar', async () => {
+    handler = () => undefined; // never answers
+    const ner = client({ timeoutMs: 5000 });
+    const abandon = new AbortController();
+    const pending = nerFailure(ner.detect(text, { signal: abandon.signal }));
+    setTimeout(() => abandon.abort(), 10);
+    const error = await pending;
+    expect(error.reason).toBe('unreachable');
+    handler = reply(200, { entities: [], degraded: false });
+    expect(await ner.availability()).toMatchObject({ answering: true });
+  });
+
+  it('keeps at most maxInFlight calls at the sidecar, and waiting for a slot does not count against the deadline', async () => {
+    let inFlight = 0;
+    let most = 0;
+    handler = (request, response, body) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      const items = (JSON.parse(body) as { items?: unknown[] }).items;
+      const answer = items !== undefined ? { results: items.map(() => ({ entities: [], degraded: false })) } : { entities: [], degraded: false };
+      setTimeout(() => {
+        inFlight -= 1;
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(answer));
+      }, 300);
+    };
+    // Three calls one at a time take about 900 ms in all; each alone is well inside 700 ms.
+    const ner = client({ timeoutMs: 700, maxInFlight: 1 });
+    const results = await Promise.all([ner.detect('a'), ner.detect('b'), ner.detectBatch([{ text: 'c' }, { text: 'd' }])]);
+    expect(results.map((result) => (Array.isArray(result) ? result.length : result.entities.length))).toEqual([0, 0, 2]);
+    expect(recorded.map((call) => call.path)).toEqual(['/v1/detect', '/v1/detect', '/v1/detect/batch']);
+    expect(most).toBe(1);
+    expect(() => client({ maxInFlight: 0 })).toThrow(TypeError);
+  });
+
+  it('drops a waiting call whose signal aborts', async () => {
+    handler = (_request, response) => {
+      setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"entities":[],"degraded":false}'), 100);
+    };
+    const ner = client({ maxInFlight: 1 });
+    const abandon = new AbortController();
+    const first = ner.detect('a');
+    const second = nerFailure(ner.detect('b', { signal: abandon.signal }));
+    abandon.abort();
+    expect((await second).detail).toBe('ner call abandoned');
+    await first;
+    expect(recorded).toHaveLength(1);
   });
 });

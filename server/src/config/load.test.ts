@@ -59,12 +59,12 @@ describe('defaults', () => {
     expect(config.revocation_backend).toBe('memory');
     expect(config.replay_backend).toBe('memory');
     expect(config.idempotency).toEqual({ backend: 'memory', ttl_seconds: 86400, in_progress_ttl_seconds: 60 });
-    expect(config.detector).toEqual({ mode: 'builtin', default_language: 'en', timeout_secs: 5 });
+    expect(config.detector).toEqual({ mode: 'builtin', default_language: 'en', timeout_secs: 5, ner_piece_chars: 10000, ner_concurrency: 2, ner_max_in_flight: 4 });
     expect(config.policy).toEqual({ watch: false, watch_debounce_ms: 2000 });
     expect(config.audit).toEqual({ backend: 'log', strict: false, allow_ephemeral: false });
     expect(config.rate_limit).toEqual({ enabled: false, requests_per_second: 100, burst_size: 200 });
     expect(config.tenants).toEqual({});
-    expect(config.limits).toEqual({ max_batch_size: 100 });
+    expect(config.limits).toEqual({ max_batch_size: 100, max_stream_seconds: 600 });
     expect(config.file_upload).toEqual({
       max_size_bytes: 52428800,
       max_pixels: 25000000,
@@ -429,6 +429,23 @@ describe('secrets', () => {
     expect(text).toContain('auth.jwt.secret: must be at least 32 bytes (UTF-8)');
     expect(text).toContain('auth.jwt.issuer: is required when auth.mode is jwt');
     for (const canary of canaries) expect(text).not.toContain(canary);
+  });
+});
+
+describe('api key access_level', () => {
+  it('must name one of rag.classification_levels', () => {
+    const problems = problemsOf(() =>
+      load({ overrides: { auth: { mode: 'api_key', api_keys: [{ key: 'ak-level-0123456789abcdef', identity: 'a', access_level: 'top_secret' }] }, audit: { allow_ephemeral: true } } }),
+    );
+    expect(problems).toContain('auth.api_keys[0].access_level: must be one of rag.classification_levels');
+    const custom = load({
+      overrides: {
+        auth: { mode: 'api_key', api_keys: [{ key: 'ak-level-0123456789abcdef', identity: 'a', access_level: 'top_secret' }] },
+        rag: { classification_levels: ['open', 'top_secret'] },
+        audit: { allow_ephemeral: true },
+      },
+    });
+    expect(custom.config.auth.api_keys[0]?.access_level).toBe('top_secret');
   });
 });
 

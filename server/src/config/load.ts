@@ -14,10 +14,18 @@
 // - `session.keyring_file` names a file holding the same {current_kid, keys} shape (a mounted
 //   Kubernetes Secret); it excludes the other two, is read here (a bad file aborts startup) and
 //   re-read on change by reload/ (a bad file then keeps the running ring).
-// - Neither given: a random secret is generated (generatedSecret true) with a warning that
-//   sealed blobs do not survive a restart.
+// - Neither given, and a state store lives in SQLite: the session, digest and corpus secrets
+//   come from `<storage.sqlite_path>.keys` (config/state-keys.ts), generated there once and
+//   re-read on every start and by every cluster worker, so durable state keeps its meaning.
+// - Neither given and a store lives in Redis (several replicas): refused, naming session.secret.
+// - Neither given otherwise (memory stores only): a random secret is generated (generatedSecret
+//   true) with a warning that sealed blobs do not survive a restart.
 // - serverSecret is the current kid's secret; corpus keys derive from rag.corpus_secret when
-//   set, else from it.
+//   set, else from the state-keys file when there is one, else from the session secret; the
+//   revocation digest key likewise (storage.digest_secret, the file, then derived).
+// - A durable revocation store with the session keys in a key ring needs storage.digest_secret
+//   (or the state-keys file): a digest key derived from the ring's current kid would change at
+//   the next kid switch and silently orphan every stored revocation.
 import { createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
@@ -29,6 +37,7 @@ import { readEnv, type EnvOverride } from './env.js';
 import { CONFIG_SCHEMA, MAX_BATCH_SIZE_CEILING, MIN_JWT_SECRET_BYTES } from './schema.js';
 import type { VeilConfig } from './schema.js';
 import { Secret, kidForSecret, parseSecret, secretFingerprint } from './secrets.js';
+import { ensureStateKeys, readStateKeys, StateKeysError, stateKeysPath, type StateKeys } from './state-keys.js';
 
 export class ConfigError extends Error {
   readonly problems: readonly string[];
@@ -44,8 +53,15 @@ export interface LoadedConfig {
   readonly config: VeilConfig;
   readonly keyRing: KeyRing;
   readonly warnings: string[];
-  /** True when no secret was configured and one was generated for this process. */
+  /** True when no secret was configured and one was generated for this process (lost on exit). */
   readonly generatedSecret: boolean;
+  /**
+   * The state-keys file (`<storage.sqlite_path>.keys`) whose secrets this process uses for what
+   * was not configured; undefined when none applies.
+   */
+  readonly stateKeysFile?: string | undefined;
+  /** True when the session secret itself comes from that file (none was configured). */
+  readonly sessionFromStateKeys?: boolean | undefined;
   /** The current session secret. */
   readonly serverSecret: Buffer;
   /**
@@ -74,6 +90,13 @@ export interface LoadOptions {
    * (`{server: {port: 8080}}`, deep-merged) or dotted key paths (`{'server.port': 8080}`).
    */
   readonly overrides?: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * What to do when the state-keys file is needed and missing: `create` it (a single process,
+   * or the cluster primary before it forks), or only `read` it (a cluster worker: the primary
+   * created it, and a worker inventing its own keys would disagree with its siblings).
+   * Default `create`.
+   */
+  readonly stateKeys?: 'create' | 'read' | undefined;
 }
 
 const SECRET_FORMAT = 'must be 32 bytes written as 64 hex characters or standard base64';
@@ -294,7 +317,7 @@ interface SessionKeys {
   readonly generated: boolean;
 }
 
-function checkSessionKeys(data: Plain, secretFromEnv: boolean, problems: string[], warnings: string[]): SessionKeys | undefined {
+function checkSessionKeys(data: Plain, secretFromEnv: boolean, problems: string[]): SessionKeys | 'unconfigured' | undefined {
   const secretText = getPath(data, ['session', 'secret']);
   const keyring = getPath(data, ['session', 'keyring']);
   const secretName = secretFromEnv ? 'VEIL_SESSION_SECRET' : 'session.secret';
@@ -332,6 +355,11 @@ function checkSessionKeys(data: Plain, secretFromEnv: boolean, problems: string[
   }
   if (keyring !== undefined) return undefined; // wrong type: the schema reported it
 
+  return 'unconfigured';
+}
+
+/** A fresh per-process secret: the memory-only case, where nothing outlives the process anyway. */
+function ephemeralSessionKeys(warnings: string[]): SessionKeys {
   const secret = randomBytes(32);
   const kid = kidForSecret(secret);
   warnings.push(
@@ -339,6 +367,76 @@ function checkSessionKeys(data: Plain, secretFromEnv: boolean, problems: string[
       'Sealed session_state blobs will not survive a restart and other replicas cannot open them; set VEIL_SESSION_SECRET (veil keygen prints one).',
   );
   return { keyRing: new KeyRing(kid, [{ kid, key: secret }]), serverSecret: secret, generated: true };
+}
+
+/** True when the platform session keys are a key ring (inline or file), which rotates. */
+function platformRing(data: Plain): boolean {
+  return isSet(data, ['session', 'keyring']) || isSet(data, ['session', 'keyring_file']);
+}
+
+/** State roles and the backend each uses (session.backend counts: a server-held session is state). */
+function stateRoles(data: Plain): [string, string | undefined][] {
+  return [
+    ['session.backend', str(data, ['session', 'backend'])],
+    ['revocation_backend', str(data, ['revocation_backend'])],
+    ['replay_backend', str(data, ['replay_backend'])],
+    ['idempotency.backend', str(data, ['idempotency', 'backend'])],
+  ];
+}
+
+/**
+ * What durable state needs of the secrets (docs/operations.md "Secrets of a durable store").
+ * Redis is shared by replicas that must agree on every key, and no file can be shared between
+ * hosts: without a configured session key it is refused. SQLite is one node: missing secrets
+ * come from (or are created in) the state-keys file. A durable revocation store under a
+ * rotating key ring needs a digest key of its own.
+ */
+function durableSecrets(
+  data: Plain,
+  sessionKeys: SessionKeys | 'unconfigured' | undefined,
+  digestConfigured: boolean,
+  problems: string[],
+  mode: 'create' | 'read',
+): { fileKeys?: StateKeys; path?: string; created?: boolean; revocations: boolean } {
+  const roles = stateRoles(data);
+  const revocations = ['sqlite', 'redis'].includes(str(data, ['revocation_backend']) ?? 'memory');
+  const onRedis = roles.filter(([, backend]) => backend === 'redis').map(([name]) => name);
+  if (sessionKeys === 'unconfigured' && onRedis.length > 0) {
+    problems.push(
+      `session.secret: is required when ${onRedis.join(', ')} ${onRedis.length === 1 ? 'is' : 'are'} redis: every replica must seal, open and ` +
+        'digest with the same keys (VEIL_SESSION_SECRET, or session.keyring / session.keyring_file; `veil keygen` prints one)',
+    );
+    return { revocations };
+  }
+  const sqlitePath = str(data, ['storage', 'sqlite_path']);
+  const onSqlite = roles.some(([, backend]) => backend === 'sqlite');
+  let found: { fileKeys?: StateKeys; path?: string; created?: boolean } = {};
+  // Only a valid configuration creates anything on disk.
+  if (sqlitePath !== undefined && onSqlite && problems.length === 0 && sessionKeys !== undefined) {
+    const path = stateKeysPath(sqlitePath);
+    try {
+      if (sessionKeys === 'unconfigured' && mode === 'create') {
+        const ensured = ensureStateKeys(path);
+        found = { fileKeys: ensured.keys, path, created: ensured.created };
+      } else {
+        // A configured session key: an existing file still supplies the digest and corpus keys
+        // the store was written under. A cluster worker only reads what its primary created.
+        const existing = readStateKeys(path);
+        if (existing !== undefined) found = { fileKeys: existing, path, created: false };
+        else if (sessionKeys === 'unconfigured') problems.push(`${path}: is missing (the cluster primary creates it before starting workers)`);
+      }
+    } catch (error) {
+      if (!(error instanceof StateKeysError)) throw error;
+      problems.push(`storage.sqlite_path: the keys of the database cannot be used: ${error.message}`);
+    }
+  }
+  if (revocations && !digestConfigured && found.fileKeys === undefined && platformRing(data)) {
+    problems.push(
+      'storage.digest_secret: is required when revocation_backend is durable and the session keys are a key ring: ' +
+        'a digest key derived from the current kid would change at the next kid switch and orphan every stored revocation (VEIL_DIGEST_SECRET)',
+    );
+  }
+  return { ...found, revocations };
 }
 
 function checkAuth(data: Plain, problems: string[], warnings: string[]): void {
@@ -361,8 +459,12 @@ function checkAuth(data: Plain, problems: string[], warnings: string[]): void {
   if (Array.isArray(apiKeys)) {
     // Keyed by digest, so a key listed once in plain text and once as its key_sha256 is caught.
     const firstIndex = new Map<string, { index: number; field: string }>();
+    const levels = getPath(data, ['rag', 'classification_levels']);
     for (const [index, entry] of apiKeys.entries()) {
       if (!isPlain(entry)) continue;
+      if (typeof entry.access_level === 'string' && Array.isArray(levels) && !levels.includes(entry.access_level)) {
+        problems.push(`auth.api_keys[${index}].access_level: must be one of rag.classification_levels`);
+      }
       if (entry.key === undefined && entry.key_sha256 === undefined) {
         problems.push(`auth.api_keys[${index}].key: is required`);
         continue;
@@ -420,12 +522,7 @@ function checkDependencies(data: Plain, problems: string[]): void {
   if (str(data, ['audit', 'backend']) === 'file' && !isSet(data, ['audit', 'hmac_key'])) {
     problems.push('audit.hmac_key: is required when audit.backend is file (VEIL_AUDIT__HMAC_KEY; `veil keygen` prints one)');
   }
-  const backends: [string, string | undefined][] = [
-    ['session.backend', str(data, ['session', 'backend'])],
-    ['revocation_backend', str(data, ['revocation_backend'])],
-    ['replay_backend', str(data, ['replay_backend'])],
-    ['idempotency.backend', str(data, ['idempotency', 'backend'])],
-  ];
+  const backends = stateRoles(data);
   for (const [name, backend] of backends) {
     if (backend === 'sqlite' && !isSet(data, ['storage', 'sqlite_path'])) {
       problems.push(`storage.sqlite_path: is required when ${name} is sqlite`);
@@ -539,40 +636,59 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   checkAuth(data, problems, warnings);
   checkOrigins(data, problems);
   checkDependencies(data, problems);
-  const keys = checkSessionKeys(data, env.sessionSecretFromEnv, problems, warnings);
+  const sessionKeys = checkSessionKeys(data, env.sessionSecretFromEnv, problems);
   const digestText = str(data, ['storage', 'digest_secret']);
   const configuredDigest = digestText === undefined ? undefined : parseSecret(digestText);
   if (digestText !== undefined && configuredDigest === null) problems.push(`storage.digest_secret: ${SECRET_FORMAT}`);
-  const durableRevocations = ['sqlite', 'redis'].includes(str(data, ['revocation_backend']) ?? 'memory');
-  if (digestText === undefined && durableRevocations) {
-    warnings.push('storage: no digest_secret configured; revocation digests derive from the session secret, so rotating it orphans stored revocations');
-  }
   const auditKeyText = str(data, ['audit', 'hmac_key']);
   const auditKey = auditKeyText === undefined ? undefined : parseSecret(auditKeyText);
   if (auditKeyText !== undefined && auditKey === null) problems.push(`audit.hmac_key: ${SECRET_FORMAT}`);
   const corpusText = str(data, ['rag', 'corpus_secret']);
   const configuredCorpus = corpusText === undefined ? undefined : parseSecret(corpusText);
   if (corpusText !== undefined && configuredCorpus === null) problems.push(`rag.corpus_secret: ${SECRET_FORMAT}`);
-  if (corpusText === undefined && isSet(data, ['session', 'keyring'])) {
+  const durable = durableSecrets(data, sessionKeys, digestText !== undefined, problems, options.stateKeys ?? 'create');
+  if (corpusText === undefined && durable.fileKeys === undefined && platformRing(data)) {
     warnings.push('rag: no corpus_secret configured; corpus tokens derive from the current session key, so switching current_kid changes every corpus token (re-ingest)');
   }
 
-  if (problems.length > 0 || keys === undefined) {
+  if (problems.length > 0 || sessionKeys === undefined) {
     throw new ConfigError(problems.length > 0 ? problems : ['session: key configuration is invalid']);
+  }
+  const fileKeys = durable.fileKeys;
+  let keys: SessionKeys;
+  if (sessionKeys !== 'unconfigured') keys = sessionKeys;
+  else if (fileKeys !== undefined) {
+    const kid = kidForSecret(fileKeys.session);
+    keys = { keyRing: new KeyRing(kid, [{ kid, key: fileKeys.session }]), serverSecret: fileKeys.session, generated: false };
+  } else keys = ephemeralSessionKeys(warnings);
+  if (fileKeys !== undefined && durable.path !== undefined) {
+    const used = [sessionKeys === 'unconfigured' ? 'session' : '', configuredDigest === undefined ? 'digest' : '', configuredCorpus === undefined ? 'corpus' : ''].filter((name) => name !== '');
+    if (used.length > 0) {
+      warnings.push(
+        `storage: no ${used.map((name) => (name === 'session' ? 'session.secret' : name === 'digest' ? 'storage.digest_secret' : 'rag.corpus_secret')).join(', ')} configured; ` +
+          `using the ${used.join(', ')} secret${used.length === 1 ? '' : 's'} kept beside the SQLite database in ${durable.path} ` +
+          `(${durable.created ? 'created now' : 'created earlier'}; fingerprints ${used.map((name) => `${name} ${secretFingerprint(fileKeys[name as keyof StateKeys])}`).join(', ')}). ` +
+          'Back it up with the database; configure the secrets to run several hosts.',
+      );
+    }
   }
   if (str(data, ['auth', 'mode']) !== 'dev' && keys.generated) {
     warnings.push('session: running a non-dev auth.mode with a generated session secret; configure one for production');
   }
   const digestSecret =
-    configuredDigest ?? Buffer.from(hkdfSync('sha256', keys.serverSecret, Buffer.alloc(0), 'veil/revocation-digest/v1', 32));
+    configuredDigest ?? fileKeys?.digest ?? Buffer.from(hkdfSync('sha256', keys.serverSecret, Buffer.alloc(0), 'veil/revocation-digest/v1', 32));
+  if (configuredDigest === undefined && fileKeys === undefined && durable.revocations) {
+    warnings.push('storage: no digest_secret configured; revocation digests derive from the session secret, so changing that secret orphans stored revocations (the server then refuses to start)');
+  }
   return {
     config: finalize(data),
     keyRing: keys.keyRing,
     warnings,
     generatedSecret: keys.generated,
+    ...(fileKeys !== undefined ? { stateKeysFile: durable.path, sessionFromStateKeys: sessionKeys === 'unconfigured' } : {}),
     serverSecret: keys.serverSecret,
     digestSecret,
-    corpusSecret: configuredCorpus ?? keys.serverSecret,
+    corpusSecret: configuredCorpus ?? fileKeys?.corpus ?? keys.serverSecret,
     ...(auditKey !== undefined && auditKey !== null ? { auditKey } : {}),
   };
 }

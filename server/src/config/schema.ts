@@ -60,6 +60,11 @@ export interface ApiKeyEntryFields {
   readonly scopes?: readonly AuthScope[];
   readonly role?: string;
   readonly purpose?: string;
+  /**
+   * RAG clearance: the highest rag.classification_levels label this caller may read (context,
+   * answer). Absent: the lowest level (least privilege). A request's access_level may only lower it.
+   */
+  readonly access_level?: string;
 }
 
 /** With auth.mode jwt, secret, issuer and audience are guaranteed present. */
@@ -145,6 +150,12 @@ export interface VeilConfig {
     readonly api_key?: Secret;
     readonly default_language: string;
     readonly timeout_secs: number;
+    /** Largest text per sidecar call (window of one piece, or several slots), in UTF-16 units. */
+    readonly ner_piece_chars: number;
+    /** Sidecar calls in flight at once for one request. */
+    readonly ner_concurrency: number;
+    /** Sidecar calls in flight at once for this process (all requests); more wait in the server. */
+    readonly ner_max_in_flight: number;
   };
   readonly policy: {
     readonly directory?: string;
@@ -164,7 +175,14 @@ export interface VeilConfig {
   readonly tenants: Readonly<Record<string, { readonly rate_limit?: Partial<RateLimitConfig> }>>;
   /** Directory of per-tenant settings files (rate limit, allowed policies), re-read on change. */
   readonly tenants_directory?: string;
-  readonly limits: { readonly max_batch_size: number };
+  readonly limits: {
+    readonly max_batch_size: number;
+    /**
+     * Longest a streaming response may stay open (every SSE route, the incremental ndjson
+     * rehydrate included); the stream then ends with an error frame.
+     */
+    readonly max_stream_seconds: number;
+  };
   readonly file_upload: {
     readonly max_size_bytes: number;
     /** Largest image (width x height, from the header, checked before decoding). */
@@ -282,6 +300,7 @@ export const CONFIG_SCHEMA = {
             scopes: { type: 'array', uniqueItems: true, items: { type: 'string', enum: AUTH_SCOPES } },
             role: text,
             purpose: text,
+            access_level: label,
           },
         },
       },
@@ -348,6 +367,11 @@ export const CONFIG_SCHEMA = {
       api_key: { type: 'string', minLength: 1, maxLength: 4096 },
       default_language: { type: 'string', pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$', default: 'en' },
       timeout_secs: { type: 'number', exclusiveMinimum: 0, maximum: MAX_DETECTOR_TIMEOUT_SECS, default: 5 },
+      // Under the sidecar's VEIL_NER_MAX_TEXT_CHARS (100,000) and small enough that one call
+      // (about 25 µs per character on one CPU core) stays well inside timeout_secs.
+      ner_piece_chars: { type: 'integer', minimum: 1000, maximum: 1000000, default: 10000 },
+      ner_concurrency: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
+      ner_max_in_flight: { type: 'integer', minimum: 1, maximum: 256, default: 4 },
     }),
     policy: section({
       directory: text,
@@ -375,7 +399,7 @@ export const CONFIG_SCHEMA = {
     },
     tenants_directory: text,
     // The ceiling is checked in load.ts so the message can name it.
-    limits: section({ max_batch_size: { ...positiveInteger, default: 100 } }),
+    limits: section({ max_batch_size: { ...positiveInteger, default: 100 }, max_stream_seconds: { type: 'integer', minimum: 1, maximum: 86400, default: 600 } }),
     file_upload: section({
       max_size_bytes: { type: 'integer', minimum: 1, maximum: 1073741824, default: 52428800 },
       max_pixels: { type: 'integer', minimum: 1, maximum: 1000000000, default: 25000000 },

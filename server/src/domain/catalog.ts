@@ -1,6 +1,7 @@
 // The entity-type catalog: every built-in type with its token id prefix, default protection
 // level and the detector that finds it. Token prefixes follow decisions.md section 3; every
 // other type gets a short unique prefix listed here and in /v1/capabilities.
+import { VeilError } from '@veil/common';
 import type { ProtectionLevel } from './types.js';
 
 export type EntitySource = 'builtin_regex' | 'python_ner' | 'custom';
@@ -133,6 +134,24 @@ export function entityInfo(type: string): EntityTypeInfo | undefined {
     return { type, prefix: CUSTOM_PREFIX, protectionLevel: CUSTOM_PROTECTION_LEVEL, source: 'custom', languages: ANY };
   }
   return undefined;
+}
+
+/**
+ * Entity types a request names (a detect filter, transform override keys, a dry run's types)
+ * must exist, or the request would silently do nothing for them (a misspelt override key never
+ * tightens anything). A name is known when it is a built-in type or one of `customTypes`: the
+ * `custom:<name>` types of the custom patterns in force (the request's and the policy's).
+ * Throws 400 VEIL_VALIDATION_FAILED naming the field (`fieldOf(index)`), never the name, which
+ * is caller text.
+ */
+export function checkRequestedTypes(names: readonly string[], customTypes: ReadonlySet<string>, fieldOf: (index: number) => string): void {
+  names.forEach((name, index) => {
+    if (ENTITY_CATALOG.has(name) || customTypes.has(name)) return;
+    throw new VeilError(
+      'VEIL_VALIDATION_FAILED',
+      `${fieldOf(index)}: unknown entity type (a built-in type, or custom:<name> of a custom pattern in the request or the policy)`,
+    );
+  });
 }
 
 export function prefixFor(type: string): string {

@@ -8,8 +8,8 @@ describe('checkJsonDepth', () => {
     expect(() => checkJsonDepth(`{"a":"${'[{'.repeat(1000)}\\"["}`, 2)).not.toThrow();
   });
 
-  it('refuses deeper documents with a validation error that quotes nothing', () => {
-    expect(() => checkJsonDepth(`${'['.repeat(100_000)}${']'.repeat(100_000)}`)).toThrow(/nested deeper than 128 levels/);
-    expect(() => checkJsonDepth('{"a":{"b":[1]}}', 2)).toThrow(/nested deeper/);
+  it('refuses deeper documents with 413 VEIL_PAYLOAD_TOO_LARGE naming the field, quoting nothing', () => {
+    expect(() => checkJsonDepth(`${'['.repeat(100_000)}${']'.repeat(100_000)}`)).toThrow(/^body: nested deeper than 128 levels$/);
+    expect(() => checkJsonDepth('{"a":{"b":[1]}}', 2, 'delta')).toThrow(expect.objectContaining({ code: 'VEIL_PAYLOAD_TOO_LARGE', status: 413, message: 'delta: nested deeper than 2 levels' }));
   });
 });

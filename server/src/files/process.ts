@@ -45,7 +45,7 @@ function checkTextSize(text: string, limits: FileLimits): void {
 }
 
 function parseJson(text: string): unknown {
-  checkJsonDepth(text);
+  checkJsonDepth(text, undefined, 'file');
   try {
     return sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'ignore' }) as unknown;
   } catch {

@@ -1,11 +1,13 @@
-// JSON bodies: small ones parsed inline (with prototype-poisoning protection), large ones on a
+// JSON bodies: read as bytes and decoded as strict UTF-8 (invalid bytes are a 400, never
+// U+FFFD), then small ones parsed inline (with prototype-poisoning protection), large ones on a
 // worker thread so parsing a megabyte never stalls the event loop. Both first refuse absurd
-// nesting with a linear pre-scan.
+// nesting with a linear pre-scan (413, like every depth bound).
 import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
 import type { AppDeps } from '../deps.js';
 import { checkJsonDepth } from '../domain/json-depth.js';
+import { decodeUtf8 } from '../domain/text/utf8.js';
 
 const rawBodies = new WeakMap<FastifyRequest, string>();
 
@@ -16,8 +18,8 @@ export function rawBodyOf(request: FastifyRequest): string | undefined {
 
 export function registerJsonParser(app: FastifyInstance, deps: AppDeps): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, async (request: FastifyRequest, body: string | Buffer) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (request: FastifyRequest, body: string | Buffer) => {
+    const text = typeof body === 'string' ? body : decodeUtf8(body, 'body');
     rawBodies.set(request, text);
     if (text.length === 0) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
     if (text.length > deps.offload.threshold) return deps.offload.run({ op: 'parse', body: text });

@@ -10,7 +10,9 @@
 //
 // A root onRequest hook, registered right after the auth hook, charges every authenticated
 // request one unit before its body is read; public routes (/livez, /readyz, CORS preflights)
-// are never limited. Routes whose one request stands for many operations charge the rest with
+// and the monitoring routes (route config `rateLimit: false`: /v1/health, /metrics) are never
+// limited, so a busy caller cannot blind its own health checks and scrapes (they still need
+// their credential and scope). Routes whose one request stands for many operations charge the rest with
 // chargeRateLimit: /v1/batch/transform and /v1/batch/detect charge one unit per item (so a batch
 // cannot be used to dodge the limit), /v1/rag/ingest/batch one per document. One request never
 // pays more than the burst in total: a batch larger than the burst needs (and empties) a full
@@ -25,6 +27,13 @@ import type { TenantRateLimitSettings } from '@veil/common';
 import type { VeilConfig } from '../config/index.js';
 import type { AppDeps } from '../deps.js';
 import { retryAfterSeconds, TokenBucketTable, type BucketLimits } from '../domain/ratelimit/token-bucket.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: the route is never charged to the caller's bucket (health, metrics). */
+    rateLimit?: boolean;
+  }
+}
 
 /** 429 with the seconds a client should wait; the error handler sets the Retry-After header. */
 export class RateLimitedError extends VeilError {
@@ -113,9 +122,10 @@ export function registerRateLimit(app: FastifyInstance, deps: AppDeps): RateLimi
   const limiter = new RateLimiter(deps.now);
   app.addHook('onRequest', (request, _reply, done) => {
     const scope = request.is404 ? 'authenticated' : request.routeOptions.config.scope;
+    const exempt = !request.is404 && request.routeOptions.config.rateLimit === false;
     // Authentication failures never get here (the auth hook threw); a missing principal is a
     // public route and is not charged.
-    const principal = scope === 'public' ? undefined : authenticatedPrincipal(request);
+    const principal = scope === 'public' || exempt ? undefined : authenticatedPrincipal(request);
     if (principal === undefined) {
       done();
       return;

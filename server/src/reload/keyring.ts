@@ -14,7 +14,8 @@ import { readKeyRingFile } from '../config/keyring-file.js';
 import type { KeyRing } from '../domain/seal/index.js';
 import { fileStamp, readStable } from './stamp.js';
 
-export type KeyRingOrigin = 'file' | 'config' | 'generated';
+/** `state_keys`: generated once and kept beside the SQLite database (config/state-keys.ts). */
+export type KeyRingOrigin = 'file' | 'config' | 'generated' | 'state_keys';
 
 export function ringGeneration(ring: KeyRing): string {
   const hash = createHash('sha256').update(`veil-keyring/v1\ncurrent:${ring.currentKid}\n`);

@@ -133,32 +133,48 @@ export class ReloadManager {
   }
 
   reloadKeyRing(trigger: ReloadTrigger): void {
-    this.#reloadKeyRing(trigger);
-    this.#forward('keyring', trigger);
+    this.reload('keyring', trigger);
   }
 
   reloadTenants(trigger: ReloadTrigger): void {
-    this.#reloadTenants(trigger);
-    this.#forward('tenants', trigger);
+    this.reload('tenants', trigger);
   }
 
   reloadApiKeys(trigger: ReloadTrigger): void {
-    this.#reloadApiKeys(trigger);
-    this.#forward('api_keys', trigger);
+    this.reload('api_keys', trigger);
   }
 
-  /** Reload one source, or every configured one (SIGHUP, cluster broadcast). */
+  /**
+   * Whether `source` has files to reload. Reloading a source that has none is a no-op, not a
+   * failure: no event, no metric, and the last outcome (health, diagnostics) stays as it was.
+   */
+  configured(source: ReloadSourceName): boolean {
+    switch (source) {
+      case 'policies':
+        return this.policies.directory !== undefined;
+      case 'keyring':
+        return this.keyRing.file !== undefined || this.tenantKeyRings !== undefined;
+      case 'api_keys':
+        return this.apiKeys.reloadable;
+      case 'tenants':
+        return this.tenants !== undefined;
+    }
+  }
+
+  /** Reload one source, or every configured one (SIGHUP, cluster broadcast); see configured(). */
   reload(source: ReloadSourceName | 'all', trigger: ReloadTrigger): void {
-    const all = source === 'all';
-    if ((all && this.policies.directory !== undefined) || source === 'policies') this.#reloadPolicies(trigger);
-    if ((all && (this.keyRing.file !== undefined || this.tenantKeyRings !== undefined)) || source === 'keyring') this.#reloadKeyRing(trigger);
-    if ((all && this.apiKeys.reloadable) || source === 'api_keys') this.#reloadApiKeys(trigger);
-    if ((all && this.tenants !== undefined) || source === 'tenants') this.#reloadTenants(trigger);
+    const wanted = (name: ReloadSourceName): boolean => (source === 'all' || source === name) && this.configured(name);
+    if (wanted('policies')) this.#reloadPolicies(trigger);
+    if (wanted('keyring')) this.#reloadKeyRing(trigger);
+    if (wanted('api_keys')) this.#reloadApiKeys(trigger);
+    if (wanted('tenants')) this.#reloadTenants(trigger);
     this.#forward(source, trigger);
   }
 
   #reloadPolicies(trigger: ReloadTrigger): ReloadResult {
     const result = this.policies.reload();
+    // No directory: the answer says so (reloaded: false, naming the setting), nothing happened.
+    if (!this.configured('policies')) return result;
     this.#emit({
       source: 'policies',
       trigger,

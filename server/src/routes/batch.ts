@@ -14,7 +14,6 @@ import type { PolicyRegistry } from '../services/policies.js';
 import { compileCustomPatterns } from '../domain/detect/index.js';
 import { applyPolicyDetection, planDetection } from '../services/ner.js';
 import { outgoingHandle, recordContinuation } from '../services/state.js';
-import { runChatTransform, runJsonTransform } from '../services/structured.js';
 import {
   mergeDetections,
   runTextTransform,
@@ -34,8 +33,7 @@ import {
   type BatchTransformBody,
   type BatchTransformItem,
 } from './schemas.js';
-import { nerWillRun, promptFacts, STRUCTURED_NER_WARNING } from './transform.js';
-import { promptSecurityWarning } from '../domain/guard/index.js';
+import { nerWillRun, plannedPolicy, promptFacts, runStructuredWithNer, type StructuredRequest } from './transform.js';
 import { chargeRateLimit } from '../plugins/rate-limit.js';
 import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
 
@@ -74,6 +72,7 @@ interface ItemOutcome {
     entities: readonly EntityLike[];
     stats: { entities_detected: number; entities_transformed: number; entities_blocked?: number };
     prompt_security?: PromptSecuritySummary;
+    warnings?: string[];
   };
   readonly sessionState: string;
   readonly meta: SessionMeta;
@@ -120,6 +119,7 @@ export function batchRoutes(deps: AppDeps) {
     principal: Principal,
     traceId: string,
     registry: PolicyRegistry,
+    log: FastifyBaseLogger,
   ): Promise<ItemOutcome> => {
     const kind = itemInputType(item);
     const common = {
@@ -131,19 +131,9 @@ export function batchRoutes(deps: AppDeps) {
       traceId,
     };
     if (kind !== 'text') {
-      const nerWanted = deps.config.detector.mode !== 'builtin';
-      if (nerWanted && deps.config.detector.mode === 'advanced') {
-        throw new VeilError('VEIL_VALIDATION_FAILED', `detectors: python_ner is not applied to ${kind} input yet`);
-      }
-      const structured = {
-        ...common,
-        ...(nerWanted
-          ? { detection: { useRegex: true, nerRan: false, ner: [], detectorMode: 'builtin_regex', warnings: [STRUCTURED_NER_WARNING] } }
-          : {}),
-      };
-      return kind === 'json'
-        ? runJsonTransform(environment(registry, principal.tenant), { ...structured, inputJson: item.input_json })
-        : runChatTransform(environment(registry, principal.tenant), { ...structured, inputMessages: item.input_messages });
+      const input: StructuredRequest =
+        kind === 'json' ? { kind, request: { ...common, inputJson: item.input_json } } : { kind, request: { ...common, inputMessages: item.input_messages } };
+      return runStructuredWithNer(deps, environment(registry, principal.tenant), input, undefined, plannedPolicy(registry, policy, sessionState), log);
     }
     let input = item.text ?? '';
     // As /v1/transform: prompt security screens before the NER sidecar sees the text.
@@ -154,8 +144,8 @@ export function batchRoutes(deps: AppDeps) {
       input = screened.text;
       promptScreened = screened.summary;
     }
-    const plannedPolicy = policy !== undefined ? registry.get(policy) : sessionState === undefined ? registry.get(undefined) : undefined;
-    const plan = await planDetection(deps, input, item.language ?? deps.config.detector.default_language, undefined, plannedPolicy?.compiled.policy);
+    const planned = plannedPolicy(registry, policy, sessionState);
+    const plan = await planDetection(deps, input, item.language ?? deps.config.detector.default_language, undefined, planned?.compiled.policy, log);
     const request: TextTransformRequest = { ...common, input, detection: plan, ...(promptScreened !== undefined ? { promptScreened } : {}) };
     if (input.length > deps.offload.threshold || (sessionState?.length ?? 0) > deps.offload.threshold) {
       const outcome = (await deps.offload.run({
@@ -192,7 +182,7 @@ export function batchRoutes(deps: AppDeps) {
         let totalEntities = 0;
         for (const [index, item] of body.items.entries()) {
           try {
-            const outcome = await transformItem(item, item.policy ?? body.policy, shared ? carried?.sessionState : undefined, principal, traceId, registry);
+            const outcome = await transformItem(item, item.policy ?? body.policy, shared ? carried?.sessionState : undefined, principal, traceId, registry, request.log);
             const result: BatchTransformResult = {
               index,
               safe_text: outcome.response.safe_text,
@@ -201,12 +191,9 @@ export function batchRoutes(deps: AppDeps) {
               entities_detected: outcome.response.stats.entities_detected,
               entities_transformed: outcome.response.stats.entities_transformed,
             };
-            const promptSecurity = outcome.response.prompt_security;
-            if (promptSecurity !== undefined) {
-              result.prompt_security = promptSecurity;
-              const warning = promptSecurityWarning(promptSecurity);
-              if (warning !== undefined) result.warnings = [warning];
-            }
+            if (outcome.response.prompt_security !== undefined) result.prompt_security = outcome.response.prompt_security;
+            // As /v1/transform: NER coverage (degraded, unavailable) and prompt security warnings.
+            if (outcome.response.warnings !== undefined && outcome.response.warnings.length > 0) result.warnings = [...outcome.response.warnings];
             totalEntities += result.entities_detected;
             auditFacts(request, { ...transformFacts(outcome.response), ...promptFacts(outcome.response) });
             results.push(result);
@@ -259,7 +246,7 @@ export function batchRoutes(deps: AppDeps) {
             const loaded = policyName !== undefined ? registry.get(policyName) : undefined;
             const patterns = patternSet(loaded, undefined);
             const language = item.language ?? deps.config.detector.default_language;
-            const plan = await planDetection(deps, item.text, language, undefined, loaded?.compiled.policy);
+            const plan = await planDetection(deps, item.text, language, undefined, loaded?.compiled.policy, request.log);
             const ner = loaded !== undefined ? applyPolicyDetection(loaded.compiled.policy, plan) : plan.ner;
             const regex = await deps.offload.detect({ text: item.text, language, compiled: patterns.compiled, raw: patterns.raw });
             const regexKept = plan.useRegex ? regex : regex.filter((detection) => detection.detector === 'custom_pattern');

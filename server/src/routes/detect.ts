@@ -3,6 +3,7 @@ import { VeilError } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
 import { auditFacts } from '../audit/facts.js';
 import { policiesFor, type AppDeps } from '../deps.js';
+import { checkRequestedTypes } from '../domain/catalog.js';
 import { applyPolicyDetection, planDetection } from '../services/ner.js';
 import { mergeDetections } from '../services/transform.js';
 import { codePointSpans, ms, patternSet, principalOf } from './common.js';
@@ -35,8 +36,12 @@ export function detectRoutes(deps: AppDeps) {
         // one, its patterns, ner_labels and required_for apply too.
         const loaded = body.policy !== undefined ? policiesFor(deps, principal.tenant).get(body.policy) : undefined;
         const patterns = patternSet(loaded, body.custom_patterns);
+        if (body.entity_types !== undefined) {
+          const customTypes = new Set(patterns.compiled.map((pattern) => pattern.type));
+          checkRequestedTypes(body.entity_types, customTypes, (index) => `entity_types[${index}]`);
+        }
         const language = body.language ?? deps.config.detector.default_language;
-        const plan = await planDetection(deps, body.input, language, body.detectors, loaded?.compiled.policy);
+        const plan = await planDetection(deps, body.input, language, body.detectors, loaded?.compiled.policy, request.log);
         const ner = loaded !== undefined ? applyPolicyDetection(loaded.compiled.policy, plan) : plan.ner;
         const regex = await deps.offload.detect({ text: body.input, language, compiled: patterns.compiled, raw: patterns.raw });
         const regexKept = plan.useRegex ? regex : regex.filter((detection) => detection.detector === 'custom_pattern');

@@ -89,8 +89,12 @@ describe('GET /v1/health and /readyz', () => {
     // Port 9 (discard) on loopback: nothing answers, so the 2 s readiness check fails.
     t = await buildTestApp({ overrides: { detector: { mode: 'both', advanced_url: 'http://127.0.0.1:9' } } });
     expect(await get(t.app, '/readyz')).toEqual({ status: 503, body: { status: 'not_ready' } });
-    // The detector still reports healthy: an optional sidecar degrades coverage only.
-    expect((await get(t.app, '/v1/health')).body.components.detector).toEqual({ status: 'healthy', message: 'builtin_and_ner' });
+    // The detector still reports healthy (an optional sidecar degrades coverage only), and says why NER is off.
+    expect((await get(t.app, '/v1/health')).body.components.detector).toEqual({
+      status: 'healthy',
+      message: expect.stringMatching(/^builtin_and_ner; the NER sidecar is not answering: the NER sidecar could not be reached \(\w+\)$/),
+    });
+    expect((await get(t.app, '/v1/capabilities')).body.ner_active).toBe(false);
   });
 });
 

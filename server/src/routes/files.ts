@@ -21,6 +21,8 @@ import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } f
 import { createOcrEngine, type OcrEngine } from '../services/ocr.js';
 import { withHandle } from '../services/state.js';
 import { runTextTransform, type TransformResponse } from '../services/transform.js';
+import { decodeLatin1Field } from '../domain/text/utf8.js';
+import { VEIL_HEADERS } from '../plugins/response-headers.js';
 import type { RestoreMode } from '../domain/types.js';
 import { fingerprint, ms, policyFact, principalOf } from './common.js';
 import { openInline, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
@@ -90,7 +92,12 @@ export async function readUpload(
   const fields = new Map<string, string>();
   try {
     // One field over `allowed` gets through busboy so it is refused by name, not as a count.
-    const parts = request.parts({ limits: { fileSize: maxBytes, files: 1, fields: allowed.length + 1, parts: allowed.length + 2, fieldSize: maxFieldBytes } });
+    // Text fields arrive as bytes (latin1: one code unit per byte) and are decoded as strict
+    // UTF-8 below: busboy's own UTF-8 decoding would turn invalid bytes into U+FFFD.
+    const parts = request.parts({
+      limits: { fileSize: maxBytes, files: 1, fields: allowed.length + 1, parts: allowed.length + 2, fieldSize: maxFieldBytes },
+      defCharset: 'latin1',
+    });
     for await (const part of parts) {
       if (part.type === 'file') {
         if (part.fieldname !== fileField) throw new VeilError('VEIL_VALIDATION_FAILED', `${fieldName(part.fieldname)}: unknown field`);
@@ -116,7 +123,7 @@ export async function readUpload(
       if (fields.has(name)) throw new VeilError('VEIL_VALIDATION_FAILED', `${name}: sent more than once`);
       if (part.valueTruncated) throw new VeilError('VEIL_PAYLOAD_TOO_LARGE', `${name}: is too large`);
       if (typeof part.value !== 'string') throw new VeilError('VEIL_VALIDATION_FAILED', `${name}: must be a string`);
-      fields.set(name, part.value);
+      fields.set(name, decodeLatin1Field(part.value, name));
     }
   } catch (error) {
     throw multipartError(error, fileField);
@@ -228,7 +235,7 @@ export function fileRoutes(deps: AppDeps) {
         };
       }
       const body = { input: extracted.text, ...fields } as TransformBody;
-      const done = await textTransform(deps, body, principal, undefined, factSink(request));
+      const done = await textTransform(deps, body, principal, undefined, factSink(request), request.log);
       request.log.info({ ...logFields, trace_id: done.trace, offloaded: done.serialized !== undefined }, 'file_transform_completed');
       const serialized = done.serialized ?? JSON.stringify(done.response);
       return reply.type('application/json; charset=utf-8').send(withHandle(spliceResponse(serialized, extra, ['extraction_time_ms', extractionMs]), done.handle));
@@ -258,10 +265,10 @@ export function fileRoutes(deps: AppDeps) {
       return reply
         .type(CONTENT_TYPES[restored.format])
         .header('content-disposition', `attachment; filename="restored.${FILE_EXTENSIONS[restored.format]}"`)
-        .header('x-veil-original-format', restored.format)
-        .header('x-veil-tokens-resolved', String(restored.tokensResolved))
-        .header('x-veil-tokens-unresolved', String(restored.tokensUnresolved.length))
-        .header('x-veil-output-guard', restored.outputGuard === undefined ? 'disabled' : restored.outputGuard.triggered ? 'triggered' : 'clear')
+        .header(VEIL_HEADERS.originalFormat, restored.format)
+        .header(VEIL_HEADERS.tokensResolved, String(restored.tokensResolved))
+        .header(VEIL_HEADERS.tokensUnresolved, String(restored.tokensUnresolved.length))
+        .header(VEIL_HEADERS.outputGuard, restored.outputGuard === undefined ? 'disabled' : restored.outputGuard.triggered ? 'triggered' : 'clear')
         .send(Buffer.from(restored.bytes.buffer, restored.bytes.byteOffset, restored.bytes.byteLength));
     });
 
@@ -272,7 +279,7 @@ export function fileRoutes(deps: AppDeps) {
       const fields = transformFields(upload);
       auditFacts(request, policyFact(deps, fields.policy));
       const { image, layout, ocrMs } = await recognize(upload.bytes);
-      const done = await textTransform(deps, { input: layout.text, ...fields }, principal, undefined, factSink(request));
+      const done = await textTransform(deps, { input: layout.text, ...fields }, principal, undefined, factSink(request), request.log);
       // OCR text of one image is small; a worker-serialized body is parsed back to add boxes.
       const response = done.response ?? (JSON.parse(done.serialized ?? '{}') as TransformResponse);
       const spans = alignSpans(layout.text, done.input, response.entities.map((entity) => entity.span));
@@ -311,7 +318,7 @@ export function fileRoutes(deps: AppDeps) {
         input = screened.text;
         promptScreened = screened.summary;
       }
-      const plan = await planDetection(deps, input, fields.language ?? deps.config.detector.default_language, undefined, registry.get(fields.policy).compiled.policy);
+      const plan = await planDetection(deps, input, fields.language ?? deps.config.detector.default_language, undefined, registry.get(fields.policy).compiled.policy, request.log);
       const outcome = await recordingRejection(factSink(request), () =>
         Promise.resolve().then(() =>
           runTextTransform(transformEnvironment(deps, principal.tenant, registry), {
@@ -334,8 +341,8 @@ export function fileRoutes(deps: AppDeps) {
       request.log.info({ event: 'image_redact_completed', format: image.format, regions: boxes.length }, 'image_redact_completed');
       return reply
         .type('image/png')
-        .header('x-veil-regions-redacted', String(boxes.length))
-        .header('x-veil-entities-redacted', String(outcome.response.entities.length))
+        .header(VEIL_HEADERS.regionsRedacted, String(boxes.length))
+        .header(VEIL_HEADERS.entitiesRedacted, String(outcome.response.entities.length))
         .send(png);
     });
   };

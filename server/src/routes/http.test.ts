@@ -417,8 +417,8 @@ describe('hostile bodies', () => {
   it('rejects JSON nested 100,000 deep and huge arrays of patterns with the envelope', async () => {
     const deep = `{"input":"x","context":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
     const nested = await t.app.inject({ method: 'POST', url: '/v1/transform', payload: deep, headers: { 'content-type': 'application/json' } });
-    expect(nested.statusCode).toBe(400);
-    expect(nested.json().code).toBe('VEIL_VALIDATION_FAILED');
+    expect(nested.statusCode).toBe(413);
+    expect(nested.json()).toMatchObject({ code: 'VEIL_PAYLOAD_TOO_LARGE', error: 'body: nested deeper than 128 levels' });
     const many = await post(t.app, '/v1/transform', { input: 'x', custom_patterns: Array.from({ length: 1000 }, () => ({ entity_type: 'x', pattern: 'a' })) });
     expect(many.status).toBe(400);
     expect(many.body.error).toMatch(/custom_patterns/);

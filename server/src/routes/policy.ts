@@ -1,5 +1,5 @@
 // POST /v1/evaluate-policy: a dry run of the policy; nothing stored, no session created.
-import { ENTITY_CATALOG, entityInfo, isCustomType } from '../domain/catalog.js';
+import { checkRequestedTypes, CUSTOM_TYPE_PREFIX, entityInfo, isCustomType } from '../domain/catalog.js';
 import type { FastifyInstance } from 'fastify';
 import { auditFacts } from '../audit/facts.js';
 import { policiesFor, type AppDeps } from '../deps.js';
@@ -18,12 +18,20 @@ export function policyRoutes(deps: AppDeps) {
       policy.channelCeiling(channel);
       const context = effectiveContext(deps, principal, body.context);
       const caller = callerOf(deps, principal, body.context);
-      const warnings: string[] = [];
-      const decisions = body.entities.map((entity, index) => {
+      // A dry run has no custom patterns of its own: besides built-in types it accepts the
+      // policy's custom types (bare, as policy rules write them, or custom:<name>) and any
+      // well-formed custom:<name> (a request's custom patterns may define it at transform).
+      // Anything else is a 400 naming the entity, as on every route that names types.
+      const customTypes = new Set<string>();
+      for (const pattern of loaded.patterns) customTypes.add(pattern.type).add(pattern.type.slice(CUSTOM_TYPE_PREFIX.length));
+      for (const entity of body.entities) if (isCustomType(entity.type) && entityInfo(entity.type) !== undefined) customTypes.add(entity.type);
+      checkRequestedTypes(
+        body.entities.map((entity) => entity.type),
+        customTypes,
+        (index) => `entities[${index}].type`,
+      );
+      const decisions = body.entities.map((entity) => {
         const type = entity.type;
-        if (!ENTITY_CATALOG.has(type) && !isCustomType(type)) {
-          warnings.push(`entities[${index}].type: not a built-in entity type; evaluated as given`);
-        }
         const decision = policy.decide(type, context, entity.value);
         // What the value would restore as on this channel, exactly as rehydrate resolves it.
         const restoreMode: RestoreMode =
@@ -50,7 +58,6 @@ export function policyRoutes(deps: AppDeps) {
       return {
         decisions,
         policy_version: policy.version,
-        ...(warnings.length > 0 ? { warnings } : {}),
       };
     });
   };

@@ -4,13 +4,22 @@
 // idempotent routes (interface.md section 8). The ingest, query and context results carry the
 // session handle the backend uses (a sealed blob, or a server-side id); chunk_session_state is
 // always a sealed blob because the caller stores it beside its chunk.
+//
+// Clearance (context and answer, the routes that return or restore classified material): the
+// caller may read chunks and values up to its credential's access_level (API-key entry field,
+// token claim `access_level`); a credential without one reads only the lowest level. The body's
+// access_level can lower that, never raise it. In dev mode (no credentials) the clearance is the
+// top level, lowered by the body, as before. Query returns nothing classified (only the caller's
+// own query, tokenized), and chunk blobs are opened by no restoring route but context.
 import { isVeilError, VeilError } from '@veil/common';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { auditFacts, entityFacts } from '../audit/index.js';
+import { auditFacts, entityFacts, recordIntent } from '../audit/index.js';
+import type { NerLog } from '../services/ner.js';
 import type { AppDeps } from '../deps.js';
 import { CHUNKING_STRATEGIES, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../domain/rag/chunking.js';
+import { ClassificationLattice } from '../domain/rag/classification.js';
 import { validationMessage } from '../plugins/errors.js';
 import { chargeRateLimit } from '../plugins/rate-limit.js';
 import {
@@ -156,6 +165,8 @@ const AnswerBodySchema = Type.Object(
     output_channel: Type.Optional(LabelSchema),
     /** As on /v1/rehydrate: caller role and purpose count only under auth.mode dev. */
     context: Type.Optional(ContextSchema),
+    /** Lowers the caller's clearance for this answer (never raises it). */
+    access_level: Type.Optional(ClassificationSchema),
   },
   { additionalProperties: false },
 );
@@ -205,6 +216,12 @@ function modelScope(deps: AppDeps, principal: Principal): RagScope {
   return { tenant: principal.tenant, context: effectiveContext(deps, principal, undefined) };
 }
 
+/** The caller's clearance rank (see the header): the credential's level, lowered by `requested`. */
+function clearanceOf(deps: AppDeps, principal: Principal, requested: string | undefined): number {
+  const lattice = new ClassificationLattice(deps.config.rag.classification_levels);
+  return lattice.clearanceRank({ unrestricted: deps.config.auth.mode === 'dev', credential: principal.accessLevel }, requested);
+}
+
 /** A request refused by a guard (block actions) still records that the guard triggered. */
 async function recordingGuards<T>(request: FastifyRequest, run: () => Promise<T>): Promise<T> {
   try {
@@ -221,7 +238,7 @@ function promptFact(response: { readonly prompt_security?: { readonly triggered:
 }
 
 export function ragRoutes(deps: AppDeps) {
-  const ingest = async (body: IngestBody, principal: Principal): Promise<{ result: IngestResponse & Partial<Record<'session_state' | 'session_id', string>>; sid: string; types: Set<string>; count: number }> => {
+  const ingest = async (body: IngestBody, principal: Principal, log: NerLog): Promise<{ result: IngestResponse & Partial<Record<'session_state' | 'session_id', string>>; sid: string; types: Set<string>; count: number }> => {
     const sealed = await ingestDocument(
       deps,
       {
@@ -234,7 +251,7 @@ export function ragRoutes(deps: AppDeps) {
         metadata: body.document_metadata,
         corpusId: body.corpus_id,
       },
-      ingestScope(deps, principal),
+      { ...ingestScope(deps, principal), log },
     );
     const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
     // The handle sits after the chunks, as in the interface's field order.
@@ -268,7 +285,7 @@ export function ragRoutes(deps: AppDeps) {
       '/v1/rag/ingest',
       { schema: { body: IngestBodySchema, response: { 200: IngestResultSchema } }, config: { scope: 'rag', idempotent: true } },
       async (request) => {
-        const { result, sid, types, count } = await recordingGuards(request, () => ingest(request.body, principalOf(request)));
+        const { result, sid, types, count } = await recordingGuards(request, () => ingest(request.body, principalOf(request), request.log));
         auditFacts(request, {
           policy: request.body.policy ?? deps.policies.registry.defaultName,
           session_id: sid,
@@ -298,7 +315,7 @@ export function ragRoutes(deps: AppDeps) {
         for (const [index, item] of request.body.items.entries()) {
           try {
             if (!validateItem(item)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validateItem.errors?.[0]));
-            const { result, types, count } = await recordingGuards(request, () => ingest(item as IngestBody, principal));
+            const { result, types, count } = await recordingGuards(request, () => ingest(item as IngestBody, principal, request.log));
             auditFacts(request, { entity_types: types, entity_count: count, entities_tokenized: count, ...promptFact(result) });
             results.push({ index, result });
           } catch (error) {
@@ -318,7 +335,7 @@ export function ragRoutes(deps: AppDeps) {
       async (request) => {
         const body = request.body;
         const sealed = await recordingGuards(request, () =>
-          queryRag(deps, { query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, modelScope(deps, principalOf(request))),
+          queryRag(deps, { query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, { ...modelScope(deps, principalOf(request)), log: request.log }),
         );
         const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
         auditFacts(request, { policy: sealed.session.policy, session_id: sealed.session.sid, ...entityFacts(sealed.entities), ...promptFact(sealed.response) });
@@ -333,6 +350,8 @@ export function ragRoutes(deps: AppDeps) {
       { schema: { body: ContextBodySchema, response: { 200: ContextResponseSchema } }, config: { scope: 'rag' } },
       async (request) => {
         const body = request.body;
+        const principal = principalOf(request);
+        const clearance = clearanceOf(deps, principal, body.access_level);
         const sessionState = await requiredSession(deps, body);
         const sealed = await recordingGuards(request, () => buildContext(
           deps,
@@ -341,12 +360,12 @@ export function ragRoutes(deps: AppDeps) {
             sessionState,
             policy: body.policy,
             language: body.language,
-            accessLevel: body.access_level,
+            clearance,
             chunkClassifications: body.chunk_classifications,
             documentSessions: body.document_sessions,
             corpusId: body.corpus_id,
           },
-          modelScope(deps, principalOf(request)),
+          { ...modelScope(deps, principal), log: request.log },
         ));
         const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
         auditFacts(request, { policy: sealed.session.policy, session_id: sealed.session.sid, ...entityFacts(sealed.entities), ...promptFact(sealed.response) });
@@ -365,6 +384,7 @@ export function ragRoutes(deps: AppDeps) {
       async (request) => {
         const body = request.body;
         const principal = principalOf(request);
+        const clearance = clearanceOf(deps, principal, body.access_level);
         const sessionState = await requiredSession(deps, body);
         const { response, session } = await recordingGuards(request, () =>
           answerRag(deps, {
@@ -373,6 +393,7 @@ export function ragRoutes(deps: AppDeps) {
             channel: body.output_channel ?? 'user_output',
             caller: callerOf(deps, principal, body.context),
             tenant: principal.tenant,
+            clearance,
           }),
         );
         auditFacts(request, {
@@ -395,7 +416,16 @@ export function ragRoutes(deps: AppDeps) {
         // An untenanted caller writes unscoped revocations: it needs global_revoke (4.15).
         scopeOf(principal);
         const sessionState = await requiredSession(deps, body);
-        const { response, session } = await deleteDocument(deps, { sessionState, serverHeld: body.session_id !== undefined, tenant: principal.tenant, fingerprint });
+        const { response, session } = await deleteDocument(deps, {
+          sessionState,
+          serverHeld: body.session_id !== undefined,
+          tenant: principal.tenant,
+          fingerprint,
+          beforeMutation: async (opened) => {
+            auditFacts(request, { policy: opened.policy, session_id: opened.sid });
+            await recordIntent(request);
+          },
+        });
         auditFacts(request, { policy: session.policy, session_id: session.sid, entity_count: response.manifest.entities_revoked });
         request.log.info(
           { event: 'rag_delete_completed', session: response.manifest.session_fingerprint, revoked: response.manifest.entities_revoked, status: response.manifest.status },

@@ -65,7 +65,7 @@ export async function openInline(deps: AppDeps, base: RehydrateRequest, facts: F
   };
   const session = openForRehydrate(env, base.sessionState, base.tenant);
   facts({ session_id: session.sid, policy: session.policy, trace_id: base.traceId ?? '' });
-  await assertNotDenied(deps, session.sid);
+  await assertNotDenied(deps, session);
   const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, base.tenant, session.entries);
   return { env, session, revokedIds: [...revokedIds] };
 }
@@ -124,7 +124,7 @@ async function rehydrateWhole(
       nowMs: deps.now(),
     })) as OpenedForRehydrate;
     facts({ session_id: opened.sid, trace_id: base.traceId ?? '', ...(opened.policy !== undefined ? { policy: opened.policy } : {}) });
-    await assertNotDenied(deps, opened.sid);
+    await assertNotDenied(deps, opened);
     const digests = opened.digests.map((item) => item.digest);
     const revoked = digests.length === 0 ? new Set<string>() : await withStore(() => deps.stores.revocation.revoked(partitionsFor(principal.tenant), digests));
     const revokedIds = opened.digests.filter((item) => revoked.has(item.digest)).map((item) => item.id);

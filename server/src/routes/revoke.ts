@@ -2,9 +2,10 @@
 // Only digests are stored; a tenant caller revokes within its tenant, an untenanted caller
 // needs global_revoke (implied by admin) and writes the unscoped platform partition.
 import { VeilError } from '@veil/common';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { auditFacts } from '../audit/facts.js';
+import { recordIntent } from '../audit/plugin.js';
 import type { AppDeps } from '../deps.js';
 import { entityInfo } from '../domain/catalog.js';
 import { partitionOf, revocationDigest, withStore } from '../services/revocation.js';
@@ -36,9 +37,12 @@ function checkType(type: string, index: number | undefined): void {
 }
 
 export function revokeRoutes(deps: AppDeps) {
-  const revoke = async (principal: Principal, items: readonly Revocation[]): Promise<{ revoked: number; scope: string }> => {
+  const revoke = async (request: FastifyRequest, items: readonly Revocation[]): Promise<{ revoked: number; scope: string }> => {
+    const principal = principalOf(request);
     const scope = scopeOf(principal);
     const digests = items.map((item) => revocationDigest(deps.digestSecret, item.entity_type, item.value));
+    // Under audit.strict the event is on record before anything is stored.
+    await recordIntent(request);
     await withStore(() => deps.stores.revocation.add(partitionOf(principal.tenant), digests, deps.now()));
     return { revoked: items.length, scope };
   };
@@ -49,7 +53,7 @@ export function revokeRoutes(deps: AppDeps) {
       async (request) => {
         checkType(request.body.entity_type, undefined);
         auditFacts(request, { entity_types: [request.body.entity_type], entity_count: 1 });
-        const result = await revoke(principalOf(request), [request.body]);
+        const result = await revoke(request, [request.body]);
         request.log.info({ event: 'revoked', count: 1, scope: result.scope }, 'revoked');
         return result;
       },
@@ -60,7 +64,7 @@ export function revokeRoutes(deps: AppDeps) {
       async (request) => {
         request.body.entities.forEach((item, index) => checkType(item.entity_type, index));
         auditFacts(request, { entity_types: request.body.entities.map((item) => item.entity_type), entity_count: request.body.entities.length });
-        const result = await revoke(principalOf(request), request.body.entities);
+        const result = await revoke(request, request.body.entities);
         request.log.info({ event: 'revoked', count: result.revoked, scope: result.scope }, 'revoked');
         return result;
       },

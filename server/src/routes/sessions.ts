@@ -1,13 +1,16 @@
 // POST /v1/sessions/status and DELETE /v1/sessions (decisions.md section 5). A sealed session
-// reports `stateless`; deleting one deny-lists its id until the blob would expire, so the blob
-// stops working on every replica. A server-held session reports `active` and is removed.
+// reports `stateless`; deleting one deny-lists its id for as long as any blob of the session
+// could still open (services/state.ts denySession), so the presented blob and every earlier or
+// later blob of the session stop working on every replica, and none can be continued. A
+// server-held session reports `active` and is removed.
 import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { auditFacts } from '../audit/facts.js';
+import { recordIntent } from '../audit/plugin.js';
 import { keyRingFor, type AppDeps } from '../deps.js';
 import { openSession, SESSION_KINDS, type SessionPayload } from '../domain/seal/index.js';
-import { assertNotDenied, incomingSession } from '../services/state.js';
+import { assertNotDenied, denySession, incomingSession } from '../services/state.js';
 import { StoreUnavailableError } from '../stores/types.js';
 import { principalOf } from './common.js';
 import { SessionStateSchema } from './schemas.js';
@@ -27,7 +30,7 @@ export function sessionRoutes(deps: AppDeps) {
     const blob = await incomingSession(deps, sessionId, sessionState);
     const session = openSession(keyRingFor(deps, tenant), blob ?? '', { kinds: SESSION_KINDS, tenant }, Math.floor(deps.now() / 1000));
     auditFacts(request, { session_id: session.sid, policy: session.policy });
-    await assertNotDenied(deps, session.sid);
+    await assertNotDenied(deps, session);
     return { session, serverHeld: sessionId !== undefined };
   };
   return function register(app: FastifyInstance): void {
@@ -64,10 +67,11 @@ export function sessionRoutes(deps: AppDeps) {
       { schema: { body: HandleSchema, response: { 200: Type.Object({ invalidated: Type.Boolean() }) } }, config: { scope: 'session', idempotent: true } },
       async (request) => {
         const { session, serverHeld } = await open(request, principalOf(request).tenant);
+        // Deny-list first: even a server-held session's sealed copy (if a client kept one)
+        // must stop working; and every earlier blob of the session, whatever its expiry.
+        await recordIntent(request);
+        await denySession(deps, session.sid);
         try {
-          // Deny-list first: even a server-held session's sealed copy (if a client kept one)
-          // must stop working.
-          await deps.stores.replay.deny(session.sid, session.exp * 1000, deps.now());
           if (serverHeld) await deps.stores.sessions?.delete(session.sid, deps.now());
         } catch (error) {
           if (error instanceof StoreUnavailableError) throw new VeilError('VEIL_REPLAY_STORE_UNAVAILABLE', undefined, error.message);

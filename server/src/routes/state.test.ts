@@ -179,7 +179,8 @@ describe('store outages fail closed', () => {
         const broken: AppStores = {
           ...deps.stores,
           replay: { advance: down, deny: down, isDenied: down, close: done },
-          revocation: { add: down, revoked: down, count: down, close: done },
+          revocation: { add: down, revoked: down, count: down, keyCheck: down, close: done },
+          ping: () => Promise.resolve(false),
           close: done,
         };
         return { ...deps, stores: broken };
@@ -197,6 +198,10 @@ describe('store outages fail closed', () => {
       const revoke = await post(app.app, '/v1/revoke', { entity_type: 'email', value: EMAIL });
       expect(revoke.status).toBe(503);
       expect(revoke.body.code).toBe('VEIL_STORE_UNAVAILABLE');
+      // A replica whose stores are unreachable is not ready.
+      const ready = await app.app.inject({ method: 'GET', url: '/readyz' });
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json()).toEqual({ status: 'not_ready' });
     } finally {
       await app.close();
     }

@@ -12,11 +12,15 @@
 // further line is `{"delta": "..."}` as a model streams; restored text is emitted as soon as
 // StreamRehydrator releases it, and the rest when the body ends. The session is opened, and the
 // deny list and the revocations applied, exactly as /v1/rehydrate does (routes/rehydrate.ts)
-// before the stream starts. Both end with `{complete: true, tokens_resolved,
-// tokens_unresolved}`.
+// before the stream starts; and again before every delta is restored (services/stream-check.ts):
+// a value revoked meanwhile restores as [DELETED] from the next delta on, and a session
+// invalidated or a blob expired meanwhile ends the stream with the error frame. Both end with
+// `{complete: true, tokens_resolved, tokens_unresolved}`.
 //
 // After the first frame an error becomes one frame `{error, complete: true}` and the stream
-// ends (6.3); the message is a VeilError's own value-free message or `internal error`.
+// ends (6.3); the message is a VeilError's own value-free message or `internal error`. No
+// stream stays open longer than limits.max_stream_seconds: it then ends with that error frame
+// (VEIL_LIMIT_EXCEEDED), or, when the client does not even read, its connection is closed.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -24,12 +28,16 @@ import { auditFacts, factSink } from '../audit/facts.js';
 import { auditStreamEnd, auditStreamFailure, auditStreamStart } from '../audit/plugin.js';
 import type { AppDeps } from '../deps.js';
 import { splitSegments, StreamRehydrator } from '../domain/stream/index.js';
+import { checkJsonDepth } from '../domain/json-depth.js';
 import { codePointsToUtf16 } from '../domain/text/codepoints.js';
+import { invalidUtf8, strictUtf8Decoder } from '../domain/text/utf8.js';
 import { validationMessage } from '../plugins/errors.js';
 import { StreamOutputGuard } from '../domain/guard/index.js';
 import { findTokensLenient } from '../domain/repair/index.js';
-import { outputGuardFor, restoreOpened, withOutputGuard, type RehydrateResponse } from '../services/rehydrate.js';
+import { MarkupContext } from '../domain/restore/index.js';
+import { createRestorer, outputGuardFor, restoreOpened, withOutputGuard, type RehydrateResponse } from '../services/rehydrate.js';
 import { incomingSession } from '../services/state.js';
+import { LiveSessionCheck } from '../services/stream-check.js';
 import type { TransformResponse } from '../services/transform.js';
 import { fingerprint, policyFact, principalOf } from './common.js';
 import { openInline, rehydrateOnce, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
@@ -43,9 +51,14 @@ export function maxLineLength(deps: AppDeps): number {
   return deps.config.server.body_limit_bytes;
 }
 
+/** After the stream deadline, how long the error frame may take to leave before the connection is cut. */
+const DEADLINE_GRACE_MS = 5000;
+
 /** An SSE response on the raw socket: frames are written (and flushed) as they are produced. */
 class SseWriter {
   #closed = false;
+  /** True while a frame waits for the socket to drain (the client is not reading). */
+  #waiting = false;
   readonly #raw: ServerResponse;
 
   constructor(raw: ServerResponse) {
@@ -75,6 +88,7 @@ class SseWriter {
     if (this.#closed) return false;
     const flushed = this.#raw.write(`data: ${JSON.stringify(data)}\n\n`);
     if (!flushed) {
+      this.#waiting = true;
       await new Promise<void>((resolve) => {
         const done = (): void => {
           this.#raw.off('drain', done);
@@ -84,12 +98,28 @@ class SseWriter {
         this.#raw.on('drain', done);
         this.#raw.on('close', done);
       });
+      this.#waiting = false;
     }
     return !this.#closed;
   }
 
   end(): void {
     if (!this.#raw.writableEnded) this.#raw.end();
+  }
+
+  /**
+   * The stream's deadline passed. A client that is not reading gets its connection closed now
+   * (no frame can reach it); otherwise the producer ends with the error frame, and the
+   * connection is cut if even that has not left after a grace period.
+   */
+  expire(): void {
+    if (this.#waiting) {
+      this.#raw.destroy();
+      return;
+    }
+    setTimeout(() => {
+      if (!this.#raw.writableFinished) this.#raw.destroy();
+    }, DEADLINE_GRACE_MS).unref();
   }
 }
 
@@ -146,13 +176,20 @@ export function transformFrames(input: string, entities: readonly ResponseEntity
 
 /** Read an ndjson body line by line, bounding each line and the whole body. */
 async function* ndjsonLines(stream: IncomingMessage, maxLine: number, maxTotal: number): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decoder = strictUtf8Decoder();
+  const decode = (chunk?: Buffer): string => {
+    try {
+      return chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true });
+    } catch {
+      throw invalidUtf8('body');
+    }
+  };
   let buffer = '';
   let total = 0;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     total += chunk.length;
     if (total > maxTotal) throw new VeilError('VEIL_PAYLOAD_TOO_LARGE', 'request body exceeds the size limit');
-    buffer += decoder.decode(chunk, { stream: true });
+    buffer += decode(chunk);
     let newline = buffer.indexOf('\n');
     while (newline !== -1) {
       const line = buffer.slice(0, newline);
@@ -162,11 +199,31 @@ async function* ndjsonLines(stream: IncomingMessage, maxLine: number, maxTotal: 
     }
     if (buffer.length > maxLine) throw new VeilError('VEIL_PAYLOAD_TOO_LARGE', 'ndjson line exceeds the size limit');
   }
-  buffer += decoder.decode();
+  buffer += decode();
   if (buffer.trim() !== '') yield buffer;
 }
 
+/** `promise`, or a rejection with the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error('stream read failed'));
+      },
+    );
+  });
+}
+
 function parseLine(line: string, what: string): unknown {
+  checkJsonDepth(line, undefined, what);
   try {
     return JSON.parse(line) as unknown;
   } catch {
@@ -198,25 +255,40 @@ export function streamRoutes(deps: AppDeps) {
       const whole = await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request));
       return { structured: whole };
     }
-    const done = await textTransform(deps, body, principal, sessionState, factSink(request));
+    const done = await textTransform(deps, body, principal, sessionState, factSink(request), request.log);
     const response = done.response ?? (JSON.parse(done.serialized ?? '{}') as TransformResponse);
     return { text: { input: done.input, response, handle: done.handle, trace: done.trace } };
   };
 
-  /** Stream frames produced by `produce` on a hijacked reply; errors become the terminal frame. */
+  /**
+   * Stream frames produced by `produce` on a hijacked reply; errors become the terminal frame.
+   * `deadline` aborts (with a VEIL_LIMIT_EXCEEDED reason) when limits.max_stream_seconds pass; a
+   * producer waiting on its input must stop then (the ndjson rehydrate destroys its body with
+   * the reason), one blocked on a client that does not read is cut off by the writer.
+   */
   const runStream = async (
     reply: FastifyReply,
     log: FastifyBaseLogger,
     route: string,
-    produce: (writer: SseWriter) => Promise<Record<string, unknown> | undefined>,
+    produce: (writer: SseWriter, deadline: AbortSignal) => Promise<Record<string, unknown> | undefined>,
   ): Promise<void> => {
     // The event is recorded before the first byte: under audit.strict a failure is still a JSON 503.
     await auditStreamStart(reply.request, reply);
     reply.hijack();
     const writer = new SseWriter(reply.raw);
+    const deadline = new AbortController();
+    const limit = deps.config.limits.max_stream_seconds;
+    const timer = setTimeout(() => {
+      log.info({ event: 'stream_deadline', route, max_stream_seconds: limit }, 'stream_deadline');
+      deadline.abort(new VeilError('VEIL_LIMIT_EXCEEDED', `the stream was open longer than limits.max_stream_seconds (${limit} s)`));
+      writer.expire();
+    }, limit * 1000);
     writer.start();
     try {
-      const last = await produce(writer);
+      if (deadline.signal.aborted) throw deadline.signal.reason;
+      const last = await produce(writer, deadline.signal);
+      // A producer that finished after the deadline without noticing it still ends with its frame.
+      if (deadline.signal.aborted) throw deadline.signal.reason;
       if (last !== undefined) await writer.frame(last);
       if (writer.closed) log.info({ event: 'stream_client_closed', route }, 'stream_client_closed');
       else auditStreamEnd(reply.request, reply);
@@ -224,6 +296,7 @@ export function streamRoutes(deps: AppDeps) {
       auditStreamFailure(reply.request, reply, error);
       await writer.frame(errorFrame(log, route, error));
     } finally {
+      clearTimeout(timer);
       writer.end();
     }
   };
@@ -265,6 +338,9 @@ export function streamRoutes(deps: AppDeps) {
         async (request, reply) => {
           const principal = principalOf(request);
           if (request.mediaType !== NDJSON) {
+            // The JSON schema is per media type, so a request without a Content-Type (and without
+            // a body) reaches here unvalidated: refuse it like any missing JSON body.
+            if (typeof request.body !== 'object' || request.body === null) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
             const body = request.body as RehydrateBody;
             const result = await rehydrateOnce(deps, principal, body, request.log, factSink(request));
             const response = typeof result === 'string' ? (JSON.parse(result) as RehydrateResponse) : result;
@@ -311,34 +387,50 @@ export function streamRoutes(deps: AppDeps) {
           }
           const { base, opened } = prepared;
           const { env, session, revokedIds } = opened;
+          // Re-checked before every delta; newly revoked ids land in `revokedIds`, which the
+          // restore below reads on every piece.
+          const live = new LiveSessionCheck(deps, session, base.tenant, revokedIds);
           // The output guard decides what may leave (no raw value split across frames) and
           // guards it; the pieces are then restored without guarding again.
           const guard = outputGuardFor(env, session, base.caller);
           const facts = factSink(request);
-          const rehydrator = new StreamRehydrator(
-            (text) => {
-              const restored = restoreOpened(env, session, { ...base, output: text, revokedIds }, undefined, null);
-              return { restoredText: restored.restored_text, tokensResolved: restored.tokens_resolved, tokensUnresolved: restored.tokens_unresolved };
-            },
-            { guard: guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined },
-          );
+          // One restorer and one rendering context for the whole stream: a URL or tag that
+          // opened in an earlier delta still clamps the tokens of later ones.
+          const restorer = createRestorer(env, session, { ...base, revokedIds });
+          const markup = new MarkupContext();
+          const rehydrator = new StreamRehydrator((text) => restorer(text, markup), {
+            guard: guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined,
+          });
           const trace = fingerprint(base.traceId ?? '');
-          await runStream(reply, request.log, 'rehydrate_stream', async (writer) => {
+          await runStream(reply, request.log, 'rehydrate_stream', async (writer, deadline) => {
             let index = 0;
             let rest: string;
             try {
-              for await (const line of lines) {
+              // At the deadline the wait for the next line fails with the deadline's error.
+              for (let next = await untilAborted(lines.next(), deadline); next.done !== true; next = await untilAborted(lines.next(), deadline)) {
                 if (writer.closed) return undefined;
-                const text = rehydrator.push(deltaOf(line));
+                const delta = deltaOf(next.value);
+                await live.check(rehydrator.pending + delta);
+                const text = rehydrator.push(delta);
                 if (text !== '' && !(await writer.frame({ index: index++, restored_text: text }))) return undefined;
               }
+              await live.check(rehydrator.pending);
               rest = rehydrator.end();
             } catch (error) {
               if (isVeilError(error) && error.code === 'VEIL_OUTPUT_BLOCKED') facts({ output_guard: true });
               throw error;
             } finally {
-              // Client gone or a bad line: stop reading the request.
-              if (!stream.readableEnded) stream.destroy();
+              if (deadline.aborted) {
+                // The read of a body the client never finished is still pending: leave the
+                // request alone until the error frame has left (destroying an unfinished request
+                // closes the connection at once), then cut it.
+                if (reply.raw.closed) stream.destroy();
+                else reply.raw.once('close', () => stream.destroy());
+              } else {
+                // Client gone, a bad line or an erased session: stop reading the request.
+                await lines.return(undefined);
+                if (!stream.readableEnded) stream.destroy();
+              }
             }
             if (guard !== undefined) facts({ output_guard: guard.triggered });
             if (rest !== '' && !(await writer.frame({ index: index++, restored_text: rest }))) return undefined;

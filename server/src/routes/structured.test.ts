@@ -54,9 +54,9 @@ describe('input_type json', () => {
     for (let level = 0; level < 70; level += 1) deep = [deep];
     const tooDeep = await post(t.app, '/v1/transform', { input_json: deep });
     expect(tooDeep.status).toBe(413);
-    expect(tooDeep.body.code).toBe('VEIL_LIMIT_EXCEEDED');
+    expect(tooDeep.body.code).toBe('VEIL_PAYLOAD_TOO_LARGE');
     const tooMany = await post(t.app, '/v1/transform', { input_json: Array.from({ length: 10_001 }, (_, index) => `v${index}`) });
-    expect(tooMany.body.code).toBe('VEIL_LIMIT_EXCEEDED');
+    expect(tooMany.body.code).toBe('VEIL_PAYLOAD_TOO_LARGE');
     expect(JSON.stringify(tooDeep.body)).not.toContain(EMAIL);
   });
 });

@@ -8,16 +8,22 @@ import { keyRingFor, policiesFor, ringMaterial, type AppDeps } from '../deps.js'
 import type { PolicyRegistry } from '../services/policies.js';
 import { compileCustomPatterns } from '../domain/detect/index.js';
 import { incomingSession, outgoingHandle, recordContinuation, withHandle } from '../services/state.js';
-import { runChatTransform, runJsonTransform } from '../services/structured.js';
+import {
+  chatSlotTexts,
+  jsonSlotTexts,
+  runChatTransform,
+  runJsonTransform,
+  type ChatTransformRequest,
+  type JsonTransformRequest,
+  type SlotNer,
+} from '../services/structured.js';
 import { runTextTransform, type TextTransformRequest, type TransformEnvironment, type TransformResponse } from '../services/transform.js';
 import type { OffloadedTransform } from '../workers/offload-worker.js';
-import { planDetection } from '../services/ner.js';
+import { planDetection, planDetectionForTexts, type DetectorName, type NerLog } from '../services/ner.js';
+import type { LoadedPolicy } from '../services/policies.js';
 import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
 import { effectiveContext, fingerprint, policyFact, principalOf, traceIdOf, type Principal } from './common.js';
 import { TransformBodySchema, TransformResponseSchema, type TransformBody } from './schemas.js';
-
-export const STRUCTURED_NER_WARNING =
-  'degraded detection coverage: the NER detector is not applied to json and chat input yet, so person, organization and location names may pass through undetected';
 
 /** interface.md 4.1: exactly one of input, input_json, input_messages, matching input_type. */
 export function inputTypeOf(body: TransformBody): 'text' | 'json' | 'chat_messages' {
@@ -94,7 +100,51 @@ export function requestFields(deps: AppDeps, body: TransformBody, principal: Pri
   };
 }
 
-/** JSON and chat modes: regex detection over every string slot (NER is not applied yet). */
+/**
+ * The policy that decides NER fallback before the transform runs: the one the request names,
+ * else the default for a new session (a continuation's own policy is only known once its blob
+ * is opened; the transform re-checks the effective policy's detection rules then).
+ */
+export function plannedPolicy(registry: PolicyRegistry, name: string | undefined, sessionState: string | undefined): LoadedPolicy | undefined {
+  return name !== undefined ? registry.get(name) : sessionState === undefined ? registry.get(undefined) : undefined;
+}
+
+/** A JSON or chat request as its transform takes it (with or without NER results yet). */
+export type StructuredRequest = { readonly kind: 'json'; readonly request: JsonTransformRequest } | { readonly kind: 'chat_messages'; readonly request: ChatTransformRequest };
+
+/**
+ * JSON and chat modes: the same detector mode as text mode, over every string slot. The slots
+ * (as prompt security leaves them) go to the NER sidecar in few batched calls; the plan and the
+ * per-slot results then drive the synchronous transform. Fallback and fail-closed rules are text
+ * mode's (planDetectionForTexts).
+ */
+export async function runStructuredWithNer(
+  deps: AppDeps,
+  env: TransformEnvironment,
+  input: StructuredRequest,
+  detectors: readonly DetectorName[] | undefined,
+  policy: LoadedPolicy | undefined,
+  log?: NerLog,
+) {
+  const language = input.request.language ?? deps.config.detector.default_language;
+  let texts: string[] = [];
+  if (nerWillRun(deps, detectors)) texts = input.kind === 'json' ? jsonSlotTexts(env, input.request) : chatSlotTexts(env, input.request);
+  const { perText, ...plan } = await planDetectionForTexts(deps, texts, language, detectors, policy?.compiled.policy, log);
+  const slotNer: SlotNer | undefined = plan.nerRan ? new Map(texts.map((text, index) => [text, perText[index]!])) : undefined;
+  const detection = {
+    useRegex: plan.useRegex,
+    nerRan: plan.nerRan,
+    ...(plan.nerFailure !== undefined ? { nerFailure: plan.nerFailure } : {}),
+    ner: [],
+    detectorMode: plan.detectorMode,
+    warnings: plan.warnings,
+  };
+  return input.kind === 'json'
+    ? runJsonTransform(env, { ...input.request, detection, slotNer })
+    : runChatTransform(env, { ...input.request, detection, slotNer });
+}
+
+/** JSON and chat modes of /v1/transform (and its stream and file routes). */
 export async function structuredTransform(
   deps: AppDeps,
   log: FastifyBaseLogger,
@@ -104,23 +154,12 @@ export async function structuredTransform(
   principal: Principal,
   facts: FactSink = NO_FACTS,
 ): Promise<Record<string, unknown>> {
-  const nerWanted = body.detectors?.includes('python_ner') ?? deps.config.detector.mode !== 'builtin';
-  if (nerWanted && (deps.config.detector.mode === 'advanced' || body.detectors?.includes('builtin_regex') === false)) {
-    throw new VeilError('VEIL_VALIDATION_FAILED', `detectors: python_ner is not applied to ${inputType} input yet`);
-  }
-  const common = {
-    ...requestFields(deps, body, principal, sessionState),
-    ...(nerWanted
-      ? { detection: { useRegex: true, nerRan: false, ner: [], detectorMode: 'builtin_regex', warnings: [STRUCTURED_NER_WARNING] } }
-      : {}),
-  };
-  const outcome = await recordingRejection(facts, () =>
-    Promise.resolve().then(() =>
-      inputType === 'json'
-        ? runJsonTransform(transformEnvironment(deps, principal.tenant), { ...common, inputJson: body.input_json })
-        : runChatTransform(transformEnvironment(deps, principal.tenant), { ...common, inputMessages: body.input_messages }),
-    ),
-  );
+  const registry = policiesFor(deps, principal.tenant);
+  const common = requestFields(deps, body, principal, sessionState);
+  const env = transformEnvironment(deps, principal.tenant, registry);
+  const input: StructuredRequest =
+    inputType === 'json' ? { kind: 'json', request: { ...common, inputJson: body.input_json } } : { kind: 'chat_messages', request: { ...common, inputMessages: body.input_messages } };
+  const outcome = await recordingRejection(facts, () => runStructuredWithNer(deps, env, input, body.detectors, plannedPolicy(registry, body.policy, sessionState), log));
   facts({ ...transformFacts(outcome.response), ...promptFacts(outcome.response), session_id: outcome.meta.sid, trace_id: common.traceId, ...(outcome.meta.policy !== undefined ? { policy: outcome.meta.policy } : {}) });
   if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
   const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
@@ -150,8 +189,9 @@ export async function textTransform(
   principal: Principal,
   sessionState: string | undefined,
   facts: FactSink = NO_FACTS,
+  log?: NerLog,
 ): Promise<TextTransformDone> {
-  return recordingRejection(facts, () => runTextTransformRoute(deps, body, principal, sessionState, facts));
+  return recordingRejection(facts, () => runTextTransformRoute(deps, body, principal, sessionState, facts, log));
 }
 
 async function runTextTransformRoute(
@@ -160,6 +200,7 @@ async function runTextTransformRoute(
   principal: Principal,
   sessionState: string | undefined,
   facts: FactSink,
+  log: NerLog | undefined,
 ): Promise<TextTransformDone> {
   const registry = policiesFor(deps, principal.tenant);
   let input = body.input ?? '';
@@ -174,8 +215,8 @@ async function runTextTransformRoute(
   }
   // The request's policy (or the default for a new session) decides NER fallback here;
   // the effective policy re-checks its detection rules inside the transform.
-  const plannedPolicy = body.policy !== undefined ? registry.get(body.policy) : sessionState === undefined ? registry.get(undefined) : undefined;
-  const plan = await planDetection(deps, input, body.language ?? deps.config.detector.default_language, body.detectors, plannedPolicy?.compiled.policy);
+  const policy = plannedPolicy(registry, body.policy, sessionState);
+  const plan = await planDetection(deps, input, body.language ?? deps.config.detector.default_language, body.detectors, policy?.compiled.policy, log);
   const transformRequest: TextTransformRequest = {
     ...requestFields(deps, body, principal, sessionState),
     input,
@@ -215,7 +256,7 @@ export function transformRoutes(deps: AppDeps) {
         const inputType = inputTypeOf(body);
         const sessionState = await incomingSession(deps, body.session_id, body.session_state);
         if (inputType !== 'text') return structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request));
-        const done = await textTransform(deps, body, principal, sessionState, factSink(request));
+        const done = await textTransform(deps, body, principal, sessionState, factSink(request), request.log);
         const logFields = { event: 'transform_completed', trace_id: done.trace, policy: body.policy ?? deps.policies.registry.defaultName };
         if (done.serialized !== undefined) {
           request.log.info({ ...logFields, offloaded: true }, 'transform_completed');

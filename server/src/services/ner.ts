@@ -1,11 +1,18 @@
 // The NER detector seam: which detectors a request runs (request `detectors`, else
 // detector.mode), calling the sidecar, and what happens when it fails. `advanced` (or a request
 // for python_ner alone) needs NER and fails with VEIL_DETECTION_FAILED; `both` falls back to the
-// regex detectors with a warning and counts the degradation. A policy whose
-// detection.required_for names an NER-only type never passes silently without NER.
+// regex detectors with a warning naming the cause and counts the degradation. A policy whose
+// detection.required_for names an NER-only type never passes without NER (fail closed).
+//
+// What the sidecar is given (planNer): every text of the request (one for text mode, every string
+// slot for JSON and chat) made well-formed (lone surrogates become U+FFFD, one code unit for one,
+// so offsets are unchanged), cut into bounded pieces with overlapping context, packed into few
+// calls (batch calls for many short slots) and sent with a bounded concurrency. The first failed
+// call abandons the others and decides the outcome for the whole request.
 import { VeilError, type Policy } from '@veil/common';
+import { NerError, type NerClient, type NerFailureReason } from '../clients/ner.js';
 import type { AppDeps } from '../deps.js';
-import { codePointsToUtf16 } from '../domain/text/codepoints.js';
+import { codePointsToUtf16, replaceLoneSurrogates } from '../domain/text/codepoints.js';
 import type { Detection } from '../domain/types.js';
 import { NER_DEGRADED_WARNING } from './transform.js';
 
@@ -15,51 +22,228 @@ export type DetectorModeLabel = 'builtin_regex' | 'builtin_and_ner' | 'python_ne
 /** Types only the NER detector finds. */
 export const NER_ONLY_TYPES: ReadonlySet<string> = new Set(['person', 'organization', 'location']);
 
-export const NER_UNAVAILABLE_WARNING =
-  'degraded detection coverage: the NER sidecar did not answer, so person, organization and location names may pass through undetected';
+const NAMES_AT_RISK = 'so person, organization and location names may pass through undetected';
+
+/** The response warning when NER was wanted but the sidecar failed: it names the cause. */
+export function nerUnavailableWarning(error: NerError): string {
+  return `degraded detection coverage: ${error.summary}, ${NAMES_AT_RISK}`;
+}
+
+/** Context each piece gets on both sides of the part it owns, in UTF-16 units. */
+export const NER_PIECE_OVERLAP = 400;
+/** Most texts in one batch call (the sidecar's default VEIL_NER_MAX_BATCH_ITEMS). */
+export const NER_MAX_BATCH_ITEMS = 64;
 
 /**
- * Largest piece sent to the sidecar in one call, in UTF-16 units (at most as many code points),
- * under the sidecar's default VEIL_NER_MAX_TEXT_CHARS of 100,000.
+ * A piece of a text for the sidecar, in UTF-16 offsets of that text: the window [start, end) is
+ * sent; only entities starting in [ownStart, ownEnd) are kept. Owned ranges tile the text; the
+ * window adds up to NER_PIECE_OVERLAP units of context on each side, so a name at a cut is seen
+ * whole by the piece owning its first character.
  */
-export const NER_PIECE_CHARS = 90_000;
+export interface NerPiece {
+  readonly start: number;
+  readonly end: number;
+  readonly ownStart: number;
+  readonly ownEnd: number;
+}
+
+function isWhitespace(code: number): boolean {
+  return code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0xa0 || code === 0x2028 || code === 0x2029 || code === 0x3000;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+/** `at`, moved back by one when it would fall between the halves of a surrogate pair. */
+function notInsidePair(text: string, at: number): number {
+  return at > 0 && at < text.length && isHighSurrogate(text.charCodeAt(at - 1)) ? at - 1 : at;
+}
 
 /**
- * Cut `text` into pieces of at most `limit` UTF-16 units, at the last paragraph break, newline
- * or space before the limit (a hard cut only when a piece has no whitespace at all, never
- * inside a surrogate pair), so names are rarely split across pieces.
+ * Where to end an owned range that must end in (from, limit]: after the last line break, else
+ * after the last sentence end (`. `, `! `, `? `), else after the last whitespace of the second
+ * half of the range; a hard cut (never inside a surrogate pair) only in a text without any.
  */
-export function splitForNer(text: string, limit: number): { text: string; offset: number }[] {
-  if (text.length === 0) return [];
-  if (text.length <= limit) return [{ text, offset: 0 }];
-  const pieces: { text: string; offset: number }[] = [];
-  let offset = 0;
-  while (text.length - offset > limit) {
-    const window = text.slice(offset, offset + limit);
-    let cut = window.lastIndexOf('\n\n');
-    if (cut < limit / 2) cut = window.lastIndexOf('\n');
-    if (cut < limit / 2) cut = window.lastIndexOf(' ');
-    if (cut <= 0) {
-      cut = limit;
-      const code = text.charCodeAt(offset + cut - 1);
-      if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
-    }
-    pieces.push({ text: text.slice(offset, offset + cut), offset });
-    offset += cut;
+function cutPoint(text: string, from: number, limit: number): number {
+  const floor = from + Math.floor((limit - from) / 2);
+  let space = -1;
+  let sentence = -1;
+  for (let at = limit; at > floor; at -= 1) {
+    const code = text.charCodeAt(at - 1);
+    if (code === 0x0a) return at;
+    if (!isWhitespace(code)) continue;
+    if (space < 0) space = at;
+    const before = text.charCodeAt(at - 2);
+    if (sentence < 0 && (before === 0x2e || before === 0x21 || before === 0x3f)) sentence = at;
   }
-  pieces.push({ text: text.slice(offset), offset });
+  if (sentence > 0) return sentence;
+  if (space > 0) return space;
+  return notInsidePair(text, limit);
+}
+
+/**
+ * Cut `text` into pieces whose windows hold at most `limit` UTF-16 units (so at most that many
+ * code points, under the sidecar's VEIL_NER_MAX_TEXT_CHARS). A text within the limit is one piece.
+ */
+export function nerPieces(text: string, limit: number, overlap: number = NER_PIECE_OVERLAP): NerPiece[] {
+  if (text.length === 0) return [];
+  if (text.length <= limit) return [{ start: 0, end: text.length, ownStart: 0, ownEnd: text.length }];
+  const context = Math.max(0, Math.min(overlap, Math.floor(limit / 4)));
+  const owned = limit - 2 * context;
+  const pieces: NerPiece[] = [];
+  let ownStart = 0;
+  while (ownStart < text.length) {
+    const ownEnd = text.length - ownStart <= owned ? text.length : Math.max(ownStart + 1, cutPoint(text, ownStart, ownStart + owned));
+    // The window starts at a word boundary when its left context has one (a cut word there could
+    // only yield an entity starting before ownStart, which this piece does not keep anyway). Its
+    // right context is never shortened: a name starting in the owned range must fit whole.
+    let start = Math.max(0, ownStart - context);
+    for (let at = start; at < ownStart; at += 1) {
+      if (isWhitespace(text.charCodeAt(at))) {
+        start = at + 1;
+        break;
+      }
+    }
+    const end = Math.min(text.length, ownEnd + context);
+    pieces.push({ start: notInsidePair(text, start), end: notInsidePair(text, end), ownStart, ownEnd });
+    ownStart = ownEnd;
+  }
   return pieces;
+}
+
+export interface NerRunOptions {
+  readonly language: string;
+  readonly labels?: readonly string[] | undefined;
+  /** Largest window per piece and total text per call, in UTF-16 units. */
+  readonly pieceChars: number;
+  /** Calls in flight at once for this request. */
+  readonly concurrency: number;
+}
+
+export interface NerRunResult {
+  /** Per input text, NER detections in UTF-16 offsets of that text, sorted by start. */
+  readonly perText: Detection[][];
+  readonly degraded: boolean;
+}
+
+interface Job {
+  readonly textIndex: number;
+  readonly piece: NerPiece;
+  /** The window, well-formed. */
+  readonly window: string;
+}
+
+/** Texts that cannot hold a name (empty, no letter at all) are not sent. */
+const LETTER = /\p{L}/u;
+
+/**
+ * NER over several texts: well-formed pieces, packed into calls of at most `pieceChars` units and
+ * NER_MAX_BATCH_ITEMS texts, at most `concurrency` calls in flight. Throws the first call's
+ * NerError (the calls still running are abandoned).
+ */
+export async function runNer(client: Pick<NerClient, 'detect' | 'detectBatch'>, texts: readonly string[], options: NerRunOptions): Promise<NerRunResult> {
+  const jobs: Job[] = [];
+  texts.forEach((text, textIndex) => {
+    if (!LETTER.test(text)) return;
+    const clean = replaceLoneSurrogates(text);
+    for (const piece of nerPieces(clean, options.pieceChars)) jobs.push({ textIndex, piece, window: clean.slice(piece.start, piece.end) });
+  });
+  const calls: Job[][] = [];
+  let current: Job[] = [];
+  let size = 0;
+  for (const job of jobs) {
+    if (current.length > 0 && (size + job.window.length > options.pieceChars || current.length >= NER_MAX_BATCH_ITEMS)) {
+      calls.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(job);
+    size += job.window.length;
+  }
+  if (current.length > 0) calls.push(current);
+
+  const perText: Detection[][] = texts.map(() => []);
+  let degraded = false;
+  const abandon = new AbortController();
+  let failure: Error | undefined;
+  let next = 0;
+  const request = { language: options.language, ...(options.labels !== undefined ? { labels: options.labels } : {}) };
+  const worker = async (): Promise<void> => {
+    while (failure === undefined && next < calls.length) {
+      const call = calls[next]!;
+      next += 1;
+      try {
+        const results =
+          call.length === 1
+            ? [await client.detect(call[0]!.window, { ...request, signal: abandon.signal })]
+            : await client.detectBatch(
+                call.map((job) => ({ text: job.window, ...request })),
+                { signal: abandon.signal },
+              );
+        results.forEach((result, index) => {
+          const job = call[index]!;
+          degraded ||= result.degraded;
+          collect(perText[job.textIndex]!, texts[job.textIndex]!, job, result.entities);
+        });
+      } catch (error) {
+        if (failure === undefined) {
+          failure = error instanceof Error ? error : new Error('ner call failed');
+          abandon.abort();
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, options.concurrency), calls.length) }, worker));
+  if (failure !== undefined) throw failure;
+  for (const detections of perText) detections.sort((a, b) => a.start - b.start || b.end - a.end);
+  return { perText, degraded };
+}
+
+/** Map a piece's entities (code points of its window) to the text, keeping those it owns. */
+function collect(into: Detection[], text: string, job: Job, entities: readonly { type: string; start: number; end: number; confidence: number }[]): void {
+  const flat: number[] = [];
+  for (const entity of entities) flat.push(entity.start, entity.end);
+  const offsets = codePointsToUtf16(job.window, flat);
+  entities.forEach((entity, index) => {
+    const start = job.piece.start + offsets[index * 2]!;
+    const end = job.piece.start + offsets[index * 2 + 1]!;
+    if (start < job.piece.ownStart || start >= job.piece.ownEnd) return;
+    // The value is the caller's text (a lone surrogate stays as sent; only the sidecar saw U+FFFD).
+    into.push({ type: entity.type, start, end, value: text.slice(start, end), confidence: entity.confidence, detector: 'python_ner' });
+  });
+}
+
+/** Why NER did not run although it was wanted (a fallback): carried so a later fail-closed check keeps the cause. */
+export interface NerFailure {
+  /** 502, or 504 for a timeout. */
+  readonly status: number;
+  /** The value-free detail (logs). */
+  readonly detail: string;
 }
 
 export interface DetectorPlan {
   readonly useRegex: boolean;
   /** True when the NER detector answered for this text. */
   readonly nerRan: boolean;
+  /** Set when NER was wanted and the sidecar failed (the plan fell back). */
+  readonly nerFailure?: NerFailure;
   readonly ner: Detection[];
   readonly detectorMode: DetectorModeLabel;
   readonly warnings: string[];
   /** The detectors that actually ran. */
   readonly used: DetectorName[];
+}
+
+/** A plan for several texts (the string slots of a JSON or chat input): NER per text. */
+export interface TextsPlan extends Omit<DetectorPlan, 'ner'> {
+  /** Parallel to the texts planned for; empty lists when NER did not run. */
+  readonly perText: Detection[][];
+}
+
+/** Where a plan logs why NER was unavailable (a request logger); fields never hold values. */
+export interface NerLog {
+  warn(fields: Record<string, unknown>, message: string): void;
 }
 
 function requestedDetectors(deps: AppDeps, requested: readonly DetectorName[] | undefined): DetectorName[] {
@@ -76,10 +260,15 @@ function requiredNerTypes(policy: Policy): string[] {
  * Apply the effective policy's detection control to a plan: keep only NER entities of its
  * `ner_labels`, and refuse (fail closed) when it requires NER for a type and NER did not run.
  */
-export function applyPolicyDetection(policy: Policy, plan: { readonly nerRan: boolean; readonly ner: readonly Detection[] }): Detection[] {
+export function applyPolicyDetection(
+  policy: Policy,
+  plan: { readonly nerRan: boolean; readonly ner: readonly Detection[]; readonly nerFailure?: NerFailure | undefined },
+): Detection[] {
   const required = requiredNerTypes(policy);
   if (required.length > 0 && !plan.nerRan) {
-    throw new VeilError('VEIL_DETECTION_FAILED', `detection failed: the policy requires NER for ${required.join(', ')}`);
+    // The sidecar's failure (a continuation's policy is only known here), with its status: 504 for a timeout.
+    const failure = plan.nerFailure;
+    throw new VeilError('VEIL_DETECTION_FAILED', `detection failed: the policy requires NER for ${required.join(', ')}`, failure?.detail, failure?.status);
   }
   const labels = policy.detection?.ner_labels;
   if (labels === undefined) return [...plan.ner];
@@ -88,58 +277,74 @@ export function applyPolicyDetection(policy: Policy, plan: { readonly nerRan: bo
 }
 
 /**
- * Run the NER part of detection for `text` (if any) and decide the regex part. Regex detection
- * itself runs later, inside the (possibly offloaded) transform.
+ * Run the NER part of detection for several texts (if any) and decide the regex part. Regex
+ * detection itself runs later, inside the (possibly offloaded) transform.
  */
-export async function planDetection(
+export async function planDetectionForTexts(
   deps: AppDeps,
-  text: string,
+  texts: readonly string[],
   language: string,
   requested: readonly DetectorName[] | undefined,
   /** The policy named in the request, when known: its NER requirements decide fallback. */
   policy: Policy | undefined,
-): Promise<DetectorPlan> {
+  log?: NerLog,
+): Promise<TextsPlan> {
   const detectors = requestedDetectors(deps, requested);
   const useRegex = detectors.includes('builtin_regex');
   const wantsNer = detectors.includes('python_ner');
   const client = deps.ner;
+  const none = (): Detection[][] => texts.map(() => []);
   if (wantsNer && client === undefined) {
     throw new VeilError('VEIL_VALIDATION_FAILED', 'detectors: python_ner is not available (no NER sidecar is configured)');
   }
   if (!wantsNer || client === undefined) {
-    return { useRegex, nerRan: false, ner: [], detectorMode: 'builtin_regex', warnings: [NER_DEGRADED_WARNING], used: ['builtin_regex'] };
+    return { useRegex, nerRan: false, perText: none(), detectorMode: 'builtin_regex', warnings: [NER_DEGRADED_WARNING], used: ['builtin_regex'] };
   }
   const labels = policy?.detection?.ner_labels;
   try {
-    const ner: Detection[] = [];
-    let degraded = false;
-    // The sidecar bounds its input; long texts go in pieces cut at whitespace.
-    for (const piece of splitForNer(text, NER_PIECE_CHARS)) {
-      const result = await client.detect(piece.text, { language, ...(labels !== undefined ? { labels } : {}) });
-      degraded ||= result.degraded;
-      const flat: number[] = [];
-      for (const entity of result.entities) flat.push(entity.start, entity.end);
-      const offsets = codePointsToUtf16(piece.text, flat);
-      result.entities.forEach((entity, index) => {
-        const start = piece.offset + offsets[index * 2]!;
-        const end = piece.offset + offsets[index * 2 + 1]!;
-        ner.push({ type: entity.type, start, end, value: text.slice(start, end), confidence: entity.confidence, detector: 'python_ner' });
-      });
-    }
-    const warnings = degraded ? ['degraded NER: the sidecar used a fallback model for this language'] : [];
-    if (degraded) deps.countNerDegraded();
+    const result = await runNer(client, texts, {
+      language,
+      labels,
+      pieceChars: deps.config.detector.ner_piece_chars,
+      concurrency: deps.config.detector.ner_concurrency,
+    });
+    const warnings = result.degraded ? ['degraded NER: the sidecar used a fallback model for this language'] : [];
+    if (result.degraded) deps.countNerDegraded();
     return {
       useRegex,
       nerRan: true,
-      ner,
+      perText: result.perText,
       detectorMode: useRegex ? 'builtin_and_ner' : 'python_ner',
       warnings,
       used: useRegex ? ['builtin_regex', 'python_ner'] : ['python_ner'],
     };
   } catch (error) {
+    if (!(error instanceof NerError)) throw error;
     const nerRequired = deps.config.detector.mode === 'advanced' || !useRegex || (policy !== undefined && requiredNerTypes(policy).length > 0);
+    log?.warn({ event: 'ner_unavailable', reason: error.reason satisfies NerFailureReason, detail: error.detail, fail_closed: nerRequired }, 'ner_unavailable');
     if (nerRequired) throw error;
     deps.countNerDegraded();
-    return { useRegex, nerRan: false, ner: [], detectorMode: 'builtin_regex', warnings: [NER_UNAVAILABLE_WARNING], used: ['builtin_regex'] };
+    return {
+      useRegex,
+      nerRan: false,
+      nerFailure: { status: error.status, detail: error.detail ?? error.reason },
+      perText: none(),
+      detectorMode: 'builtin_regex',
+      warnings: [nerUnavailableWarning(error)],
+      used: ['builtin_regex'],
+    };
   }
+}
+
+/** planDetectionForTexts for one text. */
+export async function planDetection(
+  deps: AppDeps,
+  text: string,
+  language: string,
+  requested: readonly DetectorName[] | undefined,
+  policy: Policy | undefined,
+  log?: NerLog,
+): Promise<DetectorPlan> {
+  const { perText, ...plan } = await planDetectionForTexts(deps, [text], language, requested, policy, log);
+  return { ...plan, ner: perText[0]! };
 }

@@ -31,14 +31,14 @@ import {
 import { tokenizeText, type TokenizedEntity } from '../domain/tokenize.js';
 import type { Detection, RequestContext, TokenEntry } from '../domain/types.js';
 import type { OutputGuardSummary, PromptSecuritySummary } from '../domain/guard/index.js';
-import { planDetection } from './ner.js';
+import { planDetectionForTexts, type NerLog } from './ner.js';
 import { outputProtectionSettings } from './output-guard.js';
 import type { LoadedPolicy } from './policies.js';
 import { promptSecuritySettings, screenPromptText } from './prompt-security.js';
 import { restoreOpened, type RehydrateEnvironment } from './rehydrate.js';
 import { partitionOf, revocationDigest, revokedEntryIds, withStore } from './revocation.js';
-import { assertNotDenied } from './state.js';
-import { combineDetections } from './transform.js';
+import { assertNotDenied, denySession } from './state.js';
+import { combineDetections, NER_DEGRADED_WARNING } from './transform.js';
 import { StoreUnavailableError } from '../stores/types.js';
 
 /** Built-in cap on document_sessions (and chunks) per context request (interface.md section 8). */
@@ -49,6 +49,8 @@ export interface RagScope {
   readonly tenant: string | null;
   /** Policy context for decisions (destination, caller role and purpose). */
   readonly context: RequestContext;
+  /** The request's logger: why NER was unavailable is logged there (never a value). */
+  readonly log?: NerLog | undefined;
 }
 
 export interface DocumentMetadata {
@@ -130,11 +132,38 @@ function lattice(deps: AppDeps): ClassificationLattice {
   return new ClassificationLattice(deps.config.rag.classification_levels);
 }
 
-/** Regex (inline, or on a worker for a large text) plus NER under the policy's detection rules. */
-async function detectText(deps: AppDeps, text: string, language: string, loaded: LoadedPolicy): Promise<{ detections: Detection[]; warnings: string[] }> {
-  const plan = await planDetection(deps, text, language, undefined, loaded.compiled.policy);
-  const regex = await deps.offload.detect({ text, language, compiled: loaded.patterns, raw: loaded.rawPatterns });
-  return { detections: combineDetections(regex, plan, loaded.compiled.policy), warnings: plan.warnings };
+/**
+ * Regex (inline, or on a worker for a large text) plus NER under the policy's detection rules,
+ * for several texts at once: their NER goes to the sidecar in few batched calls.
+ */
+async function detectTexts(
+  deps: AppDeps,
+  texts: readonly string[],
+  language: string,
+  loaded: LoadedPolicy,
+  log: NerLog | undefined,
+): Promise<{ detections: Detection[][]; warnings: string[] }> {
+  const { perText, ...plan } = await planDetectionForTexts(deps, texts, language, undefined, loaded.compiled.policy, log);
+  const detections: Detection[][] = [];
+  for (const [index, text] of texts.entries()) {
+    const regex = await deps.offload.detect({ text, language, compiled: loaded.patterns, raw: loaded.rawPatterns });
+    detections.push(combineDetections(regex, { ...plan, ner: perText[index]! }, loaded.compiled.policy));
+  }
+  return { detections, warnings: plan.warnings };
+}
+
+/**
+ * Query and context responses carry NER warnings only for a problem (the sidecar unavailable or
+ * degraded), not the builtin mode's standing note that NER is off, which ingest reports once.
+ */
+function nerProblems(warnings: readonly string[]): string[] {
+  return warnings.filter((warning) => warning !== NER_DEGRADED_WARNING);
+}
+
+/** detectTexts for one text. */
+async function detectText(deps: AppDeps, text: string, language: string, loaded: LoadedPolicy, log: NerLog | undefined): Promise<{ detections: Detection[]; warnings: string[] }> {
+  const { detections, warnings } = await detectTexts(deps, [text], language, loaded, log);
+  return { detections: detections[0]!, warnings };
 }
 
 /** The allocator of a session: corpus tokens with a corpus id, the random scheme otherwise. */
@@ -187,7 +216,7 @@ export async function ingestDocument(deps: AppDeps, request: IngestRequest, scop
   // stripped something (its warning says so).
   const screened = screen(deps, request.text, 'text');
   const text = screened.text;
-  const { detections, warnings } = await detectText(deps, text, language, loaded);
+  const { detections, warnings } = await detectText(deps, text, language, loaded, scope.log);
   const spans = chunkText(text, {
     strategy: request.strategy,
     chunkSize: request.chunkSize,
@@ -275,7 +304,7 @@ export async function queryRag(deps: AppDeps, request: QueryRequest, scope: RagS
   const loaded = policiesFor(deps, scope.tenant).get(request.policy);
   const language = request.language ?? deps.config.detector.default_language;
   const screened = screen(deps, request.query, 'query');
-  const { detections } = await detectText(deps, screened.text, language, loaded);
+  const { detections, warnings } = await detectText(deps, screened.text, language, loaded, scope.log);
   const result = tokenizeText({
     text: screened.text,
     detections,
@@ -298,7 +327,8 @@ export async function queryRag(deps: AppDeps, request: QueryRequest, scope: RagS
     entries: result.newEntries,
   };
   const response: QueryResponse = { safe_query: result.safeText, entities_detected: detections.length };
-  if (screened.warning !== undefined) response.warnings = [screened.warning];
+  const allWarnings = [...nerProblems(warnings), ...(screened.warning !== undefined ? [screened.warning] : [])];
+  if (allWarnings.length > 0) response.warnings = allWarnings;
   if (screened.summary !== undefined) response.prompt_security = screened.summary;
   return {
     response,
@@ -317,7 +347,12 @@ export interface ContextRequest {
   readonly sessionState: string;
   readonly policy?: string | undefined;
   readonly language?: string | undefined;
-  readonly accessLevel?: string | undefined;
+  /**
+   * The caller's clearance, a rank of rag.classification_levels (the route resolves it from the
+   * credential and the body's access_level, see ClassificationLattice.clearanceRank). Chunks
+   * ranking above it are filtered out.
+   */
+  readonly clearance: number;
   /** Parallel to chunks; null or a missing entry is "unlabelled" (most restrictive). */
   readonly chunkClassifications?: readonly (string | null)[] | undefined;
   readonly documentSessions?: readonly string[] | undefined;
@@ -356,9 +391,9 @@ function openChunkSession(deps: AppDeps, blob: string, slot: string, label: stri
 }
 
 /** The deny-list check, naming the slot when a document was erased (rag/delete). */
-async function assertNotDeniedSlot(deps: AppDeps, sid: string, slot: string): Promise<void> {
+async function assertNotDeniedSlot(deps: AppDeps, blob: SessionPayload, slot: string): Promise<void> {
   try {
-    await assertNotDenied(deps, sid);
+    await assertNotDenied(deps, blob);
   } catch (error) {
     if (error instanceof VeilError && error.code === 'VEIL_SESSION_EXPIRED') {
       throw new VeilError('VEIL_SESSION_EXPIRED', `${slot}: the document session was invalidated (rag/delete); remove its chunks from the store`);
@@ -377,10 +412,14 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
     throw new VeilError('VEIL_VALIDATION_FAILED', 'chunk_classifications: has more entries than chunks');
   }
   const levels = lattice(deps);
-  const accessRank = request.accessLevel !== undefined ? levels.accessRank(request.accessLevel) : undefined;
+  // Token id -> rank of the least classified material it came from (the query: 0).
+  const entryRanks = new Map<string, number>();
+  const note = (id: string, rank: number): void => {
+    entryRanks.set(id, Math.min(entryRanks.get(id) ?? rank, rank));
+  };
 
   const query = openSession(keyRingFor(deps, scope.tenant), request.sessionState, { kinds: ['query'], tenant: scope.tenant }, nowSeconds(deps));
-  await assertNotDenied(deps, query.sid);
+  await assertNotDenied(deps, query);
   const corpusId = query.corpusId;
   if (request.corpusId !== undefined && request.corpusId !== corpusId) {
     throw new VeilError('VEIL_VALIDATION_FAILED', "corpus_id: does not match the query session's corpus");
@@ -393,10 +432,12 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
     ...(corpusId !== undefined ? { owns: (entry: TokenEntry) => isCorpusEntryOwned(deps.corpusKeys, { tenant: scope.tenant, corpusId }, entry) } : {}),
   });
   merger.add({ slot: 'session_state', policy: query.policy, entries: query.entries });
+  for (const entry of query.entries) note(entry.id, 0);
 
   // Open every slot (a bad blob fails the request even when its chunk would be filtered), then
-  // filter on the most restrictive of the caller's label and the sealed classification.
-  const kept: { index: number; text: string }[] = [];
+  // filter on the most restrictive of the caller's label and the sealed classification: a chunk
+  // is admitted only when that ranks at or below the caller's clearance.
+  const kept: { index: number; text: string; rank: number }[] = [];
   let filtered = 0;
   for (const [index, text] of chunks.entries()) {
     const label = chunkClassifications?.[index];
@@ -404,23 +445,25 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
     if (documentSessions !== undefined) {
       const slot = `document_sessions[${index}]`;
       document = openChunkSession(deps, documentSessions[index]!, slot, label, scope.tenant);
-      await assertNotDeniedSlot(deps, document.sid, slot);
+      await assertNotDeniedSlot(deps, document, slot);
       if (document.corpusId !== corpusId) {
         throw new VeilError('VEIL_VALIDATION_FAILED', `${slot}: corpus does not match the query session's corpus`);
       }
     }
-    if (accessRank !== undefined) {
-      const labels: (string | undefined)[] = [];
-      if (chunkClassifications !== undefined) labels.push(label ?? undefined);
-      if (document !== undefined) labels.push(document.classification);
-      if (labels.length === 0) labels.push(undefined);
-      if (levels.effectiveRank(labels) > accessRank) {
-        filtered += 1;
-        continue;
-      }
+    const labels: (string | undefined)[] = [];
+    if (chunkClassifications !== undefined) labels.push(label ?? undefined);
+    if (document !== undefined) labels.push(document.classification);
+    if (labels.length === 0) labels.push(undefined);
+    const rank = levels.effectiveRank(labels);
+    if (rank > request.clearance) {
+      filtered += 1;
+      continue;
     }
-    if (document !== undefined) merger.add({ slot: `document_sessions[${index}]`, policy: document.policy, entries: document.entries });
-    kept.push({ index, text });
+    if (document !== undefined) {
+      merger.add({ slot: `document_sessions[${index}]`, policy: document.policy, entries: document.entries });
+      for (const entry of document.entries) note(entry.id, rank);
+    }
+    kept.push({ index, text, rank });
   }
 
   const merged = merger.entries();
@@ -431,19 +474,25 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
   let detected = 0;
   const summaries: PromptSecuritySummary[] = [];
   const screenWarnings = new Set<string>();
-  for (const chunk of kept) {
-    // Tokens of the query and of the admitted document sessions are the caller's own; any
-    // other token-shaped text in a retrieved chunk is screened like transform input.
+  // Tokens of the query and of the admitted document sessions are the caller's own; any other
+  // token-shaped text in a retrieved chunk is screened like transform input.
+  const texts = kept.map((chunk) => {
     const screened = screen(deps, chunk.text, `chunks[${chunk.index}]`, merged);
     if (screened.summary !== undefined) summaries.push(screened.summary);
     if (screened.warning !== undefined) screenWarnings.add(screened.warning);
-    const text = screened.text;
+    return screened.text;
+  });
+  // One NER plan for every admitted chunk: few batched sidecar calls, one fallback decision.
+  const { detections: perChunk, warnings: nerWarnings } = await detectTexts(deps, texts, language, active, scope.log);
+  for (const [position, text] of texts.entries()) {
     // Retrieved chunks are usually already safe: detections touching a token are left alone, so
     // a token is never re-tokenized or cut; raw values around it are tokenized as usual.
     const tokens = findTokens(text);
-    const { detections } = await detectText(deps, text, language, active);
+    const detections = perChunk[position]!;
     const fresh = tokens.length === 0 ? detections : detections.filter((detection) => !tokens.some((token) => detection.start < token.end && token.start < detection.end));
-    const result = tokenizeText({ text, detections: fresh, policy: active.compiled, context: scope.context, allocator });
+    const used = new Set<string>();
+    const result = tokenizeText({ text, detections: fresh, policy: active.compiled, context: scope.context, allocator: recording(allocator, used) });
+    for (const id of used) note(id, kept[position]!.rank);
     added.push(...result.newEntries);
     entities.push(...result.entities);
     detected += fresh.length;
@@ -462,11 +511,14 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
     iat,
     exp: iat + deps.config.session.ttl_seconds,
     ...(corpusId !== undefined ? { corpusId } : {}),
-    entries: [...merged, ...added],
+    // Every entry carries its classification, so /v1/rag/answer can hold back what another
+    // caller of the tenant is not cleared for.
+    entries: [...merged, ...added].map((entry) => ({ ...entry, classification: levels.label(entryRanks.get(entry.id) ?? levels.topRank) })),
   };
   const response: ContextResponse = { safe_chunks: safeChunks, entities_detected: detected };
   if (filtered > 0) response.chunks_filtered = filtered;
-  if (screenWarnings.size > 0) response.warnings = [...screenWarnings];
+  const contextWarnings = [...nerProblems(nerWarnings), ...screenWarnings];
+  if (contextWarnings.length > 0) response.warnings = contextWarnings;
   const promptSecurity = promptSecuritySettings(deps.config) !== undefined ? (combineSummaries(summaries) ?? emptySummary(deps)) : undefined;
   if (promptSecurity !== undefined) response.prompt_security = promptSecurity;
   return { response, sessionState: sealSession(keyRingFor(deps, scope.tenant), session), session, entities };
@@ -487,6 +539,8 @@ export interface AnswerRequest {
   readonly channel: string;
   readonly caller: Caller;
   readonly tenant: string | null;
+  /** The answering caller's clearance rank (as for context). */
+  readonly clearance: number;
 }
 
 export interface AnswerResponse {
@@ -502,6 +556,9 @@ export interface AnswerResponse {
  * Restore an answer from a context session exactly as /v1/rehydrate restores model output: the
  * deny list, the revocation digests ([DELETED]), the policy floor, the caller-gated override
  * re-resolved for this caller, and the channel ceiling (services/rehydrate.ts restoreOpened).
+ * The context may have been built by another caller of the tenant with a higher clearance: a
+ * value whose classification ranks above this caller's clearance is pinned to restore mode
+ * `none` (`[REDACTED]`); an entry without a classification counts as the most restrictive.
  */
 export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<{ response: AnswerResponse; session: SessionPayload }> {
   const registry = policiesFor(deps, request.tenant);
@@ -513,8 +570,13 @@ export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<
     // The output guard checks the model's answer for raw values exactly as on /v1/rehydrate.
     outputProtection: outputProtectionSettings(deps.config),
   };
-  const session = openSession(env.keyRing, request.sessionState, { kinds: ['context'], tenant: request.tenant }, nowSeconds(deps));
-  await assertNotDenied(deps, session.sid);
+  const opened = openSession(env.keyRing, request.sessionState, { kinds: ['context'], tenant: request.tenant }, nowSeconds(deps));
+  await assertNotDenied(deps, opened);
+  const levels = lattice(deps);
+  const session: SessionPayload = {
+    ...opened,
+    entries: opened.entries.map((entry) => (levels.rank(entry.classification) > request.clearance ? { ...entry, override: 'none' } : entry)),
+  };
   const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, request.tenant, session.entries);
   const restored = restoreOpened(env, session, {
     output: request.answer,
@@ -544,24 +606,27 @@ export interface DeleteResponse {
 /**
  * Erase a document: revoke every value of its ingest session (digests in the caller's tenant
  * partition, or the unscoped one for a platform caller; the route checks the scope), then
- * deny-list the session id until the blob would expire, which invalidates the aggregate and
+ * deny-list the session id for as long as any blob of it could open (services/state.ts), which invalidates the aggregate and
  * every chunk_session_state of the document on every replica. A server-held copy is removed
  * last; if only that step fails the erasure is already effective and the status is `partial`.
  * Deleting an already deleted document repeats the (idempotent) writes and succeeds again.
  */
 export async function deleteDocument(
   deps: AppDeps,
-  request: { readonly sessionState: string; readonly serverHeld: boolean; readonly tenant: string | null; readonly fingerprint: (sid: string) => string },
+  request: {
+    readonly sessionState: string;
+    readonly serverHeld: boolean;
+    readonly tenant: string | null;
+    readonly fingerprint: (sid: string) => string;
+    /** Runs once the document is known and before anything is changed (the audit write-ahead). */
+    readonly beforeMutation?: (session: SessionPayload) => Promise<void>;
+  },
 ): Promise<{ response: DeleteResponse; session: SessionPayload }> {
   const session = openSession(keyRingFor(deps, request.tenant), request.sessionState, { kinds: ['aggregate'], tenant: request.tenant }, nowSeconds(deps));
   const digests = [...new Set(session.entries.map((entry) => revocationDigest(deps.digestSecret, entry.type, entry.value)))];
+  await request.beforeMutation?.(session);
   if (digests.length > 0) await withStore(() => deps.stores.revocation.add(partitionOf(request.tenant), digests, deps.now()));
-  try {
-    await deps.stores.replay.deny(session.sid, session.exp * 1000, deps.now());
-  } catch (error) {
-    if (error instanceof StoreUnavailableError) throw new VeilError('VEIL_REPLAY_STORE_UNAVAILABLE', undefined, error.message);
-    throw error;
-  }
+  await denySession(deps, session.sid);
   let status: 'completed' | 'partial' = 'completed';
   const store = deps.stores.sessions;
   if (request.serverHeld && store !== undefined) {

@@ -8,6 +8,31 @@ import { normalizeValue } from '../domain/token/index.js';
 import type { TokenEntry } from '../domain/types.js';
 import { GLOBAL_PARTITION, StoreUnavailableError, type RevocationStore } from '../stores/types.js';
 
+/**
+ * The value a revocation store keeps to say which digest key its digests were made with: an
+ * HMAC under that key of a fixed label, so it identifies the key without revealing it.
+ */
+export function digestKeyCheck(key: Buffer): string {
+  return createHmac('sha256', key).update('veil/revocation-key-check/v1').digest('hex');
+}
+
+/**
+ * Bind the store to this process's digest key at startup. A store written under another key
+ * (a secret that changed, was generated per process, or differs between replicas) would find
+ * none of its revocations again, and every erased value would restore in clear: refuse instead.
+ * Returns a problem text naming the setting, or undefined when the keys agree.
+ */
+export async function checkDigestKey(store: RevocationStore, key: Buffer): Promise<string | undefined> {
+  const check = digestKeyCheck(key);
+  const stored = await store.keyCheck(check);
+  if (stored === check) return undefined;
+  return (
+    'storage.digest_secret: the revocation store was written under another digest key, so none of its revocations would apply ' +
+    '(an erased value would restore in clear). Start with the digest secret it was written with: storage.digest_secret ' +
+    '(VEIL_DIGEST_SECRET), the session secret it was derived from, or the state-keys file kept beside the SQLite database'
+  );
+}
+
 /** Unambiguous encoding: length-prefixed type, then the normalized value. */
 export function revocationDigest(key: Buffer, type: string, value: string): string {
   const normalized = normalizeValue(type, value);

@@ -1,9 +1,36 @@
 // Session handles and the store checks around them: where an incoming session comes from
 // (a sealed blob, or a server-side id), replay protection and the deny list for continuations,
 // and what handle a response carries. Store outages fail closed with the documented codes.
+//
+// Invalidation must outlive every blob of the session (docs/api.md "Sessions"). A session id
+// lives on through continuations, each blob with its own expiry, and a client may keep any of
+// them; so a deny lasts the longest lifetime any blob can have under the configuration
+// (maxBlobLifetimeSeconds) plus a clock-skew allowance, and every use of a blob refuses one
+// older than that lifetime even when its own expiry is later (issued under a longer TTL that
+// was lowered since). Together: no blob issued before a deny outlives it, and a denied session
+// can neither be rehydrated nor continued.
 import { VeilError } from '@veil/common';
+import type { VeilConfig } from '../config/index.js';
 import type { AppDeps } from '../deps.js';
 import { StoreUnavailableError } from '../stores/types.js';
+
+/** Replicas compare expiry with their own clocks: a deny outlives every blob by this margin. */
+export const CLOCK_SKEW_ALLOWANCE_MS = 60_000;
+
+/**
+ * The longest lifetime, in seconds, any kind of blob is issued with under `config`: transform,
+ * batch, query and context blobs live session.ttl_seconds, RAG chunk and aggregate blobs
+ * rag.document_ttl_seconds. A per-tenant or per-kind TTL added later must be included here.
+ */
+export function maxBlobLifetimeSeconds(config: VeilConfig): number {
+  return Math.max(config.session.ttl_seconds, config.rag.document_ttl_seconds ?? 0);
+}
+
+/** What the store-side checks need of an opened blob: its session id and issue time (unix s). */
+export interface BlobIdentity {
+  readonly sid: string;
+  readonly iat: number;
+}
 
 function serverSide(deps: AppDeps): boolean {
   return deps.config.session.backend !== 'sealed';
@@ -43,15 +70,47 @@ export async function incomingSession(deps: AppDeps, sessionId: string | undefin
   return blob;
 }
 
-/** An invalidated session (DELETE /v1/sessions, rag/delete) stops working everywhere. */
-export async function assertNotDenied(deps: AppDeps, sid: string): Promise<void> {
-  const denied = await replayStore(() => deps.stores.replay.isDenied(sid, deps.now()));
+/**
+ * The checks every use of an opened blob passes: not older than the longest lifetime now
+ * configured, and its session not invalidated (DELETE /v1/sessions, rag/delete) on any replica.
+ */
+export async function assertNotDenied(deps: AppDeps, blob: BlobIdentity): Promise<void> {
+  assertWithinLifetime(deps, blob);
+  const denied = await replayStore(() => deps.stores.replay.isDenied(blob.sid, deps.now()));
   if (denied) throw new VeilError('VEIL_SESSION_EXPIRED');
 }
 
-/** A continuation must carry a counter strictly above any seen for its session. */
-export async function recordContinuation(deps: AppDeps, meta: { sid: string; counter: number; expiresAtMs: number }): Promise<void> {
-  await assertNotDenied(deps, meta.sid);
+/**
+ * The local half of assertNotDenied (no store): the blob has not expired (`exp`, when given)
+ * and is not older than the longest blob lifetime now configured.
+ */
+export function assertWithinLifetime(deps: Pick<AppDeps, 'config' | 'now'>, blob: BlobIdentity & { readonly exp?: number }): void {
+  const nowMs = deps.now();
+  if (blob.exp !== undefined && nowMs >= blob.exp * 1000) throw new VeilError('VEIL_SESSION_EXPIRED', undefined, 'session_state expired');
+  if (nowMs >= (blob.iat + maxBlobLifetimeSeconds(deps.config)) * 1000) {
+    throw new VeilError('VEIL_SESSION_EXPIRED', undefined, 'session_state older than the longest blob lifetime');
+  }
+}
+
+/**
+ * Invalidate a session everywhere for as long as any of its blobs could still open: now plus
+ * the longest blob lifetime plus the clock-skew allowance (see the header), whatever the expiry
+ * of the blob that was presented.
+ */
+export async function denySession(deps: AppDeps, sid: string): Promise<void> {
+  const nowMs = deps.now();
+  const untilMs = nowMs + maxBlobLifetimeSeconds(deps.config) * 1000 + CLOCK_SKEW_ALLOWANCE_MS;
+  await replayStore(() => deps.stores.replay.deny(sid, untilMs, nowMs));
+}
+
+/**
+ * A continuation must come from a live blob (`previous`: the blob being continued) and carry a
+ * counter strictly above any seen for its session.
+ */
+export async function recordContinuation(deps: AppDeps, meta: { sid: string; counter: number; expiresAtMs: number; previousIat?: number | undefined }): Promise<void> {
+  // Fail closed: a continuation that does not say when its blob was issued is not checked as live.
+  if (meta.previousIat === undefined) throw new VeilError('VEIL_INTERNAL', undefined, 'continuation without the continued blob\'s issue time');
+  await assertNotDenied(deps, { sid: meta.sid, iat: meta.previousIat });
   const advanced = await replayStore(() => deps.stores.replay.advance(meta.sid, meta.counter, meta.expiresAtMs, deps.now()));
   if (!advanced) throw new VeilError('VEIL_SESSION_REPLAY', 'session continuation replayed: continue from the latest session_state');
 }

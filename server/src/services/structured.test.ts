@@ -80,7 +80,7 @@ describe('runJsonTransform', () => {
   it('checks the bounds before opening the session', () => {
     let deep: unknown = 1;
     for (let level = 0; level < 65; level += 1) deep = [deep];
-    expect(error(() => runJsonTransform(env, { ...base, inputJson: deep, sessionState: 'not-a-blob' })).code).toBe('VEIL_LIMIT_EXCEEDED');
+    expect(error(() => runJsonTransform(env, { ...base, inputJson: deep, sessionState: 'not-a-blob' })).code).toBe('VEIL_PAYLOAD_TOO_LARGE');
     expect(error(() => runJsonTransform(env, { ...base, inputJson: {}, sessionState: 'not-a-blob' })).code).toBe('VEIL_SESSION_EXPIRED');
   });
 });

@@ -4,7 +4,8 @@
 // build the response body. Mirrors runTextTransform (services/transform.ts): same environment,
 // same outcome, same session rules; the response adds safe_json or safe_messages, and every
 // entity carries a JSON Pointer `path` (spans are code points relative to the string at that
-// path). Synchronous and free of Fastify.
+// path). Synchronous and free of Fastify: NER, which is asynchronous, runs before it over the
+// slots jsonSlotTexts / chatSlotTexts list, and its results come in as `slotNer`.
 import { randomUUID } from 'node:crypto';
 import { applyPolicyDetection } from './ner.js';
 import { VeilError } from '@veil/common';
@@ -21,25 +22,43 @@ import {
 } from '../domain/structured/index.js';
 import { PromptGuard, promptSecurityWarning, sessionTokenKeys } from '../domain/guard/index.js';
 import { TokenAllocator } from '../domain/token/index.js';
+import type { CompiledPattern } from '../domain/detect/index.js';
+import type { Detection } from '../domain/types.js';
+import type { LoadedPolicy } from './policies.js';
 import {
+  combineDetections,
   elapsedMs,
   entityContext,
   NER_DEGRADED_WARNING,
+  sessionMeta,
   summary,
+  transformPatterns,
   type TextTransformRequest,
   type TransformEnvironment,
   type TransformOutcome,
   type TransformResponse,
 } from './transform.js';
 
+/**
+ * NER results per string slot, keyed by the slot's text as detection sees it (after prompt
+ * security): what planDetectionForTexts returned for jsonSlotTexts / chatSlotTexts.
+ */
+export type SlotNer = ReadonlyMap<string, readonly Detection[]>;
+
+/** The fields every structured request adds to text mode's (without `input`). */
+interface StructuredFields extends Omit<TextTransformRequest, 'input'> {
+  /** Required when `detection.nerRan`: NER results for every slot. */
+  readonly slotNer?: SlotNer | undefined;
+}
+
 /** The validated json-mode request: text mode's fields with `input_json` instead of `input`. */
-export interface JsonTransformRequest extends Omit<TextTransformRequest, 'input'> {
+export interface JsonTransformRequest extends StructuredFields {
   /** The parsed `input_json` value (object, array, string, number, boolean or null). */
   readonly inputJson: unknown;
 }
 
 /** The validated chat-mode request: text mode's fields with `input_messages` instead of `input`. */
-export interface ChatTransformRequest extends Omit<TextTransformRequest, 'input'> {
+export interface ChatTransformRequest extends StructuredFields {
   /** The parsed `input_messages` value; validated here (interface.md 2.11). */
   readonly inputMessages: unknown;
 }
@@ -93,14 +112,16 @@ interface StructuredRun<T> {
   readonly meta: TransformOutcome['meta'];
 }
 
-/** Everything after the structure check: the same steps as runTextTransform, over slots. */
-function runStructured<T>(
-  env: TransformEnvironment,
-  request: Omit<TextTransformRequest, 'input'>,
-  started: number,
-  field: string,
-  walk: (scanner: SlotScanner) => StructuredResult<T>,
-): StructuredRun<T> {
+/** The session, policy and detection settings of a structured request, before any walk. */
+interface Opened {
+  readonly previous: SessionPayload | undefined;
+  readonly loaded: LoadedPolicy;
+  readonly language: string;
+  readonly patterns: readonly CompiledPattern[];
+  readonly guard: PromptGuard | undefined;
+}
+
+function openStructured(env: TransformEnvironment, request: Omit<TextTransformRequest, 'input'>): Opened {
   const nowSeconds = Math.floor(env.nowMs / 1000);
   const previous: SessionPayload | undefined =
     request.sessionState !== undefined
@@ -110,11 +131,8 @@ function runStructured<T>(
     throw new VeilError('VEIL_VALIDATION_FAILED', "policy: does not match the session's policy");
   }
   const loaded = env.policy(request.policy ?? previous?.policy);
-  // NER does not run on structured input yet: a policy that requires it fails closed here.
-  applyPolicyDetection(loaded.compiled.policy, { nerRan: false, ner: [] });
   const language = request.language ?? previous?.language ?? env.defaultLanguage;
-  const requested = request.customPatterns ?? [];
-  const patterns = requested.length > 0 ? [...loaded.patterns, ...env.compilePatterns(requested)] : loaded.patterns;
+  const patterns = transformPatterns(env, loaded, request);
 
   const previousEntries = previous?.entries ?? [];
   // Prompt security on every string slot (values, keys, chat contents, tool-call arguments);
@@ -123,8 +141,76 @@ function runStructured<T>(
     env.promptSecurity !== undefined
       ? new PromptGuard(env.promptSecurity.action, previousEntries.length > 0 ? sessionTokenKeys(previousEntries) : undefined)
       : undefined;
+  return { previous, loaded, language, patterns, guard };
+}
+
+/**
+ * The texts NER must see for a structured request: every distinct string slot (values, keys,
+ * chat contents and names, tool-call argument strings and keys) as the walk will detect on it,
+ * i.e. after prompt security. Found by walking the document once with no detection, so the set
+ * is exactly the walk's (numbers are regex-only and not included). Throws what the transform
+ * would throw first (bounds, validation, session, prompt rejection).
+ */
+function slotTexts(env: TransformEnvironment, request: Omit<TextTransformRequest, 'input'>, field: string, walk: (scanner: SlotScanner) => unknown): string[] {
+  const opened = openStructured(env, request);
+  const texts = new Set<string>();
+  const guard = opened.guard;
+  walk(
+    new SlotScanner({
+      detect: () => [],
+      detectText: (text) => {
+        texts.add(text);
+        return [];
+      },
+      policy: opened.loaded.compiled,
+      context: request.context,
+      allocator: new TokenAllocator(opened.previous?.entries ?? []),
+      ...(guard !== undefined ? { screen: (text: string) => guard.screen(text, field) } : {}),
+    }),
+  );
+  return [...texts];
+}
+
+/** The string slots of an input_json document that NER must see (see slotTexts). */
+export function jsonSlotTexts(env: TransformEnvironment, request: JsonTransformRequest): string[] {
+  checkJsonDocument(request.inputJson);
+  return slotTexts(env, request, 'input_json', (scanner) => tokenizeJsonDocument(request.inputJson, scanner));
+}
+
+/** The string slots of input_messages that NER must see (see slotTexts). */
+export function chatSlotTexts(env: TransformEnvironment, request: ChatTransformRequest): string[] {
+  const prepared = prepareChatMessages(request.inputMessages);
+  return slotTexts(env, request, 'input_messages', (scanner) => tokenizeChatMessages(prepared, scanner));
+}
+
+/** Everything after the structure check: the same steps as runTextTransform, over slots. */
+function runStructured<T>(
+  env: TransformEnvironment,
+  request: StructuredFields,
+  started: number,
+  field: string,
+  walk: (scanner: SlotScanner) => StructuredResult<T>,
+): StructuredRun<T> {
+  const nowSeconds = Math.floor(env.nowMs / 1000);
+  const { previous, loaded, language, patterns, guard } = openStructured(env, request);
+  const policy = loaded.compiled.policy;
+  const plan = request.detection;
+  // A policy that requires NER fails closed here when NER did not run.
+  applyPolicyDetection(policy, plan ?? { nerRan: false, ner: [] });
+  const slotNer = request.slotNer;
+  if (plan?.nerRan === true && slotNer === undefined) throw new VeilError('VEIL_INTERNAL', undefined, 'structured transform: NER ran without slot results');
+  const regex = (text: string) => detectAll(text, { customPatterns: patterns, language });
+  const previousEntries = previous?.entries ?? [];
   const scanner = new SlotScanner({
-    detect: (text) => detectAll(text, { customPatterns: patterns, language }),
+    // Numbers: the regex detectors only (a bare number holds no name).
+    detect: (text) => combineDetections(regex(text), plan !== undefined ? { ...plan, ner: [] } : undefined, policy),
+    detectText: (text) => {
+      if (plan === undefined || !plan.nerRan) return combineDetections(regex(text), plan, policy);
+      const ner = slotNer?.get(text);
+      // Every slot was planned from the same walk; a slot without results is a wiring error.
+      if (ner === undefined) throw new VeilError('VEIL_INTERNAL', undefined, 'structured transform: a slot has no NER result');
+      return combineDetections(regex(text), { ...plan, ner }, policy);
+    },
     policy: loaded.compiled,
     context: request.context,
     allocator: new TokenAllocator(previousEntries),
@@ -163,8 +249,8 @@ function runStructured<T>(
       detection_time_ms: walkMs,
       transform_time_ms: 0,
     },
-    detector_mode: 'builtin_regex',
-    warnings: [...(request.detection?.warnings ?? []), ...(request.detection === undefined || request.detection.warnings.length === 0 ? [NER_DEGRADED_WARNING] : [])],
+    detector_mode: plan?.detectorMode ?? 'builtin_regex',
+    warnings: plan !== undefined ? [...plan.warnings] : [NER_DEGRADED_WARNING],
     policy_version: loaded.compiled.version,
     trace_id: request.traceId ?? randomUUID(),
   };
@@ -173,6 +259,7 @@ function runStructured<T>(
     const warning = promptSecurityWarning(response.prompt_security);
     if (warning !== undefined) response.warnings = [...(response.warnings ?? []), warning];
   }
+  if (response.warnings?.length === 0) delete response.warnings;
   if (items !== undefined) response.entity_context = items;
   if (env.contextStrategy !== 'none') response.entity_summary = summary(result.entities);
   response.stats.transform_time_ms = elapsedMs(started);
@@ -180,13 +267,13 @@ function runStructured<T>(
     response,
     safe: result.value,
     sessionState,
-    meta: { sid: payload.sid, counter: payload.counter, expiresAtMs: payload.exp * 1000, continued: previous !== undefined, policy: payload.policy },
+    meta: sessionMeta(payload, previous),
   };
 }
 
 /**
  * input_type `json`. The bounds (64 levels, 10,000 slots, 1 MB of text) are checked before the
- * session is opened or anything is detected. Throws VeilError: VEIL_LIMIT_EXCEEDED,
+ * session is opened or anything is detected. Throws VeilError: VEIL_PAYLOAD_TOO_LARGE,
  * VEIL_VALIDATION_FAILED (not JSON, key collision, policy mismatch), VEIL_POLICY_DENIED,
  * VEIL_SESSION_EXPIRED.
  */

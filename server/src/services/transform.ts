@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { VeilError, type Policy } from '@veil/common';
 import { exposedMetadata, withMetadata, type EntityMetadata } from './metadata.js';
-import { applyPolicyDetection } from './ner.js';
+import { applyPolicyDetection, type NerFailure } from './ner.js';
+import { checkRequestedTypes } from '../domain/catalog.js';
 import { detectAll, type CompiledPattern } from '../domain/detect/index.js';
 import { resolveOverlaps } from '../domain/detect/overlap.js';
 import { dropLabelSpans } from '../domain/detect/ner-filter.js';
@@ -60,6 +61,7 @@ export interface TextTransformRequest {
   readonly detection?: {
     readonly useRegex: boolean;
     readonly nerRan: boolean;
+    readonly nerFailure?: NerFailure | undefined;
     readonly ner: readonly Detection[];
     readonly detectorMode: string;
     readonly warnings: readonly string[];
@@ -69,6 +71,25 @@ export interface TextTransformRequest {
    * cleaned text): the transform reports this summary instead of screening again.
    */
   readonly promptScreened?: PromptSecuritySummary | undefined;
+}
+
+/**
+ * The custom patterns a transform detects with: the policy's, then the request's. The request's
+ * `protection_overrides` keys are checked against them and the catalog here (every input mode
+ * comes through), so a key naming no type is a 400 instead of an override that never applies.
+ */
+export function transformPatterns(
+  env: Pick<TransformEnvironment, 'compilePatterns'>,
+  loaded: LoadedPolicy,
+  request: Pick<TextTransformRequest, 'customPatterns' | 'protectionOverrides'>,
+): readonly CompiledPattern[] {
+  const requested = request.customPatterns ?? [];
+  const patterns = requested.length > 0 ? [...loaded.patterns, ...env.compilePatterns(requested)] : loaded.patterns;
+  if (request.protectionOverrides !== undefined) {
+    const customTypes = new Set(patterns.map((pattern) => pattern.type));
+    checkRequestedTypes(Object.keys(request.protectionOverrides), customTypes, () => 'protection_overrides');
+  }
+  return patterns;
 }
 
 /** Regex and custom-pattern detections merged with NER ones (see mergeDetections). */
@@ -186,6 +207,20 @@ export interface SessionMeta {
   readonly expiresAtMs: number;
   /** True when this call continued an earlier session (replay and deny-list checks apply). */
   readonly continued: boolean;
+  /** Issue time (unix seconds) of the blob that was continued; set when `continued`. */
+  readonly previousIat?: number;
+}
+
+/** The session facts a transform reports to the event loop's store checks. */
+export function sessionMeta(payload: SessionPayload, previous: SessionPayload | undefined): SessionMeta {
+  return {
+    sid: payload.sid,
+    counter: payload.counter,
+    expiresAtMs: payload.exp * 1000,
+    continued: previous !== undefined,
+    policy: payload.policy,
+    ...(previous !== undefined ? { previousIat: previous.iat } : {}),
+  };
 }
 
 export interface TransformOutcome {
@@ -230,8 +265,7 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
   }
   const loaded = env.policy(request.policy ?? previous?.policy);
   const language = request.language ?? previous?.language ?? env.defaultLanguage;
-  const requested = request.customPatterns ?? [];
-  const patterns = requested.length > 0 ? [...loaded.patterns, ...env.compilePatterns(requested)] : loaded.patterns;
+  const patterns = transformPatterns(env, loaded, request);
   // Prompt security first: detection, spans and tokens all refer to the screened input.
   const screened = screenInput(env, request, previous);
   const input = screened.input;
@@ -313,7 +347,7 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
   return {
     response,
     sessionState,
-    meta: { sid: payload.sid, counter: payload.counter, expiresAtMs: payload.exp * 1000, continued: previous !== undefined, policy: payload.policy },
+    meta: sessionMeta(payload, previous),
     ...(input !== request.input ? { cleanedInput: input } : {}),
   };
 }

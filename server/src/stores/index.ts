@@ -58,6 +58,11 @@ export interface Stores {
   readonly idempotency: IdempotencyStore;
   /** Absent for `sealed` sessions (the state travels in the blob). */
   readonly sessions?: SessionStore;
+  /**
+   * Can the shared backends be reached right now? Redis must answer PING within `timeoutMs`;
+   * SQLite must answer a trivial query; memory always can. Never throws.
+   */
+  ping(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -113,6 +118,11 @@ export async function createStores(options: StoreOptions): Promise<Stores> {
   if (options.sessions === 'memory') sessions = new MemorySessionStore();
   else if (options.sessions === 'redis' && redis !== undefined) sessions = new RedisSessionStore(redis);
 
+  const ping = async (timeoutMs: number): Promise<boolean> => {
+    if (sqlite !== undefined && !sqlite.ping()) return false;
+    return redis === undefined ? true : await redis.ping(timeoutMs);
+  };
+
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
@@ -120,5 +130,5 @@ export async function createStores(options: StoreOptions): Promise<Stores> {
     // Each store drops its reference; the shared SQLite file and Redis client close with the last.
     await Promise.all([replay.close(), revocation.close(), idempotency.close(), sessions?.close()]);
   };
-  return sessions === undefined ? { replay, revocation, idempotency, close } : { replay, revocation, idempotency, sessions, close };
+  return sessions === undefined ? { replay, revocation, idempotency, ping, close } : { replay, revocation, idempotency, sessions, ping, close };
 }

@@ -77,15 +77,16 @@ export async function freePort(): Promise<number> {
 /**
  * Start a private redis-server and wait until it answers PING. It runs as production should (AOF
  * on, appendfsync everysec, noeviction), since the server refuses a non-durable Redis for
- * revocations; `extraArguments` may override that (later arguments win).
+ * revocations; `extraArguments` may override that (later arguments win). `port` starts it on that
+ * port (a server stopped by the test coming back where its clients reconnect).
  */
-export async function startLocalRedis(extraArguments: readonly string[] = []): Promise<LocalRedis> {
+export async function startLocalRedis(extraArguments: readonly string[] = [], options: { readonly port?: number } = {}): Promise<LocalRedis> {
   const binary = findRedisServer();
   if (binary === undefined) throw new Error('no redis-server on PATH (run `make redis-server`)');
   let lastError: unknown;
-  // The free port can be taken between probe and bind: retry with another.
+  // The free port can be taken between probe and bind: retry with another (or the same one).
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const directory = mkdtempSync(join(tmpdir(), 'veil-redis-'));
     const child = spawn(
       binary,

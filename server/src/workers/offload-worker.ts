@@ -96,6 +96,8 @@ export interface OffloadedRehydrate {
 /** Result of 'rehydrate-open'. */
 export interface OpenedForRehydrate {
   readonly sid: string;
+  /** Issue time, unix seconds (the lifetime bound of services/state.ts assertNotDenied). */
+  readonly iat: number;
   /** The session's policy name (for the audit event). */
   readonly policy?: string;
   readonly expiresAtMs: number;
@@ -185,6 +187,7 @@ function execute(task: OffloadTask): unknown {
       const key = Buffer.from(task.digestKey);
       return {
         sid: session.sid,
+        iat: session.iat,
         policy: session.policy,
         expiresAtMs: session.exp * 1000,
         digests: session.entries.map((entry) => ({ id: entry.id, digest: revocationDigest(key, entry.type, entry.value) })),

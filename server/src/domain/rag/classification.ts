@@ -5,6 +5,10 @@
 // chunk_session_state says, so a permissive label never lowers a sealed one. An unknown label,
 // a missing label and an unclassified sealed chunk all rank as the most restrictive level
 // (interface.md: "unknown label ranks most restrictive"; "missing entry is most restrictive").
+//
+// A caller's clearance (the access level it may read up to) comes from its credential outside dev
+// mode; a request's access_level can only lower it, and a credential without one gets the lowest
+// level (clearanceRank). So leaving access_level out of a request never widens what is admitted.
 import { VeilError } from '@veil/common';
 
 export const DEFAULT_CLASSIFICATION_LEVELS = ['public', 'internal', 'confidential', 'restricted'] as const;
@@ -37,6 +41,27 @@ export class ClassificationLattice {
     const rank = this.#rank.get(accessLevel);
     if (rank === undefined) throw new VeilError('VEIL_VALIDATION_FAILED', 'access_level: must be one of rag.classification_levels');
     return rank;
+  }
+
+  /** The most restrictive rank (the top of the list). */
+  get topRank(): number {
+    return this.levels.length - 1;
+  }
+
+  /** The label of a rank (clamped to the list). */
+  label(rank: number): string {
+    return this.levels[Math.max(0, Math.min(rank, this.levels.length - 1))]!;
+  }
+
+  /**
+   * A caller's clearance rank: `unrestricted` (dev mode) is the top; otherwise the credential's
+   * level, where an absent or unknown level is the lowest (least privilege). A requested
+   * access_level (refused when unknown) can only lower it.
+   */
+  clearanceRank(caller: { readonly unrestricted: boolean; readonly credential?: string | undefined }, requested: string | undefined): number {
+    const known = caller.credential === undefined ? undefined : this.#rank.get(caller.credential);
+    const ceiling = caller.unrestricted ? this.topRank : (known ?? 0);
+    return requested === undefined ? ceiling : Math.min(ceiling, this.accessRank(requested));
   }
 
   /** The effective rank of a chunk: the most restrictive of every label that applies to it. */

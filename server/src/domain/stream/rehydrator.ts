@@ -250,6 +250,11 @@ export class StreamRehydrator {
     return this.#unresolved;
   }
 
+  /** The output held back so far, not restored yet (the next push or end restores from it). */
+  get pending(): string {
+    return this.#pending;
+  }
+
   /** UTF-16 length of the output consumed (restored and emitted) so far. */
   get consumed(): number {
     return this.#consumed;

@@ -144,14 +144,22 @@ describe('prepareChatMessages: refusals', () => {
     expect(transform(messages).value).toEqual(messages);
   });
 
+  it('refuses an unknown field nested past the bound as a depth bound (413), not as text', () => {
+    let deep: unknown = 1;
+    for (let level = 0; level < 70; level += 1) deep = [deep];
+    const error = rejection([{ role: 'user', content: 'hi', extra: deep }]);
+    expect(error.code).toBe('VEIL_PAYLOAD_TOO_LARGE');
+    expect(error.message).toBe('input_messages/0/extra: nested deeper than 64 levels');
+  });
+
   it('applies the JSON-mode bounds to the whole message array, arguments included', () => {
     const deepArguments = `${'['.repeat(65)}${']'.repeat(65)}`;
     const deep = rejection([{ role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: deepArguments } }] }]);
-    expect(deep.code).toBe('VEIL_LIMIT_EXCEEDED');
+    expect(deep.code).toBe('VEIL_PAYLOAD_TOO_LARGE');
     expect(deep.message).toBe('input_messages/0/tool_calls/0/function/arguments: nested deeper than 64 levels');
     const many = Array.from({ length: STRUCTURED_LIMITS.maxSlots + 1 }, () => ({ role: 'user', content: 'x' }));
     const error = rejection(many);
-    expect(error.code).toBe('VEIL_LIMIT_EXCEEDED');
+    expect(error.code).toBe('VEIL_PAYLOAD_TOO_LARGE');
     expect(error.message).toBe('input_messages: more than 10000 scannable values (strings, keys and numbers)');
   });
 });

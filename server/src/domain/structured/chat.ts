@@ -17,6 +17,7 @@
 // Validation and the budget (the JSON-mode bounds, shared by the whole message array) run in
 // full before any detection.
 import { VeilError } from '@veil/common';
+import { checkJsonDepth, nestedTooDeep } from '../json-depth.js';
 import { setMember, tokenizeJsonDocument, type StructuredResult } from './json.js';
 import { StructuredBudget, STRUCTURED_LIMITS, isPlainObject, type StructuredLimits } from './limits.js';
 import { childPointer, nameForError } from './pointer.js';
@@ -40,14 +41,17 @@ function invalid(path: string, message: string): VeilError {
   return new VeilError('VEIL_VALIDATION_FAILED', `${path}: ${message}`);
 }
 
-/** Does `value` carry text: a string anywhere, or an object key anywhere? */
-function carriesText(value: unknown): boolean {
+/**
+ * Does `value` carry text: a string anywhere, or an object key anywhere? Too deep to vouch for
+ * is refused as a depth bound (413), like every other nesting limit, naming `path`.
+ */
+function carriesText(value: unknown, path: string): boolean {
   const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
   while (stack.length > 0) {
     const { value: current, depth } = stack.pop()!;
     if (typeof current === 'string') return true;
     if (typeof current !== 'object' || current === null) continue;
-    if (depth >= MAX_PASSTHROUGH_DEPTH) return true; // too deep to vouch for: refuse
+    if (depth >= MAX_PASSTHROUGH_DEPTH) throw nestedTooDeep(path, MAX_PASSTHROUGH_DEPTH);
     if (Array.isArray(current)) {
       for (const item of current as unknown[]) stack.push({ value: item, depth: depth + 1 });
       continue;
@@ -61,7 +65,8 @@ function carriesText(value: unknown): boolean {
 function checkOtherFields(object: Readonly<Record<string, unknown>>, allowed: readonly string[], path: string): void {
   for (const key of Object.keys(object)) {
     if (allowed.includes(key)) continue;
-    if (carriesText(object[key])) throw invalid(`${path}/${nameForError(key)}`, 'field is not allowed here (it carries text that would not be tokenized)');
+    const where = `${path}/${nameForError(key)}`;
+    if (carriesText(object[key], where)) throw invalid(where, 'field is not allowed here (it carries text that would not be tokenized)');
   }
 }
 
@@ -122,6 +127,8 @@ function checkToolCall(call: unknown, path: string, budget: StructuredBudget, ke
   const fn = requireObject(object.function, `${path}/function`);
   requireString(fn.name, `${path}/function/name`);
   const raw = requireString(fn.arguments, `${path}/function/arguments`);
+  // The arguments are a JSON text of their own: bounded before they are parsed, like a body.
+  checkJsonDepth(raw, budget.limits.maxDepth, `${path}/function/arguments`);
   let document: unknown;
   try {
     document = JSON.parse(raw);
@@ -136,7 +143,7 @@ function checkToolCall(call: unknown, path: string, budget: StructuredBudget, ke
 
 /**
  * Validate `input_messages` and charge the bounds, before any detection. Throws
- * VEIL_VALIDATION_FAILED (naming the path) or VEIL_LIMIT_EXCEEDED (naming the bound).
+ * VEIL_VALIDATION_FAILED (naming the path) or VEIL_PAYLOAD_TOO_LARGE (naming the bound).
  */
 export function prepareChatMessages(messages: unknown, limits: StructuredLimits = STRUCTURED_LIMITS): PreparedChat {
   if (!Array.isArray(messages)) throw invalid(FIELD, 'must be an array of chat messages');

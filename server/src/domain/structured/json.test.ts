@@ -150,26 +150,26 @@ describe('JSON mode bounds', () => {
     expect(() => transform(nested(64))).not.toThrow();
     const detect = vi.fn((text: string) => detectAll(text));
     const error = veilError(() => transform(nested(65), scanner(defaultPolicy, detect)));
-    expect(error.code).toBe('VEIL_LIMIT_EXCEEDED');
+    expect(error.code).toBe('VEIL_PAYLOAD_TOO_LARGE');
     expect(error.message).toBe('input_json: nested deeper than 64 levels');
     expect(detect).not.toHaveBeenCalled();
   });
 
   it('refuses a document nested 100,000 levels deep without exhausting the stack', () => {
     const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`) as unknown;
-    expect(veilError(() => checkJsonDocument(deep)).code).toBe('VEIL_LIMIT_EXCEEDED');
+    expect(veilError(() => checkJsonDocument(deep)).code).toBe('VEIL_PAYLOAD_TOO_LARGE');
   });
 
   it('counts strings, keys and numbers as slots: 10,000 pass, 10,001 fail', () => {
     expect(() => transform(Array.from({ length: STRUCTURED_LIMITS.maxSlots }, () => 'x'))).not.toThrow();
     const error = veilError(() => checkJsonDocument({ ...Object.fromEntries(Array.from({ length: 5_000 }, (_, index) => [`k${index}`, index])), extra: 1 }));
-    expect(error.code).toBe('VEIL_LIMIT_EXCEEDED');
+    expect(error.code).toBe('VEIL_PAYLOAD_TOO_LARGE');
     expect(error.message).toBe('input_json: more than 10000 scannable values (strings, keys and numbers)');
   });
 
   it('refuses more than 1 MB of scanned text', () => {
     const error = veilError(() => checkJsonDocument({ a: 'x'.repeat(STRUCTURED_LIMITS.maxScannedChars - 1), b: 'yy' }));
-    expect(error.code).toBe('VEIL_LIMIT_EXCEEDED');
+    expect(error.code).toBe('VEIL_PAYLOAD_TOO_LARGE');
     expect(error.message).toBe('input_json: more than 1048576 characters of text to scan');
     expect(() => checkJsonDocument({ a: 'x'.repeat(STRUCTURED_LIMITS.maxScannedChars - 2) })).not.toThrow();
   });

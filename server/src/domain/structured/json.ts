@@ -6,6 +6,7 @@
 // the same nesting. Two keys of one object that tokenize to the same key (two spellings of one
 // email, two redacted keys) would merge members, so that fails closed (structural drift).
 import { VeilError } from '@veil/common';
+import { nestedTooDeep } from '../json-depth.js';
 import { StructuredBudget, STRUCTURED_LIMITS, isPlainObject, type StructuredLimits } from './limits.js';
 import { childPointer, nameForError } from './pointer.js';
 import { slotEntities, type SlotScanner, type StructuredEntity } from './slots.js';
@@ -26,7 +27,7 @@ export interface JsonWalkOptions {
 
 /**
  * Check a whole `input_json` against the bounds before any detection runs. Throws
- * VEIL_LIMIT_EXCEEDED (which bound) or VEIL_VALIDATION_FAILED (not JSON data).
+ * VEIL_PAYLOAD_TOO_LARGE (which bound) or VEIL_VALIDATION_FAILED (not JSON data).
  */
 export function checkJsonDocument(value: unknown, limits: StructuredLimits = STRUCTURED_LIMITS): void {
   new StructuredBudget('input_json', limits).chargeDocument(value, 'input_json');
@@ -70,7 +71,7 @@ class JsonWalker {
         throw new VeilError('VEIL_VALIDATION_FAILED', `${errorPath}: holds a value that is not JSON`);
     }
     if (value === null) return null;
-    if (depth >= this.#maxDepth) throw new VeilError('VEIL_LIMIT_EXCEEDED', `${errorPath}: nested deeper than ${this.#maxDepth} levels`);
+    if (depth >= this.#maxDepth) throw nestedTooDeep(errorPath, this.#maxDepth);
     if (Array.isArray(value)) {
       const items = value as unknown[];
       const out = new Array<unknown>(items.length);

@@ -1,9 +1,10 @@
 // Bounds of a structured document (interface.md 4.1 JSON rule 5 and section 8): at most 64
 // nesting levels, 10,000 scannable slots (string values, object keys and numbers) and 1 MB of
 // scanned text, counted before any detection runs. Exceeding a bound fails closed with
-// VEIL_LIMIT_EXCEEDED naming the bound. The walk is iterative, so a document nested far deeper
+// 413 VEIL_PAYLOAD_TOO_LARGE naming the bound (json-depth.ts: one answer for every structure bound). The walk is iterative, so a document nested far deeper
 // than the bound (or a cyclic object handed in by a library caller) is refused, not recursed.
 import { VeilError } from '@veil/common';
+import { nestedTooDeep, structureBoundExceeded } from '../json-depth.js';
 
 export interface StructuredLimits {
   /** Deepest container nesting: a top-level object or array is level 1. */
@@ -54,17 +55,17 @@ export class StructuredBudget {
     this.#slots += 1;
     this.#chars += length;
     if (this.#slots > this.limits.maxSlots) {
-      throw new VeilError('VEIL_LIMIT_EXCEEDED', `${this.#field}: more than ${this.limits.maxSlots} scannable values (strings, keys and numbers)`);
+      throw structureBoundExceeded(`${this.#field}: more than ${this.limits.maxSlots} scannable values (strings, keys and numbers)`);
     }
     if (this.#chars > this.limits.maxScannedChars) {
-      throw new VeilError('VEIL_LIMIT_EXCEEDED', `${this.#field}: more than ${this.limits.maxScannedChars} characters of text to scan`);
+      throw structureBoundExceeded(`${this.#field}: more than ${this.limits.maxScannedChars} characters of text to scan`);
     }
   }
 
   /**
    * Validate that `value` is plain JSON data and charge all of its slots. `where` names the
    * value in errors (a field name and pointer built from safe names only). Throws
-   * VEIL_LIMIT_EXCEEDED for a bound and VEIL_VALIDATION_FAILED for a non-JSON value.
+   * VEIL_PAYLOAD_TOO_LARGE for a bound and VEIL_VALIDATION_FAILED for a non-JSON value.
    */
   chargeDocument(value: unknown, where: string): void {
     const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
@@ -87,7 +88,7 @@ export class StructuredBudget {
       }
       if (current === null) continue;
       if (depth + 1 > this.limits.maxDepth) {
-        throw new VeilError('VEIL_LIMIT_EXCEEDED', `${where}: nested deeper than ${this.limits.maxDepth} levels`);
+        throw nestedTooDeep(where, this.limits.maxDepth);
       }
       if (Array.isArray(current)) {
         for (const item of current as unknown[]) stack.push({ value: item, depth: depth + 1 });

@@ -5,6 +5,7 @@
 // serializing again keeps the document valid whatever the values hold. Pure: the text restore
 // (session, policy, channel and scan) is passed in.
 import { VeilError } from '@veil/common';
+import { nestedTooDeep } from '../json-depth.js';
 import type { UnresolvedToken } from '../rehydrate.js';
 import { setMember } from './json.js';
 import { STRUCTURED_LIMITS, isPlainObject } from './limits.js';
@@ -37,7 +38,7 @@ export function restoreJsonValue(value: unknown, restore: TextRestore, maxDepth:
   const walk = (current: unknown, depth: number): unknown => {
     if (typeof current === 'string') return text(current);
     if (typeof current !== 'object' || current === null) return current;
-    if (depth >= maxDepth) throw new VeilError('VEIL_LIMIT_EXCEEDED', `document: nested deeper than ${maxDepth} levels`);
+    if (depth >= maxDepth) throw nestedTooDeep('document', maxDepth);
     if (Array.isArray(current)) return (current as unknown[]).map((item) => walk(item, depth + 1));
     if (!isPlainObject(current)) throw new VeilError('VEIL_VALIDATION_FAILED', 'document: holds a value that is not JSON');
     const out: Record<string, unknown> = {};

@@ -50,6 +50,11 @@ export interface SlotScan {
 export interface SlotScannerOptions {
   /** Detection over one string: sorted, non-overlapping detections (detectAll's contract). */
   readonly detect: (text: string) => readonly Detection[];
+  /**
+   * Detection over a string slot (a value or a key), when it differs from `detect`, which then
+   * serves numbers only: string slots also get NER, numbers never do. Same contract.
+   */
+  readonly detectText?: ((text: string) => readonly Detection[]) | undefined;
   readonly policy: CompiledPolicy;
   readonly context: RequestContext;
   readonly allocator: TokenAllocator;
@@ -121,7 +126,7 @@ export class SlotScanner {
     const screened = this.#options.screen !== undefined && value.length > 0 ? this.#options.screen(value) : value;
     const cached = this.#cache.get(screened);
     if (cached !== undefined) return this.#count(cached, screened !== value ? screened : undefined);
-    const detections = screened.length === 0 ? [] : this.#options.detect(screened);
+    const detections = screened.length === 0 ? [] : (this.#options.detectText ?? this.#options.detect)(screened);
     const result = this.#tokenize(screened, detections);
     this.#cache.set(screened, result);
     return this.#count(result, screened !== value ? screened : undefined);

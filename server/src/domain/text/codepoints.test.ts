@@ -2,7 +2,7 @@
 // inside and after the spans, and a round-trip property over arbitrary strings.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { codePointsToUtf16, utf16ToCodePoints } from './codepoints.js';
+import { codePointsToUtf16, replaceLoneSurrogates, utf16ToCodePoints } from './codepoints.js';
 
 describe('utf16ToCodePoints', () => {
   it('returns offsets unchanged for text without surrogates', () => {
@@ -65,6 +65,44 @@ describe('codePointsToUtf16', () => {
         const points = utf16ToCodePoints(text, boundaries);
         expect(points).toEqual(boundaries.map((_, k) => k));
         expect(codePointsToUtf16(text, points)).toEqual(boundaries);
+      }),
+    );
+  });
+});
+
+describe('replaceLoneSurrogates', () => {
+  const wellFormed = (text: string): boolean => {
+    try {
+      encodeURIComponent(text);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('replaces each unpaired half by U+FFFD and keeps pairs', () => {
+    expect(replaceLoneSurrogates('a\ud800b')).toBe('a\ufffdb');
+    expect(replaceLoneSurrogates('\udc00\ud800')).toBe('\ufffd\ufffd');
+    expect(replaceLoneSurrogates('x\ud83d')).toBe('x\ufffd');
+    expect(replaceLoneSurrogates('😀\ud83d😀')).toBe('😀\ufffd😀');
+    expect(replaceLoneSurrogates('plain')).toBe('plain');
+  });
+
+  it('keeps length and every offset, in both units, and always yields well-formed text', () => {
+    const unit = fc.oneof(
+      fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff', '😀', 'a', ' ', 'é'),
+      fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code)),
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 40 }).map((parts) => parts.join('')), (text) => {
+        const clean = replaceLoneSurrogates(text);
+        expect(clean.length).toBe(text.length);
+        expect(wellFormed(clean)).toBe(true);
+        const all = Array.from({ length: text.length + 1 }, (_, index) => index);
+        expect(utf16ToCodePoints(clean, all)).toEqual(utf16ToCodePoints(text, all));
+        for (let index = 0; index < text.length; index += 1) {
+          if (clean[index] !== '\ufffd' || text[index] === '\ufffd') expect(clean[index]).toBe(text[index]);
+        }
       }),
     );
   });

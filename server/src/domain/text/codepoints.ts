@@ -78,3 +78,16 @@ export function codePointsToUtf16(text: string, offsets: readonly number[]): num
 function isLowSurrogate(c: number): boolean {
   return c >= 0xdc00 && c <= 0xdfff;
 }
+
+// A high surrogate not followed by a low one, or a low surrogate not preceded by a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * `text` with every unpaired surrogate code unit replaced by U+FFFD. One code unit for one, so
+ * UTF-16 offsets, code-point offsets and the length are all unchanged: spans found in the result
+ * are spans of `text`. The result is well-formed Unicode (encodable as UTF-8), which is what a
+ * process outside JavaScript (the NER sidecar) can be given.
+ */
+export function replaceLoneSurrogates(text: string): string {
+  return hasSurrogates(text) ? text.replace(LONE_SURROGATE, '\uFFFD') : text;
+}

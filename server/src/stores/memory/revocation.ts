@@ -12,6 +12,7 @@ export interface MemoryRevocationOptions {
 export class MemoryRevocationStore implements RevocationStore {
   private readonly partitions = new Map<string, Set<string>>();
   private total = 0;
+  private check: string | undefined;
   private readonly maxEntries: number;
 
   constructor(options: MemoryRevocationOptions = {}) {
@@ -45,6 +46,11 @@ export class MemoryRevocationStore implements RevocationStore {
 
   count(partition: string): Promise<number> {
     return Promise.resolve(this.partitions.get(partition)?.size ?? 0);
+  }
+
+  keyCheck(check: string): Promise<string> {
+    this.check ??= check;
+    return Promise.resolve(this.check);
   }
 
   close(): Promise<void> {

@@ -131,6 +131,24 @@ export class RedisConnection {
     }
   }
 
+  /**
+   * True when Redis answers PING within `timeoutMs`. Never throws and never waits longer: while
+   * the client is disconnected the command fails at once (no offline queue).
+   */
+  async ping(timeoutMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.client.ping().then((reply) => reply === 'PONG'), timeout]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** EVALSHA, falling back to EVAL when the script cache does not have it. */
   async evalScript(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     if (keys.length !== script.numberOfKeys) throw new Error(`${script.name} takes ${script.numberOfKeys} keys`);

@@ -7,9 +7,10 @@
 //   <prefix>:v1:replay:{<sessionId>}:deny      string "<expiresAtMs>"            sealed-session deny list
 //   <prefix>:v1:rev:{<partition>}:digests      set of digest strings             revocations of one partition
 //                                                                                 (tenant id, or "*" = global)
-//   <prefix>:v1:idem:{<key>}                   hash f=fingerprint d=0|1 (done)   one idempotency key
-//                                                    t=claimedAtMs e=expiresAtMs
-//                                                    r=response JSON (done, kept)
+//   <prefix>:v1:rev:keycheck                   string                            the digest key's check value
+//   <prefix>:v1:idem:{<storage key>}           hash f=fingerprint d=0|1 (done)   one idempotency key of one
+//                                                    t=claimedAtMs e=expiresAtMs   (tenant, identity): shared.ts
+//                                                    r=response JSON (done, kept)  idempotencyStorageKey
 //   <prefix>:v1:session:{<sessionId>}          string "<expiresAtMs>:<payload>"  server-side session
 //
 // Caller-supplied parts are percent-encoded (encodeURIComponent), so a tenant id or idempotency
@@ -31,6 +32,7 @@ export interface RedisKeys {
   replayCounter(sessionId: string): string;
   replayDeny(sessionId: string): string;
   revocations(partition: string): string;
+  revocationKeyCheck(): string;
   idempotency(key: string): string;
   session(sessionId: string): string;
 }
@@ -44,6 +46,7 @@ export function redisKeys(prefix = 'veil'): RedisKeys {
     replayCounter: (sessionId) => `${base}:replay:${tag(sessionId)}:counter`,
     replayDeny: (sessionId) => `${base}:replay:${tag(sessionId)}:deny`,
     revocations: (partition) => `${base}:rev:${tag(partition)}:digests`,
+    revocationKeyCheck: () => `${base}:rev:keycheck`,
     idempotency: (key) => `${base}:idem:${tag(key)}`,
     session: (sessionId) => `${base}:session:${tag(sessionId)}`,
   };

@@ -61,6 +61,18 @@ export class RedisRevocationStore implements RevocationStore {
     return this.connection.run('revocation', (client) => client.scard(key));
   }
 
+  keyCheck(check: string): Promise<string> {
+    const key = this.connection.keys.revocationKeyCheck();
+    return this.connection.run('revocation', async (client) => {
+      // SET NX GET (Redis >= 7) would be one round trip; SET NX then GET works on 6.2 too and is
+      // just as safe: whoever wrote first, every caller reads the same value.
+      await client.set(key, check, 'NX');
+      const stored = await client.get(key);
+      if (stored === null) throw new Error('revocation key check vanished');
+      return stored;
+    });
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
