@@ -50,21 +50,25 @@ CONF
 
 have_image() { podman image exists "$1"; }
 
+# Imports a Debian root file system made by mmdebstrap (cached as a tarball) as image $1.
+import_debian() {
+  local image="$1" suite="$2" packages="$3" tarball="$CACHE/$4"
+  have_image "$image" && return 0
+  if [[ ! -f "$tarball" ]]; then
+    command -v mmdebstrap >/dev/null || {
+      log "mmdebstrap is needed to make the local base $image (make image-tools)"
+      exit 3
+    }
+    log "making $image with mmdebstrap (Debian $suite: $packages; cached as $tarball)"
+    mmdebstrap --quiet --format=tar --variant=minbase --include="$packages" "$suite" "$CACHE/partial.tar" http://deb.debian.org/debian
+    mv "$CACHE/partial.tar" "$tarball"
+  fi
+  podman import --quiet "$tarball" "$image" >/dev/null
+}
+
 cmd_bases() {
   setup_env
-  if ! have_image docker.io/library/debian:bookworm-slim; then
-    local tarball="$CACHE/debian-bookworm-minbase.tar"
-    if [[ ! -f "$tarball" ]]; then
-      command -v mmdebstrap >/dev/null || {
-        log "mmdebstrap is needed to make the Debian base (make image-tools)"
-        exit 3
-      }
-      log "making a Debian bookworm base with mmdebstrap (cached as $tarball)"
-      mmdebstrap --quiet --format=tar --variant=minbase --include=ca-certificates bookworm "$CACHE/partial.tar"
-      mv "$CACHE/partial.tar" "$tarball"
-    fi
-    podman import --quiet "$tarball" docker.io/library/debian:bookworm-slim >/dev/null
-  fi
+  import_debian docker.io/library/debian:bookworm-slim bookworm ca-certificates debian-bookworm-minbase.tar
   if ! have_image docker.io/library/node:24-bookworm-slim; then
     local work
     work="$(mktemp -d)"
@@ -76,10 +80,9 @@ cmd_bases() {
     buildah bud --quiet --pull=never --layers -f "$root/images/local-bases/node.Containerfile" -t docker.io/library/node:24-bookworm-slim "$work" >/dev/null
     rm -rf "$work"
   fi
-  if ! have_image docker.io/library/python:3.11-slim-bookworm; then
-    log "making the Python 3.11 stand-in (Debian's python3)"
-    buildah bud --quiet --pull=never --layers -f "$root/images/local-bases/python.Containerfile" -t docker.io/library/python:3.11-slim-bookworm "$root/images/local-bases" >/dev/null
-  fi
+  # The sidecar needs Python >= 3.12 (its English model package); bookworm has 3.11, so its
+  # stand-in is Debian trixie's Python 3.13 with venv.
+  import_debian docker.io/library/python:3.13-slim-trixie trixie ca-certificates,python3,python3-venv debian-trixie-python3.tar
 }
 
 cmd_build() {
