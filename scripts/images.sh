@@ -109,8 +109,9 @@ cmd_build() {
     buildah bud --quiet "${pull[@]}" --layers "${trust[@]}" -f "$root/images/$file.Containerfile" -t "ghcr.io/veil-dev/$name:$TAG" "$root" >/dev/null
     log "built ghcr.io/veil-dev/$name:$TAG in $(($(date +%s) - started))s"
   done
-  # Superseded images of earlier builds; the layer cache of this build stays.
-  podman image prune -f >/dev/null
+  # Superseded images of earlier builds; the layer cache of this build stays. Best effort: the
+  # working container of a build that was interrupted (or runs now) keeps its image.
+  podman image prune -f >/dev/null || log "podman image prune left some images (a build's working container holds them; buildah rm --all clears those)"
   cmd_sizes
 }
 
