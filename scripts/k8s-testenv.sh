@@ -17,8 +17,9 @@
 #                                       printed loudly.
 #
 # Exit status 3 from build: Go or the module proxy is not available (the reason is on stderr).
-# Environment: VEIL_K8S_VERSION (v1.34.4), VEIL_KWOK_VERSION (v0.8.0), VEIL_K8S_CACHE (cache
-# directory for this version), VEIL_K8S_RUN (run directory, default .cache/k8s-run in the checkout),
+# Environment: VEIL_K8S_NO_BUILD=1 (run skips instead of building), VEIL_K8S_VERSION (v1.34.4),
+# VEIL_KWOK_VERSION (v0.8.0), VEIL_K8S_CACHE (cache directory for this version), VEIL_K8S_RUN
+# (run directory, default .cache/k8s-run in the checkout),
 # VEIL_K8S_API_PORT (default: the first of 16443, 16543, ... whose block of ports is free; etcd,
 # the controller manager and the scheduler use the ports after it, and kwok's pod IPs come from
 # 127.0.<10 + block>.0/24, so two checkouts on one machine do not collide).
@@ -436,7 +437,14 @@ cmd_run() {
   [[ $# -gt 0 ]] || die "usage: $0 run CMD..."
   local status=0
   # A subshell: cmd_build exits 3 (no Go, no proxy) and that must not end this script.
-  (cmd_build) || status=$?
+  # VEIL_K8S_NO_BUILD=1 skips instead of building when nothing is cached (a cold build takes
+  # 20-40 min on 2 cores, more than a CI run may spend); `make k8s-build` fills the cache.
+  if [[ "${VEIL_K8S_NO_BUILD:-}" == 1 ]] && ! built; then
+    log "VEIL_K8S_NO_BUILD=1 and no control plane is cached in $BIN (make k8s-build builds it)"
+    status=3
+  else
+    (cmd_build) || status=$?
+  fi
   if [[ $status -eq 3 ]]; then
     log "################################################################################"
     log "SKIPPING the real-cluster suites: no control plane could be built (reason above)."
@@ -464,7 +472,7 @@ case "${1:-}" in
     cmd_run "$@"
     ;;
   *)
-    sed -n '2,21p' "$0"
+    sed -n '2,23p' "$0"
     exit 2
     ;;
 esac
