@@ -109,9 +109,10 @@ cmd_build() {
     buildah bud --quiet "${pull[@]}" --layers "${trust[@]}" -f "$root/images/$file.Containerfile" -t "ghcr.io/veil-dev/$name:$TAG" "$root" >/dev/null
     log "built ghcr.io/veil-dev/$name:$TAG in $(($(date +%s) - started))s"
   done
-  # Superseded images of earlier builds; the layer cache of this build stays. Best effort: the
-  # working container of a build that was interrupted (or runs now) keeps its image.
-  podman image prune -f >/dev/null || log "podman image prune left some images (a build's working container holds them; buildah rm --all clears those)"
+  # Superseded images older than a week. Not all dangling ones: the last layers of the deps and
+  # build stages are untagged too, and they are the cache that makes the next build take seconds.
+  # Best effort: the working container of an interrupted build keeps its image.
+  podman image prune -f --filter until=168h >/dev/null || log "podman image prune left some images (a build's working container holds them; buildah rm --all clears those)"
   cmd_sizes
 }
 
