@@ -8,7 +8,7 @@
 // the upstream ones. Sizes are printed. Skipped, loudly, without buildah and podman (make
 // image-tools installs them).
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +101,8 @@ if (!available) {
       const simulator = await ApiSimulator.start({ validators: crdValidators(), namespaces: ['veil', 'veil-tenant-keys'] });
       try {
         const dir = mkdtempSync(join(tmpdir(), 'veil-operator-image-'));
+        // mkdtemp makes it 0700 for root; the container runs as uid 10001 and must read it.
+        chmodSync(dir, 0o755);
         writeFileSync(join(dir, 'kubeconfig'), simulator.kubeconfig('veil'), { mode: 0o644 });
         const port = await freePort();
         const name = await start(`ghcr.io/veil-dev/veil-operator:${tag}`, [], [
