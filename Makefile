@@ -80,10 +80,10 @@ test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools image-
 
 # --- Kubernetes control plane for the real-cluster suites (scripts/k8s-testenv.sh) --------------
 # `run` builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok once (cached
-# under $${XDG_CACHE_HOME:-~/.cache}/veil/k8s/<version>-<arch>/, 15-20 min cold), starts them on
-# loopback, runs the command with VEIL_E2E_KUBECONFIG set and stops them,
-# also when the command fails. Without Go or the module proxy it says so loudly and the
-# real-cluster suites skip.
+# under $${XDG_CACHE_HOME:-~/.cache}/veil/k8s/<version>-<arch>/; 20-40 min cold on 2 cores, see
+# docs/dev/kubernetes-testenv.md), starts them on loopback, runs the command with
+# VEIL_E2E_KUBECONFIG set and stops them, also when the command fails. Without Go or the module proxy it says so loudly and the
+# real-cluster suites skip; so do they with VEIL_K8S_NO_BUILD=1 when nothing is cached.
 K8S_RUN = $(if $(VEIL_E2E_KUBECONFIG),,scripts/k8s-testenv.sh run)
 
 k8s-build:
