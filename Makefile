@@ -21,7 +21,7 @@ PORT ?= $(or $(VEIL_PORT),3000)
 HOST ?= $(VEIL_HOST)
 NER ?= 1
 
-.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit e2e bench bench-proxy eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers bench-patterns bench-stream guard-corpus
+.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit e2e bench bench-proxy eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers bench-patterns bench-stream guard-corpus k8s-build k8s-up k8s-down images image-tools
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
@@ -37,6 +37,8 @@ help:
 	@echo "make bench-stream   - time to first restored frame with the output guard vs the old 256-char hold-back (BENCHMARKS.md)"
 	@echo "make crds   - regenerate crds/*.yaml and charts/veil/crds/ from common/src/k8s/"
 	@echo "make chart  - helm lint --strict and helm template of charts/veil (fetches helm, see scripts/helm.sh)"
+	@echo "make k8s-up / k8s-down - start / stop the real Kubernetes control plane of the tests (built once from the Go module proxy)"
+	@echo "make images - build the server, operator and NER sidecar images (ghcr.io/veil-dev/*, see docs/kubernetes.md)"
 	@echo "make example-rag - build, start a local Veil (with the NER sidecar; NER=0 without) and run the RAG example (SQLite FTS5 store)"
 	@echo "make eval   - score detection on data/dev-corpus.jsonl against a live server (make run, on PORT)"
 	@echo "make eval-offline     - score detection offline on every labeled corpus (dev corpus + data/*.jsonl)"
@@ -66,20 +68,50 @@ lint: install
 unit: build test-tools
 	npx vitest run --exclude 'e2e/**'
 
-# The local end-to-end suites always run; the operator's real-cluster scenarios
-# (e2e/operator.cluster.e2e.test.ts) run only when VEIL_E2E_KUBECONFIG names a kubeconfig.
-e2e: build test-tools
-	@if [ -n "$$VEIL_E2E_KUBECONFIG" ]; then \
-		echo "e2e: real-cluster operator scenarios ON (VEIL_E2E_KUBECONFIG=$$VEIL_E2E_KUBECONFIG, namespace $${VEIL_E2E_NAMESPACE:-veil-e2e})"; \
-	else \
-		echo "e2e: real-cluster operator scenarios SKIPPED: VEIL_E2E_KUBECONFIG is not set (kind/k3d kubeconfig with crds/ applied)"; \
-	fi
-	npx vitest run e2e clients/typescript
+# The end-to-end suites. The real-cluster ones run against the control plane that
+# scripts/k8s-testenv.sh builds (once, cached per version) and starts around the run, or against
+# VEIL_E2E_KUBECONFIG when you set it (the script is then not used).
+e2e: build test-tools $(if $(REDIS_URL),,redis-server)
+	$(K8S_RUN) npx vitest run e2e clients/typescript
 
-test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools python-client-test
-	npx vitest run
+test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools image-tools python-client-test
+	$(K8S_RUN) npx vitest run
 	$(MAKE) --no-print-directory schemathesis
 	$(MAKE) --no-print-directory test-node22
+
+# --- Kubernetes control plane for the real-cluster suites (scripts/k8s-testenv.sh) --------------
+# `run` builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok once (cached
+# under $${XDG_CACHE_HOME:-~/.cache}/veil/k8s/<version>-<arch>/; 20-40 min cold on 2 cores, see
+# docs/dev/kubernetes-testenv.md), starts them on loopback, runs the command with
+# VEIL_E2E_KUBECONFIG set and stops them, also when the command fails. Without Go or the module proxy it says so loudly and the
+# real-cluster suites skip; so do they with VEIL_K8S_NO_BUILD=1 when nothing is cached.
+K8S_RUN = $(if $(VEIL_E2E_KUBECONFIG),,scripts/k8s-testenv.sh run)
+
+k8s-build:
+	scripts/k8s-testenv.sh build
+
+k8s-up: k8s-build
+	scripts/k8s-testenv.sh start
+
+k8s-down:
+	scripts/k8s-testenv.sh stop
+
+# --- Container images (images/*.Containerfile, scripts/images.sh) --------------------------------
+# buildah builds, podman runs (Debian packages, no daemon); mmdebstrap makes the local base where
+# no image registry is reachable (the images suite, e2e/images.e2e.test.ts, always uses local
+# bases; VEIL_IMAGES_LOCAL_BASES=1 makes `make images` do the same). Installed when missing
+# (needs root), like redis-server.
+images: image-tools
+	scripts/images.sh build
+
+image-tools:
+	@missing=""; \
+	for tool in buildah podman runc mmdebstrap; do command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
+	if [ -z "$$missing" ]; then \
+		echo "image tools: buildah, podman, runc, mmdebstrap present"; \
+	else \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing uidmap; \
+	fi
 
 # The OpenAPI document: generated from the route schemas (server/src/openapi/), committed as
 # docs/openapi.json; a test fails when the two differ. This rewrites the file.

@@ -18,8 +18,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../operator/src/kube/types.js';
 import { VolumeProjector } from '../operator/src/render/volume.js';
 import { UrlReplicaReporter } from '../operator/src/replicas/reporter.js';
-import { conditionOf, createWorld, NAMESPACE, waitFor, type World } from '../operator/src/testing/world.js';
+import { conditionOf, createWorld, NAMESPACE, TENANT_KEYS_NAMESPACE, waitFor, type World } from '../operator/src/testing/world.js';
 import { postJson, startVeil, type ServerProcess } from './support/server.js';
+import { tenantTraffic } from './support/traffic.js';
 
 const SESSION_SECRET = '5a'.repeat(32);
 const ADMIN_KEY = 'operator-admin-key-0123456789abcdef';
@@ -75,45 +76,6 @@ async function diagnostics(server: ServerProcess, apiKey?: string): Promise<Reco
   return (await response.json()) as Record<string, any>;
 }
 
-/**
- * Tenant traffic until stopped: a transform on one server, its blob rehydrated on the other
- * (round-robin). Counts every failure and collects the kid of every blob (`v1.<kid>.<...>`).
- */
-function tenantTraffic(servers: readonly ServerProcess[], apiKey: string): { sent(): number; stop(): Promise<{ sent: number; failed: string[]; kids: Set<string> }> } {
-  let running = true;
-  let sent = 0;
-  const failed: string[] = [];
-  const kids = new Set<string>();
-  const headers = { 'x-api-key': apiKey };
-  const loop = (async () => {
-    for (let index = 0; running; index += 1) {
-      const sealer = servers[index % servers.length]!;
-      const opener = servers[(index + 1) % servers.length]!;
-      try {
-        const transformed = await postJson(`${sealer.url}/v1/transform`, { input: `write to alice${index}@example.com` }, headers);
-        if (transformed.status !== 200) {
-          failed.push(`transform ${transformed.status} ${transformed.text.slice(0, 200)}`);
-          continue;
-        }
-        const blob = String(transformed.body.session_state);
-        kids.add(blob.split('.')[1] ?? '');
-        const restored = await postJson(`${opener.url}/v1/rehydrate`, { output: transformed.body.safe_text, session_state: blob }, headers);
-        sent += 1;
-        if (restored.status !== 200 || restored.body.tokens_resolved !== 1) failed.push(`rehydrate ${restored.status} ${restored.text.slice(0, 200)}`);
-      } catch (error) {
-        failed.push(error instanceof Error ? error.message : 'request failed');
-      }
-    }
-  })();
-  return {
-    sent: () => sent,
-    stop: async () => {
-      running = false;
-      await loop;
-      return { sent, failed, kids };
-    },
-  };
-}
 
 describe('operator -> mounted directories -> two hot-reloading servers (no Kubernetes)', () => {
   let world: World | undefined;
@@ -202,7 +164,7 @@ describe('operator -> mounted directories -> two hot-reloading servers (no Kuber
       reporter: new UrlReplicaReporter(() => rotationServers.map((server, index) => ({ name: `veil-rot-${index}`, url: server.url })), { apiKey: () => Promise.resolve(ADMIN_KEY) }),
     });
     // The tenant's client key lives in a Secret; the operator publishes only its digest.
-    await client.create('Secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'acme-client', namespace: NAMESPACE }, data: { 'api-key': Buffer.from(TENANT_KEY).toString('base64') } });
+    await client.create('Secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'acme-client', namespace: TENANT_KEYS_NAMESPACE }, data: { 'api-key': Buffer.from(TENANT_KEY).toString('base64') } });
     const tenantSpec = {
       tenantId: 'acme',
       apiKeys: [{ identity: 'acme-app', secretRef: { name: 'acme-client', key: 'api-key' }, scopes: ['transform', 'rehydrate'] }],

@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisAvailability, startTestRedis, type TestRedis } from '../server/src/testing/redis.js';
+import { findRedisServer, redisAvailability, startLocalRedis, startTestRedis, type TestRedis } from '../server/src/testing/redis.js';
 import { postJson, startVeil, type ServerProcess } from './support/server.js';
 
 const SECRETS = { VEIL_SESSION_SECRET: '6d'.repeat(32), VEIL_DIGEST_SECRET: '7e'.repeat(32) };
@@ -84,6 +84,30 @@ describe.skipIf(!availability.available)('two replicas sharing Redis', () => {
     expect(next.status).toBe(200);
     const restored = await postJson(`${a.url}/v1/rehydrate`, { output: `${made.body.safe_text} / ${next.body.safe_text}`, session_id: made.body.session_id });
     expect(restored.body.restored_text).toBe('mail shared.session@example.com / and shared.session@example.com');
+  });
+});
+
+describe.skipIf(findRedisServer() === undefined)('a Redis that would lose revocations', () => {
+  it('stops `veil serve` with a message naming the setting and the waiver; the waiver starts it with a warning', async () => {
+    const volatile = await startLocalRedis(['--appendonly', 'no']);
+    try {
+      const env = { ...SECRETS, VEIL_SESSION__REDIS_URL: volatile.url, VEIL_REVOCATION_BACKEND: 'redis' };
+      const refused = await startVeil({ env }).then(
+        async (server) => {
+          await server.stop();
+          return undefined;
+        },
+        (error: unknown) => String(error),
+      );
+      expect(refused).toMatch(/server exited with 1/);
+      expect(refused).toContain('veil: failed to start: the Redis holding revocations is not durable: Redis appendonly is off');
+      expect(refused).toContain('storage.allow_non_durable_redis: true');
+      const waived = await startVeil({ env: { ...env, VEIL_STORAGE__ALLOW_NON_DURABLE_REDIS: 'true' } });
+      await waived.stop();
+      expect(waived.logs.join('\n')).toContain('Redis appendonly is off');
+    } finally {
+      await volatile.stop();
+    }
   });
 });
 

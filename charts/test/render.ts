@@ -4,7 +4,7 @@
 // OpenAPI download is available here. Our own CRDs' objects are checked with validateAgainstCrd.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
+import { parseYamlDocuments } from '@veil/common';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const chartDir = fileURLToPath(new URL('../veil/', import.meta.url));
@@ -29,15 +29,18 @@ export function runHelm(helm: string, args: readonly string[]): HelmRun {
   return { ok: result.status === 0, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** `helm template` with --set-json style overrides; throws with helm's stderr on failure. */
-export function render(helm: string, sets: Readonly<Record<string, unknown>> = {}, extra: readonly string[] = []): Obj[] {
+/** `helm template` output with --set-json style overrides; throws with helm's stderr on failure. */
+export function renderText(helm: string, sets: Readonly<Record<string, unknown>> = {}, extra: readonly string[] = []): string {
   const args = ['template', 'veil', chartDir, '--namespace', 'veil', ...extra];
   for (const [key, value] of Object.entries(sets)) args.push('--set-json', `${key}=${JSON.stringify(value)}`);
   const run = runHelm(helm, args);
   if (!run.ok) throw new Error(`helm template failed: ${run.stderr}`);
-  return parseAllDocuments(run.stdout)
-    .map((document) => document.toJS() as Obj | null)
-    .filter((object): object is Obj => object !== null);
+  return run.stdout;
+}
+
+/** The rendered objects, read as kubectl and the API server read them (YAML 1.1). */
+export function render(helm: string, sets: Readonly<Record<string, unknown>> = {}, extra: readonly string[] = []): Obj[] {
+  return parseYamlDocuments(renderText(helm, sets, extra), '1.1') as Obj[];
 }
 
 export function find(objects: readonly Obj[], kind: string, name: string): Obj {
@@ -55,6 +58,7 @@ const KNOWN_KINDS = new Set([
   'v1/Service',
   'v1/ServiceAccount',
   'v1/PersistentVolumeClaim',
+  'v1/Namespace',
   'apps/v1/Deployment',
   'policy/v1/PodDisruptionBudget',
   'rbac.authorization.k8s.io/v1/Role',

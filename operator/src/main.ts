@@ -2,7 +2,7 @@
 // SIGTERM/SIGINT (finish reconciles in flight, release the leader lease), with a hard deadline
 // below the chart's terminationGracePeriodSeconds.
 import { describeError, jsonLogger } from './controllers/runtime.js';
-import { SettingsError, startOperatorProcess } from './process.js';
+import { SettingsError, StartupError, startOperatorProcess } from './process.js';
 
 const SHUTDOWN_DEADLINE_MS = 25_000;
 
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
       for (const problem of error.problems) process.stderr.write(`veil-operator: ${problem}\n`);
       process.exit(2);
     }
-    logger.error('veil-operator failed to start', { error: describeError(error) });
+    logger.error('veil-operator failed to start', { error: error instanceof StartupError ? error.message : describeError(error) });
     process.exit(1);
   }
   const shutdown = (signal: string): void => {

@@ -57,7 +57,7 @@ export class OperatorMetrics {
     }
   }
 
-  observeReconcile(controller: string, result: 'success' | 'error', seconds: number): void {
+  observeReconcile(controller: string, result: 'success' | 'conflict' | 'error', seconds: number): void {
     this.reconciles.inc({ controller, result });
     this.reconcileSeconds.observe({ controller }, seconds);
   }

@@ -6,7 +6,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiKeyDigest, DEFAULT_POLICY_FILE, parseApiKeysFile, parseKeyRingFile, parseTenantSettingsFile, VEIL_ANNOTATIONS, type Tenant, type TokenizationPolicy } from '@veil/common';
 import type { ConfigMap, KubeObject, Lease, Secret } from './kube/types.js';
-import { conditionOf, createWorld, NAMESPACE, waitFor, type World } from './testing/world.js';
+import type { Logger } from './controllers/runtime.js';
+import { OperatorMetrics } from './metrics.js';
+import { conditionOf, createWorld, NAMESPACE, TENANT_KEYS_NAMESPACE, waitFor, type World } from './testing/world.js';
 
 let world: World | undefined;
 
@@ -136,11 +138,13 @@ describe('operator: Tenant', () => {
       const object = simulator.peek('Tenant', NAMESPACE, 'acme');
       return conditionOf(object, 'ApiKeysResolved')?.status === 'False' ? object : undefined;
     });
-    expect(conditionOf(pending, 'ApiKeysResolved')!.message).toContain('spec.apiKeys[0].secretRef: Secret acme-key not found');
+    expect(conditionOf(pending, 'ApiKeysResolved')!.message).toContain(`spec.apiKeys[0].secretRef: no usable API key in namespace ${TENANT_KEYS_NAMESPACE}`);
     expect(conditionOf(pending, 'Ready')?.status).toBe('False');
 
     const rawKey = 'acme-super-secret-api-key-0001';
+    // A Secret of that name in the tenant's own namespace is not looked at.
     await client.create('Secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'acme-key', namespace: NAMESPACE }, data: { token: Buffer.from(rawKey).toString('base64') } });
+    await client.create('Secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'acme-key', namespace: TENANT_KEYS_NAMESPACE }, data: { token: Buffer.from(rawKey).toString('base64') } });
     const ready = await waitFor(() => {
       const object = simulator.peek('Tenant', NAMESPACE, 'acme');
       return conditionOf(object, 'Ready')?.status === 'True' ? object : undefined;
@@ -161,7 +165,7 @@ describe('operator: Tenant', () => {
     expect(tenantSettings.ok && tenantSettings.value).toMatchObject({ tenant_id: 'acme-corp', rate_limit: { requests_per_second: 5, burst_size: 10 }, policies: ['support'] });
 
     // Deleting the referenced Secret revokes the key.
-    await client.delete('Secret', NAMESPACE, 'acme-key');
+    await client.delete('Secret', TENANT_KEYS_NAMESPACE, 'acme-key');
     await waitFor(() => {
       const parsed = parseApiKeysFile(text(simulator.peek<Secret>('Secret', NAMESPACE, settings.apiKeysSecret), 'acme.json') ?? '', 'acme.json');
       return parsed.ok && parsed.value.keys.length === 0;
@@ -187,6 +191,29 @@ describe('operator: Tenant', () => {
     expect(conditionOf(object, 'KeysPublished')!.message).toContain('keys[0].secret');
     expect(conditionOf(object, 'KeysPublished')!.message).not.toContain('short');
     expect(simulator.peek<Secret>('Secret', NAMESPACE, settings.keyRingSecret)?.data?.['acme.json']).toBe(garbage);
+  });
+});
+
+describe('operator: caches behind the API server', () => {
+  it('reconciles a burst of tenants and policies with no failed reconcile and no warning (writes go through its caches; a 409 is retried quietly)', async () => {
+    // The simulator delivers watch events after the write returns, as a real API server does,
+    // so each reconcile of the burst would otherwise plan from a cache one write behind.
+    world = await createWorld();
+    const { client, simulator } = world;
+    const metrics = new OperatorMetrics();
+    const warnings: string[] = [];
+    const logger: Logger = { info: () => undefined, warn: (message) => warnings.push(message), error: (message) => warnings.push(message) };
+    world.startOperator({ metrics, logger });
+    const names = Array.from({ length: 6 }, (_, index) => `burst-${index}`);
+    await Promise.all([
+      ...names.map((name) => client.create('Tenant', tenantResource(name, { tenantId: name, rateLimit: { requestsPerSecond: 1 } }))),
+      ...names.slice(0, 3).map((name) => client.create('TokenizationPolicy', policyResource(name))),
+    ]);
+    await waitFor(() => names.every((name) => conditionOf(simulator.peek('Tenant', NAMESPACE, name), 'Ready')?.status === 'True'), 30_000, 'every tenant Ready');
+    await waitFor(() => names.slice(0, 3).every((name) => conditionOf(simulator.peek('TokenizationPolicy', NAMESPACE, name), 'Published')?.status === 'True'), 30_000, 'every policy Published');
+    const text = await metrics.registry.metrics();
+    expect(text).not.toMatch(/veil_operator_reconcile_total\{controller="[a-z]+",result="error"\} [1-9]/);
+    expect(warnings).toEqual([]);
   });
 });
 
@@ -243,7 +270,7 @@ describe('operator: session-key rotation', () => {
     const initial = await waitFor(() => simulator.peek<Tenant & KubeObject>('Tenant', NAMESPACE, 'acme')?.status?.currentKid);
 
     simulator.failNext(3, { status: 500, methods: ['PUT', 'POST'] });
-    simulator.failNext(2, { status: 409, methods: ['PUT'], kinds: ['Secret'] });
+    simulator.failNext(2, { status: 409, methods: ['PATCH'], kinds: ['Secret'] });
     simulator.failNext(2, { status: 429, methods: ['PATCH'] });
     await update(client, 'Tenant', 'acme', (object) => ({ ...object, spec: { ...(object.spec as object), sessionKeys: { rotateAt: new Date().toISOString() } } }));
     // The rotation has begun once the ring moved past generation 1 (a phase may be too brief to

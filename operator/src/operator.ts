@@ -4,7 +4,7 @@
 //   TokenizationPolicy, policy ConfigMap        -> policy controller, key = namespace
 //   Tenant                                       -> tenant controller, key = namespace/name
 //   key-ring / API-key Secret, tenants ConfigMap -> every tenant (drift is repaired)
-//   any other Secret                             -> the tenants that reference it (API keys)
+//   a Secret of the tenant-keys namespace        -> the tenants that reference it (API keys)
 //   NER Deployment / Service                     -> NER controller
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -18,7 +18,7 @@ import type { WorkQueue } from './kube/workqueue.js';
 import { readFile } from 'node:fs/promises';
 import { NerController } from './controllers/ner/controller.js';
 import { PolicyController } from './controllers/policy/controller.js';
-import { ControllerLoop, describeError, EventRecorder, silentLogger, type Logger } from './controllers/runtime.js';
+import { ControllerLoop, describeError, EventRecorder, silentLogger, type Logger, type ReconcileOutcome } from './controllers/runtime.js';
 import { TenantController } from './controllers/tenant/controller.js';
 import type { RingKey } from './controllers/tenant/rotation.js';
 import type { OperatorMetrics } from './metrics.js';
@@ -71,6 +71,7 @@ export class Operator {
         name: options.settings.leaseName,
         identity: this.identity,
         clock: this.#clock,
+        ...(options.owner === undefined ? {} : { owner: options.owner }),
         ...(options.lease?.durationMs === undefined ? {} : { leaseDurationMs: options.lease.durationMs }),
         ...(options.lease?.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: options.lease.renewDeadlineMs }),
         ...(options.lease?.retryPeriodMs === undefined ? {} : { retryPeriodMs: options.lease.retryPeriodMs }),
@@ -146,12 +147,16 @@ export class Operator {
     };
     const policies = new Informer<KubeObject>(client, 'TokenizationPolicy', informerOptions);
     const tenants = new Informer<KubeObject>(client, 'Tenant', informerOptions);
-    const secrets = new Informer<Secret>(client, 'Secret', informerOptions);
+    // Secrets: only the two the operator writes (one informer per name: RBAC can grant a name,
+    // not a label) and those of the tenant-keys namespace, which Tenants' API keys reference.
+    const keyRings = new Informer<Secret>(client, 'Secret', { ...informerOptions, fieldSelector: `metadata.name=${settings.keyRingSecret}` });
+    const apiKeyDigests = new Informer<Secret>(client, 'Secret', { ...informerOptions, fieldSelector: `metadata.name=${settings.apiKeysSecret}` });
+    const tenantKeySecrets = new Informer<Secret>(client, 'Secret', { ...informerOptions, namespace: settings.tenantKeysNamespace });
     const configMaps = new Informer<ConfigMap>(client, 'ConfigMap', informerOptions);
-    const informers: Informer[] = [policies, tenants, secrets, configMaps];
+    const informers: Informer[] = [policies, tenants, keyRings, apiKeyDigests, tenantKeySecrets, configMaps];
     const events = new EventRecorder(client, clock, this.#logger, this.identity);
     const metrics = this.#options.metrics;
-    const hooks = { onReconciled: (controller: string, result: 'success' | 'error', seconds: number) => metrics?.observeReconcile(controller, result, seconds) };
+    const hooks = { onReconciled: (controller: string, result: ReconcileOutcome, seconds: number) => metrics?.observeReconcile(controller, result, seconds) };
     const loopOptions = { clock, logger: this.#logger, hooks, ...(this.#options.retryBaseMs === undefined ? {} : { baseDelayMs: this.#options.retryBaseMs }) };
     const owner = this.#options.owner;
 
@@ -170,7 +175,10 @@ export class Operator {
         client,
         clock,
         tenants,
-        secrets,
+        keyRings,
+        apiKeyDigests,
+        tenantKeySecrets,
+        tenantKeysNamespace: settings.tenantKeysNamespace,
         configMaps,
         keyRingSecret: settings.keyRingSecret,
         apiKeysSecret: settings.apiKeysSecret,
@@ -231,12 +239,10 @@ export class Operator {
       if (name === settings.policyConfigMap) policyLoop.queue.add(namespace);
       if (name === settings.tenantsConfigMap) allTenants();
     });
-    secrets.onChange((key) => {
+    keyRings.onChange(allTenants);
+    apiKeyDigests.onChange(allTenants);
+    tenantKeySecrets.onChange((key) => {
       const { name } = splitKey(key);
-      if (name === settings.keyRingSecret || name === settings.apiKeysSecret) {
-        allTenants();
-        return;
-      }
       for (const tenant of tenants.list(namespace) as unknown as Tenant[]) {
         if ((tenant.spec.apiKeys ?? []).some((apiKey) => apiKey.secretRef.name === name)) tenantLoop.queue.add(`${namespace}/${tenant.metadata.name}`);
       }

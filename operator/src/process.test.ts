@@ -1,11 +1,14 @@
 // The operator process against the simulator: settings from the environment, leader election
-// on, /healthz and /metrics answering, and a graceful stop that releases the lease.
+// on, /healthz and /metrics answering, a graceful stop that deletes the Lease it held, and a
+// taken health port reported as a startup error.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from './controllers/runtime.js';
 import type { Lease } from './kube/types.js';
-import { SettingsError, startOperatorProcess, type OperatorProcess } from './process.js';
-import { crdValidators } from './sim/crd-validation.js';
-import { ApiSimulator } from './sim/server.js';
+import { SettingsError, StartupError, startOperatorProcess, type OperatorProcess } from './process.js';
+import { crdValidators } from './testing/sim/crd-validation.js';
+import { ApiSimulator } from './testing/sim/server.js';
 import { waitFor } from './testing/world.js';
 
 let simulator: ApiSimulator | undefined;
@@ -20,7 +23,7 @@ afterEach(async () => {
 
 describe('veil-operator process', () => {
   it('serves /healthz and /metrics while leading, and releases the lease on stop', async () => {
-    simulator = await ApiSimulator.start({ validators: crdValidators() });
+    simulator = await ApiSimulator.start({ validators: crdValidators(), namespaces: ['veil'] });
     running = await startOperatorProcess({
       env: { VEIL_OPERATOR_NAMESPACE: 'veil', POD_NAME: 'veil-operator-0' },
       kubeconfigYaml: simulator.kubeconfig('veil'),
@@ -46,8 +49,22 @@ describe('veil-operator process', () => {
 
     await process.stop();
     running = undefined;
-    expect(simulator.peek<Lease>('Lease', 'veil', 'veil-operator')?.spec?.holderIdentity).toBe('');
+    expect(simulator.peek<Lease>('Lease', 'veil', 'veil-operator')).toBeUndefined();
     await expect(fetch(`${process.healthUrl}/healthz`)).rejects.toThrow();
+  });
+
+  it('reports a taken health port as a startup error, before campaigning', async () => {
+    simulator = await ApiSimulator.start({ validators: crdValidators(), namespaces: ['veil'] });
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const attempt = startOperatorProcess({ env: { VEIL_OPERATOR_NAMESPACE: 'veil', POD_NAME: 'veil-operator-0' }, kubeconfigYaml: simulator.kubeconfig('veil'), logger: silentLogger, healthHost: '127.0.0.1', healthPort: port });
+      await expect(attempt).rejects.toSatisfy((error: unknown) => error instanceof StartupError && error.message === `health port ${port} is already in use (VEIL_OPERATOR_HEALTH_PORT)`);
+      expect(simulator.peek<Lease>('Lease', 'veil', 'veil-operator')).toBeUndefined();
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
   });
 
   it('refuses to start with invalid settings, naming the variables', async () => {

@@ -40,6 +40,9 @@ export class SettingsError extends Error {
   }
 }
 
+/** A startup failure with a reason fit for the log (no stack needed). */
+export class StartupError extends Error {}
+
 export async function startOperatorProcess(options: StartOptions): Promise<OperatorProcess> {
   const logger = options.logger ?? jsonLogger();
   const parsed = parseOperatorSettings(options.env);
@@ -93,7 +96,13 @@ export async function startOperatorProcess(options: StartOptions): Promise<Opera
     }
     response.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(options.healthPort ?? settings.healthPort, options.healthHost ?? '0.0.0.0', resolve));
+  const healthPort = options.healthPort ?? settings.healthPort;
+  // A taken port (or any listen error) is a startup failure with a reason, before the operator
+  // campaigns for leadership: an unhandled 'error' event would crash without one.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => reject(new StartupError(error.code === 'EADDRINUSE' ? `health port ${healthPort} is already in use (VEIL_OPERATOR_HEALTH_PORT)` : `health server cannot listen on port ${healthPort}: ${error.message}`)));
+    server.listen(healthPort, options.healthHost ?? '0.0.0.0', () => resolve());
+  });
   const address = server.address() as AddressInfo;
   operator.start();
   logger.info('veil-operator started', { namespace: settings.namespace, identity: operator.identity, health_port: address.port });

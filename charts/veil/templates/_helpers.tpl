@@ -58,6 +58,10 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{- define "veil.auditSecret" -}}{{ default (printf "%s-audit" (include "veil.fullname" .)) .Values.audit.existingSecret }}{{- end -}}
 {{- define "veil.operatorKeySecret" -}}{{ include "veil.fullname" . }}-operator-api-key{{- end -}}
 {{- define "veil.nerKeySecret" -}}{{ include "veil.fullname" . }}-ner-api-key{{- end -}}
+{{- define "veil.redisSecret" -}}{{ include "veil.fullname" . }}-redis{{- end -}}
+
+{{/* Where Tenants' API-key Secrets live: the only namespace whose Secrets the operator may read. */}}
+{{- define "veil.tenantKeysNamespace" -}}{{ default (printf "%s-tenant-keys" .Release.Namespace) .Values.tenantApiKeys.namespace }}{{- end -}}
 
 {{/* True ("true") when the server stores shared state in Redis. */}}
 {{- define "veil.redisEnabled" -}}
@@ -68,6 +72,17 @@ app.kubernetes.io/component: {{ index . 1 }}
 A random secret kept across upgrades: the value already stored in the named Secret (lookup,
 empty under `helm template`), else fresh random bytes. include "veil.keptSecret" (list . name key bytes)
 */}}
+{{/* Like veil.keptSecret, but an alphanumeric token (safe inside a redis:// URL). */}}
+{{- define "veil.keptToken" -}}
+{{- $root := index . 0 -}}
+{{- $existing := lookup "v1" "Secret" $root.Release.Namespace (index . 1) -}}
+{{- if and $existing $existing.data (hasKey $existing.data (index . 2)) -}}
+{{- index $existing.data (index . 2) -}}
+{{- else -}}
+{{- randAlphaNum (index . 3) | b64enc -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "veil.keptSecret" -}}
 {{- $root := index . 0 -}}
 {{- $name := index . 1 -}}
@@ -105,6 +120,9 @@ capabilities:
 {{- end -}}
 {{- if and .Values.audit.persistence.enabled (not .Values.audit.persistence.existingClaim) (ne .Values.audit.persistence.accessMode "ReadWriteMany") (gt (int .Values.server.replicas) 1) -}}
 {{- fail "audit.persistence.accessMode must be ReadWriteMany when server.replicas > 1 (every replica writes its own audit file on the shared claim)" -}}
+{{- end -}}
+{{- if and .Values.redis.enabled (not .Values.redis.persistence.enabled) (not .Values.redis.allowNonDurable) -}}
+{{- fail "redis.persistence.enabled=false loses revocations when the Redis pod restarts, and the server refuses such a Redis: enable persistence, or set redis.allowNonDurable=true to accept the loss" -}}
 {{- end -}}
 {{- if and .Values.ner.enabled (not .Values.operator.enabled) -}}
 {{- fail "ner.enabled needs operator.enabled: the operator runs the NER sidecar" -}}

@@ -86,6 +86,7 @@ describe('operator settings', () => {
       policyConfigMap: 'veil-policies',
       keyRingSecret: 'veil-keyrings',
       apiKeysSecret: 'veil-api-keys',
+      tenantKeysNamespace: 'veil-tenant-keys',
       tenantsConfigMap: 'veil-tenants',
       serverSelector: 'app.kubernetes.io/name=veil,app.kubernetes.io/component=server',
       serverPort: 3000,
@@ -114,5 +115,11 @@ describe('operator settings', () => {
     const { settings } = parseOperatorSettings({ [OPERATOR_ENV.namespace]: 'veil', [OPERATOR_ENV.nerImage]: 'ghcr.io/veil/ner:1', [OPERATOR_ENV.serverApiKeyFile]: '/var/run/veil/key' });
     expect(settings?.nerImage).toBe('ghcr.io/veil/ner:1');
     expect(settings?.serverApiKeyFile).toBe('/var/run/veil/key');
+  });
+
+  it('takes the tenant-keys namespace as set, else derives it from the namespace', () => {
+    expect(parseOperatorSettings({ [OPERATOR_ENV.namespace]: 'veil', [OPERATOR_ENV.tenantKeysNamespace]: 'keys' }).settings?.tenantKeysNamespace).toBe('keys');
+    expect(parseOperatorSettings({ [OPERATOR_ENV.namespace]: 'a'.repeat(60) }).settings?.tenantKeysNamespace).toBe(`${'a'.repeat(60)}-te`);
+    expect(parseOperatorSettings({ [OPERATOR_ENV.namespace]: 'veil', [OPERATOR_ENV.tenantKeysNamespace]: 'Bad' }).problems).toEqual([`${OPERATOR_ENV.tenantKeysNamespace}: must match ${String(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/)}`]);
   });
 });

@@ -12,4 +12,5 @@ export { toStructuralSchema, structuralProblems } from './structural.js';
 export type { Schema as JsonSchemaObject } from './structural.js';
 export { CRD_FILES, POLICY_CRD_SCHEMA, renderCrdFiles, renderCrdYaml, tenantCrd, tokenizationPolicyCrd, veilCrds } from './crds.js';
 export { compileCrd, validateAgainstCrd } from './validate.js';
+export { parseYamlDocuments, stringifyPortableYaml, yamlVersionDifference } from './portable-yaml.js';
 export type { CompiledCrd, CrdValidationError, CrdValidationOptions, CrdValidationResult } from './validate.js';

@@ -22,10 +22,10 @@
 // operator can compare desired and actual data without spurious updates.
 import { createHash } from 'node:crypto';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { stringify } from 'yaml';
 import { formatFieldPath, type PathSegment } from '../policy/parse.js';
 import type { Policy } from '../policy/types.js';
 import { API_KEY_SCOPES, KID_PATTERN, TENANT_ID_PATTERN } from './types.js';
+import { stringifyPortableYaml } from './portable-yaml.js';
 
 /** Largest total payload of one ConfigMap or Secret the API server accepts. */
 export const MAX_OBJECT_DATA_BYTES = 1024 * 1024;
@@ -100,7 +100,7 @@ export function policyFileName(policyName: string): string {
  */
 export function serializePolicyFile(policy: Policy, source?: string): string {
   const header = source === undefined ? '' : `# Rendered by veil-operator from ${source}; edit the resource, not this file.\n`;
-  return header + stringify(policy, { lineWidth: 0, aliasDuplicateObjects: false });
+  return header + stringifyPortableYaml(policy);
 }
 
 export interface PolicyDirectoryEntry {

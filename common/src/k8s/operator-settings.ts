@@ -12,6 +12,11 @@ export const OPERATOR_ENV = {
   keyRingSecret: 'VEIL_OPERATOR_KEYRING_SECRET',
   /** Secret holding every tenant's API-key file (digests only). */
   apiKeysSecret: 'VEIL_OPERATOR_API_KEYS_SECRET',
+  /**
+   * Namespace of the Secrets that Tenants' spec.apiKeys[].secretRef name: the only namespace
+   * where the operator reads arbitrary Secrets (default `<namespace>-tenant-keys`).
+   */
+  tenantKeysNamespace: 'VEIL_OPERATOR_TENANT_KEYS_NAMESPACE',
   /** ConfigMap holding every tenant's settings file (rate limit, allowed policies). */
   tenantsConfigMap: 'VEIL_OPERATOR_TENANTS_CONFIGMAP',
   /** Label selector of the server pods whose /v1/diagnostics gate rotation phases. */
@@ -47,6 +52,7 @@ export interface OperatorSettings {
   readonly policyConfigMap: string;
   readonly keyRingSecret: string;
   readonly apiKeysSecret: string;
+  readonly tenantKeysNamespace: string;
   readonly tenantsConfigMap: string;
   readonly serverSelector: string;
   readonly serverPort: number;
@@ -63,6 +69,13 @@ export interface OperatorSettings {
 }
 
 const RESOURCE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** The tenant-keys namespace: as set, else `<namespace>-tenant-keys` (nothing to derive from a bad namespace). */
+function tenantKeysNamespace(value: string | undefined, namespace: string, problems: string[]): string {
+  const chosen = value !== undefined && value !== '' ? value : RESOURCE_NAME.test(namespace) ? `${namespace}-tenant-keys`.slice(0, 63).replace(/-+$/, '') : '';
+  if (chosen !== '' && !RESOURCE_NAME.test(chosen)) problems.push(`${OPERATOR_ENV.tenantKeysNamespace}: must match ${String(RESOURCE_NAME)}`);
+  return chosen;
+}
 
 /**
  * Read the settings from an environment. Every problem is listed (variable names only; these
@@ -92,11 +105,13 @@ export function parseOperatorSettings(env: Readonly<Record<string, string | unde
   const nerApiKeySecret = env[OPERATOR_ENV.nerApiKeySecret];
   if (nerApiKeySecret !== undefined && nerApiKeySecret !== '' && !RESOURCE_NAME.test(nerApiKeySecret)) problems.push(`${OPERATOR_ENV.nerApiKeySecret}: must match ${String(RESOURCE_NAME)}`);
   if (apiKeyFile !== undefined && apiKeyFile !== '' && !apiKeyFile.startsWith('/')) problems.push(`${OPERATOR_ENV.serverApiKeyFile}: must be an absolute path`);
+  const namespace = text('namespace', undefined, RESOURCE_NAME);
   const settings: OperatorSettings = {
-    namespace: text('namespace', undefined, RESOURCE_NAME),
+    namespace,
     policyConfigMap: text('policyConfigMap', 'veil-policies', RESOURCE_NAME),
     keyRingSecret: text('keyRingSecret', 'veil-keyrings', RESOURCE_NAME),
     apiKeysSecret: text('apiKeysSecret', 'veil-api-keys', RESOURCE_NAME),
+    tenantKeysNamespace: tenantKeysNamespace(env[OPERATOR_ENV.tenantKeysNamespace], namespace, problems),
     tenantsConfigMap: text('tenantsConfigMap', 'veil-tenants', RESOURCE_NAME),
     serverSelector: text('serverSelector', 'app.kubernetes.io/name=veil,app.kubernetes.io/component=server'),
     serverPort: integer('serverPort', 3000, 1, 65535),

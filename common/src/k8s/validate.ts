@@ -7,9 +7,9 @@
 // three enforce the committed crds/*.yaml rather than a copy of it.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
-import { parse } from 'yaml';
 import { formatFieldPath, pointerToPath, type PathSegment } from '../policy/parse.js';
 import { compileCelRule } from './cel.js';
+import { parseYamlDocuments } from './portable-yaml.js';
 import type { Schema } from './structural.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
@@ -43,6 +43,39 @@ export interface CompiledCrd {
   /** Every CEL rule string of a version (for checks that each one is evaluable offline). */
   celRulesOf(version: string): readonly string[];
   validate(object: unknown, options?: CrdValidationOptions): CrdValidationResult;
+  /**
+   * The object with every field its schema does not declare removed, as the API server prunes
+   * them, and the paths removed (`spec.extra`). With `fieldValidation=Strict` the API server
+   * refuses the request instead when `unknown` is not empty.
+   */
+  prune(object: unknown): { readonly object: unknown; readonly unknown: readonly string[] };
+}
+
+/** Drop what a structural schema does not declare (metadata is the API server's, left alone). */
+function pruneNode(schema: Schema | undefined, value: unknown, path: readonly PathSegment[], unknown: string[]): unknown {
+  if (schema === undefined || schema['x-kubernetes-preserve-unknown-fields'] === true) return value;
+  if (Array.isArray(value)) {
+    const items = isRecord(schema['items']) ? schema['items'] : undefined;
+    return value.map((item, index) => pruneNode(items, item, [...path, index], unknown));
+  }
+  if (!isRecord(value)) return value;
+  const properties = isRecord(schema['properties']) ? schema['properties'] : undefined;
+  const additional = isRecord(schema['additionalProperties']) ? schema['additionalProperties'] : undefined;
+  if (properties === undefined && additional === undefined) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (path.length === 0 && (key === 'metadata' || key === 'apiVersion' || key === 'kind')) {
+      out[key] = child;
+      continue;
+    }
+    const childSchema = properties !== undefined && Object.hasOwn(properties, key) ? properties[key] : additional;
+    if (!isRecord(childSchema)) {
+      unknown.push(formatFieldPath([...path, key]));
+      continue;
+    }
+    out[key] = pruneNode(childSchema, child, [...path, key], unknown);
+  }
+  return out;
 }
 
 function isRecord(value: unknown): value is Schema {
@@ -247,7 +280,8 @@ const compiledCache = new Map<string, CompiledCrd>();
 export function compileCrd(crdYaml: string): CompiledCrd {
   const cached = compiledCache.get(crdYaml);
   if (cached !== undefined) return cached;
-  const document: unknown = parse(crdYaml);
+  // Read as the API server and kubectl read it: YAML 1.1, where a bare `n` is the boolean false.
+  const document: unknown = parseYamlDocuments(crdYaml, '1.1')[0];
   if (!isRecord(document) || document['apiVersion'] !== 'apiextensions.k8s.io/v1' || document['kind'] !== 'CustomResourceDefinition' || !isRecord(document['spec'])) {
     throw new Error('compileCrd: not an apiextensions.k8s.io/v1 CustomResourceDefinition');
   }
@@ -276,6 +310,12 @@ export function compileCrd(crdYaml: string): CompiledCrd {
       const out: string[] = [];
       collectRules(schemas.get(version), out);
       return out;
+    },
+    prune: (object) => {
+      const apiVersion = isRecord(object) && typeof object['apiVersion'] === 'string' ? object['apiVersion'] : '';
+      const schema = schemas.get(apiVersion.split('/')[1] ?? '');
+      const unknown: string[] = [];
+      return { object: pruneNode(schema, object, [], unknown), unknown };
     },
     validate: (object, options = {}) => {
       const errors: CrdValidationError[] = [];

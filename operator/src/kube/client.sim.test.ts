@@ -1,15 +1,15 @@
-// The KubeClient conformance suite against the in-repo API simulator, through the real
-// @kubernetes/client-node client (RealKubeClient) talking HTTP to it.
+// The KubeClient conformance suite against the API simulator, through the real client
+// (RealKubeClient) talking HTTP to it: the simulator must answer as the real API server does.
 import { afterAll } from 'vitest';
-import { ApiSimulator } from '../sim/server.js';
-import { crdValidators } from '../sim/crd-validation.js';
+import { ApiSimulator } from '../testing/sim/server.js';
+import { crdValidators } from '../testing/sim/crd-validation.js';
 import { kubeClientConformance } from './client.suite.js';
 import { loadKubeConfig, RealKubeClient } from './real-client.js';
 
 let simulator: ApiSimulator | undefined;
 
 kubeClientConformance('simulator', async () => {
-  simulator = await ApiSimulator.start({ validators: crdValidators() });
+  simulator = await ApiSimulator.start({ validators: crdValidators(), namespaces: ['conformance'] });
   return { client: new RealKubeClient(loadKubeConfig({ kubeconfigYaml: simulator.kubeconfig('conformance') })), namespace: 'conformance', crdsInstalled: true };
 });
 

@@ -1,7 +1,8 @@
 // The narrow Kubernetes client the operator is written against. One real implementation
-// (real-client.ts, on @kubernetes/client-node) and the in-repo API simulator stand behind it;
-// client.suite.ts is the conformance suite both must pass. Every call is namespaced: the
-// operator owns nothing cluster-scoped.
+// (real-client.ts) and the API simulator of the fault-injection tests stand behind it;
+// client.suite.ts is the conformance suite both must pass, against a real API server in
+// `make test`. Every call is namespaced: the operator owns nothing cluster-scoped. Writes
+// request strict field validation and carry the operator's field manager.
 import type { KindName, KubeObject } from './types.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
@@ -18,8 +19,10 @@ export interface ListResult {
 }
 
 export interface ListOptions {
-  /** Equality selectors only: `a=b,c=d`. */
+  /** A label selector in the API's syntax: `a=b,c!=d`, `tier in (x,y)`, `!gone`. */
   readonly labelSelector?: string;
+  /** A field selector; the operator uses `metadata.name=<name>` (RBAC resourceNames then allow list and watch). */
+  readonly fieldSelector?: string;
 }
 
 export interface WatchOptions extends ListOptions {
@@ -40,9 +43,21 @@ export interface WatchCallbacks {
 export interface DeleteOptions {
   /** Precondition: delete only the object with this uid. */
   readonly uid?: string;
+  /** Precondition: delete only this version of the object (409 otherwise). */
+  readonly resourceVersion?: string;
   /** Background (default) lets the garbage collector remove dependents. */
   readonly propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
 }
+
+export interface ApplyOptions {
+  /** Take over fields another manager owns (default true: the operator owns what it applies). */
+  readonly force?: boolean;
+  /** Field manager (default FIELD_MANAGER, the operator's). */
+  readonly fieldManager?: string;
+}
+
+/** One RFC 6902 operation; the operator uses `test` and `remove`. */
+export type JsonPatchOperation = { readonly op: 'test' | 'add' | 'replace'; readonly path: string; readonly value: unknown } | { readonly op: 'remove'; readonly path: string };
 
 export interface KubeClient {
   /** The object, or undefined when it does not exist. */
@@ -54,6 +69,14 @@ export interface KubeClient {
   create<T extends KubeObject>(kind: KindName, object: T): Promise<T>;
   /** Optimistic concurrency: `metadata.resourceVersion` must be current, else 409 Conflict. */
   replace<T extends KubeObject>(kind: KindName, object: T): Promise<T>;
+  /**
+   * Server-side apply of `object` (the fields this manager owns; omitted fields it owned are
+   * removed). Creates the object when absent. A `metadata.resourceVersion` in `object` is a
+   * precondition (409 when the object has moved on).
+   */
+  apply<T extends KubeObject>(kind: KindName, object: T, options?: ApplyOptions): Promise<T>;
+  /** RFC 6902 JSON patch (a `test` operation makes it conditional). */
+  patch<T extends KubeObject>(kind: KindName, namespace: string, name: string, operations: readonly JsonPatchOperation[]): Promise<T>;
   /**
    * JSON merge patch of the status subresource. With `resourceVersion` the patch applies only
    * to that version (409 otherwise), so a status computed from a stale read is never written.

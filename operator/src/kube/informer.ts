@@ -11,6 +11,8 @@ import { objectKey, type KindName, type KubeObject } from './types.js';
 export interface InformerOptions {
   readonly namespace?: string;
   readonly labelSelector?: string;
+  /** E.g. `metadata.name=<name>`: one object, which RBAC can grant by resourceNames. */
+  readonly fieldSelector?: string;
   /** Full relist period (resync); default 5 minutes. */
   readonly relistIntervalMs?: number;
   /** Backoff after a failed list or watch: base and cap. */
@@ -93,6 +95,24 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.#relistTimer = undefined;
   }
 
+  /**
+   * Write-through: record what a write of ours returned, so a reconcile that runs before the
+   * watch delivers that write plans from it instead of from the version it replaced (which the
+   * API server would refuse with 409). Handlers are not called: the watch event will be.
+   * Objects of another namespace than the informer's are ignored.
+   */
+  observe(object: T): void {
+    if (!this.#running || (this.#options.namespace !== undefined && object.metadata.namespace !== this.#options.namespace)) return;
+    this.#cache.set(objectKey(object.metadata.namespace, object.metadata.name), structuredClone(object));
+  }
+
+  #selectors(): { labelSelector?: string; fieldSelector?: string } {
+    return {
+      ...(this.#options.labelSelector === undefined ? {} : { labelSelector: this.#options.labelSelector }),
+      ...(this.#options.fieldSelector === undefined ? {} : { fieldSelector: this.#options.fieldSelector }),
+    };
+  }
+
   #notify(key: string): void {
     for (const handler of this.#handlers) handler(key);
   }
@@ -119,7 +139,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     let result;
     try {
       this.stats.lists += 1;
-      result = await this.#client.list(this.#kind, this.#options.namespace, this.#options.labelSelector === undefined ? {} : { labelSelector: this.#options.labelSelector });
+      result = await this.#client.list(this.#kind, this.#options.namespace, this.#selectors());
     } catch (error) {
       this.#failures += 1;
       this.#options.onError?.(error, 'list');
@@ -153,7 +173,7 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   async #startWatch(): Promise<void> {
     if (!this.#running) return;
-    const options = { resourceVersion: this.#resourceVersion, ...(this.#options.labelSelector === undefined ? {} : { labelSelector: this.#options.labelSelector }) };
+    const options = { resourceVersion: this.#resourceVersion, ...this.#selectors() };
     let handle: { stop(): void } | undefined;
     let closedEarly = false;
     try {

@@ -2,7 +2,7 @@
 // lease taken over only after it expires (judged by the observer's own clock), a leader that
 // cannot renew steps down within the renew deadline, and a released lease is taken at once.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiSimulator } from '../sim/server.js';
+import { ApiSimulator } from '../testing/sim/server.js';
 import { FakeClock } from './clock.js';
 import { LeaderElector } from './leader.js';
 import { loadKubeConfig, RealKubeClient } from './real-client.js';
@@ -12,7 +12,7 @@ let simulator: ApiSimulator;
 let client: RealKubeClient;
 
 beforeEach(async () => {
-  simulator = await ApiSimulator.start();
+  simulator = await ApiSimulator.start({ namespaces: ['ops'] });
   client = new RealKubeClient(loadKubeConfig({ kubeconfigYaml: simulator.kubeconfig('ops') }));
 });
 
@@ -92,16 +92,28 @@ describe('LeaderElector', () => {
     expect([a.isLeader, b.isLeader].filter(Boolean)).toHaveLength(1);
   });
 
-  it('releases the lease on stop so a successor takes it at once', async () => {
+  it('deletes its lease on stop so a successor takes it at once and nothing is left behind', async () => {
     const log: string[] = [];
     const a = candidate('a', log);
     const b = candidate('b', log);
     await a.round();
     await b.round();
     await a.stop();
-    expect(simulator.peek<Lease>('Lease', 'ops', 'veil-operator')?.spec?.holderIdentity).toBe('');
+    expect(simulator.peek<Lease>('Lease', 'ops', 'veil-operator')).toBeUndefined();
     await b.round();
     expect(b.isLeader).toBe(true);
     expect(log).toEqual(['a started', 'a stopped', 'b started']);
+    await b.stop();
+    expect(simulator.peek<Lease>('Lease', 'ops', 'veil-operator')).toBeUndefined();
+  });
+
+  it('leaves a Lease that someone else holds by then', async () => {
+    const log: string[] = [];
+    const a = candidate('a', log);
+    await a.round();
+    const lease = simulator.peek<Lease>('Lease', 'ops', 'veil-operator')!;
+    simulator.seed('Lease', { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder' } });
+    await a.stop();
+    expect(simulator.peek<Lease>('Lease', 'ops', 'veil-operator')?.spec?.holderIdentity).toBe('intruder');
   });
 });

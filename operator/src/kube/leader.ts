@@ -5,10 +5,13 @@
 // between nodes cannot hand out the lease twice). Writes are optimistic (resourceVersion), so
 // two candidates racing for an expired lease cannot both win. A leader that fails to renew
 // within the renew deadline (shorter than the lease duration) steps down before anyone else
-// may take over; `stop()` releases the lease so a successor need not wait for expiry.
+// may take over; `stop()` deletes the Lease it holds (conditional on its version, so a Lease
+// someone else took meanwhile stays), so a successor need not wait for expiry and nothing is
+// left behind when the last replica goes. The Lease is owned by the operator's Deployment when
+// known, so a leader that dies without releasing it still leaves nothing after an uninstall.
 import type { KubeClient } from './client.js';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
-import { isAlreadyExists, isConflict, type Lease } from './types.js';
+import { isAlreadyExists, isConflict, type Lease, type OwnerReference } from './types.js';
 
 export interface LeaderElectionOptions {
   readonly client: KubeClient;
@@ -19,6 +22,8 @@ export interface LeaderElectionOptions {
   readonly renewDeadlineMs?: number;
   readonly retryPeriodMs?: number;
   readonly clock?: Clock;
+  /** Owner of the Lease it creates (the operator's Deployment). */
+  readonly owner?: OwnerReference;
   readonly onStartedLeading: () => void;
   /** Called when leadership is lost or released; the caller must stop reconciling. */
   readonly onStoppedLeading: () => void | Promise<void>;
@@ -102,6 +107,11 @@ export class LeaderElector {
       return false;
     });
     const now = this.#clock.now();
+    if (acquired && !this.#running) {
+      // stop() was called while this round took the lease: give it back, never hold it unseen.
+      await this.#release();
+      return;
+    }
     if (acquired) {
       this.#lastRenewAt = now;
       if (!this.#leader && this.#running) {
@@ -131,7 +141,7 @@ export class LeaderElector {
         await client.create<Lease>('Lease', {
           apiVersion: 'coordination.k8s.io/v1',
           kind: 'Lease',
-          metadata: { name, namespace },
+          metadata: { name, namespace, ...(this.#options.owner === undefined ? {} : { ownerReferences: [this.#options.owner] }) },
           spec: { holderIdentity: identity, leaseDurationSeconds: durationSeconds, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 },
         });
         this.#currentHolder = identity;
@@ -180,15 +190,12 @@ export class LeaderElector {
     try {
       const lease = await client.get<Lease>('Lease', namespace, name);
       if (lease?.spec?.holderIdentity !== identity) return;
-      const now = this.#clock.now();
-      await client.replace<Lease>('Lease', {
-        ...lease,
-        spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, acquireTime: microTime(now), renewTime: microTime(now) },
-      });
+      await client.delete('Lease', namespace, name, { ...(lease.metadata.uid === undefined ? {} : { uid: lease.metadata.uid }), ...(lease.metadata.resourceVersion === undefined ? {} : { resourceVersion: lease.metadata.resourceVersion }) });
       this.#currentHolder = '';
     } catch (error) {
-      // The lease expires on its own; a failed release only delays the successor.
-      this.#options.onError?.(error);
+      // 409: someone renewed or took it in between, and it is theirs now. Otherwise the lease
+      // expires on its own; a failed release only delays the successor.
+      if (!isConflict(error)) this.#options.onError?.(error);
     }
   }
 }

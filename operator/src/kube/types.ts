@@ -75,6 +75,14 @@ export function apiVersionOf(kind: ResourceKind): string {
   return kind.group === '' ? kind.version : `${kind.group}/${kind.version}`;
 }
 
+/** The field manager of every write the operator makes (server-side apply ownership, managedFields). */
+export const FIELD_MANAGER = 'veil-operator';
+
+/** The URL path of one namespaced object. */
+export function objectPath(kind: ResourceKind, namespace: string, name: string): string {
+  return `${collectionPath(kind, namespace)}/${encodeURIComponent(name)}`;
+}
+
 /** `/api/v1/namespaces/ns/configmaps` or `/apis/apps/v1/namespaces/ns/deployments` (no namespace: all namespaces). */
 export function collectionPath(kind: ResourceKind, namespace?: string): string {
   const base = kind.group === '' ? `/api/${kind.version}` : `/apis/${kind.group}/${kind.version}`;

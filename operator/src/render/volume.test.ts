@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadKubeConfig, RealKubeClient } from '../kube/real-client.js';
-import { ApiSimulator } from '../sim/server.js';
+import { ApiSimulator } from '../testing/sim/server.js';
 import { waitFor } from '../testing/world.js';
 import { VolumeProjector, writeAtomically } from './volume.js';
 
@@ -38,7 +38,7 @@ describe('writeAtomically', () => {
 
 describe('VolumeProjector', () => {
   it('projects a Secret (decoded) and follows its updates', async () => {
-    const simulator = await ApiSimulator.start();
+    const simulator = await ApiSimulator.start({ namespaces: ['veil'] });
     try {
       const client = new RealKubeClient(loadKubeConfig({ kubeconfigYaml: simulator.kubeconfig('veil') }));
       const dir = tempDir();

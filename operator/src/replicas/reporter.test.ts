@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadKubeConfig, RealKubeClient } from '../kube/real-client.js';
 import type { Pod } from '../kube/types.js';
-import { ApiSimulator } from '../sim/server.js';
+import { ApiSimulator } from '../testing/sim/server.js';
 import { parseDiagnostics, PodReplicaReporter, UrlReplicaReporter } from './reporter.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -49,7 +49,7 @@ describe('PodReplicaReporter', () => {
   it('asks every ready server Pod, and only those, with the credential', async () => {
     const seen: string[] = [];
     const port = await diagnosticsServer({ key_rings: [{ tenant: 'acme', generation: 'cafe' }] }, seen);
-    const simulator = await ApiSimulator.start();
+    const simulator = await ApiSimulator.start({ namespaces: ['veil'] });
     closers.push(() => simulator.stop());
     const labels = { 'app.kubernetes.io/name': 'veil', 'app.kubernetes.io/component': 'server' };
     simulator.seed('Pod', pod('veil-0', labels, true));
@@ -63,7 +63,7 @@ describe('PodReplicaReporter', () => {
   });
 
   it('reports a listing failure, and a replica that does not answer, without confirming anything', async () => {
-    const simulator = await ApiSimulator.start();
+    const simulator = await ApiSimulator.start({ namespaces: ['veil'] });
     closers.push(() => simulator.stop());
     const client = new RealKubeClient(loadKubeConfig({ kubeconfigYaml: simulator.kubeconfig('veil') }));
     simulator.failNext(1, { status: 500, kinds: ['Pod'] });

@@ -13,10 +13,12 @@ import type { KubeObject, Secret } from '../kube/types.js';
 import { OperatorMetrics } from '../metrics.js';
 import { Operator, type OperatorOptions } from '../operator.js';
 import { UrlReplicaReporter } from '../replicas/reporter.js';
-import { crdValidators } from '../sim/crd-validation.js';
-import { ApiSimulator } from '../sim/server.js';
+import { crdValidators } from './sim/crd-validation.js';
+import { ApiSimulator } from './sim/server.js';
 
 export const NAMESPACE = 'veil';
+/** Where Tenants' API-key Secrets live (the operator's default for NAMESPACE). */
+export const TENANT_KEYS_NAMESPACE = `${NAMESPACE}-tenant-keys`;
 
 export function testSettings(overrides: Record<string, string> = {}): OperatorSettings {
   const parsed = parseOperatorSettings({ VEIL_OPERATOR_NAMESPACE: NAMESPACE, VEIL_OPERATOR_SESSION_TTL_SECONDS: '1', ...overrides });
@@ -96,7 +98,7 @@ export interface World {
 }
 
 export async function createWorld(options: { replicas?: number; settings?: Record<string, string>; verbose?: boolean } = {}): Promise<World> {
-  const simulator = await ApiSimulator.start({ validators: crdValidators() });
+  const simulator = await ApiSimulator.start({ validators: crdValidators(), namespaces: [NAMESPACE, TENANT_KEYS_NAMESPACE] });
   const client = new RealKubeClient(loadKubeConfig({ kubeconfigYaml: simulator.kubeconfig(NAMESPACE) }));
   const settings = testSettings(options.settings);
   const replicas = await Promise.all(Array.from({ length: options.replicas ?? 2 }, (_, index) => new FakeReplica(`veil-server-${index}`, () => simulator.peek<Secret>('Secret', NAMESPACE, settings.keyRingSecret)).start()));

@@ -207,6 +207,8 @@ export interface VeilConfig {
      * revocations and idempotency_records also bind SQLite and Redis.
      */
     readonly tenant_quotas: Partial<StoreCapacity>;
+    /** Waives the startup check that a Redis holding revocations is durable (AOF on, noeviction). */
+    readonly allow_non_durable_redis: boolean;
   };
   readonly detector: {
     readonly mode: DetectorMode;
@@ -468,6 +470,7 @@ export const CONFIG_SCHEMA = {
       memory_limits: section(capacitySection(MEMORY_LIMIT_DEFAULTS)),
       // No schema defaults: they depend on the backend and the caps (services/stores.ts).
       tenant_quotas: section(capacitySection({})),
+      allow_non_durable_redis: { type: 'boolean', default: false },
     }),
     detector: section({
       mode: { type: 'string', enum: DETECTOR_MODES, default: 'builtin' },

@@ -88,6 +88,7 @@ export async function openAppStores(config: VeilConfig, onWarning: (message: str
     limits: storeLimits(config),
     // A memory revocation is kept as long as a blob holding its value could be rehydrated.
     revocationRetentionMs: longestBlobRetentionMs(config),
+    requireDurableRedis: !config.storage.allow_non_durable_redis,
     onWarning,
   });
 }

@@ -53,8 +53,23 @@ export interface StoreOptions {
   /** Redis connect / command timeouts (defaults 2000 / 1000 ms). */
   readonly redisConnectTimeoutMs?: number;
   readonly redisCommandTimeoutMs?: number;
-  /** Startup warnings (Redis eviction policy or AOF off). */
+  /**
+   * Refuse to open when the Redis holding revocations is not durable (AOF off, appendfsync no,
+   * an evicting maxmemory-policy, or a configuration it cannot read): a Redis restart would
+   * otherwise bring revoked sessions back. Default true; storage.allow_non_durable_redis waives
+   * it, and the deviations are then startup warnings.
+   */
+  readonly requireDurableRedis?: boolean;
+  /** Startup warnings (Redis eviction policy or AOF off, when waived). */
   readonly onWarning?: (message: string) => void;
+}
+
+/** The Redis holding revocations is not durable and no waiver was given. */
+export class NonDurableRedisError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`the Redis holding revocations is not durable: ${problems.join('; ')}. Fix the Redis server, or waive the check with storage.allow_non_durable_redis: true (VEIL_STORAGE__ALLOW_NON_DURABLE_REDIS=true)`);
+    this.name = 'NonDurableRedisError';
+  }
 }
 
 export interface Stores {
@@ -92,10 +107,13 @@ export async function createStores(options: StoreOptions): Promise<Stores> {
         ...(options.redisKeyPrefix === undefined ? {} : { prefix: options.redisKeyPrefix }),
         ...(options.redisConnectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.redisConnectTimeoutMs }),
         ...(options.redisCommandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.redisCommandTimeoutMs }),
-        ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
       });
+      const problems = await redis.checkServerSettings();
+      if (options.revocation === 'redis' && options.requireDurableRedis !== false && problems.length > 0) throw new NonDurableRedisError(problems);
+      for (const problem of problems) options.onWarning?.(problem);
     }
   } catch (error) {
+    await redis?.close();
     sqlite?.close();
     throw error;
   }

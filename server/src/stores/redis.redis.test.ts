@@ -3,14 +3,15 @@
 // other's keys and nothing is flushed; the peer is a second client (another replica). The broken
 // store points at a loopback port nothing listens on. Redis-only checks follow: startup against a
 // dead port, a hung server (SIGSTOP) bounded by the command timeout, the script cache being
-// flushed (NOSCRIPT fallback), OOM as STORE_FULL, the settings check, and the key layout.
+// flushed (NOSCRIPT fallback), OOM as STORE_FULL, the settings check (a non-durable Redis for
+// revocations is refused unless waived), and the key layout.
 // Without any Redis the suite fails under CI and is skipped, with the reason, elsewhere.
 import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRedisServer, freePort, redisAvailability, startLocalRedis, startTestRedis, type LocalRedis, type TestRedis } from '../testing/redis.js';
 import { idempotencyStoreSuite, replayStoreSuite, revocationStoreSuite, sessionStoreSuite, type StoreFactory } from './conformance.suite.js';
-import { createStores } from './index.js';
+import { createStores, NonDurableRedisError } from './index.js';
 import {
   connectRedis,
   openRedisStores,
@@ -147,8 +148,8 @@ if (!availability.available) {
       } finally {
         await stores.close();
       }
-      // The test server runs without AOF on purpose; the settings check must say so.
-      if (redis?.local === true) expect(warnings.some((warning) => warning.includes('appendonly'))).toBe(true);
+      // The private test server is durable (AOF, noeviction): nothing to warn about.
+      if (redis?.local === true) expect(warnings).toEqual([]);
     });
 
     describe('on a private redis-server', () => {
@@ -160,6 +161,26 @@ if (!availability.available) {
       });
       afterAll(async () => {
         await local?.stop();
+      });
+
+      it('refuses a Redis without AOF for revocations unless waived, and only for revocations', async (context) => {
+        if (!hasLocal) context.skip(localReason);
+        const volatile = await startLocalRedis(['--appendonly', 'no', '--maxmemory-policy', 'allkeys-lru']);
+        try {
+          const base = { replay: 'redis', idempotency: 'redis', sessions: 'sealed', redisUrl: volatile.url } as const;
+          const refused = await createStores({ ...base, revocation: 'redis' }).catch((error: unknown) => error);
+          expect(refused).toBeInstanceOf(NonDurableRedisError);
+          expect((refused as NonDurableRedisError).problems.join('\n')).toMatch(/maxmemory-policy is allkeys-lru[\s\S]*appendonly is off/);
+          expect((refused as Error).message).toContain('storage.allow_non_durable_redis');
+          const warnings: string[] = [];
+          const waived = await createStores({ ...base, revocation: 'redis', requireDurableRedis: false, onWarning: (message) => warnings.push(message) });
+          await waived.close();
+          expect(warnings.length).toBe(2);
+          const noRevocations = await createStores({ ...base, revocation: 'memory' });
+          await noRevocations.close();
+        } finally {
+          await volatile.stop();
+        }
       });
       const itLocal = hasLocal ? it : it.skip;
       const suffix = hasLocal ? '' : ` (skipped: ${localReason})`;

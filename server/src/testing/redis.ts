@@ -75,8 +75,10 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Start a private redis-server (persistence off) and wait until it answers PING. `port` starts
- * it on that port (a server stopped by the test coming back where its clients reconnect).
+ * Start a private redis-server and wait until it answers PING. It runs as production should (AOF
+ * on, appendfsync everysec, noeviction), since the server refuses a non-durable Redis for
+ * revocations; `extraArguments` may override that (later arguments win). `port` starts it on that
+ * port (a server stopped by the test coming back where its clients reconnect).
  */
 export async function startLocalRedis(extraArguments: readonly string[] = [], options: { readonly port?: number } = {}): Promise<LocalRedis> {
   const binary = findRedisServer();
@@ -88,7 +90,7 @@ export async function startLocalRedis(extraArguments: readonly string[] = [], op
     const directory = mkdtempSync(join(tmpdir(), 'veil-redis-'));
     const child = spawn(
       binary,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', directory, '--daemonize', 'no', '--loglevel', 'warning', ...extraArguments],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec', '--dir', directory, '--daemonize', 'no', '--loglevel', 'warning', ...extraArguments],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
@@ -158,7 +160,8 @@ function ping(port: number): Promise<boolean> {
     socket.once('connect', () => socket.write('PING\r\n'));
     socket.on('data', (chunk: Buffer) => {
       reply += chunk.toString('utf8');
-      if (reply.includes('\r\n')) finish(reply.startsWith('+PONG'));
+      // NOAUTH: a server started with --requirepass is up too.
+      if (reply.includes('\r\n')) finish(reply.startsWith('+PONG') || reply.startsWith('-NOAUTH'));
     });
   });
 }

@@ -54,14 +54,14 @@ export class PolicyController implements Reconciler {
         },
         data: plan.files,
       };
-      const { outcome } = await applyObject(client, 'ConfigMap', desired, actual, dataRules);
+      const { outcome } = await applyObject(client, 'ConfigMap', desired, actual, dataRules, (object) => this.options.configMaps.observe(object));
       if (outcome !== 'unchanged') this.options.logger.info('policy directory written', { namespace, configmap: configMapName, outcome, files: Object.keys(plan.files).length, content_hash: plan.contentHash });
     }
 
     for (const policy of policies) {
       const status: TokenizationPolicyStatus | undefined = plan.statuses.get(policy.metadata.name);
       if (status === undefined) continue;
-      await patchStatusIfChanged(client, 'TokenizationPolicy', policy as unknown as KubeObject, status);
+      await patchStatusIfChanged(client, 'TokenizationPolicy', policy as unknown as KubeObject, status, (object) => this.options.policies.observe(object));
     }
     for (const event of plan.events) {
       const policy = policies.find((candidate) => candidate.metadata.name === event.policy);

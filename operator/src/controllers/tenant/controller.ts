@@ -44,7 +44,13 @@ export interface TenantControllerOptions {
   readonly client: KubeClient;
   readonly clock: Clock;
   readonly tenants: Informer;
-  readonly secrets: Informer<Secret>;
+  /** The key-ring Secret (an informer on that one name). */
+  readonly keyRings: Informer<Secret>;
+  /** The API-key digests Secret (an informer on that one name). */
+  readonly apiKeyDigests: Informer<Secret>;
+  /** Every Secret of the tenant-keys namespace: what Tenants' apiKeys[].secretRef name. */
+  readonly tenantKeySecrets: Informer<Secret>;
+  readonly tenantKeysNamespace: string;
   readonly configMaps: Informer<ConfigMap>;
   readonly keyRingSecret: string;
   readonly apiKeysSecret: string;
@@ -74,7 +80,9 @@ export class TenantController implements Reconciler {
         namespace,
         labels: { ...MANAGED_BY_LABELS, 'app.kubernetes.io/component': component },
         ...(annotations === undefined ? {} : { annotations }),
-        ...(this.options.owner === undefined ? {} : { ownerReferences: [this.options.owner] }),
+        // Key rings are never owned: they hold the only copy of the keys that open live sessions,
+        // so they outlive the operator's Deployment (helm uninstall keeps them).
+        ...(this.options.owner === undefined || name === this.options.keyRingSecret ? {} : { ownerReferences: [this.options.owner] }),
       },
       ...(kind === 'Secret' ? { type: 'Opaque' } : {}),
       data,
@@ -83,7 +91,8 @@ export class TenantController implements Reconciler {
 
   async #write(kind: 'Secret' | 'ConfigMap', namespace: string, name: string, component: string, actual: KubeObject | undefined, data: Record<string, string>, annotations?: Record<string, string>): Promise<boolean> {
     if (actual === undefined && Object.keys(data).length === 0) return false;
-    const { outcome } = await applyObject(this.options.client, kind, this.#shared(kind, namespace, name, component, data, annotations), actual, dataRules);
+    const informer: Informer = kind === 'ConfigMap' ? this.options.configMaps : name === this.options.keyRingSecret ? this.options.keyRings : this.options.apiKeyDigests;
+    const { outcome } = await applyObject(this.options.client, kind, this.#shared(kind, namespace, name, component, data, annotations), actual, dataRules, (object) => informer.observe(object));
     return outcome !== 'unchanged';
   }
 
@@ -95,8 +104,8 @@ export class TenantController implements Reconciler {
     const liveTenants = options.tenants.list(namespace).filter((candidate) => candidate.metadata.deletionTimestamp === undefined);
     const liveFiles = new Set(liveTenants.map((candidate) => tenantFileName(candidate.metadata.name)));
     const file = tenantFileName(name);
-    const keyRings = options.secrets.get(namespace, options.keyRingSecret);
-    const apiKeys = options.secrets.get(namespace, options.apiKeysSecret);
+    const keyRings = options.keyRings.get(namespace, options.keyRingSecret);
+    const apiKeys = options.apiKeyDigests.get(namespace, options.apiKeysSecret);
     const settings = options.configMaps.get(namespace, options.tenantsConfigMap);
 
     if (tenant === undefined || tenant.metadata.deletionTimestamp !== undefined) {
@@ -145,8 +154,8 @@ export class TenantController implements Reconciler {
       );
     }
 
-    const secretLookup = (secretName: string): Readonly<Record<string, string>> | undefined => options.secrets.get(namespace, secretName)?.data ?? (options.secrets.get(namespace, secretName) === undefined ? undefined : {});
-    const keysPlan = planApiKeys(tenant, secretLookup, secretText(apiKeys?.data, file), file);
+    const secretLookup = (secretName: string): Readonly<Record<string, string>> | undefined => options.tenantKeySecrets.get(options.tenantKeysNamespace, secretName)?.data;
+    const keysPlan = planApiKeys(tenant, secretLookup, secretText(apiKeys?.data, file), file, options.tenantKeysNamespace);
     await this.#write('Secret', namespace, options.apiKeysSecret, 'api-keys', apiKeys, editSharedData(apiKeys?.data, file, toSecretData(keysPlan.text), liveFiles));
     const settingsText = planSettings(tenant, settings?.data?.[file], file);
     await this.#write('ConfigMap', namespace, options.tenantsConfigMap, 'tenants', settings, editSharedData(settings?.data, file, settingsText, liveFiles));
@@ -180,7 +189,7 @@ export class TenantController implements Reconciler {
         : { currentKid: plan.ring.current_kid, keyRingGeneration: plan.ring.generation, keys: plan.keys, rotation: plan.rotation }),
       conditions: setConditions(previous?.conditions, conditions, tenant.metadata.generation, now),
     };
-    await patchStatusIfChanged(options.client, 'Tenant', tenant as unknown as KubeObject, status);
+    await patchStatusIfChanged(options.client, 'Tenant', tenant as unknown as KubeObject, status, (object) => options.tenants.observe(object));
     options.onPhase?.(key, status.rotation?.phase ?? 'Idle');
     return plan?.requeueAfterMs === undefined ? undefined : { requeueAfterMs: plan.requeueAfterMs };
   }

@@ -51,28 +51,22 @@ export interface ApiKeysPlan {
 }
 
 /**
- * The tenant's API-key file. A reference that cannot be resolved (Secret or key missing, empty
- * key) is left out, so deleting a key's Secret revokes it; the problem names the field.
+ * The tenant's API-key file. A reference that cannot be resolved (Secret or key missing, key
+ * too short) is left out, so deleting a key's Secret revokes it. The problem names the field and
+ * says the same whatever the cause, so a Tenant's status never tells its author whether a Secret
+ * or a key exists (`keysNamespace` is only named, to say where the operator looked).
  */
-export function planApiKeys(tenant: Tenant, lookup: SecretLookup, currentText: string | undefined, file: string): ApiKeysPlan {
+export function planApiKeys(tenant: Tenant, lookup: SecretLookup, currentText: string | undefined, file: string, keysNamespace?: string): ApiKeysPlan {
   const problems: string[] = [];
   const entries: ApiKeyFileEntry[] = [];
   const seen = new Set<string>();
   for (const [index, apiKey] of (tenant.spec.apiKeys ?? []).entries()) {
     const field = `spec.apiKeys[${index}].secretRef`;
-    const data = lookup(apiKey.secretRef.name);
-    if (data === undefined) {
-      problems.push(`${field}: Secret ${apiKey.secretRef.name} not found`);
-      continue;
-    }
-    const raw = data[apiKey.secretRef.key];
-    if (raw === undefined) {
-      problems.push(`${field}: Secret ${apiKey.secretRef.name} has no key ${apiKey.secretRef.key}`);
-      continue;
-    }
-    const key = Buffer.from(raw, 'base64').toString('utf8');
+    const raw = lookup(apiKey.secretRef.name)?.[apiKey.secretRef.key];
+    const key = raw === undefined ? '' : Buffer.from(raw, 'base64').toString('utf8');
     if (key.length < 16) {
-      problems.push(`${field}: the API key must be at least 16 characters`);
+      const where = keysNamespace === undefined ? '' : ` in namespace ${keysNamespace}`;
+      problems.push(`${field}: no usable API key${where} (the Secret or its key is missing, or the key is shorter than 16 characters)`);
       continue;
     }
     const digest = apiKeyDigest(key);

@@ -2,9 +2,9 @@
 // made to do on demand (410 after compaction, injected faults, dropped watches) and the
 // server-side defaults it applies, all through the real client library.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { WatchEvent } from '../kube/client.js';
-import { loadKubeConfig, RealKubeClient } from '../kube/real-client.js';
-import { KubeApiError, type KubeObject } from '../kube/types.js';
+import type { WatchEvent } from '../../kube/client.js';
+import { loadKubeConfig, RealKubeClient } from '../../kube/real-client.js';
+import { KubeApiError, type KubeObject } from '../../kube/types.js';
 import { crdValidators } from './crd-validation.js';
 import { ApiSimulator } from './server.js';
 
@@ -12,7 +12,7 @@ let simulator: ApiSimulator;
 let client: RealKubeClient;
 
 beforeEach(async () => {
-  simulator = await ApiSimulator.start({ validators: crdValidators() });
+  simulator = await ApiSimulator.start({ validators: crdValidators(), namespaces: ['sim', 'a', 'b'] });
   client = new RealKubeClient(loadKubeConfig({ kubeconfigYaml: simulator.kubeconfig('sim') }));
 });
 
@@ -50,7 +50,7 @@ describe('API simulator', () => {
 
   it('compacts on its own beyond the history limit', async () => {
     await simulator.stop();
-    simulator = await ApiSimulator.start({ historyLimit: 2 });
+    simulator = await ApiSimulator.start({ historyLimit: 2, namespaces: ['sim'] });
     client = new RealKubeClient(loadKubeConfig({ kubeconfigYaml: simulator.kubeconfig('sim') }));
     const { resourceVersion } = await client.list('ConfigMap', 'sim');
     for (const name of ['a', 'b', 'c']) await client.create('ConfigMap', configMap(name));

@@ -1,25 +1,35 @@
-// A Kubernetes API simulator served over HTTP on loopback, speaking enough of the real API for
-// @kubernetes/client-node and kubectl-style clients: discovery, JSON CRUD, list and watch with
-// resourceVersion (chunked JSON event stream), one global resourceVersion counter, 409 on stale
-// writes, metadata.generation bumped on spec changes only, status subresource, 410 Gone for
-// compacted versions, CRD validation (injected from the generated CRD YAML), finalizers and
-// deletionTimestamp, ownerReferences with background garbage collection, field defaults for
-// Deployments and Services, bearer-token auth, and fault injection (fail the next N requests,
-// drop every open watch, compact history).
+// A Kubernetes API simulator served over HTTP on loopback, for the tests a real API server cannot
+// serve: fault injection (fail the next N requests, drop every open watch, compact history) and
+// fast, deterministic operator scenarios. Everything else runs against a real kube-apiserver
+// (scripts/k8s-testenv.sh); the KubeClient conformance suite runs against both and holds the
+// simulator to the real server's behaviour on every point the operator relies on: discovery,
+// JSON CRUD, list and watch with resourceVersion (watch events arrive a little after the write's
+// response, as from a real server, so informer caches lag), one global resourceVersion counter,
+// 409 on stale writes (custom resources need a resourceVersion to update; built-in kinds accept
+// an unconditional update), metadata.generation bumped on spec changes only, status subresource,
+// 410 Gone for compacted versions, namespaces that must exist, label validation, Lease MicroTime,
+// CRD validation from the generated CRD YAML with unknown fields pruned, or refused under
+// `fieldValidation=Strict`, finalizers and deletionTimestamp, ownerReferences with background
+// garbage collection, field defaults for Deployments and Services, merge patches, JSON patches,
+// server-side apply with field managers (leaf-level ownership; lists are atomic except owner
+// references), set-based label selectors, `metadata.name` field selectors, bearer-token auth.
 //
-// Known simplifications (documented in docs/kubernetes.md): namespaces need not exist; only
-// merge patches (strategic merge is treated as a merge patch; JSON patch and server-side apply
-// answer 415); label selectors are equality/inequality/existence only; no field selectors, no
-// pagination (`limit` is ignored), no admission webhooks, no controllers (Deployments never
-// get a status, Pods appear only when a test seeds them).
+// Simplifications (docs/kubernetes.md): no pagination (`limit` is ignored), no managedFields in
+// responses, no admission plugins, no RBAC, no controllers (Deployments never get a status, Pods
+// appear only when a test seeds them).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { applyMergePatch, deepEqual, isPlainObject } from '../kube/json.js';
-import { apiVersionOf, KINDS, type KindName, type KubeObject, type ObjectMeta, type ResourceKind } from '../kube/types.js';
+import { applyMergePatch, deepEqual, isPlainObject } from '../../kube/json.js';
+import { apiVersionOf, KINDS, type KindName, type KubeObject, type ObjectMeta, type ResourceKind } from '../../kube/types.js';
 
-/** Returns human-readable problems (field named, never a value); empty means valid. */
-export type ObjectValidator = (object: KubeObject, old: KubeObject | undefined) => string[];
+/**
+ * Returns human-readable problems (field named, never a value); empty means valid. `prune`, when
+ * given, drops the fields the kind's schema does not declare and names them (strict validation).
+ */
+export type ObjectValidator = ((object: KubeObject, old: KubeObject | undefined) => string[]) & {
+  readonly prune?: (object: KubeObject) => { readonly object: unknown; readonly unknown: readonly string[] };
+};
 
 export interface SimulatorOptions {
   /** Per-kind validators, e.g. built from crds/*.yaml (sim/crd-validation.ts). */
@@ -27,6 +37,10 @@ export interface SimulatorOptions {
   /** Watch events kept for resuming; older versions answer 410 Gone. */
   readonly historyLimit?: number;
   readonly now?: () => number;
+  /** Namespaces that exist (default: `default`); creating in any other is a 404, as for real. */
+  readonly namespaces?: readonly string[];
+  /** Delay between a write's response and its watch event (default 20 ms): informers lag, as they do for real. */
+  readonly watchDelayMs?: number;
 }
 
 export interface FaultRule {
@@ -45,8 +59,11 @@ interface PendingFault extends FaultRule {
 interface Watcher {
   readonly kind: ResourceKind;
   readonly namespace: string | undefined;
-  readonly selector: LabelSelector;
+  readonly selector: Selector;
   readonly response: ServerResponse;
+  /** Events waiting for the delivery delay, in order. */
+  readonly pending: { type: string; object: KubeObject }[];
+  timer: NodeJS.Timeout | undefined;
 }
 
 interface HistoryEvent {
@@ -73,21 +90,66 @@ class HttpProblem extends Error {
   }
 }
 
-type LabelSelector = (labels: Record<string, string>) => boolean;
+type Selector = (object: KubeObject) => boolean;
 
-function parseSelector(text: string | null): LabelSelector {
+/** Split on commas outside parentheses: `a in (x,y),b` -> [`a in (x,y)`, `b`]. */
+function splitRequirements(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const char of text) {
+    if (char === '(') depth += 1;
+    if (char === ')') depth -= 1;
+    if (char === ',' && depth === 0) {
+      parts.push(current);
+      current = '';
+    } else current += char;
+  }
+  parts.push(current);
+  return parts.map((part) => part.trim());
+}
+
+/** A label selector in the API's syntax: `=`, `==`, `!=`, `in (..)`, `notin (..)`, `key`, `!key`. */
+function parseLabelSelector(text: string | null): (labels: Record<string, string>) => boolean {
   if (text === null || text.trim() === '') return () => true;
-  const tests = text.split(',').map((part): LabelSelector => {
-    const term = part.trim();
-    const notEqual = /^([^!=]+)!=(.*)$/.exec(term);
-    if (notEqual) return (labels) => labels[notEqual[1]!.trim()] !== notEqual[2]!.trim();
-    const equal = /^([^!=]+)==?(.*)$/.exec(term);
-    if (equal) return (labels) => labels[equal[1]!.trim()] === equal[2]!.trim();
-    if (term.startsWith('!')) return (labels) => !(term.slice(1) in labels);
+  const bad = (): never => {
+    throw new HttpProblem(400, 'BadRequest', 'unable to parse requirement: found unexpected token in labelSelector');
+  };
+  const tests = splitRequirements(text).map((term): ((labels: Record<string, string>) => boolean) => {
+    const set = /^([A-Za-z0-9./_-]+)\s+(in|notin)\s+\(([^()]*)\)$/.exec(term);
+    if (set) {
+      const values = new Set(set[3]!.split(',').map((value) => value.trim()));
+      const key = set[1]!;
+      return set[2] === 'in' ? (labels) => key in labels && values.has(labels[key]!) : (labels) => !(key in labels) || !values.has(labels[key]!);
+    }
+    const notEqual = /^([A-Za-z0-9./_-]+)\s*!=\s*([A-Za-z0-9._-]*)$/.exec(term);
+    if (notEqual) return (labels) => labels[notEqual[1]!] !== notEqual[2]!;
+    const equal = /^([A-Za-z0-9./_-]+)\s*==?\s*([A-Za-z0-9._-]*)$/.exec(term);
+    if (equal) return (labels) => labels[equal[1]!] === equal[2]!;
+    const absent = /^!\s*([A-Za-z0-9./_-]+)$/.exec(term);
+    if (absent) return (labels) => !(absent[1]! in labels);
     if (/^[A-Za-z0-9./_-]+$/.test(term)) return (labels) => term in labels;
-    throw new HttpProblem(400, 'BadRequest', `unable to parse requirement in labelSelector`);
+    return bad();
   });
   return (labels) => tests.every((test) => test(labels));
+}
+
+/** Field selectors on metadata.name and metadata.namespace (`=`, `==`, `!=`), as every kind supports. */
+function parseFieldSelector(text: string | null): Selector {
+  if (text === null || text.trim() === '') return () => true;
+  const tests = text.split(',').map((term): Selector => {
+    const match = /^\s*(metadata\.name|metadata\.namespace)\s*(==|=|!=)\s*([^,]*?)\s*$/.exec(term);
+    if (!match) throw new HttpProblem(400, 'BadRequest', `"${term.trim().split(/[=!]/)[0] ?? ''}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
+    const read = (object: KubeObject): string | undefined => (match[1] === 'metadata.name' ? object.metadata.name : object.metadata.namespace);
+    return match[2] === '!=' ? (object) => read(object) !== match[3] : (object) => read(object) === match[3];
+  });
+  return (object) => tests.every((test) => test(object));
+}
+
+function parseSelectors(query: URLSearchParams): Selector {
+  const labels = parseLabelSelector(query.get('labelSelector'));
+  const fields = parseFieldSelector(query.get('fieldSelector'));
+  return (object) => labels(object.metadata.labels ?? {}) && fields(object);
 }
 
 const GENERATION_KINDS = new Set<string>(['Deployment', 'TokenizationPolicy', 'Tenant']);
@@ -126,11 +188,17 @@ export class ApiSimulator {
   #historyLimit: number;
   #now: () => number;
   #ipCounter = 10;
+  #namespaces: Set<string>;
+  #watchDelayMs: number;
+  /** Server-side apply ownership: store key -> manager -> leaf paths (see leaves()). */
+  #owners = new Map<string, Map<string, Set<string>>>();
 
   private constructor(options: SimulatorOptions) {
     this.#validators = options.validators ?? {};
     this.#historyLimit = options.historyLimit ?? 10_000;
     this.#now = options.now ?? Date.now;
+    this.#namespaces = new Set(options.namespaces ?? ['default']);
+    this.#watchDelayMs = options.watchDelayMs ?? 20;
     this.#server = createServer((request, response) => {
       this.#handle(request, response).catch((error: unknown) => {
         if (!response.headersSent) this.#send(response, 500, status(500, 'InternalError', String(error)));
@@ -180,6 +248,11 @@ export class ApiSimulator {
   /** Fail the next `count` matching requests with `rule.status` (429 carries Retry-After: 1). */
   failNext(count: number, rule: FaultRule): void {
     this.#faults.push({ ...rule, remaining: count });
+  }
+
+  /** Create a namespace (the simulator has no Namespace objects, only their existence). */
+  addNamespace(name: string): void {
+    this.#namespaces.add(name);
   }
 
   /** Cut every open watch connection, as a network drop or an API server restart would. */
@@ -364,10 +437,10 @@ export class ApiSimulator {
     }
     if (name === undefined) {
       if (method === 'GET') {
-        const items = this.#list(kind, namespace, parseSelector(query.get('labelSelector')));
+        const items = this.#list(kind, namespace, parseSelectors(query));
         return { code: 200, body: { kind: `${kind.kind}List`, apiVersion: apiVersionOf(kind), metadata: { resourceVersion: String(this.#rv) }, items } };
       }
-      if (method === 'POST' && namespace !== undefined) return { code: 201, body: this.#create(kind, namespace, parseJson(body)) };
+      if (method === 'POST' && namespace !== undefined) return { code: 201, body: this.#create(kind, namespace, this.#decode(kind, parseJson(body), query), writerOf(query)) };
       throw new HttpProblem(405, 'MethodNotAllowed', `method ${method} not allowed on a collection`);
     }
     const ns = namespace!;
@@ -375,19 +448,28 @@ export class ApiSimulator {
       case 'GET':
         return { code: 200, body: structuredClone(this.#require(kind, ns, name)) };
       case 'PUT':
-        return { code: 200, body: this.#update(kind, ns, name, parseJson(body), subresource === 'status', true) };
+        // Custom resources refuse an update without resourceVersion; built-in kinds take it as unconditional.
+        return { code: 200, body: this.#update(kind, ns, name, this.#decode(kind, parseJson(body), query), subresource === 'status', kind.group === 'veil.dev', writerOf(query)) };
       case 'PATCH': {
         const type = contentType.split(';')[0]!.trim();
-        if (type !== 'application/merge-patch+json' && type !== 'application/strategic-merge-patch+json') {
-          throw new HttpProblem(415, 'UnsupportedMediaType', `the simulator supports merge patches only, not ${type}`);
+        if (type === 'application/apply-patch+yaml') {
+          if (subresource !== undefined) throw new HttpProblem(415, 'UnsupportedMediaType', 'the simulator applies to the main resource only');
+          const manager = query.get('fieldManager');
+          if (manager === null || manager === '') throw new HttpProblem(422, 'Invalid', 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+          // Apply refuses undeclared fields whatever fieldValidation says (the real server's 500).
+          return this.#apply(kind, ns, name, this.#decode(kind, parseJson(body), query, 'apply'), manager, query.get('force') === 'true');
         }
-        const patch = parseJson(body);
         const current = this.#require(kind, ns, name);
-        const patched = applyMergePatch(current, patch) as KubeObject;
-        // A merge patch carries a resourceVersion precondition only when it names one.
-        const patchMeta = isPlainObject(patch.metadata) ? patch.metadata : {};
-        const precondition = typeof patchMeta.resourceVersion === 'string';
-        return { code: 200, body: this.#update(kind, ns, name, patched, subresource === 'status', precondition) };
+        let patched: KubeObject;
+        if (type === 'application/json-patch+json') {
+          patched = applyJsonPatch(current, parseJsonArray(body)) as KubeObject;
+        } else if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json') {
+          patched = applyMergePatch(current, parseJson(body)) as KubeObject;
+        } else {
+          throw new HttpProblem(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
+        }
+        // A patch is conditional only when it sets a resourceVersion (then it must be current).
+        return { code: 200, body: this.#update(kind, ns, name, this.#decode(kind, patched, query, subresource === 'status' ? 'status' : 'write'), subresource === 'status', false, writerOf(query)) };
       }
       case 'DELETE': {
         const current = this.#require(kind, ns, name);
@@ -401,6 +483,7 @@ export class ApiSimulator {
         }
         const policy = typeof options.propagationPolicy === 'string' ? options.propagationPolicy : (query.get('propagationPolicy') ?? 'Background');
         const remaining = this.#delete(kind, current, { orphan: policy === 'Orphan' });
+        if (remaining === undefined) this.#owners.delete(storeKey(kind, ns, name));
         return { code: 200, body: remaining ?? { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: kind.plural } } };
       }
       default:
@@ -414,11 +497,11 @@ export class ApiSimulator {
     return object;
   }
 
-  #list(kind: ResourceKind, namespace: string | undefined, selector: LabelSelector): KubeObject[] {
+  #list(kind: ResourceKind, namespace: string | undefined, selector: Selector): KubeObject[] {
     return [...this.#objects.values()]
       .filter((object) => object.kind === kind.kind && object.apiVersion === apiVersionOf(kind))
       .filter((object) => namespace === undefined || object.metadata.namespace === namespace)
-      .filter((object) => selector(object.metadata.labels ?? {}))
+      .filter((object) => selector(object))
       .sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))
       .map((object) => structuredClone(object));
   }
@@ -443,6 +526,15 @@ export class ApiSimulator {
     if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name)) {
       throw new HttpProblem(422, 'Invalid', `${kind.kind} "${name}" is invalid: metadata.name: Invalid value: must be a lowercase RFC 1123 subdomain`);
     }
+    const labelProblems = labelProblemsOf(object.metadata.labels);
+    if (labelProblems.length > 0) throw new HttpProblem(422, 'Invalid', `${kind.kind} "${name}" is invalid: ${labelProblems.join(', ')}`);
+    if (kind.kind === 'Secret' || kind.kind === 'ConfigMap') {
+      for (const key of Object.keys((object.data as Record<string, unknown> | undefined) ?? {})) {
+        if (!/^[-._a-zA-Z0-9]+$/.test(key) || key.length > 253) {
+          throw new HttpProblem(422, 'Invalid', `${kind.kind} "${name}" is invalid: data[${key}]: Invalid value: "${key}": a valid config key must consist of alphanumeric characters, '-', '_' or '.'`);
+        }
+      }
+    }
     if (kind.kind === 'Secret') {
       for (const [key, value] of Object.entries((object.data as Record<string, unknown> | undefined) ?? {})) {
         if (typeof value !== 'string' || !isValidBase64(value)) throw new HttpProblem(400, 'BadRequest', `data[${key}]: illegal base64 data`);
@@ -459,7 +551,8 @@ export class ApiSimulator {
     }
   }
 
-  #create(kind: ResourceKind, namespace: string, body: Record<string, unknown>): KubeObject {
+  #create(kind: ResourceKind, namespace: string, body: Record<string, unknown>, manager?: string): KubeObject {
+    if (!this.#namespaces.has(namespace)) throw new HttpProblem(404, 'NotFound', `namespaces "${namespace}" not found`);
     const object = this.#checkShape(kind, namespace, body);
     const metadata = object.metadata;
     if ((metadata.name as string | undefined) === undefined || metadata.name === '') {
@@ -482,11 +575,12 @@ export class ApiSimulator {
       ...(GENERATION_KINDS.has(kind.kind) ? { generation: 1 } : {}),
     };
     this.#objects.set(key, object);
+    if (manager !== undefined) this.#own(key, undefined, object, manager);
     this.#record(kind, 'ADDED', object);
     return structuredClone(object);
   }
 
-  #update(kind: ResourceKind, namespace: string, name: string, body: Record<string, unknown>, statusOnly: boolean, requireVersion: boolean): KubeObject {
+  #update(kind: ResourceKind, namespace: string, name: string, body: Record<string, unknown>, statusOnly: boolean, requireVersion: boolean, manager?: string): KubeObject {
     const current = this.#require(kind, namespace, name);
     const incoming = this.#checkShape(kind, namespace, body);
     if (incoming.metadata.name !== name) throw new HttpProblem(400, 'BadRequest', 'metadata.name: does not match the name in the URL');
@@ -538,6 +632,7 @@ export class ApiSimulator {
     }
     next.metadata.resourceVersion = String(++this.#rv);
     this.#objects.set(storeKey(kind, namespace, name), next);
+    if (manager !== undefined && !statusOnly) this.#own(storeKey(kind, namespace, name), current, next, manager);
     if (next.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0) {
       this.#remove(kind, next, false);
       return structuredClone(next);
@@ -563,6 +658,7 @@ export class ApiSimulator {
 
   #remove(kind: ResourceKind, object: KubeObject, orphan: boolean): void {
     this.#objects.delete(storeKey(kind, object.metadata.namespace!, object.metadata.name));
+    this.#owners.delete(storeKey(kind, object.metadata.namespace!, object.metadata.name));
     const gone = structuredClone(object);
     gone.metadata.resourceVersion = String(++this.#rv);
     this.#record(kind, 'DELETED', gone);
@@ -587,6 +683,105 @@ export class ApiSimulator {
     }
   }
 
+  /**
+   * What the API server makes of a request body before validation: a Lease's MicroTime fields
+   * must carry six fractional digits (a decode error otherwise), and fields the kind does not
+   * declare are pruned, or refused with 400 under `fieldValidation=Strict`.
+   */
+  #decode(kind: ResourceKind, body: Record<string, unknown>, query: URLSearchParams, mode: 'write' | 'status' | 'apply' = 'write'): Record<string, unknown> {
+    if (kind.kind === 'Lease' && isPlainObject(body.spec)) {
+      for (const field of ['acquireTime', 'renewTime']) {
+        const value = body.spec[field];
+        if (value !== undefined && value !== null && (typeof value !== 'string' || !MICRO_TIME.test(value))) {
+          throw new HttpProblem(400, 'BadRequest', `Lease in version "v1" cannot be handled as a Lease: parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05.000000Z07:00": cannot parse`);
+        }
+      }
+    }
+    const unknown: string[] = [];
+    let decoded: Record<string, unknown> = body;
+    const validator = this.#validators[kind.kind as KindName];
+    if (validator?.prune !== undefined) {
+      const pruned = validator.prune(body as KubeObject);
+      decoded = pruned.object as Record<string, unknown>;
+      unknown.push(...pruned.unknown.map((path) => `.${path}`));
+    }
+    const known = TOP_LEVEL_FIELDS[kind.kind];
+    if (known !== undefined) {
+      decoded = { ...decoded };
+      for (const key of Object.keys(decoded)) {
+        if (known.includes(key)) continue;
+        unknown.push(`.${key}`);
+        Reflect.deleteProperty(decoded, key);
+      }
+    }
+    if (isPlainObject(decoded.metadata)) {
+      const metadata = { ...decoded.metadata };
+      for (const key of Object.keys(metadata)) {
+        if (METADATA_FIELDS.has(key)) continue;
+        unknown.push(`.metadata.${key}`);
+        Reflect.deleteProperty(metadata, key);
+      }
+      delete metadata.managedFields;
+      decoded = { ...decoded, metadata };
+    }
+    if (unknown.length > 0 && mode === 'apply') {
+      throw new HttpProblem(500, '', `failed to create typed patch object (${String((decoded.metadata as ObjectMeta | undefined)?.namespace)}/${String((decoded.metadata as ObjectMeta | undefined)?.name)}; ${apiVersionOf(kind)}, Kind=${kind.kind}): ${unknown[0]!}: field not declared in schema`);
+    }
+    if (unknown.length > 0 && mode === 'status' && query.get('fieldValidation') === 'Strict') {
+      throw new HttpProblem(422, 'Invalid', `${kind.kind} "${String((decoded.metadata as ObjectMeta | undefined)?.name)}" is invalid: patch: unknown field "${unknown[0]!.slice(1)}"`);
+    }
+    if (unknown.length > 0 && query.get('fieldValidation') === 'Strict') {
+      throw new HttpProblem(400, 'BadRequest', `${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: strict decoding error: ${unknown.map((path) => `unknown field "${path.slice(1)}"`).join(', ')}`);
+    }
+    return decoded;
+  }
+
+  /** Server-side apply: the manager's applied leaves replace what it applied before. */
+  #apply(kind: ResourceKind, namespace: string, name: string, body: Record<string, unknown>, manager: string, force: boolean): { code: number; body: unknown } {
+    const applied = this.#checkShape(kind, namespace, body);
+    if (applied.metadata.name !== name) throw new HttpProblem(400, 'BadRequest', 'metadata.name: does not match the name in the URL');
+    const key = storeKey(kind, namespace, name);
+    const current = this.#objects.get(key);
+    // A resourceVersion is a precondition on an existing object only: an absent one is created.
+    const precondition = current === undefined ? undefined : applied.metadata.resourceVersion;
+    const wanted = leaves(applied);
+    const owners = this.#owners.get(key) ?? new Map<string, Set<string>>();
+    if (!force && current !== undefined) {
+      const current_ = leaves(current);
+      const conflicts = [...wanted.entries()].flatMap(([leaf, value]) =>
+        [...owners.entries()].filter(([other, owned]) => other !== manager && owned.has(leaf) && !deepEqual(current_.get(leaf), value)).map(([other]) => `conflict with "${other}": ${pointerSegments(leaf).map((segment) => `.${segment}`).join('')}`),
+      );
+      if (conflicts.length > 0) throw new HttpProblem(409, 'Conflict', `Apply failed with ${conflicts.length} conflict${conflicts.length === 1 ? '' : 's'}: ${conflicts.join(', ')}`);
+    }
+    const next = current === undefined ? ({ apiVersion: applied.apiVersion, kind: applied.kind, metadata: { name, namespace } } as KubeObject) : structuredClone(current);
+    for (const leaf of owners.get(manager) ?? []) {
+      if (wanted.has(leaf) || [...owners.entries()].some(([other, owned]) => other !== manager && owned.has(leaf))) continue;
+      removeLeaf(next, leaf);
+    }
+    for (const [leaf, value] of wanted) setLeaf(next, leaf, value);
+    if (precondition !== undefined) next.metadata.resourceVersion = precondition;
+    const written = current === undefined ? this.#create(kind, namespace, next) : this.#update(kind, namespace, name, next, false, false);
+    if (force) for (const [other, owned] of owners) if (other !== manager) for (const leaf of wanted.keys()) owned.delete(leaf);
+    owners.set(manager, new Set(wanted.keys()));
+    this.#owners.set(key, owners);
+    return { code: current === undefined ? 201 : 200, body: written };
+  }
+
+  /** An update by `manager` owns the leaves it changed or added; removed leaves lose every owner. */
+  #own(key: string, before: KubeObject | undefined, after: KubeObject, manager: string): void {
+    const old = before === undefined ? new Map<string, unknown>() : leaves(before);
+    const now = leaves(after);
+    const owners = this.#owners.get(key) ?? new Map<string, Set<string>>();
+    for (const owned of owners.values()) for (const leaf of owned) if (!now.has(leaf)) owned.delete(leaf);
+    const changed = [...now.entries()].filter(([leaf, value]) => !old.has(leaf) || !deepEqual(old.get(leaf), value)).map(([leaf]) => leaf);
+    if (changed.length === 0) return;
+    for (const [other, owned] of owners) if (other !== manager) for (const leaf of changed) owned.delete(leaf);
+    const mine = owners.get(manager) ?? new Set<string>();
+    for (const leaf of changed) mine.add(leaf);
+    owners.set(manager, mine);
+    this.#owners.set(key, owners);
+  }
+
   #allocateIp(): string {
     this.#ipCounter += 1;
     return `10.96.${Math.floor(this.#ipCounter / 250)}.${this.#ipCounter % 250}`;
@@ -603,7 +798,13 @@ export class ApiSimulator {
       this.#oldestResumable = dropped[dropped.length - 1]!.rv;
     }
     for (const watcher of this.#watchers) {
-      if (this.#matches(watcher, event)) this.#emit(watcher.response, event.type, event.object);
+      if (!this.#matches(watcher, event)) continue;
+      // Delivered after the write's response, in order, like a real API server's watch cache.
+      watcher.pending.push({ type: event.type, object: event.object });
+      watcher.timer ??= setTimeout(() => {
+        watcher.timer = undefined;
+        for (const pending of watcher.pending.splice(0)) this.#emit(watcher.response, pending.type, pending.object);
+      }, this.#watchDelayMs);
     }
   }
 
@@ -611,7 +812,7 @@ export class ApiSimulator {
     return (
       watcher.kind === event.kind &&
       (watcher.namespace === undefined || event.object.metadata.namespace === watcher.namespace) &&
-      watcher.selector(event.object.metadata.labels ?? {})
+      watcher.selector(event.object)
     );
   }
 
@@ -620,8 +821,8 @@ export class ApiSimulator {
   }
 
   #watch(kind: ResourceKind, namespace: string | undefined, query: URLSearchParams, response: ServerResponse): void {
-    const selector = parseSelector(query.get('labelSelector'));
-    const watcher: Watcher = { kind, namespace, selector, response };
+    const selector = parseSelectors(query);
+    const watcher: Watcher = { kind, namespace, selector, response, pending: [], timer: undefined };
     response.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
     response.flushHeaders();
     const from = query.get('resourceVersion');
@@ -643,6 +844,7 @@ export class ApiSimulator {
     const timer = timeoutSeconds > 0 ? setTimeout(() => response.end(), timeoutSeconds * 1000) : undefined;
     response.on('close', () => {
       if (timer !== undefined) clearTimeout(timer);
+      if (watcher.timer !== undefined) clearTimeout(watcher.timer);
       this.#watchers.delete(watcher);
     });
   }
@@ -720,4 +922,156 @@ function applyDefaults(kind: ResourceKind, object: KubeObject, old: KubeObject |
       port.targetPort ??= port.port;
     }
   }
+}
+
+const MICRO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$/;
+
+/** Top-level fields of the built-in kinds the operator writes (others are pruned, or refused when strict). */
+const TOP_LEVEL_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  ConfigMap: ['apiVersion', 'kind', 'metadata', 'data', 'binaryData', 'immutable'],
+  Secret: ['apiVersion', 'kind', 'metadata', 'data', 'stringData', 'type', 'immutable'],
+  Lease: ['apiVersion', 'kind', 'metadata', 'spec'],
+  Deployment: ['apiVersion', 'kind', 'metadata', 'spec', 'status'],
+  Service: ['apiVersion', 'kind', 'metadata', 'spec', 'status'],
+  Pod: ['apiVersion', 'kind', 'metadata', 'spec', 'status'],
+};
+
+const METADATA_FIELDS = new Set([
+  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp',
+  'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields',
+]);
+
+const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** The API server's label rules: qualified-name keys, values of at most 63 characters. */
+function labelProblemsOf(labels: Record<string, string> | undefined): string[] {
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(labels ?? {})) {
+    const slash = key.lastIndexOf('/');
+    const prefix = slash < 0 ? undefined : key.slice(0, slash);
+    const name = slash < 0 ? key : key.slice(slash + 1);
+    if ((prefix !== undefined && (prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) || name.length > 63 || !LABEL_NAME.test(name)) {
+      problems.push(`metadata.labels: Invalid value: "${key}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`);
+    }
+    if (typeof value !== 'string' || value.length > 63) problems.push(`metadata.labels: Invalid value: must be no more than 63 characters`);
+    else if (value !== '' && !LABEL_NAME.test(value)) problems.push(`metadata.labels: Invalid value: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'`);
+  }
+  return problems;
+}
+
+/**
+ * The leaves of an object that server-side apply tracks ownership of, as JSON pointers: every
+ * scalar or list under the object (lists are atomic) except identity and server-owned metadata
+ * and status; owner references are keyed by uid, labels and annotations by key.
+ */
+function leaves(object: KubeObject): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  const walk = (value: unknown, path: string): void => {
+    if (isPlainObject(value) && Object.keys(value).length > 0) {
+      for (const [key, child] of Object.entries(value)) walk(child, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    } else out.set(path, structuredClone(value));
+  };
+  for (const [key, value] of Object.entries(object)) {
+    if (key === 'apiVersion' || key === 'kind' || key === 'status') continue;
+    if (key !== 'metadata') {
+      walk(value, `/${key}`);
+      continue;
+    }
+    const metadata = value as ObjectMeta;
+    if (metadata.labels !== undefined) walk(metadata.labels, '/metadata/labels');
+    if (metadata.annotations !== undefined) walk(metadata.annotations, '/metadata/annotations');
+    for (const ref of metadata.ownerReferences ?? []) out.set(`/metadata/ownerReferences/${ref.uid}`, structuredClone(ref));
+    if (metadata.finalizers !== undefined) out.set('/metadata/finalizers', [...metadata.finalizers]);
+  }
+  return out;
+}
+
+function pointerSegments(pointer: string): string[] {
+  return pointer.split('/').slice(1).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function setLeaf(object: KubeObject, pointer: string, value: unknown): void {
+  const segments = pointerSegments(pointer);
+  if (segments[0] === 'metadata' && segments[1] === 'ownerReferences') {
+    const refs = (object.metadata.ownerReferences ?? []).filter((ref) => ref.uid !== segments[2]);
+    object.metadata.ownerReferences = [...refs, structuredClone(value) as NonNullable<ObjectMeta['ownerReferences']>[number]];
+    return;
+  }
+  let node: Record<string, unknown> = object;
+  for (const segment of segments.slice(0, -1)) {
+    if (!isPlainObject(node[segment])) node[segment] = {};
+    node = node[segment] as Record<string, unknown>;
+  }
+  node[segments[segments.length - 1]!] = structuredClone(value);
+}
+
+function removeLeaf(object: KubeObject, pointer: string): void {
+  const segments = pointerSegments(pointer);
+  if (segments[0] === 'metadata' && segments[1] === 'ownerReferences') {
+    const refs = (object.metadata.ownerReferences ?? []).filter((ref) => ref.uid !== segments[2]);
+    if (refs.length === 0) delete object.metadata.ownerReferences;
+    else object.metadata.ownerReferences = refs;
+    return;
+  }
+  let node: unknown = object;
+  for (const segment of segments.slice(0, -1)) {
+    if (!isPlainObject(node)) return;
+    node = node[segment];
+  }
+  if (isPlainObject(node)) Reflect.deleteProperty(node, segments[segments.length - 1]!);
+}
+
+/** RFC 6902 on a copy: add, replace, remove, test (a failed test or a missing path is a 422). */
+function applyJsonPatch(target: KubeObject, operations: unknown[]): unknown {
+  const document = structuredClone(target) as unknown as Record<string, unknown>;
+  const invalid = (message: string): never => {
+    throw new HttpProblem(422, 'Invalid', `the server rejected our request due to an error in our request: ${message}`);
+  };
+  for (const operation of operations) {
+    if (!isPlainObject(operation) || typeof operation.op !== 'string' || typeof operation.path !== 'string') return invalid('invalid JSON patch operation');
+    const segments = pointerSegments(operation.path);
+    let parent: unknown = document;
+    for (const segment of segments.slice(0, -1)) {
+      parent = Array.isArray(parent) ? parent[Number(segment)] : isPlainObject(parent) ? parent[segment] : undefined;
+      if (parent === undefined) return invalid(`missing path: ${operation.path}`);
+    }
+    const last = segments[segments.length - 1]!;
+    const container = parent as Record<string, unknown>;
+    switch (operation.op) {
+      case 'test':
+        if (!deepEqual(container[last], operation.value)) return invalid(`testing value ${operation.path} failed`);
+        break;
+      case 'remove':
+        if (!Object.hasOwn(container, last)) return invalid(`unable to remove nonexistent key: ${last}: missing value`);
+        Reflect.deleteProperty(container, last);
+        break;
+      case 'replace':
+        if (!Object.hasOwn(container, last)) return invalid(`replace operation does not apply: doc is missing key: ${operation.path}: missing value`);
+        container[last] = structuredClone(operation.value);
+        break;
+      case 'add':
+        container[last] = structuredClone(operation.value);
+        break;
+      default:
+        return invalid(`unsupported operation: ${operation.op}`);
+    }
+  }
+  return document;
+}
+
+function parseJsonArray(body: string): unknown[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    throw new HttpProblem(400, 'BadRequest', 'request body: invalid JSON');
+  }
+  if (!Array.isArray(value)) throw new HttpProblem(400, 'BadRequest', 'request body: must be a JSON patch (an array)');
+  return value;
+}
+
+/** The field manager of a non-apply write (the API server falls back to the user agent). */
+function writerOf(query: URLSearchParams): string {
+  return query.get('fieldManager') ?? 'unknown';
 }
