@@ -57,6 +57,7 @@ describe('defaults', () => {
     expect(config.auth).toEqual({ mode: 'dev', api_keys: [], failure_limit: { enabled: true, burst: 20, per_minute: 10, max_sources: 100000 } });
     expect(config.session).toEqual({ backend: 'sealed', ttl_seconds: 3600, clock_skew_seconds: 60 });
     expect(config.storage).toEqual({
+      allow_non_durable_redis: false,
       memory_limits: {
         revocations: 500000,
         replay_records: 500000,
