@@ -20,6 +20,7 @@ import {
   type SlotNer,
 } from '../services/structured.js';
 import { runTextTransform, type TextTransformRequest, type TransformEnvironment, type TransformResponse } from '../services/transform.js';
+import { detectsInline } from '../services/offload.js';
 import type { OffloadedTransform } from '../workers/offload-worker.js';
 import { planDetection, planDetectionForTexts, type DetectorName, type NerLog } from '../services/ner.js';
 import type { LoadedPolicy } from '../services/policies.js';
@@ -247,7 +248,10 @@ async function runTextTransformRoute(
     ...(promptScreened !== undefined ? { promptScreened } : {}),
   };
   const trace = fingerprint(transformRequest.traceId ?? '');
-  if (input.length > deps.offload.threshold || (sessionState?.length ?? 0) > deps.offload.threshold) {
+  // Caller patterns can make even a short text long to scan (services/offload.ts detectsInline);
+  // compiling them here is a cache hit for the transform that follows.
+  const patterns = body.custom_patterns === undefined ? [] : compileCustomPatterns(body.custom_patterns, 'custom_patterns');
+  if (!detectsInline(input.length, patterns, deps.offload.threshold) || (sessionState?.length ?? 0) > deps.offload.threshold) {
     const outcome = (await deps.offload.run({
       op: 'transform',
       request: transformRequest,

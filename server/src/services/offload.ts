@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { VeilError, type ErrorCode } from '@veil/common';
 import { Piscina } from 'piscina';
-import { detectAll, type CompiledPattern } from '../domain/detect/index.js';
+import { detectAll, patternScanCost, type CompiledPattern } from '../domain/detect/index.js';
 import type { CustomPattern, Detection } from '../domain/types.js';
 import type { OffloadResult, OffloadTask } from '../workers/offload-worker.js';
 
@@ -36,6 +36,21 @@ function workerFile(): { filename: string; execArgv: string[] } {
   return { filename: fileURLToPath(new URL('../workers/offload-worker.js', here)), execArgv: [] };
 }
 
+/**
+ * Scan steps (text length x program instructions, summed over the caller's patterns) above which
+ * a detection leaves the event loop even when its text is short: the linear-time engine scans at
+ * roughly 50 million steps a second here, so this keeps an inline scan of caller patterns to
+ * well under 100 ms. A 64 KB input with one `.{1000}` pattern is 65 million steps (about 1.2 s):
+ * it goes to a worker. Built-in detectors have no such factor and are bounded by `threshold`.
+ */
+export const INLINE_PATTERN_STEPS = 4_000_000;
+
+/** Whether a detection is cheap enough for the event loop (see INLINE_PATTERN_STEPS). */
+export function detectsInline(textLength: number, patterns: readonly CompiledPattern[], threshold: number): boolean {
+  if (textLength > threshold) return false;
+  return textLength * patternScanCost(patterns) <= INLINE_PATTERN_STEPS;
+}
+
 export function createOffload(options: { threshold: number; defaultRegion: string; maxThreads?: number }): Offload {
   let pool: Piscina | undefined;
   const getPool = (): Piscina => {
@@ -60,7 +75,7 @@ export function createOffload(options: { threshold: number; defaultRegion: strin
     threshold: options.threshold,
     run,
     async detect(request) {
-      if (request.text.length <= options.threshold) {
+      if (detectsInline(request.text.length, request.compiled, options.threshold)) {
         return detectAll(request.text, {
           customPatterns: request.compiled,
           defaultRegion: options.defaultRegion,

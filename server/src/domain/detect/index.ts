@@ -38,6 +38,18 @@ function isInternal(pattern: CompiledPattern): pattern is InternalPattern {
 }
 
 /**
+ * Scan steps per character of text for these patterns: the instructions of their programs (and of
+ * their context-word finders). A scan of a text costs up to its length times this.
+ */
+export function patternScanCost(patterns: readonly CompiledPattern[]): number {
+  let instructions = 0;
+  for (const pattern of patterns) {
+    if (isInternal(pattern)) instructions += pattern.regex.programSize + (pattern.contextFinder?.programSize ?? 0);
+  }
+  return instructions;
+}
+
+/**
  * Built-in and custom detections, sorted by start and non-overlapping (see overlap.ts). Offsets
  * are UTF-16 indices into `text`; `value === text.slice(start, end)`. Detection runs on the
  * folded view; a span that begins or ends inside the multi-character fold of one character

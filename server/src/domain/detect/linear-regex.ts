@@ -153,6 +153,11 @@ export class LinearRegex {
     return regex;
   }
 
+  /** Instructions of the compiled program: a scan costs up to (text length x this) steps. */
+  get programSize(): number {
+    return this.compiled.programSize();
+  }
+
   /** Whether the pattern matches anywhere in `text` (the engine's DFA: no positions needed). */
   test(text: string): boolean {
     return this.compiled.test(text);

@@ -1,0 +1,47 @@
+// Where detection runs (services/offload.ts): short texts with cheap caller patterns stay on the
+// event loop; a long text, or caller patterns whose scan of even a short text would be long (a
+// counted repetition expands into a large program), leave it for a worker thread.
+import { describe, expect, it } from 'vitest';
+import { compileCustomPatterns, patternScanCost } from '../domain/detect/index.js';
+import { createOffload, detectsInline, INLINE_PATTERN_STEPS } from './offload.js';
+
+const THRESHOLD = 65_536;
+const patterns = (...sources: string[]) => compileCustomPatterns(sources.map((pattern, index) => ({ entity_type: `p${index}`, pattern })));
+
+describe('detectsInline', () => {
+  it('keeps a short text with cheap patterns (or none) on the event loop', () => {
+    expect(detectsInline(1024, [], THRESHOLD)).toBe(true);
+    expect(detectsInline(THRESHOLD, [], THRESHOLD)).toBe(true);
+    expect(detectsInline(1024, patterns('TICKET-[0-9]{6}'), THRESHOLD)).toBe(true);
+  });
+
+  it('sends a text over the size threshold to a worker', () => {
+    expect(detectsInline(THRESHOLD + 1, [], THRESHOLD)).toBe(false);
+  });
+
+  it('sends a short text to a worker when the patterns make its scan long', () => {
+    const heavy = patterns('.{1000}');
+    expect(patternScanCost(heavy)).toBeGreaterThan(1000);
+    expect(detectsInline(64 * 1024, heavy, THRESHOLD)).toBe(false);
+    // The budget counts every pattern: many medium ones add up like one large one.
+    const medium = patterns(...Array.from({ length: 32 }, () => '[a-z]{60}'));
+    expect(16 * 1024 * patternScanCost(medium)).toBeGreaterThan(INLINE_PATTERN_STEPS);
+    expect(detectsInline(16 * 1024, medium, THRESHOLD)).toBe(false);
+    expect(detectsInline(100, medium, THRESHOLD)).toBe(true);
+  });
+
+  it('finds the caller values on the worker', async () => {
+    const offload = createOffload({ threshold: THRESHOLD, defaultRegion: 'US' });
+    try {
+      const text = `${'x'.repeat(3000)} ref ABCD-1234 ${'y'.repeat(3000)}`;
+      const raw = [{ entity_type: 'ref', pattern: '[A-Z]{4}-[0-9]{4}' }, { entity_type: 'wide', pattern: '[a-z]{900}' }];
+      const compiled = compileCustomPatterns(raw);
+      expect(detectsInline(text.length, compiled, THRESHOLD)).toBe(false);
+      const found = await offload.detect({ text, compiled, raw });
+      expect(found.filter((detection) => detection.type === 'custom:ref').map((detection) => text.slice(detection.start, detection.end))).toEqual(['ABCD-1234']);
+      expect(found.filter((detection) => detection.type === 'custom:wide')).toHaveLength(6);
+    } finally {
+      await offload.close();
+    }
+  });
+});
