@@ -37,7 +37,7 @@ export class NotFoundError extends VeilError {}
 export class SessionError extends VeilError {}
 /** An Idempotency-Key problem: invalid, reused for another request, in progress, or not replayable. */
 export class IdempotencyError extends VeilError {}
-/** Too many requests: wait `retryAfterSeconds`. */
+/** Too many requests, or the tenant is at its quota of a store: wait `retryAfterSeconds`. */
 export class RateLimitError extends VeilError {}
 /** Prompt security or the output guard refused the content. */
 export class ContentRejectedError extends VeilError {}
@@ -82,6 +82,9 @@ export const ERROR_FAMILIES: Readonly<Record<string, ErrorClass>> = {
   VEIL_IDEMPOTENCY_RESULT_UNAVAILABLE: IdempotencyError,
   VEIL_IDEMPOTENCY_STORE_FULL: IdempotencyError,
   VEIL_RATE_LIMITED: RateLimitError,
+  VEIL_QUOTA_EXCEEDED: RateLimitError,
+  VEIL_OVERLOADED: UnavailableError,
+  VEIL_REQUEST_TIMEOUT: ValidationError,
   VEIL_PROMPT_REJECTED: ContentRejectedError,
   VEIL_OUTPUT_BLOCKED: ContentRejectedError,
   VEIL_AUDIT_UNAVAILABLE: UnavailableError,

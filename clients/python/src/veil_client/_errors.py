@@ -57,7 +57,7 @@ class IdempotencyError(VeilError):
 
 
 class RateLimitError(VeilError):
-    """Too many requests: wait ``retry_after_seconds``."""
+    """Too many requests, or the tenant is at its quota of a store: wait ``retry_after_seconds``."""
 
 
 class ContentRejectedError(VeilError):
@@ -109,6 +109,9 @@ ERROR_FAMILIES: Mapping[str, type[VeilError]] = {
     "VEIL_IDEMPOTENCY_RESULT_UNAVAILABLE": IdempotencyError,
     "VEIL_IDEMPOTENCY_STORE_FULL": IdempotencyError,
     "VEIL_RATE_LIMITED": RateLimitError,
+    "VEIL_QUOTA_EXCEEDED": RateLimitError,
+    "VEIL_OVERLOADED": UnavailableError,
+    "VEIL_REQUEST_TIMEOUT": ValidationError,
     "VEIL_PROMPT_REJECTED": ContentRejectedError,
     "VEIL_OUTPUT_BLOCKED": ContentRejectedError,
     "VEIL_AUDIT_UNAVAILABLE": UnavailableError,
