@@ -8,12 +8,14 @@ import { DocxError, extractDocxText, openDocx, restoreDocx, type Restorer } from
 import { guardJsonValue, type OutputGuard, type OutputGuardSummary } from '../domain/guard/index.js';
 import { checkContainer, decodeSafeReferences, decodeUtf8, encodeUtf8, jsonIndent, sniffContainer, textFormat, type FileFormat, type FileHint } from './formats.js';
 import { extractPdfText, PdfError } from './pdf.js';
-import { checkJsonDepth } from '../domain/json-depth.js';
+import { checkJsonStructure, type JsonStructureLimits } from '../domain/json-depth.js';
 import { restoreJsonValue } from '../domain/structured/index.js';
 import type { UnresolvedToken } from '../domain/rehydrate.js';
 
 export interface FileLimits {
   readonly maxTextChars: number;
+  /** The request body's JSON structure bounds, applied to a JSON file before it is parsed. */
+  readonly json: JsonStructureLimits;
   readonly maxUncompressedBytes: number;
   readonly maxArchiveEntries: number;
 }
@@ -44,8 +46,8 @@ function checkTextSize(text: string, limits: FileLimits): void {
   if (text.length > limits.maxTextChars) throw new VeilError('VEIL_LIMIT_EXCEEDED', 'file: yields more text than the limit');
 }
 
-function parseJson(text: string): unknown {
-  checkJsonDepth(text, undefined, 'file');
+function parseJson(text: string, limits: FileLimits): unknown {
+  checkJsonStructure(text, limits.json, 'file');
   try {
     return sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'ignore' }) as unknown;
   } catch {
@@ -83,7 +85,7 @@ export async function extractFile(bytes: Uint8Array, hint: FileHint, limits: Fil
       const decoded = decodeText(bytes, hint, limits);
       switch (decoded.format) {
         case 'json':
-          return { format: 'json', text: decoded.text, value: parseJson(decoded.text), indent: jsonIndent(decoded.text) };
+          return { format: 'json', text: decoded.text, value: parseJson(decoded.text, limits), indent: jsonIndent(decoded.text) };
         case 'html':
           return { format: 'html', text: decodeSafeReferences(decoded.text) };
         case 'text':
@@ -142,7 +144,7 @@ async function restoreByFormat(bytes: Uint8Array, hint: FileHint, limits: FileLi
     case 'text': {
       const decoded = decodeText(bytes, hint, limits);
       if (decoded.format === 'json') {
-        const document = parseJson(decoded.text);
+        const document = parseJson(decoded.text, limits);
         const restored = restoreJsonValue(guard !== undefined ? guardJsonValue(document, guard) : document, restore);
         const text = serializeJson(restored.value, jsonIndent(decoded.text), decoded.text.endsWith('\n'));
         return { format: 'json', bytes: encodeUtf8(text, decoded.bom), tokensResolved: restored.tokensResolved, tokensUnresolved: restored.tokensUnresolved };

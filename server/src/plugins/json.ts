@@ -1,12 +1,16 @@
 // JSON bodies: read as bytes and decoded as strict UTF-8 (invalid bytes are a 400, never
 // U+FFFD), then small ones parsed inline (with prototype-poisoning protection), large ones on a
-// worker thread so parsing a megabyte never stalls the event loop. Both first refuse absurd
-// nesting with a linear pre-scan (413, like every depth bound).
+// worker thread so parsing a megabyte never stalls the event loop. Both first refuse the
+// structure with a linear pre-scan of the text, before any object is built (413, like every
+// structure bound): nesting, members of one object (limits.max_json_object_keys) and values of
+// the whole body (limits.max_json_values). The last bound also caps what a large body costs the
+// event loop when its parsed value crosses back from the worker.
 import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
+import type { VeilConfig } from '../config/index.js';
 import type { AppDeps } from '../deps.js';
-import { checkJsonDepth } from '../domain/json-depth.js';
+import { checkJsonStructure, MAX_BODY_DEPTH, type JsonStructureLimits } from '../domain/json-depth.js';
 import { decodeUtf8 } from '../domain/text/utf8.js';
 
 const rawBodies = new WeakMap<FastifyRequest, string>();
@@ -16,14 +20,20 @@ export function rawBodyOf(request: FastifyRequest): string | undefined {
   return rawBodies.get(request);
 }
 
+/** The structure bounds of every JSON text a request carries (bodies, ndjson lines, JSON files). */
+export function jsonLimits(config: Pick<VeilConfig, 'limits'>): JsonStructureLimits {
+  return { maxDepth: MAX_BODY_DEPTH, maxKeys: config.limits.max_json_object_keys, maxValues: config.limits.max_json_values };
+}
+
 export function registerJsonParser(app: FastifyInstance, deps: AppDeps): void {
+  const limits = jsonLimits(deps.config);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (request: FastifyRequest, body: string | Buffer) => {
     const text = typeof body === 'string' ? body : decodeUtf8(body, 'body');
     rawBodies.set(request, text);
     if (text.length === 0) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
-    if (text.length > deps.offload.threshold) return deps.offload.run({ op: 'parse', body: text });
-    checkJsonDepth(text);
+    if (deps.offload.offloads(text.length)) return deps.offload.run({ op: 'parse', body: text, limits });
+    checkJsonStructure(text, limits);
     try {
       return sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'ignore' }) as unknown;
     } catch {

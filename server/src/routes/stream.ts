@@ -28,10 +28,10 @@ import { auditFacts, factSink } from '../audit/facts.js';
 import { auditStreamEnd, auditStreamFailure, auditStreamStart } from '../audit/plugin.js';
 import type { AppDeps } from '../deps.js';
 import { splitSegments, StreamRehydrator } from '../domain/stream/index.js';
-import { checkJsonDepth } from '../domain/json-depth.js';
-import { codePointsToUtf16 } from '../domain/text/codepoints.js';
+import { checkJsonStructure, type JsonStructureLimits } from '../domain/json-depth.js';
 import { invalidUtf8, strictUtf8Decoder } from '../domain/text/utf8.js';
 import { validationMessage } from '../plugins/errors.js';
+import { jsonLimits } from '../plugins/json.js';
 import { StreamOutputGuard } from '../domain/guard/index.js';
 import { findTokensLenient } from '../domain/repair/index.js';
 import { outputGuardFor, restoreOpened, withOutputGuard, type RehydrateResponse } from '../services/rehydrate.js';
@@ -39,9 +39,9 @@ import { incomingSession } from '../services/state.js';
 import { LiveSessionCheck } from '../services/stream-check.js';
 import type { TransformResponse } from '../services/transform.js';
 import { fingerprint, policyFact, principalOf } from './common.js';
-import { openInline, rehydrateOnce, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
+import { isOffloaded, openInline, rehydrateOnce, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
 import { RehydrateBodySchema, RehydrateParamsSchema, TransformBodySchema, type RehydrateBody, type TransformBody } from './schemas.js';
-import { inputTypeOf, structuredTransform, textTransform } from './transform.js';
+import { inputTypeOf, structuredObject, structuredTransform, textTransform } from './transform.js';
 
 export const NDJSON = 'application/x-ndjson';
 
@@ -53,15 +53,24 @@ export function maxLineLength(deps: AppDeps): number {
 /** After the stream deadline, how long the error frame may take to leave before the connection is cut. */
 const DEADLINE_GRACE_MS = 5000;
 
-/** An SSE response on the raw socket: frames are written (and flushed) as they are produced. */
+/**
+ * An SSE response on the raw socket: frames are written (and flushed) as they are produced. A
+ * frame the socket cannot take waits for 'drain', but never longer than
+ * limits.stream_write_timeout_seconds: a client that stopped reading has its connection closed
+ * then, so it does not hold the stream's memory until the stream's lifetime runs out.
+ */
 class SseWriter {
   #closed = false;
   /** True while a frame waits for the socket to drain (the client is not reading). */
   #waiting = false;
   readonly #raw: ServerResponse;
+  readonly #writeTimeoutMs: number;
+  readonly #log: FastifyBaseLogger;
 
-  constructor(raw: ServerResponse) {
+  constructor(raw: ServerResponse, writeTimeoutMs: number, log: FastifyBaseLogger) {
     this.#raw = raw;
+    this.#writeTimeoutMs = writeTimeoutMs;
+    this.#log = log;
     raw.on('close', () => {
       this.#closed = true;
     });
@@ -83,21 +92,35 @@ class SseWriter {
   }
 
   /** Write one frame; waits for the socket to drain. False when the client is gone. */
-  async frame(data: unknown): Promise<boolean> {
+  frame(data: unknown): Promise<boolean> {
+    return this.frameJson(JSON.stringify(data));
+  }
+
+  /** Write one frame already serialized (a worker made it). */
+  async frameJson(json: string): Promise<boolean> {
     if (this.#closed) return false;
-    const flushed = this.#raw.write(`data: ${JSON.stringify(data)}\n\n`);
+    const flushed = this.#raw.write(`data: ${json}\n\n`);
     if (!flushed) {
       this.#waiting = true;
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          this.#raw.off('drain', done);
-          this.#raw.off('close', done);
-          resolve();
+      const drained = await new Promise<boolean>((resolve) => {
+        const done = (value: boolean): void => {
+          clearTimeout(timer);
+          this.#raw.off('drain', onDrain);
+          this.#raw.off('close', onClose);
+          resolve(value);
         };
-        this.#raw.on('drain', done);
-        this.#raw.on('close', done);
+        const onDrain = (): void => done(true);
+        const onClose = (): void => done(false);
+        const timer = setTimeout(() => done(false), this.#writeTimeoutMs);
+        this.#raw.on('drain', onDrain);
+        this.#raw.on('close', onClose);
       });
       this.#waiting = false;
+      if (!drained && !this.#closed) {
+        this.#log.info({ event: 'stream_write_timeout', write_timeout_ms: this.#writeTimeoutMs }, 'stream_write_timeout');
+        this.#raw.destroy();
+        this.#closed = true;
+      }
     }
     return !this.#closed;
   }
@@ -132,46 +155,9 @@ function errorFrame(log: FastifyBaseLogger, route: string, error: unknown): { er
   return { error: 'internal error', complete: true };
 }
 
-type ResponseEntity = TransformResponse['entities'][number];
+import { transformFrames } from '../services/frames.js';
 
-export interface TransformStreamFrame {
-  index: number;
-  safe_text: string;
-  entities: ResponseEntity[];
-}
-
-/**
- * Cut a finished text transform into frames (decisions.md 8): segments of the input that never
- * split an entity; each frame's safe text is its input slice with the entities replaced, so the
- * frames concatenate to `safe_text`. Works from the response (code-point spans), so it serves
- * inline and worker-thread transforms alike.
- */
-export function transformFrames(input: string, entities: readonly ResponseEntity[], maxLength?: number): TransformStreamFrame[] {
-  const flat: number[] = [];
-  for (const entity of entities) flat.push(entity.span.start, entity.span.end);
-  const units = codePointsToUtf16(input, flat);
-  const located = entities
-    .map((entity, position) => ({ entity, start: units[position * 2]!, end: units[position * 2 + 1]! }))
-    .sort((a, b) => a.start - b.start);
-  const segments = splitSegments(input, { avoid: located, ...(maxLength !== undefined ? { maxLength } : {}) });
-  const frames: TransformStreamFrame[] = [];
-  let next = 0;
-  for (const [index, segment] of segments.entries()) {
-    const parts: string[] = [];
-    const inside: ResponseEntity[] = [];
-    let cursor = segment.start;
-    while (next < located.length && located[next]!.start < segment.end) {
-      const item = located[next]!;
-      parts.push(input.slice(cursor, item.start), item.entity.token);
-      cursor = item.end;
-      inside.push(item.entity);
-      next += 1;
-    }
-    parts.push(input.slice(cursor, segment.end));
-    frames.push({ index, safe_text: parts.join(''), entities: inside });
-  }
-  return frames;
-}
+export { transformFrames, type TransformStreamFrame } from '../services/frames.js';
 
 /** Read an ndjson body line by line, bounding each line and the whole body. */
 async function* ndjsonLines(stream: IncomingMessage, maxLine: number, maxTotal: number): AsyncGenerator<string> {
@@ -221,8 +207,8 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-function parseLine(line: string, what: string): unknown {
-  checkJsonDepth(line, undefined, what);
+function parseLine(line: string, what: string, limits: JsonStructureLimits): unknown {
+  checkJsonStructure(line, limits, what);
   try {
     return JSON.parse(line) as unknown;
   } catch {
@@ -231,8 +217,8 @@ function parseLine(line: string, what: string): unknown {
 }
 
 /** A delta line: exactly `{"delta": string}`. */
-function deltaOf(line: string): string {
-  const value = parseLine(line, 'delta');
+function deltaOf(line: string, limits: JsonStructureLimits): string {
+  const value = parseLine(line, 'delta', limits);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new VeilError('VEIL_VALIDATION_FAILED', 'delta: must be an object');
   const keys = Object.keys(value);
   const delta = (value as { delta?: unknown }).delta;
@@ -251,12 +237,19 @@ export function streamRoutes(deps: AppDeps) {
     if (inputType !== 'text') {
       // JSON and chat documents are not cut into segments: one frame carries the whole
       // tokenized document, then the completion frame.
-      const whole = await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request));
+      const whole = structuredObject(await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request)));
       return { structured: whole };
     }
-    const done = await textTransform(deps, body, principal, sessionState, factSink(request), request.log);
-    const response = done.response ?? (JSON.parse(done.serialized ?? '{}') as TransformResponse);
-    return { text: { input: done.input, response, handle: done.handle, trace: done.trace } };
+    const done = await textTransform(deps, body, principal, sessionState, factSink(request), request.log, { frames: true });
+    if (done.frames !== undefined) {
+      // A large text was cut into frames on the worker; the rest of the body is small.
+      const rest = JSON.parse(done.serialized ?? '{}') as Omit<TransformResponse, 'safe_text' | 'entities'>;
+      return { text: { frames: done.frames, rest, entities: done.entityCount ?? 0, handle: done.handle, trace: done.trace } };
+    }
+    const response = done.response!;
+    const { safe_text: _safeText, entities, ...rest } = response;
+    const frames = transformFrames(done.input, entities).map((frame) => JSON.stringify(frame));
+    return { text: { frames, rest, entities: entities.length, handle: done.handle, trace: done.trace } };
   };
 
   /**
@@ -274,7 +267,7 @@ export function streamRoutes(deps: AppDeps) {
     // The event is recorded before the first byte: under audit.strict a failure is still a JSON 503.
     await auditStreamStart(reply.request, reply);
     reply.hijack();
-    const writer = new SseWriter(reply.raw);
+    const writer = new SseWriter(reply.raw, deps.config.limits.stream_write_timeout_seconds * 1000, log);
     const deadline = new AbortController();
     const limit = deps.config.limits.max_stream_seconds;
     const timer = setTimeout(() => {
@@ -313,14 +306,12 @@ export function streamRoutes(deps: AppDeps) {
         return reply;
       }
       const whole = result.text;
-      const frames = transformFrames(whole.input, whole.response.entities);
-      const { safe_text: _safeText, entities: _entities, ...rest } = whole.response;
       await runStream(reply, request.log, 'transform_stream', async (writer) => {
-        for (const frame of frames) {
-          if (!(await writer.frame(frame))) return undefined;
+        for (const frame of whole.frames) {
+          if (!(await writer.frameJson(frame))) return undefined;
         }
-        request.log.info({ event: 'transform_completed', streamed: true, trace_id: whole.trace, frames: frames.length, entities: whole.response.entities.length }, 'transform_completed');
-        return { complete: true, ...whole.handle, ...rest };
+        request.log.info({ event: 'transform_completed', streamed: true, trace_id: whole.trace, frames: whole.frames.length, entities: whole.entities }, 'transform_completed');
+        return { complete: true, ...whole.handle, ...whole.rest };
       });
       return reply;
     });
@@ -338,12 +329,13 @@ export function streamRoutes(deps: AppDeps) {
           const principal = principalOf(request);
           if (request.mediaType !== NDJSON) {
             const body = request.body as RehydrateBody;
-            const result = await rehydrateOnce(deps, principal, body, request.log, factSink(request));
-            const response = typeof result === 'string' ? (JSON.parse(result) as RehydrateResponse) : result;
+            const result = await rehydrateOnce(deps, principal, body, request.log, factSink(request), true);
+            // A large output was restored and cut on a worker: only the small rest of its body is parsed here.
+            const segments = isOffloaded(result) ? (result.segments ?? []) : splitSegments(result.restored_text).map((segment) => segment.text);
+            const response = isOffloaded(result) ? (JSON.parse(result.body) as Omit<RehydrateResponse, 'restored_text'>) : result;
             await runStream(reply, request.log, 'rehydrate_stream', async (writer) => {
-              const segments = splitSegments(response.restored_text);
-              for (const [index, segment] of segments.entries()) {
-                if (!(await writer.frame({ index, restored_text: segment.text }))) return undefined;
+              for (const [index, text] of segments.entries()) {
+                if (!(await writer.frame({ index, restored_text: text }))) return undefined;
               }
               return {
                 complete: true,
@@ -368,7 +360,7 @@ export function streamRoutes(deps: AppDeps) {
           try {
             const first = await lines.next();
             if (first.done === true) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
-            const params = parseLine(first.value, 'body');
+            const params = parseLine(first.value, 'body', jsonLimits(deps.config));
             const validate = request.compileValidationSchema(RehydrateParamsSchema);
             if (!validate(params)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validate.errors?.[0] ?? undefined));
             const base = await rehydrateRequestOf(deps, principal, params as RehydrateParams, '');
@@ -405,7 +397,7 @@ export function streamRoutes(deps: AppDeps) {
               // At the deadline the wait for the next line fails with the deadline's error.
               for (let next = await untilAborted(lines.next(), deadline); next.done !== true; next = await untilAborted(lines.next(), deadline)) {
                 if (writer.closed) return undefined;
-                const delta = deltaOf(next.value);
+                const delta = deltaOf(next.value, jsonLimits(deps.config));
                 await live.check(rehydrator.pending + delta);
                 const text = rehydrator.push(delta);
                 if (text !== '' && !(await writer.frame({ index: index++, restored_text: text }))) return undefined;

@@ -13,12 +13,13 @@ import {
   jsonSlotTexts,
   runChatTransform,
   runJsonTransform,
-  type ChatTransformRequest,
-  type JsonTransformRequest,
   type SlotNer,
+  type StructuredRequest,
 } from '../services/structured.js';
-import { runTextTransform, type TextTransformRequest, type TransformEnvironment, type TransformResponse } from '../services/transform.js';
-import type { OffloadedTransform } from '../workers/offload-worker.js';
+import { runTextTransform, type TextTransformRequest, type TransformEnvironment, type TransformOutcome, type TransformResponse } from '../services/transform.js';
+import type { OffloadedTransform, TransformShape } from '../workers/offload-worker.js';
+import { jsonCost } from '../services/offload.js';
+import { checkJsonDocument } from '../domain/structured/index.js';
 import { planDetection, planDetectionForTexts, type DetectorName, type NerLog } from '../services/ner.js';
 import type { LoadedPolicy } from '../services/policies.js';
 import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
@@ -39,7 +40,7 @@ export function inputTypeOf(body: TransformBody): 'text' | 'json' | 'chat_messag
   return kind;
 }
 
-function transformSettings(deps: AppDeps) {
+export function transformSettings(deps: AppDeps) {
   return {
     defaultLanguage: deps.config.detector.default_language,
     ttlSeconds: deps.config.session.ttl_seconds,
@@ -109,8 +110,25 @@ export function plannedPolicy(registry: PolicyRegistry, name: string | undefined
   return name !== undefined ? registry.get(name) : sessionState === undefined ? registry.get(undefined) : undefined;
 }
 
-/** A JSON or chat request as its transform takes it (with or without NER results yet). */
-export type StructuredRequest = { readonly kind: 'json'; readonly request: JsonTransformRequest } | { readonly kind: 'chat_messages'; readonly request: ChatTransformRequest };
+export type { StructuredRequest } from '../services/structured.js';
+
+/** A finished transform: the outcome itself (inline), or what a worker serialized. */
+export type TransformDone = TransformOutcome | OffloadedTransform;
+
+/** A structured transform's answer as an object (a worker's serialized body parsed back; bounded by the document limits). */
+export function structuredObject(result: Record<string, unknown> | string): Record<string, unknown> {
+  return typeof result === 'string' ? (JSON.parse(result) as Record<string, unknown>) : result;
+}
+
+/** A transform a worker ran and serialized. */
+export function isOffloadedTransform(done: TransformDone): done is OffloadedTransform {
+  return typeof (done as OffloadedTransform).body === 'string';
+}
+
+/** The response object of a finished transform (a worker's is parsed back: callers that need it are bounded). */
+export function transformResponseOf(done: TransformDone): TransformOutcome['response'] & Record<string, unknown> {
+  return (isOffloadedTransform(done) ? JSON.parse(done.body) : done.response) as TransformOutcome['response'] & Record<string, unknown>;
+}
 
 /**
  * JSON and chat modes: the same detector mode as text mode, over every string slot. The slots
@@ -124,8 +142,9 @@ export async function runStructuredWithNer(
   input: StructuredRequest,
   detectors: readonly DetectorName[] | undefined,
   policy: LoadedPolicy | undefined,
-  log?: NerLog,
-) {
+  log: NerLog | undefined,
+  scope: { readonly tenant: string | null; readonly registry: PolicyRegistry; readonly shape?: TransformShape },
+): Promise<TransformDone> {
   const language = input.request.language ?? deps.config.detector.default_language;
   let texts: string[] = [];
   if (nerWillRun(deps, detectors)) texts = input.kind === 'json' ? jsonSlotTexts(env, input.request) : chatSlotTexts(env, input.request);
@@ -139,9 +158,23 @@ export async function runStructuredWithNer(
     detectorMode: plan.detectorMode,
     warnings: plan.warnings,
   };
-  return input.kind === 'json'
-    ? runJsonTransform(env, { ...input.request, detection, slotNer })
-    : runChatTransform(env, { ...input.request, detection, slotNer });
+  const planned: StructuredRequest =
+    input.kind === 'json' ? { kind: 'json', request: { ...input.request, detection, slotNer } } : { kind: 'chat_messages', request: { ...input.request, detection, slotNer } };
+  const document = input.kind === 'json' ? input.request.inputJson : input.request.inputMessages;
+  if (deps.offload.offloads(jsonCost(document, deps.offload.threshold))) {
+    // The bounds are checked here first (a bounded walk), so only a document within them is copied to the worker.
+    if (input.kind === 'json') checkJsonDocument(input.request.inputJson);
+    return deps.offload.run({
+      op: 'transform-structured',
+      input: planned,
+      ring: ringMaterial(deps, scope.tenant),
+      policies: scope.registry.snapshot(),
+      settings: transformSettings(deps),
+      nowMs: env.nowMs,
+      ...(scope.shape !== undefined ? { shape: scope.shape } : {}),
+    });
+  }
+  return planned.kind === 'json' ? runJsonTransform(env, planned.request) : runChatTransform(env, planned.request);
 }
 
 /** JSON and chat modes of /v1/transform (and its stream and file routes). */
@@ -153,18 +186,23 @@ export async function structuredTransform(
   sessionState: string | undefined,
   principal: Principal,
   facts: FactSink = NO_FACTS,
-): Promise<Record<string, unknown>> {
+): Promise<Record<string, unknown> | string> {
   const registry = policiesFor(deps, principal.tenant);
   const common = requestFields(deps, body, principal, sessionState);
   const env = transformEnvironment(deps, principal.tenant, registry);
   const input: StructuredRequest =
     inputType === 'json' ? { kind: 'json', request: { ...common, inputJson: body.input_json } } : { kind: 'chat_messages', request: { ...common, inputMessages: body.input_messages } };
-  const outcome = await recordingRejection(facts, () => runStructuredWithNer(deps, env, input, body.detectors, plannedPolicy(registry, body.policy, sessionState), log));
-  facts({ ...transformFacts(outcome.response), ...promptFacts(outcome.response), session_id: outcome.meta.sid, trace_id: common.traceId, ...(outcome.meta.policy !== undefined ? { policy: outcome.meta.policy } : {}) });
-  if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
-  const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
-  log.info({ event: 'transform_completed', input_type: inputType, trace_id: fingerprint(common.traceId), entities: outcome.response.entities.length }, 'transform_completed');
-  return { ...outcome.response, ...handle };
+  const done = await recordingRejection(facts, () =>
+    runStructuredWithNer(deps, env, input, body.detectors, plannedPolicy(registry, body.policy, sessionState), log, { tenant: principal.tenant, registry }),
+  );
+  const outcomeFacts = isOffloadedTransform(done) ? done.facts : { ...transformFacts(done.response), ...promptFacts(done.response) };
+  facts({ ...outcomeFacts, session_id: done.meta.sid, trace_id: common.traceId, ...(done.meta.policy !== undefined ? { policy: done.meta.policy } : {}) });
+  if (done.meta.continued) await recordContinuation(deps, done.meta);
+  const handle = await outgoingHandle(deps, done.meta, done.sessionState);
+  log.info({ event: 'transform_completed', input_type: inputType, trace_id: fingerprint(common.traceId), offloaded: isOffloadedTransform(done) }, 'transform_completed');
+  // A worker's body goes out as it is, the session handle spliced in.
+  if (isOffloadedTransform(done)) return withHandle(done.body, handle);
+  return { ...done.response, ...handle };
 }
 
 /** A finished text transform: the response object (inline) or the body a worker serialized. */
@@ -174,8 +212,12 @@ export interface TextTransformDone {
   readonly handle: { session_state: string } | { session_id: string };
   readonly trace: string;
   readonly response?: TransformResponse;
-  /** Set when a worker serialized the body (without its session handle). */
+  /** Set when a worker serialized the body (without its session handle; with `frames`, without safe_text and entities too). */
   readonly serialized?: string;
+  /** With `frames`, for a transform a worker ran: the stream frames, each serialized. */
+  readonly frames?: string[];
+  /** With `frames`, for a transform a worker ran: how many entities the frames carry. */
+  readonly entityCount?: number;
 }
 
 /**
@@ -190,8 +232,9 @@ export async function textTransform(
   sessionState: string | undefined,
   facts: FactSink = NO_FACTS,
   log?: NerLog,
+  options: { readonly frames?: boolean } = {},
 ): Promise<TextTransformDone> {
-  return recordingRejection(facts, () => runTextTransformRoute(deps, body, principal, sessionState, facts, log));
+  return recordingRejection(facts, () => runTextTransformRoute(deps, body, principal, sessionState, facts, log, options.frames === true));
 }
 
 async function runTextTransformRoute(
@@ -201,6 +244,7 @@ async function runTextTransformRoute(
   sessionState: string | undefined,
   facts: FactSink,
   log: NerLog | undefined,
+  frames: boolean,
 ): Promise<TextTransformDone> {
   const registry = policiesFor(deps, principal.tenant);
   let input = body.input ?? '';
@@ -224,18 +268,25 @@ async function runTextTransformRoute(
     ...(promptScreened !== undefined ? { promptScreened } : {}),
   };
   const trace = fingerprint(transformRequest.traceId ?? '');
-  if (input.length > deps.offload.threshold || (sessionState?.length ?? 0) > deps.offload.threshold) {
-    const outcome = (await deps.offload.run({
+  if (deps.offload.offloads(Math.max(input.length, sessionState?.length ?? 0))) {
+    const outcome = await deps.offload.run({
       op: 'transform',
       request: transformRequest,
       ring: ringMaterial(deps, principal.tenant),
       policies: registry.snapshot(),
       settings: transformSettings(deps),
       nowMs: deps.now(),
-    })) as OffloadedTransform;
+      shape: frames ? 'frames' : 'response',
+    });
     facts({ ...outcome.facts, session_id: outcome.meta.sid, trace_id: transformRequest.traceId ?? '', ...(outcome.meta.policy !== undefined ? { policy: outcome.meta.policy } : {}) });
     if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
-    return { input: outcome.cleanedInput ?? input, handle: await outgoingHandle(deps, outcome.meta, outcome.sessionState), trace, serialized: outcome.body };
+    return {
+      input: outcome.cleanedInput ?? input,
+      handle: await outgoingHandle(deps, outcome.meta, outcome.sessionState),
+      trace,
+      serialized: outcome.body,
+      ...(outcome.frames !== undefined ? { frames: outcome.frames, entityCount: outcome.facts.entity_count ?? 0 } : {}),
+    };
   }
   const outcome = runTextTransform(transformEnvironment(deps, principal.tenant, registry), transformRequest);
   facts({ ...transformFacts(outcome.response), ...promptFacts(outcome.response), session_id: outcome.meta.sid, trace_id: transformRequest.traceId ?? '', ...(outcome.meta.policy !== undefined ? { policy: outcome.meta.policy } : {}) });
@@ -255,7 +306,10 @@ export function transformRoutes(deps: AppDeps) {
         auditFacts(request, { ...policyFact(deps, body.policy), ...(body.trace_id !== undefined ? { trace_id: body.trace_id } : {}) });
         const inputType = inputTypeOf(body);
         const sessionState = await incomingSession(deps, body.session_id, body.session_state);
-        if (inputType !== 'text') return structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request));
+        if (inputType !== 'text') {
+          const structured = await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request));
+          return typeof structured === 'string' ? reply.type('application/json; charset=utf-8').send(structured) : structured;
+        }
         const done = await textTransform(deps, body, principal, sessionState, factSink(request), request.log);
         const logFields = { event: 'transform_completed', trace_id: done.trace, policy: body.policy ?? deps.policies.registry.defaultName };
         if (done.serialized !== undefined) {

@@ -8,13 +8,17 @@ import { setPriority } from 'node:os';
 import { isVeilError, type Policy } from '@veil/common';
 import sjson from 'secure-json-parse';
 import { compileCustomPatterns, detectAll, type CompiledPattern } from '../domain/detect/index.js';
-import { checkJsonDepth } from '../domain/json-depth.js';
-import { KeyRing, openSession } from '../domain/seal/index.js';
+import { checkJsonStructure, type JsonStructureLimits } from '../domain/json-depth.js';
+import { KeyRing, openSession, type SessionKind } from '../domain/seal/index.js';
 import type { CustomPattern, Detection } from '../domain/types.js';
 import { compilePolicy, PolicyRegistry } from '../services/policies.js';
-import { openForRehydrate, REHYDRATE_KINDS, restoreOpened, type RehydrateRequest } from '../services/rehydrate.js';
+import { openForRehydrate, REHYDRATE_KINDS, restoreJsonOpened, restoreOpened, type RehydrateRequest } from '../services/rehydrate.js';
 import { revocationDigest } from '../services/revocation.js';
-import { runTextTransform, type ContextStrategy, type SessionMeta, type TextTransformRequest } from '../services/transform.js';
+import { batchItemFields, runTextTransform, type ContextStrategy, type SessionMeta, type TextTransformRequest, type TransformEnvironment, type TransformOutcome } from '../services/transform.js';
+import { runChatTransform, runJsonTransform, type StructuredRequest } from '../services/structured.js';
+import { detectSerialized, type DetectSelection } from '../services/detect.js';
+import { transformFrames } from '../services/frames.js';
+import { splitSegments } from '../domain/stream/index.js';
 import type { OutputProtectionSettings } from '../services/output-guard.js';
 import type { PromptSecuritySettings } from '../services/prompt-security.js';
 import { transformFacts, type AuditFacts } from '../audit/facts.js';
@@ -40,22 +44,52 @@ export interface PolicySnapshot {
   readonly allowed?: readonly string[];
 }
 
+/** The transform settings a worker needs (from the configuration). */
+export interface TransformTaskSettings {
+  defaultLanguage: string;
+  ttlSeconds: number;
+  contextStrategy: ContextStrategy;
+  maxContextTokens: number;
+  promptSecurity?: PromptSecuritySettings | undefined;
+}
+
+/**
+ * How a worker serializes a transform: `response` the body without its session handle;
+ * `frames` the /v1/transform/stream frames and the body without safe_text and entities;
+ * `batch-item` the fields of a /v1/batch/transform item.
+ */
+export type TransformShape = 'response' | 'frames' | 'batch-item';
+
 export type OffloadTask =
-  | { readonly op: 'parse'; readonly body: string }
+  | { readonly op: 'parse'; readonly body: string; readonly limits: JsonStructureLimits }
+  | {
+      /** /v1/detect and /v1/batch/detect for a large text: detect, select, serialize. */
+      readonly op: 'detect-entities';
+      readonly text: string;
+      readonly language?: string | undefined;
+      readonly patterns: readonly CustomPattern[];
+      readonly selection: DetectSelection;
+    }
   | { readonly op: 'detect'; readonly text: string; readonly language?: string | undefined; readonly patterns: readonly CustomPattern[] }
   | {
       readonly op: 'transform';
       readonly request: TextTransformRequest;
       readonly ring: RingMaterial;
       readonly policies: PolicySnapshot;
-      readonly settings: {
-        defaultLanguage: string;
-        ttlSeconds: number;
-        contextStrategy: ContextStrategy;
-        maxContextTokens: number;
-        promptSecurity?: PromptSecuritySettings | undefined;
-      };
+      readonly settings: TransformTaskSettings;
       readonly nowMs: number;
+      /** What the body holds: the response (default), stream frames, or a batch item's fields. */
+      readonly shape?: TransformShape;
+    }
+  | {
+      /** input_json and input_messages transforms of a large document. */
+      readonly op: 'transform-structured';
+      readonly input: StructuredRequest;
+      readonly ring: RingMaterial;
+      readonly policies: PolicySnapshot;
+      readonly settings: TransformTaskSettings;
+      readonly nowMs: number;
+      readonly shape?: TransformShape;
     }
   | {
       /** First half of a large rehydrate: open the session and list each entry's digest. */
@@ -74,11 +108,19 @@ export type OffloadTask =
       readonly templates?: RestoreTemplates | undefined;
       readonly outputProtection?: OutputProtectionSettings | undefined;
       readonly nowMs: number;
+      /** Session kinds the blob may be (default: transform and batch; RAG answers: context). */
+      readonly kinds?: readonly SessionKind[];
+      /** Restore this output_json document instead of `request.output`. */
+      readonly document?: { readonly value: unknown };
+      /** Also cut the restored text into /v1/rehydrate/stream segments. */
+      readonly segments?: boolean;
     };
 
 /** Result of 'transform': the body without its session handle, the blob, and session meta. */
 export interface OffloadedTransform {
   readonly body: string;
+  /** With `frames`: the stream frames, each serialized, and the body without safe_text and entities. */
+  readonly frames?: string[];
   readonly sessionState: string;
   readonly meta: SessionMeta;
   /** Audit facts of the result (types and counts), so the event loop need not parse the body. */
@@ -87,11 +129,34 @@ export interface OffloadedTransform {
   readonly cleanedInput?: string;
 }
 
-/** Result of 'rehydrate': the serialized response and whether the output guard triggered. */
+/** Result of 'rehydrate': the serialized response and the facts the event loop records. */
 export interface OffloadedRehydrate {
   readonly body: string;
-  readonly outputGuardTriggered: boolean;
+  /** undefined when the output guard is disabled. */
+  readonly outputGuardTriggered: boolean | undefined;
+  readonly tokensResolved: number;
+  /** With `segments`: the restored text cut for the stream, and the body without restored_text. */
+  readonly segments?: string[];
 }
+
+/** Result of 'detect-entities': the serialized entity list and what the audit event needs. */
+export interface OffloadedDetection {
+  readonly entitiesJson: string;
+  readonly count: number;
+  readonly typeCounts: Record<string, number>;
+}
+
+/** What each task resolves to: `run` is typed by the task's op. */
+export interface OffloadValues {
+  parse: unknown;
+  detect: Detection[];
+  'detect-entities': OffloadedDetection;
+  transform: OffloadedTransform;
+  'transform-structured': OffloadedTransform;
+  'rehydrate-open': OpenedForRehydrate;
+  rehydrate: OffloadedRehydrate;
+}
+export type OffloadValue<T extends OffloadTask> = OffloadValues[T['op']];
 
 /** Result of 'rehydrate-open'. */
 export interface OpenedForRehydrate {
@@ -153,34 +218,54 @@ export function registryOf(snapshot: PolicySnapshot): PolicyRegistry {
   return cachedRegistry.registry.restrictedTo(snapshot.allowed);
 }
 
+/** The transform environment of a task, from the material the event loop sent. */
+function transformEnvOf(task: { ring: RingMaterial; policies: PolicySnapshot; settings: TransformTaskSettings; nowMs: number }): TransformEnvironment {
+  const registry = registryOf(task.policies);
+  return {
+    keyRing: ringOf(task.ring),
+    policy: (name) => registry.get(name),
+    compilePatterns: (raw) => compiled(raw),
+    ...task.settings,
+    nowMs: task.nowMs,
+  };
+}
+
+/** A transform outcome as the event loop takes it: serialized here, so it only copies strings. */
+function offloadedTransform(outcome: TransformOutcome, shape: TransformShape = 'response', input = ''): OffloadedTransform {
+  const response = outcome.response;
+  const promptSecurity = response.prompt_security;
+  const facts = { ...transformFacts(response), ...(promptSecurity !== undefined ? { prompt_security: promptSecurity.triggered } : {}) };
+  const base = { sessionState: outcome.sessionState, meta: outcome.meta, facts, ...(outcome.cleanedInput !== undefined ? { cleanedInput: outcome.cleanedInput } : {}) };
+  switch (shape) {
+    case 'response':
+      return { ...base, body: JSON.stringify(response) };
+    case 'batch-item':
+      return { ...base, body: JSON.stringify(batchItemFields(response)) };
+    case 'frames': {
+      const { safe_text: _safeText, entities, ...rest } = response;
+      const cut = transformFrames(outcome.cleanedInput ?? input, entities);
+      return { ...base, body: JSON.stringify(rest), frames: cut.map((frame) => JSON.stringify(frame)) };
+    }
+  }
+}
+
 function execute(task: OffloadTask): unknown {
   switch (task.op) {
     case 'parse':
-      checkJsonDepth(task.body);
+      checkJsonStructure(task.body, task.limits);
       return sjson.parse(task.body, undefined, { protoAction: 'error', constructorAction: 'ignore' });
     case 'detect':
       return detectAll(task.text, { customPatterns: compiled(task.patterns), ...(task.language !== undefined ? { language: task.language } : {}) }) satisfies Detection[];
+    case 'detect-entities':
+      return detectSerialized(task.text, { language: task.language, patterns: compiled(task.patterns) }, task.selection) satisfies OffloadedDetection;
     case 'transform': {
-      const registry = registryOf(task.policies);
-      const outcome = runTextTransform(
-        {
-          keyRing: ringOf(task.ring),
-          policy: (name) => registry.get(name),
-          compilePatterns: (raw) => compiled(raw),
-          ...task.settings,
-          nowMs: task.nowMs,
-        },
-        task.request,
-      );
-      // Serialized here so the event loop only copies one string.
-      const promptSecurity = outcome.response.prompt_security;
-      return {
-        body: JSON.stringify(outcome.response),
-        sessionState: outcome.sessionState,
-        meta: outcome.meta,
-        facts: { ...transformFacts(outcome.response), ...(promptSecurity !== undefined ? { prompt_security: promptSecurity.triggered } : {}) },
-        ...(outcome.cleanedInput !== undefined ? { cleanedInput: outcome.cleanedInput } : {}),
-      } satisfies OffloadedTransform;
+      const outcome = runTextTransform(transformEnvOf(task), task.request);
+      return offloadedTransform(outcome, task.shape, task.request.input);
+    }
+    case 'transform-structured': {
+      const env = transformEnvOf(task);
+      const outcome = task.input.kind === 'json' ? runJsonTransform(env, task.input.request) : runChatTransform(env, task.input.request);
+      return offloadedTransform(outcome, task.shape);
     }
     case 'rehydrate-open': {
       const session = openSession(ringOf(task.ring), task.sessionState, { kinds: REHYDRATE_KINDS, tenant: task.tenant }, Math.floor(task.nowMs / 1000));
@@ -203,9 +288,16 @@ function execute(task: OffloadTask): unknown {
         outputProtection: task.outputProtection,
         nowMs: task.nowMs,
       };
-      const session = openForRehydrate(env, task.request.sessionState, task.request.tenant);
+      const session = openForRehydrate(env, task.request.sessionState, task.request.tenant, task.kinds);
+      if (task.document !== undefined) {
+        const response = restoreJsonOpened(env, session, task.request, task.document.value, started);
+        return { body: JSON.stringify(response), outputGuardTriggered: response.output_guard?.triggered, tokensResolved: response.tokens_resolved } satisfies OffloadedRehydrate;
+      }
       const response = restoreOpened(env, session, task.request, started);
-      return { body: JSON.stringify(response), outputGuardTriggered: response.output_guard?.triggered === true } satisfies OffloadedRehydrate;
+      const facts = { outputGuardTriggered: response.output_guard?.triggered, tokensResolved: response.tokens_resolved };
+      if (task.segments !== true) return { body: JSON.stringify(response), ...facts } satisfies OffloadedRehydrate;
+      const { restored_text: restored, ...rest } = response;
+      return { body: JSON.stringify(rest), segments: splitSegments(restored).map((segment) => segment.text), ...facts } satisfies OffloadedRehydrate;
     }
   }
 }
