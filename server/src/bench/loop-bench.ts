@@ -205,7 +205,7 @@ const ATTACKS: Record<string, () => Promise<void>> = {
       await new Promise((resolve) => setTimeout(resolve, 60_000));
       for (const helper of helpers) {
         const reply = new Promise<string>((resolve) => {
-          helper.once('message', (message) => resolve(String(message)));
+          helper.once('message', (message) => resolve(typeof message === 'string' ? message : JSON.stringify(message)));
           setTimeout(() => resolve('no answer'), 5000);
         });
         helper.send('report');

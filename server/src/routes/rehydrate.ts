@@ -6,9 +6,10 @@
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { auditFacts, factSink, NO_FACTS, type FactSink } from '../audit/facts.js';
-import { keyRingFor, policiesFor, ringMaterial, type AppDeps } from '../deps.js';
+import { keyRingFor, policiesFor, type AppDeps } from '../deps.js';
 import type { SessionPayload } from '../domain/seal/index.js';
 import { jsonCost } from '../services/offload.js';
+import { openOffloaded, restoreOffloaded } from '../services/rehydrate-offload.js';
 import { outputProtectionSettings } from '../services/output-guard.js';
 import {
   openForRehydrate,
@@ -18,7 +19,7 @@ import {
   type RehydrateRequest,
   type RehydrateResponse,
 } from '../services/rehydrate.js';
-import { partitionsFor, revokedEntryIds, withStore } from '../services/revocation.js';
+import { revokedEntryIds } from '../services/revocation.js';
 import { assertNotDenied, incomingSession } from '../services/state.js';
 import type { OffloadedRehydrate } from '../workers/offload-worker.js';
 import { callerOf, fingerprint, principalOf, traceIdOf, type Principal } from './common.js';
@@ -78,48 +79,6 @@ async function recordingBlock<T>(facts: FactSink, run: () => Promise<T>): Promis
   }
 }
 
-/**
- * Open a large blob on a worker (its digests computed there), then check the deny list and the
- * revocations on the event loop: the revoked token ids, for the restore that follows on a worker.
- */
-async function openOffloaded(deps: AppDeps, base: RehydrateRequest, facts: FactSink): Promise<string[]> {
-  const opened = await deps.offload.run({
-    op: 'rehydrate-open',
-    sessionState: base.sessionState,
-    tenant: base.tenant,
-    ring: ringMaterial(deps, base.tenant),
-    digestKey: deps.digestSecret,
-    nowMs: deps.now(),
-  });
-  facts({ session_id: opened.sid, trace_id: base.traceId ?? '', ...(opened.policy !== undefined ? { policy: opened.policy } : {}) });
-  await assertNotDenied(deps, opened);
-  const digests = opened.digests.map((item) => item.digest);
-  const revoked = digests.length === 0 ? new Set<string>() : await withStore(() => deps.stores.revocation.revoked(partitionsFor(base.tenant), digests));
-  return opened.digests.filter((item) => revoked.has(item.digest)).map((item) => item.id);
-}
-
-/** The restore on a worker, its facts recorded here. */
-async function restoreOffloaded(
-  deps: AppDeps,
-  base: RehydrateRequest,
-  revokedIds: readonly string[],
-  facts: FactSink,
-  extra: { document?: { value: unknown }; segments?: boolean } = {},
-): Promise<OffloadedRehydrate> {
-  const done = await deps.offload.run({
-    op: 'rehydrate',
-    request: { ...base, revokedIds },
-    ring: ringMaterial(deps, base.tenant),
-    policies: policiesFor(deps, base.tenant).snapshot(),
-    templates: deps.config.restore_templates,
-    outputProtection: outputProtectionSettings(deps.config),
-    nowMs: deps.now(),
-    ...extra,
-  });
-  facts({ entity_count: done.tokensResolved, ...(done.outputGuardTriggered !== undefined ? { output_guard: done.outputGuardTriggered } : {}) });
-  return done;
-}
-
 export async function rehydrateOnce(
   deps: AppDeps,
   principal: Principal,
@@ -148,8 +107,8 @@ async function rehydrateWhole(
   const base = await rehydrateRequestOf(deps, principal, body, body.output);
   const logFields = { event: 'rehydrate_completed', trace_id: fingerprint(base.traceId ?? '') };
   if (deps.offload.offloads(Math.max(body.output.length, base.sessionState.length))) {
-    const revokedIds = await openOffloaded(deps, base, facts);
-    const done = await restoreOffloaded(deps, base, revokedIds, facts, { segments });
+    const { revokedIds } = await openOffloaded(deps, base, facts);
+    const done = await restoreOffloaded(deps, base, revokedIds, facts, segments ? { shape: 'segments' } : {});
     log.info({ ...logFields, offloaded: true, resolved: done.tokensResolved }, 'rehydrate_completed');
     return done;
   }
@@ -172,7 +131,7 @@ async function rehydrateJson(
   const base = await rehydrateRequestOf(deps, principal, body, '');
   const cost = Math.max(jsonCost(body.output_json, deps.offload.threshold), base.sessionState.length);
   if (deps.offload.offloads(cost)) {
-    const revokedIds = await openOffloaded(deps, base, facts);
+    const { revokedIds } = await openOffloaded(deps, base, facts);
     const done = await restoreOffloaded(deps, base, revokedIds, facts, { document: { value: body.output_json } });
     log.info({ event: 'rehydrate_completed', output: 'json', offloaded: true, trace_id: fingerprint(base.traceId ?? ''), resolved: done.tokensResolved }, 'rehydrate_completed');
     return done.body;

@@ -20,7 +20,7 @@ import { runTextTransform, type TextTransformRequest, type TransformEnvironment,
 import type { OffloadedTransform, TransformShape } from '../workers/offload-worker.js';
 import { jsonCost } from '../services/offload.js';
 import { checkJsonDocument } from '../domain/structured/index.js';
-import { planDetection, planDetectionForTexts, type DetectorName, type NerLog } from '../services/ner.js';
+import { nerWillRun, planDetection, planDetectionForTexts, type DetectorName, type NerLog } from '../services/ner.js';
 import type { LoadedPolicy } from '../services/policies.js';
 import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
 import { effectiveContext, fingerprint, policyFact, principalOf, traceIdOf, type Principal } from './common.js';
@@ -65,13 +65,7 @@ export async function recordingRejection<T>(facts: FactSink, run: () => Promise<
   }
 }
 
-/**
- * Whether the NER sidecar will be called for this request (planDetection's rule); prompt
- * security must then screen the text before it, on the event loop.
- */
-export function nerWillRun(deps: AppDeps, detectors: readonly string[] | undefined): boolean {
-  return deps.ner !== undefined && (detectors?.includes('python_ner') ?? deps.config.detector.mode !== 'builtin');
-}
+export { nerWillRun } from '../services/ner.js';
 
 /**
  * `tenant`: the caller's (its key ring seals and opens the blob). `registry`: the request's policy

@@ -166,3 +166,20 @@ export function restoreJsonOpened(env: RehydrateEnvironment, session: SessionPay
   };
   return guard !== undefined ? withOutputGuard(response, guard.summary()) : response;
 }
+
+/** A /v1/rag/answer body: the restore of the answer under the context session. */
+export interface AnswerResponse {
+  restored_answer: string;
+  tokens_resolved: number;
+  tokens_unresolved: UnresolvedToken[];
+  /** Present when the output guard is enabled (counts only, never values). */
+  output_guard?: OutputGuardSummary;
+  warnings?: string[];
+}
+
+export function answerOf(restored: RehydrateResponse): AnswerResponse {
+  const response: AnswerResponse = { restored_answer: restored.restored_text, tokens_resolved: restored.tokens_resolved, tokens_unresolved: restored.tokens_unresolved };
+  if (restored.output_guard !== undefined) response.output_guard = restored.output_guard;
+  if (restored.warnings !== undefined) response.warnings = restored.warnings;
+  return response;
+}

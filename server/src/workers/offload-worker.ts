@@ -12,7 +12,8 @@ import { checkJsonStructure, type JsonStructureLimits } from '../domain/json-dep
 import { KeyRing, openSession, type SessionKind } from '../domain/seal/index.js';
 import type { CustomPattern, Detection } from '../domain/types.js';
 import { compilePolicy, PolicyRegistry } from '../services/policies.js';
-import { openForRehydrate, REHYDRATE_KINDS, restoreJsonOpened, restoreOpened, type RehydrateRequest } from '../services/rehydrate.js';
+import { answerOf, openForRehydrate, REHYDRATE_KINDS, restoreJsonOpened, restoreOpened, type RehydrateRequest } from '../services/rehydrate.js';
+import { RAG_CORES, type RagCore, type RagFlows, type RagTask } from '../services/rag.js';
 import { revocationDigest } from '../services/revocation.js';
 import { batchItemFields, runTextTransform, type ContextStrategy, type SessionMeta, type TextTransformRequest, type TransformEnvironment, type TransformOutcome } from '../services/transform.js';
 import { runChatTransform, runJsonTransform, type StructuredRequest } from '../services/structured.js';
@@ -60,6 +61,12 @@ export interface TransformTaskSettings {
  */
 export type TransformShape = 'response' | 'frames' | 'batch-item';
 
+/**
+ * How a worker serializes a restore: `response` the /v1/rehydrate body; `segments` the restored
+ * text cut for /v1/rehydrate/stream and the body without it; `answer` the /v1/rag/answer body.
+ */
+export type RehydrateShape = 'response' | 'segments' | 'answer';
+
 export type OffloadTask =
   | { readonly op: 'parse'; readonly body: string; readonly limits: JsonStructureLimits }
   | {
@@ -99,6 +106,7 @@ export type OffloadTask =
       readonly ring: RingMaterial;
       readonly digestKey: Uint8Array;
       readonly nowMs: number;
+      readonly kinds?: readonly SessionKind[];
     }
   | {
       readonly op: 'rehydrate';
@@ -112,9 +120,9 @@ export type OffloadTask =
       readonly kinds?: readonly SessionKind[];
       /** Restore this output_json document instead of `request.output`. */
       readonly document?: { readonly value: unknown };
-      /** Also cut the restored text into /v1/rehydrate/stream segments. */
-      readonly segments?: boolean;
-    };
+      readonly shape?: RehydrateShape;
+    }
+  | RagTask;
 
 /** Result of 'transform': the body without its session handle, the blob, and session meta. */
 export interface OffloadedTransform {
@@ -155,8 +163,9 @@ export interface OffloadValues {
   'transform-structured': OffloadedTransform;
   'rehydrate-open': OpenedForRehydrate;
   rehydrate: OffloadedRehydrate;
+  rag: RagFlows[keyof RagFlows]['output'];
 }
-export type OffloadValue<T extends OffloadTask> = OffloadValues[T['op']];
+export type OffloadValue<T extends OffloadTask> = T extends RagTask ? RagFlows[T['flow']]['output'] : OffloadValues[T['op']];
 
 /** Result of 'rehydrate-open'. */
 export interface OpenedForRehydrate {
@@ -249,6 +258,25 @@ function offloadedTransform(outcome: TransformOutcome, shape: TransformShape = '
   }
 }
 
+/** A RAG flow's pure half, its response serialized here (the event loop splices the handle in). */
+function runRagTask(task: RagTask): unknown {
+  const material = task.core;
+  const registry = registryOf(material.policies);
+  const core: RagCore = {
+    keyRing: ringOf(material.ring),
+    policy: registry.get(material.policyName),
+    corpusKeys: { idKey: Buffer.from(material.corpusKeys.idKey), capKey: Buffer.from(material.corpusKeys.capKey) },
+    promptSecurity: material.promptSecurity,
+    tenant: material.tenant,
+    context: material.context,
+    language: material.language,
+    nowMs: material.nowMs,
+  };
+  if (task.flow === 'screen') return RAG_CORES.screen(core, task.input);
+  const sealed = task.flow === 'ingest' ? RAG_CORES.ingest(core, task.input) : task.flow === 'query' ? RAG_CORES.query(core, task.input) : RAG_CORES.context(core, task.input);
+  return { ...sealed, response: JSON.stringify(sealed.response) };
+}
+
 function execute(task: OffloadTask): unknown {
   switch (task.op) {
     case 'parse':
@@ -268,7 +296,7 @@ function execute(task: OffloadTask): unknown {
       return offloadedTransform(outcome, task.shape);
     }
     case 'rehydrate-open': {
-      const session = openSession(ringOf(task.ring), task.sessionState, { kinds: REHYDRATE_KINDS, tenant: task.tenant }, Math.floor(task.nowMs / 1000));
+      const session = openSession(ringOf(task.ring), task.sessionState, { kinds: task.kinds ?? REHYDRATE_KINDS, tenant: task.tenant }, Math.floor(task.nowMs / 1000));
       const key = Buffer.from(task.digestKey);
       return {
         sid: session.sid,
@@ -295,10 +323,15 @@ function execute(task: OffloadTask): unknown {
       }
       const response = restoreOpened(env, session, task.request, started);
       const facts = { outputGuardTriggered: response.output_guard?.triggered, tokensResolved: response.tokens_resolved };
-      if (task.segments !== true) return { body: JSON.stringify(response), ...facts } satisfies OffloadedRehydrate;
-      const { restored_text: restored, ...rest } = response;
-      return { body: JSON.stringify(rest), segments: splitSegments(restored).map((segment) => segment.text), ...facts } satisfies OffloadedRehydrate;
+      const shape = task.shape ?? 'response';
+      if (shape === 'segments') {
+        const { restored_text: restored, ...rest } = response;
+        return { body: JSON.stringify(rest), segments: splitSegments(restored).map((segment) => segment.text), ...facts } satisfies OffloadedRehydrate;
+      }
+      return { body: JSON.stringify(shape === 'answer' ? answerOf(response) : response), ...facts } satisfies OffloadedRehydrate;
     }
+    case 'rag':
+      return runRagTask(task);
   }
 }
 
