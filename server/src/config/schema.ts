@@ -426,7 +426,7 @@ export const CONFIG_SCHEMA = {
       max_batch_size: { ...positiveInteger, default: 100 },
       max_stream_seconds: { type: 'integer', minimum: 1, maximum: 86400, default: 600 },
       stream_write_timeout_seconds: { type: 'integer', minimum: 1, maximum: 3600, default: 30 },
-      max_large_requests: { type: 'integer', minimum: 1, maximum: 10000, default: 16 },
+      max_large_requests: { type: 'integer', minimum: 1, maximum: 10000, default: 8 },
       max_streams: { type: 'integer', minimum: 1, maximum: 100000, default: 256 },
       max_offload_queue: { type: 'integer', minimum: 0, maximum: 100000, default: 64 },
       max_json_object_keys: { type: 'integer', minimum: 16, maximum: 10000000, default: 10000 },

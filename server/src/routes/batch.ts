@@ -38,6 +38,7 @@ import {
   type TransformDone,
 } from './transform.js';
 import { chargeRateLimit } from '../plugins/rate-limit.js';
+import { rawBodyOf } from '../plugins/json.js';
 import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
 
 type InputKind = 'text' | 'json' | 'chat_messages';
@@ -93,6 +94,7 @@ export function batchRoutes(deps: AppDeps) {
     traceId: string,
     registry: PolicyRegistry,
     log: FastifyBaseLogger,
+    large: boolean,
   ): Promise<TransformDone> => {
     const kind = itemInputType(item);
     const common = {
@@ -110,6 +112,7 @@ export function batchRoutes(deps: AppDeps) {
         tenant: principal.tenant,
         registry,
         shape: 'batch-item',
+        offload: large,
       });
     }
     let input = item.text ?? '';
@@ -124,7 +127,7 @@ export function batchRoutes(deps: AppDeps) {
     const planned = plannedPolicy(registry, policy, sessionState);
     const plan = await planDetection(deps, input, item.language ?? deps.config.detector.default_language, undefined, planned?.compiled.policy, log);
     const request: TextTransformRequest = { ...common, input, detection: plan, ...(promptScreened !== undefined ? { promptScreened } : {}) };
-    if (deps.offload.offloads(Math.max(input.length, sessionState?.length ?? 0))) {
+    if (large || deps.offload.offloads(Math.max(input.length, sessionState?.length ?? 0))) {
       return deps.offload.run({
         op: 'transform',
         request,
@@ -154,8 +157,10 @@ export function batchRoutes(deps: AppDeps) {
         const traceId = traceIdOf(undefined);
         // One policy snapshot for the whole batch (a reload mid-batch never mixes two sets).
         const registry = policiesFor(deps, principal.tenant);
-        // Items run one after another; between them the event loop serves other requests.
+        // Items run one after another; between them the event loop serves other requests. In a
+        // batch that is large as a whole every item runs on a worker, however small each is.
         const slicer = deps.offload.slicer();
+        const large = deps.offload.offloads(rawBodyOf(request)?.length ?? 0);
         const results: ItemResult[] = [];
         let carried: { sessionState: string; meta: SessionMeta; position: number } | undefined;
         let totalEntities = 0;
@@ -163,7 +168,7 @@ export function batchRoutes(deps: AppDeps) {
         for (const [index, item] of body.items.entries()) {
           await slicer.pause();
           try {
-            const done = await transformItem(item, item.policy ?? body.policy, shared ? carried?.sessionState : undefined, principal, traceId, registry, request.log);
+            const done = await transformItem(item, item.policy ?? body.policy, shared ? carried?.sessionState : undefined, principal, traceId, registry, request.log, large);
             let result: ItemResult;
             if (isOffloadedTransform(done)) {
               result = { index, json: done.body };
@@ -218,6 +223,7 @@ export function batchRoutes(deps: AppDeps) {
         const principal = principalOf(request);
         const withValues = includeValues(deps, principal.scopes, body.include_values);
         const slicer = deps.offload.slicer();
+        const large = deps.offload.offloads(rawBodyOf(request)?.length ?? 0);
         const results: ItemResult[] = [];
         let totalEntities = 0;
         let failed = 0;
@@ -233,7 +239,7 @@ export function batchRoutes(deps: AppDeps) {
             const ner = loaded !== undefined ? applyPolicyDetection(loaded.compiled.policy, plan) : plan.ner;
             const selection = { useRegex: plan.useRegex, ner, threshold: DEFAULT_THRESHOLD, withValues };
             const warnings = plan.warnings.length > 0 ? { warnings: plan.warnings } : {};
-            const found = await detectEntities(deps, { text: item.text, language, patterns }, selection);
+            const found = await detectEntities(deps, { text: item.text, language, patterns }, selection, large);
             totalEntities += found.count;
             auditFacts(request, { entity_types: Object.keys(found.typeCounts), type_counts: found.typeCounts, entity_count: found.count });
             results.push(

@@ -18,10 +18,11 @@ export type FoundEntities =
 
 /**
  * Detect and select the entities of one text, inline or on a worker by its size (the executor's
- * decision): a large text's answer is serialized on the worker, never copied back as objects.
+ * decision; `large`: part of a request that is large as a whole): a large text's answer is
+ * serialized on the worker, never copied back as objects.
  */
-export async function detectEntities(deps: AppDeps, input: { text: string; language: string; patterns: PatternSet }, selection: DetectSelection): Promise<FoundEntities> {
-  if (deps.offload.offloads(input.text.length)) {
+export async function detectEntities(deps: AppDeps, input: { text: string; language: string; patterns: PatternSet }, selection: DetectSelection, large = false): Promise<FoundEntities> {
+  if (large || deps.offload.offloads(input.text.length)) {
     return deps.offload.run({ op: 'detect-entities', text: input.text, language: input.language, patterns: input.patterns.raw, selection });
   }
   const regex = await deps.offload.detect({ text: input.text, language: input.language, compiled: input.patterns.compiled, raw: input.patterns.raw });

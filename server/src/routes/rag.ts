@@ -14,6 +14,7 @@ import type { AppDeps } from '../deps.js';
 import { CHUNKING_STRATEGIES, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../domain/rag/chunking.js';
 import { validationMessage } from '../plugins/errors.js';
 import { chargeRateLimit } from '../plugins/rate-limit.js';
+import { rawBodyOf } from '../plugins/json.js';
 import {
   answerRag,
   buildContext,
@@ -246,7 +247,7 @@ function answer(reply: FastifyReply, result: Record<string, unknown> | string): 
 }
 
 export function ragRoutes(deps: AppDeps) {
-  const ingest = async (body: IngestBody, principal: Principal, log: NerLog): Promise<{ result: Record<string, unknown> | string; sealed: Sealed<IngestResponse> }> => {
+  const ingest = async (body: IngestBody, principal: Principal, log: NerLog, large = false): Promise<{ result: Record<string, unknown> | string; sealed: Sealed<IngestResponse> }> => {
     const sealed = await ingestDocument(
       deps,
       {
@@ -259,7 +260,7 @@ export function ragRoutes(deps: AppDeps) {
         metadata: body.document_metadata,
         corpusId: body.corpus_id,
       },
-      { ...ingestScope(deps, principal), log },
+      { ...ingestScope(deps, principal), log, offload: large },
     );
     const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
     return { result: withSessionHandle(sealed.response, handle, 'chunks'), sealed };
@@ -310,13 +311,15 @@ export function ragRoutes(deps: AppDeps) {
         chargeRateLimit(request, request.body.items.length - 1);
         validateItem ??= itemValidator();
         const slicer = deps.offload.slicer();
+        // A batch large as a whole runs every document's pure half on a worker.
+        const large = deps.offload.offloads(rawBodyOf(request)?.length ?? 0);
         const results: unknown[] = [];
         let failed = 0;
         for (const [index, item] of request.body.items.entries()) {
           await slicer.pause();
           try {
             if (!validateItem(item)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validateItem.errors?.[0]));
-            const { result, sealed } = await recordingGuards(request, () => ingest(item as IngestBody, principal, request.log));
+            const { result, sealed } = await recordingGuards(request, () => ingest(item as IngestBody, principal, request.log, large));
             auditFacts(request, { ...sealed.facts, ...promptFact(sealed.promptSecurity) });
             results.push(typeof result === 'string' ? new RawJson(`{"index":${index},"result":${result}}`) : { index, result });
           } catch (error) {

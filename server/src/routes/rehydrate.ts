@@ -21,7 +21,8 @@ import {
 } from '../services/rehydrate.js';
 import { revokedEntryIds } from '../services/revocation.js';
 import { assertNotDenied, incomingSession } from '../services/state.js';
-import type { OffloadedRehydrate } from '../workers/offload-worker.js';
+import type { DeferredSource, OffloadedRehydrate } from '../workers/offload-worker.js';
+import { deferredSource } from '../plugins/json.js';
 import { callerOf, fingerprint, principalOf, traceIdOf, type Principal } from './common.js';
 import { RehydrateAnyBodySchema, RehydrateResponseSchema, type RehydrateAnyBody, type RehydrateBody } from './schemas.js';
 
@@ -126,13 +127,15 @@ async function rehydrateJson(
   body: RehydrateAnyBody,
   log: FastifyBaseLogger,
   facts: FactSink,
+  source: DeferredSource | undefined,
 ): Promise<Record<string, unknown> | string> {
   const started = performance.now();
   const base = await rehydrateRequestOf(deps, principal, body, '');
-  const cost = Math.max(jsonCost(body.output_json, deps.offload.threshold), base.sessionState.length);
+  // A document still in its raw body (a large one) is parsed on the worker that restores it.
+  const cost = source !== undefined ? source.raw.length : Math.max(jsonCost(body.output_json, deps.offload.threshold), base.sessionState.length);
   if (deps.offload.offloads(cost)) {
     const { revokedIds } = await openOffloaded(deps, base, facts);
-    const done = await restoreOffloaded(deps, base, revokedIds, facts, { document: { value: body.output_json } });
+    const done = await restoreOffloaded(deps, base, revokedIds, facts, { document: source !== undefined ? { source } : { value: body.output_json } });
     log.info({ event: 'rehydrate_completed', output: 'json', offloaded: true, trace_id: fingerprint(base.traceId ?? ''), resolved: done.tokensResolved }, 'rehydrate_completed');
     return done.body;
   }
@@ -161,7 +164,7 @@ export function rehydrateRoutes(deps: AppDeps) {
           throw new VeilError('VEIL_VALIDATION_FAILED', 'output: send exactly one of output, output_json');
         }
         const result = hasJson
-          ? await recordingBlock(factSink(request), () => rehydrateJson(deps, principalOf(request), body, request.log, factSink(request)))
+          ? await recordingBlock(factSink(request), () => rehydrateJson(deps, principalOf(request), body, request.log, factSink(request), deferredSource(request, 'output_json')))
           : await rehydrateOnce(deps, principalOf(request), { ...body, output: body.output ?? '' }, request.log, factSink(request));
         if (typeof result === 'string') return reply.type('application/json; charset=utf-8').send(result);
         if (isOffloaded(result)) return reply.type('application/json; charset=utf-8').send(result.body);

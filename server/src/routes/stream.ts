@@ -31,7 +31,7 @@ import { splitSegments, StreamRehydrator } from '../domain/stream/index.js';
 import { checkJsonStructure, type JsonStructureLimits } from '../domain/json-depth.js';
 import { invalidUtf8, strictUtf8Decoder } from '../domain/text/utf8.js';
 import { validationMessage } from '../plugins/errors.js';
-import { jsonLimits } from '../plugins/json.js';
+import { deferredSource, jsonLimits } from '../plugins/json.js';
 import { StreamOutputGuard } from '../domain/guard/index.js';
 import { findTokensLenient } from '../domain/repair/index.js';
 import { outputGuardFor, restoreOpened, withOutputGuard, type RehydrateResponse } from '../services/rehydrate.js';
@@ -237,7 +237,7 @@ export function streamRoutes(deps: AppDeps) {
     if (inputType !== 'text') {
       // JSON and chat documents are not cut into segments: one frame carries the whole
       // tokenized document, then the completion frame.
-      const whole = structuredObject(await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request)));
+      const whole = structuredObject(await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request), deferredSource(request, 'input_json')));
       return { structured: whole };
     }
     const done = await textTransform(deps, body, principal, sessionState, factSink(request), request.log, { frames: true });

@@ -17,7 +17,8 @@ import {
   type StructuredRequest,
 } from '../services/structured.js';
 import { runTextTransform, type TextTransformRequest, type TransformEnvironment, type TransformOutcome, type TransformResponse } from '../services/transform.js';
-import type { OffloadedTransform, TransformShape } from '../workers/offload-worker.js';
+import type { DeferredSource, OffloadedTransform, TransformShape } from '../workers/offload-worker.js';
+import { deferredSource, jsonLimits } from '../plugins/json.js';
 import { jsonCost } from '../services/offload.js';
 import { checkJsonDocument } from '../domain/structured/index.js';
 import { nerWillRun, planDetection, planDetectionForTexts, type DetectorName, type NerLog } from '../services/ner.js';
@@ -137,9 +138,23 @@ export async function runStructuredWithNer(
   detectors: readonly DetectorName[] | undefined,
   policy: LoadedPolicy | undefined,
   log: NerLog | undefined,
-  scope: { readonly tenant: string | null; readonly registry: PolicyRegistry; readonly shape?: TransformShape },
+  scope: {
+    readonly tenant: string | null;
+    readonly registry: PolicyRegistry;
+    readonly shape?: TransformShape;
+    readonly source?: DeferredSource | undefined;
+    /** Run on a worker whatever this document's size (one item of a large batch). */
+    readonly offload?: boolean;
+  },
 ): Promise<TransformDone> {
   const language = input.request.language ?? deps.config.detector.default_language;
+  let source = scope.source;
+  if (source !== undefined && input.kind === 'json' && nerWillRun(deps, detectors)) {
+    // NER needs the document's slots here: parse it over (its size is bounded by limits.max_json_values).
+    const parsed = await deps.offload.run({ op: 'parse', body: source.raw, limits: jsonLimits(deps.config) });
+    input = { kind: 'json', request: { ...input.request, inputJson: (parsed.value as Record<string, unknown>)[source.field] } };
+    source = undefined;
+  }
   let texts: string[] = [];
   if (nerWillRun(deps, detectors)) texts = input.kind === 'json' ? jsonSlotTexts(env, input.request) : chatSlotTexts(env, input.request);
   const { perText, ...plan } = await planDetectionForTexts(deps, texts, language, detectors, policy?.compiled.policy, log);
@@ -155,12 +170,14 @@ export async function runStructuredWithNer(
   const planned: StructuredRequest =
     input.kind === 'json' ? { kind: 'json', request: { ...input.request, detection, slotNer } } : { kind: 'chat_messages', request: { ...input.request, detection, slotNer } };
   const document = input.kind === 'json' ? input.request.inputJson : input.request.inputMessages;
-  if (deps.offload.offloads(jsonCost(document, deps.offload.threshold))) {
-    // The bounds are checked here first (a bounded walk), so only a document within them is copied to the worker.
-    if (input.kind === 'json') checkJsonDocument(input.request.inputJson);
+  if (source !== undefined || scope.offload === true || deps.offload.offloads(jsonCost(document, deps.offload.threshold))) {
+    // The bounds are checked here first (a bounded walk), so only a document within them is copied
+    // to the worker; a document still in its raw body is parsed and checked there.
+    if (input.kind === 'json' && source === undefined) checkJsonDocument(input.request.inputJson);
     return deps.offload.run({
       op: 'transform-structured',
       input: planned,
+      ...(source !== undefined ? { source } : {}),
       ring: ringMaterial(deps, scope.tenant),
       policies: scope.registry.snapshot(),
       settings: transformSettings(deps),
@@ -180,6 +197,7 @@ export async function structuredTransform(
   sessionState: string | undefined,
   principal: Principal,
   facts: FactSink = NO_FACTS,
+  source?: DeferredSource,
 ): Promise<Record<string, unknown> | string> {
   const registry = policiesFor(deps, principal.tenant);
   const common = requestFields(deps, body, principal, sessionState);
@@ -187,7 +205,7 @@ export async function structuredTransform(
   const input: StructuredRequest =
     inputType === 'json' ? { kind: 'json', request: { ...common, inputJson: body.input_json } } : { kind: 'chat_messages', request: { ...common, inputMessages: body.input_messages } };
   const done = await recordingRejection(facts, () =>
-    runStructuredWithNer(deps, env, input, body.detectors, plannedPolicy(registry, body.policy, sessionState), log, { tenant: principal.tenant, registry }),
+    runStructuredWithNer(deps, env, input, body.detectors, plannedPolicy(registry, body.policy, sessionState), log, { tenant: principal.tenant, registry, source }),
   );
   const outcomeFacts = isOffloadedTransform(done) ? done.facts : { ...transformFacts(done.response), ...promptFacts(done.response) };
   facts({ ...outcomeFacts, session_id: done.meta.sid, trace_id: common.traceId, ...(done.meta.policy !== undefined ? { policy: done.meta.policy } : {}) });
@@ -301,7 +319,7 @@ export function transformRoutes(deps: AppDeps) {
         const inputType = inputTypeOf(body);
         const sessionState = await incomingSession(deps, body.session_id, body.session_state);
         if (inputType !== 'text') {
-          const structured = await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request));
+          const structured = await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request), deferredSource(request, 'input_json'));
           return typeof structured === 'string' ? reply.type('application/json; charset=utf-8').send(structured) : structured;
         }
         const done = await textTransform(deps, body, principal, sessionState, factSink(request), request.log);

@@ -41,6 +41,16 @@ export const WORKER_HEAP_SHARE = 0.15;
 /** Past this fraction of the budget (resident) or of the heap limit (used), large work is refused. */
 export const HIGH_WATER = 0.85;
 
+/** The old-generation heap of one offload worker thread, MiB. */
+export function workerHeapMb(config: Pick<VeilConfig, 'server'>): number {
+  return Math.max(128, Math.floor(memoryBudgetMb(config) * WORKER_HEAP_SHARE));
+}
+
+/** The main thread's old-generation heap for the budget, MiB (cli/launcher.ts sets it). */
+export function mainHeapMb(config: Pick<VeilConfig, 'server'>): number {
+  return Math.max(256, Math.floor(memoryBudgetMb(config) * MAIN_HEAP_SHARE));
+}
+
 export interface MemoryReading {
   readonly rssBytes: number;
   readonly heapUsedBytes: number;

@@ -54,6 +54,8 @@ export interface RagScope {
   readonly context: RequestContext;
   /** The request's logger: why NER was unavailable is logged there (never a value). */
   readonly log?: NerLog | undefined;
+  /** The request is large as a whole (an ingest batch): run the pure half on a worker whatever this document's size. */
+  readonly offload?: boolean | undefined;
 }
 
 export interface DocumentMetadata {
@@ -428,7 +430,7 @@ export async function ingestDocument(deps: AppDeps, request: IngestRequest, scop
   const registry = policiesFor(deps, scope.tenant);
   const core = coreOf(deps, scope.tenant, registry.get(request.policy), request.language ?? deps.config.detector.default_language, scope.context);
   const { texts, ...prepared } = await prepareTexts(deps, core, registry, [{ field: 'text', text: request.text }], [], scope.log);
-  return runCore(deps, core, registry, request.text.length, 'ingest', {
+  return runCore(deps, core, registry, scope.offload === true ? Number.POSITIVE_INFINITY : request.text.length, 'ingest', {
     prepared: { ...prepared, text: texts[0]! },
     strategy: request.strategy,
     chunkSize: request.chunkSize,

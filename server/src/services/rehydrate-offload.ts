@@ -6,7 +6,7 @@
 import { NO_FACTS, type FactSink } from '../audit/facts.js';
 import { policiesFor, ringMaterial, type AppDeps } from '../deps.js';
 import type { SessionKind } from '../domain/seal/index.js';
-import type { OffloadedRehydrate, RehydrateShape } from '../workers/offload-worker.js';
+import type { DeferredSource, OffloadedRehydrate, RehydrateShape } from '../workers/offload-worker.js';
 import { outputProtectionSettings } from './output-guard.js';
 import type { RehydrateRequest } from './rehydrate.js';
 import { partitionsFor, withStore } from './revocation.js';
@@ -44,7 +44,7 @@ export async function restoreOffloaded(
   base: RehydrateRequest,
   revokedIds: readonly string[],
   facts: FactSink,
-  extra: { document?: { value: unknown }; shape?: RehydrateShape; kinds?: readonly SessionKind[] } = {},
+  extra: { document?: { value: unknown } | { source: DeferredSource }; shape?: RehydrateShape; kinds?: readonly SessionKind[] } = {},
 ): Promise<OffloadedRehydrate> {
   const done = await deps.offload.run({
     op: 'rehydrate',

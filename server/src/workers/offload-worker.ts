@@ -9,6 +9,7 @@ import { isVeilError, type Policy } from '@veil/common';
 import sjson from 'secure-json-parse';
 import { compileCustomPatterns, detectAll, type CompiledPattern } from '../domain/detect/index.js';
 import { checkJsonStructure, type JsonStructureLimits } from '../domain/json-depth.js';
+import { isPlainObject } from '../domain/structured/limits.js';
 import { KeyRing, openSession, type SessionKind } from '../domain/seal/index.js';
 import type { CustomPattern, Detection } from '../domain/types.js';
 import { compilePolicy, PolicyRegistry } from '../services/policies.js';
@@ -68,7 +69,13 @@ export type TransformShape = 'response' | 'frames' | 'batch-item';
 export type RehydrateShape = 'response' | 'segments' | 'answer';
 
 export type OffloadTask =
-  | { readonly op: 'parse'; readonly body: string; readonly limits: JsonStructureLimits }
+  | {
+      readonly op: 'parse';
+      readonly body: string;
+      readonly limits: JsonStructureLimits;
+      /** Top-level members left out of the result (large documents the event loop never needs as objects). */
+      readonly defer?: readonly DeferrableField[];
+    }
   | {
       /** /v1/detect and /v1/batch/detect for a large text: detect, select, serialize. */
       readonly op: 'detect-entities';
@@ -92,6 +99,8 @@ export type OffloadTask =
       /** input_json and input_messages transforms of a large document. */
       readonly op: 'transform-structured';
       readonly input: StructuredRequest;
+      /** The input_json document, when it stayed raw (its request's inputJson is then ignored). */
+      readonly source?: DeferredSource;
       readonly ring: RingMaterial;
       readonly policies: PolicySnapshot;
       readonly settings: TransformTaskSettings;
@@ -118,8 +127,8 @@ export type OffloadTask =
       readonly nowMs: number;
       /** Session kinds the blob may be (default: transform and batch; RAG answers: context). */
       readonly kinds?: readonly SessionKind[];
-      /** Restore this output_json document instead of `request.output`. */
-      readonly document?: { readonly value: unknown };
+      /** Restore this output_json document instead of `request.output` (or the raw body it stayed in). */
+      readonly document?: { readonly value: unknown } | { readonly source: DeferredSource };
       readonly shape?: RehydrateShape;
     }
   | RagTask;
@@ -155,8 +164,29 @@ export interface OffloadedDetection {
 }
 
 /** What each task resolves to: `run` is typed by the task's op. */
+/** Result of 'parse': the body, and which deferred members were in it. */
+export interface ParsedBody {
+  readonly value: unknown;
+  readonly deferred: DeferrableField[];
+}
+
+/** Members of a large body that may stay raw text until the worker that processes them. */
+export type DeferrableField = 'input_json' | 'output_json';
+
+/** A deferred member: the whole raw body, parsed again where the member is processed. */
+export interface DeferredSource {
+  readonly raw: string;
+  readonly field: DeferrableField;
+}
+
+/** A member of a deferred source, parsed (on a worker). */
+export function deferredValue(source: DeferredSource): unknown {
+  const body: unknown = sjson.parse(source.raw, undefined, { protoAction: 'error', constructorAction: 'ignore' });
+  return isPlainObject(body) ? body[source.field] : undefined;
+}
+
 export interface OffloadValues {
-  parse: unknown;
+  parse: ParsedBody;
   detect: Detection[];
   'detect-entities': OffloadedDetection;
   transform: OffloadedTransform;
@@ -279,9 +309,20 @@ function runRagTask(task: RagTask): unknown {
 
 function execute(task: OffloadTask): unknown {
   switch (task.op) {
-    case 'parse':
+    case 'parse': {
       checkJsonStructure(task.body, task.limits);
-      return sjson.parse(task.body, undefined, { protoAction: 'error', constructorAction: 'ignore' });
+      const value: unknown = sjson.parse(task.body, undefined, { protoAction: 'error', constructorAction: 'ignore' });
+      const deferred: DeferrableField[] = [];
+      if (task.defer !== undefined && isPlainObject(value)) {
+        for (const field of task.defer) {
+          if (!Object.hasOwn(value, field)) continue;
+          // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- a fixed, known member name
+          delete value[field];
+          deferred.push(field);
+        }
+      }
+      return { value, deferred } satisfies ParsedBody;
+    }
     case 'detect':
       return detectAll(task.text, { customPatterns: compiled(task.patterns), ...(task.language !== undefined ? { language: task.language } : {}) }) satisfies Detection[];
     case 'detect-entities':
@@ -292,7 +333,11 @@ function execute(task: OffloadTask): unknown {
     }
     case 'transform-structured': {
       const env = transformEnvOf(task);
-      const outcome = task.input.kind === 'json' ? runJsonTransform(env, task.input.request) : runChatTransform(env, task.input.request);
+      const input = task.input;
+      const outcome =
+        input.kind === 'json'
+          ? runJsonTransform(env, task.source !== undefined ? { ...input.request, inputJson: deferredValue(task.source) } : input.request)
+          : runChatTransform(env, input.request);
       return offloadedTransform(outcome, task.shape);
     }
     case 'rehydrate-open': {
@@ -318,7 +363,8 @@ function execute(task: OffloadTask): unknown {
       };
       const session = openForRehydrate(env, task.request.sessionState, task.request.tenant, task.kinds);
       if (task.document !== undefined) {
-        const response = restoreJsonOpened(env, session, task.request, task.document.value, started);
+        const document = 'source' in task.document ? deferredValue(task.document.source) : task.document.value;
+        const response = restoreJsonOpened(env, session, task.request, document, started);
         return { body: JSON.stringify(response), outputGuardTriggered: response.output_guard?.triggered, tokensResolved: response.tokens_resolved } satisfies OffloadedRehydrate;
       }
       const response = restoreOpened(env, session, task.request, started);

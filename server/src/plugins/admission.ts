@@ -1,0 +1,57 @@
+// Admission of large requests and streams (issue 16 item 2), and closing the connection of an
+// early error (item 3).
+//
+// A root onRequest hook, after authentication and the rate limiter and before the body is read:
+// a request whose declared body is above transform.offload_threshold_bytes, or whose length is
+// unknown (chunked), takes a slot of limits.max_large_requests; an incremental ndjson rehydrate
+// stream takes one of limits.max_streams instead (and its connection is exempt from the body
+// timeout and from eviction, plugins/connections.ts). Either is refused while the process is
+// near its memory budget (services/overload.ts). A refusal is 503 VEIL_OVERLOADED with
+// Retry-After before a byte of the body is read; the slot is given back when the response ends
+// or the connection closes.
+//
+// An error answered before the request body was fully received (401, 413, 503, ...) carries
+// `Connection: close`: Node then closes the connection after the answer instead of reading, and
+// discarding, whatever the client still trickles.
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../deps.js';
+import type { Admission, Release } from '../services/overload.js';
+import type { ConnectionGuard } from './connections.js';
+
+const NDJSON = 'application/x-ndjson';
+
+/** Routes whose ndjson body is a live stream (a model's output), not an upload. */
+const STREAM_ROUTES = new Set(['/v1/rehydrate/stream']);
+
+export function registerAdmission(app: FastifyInstance, deps: AppDeps, admission: Admission, guard: ConnectionGuard | undefined): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.is404 || request.routeOptions.config.scope === 'public') {
+      done();
+      return;
+    }
+    const headers = request.raw.headers;
+    const declared = headers['content-length'];
+    const chunked = declared === undefined && headers['transfer-encoding'] !== undefined;
+    const stream = STREAM_ROUTES.has(request.routeOptions.url ?? '') && (headers['content-type'] ?? '').toLowerCase().startsWith(NDJSON);
+    const large = chunked || (declared !== undefined && deps.offload.offloads(Number(declared)));
+    if (!stream && !large) {
+      done();
+      return;
+    }
+    let release: Release;
+    try {
+      release = stream ? admission.admitStream() : admission.admitLarge();
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    reply.raw.once('close', release);
+    if (stream) guard?.protect(request.raw);
+    done();
+  });
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode >= 400 && !request.raw.complete) void reply.header('connection', 'close');
+    done(null, payload);
+  });
+}
