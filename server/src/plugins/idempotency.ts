@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { principalOf } from '../routes/common.js';
 import { StoreFullError, StoreUnavailableError } from '../stores/types.js';
-import { rawBodyOf } from './json.js';
+import { bodyFingerprint } from './json.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -48,10 +48,7 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
     const tenant = principalOf(request).tenant;
     // Length-prefixed so no tenant/key pair can collide with another.
     const key = `${tenant === null ? '-' : `${tenant.length}:${tenant}`}|${header}`;
-    const fingerprint = createHash('sha256')
-      .update(`${request.method}\n${request.routeOptions.url ?? request.url}\n`)
-      .update(rawBodyOf(request) ?? '')
-      .digest('hex');
+    const fingerprint = bodyFingerprint(request);
     const result = await store.claim(key, fingerprint, deps.now(), inProgressMs, ttlMs).catch(storeError);
     switch (result.state) {
       case 'claimed':

@@ -1,10 +1,16 @@
 // JSON bodies: read as bytes and decoded as strict UTF-8 (invalid bytes are a 400, never
-// U+FFFD), then small ones parsed inline (with prototype-poisoning protection), large ones on a
-// worker thread so parsing a megabyte never stalls the event loop. Both first refuse the
-// structure with a linear pre-scan of the text, before any object is built (413, like every
-// structure bound): nesting, members of one object (limits.max_json_object_keys) and values of
-// the whole body (limits.max_json_values). The last bound also caps what a large body costs the
-// event loop when its parsed value crosses back from the worker.
+// U+FFFD), then parsed with prototype-poisoning protection after a linear pre-scan of the text
+// refuses its structure before any object is built (413, like every structure bound): nesting,
+// members of one object (limits.max_json_object_keys) and values of the whole body
+// (limits.max_json_values).
+//
+// A body above transform.offload_threshold_bytes never costs the event loop time in proportion to
+// its size beyond one copy of its bytes: they go to a worker thread, which decodes, checks,
+// parses and fingerprints it (for Idempotency-Key) there. Its large documents (input_json,
+// output_json) do not even come back as objects: they stay in the raw bytes (deferredSource)
+// until the worker that transforms or restores them parses them. What does come back is bounded
+// by limits.max_json_values.
+import { createHash } from 'node:crypto';
 import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
@@ -14,11 +20,37 @@ import { checkJsonStructure, MAX_BODY_DEPTH, type JsonStructureLimits } from '..
 import { decodeUtf8 } from '../domain/text/utf8.js';
 import type { DeferrableField, DeferredSource } from '../workers/offload-worker.js';
 
-const rawBodies = new WeakMap<FastifyRequest, string>();
+/** What is kept of a request's raw body: its size, and what the idempotency fingerprint needs. */
+interface RawBody {
+  readonly bytes: number;
+  /** The text of a small body (hashed when an Idempotency-Key asks for it). */
+  readonly text?: string;
+  /** A large body: its fingerprint, computed on the worker. */
+  readonly fingerprint?: string;
+  /** A large body with deferred members: its bytes, for the worker that processes them. */
+  readonly raw?: Uint8Array;
+}
 
-/** The raw JSON text of a request (for idempotency fingerprints). */
-export function rawBodyOf(request: FastifyRequest): string | undefined {
-  return rawBodies.get(request);
+const rawBodies = new WeakMap<FastifyRequest, RawBody>();
+
+/** Size in bytes of a request's JSON body (0 without one). */
+export function bodySize(request: FastifyRequest): number {
+  return rawBodies.get(request)?.bytes ?? 0;
+}
+
+/** The prefix of the fingerprint: the same request sent to another route is another request. */
+function fingerprintPrefix(request: FastifyRequest): string {
+  return `${request.method}\n${request.routeOptions.url ?? request.url}\n`;
+}
+
+/** SHA-256 of method, route and raw body: what an Idempotency-Key is bound to. */
+export function bodyFingerprint(request: FastifyRequest): string {
+  const raw = rawBodies.get(request);
+  if (raw?.fingerprint !== undefined) return raw.fingerprint;
+  return createHash('sha256')
+    .update(fingerprintPrefix(request))
+    .update(raw?.text ?? '')
+    .digest('hex');
 }
 
 /** The structure bounds of every JSON text a request carries (bodies, ndjson lines, JSON files). */
@@ -39,7 +71,7 @@ const deferredFields = new WeakMap<FastifyRequest, Set<DeferrableField>>();
 /** The raw body holding `field` when the parser left it unparsed, else undefined. */
 export function deferredSource(request: FastifyRequest, field: DeferrableField): DeferredSource | undefined {
   if (deferredFields.get(request)?.has(field) !== true) return undefined;
-  const raw = rawBodies.get(request);
+  const raw = rawBodies.get(request)?.raw;
   return raw === undefined ? undefined : { raw, field };
 }
 
@@ -47,18 +79,28 @@ export function registerJsonParser(app: FastifyInstance, deps: AppDeps): void {
   const limits = jsonLimits(deps.config);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (request: FastifyRequest, body: string | Buffer) => {
-    const text = typeof body === 'string' ? body : decodeUtf8(body, 'body');
-    rawBodies.set(request, text);
-    if (text.length === 0) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
-    if (deps.offload.offloads(text.length)) {
-      const parsed = await deps.offload.run({ op: 'parse', body: text, limits, defer: DEFERRABLE });
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    const size = bytes.length;
+    if (size === 0) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
+    if (deps.offload.offloads(size)) {
+      // The bytes are copied to the worker (a memcpy), never decoded or parsed here.
+      const parsed = await deps.offload.run({
+        op: 'parse',
+        body: bytes,
+        limits,
+        defer: DEFERRABLE,
+        fingerprintPrefix: fingerprintPrefix(request),
+      });
+      rawBodies.set(request, { bytes: size, fingerprint: parsed.fingerprint, ...(parsed.deferred.length > 0 ? { raw: bytes } : {}) });
       if (parsed.deferred.length === 0) return parsed.value;
-      // The large documents stay raw text: the handler hands them to the worker that processes them.
-      const body = parsed.value as Record<string, unknown>;
-      for (const field of parsed.deferred) body[field] = DEFERRED;
+      // The large documents stay raw: the handler hands them to the worker that processes them.
+      const value = parsed.value as Record<string, unknown>;
+      for (const field of parsed.deferred) value[field] = DEFERRED;
       deferredFields.set(request, new Set(parsed.deferred));
-      return body;
+      return value;
     }
+    const text = decodeUtf8(bytes, 'body');
+    rawBodies.set(request, { bytes: size, text });
     checkJsonStructure(text, limits);
     try {
       return sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'ignore' }) as unknown;

@@ -38,7 +38,7 @@ import {
   type TransformDone,
 } from './transform.js';
 import { chargeRateLimit } from '../plugins/rate-limit.js';
-import { rawBodyOf } from '../plugins/json.js';
+import { bodySize } from '../plugins/json.js';
 import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
 
 type InputKind = 'text' | 'json' | 'chat_messages';
@@ -160,7 +160,7 @@ export function batchRoutes(deps: AppDeps) {
         // Items run one after another; between them the event loop serves other requests. In a
         // batch that is large as a whole every item runs on a worker, however small each is.
         const slicer = deps.offload.slicer();
-        const large = deps.offload.offloads(rawBodyOf(request)?.length ?? 0);
+        const large = deps.offload.offloads(bodySize(request));
         const results: ItemResult[] = [];
         let carried: { sessionState: string; meta: SessionMeta; position: number } | undefined;
         let totalEntities = 0;
@@ -223,7 +223,7 @@ export function batchRoutes(deps: AppDeps) {
         const principal = principalOf(request);
         const withValues = includeValues(deps, principal.scopes, body.include_values);
         const slicer = deps.offload.slicer();
-        const large = deps.offload.offloads(rawBodyOf(request)?.length ?? 0);
+        const large = deps.offload.offloads(bodySize(request));
         const results: ItemResult[] = [];
         let totalEntities = 0;
         let failed = 0;

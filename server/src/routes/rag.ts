@@ -14,7 +14,7 @@ import type { AppDeps } from '../deps.js';
 import { CHUNKING_STRATEGIES, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../domain/rag/chunking.js';
 import { validationMessage } from '../plugins/errors.js';
 import { chargeRateLimit } from '../plugins/rate-limit.js';
-import { rawBodyOf } from '../plugins/json.js';
+import { bodySize } from '../plugins/json.js';
 import {
   answerRag,
   buildContext,
@@ -312,7 +312,7 @@ export function ragRoutes(deps: AppDeps) {
         validateItem ??= itemValidator();
         const slicer = deps.offload.slicer();
         // A batch large as a whole runs every document's pure half on a worker.
-        const large = deps.offload.offloads(rawBodyOf(request)?.length ?? 0);
+        const large = deps.offload.offloads(bodySize(request));
         const results: unknown[] = [];
         let failed = 0;
         for (const [index, item] of request.body.items.entries()) {

@@ -10,6 +10,7 @@ import sjson from 'secure-json-parse';
 import { compileCustomPatterns, detectAll, type CompiledPattern } from '../domain/detect/index.js';
 import { checkJsonStructure, type JsonStructureLimits } from '../domain/json-depth.js';
 import { isPlainObject } from '../domain/structured/limits.js';
+import { decodeUtf8 } from '../domain/text/utf8.js';
 import { KeyRing, openSession, type SessionKind } from '../domain/seal/index.js';
 import type { CustomPattern, Detection } from '../domain/types.js';
 import { compilePolicy, PolicyRegistry } from '../services/policies.js';
@@ -70,11 +71,14 @@ export type RehydrateShape = 'response' | 'segments' | 'answer';
 
 export type OffloadTask =
   | {
+      /** A large JSON body: its bytes, decoded, checked, parsed and fingerprinted here. */
       readonly op: 'parse';
-      readonly body: string;
+      readonly body: Uint8Array;
       readonly limits: JsonStructureLimits;
       /** Top-level members left out of the result (large documents the event loop never needs as objects). */
       readonly defer?: readonly DeferrableField[];
+      /** Hashed before the text for the Idempotency-Key fingerprint (plugins/json.ts); absent: no fingerprint. */
+      readonly fingerprintPrefix?: string;
     }
   | {
       /** /v1/detect and /v1/batch/detect for a large text: detect, select, serialize. */
@@ -164,24 +168,25 @@ export interface OffloadedDetection {
 }
 
 /** What each task resolves to: `run` is typed by the task's op. */
-/** Result of 'parse': the body, and which deferred members were in it. */
+/** Result of 'parse': the body, which deferred members were in it, and its fingerprint. */
 export interface ParsedBody {
   readonly value: unknown;
   readonly deferred: DeferrableField[];
+  readonly fingerprint: string;
 }
 
 /** Members of a large body that may stay raw text until the worker that processes them. */
 export type DeferrableField = 'input_json' | 'output_json';
 
-/** A deferred member: the whole raw body, parsed again where the member is processed. */
+/** A deferred member: the whole raw body (bytes), parsed again where the member is processed. */
 export interface DeferredSource {
-  readonly raw: string;
+  readonly raw: Uint8Array;
   readonly field: DeferrableField;
 }
 
-/** A member of a deferred source, parsed (on a worker). */
+/** A member of a deferred source, parsed (on a worker; the body was checked when it arrived). */
 export function deferredValue(source: DeferredSource): unknown {
-  const body: unknown = sjson.parse(source.raw, undefined, { protoAction: 'error', constructorAction: 'ignore' });
+  const body: unknown = sjson.parse(decodeUtf8(source.raw, 'body'), undefined, { protoAction: 'error', constructorAction: 'ignore' });
   return isPlainObject(body) ? body[source.field] : undefined;
 }
 
@@ -310,8 +315,10 @@ function runRagTask(task: RagTask): unknown {
 function execute(task: OffloadTask): unknown {
   switch (task.op) {
     case 'parse': {
-      checkJsonStructure(task.body, task.limits);
-      const value: unknown = sjson.parse(task.body, undefined, { protoAction: 'error', constructorAction: 'ignore' });
+      const text = decodeUtf8(task.body, 'body');
+      checkJsonStructure(text, task.limits);
+      const value: unknown = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'ignore' });
+      const fingerprint = task.fingerprintPrefix === undefined ? '' : createHash('sha256').update(task.fingerprintPrefix).update(text).digest('hex');
       const deferred: DeferrableField[] = [];
       if (task.defer !== undefined && isPlainObject(value)) {
         for (const field of task.defer) {
@@ -321,7 +328,7 @@ function execute(task: OffloadTask): unknown {
           deferred.push(field);
         }
       }
-      return { value, deferred } satisfies ParsedBody;
+      return { value, deferred, fingerprint } satisfies ParsedBody;
     }
     case 'detect':
       return detectAll(task.text, { customPatterns: compiled(task.patterns), ...(task.language !== undefined ? { language: task.language } : {}) }) satisfies Detection[];
