@@ -47,6 +47,8 @@ async function startServer(extra: Record<string, unknown> = {}): Promise<Server>
     file,
     stringify({
       auth: { mode: 'api_key', api_keys: [{ key: KEY, identity: 'bench', tenant_id: 'bench', scopes: ['transform', 'rehydrate', 'detect', 'batch', 'rag'] }] },
+      // The chart's memory limit (1 GiB): the server sizes its heaps and its memory gate to it.
+      server: { memory_budget_mb: 1024 },
       ...extra,
     }),
   );
@@ -62,19 +64,23 @@ async function startServer(extra: Record<string, unknown> = {}): Promise<Server>
     const text = chunk.toString('utf8');
     if (/heap out of memory|FATAL|Allocation failed/.test(text)) process.stderr.write(`server: ${text.slice(0, 300)}\n`);
   });
-  const url = await new Promise<string>((resolve, reject) => {
+  // The listening line names the URL and the server's own pid (a launcher may run it as a child).
+  const listening = await new Promise<{ url: string; pid: number }>((resolve, reject) => {
     let buffered = '';
     child.stdout.on('data', (chunk: Buffer) => {
       buffered += chunk.toString('utf8');
-      const match = /"url":"(http:[^"]+)"/.exec(buffered);
-      if (match !== null) resolve(match[1]!);
-      if (buffered.length > 100_000) buffered = buffered.slice(-1000);
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line.includes('veil server listening')) resolve(JSON.parse(line) as { url: string; pid: number });
+      }
+      if (buffered.length > 100_000) buffered = '';
     });
     child.once('exit', (code) => reject(new Error(`server exited ${String(code)}`)));
   });
   return {
-    url,
-    pid: child.pid!,
+    url: listening.url,
+    pid: listening.pid,
     child,
     exited: () => exited,
     stop: () =>
@@ -84,6 +90,11 @@ async function startServer(extra: Record<string, unknown> = {}): Promise<Server>
           return;
         }
         child.once('exit', () => resolve());
+        try {
+          process.kill(listening.pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
         child.kill('SIGKILL');
       }),
   };
@@ -206,7 +217,7 @@ const ATTACKS: Record<string, () => Promise<void>> = {
       for (const helper of helpers) {
         const reply = new Promise<string>((resolve) => {
           helper.once('message', (message) => resolve(typeof message === 'string' ? message : JSON.stringify(message)));
-          setTimeout(() => resolve('no answer'), 5000);
+          setTimeout(() => resolve('no answer'), 30_000);
         });
         helper.send('report');
         counts.push(await reply);

@@ -8,7 +8,7 @@
 //   server.max_connections plus a reserve (every connection is a file descriptor).
 // The launcher forwards SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2 to the server and exits with
 // its exit code; the server exits when the launcher disappears (its IPC channel closes), so
-// killing either never leaves the other running. VEIL_LAUNCHED marks the child: it never
+// killing either never leaves the other running. __VEIL_LAUNCHED marks the child: it never
 // relaunches again. With neither limit to change, `veil serve` runs in its own process as before.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -16,7 +16,8 @@ import { getHeapStatistics } from 'node:v8';
 import type { VeilConfig } from '../config/index.js';
 import { mainHeapMb } from '../services/overload.js';
 
-export const LAUNCHED_ENV = 'VEIL_LAUNCHED';
+/** Marks the relaunched server (outside the VEIL_* namespace, which is configuration only; cluster/primary.ts does the same). */
+export const LAUNCHED_ENV = '__VEIL_LAUNCHED';
 
 /** File descriptors kept beside the connections: logs, the audit file, SQLite, worker threads, pipes. */
 const FILE_RESERVE = 1024;
@@ -87,6 +88,11 @@ function signalNumber(signal: NodeJS.Signals): number {
 
 /** In the launched server: exit when the launcher is gone (nobody forwards signals any more). */
 export function followLauncher(stop: () => void): void {
-  if (process.env[LAUNCHED_ENV] !== '1' || !process.connected) return;
+  if (process.env[LAUNCHED_ENV] !== '1') return;
+  // Gone already (killed while this process was starting): stop now.
+  if (!process.connected) {
+    stop();
+    return;
+  }
   process.once('disconnect', stop);
 }

@@ -3,7 +3,6 @@
 // tenant) under a fingerprint of method, path and raw body; 2xx responses are recorded and
 // replayed with `Idempotency-Replayed: true`; other statuses release the claim so an identical
 // retry runs again. A full store refuses before the mutation runs.
-import { createHash } from 'node:crypto';
 import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
