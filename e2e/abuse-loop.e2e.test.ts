@@ -178,21 +178,25 @@ describe('bounded concurrency and memory', () => {
     const run = await legitimateTrafficDuring(
       (async () => {
         const held = await nonReadingRequests(target, '/v1/rehydrate/stream', body, 40);
-        // While the admitted streams hold every slot, another large request is refused with Retry-After.
-        const refused = await send(target, 'POST', '/v1/detect', detectBody(200_000));
-        // The stream write timeout (5 s here) closes the admitted ones; wait for every socket to close.
-        await Promise.all(held.sockets.map((socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())))));
-        return refused;
+        // The admitted streams hold their slots until the write timeout (5 s here) closes them: a
+        // large request is then admitted again. Bounded: at most 60 attempts a second apart.
+        const statuses: number[] = [];
+        for (let attempt = 0; attempt < 60; attempt += 1) {
+          const answer = await send(target, 'POST', '/v1/detect', detectBody(200_000));
+          statuses.push(answer.status);
+          if (answer.status === 200) break;
+          expect(answer.status).toBe(503);
+          expect(answer.headers['retry-after']).toMatch(/^[0-9]+$/);
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+        }
+        held.release();
+        return statuses;
       })(),
     );
     const peak = rss.stop();
     expect(peak).toBeGreaterThan(0);
     expect(peak).toBeLessThan(1024);
-    expect([200, 503]).toContain(run.result.status);
-    if (run.result.status === 503) {
-      expect(JSON.parse(run.result.text)).toMatchObject({ code: 'VEIL_OVERLOADED' });
-      expect(run.result.headers['retry-after']).toMatch(/^[0-9]+$/);
-    }
+    expect(run.result.at(-1)).toBe(200);
     expect(run.failed).toEqual([]);
     expectAlive();
   });

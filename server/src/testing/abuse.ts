@@ -263,6 +263,8 @@ export function outputJsonBody(sessionState: string, tokens: readonly string[], 
 /**
  * Requests whose clients send the whole body and then never read the answer: raw sockets,
  * paused, kept open until `release`. Resolves once every request was written (or refused).
+ * A paused socket does not see the server's graceful close, so tests observe the server
+ * releasing them by what it answers next, not by these sockets.
  */
 export async function nonReadingRequests(target: Target, path: string, body: Buffer, count: number): Promise<{ sockets: Socket[]; release: () => void }> {
   const { hostname, port } = new URL(target.url);
@@ -281,9 +283,16 @@ export async function nonReadingRequests(target: Target, path: string, body: Buf
     sockets.push(socket);
     written.push(
       new Promise<void>((resolve) => {
-        socket.once('close', () => resolve());
+        // Written, closed by the server, or (a server that stopped reading and closed gracefully,
+        // which a paused socket never notices) given up after 30 s.
+        const timer = setTimeout(resolve, 30_000);
+        const done = (): void => {
+          clearTimeout(timer);
+          resolve();
+        };
+        socket.once('close', done);
         socket.write(head);
-        socket.write(body, () => resolve());
+        socket.write(body, done);
       }),
     );
   }
