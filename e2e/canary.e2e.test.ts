@@ -154,6 +154,8 @@ describe('canary values never leak (real process)', () => {
     await call('health', 'GET', '/v1/health');
     await call('capabilities', 'GET', '/v1/capabilities');
     await call('capabilities with a hostile credential', 'GET', '/v1/capabilities', { key: EMAIL });
+    await call('openapi document', 'GET', '/openapi.json');
+    await call('openapi reference page', 'GET', '/openapi.html');
 
     // Transform in every input mode, then rehydrate the result.
     const transformed = await call('transform', 'POST', '/v1/transform', { body: { input: TEXT, trace_id: EMAIL }, headers: { 'idempotency-key': `idem-${CARD}` } });
@@ -235,11 +237,18 @@ describe('canary values never leak (real process)', () => {
     await call('redact image broken', 'POST', '/v1/redact/image', { form: fileForm('image', Buffer.from(TEXT), `${IBAN}.png`) });
 
     // Operations routes.
+    // Platform operations need the untenanted admin; the tenant admin is refused (and must not
+    // leak anything either).
     await call('diagnostics', 'GET', '/v1/diagnostics');
-    await call('policy validate', 'POST', '/v1/admin/policy/validate', { body: { directory: policyDir } });
-    await call('policy validate bad', 'POST', '/v1/admin/policy/validate', { body: { directory: `/nonexistent/${EMAIL}` } });
-    await call('policy reload', 'POST', '/v1/admin/policy/reload', { body: {} });
-    const metrics = await call('metrics', 'GET', '/metrics');
+    await call('diagnostics platform', 'GET', '/v1/diagnostics', { key: PLATFORM_KEY });
+    await call('policy validate', 'POST', '/v1/admin/policy/validate', { body: { directory: '' }, key: PLATFORM_KEY });
+    await call('policy validate tenant', 'POST', '/v1/admin/policy/validate', { body: { directory: '' } });
+    await call('policy validate inline', 'POST', '/v1/admin/policy/validate', { body: { files: { 'default.yaml': `name: default\nversion: "1"\nrules: [{name: r, match: {}, action: ${EMAIL}}]\n` } } });
+    await call('policy validate bad', 'POST', '/v1/admin/policy/validate', { body: { directory: `/nonexistent/${EMAIL}` }, key: PLATFORM_KEY });
+    await call('policy reload', 'POST', '/v1/admin/policy/reload', { body: {}, key: PLATFORM_KEY });
+    await call('policy reload tenant', 'POST', '/v1/admin/policy/reload', { body: {} });
+    expect((await call('metrics tenant', 'GET', '/metrics')).status).toBe(403);
+    const metrics = await call('metrics', 'GET', '/metrics', { key: PLATFORM_KEY });
     expect(metrics.status).toBe(200);
     expect(metrics.text).toContain('veil_transforms_total');
 

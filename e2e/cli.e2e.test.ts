@@ -4,7 +4,7 @@
 // list every problem of every file in one run; `make run` (scripts/run.sh) listens where
 // VEIL_PORT and VEIL_HOST say.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,13 +117,15 @@ describe('policy validation lists every problem of every file in one run', () =>
   it('POST /v1/admin/policy/validate answers them all (real process)', async () => {
     const server = await startVeil();
     try {
-      const answer = await postJson(`${server.url}/v1/admin/policy/validate`, { directory: dir });
+      // The API validates policy files sent inline (a directory must lie inside policy.directory).
+      const files = Object.fromEntries(['a.yaml', 'b.yaml'].map((name) => [name, readFileSync(join(dir, name), 'utf8')]));
+      const answer = await postJson(`${server.url}/v1/admin/policy/validate`, { files });
       expect(answer.status).toBe(200);
       expect(answer.body.valid).toBe(false);
       const lines = (answer.body.errors as { file: string; line?: number; field: string; message: string }[]).map(
         (issue) => `${issue.file}${issue.line !== undefined ? `:${issue.line}` : ''}: ${issue.field}: ${issue.message}`,
       );
-      expect(lines).toEqual(expected((name) => join(dir, name)));
+      expect(lines).toEqual(expected((name) => name));
     } finally {
       await server.stop();
     }

@@ -88,6 +88,25 @@ describe.skipIf(!available)('veil with the real NER sidecar', () => {
     expect(server.logs.join('\n')).not.toContain('Obama');
   });
 
+  // Issue 18: the sidecar's recognition pipeline through the real server. Ordinary prompts stay
+  // as typed; a street address, a German name and a firm name are protected and restored.
+  it('leaves ordinary prompts alone and protects addresses and names in other languages', async () => {
+    const server = await start('both', KEY);
+    for (const input of ['Explain Kubernetes. Reply in JSON format.', 'Salut, ça va ? The plan costs 20 EUR per month.', 'INFO  server started; set the Bearer token in config.yaml']) {
+      const untouched = await postJson(`${server.url}/v1/transform`, { input });
+      expect(untouched.status).toBe(200);
+      expect(untouched.body.safe_text).toBe(input);
+    }
+    const input = 'Hallo Jens, bitte schick die Rechnung an Harter Gruppe, Hauptstraße 5, 10115 Berlin.';
+    const transformed = await postJson(`${server.url}/v1/transform`, { input, language: 'de' });
+    expect(transformed.status).toBe(200);
+    for (const value of ['Jens', 'Harter Gruppe', 'Hauptstraße 5']) expect(transformed.body.safe_text).not.toContain(value);
+    const types = transformed.body.entities.map((entity: any) => entity.type);
+    expect(types).toEqual(expect.arrayContaining(['person', 'organization', 'location']));
+    const restored = await postJson(`${server.url}/v1/rehydrate`, { output: transformed.body.safe_text, session_state: transformed.body.session_state });
+    expect(restored.body.restored_text).toBe(input);
+  });
+
   it('falls back with a warning (both) or fails closed (advanced) when the secret is wrong', async () => {
     const both = await start('both', 'wrong'.repeat(8));
     const fallback = await postJson(`${both.url}/v1/transform`, { input: 'Barack Obama, mail a@example.org' });

@@ -132,5 +132,5 @@ describe('SQLite durability across SIGKILL', () => {
     } finally {
       await final.stop();
     }
-  }, 180_000);
+  }, 600_000);
 });

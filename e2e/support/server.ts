@@ -25,7 +25,7 @@ export async function startVeil(options: { env?: Record<string, string>; args?: 
   const logs: string[] = [];
   let buffered = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs.join('\n')}`)), options.timeoutMs ?? 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs.join('\n')}`)), options.timeoutMs ?? 60_000);
     const onData = (chunk: Buffer): void => {
       buffered += chunk.toString('utf8');
       const lines = buffered.split('\n');

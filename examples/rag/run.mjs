@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A retrieval-augmented answer through Veil, end to end, against a real local store: SQLite
-// full-text search (FTS5, through better-sqlite3). Raw personal data never reaches the store or
+// full-text search (FTS5, through Node's built-in node:sqlite). Raw personal data never reaches the store or
 // the model.
 //
 //   node examples/rag/run.mjs --url http://127.0.0.1:3000      # against a running Veil
@@ -39,7 +39,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CORPUS = 'example-kb';
@@ -228,8 +228,8 @@ async function startVeil(ner) {
 
 /** The store: documents (with the session_state needed to erase them) and an FTS5 chunk index. */
 function openStore(file) {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
+  const db = new DatabaseSync(file);
+  db.exec('PRAGMA journal_mode = WAL');
   db.exec(`
     CREATE TABLE IF NOT EXISTS documents (
       doc_id TEXT PRIMARY KEY,
@@ -252,26 +252,38 @@ function openStore(file) {
   return db;
 }
 
+/** Run `work` in one transaction: committed when it returns, rolled back when it throws. */
+function transaction(db, work) {
+  db.exec('BEGIN');
+  try {
+    work();
+    db.exec('COMMIT');
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
 function storeDocument(db, document, result) {
   const insertChunk = db.prepare('INSERT INTO chunks (doc_id, chunk_index, classification, safe_text, chunk_session_state) VALUES (?, ?, ?, ?, ?)');
   const index = db.prepare('INSERT INTO chunks_fts (rowid, safe_text) VALUES (?, ?)');
-  db.transaction(() => {
+  transaction(db, () => {
     db.prepare('INSERT INTO documents (doc_id, classification, session_state) VALUES (?, ?, ?)').run(document.id, document.classification, result.session_state);
     for (const chunk of result.chunks) {
       const { lastInsertRowid } = insertChunk.run(document.id, chunk.chunk_index, document.classification, chunk.safe_text, chunk.chunk_session_state);
       index.run(lastInsertRowid, chunk.safe_text);
     }
-  })();
+  });
 }
 
 function eraseDocumentChunks(db, docId) {
   const rows = db.prepare('SELECT chunk_id, safe_text FROM chunks WHERE doc_id = ?').all(docId);
   const unindex = db.prepare("INSERT INTO chunks_fts (chunks_fts, rowid, safe_text) VALUES ('delete', ?, ?)");
-  db.transaction(() => {
+  transaction(db, () => {
     for (const row of rows) unindex.run(row.chunk_id, row.safe_text);
     db.prepare('DELETE FROM chunks WHERE doc_id = ?').run(docId);
     db.prepare('DELETE FROM documents WHERE doc_id = ?').run(docId);
-  })();
+  });
   return rows.length;
 }
 
@@ -304,7 +316,7 @@ function storeText(db, file) {
   const cells = [];
   for (const row of db.prepare('SELECT safe_text, chunk_session_state FROM chunks').all()) cells.push(row.safe_text, row.chunk_session_state);
   for (const row of db.prepare('SELECT session_state FROM documents').all()) cells.push(row.session_state);
-  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   return `${cells.join('\n')}\n${readFileSync(file).toString('latin1')}`;
 }
 

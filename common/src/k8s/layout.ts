@@ -7,7 +7,7 @@
 //   key-ring directory (Secret)
 //     <tenant resource name>.json   {format, tenant_id, generation, current_kid, keys[{kid, secret}]}
 //   API-key directory (Secret)
-//     <tenant resource name>.json   {format, generation, keys[{identity, tenant_id, key_sha256, scopes, role, purpose}]}
+//     <tenant resource name>.json   {format, generation, keys[{identity, tenant_id, key_sha256, scopes, role, purpose, access_level}]}
 //     _<anything>.json              entries not owned by a Tenant (the operator's own admin key)
 //   tenant settings directory (ConfigMap)
 //     <tenant resource name>.json   {format, tenant_id, generation, rate_limit, policies}
@@ -236,6 +236,8 @@ export interface ApiKeyFileEntry {
   readonly scopes: readonly (typeof API_KEY_SCOPES)[number][];
   readonly role?: string;
   readonly purpose?: string;
+  /** RAG clearance: a rag.classification_levels label (the server checks it against its list). */
+  readonly access_level?: string;
 }
 
 export interface ApiKeysFile {
@@ -272,6 +274,7 @@ const API_KEYS_FILE_SCHEMA = {
           scopes: { type: 'array', uniqueItems: true, maxItems: API_KEY_SCOPES.length, items: { enum: [...API_KEY_SCOPES] } },
           role: attribute,
           purpose: attribute,
+          access_level: { type: 'string', pattern: '^[a-z0-9_-]{1,128}$' },
         },
       },
     },
@@ -303,6 +306,7 @@ export function serializeApiKeysFile(file: Omit<ApiKeysFile, 'format'>): string 
       scopes: [...entry.scopes],
       ...(entry.role !== undefined ? { role: entry.role } : {}),
       ...(entry.purpose !== undefined ? { purpose: entry.purpose } : {}),
+      ...(entry.access_level !== undefined ? { access_level: entry.access_level } : {}),
     })),
   };
   return serializeChecked(value, (text) => parseApiKeysFile(text, 'api-keys'));

@@ -105,6 +105,8 @@ export interface TenantApiKey {
   readonly scopes?: readonly ApiKeyScope[];
   readonly role?: string;
   readonly purpose?: string;
+  /** RAG clearance: the highest classification label the key may read (server rag.classification_levels). */
+  readonly accessLevel?: string;
 }
 
 export interface TenantRateLimit {

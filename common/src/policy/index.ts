@@ -7,5 +7,5 @@ export * from './entity-types.js';
 export * from './patterns.js';
 export { parsePolicy, formatPolicyIssue, formatFieldPath, checkRestoreStrategy } from './parse.js';
 export type { PathSegment, FieldProblem } from './parse.js';
-export { loadPolicyDirectory, MAX_POLICY_FILE_BYTES } from './load.js';
+export { isPolicyFileName, loadPolicyDirectory, MAX_POLICY_FILE_BYTES, parsePolicyFiles, type PolicyFileText } from './load.js';
 export { DEFAULT_POLICY } from './default.js';

@@ -12,37 +12,23 @@ export const MAX_POLICY_FILE_BYTES = 1024 * 1024;
 
 const POLICY_FILE = /\.ya?ml$/i;
 
+/** One policy file's text and the name issues call it by (a path, or an inline file name). */
+export interface PolicyFileText {
+  readonly file: string;
+  readonly text: string;
+}
+
 /**
- * Parse every policy file of `dir` (sorted by file name). `policies` maps policy name to policy
- * and holds only valid, non-duplicate policies; callers that need all-or-nothing (startup,
- * reload) must treat any issue as failure. An empty directory is not an issue here.
+ * Parse policy files given as text, in the order given. `policies` maps policy name to policy
+ * and holds only valid, non-duplicate policies; `issues` lists every problem of every file.
+ * Shared by the directory loader and the admin API's inline validation, so both apply exactly
+ * the same rules.
  */
-export function loadPolicyDirectory(dir: string): { policies: Map<string, Policy>; issues: PolicyIssue[] } {
+export function parsePolicyFiles(files: Iterable<PolicyFileText>): { policies: Map<string, Policy>; issues: PolicyIssue[] } {
   const policies = new Map<string, Policy>();
   const issues: PolicyIssue[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((name) => !name.startsWith('.') && POLICY_FILE.test(name)).sort();
-  } catch {
-    return { policies, issues: [{ file: dir, field: '(directory)', message: 'cannot read the policy directory' }] };
-  }
-
   const origin = new Map<string, string>();
-  for (const name of names) {
-    const file = join(dir, name);
-    let text: string;
-    try {
-      const stats = statSync(file);
-      if (!stats.isFile()) continue;
-      if (stats.size > MAX_POLICY_FILE_BYTES) {
-        issues.push({ file, field: '(file)', message: `larger than ${MAX_POLICY_FILE_BYTES} bytes` });
-        continue;
-      }
-      text = readFileSync(file, 'utf8');
-    } catch {
-      issues.push({ file, field: '(file)', message: 'cannot read the file' });
-      continue;
-    }
+  for (const { file, text } of files) {
     const result = parsePolicy(text, file);
     issues.push(...result.issues);
     // A file with problems still claims its name, so a duplicate is reported in the same run.
@@ -58,6 +44,43 @@ export function loadPolicyDirectory(dir: string): { policies: Map<string, Policy
     if (result.policy !== undefined) policies.set(policyName, result.policy);
   }
   return { policies, issues };
+}
+
+/** Whether a directory entry is a policy file the loader reads (hidden entries never are). */
+export function isPolicyFileName(name: string): boolean {
+  return !name.startsWith('.') && POLICY_FILE.test(name);
+}
+
+/**
+ * Parse every policy file of `dir` (sorted by file name). `policies` maps policy name to policy
+ * and holds only valid, non-duplicate policies; callers that need all-or-nothing (startup,
+ * reload) must treat any issue as failure. An empty directory is not an issue here.
+ */
+export function loadPolicyDirectory(dir: string): { policies: Map<string, Policy>; issues: PolicyIssue[] } {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter(isPolicyFileName).sort();
+  } catch {
+    return { policies: new Map(), issues: [{ file: dir, field: '(directory)', message: 'cannot read the policy directory' }] };
+  }
+  const issues: PolicyIssue[] = [];
+  const texts: PolicyFileText[] = [];
+  for (const name of names) {
+    const file = join(dir, name);
+    try {
+      const stats = statSync(file);
+      if (!stats.isFile()) continue;
+      if (stats.size > MAX_POLICY_FILE_BYTES) {
+        issues.push({ file, field: '(file)', message: `larger than ${MAX_POLICY_FILE_BYTES} bytes` });
+        continue;
+      }
+      texts.push({ file, text: readFileSync(file, 'utf8') });
+    } catch {
+      issues.push({ file, field: '(file)', message: 'cannot read the file' });
+    }
+  }
+  const parsed = parsePolicyFiles(texts);
+  return { policies: parsed.policies, issues: [...issues, ...parsed.issues] };
 }
 
 /** Line of the top-level `name:` key (the name was read, so it exists). */

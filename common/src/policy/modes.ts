@@ -13,6 +13,13 @@ export const BUILTIN_CHANNEL_CEILINGS: Readonly<Record<BuiltinChannel, RestoreMo
   log_safe: 'none',
 });
 
+/**
+ * Ceiling of a token restored inside a URL, a link or image target or an HTML tag (where a
+ * rendered value leaves: an image fetch, a link), unless the channel's rule sets
+ * `url_restore_mode`: the localized label, never the value or a part of it.
+ */
+export const DEFAULT_URL_RESTORE_MODE: RestoreMode = 'abstract';
+
 export function isBuiltinChannel(channel: string): channel is BuiltinChannel {
   return Object.hasOwn(BUILTIN_CHANNEL_CEILINGS, channel);
 }

@@ -1,8 +1,8 @@
 // Checks for regular expressions written in policies (rule value_pattern, custom_patterns).
-// Policies are compiled by the server with RE2 (linear time, no catastrophic backtracking), so
-// the accepted syntax is the intersection of JavaScript (with the `u` flag) and RE2: no
-// lookaround and no backreferences. A leading `(?i)` makes the pattern case-insensitive.
-// The validator runs where RE2 is not installed (the operator), hence this syntactic check.
+// Policies are compiled by the server with a linear-time RE2 engine (re2js: no catastrophic
+// backtracking), so the accepted syntax is the intersection of JavaScript (with the `u` flag) and
+// RE2: no lookaround and no backreferences. A leading `(?i)` makes the pattern case-insensitive.
+// The validator also runs where the engine is not loaded (the operator), hence this syntactic check.
 
 /** Longest pattern a policy may contain. */
 export const MAX_PATTERN_LENGTH = 1024;
@@ -19,12 +19,12 @@ export function parsePatternSource(pattern: string): PatternSource {
   return { source: pattern, ignoreCase: false };
 }
 
-/** Flags to compile a policy pattern with, for RegExp or RE2. */
+/** Flags to compile a policy pattern with as a JavaScript RegExp (the validator's syntax check). */
 export function patternFlags(pattern: PatternSource): string {
   return pattern.ignoreCase ? 'iu' : 'u';
 }
 
-/** Scan for constructs RE2 cannot run; returns a message or undefined. */
+/** Scan for constructs a linear-time engine cannot run; returns a message or undefined. */
 function unsupportedConstruct(source: string): string | undefined {
   let inClass = false;
   for (let index = 0; index < source.length; index++) {

@@ -148,7 +148,14 @@ export const POLICY_SCHEMA = {
       type: 'object',
       additionalProperties: false,
       required: ['max_restore_mode'],
-      properties: { max_restore_mode: { $ref: '#/$defs/restore_mode' } },
+      properties: {
+        max_restore_mode: { $ref: '#/$defs/restore_mode' },
+        url_restore_mode: {
+          description:
+            'Ceiling for tokens inside a URL, a link or image target, or an HTML tag on this channel (where a rendered value would leave); default abstract. Raise it only for output that is never rendered; it never exceeds max_restore_mode.',
+          $ref: '#/$defs/restore_mode',
+        },
+      },
     },
     restore_override: {
       description: 'At least one of caller_role and caller_purpose is required; every field given must match the rehydrate caller.',

@@ -84,6 +84,12 @@ export type RestoreStrategyKind = RestoreStrategy['kind'];
 
 export interface ChannelRule {
   readonly max_restore_mode: RestoreMode;
+  /**
+   * Ceiling for tokens inside a URL, a link or image target, or an HTML tag on this channel
+   * (default `abstract`, modes.ts DEFAULT_URL_RESTORE_MODE). Set it to restore more there, e.g.
+   * for a channel whose output is never rendered; it never exceeds max_restore_mode.
+   */
+  readonly url_restore_mode?: RestoreMode;
 }
 
 /** Caller-gated restore mode, re-resolved against the rehydrate caller (interface.md 4.3). */

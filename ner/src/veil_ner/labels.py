@@ -31,6 +31,11 @@ LABEL_TO_TYPE: Mapping[str, str] = {
     "person": "person",
     "organization": "organization",
     "location": "location",
+    # The sidecar's own recognizers (pipeline.py): street addresses, gazetteer names and places.
+    "ADDRESS": "location",
+    "ORG_FORM": "organization",
+    "PERSON_GAZ": "person",
+    "GPE_GAZ": "location",
 }
 
 DROPPED_LABELS = (

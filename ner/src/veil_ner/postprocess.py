@@ -4,7 +4,8 @@ Small statistical models make a few systematic span mistakes in the semi-structu
 sees (signatures, forms, chat). These rules fix or drop them; each is generic (no corpus-specific
 word lists) and documented in docs/ner.md:
 
-1. A name never crosses a line break: the span is cut to the first line that has content.
+1. A name never crosses a line break: the span is cut to the first line that has content (street
+   addresses, which span lines in signatures and forms, are exempt: `multiline=True`).
 2. Leading and trailing whitespace and punctuation are trimmed (`Acme Inc\\nMobile:` -> `Acme Inc`).
 3. Spans holding an e-mail address or a URL (`@`, `://`, `www.`) are dropped: the regex detector
    owns those types, and a name type on them would only shadow the right one.
@@ -22,12 +23,13 @@ _TRIM = frozenset(
 )
 
 
-def clean_span(text: str, start: int, end: int) -> tuple[int, int] | None:
+def clean_span(text: str, start: int, end: int, *, multiline: bool = False) -> tuple[int, int] | None:
     """Apply the rules above to text[start:end]; None when the span is dropped."""
-    match = _FIRST_LINE.search(text, start, end)
-    if match is None:
-        return None
-    start, end = match.start(), match.end()
+    if not multiline:
+        match = _FIRST_LINE.search(text, start, end)
+        if match is None:
+            return None
+        start, end = match.start(), match.end()
     while start < end and text[start] in _TRIM:
         start += 1
     while end > start and text[end - 1] in _TRIM:

@@ -48,6 +48,7 @@ export class ApiKeyAuthenticator implements Authenticator {
         scopes: entry.scopes ?? [],
         role: entry.role,
         purpose: entry.purpose,
+        accessLevel: entry.access_level,
       }),
     }));
   }

@@ -17,7 +17,7 @@ import {
   type SigningKey,
 } from '../testing/auth.js';
 import { buildTestApp, post, send, type TestApp } from '../testing/harness.js';
-import { hasDuplicateKeys } from './token.js';
+import { hasDuplicateKeys, principalFromClaims } from './token.js';
 
 let t: TestApp;
 let rsa: SigningKey;
@@ -214,6 +214,13 @@ describe('jwt: rejected tokens', () => {
     await expectInvalid(hsToken({ role: ['admin'] }), 'role array', 'claim role is not a string of 1 to 128 characters');
     await expectInvalid(hsToken({ scope: ['admin'] }), 'scope array', 'claim scope is not a string');
     await expectInvalid(hsToken({ scopes: 'admin' }), 'scopes string', 'claim scopes is not an array of strings');
+    await expectInvalid(hsToken({ access_level: ['restricted'] }), 'access_level array', 'claim access_level is not a string of 1 to 128 characters');
+  });
+
+  it('reads the RAG clearance from the access_level claim', () => {
+    const rules = { tenantClaim: 'tenant_id', tenantRequired: false, nowSeconds: nowSeconds() };
+    expect(principalFromClaims({ sub: 'analyst', access_level: 'confidential' }, rules).accessLevel).toBe('confidential');
+    expect(principalFromClaims({ sub: 'analyst' }, rules)).not.toHaveProperty('accessLevel');
   });
 
   it('never logs a token', async () => {

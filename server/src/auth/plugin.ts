@@ -2,8 +2,11 @@
 //
 // How a route declares its scope: in its route options,
 //     app.post('/v1/rag/ingest', { schema, config: { scope: 'rag' } }, handler)
-// with one of the 11 scopes, 'authenticated' (any valid credential: health, capabilities) or
-// 'public' (no credential, never authenticated: /livez, /readyz). The declaration sits on the
+// with one of the 11 scopes, 'authenticated' (any valid credential: health, capabilities),
+// 'public' (no credential, never authenticated: /livez, /readyz) or 'platform_admin' (scope
+// admin held by an UNTENANTED credential: operations whose effect or answer spans every tenant,
+// such as a global policy reload or the process-wide /metrics; a tenant-bound admin gets 403
+// VEIL_SCOPE_DENIED there, see docs/auth.md "Tenant admins"). The declaration sits on the
 // route itself rather than on a wrapping register context because several route plugins mix
 // scopes (revoke + admin count, rag + revoke delete); see docs/auth.md.
 //
@@ -25,7 +28,7 @@ import { corsOptions } from './cors.js';
 import { isScope, setPrincipal } from './principal.js';
 import type { Authenticator } from './types.js';
 
-export type RouteScope = AuthScope | 'authenticated' | 'public';
+export type RouteScope = AuthScope | 'authenticated' | 'public' | 'platform_admin';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -48,7 +51,7 @@ export function routeScopes(app: FastifyInstance): readonly RouteScopeEntry[] {
 }
 
 function isRouteScope(value: unknown): value is RouteScope {
-  return value === 'authenticated' || value === 'public' || (typeof value === 'string' && isScope(value));
+  return value === 'authenticated' || value === 'public' || value === 'platform_admin' || (typeof value === 'string' && isScope(value));
 }
 
 /** @fastify/cors registers `OPTIONS *` to answer preflights; a preflight carries no
@@ -95,8 +98,11 @@ export async function registerAuth(app: FastifyInstance, config: VeilConfig, aut
     if (scope === undefined) throw new VeilError('VEIL_INTERNAL', undefined, 'route without a declared scope');
     const principal = await authenticator.authenticate(request.headers);
     setPrincipal(request, principal);
-    if (scope !== 'authenticated' && !principal.scopes.has(scope)) {
-      throw new VeilError('VEIL_SCOPE_DENIED', `missing required scope: ${scope}`);
+    if (scope === 'authenticated') return;
+    const required = scope === 'platform_admin' ? 'admin' : scope;
+    if (!principal.scopes.has(required)) throw new VeilError('VEIL_SCOPE_DENIED', `missing required scope: ${required}`);
+    if (scope === 'platform_admin' && principal.tenant !== null) {
+      throw new VeilError('VEIL_SCOPE_DENIED', 'this route acts on every tenant: it needs an untenanted (platform) admin credential');
     }
   };
   // RFC 6750: a 401 for a bearer-token mode names the scheme the client should use.

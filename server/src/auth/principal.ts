@@ -14,6 +14,11 @@ export interface Principal {
   readonly scopes: ReadonlySet<AuthScope>;
   readonly role?: string;
   readonly purpose?: string;
+  /**
+   * RAG clearance from the credential (API-key entry or token claim `access_level`): the highest
+   * classification label the caller may read. Absent: the lowest level (routes/rag.ts).
+   */
+  readonly accessLevel?: string;
 }
 
 /** The 11 scopes of interface.md section 5 (one list: config/schema.ts). */
@@ -38,6 +43,7 @@ export function makePrincipal(fields: {
   scopes: Iterable<AuthScope>;
   role?: string | undefined;
   purpose?: string | undefined;
+  accessLevel?: string | undefined;
 }): Principal {
   const granted = new Set<AuthScope>(fields.scopes);
   const scopes: ReadonlySet<AuthScope> = granted.has('admin') ? new Set(AUTH_SCOPES) : granted;
@@ -47,6 +53,7 @@ export function makePrincipal(fields: {
     scopes,
     ...(fields.role !== undefined ? { role: fields.role } : {}),
     ...(fields.purpose !== undefined ? { purpose: fields.purpose } : {}),
+    ...(fields.accessLevel !== undefined ? { accessLevel: fields.accessLevel } : {}),
   });
 }
 

@@ -1,8 +1,10 @@
 // Scope enforcement generated from the app's own route table (threats.md item 12): every
-// registered route x every scope (+ no credential, + a key with no scopes) is allowed exactly
-// when its declared scope says so, and every declaration matches interface.md section 4. A route
-// added without a scope makes startup fail; one added with a scope the spec does not give fails
-// the spec check here.
+// registered route x every scope (+ no credential, + a key with no scopes, + an untenanted
+// admin) is allowed exactly when its declared scope says so, and every declaration matches
+// interface.md section 4. A route added without a scope makes startup fail; one added with a
+// scope the spec does not give fails the spec check here. `platform_admin` is interface.md's
+// `admin` narrowed to untenanted credentials (docs/auth.md, tenant admins): the tenant-bound
+// admin key below is refused there, the untenanted one allowed.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_SCOPES, type AuthScope } from '../config/schema.js';
@@ -41,19 +43,23 @@ const SPEC: Readonly<Record<string, RouteScope>> = {
   'GET /v1/health': 'authenticated',
   'GET /v1/capabilities': 'authenticated',
   'GET /v1/diagnostics': 'admin',
-  'GET /metrics': 'admin',
+  'GET /metrics': 'platform_admin',
   'POST /v1/admin/policy/validate': 'admin',
-  'POST /v1/admin/policy/reload': 'admin',
+  'POST /v1/admin/policy/reload': 'platform_admin',
   'GET /livez': 'public',
   'GET /readyz': 'public',
+  // Not in interface.md: the OpenAPI document and its rendered page (openapi/routes.ts), any credential.
+  'GET /openapi.json': 'authenticated',
+  'GET /openapi.html': 'authenticated',
   // Not an API route: @fastify/cors answers preflights, which carry no credential by design.
   'OPTIONS *': 'public',
 };
 
 const keyOf = (name: string): string => `key-${name}-0123456789abcdef`;
-const CREDENTIALS: { name: string; scopes: readonly AuthScope[] | undefined }[] = [
+const CREDENTIALS: { name: string; scopes: readonly AuthScope[] | undefined; untenanted?: true }[] = [
   ...AUTH_SCOPES.map((scope) => ({ name: scope, scopes: [scope] })),
   { name: 'no-scopes', scopes: undefined },
+  { name: 'platform-admin', scopes: ['admin'], untenanted: true },
 ];
 
 let t: TestApp;
@@ -63,7 +69,7 @@ beforeAll(async () => {
       CREDENTIALS.map((credential) => ({
         key: keyOf(credential.name),
         identity: `caller-${credential.name}`,
-        tenant_id: 'tenant-a',
+        ...(credential.untenanted === true ? {} : { tenant_id: 'tenant-a' }),
         ...(credential.scopes !== undefined ? { scopes: credential.scopes } : {}),
       })),
     ),
@@ -73,10 +79,11 @@ afterAll(async () => {
   await t.close();
 });
 
-function allowed(scope: RouteScope, granted: readonly AuthScope[] | undefined | null): boolean {
+function allowed(scope: RouteScope, granted: readonly AuthScope[] | undefined | null, untenanted: boolean): boolean {
   if (scope === 'public') return true;
   if (granted === null) return false; // no credential
   if (scope === 'authenticated') return true;
+  if (scope === 'platform_admin') return untenanted && (granted ?? []).includes('admin');
   return (granted ?? []).includes(scope) || (granted ?? []).includes('admin');
 }
 
@@ -100,14 +107,14 @@ describe('route scope table', () => {
       const url = entry.url === '*' ? '/v1/anything' : entry.url;
       const method = entry.method as 'GET' | 'HEAD' | 'POST' | 'DELETE' | 'OPTIONS';
       const body = method === 'POST' || method === 'DELETE' ? {} : undefined;
-      const callers: { label: string; headers: Record<string, string>; granted: readonly AuthScope[] | undefined | null }[] = [
-        { label: 'no credential', headers: {}, granted: null },
-        ...CREDENTIALS.map((credential) => ({ label: credential.name, headers: { 'x-api-key': keyOf(credential.name) }, granted: credential.scopes })),
+      const callers: { label: string; headers: Record<string, string>; granted: readonly AuthScope[] | undefined | null; untenanted: boolean }[] = [
+        { label: 'no credential', headers: {}, granted: null, untenanted: true },
+        ...CREDENTIALS.map((credential) => ({ label: credential.name, headers: { 'x-api-key': keyOf(credential.name) }, granted: credential.scopes, untenanted: credential.untenanted === true })),
       ];
       for (const caller of callers) {
         const response = await send(t.app, { method, url, headers: caller.headers, ...(body !== undefined ? { body } : {}) });
         const label = `${entry.method} ${entry.url} as ${caller.label}`;
-        if (allowed(entry.scope, caller.granted)) {
+        if (allowed(entry.scope, caller.granted, caller.untenanted)) {
           expect([401, 403], label).not.toContain(response.status);
           outcomes.allowed += 1;
         } else if (caller.granted === null) {

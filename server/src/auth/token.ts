@@ -1,7 +1,7 @@
 // Bearer-token handling shared by auth.mode jwt and oidc: header extraction, the structural
 // checks that run BEFORE any cryptography (threats.md item 11), the signature and registered-claim
 // verification both modes run (verifyClaims), and the mapping from verified claims to a principal
-// (decisions.md section 5).
+// (decisions.md section 5; plus `access_level`, the caller's RAG clearance).
 //
 // Checked before crypto, each a VEIL_AUTH_INVALID:
 // - more than 8 KB, or not exactly three non-empty base64url segments (JWE, detached or
@@ -182,6 +182,8 @@ export function principalFromClaims(claims: Record<string, unknown>, rules: Clai
     scopes: scopesOf(claims).filter(isScope),
     role: optionalString(claims, 'role', MAX_ROLE_LENGTH),
     purpose: optionalString(claims, 'purpose', MAX_ROLE_LENGTH),
+    // RAG clearance (a rag.classification_levels label); an unknown label reads as the lowest.
+    accessLevel: optionalString(claims, 'access_level', MAX_ROLE_LENGTH),
   });
 }
 

@@ -69,7 +69,7 @@ async function run(backend: Backend): Promise<Record<string, Summary>> {
     backend.revocation.revoked(partitions, probes[(index + WARMUP) % probes.length] ?? []),
   );
   results['idempotency claim + complete'] = await measure(ITERATIONS, async (index) => {
-    const key = `tenant-a\u0000key-${index}`;
+    const key = { tenant: 'tenant-a', identity: 'bench', key: `key-${index}` };
     await backend.idempotency.claim(key, 'fingerprint', nowMs, 60_000, 86_400_000);
     await backend.idempotency.complete(key, 'fingerprint', RESPONSE, nowMs, 86_400_000);
   });

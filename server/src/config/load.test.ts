@@ -453,6 +453,23 @@ describe('secrets', () => {
   });
 });
 
+describe('api key access_level', () => {
+  it('must name one of rag.classification_levels', () => {
+    const problems = problemsOf(() =>
+      load({ overrides: { auth: { mode: 'api_key', api_keys: [{ key: 'ak-level-0123456789abcdef', identity: 'a', access_level: 'top_secret' }] }, audit: { allow_ephemeral: true } } }),
+    );
+    expect(problems).toContain('auth.api_keys[0].access_level: must be one of rag.classification_levels');
+    const custom = load({
+      overrides: {
+        auth: { mode: 'api_key', api_keys: [{ key: 'ak-level-0123456789abcdef', identity: 'a', access_level: 'top_secret' }] },
+        rag: { classification_levels: ['open', 'top_secret'] },
+        audit: { allow_ephemeral: true },
+      },
+    });
+    expect(custom.config.auth.api_keys[0]?.access_level).toBe('top_secret');
+  });
+});
+
 describe('key ring', () => {
   const ringYaml = (current: string, keys: [string, string][]): string =>
     `session:\n  keyring:\n    current_kid: ${current}\n    keys:\n${keys.map(([kid, secret]) => `      - {kid: ${kid}, secret: "${secret}"}`).join('\n')}\n`;

@@ -459,8 +459,12 @@ function checkAuth(data: Plain, problems: string[], warnings: string[]): void {
   if (Array.isArray(apiKeys)) {
     // Keyed by digest, so a key listed once in plain text and once as its key_sha256 is caught.
     const firstIndex = new Map<string, { index: number; field: string }>();
+    const levels = getPath(data, ['rag', 'classification_levels']);
     for (const [index, entry] of apiKeys.entries()) {
       if (!isPlain(entry)) continue;
+      if (typeof entry.access_level === 'string' && Array.isArray(levels) && !levels.includes(entry.access_level)) {
+        problems.push(`auth.api_keys[${index}].access_level: must be one of rag.classification_levels`);
+      }
       if (entry.key === undefined && entry.key_sha256 === undefined) {
         problems.push(`auth.api_keys[${index}].key: is required`);
         continue;

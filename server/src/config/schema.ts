@@ -60,6 +60,11 @@ export interface ApiKeyEntryFields {
   readonly scopes?: readonly AuthScope[];
   readonly role?: string;
   readonly purpose?: string;
+  /**
+   * RAG clearance: the highest rag.classification_levels label this caller may read (context,
+   * answer). Absent: the lowest level (least privilege). A request's access_level may only lower it.
+   */
+  readonly access_level?: string;
 }
 
 /** With auth.mode jwt, secret, issuer and audience are guaranteed present. */
@@ -324,6 +329,7 @@ export const CONFIG_SCHEMA = {
             scopes: { type: 'array', uniqueItems: true, items: { type: 'string', enum: AUTH_SCOPES } },
             role: text,
             purpose: text,
+            access_level: label,
           },
         },
       },

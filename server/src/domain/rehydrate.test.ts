@@ -1,10 +1,11 @@
 // Threats 1, 5 and 7 (design/threats.md) against the pure restore pass: guessed caps, swapped
 // types and second-order expansion never reveal a value; unresolved tokens stay verbatim.
-import { DEFAULT_POLICY } from '@veil/common';
+import { DEFAULT_POLICY, parsePolicy } from '@veil/common';
 import { describe, expect, it } from 'vitest';
 import { CompiledPolicy } from './policy/index.js';
 import { indexEntries, rehydrateText } from './rehydrate.js';
 import { renderToken, TokenAllocator } from './token/index.js';
+import { tokenizeText } from './tokenize.js';
 import type { TokenEntry } from './types.js';
 
 const policy = new CompiledPolicy(DEFAULT_POLICY);
@@ -78,5 +79,40 @@ describe('rehydrateText', () => {
     const token = renderToken({ type: 'email', id: email.id, cap: email.cap });
     const result = rehydrateText({ output: token, entries: map, policy, language: 'en', caller: {}, channel: 'user_output', isRevoked: () => true });
     expect(result.restoredText).toBe('[DELETED]');
+  });
+});
+
+describe('caller-dependent rules at rehydrate', () => {
+  const parsed = parsePolicy(
+    `name: roles
+version: "1"
+rules:
+  - {name: supervisor, match: {entity_type: email, caller_role: supervisor}, action: tokenize, restore_mode: full}
+  - {name: agent-tool, match: {entity_type: email, destination: tool, caller_role: agent}, action: redact}
+  - {name: email, match: {entity_type: email}, action: tokenize, restore_mode: masked}
+`,
+    'roles.yaml',
+  );
+  const roles = new CompiledPolicy(parsed.policy!);
+  const value = 'boss@example.com';
+  const detections = [{ type: 'email', start: 5, end: 5 + value.length, value, confidence: 1, detector: 'builtin_regex' as const }];
+
+  it('records the transform destination and re-decides the rules for whoever rehydrates', () => {
+    for (const destination of [undefined, 'tool']) {
+      const tokenized = tokenizeText({
+        text: `mail ${value}`,
+        detections,
+        policy: roles,
+        context: { caller_role: 'supervisor', ...(destination !== undefined ? { destination } : {}) },
+        allocator: new TokenAllocator(),
+      });
+      const entry = tokenized.newEntries[0]!;
+      expect(entry.mode).toBe('full');
+      expect(entry.destination).toBe(destination);
+      const as = (role: string) => rehydrateText({ output: tokenized.safeText, entries: indexEntries(tokenized.newEntries), policy: roles, language: 'en', caller: { role }, channel: 'user_output' }).restoredText;
+      expect(as('supervisor')).toBe(`mail ${value}`);
+      // The agent gets its own rule: masked, or nothing for a value that went to a tool.
+      expect(as('agent')).toBe(destination === 'tool' ? 'mail [REDACTED]' : 'mail ****@*******.***');
+    }
   });
 });

@@ -1,8 +1,11 @@
 // Restore model output: one left-to-right pass over the tokens in the text. Restored values are
-// never re-scanned (no second-order expansion), unknown ids and wrong caps are reported the same
-// way (no oracle), and each value's mode comes from the policy, the caller and the channel.
+// never re-scanned for tokens (no second-order expansion), unknown ids and wrong caps are
+// reported the same way (no oracle), and each value's mode comes from the policy, the caller,
+// the channel, and where the token sits: the output as it will be rendered (text, unresolved
+// tokens verbatim, restored values) is fed through a MarkupContext, and a token inside a URL, a
+// link target or an HTML tag gets the channel's url_restore_mode at most (threats.md 9).
 import type { Caller, CompiledPolicy } from './policy/index.js';
-import { restoreValue, type RestoreTemplates } from './restore/index.js';
+import { MarkupContext, restoreValue, type RestoreTemplates } from './restore/index.js';
 import { capsEqual, findTokens, type TokenCandidate } from './token/index.js';
 import type { RestoreMode, TokenEntry } from './types.js';
 
@@ -33,6 +36,11 @@ export interface RehydrateInput {
    * candidates whose `raw` is `output.slice(start, end)`.
    */
   readonly scan?: ((text: string) => readonly TokenCandidate[]) | undefined;
+  /**
+   * The rendering context of everything restored before this text (a stream's earlier pieces, a
+   * paragraph's earlier runs); it is advanced over this text. A fresh context when omitted.
+   */
+  readonly markup?: MarkupContext | undefined;
 }
 
 export interface RehydrateResult {
@@ -50,7 +58,12 @@ export function indexEntries(entries: readonly TokenEntry[]): Map<string, TokenE
 export function rehydrateText(input: RehydrateInput): RehydrateResult {
   const { output, entries, policy } = input;
   const candidates = (input.scan ?? findTokens)(output);
-  if (candidates.length === 0) return { restoredText: output, tokensResolved: 0, tokensUnresolved: [] };
+  if (candidates.length === 0) {
+    // A shared context must still see the text; a fresh one has nothing left to decide.
+    input.markup?.feed(output);
+    return { restoredText: output, tokensResolved: 0, tokensUnresolved: [] };
+  }
+  const markup = input.markup ?? new MarkupContext();
   const parts: string[] = [];
   const unresolved: UnresolvedToken[] = [];
   let resolved = 0;
@@ -69,32 +82,38 @@ export function rehydrateText(input: RehydrateInput): RehydrateResult {
       unresolved.push({ token: candidate.raw, reason: 'unknown' });
       continue;
     }
-    parts.push(output.slice(cursor, candidate.start));
+    const before = output.slice(cursor, candidate.start);
+    parts.push(before);
+    markup.feed(before);
     cursor = candidate.end;
     resolved += 1;
+    let restored: string;
     if (input.isRevoked?.(entry) === true) {
-      parts.push(DELETED);
-      continue;
-    }
-    const mode = policy.resolveRestoreMode({
-      type: entry.type,
-      floor: entry.mode,
-      ...(entry.override !== undefined ? { sessionOverride: entry.override } : {}),
-      caller: input.caller,
-      ...(input.requestedMode !== undefined ? { requested: input.requestedMode } : {}),
-      ...(input.tokenOverrides?.[entry.id] !== undefined ? { tokenOverride: input.tokenOverrides[entry.id] } : {}),
-      channel: input.channel,
-    });
-    const strategyName = entry.strategy;
-    const strategy = strategyName !== undefined ? policy.strategy(strategyName) : undefined;
-    parts.push(
-      restoreValue(entry, mode, {
+      restored = DELETED;
+    } else {
+      // Caller-dependent rules are re-decided for this (the rehydrating) caller; inside a URL or
+      // markup the channel's url_restore_mode clamps.
+      const { mode, strategy: strategyName } = policy.resolveRestore({
+        entry,
+        caller: input.caller,
+        requested: input.requestedMode,
+        tokenOverride: input.tokenOverrides?.[entry.id],
+        channel: input.channel,
+        inMarkup: markup.active,
+      });
+      const strategy = strategyName !== undefined ? policy.strategy(strategyName) : undefined;
+      restored = restoreValue(entry, mode, {
         language: input.language,
         ...(strategy !== undefined ? { strategy } : {}),
         ...(input.templates !== undefined ? { templates: input.templates } : {}),
-      }),
-    );
+      });
+    }
+    parts.push(restored);
+    // The value as rendered is context too: a restored URL can open one for the next token.
+    markup.feed(restored);
   }
-  parts.push(output.slice(cursor));
+  const rest = output.slice(cursor);
+  parts.push(rest);
+  if (input.markup !== undefined) markup.feed(rest);
   return { restoredText: parts.join(''), tokensResolved: resolved, tokensUnresolved: unresolved };
 }

@@ -1,7 +1,7 @@
 // Text tokenization: apply policy decisions to detections and build the safe text plus the
 // session's new token entries. Pure: detection, policy, allocation and clocks are passed in.
 import { VeilError } from '@veil/common';
-import type { CompiledPolicy, Decision } from './policy/index.js';
+import { DEFAULT_DESTINATION, type CompiledPolicy, type Decision } from './policy/index.js';
 import { renderToken, type ValueAllocator } from './token/index.js';
 import type { Detection, RequestContext, RestoreMode, TokenEntry } from './types.js';
 
@@ -88,6 +88,8 @@ export function tokenizeText(input: TokenizeInput): TokenizeResult {
         mode: decision.restore_mode,
         ...(decision.restore_strategy !== undefined ? { strategy: decision.restore_strategy } : {}),
         ...(override !== undefined ? { override } : {}),
+        // Rehydrate re-decides caller-dependent rules for this destination (engine.ts resolveRestore).
+        ...(context.destination !== undefined && context.destination !== DEFAULT_DESTINATION ? { destination: context.destination } : {}),
       });
     }
   }

@@ -82,4 +82,16 @@ export interface TokenEntry {
   readonly strategy?: string;
   /** Tightening from the transform request's protection_overrides, if any. */
   readonly override?: RestoreMode;
+  /**
+   * The request context destination the value was first tokenized for, when it was not the
+   * default `external_llm`. Rehydrate re-decides caller-dependent policy rules for the
+   * rehydrating caller with it (domain/policy/engine.ts resolveRestore).
+   */
+  readonly destination?: string;
+  /**
+   * RAG context sessions only: the classification label (rag.classification_levels) of the
+   * least restricted material the value came from. /v1/rag/answer restores it only for a caller
+   * cleared to that level; context entries without one count as the most restrictive level.
+   */
+  readonly classification?: string;
 }

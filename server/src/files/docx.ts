@@ -10,6 +10,7 @@ import mammoth from 'mammoth';
 import { InflateBudget, inflateEntry, readZipDirectory, ZipError, type ZipEntry, type ZipLimits } from './zip.js';
 import { findTokensLenient } from '../domain/repair/index.js';
 import type { UnresolvedToken } from '../domain/rehydrate.js';
+import { MarkupContext } from '../domain/restore/index.js';
 
 export class DocxError extends Error {
   readonly problem: 'damaged' | 'limit' | 'unsafe' | 'unsupported';
@@ -111,7 +112,11 @@ export interface RestoreResult {
   readonly tokensUnresolved: readonly UnresolvedToken[];
 }
 
-export type Restorer = (text: string) => RestoreResult;
+/**
+ * Restores one text; pieces of one paragraph share a MarkupContext (fed the text between them
+ * in order) so a URL or tag that opened in an earlier run still counts.
+ */
+export type Restorer = (text: string, markup?: MarkupContext) => RestoreResult;
 
 /** The output guard as the file layer sees it: text in, text to restore out (may throw). */
 export type TextGuard = (text: string) => string;
@@ -205,8 +210,13 @@ export function restoreWordXml(xml: string, restore: Restorer, guard?: TextGuard
       return;
     }
     const replacements: Replacement[] = [];
+    // The paragraph is one rendered whole: the text between tokens goes through its context.
+    const markup = new MarkupContext();
+    let fed = 0;
     for (const candidate of findTokensLenient(stream)) {
-      const result = restore(candidate.raw);
+      markup.feed(stream.slice(fed, candidate.start));
+      fed = candidate.end;
+      const result = restore(candidate.raw, markup);
       resolved += result.tokensResolved;
       unresolved.push(...result.tokensUnresolved);
       if (result.restoredText !== candidate.raw) replacements.push({ start: candidate.start, end: candidate.end, value: result.restoredText });

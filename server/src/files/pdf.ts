@@ -39,7 +39,7 @@ export async function extractPdfText(bytes: Uint8Array, maxChars: number): Promi
   try {
     document = await getDocumentProxy(bytes, {
       verbosity: 0,
-      isEvalSupported: false,
+      // (isEvalSupported is gone: the PDF.js in unpdf 1.8 never evaluates code from a font.)
       useSystemFonts: false,
       disableFontFace: true,
       // No network, ever: no font, CMap or standard-font fetches.
@@ -69,6 +69,6 @@ export async function extractPdfText(bytes: Uint8Array, maxChars: number): Promi
     }
     return { text: pages.join(PAGE_SEPARATOR), pages: document.numPages };
   } finally {
-    await document.destroy();
+    await document.loadingTask.destroy();
   }
 }

@@ -1,4 +1,6 @@
-// GET /metrics (scope admin): the Prometheus text exposition. In a cluster the worker that
+// GET /metrics (scope admin, untenanted callers only: 'platform_admin'): the Prometheus text
+// exposition. The counters are process-wide and carry no tenant label, so they cannot be cut
+// down to one tenant; a tenant-bound admin key gets 403 VEIL_SCOPE_DENIED instead. In a cluster the worker that
 // accepted the scrape asks the primary for every worker's metrics merged (prom-client's
 // AggregatorRegistry), so counters are the server's totals, not one worker's share; when that
 // collection fails the scrape fails (503) rather than report a partial sum that would look like
@@ -10,7 +12,7 @@ import type { AppDeps } from '../deps.js';
 export function metricsRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
     // A scrape is never charged to the caller's rate limit (plugins/rate-limit.ts).
-    app.get('/metrics', { config: { scope: 'admin', rateLimit: false } }, async (_request, reply) => {
+    app.get('/metrics', { config: { scope: 'platform_admin', rateLimit: false } }, async (_request, reply) => {
       let text: string;
       if (deps.cluster === undefined) text = await deps.metrics.text();
       else {

@@ -1,13 +1,18 @@
 // Idempotent retries (interface.md sections 3, 7, 8) on the routes that opt in with
-// `config: {idempotent: true}`. A request with an Idempotency-Key claims it (partitioned by
-// tenant) under a fingerprint of method, path and raw body; 2xx responses are recorded and
-// replayed with `Idempotency-Replayed: true`; other statuses release the claim so an identical
-// retry runs again. A full store refuses before the mutation runs.
+// `config: {idempotent: true}`. A request with an Idempotency-Key claims it under a fingerprint
+// of method, path and raw body; 2xx responses are recorded and replayed with
+// `Idempotency-Replayed: true`; other statuses release the claim so an identical retry runs
+// again. A full store refuses before the mutation runs.
+//
+// Keys are partitioned by the caller's tenant AND identity (stores/types.ts IdempotencyKey): a
+// stored response (which can carry a session_state) is replayed only to the identity that
+// created it. Another identity of the same tenant, or another untenanted caller, sending the
+// same header value claims its own key and runs its own request.
 import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { principalOf } from '../routes/common.js';
-import { StoreFullError, StoreUnavailableError } from '../stores/types.js';
+import { StoreFullError, StoreUnavailableError, type IdempotencyKey } from '../stores/types.js';
 import { bodyFingerprint } from './json.js';
 
 declare module 'fastify' {
@@ -23,7 +28,7 @@ const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 export const MAX_RECORDED_RESPONSE_BYTES = 1024 * 1024;
 
 interface Claim {
-  readonly key: string;
+  readonly key: IdempotencyKey;
   readonly fingerprint: string;
 }
 const claims = new WeakMap<FastifyRequest, Claim>();
@@ -44,9 +49,9 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;
     if (typeof header !== 'string' || !KEY_PATTERN.test(header)) throw new VeilError('VEIL_IDEMPOTENCY_KEY_INVALID');
-    const tenant = principalOf(request).tenant;
-    // Length-prefixed so no tenant/key pair can collide with another.
-    const key = `${tenant === null ? '-' : `${tenant.length}:${tenant}`}|${header}`;
+    const principal = principalOf(request);
+    const key: IdempotencyKey = { tenant: principal.tenant, identity: principal.identity, key: header };
+    // Hashed on the worker for a large body (plugins/json.ts), so the loop never walks its bytes.
     const fingerprint = bodyFingerprint(request);
     const result = await store.claim(key, fingerprint, deps.now(), inProgressMs, ttlMs).catch(storeError);
     switch (result.state) {

@@ -83,6 +83,7 @@ export function readApiKeyDirectory(directory: string): ApiKeyDirectoryRead {
           ...(entry.tenant_id !== undefined ? { tenant_id: entry.tenant_id } : {}),
           ...(entry.role !== undefined ? { role: entry.role } : {}),
           ...(entry.purpose !== undefined ? { purpose: entry.purpose } : {}),
+          ...(entry.access_level !== undefined ? { access_level: entry.access_level } : {}),
         }),
       );
       origins.push(`${name}: keys[${index}]`);

@@ -5,7 +5,8 @@
 // (threats.md 13). A file that fails validation keeps the running list.
 //
 // File format: a YAML or JSON list of entries shaped like auth.api_keys (`key` or `key_sha256`,
-// `identity`, optional `tenant_id`, `scopes`, `role`, `purpose`), or a mapping `{api_keys: [...]}`.
+// `identity`, optional `tenant_id`, `scopes`, `role`, `purpose`, `access_level`), or a mapping
+// `{api_keys: [...]}`. An access_level outside rag.classification_levels refuses the list.
 // `auth.api_keys_directory` adds the Kubernetes operator's per-tenant files (digests only; see
 // api-key-directory.ts). Problems name the entry index and field, never a key.
 import { createHash } from 'node:crypto';
@@ -98,12 +99,12 @@ export function readApiKeysFile(path: string): { entries?: ApiKeyConfig[]; probl
   return { entries, problems: [] };
 }
 
-/** 16 hex over every entry (key digest, identity, tenant, scopes, role, purpose), in order. */
+/** 16 hex over every entry (key digest, identity, tenant, scopes, role, purpose, access level), in order. */
 export function apiKeysGeneration(entries: readonly ApiKeyConfig[]): string {
   const hash = createHash('sha256').update('veil-api-keys/v1\n');
   for (const entry of entries) {
     const keyDigest = apiKeyEntryDigest(entry).toString('hex');
-    hash.update(JSON.stringify([keyDigest, entry.identity, entry.tenant_id ?? null, entry.scopes ?? null, entry.role ?? null, entry.purpose ?? null]));
+    hash.update(JSON.stringify([keyDigest, entry.identity, entry.tenant_id ?? null, entry.scopes ?? null, entry.role ?? null, entry.purpose ?? null, entry.access_level ?? null]));
     hash.update('\n');
   }
   return hash.digest('hex').slice(0, 16);
@@ -129,14 +130,24 @@ export class ApiKeySource {
   /** auth.api_keys_directory. */
   readonly directory: string | undefined;
   readonly #inline: readonly ApiKeyConfig[];
+  /** rag.classification_levels: the labels an entry's access_level may name. */
+  readonly #accessLevels: ReadonlySet<string> | undefined;
   readonly #now: () => number;
   #entries: readonly ApiKeyConfig[];
   #generation: string;
   #loadedAtUnix: number;
 
   /** Throws (a startup configuration error) when the file is unusable at startup. */
-  constructor(options: { inline: readonly ApiKeyConfig[]; file?: string | undefined; directory?: string | undefined; now: () => number }) {
+  constructor(options: {
+    inline: readonly ApiKeyConfig[];
+    file?: string | undefined;
+    directory?: string | undefined;
+    /** rag.classification_levels; undefined skips the access_level check (tests). */
+    accessLevels?: readonly string[] | undefined;
+    now: () => number;
+  }) {
     this.#inline = options.inline;
+    this.#accessLevels = options.accessLevels === undefined ? undefined : new Set(options.accessLevels);
     this.file = options.file;
     this.directory = options.directory;
     this.#now = options.now;
@@ -206,6 +217,9 @@ export class ApiKeySource {
     const seen = new Map<string, number>();
     const problems: string[] = [];
     for (const [index, entry] of all.entries()) {
+      if (entry.access_level !== undefined && this.#accessLevels !== undefined && !this.#accessLevels.has(entry.access_level)) {
+        problems.push(`${where(index)}: access_level: must be one of rag.classification_levels`);
+      }
       const digest = apiKeyEntryDigest(entry).toString('hex');
       const earlier = seen.get(digest);
       if (earlier !== undefined) problems.push(`${where(index)} repeats the key of ${where(earlier)}`);

@@ -13,7 +13,7 @@ import type { Timers, WatchFunction } from './watcher.js';
 export { ApiKeySource, ReloadingApiKeyAuthenticator, readApiKeysFile } from './api-keys.js';
 export { KeyRingSource, ringGeneration, type KeyRingStatus } from './keyring.js';
 export { ReloadManager, type ReloadEvent, type ReloadOutcome, type ReloadSourceName, type ReloadTrigger } from './manager.js';
-export { checkedDirectory, diffPolicySets, policyHash, policySetHash, PolicyReloader, type PolicyChange, type PolicyIssueView } from './policies.js';
+export { confinedDirectory, diffPolicySets, policyHash, policySetHash, PolicyReloader, type PolicyChange, type PolicyIssueView } from './policies.js';
 export { ChangeWatcher, REAL_TIMERS, type Timers, type WatchFunction } from './watcher.js';
 export { TenantKeyRingSource, type TenantKeyRingStatus } from './tenant-keyrings.js';
 export { TenantSettingsSource, type TenantSettings, type TenantSettingsStatus } from './tenant-settings.js';
@@ -46,7 +46,13 @@ export function createReloadManager(wiring: ReloadWiring): ReloadManager {
       now: wiring.now,
     }),
     ...(config.session.keyring_directory !== undefined ? { tenantKeyRings: new TenantKeyRingSource({ directory: config.session.keyring_directory, now: wiring.now }) } : {}),
-    apiKeys: new ApiKeySource({ inline: config.auth.api_keys, file: config.auth.api_keys_file, directory: config.auth.api_keys_directory, now: wiring.now }),
+    apiKeys: new ApiKeySource({
+      inline: config.auth.api_keys,
+      file: config.auth.api_keys_file,
+      directory: config.auth.api_keys_directory,
+      accessLevels: config.rag.classification_levels,
+      now: wiring.now,
+    }),
     ...(config.tenants_directory !== undefined ? { tenants: new TenantSettingsSource({ directory: config.tenants_directory, now: wiring.now }) } : {}),
     watchPolicies: config.policy.watch,
     debounceMs: config.policy.watch_debounce_ms,

@@ -5,7 +5,7 @@
 // key stops working: threats.md 13).
 import { mkdirSync, mkdtempSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AppDeps } from '../deps.js';
 import { buildTestApp, post, type TestApp } from '../testing/harness.js';
@@ -143,12 +143,31 @@ function auditEvents(logs: TestApp['logs'], type: string): Record<string, unknow
   return logs.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((record) => record.audit === true && record.event_type === type);
 }
 
+/** A plain directory of files (sub-directories allowed: `staging/default.yaml`). */
+function plainDirectory(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'veil-policies-'));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  cleanups.push(dir);
+  return dir;
+}
+const cleanups: string[] = [];
+afterEach(() => {
+  for (const dir of cleanups.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 describe('POST /v1/admin/policy/validate', () => {
-  it('validates a directory and previews the changes without swapping', async () => {
-    const running = volume({ 'default.yaml': policy('default', '1', 'tokenize'), 'old.yaml': policy('old', '1', 'tokenize') });
-    const candidate = volume({ 'default.yaml': policy('default', '2', 'redact'), 'new.yaml': policy('new', '1', 'tokenize') });
-    t = await buildTestApp({ overrides: { policy: { directory: running.dir } } });
-    const response = await post(t.app, '/v1/admin/policy/validate', { directory: candidate.dir });
+  it('validates a directory inside policy.directory and previews the changes without swapping', async () => {
+    const root = plainDirectory({
+      'default.yaml': policy('default', '1', 'tokenize'),
+      'old.yaml': policy('old', '1', 'tokenize'),
+      'staging/default.yaml': policy('default', '2', 'redact'),
+      'staging/new.yaml': policy('new', '1', 'tokenize'),
+    });
+    t = await buildTestApp({ overrides: { policy: { directory: root } } });
+    const response = await post(t.app, '/v1/admin/policy/validate', { directory: 'staging' });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       valid: true,
@@ -159,60 +178,149 @@ describe('POST /v1/admin/policy/validate', () => {
         { change: 'removed', policy: 'old', previous_version: '1' },
       ],
     });
+    // The directory itself ("" or "."): nothing would change.
+    for (const directory of ['', '.', './']) expect((await post(t.app, '/v1/admin/policy/validate', { directory })).body).toEqual({ valid: true, errors: [], changes: [] });
     // Nothing was swapped.
     expect(await actions(t.app)).toEqual(['tokenize', 'tokenize']);
     expect(t.deps.policies.registry.names()).toEqual(['default', 'old']);
   });
 
-  it('lists file, line and field of every problem and never echoes file contents', async () => {
-    const running = volume({ 'default.yaml': policy('default', '1', 'tokenize') });
-    const broken = volume({
-      'default.yaml': `name: default\nversion: "1"\nrules:\n  - name: r\n    match: {}\n    action: ${FILE_CANARY}\n`,
-      'syntax.yaml': `name: [${FILE_CANARY}\n  : : :\n`,
+  it('validates policy files sent inline by the rules of a directory', async () => {
+    const root = plainDirectory({ 'default.yaml': policy('default', '1', 'tokenize') });
+    t = await buildTestApp({ overrides: { policy: { directory: root } } });
+    const response = await post(t.app, '/v1/admin/policy/validate', {
+      files: { 'default.yaml': policy('default', '2', 'redact'), 'extra.yml': policy('extra', '1', 'tokenize'), 'default-policy.txt': 'extra\n' },
     });
-    t = await buildTestApp({ overrides: { policy: { directory: running.dir } } });
-    const response = await post(t.app, '/v1/admin/policy/validate', { directory: broken.dir });
-    expect(response.status).toBe(200);
-    expect(response.body.valid).toBe(false);
-    expect(response.body.changes).toEqual([]);
-    expect(response.body.errors.length).toBeGreaterThanOrEqual(2);
-    for (const error of response.body.errors) expect(Object.keys(error).sort()).toEqual(expect.arrayContaining(['field', 'file', 'message']));
-    expect(response.body.errors.map((error: { field: string }) => error.field)).toEqual(expect.arrayContaining(['rules[0].action', '(yaml)']));
-    expect(JSON.stringify(response.body)).not.toContain(FILE_CANARY);
+    expect(response.body).toEqual({
+      valid: true,
+      errors: [],
+      changes: [
+        { change: 'modified', policy: 'default', version: '2', previous_version: '1' },
+        { change: 'added', policy: 'extra', version: '1' },
+        { change: 'default', policy: 'extra', previous_default: 'default' },
+      ],
+    });
+    const duplicate = await post(t.app, '/v1/admin/policy/validate', { files: { 'a.yaml': policy('same', '1', 'tokenize'), 'b.yaml': policy('same', '2', 'tokenize') } });
+    expect(duplicate.body.valid).toBe(false);
+    expect(duplicate.body.errors).toEqual([{ file: 'b.yaml', line: 1, field: 'name', message: 'duplicate policy name (also defined in a.yaml)' }]);
+    // Names that are not policy files, an empty map, and both forms at once are refused.
+    for (const body of [{ files: { '../x.yaml': 'x' } }, { files: { 'x.json': 'x' } }, { files: {} }, { files: { 'a.yaml': 'x' }, directory: '' }, {}]) {
+      const refused = await post(t.app, '/v1/admin/policy/validate', body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body.code).toBe('VEIL_VALIDATION_FAILED');
+    }
+    expect(t.deps.policies.registry.names()).toEqual(['default']);
+  });
+
+  it('lists file, line and field of every problem and never echoes file contents', async () => {
+    const root = plainDirectory({
+      'default.yaml': policy('default', '1', 'tokenize'),
+      'broken/default.yaml': `name: default\nversion: "1"\nrules:\n  - name: r\n    match: {}\n    action: ${FILE_CANARY}\n`,
+      'broken/syntax.yaml': `name: [${FILE_CANARY}\n  : : :\n`,
+    });
+    t = await buildTestApp({ overrides: { policy: { directory: root } } });
+    for (const body of [{ directory: 'broken' }, { files: { 'default.yaml': `name: default\nversion: "1"\nrules:\n  - name: r\n    match: {}\n    action: ${FILE_CANARY}\n`, 'syntax.yaml': `name: [${FILE_CANARY}\n  : : :\n` } }]) {
+      const response = await post(t.app, '/v1/admin/policy/validate', body);
+      expect(response.status).toBe(200);
+      expect(response.body.valid).toBe(false);
+      expect(response.body.changes).toEqual([]);
+      expect(response.body.errors.length).toBeGreaterThanOrEqual(2);
+      for (const error of response.body.errors) expect(Object.keys(error).sort()).toEqual(expect.arrayContaining(['field', 'file', 'message']));
+      expect(response.body.errors.map((error: { field: string }) => error.field)).toEqual(expect.arrayContaining(['rules[0].action', '(yaml)']));
+      expect(JSON.stringify(response.body)).not.toContain(FILE_CANARY);
+    }
     expect(t.logs.text()).not.toContain(FILE_CANARY);
   });
 
-  it('accepts only absolute, normalized paths and reports unreadable directories', async () => {
-    t = await buildTestApp();
-    for (const directory of ['policies', './policies', '/tmp/../etc', '/tmp/./x', '/tmp/a\u0000b']) {
+  it('never reads outside policy.directory: absolute paths, .. segments and links leading out are refused', async () => {
+    const outside = plainDirectory({ 'secret.yaml': `name: [${FILE_CANARY}\n`, 'default.yaml': policy('default', '1', 'tokenize') });
+    const root = plainDirectory({ 'default.yaml': policy('default', '1', 'tokenize'), 'inner/default.yaml': policy('default', '1', 'tokenize') });
+    symlinkSync(outside, join(root, 'escape'));
+    mkdirSync(join(root, 'mixed'));
+    writeFileSync(join(root, 'mixed', 'default.yaml'), policy('default', '1', 'tokenize'));
+    symlinkSync(join(outside, 'secret.yaml'), join(root, 'mixed', 'linked.yaml'));
+    t = await buildTestApp({ overrides: { policy: { directory: root } } });
+    for (const directory of [outside, '/etc', '..', '../', 'inner/../..', `../${outside.split('/').pop() ?? ''}`, 'escape', 'escape/', 'inner\\..\\..', 'C:/x', '/tmp/a\u0000b', 'missing']) {
       const response = await post(t.app, '/v1/admin/policy/validate', { directory });
-      expect(response.status).toBe(400);
+      expect(response.status, directory).toBe(400);
       expect(response.body.code).toBe('VEIL_VALIDATION_FAILED');
       expect(response.body.error).toMatch(/^directory: /);
     }
-    const missing = await post(t.app, '/v1/admin/policy/validate', { directory: '/nonexistent/veil-policies' });
-    expect(missing.body).toEqual({ valid: false, errors: [{ file: '/nonexistent/veil-policies', field: '(directory)', message: 'cannot read the policy directory' }], changes: [] });
-    expect((await post(t.app, '/v1/admin/policy/validate', { directory: '/tmp', extra: 1 })).status).toBe(400);
+    // A file linked from outside is reported and not read.
+    const mixed = await post(t.app, '/v1/admin/policy/validate', { directory: 'mixed' });
+    expect(mixed.body).toEqual({ valid: false, errors: [{ file: 'linked.yaml', field: '(file)', message: 'is a link leading outside policy.directory; not read' }], changes: [] });
+    expect(JSON.stringify(mixed.body)).not.toContain(FILE_CANARY);
+    expect((await post(t.app, '/v1/admin/policy/validate', { directory: 'inner' })).body.valid).toBe(true);
+    expect((await post(t.app, '/v1/admin/policy/validate', { directory: '', extra: 1 })).status).toBe(400);
+    expect(t.logs.text()).not.toContain(FILE_CANARY);
   });
 
-  it('needs the admin scope', async () => {
+  it('without policy.directory, only inline files can be validated', async () => {
+    t = await buildTestApp();
+    const response = await post(t.app, '/v1/admin/policy/validate', { directory: '' });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(/^directory: policy.directory is not configured/);
+    expect((await post(t.app, '/v1/admin/policy/validate', { files: { 'p.yaml': policy('p', '1', 'tokenize') } })).body.valid).toBe(true);
+  });
+
+  it('needs the admin scope; a tenant-bound admin is scoped to its tenant', async () => {
+    const root = plainDirectory({ 'default.yaml': policy('default', '1', 'tokenize'), 'hidden.yaml': policy('hidden', '1', 'tokenize') });
+    const tenants = plainDirectory({ 'acme.json': JSON.stringify({ format: 'veil.tenant/v1', generation: 1, tenant_id: 'acme', policies: ['default'] }) });
     t = await buildTestApp({
       overrides: {
-        auth: { mode: 'api_key', api_keys: [{ key: 'ak-ops-transform-0123456789', identity: 'svc', scopes: ['transform'] }, { key: 'ak-ops-admin-0123456789ab', identity: 'ops', scopes: ['admin'] }] },
+        policy: { directory: root },
+        tenants_directory: tenants,
+        auth: {
+          mode: 'api_key',
+          api_keys: [
+            { key: 'ak-ops-transform-0123456789', identity: 'svc', scopes: ['transform'] },
+            { key: 'ak-ops-admin-0123456789ab', identity: 'ops', scopes: ['admin'] },
+            { key: 'ak-acme-admin-0123456789a', identity: 'acme-ops', tenant_id: 'acme', scopes: ['admin'] },
+          ],
+        },
         audit: { allow_ephemeral: true },
       },
     });
+    const platform = { 'x-api-key': 'ak-ops-admin-0123456789ab' };
+    const tenantAdmin = { 'x-api-key': 'ak-acme-admin-0123456789a' };
     for (const [method, url] of [
       ['POST', '/v1/admin/policy/validate'],
       ['POST', '/v1/admin/policy/reload'],
       ['GET', '/v1/diagnostics'],
       ['GET', '/metrics'],
     ] as const) {
-      const body = url.endsWith('validate') ? { directory: '/tmp' } : undefined;
+      const body = url.endsWith('validate') ? { directory: '' } : undefined;
       expect((await call(t.app, method, url, body, { 'x-api-key': 'ak-ops-transform-0123456789' })).status).toBe(403);
       expect((await call(t.app, method, url, body)).status).toBe(401);
-      expect((await call(t.app, method, url, body, { 'x-api-key': 'ak-ops-admin-0123456789ab' })).status).toBe(200);
+      expect((await call(t.app, method, url, body, platform)).status).toBe(200);
     }
+    // Platform operations are refused to the tenant admin with VEIL_SCOPE_DENIED.
+    for (const [method, url, body] of [
+      ['POST', '/v1/admin/policy/reload', undefined],
+      ['GET', '/metrics', undefined],
+      ['POST', '/v1/admin/policy/validate', { directory: '' }],
+    ] as const) {
+      const refused = await call(t.app, method, url, body, tenantAdmin);
+      expect(refused.status, url).toBe(403);
+      expect(refused.body.code).toBe('VEIL_SCOPE_DENIED');
+    }
+    // Inline validation works for it, and the preview never names a policy it may not use.
+    const preview = await call(t.app, 'POST', '/v1/admin/policy/validate', { files: { 'default.yaml': policy('default', '2', 'tokenize') } }, tenantAdmin);
+    expect(preview.body).toEqual({ valid: true, errors: [], changes: [{ change: 'modified', policy: 'default', version: '2', previous_version: '1' }] });
+    expect(preview.text).not.toContain('hidden');
+    const platformPreview = await call(t.app, 'POST', '/v1/admin/policy/validate', { files: { 'default.yaml': policy('default', '2', 'tokenize') } }, platform);
+    expect(platformPreview.body.changes).toContainEqual({ change: 'removed', policy: 'hidden', previous_version: '1' });
+    // Diagnostics: the platform view has everything, the tenant view only its own tenant.
+    const full = await call(t.app, 'GET', '/v1/diagnostics', undefined, platform);
+    expect(full.body.scope).toBe('platform');
+    expect(full.body.api_keys.count).toBe(3);
+    expect(full.body.policies.map((entry: { name: string }) => entry.name)).toEqual(['default', 'hidden']);
+    const own = await call(t.app, 'GET', '/v1/diagnostics', undefined, tenantAdmin);
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({ scope: 'tenant', tenant: 'acme', default_policy: 'default', key_rings: [], tenant_settings: { tenants: [expect.objectContaining({ tenant: 'acme' })] } });
+    expect(own.body.policies.map((entry: { name: string }) => entry.name)).toEqual(['default']);
+    for (const field of ['api_keys', 'reloads', 'policy_set_hash', 'key_ring_problems']) expect(own.body, field).not.toHaveProperty(field);
+    expect(own.text).not.toContain('hidden');
   });
 });
 
@@ -499,6 +607,10 @@ describe('API-key file rotation without a restart', () => {
     const mount = volume({ 'api-keys.yaml': '- {key: tiny, identity: x}\n' });
     await expect(buildTestApp({ overrides: { auth: { mode: 'api_key', api_keys_file: mount.path('api-keys.yaml') }, audit: { allow_ephemeral: true } } })).rejects.toThrow(
       /api_keys_file .*\[0\]\.key: must NOT have fewer than 16 characters/,
+    );
+    const level = volume({ 'api-keys.yaml': '- {key: ak-file-level-0123456789, identity: x, access_level: top_secret}\n' });
+    await expect(buildTestApp({ overrides: { auth: { mode: 'api_key', api_keys_file: level.path('api-keys.yaml') }, audit: { allow_ephemeral: true } } })).rejects.toThrow(
+      /api_keys_file .*entry 0: access_level: must be one of rag.classification_levels/,
     );
   });
 });

@@ -1,22 +1,44 @@
-// Admin policy routes (interface.md 4.25, scope admin):
-//   POST /v1/admin/policy/validate {directory} -> {valid, errors[], changes[]}: validates the policy
-//     files of an absolute directory and previews the changes against the running set; never swaps.
-//   POST /v1/admin/policy/reload (no body, or {}) -> {reloaded, changes[], errors?}: reloads
-//     policy.directory; an invalid set (or an empty one outside dev) leaves the running set and
-//     answers reloaded:false with the reasons (a failed reload: health degraded until a good
-//     one). Without policy.directory it is a no-op (reloaded:false naming the setting; no
-//     failure). In a cluster the other workers reload too.
+// Admin policy routes (interface.md 4.25):
+//   POST /v1/admin/policy/validate {files} or {directory} -> {valid, errors[], changes[]} (scope
+//     admin): validates policy files sent inline (name -> content), or a directory inside
+//     policy.directory (a relative path; absolute paths, `..` and links leading out are refused,
+//     see reload/policies.ts), and previews the changes against the running set; never swaps. A
+//     tenant-bound admin may validate inline files only, and its preview names only the
+//     policies its tenant may use.
+//   POST /v1/admin/policy/reload (no body, or {}) -> {reloaded, changes[], errors?} (scope admin,
+//     untenanted callers only: it swaps the set every tenant uses): reloads policy.directory; an
+//     invalid set (or an empty one outside dev) leaves the running set and answers
+//     reloaded:false with the reasons (a failed reload: health degraded until a good one). Without
+//     policy.directory it is a no-op (reloaded:false naming the setting; no failure). In a
+//     cluster the other workers reload too.
 // Neither route echoes file contents (see reload/policies.ts).
 import { Type, type Static } from 'typebox';
-import { VeilError } from '@veil/common';
+import { MAX_POLICY_FILE_BYTES, VeilError } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../deps.js';
+import { principalOf } from '../auth/principal.js';
+import { policiesFor, type AppDeps } from '../deps.js';
 import { auditFacts } from '../audit/facts.js';
 import { recordIntent } from '../audit/plugin.js';
-import { MAX_DIRECTORY_LENGTH } from './policies.js';
+import { INLINE_FILE_NAME, MAX_DIRECTORY_LENGTH, MAX_INLINE_FILES } from './policies.js';
 import { RELOAD_FAILURE_CODE, reloadFailureReason } from './report.js';
 
-const ValidateBodySchema = Type.Object({ directory: Type.String({ minLength: 1, maxLength: MAX_DIRECTORY_LENGTH }) }, { additionalProperties: false });
+const ValidateBodySchema = Type.Object(
+  {
+    directory: Type.Optional(Type.String({ maxLength: MAX_DIRECTORY_LENGTH })),
+    // File name -> content; names are checked by propertyNames (a key pattern TypeBox's Record
+    // would not enforce).
+    files: Type.Optional(
+      Type.Unsafe<Record<string, string>>({
+        type: 'object',
+        propertyNames: { type: 'string', pattern: INLINE_FILE_NAME },
+        additionalProperties: { type: 'string', maxLength: MAX_POLICY_FILE_BYTES },
+        minProperties: 1,
+        maxProperties: MAX_INLINE_FILES,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 type ValidateBody = Static<typeof ValidateBodySchema>;
 
@@ -26,13 +48,21 @@ export function adminPolicyRoutes(deps: AppDeps) {
       '/v1/admin/policy/validate',
       { schema: { body: ValidateBodySchema }, config: { scope: 'admin' } },
       (request) => {
-        const result = deps.reload.policies.validate(request.body.directory);
+        const body = request.body;
+        if ((body.directory === undefined) === (body.files === undefined)) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: send exactly one of files, directory');
+        const tenant = principalOf(request).tenant;
+        // The server's directories are platform configuration: a tenant admin sends content.
+        if (tenant !== null && body.directory !== undefined) {
+          throw new VeilError('VEIL_SCOPE_DENIED', 'directory: reading server directories needs an untenanted (platform) admin credential; send files inline');
+        }
+        const visible = tenant === null ? undefined : policiesFor(deps, tenant).allowed;
+        const result = deps.reload.policies.validate({ directory: body.directory, files: body.files, visible });
         request.log.info({ event: 'policy_validated', valid: result.valid, errors: result.errors.length, changes: result.changes.length }, 'policy_validated');
         return result;
       },
     );
 
-    app.post('/v1/admin/policy/reload', { config: { scope: 'admin' } }, async (request) => {
+    app.post('/v1/admin/policy/reload', { config: { scope: 'platform_admin' } }, async (request) => {
       const body = request.body;
       if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length > 0)) {
         throw new VeilError('VEIL_VALIDATION_FAILED', 'body: must be empty');

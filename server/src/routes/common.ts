@@ -4,7 +4,7 @@ import { randomUUID, createHash } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import type { AppDeps } from '../deps.js';
 import { compileCustomPatterns, type CompiledPattern } from '../domain/detect/index.js';
-import type { Caller } from '../domain/policy/index.js';
+import { DEFAULT_DESTINATION, type Caller } from '../domain/policy/index.js';
 import { utf16ToCodePoints } from '../domain/text/codepoints.js';
 import type { CustomPattern, RequestContext } from '../domain/types.js';
 import type { LoadedPolicy } from '../services/policies.js';
@@ -38,8 +38,6 @@ export function effectiveContext(deps: AppDeps, principal: Principal, context: R
     ...(caller.purpose !== undefined ? { caller_purpose: caller.purpose } : {}),
   };
 }
-
-export const DEFAULT_DESTINATION = 'external_llm';
 
 export function traceIdOf(supplied: string | undefined): string {
   return supplied ?? randomUUID();

@@ -8,10 +8,17 @@
 //
 // With several worker processes the response also lists every worker's own report (gathered
 // through the primary), so an operator can require that all workers loaded a rotation step.
+//
+// Scope: the whole report is for untenanted (platform) admins. A tenant-bound admin gets its
+// tenant's view only (tenantDiagnostics): the service settings the spec lists, the policies it
+// may use, and its own key ring and tenant settings, per worker too; nothing about other
+// tenants, the API-key list or reload events (whose messages can name other tenants' files).
 import type { FastifyInstance } from 'fastify';
+import type { Principal } from '../auth/principal.js';
 import type { WorkerReport } from '../cluster/ipc.js';
-import type { AppDeps } from '../deps.js';
+import { policiesFor, type AppDeps } from '../deps.js';
 import { policyHash, policySetHash } from '../reload/policies.js';
+import { principalOf } from './common.js';
 
 /** The fields every worker reports (and a single process reports once). */
 export function loadedState(deps: AppDeps): Record<string, unknown> {
@@ -65,14 +72,62 @@ export function diagnosticsOf(deps: AppDeps): Record<string, unknown> {
   };
 }
 
+/** Entries of a `{tenant, ...}[]` report field that belong to `tenant`. */
+function ownEntries(value: unknown, tenant: string): unknown[] {
+  return Array.isArray(value) ? value.filter((entry: unknown) => typeof entry === 'object' && entry !== null && (entry as { tenant?: unknown }).tenant === tenant) : [];
+}
+
+/** What one worker's report shows a tenant admin: its own ring and settings. */
+function tenantLoadedState(report: Record<string, unknown>, tenant: string): Record<string, unknown> {
+  const settings = report.tenant_settings as { tenants?: unknown } | undefined;
+  return {
+    key_rings: ownEntries(report.key_rings, tenant),
+    ...(settings !== undefined ? { tenant_settings: { tenants: ownEntries(settings.tenants, tenant) } } : {}),
+  };
+}
+
+/** The report a tenant-bound admin gets (see the header). */
+export function tenantDiagnostics(deps: AppDeps, tenant: string): Record<string, unknown> {
+  const config = deps.config;
+  const registry = policiesFor(deps, tenant);
+  const visible = registry.allowed;
+  return {
+    scope: 'tenant',
+    tenant,
+    version: deps.version,
+    detector_mode: config.detector.mode,
+    session_backend: config.session.backend,
+    revocation_backend: config.revocation_backend,
+    replay_backend: config.replay_backend,
+    idempotency_backend: config.idempotency.backend,
+    auth_mode: config.auth.mode,
+    policies: registry
+      .snapshot()
+      .policies.filter((policy) => visible === undefined || visible.has(policy.name))
+      .map((policy) => ({ name: policy.name, version: policy.version, hash: policyHash(policy) }))
+      .sort((a, b) => a.name.localeCompare(b.name)),
+    // The tenant's effective default: the server default only when the tenant may use it.
+    default_policy: visible === undefined || visible.has(registry.defaultName) ? registry.defaultName : null,
+    rate_limit_enabled: config.rate_limit.enabled,
+    prompt_security_enabled: config.prompt_security.enabled,
+    output_guard_enabled: config.output_protection.enabled,
+    policy_watch_enabled: config.policy.watch,
+    last_policy_reload_unix: deps.reload.policies.lastReloadUnix ?? null,
+    ...tenantLoadedState(loadedState(deps), tenant),
+  };
+}
+
 export function diagnosticsRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
     app.get('/v1/diagnostics', { config: { scope: 'admin' } }, async (request) => {
-      const own = diagnosticsOf(deps);
+      const principal: Principal = principalOf(request);
+      const tenant = principal.tenant;
+      const own = tenant === null ? { scope: 'platform', ...diagnosticsOf(deps) } : tenantDiagnostics(deps, tenant);
       if (deps.cluster === undefined) return own;
-      let workers: WorkerReport[] | null = null;
+      let workers: Record<string, unknown>[] | null = null;
       try {
-        workers = await deps.cluster.reports();
+        const reports: WorkerReport[] = await deps.cluster.reports();
+        workers = tenant === null ? reports : reports.map((report) => ({ worker_id: report.worker_id, ...tenantLoadedState(report, tenant) }));
       } catch (error) {
         // This worker's own view still answers; `workers: null` says the gather failed.
         request.log.warn({ event: 'worker_reports_failed', error_type: error instanceof Error ? error.message : 'failed' }, 'worker_reports_failed');

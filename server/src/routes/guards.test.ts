@@ -399,7 +399,7 @@ describe('output guard settings', () => {
     }
   });
 
-  it('exempt_types and permissive mode (high and critical types only)', async () => {
+  it('exempt_types, permissive mode (high and critical types only) and strict mode (medium types with personal context)', async () => {
     const exempt = await buildTestApp({ overrides: { output_protection: { exempt_types: ['email'] } } });
     try {
       const victim = await victimSession(exempt);
@@ -412,9 +412,10 @@ describe('output guard settings', () => {
     const permissive = await buildTestApp({ overrides: { output_protection: { mode: 'permissive' } } });
     try {
       const victim = await victimSession(permissive);
-      const body = await rehydrate(permissive, { output: `host 192.168.10.20 and ${MALLORY}`, session_state: victim.sessionState });
-      // ip_address is a medium-level type: left alone in permissive mode; email is high.
-      expect(body.restored_text).toBe('host 192.168.10.20 and [REDACTED:email]');
+      const body = await rehydrate(permissive, { output: `her home IP is 81.2.69.160 and ${MALLORY}`, session_state: victim.sessionState });
+      // ip_address is a medium-level type: left alone in permissive mode, even with personal
+      // context; email is high.
+      expect(body.restored_text).toBe('her home IP is 81.2.69.160 and [REDACTED:email]');
       expect(body.output_guard.findings).toEqual([{ type: 'email', count: 1 }]);
     } finally {
       await permissive.close();
@@ -422,8 +423,9 @@ describe('output guard settings', () => {
     const strict = await buildTestApp();
     try {
       const victim = await victimSession(strict);
-      const body = await rehydrate(strict, { output: 'host 192.168.10.20', session_state: victim.sessionState });
-      expect(body.restored_text).toBe('host [REDACTED:ip_address]');
+      // Strict: a medium-level type only with personal context, never a reserved address.
+      const body = await rehydrate(strict, { output: 'The server is 81.2.69.161, the router 192.168.10.20. Her home IP is 81.2.69.160.', session_state: victim.sessionState });
+      expect(body.restored_text).toBe('The server is 81.2.69.161, the router 192.168.10.20. Her home IP is [REDACTED:ip_address].');
     } finally {
       await strict.close();
     }

@@ -4,6 +4,13 @@
 // idempotent routes (interface.md section 8). The ingest, query and context results carry the
 // session handle the backend uses (a sealed blob, or a server-side id); chunk_session_state is
 // always a sealed blob because the caller stores it beside its chunk.
+//
+// Clearance (context and answer, the routes that return or restore classified material): the
+// caller may read chunks and values up to its credential's access_level (API-key entry field,
+// token claim `access_level`); a credential without one reads only the lowest level. The body's
+// access_level can lower that, never raise it. In dev mode (no credentials) the clearance is the
+// top level, lowered by the body, as before. Query returns nothing classified (only the caller's
+// own query, tokenized), and chunk blobs are opened by no restoring route but context.
 import { isVeilError, VeilError } from '@veil/common';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -12,6 +19,7 @@ import { auditFacts, recordIntent } from '../audit/index.js';
 import type { NerLog } from '../services/ner.js';
 import type { AppDeps } from '../deps.js';
 import { CHUNKING_STRATEGIES, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../domain/rag/chunking.js';
+import { ClassificationLattice } from '../domain/rag/classification.js';
 import { validationMessage } from '../plugins/errors.js';
 import { chargeRateLimit } from '../plugins/rate-limit.js';
 import { bodySize } from '../plugins/json.js';
@@ -160,6 +168,8 @@ const AnswerBodySchema = Type.Object(
     output_channel: Type.Optional(LabelSchema),
     /** As on /v1/rehydrate: caller role and purpose count only under auth.mode dev. */
     context: Type.Optional(ContextSchema),
+    /** Lowers the caller's clearance for this answer (never raises it). */
+    access_level: Type.Optional(ClassificationSchema),
   },
   { additionalProperties: false },
 );
@@ -207,6 +217,12 @@ function ingestScope(deps: AppDeps, principal: Principal): RagScope {
 /** Queries and contexts go to the model: destination external_llm (the default). */
 function modelScope(deps: AppDeps, principal: Principal): RagScope {
   return { tenant: principal.tenant, context: effectiveContext(deps, principal, undefined) };
+}
+
+/** The caller's clearance rank (see the header): the credential's level, lowered by `requested`. */
+function clearanceOf(deps: AppDeps, principal: Principal, requested: string | undefined): number {
+  const lattice = new ClassificationLattice(deps.config.rag.classification_levels);
+  return lattice.clearanceRank({ unrestricted: deps.config.auth.mode === 'dev', credential: principal.accessLevel }, requested);
 }
 
 /** A request refused by a guard (block actions) still records that the guard triggered. */
@@ -353,6 +369,8 @@ export function ragRoutes(deps: AppDeps) {
       { schema: { body: ContextBodySchema, response: { 200: ContextResponseSchema } }, config: { scope: 'rag' } },
       async (request, reply) => {
         const body = request.body;
+        const principal = principalOf(request);
+        const clearance = clearanceOf(deps, principal, body.access_level);
         const sessionState = await requiredSession(deps, body);
         const sealed = await recordingGuards(request, () => buildContext(
           deps,
@@ -361,12 +379,12 @@ export function ragRoutes(deps: AppDeps) {
             sessionState,
             policy: body.policy,
             language: body.language,
-            accessLevel: body.access_level,
+            clearance,
             chunkClassifications: body.chunk_classifications,
             documentSessions: body.document_sessions,
             corpusId: body.corpus_id,
           },
-          { ...modelScope(deps, principalOf(request)), log: request.log },
+          { ...modelScope(deps, principal), log: request.log },
         ));
         const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
         auditFacts(request, { ...policyOf(sealed.session), session_id: sealed.session.sid, ...sealed.facts, ...promptFact(sealed.promptSecurity) });
@@ -381,6 +399,7 @@ export function ragRoutes(deps: AppDeps) {
       async (request, reply) => {
         const body = request.body;
         const principal = principalOf(request);
+        const clearance = clearanceOf(deps, principal, body.access_level);
         const sessionState = await requiredSession(deps, body);
         const answered = await recordingGuards(request, () =>
           answerRag(deps, {
@@ -389,6 +408,7 @@ export function ragRoutes(deps: AppDeps) {
             channel: body.output_channel ?? 'user_output',
             caller: callerOf(deps, principal, body.context),
             tenant: principal.tenant,
+            clearance,
           }),
         );
         auditFacts(request, {

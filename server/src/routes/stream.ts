@@ -34,7 +34,8 @@ import { validationMessage } from '../plugins/errors.js';
 import { deferredSource, jsonLimits } from '../plugins/json.js';
 import { StreamOutputGuard } from '../domain/guard/index.js';
 import { findTokensLenient } from '../domain/repair/index.js';
-import { outputGuardFor, restoreOpened, withOutputGuard, type RehydrateResponse } from '../services/rehydrate.js';
+import { MarkupContext } from '../domain/restore/index.js';
+import { createRestorer, outputGuardFor, restoreOpened, withOutputGuard, type RehydrateResponse } from '../services/rehydrate.js';
 import { incomingSession } from '../services/state.js';
 import { LiveSessionCheck } from '../services/stream-check.js';
 import type { TransformResponse } from '../services/transform.js';
@@ -328,6 +329,9 @@ export function streamRoutes(deps: AppDeps) {
         async (request, reply) => {
           const principal = principalOf(request);
           if (request.mediaType !== NDJSON) {
+            // The JSON schema is per media type, so a request without a Content-Type (and without
+            // a body) reaches here unvalidated: refuse it like any missing JSON body.
+            if (typeof request.body !== 'object' || request.body === null) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
             const body = request.body as RehydrateBody;
             const result = await rehydrateOnce(deps, principal, body, request.log, factSink(request), true);
             // A large output was restored and cut on a worker: only the small rest of its body is parsed here.
@@ -382,13 +386,13 @@ export function streamRoutes(deps: AppDeps) {
           // guards it; the pieces are then restored without guarding again.
           const guard = outputGuardFor(env, session, base.caller);
           const facts = factSink(request);
-          const rehydrator = new StreamRehydrator(
-            (text) => {
-              const restored = restoreOpened(env, session, { ...base, output: text, revokedIds }, undefined, null);
-              return { restoredText: restored.restored_text, tokensResolved: restored.tokens_resolved, tokensUnresolved: restored.tokens_unresolved };
-            },
-            { guard: guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined },
-          );
+          // One restorer and one rendering context for the whole stream: a URL or tag that
+          // opened in an earlier delta still clamps the tokens of later ones.
+          const restorer = createRestorer(env, session, { ...base, revokedIds });
+          const markup = new MarkupContext();
+          const rehydrator = new StreamRehydrator((text) => restorer(text, markup), {
+            guard: guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined,
+          });
           const trace = fingerprint(base.traceId ?? '');
           await runStream(reply, request.log, 'rehydrate_stream', async (writer, deadline) => {
             let index = 0;

@@ -3,26 +3,28 @@
 // itself is pure (domain/guard/output.ts) and also runs inside the rehydrate on worker threads.
 //
 // What counts as a raw value the model produced:
-//   - a detection of the built-in detectors or the session policy's custom patterns (NER is not
-//     run on output) at confidence 0.5 or more (the detect route's default threshold), outside
-//     every token;
-//   - mode `strict`: every type; mode `permissive`: only high-risk types, i.e. those the session
-//     policy gives protection level `high` or `critical` (the catalog's level unless a policy
-//     rule sets another);
+//   - a detection of the built-in detectors, the session policy's custom patterns (NER is not
+//     run on output) or the guard's labelled values (domain/guard/labelled.ts) at confidence 0.5
+//     or more (the detect route's default threshold), outside every token, that the guard flags
+//     for its type's risk and context in the configured mode (domain/guard/risk.ts: critical and
+//     high always, medium in strict mode with personal context, low never, with per-type
+//     refinements for e-mail, phone, IP address, URL, date and credentials);
+//   - every value of the session's own token map the model wrote raw, in any spelling the
+//     normalization treats as equal (domain/guard/known.ts), in both modes;
 //   - never a type in `exempt_types`;
-//   - never a value the session's policy would `allow` through raw (decided with the rehydrate
-//     caller's role and purpose and the default destination `external_llm`): the model was
-//     allowed to see such values, so repeating them is not a leak.
+//   - never a detected value the session's policy would `allow` through raw (decided with the
+//     rehydrate caller's role and purpose and the default destination `external_llm`): the model
+//     was allowed to see such values, so repeating them is not a leak.
 //
 // For other pipelines (RAG answer): createOutputGuard with outputProtectionSettings(deps.config),
 // guard.guard(text) before restoring, guard.summary() in the response, and record
 // `output_guard: summary.triggered` with auditFacts (veil_output_guard_triggers_total follows it).
 import type { VeilConfig } from '../config/index.js';
 import { detectAll } from '../domain/detect/index.js';
-import { OutputGuard, type OutputGuardAction } from '../domain/guard/index.js';
+import { flagsByRisk, KnownValues, labelledValues, OutputGuard, type OutputGuardAction } from '../domain/guard/index.js';
 import type { Caller } from '../domain/policy/index.js';
 import { findTokensLenient } from '../domain/repair/index.js';
-import type { Detection, ProtectionLevel } from '../domain/types.js';
+import type { Detection, TokenEntry } from '../domain/types.js';
 import type { LoadedPolicy } from './policies.js';
 
 export type { OutputGuardSummary } from '../domain/guard/index.js';
@@ -35,9 +37,6 @@ export interface OutputProtectionSettings {
 
 /** Lowest confidence at which a detection in model output counts. */
 export const OUTPUT_GUARD_MIN_CONFIDENCE = 0.5;
-
-/** Protection levels `permissive` mode guards. */
-export const HIGH_RISK_LEVELS: ReadonlySet<ProtectionLevel> = new Set(['high', 'critical']);
 
 /** Destination assumed when deciding whether the policy allowed a type through raw. */
 const GUARD_DESTINATION = 'external_llm';
@@ -56,6 +55,8 @@ export interface OutputGuardContext {
   readonly language: string;
   /** The rehydrate caller. */
   readonly caller: Caller;
+  /** The session's token map: its values are masked wherever the model writes them raw. */
+  readonly entries?: readonly TokenEntry[] | undefined;
 }
 
 /** The guard for one rehydrate request (one text, a JSON document, or a stream). */
@@ -67,17 +68,21 @@ export function createOutputGuard(settings: OutputProtectionSettings, context: O
     ...(context.caller.role !== undefined ? { caller_role: context.caller.role } : {}),
     ...(context.caller.purpose !== undefined ? { caller_purpose: context.caller.purpose } : {}),
   };
-  const counts = (detection: Detection): boolean => {
-    if (detection.confidence < OUTPUT_GUARD_MIN_CONFIDENCE || exempt.has(detection.type)) return false;
+  const known = new KnownValues((context.entries ?? []).filter((entry) => !exempt.has(entry.type)));
+  const counts = (detection: Detection, text: string): boolean => {
+    if (exempt.has(detection.type)) return false;
+    if (known.has(detection.type, detection.value)) return true;
+    if (detection.confidence < OUTPUT_GUARD_MIN_CONFIDENCE) return false;
     const decision = compiled.decide(detection.type, decisionContext, detection.value);
     if (decision.action === 'allow') return false;
-    return settings.mode === 'strict' || HIGH_RISK_LEVELS.has(decision.protection_level);
+    return flagsByRisk(detection, text, decision.protection_level, settings.mode);
   };
   const patterns = context.policy.patterns;
   return new OutputGuard({
     action: settings.action,
-    detect: (text) => detectAll(text, { customPatterns: patterns, language: context.language }),
+    detect: (text) => [...detectAll(text, { customPatterns: patterns, language: context.language }), ...labelledValues(text)],
     counts,
     scan: findTokensLenient,
+    known: known.empty ? undefined : known,
   });
 }

@@ -155,6 +155,11 @@ export function readDefaultMarker(directory: string): { name?: string; issues: P
     if (code === 'ENOENT') return { issues: [] };
     return { issues: [{ file: DEFAULT_POLICY_FILE, field: DEFAULT_POLICY_FILE, message: `cannot be read (${code})` }] };
   }
+  return defaultMarkerOf(text);
+}
+
+/** The name a `default-policy.txt` text holds, or the issue; never quotes the text. */
+export function defaultMarkerOf(text: string): { name?: string; issues: PolicyIssue[] } {
   const parsed = parseDefaultPolicyFile(text);
   if (!parsed.ok) return { issues: parsed.problems.map((problem) => ({ file: DEFAULT_POLICY_FILE, field: problem.field, message: problem.message })) };
   return { name: parsed.value, issues: [] };

@@ -16,7 +16,7 @@ import { entityFacts, NO_FACTS, type AuditFacts } from '../audit/facts.js';
 import { keyRingFor, policiesFor, ringMaterial, type AppDeps } from '../deps.js';
 import { detectAll } from '../domain/detect/index.js';
 import { chunkText, resolveSizes, type ChunkingStrategy, type Span } from '../domain/rag/chunking.js';
-import { ClassificationLattice } from '../domain/rag/classification.js';
+import { ClassificationLattice, lowerRank, withinClearance } from '../domain/rag/classification.js';
 import { SessionMerger } from '../domain/rag/merge.js';
 import type { Caller } from '../domain/policy/index.js';
 import { newSessionId, openSession, sealSession, type KeyRing, type SessionPayload } from '../domain/seal/index.js';
@@ -514,7 +514,12 @@ export interface ContextRequest {
   readonly sessionState: string;
   readonly policy?: string | undefined;
   readonly language?: string | undefined;
-  readonly accessLevel?: string | undefined;
+  /**
+   * The caller's clearance, a rank of rag.classification_levels (the route resolves it from the
+   * credential and the body's access_level, see ClassificationLattice.clearanceRank). Chunks
+   * ranking above it are filtered out.
+   */
+  readonly clearance: number;
   /** Parallel to chunks; null or a missing entry is "unlabelled" (most restrictive). */
   readonly chunkClassifications?: readonly (string | null)[] | undefined;
   readonly documentSessions?: readonly string[] | undefined;
@@ -565,11 +570,15 @@ async function assertNotDeniedSlot(deps: AppDeps, blob: SessionPayload, slot: st
 }
 
 export interface ContextCoreInput {
-  /** The admitted chunks (raw, or screened when `prepared.screened` is set). */
-  readonly chunks: readonly { readonly index: number; readonly text: string }[];
+  /** The admitted chunks (raw, or screened when `prepared.screened` is set), each with its classification rank. */
+  readonly chunks: readonly { readonly index: number; readonly text: string; readonly rank: number }[];
   readonly prepared: Omit<Prepared, 'texts'>;
   /** The query's and admitted documents' entries, merged (domain/rag/merge.ts). */
   readonly merged: readonly TokenEntry[];
+  /** Token id -> rank of the least classified material it came from (the query: 0), for `merged`. */
+  readonly entryRanks: readonly (readonly [string, number])[];
+  /** rag.classification_levels, least restrictive first. */
+  readonly levels: readonly string[];
   readonly filtered: number;
   readonly corpusId?: string | undefined;
   readonly ttlSeconds: number;
@@ -586,13 +595,18 @@ export function contextCore(core: RagCore, input: ContextCoreInput): Sealed<Cont
   const entities: TokenizedEntity[] = [];
   const safeChunks: string[] = [];
   let detected = 0;
+  const levels = new ClassificationLattice(input.levels);
+  const entryRanks = new Map(input.entryRanks);
   for (const [position, text] of screened.texts.entries()) {
     // Retrieved chunks are usually already safe: detections touching a token are left alone, so
     // a token is never re-tokenized or cut; raw values around it are tokenized as usual.
     const tokens = findTokens(text);
     const detections = detectWith(core, text, prepared.plan, prepared.perText[position] ?? []);
     const fresh = tokens.length === 0 ? detections : detections.filter((detection) => !tokens.some((token) => detection.start < token.end && token.start < detection.end));
-    const result = tokenizeText({ text, detections: fresh, policy: core.policy.compiled, context: core.context, allocator });
+    const used = new Set<string>();
+    const result = tokenizeText({ text, detections: fresh, policy: core.policy.compiled, context: core.context, allocator: recording(allocator, used) });
+    const rank = input.chunks[position]!.rank;
+    for (const id of used) lowerRank(entryRanks, id, rank);
     added.push(...result.newEntries);
     entities.push(...result.entities);
     detected += fresh.length;
@@ -611,7 +625,9 @@ export function contextCore(core: RagCore, input: ContextCoreInput): Sealed<Cont
     iat,
     exp: iat + input.ttlSeconds,
     ...(input.corpusId !== undefined ? { corpusId: input.corpusId } : {}),
-    entries: [...merged, ...added],
+    // Every entry carries its classification, so /v1/rag/answer can hold back what another
+    // caller of the tenant is not cleared for.
+    entries: [...merged, ...added].map((entry) => ({ ...entry, classification: levels.label(entryRanks.get(entry.id) ?? levels.topRank) })),
   };
   const response: ContextResponse = { safe_chunks: safeChunks, entities_detected: detected };
   if (input.filtered > 0) response.chunks_filtered = input.filtered;
@@ -632,7 +648,9 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
     throw new VeilError('VEIL_VALIDATION_FAILED', 'chunk_classifications: has more entries than chunks');
   }
   const levels = lattice(deps);
-  const accessRank = request.accessLevel !== undefined ? levels.accessRank(request.accessLevel) : undefined;
+  // Token id -> rank of the least classified material it came from (the query: 0).
+  const entryRanks = new Map<string, number>();
+  const note = (id: string, rank: number): void => lowerRank(entryRanks, id, rank);
 
   const query = openSession(keyRingFor(deps, scope.tenant), request.sessionState, { kinds: ['query'], tenant: scope.tenant }, nowSeconds(deps));
   await assertNotDenied(deps, query);
@@ -649,12 +667,14 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
     ...(corpusId !== undefined ? { owns: (entry: TokenEntry) => isCorpusEntryOwned(deps.corpusKeys, { tenant: scope.tenant, corpusId }, entry) } : {}),
   });
   merger.add({ slot: 'session_state', policy: query.policy, entries: query.entries });
+  for (const entry of query.entries) note(entry.id, 0);
 
   // Open every slot (a bad blob fails the request even when its chunk would be filtered), then
-  // filter on the most restrictive of the caller's label and the sealed classification. Each
-  // slot is a blob to open: between slots the event loop serves other requests.
+  // filter on the most restrictive of the caller's label and the sealed classification: a chunk
+  // is admitted only when that ranks at or below the caller's clearance. Each slot is a blob to
+  // open: between slots the event loop serves other requests.
   const slicer = deps.offload.slicer();
-  const kept: { index: number; text: string }[] = [];
+  const kept: { index: number; text: string; rank: number }[] = [];
   let filtered = 0;
   for (const [index, text] of chunks.entries()) {
     await slicer.pause();
@@ -668,18 +688,20 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
         throw new VeilError('VEIL_VALIDATION_FAILED', `${slot}: corpus does not match the query session's corpus`);
       }
     }
-    if (accessRank !== undefined) {
-      const labels: (string | undefined)[] = [];
-      if (chunkClassifications !== undefined) labels.push(label ?? undefined);
-      if (document !== undefined) labels.push(document.classification);
-      if (labels.length === 0) labels.push(undefined);
-      if (levels.effectiveRank(labels) > accessRank) {
-        filtered += 1;
-        continue;
-      }
+    const labels: (string | undefined)[] = [];
+    if (chunkClassifications !== undefined) labels.push(label ?? undefined);
+    if (document !== undefined) labels.push(document.classification);
+    if (labels.length === 0) labels.push(undefined);
+    const rank = levels.effectiveRank(labels);
+    if (rank > request.clearance) {
+      filtered += 1;
+      continue;
     }
-    if (document !== undefined) merger.add({ slot: `document_sessions[${index}]`, policy: document.policy, entries: document.entries });
-    kept.push({ index, text });
+    if (document !== undefined) {
+      merger.add({ slot: `document_sessions[${index}]`, policy: document.policy, entries: document.entries });
+      for (const entry of document.entries) note(entry.id, rank);
+    }
+    kept.push({ index, text, rank });
   }
 
   const merged = merger.entries();
@@ -695,9 +717,11 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
   );
   const cost = kept.reduce((sum, chunk) => sum + chunk.text.length, 0);
   return runCore(deps, core, registry, cost, 'context', {
-    chunks: kept.map((chunk, position) => ({ index: chunk.index, text: texts[position]! })),
+    chunks: kept.map((chunk, position) => ({ index: chunk.index, text: texts[position]!, rank: chunk.rank })),
     prepared,
     merged,
+    entryRanks: [...entryRanks],
+    levels: levels.levels,
     filtered,
     corpusId,
     ttlSeconds: deps.config.session.ttl_seconds,
@@ -738,6 +762,8 @@ export interface AnswerRequest {
   readonly channel: string;
   readonly caller: Caller;
   readonly tenant: string | null;
+  /** The answering caller's clearance rank (as for context). */
+  readonly clearance: number;
 }
 
 export type { AnswerResponse } from './rehydrate.js';
@@ -757,6 +783,9 @@ export interface AnsweredRag {
  * re-resolved for this caller, and the channel ceiling (services/rehydrate.ts restoreOpened).
  * A large answer or context blob is opened and restored on worker threads
  * (services/rehydrate-offload.ts), the store checks staying here.
+ * The context may have been built by another caller of the tenant with a higher clearance: a
+ * value whose classification ranks above this caller's clearance is pinned to restore mode
+ * `none` (`[REDACTED]`); an entry without a classification counts as the most restrictive.
  */
 export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<AnsweredRag> {
   const base: RehydrateRequest = {
@@ -768,7 +797,11 @@ export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<
   };
   if (deps.offload.offloads(Math.max(request.answer.length, request.sessionState.length))) {
     const opened = await openOffloaded(deps, base, NO_FACTS, CONTEXT_KINDS);
-    const done = await restoreOffloaded(deps, base, opened.revokedIds, NO_FACTS, { shape: 'answer', kinds: CONTEXT_KINDS });
+    const done = await restoreOffloaded(deps, base, opened.revokedIds, NO_FACTS, {
+      shape: 'answer',
+      kinds: CONTEXT_KINDS,
+      clearance: { levels: deps.config.rag.classification_levels, rank: request.clearance },
+    });
     return { response: done.body, session: opened, tokensResolved: done.tokensResolved, outputGuardTriggered: done.outputGuardTriggered };
   }
   const registry = policiesFor(deps, request.tenant);
@@ -780,8 +813,9 @@ export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<
     // The output guard checks the model's answer for raw values exactly as on /v1/rehydrate.
     outputProtection: outputProtectionSettings(deps.config),
   };
-  const session = openSession(env.keyRing, request.sessionState, { kinds: CONTEXT_KINDS, tenant: request.tenant }, nowSeconds(deps));
-  await assertNotDenied(deps, session);
+  const opened = openSession(env.keyRing, request.sessionState, { kinds: CONTEXT_KINDS, tenant: request.tenant }, nowSeconds(deps));
+  await assertNotDenied(deps, opened);
+  const session = withinClearance(opened, { levels: deps.config.rag.classification_levels, rank: request.clearance });
   const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, request.tenant, session.entries);
   const response = answerOf(restoreOpened(env, session, { ...base, revokedIds: [...revokedIds] }));
   return { response, session, tokensResolved: response.tokens_resolved, outputGuardTriggered: response.output_guard?.triggered };

@@ -5,6 +5,7 @@
 // large restore applies the deny list and revocations exactly as the inline path does.
 import { NO_FACTS, type FactSink } from '../audit/facts.js';
 import { policiesFor, ringMaterial, type AppDeps } from '../deps.js';
+import type { Clearance } from '../domain/rag/classification.js';
 import type { SessionKind } from '../domain/seal/index.js';
 import type { DeferredSource, OffloadedRehydrate, RehydrateShape } from '../workers/offload-worker.js';
 import { outputProtectionSettings } from './output-guard.js';
@@ -44,7 +45,12 @@ export async function restoreOffloaded(
   base: RehydrateRequest,
   revokedIds: readonly string[],
   facts: FactSink,
-  extra: { document?: { value: unknown } | { source: DeferredSource }; shape?: RehydrateShape; kinds?: readonly SessionKind[] } = {},
+  extra: {
+    document?: { value: unknown } | { source: DeferredSource };
+    shape?: RehydrateShape;
+    kinds?: readonly SessionKind[];
+    clearance?: Clearance;
+  } = {},
 ): Promise<OffloadedRehydrate> {
   const done = await deps.offload.run({
     op: 'rehydrate',

@@ -7,7 +7,7 @@ import { guardJsonValue, outputGuardWarning, type OutputGuard, type OutputGuardS
 import type { Caller } from '../domain/policy/index.js';
 import { indexEntries, rehydrateText, type RehydrateResult, type UnresolvedToken } from '../domain/rehydrate.js';
 import { findTokensLenient } from '../domain/repair/index.js';
-import type { RestoreTemplates } from '../domain/restore/index.js';
+import type { MarkupContext, RestoreTemplates } from '../domain/restore/index.js';
 import { openSession, type KeyRing, type SessionKind, type SessionPayload } from '../domain/seal/index.js';
 import { restoreJsonValue } from '../domain/structured/index.js';
 import type { RestoreMode } from '../domain/types.js';
@@ -55,18 +55,27 @@ export function openForRehydrate(env: RehydrateEnvironment, sessionState: string
 }
 
 /**
- * One restore context (policy, channel, caller, revocations, indexed entries) for many texts:
- * /v1/rehydrate/file restores a document piece by piece (JSON strings, DOCX runs) under the
- * same rules as one /v1/rehydrate call. `request.output` is not read.
+ * Restores one text. Pieces of one rendered whole (a stream's deltas, a paragraph's runs) pass
+ * one MarkupContext, in order, so a URL or tag opened in an earlier piece still counts; without
+ * one, the text is its own whole.
  */
-export function createRestorer(env: RehydrateEnvironment, session: SessionPayload, request: RehydrateRequest): (text: string) => RehydrateResult {
+export type Restorer = (text: string, markup?: MarkupContext) => RehydrateResult;
+
+/**
+ * One restore context (policy, channel, caller, revocations, indexed entries) for many texts:
+ * /v1/rehydrate/file restores a document piece by piece (JSON strings, DOCX runs) and the
+ * incremental stream delta by delta, under the same rules as one /v1/rehydrate call.
+ * `request.output` is not read.
+ */
+export function createRestorer(env: RehydrateEnvironment, session: SessionPayload, request: RehydrateRequest): Restorer {
   const loaded = sessionPolicy(env, session);
   loaded.compiled.channelCeiling(request.channel); // validates the channel before any restore
-  const revoked = request.revokedIds !== undefined && request.revokedIds.length > 0 ? new Set(request.revokedIds) : undefined;
+  const isRevoked = liveRevocations(request.revokedIds);
   const entries = indexEntries(session.entries);
-  return (text) =>
+  return (text, markup) =>
     rehydrateText({
       output: text,
+      markup,
       entries,
       policy: loaded.compiled,
       language: session.language,
@@ -76,8 +85,22 @@ export function createRestorer(env: RehydrateEnvironment, session: SessionPayloa
       tokenOverrides: request.restoreOverrides,
       templates: env.templates,
       scan: findTokensLenient,
-      ...(revoked !== undefined ? { isRevoked: (entry) => revoked.has(entry.id) } : {}),
+      ...(isRevoked !== undefined ? { isRevoked } : {}),
     });
+}
+
+/**
+ * Reads `ids` on every call, not once: an open incremental stream appends the ids its live
+ * check finds revoked (services/stream-check.ts) to the very array it gave the restorer, and
+ * the next piece must restore them as [DELETED]. The set is rebuilt only when the list grew.
+ */
+function liveRevocations(ids: readonly string[] | undefined): ((entry: { id: string }) => boolean) | undefined {
+  if (ids === undefined) return undefined;
+  let known = new Set<string>(ids);
+  return (entry) => {
+    if (known.size !== ids.length) known = new Set(ids);
+    return known.has(entry.id);
+  };
 }
 
 /**
@@ -96,7 +119,7 @@ export function sessionPolicy(env: RehydrateEnvironment, session: SessionPayload
 /** The output guard for one rehydrate of `session`, or undefined when disabled. */
 export function outputGuardFor(env: RehydrateEnvironment, session: SessionPayload, caller: Caller): OutputGuard | undefined {
   if (env.outputProtection === undefined) return undefined;
-  return createOutputGuard(env.outputProtection, { policy: sessionPolicy(env, session), language: session.language, caller });
+  return createOutputGuard(env.outputProtection, { policy: sessionPolicy(env, session), language: session.language, caller, entries: session.entries });
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   StoreFullError,
   StoreUnavailableError,
   type ClaimResult,
+  type IdempotencyKey,
   type IdempotencyStore,
   type ReplayStore,
   type RevocationStore,
@@ -40,6 +41,11 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 /** "Fast" for an outage: well under a request timeout. */
 const OUTAGE_BUDGET_MS = 1500;
+
+/** An idempotency key of one caller (tenant `t1`, identity `caller-1` unless given). */
+function K(key: string, tenant: string | null = 't1', identity = 'caller-1'): IdempotencyKey {
+  return { tenant, identity, key };
+}
 
 function sessionId(label: string): string {
   // 128-bit hex like the real ids, distinct per label.
@@ -409,101 +415,127 @@ export function idempotencyStoreSuite(name: string, factory: StoreFactory<Idempo
       headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r-1' },
       body: '{"safe_text":"Hello [PERSON_1] ✓","n":1}',
     };
-    const claim = (key: string, fingerprint: string, nowMs: number): Promise<ClaimResult> =>
+    const claim = (key: IdempotencyKey, fingerprint: string, nowMs: number): Promise<ClaimResult> =>
       store().claim(key, fingerprint, nowMs, inProgressTtl, ttl);
 
     it('claims a fresh key, then reports in_progress to an identical request', async () => {
-      expect(await claim('t1:k', 'fp-1', T0)).toEqual({ state: 'claimed' });
-      expect(await claim('t1:k', 'fp-1', T0 + 1)).toEqual({ state: 'in_progress' });
-      expect(await claim('t1:k', 'fp-1', T0 + inProgressTtl - 1)).toEqual({ state: 'in_progress' });
+      expect(await claim(K('k'), 'fp-1', T0)).toEqual({ state: 'claimed' });
+      expect(await claim(K('k'), 'fp-1', T0 + 1)).toEqual({ state: 'in_progress' });
+      expect(await claim(K('k'), 'fp-1', T0 + inProgressTtl - 1)).toEqual({ state: 'in_progress' });
     });
 
     it('reports mismatch for another fingerprint, in progress or completed', async () => {
-      await claim('t1:k', 'fp-1', T0);
-      expect(await claim('t1:k', 'fp-2', T0 + 1)).toEqual({ state: 'mismatch' });
-      await store().complete('t1:k', 'fp-1', response, T0 + 2, ttl);
-      expect(await claim('t1:k', 'fp-2', T0 + 3)).toEqual({ state: 'mismatch' });
+      await claim(K('k'), 'fp-1', T0);
+      expect(await claim(K('k'), 'fp-2', T0 + 1)).toEqual({ state: 'mismatch' });
+      await store().complete(K('k'), 'fp-1', response, T0 + 2, ttl);
+      expect(await claim(K('k'), 'fp-2', T0 + 3)).toEqual({ state: 'mismatch' });
     });
 
     it('replays a completed response exactly', async () => {
-      await claim('t1:k', 'fp-1', T0);
-      await store().complete('t1:k', 'fp-1', response, T0 + 5, ttl);
-      const replay = await claim('t1:k', 'fp-1', T0 + 10);
+      await claim(K('k'), 'fp-1', T0);
+      await store().complete(K('k'), 'fp-1', response, T0 + 5, ttl);
+      const replay = await claim(K('k'), 'fp-1', T0 + 10);
       expect(replay).toEqual({ state: 'completed', response });
       // And again: a replay does not consume the record.
-      expect(await claim('t1:k', 'fp-1', T0 + 20)).toEqual({ state: 'completed', response });
+      expect(await claim(K('k'), 'fp-1', T0 + 20)).toEqual({ state: 'completed', response });
     });
 
     it('reports result_unavailable when the response was too large to keep', async () => {
-      await claim('t1:k', 'fp-1', T0);
-      await store().complete('t1:k', 'fp-1', undefined, T0 + 5, ttl);
-      expect(await claim('t1:k', 'fp-1', T0 + 10)).toEqual({ state: 'result_unavailable' });
-      expect(await claim('t1:k', 'fp-2', T0 + 10)).toEqual({ state: 'mismatch' });
+      await claim(K('k'), 'fp-1', T0);
+      await store().complete(K('k'), 'fp-1', undefined, T0 + 5, ttl);
+      expect(await claim(K('k'), 'fp-1', T0 + 10)).toEqual({ state: 'result_unavailable' });
+      expect(await claim(K('k'), 'fp-2', T0 + 10)).toEqual({ state: 'mismatch' });
     });
 
     it('lets an identical request reclaim an abandoned claim after the in-progress TTL', async () => {
-      await claim('t1:k', 'fp-1', T0);
-      expect(await claim('t1:k', 'fp-1', T0 + inProgressTtl)).toEqual({ state: 'claimed' });
+      await claim(K('k'), 'fp-1', T0);
+      expect(await claim(K('k'), 'fp-1', T0 + inProgressTtl)).toEqual({ state: 'claimed' });
       // The reclaim restarts the in-progress window.
-      expect(await claim('t1:k', 'fp-1', T0 + inProgressTtl + 1)).toEqual({ state: 'in_progress' });
-      expect(await claim('t1:k', 'fp-1', T0 + 2 * inProgressTtl)).toEqual({ state: 'claimed' });
+      expect(await claim(K('k'), 'fp-1', T0 + inProgressTtl + 1)).toEqual({ state: 'in_progress' });
+      expect(await claim(K('k'), 'fp-1', T0 + 2 * inProgressTtl)).toEqual({ state: 'claimed' });
     });
 
     it('keeps an abandoned claim a mismatch for another fingerprint until the key expires', async () => {
-      await claim('t1:k', 'fp-1', T0);
-      expect(await claim('t1:k', 'fp-2', T0 + inProgressTtl + 1)).toEqual({ state: 'mismatch' });
-      expect(await claim('t1:k', 'fp-2', T0 + ttl)).toEqual({ state: 'claimed' });
+      await claim(K('k'), 'fp-1', T0);
+      expect(await claim(K('k'), 'fp-2', T0 + inProgressTtl + 1)).toEqual({ state: 'mismatch' });
+      expect(await claim(K('k'), 'fp-2', T0 + ttl)).toEqual({ state: 'claimed' });
     });
 
     it('release lets an identical retry claim again; a release with another fingerprint does nothing', async () => {
-      await claim('t1:k', 'fp-1', T0);
-      await store().release('t1:k', 'fp-2');
-      expect(await claim('t1:k', 'fp-1', T0 + 1)).toEqual({ state: 'in_progress' });
-      await store().release('t1:k', 'fp-1');
-      expect(await claim('t1:k', 'fp-1', T0 + 2)).toEqual({ state: 'claimed' });
-      await store().release('t1:k', 'fp-1');
-      await store().release('t1:never', 'fp-1');
+      await claim(K('k'), 'fp-1', T0);
+      await store().release(K('k'), 'fp-2');
+      expect(await claim(K('k'), 'fp-1', T0 + 1)).toEqual({ state: 'in_progress' });
+      await store().release(K('k'), 'fp-1');
+      expect(await claim(K('k'), 'fp-1', T0 + 2)).toEqual({ state: 'claimed' });
+      await store().release(K('k'), 'fp-1');
+      await store().release(K('never'), 'fp-1');
       // Released keys are free: another body may use the key afterwards.
-      expect(await claim('t1:k', 'fp-2', T0 + 3)).toEqual({ state: 'claimed' });
+      expect(await claim(K('k'), 'fp-2', T0 + 3)).toEqual({ state: 'claimed' });
     });
 
     it('a late release does not erase a completed response', async () => {
-      await claim('t1:k', 'fp-1', T0);
-      await store().complete('t1:k', 'fp-1', response, T0 + 1, ttl);
-      await store().release('t1:k', 'fp-1');
-      expect(await claim('t1:k', 'fp-1', T0 + 2)).toEqual({ state: 'completed', response });
+      await claim(K('k'), 'fp-1', T0);
+      await store().complete(K('k'), 'fp-1', response, T0 + 1, ttl);
+      await store().release(K('k'), 'fp-1');
+      expect(await claim(K('k'), 'fp-1', T0 + 2)).toEqual({ state: 'completed', response });
     });
 
     it('forgets a completed key after its TTL (injected clock)', async () => {
-      await claim('t1:k', 'fp-1', T0);
-      await store().complete('t1:k', 'fp-1', response, T0 + 10, ttl);
-      expect(await claim('t1:k', 'fp-1', T0 + 10 + ttl - 1)).toEqual({ state: 'completed', response });
-      expect(await claim('t1:k', 'fp-2', T0 + 10 + ttl)).toEqual({ state: 'claimed' });
+      await claim(K('k'), 'fp-1', T0);
+      await store().complete(K('k'), 'fp-1', response, T0 + 10, ttl);
+      expect(await claim(K('k'), 'fp-1', T0 + 10 + ttl - 1)).toEqual({ state: 'completed', response });
+      expect(await claim(K('k'), 'fp-2', T0 + 10 + ttl)).toEqual({ state: 'claimed' });
     });
 
     it('completes a key whose claim was lost, but never one held by another fingerprint', async () => {
-      await store().complete('t1:orphan', 'fp-1', response, T0, ttl);
-      expect(await claim('t1:orphan', 'fp-1', T0 + 1)).toEqual({ state: 'completed', response });
-      await claim('t1:held', 'fp-1', T0);
-      await store().complete('t1:held', 'fp-2', response, T0 + 1, ttl);
-      expect(await claim('t1:held', 'fp-1', T0 + 2)).toEqual({ state: 'in_progress' });
+      await store().complete(K('orphan'), 'fp-1', response, T0, ttl);
+      expect(await claim(K('orphan'), 'fp-1', T0 + 1)).toEqual({ state: 'completed', response });
+      await claim(K('held'), 'fp-1', T0);
+      await store().complete(K('held'), 'fp-2', response, T0 + 1, ttl);
+      expect(await claim(K('held'), 'fp-1', T0 + 2)).toEqual({ state: 'in_progress' });
     });
 
-    it('treats differently partitioned keys as different keys', async () => {
-      expect(await claim('tenant-a\u0000key-1', 'fp-1', T0)).toEqual({ state: 'claimed' });
-      expect(await claim('tenant-b\u0000key-1', 'fp-2', T0)).toEqual({ state: 'claimed' });
-      expect(await claim('tenant-a:key-1', 'fp-3', T0)).toEqual({ state: 'claimed' });
-      expect(await claim('tenant-a{key-1}', 'fp-3', T0)).toEqual({ state: 'claimed' });
+    it('treats keys of another tenant or another identity as different keys', async () => {
+      // Same header value, four partitions: each claims its own record.
+      expect(await claim(K('key-1', 'tenant-a', 'alice'), 'fp-1', T0)).toEqual({ state: 'claimed' });
+      expect(await claim(K('key-1', 'tenant-a', 'bob'), 'fp-2', T0)).toEqual({ state: 'claimed' });
+      expect(await claim(K('key-1', 'tenant-b', 'alice'), 'fp-3', T0)).toEqual({ state: 'claimed' });
+      expect(await claim(K('key-1', null, 'alice'), 'fp-4', T0)).toEqual({ state: 'claimed' });
+      // A completed response replays only in its own partition.
+      await store().complete(K('key-1', 'tenant-a', 'alice'), 'fp-1', response, T0 + 1, ttl);
+      expect(await claim(K('key-1', 'tenant-a', 'alice'), 'fp-1', T0 + 2)).toEqual({ state: 'completed', response });
+      expect(await claim(K('key-1', 'tenant-a', 'bob'), 'fp-1', T0 + 2)).toEqual({ state: 'mismatch' });
+      expect(await claim(K('key-2', 'tenant-a', 'bob'), 'fp-1', T0 + 2)).toEqual({ state: 'claimed' });
+      // A release in one partition leaves the others alone.
+      await store().release(K('key-1', 'tenant-a', 'bob'), 'fp-2');
+      expect(await claim(K('key-1', 'tenant-a', 'alice'), 'fp-1', T0 + 3)).toEqual({ state: 'completed', response });
+      expect(await claim(K('key-1', 'tenant-b', 'alice'), 'fp-3', T0 + 3)).toEqual({ state: 'in_progress' });
+    });
+
+    it('never lets separators in a tenant, identity or key forge another partition', async () => {
+      // Pairs that a naive `tenant|identity|key` concatenation would map to the same string.
+      const pairs: [IdempotencyKey, IdempotencyKey][] = [
+        [K('c', 'a|b', 'x'), K('b|c', 'a', 'x')],
+        [K('k', 'a', 'b|c'), K('c|k', 'a', 'b')],
+        [K('k', null, 'x'), K('k', '-', 'x')],
+        [K('1:x|k', 't', 'y'), K('k', 't', 'y|1:x')],
+        [K('k', 'tenant-a\u0000', 'x'), K('k', 'tenant-a', '\u0000x')],
+        [K('{k}', 't:a', 'x'), K('k}', 't:a', 'x{')],
+      ];
+      for (const [index, [first, second]] of pairs.entries()) {
+        expect(await claim(first, `fp-a${index}`, T0), `pair ${index} first`).toEqual({ state: 'claimed' });
+        expect(await claim(second, `fp-b${index}`, T0), `pair ${index} second`).toEqual({ state: 'claimed' });
+      }
     });
 
     it('100 concurrent claims of one key: exactly one claimed, the rest in_progress', async () => {
-      const results = await concurrently(100, () => claim('t1:race', 'fp-1', T0));
+      const results = await concurrently(100, () => claim(K('race'), 'fp-1', T0));
       expect(results.filter((result) => result.state === 'claimed')).toHaveLength(1);
       expect(results.filter((result) => result.state === 'in_progress')).toHaveLength(99);
     });
 
     it('100 concurrent claims with mixed bodies: one claimed, the other bodies mismatch', async () => {
-      const results = await concurrently(100, (index) => claim('t1:mixed', `fp-${index % 3}`, T0));
+      const results = await concurrently(100, (index) => claim(K('mixed'), `fp-${index % 3}`, T0));
       expect(results.filter((result) => result.state === 'claimed')).toHaveLength(1);
       expect(results.every((result) => ['claimed', 'in_progress', 'mismatch'].includes(result.state))).toBe(true);
     });
@@ -511,11 +543,11 @@ export function idempotencyStoreSuite(name: string, factory: StoreFactory<Idempo
     itWhen(factory.openPeer !== undefined, 'a peer sees claims and completions; 100 claims split across two instances: one claimed', factory.noPeerReason, async () => {
       const peer = await factory.openPeer!();
       try {
-        expect(await claim('t1:peer', 'fp-1', T0)).toEqual({ state: 'claimed' });
-        expect(await peer.claim('t1:peer', 'fp-1', T0 + 1, inProgressTtl, ttl)).toEqual({ state: 'in_progress' });
-        await store().complete('t1:peer', 'fp-1', response, T0 + 2, ttl);
-        expect(await peer.claim('t1:peer', 'fp-1', T0 + 3, inProgressTtl, ttl)).toEqual({ state: 'completed', response });
-        const results = await concurrently(100, (index) => (index % 2 === 0 ? store() : peer).claim('t1:peer-race', 'fp-1', T0, inProgressTtl, ttl));
+        expect(await claim(K('peer'), 'fp-1', T0)).toEqual({ state: 'claimed' });
+        expect(await peer.claim(K('peer'), 'fp-1', T0 + 1, inProgressTtl, ttl)).toEqual({ state: 'in_progress' });
+        await store().complete(K('peer'), 'fp-1', response, T0 + 2, ttl);
+        expect(await peer.claim(K('peer'), 'fp-1', T0 + 3, inProgressTtl, ttl)).toEqual({ state: 'completed', response });
+        const results = await concurrently(100, (index) => (index % 2 === 0 ? store() : peer).claim(K('peer-race'), 'fp-1', T0, inProgressTtl, ttl));
         expect(results.filter((result) => result.state === 'claimed')).toHaveLength(1);
       } finally {
         await peer.close();
@@ -525,9 +557,9 @@ export function idempotencyStoreSuite(name: string, factory: StoreFactory<Idempo
     itWhen(factory.openBroken !== undefined, 'fails closed with StoreUnavailableError, fast, when the backend is down', factory.noOutageReason, async () => {
       const broken = await factory.openBroken!();
       try {
-        await expectUnavailable(() => broken.claim('t1:down', 'fp-1', T0, inProgressTtl, ttl));
-        await expectUnavailable(() => broken.complete('t1:down', 'fp-1', response, T0, ttl));
-        await expectUnavailable(() => broken.release('t1:down', 'fp-1'));
+        await expectUnavailable(() => broken.claim(K('down'), 'fp-1', T0, inProgressTtl, ttl));
+        await expectUnavailable(() => broken.complete(K('down'), 'fp-1', response, T0, ttl));
+        await expectUnavailable(() => broken.release(K('down'), 'fp-1'));
       } finally {
         await broken.close();
       }

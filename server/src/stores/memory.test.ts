@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { idempotencyStoreSuite, replayStoreSuite, revocationStoreSuite, sessionStoreSuite } from './conformance.suite.js';
 import { ExpiringMap } from './memory/expiring-map.js';
 import { MemoryIdempotencyStore, MemoryReplayStore, MemoryRevocationStore, MemorySessionStore } from './memory/index.js';
-import { StoreFullError, StoreUnavailableError } from './types.js';
+import { StoreFullError, StoreUnavailableError, type IdempotencyKey } from './types.js';
+
+/** An idempotency key of one fixed caller. */
+const idem = (key: string): IdempotencyKey => ({ tenant: 'tenant-a', identity: 'caller', key });
 
 const perProcess = 'memory stores live in one process; there is no shared backend for a peer';
 const noBackend = 'memory stores have no external backend that can go down';
@@ -20,24 +23,24 @@ const T0 = 1_700_000_000_000;
 describe('memory store caps', () => {
   it('refuses a new idempotency claim with StoreFullError when full, but serves existing keys', async () => {
     const store = new MemoryIdempotencyStore({ maxEntries: 3 });
-    for (const key of ['a', 'b', 'c']) expect(await store.claim(key, 'fp', T0, 1000, 60_000)).toEqual({ state: 'claimed' });
-    await expect(store.claim('d', 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
-    expect(await store.claim('a', 'fp', T0 + 1, 1000, 60_000)).toEqual({ state: 'in_progress' });
+    for (const key of ['a', 'b', 'c']) expect(await store.claim(idem(key), 'fp', T0, 1000, 60_000)).toEqual({ state: 'claimed' });
+    await expect(store.claim(idem('d'), 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
+    expect(await store.claim(idem('a'), 'fp', T0 + 1, 1000, 60_000)).toEqual({ state: 'in_progress' });
     // Reclaim and completion of existing keys still work at the cap.
-    expect(await store.claim('b', 'fp', T0 + 1000, 1000, 60_000)).toEqual({ state: 'claimed' });
-    await store.complete('c', 'fp', { status: 200, headers: {}, body: 'ok' }, T0 + 1, 60_000);
-    expect(await store.claim('c', 'fp', T0 + 2, 1000, 60_000)).toEqual({ state: 'completed', response: { status: 200, headers: {}, body: 'ok' } });
+    expect(await store.claim(idem('b'), 'fp', T0 + 1000, 1000, 60_000)).toEqual({ state: 'claimed' });
+    await store.complete(idem('c'), 'fp', { status: 200, headers: {}, body: 'ok' }, T0 + 1, 60_000);
+    expect(await store.claim(idem('c'), 'fp', T0 + 2, 1000, 60_000)).toEqual({ state: 'completed', response: { status: 200, headers: {}, body: 'ok' } });
     // A release frees a slot.
-    await store.release('a', 'fp');
-    expect(await store.claim('d', 'fp', T0 + 3, 1000, 60_000)).toEqual({ state: 'claimed' });
+    await store.release(idem('a'), 'fp');
+    expect(await store.claim(idem('d'), 'fp', T0 + 3, 1000, 60_000)).toEqual({ state: 'claimed' });
   });
 
   it('makes room once records expire (full sweep when at the cap)', async () => {
     const store = new MemoryIdempotencyStore({ maxEntries: 2 });
-    await store.claim('a', 'fp', T0, 1000, 5000);
-    await store.claim('b', 'fp', T0, 1000, 5000);
-    await expect(store.claim('c', 'fp', T0 + 4999, 1000, 5000)).rejects.toBeInstanceOf(StoreFullError);
-    expect(await store.claim('c', 'fp', T0 + 5000, 1000, 5000)).toEqual({ state: 'claimed' });
+    await store.claim(idem('a'), 'fp', T0, 1000, 5000);
+    await store.claim(idem('b'), 'fp', T0, 1000, 5000);
+    await expect(store.claim(idem('c'), 'fp', T0 + 4999, 1000, 5000)).rejects.toBeInstanceOf(StoreFullError);
+    expect(await store.claim(idem('c'), 'fp', T0 + 5000, 1000, 5000)).toEqual({ state: 'claimed' });
   });
 
   it('fails closed (StoreUnavailableError) for replay, session and revocation stores at their caps', async () => {

@@ -105,7 +105,7 @@ if (!availability.available) {
         expect(await stores.replay.advance('s', 1, T0 + 60_000, T0)).toBe(true);
         await stores.connection.client.script('FLUSH');
         expect(await stores.replay.advance('s', 2, T0 + 60_000, T0)).toBe(true);
-        expect(await stores.idempotency.claim('k', 'fp', T0, 1000, 60_000)).toEqual({ state: 'claimed' });
+        expect(await stores.idempotency.claim({ tenant: 't', identity: 'i', key: 'k' }, 'fp', T0, 1000, 60_000)).toEqual({ state: 'claimed' });
       } finally {
         await stores.close();
       }
@@ -172,7 +172,7 @@ if (!availability.available) {
           const calls = [
             stores.revocation.revoked(['t'], ['d']),
             stores.replay.advance('s', 1, T0 + 60_000, T0),
-            stores.idempotency.claim('k', 'fp', T0, 1000, 60_000),
+            stores.idempotency.claim({ tenant: 't', identity: 'i', key: 'k' }, 'fp', T0, 1000, 60_000),
             stores.sessions.get('s', T0),
           ];
           for (const call of calls) await expect(call).rejects.toBeInstanceOf(StoreUnavailableError);
@@ -191,7 +191,7 @@ if (!availability.available) {
           await server.stop();
           const started = performance.now();
           await expect(stores.revocation.count('t')).rejects.toBeInstanceOf(StoreUnavailableError);
-          await expect(stores.idempotency.claim('k', 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreUnavailableError);
+          await expect(stores.idempotency.claim({ tenant: 't', identity: 'i', key: 'k' }, 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreUnavailableError);
           expect(performance.now() - started).toBeLessThan(1500);
         } finally {
           await stores.close();
@@ -203,7 +203,7 @@ if (!availability.available) {
         const stores = await openRedisStores(server.url);
         try {
           await stores.connection.client.config('SET', 'maxmemory', '1');
-          await expect(stores.idempotency.claim('k', 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
+          await expect(stores.idempotency.claim({ tenant: 't', identity: 'i', key: 'k' }, 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
           await expect(stores.revocation.add('t', ['d'], T0)).rejects.toBeInstanceOf(StoreUnavailableError);
           await expect(stores.replay.advance('s', 1, T0 + 60_000, T0)).rejects.toBeInstanceOf(StoreUnavailableError);
           // The error (and its cause) must not carry the command's arguments into a log line.

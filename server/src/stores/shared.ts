@@ -1,8 +1,8 @@
 // Rules every backend applies the same way, kept in one place so memory and SQLite cannot drift
 // (the Redis Lua scripts in redis/scripts.ts mirror them; the conformance suite checks all
 // three): the idempotency claim decision, the retention of a claim record, and the mapping of a
-// backend error to the typed store errors.
-import { StoreFullError, StoreUnavailableError, type ClaimResult, type StoredResponse } from './types.js';
+// backend error to the typed store errors, and the storage key of a partitioned idempotency key.
+import { StoreFullError, StoreUnavailableError, type ClaimResult, type IdempotencyKey, type StoredResponse } from './types.js';
 
 /** What a backend keeps per idempotency key. `done` false is an in-progress claim. */
 export interface IdempotencyRecord {
@@ -14,6 +14,19 @@ export interface IdempotencyRecord {
   readonly expiresAtMs: number;
   /** Completed records only; undefined marks result_unavailable. */
   readonly response?: StoredResponse | undefined;
+}
+
+/**
+ * The one string a backend stores an idempotency record under: a layout tag, the tenant (`-`
+ * for none, else `t<length>:<tenant>`), the identity as `<length>:<identity>`, then the header
+ * value. Every variable part before the last is length-prefixed, so the encoding is injective:
+ * no (tenant, identity, key) triple can produce another's string, whatever characters the parts
+ * hold (`|`, `:`, NUL, braces). The `p2` tag keeps records written before identities were part of
+ * the key (which were tenant-only) from ever matching; they simply expire.
+ */
+export function idempotencyStorageKey(key: IdempotencyKey): string {
+  const tenant = key.tenant === null ? '-' : `t${key.tenant.length}:${key.tenant}`;
+  return `p2|${tenant}|${key.identity.length}:${key.identity}|${key.key}`;
 }
 
 /**

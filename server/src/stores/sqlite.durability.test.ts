@@ -29,8 +29,8 @@ const stores = openSqliteStores(process.env.VEIL_DB);
 const now = Number(process.env.VEIL_NOW);
 for (let index = Number(process.env.VEIL_FIRST); ; index += 1) {
   await stores.revocation.add('tenant-a', ['digest-' + index], now);
-  await stores.idempotency.claim('key-' + index, 'fp', now, 60000, 86400000);
-  await stores.idempotency.complete('key-' + index, 'fp', { status: 200, headers: {}, body: 'body-' + index }, now, 86400000);
+  await stores.idempotency.claim({ tenant: 'tenant-a', identity: 'writer', key: 'key-' + index }, 'fp', now, 60000, 86400000);
+  await stores.idempotency.complete({ tenant: 'tenant-a', identity: 'writer', key: 'key-' + index }, 'fp', { status: 200, headers: {}, body: 'body-' + index }, now, 86400000);
   await stores.replay.advance('${SESSION}', index, now + 3600000, now);
   writeSync(1, index + '\\n');
 }
@@ -80,7 +80,7 @@ describe('SQLite stores survive SIGKILL', () => {
         expect((await stores.revocation.revoked(['tenant-a'], digests)).size).toBe(digests.length);
         expect(await stores.revocation.count('tenant-a')).toBeGreaterThanOrEqual(everAcked.length);
         for (const index of acked) {
-          expect(await stores.idempotency.claim(`key-${index}`, 'fp', nowMs + 1, 60_000, 86_400_000)).toEqual({
+          expect(await stores.idempotency.claim({ tenant: 'tenant-a', identity: 'writer', key: `key-${index}` }, 'fp', nowMs + 1, 60_000, 86_400_000)).toEqual({
             state: 'completed',
             response: { status: 200, headers: {}, body: `body-${index}` },
           });

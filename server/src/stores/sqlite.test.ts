@@ -5,12 +5,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { idempotencyStoreSuite, replayStoreSuite, revocationStoreSuite, type StoreFactory } from './conformance.suite.js';
 import { createStores } from './index.js';
+import { pragmaValue } from './sqlite/handle.js';
 import { openSqliteStores, SCHEMA_VERSION, SqliteHandle, SqliteIdempotencyStore, SqliteReplayStore, SqliteRevocationStore } from './sqlite/index.js';
-import { StoreFullError, StoreUnavailableError } from './types.js';
+import { StoreFullError, StoreUnavailableError, type IdempotencyKey } from './types.js';
+
+/** An idempotency key of one fixed caller. */
+const idem = (key: string): IdempotencyKey => ({ tenant: 'tenant-a', identity: 'caller', key });
 
 const directory = mkdtempSync(join(tmpdir(), 'veil-sqlite-test-'));
 afterAll(() => {
@@ -56,18 +60,18 @@ describe('SQLite stores: file and settings', () => {
     const stores = openSqliteStores(path);
     await stores.revocation.add('t', ['d'], T0);
     await stores.close();
-    const database = new Database(path, { readonly: true });
+    const database = new DatabaseSync(path, { readOnly: true });
     try {
-      expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(database.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(pragmaValue(database, 'journal_mode')).toBe('wal');
+      expect(pragmaValue(database, 'user_version')).toBe(SCHEMA_VERSION);
     } finally {
       database.close();
     }
     const handle = SqliteHandle.open(path);
     try {
       // synchronous and busy_timeout are per connection: check ours.
-      expect(handle.database.pragma('synchronous', { simple: true })).toBe(2);
-      expect(handle.database.pragma('busy_timeout', { simple: true })).toBe(2000);
+      expect(pragmaValue(handle.database, 'synchronous')).toBe(2);
+      expect(pragmaValue(handle.database, 'busy_timeout')).toBe(2000);
     } finally {
       handle.close();
     }
@@ -78,14 +82,14 @@ describe('SQLite stores: file and settings', () => {
     const first = openSqliteStores(path);
     await first.revocation.add('tenant-a', ['d1', 'd2'], T0);
     await first.replay.advance('s1', 4, T0 + 60_000, T0);
-    await first.idempotency.claim('k', 'fp', T0, 1000, 60_000);
-    await first.idempotency.complete('k', 'fp', { status: 200, headers: { a: 'b' }, body: 'ok' }, T0, 60_000);
+    await first.idempotency.claim(idem('k'), 'fp', T0, 1000, 60_000);
+    await first.idempotency.complete(idem('k'), 'fp', { status: 200, headers: { a: 'b' }, body: 'ok' }, T0, 60_000);
     await first.close();
     const second = openSqliteStores(path);
     try {
       expect(await second.revocation.count('tenant-a')).toBe(2);
       expect(await second.replay.advance('s1', 4, T0 + 60_000, T0 + 1)).toBe(false);
-      expect(await second.idempotency.claim('k', 'fp', T0 + 2, 1000, 60_000)).toEqual({
+      expect(await second.idempotency.claim(idem('k'), 'fp', T0 + 2, 1000, 60_000)).toEqual({
         state: 'completed',
         response: { status: 200, headers: { a: 'b' }, body: 'ok' },
       });
@@ -111,17 +115,17 @@ describe('SQLite stores: file and settings', () => {
 
   it('upgrades a version-1 file in place, keeping its revocations', async () => {
     const path = freshPath();
-    const old = new Database(path);
+    const old = new DatabaseSync(path);
     // The version-1 schema as earlier releases wrote it (no meta table), with one revocation.
     old.exec(`CREATE TABLE revocation (partition TEXT NOT NULL, digest TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (partition, digest)) WITHOUT ROWID;
       CREATE TABLE revocation_count (partition TEXT PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID;
       INSERT INTO revocation VALUES ('*', 'kept', 1); INSERT INTO revocation_count VALUES ('*', 1);`);
-    old.pragma('user_version = 1');
+    old.exec('PRAGMA user_version = 1');
     old.close();
     const handle = SqliteHandle.open(path);
     const store = new SqliteRevocationStore(handle);
     try {
-      expect(handle.database.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(pragmaValue(handle.database, 'user_version')).toBe(SCHEMA_VERSION);
       expect(await store.revoked(['*'], ['kept'])).toEqual(new Set(['kept']));
       expect(await store.keyCheck('first')).toBe('first');
     } finally {
@@ -131,8 +135,8 @@ describe('SQLite stores: file and settings', () => {
 
   it('refuses a file written with a newer schema version', () => {
     const path = freshPath();
-    const database = new Database(path);
-    database.pragma('user_version = 99');
+    const database = new DatabaseSync(path);
+    database.exec('PRAGMA user_version = 99');
     database.close();
     expect(() => SqliteHandle.open(path)).toThrow(StoreUnavailableError);
   });
@@ -140,13 +144,13 @@ describe('SQLite stores: file and settings', () => {
   it('fails writes with StoreUnavailableError within the busy timeout when another process holds the write lock', async () => {
     const path = freshPath();
     const stores = openSqliteStores(path, { busyTimeoutMs: 100 });
-    const locker = new Database(path);
+    const locker = new DatabaseSync(path);
     try {
       locker.exec('BEGIN IMMEDIATE');
       const started = performance.now();
       await expect(stores.revocation.add('t', ['d'], T0)).rejects.toBeInstanceOf(StoreUnavailableError);
       await expect(stores.replay.advance('s', 1, T0 + 1000, T0)).rejects.toBeInstanceOf(StoreUnavailableError);
-      await expect(stores.idempotency.claim('k', 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(stores.idempotency.claim(idem('k'), 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreUnavailableError);
       expect(performance.now() - started).toBeLessThan(1500);
       // WAL readers are not blocked by a writer.
       expect(await stores.revocation.count('t')).toBe(0);
@@ -162,11 +166,11 @@ describe('SQLite stores: file and settings', () => {
     const stores = openSqliteStores(freshPath());
     // Cap the file at its current size: the next page allocation fails with SQLITE_FULL.
     const handle = (stores.replay as unknown as { handle: SqliteHandle }).handle;
-    const pages = handle.database.pragma('page_count', { simple: true });
-    handle.database.pragma(`max_page_count = ${String(pages)}`);
+    const pages = pragmaValue(handle.database, 'page_count');
+    handle.database.exec(`PRAGMA max_page_count = ${String(pages)}`);
     const big = 'x'.repeat(64 * 1024);
     try {
-      await expect(stores.idempotency.claim(big, 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
+      await expect(stores.idempotency.claim(idem(big), 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
       const revocation = stores.revocation.add('t', Array.from({ length: 200 }, (_unused, index) => `${big.slice(0, 400)}${index}`), T0);
       await expect(revocation).rejects.toBeInstanceOf(StoreUnavailableError);
       expect(await stores.revocation.count('t')).toBe(0);
@@ -180,12 +184,12 @@ describe('SQLite stores: file and settings', () => {
     const stores = openSqliteStores(path);
     try {
       for (let index = 0; index < 600; index += 1) await stores.replay.advance(`old-${index}`, 1, T0 + 1000, T0);
-      for (let index = 0; index < 600; index += 1) await stores.idempotency.claim(`old-${index}`, 'fp', T0, 100, 1000);
+      for (let index = 0; index < 600; index += 1) await stores.idempotency.claim(idem(`old-${index}`), 'fp', T0, 100, 1000);
       for (let index = 0; index < 1200; index += 1) await stores.replay.advance(`new-${index}`, 1, T0 + 60_000, T0 + 2000);
-      const database = new Database(path, { readonly: true });
+      const database = new DatabaseSync(path, { readOnly: true });
       try {
-        expect(database.prepare('SELECT count(*) FROM replay_counter WHERE expires_at <= ?').pluck().get(T0 + 2000)).toBe(0);
-        expect(database.prepare('SELECT count(*) FROM idempotency').pluck().get()).toBe(0);
+        expect(database.prepare('SELECT count(*) AS n FROM replay_counter WHERE expires_at <= ?').get(T0 + 2000)?.n).toBe(0);
+        expect(database.prepare('SELECT count(*) AS n FROM idempotency').get()?.n).toBe(0);
       } finally {
         database.close();
       }
@@ -222,8 +226,8 @@ describe('createStores with SQLite', () => {
     const stores = await createStores({ replay: 'memory', revocation: 'sqlite', idempotency: 'memory', sessions: 'memory', sqlitePath: freshPath(), idempotencyMaxEntries: 1 });
     try {
       expect(stores.sessions).toBeDefined();
-      await stores.idempotency.claim('a', 'fp', T0, 1000, 60_000);
-      await expect(stores.idempotency.claim('b', 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
+      await stores.idempotency.claim(idem('a'), 'fp', T0, 1000, 60_000);
+      await expect(stores.idempotency.claim(idem('b'), 'fp', T0, 1000, 60_000)).rejects.toBeInstanceOf(StoreFullError);
     } finally {
       await stores.close();
     }

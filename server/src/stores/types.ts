@@ -87,16 +87,32 @@ export type ClaimResult =
   | { readonly state: 'result_unavailable' };
 
 /**
- * Idempotency keys (interface.md sections 3, 7, 8). `key` is already partitioned by tenant by
- * the caller; `fingerprint` is a digest of method, path and body. A claim older than
+ * One Idempotency-Key as a store sees it: the header value inside the partition of the caller
+ * that sent it. A record belongs to one (tenant, identity) pair: another identity of the same
+ * tenant, or an untenanted caller, sending the same header value has a different key and never
+ * sees (or replays) this caller's stored response. Every store derives its storage key from all
+ * three parts (shared.ts idempotencyStorageKey), so none can forget the partition.
+ */
+export interface IdempotencyKey {
+  /** The caller's tenant; null for an untenanted (platform) caller. */
+  readonly tenant: string | null;
+  /** The authenticated identity (API-key entry identity, token `sub`; `dev` in dev mode). */
+  readonly identity: string;
+  /** The Idempotency-Key header value. */
+  readonly key: string;
+}
+
+/**
+ * Idempotency keys (interface.md sections 3, 7, 8), partitioned by tenant and identity (see
+ * IdempotencyKey); `fingerprint` is a digest of method, path and body. A claim older than
  * `inProgressTtlMs` is reclaimable; completed records live `ttlMs`.
  */
 export interface IdempotencyStore {
   /** Throws StoreFullError when a new claim cannot be stored. */
-  claim(key: string, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number): Promise<ClaimResult>;
+  claim(key: IdempotencyKey, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number): Promise<ClaimResult>;
   /** Record the response (2xx only; the caller checks). `response` undefined marks result_unavailable. */
-  complete(key: string, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number): Promise<void>;
+  complete(key: IdempotencyKey, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number): Promise<void>;
   /** Drop the claim after a non-2xx answer so an identical retry may run again. */
-  release(key: string, fingerprint: string): Promise<void>;
+  release(key: IdempotencyKey, fingerprint: string): Promise<void>;
   close(): Promise<void>;
 }

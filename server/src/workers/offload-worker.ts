@@ -9,6 +9,7 @@ import { isVeilError, type Policy } from '@veil/common';
 import sjson from 'secure-json-parse';
 import { compileCustomPatterns, detectAll, type CompiledPattern } from '../domain/detect/index.js';
 import { checkJsonStructure, type JsonStructureLimits } from '../domain/json-depth.js';
+import { withinClearance, type Clearance } from '../domain/rag/classification.js';
 import { isPlainObject } from '../domain/structured/limits.js';
 import { decodeUtf8 } from '../domain/text/utf8.js';
 import { KeyRing, openSession, type SessionKind } from '../domain/seal/index.js';
@@ -134,6 +135,8 @@ export type OffloadTask =
       /** Restore this output_json document instead of `request.output` (or the raw body it stayed in). */
       readonly document?: { readonly value: unknown } | { readonly source: DeferredSource };
       readonly shape?: RehydrateShape;
+      /** A RAG answer: the answering caller's clearance (entries above it restore as [REDACTED]). */
+      readonly clearance?: Clearance;
     }
   | RagTask;
 
@@ -368,7 +371,8 @@ function execute(task: OffloadTask): unknown {
         outputProtection: task.outputProtection,
         nowMs: task.nowMs,
       };
-      const session = openForRehydrate(env, task.request.sessionState, task.request.tenant, task.kinds);
+      const opened = openForRehydrate(env, task.request.sessionState, task.request.tenant, task.kinds);
+      const session = task.clearance !== undefined ? withinClearance(opened, task.clearance) : opened;
       if (task.document !== undefined) {
         const document = 'source' in task.document ? deferredValue(task.document.source) : task.document.value;
         const response = restoreJsonOpened(env, session, task.request, document, started);

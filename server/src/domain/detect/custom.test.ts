@@ -1,4 +1,4 @@
-// Custom patterns: RE2 compilation and rejection, error messages that never echo the pattern or
+// Custom patterns: linear-time compilation and rejection, error messages that never echo the pattern or
 // a sample, linear matching on patterns that would backtrack catastrophically, empty matches,
 // context words, and the validation helpers behind POST /v1/patterns and /v1/entity-types.
 import { isVeilError, type VeilError } from '@veil/common';

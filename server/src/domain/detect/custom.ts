@@ -1,12 +1,13 @@
-// Caller and policy custom patterns (interface.md 2.12), compiled with RE2 so matching is linear
-// in the text whatever the pattern (no catastrophic backtracking; backreferences and lookaround
-// are rejected at compile time). Errors name the field, never the pattern or a sample: RE2's own
-// messages quote the pattern, so they are mapped to fixed texts here.
-import RE2 from 're2';
+// Caller and policy custom patterns (interface.md 2.12), compiled with the linear-time engine
+// (linear-regex.ts: RE2 semantics, pure JavaScript) so matching is linear in the text whatever
+// the pattern (no catastrophic backtracking; backreferences and lookaround are rejected at compile
+// time). Errors name the field, never the pattern or a sample: the engine's own messages quote
+// the pattern, so they are mapped to fixed texts there.
 import { VeilError } from '@veil/common';
 import { CUSTOM_NAME_PATTERN, CUSTOM_TYPE_PREFIX } from '../catalog.js';
 import type { CustomPattern, Detection } from '../types.js';
 import { isAlnumCode } from './chars.js';
+import { LinearRegex, PatternSyntaxError } from './linear-regex.js';
 
 export const MAX_CUSTOM_PATTERNS = 32;
 export const MAX_PATTERN_LENGTH = 1000;
@@ -21,20 +22,20 @@ export interface CompiledPattern {
   readonly type: string;
   readonly confidence: number;
   /** Opaque to callers. */
-  readonly regex: RE2;
+  readonly regex: LinearRegex;
   /** Lowercased context words. */
   readonly contextWords: readonly string[];
   /** All context words as one case-insensitive literal alternation (undefined without words). */
-  readonly contextFinder: RE2 | undefined;
+  readonly contextFinder: LinearRegex | undefined;
 }
 
 const REGEX_SPECIALS = /[\\^$.*+?()[\]{}|]/g;
 
-function contextFinderFor(words: readonly string[]): RE2 | undefined {
+function contextFinderFor(words: readonly string[]): LinearRegex | undefined {
   if (words.length === 0) return undefined;
   // Longest first so "social security" is preferred over "social" at the same position.
   const alternatives = [...words].sort((a, b) => b.length - a.length).map((word) => word.replace(REGEX_SPECIALS, '\\$&'));
-  return new RE2(`(?:${alternatives.join('|')})`, 'giu');
+  return LinearRegex.compile(`(?:${alternatives.join('|')})`, { ignoreCase: true });
 }
 
 /** Outcome of checking one pattern; `field` is relative (`pattern`, `entity_type`, ...). */
@@ -42,18 +43,6 @@ type CheckResult = { ok: true; compiled: CompiledPattern } | { ok: false; field:
 
 function fail(field: string, message: string): CheckResult {
   return { ok: false, field, message };
-}
-
-// RE2 error texts (they quote the pattern, so they are only classified, never passed on).
-const RE2_UNSUPPORTED = /invalid perl operator|invalid escape sequence: \\[1-9]|backreference|lookahead|lookbehind/i;
-const RE2_TOO_COMPLEX = /too large|too big|repetition/i;
-
-/** Map an RE2 compile error to a fixed description. */
-function describeRe2Error(error: unknown): string {
-  const message = error instanceof Error ? error.message : '';
-  if (RE2_UNSUPPORTED.test(message)) return 'unsupported syntax (backreferences and lookaround are not supported)';
-  if (RE2_TOO_COMPLEX.test(message)) return 'pattern is too complex or has an invalid repetition';
-  return 'invalid regular expression';
 }
 
 /** Validate and compile one pattern (never throws). */
@@ -90,13 +79,13 @@ export function checkPattern(input: unknown): CheckResult {
       contextWords.push(trimmed.toLowerCase());
     }
   }
-  let regex: RE2;
+  let regex: LinearRegex;
   try {
-    regex = new RE2(pattern, 'gu');
+    regex = LinearRegex.compile(pattern);
   } catch (error) {
-    return fail('pattern', describeRe2Error(error));
+    return fail('pattern', error instanceof PatternSyntaxError ? error.reason : 'invalid regular expression');
   }
-  let contextFinder: RE2 | undefined;
+  let contextFinder: LinearRegex | undefined;
   try {
     contextFinder = contextFinderFor(contextWords);
   } catch {
@@ -137,23 +126,15 @@ interface Occurrences {
 }
 
 /** Whole-word, case-insensitive occurrences of the context words, in text order. */
-function contextOccurrences(text: string, finder: RE2): Occurrences {
+function contextOccurrences(text: string, finder: LinearRegex): Occurrences {
   const starts: number[] = [];
   const ends: number[] = [];
-  finder.lastIndex = 0;
-  for (let match = finder.exec(text); match !== null; match = finder.exec(text)) {
-    const start = match.index;
-    const end = start + match[0].length;
-    if (end === start) {
-      finder.lastIndex = end + 1;
-      continue;
-    }
+  for (const { start, end } of finder.matches(text)) {
     if (!isAlnumCode(start > 0 ? text.charCodeAt(start - 1) : -1) && !isAlnumCode(end < text.length ? text.charCodeAt(end) : -1)) {
       starts.push(start);
       ends.push(end);
     }
   }
-  finder.lastIndex = 0;
   return { starts, ends };
 }
 
@@ -185,27 +166,15 @@ function nearContext(occurrences: Occurrences, start: number, end: number): bool
 /** Run compiled patterns over `text`; matches may overlap each other and built-in detections. */
 export function runCustomPatterns(text: string, patterns: readonly CompiledPattern[], out: Detection[]): void {
   for (const pattern of patterns) {
-    const regex = pattern.regex;
-    regex.lastIndex = 0;
     let occurrences: Occurrences | undefined;
-    for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
-      const start = match.index;
-      const end = start + match[0].length;
-      if (end === start) {
-        // Empty match: step past one code point so the loop always advances.
-        const c = text.charCodeAt(start);
-        regex.lastIndex = start + (c >= 0xd800 && c <= 0xdbff && start + 1 < text.length ? 2 : 1);
-        if (regex.lastIndex > text.length) break;
-        continue;
-      }
+    // Empty matches are never reported (they would be zero-length detections).
+    for (const { start, end } of pattern.regex.matches(text)) {
       let confidence = pattern.confidence;
       if (pattern.contextFinder !== undefined) {
         occurrences ??= contextOccurrences(text, pattern.contextFinder);
         if (nearContext(occurrences, start, end)) confidence = Math.min(1, Math.round((confidence + CONTEXT_BOOST) * 1000) / 1000);
       }
-      // Slice rather than match[0]: RE2 works in UTF-8 and returns U+FFFD for a lone surrogate.
       out.push({ type: pattern.type, start, end, value: text.slice(start, end), confidence, detector: 'custom_pattern' });
     }
-    regex.lastIndex = 0;
   }
 }

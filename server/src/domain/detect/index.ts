@@ -1,5 +1,5 @@
 // Detection module: the built-in detector (one linear pass, see scan.ts), caller/policy custom
-// patterns (RE2, see custom.ts) and overlap resolution, behind the small API the transform,
+// patterns (linear-time engine, see custom.ts) and overlap resolution, behind the small API the transform,
 // detect and validation routes use. Pure: no I/O, no framework. Offsets are UTF-16 indices;
 // routes convert spans to code points with domain/text/codepoints.ts.
 import type { CustomPattern, Detection } from '../types.js';
@@ -49,7 +49,7 @@ export function detectAll(text: string, options?: DetectOptions): Detection[] {
 }
 
 /**
- * Compile caller/policy custom patterns with RE2 (linear time). Throws
+ * Compile caller/policy custom patterns for the linear-time engine. Throws
  * VeilError('VEIL_VALIDATION_FAILED') naming the field (`custom_patterns[2].pattern`), never the
  * pattern text or a sample value.
  */

@@ -47,14 +47,22 @@ function isSeparator(c: number): boolean {
 }
 
 /**
- * A numeric candidate may not start inside a longer number chain ("1.2.3.4.5", "12 34 56"):
- * the previous character must not be alphanumeric, nor a separator preceded by a digit.
+ * A numeric candidate may not start inside a longer number chain ("1.2.3.4.5", "12 34 56",
+ * "1,234,567"): the previous character must not be alphanumeric, nor a separator preceded by a
+ * digit. A comma continues a number only before a group of exactly three digits (a thousands
+ * group); "…0134,4935 4618 4467 1574" is a list (CSV) whose next field starts a new value.
  */
 export function numericStartOk(text: string, start: number): boolean {
   const prev = codeAt(text, start - 1);
   if (isAlnumCode(prev)) return false;
-  if ((isSeparator(prev) || prev === COLON || prev === COMMA) && isDigit(codeAt(text, start - 2))) return false;
-  return true;
+  if (!isDigit(codeAt(text, start - 2))) return true;
+  if (prev === COMMA) return !thousandsGroupAt(text, start);
+  return !(isSeparator(prev) || prev === COLON);
+}
+
+/** Exactly three digits at `start`, not followed by another digit. */
+function thousandsGroupAt(text: string, start: number): boolean {
+  return isDigit(codeAt(text, start)) && isDigit(codeAt(text, start + 1)) && isDigit(codeAt(text, start + 2)) && !isDigit(codeAt(text, start + 3));
 }
 
 /** Collect digit groups from `start`; returns the group count (0 when the first run is overlong). */

@@ -10,7 +10,14 @@ export {
   guardJsonValue,
   maskLabel,
   outputGuardWarning,
-  OUTPUT_GUARD_TAIL,
+  growingStart,
   OUTPUT_GUARD_MAX_HOLD,
 } from './output.js';
+export { KnownValues, MIN_KNOWN_CHARS } from './known.js';
+export type { KnownEntry } from './known.js';
+export { labelledValues } from './labelled.js';
+export { flagsByRisk, isReservedIp, ruleForLevel } from './risk.js';
+export type { GuardMode, GuardRule } from './risk.js';
+export { guardView } from './view.js';
+export type { GuardView } from './view.js';
 export type { OutputFinding, OutputGuardAction, OutputGuardOptions, OutputGuardSummary, StreamRelease } from './output.js';

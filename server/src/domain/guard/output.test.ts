@@ -10,7 +10,7 @@ import { indexEntries, rehydrateText } from '../rehydrate.js';
 import { findTokensLenient } from '../repair/index.js';
 import { StreamRehydrator } from '../stream/index.js';
 import type { Detection, TokenEntry } from '../types.js';
-import { blankTokens, maskLabel, OUTPUT_GUARD_MAX_HOLD, OUTPUT_GUARD_TAIL, OutputGuard, outputGuardWarning, StreamOutputGuard, type OutputGuardAction } from './output.js';
+import { blankTokens, maskLabel, OUTPUT_GUARD_MAX_HOLD, OutputGuard, outputGuardWarning, StreamOutputGuard, type OutputGuardAction } from './output.js';
 
 const policy = new CompiledPolicy(DEFAULT_POLICY);
 const CAP = '0a1b2c3d4e5f';
@@ -123,7 +123,7 @@ describe('StreamOutputGuard', () => {
     expect(expected.text).not.toContain(RAW_EMAIL);
     expect(expected.text).not.toContain(RAW_CARD);
     expect(expected.text).toContain('alice@corp.example');
-    expect(text.length).toBeGreaterThan(4 * OUTPUT_GUARD_TAIL);
+    expect(text.length).toBeGreaterThan(1000);
   });
 
   it('a split at every position gives exactly the one-shot result', () => {
@@ -143,7 +143,8 @@ describe('StreamOutputGuard', () => {
       expect(frame).not.toContain('evil.example');
       expect(frame).not.toMatch(/4111/);
     }
-    expect(result.maxHeld).toBeLessThanOrEqual(OUTPUT_GUARD_TAIL + 64);
+    // Held back: only a word, a value or a token that can still grow (the longest is the token).
+    expect(result.maxHeld).toBeLessThanOrEqual(TOKEN.length + 10);
   });
 
   it('three-way splits around each value give the one-shot result', () => {
@@ -218,7 +219,8 @@ describe('StreamOutputGuard', () => {
     expect(out.endsWith('word ')).toBe(true);
     expect(out).toContain(maskLabel('custom:blob'));
     expect(guard.summary().findings).toEqual([{ type: 'custom:blob', count: 1 }]);
-    expect(maxHeld).toBeLessThanOrEqual(OUTPUT_GUARD_MAX_HOLD + OUTPUT_GUARD_TAIL + 7);
+    // The bound, plus the new text a pass waits for (a quarter of the hold) and one delta.
+    expect(maxHeld).toBeLessThanOrEqual(OUTPUT_GUARD_MAX_HOLD + OUTPUT_GUARD_MAX_HOLD / 4 + 7);
   });
 
   it('block ends the stream before any part of the value leaves', () => {

@@ -10,14 +10,16 @@
 // Detection runs on the output with every parseable token blanked out (same length, spaces), so
 // a token's characters never look like data and never lend context words to what is next to
 // it; restored values are never looked at, because restore happens after the guard. Which
-// detections count (mode, exempt types, what the policy allowed through) is a predicate the
-// caller supplies. Pure: no framework, runs on worker threads.
+// detections count (mode, type risk and context: risk.ts; exempt types; what the policy allowed
+// through) is a predicate the caller supplies; the session's own values (known.ts) always
+// count. Pure: no framework, runs on worker threads.
 import { VeilError } from '@veil/common';
 import { nestedTooDeep } from '../json-depth.js';
 import { setMember } from '../structured/json.js';
 import { isPlainObject, STRUCTURED_LIMITS } from '../structured/limits.js';
 import type { TokenCandidate } from '../token/index.js';
 import type { Detection } from '../types.js';
+import { mergeSpans, type KnownValues } from './known.js';
 
 export type OutputGuardAction = 'allow' | 'warn' | 'mask' | 'block';
 
@@ -36,12 +38,17 @@ export interface OutputFinding {
 
 export interface OutputGuardOptions {
   readonly action: OutputGuardAction;
-  /** Detection over text (sorted, non-overlapping: detectAll's contract). */
+  /** Detection over text (any order; overlaps are merged after `counts`). */
   readonly detect: (text: string) => readonly Detection[];
-  /** Does this detection count (mode, exempt types, policy allow, confidence)? */
-  readonly counts: (detection: Detection) => boolean;
+  /**
+   * Does this detection count (mode, type risk and context, exempt types, policy allow,
+   * confidence)? `text` is the (token-blanked) text it was found in, for context words.
+   */
+  readonly counts: (detection: Detection, text: string) => boolean;
   /** The token scan rehydrate uses (strict plus repair). */
   readonly scan: (text: string) => readonly TokenCandidate[];
+  /** The session's own values: found in any spelling and always counted (exempt types excepted). */
+  readonly known?: KnownValues | undefined;
 }
 
 /** The label a masked value becomes. */
@@ -77,20 +84,29 @@ export class OutputGuard {
     this.#options = options;
   }
 
-  /** Raw values in `text` that count, outside token candidates. */
+  /** Raw values in `text` that count, outside token candidates; sorted, non-overlapping. */
   findings(text: string, candidates: readonly TokenCandidate[] = this.#options.scan(text)): OutputFinding[] {
     const blanked = blankTokens(text, candidates);
     const tokens = candidates.filter((candidate) => candidate.token !== null);
+    const counted: OutputFinding[] = [];
+    for (const detection of this.#options.detect(blanked)) {
+      if (this.#options.counts(detection, blanked)) counted.push(detection);
+    }
+    for (const known of this.#options.known?.find(blanked) ?? []) counted.push(known);
     const out: OutputFinding[] = [];
     let next = 0;
-    for (const detection of this.#options.detect(blanked)) {
+    for (const finding of mergeSpans(counted)) {
       // Never let a value reach into a token (masking it would destroy the token).
-      while (next < tokens.length && tokens[next]!.end <= detection.start) next += 1;
-      if (next < tokens.length && tokens[next]!.start < detection.end) continue;
-      if (!this.#options.counts(detection)) continue;
-      out.push({ type: detection.type, start: detection.start, end: detection.end });
+      while (next < tokens.length && tokens[next]!.end <= finding.start) next += 1;
+      if (next < tokens.length && tokens[next]!.start < finding.end) continue;
+      out.push(finding);
     }
     return out;
+  }
+
+  /** Start of the suffix of `text` that could still grow into a session value (text.length if none). */
+  knownPendingStart(text: string): number {
+    return this.#options.known?.pendingStart(text) ?? text.length;
   }
 
   /** Find and handle raw values in one text; returns the text to restore. */
@@ -154,26 +170,92 @@ export function outputGuardWarning(summary: OutputGuardSummary): string | undefi
 // Streams.
 
 /**
- * Characters always held back while a stream is open, so a value is seen whole before any part
- * of it leaves: longer than an email address (254), a phone number, card or IBAN. A value that
- * reaches the held tail (possibly continuing) holds back from its start.
- */
-export const OUTPUT_GUARD_TAIL = 256;
-/**
  * Most characters a stream holds back for the guard. Past it the text is released even inside
  * a value; under `mask` the rest of that value, as it was found, is masked too when it arrives.
  */
 export const OUTPUT_GUARD_MAX_HOLD = 4096;
 /** Released text kept as detection context (context words before a value). */
 const CONTEXT_CHARS = 64;
-/** Smallest release while a stream is open: fewer, larger detection passes. */
-const RELEASE_STEP = 32;
+/**
+ * Longest run of short groups (a card, IBAN or phone written in groups) the tail looks back
+ * over: the whole run, up to the hold bound, so a value is never detected on part of its run.
+ */
+const MAX_CHAIN = OUTPUT_GUARD_MAX_HOLD;
+/** Longest group of such a run ("+44", "(0)20", "DE89", "0532"). */
+const MAX_GROUP = 16;
+const PEM_BEGIN = '-----BEGIN ';
+const PEM_END = '-----END ';
 
 export interface StreamRelease {
   /** Characters of the pending text consumed (released). */
   readonly consumed: number;
   /** The released text after the guard (masked where it applies). */
   readonly text: string;
+}
+
+const GROUP = /^[\p{L}\p{N}+()\-./#]+$/u;
+const HAS_DIGIT = /\p{N}/u;
+const TRAILING_ALNUM = /[\p{L}\p{N}]+$/u;
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0xa0 || code === 0x202f || (code >= 0x09 && code <= 0x0d);
+}
+
+/**
+ * Start of the tail of `text` that could still be the start of a value the guard would mask:
+ * the last run without whitespace while it may still grow (an e-mail, key, password, URL); a
+ * run of short groups with digits separated by single spaces ("4111 1111 1111", "+44 20 7946",
+ * "DE89 3704", "3 March 19"), even after one trailing space; an unterminated PEM block.
+ * text.length when nothing can still grow.
+ */
+export function growingStart(text: string): number {
+  let end = text.length;
+  let start = end;
+  if (end > 0 && !isSpace(text.charCodeAt(end - 1))) {
+    while (start > 0 && !isSpace(text.charCodeAt(start - 1))) start -= 1;
+  } else if (end > 1 && text.charCodeAt(end - 1) === 0x20 && !isSpace(text.charCodeAt(end - 2))) {
+    end -= 1; // one space after a group: the next group may follow
+  }
+  // Groups separated by single spaces, right to left: every group short, letters-only groups
+  // only next to a group with digits on their right ("March 3", "at 555 0134").
+  let chainStart = end;
+  let digits = false;
+  let rightHasDigit = false;
+  let position = end;
+  while (position > 0 && end - position < MAX_CHAIN) {
+    let groupStart = position;
+    while (groupStart > 0 && !isSpace(text.charCodeAt(groupStart - 1)) && position - groupStart <= MAX_GROUP) groupStart -= 1;
+    const group = text.slice(groupStart, position);
+    if (group.length === 0) break;
+    if (group.length > MAX_GROUP || (groupStart > 0 && !isSpace(text.charCodeAt(groupStart - 1))) || !GROUP.test(group)) {
+      // Not a group of its own, but a value may begin inside it after punctuation ("}}4111",
+      // "card:4111"): its trailing run of letters and digits joins the chain.
+      const tail = TRAILING_ALNUM.exec(group)?.[0] ?? '';
+      if (tail.length > 0 && tail.length <= MAX_GROUP && tail.length < group.length && (HAS_DIGIT.test(tail) || rightHasDigit)) {
+        digits ||= HAS_DIGIT.test(tail);
+        chainStart = position - tail.length;
+      }
+      break;
+    }
+    const hasDigit = HAS_DIGIT.test(group);
+    if (!hasDigit && position !== end && !rightHasDigit) break;
+    if (!hasDigit && position === end) {
+      // A trailing word without digits is covered by the run rule; a chain needs digits after it.
+      rightHasDigit = false;
+    } else {
+      rightHasDigit = hasDigit;
+    }
+    digits ||= hasDigit;
+    chainStart = groupStart;
+    // Continue left only over exactly one space.
+    if (groupStart < 2 || text.charCodeAt(groupStart - 1) !== 0x20 || isSpace(text.charCodeAt(groupStart - 2))) break;
+    position = groupStart - 1;
+  }
+  if (digits) start = Math.min(start, chainStart);
+  // An unterminated PEM block holds from its BEGIN line (bounded by the caller's maximum hold).
+  const begin = text.lastIndexOf(PEM_BEGIN);
+  if (begin >= 0 && text.indexOf(PEM_END, begin) < 0) start = Math.min(start, begin);
+  return start;
 }
 
 const OPEN = 0x7b;
@@ -195,8 +277,10 @@ function unsafeCut(text: string, cut: number): boolean {
 /**
  * The output guard for an incremental rehydrate (StreamRehydrator's `guard`): decides how much
  * of the pending output may be released so that no value leaves split across frames, and
- * guards what is released. The held-back tail is OUTPUT_GUARD_TAIL characters, more only while
- * a found value or a token candidate straddles the cut, never more than OUTPUT_GUARD_MAX_HOLD.
+ * guards what is released. Held back is only what can still be incomplete: a token candidate
+ * (the token layer's cut), the tail that could still grow into a value (growingStart, and a
+ * prefix of a session value), and a found value that reaches that tail; never more than
+ * OUTPUT_GUARD_MAX_HOLD characters.
  */
 export class StreamOutputGuard {
   readonly #guard: OutputGuard;
@@ -204,8 +288,10 @@ export class StreamOutputGuard {
   #context = '';
   /** A value cut by a forced release: the first `until` characters of what follows are masked. */
   #carry: { type: string; until: number } | undefined;
-  /** After a pass released nothing: the pending length to wait for before the next pass. */
-  #waitFor = 0;
+  /** Pending characters left after the last detection pass. */
+  #held = 0;
+  /** Pending length at the last detection pass. */
+  #passedAt = 0;
 
   constructor(guard: OutputGuard, scan: (text: string) => readonly TokenCandidate[]) {
     this.#guard = guard;
@@ -218,9 +304,11 @@ export class StreamOutputGuard {
    */
   release(pending: string, tokenCut: number, final: boolean): StreamRelease {
     if (!final) {
-      // Each detection pass must release at least RELEASE_STEP characters, or wait for that
-      // many more: the work stays proportional to the output, not to the number of deltas.
-      if (pending.length < this.#waitFor || Math.min(tokenCut, pending.length - OUTPUT_GUARD_TAIL) < RELEASE_STEP) return { consumed: 0, text: '' };
+      // A pass costs the pending text; the next one waits for new text of at least a quarter of
+      // what the last pass held back, so a long hold fed one character at a time stays linear.
+      const fresh = pending.length - this.#passedAt;
+      if (fresh <= 0 || fresh < this.#held >> 2) return { consumed: 0, text: '' };
+      this.#passedAt = pending.length;
     }
     const window = this.#context + pending;
     const offset = this.#context.length;
@@ -248,18 +336,19 @@ export class StreamOutputGuard {
 
     let cut = pending.length;
     if (!final) {
-      const limit = Math.min(tokenCut, pending.length - OUTPUT_GUARD_TAIL);
+      // On the text as detection sees it: a token is blanked, so a value right after a token
+      // starts at the token's end, as in the one-shot guard.
+      const blanked = blankTokens(window, candidates);
+      const growing = Math.max(0, Math.min(growingStart(blanked), this.#guard.knownPendingStart(blanked)) - offset);
+      const limit = Math.min(tokenCut, growing);
       cut = safeCut(pending, limit, [...found, ...tokenSpans]);
-      // Bounded hold: past the bound, release up to the limit anyway (never inside a token);
-      // under `mask` the value is masked whole, its found remainder carried to the next release.
-      if (pending.length - cut > OUTPUT_GUARD_MAX_HOLD) cut = safeCut(pending, limit, tokenSpans);
+      // Bounded hold: past the bound, release up to it anyway (never inside a token); under
+      // `mask` the value is masked whole, its found remainder carried to the next release.
+      if (pending.length - cut > OUTPUT_GUARD_MAX_HOLD) cut = safeCut(pending, Math.min(tokenCut, Math.max(limit, pending.length - OUTPUT_GUARD_MAX_HOLD)), tokenSpans);
     }
-    if (!final && cut < RELEASE_STEP) {
-      this.#waitFor = pending.length + RELEASE_STEP;
-      return { consumed: 0, text: '' };
-    }
-    this.#waitFor = 0;
+    this.#held = pending.length - Math.max(0, cut);
     if (cut <= 0) return { consumed: 0, text: '' };
+    this.#passedAt -= cut;
 
     const inside: OutputFinding[] = [];
     this.#carry = undefined;

@@ -161,14 +161,14 @@ custom_patterns:
     expect(valueRules.decide('date', {})).toMatchObject({ restore_mode: 'formatted', rule_matched: 'maybe-formatted' });
   });
 
-  it('runs value_pattern in linear time (RE2)', () => {
+  it('runs value_pattern in linear time', () => {
     const hostile = compile(`${header}rules:\n  - {name: evil, match: {value_pattern: "^(a+)+$"}, action: allow}\n`);
     const started = performance.now();
     expect(hostile.decide('email', {}, `${'a'.repeat(100_000)}!`).rule_matched).toBe('default');
     expect(performance.now() - started).toBeLessThan(1000);
   });
 
-  it('throws a VeilError for a hand-built policy whose pattern RE2 cannot run', () => {
+  it('throws a VeilError for a hand-built policy whose pattern the linear-time engine cannot run', () => {
     const bad: Policy = { name: 'bad', version: '1', rules: [{ name: 'r', match: { value_pattern: '(?=a)' }, action: 'allow' }] };
     expect(() => new CompiledPolicy(bad)).toThrow(VeilError);
   });
@@ -322,11 +322,78 @@ custom_patterns:
   });
 });
 
+describe('resolveRestore: caller-dependent rules re-decided for the rehydrating caller', () => {
+  const policy = compile(`${header}rules:
+  - {name: supervisor-email, match: {entity_type: email, caller_role: supervisor}, action: tokenize, restore_mode: full}
+  - {name: intern-email, match: {entity_type: email, caller_role: intern}, action: redact}
+  - {name: contractor-email, match: {entity_type: email, caller_purpose: outsourcing}, action: deny}
+  - {name: auditor-email, match: {entity_type: email, caller_role: auditor}, action: allow}
+  - {name: email, match: {entity_type: email}, action: tokenize, restore_mode: masked}
+  - {name: agent-card, match: {entity_type: credit_card, caller_role: agent}, action: tokenize, restore_mode: partial, restore_strategy: last4}
+  - {name: card, match: {entity_type: credit_card}, action: tokenize, restore_mode: partial, restore_strategy: first2}
+  - {name: agent-local-phone, match: {entity_type: phone, destination: local_llm, caller_role: agent}, action: deny}
+  - {name: rest, match: {}, action: tokenize}
+restore_strategies:
+  last4: {kind: reveal_last_n, n: 4}
+  first2: {kind: reveal_first_n, n: 2}
+override_restore_mode:
+  - {caller_role: reviewer, entity_types: [email], restore_mode: partial}
+`);
+  const email = { type: 'email', value: 'a@example.org' };
+  const resolve = (entry: Parameters<CompiledPolicy['resolveRestore']>[0]['entry'], caller: { role?: string; purpose?: string }, channel = 'user_output') =>
+    policy.resolveRestore({ entry, caller, channel });
+
+  it('never carries a privileged transform caller\'s disclosure over to another caller', () => {
+    // Tokenized for a supervisor (floor full): each caller gets what the rules give it.
+    const sealed = { ...email, mode: 'full' as const };
+    expect(resolve(sealed, { role: 'supervisor' })).toEqual({ mode: 'full', strategy: undefined });
+    expect(resolve(sealed, { role: 'agent' }).mode).toBe('masked');
+    expect(resolve(sealed, {}).mode).toBe('masked');
+    // redact and deny for the rehydrating caller restore nothing; allow gives everything.
+    expect(resolve(sealed, { role: 'intern' }).mode).toBe('none');
+    expect(resolve(sealed, { role: 'agent', purpose: 'outsourcing' }).mode).toBe('none');
+    expect(resolve(sealed, { role: 'auditor' }).mode).toBe('full');
+  });
+
+  it('never widens past the floor sealed at transform (an override is the only way up)', () => {
+    const sealed = { ...email, mode: 'masked' as const };
+    expect(resolve(sealed, { role: 'supervisor' }).mode).toBe('masked');
+    expect(resolve(sealed, { role: 'auditor' }).mode).toBe('masked');
+    // override_restore_mode replaces the floor for its caller, as interface.md 4.3 says.
+    expect(resolve(sealed, { role: 'reviewer' }).mode).toBe('partial');
+    // The channel still clamps.
+    expect(resolve({ ...email, mode: 'full' }, { role: 'supervisor' }, 'export').mode).toBe('masked');
+  });
+
+  it('keeps a partial strategy only when both sides agree, else masks', () => {
+    const agentCard = { type: 'credit_card', value: '4111111111111111', mode: 'partial' as const, strategy: 'last4' };
+    expect(resolve(agentCard, { role: 'agent' })).toEqual({ mode: 'partial', strategy: 'last4' });
+    expect(resolve(agentCard, { role: 'other' })).toEqual({ mode: 'masked', strategy: undefined });
+    // A full floor capped by a partial rule takes the rule's strategy.
+    expect(resolve({ ...agentCard, mode: 'full', strategy: undefined }, { role: 'other' })).toEqual({ mode: 'partial', strategy: 'first2' });
+  });
+
+  it('re-decides with the destination the value was tokenized for', () => {
+    const phone = { type: 'phone', value: '+14155550100', mode: 'full' as const };
+    expect(resolve({ ...phone, destination: 'local_llm' }, { role: 'agent' }).mode).toBe('none');
+    expect(resolve(phone, { role: 'agent' }).mode).toBe('full');
+    expect(resolve({ ...phone, destination: 'local_llm' }, { role: 'supervisor' }).mode).toBe('full');
+  });
+
+  it('leaves policies without caller-dependent rules exactly as sealed', () => {
+    const plain = compile(`${header}rules:\n  - {name: e, match: {entity_type: email}, action: tokenize, restore_mode: masked}\n`);
+    expect(plain.callerDependent).toBe(false);
+    expect(policy.callerDependent).toBe(true);
+    // The sealed floor is used as is (even one the current rules would not give).
+    expect(plain.resolveRestore({ entry: { ...email, mode: 'full', strategy: 's' }, caller: { role: 'x' }, channel: 'user_output' })).toEqual({ mode: 'full', strategy: 's' });
+  });
+});
+
 describe('shipped policies on the engine', () => {
   const { policies, issues } = loadPolicyDirectory(fileURLToPath(new URL('../../../../policies/', import.meta.url)));
   const get = (name: string): CompiledPolicy => new CompiledPolicy(policies.get(name)!);
 
-  it('all compile with RE2', () => {
+  it('all compile on the linear-time engine', () => {
     expect(issues).toEqual([]);
     for (const policy of policies.values()) expect(() => new CompiledPolicy(policy)).not.toThrow();
   });

@@ -1,16 +1,17 @@
 // The policy engine: one validated policy compiled for fast, pure evaluation. Decides the action
 // for each detected value (first match wins), and resolves the restore mode of a token at
-// rehydrate from the policy floor, caller-gated overrides, request tightenings and the output
-// channel's safe-sink ceiling. value_pattern regexes run on RE2 (linear time), so a policy
-// pattern cannot backtrack catastrophically on a hostile value.
+// rehydrate from the policy floor, the caller-dependent rules re-decided for the rehydrating
+// caller, caller-gated overrides, request tightenings and the output channel's safe-sink
+// ceiling. value_pattern regexes run on the linear-time engine (detect/linear-regex.ts, RE2
+// semantics), so a policy pattern cannot backtrack catastrophically on a hostile value.
 import {
   BUILTIN_CHANNEL_CEILINGS,
   canonicalEntityType,
+  DEFAULT_URL_RESTORE_MODE,
   isBuiltinChannel,
   LABEL_PATTERN,
   modeRank,
   parsePatternSource,
-  patternFlags,
   tightest,
   VeilError,
   type Policy,
@@ -21,8 +22,8 @@ import {
   type RestoreModeOverride,
   type RestoreStrategy,
 } from '@veil/common';
-import RE2 from 're2';
 import { CUSTOM_PROTECTION_LEVEL, entityInfo } from '../catalog.js';
+import { LinearRegex } from '../detect/linear-regex.js';
 import type { RequestContext } from '../types.js';
 
 export { modeRank, tightest } from '@veil/common';
@@ -46,6 +47,41 @@ export interface Caller {
   purpose?: string;
 }
 
+/** The destination a request without one is evaluated for (so deny rules cannot be skipped). */
+export const DEFAULT_DESTINATION = 'external_llm';
+
+/** What the policy's decision for a caller allows back: tokenize its mode, allow all, redact and deny nothing. */
+export function decisionCeiling(decision: Decision): RestoreMode {
+  return decision.action === 'tokenize' ? decision.restore_mode : decision.action === 'allow' ? 'full' : 'none';
+}
+
+/** One token at rehydrate: its sealed entry fields and the request around it. */
+export interface ResolveRestoreArgs {
+  readonly entry: {
+    readonly type: string;
+    readonly value: string;
+    /** The floor sealed at transform. */
+    readonly mode: RestoreMode;
+    readonly strategy?: string | undefined;
+    /** Transform protection_overrides tightening. */
+    readonly override?: RestoreMode | undefined;
+    /** The transform destination; absent means DEFAULT_DESTINATION. */
+    readonly destination?: string | undefined;
+  };
+  readonly caller: Caller;
+  readonly requested?: RestoreMode | undefined;
+  readonly tokenOverride?: RestoreMode | undefined;
+  readonly channel: string;
+  /** The token sits inside a URL, a link target or an HTML tag (domain/restore/markup-context.ts). */
+  readonly inMarkup?: boolean | undefined;
+}
+
+export interface ResolvedRestore {
+  readonly mode: RestoreMode;
+  /** The restore strategy to use when `mode` is partial (undefined: the per-type default). */
+  readonly strategy?: string | undefined;
+}
+
 export interface ResolveRestoreModeArgs {
   /** Entity type of the token. */
   type: string;
@@ -61,6 +97,8 @@ export interface ResolveRestoreModeArgs {
   tokenOverride?: RestoreMode;
   /** Output channel, already defaulted (`user_output`). */
   channel: string;
+  /** Inside a URL, link target or HTML tag: the channel's url_restore_mode clamps too. */
+  inMarkup?: boolean;
 }
 
 /** Name reported when no rule matched. */
@@ -72,7 +110,7 @@ interface CompiledRule {
   readonly rule: PolicyRule;
   /** Canonical entity types the rule is limited to, if any. */
   readonly types?: ReadonlySet<string>;
-  readonly valuePattern?: RE2;
+  readonly valuePattern?: LinearRegex;
 }
 
 interface CompiledOverride {
@@ -84,12 +122,12 @@ function canonicalSet(types: readonly string[] | undefined): ReadonlySet<string>
   return types === undefined ? undefined : new Set(types.map(canonicalEntityType));
 }
 
-function compilePattern(pattern: string, where: string): RE2 {
+function compilePattern(pattern: string, where: string): LinearRegex {
   const parsed = parsePatternSource(pattern);
   try {
-    return new RE2(parsed.source, patternFlags(parsed));
+    return LinearRegex.compile(parsed.source, { ignoreCase: parsed.ignoreCase });
   } catch {
-    // parsePolicy already rejects what RE2 cannot run; this guards hand-built Policy objects.
+    // parsePolicy already rejects what the engine cannot run; this guards hand-built Policy objects.
     throw new VeilError('VEIL_VALIDATION_FAILED', `${where}: unsupported regular expression`);
   }
 }
@@ -102,8 +140,14 @@ export class CompiledPolicy {
   private readonly overrides: readonly CompiledOverride[];
   private readonly strategies: ReadonlyMap<string, RestoreStrategy>;
   private readonly channelRules: ReadonlyMap<string, RestoreMode>;
+  private readonly urlCeilings: ReadonlyMap<string, RestoreMode>;
+  /**
+   * True when a rule matches on caller_role or caller_purpose: its decisions then depend on who
+   * asks, and rehydrate re-decides them for the rehydrating caller (resolveRestore).
+   */
+  readonly callerDependent: boolean;
 
-  /** Expects a policy that passed parsePolicy (or DEFAULT_POLICY); throws VeilError on a pattern RE2 rejects. */
+  /** Expects a policy that passed parsePolicy (or DEFAULT_POLICY); throws VeilError on a pattern the engine rejects. */
   constructor(policy: Policy) {
     this.policy = policy;
     this.name = policy.name;
@@ -124,6 +168,10 @@ export class CompiledPolicy {
     });
     this.strategies = new Map(Object.entries(policy.restore_strategies ?? {}));
     this.channelRules = new Map(Object.entries(policy.channel_rules ?? {}).map(([channel, rule]) => [channel, rule.max_restore_mode]));
+    this.urlCeilings = new Map(
+      Object.entries(policy.channel_rules ?? {}).flatMap(([channel, rule]) => (rule.url_restore_mode !== undefined ? [[channel, rule.url_restore_mode] as const] : [])),
+    );
+    this.callerDependent = policy.rules.some((rule) => rule.match.caller_role !== undefined || rule.match.caller_purpose !== undefined);
   }
 
   /**
@@ -175,6 +223,14 @@ export class CompiledPolicy {
   }
 
   /**
+   * Ceiling inside a URL, link target or HTML tag on `channel`: the channel ceiling, tightened by
+   * the channel rule's url_restore_mode (default abstract: the label, never the value).
+   */
+  markupCeiling(channel: string): RestoreMode {
+    return tightest(this.channelCeiling(channel), this.urlCeilings.get(channel) ?? DEFAULT_URL_RESTORE_MODE);
+  }
+
+  /**
    * The restore mode of one token. Base is the policy floor; the first override_restore_mode
    * entry matching the rehydrate caller (and the type, when it lists entity_types) replaces it,
    * widening or tightening; then the transform's protection override, the requested mode and
@@ -182,7 +238,7 @@ export class CompiledPolicy {
    * ever widens.
    */
   resolveRestoreMode(args: ResolveRestoreModeArgs): RestoreMode {
-    const ceiling = this.channelCeiling(args.channel);
+    const ceiling = args.inMarkup === true ? this.markupCeiling(args.channel) : this.channelCeiling(args.channel);
     let mode = args.floor;
     const override = this.matchingOverride(canonicalEntityType(args.type), args.caller);
     if (override !== undefined) mode = override.restore_mode;
@@ -190,6 +246,57 @@ export class CompiledPolicy {
     if (args.requested !== undefined) mode = tightest(mode, args.requested);
     if (args.tokenOverride !== undefined) mode = tightest(mode, args.tokenOverride);
     return tightest(mode, ceiling);
+  }
+
+  /**
+   * The restore of one token at rehydrate (docs/policies.md "Restore modes and resolution"):
+   *
+   * 1. the floor sealed at transform (the transform caller's decision);
+   * 2. when rules depend on the caller, the decision for the REHYDRATING caller (same type,
+   *    value and transform destination) caps it: tokenize gives its restore_mode, allow full,
+   *    redact and deny none. A transform by a more privileged caller therefore never carries its
+   *    disclosure over to a less privileged rehydrating caller; rules never widen at rehydrate;
+   * 3. then resolveRestoreMode's steps (caller-gated override, tighten-only knobs, channel, and
+   *    inside a URL or markup the channel's url_restore_mode).
+   *
+   * Two partial modes with different strategies cannot be ordered: the result is masked.
+   */
+  resolveRestore(args: ResolveRestoreArgs): ResolvedRestore {
+    const { entry } = args;
+    let floor = entry.mode;
+    let strategy = entry.strategy;
+    if (this.callerDependent) {
+      const context: RequestContext = {
+        destination: entry.destination ?? DEFAULT_DESTINATION,
+        ...(args.caller.role !== undefined ? { caller_role: args.caller.role } : {}),
+        ...(args.caller.purpose !== undefined ? { caller_purpose: args.caller.purpose } : {}),
+      };
+      const decision = this.decide(entry.type, context, entry.value);
+      const ceiling = decisionCeiling(decision);
+      const tighter = tightest(floor, ceiling);
+      if (tighter === 'partial') {
+        // The strategies of whichever sides are partial; they must agree.
+        const strategies = [...(floor === 'partial' ? [entry.strategy] : []), ...(ceiling === 'partial' ? [decision.restore_strategy] : [])];
+        const agreed = strategies.every((name) => name === strategies[0]);
+        floor = agreed ? 'partial' : 'masked';
+        strategy = agreed ? strategies[0] : undefined;
+      } else {
+        floor = tighter;
+      }
+    }
+    const mode = this.resolveRestoreMode({
+      type: entry.type,
+      floor,
+      ...(entry.override !== undefined ? { sessionOverride: entry.override } : {}),
+      caller: args.caller,
+      ...(args.requested !== undefined ? { requested: args.requested } : {}),
+      ...(args.tokenOverride !== undefined ? { tokenOverride: args.tokenOverride } : {}),
+      channel: args.channel,
+      ...(args.inMarkup === true ? { inMarkup: true } : {}),
+    });
+    // An override that applied picks its own mode; the sealed strategy stays the one it uses.
+    const overridden = this.matchingOverride(canonicalEntityType(entry.type), args.caller) !== undefined;
+    return { mode, strategy: overridden ? entry.strategy : strategy };
   }
 
   /** A named restore strategy of this policy. */

@@ -1,3 +1,3 @@
 // Policy engine entry point: compiled policies, decisions and restore-mode resolution.
-export { CompiledPolicy, DEFAULT_RULE_NAME, modeRank, tightest } from './engine.js';
-export type { Caller, Decision, ResolveRestoreModeArgs } from './engine.js';
+export { CompiledPolicy, DEFAULT_DESTINATION, DEFAULT_RULE_NAME, decisionCeiling, modeRank, tightest } from './engine.js';
+export type { Caller, Decision, ResolvedRestore, ResolveRestoreArgs, ResolveRestoreModeArgs } from './engine.js';

@@ -143,6 +143,22 @@ describe('ClassificationLattice', () => {
     expect(lattice.accessRank('internal')).toBe(1);
     expect(failure(() => lattice.accessRank('secret')).message).toBe('access_level: must be one of rag.classification_levels');
   });
+
+  it('takes the clearance from the credential: absent or unknown is the lowest, a request only lowers it', () => {
+    const credential = (level: string | undefined) => ({ unrestricted: false, credential: level });
+    expect(lattice.clearanceRank(credential(undefined), undefined)).toBe(0);
+    expect(lattice.clearanceRank(credential('top-secret'), undefined)).toBe(0);
+    expect(lattice.clearanceRank(credential('confidential'), undefined)).toBe(2);
+    // A request may lower the clearance, never raise it.
+    expect(lattice.clearanceRank(credential('confidential'), 'internal')).toBe(1);
+    expect(lattice.clearanceRank(credential('confidential'), 'restricted')).toBe(2);
+    expect(lattice.clearanceRank(credential(undefined), 'restricted')).toBe(0);
+    expect(() => lattice.clearanceRank(credential('confidential'), 'secret')).toThrow(VeilError);
+    // Dev mode: the top, lowered by the request.
+    expect(lattice.clearanceRank({ unrestricted: true }, undefined)).toBe(3);
+    expect(lattice.clearanceRank({ unrestricted: true }, 'public')).toBe(0);
+    expect(lattice.label(lattice.topRank)).toBe('restricted');
+  });
 });
 
 describe('CorpusAllocator', () => {

@@ -160,6 +160,9 @@ describe('sealSession and openSession', () => {
         { id: 'cc_001', type: 'credit_card', cap: 'ba9876543210', value: '4111', mode: 'full', override: 'masked' },
         { id: 'c_001', type: 'custom:ticket', cap: 'aaaaaaaaaaaa', value: 'T-1', mode: 'full', strategy: 's', override: 'none' },
         { id: `p_${'ab'.repeat(12)}`, type: 'person', cap: 'cd'.repeat(16), value: 'Zoë 😀 "quoted"\n', mode: 'abstract' },
+        { id: 'e_002', type: 'email', cap: '0123456789cd', value: 'b@x.io', mode: 'full', destination: 'local_llm' },
+        { id: 'e_003', type: 'email', cap: '0123456789ef', value: 'c@x.io', mode: 'partial', strategy: 's', classification: 'restricted' },
+        { id: 'e_004', type: 'email', cap: '012345678900', value: 'd@x.io', mode: 'full', override: 'none', destination: 'tool', classification: 'public' },
       ],
     });
     expect(openSession(ringA, sealSession(ringA, sealed), expectFor(sealed), NOW)).toEqual(sealed);
@@ -337,6 +340,13 @@ describe('tampering and garbage (threats.md 4)', () => {
       ['entry bad cap', (wire) => ({ ...wire, e: [['e_001', 'email', '0123456789AB', 'a@x.io', 'full']] })],
       ['entry value number', (wire) => ({ ...wire, e: [['e_001', 'email', '0123456789ab', 5, 'full']] })],
       ['entry bad override', (wire) => ({ ...wire, e: [['e_001', 'email', '0123456789ab', 'a', 'full', null, 'x']] })],
+      ['entry null override without extras', (wire) => ({ ...wire, e: [['e_001', 'email', '0123456789ab', 'a', 'full', null, null]] })],
+      ['entry empty extras', (wire) => ({ ...wire, e: [['e_001', 'email', '0123456789ab', 'a', 'full', null, null, {}]] })],
+      ['entry unknown extra', (wire) => ({ ...wire, e: [['e_001', 'email', '0123456789ab', 'a', 'full', null, null, { x: 'y' }]] })],
+      ['entry extras not an object', (wire) => ({ ...wire, e: [['e_001', 'email', '0123456789ab', 'a', 'full', null, null, 'local_llm']] })],
+      ['entry empty destination', (wire) => ({ ...wire, e: [['e_001', 'email', '0123456789ab', 'a', 'full', null, null, { d: '' }]] })],
+      ['entry classification number', (wire) => ({ ...wire, e: [['e_001', 'email', '0123456789ab', 'a', 'full', null, null, { cl: 3 }]] })],
+      ['entry too long', (wire) => ({ ...wire, e: [['e_001', 'email', '0123456789ab', 'a', 'full', null, null, { d: 'x' }, 'more']] })],
       ['array root', () => []],
       ['null root', () => null],
     ];

@@ -108,9 +108,16 @@ function associatedData(kid: string, kind: string, tenant: string | null, classi
 
 // ---------------------------------------------------------------------------------------------
 // Plaintext: compact JSON with short keys; entries as arrays
-// [id, type, cap, value, mode] + optional strategy (or null) + optional override.
+// [id, type, cap, value, mode] + optional strategy (or null) + optional override (or null) +
+// optional extras object {d: destination, cl: classification}, each position present only when
+// a later one is.
 
-type WireEntry = (string | null)[];
+interface WireExtras {
+  d?: string;
+  cl?: string;
+}
+type WireEntry = (string | null | WireExtras)[];
+const EXTRA_KEYS: ReadonlySet<string> = new Set(['d', 'cl']);
 
 interface WirePayload {
   s: string;
@@ -143,7 +150,12 @@ function toWire(payload: SessionPayload): WirePayload {
     ex: payload.exp,
     e: payload.entries.map((entry) => {
       const row: WireEntry = [entry.id, entry.type, entry.cap, entry.value, entry.mode];
-      if (entry.override !== undefined) row.push(entry.strategy ?? null, entry.override);
+      if (entry.destination !== undefined || entry.classification !== undefined) {
+        const extras: WireExtras = {};
+        if (entry.destination !== undefined) extras.d = entry.destination;
+        if (entry.classification !== undefined) extras.cl = entry.classification;
+        row.push(entry.strategy ?? null, entry.override ?? null, extras);
+      } else if (entry.override !== undefined) row.push(entry.strategy ?? null, entry.override);
       else if (entry.strategy !== undefined) row.push(entry.strategy);
       return row;
     }),
@@ -170,10 +182,20 @@ function wireInteger(value: unknown, field: string): number {
   return value;
 }
 
+function wireExtras(cell: unknown): { destination?: string; classification?: string } {
+  if (!isObject(cell)) throw new Reject('plaintext entry extras');
+  const keys = Object.keys(cell);
+  if (keys.length === 0 || keys.some((key) => !EXTRA_KEYS.has(key))) throw new Reject('plaintext entry extras');
+  return {
+    ...('d' in cell ? { destination: wireString(cell.d, 'entry.destination') } : {}),
+    ...('cl' in cell ? { classification: wireString(cell.cl, 'entry.classification') } : {}),
+  };
+}
+
 function wireEntry(row: unknown): TokenEntry {
-  if (!Array.isArray(row) || row.length < 5 || row.length > 7) throw new Reject('plaintext entry shape');
+  if (!Array.isArray(row) || row.length < 5 || row.length > 8) throw new Reject('plaintext entry shape');
   const cells: readonly unknown[] = row;
-  const [id, type, cap, value, mode, strategy, override] = cells;
+  const [id, type, cap, value, mode, strategy, override, extras] = cells;
   if (typeof mode !== 'string' || !MODE_SET.has(mode)) throw new Reject('plaintext entry mode');
   const base = {
     id: wireString(id, 'entry.id'),
@@ -184,9 +206,14 @@ function wireEntry(row: unknown): TokenEntry {
   };
   if (cells.length === 5) return base;
   if (cells.length === 6) return { ...base, strategy: wireString(strategy, 'entry.strategy') };
-  if (typeof override !== 'string' || !MODE_SET.has(override)) throw new Reject('plaintext entry override');
-  if (strategy === null) return { ...base, override: override as RestoreMode };
-  return { ...base, strategy: wireString(strategy, 'entry.strategy'), override: override as RestoreMode };
+  // From 7 cells on, strategy may be null; override may be null only when extras follow.
+  const withStrategy = strategy === null ? base : { ...base, strategy: wireString(strategy, 'entry.strategy') };
+  if (cells.length === 7 || override !== null) {
+    if (typeof override !== 'string' || !MODE_SET.has(override)) throw new Reject('plaintext entry override');
+    if (cells.length === 7) return { ...withStrategy, override: override as RestoreMode };
+    return { ...withStrategy, override: override as RestoreMode, ...wireExtras(extras) };
+  }
+  return { ...withStrategy, ...wireExtras(extras) };
 }
 
 function fromWire(json: unknown): SessionPayload {
@@ -266,6 +293,8 @@ function payloadProblem(payload: SessionPayload): string | null {
     if (!MODE_SET.has(entry.mode)) return 'entries.mode';
     if (entry.strategy !== undefined && !isLabel(entry.strategy)) return 'entries.strategy';
     if (entry.override !== undefined && !MODE_SET.has(entry.override)) return 'entries.override';
+    if (entry.destination !== undefined && !isLabel(entry.destination)) return 'entries.destination';
+    if (entry.classification !== undefined && !isLabel(entry.classification)) return 'entries.classification';
   }
   return null;
 }

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { detectAll } from '../detect/index.js';
 import { CompiledPolicy } from '../policy/index.js';
 import { indexEntries, rehydrateText } from '../rehydrate.js';
+import { MarkupContext } from '../restore/index.js';
 import { findTokensLenient } from '../repair/index.js';
 import { findTokens, TokenAllocator, type TokenCandidate } from '../token/index.js';
 import { tokenizeText } from '../tokenize.js';
@@ -35,8 +36,11 @@ const map = indexEntries(entries);
 const CAPS = entries.map((entry) => entry.cap);
 const VALUES = entries.map((entry) => entry.value);
 
-function restorer(scan: (text: string) => readonly TokenCandidate[]): RestoreFunction {
-  return (output) => rehydrateText({ output, entries: map, policy, language: 'en', caller: {}, channel: 'user_output', scan });
+/** A restore that, given a rendering context, continues it (as the stream route does). */
+type ContextRestore = (output: string, markup?: MarkupContext) => ReturnType<RestoreFunction>;
+
+function restorer(scan: (text: string) => readonly TokenCandidate[]): ContextRestore {
+  return (output, markup) => rehydrateText({ output, entries: map, policy, language: 'en', caller: {}, channel: 'user_output', scan, markup });
 }
 const SCANS = [
   ['strict', restorer(findTokens)],
@@ -65,8 +69,11 @@ interface Streamed {
   readonly rehydrator: StreamRehydrator;
 }
 
-function stream(restore: RestoreFunction, deltas: readonly string[]): Streamed {
-  const rehydrator = new StreamRehydrator(restore);
+function stream(restore: ContextRestore, deltas: readonly string[]): Streamed {
+  // One rendering context for the whole stream, as routes/stream.ts does: a URL or tag opened in
+  // an earlier piece must clamp a token of a later one exactly as the one-shot restore does.
+  const markup = new MarkupContext();
+  const rehydrator = new StreamRehydrator((text) => restore(text, markup));
   const pieces: string[] = [];
   const cuts: number[] = [];
   for (const delta of deltas) {
@@ -115,7 +122,7 @@ function unitsAround(text: string, position: number, brace: '{' | '}'): number {
 }
 
 /** The checks every streamed restore must pass against the one-shot restore. */
-function checkAgainstWhole(restore: RestoreFunction, text: string, streamed: Streamed): void {
+function checkAgainstWhole(restore: ContextRestore, text: string, streamed: Streamed): void {
   const whole = restore(text);
   expect(streamed.pieces.join('')).toBe(whole.restoredText);
   expect(streamed.rehydrator.tokensResolved).toBe(whole.tokensResolved);
@@ -203,6 +210,8 @@ function fragments(): fc.Arbitrary<string> {
     token.map((value) => value.replace(/[0-9a-f]{12}\}\}$/, 'ffffffffffff}}')),
     token.map((value) => value.slice(0, 12)),
     fc.constantFrom('{', '}', '{{', '}}', '\\', '\\{', '\\}', '{{{', '{'.repeat(9), '{'.repeat(20), '\\{'.repeat(18), '}'.repeat(7), '}'.repeat(20), ' ', '\n', ':', 'e_001', '\\_', '😀', '谢', '{{ user.name }}', '{ "a": 1 }'),
+    // Rendering contexts, so splits fall inside URLs, link targets and tags too.
+    fc.constantFrom('![x](', '](', ')', 'https://evil.example/p?d=', 'www.', '<img src="', '<IMG SRC=', '">', '>', '"', "'", '&#58;//', '[ref]: ', '<style>', '</style>', '<!--', '-->', 'mailto:'),
     fc.string({ maxLength: 8 }),
   );
 }

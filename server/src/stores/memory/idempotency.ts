@@ -2,8 +2,8 @@
 // at `maxEntries` records; when full of live records a new claim throws StoreFullError, which the
 // route turns into 503 SVC_IDEMPOTENCY_STORE_FULL before the mutation runs. Existing keys (replays,
 // reclaims, completions) keep working at the cap.
-import { claimRetentionMs, decideClaim, type IdempotencyRecord } from '../shared.js';
-import { StoreFullError, type ClaimResult, type IdempotencyStore, type StoredResponse } from '../types.js';
+import { claimRetentionMs, decideClaim, idempotencyStorageKey, type IdempotencyRecord } from '../shared.js';
+import { StoreFullError, type ClaimResult, type IdempotencyKey, type IdempotencyStore, type StoredResponse } from '../types.js';
 import { ExpiringMap } from './expiring-map.js';
 
 export interface MemoryIdempotencyOptions {
@@ -18,7 +18,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     this.records = new ExpiringMap((record) => record.expiresAtMs, options.maxEntries ?? 100_000);
   }
 
-  claim(key: string, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number): Promise<ClaimResult> {
+  claim(partitioned: IdempotencyKey, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number): Promise<ClaimResult> {
+    const key = idempotencyStorageKey(partitioned);
     const decision = decideClaim(this.records.get(key, nowMs), fingerprint, nowMs, inProgressTtlMs);
     if (decision !== 'take') return Promise.resolve(decision);
     const record: IdempotencyRecord = {
@@ -31,7 +32,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return Promise.resolve({ state: 'claimed' });
   }
 
-  complete(key: string, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number): Promise<void> {
+  complete(partitioned: IdempotencyKey, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number): Promise<void> {
+    const key = idempotencyStorageKey(partitioned);
     const current = this.records.get(key, nowMs);
     // A live record under another fingerprint belongs to someone else: leave it.
     if (current !== undefined && current.fingerprint !== fingerprint) return Promise.resolve();
@@ -48,7 +50,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return Promise.resolve();
   }
 
-  release(key: string, fingerprint: string): Promise<void> {
+  release(partitioned: IdempotencyKey, fingerprint: string): Promise<void> {
+    const key = idempotencyStorageKey(partitioned);
     // The record is looked at regardless of expiry: deleting an expired one is harmless.
     const current = this.records.get(key, Number.NEGATIVE_INFINITY);
     if (current !== undefined && current.fingerprint === fingerprint && !current.done) this.records.delete(key);

@@ -2,8 +2,8 @@
 // check and reclaim after the in-progress TTL, complete, release), so 100 replicas racing on one
 // key still see exactly one 'claimed'. An OOM reply on a claim (maxmemory reached; noeviction) is
 // StoreFullError: 503 STORE_FULL before the mutation runs.
-import { claimRetentionMs, parseResponse, serializeResponse } from '../shared.js';
-import type { ClaimResult, IdempotencyStore, StoredResponse } from '../types.js';
+import { claimRetentionMs, idempotencyStorageKey, parseResponse, serializeResponse } from '../shared.js';
+import type { ClaimResult, IdempotencyKey, IdempotencyStore, StoredResponse } from '../types.js';
 import type { RedisConnection } from './connection.js';
 import { PHYSICAL_TTL_SLACK_MS } from './keys.js';
 import { IDEMPOTENCY_CLAIM, IDEMPOTENCY_COMPLETE, IDEMPOTENCY_RELEASE } from './scripts.js';
@@ -32,9 +32,9 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     connection.acquire();
   }
 
-  claim(key: string, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number): Promise<ClaimResult> {
+  claim(key: IdempotencyKey, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number): Promise<ClaimResult> {
     const retentionMs = claimRetentionMs(inProgressTtlMs, ttlMs);
-    const redisKey = this.connection.keys.idempotency(key);
+    const redisKey = this.connection.keys.idempotency(idempotencyStorageKey(key));
     return this.connection.run(
       'idempotency',
       async () =>
@@ -51,8 +51,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     );
   }
 
-  complete(key: string, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number): Promise<void> {
-    const redisKey = this.connection.keys.idempotency(key);
+  complete(key: IdempotencyKey, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number): Promise<void> {
+    const redisKey = this.connection.keys.idempotency(idempotencyStorageKey(key));
     return this.connection.run('idempotency', async () => {
       await this.connection.evalScript(IDEMPOTENCY_COMPLETE, [redisKey], [
         fingerprint,
@@ -65,8 +65,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     });
   }
 
-  release(key: string, fingerprint: string): Promise<void> {
-    const redisKey = this.connection.keys.idempotency(key);
+  release(key: IdempotencyKey, fingerprint: string): Promise<void> {
+    const redisKey = this.connection.keys.idempotency(idempotencyStorageKey(key));
     return this.connection.run('idempotency', async () => {
       await this.connection.evalScript(IDEMPOTENCY_RELEASE, [redisKey], [fingerprint]);
     });

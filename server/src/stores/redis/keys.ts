@@ -8,9 +8,9 @@
 //   <prefix>:v1:rev:{<partition>}:digests      set of digest strings             revocations of one partition
 //                                                                                 (tenant id, or "*" = global)
 //   <prefix>:v1:rev:keycheck                   string                            the digest key's check value
-//   <prefix>:v1:idem:{<key>}                   hash f=fingerprint d=0|1 (done)   one idempotency key
-//                                                    t=claimedAtMs e=expiresAtMs
-//                                                    r=response JSON (done, kept)
+//   <prefix>:v1:idem:{<storage key>}           hash f=fingerprint d=0|1 (done)   one idempotency key of one
+//                                                    t=claimedAtMs e=expiresAtMs   (tenant, identity): shared.ts
+//                                                    r=response JSON (done, kept)  idempotencyStorageKey
 //   <prefix>:v1:session:{<sessionId>}          string "<expiresAtMs>:<payload>"  server-side session
 //
 // Caller-supplied parts are percent-encoded (encodeURIComponent), so a tenant id or idempotency

@@ -6,12 +6,13 @@
 //   - busy_timeout: a second process holding the write lock makes us wait this long, then fail
 //     (StoreUnavailableError) instead of hanging a request;
 //   - journal_size_limit: the WAL is truncated back after checkpoints so it cannot grow forever.
-// better-sqlite3 is synchronous, so each store operation is one prepared statement or one short
-// IMMEDIATE transaction (the write lock is taken up front; no read-then-upgrade deadlocks between
-// processes). The schema is versioned with PRAGMA user_version and created on open.
+// node:sqlite (built into Node, no native addon to compile) is synchronous, so each store
+// operation is one prepared statement or one short IMMEDIATE transaction (the write lock is taken
+// up front; no read-then-upgrade deadlocks between processes). The schema is versioned with
+// PRAGMA user_version and created on open.
 // Expired rows are deleted a bounded batch at a time every SWEEP_EVERY writes, using the latest
 // caller clock seen, so the file does not grow with dead rows.
-import Database from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 import { asStoreError } from '../shared.js';
 import { StoreFullError } from '../types.js';
 
@@ -70,10 +71,37 @@ export interface SqliteOptions {
   readonly busyTimeoutMs?: number;
 }
 
-/** Error codes that mean "no room": the disk or the database's page limit is full. */
+/** SQLite's primary result code for "no room" (the disk or the database's page limit is full). */
+const SQLITE_FULL = 13;
+
 function isFull(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_FULL';
+  // node:sqlite puts the (extended) result code in errcode; its low byte is the primary code.
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' && (code & 0xff) === SQLITE_FULL;
+}
+
+/** The single value a PRAGMA query returns (its one column of its one row), or undefined. */
+export function pragmaValue(database: DatabaseSync, pragma: string): unknown {
+  const row = database.prepare(`PRAGMA ${pragma}`).get();
+  return row === undefined ? undefined : Object.values(row)[0];
+}
+
+/**
+ * Run `work` in one BEGIN IMMEDIATE transaction: committed when it returns, rolled back when it
+ * throws (the error is rethrown). IMMEDIATE takes the write lock before the first read.
+ */
+export function immediateTransaction<T>(database: DatabaseSync, work: () => T): T {
+  database.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    database.exec('COMMIT');
+    return result;
+  } catch (error) {
+    // A failed COMMIT (or a statement error) may leave the transaction open: end it so the
+    // connection is usable for the next operation.
+    if (database.isTransaction) database.exec('ROLLBACK');
+    throw error;
+  }
 }
 
 /** A shared connection with a reference count: the file closes when the last store closes. */
@@ -82,21 +110,21 @@ export class SqliteHandle {
   private writes = 0;
   private readonly sweepers: ((nowMs: number) => void)[] = [];
 
-  private constructor(readonly database: Database.Database) {}
+  private constructor(readonly database: DatabaseSync) {}
 
   /** Open (creating if needed) the database at `path`; any failure is a StoreUnavailableError. */
   static open(path: string, options: SqliteOptions = {}): SqliteHandle {
-    let database: Database.Database | undefined;
+    let database: DatabaseSync | undefined;
     try {
-      database = new Database(path, { timeout: options.busyTimeoutMs ?? 2000 });
-      const journalMode = database.pragma('journal_mode = WAL', { simple: true });
+      database = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 2000 });
+      const journalMode = pragmaValue(database, 'journal_mode = WAL');
       if (journalMode !== 'wal') throw new Error(`SQLite at ${path} refused WAL mode (got ${String(journalMode)})`);
-      database.pragma('synchronous = FULL');
-      database.pragma('journal_size_limit = 67108864');
+      database.exec('PRAGMA synchronous = FULL');
+      database.exec('PRAGMA journal_size_limit = 67108864');
       migrate(database);
       return new SqliteHandle(database);
     } catch (error) {
-      database?.close();
+      if (database?.isOpen === true) database.close();
       throw asStoreError('sqlite', error);
     }
   }
@@ -112,13 +140,13 @@ export class SqliteHandle {
 
   /** Close the file now, whatever the references (later calls fail with StoreUnavailableError). */
   close(): void {
-    if (this.database.open) this.database.close();
+    if (this.database.isOpen) this.database.close();
   }
 
   /** True while the file is open and answers a trivial query. */
   ping(): boolean {
     try {
-      return this.database.open && this.database.prepare('SELECT 1').pluck().get() === 1;
+      return this.database.isOpen && this.database.prepare('SELECT 1 AS one').get()?.one === 1;
     } catch {
       return false;
     }
@@ -160,16 +188,17 @@ export class SqliteHandle {
   }
 }
 
-function migrate(database: Database.Database): void {
-  const version = database.pragma('user_version', { simple: true });
+function migrate(database: DatabaseSync): void {
+  const version = pragmaValue(database, 'user_version');
   if (version === SCHEMA_VERSION) return;
   if (typeof version !== 'number' || version < 0 || version > SCHEMA_VERSION) {
     throw new Error(`SQLite schema version ${String(version)} is not ${SCHEMA_VERSION}; written by another Veil version`);
   }
   // IMMEDIATE so two processes opening the file at once do not both migrate it.
-  database.transaction(() => {
-    const current = database.pragma('user_version', { simple: true }) as number;
+  immediateTransaction(database, () => {
+    const current = pragmaValue(database, 'user_version');
+    if (typeof current !== 'number') throw new Error('SQLite user_version is not a number');
     for (const step of MIGRATIONS.slice(current)) database.exec(step);
-    database.pragma(`user_version = ${SCHEMA_VERSION}`);
-  }).immediate();
+    database.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+  });
 }

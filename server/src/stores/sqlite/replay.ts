@@ -16,7 +16,7 @@ export class SqliteReplayStore implements ReplayStore {
     // Insert, or overwrite when the stored record is expired or holds a lower counter; `changes`
     // is 0 exactly when the WHERE rejects (a replay). While live, the record's expiry only grows:
     // it must outlive the longest-lived blob that carried this session id.
-    this.advanceStatement = database.prepare<{ id: string; counter: number; expiresAt: number; now: number }>(`
+    this.advanceStatement = database.prepare(`
       INSERT INTO replay_counter (session_id, counter, expires_at) VALUES (@id, @counter, @expiresAt)
       ON CONFLICT (session_id) DO UPDATE SET
         counter = excluded.counter,
@@ -24,14 +24,14 @@ export class SqliteReplayStore implements ReplayStore {
                           THEN max(replay_counter.expires_at, excluded.expires_at)
                           ELSE excluded.expires_at END
       WHERE replay_counter.expires_at <= @now OR replay_counter.counter < excluded.counter`);
-    this.denyStatement = database.prepare<[string, number]>(`
+    this.denyStatement = database.prepare(`
       INSERT INTO replay_deny (session_id, expires_at) VALUES (?, ?)
       ON CONFLICT (session_id) DO UPDATE SET expires_at = max(replay_deny.expires_at, excluded.expires_at)`);
-    this.isDeniedStatement = database.prepare<[string, number]>('SELECT 1 FROM replay_deny WHERE session_id = ? AND expires_at > ?').pluck();
-    const sweepCounters = database.prepare<[number, number]>(
+    this.isDeniedStatement = database.prepare('SELECT 1 FROM replay_deny WHERE session_id = ? AND expires_at > ?');
+    const sweepCounters = database.prepare(
       'DELETE FROM replay_counter WHERE session_id IN (SELECT session_id FROM replay_counter WHERE expires_at <= ? LIMIT ?)',
     );
-    const sweepDeny = database.prepare<[number, number]>(
+    const sweepDeny = database.prepare(
       'DELETE FROM replay_deny WHERE session_id IN (SELECT session_id FROM replay_deny WHERE expires_at <= ? LIMIT ?)',
     );
     handle.addSweeper((nowMs) => {
@@ -44,7 +44,7 @@ export class SqliteReplayStore implements ReplayStore {
   advance(sessionId: string, counter: number, expiresAtMs: number, nowMs: number): Promise<boolean> {
     return this.handle.run(
       'replay',
-      () => this.advanceStatement.run({ id: sessionId, counter, expiresAt: expiresAtMs, now: nowMs }).changes > 0,
+      () => Number(this.advanceStatement.run({ id: sessionId, counter, expiresAt: expiresAtMs, now: nowMs }).changes) > 0,
       { write: nowMs },
     );
   }

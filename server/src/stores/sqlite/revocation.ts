@@ -3,67 +3,70 @@
 // digests and partitions: both lists go in as JSON arrays (json_each) and SQLite probes the
 // (partition, digest) primary key for each pair, in a single read snapshot (one statement per
 // probe would pay the WAL snapshot cost ~40 times per rehydrate).
-import type { SqliteHandle } from './handle.js';
+import { immediateTransaction, type SqliteHandle } from './handle.js';
 import type { RevocationStore } from '../types.js';
 
 export class SqliteRevocationStore implements RevocationStore {
-  private readonly addTransaction;
+  private readonly addTransaction: (partition: string, digests: readonly string[], nowMs: number) => number;
   private readonly lookupStatement;
   private readonly countStatement;
-  private readonly keyCheckTransaction;
+  private readonly keyCheckTransaction: (check: string) => unknown;
   private closed = false;
 
   constructor(private readonly handle: SqliteHandle) {
     const database = handle.database;
-    const insert = database.prepare<[string, string, number]>(
+    const insert = database.prepare(
       'INSERT INTO revocation (partition, digest, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
     );
-    const bump = database.prepare<[string, number]>(
+    const bump = database.prepare(
       'INSERT INTO revocation_count (partition, count) VALUES (?, ?) ON CONFLICT (partition) DO UPDATE SET count = count + excluded.count',
     );
     // All digests of one call in one transaction: a bulk revoke is applied whole or not at all.
-    this.addTransaction = database.transaction((partition: string, digests: readonly string[], nowMs: number): number => {
-      let added = 0;
-      for (const digest of digests) added += insert.run(partition, digest, nowMs).changes;
-      if (added > 0) bump.run(partition, added);
-      return added;
-    });
-    this.lookupStatement = database
-      .prepare<[string, string], string>(
-        `SELECT DISTINCT digest FROM revocation
-         WHERE partition IN (SELECT value FROM json_each(?)) AND digest IN (SELECT value FROM json_each(?))`,
-      )
-      .pluck();
-    this.countStatement = database.prepare<[string]>('SELECT count FROM revocation_count WHERE partition = ?').pluck();
-    const recordCheck = database.prepare<[string]>("INSERT INTO meta (name, value) VALUES ('revocation_key_check', ?) ON CONFLICT DO NOTHING");
-    const readCheck = database.prepare<[]>("SELECT value FROM meta WHERE name = 'revocation_key_check'").pluck();
-    this.keyCheckTransaction = database.transaction((check: string): unknown => {
-      recordCheck.run(check);
-      return readCheck.get();
-    });
+    this.addTransaction = (partition, digests, nowMs) =>
+      immediateTransaction(database, () => {
+        let added = 0;
+        for (const digest of digests) added += Number(insert.run(partition, digest, nowMs).changes);
+        if (added > 0) bump.run(partition, added);
+        return added;
+      });
+    this.lookupStatement = database.prepare(
+      `SELECT DISTINCT digest FROM revocation
+       WHERE partition IN (SELECT value FROM json_each(?)) AND digest IN (SELECT value FROM json_each(?))`,
+    );
+    this.countStatement = database.prepare('SELECT count FROM revocation_count WHERE partition = ?');
+    const recordCheck = database.prepare("INSERT INTO meta (name, value) VALUES ('revocation_key_check', ?) ON CONFLICT DO NOTHING");
+    const readCheck = database.prepare("SELECT value FROM meta WHERE name = 'revocation_key_check'");
+    this.keyCheckTransaction = (check: string): unknown =>
+      immediateTransaction(database, () => {
+        recordCheck.run(check);
+        return readCheck.get()?.value;
+      });
     handle.acquire();
   }
 
   add(partition: string, digests: readonly string[], nowMs: number): Promise<number> {
     if (digests.length === 0) return Promise.resolve(0);
-    return this.handle.run('revocation', () => this.addTransaction.immediate(partition, digests, nowMs));
+    return this.handle.run('revocation', () => this.addTransaction(partition, digests, nowMs));
   }
 
   revoked(partitions: readonly string[], digests: readonly string[]): Promise<Set<string>> {
     if (partitions.length === 0 || digests.length === 0) return Promise.resolve(new Set());
-    return this.handle.run('revocation', () => new Set(this.lookupStatement.all(JSON.stringify(partitions), JSON.stringify(digests))));
+    return this.handle.run(
+      'revocation',
+      () => new Set(this.lookupStatement.all(JSON.stringify(partitions), JSON.stringify(digests)).map((row) => String(row.digest))),
+    );
   }
 
   count(partition: string): Promise<number> {
     return this.handle.run('revocation', () => {
-      const value = this.countStatement.get(partition);
+      const value = this.countStatement.get(partition)?.count;
       return typeof value === 'number' ? value : 0;
     });
   }
 
   keyCheck(check: string): Promise<string> {
     return this.handle.run('revocation', () => {
-      const stored = this.keyCheckTransaction.immediate(check);
+      const stored = this.keyCheckTransaction(check);
       if (typeof stored !== 'string') throw new Error('revocation key check not recorded');
       return stored;
     });

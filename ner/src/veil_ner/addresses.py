@@ -1,0 +1,150 @@
+"""Street-address recognizer: one `location` span (model label `ADDRESS`) per postal address.
+
+A statistical model finds the city of "125 S Church Street, East Stephanie" and tags the street
+as an ORG or a PERSON; the address is one identifier and is found here by its structure instead:
+a street part, then optional unit, postcode, city, state and country segments.
+
+Street part, by the forms used in the catalog's countries:
+- number first, street type last (US, UK, CA, AU, IE): `221B Baker Street`, `43855 Park Drive`,
+  `125 S Church St.`; the street types are the USPS Publication 28 suffixes and common UK ones;
+- number first, type first (FR): `12 rue de la Paix`, `3 bis avenue Foch`;
+- type first, number last (IT, ES, PT, FR, NL forms): `Via Pasquale Scura 127`, `Calle Mayor, 5`,
+  `Avenida da Liberdade 110`, `Rua Augusta n.º 24`;
+- compound street word then number (DE, AT, CH, NL): `Hauptstraße 5`, `Keizersgracht 123a`,
+  `Hauptstr. 5`, `Am Markt 3`;
+- post-office boxes: `P.O. Box 255`, `Postfach 1234`.
+
+Tail segments (each after a comma or line break, or right after the street for a unit, postcode
+or state/ZIP): `Apt 4B`, `Suite 026`, `75008 Paris`, `1012 AB Amsterdam`, `1100-148 Lisboa`,
+`SW1A 1AA`, `Springfield, IL 62704`, `East Stephanie`, `Czech Republic`. A city segment must end
+where the line, the clause (comma) or the sentence ends, and it is never a known first name
+followed by a surname (a signature's name line after an address is not its city).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from . import gazetteer as g
+
+_UP = g.UPPER
+CAP = rf"[{_UP}][\w'\u2019\-]*\.?"
+_CAP_NAME = rf"[{_UP}][\w'\u2019\-]*"
+_PARTICLE = (
+    r"(?:de|du|des|la|le|les|l'|d'|del|della|dei|degli|delle|di|da|do|dos|das|y|e|van|von|der|den|het|am|an)"
+)
+_NUM = r"\d{1,6}[A-Za-z]?(?:\s?[-/\u2013]\s?\d{1,5}[A-Za-z]?)?"
+
+_US_TYPES = (
+    "Street|St|Avenue|Ave|Av|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Place|Pl|Square|Sq|Terrace|Ter|"
+    "Way|Parkway|Pkwy|Parkways|Highway|Hwy|Circle|Cir|Circles|Trail|Trl|Crescent|Cres|Close|Grove|Gardens|Gdns|"
+    "Row|Mews|Hill|Hills|Plaza|Alley|Aly|Route|Rte|Walk|Walks|Park|Parks|Expressway|Expy|Freeway|Fwy|Ridge|"
+    "Ridges|Pike|Loop|Corner|Corners|Village|Villages|Union|Unions|Cape|Spur|Spurs|Pine|Pines|Point|Points|"
+    "Port|Ports|Crossing|Xing|Heights|Hts|View|Views|Vista|Harbor|Harbors|Harbour|Haven|Island|Islands|Isle|"
+    "Junction|Junctions|Jct|Key|Keys|Knoll|Knolls|Lake|Lakes|Landing|Light|Lights|Lodge|Manor|Manors|Meadow|"
+    "Meadows|Mill|Mills|Mission|Motorway|Mount|Mountain|Mountains|Oval|Orchard|Pass|Passage|Path|Plain|"
+    "Plains|Prairie|Ranch|Rapid|Rapids|Rest|River|Run|Shoal|Shoals|Shore|Shores|Skyway|Spring|Springs|"
+    "Station|Stravenue|Stream|Summit|Throughway|Trace|Track|Trafficway|Tunnel|Turnpike|Underpass|Valley|"
+    "Valleys|Viaduct|Ville|Well|Wells|Bypass|Causeway|Center|Centers|Centre|Cliff|Cliffs|Club|Common|Commons|"
+    "Cove|Coves|Creek|Crest|Curve|Dale|Dam|Divide|Estate|Estates|Extension|Extensions|Falls|Ferry|Field|"
+    "Fields|Flat|Flats|Ford|Fords|Forest|Forge|Forges|Fork|Forks|Fort|Garden|Gateway|Glen|Glens|Green|Greens|"
+    "Hollow|Inlet|Lock|Locks|Mall|Neck|Overpass|Radial|Ramp|Squares|Streets|Brook|Brooks|Burg|Burgs|Bluff|"
+    "Bluffs|Bottom|Branch|Bridge|Bridges|Bend|Beach|Arcade|Camp|Canyon|Wynd|Parade|Esplanade|Broadway|Embankment|"
+    "Fall|Drives|Roads|Courts|Lanes|Streets|Avenues|Ways|Plazas|Trails"
+)
+_FR_TYPES = (
+    r"rue|avenue|av\.|boulevard|bd|place|chemin|allée|impasse|quai|route|cours|passage|square|faubourg"
+)
+_SOUTH_TYPES = (
+    "Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Strada|Calle|C/|Avenida|Avda\\.?|Av\\.|Plaza|Paseo|Camino|"
+    "Carrer|Carretera|Ronda|Travesía|Rua|Travessa|Praça|Estrada|Alameda|Rue|Avenue|Boulevard|Place|Chemin|"
+    "Quai|Allée|Impasse"
+)
+_MONTHS = (
+    r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|January|February|March|April|June|July|August|"
+    r"September|October|November|December|Januar|Februar|März|Juni|Juli|Oktober|Dezember|janvier|février|mars|"
+    r"avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|Enero|Febrero|Marzo|Abril|Mayo|Junio|"
+    r"Julio|Agosto|Septiembre|Octubre|Noviembre|Diciembre|Gennaio|Febbraio|Aprile|Maggio|Giugno|Luglio|"
+    r"Settembre|Ottobre|Dicembre|Janeiro|Fevereiro|Março|Maio|Junho|Julho|Setembro|Outubro|Novembro|Dezembro|"
+    r"Januari|Februari|Maart|Mei|Augustus|Chapter|Section|Page|Version|Windows|Python|Java|Node|Android|iOS|"
+    r"Ubuntu|Debian|Fedora|Office|Level|Step|Part|Room|Table|Figure|Item|Line|Row|Issue|Release)\b"
+)
+_COMPOUND_SUFFIX = (
+    "straße|strasse|str\\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|hof|"
+    "straat|laan|plein|gracht|kade|singel|dijk|steeg|dreef|pad|wal|haven"
+)
+
+_STREET = re.compile(
+    rf"""(?x)
+    (?P<us>\b{_NUM}\s+(?:(?:{CAP}|\d{{1,3}}(?:st|nd|rd|th))\s+){{0,4}}(?:{_US_TYPES})s?\b\.?
+        (?:[ \t]+(?:N|S|E|W|NE|NW|SE|SW)\b\.?)?)
+    |(?P<fr>\b\d{{1,4}}(?:\s?(?:bis|ter|[A-Za-z]))?,?\s+(?i:{_FR_TYPES})\s+
+        (?:{_PARTICLE}\s*)*{CAP}(?:[\s\-]+(?:{_PARTICLE}\s*)*{CAP}){{0,4}})
+    |(?P<south>\b(?:{_SOUTH_TYPES})\s+(?:{_PARTICLE}\s+)*{CAP}(?:\s+(?:{_PARTICLE}\s+)*{CAP}){{0,4}}
+        ,?\s*(?:n\.?\s?[º°o]?\.?\s*)?\d{{1,5}}[A-Za-z]?\b)
+    |(?P<compound>\b[{_UP}][\w\-]*(?:{_COMPOUND_SUFFIX})(?:\s+{CAP})?\s+\d{{1,4}}\s?[a-zA-Z]?\b
+        |\b(?:Am|An\sder|Auf\sder|Im|In\sder|Zum|Zur|Op\sde|Aan\sde)\s+{CAP}\s+\d{{1,4}}[a-z]?\b)
+    |(?P<weak>\b(?:\d{{1,6}}\s+)?(?!{_MONTHS})[{_UP}][^\W\d_]{{2,}}(?:\s+[{_UP}][^\W\d_]+){{0,2}}\s+\d{{1,5}}[a-z]?\b)
+    |(?P<box>\b(?:P\.?\s?O\.?\s?Box|Postfach|Apartado|Casella\spostale|Caixa\spostal)\s+\d{{1,6}}\b)
+    """
+)
+
+_POSTCODE = r"(?:\d{4}\s?[A-Z]{2}|\d{4,5}(?:-\d{3,4})?|[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}|[A-Z]-\d{4,5})"
+_CITY = rf"{_CAP_NAME}(?:[\s\-]+(?:{_PARTICLE}[\s\-]+)*{_CAP_NAME}){{0,3}}"
+_END = r"(?=[ \t]*(?:[,;\n\r)\]]|$|\.(?:\s|$))|[ \t]+[a-z])"
+_UNIT = re.compile(
+    r"(?:,?[ \t]*|[ \t]*\n[ \t]*)"
+    r"(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm|Bldg|Building|#)\.?[ \t]*#?\w{1,6}\b"
+)
+_SAME_LINE = re.compile(
+    rf"(?:,?[ \t]+)(?:{_POSTCODE}(?:[ \t]+{_CITY})?|[A-Z]{{2}}[ \t]+\d{{5}}(?:-\d{{4}})?){_END}"
+)
+_NEXT = re.compile(
+    rf"""(?x)(?:[ \t]*(?:,|\r?\n)[ \t]*)+
+    (?:{_POSTCODE}(?:[ \t]+{_CITY})?
+      |{_CITY}(?:,?[ \t]+[A-Z]{{2}})?(?:,?[ \t]+{_POSTCODE})?
+    ){_END}"""
+)
+_MAX_TAIL = 5
+
+
+def _is_person_line(value: str) -> bool:
+    words = g.WORD.findall(value)
+    return (
+        len(words) >= 2
+        and g.fold(words[0]) in g.first_names()
+        and g.fold(words[0]) not in g.places()
+        and g.fold(value.strip()) not in g.places()
+    )
+
+
+def find(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of every street address in `text`, in order, not overlapping."""
+    position = 0
+    while True:
+        match = _STREET.search(text, position)
+        if match is None:
+            return
+        end = match.end()
+        # A street named without a type ("Erbenova 1334") is an address only with a leading house
+        # number or a unit or postcode after it: "Windows 10" and "Python 3" have neither.
+        confirmed = match.lastgroup != "weak" or bool(re.match(r"\d", match.group()))
+        for _ in range(_MAX_TAIL):
+            tail = _UNIT.match(text, end) or _SAME_LINE.match(text, end)
+            confirmed = confirmed or tail is not None
+            if tail is None:
+                tail = _NEXT.match(text, end)
+                if tail is not None and _is_person_line(tail.group()):
+                    tail = None
+            if tail is None:
+                break
+            confirmed = confirmed or bool(re.search(r"\d", tail.group()))
+            end = tail.end()
+        if not confirmed:
+            position = match.start() + 1
+            continue
+        while end > match.start() and text[end - 1] in " \t,.":  # a closing dot belongs to the sentence
+            end -= 1
+        yield match.start(), end
+        position = end

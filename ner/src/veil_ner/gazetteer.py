@@ -1,0 +1,170 @@
+"""Word lists the recognizers share: gazetteers derived from registry data packages, and the
+closed word classes a model alone gets wrong.
+
+Data-derived (ner/src/veil_ner/data/*.txt, built by tools/gazetteers/build.py; sources and licences
+in data/SOURCES.md): first names, surnames, places and smaller towns (GeoNames), currencies
+(ISO 4217), technical
+terms (Pygments lexers, trove classifiers). Each file holds one case-folded entry per line.
+
+Closed classes (written here, not learned: they are small, finite and language-bound): greetings
+and closings, imperative verbs that open an instruction, log levels, HTTP auth schemes, field
+labels, honorific titles and name particles, for en, de, fr, es, it, pt and nl (the languages of
+the catalog's context words).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from importlib import resources
+from pathlib import Path
+
+_DATA = "data"
+
+
+def fold(word: str) -> str:
+    """The lookup key for a word: NFC, case-folded, typographic apostrophe made plain."""
+    return unicodedata.normalize("NFC", word).replace("\u2019", "'").casefold()
+
+
+@functools.cache
+def words(name: str) -> frozenset[str]:
+    """One data file (`first_names`, `last_names`, `places`, `currencies`, `tech_terms`)."""
+    text = resources.files(__package__).joinpath(_DATA, f"{name}.txt").read_text(encoding="utf-8")
+    return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
+
+
+def first_names() -> frozenset[str]:
+    return words("first_names")
+
+
+def last_names() -> frozenset[str]:
+    return words("last_names")
+
+
+def places() -> frozenset[str]:
+    return words("places")
+
+
+def towns() -> frozenset[str]:
+    """Smaller places (1,000+ inhabitants): only where the context already says "a place"."""
+    return words("towns")
+
+
+@functools.cache
+def function_words() -> frozenset[str]:
+    """Words that never open or close a name: spaCy's stop-word lists for the catalog's languages
+    (data shipped with spaCy, MIT), minus name particles and known first names ("Ella", "Will").
+    Each `spacy/lang/XX/stop_words.py` is read as text: importing the language packages would cost
+    seconds of startup for nothing else."""
+    import importlib.util  # noqa: PLC0415 - only at load time
+
+    spec = importlib.util.find_spec("spacy")
+    if spec is None or spec.origin is None:
+        return frozenset()
+    root = Path(spec.origin).parent / "lang"
+    out: set[str] = set()
+    for language in ("en", "de", "fr", "es", "it", "pt", "nl"):
+        source = (root / language / "stop_words.py").read_text(encoding="utf-8")
+        # The lists are whitespace-separated words in triple-quoted strings; read, never executed.
+        for block in re.findall(r'"""(.*?)"""', source, flags=re.DOTALL):
+            out.update(block.split())
+    return frozenset(fold(w) for w in out) - PARTICLES - first_names()
+
+
+def load_all() -> None:
+    """Read every list once (at model load), so no request pays for it."""
+    for name in ("first_names", "last_names", "places", "towns", "currencies", "tech_terms"):
+        words(name)
+    function_words()
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(fold(w) for w in text.split())
+
+
+GREETINGS = _set(
+    """hi hello hey dear hiya howdy greetings guten gute morgen tag abend nacht thanks thank thx cheers
+    regards best sincerely bye goodbye
+    welcome congrats congratulations morning evening afternoon night
+    hallo moin servus grüß gruß grüezi liebe lieber liebes sehr geehrte geehrter danke tschüss mfg gruss
+    grüsse
+    grüße bonjour bonsoir salut coucou cher chère chers merci cordialement bisous
+    hola buenos buenas querido querida queridos estimado estimada gracias saludos adiós
+    ciao buongiorno buonasera salve caro cara gentile grazie saluti arrivederci
+    olá oi bom boa prezado prezada obrigado obrigada abraços beijos
+    hoi goedemorgen goedemiddag beste geachte dank groeten doei"""
+)
+IMPERATIVES = _set(
+    """explain reply write summarize summarise translate create generate describe list show give tell make
+    fix refactor convert compare rewrite answer respond format return output print find check review debug
+    implement build design draft compose define calculate compute sort parse extract classify analyze analyse
+    optimize optimise help please use add remove delete update rename run deploy install configure set enable
+    disable keep ignore act pretend imagine suggest recommend provide outline continue stop ask send
+    erkläre erklär schreibe schreib übersetze fasse antworte antworten erstelle gib zeige liste bitte
+    explique expliquez écris écrivez traduis traduisez résume résumez réponds répondez donne crée
+    explica escribe traduce resume responde dame crea muestra lista
+    spiega scrivi traduci riassumi rispondi dammi crea mostra elenca
+    explique escreva traduza resuma responda dê crie mostre liste
+    leg uit schrijf vertaal vat antwoord geef maak toon"""
+)
+LOG_WORDS = _set(
+    """trace debug info information notice warn warning error err fatal critical crit alert emerg emergency
+    severe fine finer finest verbose success ok fail failed failure exception traceback panic stack stacktrace
+    get post put patch delete head options connect"""
+)
+AUTH_WORDS = _set("bearer basic digest token oauth apikey api-key hmac negotiate ntlm jwt")
+FIELD_LABELS = _set(
+    """name names first last full surname given username user login account address street city town
+    state country region province zip postcode postal code company organization organisation employer
+    phone mobile tel fax email e-mail mail contact date birthday dob id number no nr subject to from cc bcc
+    vorname nachname straße strasse stadt ort land firma telefon geburtsdatum anschrift adresse
+    nom prénom rue ville pays société entreprise téléphone courriel naissance
+    nombre apellido apellidos calle ciudad país empresa teléfono correo dirección
+    nome cognome via città paese azienda telefono indirizzo
+    sobrenome rua cidade endereço telefone
+    naam voornaam achternaam straat stad bedrijf telefoon adres"""
+)
+TITLES = _set(
+    """mr mrs ms miss mx dr prof sir madam madame mme mlle m herr frau fr hr dott dott.ssa ing avv sig sig.ra
+    sr sra srta don doña dhr mevr mevrouw meneer heer señor señora signor signora senhor senhora"""
+)
+PARTICLES = _set(
+    "van von der den de del della dei di da das dos do du le la les ter ten zu y e bin al el mac"
+)
+
+# Words that may stand right before a first name in chat and make it a name ("Hi Paul", "@Paul").
+NAME_OPENERS = GREETINGS | _set("cc ping attn attention")
+# Who a greeting addresses when it is not a person ("Hi team", "Hallo zusammen").
+ADDRESSEES = _set(
+    """team all everyone everybody there guys folks people friends colleagues world support sir madam
+    zusammen allerseits alle leute tous équipe todos todas equipo tutti ragazzi pessoal equipe iedereen
+    allemaal"""
+)
+# Head nouns that end organization names ("Pinecrest Financial", "Simple Solutions", "Red Cross
+# Society"): a closed class of what companies and institutions call themselves.
+ORG_HEADS = _set(
+    """bank banks group systems solutions technologies technology software labs laboratories capital partners
+    foods energy insurance media logistics properties dynamics engineering financial finance analytics
+    maritime outdoor airlines airways motors pharmaceuticals pharma consulting services industries
+    international holdings trust fund corporation university college school hospital clinic institute
+    council ministry agency department association society club foundation federation union committee
+    commission authority bureau network networks studios records press news times journal post
+    entertainment enterprises ventures resources investments securities brands retail markets stores
+    airport railways rail shipping telecom communications electric electronics chemicals steel mining oil gas
+    gmbh inc ltd llc corp co plc ag sa bv nv spa srl"""
+)
+STREET_TYPES = _set(
+    """street st avenue ave road rd boulevard blvd lane ln drive dr court ct place pl square terrace way
+    parkway
+    highway circle trail crescent close grove gardens row mews plaza alley route walk park expressway
+    ridge pike
+    loop corners villages ranch"""
+)
+# Words that never are a name on their own, whatever the model says.
+CLOSED_CLASS = GREETINGS | IMPERATIVES | LOG_WORDS | AUTH_WORDS | FIELD_LABELS | TITLES
+
+# Upper-case Latin letters for character classes (ASCII, Latin-1, Latin Extended-A).
+UPPER = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f"
+WORD = re.compile(r"[^\W\d_](?:[\w'\u2019.\-]*[^\W_])?")

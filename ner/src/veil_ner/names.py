@@ -1,0 +1,163 @@
+"""Gazetteer-backed person names, in any language of the catalog (label `PERSON_GAZ`).
+
+The English model misses names in German, French, Spanish, Italian, Portuguese and Dutch text and
+single first names in chat. These patterns need name evidence from the gazetteers (first names and
+surnames from Faker's per-locale lists and the US Census, see data/SOURCES.md), never capital
+letters alone (and never words in all capitals):
+
+1. Full name: a known first name, optional middle names or initials (`C`, `B.`), optional
+   particles (`van der`, `de la`, `di`, `dos`), then a known surname, every word capitalized:
+   `Anne-Marie van der Berg`, `Valérie B Lafontaine`, `João dos Santos`.
+2. Title + capitalized name: `Dr. Okafor`, `Frau Müller`, `Mme Lefèvre`, `Sr. García` (the title
+   stays outside the span).
+3. A single known first name where chat puts names: right after a greeting or closing
+   (`Hi Paul`, `Thanks, Maria`, `Bonjour Camille`, `Hallo Jens`; any capitalized word when the
+   greeting addresses it directly, `Hi Keiran,`, unless it is "team", "all", "zusammen", ...),
+   as the speaker opening a transcript line (`Chloe: ...`), after `@`, or after "my name is",
+   "I'm", "je m'appelle", "ich bin", "me llamo", "mi chiamo", "meu nome é", "ik ben"; or right
+   before a chat verb ("Constantin pushed", "Ingrid said", "Jens hat", "Camille a dit"; month
+   names excepted: "May is").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from . import gazetteer as g
+
+_UP = g.UPPER
+_NAME = rf"[{_UP}][^\W\d_]*(?:['\u2019\-][{_UP}]?[^\W\d_]+)*"
+_INITIAL = rf"[{_UP}]\.?"
+_PARTICLES = r"(?:van|von|der|den|de|del|della|dei|di|da|das|dos|do|du|le|la|ter|ten|zu|y|e|bin|al|el|mac)"
+_TOKEN = re.compile(rf"{_NAME}|{_INITIAL}")
+_PARTICLE_SET = frozenset(_PARTICLES[3:-1].split("|"))
+_MAX_NAME_WORDS = 6
+_TITLE = re.compile(
+    rf"(?<![\w.])(?i:mr|mrs|ms|miss|mx|dr|prof|herr|frau|mme|mlle|madame|monsieur|sr|sra|srta|señor|señora|"
+    rf"sig|sig\.ra|signor|signora|dott|dott\.ssa|senhor|senhora|dhr|mevr|mevrouw|meneer)\.?[ \t]+"
+    rf"(?P<name>{_NAME}(?:[ \t]+(?:{_PARTICLES}[ \t]+)*{_NAME}){{0,2}})(?![\w@])"
+)
+_CHAT_VERB = re.compile(
+    rf"(?<![\w@.])(?P<name>{_NAME})[ \t]+"
+    rf"(?:pushed|merged|said|says|wrote|writes|asked|asks|commented|replied|"
+    rf"approved|reviewed|joined|left|mentioned|shared|posted|sent|thinks|thought|is out|is off|will be|"
+    rf"has been|hat|ist|sagt|schrieb|a dit|a écrit|est|dijo|escribió|está|ha detto|ha scritto|disse|"
+    rf"escreveu|zei|schreef)\b"
+)
+_OPENER = re.compile(
+    rf"(?:(?<![\w])(?P<opener>[^\W\d_]+)[ \t]*,?[ \t]+|@|"
+    rf"(?i:my name is|i am|i'm|je m'appelle|je suis|ich bin|"
+    rf"ich heiße|me llamo|soy|mi chiamo|sono|meu nome é|chamo-me|ik ben|mijn naam is)[ \t]+)"
+    rf"(?P<name>{_NAME})(?![\w@])"
+)
+
+
+# A transcript line opened by a speaker: "Chloe: What a wife."
+_SPEAKER = re.compile(rf"(?m)^[ \t]*(?P<name>{_NAME}):[ \t]")
+
+
+def _shouted(word: str) -> bool:
+    """All capitals: "CAN I SPEAK TO A REAL PERSON" holds no name, whatever the lists say."""
+    return len(word) > 1 and word.isupper()
+
+
+def _addressed(text: str, end: int) -> bool:
+    """The greeting's name is followed by a comma, a line break, `!` or the end of the text."""
+    rest = text[end : end + 2].lstrip(" \t")
+    return rest == "" or rest[0] in ",!\n\r:;."
+
+
+_MONTHS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
+)
+
+
+def _first(word: str) -> bool:
+    return g.fold(word) in g.first_names()
+
+
+def _last(word: str) -> bool:
+    return g.fold(word) in g.last_names()
+
+
+def _full_names(text: str) -> Iterator[tuple[int, int]]:
+    """Rule 1: the longest run first-name ... surname on one line, tried at every word."""
+    tokens = list(_TOKEN.finditer(text))
+    particles = list(re.finditer(rf"(?<![\w]){_PARTICLES}(?![\w])", text))
+    words = sorted(tokens + particles, key=lambda m: m.start())
+    for i, head in enumerate(words):
+        word = head.group()
+        if (
+            not _first(word)
+            or _shouted(word)
+            or g.fold(word) in g.CLOSED_CLASS
+            or (head.start() > 0 and text[head.start() - 1] in "@.\\/_")
+        ):
+            continue
+        best = None
+        previous = head
+        for follower in words[i + 1 : i + _MAX_NAME_WORDS]:
+            gap = text[previous.end() : follower.start()]
+            if not gap or gap.strip(" \t"):
+                break
+            value = follower.group()
+            after_particle = g.fold(previous.group()) in _PARTICLE_SET and previous is not head
+            if g.fold(value) in g.STREET_TYPES:
+                best = None  # "Sille Ranch Street", "Emma Terrace": a street, not a person
+                break
+            if (
+                value[0].isupper()
+                and len(value) > 1
+                and not _shouted(value)
+                and (_last(value) or after_particle)
+            ):
+                best = follower.end()
+            elif not (value[0].isupper() or g.fold(value) in _PARTICLE_SET):
+                break
+            previous = follower
+        if best is not None:
+            yield head.start(), best
+
+
+def find(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of gazetteer-backed person names, possibly overlapping (the caller resolves)."""
+    yield from _full_names(text)
+    for match in _TITLE.finditer(text):
+        name = match.group("name")
+        if g.fold(name.split()[0]) not in g.CLOSED_CLASS:
+            yield match.start("name"), match.end("name")
+    for match in _CHAT_VERB.finditer(text):
+        name = match.group("name")
+        if _first(name) and g.fold(name) not in g.CLOSED_CLASS and g.fold(name) not in _MONTHS:
+            yield match.start("name"), match.end("name")
+    for match in _OPENER.finditer(text):
+        opener = match.group("opener")
+        if opener is not None and g.fold(opener) not in g.NAME_OPENERS:
+            continue
+        name = match.group("name")
+        if g.fold(name) in g.CLOSED_CLASS or g.fold(name) in g.ADDRESSEES or _shouted(name):
+            continue
+        # After a greeting the addressee is a name even when no list knows it ("Hi Keiran,").
+        greeting = (
+            opener is not None and g.fold(opener) in g.GREETINGS and _addressed(text, match.end("name"))
+        )
+        if _first(name) or greeting:
+            yield match.start("name"), match.end("name")
+    for match in _SPEAKER.finditer(text):
+        name = match.group("name")
+        if _first(name) and not _shouted(name):
+            yield match.start("name"), match.end("name")

@@ -1,0 +1,166 @@
+"""Post-filter for model spans that are not names: the mistakes a statistical model makes on prompts.
+
+A small news-trained model tags "Explain Kubernetes" as a PERSON, "Reply in JSON format" as a GPE,
+`EUR`, `Bearer`, `INFO`, `config` or "Salut" as entities. This filter trims and drops such spans
+with evidence that is data, not guesswork (gazetteer.py):
+
+1. Edges: leading and trailing closed-class words (greetings, imperatives, log levels, auth
+   schemes, field labels, titles) and lower-case words other than name particles are cut off
+   ("Hi Paul" -> "Paul", "Explain Kubernetes" -> "Kubernetes", "@channel Frido" -> "Frido"), as
+   are the stop words of en, de, fr, es, it, pt, nl ("Kannst du mir bei ...", "Vite How");
+   nothing left -> dropped.
+2. Code shape: a span glued to code punctuation (`config.yaml`, `foo_bar`, `main()`, `$HOME`,
+   backticks) or holding a token with an inner capital or a digit (`JavaScript`, `OAuth2`) is an
+   identifier, not a name -> dropped.
+3. Vocabulary: when every token is a technical term (Pygments lexers, trove classifiers), a
+   currency (ISO 4217 code or name) or a closed-class word -> dropped. A token that is also a
+   known person name keeps a PERSON span ("Ruby", "Julia"): a missed name costs more than a
+   spared word.
+4. Evidence for single tokens: a one-word PERSON must be a known first name or surname and not a
+   technical term ("Bash", "Rust": a greeting still makes "Hi Ruby," a name, names.py); a
+   PERSON with a technical term and no known name is dropped ("Javascript Redis"); a
+   one-word LOCATION a known place (GeoNames), else it is dropped ("Kubernetes" as a person,
+   "Bearer" as a place). One-word organizations are kept unless rule 3 applies; upper-case
+   acronyms of up to five letters are dropped as PERSON or LOCATION unless they are a known place.
+5. Evidence for organizations: a model ORG span in capitals only is dropped (acronyms, shouted
+   licence text: "SDK", "at EOF"; legal forms such as "NTN CORPORATION" are orgs.py's). Another
+   is kept when a context names it as an employer or client ("works at", "on behalf of",
+   "customer of", "bei", "chez", "Tim Cook of", or after "Title," / "Title |" at the end of a
+   signature line), when it ends in an organization head noun ("Pinecrest Financial", "Simple
+   Solutions"), or when it has several words one of which is a known surname, first name or place
+   ("Goldman Sachs", "Formula Gray") and no technical term. Product names, acronyms and
+   capitalized common words ("Fastify", "SDK", "Node.js How") have none of these. Legal forms are
+   found by orgs.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import gazetteer as g
+
+_CODE_BEFORE = frozenset("._/\\$`<{[=#")
+_CODE_AFTER = frozenset("(._/\\`>}[=")
+
+
+def _tokens(text: str) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), m.group()) for m in g.WORD.finditer(text)]
+
+
+def _edge_word(token: str) -> bool:
+    """A word that cannot open or close a name: closed-class, or lower case and not a particle
+    ("channel Frido" -> "Frido"; "van Leeuwen" keeps "van")."""
+    key = g.fold(token)
+    return (
+        key in g.CLOSED_CLASS or key in g.function_words() or (token[:1].islower() and key not in g.PARTICLES)
+    )
+
+
+def _is_term(token: str) -> bool:
+    key = g.fold(token)
+    return key in g.words("tech_terms") or key in g.words("currencies") or key in g.CLOSED_CLASS
+
+
+def _is_person_name(token: str) -> bool:
+    key = g.fold(token)
+    return key in g.first_names() or key in g.last_names()
+
+
+def _code_shaped(token: str) -> bool:
+    inner_capital = any(ch.isupper() for ch in token[1:]) and not token.isupper()
+    has_digit = any(ch.isdigit() for ch in token)
+    return inner_capital or has_digit or "_" in token or "." in token  # `Node.js`, `num.lcm`
+
+
+def _acronym(token: str) -> bool:
+    letters = [ch for ch in token if ch.isalpha()]
+    return token.isupper() and len(letters) <= 5
+
+
+def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None:  # noqa: PLR0911 - one per rule
+    """The span trimmed of non-name edges, or None when it is not a name (module docstring)."""
+    tokens = _tokens(text[start:end])
+    # A particle opens a name only before a capital: "van Leeuwen", not "du mir bei".
+    while tokens and (
+        _edge_word(tokens[0][2])
+        or (tokens[0][2][:1].islower() and (len(tokens) == 1 or tokens[1][2][:1].islower()))
+    ):
+        tokens.pop(0)
+    while tokens and (_edge_word(tokens[-1][2]) or tokens[-1][2][:1].islower()):
+        tokens.pop()
+    if not tokens:
+        return None
+    new_start, new_end = start + tokens[0][0], start + tokens[-1][1]
+    before = text[new_start - 1] if new_start > 0 else " "
+    after = text[new_end] if new_end < len(text) else " "
+    if before in _CODE_BEFORE or (
+        after in _CODE_AFTER and not (after == "." and _sentence_end(text, new_end))
+    ):
+        return None
+    if _field_label(text, new_end):
+        return None
+    words = [token for _, _, token in tokens]
+    if any(_code_shaped(word) for word in words):
+        return None
+    if all(_is_term(word) for word in words) and not (
+        kind == "person" and len(words) > 1 and any(_is_person_name(word) for word in words)
+    ):
+        return None
+    if kind == "person" and any(_is_term(w) for w in words) and not any(_is_person_name(w) for w in words):
+        return None  # "Javascript Redis": a term and no name
+    if kind == "organization" and not _organization_evidence(text, new_start, new_end, words):
+        return None
+    if len(words) == 1:
+        word = words[0]
+        if kind == "person" and (not _is_person_name(word) or _acronym(word)):
+            return None
+        if kind == "location" and g.fold(word) not in g.places() and g.fold(word) not in g.towns():
+            return None
+    return new_start, new_end
+
+
+_LABEL_AFTER = re.compile(r"[ \t]+(?P<word>[^\W\d_]+)[ \t]*:")
+
+
+def _field_label(text: str, end: int) -> bool:
+    """The span opens a form field: "Social Security Number:", "Company Name:"."""
+    match = _LABEL_AFTER.match(text, end)
+    return match is not None and g.fold(match.group("word")) in g.FIELD_LABELS
+
+
+_ORG_CONTEXT = re.compile(
+    r"\b(?:at|joined|join|joining|works? (?:at|for)|worked (?:at|for)|employed by|employee of|customer of|"
+    r"client of|on behalf of|ceo of|cfo of|founder of|director of|manager at|engineer at|analyst at|bei|chez|"
+    r"presso|bij) *$",
+    re.IGNORECASE,
+)
+# A person's employer: "Tim Cook of Apple", "Jane Roe, from Acme" (the word before is capitalized).
+_NAMED_OF = re.compile(r"[A-Z][\w'\u2019\-]*,? (?:of|from|at) *$")
+# A signature line: "Head of Research, Siemens" / "Account Manager | Acme", the span ending the line.
+_SIGNATURE_BEFORE = re.compile(r"[^\W\d_][ \t]*[,|][ \t]*$")
+_LINE_END = re.compile(r"[ \t]*(?:\r?\n|$)")
+
+
+def _organization_evidence(text: str, start: int, end: int, words: list[str]) -> bool:
+    """An ORG span needs more than capital letters (rule 5): a name or place in it, an organization
+    head noun at its end, or a context that names an employer or a client."""
+    if all(word.isupper() for word in words):
+        return False  # acronyms and shouted text: "SDK", "at EOF", "IMPLIED WARRANTIES"
+    if _ORG_CONTEXT.search(text, max(0, start - 30), start) or _NAMED_OF.search(
+        text, max(0, start - 40), start
+    ):
+        return True
+    line_start = text.rfind("\n", 0, start) + 1
+    if _SIGNATURE_BEFORE.search(text[line_start:start]) and _LINE_END.match(text, end):
+        return True
+    if any(_is_term(word) for word in words):
+        return False
+    if g.fold(words[-1]) in g.ORG_HEADS:
+        return True
+    named = (g.last_names(), g.first_names(), g.places())
+    return len(words) > 1 and any(g.fold(word) in table for word in words for table in named)
+
+
+def _sentence_end(text: str, index: int) -> bool:
+    """A full stop at `index` that ends a sentence (followed by space or the end), not `a.b`."""
+    return index + 1 >= len(text) or text[index + 1].isspace()

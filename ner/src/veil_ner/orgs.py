@@ -1,0 +1,86 @@
+"""Organization names recognized by their form (label `ORG_FORM`), in the catalog's languages.
+
+The small model tags firm names built from surnames as people ("Runolfsson - Bahringer",
+"Carpentier et Dubois", "Harter Gruppe") and misses many with a legal form. Two forms are
+unambiguous enough to find without a model:
+
+1. Capitalized words ending in a legal form or group word: `Pinecrest Financial Ltd`,
+   `Legros-Boyer Inc`, `Bosch BV`, `Harter Gruppe`, `Sevilla Bernal e Hijos`, `Rossi & Sons`,
+   or opened by an institution word: `University of Leeds`, `Bank of Portugal`.
+2. Two or more known surnames joined the way firms are named (`&`, ` - `, and the conjunction in
+   French, Italian, Portuguese, Spanish, German or Dutch; English "and" is left out because "our
+   founders: Lapresse, Morris and Wright" lists people): `Runolfsson - Bahringer`, `Baker & Kent`,
+   `Carpentier et Dubois`, `Rojo Borrego y Montañez Osorio`,
+   `van Vliet - Groothuizen`. Every part must be a known surname (gazetteer) and at least one
+   must not be a first name, so "Thomas and James" stays two people.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from . import gazetteer as g
+
+_UP = g.UPPER
+_WORD = rf"[{_UP}][\w'\u2019&\-]*"
+_PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|do|dos|das|du|le|la|ter|ten)"
+_SUFFIX = (
+    r"Inc|Incorporated|LLC|L\.L\.C|LLP|Ltd|Limited|PLC|plc|Corp|Corporation|Company|GmbH|AG|KG|OHG|UG|"
+    r"BV|B\.V|NV|N\.V|S\.A|SAS|SARL|SpA|S\.p\.A|Srl|S\.r\.l|S\.L|Lda|Ltda|Oy|A/S|ApS|Pty|"
+    r"Group|Gruppe|Groep|Groupe|Grupo|Gruppo|Holding|Holdings|Partners|Associates|Foundation|Stiftung|"
+    r"(?:&|and|e|y|et|und|en)\s+(?:Sons|Hijos|Figli|Filhos|Fils|Söhne|Zonen|Co)"
+)
+_BY_SUFFIX = re.compile(
+    rf"(?<![\w@.])(?:{_PARTICLE}\s+)?{_WORD}(?:[ \t]+(?:{_PARTICLE}[ \t]+)?{_WORD}){{0,3}}"
+    rf",?[ \t]+(?:{_SUFFIX})\b\.?"
+)
+_INSTITUTION = re.compile(
+    rf"(?<![\w@.])(?:University|Universität|Université|Universidad|Università|Universiteit|Bank|Banco|Banca|"
+    rf"Institute|Ministry|College|Hospital|Museum)[ \t]+(?:of|for|de|di|der|van|do|da)[ \t]+(?:the[ \t]+)?"
+    rf"{_WORD}(?:[ \t]+{_WORD}){{0,2}}"
+)
+_NAME_PART = rf"(?:{_PARTICLE}[ \t]+)?{_WORD}(?:[ \t]+{_WORD})?"
+_FIRM = re.compile(
+    rf"(?<![\w@.])(?P<firm>{_NAME_PART}(?:,[ \t]+{_NAME_PART}){{0,4}}"
+    rf"[ \t]+(?:&|et|e|y|und|en|-)[ \t]+{_NAME_PART})(?![\w@])"
+)
+
+
+def _surname_parts(value: str) -> list[str]:
+    return [w for w in re.split(r"[\s,\-&]+", value) if w and w[0].isupper()]
+
+
+def _is_firm(value: str) -> bool:
+    parts = _surname_parts(value)
+    if len(parts) < 2 or any(g.fold(p) in ("and", "et", "und", "en") for p in parts):
+        return False
+    if not all(g.fold(p) in g.last_names() for p in parts):
+        return False
+    return any(g.fold(p) not in g.first_names() for p in parts)
+
+
+def find(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of organization names by form; may overlap (the caller resolves)."""
+    for pattern in (_BY_SUFFIX, _INSTITUTION):
+        for match in pattern.finditer(text):
+            # "Dear Acme Ltd" -> "Acme Ltd": greetings, labels and instructions are not part of it.
+            start = match.start()
+            for word in g.WORD.finditer(text, match.start(), match.end()):
+                if g.fold(word.group()) not in g.CLOSED_CLASS:
+                    start = word.start()
+                    break
+            else:
+                continue
+            if start < match.end():
+                yield start, match.end()
+    # Tried at every word: the leftmost match may start too early ("Analyst, Heller, Daugherty and
+    # Cummings" is not a firm, "Heller, Daugherty and Cummings" is).
+    position = 0
+    for word in re.finditer(rf"(?<![\w@.])(?:{_PARTICLE}|[{_UP}])", text):
+        if word.start() < position:
+            continue
+        match = _FIRM.match(text, word.start())
+        if match is not None and _is_firm(match.group("firm")):
+            yield match.start("firm"), match.end("firm")
+            position = match.end()

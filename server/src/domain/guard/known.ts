@@ -1,0 +1,206 @@
+// The session's own values in model output (issue 18 item 8): every value of the session's
+// token map that the model writes raw is found, whatever its type, level or context, in any
+// spelling the normalization treats as equal.
+//
+// Two ways a value is recognized:
+//   - a detection in the output whose normalized value (token/normalize.ts, the key a token is
+//     allocated by) is the normalized value of an entry of the same type ("4111-1111-1111-1111"
+//     for an entry "4111 1111 1111 1111", "Alice@Example.com" for "alice@example.com");
+//   - a text search for every entry, detected or not (names, custom types): on the skeleton of
+//     the guard view (its letters and digits, lower-cased), matched at word boundaries, so
+//     spacing, separators and case do not hide a value ("Alice  Smith", "alice-smith"). One
+//     Aho-Corasick automaton over the entries' skeletons: linear in the output.
+// Skeletons shorter than MIN_KNOWN_CHARS are not searched (a two-letter value would match
+// every such word); such values are still found through their detection.
+import { normalizeValue } from '../token/normalize.js';
+import { guardView } from './view.js';
+
+/** Shortest skeleton (letters and digits) a session value is searched for as text. */
+export const MIN_KNOWN_CHARS = 3;
+
+export interface KnownEntry {
+  readonly type: string;
+  readonly value: string;
+}
+
+export interface KnownFinding {
+  readonly type: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+const ALNUM = /[\p{L}\p{N}]/u;
+
+/** Lower-cased letters and digits of `text`, with the index of each in `text`. */
+function skeletonOf(text: string): { chars: string; positions: number[] } {
+  let chars = '';
+  const positions: number[] = [];
+  for (let index = 0; index < text.length; ) {
+    const cp = text.codePointAt(index)!;
+    const width = cp > 0xffff ? 2 : 1;
+    const ch = text.slice(index, index + width);
+    if (ALNUM.test(ch)) {
+      for (const unit of ch.toLowerCase()) {
+        chars += unit;
+        positions.push(index);
+      }
+    }
+    index += width;
+  }
+  return { chars, positions };
+}
+
+/** End (exclusive) in `text` of the character at `index`. */
+function charEnd(text: string, index: number): number {
+  return (text.codePointAt(index) ?? 0) > 0xffff ? index + 2 : index + 1;
+}
+
+interface Automaton {
+  readonly next: Map<string, number>[];
+  readonly fail: number[];
+  /** Keys (by index into `keys`) ending at each node, including through fail links. */
+  readonly out: number[][];
+  readonly depth: number[];
+}
+
+function build(keys: readonly string[]): Automaton {
+  const next: Map<string, number>[] = [new Map<string, number>()];
+  const out: number[][] = [[]];
+  const depth: number[] = [0];
+  keys.forEach((key, index) => {
+    let node = 0;
+    for (const unit of key) {
+      let child = next[node]!.get(unit);
+      if (child === undefined) {
+        child = next.length;
+        next.push(new Map<string, number>());
+        out.push([]);
+        depth.push(depth[node]! + 1);
+        next[node]!.set(unit, child);
+      }
+      node = child;
+    }
+    out[node]!.push(index);
+  });
+  const fail = new Array<number>(next.length).fill(0);
+  const queue: number[] = [...next[0]!.values()];
+  for (let head = 0; head < queue.length; head++) {
+    const node = queue[head]!;
+    for (const [unit, child] of next[node]!) {
+      let f = fail[node]!;
+      while (f !== 0 && !next[f]!.has(unit)) f = fail[f]!;
+      const target = next[f]!.get(unit);
+      fail[child] = target !== undefined && target !== child ? target : 0;
+      out[child] = [...out[child]!, ...out[fail[child]]!];
+      queue.push(child);
+    }
+  }
+  return { next, fail, out, depth };
+}
+
+function step(automaton: Automaton, node: number, unit: string): number {
+  let current = node;
+  for (;;) {
+    const child = automaton.next[current]!.get(unit);
+    if (child !== undefined) return child;
+    if (current === 0) return 0;
+    current = automaton.fail[current]!;
+  }
+}
+
+export class KnownValues {
+  readonly #normalized = new Map<string, Set<string>>();
+  readonly #keys: string[] = [];
+  readonly #types: string[] = [];
+  readonly #automaton: Automaton | undefined;
+
+  constructor(entries: readonly KnownEntry[]) {
+    const seen = new Map<string, number>();
+    for (const entry of entries) {
+      let set = this.#normalized.get(entry.type);
+      if (set === undefined) this.#normalized.set(entry.type, (set = new Set()));
+      set.add(normalizeValue(entry.type, entry.value));
+      const key = skeletonOf(guardView(entry.value).text).chars;
+      if (key.length < MIN_KNOWN_CHARS || seen.has(key)) continue;
+      seen.set(key, this.#keys.length);
+      this.#keys.push(key);
+      this.#types.push(entry.type);
+    }
+    this.#automaton = this.#keys.length > 0 ? build(this.#keys) : undefined;
+  }
+
+  get empty(): boolean {
+    return this.#normalized.size === 0;
+  }
+
+  /** Is `value`, detected as `type`, a session value of that type (normalized)? */
+  has(type: string, value: string): boolean {
+    return this.#normalized.get(type)?.has(normalizeValue(type, value)) ?? false;
+  }
+
+  /**
+   * Session values written in `text`, sorted and merged where they overlap (the longer type
+   * first). Word-aligned: a match neither starts nor ends inside a run of letters and digits.
+   */
+  find(text: string): KnownFinding[] {
+    const automaton = this.#automaton;
+    if (automaton === undefined) return [];
+    const view = guardView(text);
+    const { chars, positions } = skeletonOf(view.text);
+    const hits: KnownFinding[] = [];
+    let node = 0;
+    for (let j = 0; j < chars.length; j++) {
+      node = step(automaton, node, chars[j]!);
+      const ends = automaton.out[node]!;
+      if (ends.length === 0) continue;
+      const endPos = positions[j]!;
+      // Word end: the next letter or digit is not adjacent in the view.
+      if (j + 1 < chars.length && positions[j + 1] === charEnd(view.text, endPos) && positions[j + 1] !== endPos) continue;
+      for (const keyIndex of ends) {
+        const i = j - this.#keys[keyIndex]!.length + 1;
+        const startPos = positions[i]!;
+        // Word start: the previous letter or digit is not adjacent either.
+        if (i > 0 && positions[i - 1] !== startPos && charEnd(view.text, positions[i - 1]!) === startPos) continue;
+        const span = view.originalSpan(startPos, charEnd(view.text, endPos));
+        hits.push({ type: this.#types[keyIndex]!, start: span.start, end: span.end });
+      }
+    }
+    return mergeSpans(hits);
+  }
+
+  /**
+   * Start of the longest suffix of `text` that could still grow into a session value (a proper
+   * prefix of an entry's skeleton that begins at a word start), or text.length when none.
+   */
+  pendingStart(text: string): number {
+    const automaton = this.#automaton;
+    if (automaton === undefined) return text.length;
+    const view = guardView(text);
+    const { chars, positions } = skeletonOf(view.text);
+    let node = 0;
+    for (let j = 0; j < chars.length; j++) node = step(automaton, node, chars[j]!);
+    // Walk the fail chain for the longest prefix state that starts at a word start.
+    for (let current = node; current !== 0; current = automaton.fail[current]!) {
+      const i = chars.length - automaton.depth[current]!;
+      const startPos = positions[i]!;
+      if (i > 0 && positions[i - 1] !== startPos && charEnd(view.text, positions[i - 1]!) === startPos) continue;
+      return view.originalSpan(startPos, startPos).start;
+    }
+    return text.length;
+  }
+}
+
+/** Sort by start and merge overlapping spans (the first span's type is kept). */
+export function mergeSpans(spans: readonly KnownFinding[]): KnownFinding[] {
+  const sorted = [...spans].sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: KnownFinding[] = [];
+  for (const span of sorted) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && span.start < last.end) {
+      if (span.end > last.end) merged[merged.length - 1] = { type: last.type, start: last.start, end: span.end };
+    } else {
+      merged.push({ type: span.type, start: span.start, end: span.end });
+    }
+  }
+  return merged;
+}
