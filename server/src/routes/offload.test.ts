@@ -115,6 +115,50 @@ describe('the worker path answers as the event loop does', () => {
     expect(normalized(batch[1])).toEqual(normalized(batch[0]));
   });
 
+  it('RAG clearance on the worker: context entries carry their classification, the answer redacts above the caller', async () => {
+    const keys = { restricted: 'offload-restricted-key-0123456789', internal: 'offload-internal-key-0123456789' };
+    const app = await buildTestApp({
+      env: { VEIL_ALLOW_EPHEMERAL_AUDIT: '1' },
+      overrides: {
+        transform: { offload_threshold_bytes: 16 },
+        auth: {
+          mode: 'api_key',
+          api_keys: [
+            { key: keys.restricted, identity: 'restricted', tenant_id: 'acme', scopes: ['rag'], access_level: 'restricted' },
+            { key: keys.internal, identity: 'internal', tenant_id: 'acme', scopes: ['rag'], access_level: 'internal' },
+          ],
+        },
+      },
+    });
+    try {
+      const as = (key: string) => ({ 'x-api-key': key });
+      const ingest = async (text: string, classification: string) => {
+        const response = await post(app.app, '/v1/rag/ingest', { text, corpus_id: 'kb', document_metadata: { classification } }, as(keys.restricted));
+        expect(response.status).toBe(200);
+        return response.body.chunks[0] as { safe_text: string; chunk_session_state: string };
+      };
+      const secret = await ingest(`Escalations go to ${EMAIL}.`, 'restricted');
+      const open = await ingest(`Journalists call ${PHONE}.`, 'public');
+      const query = await post(app.app, '/v1/rag/query', { query: 'who do I contact?', corpus_id: 'kb' }, as(keys.restricted));
+      const built = await post(
+        app.app,
+        '/v1/rag/context',
+        { chunks: [secret.safe_text, open.safe_text], document_sessions: [secret.chunk_session_state, open.chunk_session_state], session_state: query.body.session_state, corpus_id: 'kb' },
+        as(keys.restricted),
+      );
+      expect(built.status, JSON.stringify(built.body)).toBe(200);
+      const answer = built.body.safe_chunks.join(' ');
+      const restore = (key: string) => post(app.app, '/v1/rag/answer', { answer, session_state: built.body.session_state }, as(key));
+      const cleared = await restore(keys.restricted);
+      expect(cleared.body.restored_answer).toBe(`Escalations go to ${EMAIL}. Journalists call ${PHONE}.`);
+      const lower = await restore(keys.internal);
+      expect(lower.status).toBe(200);
+      expect(lower.body.restored_answer).toBe(`Escalations go to [REDACTED]. Journalists call ${PHONE}.`);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('errors from the worker are the same envelopes', async () => {
     const refused = await post(offloaded.app, '/v1/transform', { input_json: { deep: JSON.parse(`${'['.repeat(70)}1${']'.repeat(70)}`) as unknown } });
     expect(refused.status).toBe(413);
