@@ -9,7 +9,10 @@
 // Every depth and structure bound of a request (this body pre-scan, a JSON document's 64
 // levels, tool-call arguments, ndjson lines, a rehydrated document, the slot and scanned-text
 // budgets) answers the same way: 413 VEIL_PAYLOAD_TOO_LARGE naming the bound, built here.
+// parseJsonBounded is the one way a JSON text from a client is parsed (bodies on the loop or a
+// worker, ndjson lines, JSON uploads): this pre-scan, then a parse refusing prototype poisoning.
 import { VeilError } from '@veil/common';
+import sjson from 'secure-json-parse';
 
 /** A request whose structure is past a bound: too deep, too many slots, too much text. */
 export function structureBoundExceeded(message: string): VeilError {
@@ -98,4 +101,23 @@ export function checkJsonStructure(text: string, limits: JsonStructureLimits, wh
 /** Refuse `text` (named `where` in the error) when its containers nest deeper than `maxDepth`. */
 export function checkJsonDepth(text: string, maxDepth: number = MAX_BODY_DEPTH, where = 'body'): void {
   checkJsonStructure(text, { maxDepth, maxKeys: Number.MAX_SAFE_INTEGER, maxValues: Number.MAX_SAFE_INTEGER }, where);
+}
+
+/**
+ * Parse a client's JSON text, already within its bounds: `__proto__` members refused, a
+ * `constructor` member ignored, and a syntax error answered as 400 naming `where`, never with
+ * the parser's message (it can quote the text).
+ */
+export function parseJsonText(text: string, where = 'body'): unknown {
+  try {
+    return sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'ignore' }) as unknown;
+  } catch {
+    throw new VeilError('VEIL_VALIDATION_FAILED', `${where}: is not valid JSON`);
+  }
+}
+
+/** checkJsonStructure, then parseJsonText: nothing is built for a text past a bound. */
+export function parseJsonBounded(text: string, limits: JsonStructureLimits, where = 'body'): unknown {
+  checkJsonStructure(text, limits, where);
+  return parseJsonText(text, where);
 }

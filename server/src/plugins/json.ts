@@ -13,10 +13,9 @@
 import { createHash } from 'node:crypto';
 import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import sjson from 'secure-json-parse';
 import type { VeilConfig } from '../config/index.js';
 import type { AppDeps } from '../deps.js';
-import { checkJsonStructure, MAX_BODY_DEPTH, type JsonStructureLimits } from '../domain/json-depth.js';
+import { MAX_BODY_DEPTH, parseJsonBounded, type JsonStructureLimits } from '../domain/json-depth.js';
 import { decodeUtf8 } from '../domain/text/utf8.js';
 import type { DeferrableField, DeferredSource } from '../workers/offload-worker.js';
 
@@ -101,12 +100,6 @@ export function registerJsonParser(app: FastifyInstance, deps: AppDeps): void {
     }
     const text = decodeUtf8(bytes, 'body');
     rawBodies.set(request, { bytes: size, text });
-    checkJsonStructure(text, limits);
-    try {
-      return sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'ignore' }) as unknown;
-    } catch {
-      // Never forward the parser's message: it can quote the body.
-      throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is not valid JSON');
-    }
+    return parseJsonBounded(text, limits);
   });
 }

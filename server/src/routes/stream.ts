@@ -28,7 +28,7 @@ import { auditFacts, factSink } from '../audit/facts.js';
 import { auditStreamEnd, auditStreamFailure, auditStreamStart } from '../audit/plugin.js';
 import type { AppDeps } from '../deps.js';
 import { splitSegments, StreamRehydrator } from '../domain/stream/index.js';
-import { checkJsonStructure, type JsonStructureLimits } from '../domain/json-depth.js';
+import { parseJsonBounded, type JsonStructureLimits } from '../domain/json-depth.js';
 import { invalidUtf8, strictUtf8Decoder } from '../domain/text/utf8.js';
 import { validationMessage } from '../plugins/errors.js';
 import { deferredSource, jsonLimits } from '../plugins/json.js';
@@ -208,18 +208,9 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-function parseLine(line: string, what: string, limits: JsonStructureLimits): unknown {
-  checkJsonStructure(line, limits, what);
-  try {
-    return JSON.parse(line) as unknown;
-  } catch {
-    throw new VeilError('VEIL_VALIDATION_FAILED', `${what}: is not valid JSON`);
-  }
-}
-
 /** A delta line: exactly `{"delta": string}`. */
 function deltaOf(line: string, limits: JsonStructureLimits): string {
-  const value = parseLine(line, 'delta', limits);
+  const value = parseJsonBounded(line, limits, 'delta');
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new VeilError('VEIL_VALIDATION_FAILED', 'delta: must be an object');
   const keys = Object.keys(value);
   const delta = (value as { delta?: unknown }).delta;
@@ -364,7 +355,7 @@ export function streamRoutes(deps: AppDeps) {
           try {
             const first = await lines.next();
             if (first.done === true) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
-            const params = parseLine(first.value, 'body', jsonLimits(deps.config));
+            const params = parseJsonBounded(first.value, jsonLimits(deps.config));
             const validate = request.compileValidationSchema(RehydrateParamsSchema);
             if (!validate(params)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validate.errors?.[0] ?? undefined));
             const base = await rehydrateRequestOf(deps, principal, params as RehydrateParams, '');

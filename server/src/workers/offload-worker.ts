@@ -6,9 +6,8 @@
 import { createHash } from 'node:crypto';
 import { setPriority } from 'node:os';
 import { isVeilError, type Policy } from '@veil/common';
-import sjson from 'secure-json-parse';
 import { compileCustomPatterns, detectAll, type CompiledPattern } from '../domain/detect/index.js';
-import { checkJsonStructure, type JsonStructureLimits } from '../domain/json-depth.js';
+import { parseJsonBounded, parseJsonText, type JsonStructureLimits } from '../domain/json-depth.js';
 import { withinClearance, type Clearance } from '../domain/rag/classification.js';
 import { isPlainObject } from '../domain/structured/limits.js';
 import { decodeUtf8 } from '../domain/text/utf8.js';
@@ -189,7 +188,7 @@ export interface DeferredSource {
 
 /** A member of a deferred source, parsed (on a worker; the body was checked when it arrived). */
 export function deferredValue(source: DeferredSource): unknown {
-  const body: unknown = sjson.parse(decodeUtf8(source.raw, 'body'), undefined, { protoAction: 'error', constructorAction: 'ignore' });
+  const body = parseJsonText(decodeUtf8(source.raw, 'body'));
   return isPlainObject(body) ? body[source.field] : undefined;
 }
 
@@ -319,8 +318,7 @@ function execute(task: OffloadTask): unknown {
   switch (task.op) {
     case 'parse': {
       const text = decodeUtf8(task.body, 'body');
-      checkJsonStructure(text, task.limits);
-      const value: unknown = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'ignore' });
+      const value = parseJsonBounded(text, task.limits);
       const fingerprint = task.fingerprintPrefix === undefined ? '' : createHash('sha256').update(task.fingerprintPrefix).update(text).digest('hex');
       const deferred: DeferrableField[] = [];
       if (task.defer !== undefined && isPlainObject(value)) {
@@ -397,7 +395,6 @@ export default function run(task: OffloadTask): OffloadResult {
     return { ok: true, value: execute(task) };
   } catch (error) {
     if (isVeilError(error)) return { ok: false, code: error.code, message: error.message, detail: error.detail };
-    if (task.op === 'parse') return { ok: false, code: 'VEIL_VALIDATION_FAILED', message: 'body: is not valid JSON' };
     return { ok: false, code: 'VEIL_INTERNAL', message: 'internal error', detail: error instanceof Error ? error.name : 'unknown' };
   }
 }
