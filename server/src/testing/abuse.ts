@@ -230,7 +230,8 @@ export async function ragContextBody(target: Target, chunks: number, chunkBytes:
   const query = await postJson(target, '/v1/rag/query', { query: 'what did jane.doe@example.com ask about billing?' });
   if (query.status !== 200) throw new Error(`rag/query answered ${query.status}: ${query.text.slice(0, 200)}`);
   const chunk = textWithEntities(chunkBytes, 180);
-  return JSON.stringify({ chunks: Array.from({ length: chunks }, () => chunk), session_state: query.json.session_state });
+  // Labelled public: every chunk is admitted whatever the key's clearance, so all of them are worked on.
+  return JSON.stringify({ chunks: Array.from({ length: chunks }, () => chunk), chunk_classifications: Array.from({ length: chunks }, () => 'public'), session_state: query.json.session_state });
 }
 
 export function batchBody(items: number, itemBytes: number): string {
