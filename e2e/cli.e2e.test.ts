@@ -154,7 +154,7 @@ describe('make run honours VEIL_PORT and VEIL_HOST; make eval stays in the repos
 
   it('make eval and make eval-offline use the corpus and scorer inside the repository', () => {
     for (const target of ['eval', 'eval-offline']) {
-      const dry = spawnSync('make', ['-n', target], { cwd: ROOT, encoding: 'utf8', env: process.env });
+      const dry = spawnSync('make', ['-n', '--no-print-directory', target], { cwd: ROOT, encoding: 'utf8', env: process.env });
       expect(dry.status).toBe(0);
       const command = dry.stdout.trimEnd().split('\n').at(-1)!;
       expect(command).toContain('data/dev-corpus.jsonl');
@@ -165,9 +165,11 @@ describe('make run honours VEIL_PORT and VEIL_HOST; make eval stays in the repos
 
   it('scripts/run.sh listens on VEIL_HOST:VEIL_PORT', async () => {
     const port = await freePort();
+    // Its SQLite state goes to a directory of the test's own, not the checkout's .veil-data/.
+    const data = mkdtempSync(join(tmpdir(), 'veil-cli-run-'));
     const child = spawn(join(ROOT, 'scripts/run.sh'), [], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', NER: '0', VEIL_PORT: String(port), VEIL_HOST: '127.0.0.1', VEIL_LOG_FORMAT: 'json' },
+      env: { PATH: process.env.PATH ?? '', NER: '0', VEIL_PORT: String(port), VEIL_HOST: '127.0.0.1', VEIL_LOG_FORMAT: 'json', DATA_DIR: data },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
@@ -186,6 +188,7 @@ describe('make run honours VEIL_PORT and VEIL_HOST; make eval stays in the repos
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
+      rmSync(data, { recursive: true, force: true });
     }
   });
 });

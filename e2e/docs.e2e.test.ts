@@ -36,8 +36,8 @@ import { ROOT, startVeil, type ServerProcess } from './support/server.js';
 const FILES = markdownFiles(ROOT);
 /** Top-level entries of the repository (what a repository path starts with). */
 const TOP_LEVEL = new Set(readdirSync(ROOT).filter((name) => name !== '.git'));
-/** Paths the build or a developer's setup creates; documents may name them before they exist. */
-const GENERATED = /(^|\/)(node_modules|dist|\.cache|\.venv|\.venv-presidio)(\/|$)/;
+/** Paths the build or a developer's setup (`make run`: .veil-data) creates; documents may name them before they exist. */
+const GENERATED = /(^|\/)(node_modules|dist|\.cache|\.venv|\.venv-presidio|\.veil-data)(\/|$)/;
 const BLOCK_TIMEOUT_MS = 120_000;
 
 describe('links and repository paths in the Markdown files', () => {

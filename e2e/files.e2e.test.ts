@@ -88,11 +88,9 @@ describe('files over HTTP (real process)', () => {
 
   it('refuses a PDF flate bomb and keeps serving', async () => {
     const bomb = await flateBombPdf(1024);
-    const started = performance.now();
     const response = await upload('/v1/transform/file', {}, 'file', bomb, 'bomb.pdf');
     expect(response.status).toBe(413);
     expect(response.body.code).toBe('VEIL_LIMIT_EXCEEDED');
-    expect(performance.now() - started).toBeLessThan(10_000);
     const after = await postJson(`${server.url}/v1/transform`, { input: `mail ${EMAIL}` });
     expect(after.status).toBe(200);
   });

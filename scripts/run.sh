@@ -3,6 +3,13 @@
 # detected out of the box. NER=0 runs the server alone (regex detectors only). The sidecar gets a
 # fresh random shared secret per run and stops when the server does. PORT and HOST (else the
 # server's VEIL_PORT and VEIL_HOST) choose where it listens.
+#
+# State is durable: unless VEIL_CONFIG names a configuration (which then decides) or the
+# variables below are set, revocations, replay counters and idempotency records live in one
+# SQLite database under DATA_DIR (default .veil-data/, gitignored), so an erasure survives a
+# restart or a crash; the session, digest and corpus secrets are generated once beside it
+# (<database>.keys), so sealed blobs and revocation digests survive too. With shared stores the
+# server runs one worker process per core under a primary that restarts a worker that dies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT=${PORT:-${VEIL_PORT:-3000}}
@@ -10,6 +17,16 @@ HOST=${HOST:-${VEIL_HOST:-}}
 NER_PORT=${NER_PORT:-8001}
 listen=(--port "$PORT")
 if [ -n "$HOST" ]; then listen+=(--host "$HOST"); fi
+if [ -z "${VEIL_CONFIG:-}" ]; then
+  DATA_DIR=${DATA_DIR:-.veil-data}
+  mkdir -p "$DATA_DIR"
+  chmod 700 "$DATA_DIR"
+  export VEIL_STORAGE__SQLITE_PATH=${VEIL_STORAGE__SQLITE_PATH:-$DATA_DIR/veil.db}
+  export VEIL_REVOCATION_BACKEND=${VEIL_REVOCATION_BACKEND:-sqlite}
+  export VEIL_REPLAY_BACKEND=${VEIL_REPLAY_BACKEND:-sqlite}
+  export VEIL_IDEMPOTENCY__BACKEND=${VEIL_IDEMPOTENCY__BACKEND:-sqlite}
+  echo "make run: revocations, replay counters and idempotency records are kept in $VEIL_STORAGE__SQLITE_PATH (durable across restarts)" >&2
+fi
 if [ "${NER:-1}" = "0" ]; then
   exec node server/bin/veil.js serve "${listen[@]}"
 fi

@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   VEIL_PAYLOAD_TOO_LARGE: { status: 413, message: 'payload too large' },
   VEIL_UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'unsupported media type' },
   VEIL_RATE_LIMITED: { status: 429, message: 'rate limit exceeded' },
+  VEIL_QUOTA_EXCEEDED: { status: 429, message: "the tenant's share of a state store is used up" },
   VEIL_IDEMPOTENCY_KEY_INVALID: { status: 400, message: 'Idempotency-Key must be 1 to 255 printable ASCII characters' },
   VEIL_IDEMPOTENCY_KEY_REUSE: { status: 409, message: 'Idempotency-Key reused with a different request' },
   VEIL_IDEMPOTENCY_IN_PROGRESS: { status: 409, message: 'a request with this Idempotency-Key is in progress' },

@@ -21,6 +21,7 @@ import { registerAdmission } from './plugins/admission.js';
 import { ConnectionGuard } from './plugins/connections.js';
 import { Admission, memoryBudgetMb } from './services/overload.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
+import { registerAuthThrottle } from './plugins/auth-throttle.js';
 import { batchRoutes } from './routes/batch.js';
 import { detectRoutes } from './routes/detect.js';
 import { fileRoutes } from './routes/files.js';
@@ -39,6 +40,12 @@ export interface BuildOptions {
   readonly logger?: Logger;
   /** In-process TLS (server.tls): certificate chain and private key, PEM. */
   readonly https?: { readonly cert: Buffer; readonly key: Buffer };
+}
+
+/** server.trust_proxy as Fastify takes it: a hop count becomes "trust the nearest N hops". */
+function trustProxyOption(setting: boolean | number | readonly string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting === 'number') return (_address, hop) => hop < setting;
+  return typeof setting === 'boolean' ? setting : [...setting];
 }
 
 export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -60,6 +67,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
     bodyLimit: deps.config.server.body_limit_bytes,
+    // request.ip: the socket peer, or the client X-Forwarded-For names when its proxy is trusted.
+    trustProxy: trustProxyOption(deps.config.server.trust_proxy),
     return503OnClosing: true,
     ajv: {
       // Reject unknown fields (never strip them) and never coerce types.
@@ -76,6 +85,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // idempotency (a response replaced by 503 in strict mode must release its key, not be stored).
   const audit = deps.audit ?? new LogAuditSink(app.log);
   registerAudit(app, deps, audit);
+  // Failed authentication per client address: refused before the credential is checked.
+  registerAuthThrottle(app, deps);
   // Before any route: every route must declare its scope (startup fails otherwise); CORS, then
   // the root onRequest hook that authenticates and checks the scope before the body is read.
   // Hooks that need the principal (rate limit) are added right after this line.

@@ -24,7 +24,7 @@ import { memoryBudgetMb, workerHeapMb } from './services/overload.js';
 import { followLauncher, launchPlan, openFileLimits, relaunch } from './cli/launcher.js';
 import { loadPolicyRegistry } from './services/policies.js';
 import { checkDigestKey } from './services/revocation.js';
-import { openAppStores } from './services/stores.js';
+import { durabilityWarning, openAppStores } from './services/stores.js';
 import { workerReport } from './routes/diagnostics.js';
 import { startTracing } from './tracing.js';
 
@@ -221,8 +221,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const config = loaded.config;
   const logger = loggerFor(config, options);
   const worker = cluster.isWorker ? cluster.worker : undefined;
-  // The primary already logged the configuration warnings once.
-  if (worker === undefined) for (const warning of loaded.warnings) logger.warn(warning);
+  // The primary already logged the configuration warnings once (and runs shared stores only).
+  if (worker === undefined) {
+    for (const warning of loaded.warnings) logger.warn(warning);
+    const durability = durabilityWarning(config);
+    if (durability !== undefined) logger.warn({ event: 'state_not_durable' }, durability);
+  }
   const { workers, note } = resolveWorkers(config);
   if (note !== undefined && worker === undefined) logger.info({ event: 'workers_defaulted' }, note);
   const metrics = new VeilMetrics();

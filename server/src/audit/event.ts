@@ -78,6 +78,7 @@ const SECURITY_EVENTS: Readonly<Record<string, string>> = {
   VEIL_SCOPE_DENIED: 'scope_denied',
   VEIL_POLICY_DENIED: 'policy_denied',
   VEIL_RATE_LIMITED: 'rate_limited',
+  VEIL_QUOTA_EXCEEDED: 'quota_exceeded',
   VEIL_SESSION_REPLAY: 'session_replay',
   VEIL_PROMPT_REJECTED: 'prompt_rejected',
   VEIL_OUTPUT_BLOCKED: 'output_blocked',

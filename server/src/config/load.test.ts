@@ -59,6 +59,7 @@ describe('defaults', () => {
       allowed_origins: [],
       body_limit_bytes: 10 * 1024 * 1024,
       shutdown_timeout_seconds: 25,
+      trust_proxy: false,
       headers_timeout_seconds: 20,
       request_timeout_seconds: 60,
       idle_timeout_seconds: 60,
@@ -66,15 +67,26 @@ describe('defaults', () => {
       max_connections: 10000,
       max_connections_per_source: 0,
     });
-    expect(config.auth).toEqual({ mode: 'dev', api_keys: [] });
-    expect(config.session).toEqual({ backend: 'sealed', ttl_seconds: 3600 });
+    expect(config.auth).toEqual({ mode: 'dev', api_keys: [], failure_limit: { enabled: true, burst: 20, per_minute: 10, max_sources: 100000 } });
+    expect(config.session).toEqual({ backend: 'sealed', ttl_seconds: 3600, clock_skew_seconds: 60 });
+    expect(config.storage).toEqual({
+      memory_limits: {
+        revocations: 500000,
+        replay_records: 500000,
+        idempotency_records: 100000,
+        idempotency_bytes: 134217728,
+        sessions: 100000,
+        session_bytes: 134217728,
+      },
+      tenant_quotas: {},
+    });
     expect(config.revocation_backend).toBe('memory');
     expect(config.replay_backend).toBe('memory');
     expect(config.idempotency).toEqual({ backend: 'memory', ttl_seconds: 86400, in_progress_ttl_seconds: 60 });
     expect(config.detector).toEqual({ mode: 'builtin', default_language: 'en', timeout_secs: 5, ner_piece_chars: 10000, ner_concurrency: 2, ner_max_in_flight: 4 });
     expect(config.policy).toEqual({ watch: false, watch_debounce_ms: 2000 });
     expect(config.audit).toEqual({ backend: 'log', strict: false, allow_ephemeral: false });
-    expect(config.rate_limit).toEqual({ enabled: false, requests_per_second: 100, burst_size: 200 });
+    expect(config.rate_limit).toEqual({ enabled: false, requests_per_second: 100, burst_size: 200, bytes_per_unit: 65536, entities_per_unit: 100 });
     expect(config.tenants).toEqual({});
     expect(config.limits).toEqual({
       max_batch_size: 100,
@@ -334,6 +346,20 @@ describe('problems are all listed at once', () => {
         'policy.directory: is required when policy.watch is true',
       ]),
     );
+  });
+
+  it('refuses a tenant quota above the memory cap of a memory store, not of a durable one', () => {
+    const problems = problemsOf(() =>
+      load({ overrides: { storage: { memory_limits: { revocations: 100, sessions: 10 }, tenant_quotas: { revocations: 101, idempotency_records: 200000, sessions: 11 } } } }),
+    );
+    expect(problems).toEqual([
+      "storage.tenant_quotas.revocations: must not exceed storage.memory_limits.revocations (100), the memory store's global cap",
+      "storage.tenant_quotas.idempotency_records: must not exceed storage.memory_limits.idempotency_records (100000), the memory store's global cap",
+    ]);
+    // session.backend is sealed (no memory session store), and a durable store has no memory cap.
+    expect(() =>
+      load({ overrides: { revocation_backend: 'sqlite', storage: { sqlite_path: join(directory, 'quota.db'), memory_limits: { revocations: 100 }, tenant_quotas: { revocations: 1000000 } } } }),
+    ).not.toThrow();
   });
 
   it('reports YAML syntax errors by line without quoting the source', () => {

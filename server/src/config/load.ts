@@ -35,7 +35,7 @@ import { KeyRing } from '../domain/seal/keyring.js';
 import { keyRingFromData, readKeyRingFile } from './keyring-file.js';
 import { readEnv, type EnvOverride } from './env.js';
 import { CONFIG_SCHEMA, MAX_BATCH_SIZE_CEILING, MIN_JWT_SECRET_BYTES } from './schema.js';
-import type { VeilConfig } from './schema.js';
+import type { StoreCapacity, VeilConfig } from './schema.js';
 import { Secret, kidForSecret, parseSecret, secretFingerprint } from './secrets.js';
 import { ensureStateKeys, readStateKeys, StateKeysError, stateKeysPath, type StateKeys } from './state-keys.js';
 
@@ -513,6 +513,30 @@ function checkOrigins(data: Plain, problems: string[]): void {
   }
 }
 
+/**
+ * A tenant's quota of a memory store must be below the store's global cap, or one tenant could
+ * still fill the store for everyone. Only where that store is memory: a durable store's quota
+ * has no memory cap to stay under.
+ */
+function checkQuotas(data: Plain, problems: string[]): void {
+  const memory = (backend: string | undefined): boolean => (backend ?? 'memory') === 'memory';
+  const roles: [keyof StoreCapacity, boolean][] = [
+    ['revocations', memory(str(data, ['revocation_backend']))],
+    ['replay_records', memory(str(data, ['replay_backend']))],
+    ['idempotency_records', memory(str(data, ['idempotency', 'backend']))],
+    ['idempotency_bytes', memory(str(data, ['idempotency', 'backend']))],
+    ['sessions', str(data, ['session', 'backend']) === 'memory'],
+    ['session_bytes', str(data, ['session', 'backend']) === 'memory'],
+  ];
+  for (const [name, inMemory] of roles) {
+    const quota = getPath(data, ['storage', 'tenant_quotas', name]);
+    const cap = getPath(data, ['storage', 'memory_limits', name]);
+    if (inMemory && typeof quota === 'number' && typeof cap === 'number' && quota > cap) {
+      problems.push(`storage.tenant_quotas.${name}: must not exceed storage.memory_limits.${name} (${cap}), the memory store's global cap`);
+    }
+  }
+}
+
 function checkDependencies(data: Plain, problems: string[]): void {
   if (str(data, ['audit', 'backend']) === 'file' && !isSet(data, ['audit', 'path'])) {
     problems.push('audit.path: is required when audit.backend is file');
@@ -548,6 +572,7 @@ function checkDependencies(data: Plain, problems: string[]): void {
       problems.push(`server.workers: ${workers} workers need shared state; set ${perProcess.join(', ')} to sqlite or redis (memory is per process)`);
     }
   }
+  checkQuotas(data, problems);
   const batch = getPath(data, ['limits', 'max_batch_size']);
   if (typeof batch === 'number' && batch > MAX_BATCH_SIZE_CEILING) {
     problems.push(`limits.max_batch_size: must not exceed the built-in ceiling of ${MAX_BATCH_SIZE_CEILING}`);

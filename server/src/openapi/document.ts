@@ -60,7 +60,15 @@ function genericErrors(route: CollectedRoute, hasBody: boolean): ErrorCode[] {
   }
   if (hasBody) codes.push('VEIL_VALIDATION_FAILED', 'VEIL_PAYLOAD_TOO_LARGE', 'VEIL_UNSUPPORTED_MEDIA_TYPE');
   if (route.idempotent) {
-    codes.push('VEIL_IDEMPOTENCY_KEY_INVALID', 'VEIL_IDEMPOTENCY_KEY_REUSE', 'VEIL_IDEMPOTENCY_IN_PROGRESS', 'VEIL_IDEMPOTENCY_RESULT_UNAVAILABLE', 'VEIL_IDEMPOTENCY_STORE_FULL');
+    codes.push(
+      'VEIL_IDEMPOTENCY_KEY_INVALID',
+      'VEIL_IDEMPOTENCY_KEY_REUSE',
+      'VEIL_IDEMPOTENCY_IN_PROGRESS',
+      'VEIL_IDEMPOTENCY_RESULT_UNAVAILABLE',
+      'VEIL_IDEMPOTENCY_STORE_FULL',
+      // The tenant's share of the idempotency store is used up.
+      'VEIL_QUOTA_EXCEEDED',
+    );
   }
   return codes;
 }

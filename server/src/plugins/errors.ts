@@ -3,8 +3,6 @@
 // JSON.parse does) are never forwarded. Each error response is logged once with its detail.
 import { ERROR_CODES, isVeilError, VeilError, type ErrorCode } from '@veil/common';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OverloadedError } from '../services/overload.js';
-import { RateLimitedError } from './rate-limit.js';
 
 export interface ErrorBody {
   code: ErrorCode;
@@ -124,8 +122,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: V
   );
   const body: ErrorBody = { code: error.code, error: error.message, request_id: request.id };
   if (error.code === 'VEIL_METHOD_NOT_ALLOWED') void reply.header('allow', (error.detail ?? '').replace(/^allow: /, ''));
-  // decisions.md 6: 429 carries Retry-After in whole seconds; so does 503 VEIL_OVERLOADED.
-  if (error instanceof RateLimitedError || error instanceof OverloadedError) void reply.header('retry-after', String(error.retryAfterSeconds));
+  // decisions.md 6: 429 carries Retry-After in whole seconds. Any error that knows when trying
+  // again makes sense says so (RateLimitedError, TenantQuotaError).
+  const retryAfter = (error as { readonly retryAfterSeconds?: unknown }).retryAfterSeconds;
+  if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
   return reply.code(error.status).type('application/json; charset=utf-8').send(body);
 }
 

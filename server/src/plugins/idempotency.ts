@@ -2,16 +2,19 @@
 // `config: {idempotent: true}`. A request with an Idempotency-Key claims it under a fingerprint
 // of method, path and raw body; 2xx responses are recorded and replayed with
 // `Idempotency-Replayed: true`; other statuses release the claim so an identical retry runs
-// again. A full store refuses before the mutation runs.
+// again. A full store refuses before the mutation runs (503), and so does a tenant's used-up
+// share of it (its own 429 VEIL_QUOTA_EXCEEDED with Retry-After; other tenants go on).
 //
 // Keys are partitioned by the caller's tenant AND identity (stores/types.ts IdempotencyKey): a
 // stored response (which can carry a session_state) is replayed only to the identity that
 // created it. Another identity of the same tenant, or another untenanted caller, sending the
-// same header value claims its own key and runs its own request.
+// same header value claims its own key and runs its own request. The quota is the tenant's:
+// its identities share it (stores/shared.ts idempotencyOwner).
 import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { principalOf } from '../routes/common.js';
+import { rethrowQuota } from '../services/quota.js';
 import { StoreFullError, StoreUnavailableError, type IdempotencyKey } from '../stores/types.js';
 import { bodyFingerprint } from './json.js';
 
@@ -33,10 +36,10 @@ interface Claim {
 }
 const claims = new WeakMap<FastifyRequest, Claim>();
 
-function storeError(error: unknown): never {
+function storeError(error: unknown, nowMs: number): never {
   if (error instanceof StoreFullError) throw new VeilError('VEIL_IDEMPOTENCY_STORE_FULL');
   if (error instanceof StoreUnavailableError) throw new VeilError('VEIL_STORE_UNAVAILABLE', undefined, error.message);
-  throw error;
+  throw rethrowQuota(error, nowMs);
 }
 
 export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
@@ -53,7 +56,8 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
     const key: IdempotencyKey = { tenant: principal.tenant, identity: principal.identity, key: header };
     // Hashed on the worker for a large body (plugins/json.ts), so the loop never walks its bytes.
     const fingerprint = bodyFingerprint(request);
-    const result = await store.claim(key, fingerprint, deps.now(), inProgressMs, ttlMs).catch(storeError);
+    const nowMs = deps.now();
+    const result = await store.claim(key, fingerprint, nowMs, inProgressMs, ttlMs).catch((error: unknown) => storeError(error, nowMs));
     switch (result.state) {
       case 'claimed':
         claims.set(request, { key, fingerprint });

@@ -1,10 +1,12 @@
 // Rate limiting over HTTP (inject, injected clock): burst then 429 with Retry-After, refill,
 // per-tenant overrides, tenant isolation, untenanted callers keyed by identity, public probes
-// never limited, batches charged per item (threats.md 19), and off by default.
+// never limited, batches charged per item (threats.md 19), work charged as work (body bytes,
+// with and without Content-Length, RAG chunks, entities found), and off by default.
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyOverrides } from '../testing/auth.js';
 import { buildTestApp, post, send, type TestApp } from '../testing/harness.js';
-import { bucketKeyOf, limitsFor } from './rate-limit.js';
+import { bodyUnits, bucketKeyOf, limitsFor } from './rate-limit.js';
 
 const KEYS = {
   a: 'tenant-a-key-0123456789abcdef',
@@ -162,5 +164,85 @@ describe('rate limiting configuration', () => {
     expect(limitsFor(config, null)).toEqual({ ratePerSecond: 7, burst: 9 });
     expect(limitsFor(config, '__proto__')).toEqual({ ratePerSecond: 7, burst: 9 });
     expect(bucketKeyOf({ tenant: 'a', identity: 'x' })).not.toBe(bucketKeyOf({ tenant: null, identity: 'a' }));
+  });
+});
+
+describe('rate limiting counts work', () => {
+  let w: TestApp;
+  beforeAll(async () => {
+    w = await buildTestApp({
+      overrides: {
+        ...apiKeyOverrides([{ key: KEYS.a, identity: 'app-a', tenant_id: 'tenant-a', scopes: [...SCOPES, 'rag'] }]),
+        rate_limit: { enabled: true, requests_per_second: 1, burst_size: 10, bytes_per_unit: 1024, entities_per_unit: 2 },
+      },
+    });
+  });
+  afterAll(async () => {
+    await w.close();
+  });
+
+  /** How many one-unit requests the bucket still admits (it is empty afterwards). */
+  async function remaining(): Promise<number> {
+    let admitted = 0;
+    while ((await post(w.app, '/v1/detect', { input: 'nothing' }, as(KEYS.a))).status === 200) admitted += 1;
+    return admitted;
+  }
+
+  it('bodyUnits: one unit per bytes_per_unit, at least one', () => {
+    expect([0, 1, 1024, 1025, 4096, 4097].map((bytes) => bodyUnits(bytes, 1024))).toEqual([1, 1, 1, 2, 4, 5]);
+  });
+
+  it('charges a body by its Content-Length before reading it', async () => {
+    w.advance(60);
+    const big = { input: 'x'.repeat(3000) };
+    for (let index = 0; index < 3; index += 1) expect((await post(w.app, '/v1/detect', big, as(KEYS.a))).status).toBe(200);
+    const refused = await post(w.app, '/v1/detect', big, as(KEYS.a));
+    expect(refused.status).toBe(429);
+    // 9 of 10 units spent; 3 are needed: 2 s.
+    expect(refused.headers['retry-after']).toBe('2');
+  });
+
+  it('charges a body sent without Content-Length once it has been read', async () => {
+    w.advance(60);
+    const response = await w.app.inject({
+      method: 'POST',
+      url: '/v1/detect',
+      headers: { 'content-type': 'application/json', ...as(KEYS.a) },
+      payload: Readable.from([JSON.stringify({ input: 'y'.repeat(5000) })]),
+    });
+    expect(response.statusCode).toBe(200);
+    expect(await remaining()).toBe(5);
+  });
+
+  it('charges the entities a response found after it was sent', async () => {
+    w.advance(60);
+    const emails = Array.from({ length: 6 }, (_, index) => `p${index}@example.com`).join(' ');
+    expect((await post(w.app, '/v1/transform', { input: emails }, as(KEYS.a))).status).toBe(200);
+    // 1 for the request, 6 / 2 = 3 for its entities.
+    expect(await remaining()).toBe(6);
+  });
+
+  it('charges /v1/rag/context one unit per chunk before any work, /v1/rag/ingest one per chunk made', async () => {
+    w.advance(60);
+    const context = await post(w.app, '/v1/rag/context', { chunks: ['a', 'b', 'c', 'd', 'e', 'f'], session_state: 'v1.bogus.AAAA' }, as(KEYS.a));
+    expect(context.status).not.toBe(429);
+    expect(await remaining()).toBe(4);
+    w.advance(60);
+    const text = Array.from({ length: 5 }, (_, index) => `Paragraph ${index} `.padEnd(120, 'z')).join('\n\n');
+    const ingest = await post(w.app, '/v1/rag/ingest', { text, chunking_strategy: 'fixed', chunk_size: 150 }, as(KEYS.a));
+    expect(ingest.body).toMatchObject({ chunks: expect.any(Array) });
+    const chunks = (ingest.body.chunks as unknown[]).length;
+    expect(chunks).toBeGreaterThan(2);
+    expect(await remaining()).toBe(10 - 1 - chunks);
+  });
+
+  it('work charged after the fact can put the bucket in debt, never below one burst', async () => {
+    w.advance(60);
+    const emails = Array.from({ length: 60 }, (_, index) => `d${index}@example.com`).join(' ');
+    expect((await post(w.app, '/v1/transform', { input: emails }, as(KEYS.a))).status).toBe(200);
+    const refused = await post(w.app, '/v1/detect', { input: 'nothing' }, as(KEYS.a));
+    expect(refused.status).toBe(429);
+    // 1 + 30 charged from 10: clamped at -10, so 11 s until one unit is back.
+    expect(refused.headers['retry-after']).toBe('11');
   });
 });

@@ -21,7 +21,7 @@ import type { AppDeps } from '../deps.js';
 import { CHUNKING_STRATEGIES, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../domain/rag/chunking.js';
 import { ClassificationLattice } from '../domain/rag/classification.js';
 import { validationMessage } from '../plugins/errors.js';
-import { chargeRateLimit } from '../plugins/rate-limit.js';
+import { chargeRateLimit, chargeRateLimitAfter } from '../plugins/rate-limit.js';
 import { bodySize } from '../plugins/json.js';
 import {
   answerRag,
@@ -278,7 +278,7 @@ export function ragRoutes(deps: AppDeps) {
       },
       { ...ingestScope(deps, principal), log, offload: large },
     );
-    const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
+    const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
     return { result: withSessionHandle(sealed.response, handle, 'chunks'), sealed };
   };
 
@@ -304,6 +304,8 @@ export function ragRoutes(deps: AppDeps) {
       { schema: { body: IngestBodySchema, response: { 200: IngestResultSchema } }, config: { scope: 'rag', idempotent: true } },
       async (request, reply) => {
         const { result, sealed } = await recordingGuards(request, () => ingest(request.body, principalOf(request), request.log));
+        // Each chunk sealed is work like a small transform: charged after the fact.
+        chargeRateLimitAfter(request, sealed.units ?? 0);
         auditFacts(request, {
           policy: request.body.policy ?? deps.policies.registry.defaultName,
           session_id: sealed.session.sid,
@@ -336,6 +338,7 @@ export function ragRoutes(deps: AppDeps) {
           try {
             if (!validateItem(item)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validateItem.errors?.[0]));
             const { result, sealed } = await recordingGuards(request, () => ingest(item as IngestBody, principal, request.log, large));
+            chargeRateLimitAfter(request, sealed.units ?? 0);
             auditFacts(request, { ...sealed.facts, ...promptFact(sealed.promptSecurity) });
             results.push(typeof result === 'string' ? new RawJson(`{"index":${index},"result":${result}}`) : { index, result });
           } catch (error) {
@@ -357,7 +360,7 @@ export function ragRoutes(deps: AppDeps) {
         const sealed = await recordingGuards(request, () =>
           queryRag(deps, { query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, { ...modelScope(deps, principalOf(request)), log: request.log }),
         );
-        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
+        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
         auditFacts(request, { ...policyOf(sealed.session), session_id: sealed.session.sid, ...sealed.facts, ...promptFact(sealed.promptSecurity) });
         request.log.info({ event: 'rag_query_completed', entities: sealed.facts.entity_count ?? 0 }, 'rag_query_completed');
         return answer(reply, withSessionHandle(sealed.response, handle, 'safe_query'));
@@ -369,6 +372,8 @@ export function ragRoutes(deps: AppDeps) {
       { schema: { body: ContextBodySchema, response: { 200: ContextResponseSchema } }, config: { scope: 'rag' } },
       async (request, reply) => {
         const body = request.body;
+        // One unit per chunk to merge (the request itself paid the first).
+        chargeRateLimit(request, body.chunks.length - 1);
         const principal = principalOf(request);
         const clearance = clearanceOf(deps, principal, body.access_level);
         const sessionState = await requiredSession(deps, body);
@@ -386,7 +391,7 @@ export function ragRoutes(deps: AppDeps) {
           },
           { ...modelScope(deps, principal), log: request.log },
         ));
-        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000 }, sealed.sessionState);
+        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
         auditFacts(request, { ...policyOf(sealed.session), session_id: sealed.session.sid, ...sealed.facts, ...promptFact(sealed.promptSecurity) });
         request.log.info({ event: 'rag_context_completed', chunks: body.chunks.length, tokens: sealed.session.entries }, 'rag_context_completed');
         return answer(reply, withSessionHandle(sealed.response, handle, 'safe_chunks'));

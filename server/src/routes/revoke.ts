@@ -43,7 +43,7 @@ export function revokeRoutes(deps: AppDeps) {
     const digests = items.map((item) => revocationDigest(deps.digestSecret, item.entity_type, item.value));
     // Under audit.strict the event is on record before anything is stored.
     await recordIntent(request);
-    await withStore(() => deps.stores.revocation.add(partitionOf(principal.tenant), digests, deps.now()));
+    await withStore(() => deps.stores.revocation.add(partitionOf(principal.tenant), digests, deps.now()), deps.now);
     return { revoked: items.length, scope };
   };
   return function register(app: FastifyInstance): void {

@@ -70,7 +70,7 @@ export function sessionRoutes(deps: AppDeps) {
         // Deny-list first: even a server-held session's sealed copy (if a client kept one)
         // must stop working; and every earlier blob of the session, whatever its expiry.
         await recordIntent(request);
-        await denySession(deps, session.sid);
+        await denySession(deps, session.sid, session.tenant);
         try {
           if (serverHeld) await deps.stores.sessions?.delete(session.sid, deps.now());
         } catch (error) {

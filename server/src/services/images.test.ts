@@ -75,11 +75,12 @@ describe('OCR engine bounds', () => {
   });
 
   it('fails a recognition past its deadline with 413, replaces the worker and keeps working', async () => {
-    const long = await prepareImage(await renderTextPng(Array.from({ length: 120 }, (_, index) => `line ${index} of a long page of text to read slowly`), { fontSize: 20 }), 1e8);
+    const long = await prepareImage(await renderTextPng(Array.from({ length: 400 }, (_, index) => `line ${index} of a long page of text to read slowly`), { fontSize: 20 }), 1e8);
     const small = await prepareImage(await renderTextPng(['hello world']), 1e8);
-    const engine = createOcrEngine({ engine: 'tesseract', languages: ['eng'], timeout_secs: 1, workers: 1, max_queue: 4 });
+    const engine = createOcrEngine({ engine: 'tesseract', languages: ['eng'], timeout_secs: 3, workers: 1, max_queue: 4 });
     engines.push(engine);
-    // The deadline's own error (not a result) proves the recognition was cut; no wall-clock
+    // 400 lines take far longer than 3 s to read, one line on a fresh worker far less, even on a
+    // loaded machine. The deadline's own error (not a result) proves the recognition was cut; no wall-clock
     // assertion, which a loaded machine would break.
     await expect(engine.recognize(long.ocrInput)).rejects.toMatchObject({ code: 'VEIL_LIMIT_EXCEEDED', message: 'image: OCR took longer than the limit' });
     expect(layoutText(await engine.recognize(small.ocrInput)).text).toBe('hello world');

@@ -112,7 +112,15 @@ describe('nerPieces', () => {
     );
   });
 
-  it('cuts after a line break or a sentence before any other space', () => {
+  it('keeps a window within the limit when its left edge falls inside a surrogate pair', () => {
+    const text = `ofAda Lovelace\u{1F600}${'a'.repeat(60)}`;
+    for (const piece of nerPieces(text, 60, 20)) {
+      expect(piece.end - piece.start).toBeLessThanOrEqual(60);
+      expect(piece.start).toBeLessThanOrEqual(piece.ownStart);
+    }
+  });
+
+    it('cuts after a line break or a sentence before any other space', () => {
     const text = `${'word '.repeat(10)}end.\n${'more words here '.repeat(10)}`;
     const [first] = nerPieces(text, 120, 10);
     expect(text.slice(first!.ownStart, first!.ownEnd).endsWith('end.\n')).toBe(true);

@@ -106,7 +106,10 @@ export function nerPieces(text: string, limit: number, overlap: number = NER_PIE
       }
     }
     const end = Math.min(text.length, ownEnd + context);
-    pieces.push({ start: notInsidePair(text, start), end: notInsidePair(text, end), ownStart, ownEnd });
+    // A window edge inside a surrogate pair moves inwards (start forwards, end backwards): the
+    // window never grows past `limit`, and the owned range, cut outside pairs, stays inside it.
+    const safeStart = notInsidePair(text, start) === start ? start : start + 1;
+    pieces.push({ start: safeStart, end: notInsidePair(text, end), ownStart, ownEnd });
     ownStart = ownEnd;
   }
   return pieces;

@@ -99,6 +99,7 @@ export interface SessionSummary {
   readonly sid: string;
   readonly exp: number;
   readonly policy?: string | undefined;
+  readonly tenant: string | null;
   /** Entries of the token map. */
   readonly entries: number;
 }
@@ -115,10 +116,12 @@ export interface Sealed<T> {
   readonly facts: AuditFacts;
   /** The response's prompt-security summary (also inside a serialized response). */
   readonly promptSecurity?: PromptSecuritySummary | undefined;
+  /** Rate-limit units of work beyond the request (ingest: the chunks sealed). */
+  readonly units?: number;
 }
 
 function summaryOf(session: SessionPayload): SessionSummary {
-  return { sid: session.sid, exp: session.exp, policy: session.policy, entries: session.entries.length };
+  return { sid: session.sid, exp: session.exp, policy: session.policy, tenant: session.tenant, entries: session.entries.length };
 }
 
 /**
@@ -418,6 +421,7 @@ export function ingestCore(core: RagCore, input: IngestCoreInput): Sealed<Ingest
     session: summaryOf(session),
     facts: { entity_types: new Set(entities.map((entity) => entity.type)), entity_count: entities.length, entities_tokenized: entities.length },
     promptSecurity,
+    units: chunks.length,
   };
 }
 
@@ -856,8 +860,8 @@ export async function deleteDocument(
   const session = openSession(keyRingFor(deps, request.tenant), request.sessionState, { kinds: ['aggregate'], tenant: request.tenant }, nowSeconds(deps));
   const digests = [...new Set(session.entries.map((entry) => revocationDigest(deps.digestSecret, entry.type, entry.value)))];
   await request.beforeMutation?.(session);
-  if (digests.length > 0) await withStore(() => deps.stores.revocation.add(partitionOf(request.tenant), digests, deps.now()));
-  await denySession(deps, session.sid);
+  if (digests.length > 0) await withStore(() => deps.stores.revocation.add(partitionOf(request.tenant), digests, deps.now()), deps.now);
+  await denySession(deps, session.sid, session.tenant);
   let status: 'completed' | 'partial' = 'completed';
   const store = deps.stores.sessions;
   if (request.serverHeld && store !== undefined) {

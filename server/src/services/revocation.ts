@@ -1,12 +1,14 @@
 // Revocation (erasure): values are never stored, only an HMAC-SHA-256 digest of (type,
 // normalized value) under the digest secret, in the caller's tenant partition or the unscoped
 // platform partition. Rehydrate asks which of the values it is about to restore are revoked in
-// either partition and restores those as [DELETED]. A store outage fails closed.
+// either partition and restores those as [DELETED]. A store outage fails closed; a tenant at its
+// quota of the store gets its own 429 (services/quota.ts).
 import { createHmac } from 'node:crypto';
 import { VeilError } from '@veil/common';
 import { normalizeValue } from '../domain/token/index.js';
 import type { TokenEntry } from '../domain/types.js';
 import { GLOBAL_PARTITION, StoreUnavailableError, type RevocationStore } from '../stores/types.js';
+import { rethrowQuota } from './quota.js';
 
 /**
  * The value a revocation store keeps to say which digest key its digests were made with: an
@@ -48,12 +50,16 @@ export function partitionsFor(tenant: string | null): string[] {
   return tenant === null ? [GLOBAL_PARTITION] : [tenant, GLOBAL_PARTITION];
 }
 
-export async function withStore<T>(operation: () => Promise<T>): Promise<T> {
+/**
+ * Run a revocation-store call, mapping its failures to the caller's answer. Writes pass the
+ * request clock, which dates the Retry-After of a quota refusal (lookups are never refused).
+ */
+export async function withStore<T>(operation: () => Promise<T>, now: () => number = Date.now): Promise<T> {
   try {
     return await operation();
   } catch (error) {
     if (error instanceof StoreUnavailableError) throw new VeilError('VEIL_STORE_UNAVAILABLE', undefined, error.message);
-    throw error;
+    throw rethrowQuota(error, now());
   }
 }
 

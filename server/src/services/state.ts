@@ -5,17 +5,23 @@
 // Invalidation must outlive every blob of the session (docs/api.md "Sessions"). A session id
 // lives on through continuations, each blob with its own expiry, and a client may keep any of
 // them; so a deny lasts the longest lifetime any blob can have under the configuration
-// (maxBlobLifetimeSeconds) plus a clock-skew allowance, and every use of a blob refuses one
-// older than that lifetime even when its own expiry is later (issued under a longer TTL that
-// was lowered since). Together: no blob issued before a deny outlives it, and a denied session
+// (maxBlobLifetimeSeconds) plus a clock-skew allowance (session.clock_skew_seconds), and every
+// use of a blob refuses one older than that lifetime even when its own expiry is later (issued
+// under a longer TTL that was lowered since). Together: no blob issued before a deny outlives it, and a denied session
 // can neither be rehydrated nor continued.
+//
+// The same bound lets a memory revocation store forget: a digest is kept that long after the last blob that could hold its value was issued, so every outgoing session
+// extends the revocations of its values (outgoingHandle); no blob that could hold a revoked value
+// outlives the revocation. Every write here counts against the tenant's quota of the store; a
+// tenant at its quota gets its own 429 (services/quota.ts).
 import { VeilError } from '@veil/common';
 import type { VeilConfig } from '../config/index.js';
-import type { AppDeps } from '../deps.js';
+import { keyRingFor, type AppDeps } from '../deps.js';
+import { openSession, SESSION_KINDS } from '../domain/seal/index.js';
 import { StoreUnavailableError } from '../stores/types.js';
+import { rethrowQuota } from './quota.js';
+import { partitionOf, partitionsFor, revocationDigest, withStore } from './revocation.js';
 
-/** Replicas compare expiry with their own clocks: a deny outlives every blob by this margin. */
-export const CLOCK_SKEW_ALLOWANCE_MS = 60_000;
 
 /**
  * The longest lifetime, in seconds, any kind of blob is issued with under `config`: transform,
@@ -24,6 +30,16 @@ export const CLOCK_SKEW_ALLOWANCE_MS = 60_000;
  */
 export function maxBlobLifetimeSeconds(config: VeilConfig): number {
   return Math.max(config.session.ttl_seconds, config.rag.document_ttl_seconds ?? 0);
+}
+
+/**
+ * How long a session-scoped record must outlive the moment it is written for no blob to outlive
+ * it: the longest blob lifetime plus the clock-skew allowance. Deny-list entries last this long;
+ * so does a memory revocation after the last blob holding its value was issued.
+ */
+export function longestBlobRetentionMs(config: VeilConfig): number {
+  // Replicas compare expiry with their own clocks: the record outlives every blob by this margin.
+  return (maxBlobLifetimeSeconds(config) + config.session.clock_skew_seconds) * 1000;
 }
 
 /** What the store-side checks need of an opened blob: its session id and issue time (unix s). */
@@ -36,21 +52,21 @@ function serverSide(deps: AppDeps): boolean {
   return deps.config.session.backend !== 'sealed';
 }
 
-async function replayStore<T>(operation: () => Promise<T>): Promise<T> {
+async function replayStore<T>(deps: AppDeps, operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
     if (error instanceof StoreUnavailableError) throw new VeilError('VEIL_REPLAY_STORE_UNAVAILABLE', undefined, error.message);
-    throw error;
+    throw rethrowQuota(error, deps.now());
   }
 }
 
-async function sessionStore<T>(operation: () => Promise<T>): Promise<T> {
+async function sessionStore<T>(deps: AppDeps, operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
     if (error instanceof StoreUnavailableError) throw new VeilError('VEIL_STORE_UNAVAILABLE', undefined, error.message);
-    throw error;
+    throw rethrowQuota(error, deps.now());
   }
 }
 
@@ -65,7 +81,7 @@ export async function incomingSession(deps: AppDeps, sessionId: string | undefin
   }
   if (sessionState !== undefined) throw new VeilError('VEIL_VALIDATION_FAILED', 'session_id: send either session_id or session_state, not both');
   const store = deps.stores.sessions;
-  const blob = await sessionStore(() => store.get(sessionId, deps.now()));
+  const blob = await sessionStore(deps, () => store.get(sessionId, deps.now()));
   if (blob === undefined) throw new VeilError('VEIL_SESSION_EXPIRED');
   return blob;
 }
@@ -76,7 +92,7 @@ export async function incomingSession(deps: AppDeps, sessionId: string | undefin
  */
 export async function assertNotDenied(deps: AppDeps, blob: BlobIdentity): Promise<void> {
   assertWithinLifetime(deps, blob);
-  const denied = await replayStore(() => deps.stores.replay.isDenied(blob.sid, deps.now()));
+  const denied = await replayStore(deps, () => deps.stores.replay.isDenied(blob.sid, deps.now()));
   if (denied) throw new VeilError('VEIL_SESSION_EXPIRED');
 }
 
@@ -95,36 +111,60 @@ export function assertWithinLifetime(deps: Pick<AppDeps, 'config' | 'now'>, blob
 /**
  * Invalidate a session everywhere for as long as any of its blobs could still open: now plus
  * the longest blob lifetime plus the clock-skew allowance (see the header), whatever the expiry
- * of the blob that was presented.
+ * of the blob that was presented. `tenant` is the session's (whose quota the entry counts against).
  */
-export async function denySession(deps: AppDeps, sid: string): Promise<void> {
+export async function denySession(deps: AppDeps, sid: string, tenant: string | null): Promise<void> {
   const nowMs = deps.now();
-  const untilMs = nowMs + maxBlobLifetimeSeconds(deps.config) * 1000 + CLOCK_SKEW_ALLOWANCE_MS;
-  await replayStore(() => deps.stores.replay.deny(sid, untilMs, nowMs));
+  const untilMs = nowMs + longestBlobRetentionMs(deps.config);
+  await replayStore(deps, () => deps.stores.replay.deny(sid, untilMs, nowMs, partitionOf(tenant)));
 }
 
 /**
  * A continuation must come from a live blob (`previous`: the blob being continued) and carry a
  * counter strictly above any seen for its session.
  */
-export async function recordContinuation(deps: AppDeps, meta: { sid: string; counter: number; expiresAtMs: number; previousIat?: number | undefined }): Promise<void> {
+export async function recordContinuation(
+  deps: AppDeps,
+  meta: { sid: string; counter: number; expiresAtMs: number; tenant: string | null; previousIat?: number | undefined },
+): Promise<void> {
   // Fail closed: a continuation that does not say when its blob was issued is not checked as live.
   if (meta.previousIat === undefined) throw new VeilError('VEIL_INTERNAL', undefined, 'continuation without the continued blob\'s issue time');
   await assertNotDenied(deps, { sid: meta.sid, iat: meta.previousIat });
-  const advanced = await replayStore(() => deps.stores.replay.advance(meta.sid, meta.counter, meta.expiresAtMs, deps.now()));
+  const advanced = await replayStore(deps, () => deps.stores.replay.advance(meta.sid, meta.counter, meta.expiresAtMs, deps.now(), partitionOf(meta.tenant)));
   if (!advanced) throw new VeilError('VEIL_SESSION_REPLAY', 'session continuation replayed: continue from the latest session_state');
 }
 
-/** The handle a response carries: the blob itself, or a server-side id after storing it. */
+/**
+ * The handle a response carries: the blob itself, or a server-side id after storing it. Every
+ * blob the service issues leaves through here, so this is also where a forgetting (memory)
+ * revocation store hears that the blob's values must stay revoked for its whole lifetime.
+ */
 export async function outgoingHandle(
   deps: AppDeps,
-  meta: { sid: string; expiresAtMs: number },
+  meta: { sid: string; expiresAtMs: number; tenant: string | null },
   sessionState: string,
 ): Promise<{ session_state: string } | { session_id: string }> {
+  await keepRevocationsLive(deps, meta.tenant, sessionState);
   const store = deps.stores.sessions;
   if (!serverSide(deps) || store === undefined) return { session_state: sessionState };
-  await sessionStore(() => store.put(meta.sid, sessionState, meta.expiresAtMs, deps.now()));
+  await sessionStore(deps, () => store.put(meta.sid, sessionState, meta.expiresAtMs, deps.now(), partitionOf(meta.tenant)));
   return { session_id: meta.sid };
+}
+
+/**
+ * Extend the revocations of the values a just-issued blob holds (memory store only; durable
+ * stores never forget and have no `extend`). The blob is opened again only when the caller's
+ * partitions hold revocations at all, which the store checks before asking for the digests.
+ */
+async function keepRevocationsLive(deps: AppDeps, tenant: string | null, sessionState: string): Promise<void> {
+  const store = deps.stores.revocation;
+  if (store.extend === undefined) return;
+  const nowMs = deps.now();
+  const digests = (): string[] => {
+    const session = openSession(keyRingFor(deps, tenant), sessionState, { kinds: SESSION_KINDS, tenant }, Math.floor(nowMs / 1000));
+    return [...new Set(session.entries.map((entry) => revocationDigest(deps.digestSecret, entry.type, entry.value)))];
+  };
+  await withStore(() => store.extend!(partitionsFor(tenant), digests, nowMs), deps.now);
 }
 
 /** Splice the session handle into a body serialized on a worker thread. */

@@ -201,6 +201,8 @@ export function summary(entities: readonly Occurrence[]): Record<string, number>
 /** What the route needs to run the store checks after the synchronous part. */
 export interface SessionMeta {
   readonly sid: string;
+  /** The session's tenant (whose store quotas its records count against). */
+  readonly tenant: string | null;
   readonly counter: number;
   /** Name of the policy the session is under (for the audit event). */
   readonly policy?: string;
@@ -215,6 +217,7 @@ export interface SessionMeta {
 export function sessionMeta(payload: SessionPayload, previous: SessionPayload | undefined): SessionMeta {
   return {
     sid: payload.sid,
+    tenant: payload.tenant,
     counter: payload.counter,
     expiresAtMs: payload.exp * 1000,
     continued: previous !== undefined,

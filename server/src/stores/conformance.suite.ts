@@ -2,10 +2,12 @@
 // (memory.test.ts, sqlite.test.ts, redis.redis.test.ts), in the manner of undici's shared cache
 // store tests. Time is always a parameter (an injected clock: T0 plus offsets), so TTL expiry is
 // tested without sleeping. A runner supplies a factory; the optional parts (a peer over the same
-// backend, a broken backend) are skipped with a written reason when the backend has no such thing.
+// backend, a broken backend, a per-tenant quota) are skipped with a written reason when the
+// backend has no such thing.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   GLOBAL_PARTITION,
+  QuotaExceededError,
   StoreFullError,
   StoreUnavailableError,
   type ClaimResult,
@@ -33,6 +35,12 @@ export interface StoreFactory<T extends Closable> {
   /** A store whose backend is down (dead port, unusable file). Absent: `noOutageReason` says why. */
   openBroken?: () => Promise<T>;
   readonly noOutageReason?: string;
+  /**
+   * A fresh store whose per-owner quota is `quota` entries (global cap well above it). Absent
+   * when the backend has no quota for this store; `noQuotaReason` then says why.
+   */
+  openWithQuota?: (quota: number) => Promise<T>;
+  readonly noQuotaReason?: string;
 }
 
 /** Injected clock origin: any fixed instant works, every backend compares against the caller's now. */
@@ -72,6 +80,27 @@ async function expectUnavailable(call: () => Promise<unknown>): Promise<void> {
     expect(outcome.error).not.toBeInstanceOf(StoreFullError);
   }
   expect(elapsed).toBeLessThan(OUTAGE_BUDGET_MS);
+}
+
+/** Assert that a call is refused with QuotaExceededError (retryAtMs as given, when given). */
+async function expectQuota(call: () => Promise<unknown>, retryAtMs?: number | 'none'): Promise<void> {
+  const error: unknown = await call().then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error, 'the call should have been refused').toBeInstanceOf(QuotaExceededError);
+  if (retryAtMs === 'none') expect((error as QuotaExceededError).retryAtMs).toBeUndefined();
+  else if (retryAtMs !== undefined) expect((error as QuotaExceededError).retryAtMs).toBe(retryAtMs);
+}
+
+/** Open a store with a quota for one test, closed afterwards. */
+async function withQuota<T extends Closable>(factory: StoreFactory<T>, quota: number, body: (store: T) => Promise<void>): Promise<void> {
+  const store = await factory.openWithQuota!(quota);
+  try {
+    await body(store);
+  } finally {
+    await store.close();
+  }
 }
 
 /** Run `count` calls at once (all issued before any settles). */
@@ -208,6 +237,27 @@ export function replayStoreSuite(name: string, factory: StoreFactory<ReplayStore
       }
     });
 
+
+    itWhen(factory.openWithQuota !== undefined, 'refuses a new record past its owner\'s quota only; the owner\'s own records and other owners go on', factory.noQuotaReason, async () => {
+      await withQuota(factory, 2, async (quotaStore) => {
+        expect(await quotaStore.advance(sessionId('q1'), 1, T0 + MINUTE, T0, 'tenant-a')).toBe(true);
+        expect(await quotaStore.advance(sessionId('q2'), 1, T0 + 2 * MINUTE, T0, 'tenant-a')).toBe(true);
+        await expectQuota(() => quotaStore.advance(sessionId('q3'), 1, expires, T0, 'tenant-a'), T0 + MINUTE);
+        // Its existing sessions continue; another tenant is unaffected.
+        expect(await quotaStore.advance(sessionId('q1'), 2, T0 + MINUTE, T0 + 1, 'tenant-a')).toBe(true);
+        expect(await quotaStore.advance(sessionId('q4'), 1, expires, T0, 'tenant-b')).toBe(true);
+        // The deny list has a quota of its own.
+        await quotaStore.deny(sessionId('d1'), expires, T0, 'tenant-a');
+        await quotaStore.deny(sessionId('d2'), expires, T0, 'tenant-a');
+        await expectQuota(() => quotaStore.deny(sessionId('d3'), expires, T0, 'tenant-a'), expires);
+        await quotaStore.deny(sessionId('d1'), expires + MINUTE, T0, 'tenant-a');
+        await quotaStore.deny(sessionId('d4'), expires, T0, 'tenant-b');
+        expect(await quotaStore.isDenied(sessionId('d4'), T0)).toBe(true);
+        // Once its earliest record expires, the tenant has room again.
+        expect(await quotaStore.advance(sessionId('q3'), 1, expires, T0 + MINUTE, 'tenant-a')).toBe(true);
+      });
+    });
+
     itWhen(factory.openBroken !== undefined, 'fails closed with StoreUnavailableError, fast, when the backend is down', factory.noOutageReason, async () => {
       const broken = await factory.openBroken!();
       try {
@@ -317,6 +367,23 @@ export function revocationStoreSuite(name: string, factory: StoreFactory<Revocat
       }
     });
 
+
+    itWhen(factory.openWithQuota !== undefined, 'refuses an add past its partition\'s quota whole; other partitions go on', factory.noQuotaReason, async () => {
+      await withQuota(factory, 3, async (quotaStore) => {
+        expect(await quotaStore.add('tenant-a', [digest('1'), digest('2'), digest('3')], T0)).toBe(3);
+        await expectQuota(() => quotaStore.add('tenant-a', [digest('1'), digest('4')], T0));
+        // Nothing of a refused add is applied.
+        expect(await quotaStore.count('tenant-a')).toBe(3);
+        expect(await quotaStore.revoked(['tenant-a'], [digest('4')])).toEqual(new Set());
+        // Repeating what is already revoked takes no room.
+        expect(await quotaStore.add('tenant-a', [digest('2'), digest('3')], T0)).toBe(0);
+        expect(await quotaStore.add('tenant-b', [digest('4'), digest('5'), digest('6')], T0)).toBe(3);
+        expect(await quotaStore.add(GLOBAL_PARTITION, [digest('7')], T0)).toBe(1);
+        await expectQuota(() => quotaStore.add('tenant-b', [digest('7')], T0));
+        expect(await quotaStore.revoked(['tenant-b', GLOBAL_PARTITION], [digest('4'), digest('7')])).toEqual(new Set([digest('4'), digest('7')]));
+      });
+    });
+
     itWhen(factory.openBroken !== undefined, 'fails closed with StoreUnavailableError, fast, when the backend is down', factory.noOutageReason, async () => {
       const broken = await factory.openBroken!();
       try {
@@ -387,6 +454,21 @@ export function sessionStoreSuite(name: string, factory: StoreFactory<SessionSto
       } finally {
         await peer.close();
       }
+    });
+
+
+    itWhen(factory.openWithQuota !== undefined, 'refuses a new session past its owner\'s quota only; renewals and other owners go on', factory.noQuotaReason, async () => {
+      await withQuota(factory, 2, async (quotaStore) => {
+        await quotaStore.put(sessionId('s1'), 'p', T0 + MINUTE, T0, 'tenant-a');
+        await quotaStore.put(sessionId('s2'), 'p', expires, T0, 'tenant-a');
+        await expectQuota(() => quotaStore.put(sessionId('s3'), 'p', expires, T0, 'tenant-a'), T0 + MINUTE);
+        await quotaStore.put(sessionId('s1'), 'renewed', T0 + MINUTE, T0 + 1, 'tenant-a');
+        await quotaStore.put(sessionId('s4'), 'p', expires, T0, 'tenant-b');
+        expect(await quotaStore.get(sessionId('s4'), T0)).toBe('p');
+        expect(await quotaStore.delete(sessionId('s1'), T0 + 2)).toBe(true);
+        await quotaStore.put(sessionId('s3'), 'p', expires, T0 + 3, 'tenant-a');
+        expect(await quotaStore.get(sessionId('s3'), T0 + 3)).toBe('p');
+      });
     });
 
     itWhen(factory.openBroken !== undefined, 'fails closed with StoreUnavailableError, fast, when the backend is down', factory.noOutageReason, async () => {
@@ -552,6 +634,32 @@ export function idempotencyStoreSuite(name: string, factory: StoreFactory<Idempo
       } finally {
         await peer.close();
       }
+    });
+
+    itWhen(factory.openWithQuota !== undefined, 'refuses a new key past its tenant\'s quota only; existing keys, releases and other tenants go on', factory.noQuotaReason, async () => {
+      await withQuota(factory, 2, async (quotaStore) => {
+        // Two identities of tenant-a share its quota; tenant-b and the untenanted callers have their own.
+        const claimAs = (key: IdempotencyKey, fingerprint: string, nowMs: number): Promise<ClaimResult> =>
+          quotaStore.claim(key, fingerprint, nowMs, inProgressTtl, ttl);
+        const alice = (key: string): IdempotencyKey => K(key, 'tenant-a', 'alice');
+        expect(await claimAs(alice('k1'), 'fp', T0)).toEqual({ state: 'claimed' });
+        expect(await claimAs(K('k2', 'tenant-a', 'bob'), 'fp', T0 + 1)).toEqual({ state: 'claimed' });
+        // Refused before anything is stored; the hint is when the earliest record expires.
+        await expectQuota(() => claimAs(alice('k3'), 'fp', T0 + 2), T0 + ttl);
+        expect(await claimAs(K('k1', 'tenant-b', 'alice'), 'fp', T0 + 2)).toEqual({ state: 'claimed' });
+        expect(await claimAs(K('k1', null, 'alice'), 'fp', T0 + 2)).toEqual({ state: 'claimed' });
+        // The tenant's own keys still answer: in progress, completed, reclaimed.
+        expect(await claimAs(alice('k1'), 'fp', T0 + 3)).toEqual({ state: 'in_progress' });
+        await quotaStore.complete(alice('k1'), 'fp', response, T0 + 4, ttl);
+        expect(await claimAs(alice('k1'), 'fp', T0 + 5)).toEqual({ state: 'completed', response });
+        expect(await claimAs(K('k2', 'tenant-a', 'bob'), 'fp', T0 + 1 + inProgressTtl)).toEqual({ state: 'claimed' });
+        // A released claim frees its room.
+        await quotaStore.release(K('k2', 'tenant-a', 'bob'), 'fp');
+        expect(await claimAs(alice('k3'), 'fp', T0 + 2 * inProgressTtl)).toEqual({ state: 'claimed' });
+        await expectQuota(() => claimAs(alice('k4'), 'fp', T0 + 2 * inProgressTtl));
+        // Expired records free their room too (injected clock).
+        expect(await claimAs(alice('k4'), 'fp', T0 + 4 + ttl + 2 * inProgressTtl)).toEqual({ state: 'claimed' });
+      });
     });
 
     itWhen(factory.openBroken !== undefined, 'fails closed with StoreUnavailableError, fast, when the backend is down', factory.noOutageReason, async () => {

@@ -5,7 +5,9 @@
 //   sqlite  durable single node (WAL + synchronous=FULL: acknowledged writes survive SIGKILL and
 //           power loss); processes on one host may share the file, hosts may not;
 //   redis   shared by every replica; durability is the Redis server's (AOF, noeviction).
-import { MemoryIdempotencyStore, MemoryReplayStore, MemoryRevocationStore, MemorySessionStore } from './memory/index.js';
+// Capacity: every memory store has a global cap and a per-tenant quota below it (StoreLimits);
+// the SQLite and Redis revocation and idempotency stores take the per-tenant quota too.
+import { MemoryIdempotencyStore, MemoryReplayStore, MemoryRevocationStore, MemorySessionStore, type MemoryLimits } from './memory/index.js';
 import { connectRedis, RedisIdempotencyStore, RedisReplayStore, RedisRevocationStore, RedisSessionStore, type RedisConnection } from './redis/index.js';
 import { SqliteHandle, SqliteIdempotencyStore, SqliteReplayStore, SqliteRevocationStore } from './sqlite/index.js';
 import type { IdempotencyStore, ReplayStore, RevocationStore, SessionStore } from './types.js';
@@ -14,6 +16,18 @@ export * from './types.js';
 
 export type DurableBackend = 'memory' | 'sqlite' | 'redis';
 export type SessionBackend = 'sealed' | 'memory' | 'redis';
+
+/**
+ * Bounds per store (memory/limits.ts): `maxEntries` and the byte caps bind the memory stores;
+ * `maxPerOwner` (the per-tenant quota) binds the memory stores and, for revocations and
+ * idempotency records, the SQLite and Redis ones too.
+ */
+export interface StoreLimits {
+  readonly revocation?: Pick<MemoryLimits, 'maxEntries' | 'maxPerOwner'>;
+  readonly replay?: Pick<MemoryLimits, 'maxEntries' | 'maxPerOwner'>;
+  readonly idempotency?: MemoryLimits;
+  readonly sessions?: MemoryLimits;
+}
 
 export interface StoreOptions {
   readonly replay: DurableBackend;
@@ -24,8 +38,13 @@ export interface StoreOptions {
   readonly sqlitePath?: string;
   /** Required when any store is `redis` (session.redis_url). */
   readonly redisUrl?: string;
-  /** Cap of the memory idempotency store (default 100,000). */
-  readonly idempotencyMaxEntries?: number;
+  /** Caps and per-tenant quotas (defaults: the stores' own; no quota). */
+  readonly limits?: StoreLimits;
+  /**
+   * How long the memory revocation store keeps a digest after it was last needed (the longest
+   * blob lifetime plus the clock-skew allowance); default: forever. Durable stores never forget.
+   */
+  readonly revocationRetentionMs?: number;
   /** Redis key prefix (default "veil"); lets several deployments share one Redis. */
   readonly redisKeyPrefix?: string;
   /** SQLite busy timeout (default 2000 ms). */
@@ -83,21 +102,28 @@ export async function createStores(options: StoreOptions): Promise<Stores> {
     if (backend === 'redis' && redis !== undefined) return onRedis(redis);
     return memory();
   };
-  const replay = pick<ReplayStore>(options.replay, () => new MemoryReplayStore(), (h) => new SqliteReplayStore(h), (c) => new RedisReplayStore(c));
+  const limits = options.limits ?? {};
+  const quota = (bound: { readonly maxPerOwner?: number } | undefined): { maxPerOwner?: number } =>
+    bound?.maxPerOwner === undefined ? {} : { maxPerOwner: bound.maxPerOwner };
+  const replay = pick<ReplayStore>(options.replay, () => new MemoryReplayStore(limits.replay), (h) => new SqliteReplayStore(h), (c) => new RedisReplayStore(c));
   const revocation = pick<RevocationStore>(
     options.revocation,
-    () => new MemoryRevocationStore(),
-    (h) => new SqliteRevocationStore(h),
-    (c) => new RedisRevocationStore(c),
+    () =>
+      new MemoryRevocationStore({
+        ...limits.revocation,
+        ...(options.revocationRetentionMs === undefined ? {} : { retentionMs: options.revocationRetentionMs }),
+      }),
+    (h) => new SqliteRevocationStore(h, quota(limits.revocation)),
+    (c) => new RedisRevocationStore(c, quota(limits.revocation)),
   );
   const idempotency = pick<IdempotencyStore>(
     options.idempotency,
-    () => new MemoryIdempotencyStore(options.idempotencyMaxEntries === undefined ? {} : { maxEntries: options.idempotencyMaxEntries }),
-    (h) => new SqliteIdempotencyStore(h),
-    (c) => new RedisIdempotencyStore(c),
+    () => new MemoryIdempotencyStore(limits.idempotency),
+    (h) => new SqliteIdempotencyStore(h, quota(limits.idempotency)),
+    (c) => new RedisIdempotencyStore(c, quota(limits.idempotency)),
   );
   let sessions: SessionStore | undefined;
-  if (options.sessions === 'memory') sessions = new MemorySessionStore();
+  if (options.sessions === 'memory') sessions = new MemorySessionStore(limits.sessions);
   else if (options.sessions === 'redis' && redis !== undefined) sessions = new RedisSessionStore(redis);
 
   const ping = async (timeoutMs: number): Promise<boolean> => {

@@ -1,8 +1,9 @@
 // Rules every backend applies the same way, kept in one place so memory and SQLite cannot drift
 // (the Redis Lua scripts in redis/scripts.ts mirror them; the conformance suite checks all
 // three): the idempotency claim decision, the retention of a claim record, and the mapping of a
-// backend error to the typed store errors, and the storage key of a partitioned idempotency key.
-import { StoreFullError, StoreUnavailableError, type ClaimResult, type IdempotencyKey, type StoredResponse } from './types.js';
+// backend error to the typed store errors, the storage key of a partitioned idempotency key and
+// the tenant whose quota it counts against.
+import { GLOBAL_PARTITION, QuotaExceededError, StoreFullError, StoreUnavailableError, type ClaimResult, type IdempotencyKey, type StoredResponse } from './types.js';
 
 /** What a backend keeps per idempotency key. `done` false is an in-progress claim. */
 export interface IdempotencyRecord {
@@ -27,6 +28,15 @@ export interface IdempotencyRecord {
 export function idempotencyStorageKey(key: IdempotencyKey): string {
   const tenant = key.tenant === null ? '-' : `t${key.tenant.length}:${key.tenant}`;
   return `p2|${tenant}|${key.identity.length}:${key.identity}|${key.key}`;
+}
+
+/**
+ * Whose quota an idempotency record counts against: its tenant, or GLOBAL_PARTITION for the
+ * untenanted callers, who share one quota (like their revocations; services/revocation.ts
+ * partitionOf). The identity does not split a tenant's share: a tenant's identities share it.
+ */
+export function idempotencyOwner(key: IdempotencyKey): string {
+  return key.tenant ?? GLOBAL_PARTITION;
 }
 
 /**
@@ -83,7 +93,7 @@ export function parseResponse(text: string): StoredResponse {
  * Turn any backend failure into the typed error callers map to their fail-closed code. The typed
  * errors pass through unchanged so a StoreFullError raised on purpose keeps its meaning.
  */
-export function asStoreError(store: string, error: unknown): StoreUnavailableError | StoreFullError {
-  if (error instanceof StoreUnavailableError || error instanceof StoreFullError) return error;
+export function asStoreError(store: string, error: unknown): StoreUnavailableError | StoreFullError | QuotaExceededError {
+  if (error instanceof StoreUnavailableError || error instanceof StoreFullError || error instanceof QuotaExceededError) return error;
   return new StoreUnavailableError(store, error);
 }

@@ -22,6 +22,28 @@ export class StoreFullError extends Error {
 }
 
 /**
+ * One tenant's share of a store is used up (its quota, below the store's global cap): only that
+ * tenant's new writes are refused, every other tenant's still succeed. `retryAtMs` is when the
+ * earliest of its entries expires and frees room (undefined when its entries never expire).
+ */
+export class QuotaExceededError extends Error {
+  constructor(
+    readonly store: string,
+    readonly retryAtMs?: number,
+  ) {
+    super(`${store} store: tenant quota reached`);
+    this.name = 'QuotaExceededError';
+  }
+}
+
+/**
+ * Whose quota a write counts against (the `owner` parameters below): the tenant id, or
+ * GLOBAL_PARTITION for untenanted callers, who share one quota. Optional for callers that have no
+ * tenant (tests, benchmarks): their writes share the NO_OWNER quota.
+ */
+export const NO_OWNER = '';
+
+/**
  * Replay protection and the sealed-session deny list (decisions.md section 4). Keys are session
  * ids (128-bit random hex).
  */
@@ -30,21 +52,33 @@ export interface ReplayStore {
    * Atomically record `counter` for the session if it is strictly greater than the highest seen
    * so far; true when recorded, false when it is not (a replay). Kept until `expiresAtMs`.
    */
-  advance(sessionId: string, counter: number, expiresAtMs: number, nowMs: number): Promise<boolean>;
+  advance(sessionId: string, counter: number, expiresAtMs: number, nowMs: number, owner?: string): Promise<boolean>;
   /** Put a session id on the deny list until `expiresAtMs`. */
-  deny(sessionId: string, expiresAtMs: number, nowMs: number): Promise<void>;
+  deny(sessionId: string, expiresAtMs: number, nowMs: number, owner?: string): Promise<void>;
   isDenied(sessionId: string, nowMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
 /**
  * Revocation digests (HMAC of type and normalized value, computed by the caller), partitioned:
- * a tenant id, or GLOBAL_PARTITION for unscoped platform revocations.
+ * a tenant id, or GLOBAL_PARTITION for unscoped platform revocations. The partition is also the
+ * owner whose quota an add counts against.
  */
 export const GLOBAL_PARTITION = '*';
 export interface RevocationStore {
-  /** Add digests to a partition; returns how many were not already present. Durable on return. */
+  /**
+   * Add digests to a partition; returns how many were not already present. Durable on return.
+   * All or nothing: QuotaExceededError when the partition's quota cannot take the new ones.
+   */
   add(partition: string, digests: readonly string[], nowMs: number): Promise<number>;
+  /**
+   * Present only on a store that forgets revocations (memory: each digest expires a retention
+   * period after it was last needed). A blob was just issued holding values whose digests
+   * `digests()` lists: every one of them revoked in `partitions` is kept for another retention
+   * period from `nowMs`, so a revocation outlives every blob that could hold its value.
+   * `digests` is only called when some partition holds revocations (computing them costs).
+   */
+  readonly extend?: ((partitions: readonly string[], digests: () => readonly string[], nowMs: number) => Promise<void>) | undefined;
   /** The subset of `digests` revoked in any of `partitions`. */
   revoked(partitions: readonly string[], digests: readonly string[]): Promise<Set<string>>;
   count(partition: string): Promise<number>;
@@ -60,7 +94,7 @@ export interface RevocationStore {
 
 /** Server-side sessions (session.backend memory or redis): opaque payloads by id, with TTL. */
 export interface SessionStore {
-  put(sessionId: string, payload: string, expiresAtMs: number, nowMs: number): Promise<void>;
+  put(sessionId: string, payload: string, expiresAtMs: number, nowMs: number, owner?: string): Promise<void>;
   get(sessionId: string, nowMs: number): Promise<string | undefined>;
   /** True when a live session was removed. */
   delete(sessionId: string, nowMs: number): Promise<boolean>;
@@ -108,11 +142,18 @@ export interface IdempotencyKey {
  * `inProgressTtlMs` is reclaimable; completed records live `ttlMs`.
  */
 export interface IdempotencyStore {
-  /** Throws StoreFullError when a new claim cannot be stored. */
+  /**
+   * Throws StoreFullError when a new claim cannot be stored, QuotaExceededError when the share of
+   * the key's tenant (shared.ts idempotencyOwner) is used up.
+   */
   claim(key: IdempotencyKey, fingerprint: string, nowMs: number, inProgressTtlMs: number, ttlMs: number): Promise<ClaimResult>;
-  /** Record the response (2xx only; the caller checks). `response` undefined marks result_unavailable. */
+  /**
+   * Record the response (2xx only; the caller checks). `response` undefined marks
+   * result_unavailable, which is also what is kept when the response does not fit the tenant's
+   * share (the mutation already ran; only its replay is lost).
+   */
   complete(key: IdempotencyKey, fingerprint: string, response: StoredResponse | undefined, nowMs: number, ttlMs: number): Promise<void>;
-  /** Drop the claim after a non-2xx answer so an identical retry may run again. */
+  /** Drop the claim after a non-2xx answer so an identical retry may run again (freeing its room in the tenant's quota). */
   release(key: IdempotencyKey, fingerprint: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -34,7 +34,9 @@ export async function buildTestApp(
   options: { env?: Record<string, string>; overrides?: Record<string, unknown>; mutateDeps?: (deps: AppDeps) => AppDeps } = {},
 ): Promise<TestApp> {
   const loaded = loadConfig({
-    env: { VEIL_SESSION_SECRET: TEST_SECRET, ...(options.env ?? {}) },
+    // The failed-authentication throttle is off here: in-process tests send many bad credentials
+    // from the one injected address on purpose. Its own tests switch it on (auth-throttle.test.ts).
+    env: { VEIL_SESSION_SECRET: TEST_SECRET, VEIL_AUTH__FAILURE_LIMIT__ENABLED: 'false', ...(options.env ?? {}) },
     ...(options.overrides !== undefined ? { overrides: options.overrides } : {}),
   });
   let offsetMs = 0;

@@ -1,5 +1,6 @@
 // Token-bucket table tests with a hand-driven clock: burst, refill, retry-after, all-or-nothing
-// charges, oversized charges, clock steps backwards, per-key isolation and bounded memory.
+// charges, oversized charges, after-the-fact debits (debt bounded by one burst), peeking,
+// clock steps backwards, per-key isolation and bounded memory.
 import { describe, expect, it } from 'vitest';
 import { retryAfterSeconds, TokenBucketTable } from './token-bucket.js';
 
@@ -60,6 +61,28 @@ describe('TokenBucketTable', () => {
     expect(again.allowed).toBe(false);
     expect(again.retryAfterMs).toBe(1500);
     expect(table.take('a', LIMITS, 50, 2500).allowed).toBe(true);
+  });
+
+  it('debits work already done without refusing, into a debt of at most one burst', () => {
+    const table = new TokenBucketTable();
+    table.debit('a', LIMITS, 3, 0);
+    expect(table.take('a', LIMITS, 2, 0).allowed).toBe(true);
+    table.debit('a', LIMITS, 100, 0);
+    // -5 now: 6 units (3 s) until one is available again.
+    const refused = table.take('a', LIMITS, 1, 0);
+    expect(refused.allowed).toBe(false);
+    expect(refused.retryAfterMs).toBe(3000);
+    expect(table.take('a', LIMITS, 1, 3000).allowed).toBe(true);
+  });
+
+  it('peeks without taking', () => {
+    const table = new TokenBucketTable();
+    expect(table.peek('a', LIMITS, 1, 0)).toEqual({ allowed: true, retryAfterMs: 0 });
+    table.take('a', LIMITS, 5, 0);
+    expect(table.peek('a', LIMITS, 1, 0)).toEqual({ allowed: false, retryAfterMs: 500 });
+    expect(table.peek('a', LIMITS, 1, 0)).toEqual({ allowed: false, retryAfterMs: 500 });
+    expect(table.peek('a', LIMITS, 1, 500)).toEqual({ allowed: true, retryAfterMs: 0 });
+    expect(table.take('a', LIMITS, 1, 500).allowed).toBe(true);
   });
 
   it('keeps keys apart', () => {

@@ -9,6 +9,10 @@
 // looks at the two oldest entries, so idle buckets leave without a timer. When `maxBuckets`
 // active buckets exist at once, the least recently used one is evicted: that caller starts
 // again with a full bucket, which is the only case where the table forgets a debt.
+//
+// Work that is only known after it was done (entities found, chunks made) is charged with
+// `debit`, which never refuses: the bucket may go below zero, down to minus one burst, and the
+// caller's next requests wait until it has refilled.
 
 export interface BucketLimits {
   /** Sustained refill rate, units per second (> 0). */
@@ -67,23 +71,8 @@ export class TokenBucketTable {
    * bucket), so a large batch is never refused forever, and still empties the bucket.
    */
   take(key: string, limits: BucketLimits, units: number, nowMs: number): TakeResult {
-    checkLimits(limits);
-    if (!Number.isFinite(units) || units < 0) throw new RangeError('units must be a finite number >= 0');
-    this.#sweep(nowMs);
+    const bucket = this.#refilled(key, limits, units, nowMs);
     const charge = Math.min(units, limits.burst);
-    const existing = this.#buckets.get(key);
-    let bucket: Bucket;
-    if (existing === undefined) {
-      bucket = { tokens: limits.burst, updatedMs: nowMs, fullAtMs: nowMs };
-    } else {
-      bucket = existing;
-      // A clock that steps backwards refills nothing (and never takes units away).
-      const elapsedMs = Math.max(0, nowMs - bucket.updatedMs);
-      bucket.tokens = Math.min(limits.burst, bucket.tokens + (elapsedMs / 1000) * limits.ratePerSecond);
-      bucket.updatedMs = Math.max(bucket.updatedMs, nowMs);
-      // The limits can change between calls (a reload); tokens never exceed the current burst.
-      bucket.tokens = Math.min(bucket.tokens, limits.burst);
-    }
     let result: TakeResult;
     if (bucket.tokens >= charge) {
       bucket.tokens -= charge;
@@ -92,6 +81,49 @@ export class TokenBucketTable {
       const missing = charge - bucket.tokens;
       result = { allowed: false, remaining: Math.floor(bucket.tokens), retryAfterMs: Math.ceil((missing / limits.ratePerSecond) * 1000), charged: 0 };
     }
+    this.#store(key, bucket, limits, nowMs);
+    return result;
+  }
+
+  /**
+   * Charge `units` of work already done: never refused, the bucket may go into debt down to
+   * minus one burst (so one request's after-the-fact charge costs at most two bursts in all).
+   */
+  debit(key: string, limits: BucketLimits, units: number, nowMs: number): void {
+    const bucket = this.#refilled(key, limits, units, nowMs);
+    bucket.tokens = Math.max(-limits.burst, bucket.tokens - units);
+    this.#store(key, bucket, limits, nowMs);
+  }
+
+  /** Whether `units` could be taken now (nothing is taken), and if not, when. */
+  peek(key: string, limits: BucketLimits, units: number, nowMs: number): { readonly allowed: boolean; readonly retryAfterMs: number } {
+    checkLimits(limits);
+    const bucket = this.#buckets.get(key);
+    if (bucket === undefined) return { allowed: true, retryAfterMs: 0 };
+    const tokens = Math.min(limits.burst, bucket.tokens + (Math.max(0, nowMs - bucket.updatedMs) / 1000) * limits.ratePerSecond);
+    const charge = Math.min(units, limits.burst);
+    if (tokens >= charge) return { allowed: true, retryAfterMs: 0 };
+    return { allowed: false, retryAfterMs: Math.ceil(((charge - tokens) / limits.ratePerSecond) * 1000) };
+  }
+
+  /** The key's bucket brought up to `nowMs` (a new, full one when absent). */
+  #refilled(key: string, limits: BucketLimits, units: number, nowMs: number): Bucket {
+    checkLimits(limits);
+    if (!Number.isFinite(units) || units < 0) throw new RangeError('units must be a finite number >= 0');
+    this.#sweep(nowMs);
+    const existing = this.#buckets.get(key);
+    if (existing === undefined) return { tokens: limits.burst, updatedMs: nowMs, fullAtMs: nowMs };
+    // A clock that steps backwards refills nothing (and never takes units away).
+    const elapsedMs = Math.max(0, nowMs - existing.updatedMs);
+    existing.tokens = Math.min(limits.burst, existing.tokens + (elapsedMs / 1000) * limits.ratePerSecond);
+    existing.updatedMs = Math.max(existing.updatedMs, nowMs);
+    // The limits can change between calls (a reload); tokens never exceed the current burst.
+    existing.tokens = Math.min(existing.tokens, limits.burst);
+    return existing;
+  }
+
+  /** Keep the bucket (least recently used order) unless it is full again. */
+  #store(key: string, bucket: Bucket, limits: BucketLimits, nowMs: number): void {
     bucket.fullAtMs = bucket.updatedMs + ((limits.burst - bucket.tokens) / limits.ratePerSecond) * 1000;
     // Re-insert so the Map's order stays least recently used first.
     this.#buckets.delete(key);
@@ -99,7 +131,6 @@ export class TokenBucketTable {
       this.#buckets.set(key, bucket);
       this.#bound();
     }
-    return result;
   }
 
   /** Drop idle (full again) buckets among the oldest entries. */

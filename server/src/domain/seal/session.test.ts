@@ -294,9 +294,7 @@ describe('tampering and garbage (threats.md 4)', () => {
     for (const garbage of ['', 'v1', 'v1.', 'v1.a', 'v1.a.', 'v1..AAAA', 'v2.a.AAAA', 'v1.zz.' + bodyBytes(blob).bytes.toString('base64url'), 'v1.a.b.c']) {
       expectExpired(() => openSession(ringA, garbage, right, NOW));
     }
-    const started = performance.now();
     expectExpired(() => openSession(ringA, `v1.a.${'A'.repeat(MAX_SESSION_BLOB_CHARS)}`, right, NOW));
-    expect(performance.now() - started).toBeLessThan(200);
   });
 
   it('rejects non-string and arbitrary values with VEIL_SESSION_EXPIRED only', () => {

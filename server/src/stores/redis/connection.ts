@@ -16,7 +16,7 @@
 // revocations to survive a Redis crash, `everysec` bounds the loss to about one second);
 // checkServerSettings reports deviations so startup can warn.
 import { Redis } from 'ioredis';
-import { StoreFullError, StoreUnavailableError } from '../types.js';
+import { QuotaExceededError, StoreFullError, StoreUnavailableError } from '../types.js';
 import { redisKeys, type RedisKeys } from './keys.js';
 import type { LuaScript } from './scripts.js';
 
@@ -121,11 +121,15 @@ export class RedisConnection {
     this.client.disconnect();
   }
 
-  /** Run Redis commands for a store; any failure is StoreUnavailableError (or StoreFullError on OOM when asked). */
+  /**
+   * Run Redis commands for a store; any failure is StoreUnavailableError (or StoreFullError on OOM
+   * when asked). A QuotaExceededError the operation raises on purpose passes through.
+   */
   async run<T>(store: string, operation: (client: Redis) => Promise<T>, options: { readonly fullIsStoreFull?: boolean } = {}): Promise<T> {
     try {
       return await operation(this.client);
     } catch (error) {
+      if (error instanceof QuotaExceededError) throw error;
       if (options.fullIsStoreFull === true && isOutOfMemory(error)) throw new StoreFullError(store);
       throw new StoreUnavailableError(store, sanitize(error));
     }

@@ -9,9 +9,9 @@ import { RedisSessionStore } from './sessions.js';
 
 export { RedisConnection, type RedisConnectionOptions } from './connection.js';
 export { redisKeys, LAYOUT_VERSION, PHYSICAL_TTL_SLACK_MS, type RedisKeys } from './keys.js';
-export { RedisIdempotencyStore } from './idempotency.js';
+export { RedisIdempotencyStore, type RedisIdempotencyOptions } from './idempotency.js';
 export { RedisReplayStore } from './replay.js';
-export { RedisRevocationStore } from './revocation.js';
+export { RedisRevocationStore, type RedisRevocationOptions } from './revocation.js';
 export { RedisSessionStore } from './sessions.js';
 
 export interface RedisStores {

@@ -11,6 +11,8 @@
 //   <prefix>:v1:idem:{<storage key>}           hash f=fingerprint d=0|1 (done)   one idempotency key of one
 //                                                    t=claimedAtMs e=expiresAtMs   (tenant, identity): shared.ts
 //                                                    r=response JSON (done, kept)  idempotencyStorageKey
+//   <prefix>:v1:idem-owner:{<owner>}           sorted set: storage key ->       one owner's live keys, for
+//                                                    its expiresAtMs             its quota (tenant partition)
 //   <prefix>:v1:session:{<sessionId>}          string "<expiresAtMs>:<payload>"  server-side session
 //
 // Caller-supplied parts are percent-encoded (encodeURIComponent), so a tenant id or idempotency
@@ -34,6 +36,7 @@ export interface RedisKeys {
   revocations(partition: string): string;
   revocationKeyCheck(): string;
   idempotency(key: string): string;
+  idempotencyOwner(owner: string): string;
   session(sessionId: string): string;
 }
 
@@ -48,6 +51,7 @@ export function redisKeys(prefix = 'veil'): RedisKeys {
     revocations: (partition) => `${base}:rev:${tag(partition)}:digests`,
     revocationKeyCheck: () => `${base}:rev:keycheck`,
     idempotency: (key) => `${base}:idem:${tag(key)}`,
+    idempotencyOwner: (owner) => `${base}:idem-owner:${tag(owner)}`,
     session: (sessionId) => `${base}:session:${tag(sessionId)}`,
   };
 }

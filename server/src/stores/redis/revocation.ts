@@ -2,16 +2,30 @@
 // newly added, so duplicates are never double counted); count is SCARD; a lookup is one pipelined
 // SMISMEMBER per partition (Redis >= 6.2). Durable on return only as far as the server's AOF
 // setting: `appendfsync always` for no loss on a Redis crash (see connection.ts).
-import type { RevocationStore } from '../types.js';
+// With a per-partition quota, an add first counts the partition (SCARD) and, when the new digests
+// could take it past the quota, which of them are really new (SMISMEMBER); past the quota it is
+// refused whole (QuotaExceededError). The check and the SADD are separate round trips, so
+// replicas adding to one partition at the same instant can overshoot by what they add at once.
+import { QuotaExceededError, type RevocationStore } from '../types.js';
 import type { RedisConnection } from './connection.js';
 
 /** SADD arguments per command: keeps one bulk revoke from becoming one huge request. */
 const ADD_CHUNK = 1000;
 
+export interface RedisRevocationOptions {
+  /** Digests of one partition (tenant); default: no quota. */
+  readonly maxPerOwner?: number;
+}
+
 export class RedisRevocationStore implements RevocationStore {
   private closed = false;
+  private readonly quota: number | undefined;
 
-  constructor(private readonly connection: RedisConnection) {
+  constructor(
+    private readonly connection: RedisConnection,
+    options: RedisRevocationOptions = {},
+  ) {
+    this.quota = options.maxPerOwner;
     connection.acquire();
   }
 
@@ -19,6 +33,18 @@ export class RedisRevocationStore implements RevocationStore {
     if (digests.length === 0) return Promise.resolve(0);
     const key = this.connection.keys.revocations(partition);
     return this.connection.run('revocation', async (client) => {
+      if (this.quota !== undefined) {
+        const held = await client.scard(key);
+        const unique = [...new Set(digests)];
+        if (held + unique.length > this.quota) {
+          let fresh = 0;
+          for (let start = 0; start < unique.length; start += ADD_CHUNK) {
+            const members = await client.smismember(key, ...unique.slice(start, start + ADD_CHUNK));
+            fresh += members.filter((member) => member === 0).length;
+          }
+          if (held + fresh > this.quota) throw new QuotaExceededError('revocation');
+        }
+      }
       if (digests.length <= ADD_CHUNK) return await client.sadd(key, ...digests);
       // Large bulk revokes go in one MULTI so they are applied whole (each SADD stays small).
       const transaction = client.multi();

@@ -132,3 +132,23 @@ local expiry = tonumber(string.sub(value, 1, colon - 1))
 if expiry and expiry > tonumber(ARGV[1]) then return 1 end
 return 0
 `);
+
+/**
+ * Count an idempotency key against its owner's quota. KEYS[1] the owner's sorted set (key ->
+ * expiresAtMs). ARGV key, nowMs, quota, expiresAtMs, pexpireMs. Drops the owner's expired keys;
+ * a key already counted, or a new one while under the quota, is (re)scored and {1} returned;
+ * otherwise {0, earliestExpiresAtMs} and nothing is written. The score only grows (GT), so a
+ * key is counted for as long as any claim on it may live.
+ */
+export const IDEMPOTENCY_OWNER_RESERVE = script('idempotency-owner-reserve', 1, `
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
+  if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+    local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+    return {0, first[2]}
+  end
+end
+redis.call('ZADD', KEYS[1], 'GT', ARGV[4], ARGV[1])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[5]) then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
+return {1}
+`);

@@ -16,7 +16,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { asStoreError } from '../shared.js';
 import { StoreFullError } from '../types.js';
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 const SCHEMA_V1 = `
 CREATE TABLE replay_counter (
@@ -60,8 +60,39 @@ CREATE TABLE meta (
 ) WITHOUT ROWID;
 `;
 
+/**
+ * Version 3: the owner (tenant partition) of each idempotency record, for the per-tenant quota,
+ * and the number of rows each owner holds, kept by triggers in the writing transaction (so the
+ * quota check is one lookup however many records there are; expired rows count until deleted).
+ * Records written before it have the owner '' (no tenant's, so they count against none) and
+ * expire within the idempotency TTL.
+ */
+const SCHEMA_V3 = `
+ALTER TABLE idempotency ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+CREATE INDEX idempotency_owner_expiry ON idempotency (owner, expires_at);
+CREATE TABLE idempotency_owner_count (
+  owner TEXT PRIMARY KEY,
+  count INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO idempotency_owner_count (owner, count) SELECT owner, count(*) FROM idempotency GROUP BY owner;
+CREATE TRIGGER idempotency_owner_insert AFTER INSERT ON idempotency BEGIN
+  INSERT INTO idempotency_owner_count (owner, count) VALUES (NEW.owner, 1)
+    ON CONFLICT (owner) DO UPDATE SET count = count + 1;
+END;
+CREATE TRIGGER idempotency_owner_delete AFTER DELETE ON idempotency BEGIN
+  UPDATE idempotency_owner_count SET count = count - 1 WHERE owner = OLD.owner;
+  DELETE FROM idempotency_owner_count WHERE owner = OLD.owner AND count <= 0;
+END;
+CREATE TRIGGER idempotency_owner_move AFTER UPDATE OF owner ON idempotency WHEN OLD.owner <> NEW.owner BEGIN
+  UPDATE idempotency_owner_count SET count = count - 1 WHERE owner = OLD.owner;
+  DELETE FROM idempotency_owner_count WHERE owner = OLD.owner AND count <= 0;
+  INSERT INTO idempotency_owner_count (owner, count) VALUES (NEW.owner, 1)
+    ON CONFLICT (owner) DO UPDATE SET count = count + 1;
+END;
+`;
+
 /** Each step upgrades from the version before it; a fresh file runs them all. */
-const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2];
+const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3];
 
 const SWEEP_EVERY = 256;
 export const SWEEP_BATCH = 512;

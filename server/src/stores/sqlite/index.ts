@@ -7,9 +7,9 @@ import { SqliteReplayStore } from './replay.js';
 import { SqliteRevocationStore } from './revocation.js';
 
 export { SqliteHandle, SCHEMA_VERSION, type SqliteOptions } from './handle.js';
-export { SqliteIdempotencyStore } from './idempotency.js';
+export { SqliteIdempotencyStore, type SqliteIdempotencyOptions } from './idempotency.js';
 export { SqliteReplayStore } from './replay.js';
-export { SqliteRevocationStore } from './revocation.js';
+export { SqliteRevocationStore, type SqliteRevocationOptions } from './revocation.js';
 
 export interface SqliteStores {
   readonly replay: SqliteReplayStore;
