@@ -21,7 +21,7 @@ PORT ?= $(or $(VEIL_PORT),3000)
 HOST ?= $(VEIL_HOST)
 NER ?= 1
 
-.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit e2e bench eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers bench-patterns bench-stream bench-loop guard-corpus
+.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit e2e bench bench-proxy eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers bench-patterns bench-stream bench-loop guard-corpus
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
@@ -31,6 +31,7 @@ help:
 	@echo "make schemathesis - fuzz a real veil serve against docs/openapi.json (schemathesis, pinned)"
 	@echo "make bench-files - PDF pages/s and OCR seconds per screenshot (BENCHMARKS.md)"
 	@echo "make bench-workers - throughput with 1 worker process and with one per core (BENCHMARKS.md)"
+	@echo "make bench-proxy - time to the first restored chunk through the OpenAI-compatible proxy vs direct (BENCHMARKS.md)"
 	@echo "make bench-patterns - caller-pattern throughput on the linear-time regex engine (BENCHMARKS.md)"
 	@echo "make guard-corpus  - rebuild data/guard-ordinary.jsonl and data/guard-leaks.jsonl (output-guard quality corpora)"
 	@echo "make bench-stream   - time to first restored frame with the output guard vs the old 256-char hold-back (BENCHMARKS.md)"
@@ -43,7 +44,7 @@ help:
 	@echo "make compare-presidio - Veil vs Presidio (pinned, in .venv-presidio) on the same corpora, free text held out"
 	@echo "make compare-presidio-ner - NER sidecar vs Presidio with the same spaCy model (person/organization/location)"
 
-$(NPM_STAMP): package.json package-lock.json common/package.json server/package.json operator/package.json e2e/package.json
+$(NPM_STAMP): package.json package-lock.json common/package.json server/package.json operator/package.json e2e/package.json clients/typescript/package.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
@@ -74,9 +75,9 @@ e2e: build test-tools
 	else \
 		echo "e2e: real-cluster operator scenarios SKIPPED: VEIL_E2E_KUBECONFIG is not set (kind/k3d kubeconfig with crds/ applied)"; \
 	fi
-	npx vitest run e2e
+	npx vitest run e2e clients/typescript
 
-test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools
+test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools python-client-test
 	npx vitest run
 	$(MAKE) --no-print-directory schemathesis
 	$(MAKE) --no-print-directory test-node22
@@ -118,6 +119,10 @@ bench: build
 bench-workers: build
 	node server/dist/bench/run.js workers
 
+# Time to the first restored chunk through the OpenAI-compatible proxy vs the upstream directly (BENCHMARKS.md).
+bench-proxy: build
+	node server/dist/bench/run.js proxy
+
 # Time to the first restored frame of an incremental rehydrate with the output guard, against the
 # previous 256-character hold-back in the same run (BENCHMARKS.md, Streaming hold-back).
 bench-stream: build
@@ -144,7 +149,7 @@ eval: build
 
 # Offline detection quality over every labeled corpus: no server, one table per corpus and one
 # over all of them.
-EVAL_CORPORA = data/dev-corpus.jsonl data/catalog-cases.jsonl data/hard-negatives.jsonl data/heldout-faker.jsonl
+EVAL_CORPORA = data/dev-corpus.jsonl data/catalog-cases.jsonl data/hard-negatives.jsonl data/heldout-faker.jsonl data/detect-regressions.jsonl
 eval-offline: install
 	npx tsx server/src/bench/eval-corpus.ts $(EVAL_CORPORA)
 
@@ -229,3 +234,27 @@ ner-test: ner-lint tools-lint
 
 ner-run: $(NER_STAMP)
 	cd ner && VEIL_NER_PORT=$(NER_PORT) exec .venv/bin/python -m veil_ner
+
+# --- Python client (clients/python): sync and async on httpx, tested against the built server -----
+# python-client-venv builds clients/python/.venv from the hash-pinned locks (PyPI only, wheels
+# only; the tests import the package from src/). python-client-test lints, then runs pytest
+# against the real `veil serve` (and the NER sidecar when ner/.venv exists).
+PY_CLIENT_VENV := clients/python/.venv
+PY_CLIENT_STAMP := $(PY_CLIENT_VENV)/.veil-installed
+
+.PHONY: python-client-venv python-client-lint python-client-test
+
+$(PY_CLIENT_STAMP): clients/python/requirements.lock clients/python/requirements-dev.lock clients/python/pyproject.toml
+	rm -rf $(PY_CLIENT_VENV)
+	$(NER_PYTHON) -m venv $(PY_CLIENT_VENV)
+	$(PY_CLIENT_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes --only-binary :all: -r clients/python/requirements.lock -r clients/python/requirements-dev.lock
+	$(PY_CLIENT_VENV)/bin/python -m pip check
+	@touch $@
+
+python-client-venv: $(PY_CLIENT_STAMP)
+
+python-client-lint: $(PY_CLIENT_STAMP)
+	cd clients/python && .venv/bin/python -m ruff check . && .venv/bin/python -m ruff format --check .
+
+python-client-test: python-client-lint build ner-venv
+	cd clients/python && .venv/bin/python -m pytest -q

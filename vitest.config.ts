@@ -7,7 +7,7 @@ export default defineConfig({
     alias: { '@veil/common': fileURLToPath(new URL('./common/src/index.ts', import.meta.url)) },
   },
   test: {
-    include: ['common/src/**/*.test.ts', 'server/src/**/*.test.ts', 'operator/src/**/*.test.ts', 'charts/test/**/*.test.ts', 'e2e/**/*.e2e.test.ts'],
+    include: ['common/src/**/*.test.ts', 'server/src/**/*.test.ts', 'operator/src/**/*.test.ts', 'charts/test/**/*.test.ts', 'e2e/**/*.e2e.test.ts', 'clients/typescript/test/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     pool: 'forks',
     testTimeout: 30_000,

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { routeScopes } from '../server/src/auth/plugin.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../server/src/testing/fake-openai.js';
 import { buildTestApp } from '../server/src/testing/harness.js';
 import { startVeil, type ServerProcess } from './support/server.js';
 
@@ -77,6 +78,8 @@ const covered = new Set<string>();
 const spans: Buffer[] = [];
 let receiver: Server;
 let server: ServerProcess;
+/** The proxy's upstream: it must never see a canary either. */
+let upstream: FakeOpenAi;
 let logText = '';
 
 async function call(label: string, method: string, path: string, init: { body?: unknown; form?: FormData; headers?: Record<string, string>; key?: string | null } = {}): Promise<Exchange> {
@@ -117,6 +120,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const otlp = `http://127.0.0.1:${String((receiver.address() as AddressInfo).port)}/v1/traces`;
 
+  upstream = await startFakeOpenAi();
   const { mkdirSync } = await import('node:fs');
   mkdirSync(policyDir);
   writeFileSync(join(policyDir, 'default.yaml'), readFileSync(new URL('../policies/default.yaml', import.meta.url)));
@@ -133,6 +137,7 @@ beforeAll(async () => {
       },
       audit: { backend: 'file', path: auditPath, strict: true },
       policy: { directory: policyDir },
+      proxy: { upstream_url: upstream.url },
     }),
   );
   server = await startVeil({
@@ -143,6 +148,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (server !== undefined) await server.stop();
+  await upstream.close();
   await new Promise<void>((resolve) => receiver.close(() => resolve()));
 });
 
@@ -235,6 +241,20 @@ describe('canary values never leak (real process)', () => {
     await call('transform file truncated pdf', 'POST', '/v1/transform/file', { form: fileForm('file', `%PDF-1.7\n${TEXT}`, `${EMAIL}.pdf`) });
     await call('transform image broken', 'POST', '/v1/transform/image', { form: fileForm('image', Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.from(TEXT)]), `${CARD}.png`) });
     await call('redact image broken', 'POST', '/v1/redact/image', { form: fileForm('image', Buffer.from(TEXT), `${IBAN}.png`) });
+
+    // The OpenAI-compatible proxy: answers (which restore values), a stream, refusals, and an
+    // upstream error that echoes what it received.
+    const messages = [{ role: 'user', content: TEXT }];
+    expect((await call('proxy chat', 'POST', '/openai/v1/chat/completions', { body: { model: 'm', messages }, headers: { 'x-veil-trace-id': EMAIL } })).status).toBe(200);
+    expect((await call('proxy chat stream', 'POST', '/openai/v1/chat/completions', { body: { model: 'm', stream: true, messages } })).status).toBe(200);
+    await call('proxy chat with user field', 'POST', '/openai/v1/chat/completions', { body: { model: 'm', user: EMAIL, messages } });
+    await call('proxy chat bad header', 'POST', '/openai/v1/chat/completions', { body: { model: 'm', messages }, headers: { 'x-veil-policy': CARD, 'x-veil-session-state': IBAN } });
+    upstream.reply = (request) => ({ status: 400, errorBody: { error: { message: `cannot use ${request.text}` } } });
+    await call('proxy chat upstream error', 'POST', '/openai/v1/chat/completions', { body: { model: 'm', messages } });
+    upstream.reply = () => ({});
+    expect((await call('proxy embeddings', 'POST', '/openai/v1/embeddings', { body: { model: 'e', input: [TEXT] } })).status).toBe(200);
+    await call('proxy embeddings tokens', 'POST', '/openai/v1/embeddings', { body: { model: 'e', input: [[1, 2]], user: SSN } });
+    for (const value of CANARIES) expect(upstream.requests.some((request) => request.text.includes(value))).toBe(false);
 
     // Operations routes.
     // Platform operations need the untenanted admin; the tenant admin is refused (and must not

@@ -3,61 +3,20 @@
 // makes `both` fall back with a warning and `advanced` fail closed; lone surrogates and a 1 MB
 // input are detected exactly; a killed sidecar is reported with its cause; JSON, chat, batch,
 // stream and RAG input get the same NER as text.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nerPieces } from '../server/src/services/ner.js';
-import { postJson, ROOT, startVeil, type ServerProcess } from './support/server.js';
+import { postJson, startVeil, type ServerProcess } from './support/server.js';
+import { nerAvailable as available, startSidecar } from './support/sidecar.js';
 
-const PYTHON = join(ROOT, 'ner/.venv/bin/python');
-const available = existsSync(PYTHON);
-if (!available && process.env.CI !== undefined) throw new Error('ner/.venv is missing in CI: make test must run make ner-venv first');
 const KEY = 'e2e'.repeat(11);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Start a sidecar on a free port; resolves once `probe` (readyz, or livez for a keyless one) answers 200. */
-async function startSidecar(env: Record<string, string>, probe = '/readyz'): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(PYTHON, ['-m', 'veil_ner'], {
-    cwd: join(ROOT, 'ner'),
-    env: { PATH: process.env.PATH ?? '', VEIL_NER_PORT: String(port), ...env },
-    stdio: 'ignore',
-  });
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}${probe}`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error('sidecar did not start');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  return { child, url };
-}
 
 describe.skipIf(!available)('veil with the real NER sidecar', () => {
   let sidecar: ChildProcess;
   let sidecarUrl = '';
   const servers: ServerProcess[] = [];
   beforeAll(async () => {
-    ({ child: sidecar, url: sidecarUrl } = await startSidecar({ VEIL_NER_API_KEY: KEY }));
+    ({ child: sidecar, url: sidecarUrl } = await startSidecar({ key: KEY }));
   }, 120_000);
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.stop()));
@@ -196,7 +155,7 @@ describe.skipIf(!available)('veil with the real NER sidecar', () => {
   }, 300_000);
 
   it('names the cause and reports ner_active false once the sidecar is killed', async () => {
-    const own = await startSidecar({ VEIL_NER_API_KEY: KEY });
+    const own = await startSidecar({ key: KEY });
     const server = await start('both', KEY, own.url);
     expect(((await (await fetch(`${server.url}/v1/capabilities`)).json()) as { ner_active: boolean }).ner_active).toBe(true);
     const exited = new Promise((resolve) => own.child.once('exit', resolve));
@@ -268,7 +227,7 @@ describe.skipIf(!available)('veil with the real NER sidecar', () => {
   });
 
   it('falls back when the sidecar has no secret configured (it refuses every detect call)', async () => {
-    const keyless = await startSidecar({}, '/livez');
+    const keyless = await startSidecar({ waitFor: '/livez' });
     try {
       const server = await start('both', KEY, keyless.url);
       expect((await fetch(`${server.url}/readyz`)).status).toBe(503);

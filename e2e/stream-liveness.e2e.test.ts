@@ -119,6 +119,20 @@ describe('an open ndjson rehydrate stream', () => {
     expect(JSON.stringify(frames)).not.toContain(value);
   });
 
+  it('restores [DELETED] for a phone number revoked mid-stream in another spelling, without its extension (erasure forms)', async () => {
+    const written = '415-555-0142x45';
+    const session = await transform(server, `call ${written}`);
+    const stream = await LiveStream.open(server.url, { session_state: session.session_state });
+    stream.delta(`one ${session.token} .`);
+    expect((await stream.frame())?.restored_text).toBe(`one ${written} .`);
+
+    expect((await fresh(server.url, 'POST', '/v1/revoke', { entity_type: 'phone', value: '+1 415 555 0142' })).status).toBe(200);
+    stream.delta(`two ${session.token} .`);
+    expect((await stream.frame())?.restored_text).toBe('two [DELETED] .');
+    stream.close();
+    for (let frame = await stream.frame(); frame !== undefined; frame = await stream.frame()) expect(JSON.stringify(frame)).not.toContain(written);
+  });
+
   it('ends with the error frame once the session is invalidated (DELETE /v1/sessions) on another connection', async () => {
     const value = 'stream.invalidated@example.org';
     const session = await transform(server, `mail ${value}`);

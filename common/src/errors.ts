@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   VEIL_NOT_READY: { status: 503, message: 'service not ready' },
   VEIL_OVERLOADED: { status: 503, message: 'server overloaded; retry later' },
   VEIL_REQUEST_TIMEOUT: { status: 408, message: 'request not received in time' },
+  VEIL_UPSTREAM_FAILED: { status: 502, message: 'upstream model request failed' },
   VEIL_INTERNAL: { status: 500, message: 'internal error' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
@@ -47,8 +48,9 @@ export class VeilError extends Error {
   readonly status: number;
   readonly detail: string | undefined;
 
-  /** `status` overrides the table only where decisions.md gives one code two statuses
-   * (VEIL_DETECTION_FAILED: 502 on a sidecar error, 504 on its timeout). */
+  /** `status` overrides the table only where one code has several statuses: decisions.md's
+   * VEIL_DETECTION_FAILED (502 on a sidecar error, 504 on its timeout) and the proxy's
+   * VEIL_UPSTREAM_FAILED (502, 504 on a timeout, or the upstream's own 4xx). */
   constructor(code: ErrorCode, message?: string, detail?: string, status?: number) {
     super(message ?? ERROR_CODES[code].message);
     this.name = 'VeilError';

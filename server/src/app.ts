@@ -9,6 +9,7 @@ import { createAuthenticator, registerAuth } from './auth/index.js';
 import type { AppDeps } from './deps.js';
 import { registerObservability } from './metrics/observe.js';
 import { metricsRoutes } from './metrics/routes.js';
+import { openAiRoutes } from './routes/openai.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { collectRoutes } from './openapi/document.js';
 import { openApiRoutes } from './openapi/routes.js';
@@ -20,6 +21,7 @@ import { registerJsonParser } from './plugins/json.js';
 import { registerAdmission } from './plugins/admission.js';
 import { ConnectionGuard } from './plugins/connections.js';
 import { Admission, memoryBudgetMb } from './services/overload.js';
+import { lazyCompilers } from './plugins/lazy-compilers.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerAuthThrottle } from './plugins/auth-throttle.js';
 import { batchRoutes } from './routes/batch.js';
@@ -55,6 +57,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // is every 30 s). The body timeout is the connection guard's (streams exempt), so Node's
   // requestTimeout stays off.
   const nodeServer = { connectionsCheckingInterval: 1000, headersTimeout: server.headers_timeout_seconds * 1000, requestTimeout: 0 };
+  // Route schemas compile on first use, and all of them right after the server listens.
+  const compilers = lazyCompilers();
   const app: FastifyInstance = Fastify({
     ...(options.https !== undefined ? { https: { cert: options.https.cert, key: options.https.key, ...nodeServer } } : { http: nodeServer }),
     // A connection with no bytes moving either way for this long is closed: a client that stopped
@@ -70,12 +74,17 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     // request.ip: the socket peer, or the client X-Forwarded-For names when its proxy is trusted.
     trustProxy: trustProxyOption(deps.config.server.trust_proxy),
     return503OnClosing: true,
+    schemaController: { compilersFactory: compilers.compilersFactory },
     ajv: {
       // Reject unknown fields (never strip them) and never coerce types.
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false },
     },
   });
   registerErrorHandling(app);
+  app.addHook('onListen', (done) => {
+    void compilers.warm();
+    done();
+  });
   // Metrics and spans: one onResponse observation per request (metrics/observe.ts).
   registerObservability(app, deps);
   // JSON only: without this, text/plain bodies would reach the schema as strings (400, not 415).
@@ -120,6 +129,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   await app.register(revokeRoutes(deps));
   await app.register(sessionRoutes(deps));
   await app.register(ragRoutes(deps));
+  await app.register(openAiRoutes(deps));
   await app.register(diagnosticsRoutes(deps));
   await app.register(metricsRoutes(deps));
   await app.register(adminPolicyRoutes(deps));

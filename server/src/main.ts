@@ -26,7 +26,6 @@ import { loadPolicyRegistry } from './services/policies.js';
 import { checkDigestKey } from './services/revocation.js';
 import { durabilityWarning, openAppStores } from './services/stores.js';
 import { workerReport } from './routes/diagnostics.js';
-import { startTracing } from './tracing.js';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -121,6 +120,7 @@ export async function buildDeps(loaded: LoadedConfig, onWarning: (message: strin
     policies,
     offload: createOffload({
       threshold: config.transform.offload_threshold_bytes,
+      defaultRegion: config.detector.default_region,
       maxQueue: config.limits.max_offload_queue,
       heapMb: workerHeapMb(config),
       ...(maxThreads !== undefined ? { maxThreads } : {}),
@@ -241,10 +241,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           },
         });
   if (link !== undefined) process.on('message', (message) => link.handle(message));
+  // OpenTelemetry (about a second of module loading) loads only when traces are exported.
   const tracing =
     config.otel.traces_endpoint === undefined
       ? undefined
-      : startTracing({ endpoint: config.otel.traces_endpoint, serviceName: config.otel.service_name, version: VERSION, logger });
+      : (await import('./tracing.js')).startTracing({ endpoint: config.otel.traces_endpoint, serviceName: config.otel.service_name, version: VERSION, logger });
   const slot = worker === undefined ? undefined : Number(options.env[WORKER_SLOT_ENV] ?? worker.id - 1);
   const https = readTls(config);
   const deps = await buildDeps(loaded, (message) => logger.warn(message), {

@@ -11,13 +11,13 @@
 // Failure at start never stops the server: an SDK that cannot start logs a warning and tracing
 // stays off; an endpoint that does not answer the startup probe logs a warning (spans are then
 // dropped until it answers); later export errors are logged as warnings, at most once a minute.
-import { createHash } from 'node:crypto';
 import * as api from '@opentelemetry/api';
 import * as core from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import * as resources from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { Logger } from 'pino';
+import { fingerprint } from './audit/event.js';
 import type { RequestObservation, RequestTracer } from './metrics/observe.js';
 
 export interface TracingOptions {
@@ -39,9 +39,6 @@ export function loggableEndpoint(endpoint: string): string {
   }
 }
 
-function fingerprint(value: string): string {
-  return createHash('sha256').update(value).digest('hex').slice(0, 16);
-}
 
 /** Span attributes of one request: names, counts and flags only. */
 export function spanAttributes(observation: RequestObservation): api.Attributes {

@@ -9,6 +9,7 @@
 // clock that steps back). The checkpoint (`<file>.checkpoint`, replaced atomically) holds the
 // last durable seq and mac under its own MAC, so removing records from the end is detected.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { secretKeyOf } from '../domain/keys.js';
 import type { AuditEvent } from './event.js';
 
 export const GENESIS_PREV = '0'.repeat(64);
@@ -25,7 +26,7 @@ export interface ChainRecord {
 }
 
 function hmac(key: Buffer, text: string): string {
-  return createHmac('sha256', key).update(text, 'utf8').digest('hex');
+  return createHmac('sha256', secretKeyOf(key)).update(text, 'utf8').digest('hex');
 }
 
 function equalHex(a: string, b: string): boolean {

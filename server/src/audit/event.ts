@@ -3,7 +3,7 @@
 // types; it never carries a detected value, a raw session id or a raw trace id (both appear
 // only as 16-hex SHA-256 fingerprints). Caller-influenced strings are length-capped here and
 // escaped by the sinks' JSON encoding (threats.md 18).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { CollectedFacts } from './facts.js';
 
 /** One audit event. Optional fields are omitted when they do not apply. */
@@ -59,7 +59,7 @@ export const MAX_ENTITY_TYPES = 128;
 
 /** 16 hex characters of SHA-256: correlates ids across events without recording them. */
 export function fingerprint(value: string): string {
-  return createHash('sha256').update(value).digest('hex').slice(0, 16);
+  return hash('sha256', value, 'hex').slice(0, 16);
 }
 
 /** Cap a string's length (in UTF-16 units, never splitting a surrogate pair). */
@@ -104,6 +104,8 @@ const ROUTE_EVENTS: Readonly<Record<string, string>> = {
   'POST /v1/patterns': 'pattern_validate',
   'POST /v1/admin/policy/validate': 'policy_validate',
   'POST /v1/admin/policy/reload': 'policy_reloaded',
+  'POST /openai/v1/chat/completions': 'proxy_chat_completions',
+  'POST /openai/v1/embeddings': 'proxy_embeddings',
 };
 
 /**
@@ -112,6 +114,20 @@ const ROUTE_EVENTS: Readonly<Record<string, string>> = {
  * readable name without touching this file.
  */
 export function operationOf(method: string, url: string): string {
+  const key = `${method} ${url}`;
+  let operation = operations.get(key);
+  if (operation === undefined) {
+    operation = deriveOperation(method, url);
+    // Keys are route patterns (a fixed set), so the map stays small; bounded all the same.
+    if (operations.size < 1024) operations.set(key, operation);
+  }
+  return operation;
+}
+
+/** Operation names already derived, by `METHOD pattern`. */
+const operations = new Map<string, string>();
+
+function deriveOperation(method: string, url: string): string {
   const known = ROUTE_EVENTS[`${method} ${url}`];
   if (known !== undefined) return known;
   const name = url
@@ -123,9 +139,9 @@ export function operationOf(method: string, url: string): string {
 }
 
 /** Operations that run detection, so their events name the configured detector mode. */
-const DETECTING = /^(transform|transform_stream|transform_file|transform_image|redact_image|detect|batch_transform|batch_detect|rag_ingest.*)$/;
-const TRANSFORMING = /^(transform|transform_stream|transform_file|transform_image|redact_image|batch_transform|rag_ingest.*)$/;
-const REHYDRATING = /^(rehydrate|rehydrate_stream|rehydrate_file|rag_answer)$/;
+const DETECTING = /^(transform|transform_stream|transform_file|transform_image|redact_image|detect|batch_transform|batch_detect|rag_ingest.*|proxy_.*)$/;
+const TRANSFORMING = /^(transform|transform_stream|transform_file|transform_image|redact_image|batch_transform|rag_ingest.*|proxy_.*)$/;
+const REHYDRATING = /^(rehydrate|rehydrate_stream|rehydrate_file|rag_answer|proxy_chat_completions)$/;
 
 export interface EventContext {
   readonly method: string;
@@ -150,36 +166,40 @@ export function buildEvent(context: EventContext, facts: CollectedFacts): AuditE
   const failure = context.failure ?? (facts.failure_code !== undefined ? { code: facts.failure_code, reason: facts.failure_reason } : undefined);
   const failureCode = failure?.code;
   const securityEvent = failureCode !== undefined ? SECURITY_EVENTS[failureCode] : undefined;
-  const eventType = securityEvent ?? operation;
-  const types = facts.entity_types !== undefined ? [...facts.entity_types].sort().slice(0, MAX_ENTITY_TYPES) : undefined;
   const detecting = DETECTING.test(operation) || facts.entity_count !== undefined;
+  // Fields are set in a fixed order (the order of the serialized record); absent ones are omitted.
   const event: Record<string, unknown> = {
-    event_type: eventType,
+    event_type: securityEvent ?? operation,
     timestamp: new Date(context.nowMs).toISOString(),
     request_id: context.requestId,
     route: `${context.method} ${context.url}`,
-    ...(context.status !== undefined ? { status: context.status } : {}),
-    ...(context.identity !== undefined ? { identity: capped(context.identity) } : {}),
-    tenant_id: context.tenant === null ? null : capped(context.tenant),
-    ...(facts.session_id !== undefined ? { session_id: fingerprint(facts.session_id) } : {}),
-    ...(facts.policy !== undefined ? { policy: capped(facts.policy) } : {}),
-    ...(types !== undefined ? { entity_types: types.map((type) => capped(type, 80)) } : {}),
-    ...(facts.entity_count !== undefined ? { entity_count: facts.entity_count } : {}),
-    ...(facts.entities_blocked !== undefined ? { entities_blocked: facts.entities_blocked } : {}),
-    ...(facts.entities_tokenized !== undefined ? { entities_tokenized: facts.entities_tokenized } : {}),
-    ...(facts.item_count !== undefined ? { item_count: facts.item_count } : {}),
-    ...(facts.items_failed !== undefined ? { items_failed: facts.items_failed } : {}),
-    duration_ms: Math.round(context.durationMs * 1000) / 1000,
-    ...(detecting ? { detector_mode: facts.detector_mode ?? context.detectorMode } : {}),
-    // "Did the guard trigger" is answered (false) wherever the guard applies.
-    ...(facts.output_guard !== undefined || REHYDRATING.test(operation) ? { output_guard: facts.output_guard ?? false } : {}),
-    ...(facts.prompt_security !== undefined || TRANSFORMING.test(operation) ? { prompt_security: facts.prompt_security ?? false } : {}),
-    ...(facts.trace_id !== undefined ? { trace_id: fingerprint(facts.trace_id) } : {}),
-    ...(context.replayed === true ? { idempotency_replayed: true } : {}),
-    ...(context.phase !== undefined ? { phase: context.phase } : {}),
-    ...(failureCode !== undefined ? { failure_code: capped(failureCode, 64) } : {}),
-    ...(failure?.reason !== undefined ? { failure_reason: capped(failure.reason, 512) } : {}),
   };
+  if (context.status !== undefined) event.status = context.status;
+  if (context.identity !== undefined) event.identity = capped(context.identity);
+  event.tenant_id = context.tenant === null ? null : capped(context.tenant);
+  if (facts.session_id !== undefined) event.session_id = fingerprint(facts.session_id);
+  if (facts.policy !== undefined) event.policy = capped(facts.policy);
+  if (facts.entity_types !== undefined) {
+    const types = [...facts.entity_types].sort();
+    if (types.length > MAX_ENTITY_TYPES) types.length = MAX_ENTITY_TYPES;
+    for (let index = 0; index < types.length; index += 1) types[index] = capped(types[index]!, 80);
+    event.entity_types = types;
+  }
+  if (facts.entity_count !== undefined) event.entity_count = facts.entity_count;
+  if (facts.entities_blocked !== undefined) event.entities_blocked = facts.entities_blocked;
+  if (facts.entities_tokenized !== undefined) event.entities_tokenized = facts.entities_tokenized;
+  if (facts.item_count !== undefined) event.item_count = facts.item_count;
+  if (facts.items_failed !== undefined) event.items_failed = facts.items_failed;
+  event.duration_ms = Math.round(context.durationMs * 1000) / 1000;
+  if (detecting) event.detector_mode = facts.detector_mode ?? context.detectorMode;
+  // "Did the guard trigger" is answered (false) wherever the guard applies.
+  if (facts.output_guard !== undefined || REHYDRATING.test(operation)) event.output_guard = facts.output_guard ?? false;
+  if (facts.prompt_security !== undefined || TRANSFORMING.test(operation)) event.prompt_security = facts.prompt_security ?? false;
+  if (facts.trace_id !== undefined) event.trace_id = fingerprint(facts.trace_id);
+  if (context.replayed === true) event.idempotency_replayed = true;
+  if (context.phase !== undefined) event.phase = context.phase;
+  if (failureCode !== undefined) event.failure_code = capped(failureCode, 64);
+  if (failure?.reason !== undefined) event.failure_reason = capped(failure.reason, 512);
   return event as unknown as AuditEvent;
 }
 

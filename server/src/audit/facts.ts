@@ -4,6 +4,7 @@
 // response is sent, so no route writes audit records itself. Facts never carry values: the
 // session id and trace id are given raw here and fingerprinted when the event is built.
 import type { FastifyRequest } from 'fastify';
+import { requestSlot } from '../plugins/request-slot.js';
 
 /** What a route knows about its operation. Every field is optional; set what applies. */
 export interface AuditFacts {
@@ -64,7 +65,7 @@ export interface CollectedFacts {
   prompt_security?: boolean;
 }
 
-const collected = new WeakMap<FastifyRequest, CollectedFacts>();
+const collected = requestSlot<CollectedFacts>('veil.facts');
 
 const COUNTS = ['entity_count', 'entities_blocked', 'entities_tokenized', 'item_count', 'items_failed'] as const;
 const STRINGS = ['event_type', 'policy', 'session_id', 'trace_id', 'detector_mode', 'failure_code', 'failure_reason'] as const;

@@ -52,6 +52,32 @@ describe('FileAuditSink', () => {
     await sink.close();
   });
 
+  it('writes the checkpoint at most once per interval while records keep coming, and the last one on close', async () => {
+    const { fs } = faultyFs();
+    const checkpoints: number[] = [];
+    const counting = {
+      ...fs,
+      replaceAtomically: async (path: string, text: string) => {
+        checkpoints.push((JSON.parse(text) as { seq: number }).seq);
+        await fs.replaceAtomically(path, text);
+      },
+    };
+    const path = join(tempDir(), 'audit.log');
+    let now = 1_700_000_000_000;
+    const sink = await FileAuditSink.open({ path, key: AUDIT_TEST_KEY, fs: counting, now: () => now, checkpointIntervalMs: 1000 });
+    // audit_started (seq 1) took the first checkpoint; the next 20 records fall in its interval.
+    for (let index = 0; index < 20; index += 1) await sink.record(testEvent(index));
+    expect(checkpoints).toEqual([1]);
+    now += 1000;
+    await sink.record(testEvent(20));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(checkpoints).toEqual([1, 22]);
+    await sink.record(testEvent(21));
+    await sink.close();
+    expect(checkpoints).toEqual([1, 22, 23]);
+    expect(await verifyAuditFile(path, AUDIT_TEST_KEY)).toMatchObject({ ok: true, records: 23, checkpointSeq: 23 });
+  });
+
   it('resumes the chain after a restart', async () => {
     const path = await written(3);
     const sink = await FileAuditSink.open({ path, key: AUDIT_TEST_KEY });

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEvent } from './event.js';
 import type { AuditSink } from './sink.js';
-import { FileAuditSink } from './file-sink.js';
+import { FileAuditSink, nodeAuditFs, type AuditFileSystem } from './file-sink.js';
 import { AUDIT_TEST_KEY, faultyFs, readAudit, tempDir } from './testing.js';
 import { verifyAuditFile } from './verify.js';
 import { apiKeyOverrides } from '../testing/auth.js';
@@ -407,6 +407,71 @@ describe('strict mode', () => {
       expect(refused.status).toBe(503);
       expect(refused.body.code).toBe('VEIL_AUDIT_UNAVAILABLE');
       expect((await send(t.app, { method: 'GET', url: '/v1/revocations/count' })).body.count).toBe(0);
+    } finally {
+      await t.close();
+      await sink.close();
+    }
+  });
+
+  it('with the real file sink: an erase is answered only after its intent and its outcome are fsynced', async () => {
+    // Every fdatasync of the audit file waits until the test releases it.
+    const held: (() => void)[] = [];
+    let holding = false;
+    let onHeld: (() => void) | undefined;
+    const fs: AuditFileSystem = {
+      ...nodeAuditFs,
+      async openAppend(file) {
+        const real = await nodeAuditFs.openAppend(file);
+        return {
+          ...real,
+          async sync() {
+            if (holding) {
+              await new Promise<void>((resolve) => {
+                held.push(resolve);
+                onHeld?.();
+              });
+            }
+            await real.sync();
+          },
+        };
+      },
+    };
+    const heldSync = (count: number): Promise<void> =>
+      new Promise((resolve) => {
+        onHeld = () => {
+          if (held.length >= count) resolve();
+        };
+        onHeld();
+      });
+    const turns = async (count: number): Promise<void> => {
+      for (let index = 0; index < count; index += 1) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const path = join(tempDir(), 'audit.log');
+    const sink = await FileAuditSink.open({ path, key: AUDIT_TEST_KEY, fs });
+    const t = await buildTestApp({ overrides: { audit: { strict: true } }, mutateDeps: (deps) => ({ ...deps, audit: sink }) });
+    try {
+      const made = await post(t.app, '/v1/transform', { input: `mail ${CANARY.email}` });
+      holding = true;
+      let answered = false;
+      const erase = send(t.app, { method: 'DELETE', url: '/v1/sessions', body: { session_state: made.body.session_state } }).then((response) => {
+        answered = true;
+        return response;
+      });
+      // The intent record is written and waits for its fsync: the erase has not run, nothing is answered.
+      await heldSync(1);
+      await turns(20);
+      expect(answered).toBe(false);
+      expect(events(path).at(-1)).toMatchObject({ event_type: 'session_delete', phase: 'intent' });
+      held[0]!();
+      // The outcome record waits for its fsync: still no answer.
+      await heldSync(2);
+      await turns(20);
+      expect(answered).toBe(false);
+      expect(events(path).at(-1)).toMatchObject({ event_type: 'session_delete', status: 200 });
+      held[1]!();
+      holding = false;
+      expect((await erase).status).toBe(200);
+      expect(await verifyAuditFile(path, AUDIT_TEST_KEY)).toMatchObject({ ok: true });
     } finally {
       await t.close();
       await sink.close();

@@ -19,13 +19,15 @@
 //
 // Which routes: every route is audited unless its config says otherwise; the probes are never
 // audited, and health, capabilities and metrics (read-only, scraped often) only when they fail.
-import { ERROR_CODES, isVeilError, VeilError } from '@veil/common';
+import { ERROR_CODES, isVeilError, VeilError, type ErrorCode } from '@veil/common';
+import { errorBodyFor } from '../plugins/errors.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { authenticatedPrincipal } from '../auth/principal.js';
 import { buildEvent, type AuditEvent } from './event.js';
 import { factsOf } from './facts.js';
 import type { AuditSink } from './sink.js';
+import { requestSlot } from '../plugins/request-slot.js';
 
 export type AuditMode = 'always' | 'failures' | 'never';
 
@@ -55,7 +57,7 @@ interface RequestAudit {
   done: boolean;
 }
 
-const audits = new WeakMap<FastifyRequest, RequestAudit>();
+const audits = requestSlot<RequestAudit>('veil.audit');
 
 /** Largest error body parsed for its code and message (envelopes are a few hundred bytes). */
 const MAX_ERROR_BODY = 16 * 1024;
@@ -79,7 +81,10 @@ function failureOf(status: number, payload: unknown): { code?: string; reason?: 
     try {
       const body = JSON.parse(text) as { code?: unknown; error?: unknown };
       if (typeof body.code === 'string' && Object.hasOwn(ERROR_CODES, body.code)) {
-        return { code: body.code, ...(typeof body.error === 'string' ? { reason: body.error } : {}) };
+        // The proxy's OpenAI-shaped errors (error an object) may relay an upstream's own message:
+        // the event records the code's generic message instead.
+        const reason = typeof body.error === 'string' ? body.error : ERROR_CODES[body.code as ErrorCode].message;
+        return { code: body.code, reason };
       }
     } catch {
       // Not an envelope: recorded by status alone.
@@ -139,42 +144,61 @@ export function registerAudit(app: FastifyInstance, deps: AppDeps, sink: AuditSi
   };
 
   // Registered before authentication, so a request refused by it still has its audit state.
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks: a request that needs no I/O here (every one while the sink is healthy)
+  // goes on synchronously, without a promise per hook.
+  app.addHook('onRequest', (request, reply, done) => {
     const audit = start(request, reply);
-    if (audit === undefined) return;
-    if (audit.mode === 'always' && strict && !sink.healthy() && !(await sink.probe())) {
-      // Nothing can be recorded, so nothing runs: no mutation happens without its event.
-      audit.done = true;
-      throw new VeilError(UNAVAILABLE, undefined, 'audit sink unhealthy; refused before the handler');
+    if (audit === undefined || audit.mode !== 'always' || !strict || sink.healthy()) {
+      done();
+      return;
     }
+    sink.probe().then(
+      (healthy) => {
+        if (healthy) return done();
+        // Nothing can be recorded, so nothing runs: no mutation happens without its event.
+        audit.done = true;
+        done(new VeilError(UNAVAILABLE, undefined, 'audit sink unhealthy; refused before the handler'));
+      },
+      (error: unknown) => done(error as Error),
+    );
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const notRecorded = (request: FastifyRequest, reply: FastifyReply, event: AuditEvent, payload: unknown): unknown => {
+    if (!strict) {
+      request.log.warn({ event: 'audit_not_recorded', request_id: request.id, event_type: event.event_type }, 'audit_not_recorded');
+      return payload;
+    }
+    // Strict: the result (which may hold restored values) is withheld; a streamed body is released.
+    if (typeof (payload as { destroy?: unknown } | null)?.destroy === 'function') (payload as { destroy: () => void }).destroy();
+    request.log.error({ request_id: request.id, error_code: UNAVAILABLE, status: 503, detail: 'audit event not recorded' }, 'request failed');
+    void reply.code(503);
+    reply.removeHeader('idempotency-replayed');
+    reply.removeHeader('retry-after');
+    reply.removeHeader('content-length');
+    void reply.header('content-type', 'application/json; charset=utf-8');
+    return JSON.stringify(errorBodyFor(request, UNAVAILABLE, ERROR_CODES[UNAVAILABLE].message, 503));
+  };
+
+  app.addHook('onSend', (request, reply, payload, done) => {
     // Started here when an earlier hook answered before ours ran.
     const audit = start(request, reply);
-    if (audit === undefined || audit.done) return payload;
     const status = reply.statusCode;
-    if (audit.mode === 'failures' && status < 400) return payload;
+    if (audit === undefined || audit.done || (audit.mode === 'failures' && status < 400)) {
+      done(null, payload);
+      return;
+    }
     audit.done = true;
     const event = eventOf(request, reply, audit, status, failureOf(status, payload));
-    try {
-      await sink.record(event);
-      return payload;
-    } catch {
-      if (!strict) {
-        request.log.warn({ event: 'audit_not_recorded', request_id: request.id, event_type: event.event_type }, 'audit_not_recorded');
-        return payload;
-      }
-      // Strict: the result (which may hold restored values) is withheld; a streamed body is released.
-      if (typeof (payload as { destroy?: unknown } | null)?.destroy === 'function') (payload as { destroy: () => void }).destroy();
-      request.log.error({ request_id: request.id, error_code: UNAVAILABLE, status: 503, detail: 'audit event not recorded' }, 'request failed');
-      void reply.code(503);
-      reply.removeHeader('idempotency-replayed');
-      reply.removeHeader('retry-after');
-      reply.removeHeader('content-length');
-      void reply.header('content-type', 'application/json; charset=utf-8');
-      return JSON.stringify({ code: UNAVAILABLE, error: ERROR_CODES[UNAVAILABLE].message, request_id: request.id });
+    const recorded = sink.record(event);
+    // The log sink records synchronously and never fails: nothing to wait for.
+    if (sink.synchronous === true) {
+      done(null, payload);
+      return;
     }
+    recorded.then(
+      () => done(null, payload),
+      () => done(null, notRecorded(request, reply, event, payload)),
+    );
   });
 }
 

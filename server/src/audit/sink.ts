@@ -12,6 +12,11 @@ export interface AuditLogger {
 
 export interface AuditSink {
   readonly backend: 'log' | 'file' | (string & {});
+  /**
+   * True when record() has done all its work by the time it returns and never rejects (the log
+   * sink): the plugin then does not wait for its promise.
+   */
+  readonly synchronous?: boolean;
   /** Resolves once the event is recorded (durably, for the file sink); rejects when it cannot be. */
   record(event: AuditEvent): Promise<void>;
   /** False while the sink is known to be unable to record (a failed write, a removed file). */
@@ -28,6 +33,7 @@ export const AUDIT_LOGGER_NAME = 'veil.audit';
 /** Audit events on the process log. Logging problems never reach the request (fail-open). */
 export class LogAuditSink implements AuditSink {
   readonly backend = 'log';
+  readonly synchronous = true;
   readonly #logger: { info(object: object, message: string): void };
 
   constructor(logger: AuditLogger) {

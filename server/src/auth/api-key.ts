@@ -7,7 +7,7 @@
 //
 // An entry without `scopes` grants no scope at all (least privilege): it authenticates, so it
 // reaches /v1/health and /v1/capabilities, and nothing else. Scopes are always explicit.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { VeilError } from '@veil/common';
 import type { ApiKeyConfig } from '../config/schema.js';
@@ -23,7 +23,7 @@ interface HashedEntry {
 }
 
 function digestOf(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  return hash('sha256', key, 'buffer');
 }
 
 /** The 32-byte SHA-256 an entry is matched by: of its key, or its stored `key_sha256`. */

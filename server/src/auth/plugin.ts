@@ -2,11 +2,13 @@
 //
 // How a route declares its scope: in its route options,
 //     app.post('/v1/rag/ingest', { schema, config: { scope: 'rag' } }, handler)
-// with one of the 11 scopes, 'authenticated' (any valid credential: health, capabilities),
-// 'public' (no credential, never authenticated: /livez, /readyz) or 'platform_admin' (scope
-// admin held by an UNTENANTED credential: operations whose effect or answer spans every tenant,
-// such as a global policy reload or the process-wide /metrics; a tenant-bound admin gets 403
-// VEIL_SCOPE_DENIED there, see docs/auth.md "Tenant admins"). The declaration sits on the
+// with one of the 11 scopes, a list of scopes that are all required (the OpenAI-compatible
+// proxy tokenizes and restores, so it needs both transform and rehydrate), 'authenticated' (any
+// valid credential: health, capabilities), 'public' (no credential, never authenticated:
+// /livez, /readyz) or 'platform_admin' (scope admin held by an UNTENANTED credential:
+// operations whose effect or answer spans every tenant, such as a global policy reload or the
+// process-wide /metrics; a tenant-bound admin gets 403 VEIL_SCOPE_DENIED there, see
+// docs/auth.md "Tenant admins"). The declaration sits on the
 // route itself rather than on a wrapping register context because several route plugins mix
 // scopes (revoke + admin count, rag + revoke delete); see docs/auth.md.
 //
@@ -28,7 +30,7 @@ import { corsOptions } from './cors.js';
 import { isScope, setPrincipal } from './principal.js';
 import type { Authenticator } from './types.js';
 
-export type RouteScope = AuthScope | 'authenticated' | 'public' | 'platform_admin';
+export type RouteScope = AuthScope | readonly AuthScope[] | 'authenticated' | 'public' | 'platform_admin';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -51,7 +53,16 @@ export function routeScopes(app: FastifyInstance): readonly RouteScopeEntry[] {
 }
 
 function isRouteScope(value: unknown): value is RouteScope {
+  if (Array.isArray(value)) return value.length > 0 && value.every((item) => typeof item === 'string' && isScope(item));
   return value === 'authenticated' || value === 'public' || value === 'platform_admin' || (typeof value === 'string' && isScope(value));
+}
+
+/** The scopes a route requires (every one of them); none for 'authenticated'; `admin` for
+ * 'platform_admin' (whose credential must also be untenanted). */
+export function requiredScopes(scope: Exclude<RouteScope, 'public'>): readonly AuthScope[] {
+  if (scope === 'authenticated') return [];
+  if (scope === 'platform_admin') return ['admin'];
+  return typeof scope === 'string' ? [scope] : scope;
 }
 
 /** @fastify/cors registers `OPTIONS *` to answer preflights; a preflight carries no
@@ -98,9 +109,8 @@ export async function registerAuth(app: FastifyInstance, config: VeilConfig, aut
     if (scope === undefined) throw new VeilError('VEIL_INTERNAL', undefined, 'route without a declared scope');
     const principal = await authenticator.authenticate(request.headers);
     setPrincipal(request, principal);
-    if (scope === 'authenticated') return;
-    const required = scope === 'platform_admin' ? 'admin' : scope;
-    if (!principal.scopes.has(required)) throw new VeilError('VEIL_SCOPE_DENIED', `missing required scope: ${required}`);
+    const missing = requiredScopes(scope).find((required) => !principal.scopes.has(required));
+    if (missing !== undefined) throw new VeilError('VEIL_SCOPE_DENIED', `missing required scope: ${missing}`);
     if (scope === 'platform_admin' && principal.tenant !== null) {
       throw new VeilError('VEIL_SCOPE_DENIED', 'this route acts on every tenant: it needs an untenanted (platform) admin credential');
     }

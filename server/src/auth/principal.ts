@@ -4,6 +4,7 @@
 import { VeilError } from '@veil/common';
 import type { FastifyRequest } from 'fastify';
 import { AUTH_SCOPES, type AuthScope } from '../config/schema.js';
+import { requestSlot } from '../plugins/request-slot.js';
 
 export interface Principal {
   /** Who the caller is: the API key entry's identity, or the token's `sub`. */
@@ -60,7 +61,7 @@ export function makePrincipal(fields: {
 /** Dev mode: no credentials, everything open, untenanted (interface.md section 5). */
 export const DEV_PRINCIPAL: Principal = makePrincipal({ identity: 'dev', tenant: null, scopes: AUTH_SCOPES });
 
-const principals = new WeakMap<FastifyRequest, Principal>();
+const principals = requestSlot<Principal>('veil.principal');
 
 /** Called by the auth hook only. */
 export function setPrincipal(request: FastifyRequest, principal: Principal): void {

@@ -1,8 +1,8 @@
 // Detection throughput of the full catalog (every built-in type in one prefiltered pass): MB/s
 // of detectAll on sparse prose (one entity per ~2 KB), dense text (an entity every ~60
 // characters, drawn from every family including the national ids), per-call latency at 1 KB
-// and 100 KB, and adversarial 1 MB inputs that would be quadratic or exponential in a
-// backtracking design.
+// and 100 KB, prose in several scripts with ASCII or full-width values (the folded view), and
+// adversarial 1 MB inputs that would be quadratic or exponential in a backtracking design.
 // Usage: npx tsx server/src/bench/detect-bench.ts [--quick]
 import { detectAll } from '../domain/detect/index.js';
 
@@ -49,6 +49,42 @@ function prose(length: number, entityEvery: number, seed: number): string {
     } else {
       piece = WORDS[Math.floor(random() * WORDS.length)]!;
       if (random() < 0.08) piece += random() < 0.5 ? '.' : ',';
+    }
+    parts.push(piece);
+    size += piece.length + 1;
+    sinceEntity += piece.length + 1;
+  }
+  return parts.join(' ').slice(0, length);
+}
+
+const UNICODE_WORDS = (
+  'Grüße aus München über die Straße für Käufer 東京 大阪 電話 会議 予定 報告 お願い します 서울 회의 Москва отчёт встреча ' +
+  'مرحبا تقرير اجتماع रिपोर्ट बैठक Ελλάδα συνάντηση'
+).split(' ');
+
+/** Full-width forms of ASCII (what CJK input methods type): digits, letters, '@', '-', '.'. */
+function fullWidth(text: string): string {
+  return text.replace(/[!-~]/g, (ch) => String.fromCharCode(ch.charCodeAt(0) + 0xfee0));
+}
+
+/**
+ * Prose in several scripts with an entity every `entityEvery` characters: as ASCII (nothing to
+ * fold) or written in full-width forms (the folded view and its offset map at work).
+ */
+function unicodeProse(length: number, entityEvery: number, seed: number, wide: boolean): string {
+  const random = rng(seed);
+  const parts: string[] = [];
+  let size = 0;
+  let sinceEntity = 0;
+  let entityIndex = 0;
+  while (size < length) {
+    let piece: string;
+    if (sinceEntity >= entityEvery) {
+      const entity = ENTITIES[entityIndex++ % ENTITIES.length]!;
+      piece = wide ? fullWidth(entity) : entity;
+      sinceEntity = 0;
+    } else {
+      piece = UNICODE_WORDS[Math.floor(random() * UNICODE_WORDS.length)]!;
     }
     parts.push(piece);
     size += piece.length + 1;
@@ -125,9 +161,15 @@ function main(): void {
   const { json, logs } = structured(100_000, 7);
   report('JSON records 100 KB', json, budget);
   report('log lines 100 KB', logs, budget);
+  console.log('non-ASCII text (the folded view)');
+  report('scripts, ASCII values 100 KB', unicodeProse(100_000, 60, 8, false), budget);
+  report('scripts, full-width values 100 KB', unicodeProse(100_000, 60, 9, true), budget);
   console.log('adversarial 1 MB inputs');
   const adversarial: [string, string][] = [
     ['digits', repeatTo('0123456789', MB)],
+    ['full-width digits', repeatTo('０１２３４５６７８９', MB)],
+    ['zero-width spaces between digits', repeatTo('1\u200b', MB)],
+    ['NFKC expansions (㍿)', '㍿'.repeat(MB)],
     ['letters', repeatTo('abcdefghij', MB)],
     ['a@a@a@...', repeatTo('a@', MB)],
     ['aaaa...@ (64+ local parts)', repeatTo(`${'a'.repeat(100)}@`, MB)],

@@ -3,12 +3,11 @@
 // command. The server runs as one process pinned to core 0 (taskset when available); this
 // process (the load generator) pins itself to core 1. `run.js workers` compares 1 worker
 // process with one per core instead (nothing pinned).
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { DEFAULT_POLICY } from '@veil/common';
 import { detectAll } from '../domain/detect/index.js';
@@ -17,40 +16,13 @@ import { indexEntries, rehydrateText } from '../domain/rehydrate.js';
 import { KeyRing, newSessionId, openSession, sealSession, type SessionPayload } from '../domain/seal/index.js';
 import { tokenizeText } from '../domain/tokenize.js';
 import { TokenAllocator } from '../domain/token/index.js';
+import { closeClient, cpuSeconds, hasTaskset, prose, quantile, send, startVeil, startWorkers, textWithEntities } from './common.js';
+import { ratioBench, type RatioRow } from './ratios.js';
 
 const rows: string[][] = [];
 function record(name: string, value: string, target = ''): void {
   rows.push([name, value, target]);
   process.stdout.write(`${name}: ${value}${target ? ` (target ${target})` : ''}\n`);
-}
-
-const WORDS = 'the quick brown fox jumps over a lazy dog while our support team reviews the ticket and replies politely to every customer question about billing'.split(' ');
-function prose(length: number, seed = 1): string {
-  let state = seed;
-  const parts: string[] = [];
-  let size = 0;
-  while (size < length) {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    const word = WORDS[state % WORDS.length]!;
-    parts.push(word);
-    size += word.length + 1;
-  }
-  return parts.join(' ').slice(0, length);
-}
-const ENTITIES = ['jane.doe@example.com', '+1 415 555 0134', '4111 1111 1111 1111', 'DE89370400440532013000', '192.168.10.24', 'https://example.org/account', '219-09-9999', '12/03/2024'];
-/** Prose with one entity roughly every `every` characters. */
-export function textWithEntities(length: number, every: number): string {
-  const parts: string[] = [];
-  let size = 0;
-  let index = 0;
-  while (size < length) {
-    const filler = prose(every, index + 7);
-    const entity = ENTITIES[index % ENTITIES.length]!;
-    parts.push(filler, ` ${entity} `);
-    size += filler.length + entity.length + 2;
-    index += 1;
-  }
-  return parts.join('').slice(0, length);
 }
 
 function timeIt(fn: () => void, minMs = 1500): { perOpMs: number; ops: number } {
@@ -106,42 +78,12 @@ function micro(): void {
   record('rehydrate (pure), 1 MB with a token every ~200 chars', mbps(tokenized.safeText.length, rehydrate.perOpMs));
 }
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const hasTaskset = spawnSync('taskset', ['-c', '1', 'true']).status === 0;
-
-async function startServer(): Promise<{ url: string; stop: () => void }> {
-  const command = hasTaskset ? 'taskset' : process.execPath;
-  const args = [...(hasTaskset ? ['-c', '0', process.execPath] : []), `${ROOT}/server/bin/veil.js`, 'serve', '--host', '127.0.0.1', '--port', '0'];
-  const child = spawn(command, args, { env: { PATH: process.env.PATH ?? '', VEIL_LOG_FORMAT: 'json', VEIL_SESSION_SECRET: '3c'.repeat(32) }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const match = /"url":"(http:[^"]+)"/.exec(buffered);
-      if (match !== null) {
-        buffered = '';
-        resolve({ url: match[1]!, stop: () => child.kill('SIGTERM') });
-      } else if (buffered.length > 100_000) buffered = buffered.slice(-1000);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited ${String(code)}`)));
-  });
+async function startServer(env: Readonly<Record<string, string>> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
+  return startVeil({ VEIL_LOG_FORMAT: 'json', VEIL_SESSION_SECRET: '3c'.repeat(32), ...env }, 0);
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 function postOnce(url: string, path: string, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-function quantile(sorted: readonly number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0;
+  return send(url, 'POST', path, body);
 }
 
 /**
@@ -277,8 +219,8 @@ async function served(): Promise<void> {
       'p99 ≤ 2 ms',
     );
   } finally {
-    server.stop();
-    agent.destroy();
+    await server.stop();
+    closeClient();
     streamAgent.destroy();
   }
 }
@@ -288,17 +230,6 @@ async function served(): Promise<void> {
  * same configuration otherwise (SQLite stores, which several workers require). Nothing is
  * pinned: the server may use every core, and so does the load generator, which shares them.
  */
-/** CPU time (user + system, seconds) a process has used so far; undefined without /proc. */
-function cpuSeconds(pid: number): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // utime and stime are fields 14 and 15 of stat (11 and 12 after the command name), in ticks.
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Throughput plus the CPU the server's processes spent: requests per server CPU-second. */
 async function measured(
   server: { url: string; pids: () => Promise<number[]> },
@@ -315,56 +246,6 @@ async function measured(
   if (before.some((value) => value === undefined) || after.some((value) => value === undefined)) return result;
   const cores = after.reduce((sum: number, value, index) => sum + value! - before[index]!, 0) / elapsed;
   return { ...result, cores, perCore: result.rps / cores };
-}
-
-async function startWorkers(workers: number, dir: string): Promise<{ url: string; stop: () => Promise<void>; pids: () => Promise<number[]> }> {
-  const child = spawn(process.execPath, [`${ROOT}/server/bin/veil.js`, 'serve', '--host', '127.0.0.1', '--port', '0', '--workers', String(workers)], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      VEIL_LOG_FORMAT: 'json',
-      VEIL_SESSION_SECRET: '3c'.repeat(32),
-      VEIL_DIGEST_SECRET: '4d'.repeat(32),
-      VEIL_REVOCATION_BACKEND: 'sqlite',
-      VEIL_REPLAY_BACKEND: 'sqlite',
-      VEIL_IDEMPOTENCY__BACKEND: 'sqlite',
-      VEIL_STORAGE__SQLITE_PATH: `${dir}/bench-${workers}.db`,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    let found = false;
-    // Keep draining stdout (a full pipe would stall the server); look for the url only once.
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (found) return;
-      buffered += chunk.toString('utf8');
-      const match = /"url":"(http:[^"]+)"/.exec(buffered);
-      if (match !== null) {
-        found = true;
-        resolve(match[1]!);
-      } else if (buffered.length > 100_000) buffered = buffered.slice(-1000);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited ${String(code)}`)));
-  });
-  // The primary announces the first listening worker; give the others time to listen too.
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    const report = await fetch(`${url}/v1/diagnostics`).then((response) => response.json() as Promise<{ workers?: unknown[] }>);
-    if (workers === 1 || report.workers?.length === workers) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    url,
-    // The process itself and, in cluster mode, every worker.
-    pids: async () => {
-      const report = (await fetch(`${url}/v1/diagnostics`).then((response) => response.json())) as { workers?: { pid: number }[] | null };
-      return [child.pid!, ...(report.workers ?? []).map((worker) => worker.pid)];
-    },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
 }
 
 async function workersBench(): Promise<void> {
@@ -418,8 +299,101 @@ async function workersBench(): Promise<void> {
   }
 }
 
+/** The ratio table (issue 20's targets), printed after the other rows. */
+function printRatios(ratioRows: readonly RatioRow[]): void {
+  process.stdout.write('\n| ratio benchmark | result: median (range over rounds) | target | met |\n|---|---|---|---|\n');
+  for (const row of ratioRows) process.stdout.write(`| ${row.name} | ${row.result} | ${row.target} | ${row.met === undefined ? '' : row.met ? 'yes' : 'no'} |\n`);
+}
+
+function envNumber(name: string, fallback: number): number {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+/** Milliseconds from sending a streamed chat completion to its first non-empty content delta, and to its end. */
+async function timeToFirstContent(url: string, body: string): Promise<{ first: number; total: number; text: string }> {
+  const started = performance.now();
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  if (!response.ok || response.body === null) throw new Error(`proxy bench: HTTP ${response.status}`);
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let first = -1;
+  let text = '';
+  for await (const bytes of response.body as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(bytes, { stream: true });
+    const events = buffer.split('\n\n');
+    buffer = events.pop() ?? '';
+    for (const event of events) {
+      const data = event.replace(/^data: /, '');
+      if (data === '[DONE]') continue;
+      const content = ((JSON.parse(data) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content ?? '');
+      if (content !== '' && first < 0) first = performance.now() - started;
+      text += content;
+    }
+  }
+  return { first, total: performance.now() - started, text };
+}
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/**
+ * `run.js proxy`: time to the first restored chunk of a streamed chat completion through the
+ * OpenAI-compatible proxy, against the baseline of the same fake upstream called directly in
+ * the same run, at two model speeds (no delay: Veil's own overhead; 4 characters every 20 ms,
+ * about 50 tokens per second), with the output guard on (the default) and off.
+ */
+async function proxyBench(): Promise<void> {
+  const { startFakeOpenAi } = await import('../testing/fake-openai.js');
+  const message = `Hi, this is Jane Doe. My email is jane.doe@example.com and my card 4111 1111 1111 1111 was charged twice; call me on +1 415 555 0134. ${prose(600, 3)}`;
+  const fake = await startFakeOpenAi();
+  const guarded = await startServer({ VEIL_PROXY__UPSTREAM_URL: fake.url });
+  const unguarded = await startServer({ VEIL_PROXY__UPSTREAM_URL: fake.url, VEIL_OUTPUT_PROTECTION__ENABLED: 'false' });
+  const runs = 30;
+  try {
+    for (const cadence of [0, 20]) {
+      fake.reply = () => ({ chunkSizes: [4], ...(cadence > 0 ? { pieceDelayMs: cadence } : {}) });
+      const label = cadence === 0 ? 'no model delay' : `4 chars / ${cadence} ms`;
+      // The baseline gets the tokenized text a proxied call sends, so both streams are as long.
+      await timeToFirstContent(`${guarded.url}/openai/v1/chat/completions`, JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: message }] }));
+      const tokenized = fake.requests.at(-1)!.body.messages[0].content as string;
+      const targets: [string, string, string][] = [
+        ['direct to the upstream (baseline)', `${fake.url}/chat/completions`, tokenized],
+        ['through the proxy, output guard off', `${unguarded.url}/openai/v1/chat/completions`, message],
+        ['through the proxy, output guard on (default)', `${guarded.url}/openai/v1/chat/completions`, message],
+      ];
+      for (const [name, url, content] of targets) {
+        const body = JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content }] });
+        await timeToFirstContent(url, body); // warm-up
+        const firsts: number[] = [];
+        const totals: number[] = [];
+        for (let run = 0; run < runs; run += 1) {
+          const result = await timeToFirstContent(url, body);
+          if (url !== targets[0]![1] && result.text !== message) throw new Error('proxy bench: the restored text differs from the original');
+          firsts.push(result.first);
+          totals.push(result.total);
+        }
+        record(`TTFT ${label}: ${name}`, `p50 ${percentile(firsts, 50).toFixed(1)} ms, p95 ${percentile(firsts, 95).toFixed(1)} ms; whole stream p50 ${percentile(totals, 50).toFixed(0)} ms`);
+      }
+    }
+  } finally {
+    await Promise.all([guarded.stop(), unguarded.stop()]);
+    await fake.close();
+  }
+}
+
 async function main(): Promise<void> {
   const only = process.argv[2];
+  if (only === 'proxy') {
+    if (hasTaskset) spawnSync('taskset', ['-cp', '1', String(process.pid)]);
+    process.stdout.write(`# Veil proxy time to first restored chunk (node ${process.version}, ${hasTaskset ? 'server on core 0, client and fake upstream on core 1' : 'cores unpinned'})\n\n`);
+    await proxyBench();
+    process.stdout.write('\n| benchmark | result | target |\n|---|---|---|\n');
+    for (const [name, value, target] of rows) process.stdout.write(`| ${name} | ${value} | ${target} |\n`);
+    return;
+  }
   if (only === 'workers') {
     process.stdout.write(`# Veil worker scaling (node ${process.version}, ${availableParallelism()} cores, nothing pinned)\n\n`);
     await workersBench();
@@ -428,11 +402,24 @@ async function main(): Promise<void> {
     return;
   }
   if (hasTaskset) spawnSync('taskset', ['-cp', '1', String(process.pid)]);
-  process.stdout.write(`# Veil benchmarks (node ${process.version}, ${hasTaskset ? 'server on core 0, load on core 1' : 'no taskset: cores unpinned'})\n\n`);
-  if (only !== 'served') micro();
-  if (only !== 'micro') await served();
-  process.stdout.write('\n| benchmark | result | target |\n|---|---|---|\n');
-  for (const [name, value, target] of rows) process.stdout.write(`| ${name} | ${value} | ${target} |\n`);
+  process.stdout.write(`# Veil benchmarks (node ${process.version}, ${hasTaskset ? 'servers on core 0, load on core 1' : 'no taskset: cores unpinned'})\n\n`);
+  if (only === undefined || only === 'micro') micro();
+  if (only === undefined || only === 'served') await served();
+  // VEIL_BENCH_ROUNDS, VEIL_BENCH_SECONDS (per throughput run), VEIL_BENCH_LOAD_SECONDS (RSS load).
+  const ratioRows =
+    only === undefined || only === 'ratios'
+      ? await ratioBench({
+          rounds: envNumber('VEIL_BENCH_ROUNDS', 5),
+          seconds: envNumber('VEIL_BENCH_SECONDS', 5),
+          connections: 16,
+          loadSeconds: envNumber('VEIL_BENCH_LOAD_SECONDS', 60),
+        })
+      : [];
+  if (rows.length > 0) {
+    process.stdout.write('\n| benchmark | result | target |\n|---|---|---|\n');
+    for (const [name, value, target] of rows) process.stdout.write(`| ${name} | ${value} | ${target} |\n`);
+  }
+  if (ratioRows.length > 0) printRatios(ratioRows);
 }
 
 await main();

@@ -26,7 +26,7 @@ const restore = (text: string) =>
   rehydrateText({ output: text, entries: indexEntries([]), policy: compiled, language: 'en', caller: {}, channel: 'user_output', scan: findTokensLenient });
 
 function newGuard(): StreamOutputGuard {
-  return new StreamOutputGuard(createOutputGuard({ mode: 'strict', action: 'mask', exemptTypes: [] }, { policy, language: 'en', caller: {} }), findTokensLenient);
+  return new StreamOutputGuard(createOutputGuard({ mode: 'strict', action: 'mask', exemptTypes: [], defaultRegion: 'US' }, { policy, language: 'en', caller: {} }), findTokensLenient);
 }
 
 /** The previous behaviour: never release the last BASELINE_TAIL characters while the body is open. */

@@ -83,7 +83,7 @@ describe('defaults', () => {
     expect(config.revocation_backend).toBe('memory');
     expect(config.replay_backend).toBe('memory');
     expect(config.idempotency).toEqual({ backend: 'memory', ttl_seconds: 86400, in_progress_ttl_seconds: 60 });
-    expect(config.detector).toEqual({ mode: 'builtin', default_language: 'en', timeout_secs: 5, ner_piece_chars: 10000, ner_concurrency: 2, ner_max_in_flight: 4 });
+    expect(config.detector).toEqual({ mode: 'builtin', default_language: 'en', default_region: 'US', timeout_secs: 5, ner_piece_chars: 10000, ner_concurrency: 2, ner_max_in_flight: 4 });
     expect(config.policy).toEqual({ watch: false, watch_debounce_ms: 2000 });
     expect(config.audit).toEqual({ backend: 'log', strict: false, allow_ephemeral: false });
     expect(config.rate_limit).toEqual({ enabled: false, requests_per_second: 100, burst_size: 200, bytes_per_unit: 65536, entities_per_unit: 100 });
@@ -325,6 +325,14 @@ describe('problems are all listed at once', () => {
   it('rejects detector.timeout_secs above 120', () => {
     expect(problemsOf(() => load({ env: { VEIL_DETECTOR_TIMEOUT_SECS: '121' } }))[0]).toMatch(/^detector\.timeout_secs: must be <= 120/);
     expect(load({ env: { VEIL_DETECTOR_TIMEOUT_SECS: '120' } }).config.detector.timeout_secs).toBe(120);
+  });
+
+  it('takes detector.default_region as a known two-letter region', () => {
+    expect(load({ env: { VEIL_DETECTOR__DEFAULT_REGION: 'GB' } }).config.detector.default_region).toBe('GB');
+    expect(problemsOf(() => load({ env: { VEIL_DETECTOR__DEFAULT_REGION: 'gb' } }))[0]).toMatch(/^detector\.default_region: must match pattern/);
+    expect(problemsOf(() => load({ env: { VEIL_DETECTOR__DEFAULT_REGION: 'ZZ' } }))).toEqual([
+      'detector.default_region: is not a region with a phone numbering plan (ISO 3166-1 alpha-2, e.g. US, GB, DE)',
+    ]);
   });
 
   it('checks cross-field requirements', () => {
@@ -662,5 +670,24 @@ describe('restore templates', () => {
         'restore_templates.partial_formats.Bad-Type: invalid key name',
       ]),
     );
+  });
+});
+
+describe('proxy', () => {
+  it('wraps the upstream key as a Secret, defaults the bounds, and refuses pass-through with bearer-token auth', () => {
+    const loaded = load({ env: { VEIL_PROXY__UPSTREAM_URL: 'https://api.example.com/v1', VEIL_PROXY__UPSTREAM_API_KEY: 'sk-upstream-secret-value' } });
+    const proxy = loaded.config.proxy;
+    expect(proxy.upstream_url).toBe('https://api.example.com/v1');
+    expect(proxy.upstream_api_key?.reveal()).toBe('sk-upstream-secret-value');
+    expect(JSON.stringify(loaded.config)).not.toContain('sk-upstream-secret-value');
+    expect(proxy).toMatchObject({ pass_through_api_key: false, allow_media_parts: false, timeout_secs: 120, stream_idle_timeout_secs: 60, max_response_bytes: 16777216 });
+    expect(bare(problemsOf(() => load({ env: { VEIL_PROXY__UPSTREAM_URL: 'ftp://example.com' } })))).toEqual(['proxy.upstream_url: must match format "http-url"']);
+    const jwt = problemsOf(() =>
+      load({
+        env: { VEIL_PROXY__PASS_THROUGH_API_KEY: 'true', VEIL_ALLOW_EPHEMERAL_AUDIT: '1' },
+        overrides: { auth: { mode: 'jwt', jwt: { secret: 'j'.repeat(32), issuer: 'i', audience: 'a' } } },
+      }),
+    );
+    expect(bare(jwt)).toEqual(['proxy.pass_through_api_key: cannot be used with auth.mode jwt (its Authorization header is Veil\'s own credential)']);
   });
 });

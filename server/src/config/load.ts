@@ -31,6 +31,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parseDocument } from 'yaml';
+import { isKnownRegion } from '../domain/detect/phone-metadata.js';
 import { KeyRing } from '../domain/seal/keyring.js';
 import { keyRingFromData, readKeyRingFile } from './keyring-file.js';
 import { readEnv, type EnvOverride } from './env.js';
@@ -484,6 +485,11 @@ function checkAuth(data: Plain, problems: string[], warnings: string[]): void {
       warnings.push('auth: auth.mode is api_key but auth.api_keys is empty; every request will be rejected');
     }
   }
+  // jwt and oidc callers authenticate with `Authorization: Bearer`: passing that header on
+  // would hand Veil's own credential to the upstream.
+  if (getPath(data, ['proxy', 'pass_through_api_key']) === true && (mode === 'jwt' || mode === 'oidc')) {
+    problems.push(`proxy.pass_through_api_key: cannot be used with auth.mode ${mode} (its Authorization header is Veil's own credential)`);
+  }
   if (mode !== 'dev') {
     const durable = str(data, ['audit', 'backend']) === 'file' && getPath(data, ['audit', 'strict']) === true;
     if (!durable && getPath(data, ['audit', 'allow_ephemeral']) !== true) {
@@ -555,6 +561,10 @@ function checkDependencies(data: Plain, problems: string[]): void {
       problems.push(`session.redis_url: is required when ${name} is redis`);
     }
   }
+  const region = str(data, ['detector', 'default_region']);
+  if (region !== undefined && /^[A-Z]{2}$/.test(region) && !isKnownRegion(region)) {
+    problems.push('detector.default_region: is not a region with a phone numbering plan (ISO 3166-1 alpha-2, e.g. US, GB, DE)');
+  }
   const detectorMode = str(data, ['detector', 'mode']);
   if ((detectorMode === 'advanced' || detectorMode === 'both') && !isSet(data, ['detector', 'advanced_url'])) {
     problems.push(`detector.advanced_url: is required when detector.mode is ${detectorMode}`);
@@ -603,6 +613,8 @@ function finalize(data: Plain): VeilConfig {
   if (isPlain(auth.jwt) && typeof auth.jwt.secret === 'string') auth.jwt.secret = new Secret(auth.jwt.secret);
   const detector = data.detector as Plain;
   if (typeof detector.api_key === 'string') detector.api_key = new Secret(detector.api_key);
+  const proxy = data.proxy as Plain;
+  if (typeof proxy.upstream_api_key === 'string') proxy.upstream_api_key = new Secret(proxy.upstream_api_key);
   const detect = data.detect as Plain;
   // Raw detected values are returned by default only where nobody authenticates anyway.
   if (detect.include_values_default === undefined) detect.include_values_default = auth.mode === 'dev';

@@ -227,6 +227,8 @@ export interface VeilConfig {
     readonly advanced_url?: string;
     readonly api_key?: Secret;
     readonly default_language: string;
+    /** Region (ISO 3166-1 alpha-2) for national phone numbers and numeric dates when the language names none. */
+    readonly default_region: string;
     readonly timeout_secs: number;
     /** Largest text per sidecar call (window of one piece, or several slots), in UTF-16 units. */
     readonly ner_piece_chars: number;
@@ -334,6 +336,25 @@ export interface VeilConfig {
     readonly max_queue: number;
   };
   readonly log: { readonly level: LogLevel; readonly format: LogFormat };
+  /**
+   * The OpenAI-compatible proxy (/openai/v1/*, docs/api.md). Without upstream_url its routes
+   * answer 404. The upstream credential: upstream_api_key, or (pass_through_api_key, only in the
+   * dev and api_key auth modes, where Veil does not read `Authorization` itself) the caller's
+   * own `Authorization: Bearer` header.
+   */
+  readonly proxy: {
+    readonly upstream_url?: string;
+    readonly upstream_api_key?: Secret;
+    readonly pass_through_api_key: boolean;
+    /** Pass image, audio and file content parts (which Veil cannot inspect) to the upstream. */
+    readonly allow_media_parts: boolean;
+    /** Until the upstream answers (headers); a non-streamed answer's body too. */
+    readonly timeout_secs: number;
+    /** Longest silence between two pieces of a streamed upstream answer. */
+    readonly stream_idle_timeout_secs: number;
+    /** Largest upstream answer read (a streamed one in total), in bytes. */
+    readonly max_response_bytes: number;
+  };
   readonly otel: { readonly traces_endpoint?: string; readonly service_name: string };
 }
 
@@ -486,6 +507,7 @@ export const CONFIG_SCHEMA = {
       advanced_url: httpUrl,
       api_key: { type: 'string', minLength: 1, maxLength: 4096 },
       default_language: { type: 'string', pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$', default: 'en' },
+      default_region: { type: 'string', pattern: '^[A-Z]{2}$', default: 'US' },
       timeout_secs: { type: 'number', exclusiveMinimum: 0, maximum: MAX_DETECTOR_TIMEOUT_SECS, default: 5 },
       // Under the sidecar's VEIL_NER_MAX_TEXT_CHARS (100,000) and small enough that one call
       // (about 25 µs per character on one CPU core) stays well inside timeout_secs.
@@ -599,5 +621,14 @@ export const CONFIG_SCHEMA = {
       format: { type: 'string', enum: LOG_FORMATS, default: 'text' },
     }),
     otel: section({ traces_endpoint: httpUrl, service_name: { ...text, default: 'veil-server' } }),
+    proxy: section({
+      upstream_url: httpUrl,
+      upstream_api_key: { type: 'string', minLength: 1, maxLength: 4096 },
+      pass_through_api_key: { type: 'boolean', default: false },
+      allow_media_parts: { type: 'boolean', default: false },
+      timeout_secs: { type: 'number', exclusiveMinimum: 0, maximum: 3600, default: 120 },
+      stream_idle_timeout_secs: { type: 'number', exclusiveMinimum: 0, maximum: 3600, default: 60 },
+      max_response_bytes: { type: 'integer', minimum: 1024, maximum: 1073741824, default: 16777216 },
+    }),
   },
 } as const;

@@ -284,3 +284,8 @@ export function jsonIndent(text: string): string | number {
   const indent = match[1]!;
   return indent.includes('\t') ? '\t' : indent.length;
 }
+
+/** Serialize JSON the way the document was written (indentation, trailing newline). */
+export function serializeJson(value: unknown, indent: string | number, trailingNewline: boolean): string {
+  return JSON.stringify(value, null, indent) + (trailingNewline ? '\n' : '');
+}

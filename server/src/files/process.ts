@@ -5,7 +5,7 @@
 import { VeilError } from '@veil/common';
 import { DocxError, extractDocxText, openDocx, restoreDocx, type Restorer } from './docx.js';
 import { guardJsonValue, type OutputGuard, type OutputGuardSummary } from '../domain/guard/index.js';
-import { checkContainer, decodeSafeReferences, decodeUtf8, encodeUtf8, jsonIndent, sniffContainer, textFormat, type FileFormat, type FileHint } from './formats.js';
+import { checkContainer, decodeSafeReferences, decodeUtf8, encodeUtf8, jsonIndent, serializeJson, sniffContainer, textFormat, type FileFormat, type FileHint } from './formats.js';
 import { extractPdfText, PdfError } from './pdf.js';
 import { parseJsonBounded, type JsonStructureLimits } from '../domain/json-depth.js';
 import { restoreJsonValue } from '../domain/structured/index.js';
@@ -97,10 +97,6 @@ export interface RestoredFile {
   readonly outputGuard?: OutputGuardSummary;
 }
 
-/** Serialize JSON the way the document was written (indentation, trailing newline). */
-export function serializeJson(value: unknown, indent: string | number, trailingNewline: boolean): string {
-  return JSON.stringify(value, null, indent) + (trailingNewline ? '\n' : '');
-}
 
 /**
  * Restore a tokenized file in its own format. Text formats are restored in place (the values

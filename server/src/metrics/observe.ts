@@ -42,7 +42,10 @@ export interface RequestTracer {
   close(): Promise<void>;
 }
 
-const TRANSFORMS = new Set(['transform', 'transform_stream', 'transform_file', 'transform_image', 'batch_transform']);
+// The proxy's routes tokenize (and chat completions restore): counted as transforms, and
+// chat completions as rehydrates too (countObservation).
+const TRANSFORMS = new Set(['transform', 'transform_stream', 'transform_file', 'transform_image', 'batch_transform', 'proxy_chat_completions', 'proxy_embeddings']);
+const PROXY_RESTORES = new Set(['proxy_chat_completions']);
 const REHYDRATES = new Set(['rehydrate', 'rehydrate_stream', 'rehydrate_file']);
 const DETECTS = new Set(['detect', 'batch_detect']);
 /** Single-request transforms: their latency is veil_transform_duration_seconds. */
@@ -77,6 +80,9 @@ export function observe(request: FastifyRequest, status: number, durationMs: num
     if (operation === 'batch_transform') {
       const shared = (request.body as { session_mode?: unknown } | undefined)?.session_mode === 'shared';
       sessionsCreated = shared ? (performed > 0 && !continuesSession(request.body) ? 1 : 0) : performed;
+    } else if (operation.startsWith('proxy_')) {
+      // The proxy carries its session in headers.
+      if (request.headers['x-veil-session-state'] === undefined && request.headers['x-veil-session-id'] === undefined) sessionsCreated = 1;
     } else if (!continuesSession(request.body)) sessionsCreated = 1;
   }
   const traceparent = request.headers.traceparent;
@@ -109,6 +115,7 @@ export function countObservation(metrics: VeilMetrics, observation: RequestObser
   if (facts.output_guard === true) metrics.outputGuardTriggers.inc();
   if (observation.performed > 0) {
     if (kind === 'transform') metrics.transforms.inc(observation.performed);
+    if (PROXY_RESTORES.has(operation)) metrics.rehydrates.inc(observation.performed);
     else if (kind === 'rehydrate') metrics.rehydrates.inc(observation.performed);
     else if (kind === 'detect') metrics.detections.inc(observation.performed);
     else if (kind === 'rag') metrics.ragOperations.inc();

@@ -9,6 +9,7 @@
 import { ERROR_CODES, type ErrorCode } from '@veil/common';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import type { RouteScope } from '../auth/plugin.js';
+import { OPENAI_PREFIX } from '../plugins/errors.js';
 import { OPERATIONS, type MediaDoc, type OperationDoc } from './operations.js';
 
 /** One route as registered (HEAD twins and the CORS preflight are left out). */
@@ -73,13 +74,20 @@ function genericErrors(route: CollectedRoute, hasBody: boolean): ErrorCode[] {
   return codes;
 }
 
-/** Statuses a code can be sent with (decisions.md: detection failures are 502, or 504 on a sidecar timeout). */
-function statusesOf(code: ErrorCode): number[] {
-  return code === 'VEIL_DETECTION_FAILED' ? [502, 504] : [ERROR_CODES[code].status];
+/**
+ * Statuses a code can be sent with (decisions.md: detection failures are 502, or 504 on a sidecar
+ * timeout; the proxy's upstream failures are 502, 504 on a timeout, or the upstream's own 4xx).
+ * Every status is three characters, so they sort as strings ('4XX' after the 4xx it covers).
+ */
+function statusesOf(code: ErrorCode): string[] {
+  if (code === 'VEIL_DETECTION_FAILED') return ['502', '504'];
+  if (code === 'VEIL_UPSTREAM_FAILED') return ['4XX', '502', '504'];
+  return [String(ERROR_CODES[code].status)];
 }
 
-function errorResponses(codes: readonly ErrorCode[]): Record<string, Json> {
-  const byStatus = new Map<number, Set<ErrorCode>>();
+/** The error responses of a route; under /openai/ they take OpenAI's shape (plugins/errors.ts). */
+function errorResponses(codes: readonly ErrorCode[], envelope: 'ErrorEnvelope' | 'OpenAiErrorEnvelope'): Record<string, Json> {
+  const byStatus = new Map<string, Set<ErrorCode>>();
   for (const code of codes) {
     for (const status of statusesOf(code)) {
       const set = byStatus.get(status) ?? new Set<ErrorCode>();
@@ -88,14 +96,14 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, Json> {
     }
   }
   const responses: Record<string, Json> = {};
-  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
+  for (const status of [...byStatus.keys()].sort()) {
     const statusCodes = [...byStatus.get(status)!].sort();
-    responses[String(status)] = {
+    responses[status] = {
       description: statusCodes.join(', '),
       content: {
         'application/json': {
           schema: {
-            allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { type: 'object', properties: { code: { enum: statusCodes } } }],
+            allOf: [{ $ref: `#/components/schemas/${envelope}` }, { type: 'object', properties: { code: { enum: statusCodes } } }],
           },
         },
       },
@@ -110,6 +118,13 @@ function jsonBodySchema(schema: FastifySchema | undefined): unknown {
   if (body === undefined) return undefined;
   const content = (body as { content?: Record<string, { schema?: unknown }> }).content;
   return content !== undefined ? content['application/json']?.schema : body;
+}
+
+function scopeDescription(scope: RouteScope): string {
+  if (scope === 'public') return 'No credentials.';
+  if (scope === 'authenticated') return 'Any valid credential.';
+  if (typeof scope !== 'string') return `Requires the ${scope.map((name) => `\`${name}\``).join(' and ')} scopes (\`admin\` implies every scope).`;
+  return `Requires the \`${scope}\` scope (\`admin\` implies every scope).`;
 }
 
 function operationOf(route: CollectedRoute, doc: OperationDoc): Json {
@@ -143,14 +158,14 @@ function operationOf(route: CollectedRoute, doc: OperationDoc): Json {
     summary: doc.summary,
     tags: [doc.tag],
     'x-veil-scope': route.scope,
-    description: route.scope === 'public' ? 'No credentials.' : route.scope === 'authenticated' ? 'Any valid credential.' : `Requires the \`${route.scope}\` scope (\`admin\` implies every scope).`,
+    description: scopeDescription(route.scope),
     ...(route.scope === 'public' ? { security: [] } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(hasBody ? { requestBody: { required: doc.requestBodyRequired ?? true, content: requestContent } } : {}),
     responses: {
       200: success,
       ...Object.fromEntries(Object.entries(doc.otherResponses ?? {}).map(([status, other]) => [status, { description: other.description, content: mediaContent(other.content) }])),
-      ...errorResponses(codes),
+      ...errorResponses(codes, route.url.startsWith(OPENAI_PREFIX) ? 'OpenAiErrorEnvelope' : 'ErrorEnvelope'),
     },
   };
 }
@@ -193,6 +208,25 @@ export function buildOpenApiDocument(routes: readonly CollectedRoute[], version:
           properties: {
             code: { type: 'string', enum: Object.keys(ERROR_CODES) },
             error: { type: 'string', description: 'Human-readable; names the field, never its value.' },
+            request_id: { type: 'string', format: 'uuid' },
+          },
+        },
+        OpenAiErrorEnvelope: {
+          type: 'object',
+          description: 'Errors of the OpenAI-compatible proxy (/openai/): OpenAI’s shape, so its SDKs raise APIError with the message, plus Veil’s code and request id.',
+          required: ['code', 'error', 'request_id'],
+          properties: {
+            code: { type: 'string', enum: Object.keys(ERROR_CODES) },
+            error: {
+              type: 'object',
+              required: ['message', 'type', 'code', 'param'],
+              properties: {
+                message: { type: 'string', description: 'Human-readable; names the field, never its value.' },
+                type: { type: 'string', enum: ['invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'rate_limit_error', 'api_error'] },
+                code: { type: 'string', enum: Object.keys(ERROR_CODES) },
+                param: { type: 'null' },
+              },
+            },
             request_id: { type: 'string', format: 'uuid' },
           },
         },

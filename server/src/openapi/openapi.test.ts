@@ -49,13 +49,13 @@ describe('OpenAPI document', () => {
     for (const route of routes) {
       const operation = document.paths[route.url]?.[route.method.toLowerCase()] as Json | undefined;
       expect(operation, `${route.method} ${route.url}`).toBeDefined();
-      expect(operation?.['x-veil-scope']).toBe(route.scope);
+      expect(operation?.['x-veil-scope']).toEqual(route.scope);
       if (route.scope === 'public') expect(operation?.security).toEqual([]);
       else expect(operation?.security).toBeUndefined();
     }
   });
 
-  it('gives every operation the error envelope, with each code under its own status', () => {
+  it('gives every operation the error envelope (OpenAI-shaped under /openai/), with each code under its own status', () => {
     for (const [path, methods] of Object.entries(document.paths as Record<string, Json>)) {
       for (const [method, operation] of Object.entries(methods)) {
         const responses = operation.responses as Record<string, Json>;
@@ -64,7 +64,8 @@ describe('OpenAPI document', () => {
           // /readyz answers 503 {status: not_ready}, its documented probe body, not an error.
           if (Number(status) < 400 || (path === '/readyz' && status === '503')) continue;
           const schema = response.content['application/json'].schema as Json;
-          expect(schema.allOf[0]).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
+          const envelope = path.startsWith('/openai/') ? 'OpenAiErrorEnvelope' : 'ErrorEnvelope';
+          expect(schema.allOf[0]).toEqual({ $ref: `#/components/schemas/${envelope}` });
           expect(schema.allOf[1].properties.code.enum.length).toBeGreaterThan(0);
         }
       }
@@ -77,6 +78,12 @@ describe('OpenAPI document', () => {
       'VEIL_SESSION_REPLAY',
     ]);
     expect(transform.parameters[0].name).toBe('Idempotency-Key');
+    // The proxy relays an upstream 4xx with its own status: documented as the 4XX range.
+    const chat = document.paths['/openai/v1/chat/completions'].post as Json;
+    expect(chat['x-veil-scope']).toEqual(['transform', 'rehydrate']);
+    expect(chat.responses['4XX'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['VEIL_UPSTREAM_FAILED']);
+    expect(chat.responses['504'].content['application/json'].schema.allOf[1].properties.code.enum).toContain('VEIL_UPSTREAM_FAILED');
+    expect(Object.keys(chat.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
   });
 
   it('describes multipart uploads, server-sent events, ndjson and binary answers', () => {
@@ -103,6 +110,11 @@ describe('OpenAPI document', () => {
     const bad = await send(harness.app, { method: 'POST', url: '/v1/transform', body: { input: 1 } });
     expect(bad.status).toBe(400);
     check('/v1/transform', 400, bad.body);
+    // The proxy without proxy.upstream_url: 404 in OpenAI's error shape.
+    const proxy = await send(harness.app, { method: 'POST', url: '/openai/v1/chat/completions', body: { model: 'm', messages: [] } });
+    expect(proxy.status).toBe(404);
+    expect(proxy.body.error.type).toBe('not_found_error');
+    check('/openai/v1/chat/completions', 404, proxy.body);
   });
 });
 

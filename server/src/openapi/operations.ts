@@ -44,6 +44,10 @@ const TRANSFORM_ERRORS: readonly ErrorCode[] = [
 ];
 const REHYDRATE_ERRORS: readonly ErrorCode[] = ['VEIL_POLICY_DENIED', 'VEIL_SESSION_EXPIRED', 'VEIL_STORE_UNAVAILABLE', 'VEIL_REPLAY_STORE_UNAVAILABLE', 'VEIL_OUTPUT_BLOCKED'];
 const FILE_ERRORS: readonly ErrorCode[] = [...TRANSFORM_ERRORS, 'VEIL_NOT_READY'];
+/** The OpenAI-compatible proxy: not enabled (404), the upstream's failures, the transform's errors. */
+const PROXY_ERRORS: readonly ErrorCode[] = [...TRANSFORM_ERRORS, 'VEIL_NOT_FOUND', 'VEIL_UPSTREAM_FAILED'];
+/** The upstream's answer as the proxy passes it on (text restored; every other field unchanged). */
+const OpenAiObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
 const IMAGE_ERRORS: readonly ErrorCode[] = [...FILE_ERRORS, 'VEIL_OCR_UNAVAILABLE'];
 
 /** One server-sent event as a client parses it (`data:` lines joined; the event name when given). */
@@ -258,5 +262,24 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         schema: Type.Object({ reloaded: Type.Boolean(), changes: Type.Array(Type.Unknown()), errors: Type.Optional(Type.Array(Type.Unknown())) }),
       },
     },
+  },
+  'POST /openai/v1/chat/completions': {
+    summary: 'OpenAI-compatible chat completions: messages tokenized, the upstream called, the answer restored (whole or streamed)',
+    tag: 'proxy',
+    errors: [...PROXY_ERRORS, 'VEIL_OUTPUT_BLOCKED'],
+    response: {
+      'application/json': { schema: OpenAiObject('A chat.completion object (`stream` false or absent): content, refusal and tool-call arguments restored.') },
+      'text/event-stream': {
+        schema: SSE.schema,
+        description:
+          'With `stream: true`: `data: {chat.completion.chunk}` events in the upstream framing, text restored chunk by chunk, then `data: [DONE]`. An error after the first event is one event `data: {"error": {message, type, code}}` and the stream ends without `[DONE]`.',
+      },
+    },
+  },
+  'POST /openai/v1/embeddings': {
+    summary: 'OpenAI-compatible embeddings: input tokenized, the upstream’s answer passed unchanged',
+    tag: 'proxy',
+    errors: PROXY_ERRORS,
+    response: { 'application/json': { schema: OpenAiObject('The upstream’s embeddings list (vectors carry no text).') } },
   },
 };

@@ -1,13 +1,45 @@
 // One envelope, one handler: every error leaves as {code, error, request_id}. Validation
 // messages name the field, never its value; framework messages (which can quote the body, as
 // JSON.parse does) are never forwarded. Each error response is logged once with its detail.
+// Under /openai/ (the OpenAI-compatible proxy) the same error takes OpenAI's shape, so the
+// official SDKs raise their APIError with the message: `error` is then an object
+// {message, type, code, param} and `code` and `request_id` stay at the top level.
 import { ERROR_CODES, isVeilError, VeilError, type ErrorCode } from '@veil/common';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requestSlot } from './request-slot.js';
 
 export interface ErrorBody {
   code: ErrorCode;
   error: string;
   request_id: string;
+}
+
+/** The error body of the OpenAI-compatible routes (OpenAI's shape plus Veil's top-level fields). */
+export interface OpenAiErrorBody {
+  code: ErrorCode;
+  error: { message: string; type: string; code: ErrorCode; param: null };
+  request_id: string;
+}
+
+/** Paths whose errors take OpenAI's shape (routes/openai.ts). */
+export const OPENAI_PREFIX = '/openai/';
+
+/** OpenAI's error `type` for a status, as its SDKs map them to error classes. */
+export function openAiErrorType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'api_error';
+  return 'invalid_request_error';
+}
+
+/** The body of an error response for `request`: the envelope, or OpenAI's shape under /openai/. */
+export function errorBodyFor(request: FastifyRequest, code: ErrorCode, message: string, status: number): ErrorBody | OpenAiErrorBody {
+  if (request.url.startsWith(OPENAI_PREFIX)) {
+    return { code, error: { message, type: openAiErrorType(status), code, param: null }, request_id: request.id };
+  }
+  return { code, error: message, request_id: request.id };
 }
 
 /** Field names from the request are echoed only when they look like identifiers. */
@@ -104,7 +136,7 @@ function stackFrames(stack: string | undefined): string | undefined {
 }
 
 /** The code of the error envelope a request was answered with (metrics read it). */
-const sentCodes = new WeakMap<FastifyRequest, ErrorCode>();
+const sentCodes = requestSlot<ErrorCode>('veil.error-code');
 
 export function errorCodeOf(request: FastifyRequest): ErrorCode | undefined {
   return sentCodes.get(request);
@@ -120,12 +152,15 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: V
     { ...extra, request_id: request.id, error_code: error.code, status: error.status, detail: error.detail },
     'request failed',
   );
-  const body: ErrorBody = { code: error.code, error: error.message, request_id: request.id };
+  const body = errorBodyFor(request, error.code, error.message, error.status);
+  // OpenAI's SDKs read the request id from this header (APIError.requestID).
+  if (request.url.startsWith(OPENAI_PREFIX)) void reply.header('x-request-id', request.id);
   if (error.code === 'VEIL_METHOD_NOT_ALLOWED') void reply.header('allow', (error.detail ?? '').replace(/^allow: /, ''));
   // decisions.md 6: 429 carries Retry-After in whole seconds. Any error that knows when trying
-  // again makes sense says so (RateLimitedError, TenantQuotaError).
+  // again makes sense says so (RateLimitedError, TenantQuotaError, an upstream's 429 or 503
+  // relayed by the proxy when the upstream said when to come back: clients/upstream.ts).
   const retryAfter = (error as { readonly retryAfterSeconds?: unknown }).retryAfterSeconds;
-  if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
+  if (typeof retryAfter === 'number' && Number.isSafeInteger(retryAfter) && retryAfter >= 0) void reply.header('retry-after', String(retryAfter));
   return reply.code(error.status).type('application/json; charset=utf-8').send(body);
 }
 

@@ -11,12 +11,13 @@
 // same header value claims its own key and runs its own request. The quota is the tenant's:
 // its identities share it (stores/shared.ts idempotencyOwner).
 import { VeilError } from '@veil/common';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { principalOf } from '../routes/common.js';
 import { rethrowQuota } from '../services/quota.js';
 import { StoreFullError, StoreUnavailableError, type IdempotencyKey } from '../stores/types.js';
 import { bodyFingerprint } from './json.js';
+import { requestSlot } from './request-slot.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -34,7 +35,7 @@ interface Claim {
   readonly key: IdempotencyKey;
   readonly fingerprint: string;
 }
-const claims = new WeakMap<FastifyRequest, Claim>();
+const claims = requestSlot<Claim>('veil.idempotency');
 
 function storeError(error: unknown, nowMs: number): never {
   if (error instanceof StoreFullError) throw new VeilError('VEIL_IDEMPOTENCY_STORE_FULL');
@@ -47,10 +48,8 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
   const inProgressMs = deps.config.idempotency.in_progress_ttl_seconds * 1000;
   const store = deps.stores.idempotency;
 
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.routeOptions.config.idempotent !== true) return;
-    const header = request.headers['idempotency-key'];
-    if (header === undefined) return;
+  /** Claim the key before the handler runs; a replay or a refusal answers here. */
+  const claim = async (request: FastifyRequest, reply: FastifyReply, header: unknown): Promise<boolean> => {
     if (typeof header !== 'string' || !KEY_PATTERN.test(header)) throw new VeilError('VEIL_IDEMPOTENCY_KEY_INVALID');
     const principal = principalOf(request);
     const key: IdempotencyKey = { tenant: principal.tenant, identity: principal.identity, key: header };
@@ -61,10 +60,11 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
     switch (result.state) {
       case 'claimed':
         claims.set(request, { key, fingerprint });
-        return;
+        return false;
       case 'completed':
         void reply.code(result.response.status).headers(result.response.headers).header('idempotency-replayed', 'true');
-        return reply.send(result.response.body);
+        void reply.send(result.response.body);
+        return true;
       case 'in_progress':
         throw new VeilError('VEIL_IDEMPOTENCY_IN_PROGRESS');
       case 'mismatch':
@@ -72,12 +72,10 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
       case 'result_unavailable':
         throw new VeilError('VEIL_IDEMPOTENCY_RESULT_UNAVAILABLE');
     }
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const claim = claims.get(request);
-    if (claim === undefined) return payload;
-    claims.delete(request);
+  /** Record a 2xx answer for replays; release the claim otherwise. */
+  const settle = async (request: FastifyRequest, reply: FastifyReply, payload: unknown, claim: Claim): Promise<void> => {
     try {
       if (reply.statusCode >= 200 && reply.statusCode < 300) {
         const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
@@ -95,6 +93,42 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
       // claim in progress until it is reclaimable.
       request.log.error({ request_id: request.id, err: { type: error instanceof Error ? error.name : 'unknown' } }, 'idempotency record failed');
     }
-    return payload;
+  };
+
+  // Callback-style hooks: a request without an Idempotency-Key header (most) passes through
+  // without a promise or a store call.
+  const preHandler: preHandlerHookHandler = function idempotencyClaim(request, reply, done) {
+    const header = request.headers['idempotency-key'];
+    if (header === undefined) {
+      done();
+      return;
+    }
+    claim(request, reply, header).then(
+      // A replay was answered: the lifecycle stops here (done is not called).
+      (replayed) => {
+        if (!replayed) done();
+      },
+      (error: unknown) => done(error as Error),
+    );
+  };
+  const onSend: onSendHookHandler = function idempotencyRecord(request, reply, payload, done) {
+    const pending = claims.get(request);
+    if (pending === undefined) {
+      done(null, payload);
+      return;
+    }
+    claims.delete(request);
+    void settle(request, reply, payload, pending).then(() => done(null, payload));
+  };
+
+  // Only the routes that opt in get the hooks; every other route pays nothing for them.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.idempotent !== true) return;
+    route.preHandler = [...toArray(route.preHandler), preHandler];
+    route.onSend = [...toArray(route.onSend), onSend];
   });
+}
+
+function toArray<T>(value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }

@@ -18,6 +18,7 @@ import type { AppDeps } from '../deps.js';
 import { MAX_BODY_DEPTH, parseJsonBounded, type JsonStructureLimits } from '../domain/json-depth.js';
 import { decodeUtf8 } from '../domain/text/utf8.js';
 import type { DeferrableField, DeferredSource } from '../workers/offload-worker.js';
+import { requestSlot } from './request-slot.js';
 
 /** What is kept of a request's raw body: its size, and what the idempotency fingerprint needs. */
 interface RawBody {
@@ -30,7 +31,7 @@ interface RawBody {
   readonly raw?: Uint8Array;
 }
 
-const rawBodies = new WeakMap<FastifyRequest, RawBody>();
+const rawBodies = requestSlot<RawBody>('veil.raw-body');
 
 /** Size in bytes of a request's JSON body (0 without one). */
 export function bodySize(request: FastifyRequest): number {
@@ -57,15 +58,27 @@ export function jsonLimits(config: Pick<VeilConfig, 'limits'>): JsonStructureLim
   return { maxDepth: MAX_BODY_DEPTH, maxKeys: config.limits.max_json_object_keys, maxValues: config.limits.max_json_values };
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The handler reads a large body's input_json / output_json through deferredSource (they are
+     * left unparsed). Only such routes opt in: on any other route (the OpenAI proxy's pass-through
+     * bodies, say) a member of that name is an ordinary field and is parsed like the rest.
+     */
+    deferDocuments?: boolean;
+  }
+}
+
 /**
  * Members of a large body that are not parsed onto the event loop: input_json (transform) and
- * output_json (rehydrate) documents. In their place the body holds DEFERRED; deferredSource
- * gives the handler the raw body to send to the worker, which parses the member itself. A body of
- * half a million values therefore never crosses to the event loop as objects.
+ * output_json (rehydrate) documents, on the routes that opt in (deferDocuments). In their place
+ * the body holds DEFERRED; deferredSource gives the handler the raw body to send to the worker,
+ * which parses the member itself. A body of half a million values therefore never crosses to the
+ * event loop as objects.
  */
 const DEFERRABLE: readonly DeferrableField[] = ['input_json', 'output_json'];
 const DEFERRED: unknown = Object.freeze({});
-const deferredFields = new WeakMap<FastifyRequest, Set<DeferrableField>>();
+const deferredFields = requestSlot<Set<DeferrableField>>('veil.deferred-fields');
 
 /** The raw body holding `field` when the parser left it unparsed, else undefined. */
 export function deferredSource(request: FastifyRequest, field: DeferrableField): DeferredSource | undefined {
@@ -87,7 +100,7 @@ export function registerJsonParser(app: FastifyInstance, deps: AppDeps): void {
         op: 'parse',
         body: bytes,
         limits,
-        defer: DEFERRABLE,
+        defer: request.routeOptions.config.deferDocuments === true ? DEFERRABLE : [],
         fingerprintPrefix: fingerprintPrefix(request),
       });
       rawBodies.set(request, { bytes: size, fingerprint: parsed.fingerprint, ...(parsed.deferred.length > 0 ? { raw: bytes } : {}) });

@@ -1,4 +1,4 @@
-// Rate limiting over HTTP (inject, injected clock): burst then 429 with Retry-After, refill,
+// Rate limiting over HTTP (inject, injected clock that moves only when told): burst then 429 with Retry-After, refill,
 // per-tenant overrides, tenant isolation, untenanted callers keyed by identity, public probes
 // never limited, batches charged per item (threats.md 19), work charged as work (body bytes,
 // with and without Content-Length, RAG chunks, entities found), and off by default.
@@ -35,6 +35,9 @@ beforeAll(async () => {
       rate_limit: { enabled: true, requests_per_second: 1, burst_size: 3 },
       tenants: { 'tenant-c': { rate_limit: { burst_size: 5, requests_per_second: 0.4 } } },
     },
+    // Buckets refill only through t.advance(): a slow first request (schemas compile on first
+    // use) on a loaded machine must not hand out an extra token.
+    frozenClock: true,
   });
 });
 afterAll(async () => {

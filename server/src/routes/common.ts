@@ -1,6 +1,6 @@
 // Helpers shared by route handlers: caller identity, trace ids, custom-pattern assembly,
 // detector selection and span conversion to code points.
-import { randomUUID, createHash } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import type { AppDeps } from '../deps.js';
 import { compileCustomPatterns, type CompiledPattern } from '../domain/detect/index.js';
@@ -43,10 +43,8 @@ export function traceIdOf(supplied: string | undefined): string {
   return supplied ?? randomUUID();
 }
 
-/** Traces are logged only as a fingerprint (interface.md 6.2). */
-export function fingerprint(value: string): string {
-  return createHash('sha256').update(value).digest('hex').slice(0, 16);
-}
+/** Traces are logged only as a fingerprint (interface.md 6.2): the audit events' fingerprint. */
+export { fingerprint } from '../audit/event.js';
 
 export interface PatternSet {
   readonly compiled: CompiledPattern[];

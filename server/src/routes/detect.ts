@@ -23,7 +23,7 @@ export type FoundEntities =
  */
 export async function detectEntities(deps: AppDeps, input: { text: string; language: string; patterns: PatternSet }, selection: DetectSelection, large = false): Promise<FoundEntities> {
   if (large || deps.offload.offloads(input.text.length)) {
-    return deps.offload.run({ op: 'detect-entities', text: input.text, language: input.language, patterns: input.patterns.raw, selection });
+    return deps.offload.run({ op: 'detect-entities', text: input.text, language: input.language, defaultRegion: deps.config.detector.default_region, patterns: input.patterns.raw, selection });
   }
   const regex = await deps.offload.detect({ text: input.text, language: input.language, compiled: input.patterns.compiled, raw: input.patterns.raw });
   const { entities, typeCounts } = selectDetections(input.text, regex, selection);

@@ -19,7 +19,7 @@ import {
   type RehydrateRequest,
   type RehydrateResponse,
 } from '../services/rehydrate.js';
-import { revokedEntryIds } from '../services/revocation.js';
+import { revocationRegions, revokedEntryIds } from '../services/revocation.js';
 import { assertNotDenied, incomingSession } from '../services/state.js';
 import type { DeferredSource, OffloadedRehydrate } from '../workers/offload-worker.js';
 import { deferredSource } from '../plugins/json.js';
@@ -66,7 +66,8 @@ export async function openInline(deps: AppDeps, base: RehydrateRequest, facts: F
   const session = openForRehydrate(env, base.sessionState, base.tenant);
   facts({ session_id: session.sid, policy: session.policy, trace_id: base.traceId ?? '' });
   await assertNotDenied(deps, session);
-  const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, base.tenant, session.entries);
+  const regions = revocationRegions(session.language, deps.config.detector.default_region);
+  const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, base.tenant, session.entries, regions);
   return { env, session, revokedIds: [...revokedIds] };
 }
 
@@ -155,7 +156,7 @@ export function rehydrateRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
     app.post<{ Body: RehydrateAnyBody }>(
       '/v1/rehydrate',
-      { schema: { body: RehydrateAnyBodySchema, response: { 200: RehydrateResponseSchema } }, config: { scope: 'rehydrate' } },
+      { schema: { body: RehydrateAnyBodySchema, response: { 200: RehydrateResponseSchema } }, config: { scope: 'rehydrate', deferDocuments: true } },
       async (request, reply) => {
         const body = request.body;
         if (body.trace_id !== undefined) auditFacts(request, { trace_id: body.trace_id });

@@ -40,7 +40,8 @@ export function revokeRoutes(deps: AppDeps) {
   const revoke = async (request: FastifyRequest, items: readonly Revocation[]): Promise<{ revoked: number; scope: string }> => {
     const principal = principalOf(request);
     const scope = scopeOf(principal);
-    const digests = items.map((item) => revocationDigest(deps.digestSecret, item.entity_type, item.value));
+    // National phone numbers in a request are read in detector.default_region.
+    const digests = items.map((item) => revocationDigest(deps.digestSecret, item.entity_type, item.value, deps.config.detector.default_region));
     // Under audit.strict the event is on record before anything is stored.
     await recordIntent(request);
     await withStore(() => deps.stores.revocation.add(partitionOf(principal.tenant), digests, deps.now()), deps.now);

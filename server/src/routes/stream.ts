@@ -21,11 +21,10 @@
 // ends (6.3); the message is a VeilError's own value-free message or `internal error`. No
 // stream stays open longer than limits.max_stream_seconds: it then ends with that error frame
 // (VEIL_LIMIT_EXCEEDED), or, when the client does not even read, its connection is closed.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { auditFacts, factSink } from '../audit/facts.js';
-import { auditStreamEnd, auditStreamFailure, auditStreamStart } from '../audit/plugin.js';
 import type { AppDeps } from '../deps.js';
 import { splitSegments, StreamRehydrator } from '../domain/stream/index.js';
 import { parseJsonBounded, type JsonStructureLimits } from '../domain/json-depth.js';
@@ -37,10 +36,12 @@ import { findTokensLenient } from '../domain/repair/index.js';
 import { MarkupContext } from '../domain/restore/index.js';
 import { createRestorer, outputGuardFor, restoreOpened, withOutputGuard, type RehydrateResponse } from '../services/rehydrate.js';
 import { incomingSession } from '../services/state.js';
+import { transformFrames } from '../services/frames.js';
 import { LiveSessionCheck } from '../services/stream-check.js';
 import type { TransformResponse } from '../services/transform.js';
 import { fingerprint, policyFact, principalOf } from './common.js';
 import { isOffloaded, openInline, rehydrateOnce, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
+import { runSseStream, untilAborted, type SseWriter } from './sse.js';
 import { RehydrateBodySchema, RehydrateParamsSchema, TransformBodySchema, type RehydrateBody, type TransformBody } from './schemas.js';
 import { inputTypeOf, structuredObject, structuredTransform, textTransform } from './transform.js';
 
@@ -50,113 +51,6 @@ export const NDJSON = 'application/x-ndjson';
 export function maxLineLength(deps: AppDeps): number {
   return deps.config.server.body_limit_bytes;
 }
-
-/** After the stream deadline, how long the error frame may take to leave before the connection is cut. */
-const DEADLINE_GRACE_MS = 5000;
-
-/**
- * An SSE response on the raw socket: frames are written (and flushed) as they are produced. A
- * frame the socket cannot take waits for 'drain', but never longer than
- * limits.stream_write_timeout_seconds: a client that stopped reading has its connection closed
- * then, so it does not hold the stream's memory until the stream's lifetime runs out.
- */
-class SseWriter {
-  #closed = false;
-  /** True while a frame waits for the socket to drain (the client is not reading). */
-  #waiting = false;
-  readonly #raw: ServerResponse;
-  readonly #writeTimeoutMs: number;
-  readonly #log: FastifyBaseLogger;
-
-  constructor(raw: ServerResponse, writeTimeoutMs: number, log: FastifyBaseLogger) {
-    this.#raw = raw;
-    this.#writeTimeoutMs = writeTimeoutMs;
-    this.#log = log;
-    raw.on('close', () => {
-      this.#closed = true;
-    });
-  }
-
-  /** True once the client went away (or the response ended). */
-  get closed(): boolean {
-    return this.#closed;
-  }
-
-  start(): void {
-    this.#raw.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
-    this.#raw.flushHeaders();
-  }
-
-  /** Write one frame; waits for the socket to drain. False when the client is gone. */
-  frame(data: unknown): Promise<boolean> {
-    return this.frameJson(JSON.stringify(data));
-  }
-
-  /** Write one frame already serialized (a worker made it). */
-  async frameJson(json: string): Promise<boolean> {
-    if (this.#closed) return false;
-    const flushed = this.#raw.write(`data: ${json}\n\n`);
-    if (!flushed) {
-      this.#waiting = true;
-      const drained = await new Promise<boolean>((resolve) => {
-        const done = (value: boolean): void => {
-          clearTimeout(timer);
-          this.#raw.off('drain', onDrain);
-          this.#raw.off('close', onClose);
-          resolve(value);
-        };
-        const onDrain = (): void => done(true);
-        const onClose = (): void => done(false);
-        const timer = setTimeout(() => done(false), this.#writeTimeoutMs);
-        this.#raw.on('drain', onDrain);
-        this.#raw.on('close', onClose);
-      });
-      this.#waiting = false;
-      if (!drained && !this.#closed) {
-        this.#log.info({ event: 'stream_write_timeout', write_timeout_ms: this.#writeTimeoutMs }, 'stream_write_timeout');
-        this.#raw.destroy();
-        this.#closed = true;
-      }
-    }
-    return !this.#closed;
-  }
-
-  end(): void {
-    if (!this.#raw.writableEnded) this.#raw.end();
-  }
-
-  /**
-   * The stream's deadline passed. A client that is not reading gets its connection closed now
-   * (no frame can reach it); otherwise the producer ends with the error frame, and the
-   * connection is cut if even that has not left after a grace period.
-   */
-  expire(): void {
-    if (this.#waiting) {
-      this.#raw.destroy();
-      return;
-    }
-    setTimeout(() => {
-      if (!this.#raw.writableFinished) this.#raw.destroy();
-    }, DEADLINE_GRACE_MS).unref();
-  }
-}
-
-/** The terminal frame of 6.3: a value-free message, never an error's detail. */
-function errorFrame(log: FastifyBaseLogger, route: string, error: unknown): { error: string; complete: true } {
-  if (isVeilError(error)) {
-    log.info({ event: 'stream_failed', route, code: error.code }, 'stream_failed');
-    return { error: error.message, complete: true };
-  }
-  log.error({ event: 'stream_failed', route, code: 'VEIL_INTERNAL', error_type: error instanceof Error ? error.name : typeof error }, 'stream_failed');
-  return { error: 'internal error', complete: true };
-}
-
-import { transformFrames } from '../services/frames.js';
 
 export { transformFrames, type TransformStreamFrame } from '../services/frames.js';
 
@@ -187,25 +81,6 @@ async function* ndjsonLines(stream: IncomingMessage, maxLine: number, maxTotal: 
   }
   buffer += decode();
   if (buffer.trim() !== '') yield buffer;
-}
-
-/** `promise`, or a rejection with the signal's reason as soon as it aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error('stream read failed'));
-      },
-    );
-  });
 }
 
 /** A delta line: exactly `{"delta": string}`. */
@@ -244,49 +119,16 @@ export function streamRoutes(deps: AppDeps) {
     return { text: { frames, rest, entities: entities.length, handle: done.handle, trace: done.trace } };
   };
 
-  /**
-   * Stream frames produced by `produce` on a hijacked reply; errors become the terminal frame.
-   * `deadline` aborts (with a VEIL_LIMIT_EXCEEDED reason) when limits.max_stream_seconds pass; a
-   * producer waiting on its input must stop then (the ndjson rehydrate destroys its body with
-   * the reason), one blocked on a client that does not read is cut off by the writer.
-   */
-  const runStream = async (
+  const runStream = (
     reply: FastifyReply,
     log: FastifyBaseLogger,
     route: string,
     produce: (writer: SseWriter, deadline: AbortSignal) => Promise<Record<string, unknown> | undefined>,
-  ): Promise<void> => {
-    // The event is recorded before the first byte: under audit.strict a failure is still a JSON 503.
-    await auditStreamStart(reply.request, reply);
-    reply.hijack();
-    const writer = new SseWriter(reply.raw, deps.config.limits.stream_write_timeout_seconds * 1000, log);
-    const deadline = new AbortController();
-    const limit = deps.config.limits.max_stream_seconds;
-    const timer = setTimeout(() => {
-      log.info({ event: 'stream_deadline', route, max_stream_seconds: limit }, 'stream_deadline');
-      deadline.abort(new VeilError('VEIL_LIMIT_EXCEEDED', `the stream was open longer than limits.max_stream_seconds (${limit} s)`));
-      writer.expire();
-    }, limit * 1000);
-    writer.start();
-    try {
-      if (deadline.signal.aborted) throw deadline.signal.reason;
-      const last = await produce(writer, deadline.signal);
-      // A producer that finished after the deadline without noticing it still ends with its frame.
-      if (deadline.signal.aborted) throw deadline.signal.reason;
-      if (last !== undefined) await writer.frame(last);
-      if (writer.closed) log.info({ event: 'stream_client_closed', route }, 'stream_client_closed');
-      else auditStreamEnd(reply.request, reply);
-    } catch (error) {
-      auditStreamFailure(reply.request, reply, error);
-      await writer.frame(errorFrame(log, route, error));
-    } finally {
-      clearTimeout(timer);
-      writer.end();
-    }
-  };
+  ): Promise<void> =>
+    runSseStream({ reply, log, route, maxSeconds: deps.config.limits.max_stream_seconds, writeTimeoutSeconds: deps.config.limits.stream_write_timeout_seconds, produce });
 
   return async function register(app: FastifyInstance): Promise<void> {
-    app.post<{ Body: TransformBody }>('/v1/transform/stream', { schema: { body: TransformBodySchema }, config: { scope: 'transform' } }, async (request, reply) => {
+    app.post<{ Body: TransformBody }>('/v1/transform/stream', { schema: { body: TransformBodySchema }, config: { scope: 'transform', deferDocuments: true } }, async (request, reply) => {
       const result = await transformWhole(request);
       if (result.structured !== undefined) {
         const { safe_text: safeText, entities, safe_json: safeJson, safe_messages: safeMessages, ...rest } = result.structured;
@@ -300,7 +142,7 @@ export function streamRoutes(deps: AppDeps) {
       const whole = result.text;
       await runStream(reply, request.log, 'transform_stream', async (writer) => {
         for (const frame of whole.frames) {
-          if (!(await writer.frameJson(frame))) return undefined;
+          if (!(await writer.event(frame))) return undefined;
         }
         request.log.info({ event: 'transform_completed', streamed: true, trace_id: whole.trace, frames: whole.frames.length, entities: whole.entities }, 'transform_completed');
         return { complete: true, ...whole.handle, ...whole.rest };

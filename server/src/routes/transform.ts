@@ -13,6 +13,8 @@ import {
   jsonSlotTexts,
   runChatTransform,
   runJsonTransform,
+  type ChatTransformOutcome,
+  type JsonTransformOutcome,
   type SlotNer,
   type StructuredRequest,
 } from '../services/structured.js';
@@ -44,6 +46,7 @@ export function inputTypeOf(body: TransformBody): 'text' | 'json' | 'chat_messag
 export function transformSettings(deps: AppDeps) {
   return {
     defaultLanguage: deps.config.detector.default_language,
+    defaultRegion: deps.config.detector.default_region,
     ttlSeconds: deps.config.session.ttl_seconds,
     contextStrategy: deps.config.transform.context_strategy,
     maxContextTokens: deps.config.transform.max_context_tokens,
@@ -188,17 +191,22 @@ export async function runStructuredWithNer(
   return planned.kind === 'json' ? runJsonTransform(env, planned.request) : runChatTransform(env, planned.request);
 }
 
-/** JSON and chat modes of /v1/transform (and its stream and file routes). */
-export async function structuredTransform(
+/**
+ * The JSON and chat transform itself (the request's detector mode, NER included, over every
+ * string slot), with its audit facts, before any store check: the continuation is not recorded
+ * and no handle is issued yet (structuredTransform does both). A large document runs on a worker,
+ * which answers with its serialized body (`source`: a document the body parser left raw).
+ */
+async function structuredDone(
   deps: AppDeps,
   log: FastifyBaseLogger,
   body: TransformBody,
   inputType: 'json' | 'chat_messages',
   sessionState: string | undefined,
   principal: Principal,
-  facts: FactSink = NO_FACTS,
+  facts: FactSink,
   source?: DeferredSource,
-): Promise<Record<string, unknown> | string> {
+): Promise<{ done: TransformDone; traceId: string }> {
   const registry = policiesFor(deps, principal.tenant);
   const common = requestFields(deps, body, principal, sessionState);
   const env = transformEnvironment(deps, principal.tenant, registry);
@@ -209,9 +217,44 @@ export async function structuredTransform(
   );
   const outcomeFacts = isOffloadedTransform(done) ? done.facts : { ...transformFacts(done.response), ...promptFacts(done.response) };
   facts({ ...outcomeFacts, session_id: done.meta.sid, trace_id: common.traceId, ...(done.meta.policy !== undefined ? { policy: done.meta.policy } : {}) });
+  return { done, traceId: common.traceId };
+}
+
+/**
+ * structuredDone as an object, for the OpenAI-compatible proxy, which records the continuation
+ * only once its upstream has answered (so a retry after an upstream failure can continue the
+ * same session_state) and sends the tokenized messages upstream. A worker's body is parsed back
+ * (its size is bounded by the document limits the request passed).
+ */
+export async function structuredOutcome(
+  deps: AppDeps,
+  log: FastifyBaseLogger,
+  body: TransformBody,
+  inputType: 'json' | 'chat_messages',
+  sessionState: string | undefined,
+  principal: Principal,
+  facts: FactSink = NO_FACTS,
+): Promise<JsonTransformOutcome | ChatTransformOutcome> {
+  const { done } = await structuredDone(deps, log, body, inputType, sessionState, principal, facts);
+  if (!isOffloadedTransform(done)) return done as JsonTransformOutcome | ChatTransformOutcome;
+  return { response: transformResponseOf(done) as unknown as JsonTransformOutcome['response'] & ChatTransformOutcome['response'], sessionState: done.sessionState, meta: done.meta };
+}
+
+/** JSON and chat modes of /v1/transform (and its stream and file routes): structuredDone, then replay protection and the outgoing handle. */
+export async function structuredTransform(
+  deps: AppDeps,
+  log: FastifyBaseLogger,
+  body: TransformBody,
+  inputType: 'json' | 'chat_messages',
+  sessionState: string | undefined,
+  principal: Principal,
+  facts: FactSink = NO_FACTS,
+  source?: DeferredSource,
+): Promise<Record<string, unknown> | string> {
+  const { done, traceId } = await structuredDone(deps, log, body, inputType, sessionState, principal, facts, source);
   if (done.meta.continued) await recordContinuation(deps, done.meta);
   const handle = await outgoingHandle(deps, done.meta, done.sessionState);
-  log.info({ event: 'transform_completed', input_type: inputType, trace_id: fingerprint(common.traceId), offloaded: isOffloadedTransform(done) }, 'transform_completed');
+  log.info({ event: 'transform_completed', input_type: inputType, trace_id: fingerprint(traceId), offloaded: isOffloadedTransform(done) }, 'transform_completed');
   // A worker's body goes out as it is, the session handle spliced in.
   if (isOffloadedTransform(done)) return withHandle(done.body, handle);
   return { ...done.response, ...handle };
@@ -310,7 +353,7 @@ export function transformRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
     app.post<{ Body: TransformBody }>(
       '/v1/transform',
-      { schema: { body: TransformBodySchema, response: { 200: TransformResponseSchema } }, config: { scope: 'transform', idempotent: true } },
+      { schema: { body: TransformBodySchema, response: { 200: TransformResponseSchema } }, config: { scope: 'transform', idempotent: true, deferDocuments: true } },
       async (request, reply) => {
         const body = request.body;
         const principal = principalOf(request);

@@ -62,10 +62,10 @@ export function selectDetections(text: string, regex: readonly Detection[], sele
 /** The worker's half: detect and select, then serialize the entity list. */
 export function detectSerialized(
   text: string,
-  options: { readonly language?: string | undefined; readonly patterns: readonly CompiledPattern[] },
+  options: { readonly language?: string | undefined; readonly defaultRegion: string; readonly patterns: readonly CompiledPattern[] },
   selection: DetectSelection,
 ): { entitiesJson: string; count: number; typeCounts: Record<string, number> } {
-  const regex = detectAll(text, { customPatterns: options.patterns, ...(options.language !== undefined ? { language: options.language } : {}) });
+  const regex = detectAll(text, { customPatterns: options.patterns, defaultRegion: options.defaultRegion, ...(options.language !== undefined ? { language: options.language } : {}) });
   const { entities, typeCounts } = selectDetections(text, regex, selection);
   return { entitiesJson: JSON.stringify(entities), count: entities.length, typeCounts };
 }

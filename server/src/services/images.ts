@@ -8,13 +8,23 @@
 // (words by spaces, lines by newlines, paragraphs by blank lines) with each word's code-point
 // span, so a detection span maps back to the union of the boxes of the words it touches.
 import { VeilError } from '@veil/common';
-import sharp, { type Metadata, type OverlayOptions } from 'sharp';
+import type { Metadata, OverlayOptions } from 'sharp';
 import { luhnValid } from '../domain/detect/checksums.js';
 import { sniffImage, type ImageFormat } from '../files/formats.js';
 import type { OcrBox, OcrPage, OcrWord } from './ocr.js';
 
-// Nothing is cached between requests: each image is decoded once and its pixels dropped.
-sharp.cache(false);
+type Sharp = (typeof import('sharp'))['default'];
+let sharpModule: Promise<Sharp> | undefined;
+
+/** sharp (and libvips) load with the first image, not at startup: most processes never see one. */
+function loadSharp(): Promise<Sharp> {
+  sharpModule ??= import('sharp').then((module) => {
+    // Nothing is cached between requests: each image is decoded once and its pixels dropped.
+    module.default.cache(false);
+    return module.default;
+  });
+  return sharpModule;
+}
 
 export interface PixelBox {
   readonly x: number;
@@ -44,6 +54,7 @@ function damaged(): VeilError {
 export async function probeImage(bytes: Uint8Array, maxPixels: number): Promise<{ format: ImageFormat; width: number; height: number; orientation: number }> {
   const format = sniffImage(bytes);
   if (format === undefined) throw new VeilError('VEIL_UNSUPPORTED_MEDIA_TYPE', 'image: unsupported image type; send PNG, JPEG, WebP, GIF or TIFF');
+  const sharp = await loadSharp();
   let metadata: Metadata;
   try {
     metadata = await sharp(bytes, { limitInputPixels: false, pages: 1 }).metadata();
@@ -60,6 +71,7 @@ export async function probeImage(bytes: Uint8Array, maxPixels: number): Promise<
 /** Probe, then decode once (bounded) into the upright PNG and the OCR input. */
 export async function prepareImage(bytes: Uint8Array, maxPixels: number): Promise<PreparedImage> {
   const probed = await probeImage(bytes, maxPixels);
+  const sharp = await loadSharp();
   try {
     const upright = await sharp(bytes, { limitInputPixels: maxPixels, pages: 1, failOn: 'error' })
       .autoOrient()
@@ -272,5 +284,6 @@ export async function redactImage(image: PreparedImage, boxes: readonly PixelBox
       top,
     });
   }
+  const sharp = await loadSharp();
   return sharp(image.upright).composite(overlays).timeout({ seconds: SHARP_TIMEOUT_SECONDS }).png().toBuffer();
 }

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { VeilError } from '@veil/common';
-import Tesseract from 'tesseract.js';
+import type Tesseract from 'tesseract.js';
 import type { VeilConfig } from '../config/index.js';
 
 export interface OcrBox {
@@ -114,7 +114,9 @@ export function createOcrEngine(config: VeilConfig['ocr'], onWarning: (message: 
   const start = async (): Promise<Tesseract.Worker> => {
     let worker: Tesseract.Worker;
     try {
-      worker = await Tesseract.createWorker([...config.languages], Tesseract.OEM.LSTM_ONLY, {
+      // tesseract.js loads with the first OCR request, not at startup.
+      const { default: tesseract } = await import('tesseract.js');
+      worker = await tesseract.createWorker([...config.languages], tesseract.OEM.LSTM_ONLY, {
         langPath: langPath!,
         cacheMethod: 'none',
         gzip: true,

@@ -71,6 +71,8 @@ function workerFile(): { filename: string; execArgv: string[] } {
 
 export interface OffloadOptions {
   readonly threshold: number;
+  /** detector.default_region (national phone numbers when the language names no region). */
+  readonly defaultRegion: string;
   readonly maxThreads?: number;
   /** Tasks that may wait for a free thread (limits.max_offload_queue). */
   readonly maxQueue?: number;
@@ -127,10 +129,11 @@ export function createOffload(options: OffloadOptions): Offload {
       if (!offloads(request.text.length)) {
         return detectAll(request.text, {
           customPatterns: request.compiled,
+          defaultRegion: options.defaultRegion,
           ...(request.language !== undefined ? { language: request.language } : {}),
         });
       }
-      return run({ op: 'detect', text: request.text, language: request.language, patterns: request.raw });
+      return run({ op: 'detect', text: request.text, language: request.language, defaultRegion: options.defaultRegion, patterns: request.raw });
     },
     async close() {
       if (pool !== undefined) await pool.destroy();

@@ -31,7 +31,7 @@ function corpus<T>(name: string): T[] {
 
 const compiled = new CompiledPolicy(DEFAULT_POLICY);
 const policy = { compiled, patterns: [] } as unknown as LoadedPolicy;
-const DEFAULTS: OutputProtectionSettings = { mode: 'strict', action: 'mask', exemptTypes: [] };
+const DEFAULTS: OutputProtectionSettings = { mode: 'strict', action: 'mask', exemptTypes: [], defaultRegion: 'US' };
 
 function guardFor(entries: readonly TokenEntry[] = []) {
   return createOutputGuard(DEFAULTS, { policy, language: 'en', caller: {}, entries });
@@ -120,6 +120,65 @@ describe('the session\'s own values', () => {
     for (let cut = 0; cut <= text.length; cut += 1) {
       const output = streamed([text.slice(0, cut), text.slice(cut)], entries).join('');
       expect(output).toBe('The file names [REDACTED:person] as the owner.');
+    }
+  });
+});
+
+describe('Unicode spellings (the folded view, issue 18 item 5)', () => {
+  /** A value rewritten the way CJK input methods, Arabic-script keyboards and word processors type it. */
+  const SPELLINGS: Record<string, (value: string) => string> = {
+    'full-width': (value) => value.replace(/[0-9@-]/g, (ch) => String.fromCharCode(ch.charCodeAt(0) + 0xfee0)),
+    'Arabic-Indic digits, en dashes': (value) => value.replace(/[0-9]/g, (d) => String.fromCharCode(0x0660 + Number(d))).replaceAll('-', '\u2013'),
+    'U+2011 dashes, no-break spaces': (value) => value.replaceAll('-', '\u2011').replaceAll(' ', '\u00a0'),
+  };
+  // Only values whose spelling changes (digits, dashes, '@'); private keys are multi-line blocks.
+  const respelled = leaks.filter((record) => record.leaks.every((leak) => leak.type !== 'private_key'));
+
+  for (const [name, spell] of Object.entries(SPELLINGS)) {
+    it(`masks every leaked high-risk value written with ${name}`, () => {
+      const kept: string[] = [];
+      let changed = 0;
+      for (const record of respelled) {
+        let text = record.text;
+        const values = record.leaks.map((leak) => spell(leak.value));
+        record.leaks.forEach((leak, index) => (text = text.replaceAll(leak.value, values[index]!)));
+        if (text === record.text) continue;
+        changed++;
+        const guarded = guardFor().guard(text);
+        for (const [index, value] of values.entries()) if (guarded.includes(value)) kept.push(`${record.id} (${record.leaks[index]!.type})`);
+      }
+      expect(changed).toBeGreaterThanOrEqual(200);
+      expect(kept).toEqual([]);
+    });
+  }
+
+  it('masks the whole original span of a session value or a labelled value written in other code points', () => {
+    const CAP = '0a1b2c3d4e5f';
+    const entries: TokenEntry[] = [
+      { id: 'p_001', type: 'person', cap: CAP, value: 'Marguerite Okafor', mode: 'full' },
+      { id: 'c_002', type: 'custom:ticket', cap: CAP, value: 'TCK-88213', mode: 'full' },
+      { id: 'ph_003', type: 'phone', cap: CAP, value: '(415) 555-0100', mode: 'full' },
+    ];
+    const cases: [string, string][] = [
+      ['\uff2d\uff41\uff52\uff47\uff55\uff45\uff52\uff49\uff54\uff45 \uff2f\uff4b\uff41\uff46\uff4f\uff52', 'person'],
+      ['Margue\u200brite Okafor', 'person'],
+      ['\uff34\uff23\uff2b\uff0d\uff18\uff18\uff12\uff11\uff13', 'custom:ticket'],
+      ['TCK\u2011\u0668\u0668\u0662\u0661\u0663', 'custom:ticket'],
+      ['+1\u00a0415\u2013555\u20130100', 'phone'],
+    ];
+    for (const [written, type] of cases) {
+      expect(guardFor(entries).guard(`As requested: ${written}, see above.`), written).toBe(`As requested: [REDACTED:${type}], see above.`);
+    }
+    // A password after a full-width colon (what a CJK input method types after a label).
+    expect(guardFor().guard('The admin password\uff1a Rp34s!BGt4AZ for now.')).toBe('The admin password\uff1a [REDACTED:password] for now.');
+  });
+
+  it('never lets a full-width session value out in pieces from a stream', () => {
+    const CAP = '0a1b2c3d4e5f';
+    const entries: TokenEntry[] = [{ id: 'c_001', type: 'custom:ticket', cap: CAP, value: 'TCK-88213', mode: 'full' }];
+    const text = 'Ticket \uff34\uff23\uff2b\uff0d\uff18\uff18\uff12\uff11\uff13 is closed.';
+    for (let cut = 0; cut <= text.length; cut += 1) {
+      expect(streamed([text.slice(0, cut), text.slice(cut)], entries).join(''), `split at ${cut}`).toBe('Ticket [REDACTED:custom:ticket] is closed.');
     }
   });
 });

@@ -11,6 +11,8 @@
 //     refinements for e-mail, phone, IP address, URL, date and credentials);
 //   - every value of the session's own token map the model wrote raw, in any spelling the
 //     normalization treats as equal (domain/guard/known.ts), in both modes;
+//   - all of it on the folded view of the output (domain/guard/view.ts: full-width digits,
+//     digits of every script, Unicode dashes), with spans mapped back to the original text;
 //   - never a type in `exempt_types`;
 //   - never a detected value the session's policy would `allow` through raw (decided with the
 //     rehydrate caller's role and purpose and the default destination `external_llm`): the model
@@ -21,6 +23,7 @@
 // `output_guard: summary.triggered` with auditFacts (veil_output_guard_triggers_total follows it).
 import type { VeilConfig } from '../config/index.js';
 import { detectAll } from '../domain/detect/index.js';
+import { regionForLanguage } from '../domain/detect/phone.js';
 import { flagsByRisk, KnownValues, labelledValues, OutputGuard, type OutputGuardAction } from '../domain/guard/index.js';
 import type { Caller } from '../domain/policy/index.js';
 import { findTokensLenient } from '../domain/repair/index.js';
@@ -33,6 +36,8 @@ export interface OutputProtectionSettings {
   readonly mode: 'strict' | 'permissive';
   readonly action: OutputGuardAction;
   readonly exemptTypes: readonly string[];
+  /** detector.default_region (national phone numbers in the output). */
+  readonly defaultRegion: string;
 }
 
 /** Lowest confidence at which a detection in model output counts. */
@@ -42,10 +47,10 @@ export const OUTPUT_GUARD_MIN_CONFIDENCE = 0.5;
 const GUARD_DESTINATION = 'external_llm';
 
 /** The settings when the output guard is enabled, else undefined. */
-export function outputProtectionSettings(config: Pick<VeilConfig, 'output_protection'>): OutputProtectionSettings | undefined {
+export function outputProtectionSettings(config: Pick<VeilConfig, 'output_protection' | 'detector'>): OutputProtectionSettings | undefined {
   const section = config.output_protection;
   if (!section.enabled) return undefined;
-  return { mode: section.mode, action: section.default_action, exemptTypes: [...section.exempt_types] };
+  return { mode: section.mode, action: section.default_action, exemptTypes: [...section.exempt_types], defaultRegion: config.detector.default_region };
 }
 
 export interface OutputGuardContext {
@@ -68,7 +73,9 @@ export function createOutputGuard(settings: OutputProtectionSettings, context: O
     ...(context.caller.role !== undefined ? { caller_role: context.caller.role } : {}),
     ...(context.caller.purpose !== undefined ? { caller_purpose: context.caller.purpose } : {}),
   };
-  const known = new KnownValues((context.entries ?? []).filter((entry) => !exempt.has(entry.type)));
+  // Session values compare in the region their national phone numbers were read in.
+  const region = regionForLanguage(context.language, settings.defaultRegion);
+  const known = new KnownValues((context.entries ?? []).filter((entry) => !exempt.has(entry.type)), region);
   const counts = (detection: Detection, text: string): boolean => {
     if (exempt.has(detection.type)) return false;
     if (known.has(detection.type, detection.value)) return true;
@@ -80,7 +87,10 @@ export function createOutputGuard(settings: OutputProtectionSettings, context: O
   const patterns = context.policy.patterns;
   return new OutputGuard({
     action: settings.action,
-    detect: (text) => [...detectAll(text, { customPatterns: patterns, language: context.language }), ...labelledValues(text)],
+    detect: (text) => [
+      ...detectAll(text, { customPatterns: patterns, language: context.language, defaultRegion: settings.defaultRegion }),
+      ...labelledValues(text),
+    ],
     counts,
     scan: findTokensLenient,
     known: known.empty ? undefined : known,

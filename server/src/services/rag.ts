@@ -39,7 +39,7 @@ import type { LoadedPolicy, PolicyRegistry } from './policies.js';
 import { promptSecuritySettings, screenPromptText, type PromptSecuritySettings } from './prompt-security.js';
 import { answerOf, restoreOpened, type AnswerResponse, type RehydrateEnvironment, type RehydrateRequest } from './rehydrate.js';
 import { openOffloaded, restoreOffloaded } from './rehydrate-offload.js';
-import { partitionOf, revocationDigest, revokedEntryIds, withStore } from './revocation.js';
+import { partitionOf, revocationDigest, revocationRegions, revokedEntryIds, withStore } from './revocation.js';
 import { assertNotDenied, denySession } from './state.js';
 import { combineDetections, NER_DEGRADED_WARNING } from './transform.js';
 import { StoreUnavailableError } from '../stores/types.js';
@@ -137,6 +137,8 @@ export interface RagCore {
   /** Policy context for decisions (destination, caller role and purpose). */
   readonly context: RequestContext;
   readonly language: string;
+  /** detector.default_region (national phone numbers, corpus token derivation). */
+  readonly defaultRegion: string;
   readonly nowMs: number;
 }
 
@@ -145,7 +147,7 @@ export type NerPlan = Omit<TextsPlan, 'perText' | 'used'>;
 
 /** Regex detection (here: the core runs where it should already) merged with a text's NER results. */
 function detectWith(core: RagCore, text: string, plan: NerPlan, ner: readonly Detection[]): Detection[] {
-  const regex = detectAll(text, { customPatterns: core.policy.patterns, language: core.language });
+  const regex = detectAll(text, { customPatterns: core.policy.patterns, language: core.language, defaultRegion: core.defaultRegion });
   return combineDetections(regex, { ...plan, ner: [...ner] }, core.policy.compiled.policy);
 }
 
@@ -192,7 +194,8 @@ function nerProblems(warnings: readonly string[]): string[] {
 
 /** The allocator of a session: corpus tokens with a corpus id, the random scheme otherwise. */
 function allocatorFor(core: RagCore, corpusId: string | undefined, existing: readonly TokenEntry[] = []): ValueAllocator {
-  return corpusId !== undefined ? new CorpusAllocator(core.corpusKeys, { tenant: core.tenant, corpusId }, existing) : new TokenAllocator(existing);
+  const region = core.defaultRegion;
+  return corpusId !== undefined ? new CorpusAllocator(core.corpusKeys, { tenant: core.tenant, corpusId, region }, existing) : new TokenAllocator(existing, undefined, region);
 }
 
 /** Wraps an allocator to record which token ids one piece of text used. */
@@ -235,6 +238,7 @@ function coreOf(deps: AppDeps, tenant: string | null, policy: LoadedPolicy, lang
     tenant,
     context,
     language,
+    defaultRegion: deps.config.detector.default_region,
     nowMs: deps.now(),
   };
 }
@@ -249,6 +253,7 @@ export interface RagCoreMaterial {
   readonly tenant: string | null;
   readonly context: RequestContext;
   readonly language: string;
+  readonly defaultRegion: string;
   readonly nowMs: number;
 }
 
@@ -262,6 +267,7 @@ function materialOf(deps: AppDeps, core: RagCore, registry: PolicyRegistry): Rag
     tenant: core.tenant,
     context: core.context,
     language: core.language,
+    defaultRegion: core.defaultRegion,
     nowMs: core.nowMs,
   };
 }
@@ -668,7 +674,9 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
   const merger = new SessionMerger({
     policy: active.compiled,
     context: scope.context,
-    ...(corpusId !== undefined ? { owns: (entry: TokenEntry) => isCorpusEntryOwned(deps.corpusKeys, { tenant: scope.tenant, corpusId }, entry) } : {}),
+    ...(corpusId !== undefined
+      ? { owns: (entry: TokenEntry) => isCorpusEntryOwned(deps.corpusKeys, { tenant: scope.tenant, corpusId, region: deps.config.detector.default_region }, entry) }
+      : {}),
   });
   merger.add({ slot: 'session_state', policy: query.policy, entries: query.entries });
   for (const entry of query.entries) note(entry.id, 0);
@@ -820,7 +828,8 @@ export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<
   const opened = openSession(env.keyRing, request.sessionState, { kinds: CONTEXT_KINDS, tenant: request.tenant }, nowSeconds(deps));
   await assertNotDenied(deps, opened);
   const session = withinClearance(opened, { levels: deps.config.rag.classification_levels, rank: request.clearance });
-  const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, request.tenant, session.entries);
+  const regions = revocationRegions(session.language, deps.config.detector.default_region);
+  const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, request.tenant, session.entries, regions);
   const response = answerOf(restoreOpened(env, session, { ...base, revokedIds: [...revokedIds] }));
   return { response, session, tokensResolved: response.tokens_resolved, outputGuardTriggered: response.output_guard?.triggered };
 }
@@ -858,9 +867,15 @@ export async function deleteDocument(
   },
 ): Promise<{ response: DeleteResponse; session: SessionPayload }> {
   const session = openSession(keyRingFor(deps, request.tenant), request.sessionState, { kinds: ['aggregate'], tenant: request.tenant }, nowSeconds(deps));
-  const digests = [...new Set(session.entries.map((entry) => revocationDigest(deps.digestSecret, entry.type, entry.value)))];
+  // Each value in the canonical form its session read it in (and the default region's), so the
+  // document's national numbers erase with their international spellings.
+  // entities_revoked counts distinct values (in the session's own region), not digests written.
+  const [own, ...others] = revocationRegions(session.language, deps.config.detector.default_region) as [string, ...string[]];
+  const digestsIn = (region: string) => session.entries.map((entry) => revocationDigest(deps.digestSecret, entry.type, entry.value, region));
+  const digests = [...new Set(digestsIn(own))];
+  const written = [...new Set([...digests, ...others.flatMap(digestsIn)])];
   await request.beforeMutation?.(session);
-  if (digests.length > 0) await withStore(() => deps.stores.revocation.add(partitionOf(request.tenant), digests, deps.now()), deps.now);
+  if (written.length > 0) await withStore(() => deps.stores.revocation.add(partitionOf(request.tenant), written, deps.now()), deps.now);
   await denySession(deps, session.sid, session.tenant);
   let status: 'completed' | 'partial' = 'completed';
   const store = deps.stores.sessions;

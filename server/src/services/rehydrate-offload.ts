@@ -29,6 +29,7 @@ export async function openOffloaded(
     tenant: base.tenant,
     ring: ringMaterial(deps, base.tenant),
     digestKey: deps.digestSecret,
+    defaultRegion: deps.config.detector.default_region,
     nowMs: deps.now(),
     ...(kinds !== undefined ? { kinds } : {}),
   });
@@ -36,7 +37,9 @@ export async function openOffloaded(
   await assertNotDenied(deps, opened);
   const digests = opened.digests.map((item) => item.digest);
   const revoked = digests.length === 0 ? new Set<string>() : await withStore(() => deps.stores.revocation.revoked(partitionsFor(base.tenant), digests));
-  return { revokedIds: opened.digests.filter((item) => revoked.has(item.digest)).map((item) => item.id), sid: opened.sid, policy: opened.policy };
+  // A value has several digests (its revocation forms): each id once.
+  const revokedIds = [...new Set(opened.digests.filter((item) => revoked.has(item.digest)).map((item) => item.id))];
+  return { revokedIds, sid: opened.sid, policy: opened.policy };
 }
 
 /** The restore on a worker, its facts recorded here. */

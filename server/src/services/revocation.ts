@@ -3,9 +3,18 @@
 // platform partition. Rehydrate asks which of the values it is about to restore are revoked in
 // either partition and restores those as [DELETED]. A store outage fails closed; a tenant at its
 // quota of the store gets its own 429 (services/quota.ts).
+//
+// Every spelling of a value erases together: a revoke request is digested in its canonical form
+// (domain/token/normalize.ts: E.164 phones read in detector.default_region, folded digits and
+// dashes, compact ids, RFC 5952 IPv6 ...), and a session's stored value is checked under every
+// form it may have been revoked in (revocationForms): canonical in the session language's region
+// and in the default region, a phone without its extension, and the form earlier releases
+// digested, so a revocation made before an upgrade still holds after it.
 import { createHmac } from 'node:crypto';
 import { VeilError } from '@veil/common';
-import { normalizeValue } from '../domain/token/index.js';
+import { secretKeyOf } from '../domain/keys.js';
+import { regionForLanguage } from '../domain/detect/phone.js';
+import { normalizeValue, revocationForms } from '../domain/token/index.js';
 import type { TokenEntry } from '../domain/types.js';
 import { GLOBAL_PARTITION, StoreUnavailableError, type RevocationStore } from '../stores/types.js';
 import { rethrowQuota } from './quota.js';
@@ -35,10 +44,31 @@ export async function checkDigestKey(store: RevocationStore, key: Buffer): Promi
   );
 }
 
-/** Unambiguous encoding: length-prefixed type, then the normalized value. */
-export function revocationDigest(key: Buffer, type: string, value: string): string {
-  const normalized = normalizeValue(type, value);
-  return createHmac('sha256', key).update(`v1|${type.length}:${type}|`).update(normalized).digest('hex');
+function digestOf(key: Buffer, type: string, normalized: string): string {
+  return createHmac('sha256', secretKeyOf(key)).update(`v1|${type.length}:${type}|`).update(normalized).digest('hex');
+}
+
+/**
+ * The digest a revocation writes: unambiguous encoding (length-prefixed type, then the value
+ * normalized with national phone numbers read in `region`).
+ */
+export function revocationDigest(key: Buffer, type: string, value: string, region: string): string {
+  return digestOf(key, type, normalizeValue(type, value, region));
+}
+
+/**
+ * Regions a session's values are read in for revocation: the region of the session's language
+ * (where its national numbers were found) and the configured default (where a revoke request's
+ * national numbers are read).
+ */
+export function revocationRegions(language: string | undefined, defaultRegion: string): string[] {
+  const own = regionForLanguage(language, defaultRegion);
+  return own === defaultRegion ? [defaultRegion] : [own, defaultRegion];
+}
+
+/** Every digest under which a stored value may have been revoked (see the header). */
+export function entryDigests(key: Buffer, entry: Pick<TokenEntry, 'type' | 'value'>, regions: readonly string[]): string[] {
+  return revocationForms(entry.type, entry.value, regions).map((form) => digestOf(key, entry.type, form));
 }
 
 export function partitionOf(tenant: string | null): string {
@@ -63,20 +93,22 @@ export async function withStore<T>(operation: () => Promise<T>, now: () => numbe
   }
 }
 
-/** Ids of the given entries whose values are revoked for this caller. */
+/** Ids of the given entries whose values are revoked for this caller (`regions`: revocationRegions). */
 export async function revokedEntryIds(
   store: RevocationStore,
   key: Buffer,
   tenant: string | null,
   entries: readonly TokenEntry[],
+  regions: readonly string[],
 ): Promise<Set<string>> {
   if (entries.length === 0) return new Set();
   const byDigest = new Map<string, string[]>();
   for (const entry of entries) {
-    const digest = revocationDigest(key, entry.type, entry.value);
-    const ids = byDigest.get(digest);
-    if (ids === undefined) byDigest.set(digest, [entry.id]);
-    else ids.push(entry.id);
+    for (const digest of entryDigests(key, entry, regions)) {
+      const ids = byDigest.get(digest);
+      if (ids === undefined) byDigest.set(digest, [entry.id]);
+      else ids.push(entry.id);
+    }
   }
   const revoked = await withStore(() => store.revoked(partitionsFor(tenant), [...byDigest.keys()]));
   const ids = new Set<string>();

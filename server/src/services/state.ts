@@ -20,7 +20,7 @@ import { keyRingFor, type AppDeps } from '../deps.js';
 import { openSession, SESSION_KINDS } from '../domain/seal/index.js';
 import { StoreUnavailableError } from '../stores/types.js';
 import { rethrowQuota } from './quota.js';
-import { partitionOf, partitionsFor, revocationDigest, withStore } from './revocation.js';
+import { entryDigests, partitionOf, partitionsFor, revocationRegions, withStore } from './revocation.js';
 
 
 /**
@@ -162,7 +162,9 @@ async function keepRevocationsLive(deps: AppDeps, tenant: string | null, session
   const nowMs = deps.now();
   const digests = (): string[] => {
     const session = openSession(keyRingFor(deps, tenant), sessionState, { kinds: SESSION_KINDS, tenant }, Math.floor(nowMs / 1000));
-    return [...new Set(session.entries.map((entry) => revocationDigest(deps.digestSecret, entry.type, entry.value)))];
+    // Every form a value may have been revoked under (revocation.ts), so none of them expires early.
+    const regions = revocationRegions(session.language, deps.config.detector.default_region);
+    return [...new Set(session.entries.flatMap((entry) => entryDigests(deps.digestSecret, entry, regions)))];
   };
   await withStore(() => store.extend!(partitionsFor(tenant), digests, nowMs), deps.now);
 }

@@ -11,7 +11,7 @@
 import type { AppDeps } from '../deps.js';
 import { findTokensLenient } from '../domain/repair/index.js';
 import type { SessionPayload } from '../domain/seal/index.js';
-import { partitionsFor, revocationDigest, withStore } from './revocation.js';
+import { entryDigests, partitionsFor, revocationRegions, withStore } from './revocation.js';
 import { assertNotDenied, assertWithinLifetime } from './state.js';
 
 export class LiveSessionCheck {
@@ -22,7 +22,9 @@ export class LiveSessionCheck {
   readonly #entries: ReadonlyMap<string, SessionPayload['entries'][number]>;
   /** Ids known revoked: shared with the restore function, which reads it on every piece. */
   readonly #revoked: string[];
-  readonly #digests = new Map<string, string>();
+  /** Every digest an entry may have been revoked under (revocation.ts, revocationForms). */
+  readonly #digests = new Map<string, string[]>();
+  readonly #regions: readonly string[];
 
   /** `revoked` is the list the stream's restore reads; newly revoked ids are appended to it. */
   constructor(deps: AppDeps, session: SessionPayload, tenant: string | null, revoked: string[]) {
@@ -31,6 +33,7 @@ export class LiveSessionCheck {
     this.#tenant = tenant;
     this.#revoked = revoked;
     this.#entries = new Map(session.entries.map((entry) => [entry.id, entry]));
+    this.#regions = revocationRegions(session.language, deps.config.detector.default_region);
   }
 
   /**
@@ -59,21 +62,19 @@ export class LiveSessionCheck {
   async #revokedAmong(ids: readonly string[]): Promise<Set<string>> {
     const byDigest = new Map<string, string[]>();
     for (const id of ids) {
-      const digest = this.#digestOf(id);
-      byDigest.set(digest, [...(byDigest.get(digest) ?? []), id]);
+      for (const digest of this.#digestsOf(id)) byDigest.set(digest, [...(byDigest.get(digest) ?? []), id]);
     }
     const store = this.#deps.stores.revocation;
     const revoked = await withStore(() => store.revoked(partitionsFor(this.#tenant), [...byDigest.keys()]));
     return new Set([...revoked].flatMap((digest) => byDigest.get(digest) ?? []));
   }
 
-  #digestOf(id: string): string {
-    let digest = this.#digests.get(id);
-    if (digest === undefined) {
-      const entry = this.#entries.get(id)!;
-      digest = revocationDigest(this.#deps.digestSecret, entry.type, entry.value);
-      this.#digests.set(id, digest);
+  #digestsOf(id: string): readonly string[] {
+    let digests = this.#digests.get(id);
+    if (digests === undefined) {
+      digests = entryDigests(this.#deps.digestSecret, this.#entries.get(id)!, this.#regions);
+      this.#digests.set(id, digests);
     }
-    return digest;
+    return digests;
   }
 }

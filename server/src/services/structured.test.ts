@@ -20,6 +20,7 @@ const env: TransformEnvironment = {
   policy: (name) => registry.get(name),
   compilePatterns: (raw) => compileCustomPatterns(raw, 'custom_patterns'),
   defaultLanguage: 'en',
+  defaultRegion: 'US',
   ttlSeconds: 3600,
   contextStrategy: 'full',
   maxContextTokens: 4096,

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { applyPolicyDetection } from './ner.js';
 import { VeilError } from '@veil/common';
+import { regionForLanguage } from '../domain/detect/phone.js';
 import { detectAll } from '../domain/detect/index.js';
 import { newSessionId, openSession, sealSession, type SessionPayload } from '../domain/seal/index.js';
 import {
@@ -202,7 +203,7 @@ function runStructured<T>(
   applyPolicyDetection(policy, plan ?? { nerRan: false, ner: [] });
   const slotNer = request.slotNer;
   if (plan?.nerRan === true && slotNer === undefined) throw new VeilError('VEIL_INTERNAL', undefined, 'structured transform: NER ran without slot results');
-  const regex = (text: string) => detectAll(text, { customPatterns: patterns, language });
+  const regex = (text: string) => detectAll(text, { customPatterns: patterns, language, defaultRegion: env.defaultRegion });
   const previousEntries = previous?.entries ?? [];
   const scanner = new SlotScanner({
     // Numbers: the regex detectors only (a bare number holds no name).
@@ -216,7 +217,7 @@ function runStructured<T>(
     },
     policy: loaded.compiled,
     context: request.context,
-    allocator: new TokenAllocator(previousEntries),
+    allocator: new TokenAllocator(previousEntries, undefined, regionForLanguage(language, env.defaultRegion)),
     protectionOverrides: request.protectionOverrides,
     ...(guard !== undefined ? { screen: (text: string) => guard.screen(text, field) } : {}),
   });

@@ -8,6 +8,7 @@ import { exposedMetadata, withMetadata, type EntityMetadata } from './metadata.j
 import { applyPolicyDetection, type NerFailure } from './ner.js';
 import { checkRequestedTypes } from '../domain/catalog.js';
 import { detectAll, type CompiledPattern } from '../domain/detect/index.js';
+import { regionForLanguage } from '../domain/detect/phone.js';
 import { resolveOverlaps } from '../domain/detect/overlap.js';
 import { dropLabelSpans } from '../domain/detect/ner-filter.js';
 import { openSession, newSessionId, sealSession, type KeyRing, type SessionPayload } from '../domain/seal/index.js';
@@ -31,6 +32,8 @@ export interface TransformEnvironment {
   readonly policy: (name: string | undefined) => LoadedPolicy;
   readonly compilePatterns: (raw: readonly RequestPattern[]) => CompiledPattern[];
   readonly defaultLanguage: string;
+  /** detector.default_region: national phone numbers and numeric dates when the language names no region. */
+  readonly defaultRegion: string;
   readonly ttlSeconds: number;
   readonly contextStrategy: ContextStrategy;
   readonly maxContextTokens: number;
@@ -97,10 +100,11 @@ export function mergedDetections(
   text: string,
   patterns: readonly CompiledPattern[],
   language: string,
+  defaultRegion: string,
   plan: TextTransformRequest['detection'],
   policy: Policy,
 ): Detection[] {
-  return combineDetections(detectAll(text, { customPatterns: patterns, language }), plan, policy);
+  return combineDetections(detectAll(text, { customPatterns: patterns, language, defaultRegion }), plan, policy);
 }
 
 /**
@@ -116,11 +120,12 @@ export function combineDetections(regex: Detection[], plan: TextTransformRequest
 }
 
 /**
- * Overlaps between regex and NER spans resolve like any other overlap: higher confidence, then
- * longer, then earlier. Checksum-validated regex matches score at least 0.95, above anything the
- * sidecar reports, so they win; NER spans are kept as the model gives them (no extension over
- * titles such as "Dr."). Field labels the model mistook for names ("Email" before an email) are
- * dropped first (domain/detect/ner-filter.ts).
+ * Overlaps between regex and NER spans resolve in domain/detect/overlap.ts: a built-in or custom
+ * detection at or above the reporting threshold keeps its whole span against an NER label (an
+ * IPv6 address is never cut around a "person"), and an NER span keeps only what lies outside it,
+ * so no part of either value is left raw. NER spans are otherwise kept as the model gives them
+ * (no extension over titles such as "Dr."). Field labels the model mistook for names ("Email"
+ * before an email) are dropped first (domain/detect/ner-filter.ts).
  */
 export function mergeDetections(regex: readonly Detection[], ner: readonly Detection[]): Detection[] {
   return resolveOverlaps([...regex, ...dropLabelSpans(ner, regex)]);
@@ -275,7 +280,12 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
 
   const detectStarted = performance.now();
   const metadataPolicy = loaded.compiled.policy.metadata_policy;
-  const detections = withMetadata(input, mergedDetections(input, patterns, language, request.detection, loaded.compiled.policy), metadataPolicy, language);
+  const detections = withMetadata(
+    input,
+    mergedDetections(input, patterns, language, env.defaultRegion, request.detection, loaded.compiled.policy),
+    metadataPolicy,
+    language,
+  );
   const detectionMs = elapsedMs(detectStarted);
 
   const previousEntries = previous?.entries ?? [];
@@ -284,7 +294,8 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
     detections,
     policy: loaded.compiled,
     context: request.context,
-    allocator: new TokenAllocator(previousEntries),
+    // Same value, same token: national phone numbers are read in the language's region.
+    allocator: new TokenAllocator(previousEntries, undefined, regionForLanguage(language, env.defaultRegion)),
     protectionOverrides: request.protectionOverrides,
   });
   const allEntries = previousEntries.length === 0 ? result.newEntries : [...previousEntries, ...result.newEntries];

@@ -8,7 +8,8 @@
 // Capacity: every memory store has a global cap and a per-tenant quota below it (StoreLimits);
 // the SQLite and Redis revocation and idempotency stores take the per-tenant quota too.
 import { MemoryIdempotencyStore, MemoryReplayStore, MemoryRevocationStore, MemorySessionStore, type MemoryLimits } from './memory/index.js';
-import { connectRedis, RedisIdempotencyStore, RedisReplayStore, RedisRevocationStore, RedisSessionStore, type RedisConnection } from './redis/index.js';
+// The Redis stores (and ioredis) load only when a role uses Redis: most processes never need them.
+import type { RedisConnection } from './redis/index.js';
 import { SqliteHandle, SqliteIdempotencyStore, SqliteReplayStore, SqliteRevocationStore } from './sqlite/index.js';
 import type { IdempotencyStore, ReplayStore, RevocationStore, SessionStore } from './types.js';
 
@@ -83,9 +84,11 @@ export async function createStores(options: StoreOptions): Promise<Stores> {
       ? SqliteHandle.open(options.sqlitePath, options.sqliteBusyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.sqliteBusyTimeoutMs })
       : undefined;
   let redis: RedisConnection | undefined;
+  let redisStores: typeof import('./redis/index.js') | undefined;
   try {
     if (needsRedis && options.redisUrl !== undefined) {
-      redis = await connectRedis(options.redisUrl, {
+      redisStores = await import('./redis/index.js');
+      redis = await redisStores.connectRedis(options.redisUrl, {
         ...(options.redisKeyPrefix === undefined ? {} : { prefix: options.redisKeyPrefix }),
         ...(options.redisConnectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.redisConnectTimeoutMs }),
         ...(options.redisCommandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.redisCommandTimeoutMs }),
@@ -97,15 +100,21 @@ export async function createStores(options: StoreOptions): Promise<Stores> {
     throw error;
   }
 
-  const pick = <T>(backend: DurableBackend, memory: () => T, onSqlite: (handle: SqliteHandle) => T, onRedis: (connection: RedisConnection) => T): T => {
+  type RedisStores = typeof import('./redis/index.js');
+  const pick = <T>(
+    backend: DurableBackend,
+    memory: () => T,
+    onSqlite: (handle: SqliteHandle) => T,
+    onRedis: (connection: RedisConnection, stores: RedisStores) => T,
+  ): T => {
     if (backend === 'sqlite' && sqlite !== undefined) return onSqlite(sqlite);
-    if (backend === 'redis' && redis !== undefined) return onRedis(redis);
+    if (backend === 'redis' && redis !== undefined && redisStores !== undefined) return onRedis(redis, redisStores);
     return memory();
   };
   const limits = options.limits ?? {};
   const quota = (bound: { readonly maxPerOwner?: number } | undefined): { maxPerOwner?: number } =>
     bound?.maxPerOwner === undefined ? {} : { maxPerOwner: bound.maxPerOwner };
-  const replay = pick<ReplayStore>(options.replay, () => new MemoryReplayStore(limits.replay), (h) => new SqliteReplayStore(h), (c) => new RedisReplayStore(c));
+  const replay = pick<ReplayStore>(options.replay, () => new MemoryReplayStore(limits.replay), (h) => new SqliteReplayStore(h), (c, r) => new r.RedisReplayStore(c));
   const revocation = pick<RevocationStore>(
     options.revocation,
     () =>
@@ -114,17 +123,17 @@ export async function createStores(options: StoreOptions): Promise<Stores> {
         ...(options.revocationRetentionMs === undefined ? {} : { retentionMs: options.revocationRetentionMs }),
       }),
     (h) => new SqliteRevocationStore(h, quota(limits.revocation)),
-    (c) => new RedisRevocationStore(c, quota(limits.revocation)),
+    (c, r) => new r.RedisRevocationStore(c, quota(limits.revocation)),
   );
   const idempotency = pick<IdempotencyStore>(
     options.idempotency,
     () => new MemoryIdempotencyStore(limits.idempotency),
     (h) => new SqliteIdempotencyStore(h, quota(limits.idempotency)),
-    (c) => new RedisIdempotencyStore(c, quota(limits.idempotency)),
+    (c, r) => new r.RedisIdempotencyStore(c, quota(limits.idempotency)),
   );
   let sessions: SessionStore | undefined;
   if (options.sessions === 'memory') sessions = new MemorySessionStore(limits.sessions);
-  else if (options.sessions === 'redis' && redis !== undefined) sessions = new RedisSessionStore(redis);
+  else if (options.sessions === 'redis' && redis !== undefined && redisStores !== undefined) sessions = new redisStores.RedisSessionStore(redis);
 
   const ping = async (timeoutMs: number): Promise<boolean> => {
     if (sqlite !== undefined && !sqlite.ping()) return false;

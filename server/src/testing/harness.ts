@@ -31,7 +31,13 @@ export interface TestApp {
 }
 
 export async function buildTestApp(
-  options: { env?: Record<string, string>; overrides?: Record<string, unknown>; mutateDeps?: (deps: AppDeps) => AppDeps } = {},
+  options: {
+    env?: Record<string, string>;
+    overrides?: Record<string, unknown>;
+    mutateDeps?: (deps: AppDeps) => AppDeps;
+    /** The injected clock stands still except through advance(): no assertion depends on how fast the machine is. */
+    frozenClock?: boolean;
+  } = {},
 ): Promise<TestApp> {
   const loaded = loadConfig({
     // The failed-authentication throttle is off here: in-process tests send many bad credentials
@@ -40,11 +46,12 @@ export async function buildTestApp(
     ...(options.overrides !== undefined ? { overrides: options.overrides } : {}),
   });
   let offsetMs = 0;
+  const frozenAt = Date.now();
   const base = await buildDeps(loaded);
   // Copied with descriptors, not spread, so any getter stays live rather than frozen at copy time.
   const clocked = Object.defineProperties({}, {
     ...Object.getOwnPropertyDescriptors(base),
-    now: { value: () => Date.now() + offsetMs, enumerable: true },
+    now: { value: options.frozenClock === true ? () => frozenAt + offsetMs : () => Date.now() + offsetMs, enumerable: true },
   }) as AppDeps;
   const deps = options.mutateDeps === undefined ? clocked : options.mutateDeps(clocked);
   const logs = new MemorySink();

@@ -16,7 +16,7 @@ import type { CustomPattern, Detection } from '../domain/types.js';
 import { compilePolicy, PolicyRegistry } from '../services/policies.js';
 import { answerOf, openForRehydrate, REHYDRATE_KINDS, restoreJsonOpened, restoreOpened, type RehydrateRequest } from '../services/rehydrate.js';
 import { RAG_CORES, type RagCore, type RagFlows, type RagTask } from '../services/rag.js';
-import { revocationDigest } from '../services/revocation.js';
+import { entryDigests, revocationRegions } from '../services/revocation.js';
 import { batchItemFields, runTextTransform, type ContextStrategy, type SessionMeta, type TextTransformRequest, type TransformEnvironment, type TransformOutcome } from '../services/transform.js';
 import { runChatTransform, runJsonTransform, type StructuredRequest } from '../services/structured.js';
 import { detectSerialized, type DetectSelection } from '../services/detect.js';
@@ -50,6 +50,7 @@ export interface PolicySnapshot {
 /** The transform settings a worker needs (from the configuration). */
 export interface TransformTaskSettings {
   defaultLanguage: string;
+  defaultRegion: string;
   ttlSeconds: number;
   contextStrategy: ContextStrategy;
   maxContextTokens: number;
@@ -85,10 +86,17 @@ export type OffloadTask =
       readonly op: 'detect-entities';
       readonly text: string;
       readonly language?: string | undefined;
+      readonly defaultRegion: string;
       readonly patterns: readonly CustomPattern[];
       readonly selection: DetectSelection;
     }
-  | { readonly op: 'detect'; readonly text: string; readonly language?: string | undefined; readonly patterns: readonly CustomPattern[] }
+  | {
+      readonly op: 'detect';
+      readonly text: string;
+      readonly language?: string | undefined;
+      readonly defaultRegion: string;
+      readonly patterns: readonly CustomPattern[];
+    }
   | {
       readonly op: 'transform';
       readonly request: TextTransformRequest;
@@ -118,6 +126,8 @@ export type OffloadTask =
       readonly tenant: string | null;
       readonly ring: RingMaterial;
       readonly digestKey: Uint8Array;
+      /** detector.default_region (revocation forms of national phone numbers). */
+      readonly defaultRegion: string;
       readonly nowMs: number;
       readonly kinds?: readonly SessionKind[];
     }
@@ -307,6 +317,7 @@ function runRagTask(task: RagTask): unknown {
     tenant: material.tenant,
     context: material.context,
     language: material.language,
+    defaultRegion: material.defaultRegion,
     nowMs: material.nowMs,
   };
   if (task.flow === 'screen') return RAG_CORES.screen(core, task.input);
@@ -332,9 +343,13 @@ function execute(task: OffloadTask): unknown {
       return { value, deferred, fingerprint } satisfies ParsedBody;
     }
     case 'detect':
-      return detectAll(task.text, { customPatterns: compiled(task.patterns), ...(task.language !== undefined ? { language: task.language } : {}) }) satisfies Detection[];
+      return detectAll(task.text, {
+        customPatterns: compiled(task.patterns),
+        defaultRegion: task.defaultRegion,
+        ...(task.language !== undefined ? { language: task.language } : {}),
+      }) satisfies Detection[];
     case 'detect-entities':
-      return detectSerialized(task.text, { language: task.language, patterns: compiled(task.patterns) }, task.selection) satisfies OffloadedDetection;
+      return detectSerialized(task.text, { language: task.language, defaultRegion: task.defaultRegion, patterns: compiled(task.patterns) }, task.selection) satisfies OffloadedDetection;
     case 'transform': {
       const outcome = runTextTransform(transformEnvOf(task), task.request);
       return offloadedTransform(outcome, task.shape, task.request.input);
@@ -356,7 +371,9 @@ function execute(task: OffloadTask): unknown {
         iat: session.iat,
         policy: session.policy,
         expiresAtMs: session.exp * 1000,
-        digests: session.entries.map((entry) => ({ id: entry.id, digest: revocationDigest(key, entry.type, entry.value) })),
+        digests: session.entries.flatMap((entry) =>
+          entryDigests(key, entry, revocationRegions(session.language, task.defaultRegion)).map((digest) => ({ id: entry.id, digest })),
+        ),
       } satisfies OpenedForRehydrate;
     }
     case 'rehydrate': {

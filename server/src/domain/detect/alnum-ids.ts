@@ -1,12 +1,16 @@
-// Identifiers written as one uppercase alphanumeric word (or a few spaced groups): UK NINO,
-// Spanish NIE, Singapore NRIC/FIN, Indian PAN, Italian codice fiscale, Mexican CURP, VIN, US
-// Medicare MBI, US passport (letter + 8 digits), Chinese resident id ending in X, Corsican NIR
-// (2A/2B), and EU VAT
-// numbers with their country prefix. The scanner calls in once per word whose first character
-// is an uppercase letter or a digit followed by letters; a switch on the word length keeps the
-// common case (an ordinary word) to a few comparisons.
+// Identifiers written as one alphanumeric word (or a few spaced groups): UK NINO, Spanish NIE,
+// Singapore NRIC/FIN, Indian PAN, Italian codice fiscale, Mexican CURP, VIN, US Medicare MBI, US
+// passport (letter + 8 digits), Chinese resident id ending in X, Corsican NIR (2A/2B), and EU
+// VAT numbers with their country prefix. The scanner calls in once per word whose first
+// character is an uppercase letter or a digit followed by letters, and for lowercase words with
+// a digit in second or third place (people type `x9613851n`, `de136695976`, `ab123456c`): ids
+// with a check character are then accepted in lower case too, a little below their upper-case
+// score. A switch on the word length keeps the common case (an ordinary word) to a few
+// comparisons.
 import { codeAt, isAlnumCode, isDigit, isUpper } from './chars.js';
+import { hasLabelBefore } from './context.js';
 import { scoreId } from './digit-ids.js';
+import { PASSPORT_CONTEXT, passportTypeFor } from './id-context.js';
 import { emit, type ScanState } from './state.js';
 import {
   cnResidentIdValid, esNieValid, euVatVerdict, frNirValid, inPanValid, itFiscalCodeValid, mbiValid, mxCurpValid, sgNricValid,
@@ -15,6 +19,21 @@ import {
 
 const SPACE = 32;
 const MAX_VAT_BODY = 16;
+
+function isAsciiAlnum(c: number): boolean {
+  return isDigit(c) || isLetter(c);
+}
+
+/** True when text[start, end) is only [A-Za-z0-9] and holds at least one digit. */
+function alnumWithDigit(text: string, start: number, end: number): boolean {
+  let digit = false;
+  for (let k = start; k < end; k++) {
+    const c = text.charCodeAt(k);
+    if (isDigit(c)) digit = true;
+    else if (!isLetter(c)) return false;
+  }
+  return digit;
+}
 
 /** True when text[start, end) is only [A-Z0-9] and holds at least one digit. */
 function upperAlnumWithDigit(text: string, start: number, end: number): boolean {
@@ -32,47 +51,74 @@ function digitsIn(text: string, start: number, end: number): boolean {
   return true;
 }
 
-/** "AB 12 34 56 C" or "AB 123456 C": a NINO in print form, at a two-letter word. */
-function spacedNino(state: ScanState, start: number): number {
+/** Score given up by an id written in lower case (the check characters still hold). */
+const LOWER_CASE_PENALTY = 0.15;
+
+// NINO print forms: "AB 12 34 56 C", "AB123456C", "AB 123456 C", "ab 12 34 56 c", suffix
+// glued or spaced or left out. Sticky, so it only ever reads the 14 characters at lastIndex.
+const NINO_FORM = /[A-Za-z]{2} ?\d{2} ?\d{2} ?\d{2}(?: ?([A-Da-d]))?(?![A-Za-z0-9])/y;
+const NINO_FIRST_NEVER = 'DFIQUV';
+const NINO_SECOND_NEVER = 'DFIOQUV';
+
+/** A NINO at a word of two letters then digits (or two letters and a space); returns its end or -1. */
+function ninoAt(state: ScanState, start: number): number {
   const text = state.text;
-  let pos = start + 2;
-  let compact = text.slice(start, start + 2);
-  // Digits as 2-2-2 or 6, single spaces.
-  while (compact.length < 8) {
-    if (codeAt(text, pos) !== SPACE) return -1;
-    pos++;
-    const groupStart = pos;
-    while (isDigit(codeAt(text, pos)) && pos - groupStart < 6) pos++;
-    const length = pos - groupStart;
-    if (length !== 2 && length !== 6) return -1;
-    compact += text.slice(groupStart, pos);
-  }
-  if (compact.length !== 8) return -1;
-  // Suffix letter, spaced or glued; some forms omit it.
-  let end = pos;
-  if (codeAt(text, pos) === SPACE && isUpper(codeAt(text, pos + 1)) && !isAlnumCode(codeAt(text, pos + 2))) {
-    compact += text.charAt(pos + 1);
-    end = pos + 2;
-  } else if (isAlnumCode(codeAt(text, pos))) return -1;
-  if (compact.length === 8) compact += 'A'; // suffix omitted: validate the rest
-  if (!ukNinoValid(compact)) return -1;
-  emit(state, 'uk_nino', start, end, scoreId(text, 'uk_nino', start, end - pos === 2 ? 0.75 : 0.55, 0.95));
+  // HMRC never issues D F I Q U V first, nor D F I O Q U V second ("in 2024", "of 12"): no regex.
+  if (NINO_FIRST_NEVER.includes(text.charAt(start).toUpperCase()) || NINO_SECOND_NEVER.includes(text.charAt(start + 1).toUpperCase())) return -1;
+  NINO_FORM.lastIndex = start;
+  const match = NINO_FORM.exec(text);
+  if (match === null) return -1;
+  const end = start + match[0].length;
+  const suffix = match[1] !== undefined;
+  // "AB 12 34 56 1": a chain of digit groups, not a NINO without its suffix; "AB 12 34 56 E":
+  // a wrong suffix letter.
+  if (!suffix && codeAt(text, end) === SPACE && isAlnumCode(codeAt(text, end + 1)) && !isAlnumCode(codeAt(text, end + 2))) return -1;
+  if (!suffix && codeAt(text, end) === SPACE && isDigit(codeAt(text, end + 1))) return -1;
+  const compact = match[0].replaceAll(' ', '').toUpperCase();
+  if (!ukNinoValid(suffix ? compact : `${compact}A`)) return -1; // suffix omitted: validate the rest
+  const spaced = match[0].includes(' ');
+  let base = suffix ? (spaced ? 0.75 : 0.65) : 0.55;
+  if (match[0] !== match[0].toUpperCase()) base -= LOWER_CASE_PENALTY;
+  emit(state, 'uk_nino', start, end, scoreId(text, 'uk_nino', start, base, 0.95));
+  return end;
+}
+
+// NIE: X, Y or Z, seven digits, the check letter; hyphens after the prefix letter and before
+// the check letter are optional (X-9613851-N, Y8063915-Z), either case.
+const NIE_FORM = /[XYZxyz]-?\d{7}-?[A-Za-z](?![A-Za-z0-9])/y;
+
+/** A NIE at a word starting with X, Y or Z; returns its end or -1. */
+function nieAt(state: ScanState, start: number): number {
+  const text = state.text;
+  NIE_FORM.lastIndex = start;
+  const match = NIE_FORM.exec(text);
+  if (match === null || isAlnumCode(codeAt(text, start - 1))) return -1;
+  if (!esNieValid(match[0].replaceAll('-', '').toUpperCase())) return -1;
+  let base = match[0].includes('-') ? 0.75 : 0.7;
+  if (match[0] !== match[0].toUpperCase()) base -= LOWER_CASE_PENALTY;
+  const end = start + match[0].length;
+  emit(state, 'es_nie', start, end, scoreId(text, 'es_nie', start, base, 0.95));
   return end;
 }
 
 /**
  * A VAT number at a two-letter country prefix: glued (DE136695976, NL123456789B01) or after one
- * space, its body in groups separated by single spaces, dots or dashes (FR 40 303 265 045,
- * BE 0123.456.749). Every group carries a digit, so a following word is never swallowed.
+ * space, dash or dot, its body in groups separated by single spaces, dots or dashes
+ * (FR 40 303 265 045, BE 0123.456.749, DE-136-695-976). Every group carries a digit, so a
+ * following word is never swallowed. In lower case (de136695976) only a body whose check digits
+ * hold counts.
  */
 function vatNumber(state: ScanState, start: number, wordEnd: number): number {
   const text = state.text;
-  const country = text.slice(start, start + 2);
+  const written = text.slice(start, start + 2);
+  const country = written.toUpperCase();
   if (!VAT_COUNTRIES.has(country)) return -1;
+  let lower = written !== country;
   let pos = start + 2;
   const spacedPrefix = pos === wordEnd;
   if (spacedPrefix) {
-    if (codeAt(text, pos) !== SPACE || !isAlnumCode(codeAt(text, pos + 1))) return -1;
+    const sep = codeAt(text, pos);
+    if ((sep !== SPACE && sep !== 45 && sep !== 46) || !isAlnumCode(codeAt(text, pos + 1))) return -1;
     pos++;
   }
   let body = '';
@@ -80,9 +126,12 @@ function vatNumber(state: ScanState, start: number, wordEnd: number): number {
   const bodies: string[] = [];
   for (;;) {
     const groupStart = pos;
-    while (pos - groupStart <= MAX_VAT_BODY && (isDigit(codeAt(text, pos)) || isUpper(codeAt(text, pos)))) pos++;
-    if (pos === groupStart || !upperAlnumWithDigit(text, groupStart, pos)) break;
-    body += text.slice(groupStart, pos);
+    while (pos - groupStart <= MAX_VAT_BODY && isAsciiAlnum(codeAt(text, pos))) pos++;
+    if (pos === groupStart || !alnumWithDigit(text, groupStart, pos)) break;
+    const group = text.slice(groupStart, pos);
+    const upper = group.toUpperCase();
+    if (upper !== group) lower = true;
+    body += upper;
     if (body.length > MAX_VAT_BODY) return -1;
     ends.push(pos);
     bodies.push(body);
@@ -95,9 +144,9 @@ function vatNumber(state: ScanState, start: number, wordEnd: number): number {
     const end = ends[k]!;
     if (isAlnumCode(codeAt(text, end))) continue;
     const verdict = euVatVerdict(country, bodies[k]!);
-    if (verdict === undefined) continue;
+    if (verdict === undefined || (lower && verdict !== 'checksum')) continue;
     const glued = !spacedPrefix && k === 0;
-    const base = verdict === 'checksum' ? (glued ? 0.8 : 0.75) : 0.35;
+    const base = verdict === 'checksum' ? (glued ? 0.8 : 0.75) - (lower ? LOWER_CASE_PENALTY : 0) : 0.35;
     const confidence = scoreId(text, 'eu_vat', start, base, verdict === 'checksum' ? 0.95 : 0.85);
     emit(state, 'eu_vat', start, end, confidence);
     return end;
@@ -121,31 +170,53 @@ function emitWord(state: ScanState, type: string, start: number, end: number, ba
   return end;
 }
 
+function isLetter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
 /**
- * At a word [start, end) starting with an uppercase letter or a digit: try the alphanumeric id
- * formats. Returns the end of an emitted match or -1.
+ * At a word [start, end) starting with a letter or a digit: try the alphanumeric id formats.
+ * `anyCase`: the word is in lower case (only ids with a check character are tried). Returns the
+ * end of an emitted match or -1.
  */
-export function detectAlnumIds(state: ScanState, start: number, end: number): number {
+export function detectAlnumIds(state: ScanState, start: number, end: number, anyCase = false): number {
   const text = state.text;
   const length = end - start;
   const first = text.charCodeAt(start);
+  const second = codeAt(text, start + 1);
+  if (isLetter(first) && isLetter(second) && (isDigit(codeAt(text, start + 2)) || (length === 2 && codeAt(text, end) === SPACE && isDigit(codeAt(text, end + 1))))) {
+    const nino = ninoAt(state, start);
+    if (nino > 0) return nino;
+  }
+  if ((first | 0x20) >= 120 && (first | 0x20) <= 122 && (isDigit(second) || second === 45)) {
+    const nie = nieAt(state, start);
+    if (nie > 0) return nie;
+  }
   if (length === 2) {
-    if (codeAt(text, end) !== SPACE || !isUpper(codeAt(text, start + 1))) return -1;
-    const next = codeAt(text, end + 1);
-    if (isDigit(next)) {
-      const nino = spacedNino(state, start);
-      if (nino > 0) return nino;
-    } else if (!isUpper(next)) return -1;
+    const next = codeAt(text, end);
+    if ((next !== SPACE && next !== 45 && next !== 46) || !isLetter(second)) return -1;
+    if (!isAsciiAlnum(codeAt(text, end + 1))) return -1;
+    // Lower case and spaced ("de 136695976"): a compact body of eight or more characters, next
+    // to a VAT word ("at 10:30", "in 2024" cost no context search).
+    if (anyCase) {
+      let body = end + 1;
+      while (isAsciiAlnum(codeAt(text, body)) && body - end <= MAX_VAT_BODY) body++;
+      if (body - end - 1 < 8 || !VAT_COUNTRIES.has(text.slice(start, end).toUpperCase()) || scoreId(text, 'eu_vat', start, 0, 1) === 0) return -1;
+    }
     return vatNumber(state, start, end);
   }
+  if (anyCase) {
+    // Lower case: only the VAT numbers (check digits) beyond NINO and NIE above.
+    if (length >= 8 && length <= 18 && isLetter(second)) return vatNumber(state, start, end);
+    return -1;
+  }
   if (length === 4 && isDigit(first) && codeAt(text, end) === 45) return dashedMbi(state, start);
-  if (length < 8 || length > 18 || !upperAlnumWithDigit(text, start, end)) return -1;
+  if (length < 6 || length > 18 || !upperAlnumWithDigit(text, start, end)) return -1;
+  if (length < 8) return passportAt(state, start, end);
   const value = text.slice(start, end);
   let result = -1;
   switch (length) {
     case 9:
-      if (ukNinoValid(value)) return emitWord(state, 'uk_nino', start, end, 0.65, 0.95);
-      if (esNieValid(value)) return emitWord(state, 'es_nie', start, end, 0.7, 0.95);
       if (sgNricValid(value)) return emitWord(state, 'sg_nric', start, end, 0.75, 0.95);
       if (isUpper(first) && digitsIn(text, start + 1, end)) result = emitPassport(state, start, end);
       break;
@@ -178,9 +249,30 @@ export function detectAlnumIds(state: ScanState, start: number, end: number): nu
       break;
   }
   if (result > 0) return result;
+  if (length <= 9) {
+    const passport = passportAt(state, start, end);
+    if (passport > 0) return passport;
+  }
   // Glued VAT numbers: two-letter prefix + body.
-  if (isUpper(first) && isUpper(text.charCodeAt(start + 1))) return vatNumber(state, start, end);
+  if (isUpper(first) && isUpper(second)) return vatNumber(state, start, end);
   return -1;
+}
+
+/** Fewest digits in a passport number of the formats passportAt accepts. */
+const PASSPORT_MIN_DIGITS = 5;
+
+/**
+ * Passport numbers of other formats (AB1234567, N1234567, 12AB34567, C01X00T47): 6 to 9 upper-
+ * case letters and digits, at least five digits, right after a passport label ("passport
+ * number: ..."). The type is the region's passport (passportTypeFor).
+ */
+function passportAt(state: ScanState, start: number, end: number): number {
+  const text = state.text;
+  let digits = 0;
+  for (let k = start; k < end; k++) if (isDigit(text.charCodeAt(k))) digits++;
+  if (digits < PASSPORT_MIN_DIGITS || !hasLabelBefore(text, start, 40, PASSPORT_CONTEXT)) return -1;
+  emit(state, passportTypeFor(state.region), start, end, 0.7);
+  return end;
 }
 
 /** US passport (Next Generation): one letter and eight digits; only with a context word. */

@@ -67,14 +67,40 @@ export function isNonAsciiLetter(c: number): boolean {
   return c !== 0xfeff;
 }
 
-/** A code unit that continues a word: [A-Za-z0-9_] or a non-ASCII letter. */
-export function isWordCode(c: number): boolean {
-  return c < 128 ? (FLAGS[c]! & F_WORD) !== 0 : isNonAsciiLetter(c);
+/**
+ * Chinese, Japanese and Korean characters (kana, Han, Hangul). Those scripts write no spaces
+ * ("我的电话是8146054359"), so each such character is a word of its own: a value glued to one
+ * still has a boundary there.
+ */
+export function isCjkCode(c: number): boolean {
+  return (
+    (c >= 0x3040 && c <= 0x30ff) ||
+    (c >= 0x3400 && c <= 0x4dbf) ||
+    (c >= 0x4e00 && c <= 0x9fff) ||
+    (c >= 0xac00 && c <= 0xd7af) ||
+    (c >= 0x1100 && c <= 0x11ff) ||
+    (c >= 0x3130 && c <= 0x318f) ||
+    (c >= 0xf900 && c <= 0xfaff) ||
+    (c >= 0xff66 && c <= 0xff9f)
+  );
 }
 
-/** Letter or digit, ASCII or not (for left/right boundary checks). */
+/** A non-ASCII letter that continues a word (CJK characters are words of their own). */
+function isNonAsciiWordCode(c: number): boolean {
+  return isNonAsciiLetter(c) && !isCjkCode(c);
+}
+
+// isWordCode and isAlnumCode run once per character in the scanner's hot loops: kept tiny so
+// the JIT inlines them, with the non-ASCII rules behind a call.
+
+/** A code unit that continues a word: [A-Za-z0-9_] or a non-ASCII letter other than CJK. */
+export function isWordCode(c: number): boolean {
+  return c < 128 ? (FLAGS[c]! & F_WORD) !== 0 : isNonAsciiWordCode(c);
+}
+
+/** Letter or digit, ASCII or not, CJK excepted (for left/right boundary checks). */
 export function isAlnumCode(c: number): boolean {
-  return c < 128 ? (FLAGS[c]! & (F_DIGIT | F_UPPER | F_LOWER)) !== 0 : isNonAsciiLetter(c);
+  return c < 128 ? (FLAGS[c]! & (F_DIGIT | F_UPPER | F_LOWER)) !== 0 : isNonAsciiWordCode(c);
 }
 
 /** Code unit at `index`, or -1 outside the string (so boundary checks need no length test). */

@@ -1,7 +1,7 @@
 // Check-digit algorithms that turn a plausible-looking string into a near-certain match: Luhn
 // (cards), ISO 7064 mod 97-10 (IBAN), base58check (Bitcoin legacy addresses, double SHA-256 via
 // node:crypto, which is pure computation) and bech32/bech32m (Bitcoin segwit addresses).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Luhn over the ASCII digits of text[start, end); other characters (separators) are skipped. */
 export function luhnValid(text: string, start: number, end: number): boolean {
@@ -29,6 +29,11 @@ function ibanValue(c: number): number {
   return -1;
 }
 
+/** ibanValue for text as people type it: lower case reads as upper case. */
+function ibanValueAnyCase(c: number): number {
+  return c >= 97 && c <= 122 ? c - 87 : ibanValue(c);
+}
+
 /**
  * ISO 13616 check: move the first four characters to the end, map letters to 10..35 and take
  * the number mod 97, which must be 1. `chars` is the compact IBAN (uppercase, no spaces).
@@ -47,8 +52,9 @@ export function ibanChecksumValid(chars: string): boolean {
 }
 
 /**
- * The same check over text[start, end) in print form (single spaces between groups), without
- * building the compact string: the BBAN first, then the country code and check digits.
+ * The same check over text[start, end) in print form (single spaces, dashes or dots between
+ * groups, either case), without building the compact string: the BBAN first, then the country
+ * code and check digits.
  */
 export function ibanChecksumValidIn(text: string, start: number, end: number): boolean {
   let remainder = 0;
@@ -57,8 +63,8 @@ export function ibanChecksumValidIn(text: string, start: number, end: number): b
     const to = pass === 0 ? end : start + 4;
     for (let k = from; k < to; k++) {
       const c = text.charCodeAt(k);
-      if (c === 32) continue;
-      const v = ibanValue(c);
+      if (c === 32 || c === 45 || c === 46) continue;
+      const v = ibanValueAnyCase(c);
       if (v < 0) return false;
       remainder = v >= 10 ? (remainder * 100 + v) % 97 : (remainder * 10 + v) % 97;
     }
@@ -98,7 +104,7 @@ export function base58Decode(value: string): Uint8Array | undefined {
 }
 
 function sha256(data: Uint8Array): Buffer {
-  return createHash('sha256').update(data).digest();
+  return hash('sha256', data, 'buffer');
 }
 
 /**

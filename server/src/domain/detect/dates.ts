@@ -71,6 +71,11 @@ function letterRunEnd(text: string, start: number): number {
   return k;
 }
 
+/** Month number (1-12) of a month name or abbreviation in any of the covered languages, or 0. */
+export function monthNumber(word: string): number {
+  return MONTHS.get(word.toLowerCase()) ?? 0;
+}
+
 /** Month number for the word text[start, end), or 0. */
 export function monthAt(text: string, start: number, end: number): number {
   const length = end - start;

@@ -6,11 +6,11 @@
 // a context word ("BSN", "Steuer-ID", "NIR") to reach the default threshold.
 import { codeAt, isAlnumCode, isDigit, isUpper } from './chars.js';
 import { hasWordBefore } from './context.js';
-import { ANY_ID_CONTEXT, ID_CONTEXT } from './id-context.js';
+import { ANY_ID_CONTEXT, ID_CONTEXT, passportTypeFor } from './id-context.js';
 import { emit, type ScanState } from './state.js';
 import {
   aadhaarValid, abaRoutingValid, auAbnValid, auAcnValid, auMedicareValid, auTfnValid, beNationalNumberValid, brCnpjValid,
-  brCpfValid, caSinValid, chAhvValid, cnResidentIdValid, deTaxIdValid, dkCprValid, esDniValid, fiHetuValid, frNirValid,
+  brCpfValid, caSinValid, chAhvValid, cnResidentIdValid, deTaxIdValid, dkCprValid, esDniValid, euVatVerdict, fiHetuValid, frNirValid,
   iePpsValid, imeiValid, jpMyNumberValid, krRrnStructureValid, krRrnValid, nhsValid, nlBsnValid, noFodselsnummerValid,
   npiValid, plPeselValid, ptNifValid, sePersonnummerValid, sirenValid, siretValid, usEinValid, usItinValid,
 } from './validators.js';
@@ -108,10 +108,16 @@ const SPECS: readonly DigitIdSpec[] = [
   { type: 'au_acn', valid: auAcnValid, shapes: shapes(['3 3 3', 0.3], ['9', 0.25]), withContext: 0.9 },
   { type: 'pt_nif', valid: ptNifValid, shapes: shapes(['3 3 3', 0.35], ['9', 0.3]), withContext: 0.9 },
   { type: 'aba_routing', valid: abaRoutingValid, shapes: shapes(['9', 0.3]), withContext: 0.9 },
+  // Italian VAT numbers are written without their IT prefix after "P.IVA" / "Partita IVA".
+  { type: 'eu_vat', valid: italianVatBody, shapes: shapes(['11', 0]), withContext: 0.9 },
   // Passport numbers have no check digit: only a context word makes nine digits one.
   { type: 'uk_passport', valid: passportDigits, shapes: shapes(['9', 0]), withContext: 0.8 },
   { type: 'us_passport', valid: passportDigits, shapes: shapes(['9', 0]), withContext: 0.8 },
 ];
+
+function italianVatBody(digits: string): boolean {
+  return euVatVerdict('IT', digits) === 'checksum';
+}
 
 function passportDigits(digits: string): boolean {
   return digits.length === 9 && digits !== '000000000';
@@ -181,6 +187,8 @@ export function detectDigitIds(
     const candidates = SHAPE_INDEX.get(layout);
     if (candidates === undefined) continue;
     for (const { spec, base } of candidates) {
+      // Nine digits after "passport": one passport type, the region's, unless the words name the other.
+      if (spec.valid === passportDigits && spec.type !== passportTypeFor(state.region) && !hasWordBefore(text, start, ID_CONTEXT_WINDOW, ID_CONTEXT[spec.type]!.specific)) continue;
       let confidence = 0;
       if (spec.valid(digits)) confidence = scoreId(text, spec.type, start, base, spec.withContext);
       else if (spec.validWithContext?.(digits) === true) confidence = scoreId(text, spec.type, start, 0, spec.withContext - 0.1);
@@ -223,10 +231,12 @@ export function detectDigitLetterIds(state: ScanState, count: number, starts: In
     digits = text.slice(start, ends[0]) + text.slice(starts[1], ends[1]) + text.slice(starts[2], ends[2]);
     letterAt = codeAt(text, ends[2]!) === 45 ? ends[2]! + 1 : ends[2]!;
   }
-  if (digits !== undefined && isUpper(codeAt(text, letterAt)) && !isAlnumCode(codeAt(text, letterAt + 1))) {
-    if (esDniValid(digits + text.charAt(letterAt))) {
+  const letter = codeAt(text, letterAt);
+  if (digits !== undefined && (isUpper(letter) || (letter >= 97 && letter <= 122)) && !isAlnumCode(codeAt(text, letterAt + 1))) {
+    if (esDniValid(digits + text.charAt(letterAt).toUpperCase())) {
       const glued = letterAt === after && count === 1;
-      emit(state, 'es_dni', start, letterAt + 1, scoreId(text, 'es_dni', start, glued ? 0.6 : 0.7, 0.95));
+      const base = (glued ? 0.6 : 0.7) - (isUpper(letter) ? 0 : 0.1);
+      emit(state, 'es_dni', start, letterAt + 1, scoreId(text, 'es_dni', start, base, 0.95));
       return letterAt + 1;
     }
   }

@@ -1,7 +1,7 @@
 // Email addresses (ASCII and internationalized, RFC 6531 / IDNA), anchored on '@': expand left over local-part characters (at most 64, RFC 5321)
 // and right over domain characters (at most 255), then validate labels and the TLD. Expansions
 // stop at another '@', so near-miss floods (a@a@a@..., aaaa...@) stay linear.
-import { codeAt, F_DIGIT, F_LOWER, F_UPPER, FLAGS, isAlnumCode, isNonAsciiLetter } from './chars.js';
+import { codeAt, F_DIGIT, F_LOWER, F_UPPER, FLAGS, isAlnumCode, isCjkCode, isNonAsciiLetter } from './chars.js';
 import { emit, type ScanState } from './state.js';
 
 const MAX_LOCAL = 64;
@@ -52,6 +52,14 @@ function domainValid(text: string, start: number, end: number): boolean {
   return labels >= 2;
 }
 
+function hasAsciiLetterOrDigit(text: string, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) {
+    const c = text.charCodeAt(k);
+    if (c < 128 && (FLAGS[c]! & ALNUM) !== 0) return true;
+  }
+  return false;
+}
+
 /** At '@' (position `at`): returns the end of an emitted address, or -1. */
 export function detectEmail(state: ScanState, at: number): number {
   const text = state.text;
@@ -60,12 +68,28 @@ export function detectEmail(state: ScanState, at: number): number {
     localStart--;
     if (at - localStart > MAX_LOCAL) return -1;
   }
+  // Chinese or Japanese written straight before an ASCII address ("邮箱jane@...") is the
+  // sentence, not the local part.
+  if (text.charCodeAt(localStart) >= 128 && hasAsciiLetterOrDigit(text, localStart, at)) {
+    while (localStart < at && isCjkCode(text.charCodeAt(localStart))) localStart++;
+  }
   while (localStart < at && text.charCodeAt(localStart) === 46) localStart++; // no leading dot
   if (localStart === at || text.charCodeAt(at - 1) === 46) return -1;
   let domainEnd = at + 1;
+  let firstNonAscii = -1;
   while (domainEnd < text.length && isDomainChar(text.charCodeAt(domainEnd))) {
+    if (firstNonAscii < 0 && text.charCodeAt(domainEnd) >= 128) firstNonAscii = domainEnd;
     domainEnd++;
     if (domainEnd - at - 1 > MAX_DOMAIN) return -1;
+  }
+  // ... and after an ASCII domain ("example.com谢谢"): the domain ends at the first CJK
+  // character that follows an ASCII letter or digit.
+  for (let k = Math.max(firstNonAscii, at + 2); firstNonAscii >= 0 && k < domainEnd; k++) {
+    const previous = text.charCodeAt(k - 1);
+    if (isCjkCode(text.charCodeAt(k)) && previous < 128 && (FLAGS[previous]! & ALNUM) !== 0) {
+      domainEnd = k;
+      break;
+    }
   }
   // Trailing sentence punctuation is not part of the domain.
   while (domainEnd > at + 1) {

@@ -2,7 +2,7 @@
 // IBANs are accepted compact (DE89370400440532013000) or in print form with single spaces
 // (DE89 3704 0044 0532 0130 00). A BIC is an ordinary-looking uppercase word, so it needs a
 // context word (swift, bic) or an IBAN close by; see resolveBicCandidates.
-import { codeAt, isAlnumCode, isDigit, isUpper } from './chars.js';
+import { codeAt, isAlnumCode, isAsciiLetter, isDigit, isUpper } from './chars.js';
 import { BIC_CONTEXT, hasWordBefore } from './context.js';
 import { ibanChecksumValidIn } from './checksums.js';
 import { emit, type ScanState } from './state.js';
@@ -49,26 +49,42 @@ function isUpperOrDigit(c: number): boolean {
   return isUpper(c) || isDigit(c);
 }
 
-/** At an uppercase word start "CCdd...": an IBAN with a valid length and mod-97 checksum. */
+function isAlnumAscii(c: number): boolean {
+  return isUpper(c) || isDigit(c) || (c >= 97 && c <= 122);
+}
+
+/**
+ * At a word start "CCdd...": an IBAN with a valid length and mod-97 checksum, compact or in
+ * groups separated by single spaces, dashes or dots (one kind throughout), in either case
+ * (gb82west12345698765432). All-lowercase IBANs score a little lower: the checksum still holds.
+ */
 export function detectIban(state: ScanState, start: number): number {
   const text = state.text;
-  if (!isUpper(codeAt(text, start + 1)) || !isDigit(codeAt(text, start + 2)) || !isDigit(codeAt(text, start + 3))) return -1;
-  const expected = IBAN_LENGTHS.get((text.charCodeAt(start) << 8) | text.charCodeAt(start + 1));
+  const a = codeAt(text, start);
+  const b = codeAt(text, start + 1);
+  if (!isAsciiLetter(a) || !isAsciiLetter(b) || !isDigit(codeAt(text, start + 2)) || !isDigit(codeAt(text, start + 3))) return -1;
+  const expected = IBAN_LENGTHS.get(((a & ~0x20) << 8) | (b & ~0x20));
   if (expected === undefined) return -1;
   let count = 4;
   let pos = start + 4;
+  let separator = -1;
+  let upper = isUpper(a) && isUpper(b);
   while (count < expected) {
     const c = codeAt(text, pos);
-    if (isUpperOrDigit(c)) {
+    if (isAlnumAscii(c)) {
+      if (isUpper(c)) upper = true;
       count++;
       pos++;
-    } else if (c === 32 && isUpperOrDigit(codeAt(text, pos + 1))) {
-      pos++; // print form: single spaces between groups
+    } else if ((c === 32 || c === 45 || c === 46) && (separator === -1 || separator === c) && isAlnumAscii(codeAt(text, pos + 1))) {
+      separator = c;
+      pos++; // print form: single separators between groups
     } else break;
   }
   if (count !== expected || isAlnumCode(codeAt(text, pos))) return -1;
+  // "DE89-3704-...-00-12": the same separator going on makes it part of something longer.
+  if ((separator === 45 || separator === 46) && codeAt(text, pos) === separator && isAlnumAscii(codeAt(text, pos + 1))) return -1;
   if (!ibanChecksumValidIn(text, start, pos)) return -1;
-  emit(state, 'iban', start, pos, 0.98);
+  emit(state, 'iban', start, pos, upper ? 0.98 : 0.9);
   return pos;
 }
 

@@ -13,7 +13,7 @@ const NATIONAL_ID = [
   'persoonsnummer', 'número de identificação', 'bilhete de identidade', 'cartão de cidadão',
 ];
 const TAX_ID = [
-  'tax id', 'tax number', 'tax identification', 'tin', 'taxpayer', 'steuernummer', 'steuer-id', 'steuerid',
+  'tax id', 'tax number', 'tax identification', 'TIN', 'taxpayer', 'steuernummer', 'steuer-id', 'steuerid',
   'steueridentifikationsnummer', 'steuer-identifikationsnummer', 'identifikationsnummer', 'idnr', 'numéro fiscal',
   "numéro d'identification fiscale", 'nif', 'número fiscal', 'número de identificación fiscal', 'codice fiscale',
   'fiscaal nummer', 'fiscaalnummer', 'número de contribuinte', 'contribuinte', 'nif',
@@ -37,16 +37,16 @@ function words(...lists: readonly (readonly string[])[]): TypeContext {
 }
 
 const TYPE_CONTEXT: Readonly<Record<string, TypeContext>> = {
-  us_itin: words(['itin', 'individual taxpayer', 'taxpayer identification', 'tax id', 'tin']),
-  us_ein: words(['ein', 'employer identification', 'employer id', 'fein', 'federal tax id', 'tax id', 'tin', 'irs']),
+  us_itin: words(['itin', 'individual taxpayer', 'taxpayer identification', 'tax id', 'TIN']),
+  us_ein: words(['EIN', 'employer identification', 'employer id', 'FEIN', 'federal tax id', 'tax id', 'TIN', 'IRS']),
   us_passport: words(PASSPORT, ['us passport', 'u.s. passport', 'united states passport']),
   us_npi: words(['npi', 'national provider', 'provider id', 'provider number', 'prescriber']),
   us_mbi: words(['mbi', 'medicare', 'beneficiary', 'medicare number', 'medicare id']),
-  aba_routing: words(['aba', 'routing', 'routing number', 'routing no', 'rtn', 'transit number', 'bank routing', 'ach', 'wire', 'abartn']),
+  aba_routing: words(['ABA', 'routing', 'routing number', 'routing no', 'RTN', 'transit number', 'bank routing', 'ACH', 'wire transfer', 'abartn']),
   uk_nino: words(['national insurance', 'nino', 'ni number', 'ni no', 'nin', 'insurance number']),
   uk_nhs: words(['nhs', 'nhs number', 'nhs no', 'health service', 'chi number', 'patient number'], HEALTH),
-  uk_passport: words(['uk passport', 'british passport', 'hm passport', 'uk passport number']),
-  de_tax_id: words(TAX_ID, ['steuerliche identifikationsnummer', 'tin', 'tax id']),
+  uk_passport: words(PASSPORT, ['uk passport', 'british passport', 'hm passport', 'uk passport number']),
+  de_tax_id: words(TAX_ID, ['steuerliche identifikationsnummer', 'TIN', 'tax id']),
   fr_nir: words([
     'nir', 'sécurité sociale', 'securite sociale', 'numéro de sécu', 'numero de secu', 'n° ss', 'insee', 'social security',
     'carte vitale', 'numéro de sécurité sociale', 'nss',
@@ -54,11 +54,11 @@ const TYPE_CONTEXT: Readonly<Record<string, TypeContext>> = {
   fr_siren: words(COMPANY, ['siren', 'n° siren', 'rcs', 'immatriculation']),
   fr_siret: words(COMPANY, ['siret', 'n° siret', 'établissement', 'etablissement']),
   es_dni: words(NATIONAL_ID, ['dni', 'nif', 'd.n.i', 'documento nacional', 'documento nacional de identidad']),
-  es_nie: words(NATIONAL_ID, ['nie', 'n.i.e', 'número de identidad de extranjero', 'extranjero', 'tie']),
-  it_fiscal_code: words(TAX_ID, ['codice fiscale', 'cod. fisc', 'c.f', 'cf', 'tessera sanitaria']),
+  es_nie: words(NATIONAL_ID, ['NIE', 'n.i.e', 'número de identidad de extranjero', 'extranjero', 'TIE']),
+  it_fiscal_code: words(TAX_ID, ['codice fiscale', 'cod. fisc', 'C.F', 'CF', 'tessera sanitaria']),
   nl_bsn: words(['bsn', 'burgerservicenummer', 'sofinummer', 'sofi-nummer', 'citizen service number', 'persoonsgebonden nummer']),
   be_national_number: words(NATIONAL_ID, [
-    'rijksregisternummer', 'rijksregister', 'registre national', 'numéro national', 'national number', 'nn', 'insz',
+    'rijksregisternummer', 'rijksregister', 'registre national', 'numéro national', 'national number', 'NN', 'insz',
     'nationalregisternummer', 'numéro de registre national',
   ]),
   pl_pesel: words(NATIONAL_ID, ['pesel', 'numer pesel', 'nr pesel']),
@@ -67,30 +67,31 @@ const TYPE_CONTEXT: Readonly<Record<string, TypeContext>> = {
   dk_cpr: words(NATIONAL_ID, ['cpr', 'cpr-nr', 'cpr-nummer', 'cprnr', 'personnummer', 'sygesikring']),
   no_fodselsnummer: words(NATIONAL_ID, ['fødselsnummer', 'fodselsnummer', 'fnr', 'personnummer', 'd-nummer', 'norwegian personal']),
   ch_ahv: words(NATIONAL_ID, ['ahv', 'avs', 'ahv-nr', 'ahv-nummer', 'sozialversicherungsnummer', 'numéro avs', 'numero avs', 'svn', 'social security']),
-  in_aadhaar: words(NATIONAL_ID, ['aadhaar', 'aadhar', 'uidai', 'uid', 'आधार']),
-  in_pan: words(TAX_ID, ['pan', 'pan card', 'pan no', 'permanent account number', 'income tax']),
-  au_tfn: words(TAX_ID, ['tfn', 'tax file number', 'tax file no', 'ato']),
+  in_aadhaar: words(NATIONAL_ID, ['aadhaar', 'aadhar', 'uidai', 'UID', 'आधार']),
+  in_pan: words(TAX_ID, ['PAN', 'pan card', 'pan no', 'permanent account number', 'income tax']),
+  au_tfn: words(TAX_ID, ['tfn', 'tax file number', 'tax file no', 'ATO']),
   au_medicare: words(HEALTH, ['medicare', 'medicare card', 'medicare number', 'medicare no']),
   au_abn: words(COMPANY, ['abn', 'australian business number', 'business number']),
   au_acn: words(COMPANY, ['acn', 'australian company number', 'company number', 'arbn']),
-  sg_nric: words(NATIONAL_ID, ['nric', 'fin', 'nric/fin', 'identity card', 'ic number', 'ic no']),
+  sg_nric: words(NATIONAL_ID, ['nric', 'FIN', 'nric/fin', 'identity card', 'ic number', 'ic no']),
   br_cpf: words(TAX_ID, ['cpf', 'cpf/mf', 'cadastro de pessoas físicas', 'cadastro de pessoa física', 'inscrito no cpf']),
   br_cnpj: words(COMPANY, ['cnpj', 'cnpj/mf', 'cadastro nacional da pessoa jurídica', 'inscrita no cnpj']),
-  ca_sin: words(['sin', 'social insurance', 'social insurance number', 'numéro d’assurance sociale', "numéro d'assurance sociale", 'nas']),
+  ca_sin: words(['SIN', 'social insurance', 'social insurance number', 'numéro d’assurance sociale', "numéro d'assurance sociale", 'NAS']),
   mx_curp: words(NATIONAL_ID, ['curp', 'clave única', 'clave unica', 'registro de población']),
   kr_rrn: words(NATIONAL_ID, ['rrn', 'resident registration', 'registration number', '주민등록번호', '주민번호']),
   cn_resident_id: words(NATIONAL_ID, ['resident id', 'identity card', 'id card', '身份证', '身份证号', '身份证号码', 'shenfenzheng']),
-  jp_my_number: words(NATIONAL_ID, ['my number', 'mynumber', 'individual number', 'マイナンバー', '個人番号']),
+  // "My Number" only as Japan writes it: "my number is ..." is how people give a phone number.
+  jp_my_number: words(NATIONAL_ID, ['My Number', 'MY NUMBER', 'my number card', 'mynumber', 'individual number', 'マイナンバー', '個人番号']),
   vin: words([
     'vin', 'vehicle identification', 'chassis', 'chassis number', 'frame number', 'fahrgestellnummer', 'fahrzeug-identifizierungsnummer',
-    'fin', 'numéro de série', 'numéro vin', 'número de bastidor', 'bastidor', 'numero di telaio', 'telaio', 'chassisnummer',
+    'FIN', 'numéro de série', 'numéro vin', 'número de bastidor', 'bastidor', 'numero di telaio', 'telaio', 'chassisnummer',
     'número do chassi', 'chassi', 'vehicle',
   ]),
   imei: words(['imei', 'imei number', 'imei no', 'device id', 'handset', 'seriennummer', 'numéro imei', 'número imei', 'numero imei']),
   eu_vat: words([
-    'vat', 'vat no', 'vat number', 'vat id', 'vat reg', 'ust-idnr', 'ust-id', 'umsatzsteuer', 'ustid', 'uid', 'uid-nr',
-    'tva', 'n° tva', 'tva intracommunautaire', 'iva', 'cif', 'nif-iva', 'partita iva', 'p.iva', 'p. iva', 'btw', 'btw-nummer',
-    'btw-id', 'mwst', 'moms', 'alv', 'nip', 'dph', 'dic', 'ddv', 'oib', 'afm', 'cvr', 'tax id', 'intracommunity',
+    'vat', 'vat no', 'vat number', 'vat id', 'vat reg', 'ust-idnr', 'ust-id', 'umsatzsteuer', 'ustid', 'UID', 'uid-nr',
+    'tva', 'n° tva', 'tva intracommunautaire', 'IVA', 'cif', 'nif-iva', 'partita iva', 'p.iva', 'p. iva', 'piva', 'BTW', 'btw-nummer',
+    'btw-id', 'mwst', 'MOMS', 'ALV', 'NIP', 'dph', 'DIC', 'ddv', 'oib', 'afm', 'cvr', 'tax id', 'intracommunity',
   ]),
   pt_nif: words(TAX_ID, ['nif', 'nipc', 'número de contribuinte', 'contribuinte', 'n.º contribuinte', 'nº contribuinte']),
   ie_pps: words(['pps', 'ppsn', 'pps number', 'pps no', 'personal public service', 'social welfare']),
@@ -119,3 +120,11 @@ export const ANY_ID_CONTEXT: ContextWords = contextWords([
 
 /** The words that name an id itself (not the generic ones): a number right after one is that id, not a phone. */
 export const SPECIFIC_ID_CONTEXT: ContextWords = contextWords([...new Set(Object.values(TYPE_CONTEXT).flatMap((context) => context.specific))]);
+
+/** Words for "passport" in the covered languages (a passport number has no check digit: only a label makes one). */
+export const PASSPORT_CONTEXT: ContextWords = contextWords(PASSPORT);
+
+/** The passport type a bare "passport number" label means: the UK's in the UK, else the US's. */
+export function passportTypeFor(region: string): 'uk_passport' | 'us_passport' {
+  return region === 'GB' ? 'uk_passport' : 'us_passport';
+}

@@ -1,10 +1,14 @@
 // Detection module: the built-in detector (one linear pass, see scan.ts), caller/policy custom
-// patterns (linear-time engine, see custom.ts) and overlap resolution, behind the small API the transform,
-// detect and validation routes use. Pure: no I/O, no framework. Offsets are UTF-16 indices;
-// routes convert spans to code points with domain/text/codepoints.ts.
+// patterns (linear-time engine, see custom.ts) and overlap resolution, behind the small API the
+// transform, detect and validation routes use. Detection runs on the folded view of the text
+// (domain/text/fold.ts: full-width forms, digits of every script, Unicode dashes, invisible
+// characters), and every span is mapped back to the original text, so a value typed with a CJK
+// input method or an Arabic keyboard is found where it stands. Pure: no I/O, no framework.
+// Offsets are UTF-16 indices; routes convert spans to code points with domain/text/codepoints.ts.
 import type { CustomPattern, Detection } from '../types.js';
 import { CUSTOM_TYPE_PREFIX } from '../catalog.js';
 import { utf16ToCodePoints } from '../text/codepoints.js';
+import { foldWithOffsets } from '../text/fold.js';
 import { checkPattern, compilePatterns, entityNameError, runCustomPatterns, type CompiledPattern as InternalPattern } from './custom.js';
 import { resolveOverlaps } from './overlap.js';
 import { BUILTIN_TYPES, scanBuiltin } from './scan.js';
@@ -17,8 +21,13 @@ export interface CompiledPattern {
 
 export interface DetectOptions {
   readonly customPatterns?: readonly CompiledPattern[];
-  /** ISO 639-1 hint (`en`, `de`, `pt-BR`): sets the default region for national phone formats. */
+  /** ISO 639-1 hint (`en`, `de`, `pt-BR`): sets the region for national phone formats. */
   readonly language?: string;
+  /**
+   * Region (ISO 3166-1 alpha-2) for national phone formats when the language names none of its
+   * own (`en`, or no hint): `detector.default_region`, `US` when absent.
+   */
+  readonly defaultRegion?: string;
 }
 
 /** Types that builtin_regex can emit. */
@@ -29,23 +38,33 @@ function isInternal(pattern: CompiledPattern): pattern is InternalPattern {
 }
 
 /**
- * Built-in and custom detections, sorted by start and non-overlapping (higher confidence wins,
- * then the longer span, then the earlier one). Offsets are UTF-16 indices;
- * `value === text.slice(start, end)`.
+ * Built-in and custom detections, sorted by start and non-overlapping (see overlap.ts). Offsets
+ * are UTF-16 indices into `text`; `value === text.slice(start, end)`. Detection runs on the
+ * folded view; a span that begins or ends inside the multi-character fold of one character
+ * covers that whole character. Custom patterns run on the folded view and, when it differs, on
+ * the original too (a pattern may be written for the original characters).
  */
 export function detectAll(text: string, options?: DetectOptions): Detection[] {
-  const candidates = scanBuiltin(text, options?.language);
+  const view = foldWithOffsets(text);
+  const candidates = scanBuiltin(view.text, options?.language, options?.defaultRegion);
   const custom = options?.customPatterns;
+  let compiled: InternalPattern[] | undefined;
   if (custom !== undefined && custom.length > 0) {
-    const compiled: InternalPattern[] = [];
+    compiled = [];
     for (const pattern of custom) {
       // Only objects made by compileCustomPatterns carry a regex; anything else is a caller bug.
       if (!isInternal(pattern)) throw new TypeError('customPatterns must come from compileCustomPatterns');
       compiled.push(pattern);
     }
-    runCustomPatterns(text, compiled, candidates);
+    runCustomPatterns(view.text, compiled, candidates);
   }
-  return resolveOverlaps(candidates);
+  if (view.identity) return resolveOverlaps(candidates);
+  const mapped: Detection[] = candidates.map((candidate) => {
+    const span = view.originalSpan(candidate.start, candidate.end);
+    return { ...candidate, start: span.start, end: span.end, value: text.slice(span.start, span.end) };
+  });
+  if (compiled !== undefined) runCustomPatterns(text, compiled, mapped);
+  return resolveOverlaps(mapped);
 }
 
 /**

@@ -122,6 +122,18 @@ function hexPairs(text: string, start: number, count: number, sep: number): bool
   return true;
 }
 
+/** Every octet of the six at `start` is 00, or every one is ff (either case). */
+function sameOctets(text: string, start: number): boolean {
+  const zero = text.charCodeAt(start) === 48;
+  for (let k = 0; k < 6; k++) {
+    for (let j = 0; j < 2; j++) {
+      const c = text.charCodeAt(start + k * 3 + j);
+      if (zero ? c !== 48 : (c | 0x20) !== 102) return false;
+    }
+  }
+  return true;
+}
+
 function hasHexLetter(text: string, start: number, end: number): boolean {
   for (let k = start; k < end; k++) {
     const c = text.charCodeAt(k) | 0x20;
@@ -138,6 +150,8 @@ function tryMac(state: ScanState, start: number): boolean {
     const end = start + 17;
     const next = codeAt(text, end);
     if (isAlnumCode(next) || (next === third && isHex(codeAt(text, end + 1)))) return false;
+    // Broadcast (ff:ff:ff:ff:ff:ff) and all-zero addresses name no device.
+    if (sameOctets(text, start)) return true;
     const confidence = third === COLON ? 0.85 : hasHexLetter(text, start, end) ? 0.8 : 0.6;
     emit(state, 'mac_address', start, end, confidence);
     return true;

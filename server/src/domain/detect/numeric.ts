@@ -178,7 +178,7 @@ function trySsn(state: ScanState, count: number): boolean {
   const start = groupStart[0]!;
   if (count >= 3 && len(0) === 3 && len(1) === 2 && len(2) === 4) {
     const sep = groupSep[1]!;
-    if ((sep !== DASH && sep !== SPACE) || groupSep[2] !== sep) return false;
+    if ((sep !== DASH && sep !== SPACE && sep !== DOT) || groupSep[2] !== sep) return false;
     if (count > 3 && groupSep[3] === sep) return false;
     const end = groupEnd[2]!;
     if (!rightBoundaryOk(text, end)) return false;
@@ -274,8 +274,14 @@ function tryCard(state: ScanState, count: number): boolean {
   if (first >= 13 && first <= 19 && rightBoundaryOk(text, groupEnd[0]!)) {
     // An 18-digit Chinese resident id is not an (unusual) 18-digit Maestro number.
     if (first === 18 && cnResidentIdValid(text.slice(start, groupEnd[0]))) return false;
-    // A French NIR (15 digits starting 1 or 2, mod-97 key) is not a UATP or JCB-15 card.
-    if (first === 15 && frNirValid(text.slice(start, groupEnd[0]))) return false;
+    // 15 digits that pass both Luhn and the French NIR key: the words before decide (a NIR
+    // word, else a card word); without either, an American Express prefix (34, 37) makes it a
+    // card, anything else (UATP and JCB-15 start like a NIR's sex digit) a NIR.
+    if (first === 15 && frNirValid(text.slice(start, groupEnd[0]))) {
+      if (scoreId(text, 'fr_nir', start, 0, 1) > 0) return false;
+      const amex = text.charCodeAt(start) === 51 && (text.charCodeAt(start + 1) === 52 || text.charCodeAt(start + 1) === 55);
+      if (!amex && !hasWordBefore(text, start, 40, CARD_CONTEXT)) return false;
+    }
     // Every SIRET passes Luhn; next to its own name it is a SIRET, not a Maestro card.
     if (first === 14 && siretValid(text.slice(start, groupEnd[0])) && scoreId(text, 'fr_siret', start, 0, 1) > 0) return false;
     return emitCard(state, start, groupEnd[0]!, first, false);
@@ -284,31 +290,64 @@ function tryCard(state: ScanState, count: number): boolean {
   const sep = groupSep[1]!;
   if (sep !== SPACE && sep !== DASH) return false;
   const run = consistentRun(count);
-  if (run < 3 || (run === MAX_GROUPS && continues(text, run - 1, sep))) return false;
-  if (run < count && continues(text, run - 1, sep)) return false;
-  let digits = 0;
-  for (let k = 0; k < run; k++) digits += len(k);
-  if (digits < 13 || digits > 19) return false;
-  // 4-4-4-4(-3), 4-4-4-1..4 (all fours but the last), or 4-6-5 / 4-6-4 (Amex, Diners).
-  let shapeOk: boolean;
-  if (run === 3 && len(1) === 6 && (len(2) === 5 || len(2) === 4)) shapeOk = true;
-  else {
-    shapeOk = true;
-    for (let k = 0; k < run - 1; k++) if (len(k) !== 4) shapeOk = false;
-    if (len(run - 1) > 4) shapeOk = false;
+  if (run < 3) return false;
+  // 4-6-5 / 4-6-4 (Amex, Diners); else 4-4-4-4(-3) or 4-4-4-1..4 (all fours but the last).
+  // Several cards may follow each other with single spaces: each shape is tried as a prefix
+  // of the run, and a prefix may end where the run goes on with a space (the next value).
+  const shapes = len(1) === 6 ? [3] : [5, 4];
+  for (const groups of shapes) {
+    if (groups > run) continue;
+    if (groups === 3 ? len(2) !== 5 && len(2) !== 4 : !allFoursButLast(groups)) continue;
+    let digits = 0;
+    for (let k = 0; k < groups; k++) digits += len(k);
+    if (groups < count && continues(text, groups - 1, sep)) {
+      // The run goes on: only with spaces, and only when what follows can be another card
+      // (a 24-digit run is not a card and a number).
+      if (sep !== SPACE) continue;
+      let rest = 0;
+      for (let k = groups; k < run; k++) rest += len(k);
+      if (rest < 13) continue;
+    }
+    if (digits < 13 || digits > 19) continue;
+    const end = groupEnd[groups - 1]!;
+    if (!rightBoundaryOk(text, end)) continue;
+    if (emitCard(state, start, end, digits, true)) return true;
   }
-  if (!shapeOk) return false;
-  const end = groupEnd[run - 1]!;
-  if (!rightBoundaryOk(text, end)) return false;
-  return emitCard(state, start, end, digits, true);
+  return false;
 }
 
-/** Run every digit-group detector at a digit that starts a word. */
-export function detectNumeric(state: ScanState, start: number): void {
+/** Groups 0..groups-2 have four digits and the last at most four. */
+function allFoursButLast(groups: number): boolean {
+  for (let k = 0; k < groups - 1; k++) if (len(k) !== 4) return false;
+  return len(groups - 1) <= 4;
+}
+
+/**
+ * Run every digit-group detector at a digit that starts a word. Values written one after the
+ * other with single spaces ("4111 1111 1111 1111 5555 5555 5555 4444", two phone numbers) form
+ * one chain of digit groups: after a value is found, the chain is read again from the group
+ * after it, so each value is found (iteratively: a megabyte of cards costs one pass).
+ */
+export function detectNumeric(state: ScanState, first: number): void {
   const text = state.text;
-  if (!numericStartOk(text, start)) return;
+  if (!numericStartOk(text, first)) return;
+  let start = first;
+  for (;;) {
+    const end = detectNumericAt(state, start);
+    if (end < 0 || codeAt(text, end) !== SPACE || !isDigit(codeAt(text, end + 1))) return;
+    start = end + 1;
+  }
+}
+
+/** Lowest confidence of a value after which a chain of groups is read on (see detectNumeric). */
+const CHAIN_CONFIDENCE = 0.5;
+
+/** The detectors at one start; returns the end of the longest value found there (at CHAIN_CONFIDENCE or above), or -1. */
+function detectNumericAt(state: ScanState, start: number): number {
+  const text = state.text;
+  const emitted = state.out.length;
   const count = collectGroups(text, start);
-  if (count === 0) return;
+  if (count === 0) return -1;
   let claimed = tryIPv4(state, count);
   if (!claimed) claimed = tryNumericDate(state, count);
   if (!claimed) claimed = trySsn(state, count);
@@ -325,13 +364,20 @@ export function detectNumeric(state: ScanState, start: number): void {
       }
     }
   }
+  let letterIds = false;
   if (!claimed) {
     // Identifiers with a letter after the digits (DNI 12345678Z, HETU 131052-308T, PPS 1234567T).
     const firstLength = groupEnd[0]! - start;
     if (firstLength === 2 || firstLength === 6 || firstLength === 7 || firstLength === 8) {
-      if (detectDigitLetterIds(state, count, groupStart, groupEnd, groupSep) > 0) return;
+      letterIds = detectDigitLetterIds(state, count, groupStart, groupEnd, groupSep) > 0;
     }
-    detectDigitIds(state, count, groupStart, groupEnd, groupSep);
+    if (!letterIds) detectDigitIds(state, count, groupStart, groupEnd, groupSep);
   }
-  if (!claimed && codeAt(text, start - 1) !== PLUS) detectPhone(state, start);
+  if (!claimed && !letterIds && codeAt(text, start - 1) !== PLUS) detectPhone(state, start);
+  let end = -1;
+  for (let k = emitted; k < state.out.length; k++) {
+    const detection = state.out[k]!;
+    if (detection.start === start && detection.confidence >= CHAIN_CONFIDENCE && detection.end > end) end = detection.end;
+  }
+  return end;
 }

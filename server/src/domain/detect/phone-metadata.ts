@@ -189,6 +189,11 @@ export function usesTrunkPrefix(country: string): boolean {
   return planFor(country)?.prefix !== undefined;
 }
 
+/** The country calling code of a region ('1' for US and CA), or undefined. */
+export function callingCodeOf(country: string): string | undefined {
+  return planFor(country)?.callingCode;
+}
+
 /** True for a two-letter region libphonenumber knows. */
 export function isKnownRegion(country: string): boolean {
   return planFor(country) !== null;

@@ -4,9 +4,9 @@
 // Confidence: international and valid 0.9, NANP-shaped and valid 0.85, national with a trunk
 // prefix and valid 0.75, merely possible shapes 0.6-0.7, bare digits only with a context word.
 import { codeAt, isAlnumCode, isDigit } from './chars.js';
-import { hasWordBefore, PHONE_CONTEXT } from './context.js';
+import { hasLabelBefore, hasWordBefore, PHONE_CONTEXT } from './context.js';
 import { SPECIFIC_ID_CONTEXT } from './id-context.js';
-import { checkInternational, checkNational, isKnownRegion, usesTrunkPrefix } from './phone-metadata.js';
+import { callingCodeOf, checkInternational, checkNational, isKnownRegion, usesTrunkPrefix } from './phone-metadata.js';
 import { emit, type ScanState } from './state.js';
 
 const PLUS = 43;
@@ -18,7 +18,7 @@ const DOT = 46;
 const SLASH = 47;
 
 const LANGUAGE_REGIONS: Readonly<Record<string, string>> = {
-  en: 'US', de: 'DE', fr: 'FR', nl: 'NL', es: 'ES', it: 'IT', pt: 'PT', pl: 'PL', sv: 'SE', da: 'DK',
+  de: 'DE', fr: 'FR', nl: 'NL', es: 'ES', it: 'IT', pt: 'PT', pl: 'PL', sv: 'SE', da: 'DK',
   fi: 'FI', nb: 'NO', nn: 'NO', no: 'NO', cs: 'CZ', sk: 'SK', hu: 'HU', ro: 'RO', bg: 'BG', el: 'GR',
   tr: 'TR', ru: 'RU', uk: 'UA', he: 'IL', ar: 'SA', hi: 'IN', ja: 'JP', zh: 'CN', ko: 'KR', vi: 'VN',
   th: 'TH', id: 'ID', ms: 'MY', hr: 'HR', sl: 'SI', sr: 'RS', lt: 'LT', lv: 'LV', et: 'EE', ga: 'IE',
@@ -28,15 +28,25 @@ const LANGUAGE_REGIONS: Readonly<Record<string, string>> = {
 const LANGUAGE_TAG_SEPARATOR = /[-_]/;
 
 /** Regions tried for trunk-prefixed national numbers that fail the language region. */
-const FALLBACK_REGIONS = ['GB', 'DE', 'FR', 'NL', 'IT', 'ES', 'BE', 'AT', 'CH', 'IE', 'PT', 'AU'];
+const FALLBACK_REGIONS = ['GB', 'DE', 'FR', 'NL', 'IT', 'ES', 'BE', 'AT', 'CH', 'IE', 'PT', 'AU', 'TR', 'PH'];
 
-/** Default phone region from an ISO 639-1 hint; `en-GB` / `pt_BR` style tags use their region. */
-export function regionForLanguage(language: string | undefined): string {
-  if (language === undefined || language === '') return 'US';
+/** The region when neither the language hint nor the configuration names one. */
+export const DEFAULT_PHONE_REGION = 'US';
+
+/**
+ * Phone region from an ISO 639-1 hint: `en-GB` / `pt_BR` style tags use their region; a
+ * language spoken in one main region uses it (`de` -> DE); English, or no hint, uses
+ * `defaultRegion` (`detector.default_region`), else US.
+ */
+export function regionForLanguage(language: string | undefined, defaultRegion: string = DEFAULT_PHONE_REGION): string {
+  const fallback = isKnownRegion(defaultRegion) ? defaultRegion : DEFAULT_PHONE_REGION;
+  if (language === undefined || language === '') return fallback;
   const parts = language.split(LANGUAGE_TAG_SEPARATOR);
   const regionPart = parts[1]?.toUpperCase();
   if (regionPart !== undefined && regionPart.length === 2 && isKnownRegion(regionPart)) return regionPart;
-  return LANGUAGE_REGIONS[parts[0]!.toLowerCase()] ?? 'US';
+  const primary = parts[0]!.toLowerCase();
+  if (primary === 'en') return fallback;
+  return LANGUAGE_REGIONS[primary] ?? fallback;
 }
 
 export function fallbackRegionsFor(region: string): readonly string[] {
@@ -155,6 +165,14 @@ function classify(state: ScanState, shape: PhoneShape, count: number, context: C
     // Possible length after an explicit "+CC": still strongly phone-like when written in groups.
     return verdict.possible && (count >= 2 || context.present) ? 0.7 : 0;
   }
+  // International call prefix instead of '+': 00 (most of the world), 011 (North America).
+  const idd = digits.startsWith('00') ? 2 : digits.startsWith('011') && callingCodeOf(state.region) === '1' ? 3 : 0;
+  if (idd > 0 && digits.length - idd >= 8 && (count >= 2 || context.present)) {
+    const verdict = checkInternational(digits.slice(idd));
+    // Like "+CC ...": a possible length in groups is still a phone number (unassigned area codes).
+    if (verdict.valid) return 0.85;
+    if (verdict.possible && count >= 3) return 0.7;
+  }
   const nanp = nanpShape(shape, count);
   if (nanp !== undefined) {
     const national = digits.length === 11 ? digits.slice(1) : digits;
@@ -184,7 +202,16 @@ function classify(state: ScanState, shape: PhoneShape, count: number, context: C
   // (ES 612 34 56 78, IT 312 345 6789, CN 131 2345 6984, MX 222 123 4415).
   if (digits.length < 8 || !context.present) return 0;
   if (!separatorsPlausible(shape, count, true)) return 0;
-  return checkNational(digits, state.region).valid ? (usesTrunkPrefix(state.region) ? 0.6 : 0.65) : 0;
+  if (checkNational(digits, state.region).valid) return usesTrunkPrefix(state.region) ? 0.6 : 0.65;
+  // Written as at home, without the trunk prefix ("(532) 123 4567" in Turkey): after a phone
+  // word, a number valid in one of the fallback regions.
+  if (shape.paren[0] === true && count <= 3) {
+    for (const region of state.fallbackRegions) if (checkNational(digits, region).valid) return 0.55;
+  }
+  // "my number is 8893716518": ten bare digits shaped like a North American number (area code
+  // and exchange 2-9), right after a phone word.
+  const national = digits.length === 11 && digits.charCodeAt(0) === 49 ? digits.slice(1) : digits;
+  return national.length === 10 && national.charCodeAt(0) >= 50 && national.charCodeAt(3) >= 50 ? 0.55 : 0;
 }
 
 /**
@@ -235,6 +262,36 @@ function enoughDigits(text: string, start: number): boolean {
   return false;
 }
 
+const MAX_EXTENSION_DIGITS = 6;
+
+/** `literal` (lowercase ASCII) at `index`, compared case-insensitively. */
+function wordAt(text: string, index: number, literal: string): boolean {
+  for (let k = 0; k < literal.length; k++) if ((codeAt(text, index + k) | 0x20) !== literal.charCodeAt(k)) return false;
+  return true;
+}
+
+/**
+ * End of an extension after a number ending at `end`: `x`, `ext`, `ext.` or `extension`, glued
+ * or after one space, then 1-6 digits (optionally after one space); `end` when there is none.
+ */
+function extensionEnd(text: string, end: number): number {
+  let pos = end;
+  if (codeAt(text, pos) === SPACE) pos++;
+  let marker = 0;
+  if (wordAt(text, pos, 'extension')) marker = 9;
+  else if (wordAt(text, pos, 'ext')) marker = codeAt(text, pos + 3) === DOT ? 4 : 3;
+  else if ((codeAt(text, pos) | 0x20) === 120 /* x */) marker = 1;
+  if (marker === 0) return end;
+  pos += marker;
+  if (codeAt(text, pos) === SPACE && marker > 1) pos++;
+  else if (codeAt(text, pos) === SPACE && marker === 1 && pos > end + 1) pos++; // "555-0100 x 42"
+  const digitsStart = pos;
+  while (isDigit(codeAt(text, pos)) && pos - digitsStart <= MAX_EXTENSION_DIGITS) pos++;
+  const length = pos - digitsStart;
+  if (length === 0 || length > MAX_EXTENSION_DIGITS || isAlnumCode(codeAt(text, pos))) return end;
+  return pos;
+}
+
 /**
  * Try a phone number starting at `start` ('+', '(' or the first digit). Emits at most one match
  * (the longest group prefix that validates).
@@ -248,15 +305,18 @@ export function detectPhone(state: ScanState, start: number): void {
   const groups = shape.groupDigits.length;
   const minimum = Math.max(1, groups - 3);
   for (let count = groups; count >= minimum; count--) {
-    const end = shape.groupEnds[count - 1]!;
+    const numberEnd = shape.groupEnds[count - 1]!;
+    // An extension belongs to the number: 555-0100x42, 555-0100 ext. 42, 555-0100 x 42.
+    const end = count === groups ? extensionEnd(text, numberEnd) : numberEnd;
     const after = codeAt(text, end);
     if (isAlnumCode(after)) continue;
     // A number that runs on with the same separator is a longer token (a date, a reference).
-    if (count === groups && (after === DOT || after === DASH) && isDigit(codeAt(text, end + 1))) return;
+    if (count === groups && (after === DOT || after === DASH) && after === shape.seps[count - 1] && isDigit(codeAt(text, end + 1))) return;
     let confidence = classify(state, shape, count, context);
     // "NHS number: 943 476 5918", "CPR-nr. 010984-5120": a number labelled as an id is not a
-    // phone number, even when its check digit is wrong (then it is nothing at all).
-    if (confidence > 0 && !shape.international && !context.present && hasWordBefore(text, start, 40, SPECIFIC_ID_CONTEXT)) return;
+    // phone number, even when its check digit is wrong (then it is nothing at all). Only a label
+    // directly before the number counts: "Patient number 12, call 555 0100" is a phone.
+    if (confidence > 0 && !shape.international && !context.present && hasLabelBefore(text, start, 40, SPECIFIC_ID_CONTEXT)) return;
     if (confidence > 0) {
       if (confidence < 0.9 && context.present) confidence += 0.1;
       emit(state, 'phone', start, end, confidence);

@@ -7,7 +7,7 @@
 import type { Detection } from '../types.js';
 import { detectAlnumIds } from './alnum-ids.js';
 import { detectConnectionString } from './connection.js';
-import { codeAt, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isDigit, isNonAsciiLetter, isUpper, isWordCode } from './chars.js';
+import { codeAt, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isAsciiLetter, isCjkCode, isDigit, isNonAsciiLetter, isUpper, isWordCode } from './chars.js';
 import { DATE_CONTEXT, hasWordBefore } from './context.js';
 import { writtenDateFromMonth } from './dates.js';
 import { detectEmail } from './email.js';
@@ -54,6 +54,35 @@ function isHexSeparator(c: number): boolean {
   return c === 58 || c === 45 || c === 46;
 }
 
+/**
+ * The id dispatch of onWord for a word starting with a letter (`second`: its second code unit):
+ * upper-case ids and BICs, the same ids typed in lower case, IBANs in any case. Returns the end
+ * of a match or -1.
+ */
+function onIdWord(state: ScanState, start: number, end: number, flags: number, second: number): number {
+  const text = state.text;
+  const length = end - start;
+  const third = text.charCodeAt(start + 2);
+  let resume = -1;
+  if ((flags & F_UPPER) !== 0 && (isUpper(second) || isDigit(second))) {
+    if (isUpper(second)) detectBic(state, start, end);
+    // NINO, NIE, NRIC, PAN, codice fiscale, CURP, VIN, VAT: uppercase letters mixed with digits.
+    resume = detectAlnumIds(state, start, end);
+  } else if (
+    isDigit(second) ||
+    isDigit(third) ||
+    (second === 45 && length === 1) ||
+    (length === 2 && isDigit(text.charCodeAt(end + 1))) ||
+    (length >= 10 && isDigit(text.charCodeAt(start + 3)))
+  ) {
+    // The same ids typed in lower case (x9613851n, de136695976, ab 12 34 56 c) or X-1234567-L.
+    resume = detectAlnumIds(state, start, end, true);
+  }
+  // IBANs in any case (GB82WEST..., gb82west...): two letters, two check digits.
+  if (isDigit(third) && isAsciiLetter(second)) resume = Math.max(resume, detectIban(state, start));
+  return resume;
+}
+
 /** Dispatch on a word [start, end) whose first character is ASCII [A-Za-z0-9_]; returns where to resume. */
 function onWord(state: ScanState, start: number, end: number, c: number, flags: number): number {
   const text = state.text;
@@ -66,7 +95,7 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
     // Corsican NIR (2A/2B).
     const length = end - start;
     if (codeAt(text, end) === 58 && length >= 8) resume = Math.max(resume, detectTelegramToken(state, start, end));
-    if ((length === 4 || length === 11 || length === 15 || length === 17 || length === 18) && hasLetter(text, start, end)) {
+    if ((length === 4 || (length >= 6 && length <= 9) || length === 11 || length === 15 || length === 17 || length === 18) && hasLetter(text, start, end)) {
       resume = Math.max(resume, detectAlnumIds(state, start, end));
     }
     if (c === 49 || c === 51) resume = Math.max(resume, detectBase58Address(state, start)); // '1' / '3'
@@ -101,17 +130,21 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   if ((flags & F_HEX) !== 0 && end - start <= 4 && isHexSeparator(codeAt(text, end))) {
     resume = Math.max(resume, detectHexAt(state, start));
   }
-  if ((flags & F_UPPER) !== 0) {
-    const second = codeAt(text, start + 1);
-    if (isUpper(second)) {
-      resume = Math.max(resume, detectIban(state, start));
-      detectBic(state, start, end);
-    }
-    // NINO, NIE, NRIC, PAN, codice fiscale, CURP, VIN, VAT: uppercase letters mixed with digits.
-    if (isUpper(second) || isDigit(second)) resume = Math.max(resume, detectAlnumIds(state, start, end));
+  const length = end - start;
+  // Ids (NINO, NIE, VAT, IBAN, ...) hold a digit in their first word's second to fourth place,
+  // or start with a one- or two-letter word ("DE 136 ...", "ab 12 34 56 c", "X-1234567-L"). One
+  // cheap test here (NaN past the text fails it), the dispatch in its own function.
+  const second = text.charCodeAt(start + 1);
+  if (
+    second <= 57 ||
+    (flags & F_UPPER & FLAGS[second & 127]!) !== 0 ||
+    text.charCodeAt(start + 2) <= 57 ||
+    (length <= 2 && text.charCodeAt(end + 1) <= 57) ||
+    (length >= 10 && text.charCodeAt(start + 3) <= 57)
+  ) {
+    resume = Math.max(resume, onIdWord(state, start, end, flags, second));
   }
   // "March 12, 2024": a 3-10 letter word followed by " <digit>" (or ". <digit>").
-  const length = end - start;
   if (length >= 3 && length <= 10) {
     let after = end;
     if (codeAt(text, after) === 46) after++;
@@ -128,8 +161,8 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
 }
 
 /** Run the built-in detector. Candidates may overlap; index.ts resolves overlaps. */
-export function scanBuiltin(text: string, language: string | undefined): Detection[] {
-  const region = regionForLanguage(language);
+export function scanBuiltin(text: string, language: string | undefined, defaultRegion?: string): Detection[] {
+  const region = regionForLanguage(language, defaultRegion);
   const state: ScanState = {
     text,
     out: [],
@@ -189,8 +222,9 @@ export function scanBuiltin(text: string, language: string | undefined): Detecti
           break;
       }
       i++;
-    } else if (isNonAsciiLetter(c)) {
+    } else if (isNonAsciiLetter(c) && !isCjkCode(c)) {
       // A word that starts with a non-ASCII letter: no detector anchors there; skip it whole.
+      // (A CJK character is a word of its own: what follows it may start a value.)
       i++;
       while (i < n && isWordCode(text.charCodeAt(i))) i++;
     } else {

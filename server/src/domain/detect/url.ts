@@ -2,7 +2,7 @@
 // runs to the first character that cannot be in a URL in running text (whitespace, quotes,
 // angle brackets), capped at 2048; trailing sentence punctuation and unbalanced closing brackets
 // are trimmed. The caller skips past the expansion, so "http://http://..." floods stay linear.
-import { codeAt, F_DIGIT, F_LOWER, F_UPPER, FLAGS, isSpaceCode } from './chars.js';
+import { codeAt, F_DIGIT, F_LOWER, F_UPPER, FLAGS, isNonAsciiLetter, isSpaceCode } from './chars.js';
 import { emit, type ScanState } from './state.js';
 
 const MAX_URL = 2048;
@@ -84,7 +84,23 @@ function hostValid(text: string, hostStart: number, end: number): boolean {
   const dot = host.lastIndexOf('.');
   if (dot <= 0 || dot === host.length - 1) return false;
   const first = host.charCodeAt(0);
-  return (first < 128 && (FLAGS[first]! & ALNUM) !== 0) || first >= 128;
+  if (!((first < 128 && (FLAGS[first]! & ALNUM) !== 0) || first >= 128)) return false;
+  // An address ends in digits; a name in a top-level domain of letters (or an IDN label), and
+  // "www." is not one ("www.microsoft" is a word, not a host).
+  return tldValid(host, dot + 1) && !(host.startsWith('www.') && host.indexOf('.', 4) < 0);
+}
+
+/** The last label of `host` (from `start`): all digits (an IPv4 address), two or more letters, or punycode. */
+function tldValid(host: string, start: number): boolean {
+  if (host.startsWith('xn--', start)) return host.length - start > 4;
+  let digits = 0;
+  for (let k = start; k < host.length; k++) {
+    const c = host.charCodeAt(k);
+    if (c >= 48 && c <= 57) digits++;
+    else if (c < 128 ? !((c >= 97 && c <= 122) || (c >= 65 && c <= 90)) : !isNonAsciiLetter(c)) return false;
+  }
+  const length = host.length - start;
+  return digits === length ? length <= 3 : digits === 0 && length >= 2;
 }
 
 const PASSWORD_PLACEHOLDER = /^(?:\*+|x+|\.\.\.|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[a-z_]*%?|\[[^\]]*\]|password|pass|pwd|secret|changeme)$/i;

@@ -113,13 +113,16 @@ export class KnownValues {
   readonly #keys: string[] = [];
   readonly #types: string[] = [];
   readonly #automaton: Automaton | undefined;
+  /** Region national phone numbers are read in (the session language's, else the default). */
+  readonly #region: string | undefined;
 
-  constructor(entries: readonly KnownEntry[]) {
+  constructor(entries: readonly KnownEntry[], region?: string) {
+    this.#region = region;
     const seen = new Map<string, number>();
     for (const entry of entries) {
       let set = this.#normalized.get(entry.type);
       if (set === undefined) this.#normalized.set(entry.type, (set = new Set()));
-      set.add(normalizeValue(entry.type, entry.value));
+      set.add(normalizeValue(entry.type, entry.value, region));
       const key = skeletonOf(guardView(entry.value).text).chars;
       if (key.length < MIN_KNOWN_CHARS || seen.has(key)) continue;
       seen.set(key, this.#keys.length);
@@ -135,7 +138,7 @@ export class KnownValues {
 
   /** Is `value`, detected as `type`, a session value of that type (normalized)? */
   has(type: string, value: string): boolean {
-    return this.#normalized.get(type)?.has(normalizeValue(type, value)) ?? false;
+    return this.#normalized.get(type)?.has(normalizeValue(type, value, this.#region)) ?? false;
   }
 
   /**

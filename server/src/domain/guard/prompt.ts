@@ -25,6 +25,7 @@
 import { VeilError } from '@veil/common';
 import { capMatchesScheme, isValidTokenType, parseToken } from '../token/index.js';
 import { asciiLower, BACKSLASH, braceRun, CLOSE_BRACE, COLON, isPackagingSpace, isPartChar, OPEN_BRACE, UNDERSCORE } from '../token/packaging.js';
+import { FoldedText, type FoldAnchor } from '../text/fold.js';
 import type { Token, TokenEntry } from '../types.js';
 
 export const PROMPT_FINDING_KINDS = ['token', 'token_variant', 'invisible', 'unicode_tag', 'bidi_control'] as const;
@@ -193,20 +194,10 @@ function isPlainBmp(cp: number): boolean {
 // ---------------------------------------------------------------------------------------------
 // The folded view.
 
-/** A place where the folded view differs from the original. */
-interface Anchor {
-  /** Folded index where the replacement starts. */
-  readonly folded: number;
-  /** Its length in the folded view (0 when the character was dropped). */
-  readonly foldedLength: number;
-  /** Original index and length of the character. */
-  readonly original: number;
-  readonly originalLength: number;
-}
-
 interface FoldedView {
   readonly text: string;
-  readonly anchors: readonly Anchor[];
+  /** Offsets between the folded view and the original (domain/text/fold.ts). */
+  readonly offsets: FoldedText;
   readonly hidden: PromptFinding[];
 }
 
@@ -238,7 +229,7 @@ function codePointAt(text: string, index: number): number {
 /** One pass: hidden-character findings (adjacent ones of a kind merged) and the folded view. */
 function foldText(text: string): FoldedView {
   const hidden: PromptFinding[] = [];
-  const anchors: Anchor[] = [];
+  const anchors: FoldAnchor[] = [];
   const parts: string[] = [];
   let copiedFrom = 0;
   let foldedLength = 0;
@@ -279,38 +270,10 @@ function foldText(text: string): FoldedView {
     previous = kind !== undefined ? -1 : cp;
     index += width;
   }
-  if (anchors.length === 0) return { text, anchors, hidden };
+  if (anchors.length === 0) return { text, offsets: new FoldedText(text, anchors), hidden };
   parts.push(text.slice(copiedFrom));
-  return { text: parts.join(''), anchors, hidden };
-}
-
-/** Original span of the folded units [start, end). */
-function originalSpan(view: FoldedView, start: number, end: number): { start: number; end: number } {
-  return { start: originalOf(view.anchors, start, false), end: originalOf(view.anchors, end - 1, true) };
-}
-
-/** Original start (or end, exclusive) of the character behind folded unit `unit`. */
-function originalOf(anchors: readonly Anchor[], unit: number, wantEnd: boolean): number {
-  // The last anchor at or before `unit`: a replacement covering it, or the last change before it
-  // (a dropped character right before `unit` sits at the same folded index and counts).
-  let low = 0;
-  let high = anchors.length - 1;
-  let found = -1;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    const anchor = anchors[middle]!;
-    if (anchor.folded <= unit) {
-      found = middle;
-      low = middle + 1;
-    } else {
-      high = middle - 1;
-    }
-  }
-  if (found < 0) return wantEnd ? unit + 1 : unit;
-  const anchor = anchors[found]!;
-  if (unit < anchor.folded + anchor.foldedLength) return wantEnd ? anchor.original + anchor.originalLength : anchor.original;
-  const position = anchor.original + anchor.originalLength + (unit - anchor.folded - anchor.foldedLength);
-  return wantEnd ? position + 1 : position;
+  const folded = parts.join('');
+  return { text: folded, offsets: new FoldedText(folded, anchors), hidden };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -453,7 +416,7 @@ export function scanPrompt(text: string): PromptFinding[] {
   for (const core of cores) {
     const folded = packaging(view.text, core, floor);
     floor = folded.end;
-    const span = view.anchors.length === 0 ? folded : originalSpan(view, folded.start, folded.end);
+    const span = view.offsets.identity ? folded : view.offsets.originalSpan(folded.start, folded.end);
     const exact = parseToken(text.slice(span.start, span.end));
     tokens.push({ kind: exact !== null ? 'token' : 'token_variant', start: span.start, end: span.end, token: core.token });
   }

@@ -136,6 +136,17 @@ custom_patterns:
     expect(policy.decide('email', {}, 'bob@other.example')).toMatchObject({ action: 'tokenize', rule_matched: 'emails' });
   });
 
+  it('tests value_pattern against the folded value too (full-width digits, Unicode dashes)', () => {
+    const deny = compile(`${header}rules:
+  - {name: no-test-ssn, match: {entity_type: us_ssn, value_pattern: "^078-05-1123$"}, action: deny}
+`);
+    expect(deny.decide('us_ssn', {}, '078-05-1123').action).toBe('deny');
+    expect(deny.decide('us_ssn', {}, '\uff10\uff17\uff18\uff0d\uff10\uff15\uff0d\uff11\uff11\uff12\uff13').action).toBe('deny');
+    expect(deny.decide('us_ssn', {}, '078\u201305\u20111123').action).toBe('deny');
+    expect(deny.decide('us_ssn', {}, '\u0660\u0667\u0668-\u0660\u0665-\u0661\u0661\u0662\u0663').action).toBe('deny');
+    expect(deny.decide('us_ssn', {}, '078-05-1124').action).not.toBe('deny');
+  });
+
   it('without a value, returns the most restrictive outcome of the rules that could match', () => {
     // allow-own-domain might match, emails settles: tokenize is stricter than allow.
     expect(policy.decide('email', {})).toMatchObject({ action: 'tokenize', rule_matched: 'emails', restore_mode: 'full' });

@@ -23,6 +23,7 @@ import {
   type RestoreStrategy,
 } from '@veil/common';
 import { CUSTOM_PROTECTION_LEVEL, entityInfo } from '../catalog.js';
+import { foldText } from '../text/fold.js';
 import { LinearRegex } from '../detect/linear-regex.js';
 import type { RequestContext } from '../types.js';
 
@@ -192,7 +193,12 @@ export class CompiledPolicy {
           candidates.push(compiled);
           continue;
         }
-        if (!compiled.valuePattern.test(value)) continue;
+        // The value as written and as folded (full-width digits, Unicode dashes ...: see
+        // domain/text/fold.ts), so a rule written for 078-05-1123 also fires on ０７８－０５－１１２３.
+        if (!compiled.valuePattern.test(value)) {
+          const folded = foldText(value);
+          if (folded === value || !compiled.valuePattern.test(folded)) continue;
+        }
       }
       candidates.push(compiled);
       settled = true;

@@ -4,7 +4,7 @@
 // classification, so a blob sealed for one scope never opens in another. Every way a blob can
 // fail to open is reported as the same VEIL_SESSION_EXPIRED, so a client learns nothing about
 // why (no oracle), and nothing a client sends can make openSession throw anything else.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes, type KeyObject } from 'node:crypto';
 import { randomHex } from '../random.js';
 import { inflateRawSync } from 'node:zlib';
 import { RESTORE_MODES, VeilError } from '@veil/common';
@@ -330,7 +330,7 @@ export function sealSession(ring: KeyRing, payload: SessionPayload): string {
   return blob;
 }
 
-function decryptWith(key: Buffer, nonce: Buffer, ciphertext: Buffer, tag: Buffer, aad: Buffer): Buffer | null {
+function decryptWith(key: KeyObject, nonce: Buffer, ciphertext: Buffer, tag: Buffer, aad: Buffer): Buffer | null {
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
     decipher.setAAD(aad);

@@ -45,7 +45,7 @@ function invalid(path: string, message: string): VeilError {
  * Does `value` carry text: a string anywhere, or an object key anywhere? Too deep to vouch for
  * is refused as a depth bound (413), like every other nesting limit, naming `path`.
  */
-function carriesText(value: unknown, path: string): boolean {
+export function carriesText(value: unknown, path: string): boolean {
   const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
   while (stack.length > 0) {
     const { value: current, depth } = stack.pop()!;

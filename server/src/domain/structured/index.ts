@@ -8,7 +8,7 @@ export { SlotScanner, slotEntities, NUMBER_MIN_CONFIDENCE } from './slots.js';
 export type { SlotScan, SlotScannerOptions, StructuredEntity } from './slots.js';
 export { checkJsonDocument, tokenizeJsonDocument } from './json.js';
 export type { JsonWalkOptions, StructuredResult } from './json.js';
-export { prepareChatMessages, tokenizeChatMessages, CHAT_PATH_ROOT } from './chat.js';
+export { carriesText, prepareChatMessages, tokenizeChatMessages, CHAT_PATH_ROOT } from './chat.js';
 export type { PreparedChat } from './chat.js';
 export { restoreJsonValue } from './restore.js';
 export type { JsonRestoreResult, TextRestore } from './restore.js';

@@ -33,9 +33,12 @@ export interface ValueAllocator {
   allocate(type: string, value: string): Allocation;
 }
 
-/** Map key: the type cannot contain NUL (grammar), so the pair is unambiguous. */
-export function valueKey(type: string, value: string): string {
-  return `${type}\u0000${normalizeValue(type, value)}`;
+/**
+ * Map key: the type cannot contain NUL (grammar), so the pair is unambiguous. `region` reads
+ * national phone numbers (normalizeValue).
+ */
+export function valueKey(type: string, value: string, region?: string): string {
+  return `${type}\u0000${normalizeValue(type, value, region)}`;
 }
 
 function counterId(prefix: string, counter: number): string {
@@ -53,11 +56,18 @@ export class TokenAllocator implements ValueAllocator {
   #pool: Buffer = Buffer.alloc(0);
   #poolOffset = 0;
 
-  constructor(existing: readonly TokenEntry[] = [], random?: RandomSource) {
+  readonly #region: string | undefined;
+
+  /**
+   * `existing`: the entries of the session being continued; `random`: a source for tests;
+   * `region`: where national phone numbers are read (the language's region; US when absent).
+   */
+  constructor(existing: readonly TokenEntry[] = [], random?: RandomSource, region?: string) {
     this.#random = random;
+    this.#region = region;
     for (const entry of existing) {
       this.#usedIds.add(entry.id);
-      const key = valueKey(entry.type, entry.value);
+      const key = valueKey(entry.type, entry.value, region);
       // First entry wins: a map that already holds two spellings keeps restoring both, and new
       // mentions reuse the earlier token.
       if (!this.#byValue.has(key)) this.#byValue.set(key, { id: entry.id, cap: entry.cap });
@@ -73,7 +83,7 @@ export class TokenAllocator implements ValueAllocator {
   /** The id and cap for `value` of `type`, allocating them if the value is new. */
   allocate(type: string, value: string): Allocation {
     if (!isValidTokenType(type)) throw new Error('TokenAllocator: entity type does not match the token grammar');
-    const key = valueKey(type, value);
+    const key = valueKey(type, value, this.#region);
     const known = this.#byValue.get(key);
     if (known !== undefined) return { id: known.id, cap: known.cap, isNew: false };
 

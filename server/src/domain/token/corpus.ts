@@ -5,6 +5,7 @@
 // cannot be computed from an id.
 import { createHmac, hkdfSync } from 'node:crypto';
 import { prefixFor } from '../catalog.js';
+import { secretKeyOf } from '../keys.js';
 import type { TokenEntry } from '../types.js';
 import { valueKey, type Allocation, type ValueAllocator } from './allocator.js';
 import { capsEqual } from './caps.js';
@@ -58,12 +59,12 @@ function encodeFields(fields: readonly (string | null)[]): Buffer {
  */
 export function corpusToken(
   keys: CorpusKeys,
-  input: { readonly tenant: string | null; readonly corpusId: string; readonly type: string; readonly value: string },
+  input: { readonly tenant: string | null; readonly corpusId: string; readonly type: string; readonly value: string; readonly region?: string | undefined },
 ): { id: string; cap: string } {
   if (!isValidTokenType(input.type)) throw new Error('corpusToken: entity type does not match the token grammar');
-  const message = encodeFields([DOMAIN, input.tenant, input.corpusId, input.type, normalizeValue(input.type, input.value)]);
-  const idHex = createHmac('sha256', keys.idKey).update(message).digest('hex');
-  const capHex = createHmac('sha256', keys.capKey).update(message).digest('hex');
+  const message = encodeFields([DOMAIN, input.tenant, input.corpusId, input.type, normalizeValue(input.type, input.value, input.region)]);
+  const idHex = createHmac('sha256', secretKeyOf(keys.idKey)).update(message).digest('hex');
+  const capHex = createHmac('sha256', secretKeyOf(keys.capKey)).update(message).digest('hex');
   return {
     id: `${prefixFor(input.type)}_${idHex.slice(0, CORPUS_ID_SUFFIX_LENGTH)}`,
     cap: capHex.slice(0, CORPUS_CAP_LENGTH),
@@ -74,6 +75,11 @@ export function corpusToken(
 export interface CorpusScope {
   readonly tenant: string | null;
   readonly corpusId: string;
+  /**
+   * Region national phone numbers are read in (detector.default_region; US when absent): one
+   * fixed region per deployment, so documents and queries in any language share tokens.
+   */
+  readonly region?: string | undefined;
 }
 
 /**
@@ -91,16 +97,16 @@ export class CorpusAllocator implements ValueAllocator {
     this.#keys = keys;
     this.#scope = scope;
     for (const entry of existing) {
-      const key = valueKey(entry.type, entry.value);
+      const key = valueKey(entry.type, entry.value, scope.region);
       if (!this.#seen.has(key)) this.#seen.set(key, { id: entry.id, cap: entry.cap });
     }
   }
 
   allocate(type: string, value: string): Allocation {
-    const key = valueKey(type, value);
+    const key = valueKey(type, value, this.#scope.region);
     const known = this.#seen.get(key);
     if (known !== undefined) return { ...known, isNew: false };
-    const token = corpusToken(this.#keys, { tenant: this.#scope.tenant, corpusId: this.#scope.corpusId, type, value });
+    const token = corpusToken(this.#keys, { tenant: this.#scope.tenant, corpusId: this.#scope.corpusId, type, value, region: this.#scope.region });
     this.#seen.set(key, token);
     return { ...token, isNew: true };
   }
@@ -112,6 +118,6 @@ export class CorpusAllocator implements ValueAllocator {
  */
 export function isCorpusEntryOwned(keys: CorpusKeys, scope: CorpusScope, entry: TokenEntry): boolean {
   if (!isValidTokenType(entry.type)) return false;
-  const expected = corpusToken(keys, { tenant: scope.tenant, corpusId: scope.corpusId, type: entry.type, value: entry.value });
+  const expected = corpusToken(keys, { tenant: scope.tenant, corpusId: scope.corpusId, type: entry.type, value: entry.value, region: scope.region });
   return expected.id === entry.id && capsEqual(expected.cap, entry.cap);
 }

@@ -1,23 +1,98 @@
 // Value normalization before a value is keyed to a token (decisions.md section 3): two spellings
-// of the same value ("Alice@Example.com" and "alice@example.com ", "4111 1111 1111 1111" and
-// "4111-1111-1111-1111") must get the same token within a session and the same corpus token
-// across documents. Revocation digests reuse this so an erased value is erased in every spelling.
+// of the same value must get the same token within a session, the same corpus token across
+// documents, and must be revoked together (services/revocation.ts digests this form). Every type
+// but the secrets is read through the shared folding first (domain/text/fold.ts: full-width
+// forms, digits of every script, Unicode dashes, invisible characters), so `０７８－０５－１１２３`
+// and `078-05-1123` are one value. Then, per type:
+//
+//   phone          E.164 (`+14155550100`, `;ext=42` appended), parsed with libphonenumber-js/max;
+//                  a national number is read in `region` (detector.default_region, or the
+//                  region of the session's language); `00`/`011` call prefixes read as `+`
+//   email          lower case, the domain in its ASCII (punycode) form
+//   ip_address     IPv4 dotted decimal without leading zeros; IPv6 in RFC 5952 form (lower
+//                  case, zeros compressed); an IPv4-mapped IPv6 address as its IPv4 address
+//   mac_address    twelve lower-case hex digits
+//   card, SSN and the numeric national ids, tax, bank and device numbers: digits only
+//   IBAN, BIC, VAT and the alphanumeric ids (NINO, NIE, DNI, passports, ...): upper-case
+//                  letters and digits only (spaces, dashes, dots, case dropped)
+//   date           ISO 8601 (`2024-03-12`) when the written form is unambiguous (a month name,
+//                  a four-digit year first, dotted European order) or `region` settles the
+//                  order (month first in the US); otherwise the folded text
+//   url            scheme and host in lower case, a bare trailing `/` dropped
+//   crypto_wallet  bech32 addresses in lower case (base58 is case-sensitive: kept)
+//   names, custom  folded, spaces collapsed; case kept (it can carry meaning)
+//   secrets        (api_key, jwt, private_key, password, connection_string) NFC and trimmed only:
+//                  an exact machine string
+//
+// When stripping would leave nothing (a "card" with no digits), the folded, trimmed value is
+// used instead, so two unrelated odd values never collapse onto one empty key.
+import { domainToASCII } from 'node:url';
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import { dateValid, monthNumber } from '../detect/dates.js';
+import { DEFAULT_PHONE_REGION } from '../detect/phone.js';
+import { isKnownRegion } from '../detect/phone-metadata.js';
+import { foldText } from '../text/fold.js';
 
-/** Keep ASCII digits only. */
-function digitsOnly(text: string): string {
-  return text.replace(/[^0-9]/g, '');
+const SECRET_TYPES: ReadonlySet<string> = new Set(['api_key', 'jwt', 'private_key', 'password', 'connection_string']);
+
+/** Numbers whose digits are the whole value (separators are print form). */
+const DIGIT_TYPES: ReadonlySet<string> = new Set([
+  'credit_card', 'aba_routing', 'us_ssn', 'us_itin', 'us_ein', 'us_npi', 'uk_nhs', 'de_tax_id', 'fr_siren', 'fr_siret',
+  'nl_bsn', 'be_national_number', 'pt_nif', 'pl_pesel', 'dk_cpr', 'no_fodselsnummer', 'ch_ahv', 'in_aadhaar', 'au_tfn',
+  'au_medicare', 'au_abn', 'au_acn', 'kr_rrn', 'jp_my_number', 'br_cpf', 'br_cnpj', 'ca_sin', 'imei',
+]);
+
+/** Identifiers whose letters and digits are the whole value (separators and case are print form). */
+const COMPACT_TYPES: ReadonlySet<string> = new Set([
+  'iban', 'swift_bic', 'eu_vat', 'us_passport', 'us_mbi', 'uk_nino', 'uk_passport', 'ie_pps', 'fr_nir', 'es_dni', 'es_nie',
+  'it_fiscal_code', 'se_personnummer', 'fi_hetu', 'in_pan', 'sg_nric', 'cn_resident_id', 'mx_curp', 'vin',
+]);
+
+const WHITESPACE_RUN = /\s+/gu;
+
+/**
+ * Normalize `value` for `type` (see the header). `region` (ISO 3166-1 alpha-2) reads national
+ * phone numbers and ambiguous numeric dates; it defaults to US.
+ */
+export function normalizeValue(type: string, value: string, region: string = DEFAULT_PHONE_REGION): string {
+  if (SECRET_TYPES.has(type)) return value.normalize('NFC').trim();
+  const base = foldText(value).normalize('NFC').trim();
+  let normalized: string;
+  if (DIGIT_TYPES.has(type)) normalized = base.replace(/[^0-9]/g, '');
+  else if (COMPACT_TYPES.has(type)) normalized = base.toUpperCase().replace(/[^0-9A-Z]/g, '');
+  else {
+    switch (type) {
+      case 'email':
+        return canonicalEmail(base);
+      case 'phone':
+        normalized = canonicalPhone(base, region);
+        break;
+      case 'ip_address':
+        return canonicalIp(base.toLowerCase());
+      case 'mac_address':
+        normalized = base.toLowerCase().replace(/[^0-9a-f]/g, '');
+        break;
+      case 'date':
+        return canonicalDate(base, region) ?? base.toLowerCase().replace(WHITESPACE_RUN, ' ');
+      case 'url':
+        return canonicalUrl(base);
+      case 'crypto_wallet':
+        return /^(?:bc|tb|ltc)1/i.test(base) ? base.toLowerCase() : base;
+      default:
+        return base.replace(WHITESPACE_RUN, ' ');
+    }
+  }
+  return normalized === '' ? base : normalized;
 }
 
 /**
- * Normalize `value` for `type`: NFC and trimmed for every type, then per type:
- * email lowercase; credit_card and us_ssn digits only; phone digits only with a leading `+`
- * kept; iban uppercase letters and digits only; mac_address lowercase hex only; ip_address
- * lowercase. Other types (names, custom types) are NFC and trimmed only: case can carry meaning.
- *
- * When stripping would leave nothing (a "card" with no digits), the NFC-trimmed value is used
- * instead, so two unrelated odd values never collapse onto one empty key.
+ * The normalization before canonical forms (one release back): NFC and trimmed; lower case for
+ * emails and IPs; digits for cards, SSNs and phones (a leading `+` kept); IBAN letters and
+ * digits; MAC hex digits. Revocations written by earlier versions are digests of this form, so
+ * rehydrate checks it too (services/revocation.ts): an erased value stays erased across the
+ * upgrade.
  */
-export function normalizeValue(type: string, value: string): string {
+export function legacyNormalizeValue(type: string, value: string): string {
   const base = value.normalize('NFC').trim();
   let normalized: string;
   switch (type) {
@@ -26,10 +101,10 @@ export function normalizeValue(type: string, value: string): string {
       return base.toLowerCase();
     case 'credit_card':
     case 'us_ssn':
-      normalized = digitsOnly(base);
+      normalized = base.replace(/[^0-9]/g, '');
       break;
     case 'phone': {
-      const digits = digitsOnly(base);
+      const digits = base.replace(/[^0-9]/g, '');
       normalized = digits === '' ? '' : base.startsWith('+') ? `+${digits}` : digits;
       break;
     }
@@ -43,4 +118,200 @@ export function normalizeValue(type: string, value: string): string {
       return base;
   }
   return normalized === '' ? base : normalized;
+}
+
+/**
+ * Every form under which a stored value of a session may have been revoked: its canonical form
+ * in each of `regions` (the session's language region and the configured default region, in
+ * which a revoke request's national phone number is read), the phone without its extension
+ * (revoking a number erases its extensions), and the legacy form. Deduplicated.
+ */
+export function revocationForms(type: string, value: string, regions: readonly string[]): string[] {
+  const forms = new Set<string>();
+  for (const region of regions) {
+    const canonical = normalizeValue(type, value, region);
+    forms.add(canonical);
+    if (type === 'phone') {
+      const ext = canonical.indexOf(EXTENSION_MARK);
+      if (ext > 0) forms.add(canonical.slice(0, ext));
+    }
+  }
+  forms.add(legacyNormalizeValue(type, value));
+  return [...forms];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phones.
+
+const EXTENSION_MARK = ';ext=';
+const PHONE_CACHE_LIMIT = 4096;
+/** Parsing costs 10-30 us; rehydrate checks the same few values again and again. */
+const phoneCache = new Map<string, string>();
+
+function canonicalPhone(value: string, region: string): string {
+  const key = `${region}\u0000${value}`;
+  const cached = phoneCache.get(key);
+  if (cached !== undefined) return cached;
+  const result = parsePhone(value, isKnownRegion(region) ? region : DEFAULT_PHONE_REGION);
+  if (phoneCache.size >= PHONE_CACHE_LIMIT) phoneCache.clear();
+  phoneCache.set(key, result);
+  return result;
+}
+
+function parsePhone(value: string, region: string): string {
+  const digits = value.replace(/[^0-9]/g, '');
+  // 00 (and North America's 011) is the international call prefix: the same as '+'.
+  const international = value.startsWith('+') || digits.startsWith('00');
+  const text = !value.startsWith('+') && digits.startsWith('00') ? `+${value.slice(value.indexOf('00') + 2)}` : value;
+  let parsed;
+  try {
+    parsed = international ? parsePhoneNumberFromString(text) : parsePhoneNumberFromString(text, region as CountryCode);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed?.isPossible() === true) return parsed.ext !== undefined ? `${parsed.number}${EXTENSION_MARK}${parsed.ext}` : parsed.number;
+  if (digits === '') return '';
+  return international ? `+${digits.startsWith('00') && !value.startsWith('+') ? digits.slice(2) : digits}` : digits;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Emails, IPs, URLs.
+
+function canonicalEmail(value: string): string {
+  const lower = value.toLowerCase();
+  const at = lower.lastIndexOf('@');
+  if (at <= 0) return lower;
+  const domain = lower.slice(at + 1);
+  const ascii = domainToASCII(domain);
+  return `${lower.slice(0, at)}@${ascii === '' ? domain : ascii}`;
+}
+
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+
+function canonicalIpv4(value: string): string | undefined {
+  const match = IPV4.exec(value);
+  if (match === null) return undefined;
+  const octets = match.slice(1, 5).map(Number);
+  if (octets.some((octet) => octet > 255)) return undefined;
+  return octets.join('.');
+}
+
+/** Eight 16-bit groups of an IPv6 text (an embedded IPv4 tail included), or undefined. */
+function ipv6Groups(value: string): number[] | undefined {
+  let text = value;
+  const tail: number[] = [];
+  if (text.includes('.')) {
+    // An embedded IPv4 tail (::ffff:192.0.2.1): two more groups.
+    const lastColon = text.lastIndexOf(':');
+    if (lastColon < 0) return undefined;
+    const v4 = canonicalIpv4(text.slice(lastColon + 1));
+    if (v4 === undefined) return undefined;
+    const [a, b, c, d] = v4.split('.').map(Number) as [number, number, number, number];
+    tail.push((a << 8) | b, (c << 8) | d);
+    const head = text.slice(0, lastColon + 1);
+    text = head.endsWith('::') ? head : text.slice(0, lastColon);
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const parse = (part: string): number[] | undefined => {
+    if (part === '') return [];
+    const groups: number[] = [];
+    for (const group of part.split(':')) {
+      if (!/^[0-9a-f]{1,4}$/.test(group)) return undefined;
+      groups.push(parseInt(group, 16));
+    }
+    return groups;
+  };
+  const left = parse(halves[0]!);
+  const right = halves.length === 2 ? parse(halves[1]!) : [];
+  if (left === undefined || right === undefined) return undefined;
+  const explicit = left.length + right.length + tail.length;
+  if (halves.length === 1 ? explicit !== 8 : explicit > 7) return undefined;
+  return [...left, ...new Array<number>(8 - explicit).fill(0), ...right, ...tail];
+}
+
+/** RFC 5952 text of eight groups: lower case, no leading zeros, the longest zero run (2+) as `::`. */
+function ipv6Text(groups: readonly number[]): string {
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let k = 0; k < 8; ) {
+    if (groups[k] !== 0) {
+      k++;
+      continue;
+    }
+    let end = k;
+    while (end < 8 && groups[end] === 0) end++;
+    if (end - k > bestLength) {
+      bestStart = k;
+      bestLength = end - k;
+    }
+    k = end;
+  }
+  const hex = groups.map((group) => group.toString(16));
+  if (bestStart < 0) return hex.join(':');
+  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLength).join(':')}`;
+}
+
+function canonicalIp(value: string): string {
+  const bare = value.startsWith('[') && value.endsWith(']') ? value.slice(1, -1) : value;
+  const v4 = canonicalIpv4(bare);
+  if (v4 !== undefined) return v4;
+  const zone = bare.indexOf('%');
+  const address = zone >= 0 ? bare.slice(0, zone) : bare;
+  const groups = ipv6Groups(address);
+  if (groups === undefined) return bare;
+  // ::ffff:a.b.c.d is the IPv4 address a.b.c.d.
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff && zone < 0) {
+    return `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
+  }
+  return ipv6Text(groups) + (zone >= 0 ? bare.slice(zone) : '');
+}
+
+const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)?([^/?#]*)(.*)$/is;
+
+function canonicalUrl(value: string): string {
+  const match = URL_PARTS.exec(value);
+  if (match === null) return value;
+  const scheme = (match[1] ?? '').toLowerCase();
+  const authority = match[2]!;
+  const at = authority.lastIndexOf('@');
+  const host = at >= 0 ? `${authority.slice(0, at + 1)}${authority.slice(at + 1).toLowerCase()}` : authority.toLowerCase();
+  const rest = match[3] === '/' ? '' : match[3]!;
+  return `${scheme}${host}${rest}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dates.
+
+/** Regions that write numeric dates month first. */
+const MONTH_FIRST_REGIONS: ReadonlySet<string> = new Set(['US', 'PH', 'FM', 'PW', 'MH']);
+const DATE_PARTS = /\p{L}+|\d+/gu;
+
+function iso(year: number, month: number, day: number, yearDigits: number): string | undefined {
+  if (!dateValid(yearDigits === 2 ? 2000 + year : year, month, day)) return undefined;
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  return `${yearDigits === 2 ? pad(year) : String(year)}-${pad(month)}-${pad(day)}`;
+}
+
+function canonicalDate(value: string, region: string): string | undefined {
+  const parts = value.toLowerCase().match(DATE_PARTS) ?? [];
+  const numbers = parts.filter((part) => /^\d+$/.test(part));
+  const month = parts.map(monthNumber).find((number) => number > 0);
+  if (month !== undefined) {
+    const year = numbers.find((part) => part.length === 4);
+    const day = numbers.find((part) => part.length <= 2);
+    if (year === undefined || day === undefined || numbers.length !== 2) return undefined;
+    return iso(Number(year), month, Number(day), 4);
+  }
+  if (numbers.length !== 3 || parts.length !== 3) return undefined;
+  const [a, b, c] = numbers as [string, string, string];
+  if (a.length === 4) return iso(Number(a), Number(b), Number(c), 4);
+  if (c.length !== 4 && c.length !== 2) return undefined;
+  const year = Number(c);
+  const dayFirst = iso(year, Number(b), Number(a), c.length);
+  const monthFirst = iso(year, Number(a), Number(b), c.length);
+  if (dayFirst === undefined || monthFirst === undefined) return dayFirst ?? monthFirst;
+  // Both readings are real days: dots are European (day first); slashes and dashes follow the region.
+  if (value.includes('.')) return dayFirst;
+  return MONTH_FIRST_REGIONS.has(region) ? monthFirst : dayFirst;
 }

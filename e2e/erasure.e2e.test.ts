@@ -1,0 +1,190 @@
+// Erasure across spellings, against the real `veil serve` process (issue 15 item 8): revoking a
+// value in one spelling erases every other spelling of it. For each class (phones in national,
+// international, dotted, full-width and 00 forms; emails in any case, IDN and full-width; IBANs,
+// cards, SSNs and VAT numbers with any separators and case; IPv6 in any compression; MACs;
+// dates), each spelling is tokenized in its own session, one spelling is revoked, and every
+// session restores `[DELETED]`, while another value in the same session still restores. Then
+// the regions: a German session's national number erases with its +49 spelling, and
+// detector.default_region reads a revoke request's national number.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson, startVeil, type ServerProcess } from './support/server.js';
+
+const SECRET = '6f'.repeat(32);
+/** A value that is never revoked: it must still restore next to the erased one. */
+const WITNESS = 'witness.e2e@example.org';
+
+interface SpellingCase {
+  readonly name: string;
+  readonly type: string;
+  /** The label before each spelling, so it is detected as `type`. */
+  readonly label: string;
+  readonly revoked: string;
+  readonly others: readonly string[];
+  readonly language?: string;
+}
+
+const CASES: readonly SpellingCase[] = [
+  {
+    name: 'phone: international revoked, national spellings erased',
+    type: 'phone',
+    label: 'call',
+    revoked: '+1 (415) 555-0100',
+    others: ['415-555-0100', '415.555.0100', '(415) 555 0100', '1-415-555-0100', '＋１ ４１５ ５５５ ０１００', '001 415 555 0100', '+14155550100'],
+  },
+  {
+    name: 'phone: national revoked, international spellings erased',
+    type: 'phone',
+    label: 'call',
+    revoked: '415.555.0101',
+    others: ['+1 (415) 555-0101', '415-555-0101', '+1 415 555 0101', '415\u2011555\u20110101'],
+  },
+  {
+    name: 'phone: revoking a number erases it with an extension',
+    type: 'phone',
+    label: 'call',
+    revoked: '(345) 899-3560',
+    others: ['345-899-3560x4587', '+1 345 899 3560 ext. 12'],
+  },
+  {
+    name: 'email: case, full-width and IDN forms',
+    type: 'email',
+    label: 'mail',
+    revoked: 'Jörg.Erase@Bücher.example',
+    others: ['jörg.erase@bücher.example', 'JÖRG.ERASE@xn--bcher-kva.example', 'jörg.erase＠bücher。example'],
+  },
+  {
+    name: 'iban: spaces, dashes, dots and lower case',
+    type: 'iban',
+    label: 'IBAN',
+    revoked: 'GB82 WEST 1234 5698 7654 32',
+    others: ['GB82WEST12345698765432', 'gb82west12345698765432', 'GB82-WEST-1234-5698-7654-32', 'GB82.WEST.1234.5698.7654.32'],
+  },
+  {
+    name: 'credit card: separators and full-width digits',
+    type: 'credit_card',
+    label: 'card',
+    revoked: '4012888888881881',
+    others: ['4012 8888 8888 1881', '4012-8888-8888-1881', '４０１２ ８８８８ ８８８８ １８８１'],
+  },
+  {
+    name: 'SSN: dashes, dots, spaces and Arabic-Indic digits',
+    type: 'us_ssn',
+    label: 'SSN',
+    revoked: '078-05-1120',
+    others: ['078.05.1120', '078 05 1120', '٠٧٨-٠٥-١١٢٠', '078\u201305\u20131120'],
+  },
+  {
+    name: 'IPv6: compressed, expanded, upper case',
+    type: 'ip_address',
+    label: 'host',
+    revoked: '2001:db8:0:0:0:0:2:1',
+    others: ['2001:db8::2:1', '2001:0DB8:0000:0000:0000:0000:0002:0001', '2001:DB8::2:1'],
+  },
+  {
+    name: 'MAC: separators and case',
+    type: 'mac_address',
+    label: 'mac',
+    revoked: '00:1A:2B:3C:4D:5F',
+    others: ['00-1a-2b-3c-4d-5f', '001A.2B3C.4D5F'],
+  },
+  {
+    name: 'VAT: prefix separators and lower case',
+    type: 'eu_vat',
+    label: 'VAT',
+    revoked: 'DE136695976',
+    others: ['DE 136 695 976', 'DE-136-695-976', 'de136695976'],
+  },
+  {
+    name: 'date: written and numeric forms',
+    type: 'date',
+    label: 'born',
+    revoked: '1987-04-23',
+    others: ['April 23, 1987', '23 April 1987', '04/23/1987'],
+  },
+];
+
+async function tokenize(server: ServerProcess, label: string, spelling: string, language?: string): Promise<{ safe: string; state: string; types: string[] }> {
+  const transformed = await postJson(`${server.url}/v1/transform`, {
+    input: `${label} ${spelling} ; contact ${WITNESS}`,
+    ...(language !== undefined ? { language } : {}),
+  });
+  expect(transformed.status, transformed.text).toBe(200);
+  return {
+    safe: transformed.body.safe_text as string,
+    state: transformed.body.session_state as string,
+    types: (transformed.body.entities as { type: string }[]).map((entity) => entity.type),
+  };
+}
+
+async function restore(server: ServerProcess, session: { safe: string; state: string }): Promise<string> {
+  const restored = await postJson(`${server.url}/v1/rehydrate`, { output: session.safe, session_state: session.state });
+  expect(restored.status, restored.text).toBe(200);
+  return restored.body.restored_text as string;
+}
+
+describe('erasure across spellings (default region US)', () => {
+  let server: ServerProcess;
+  beforeAll(async () => {
+    server = await startVeil({ env: { VEIL_SESSION_SECRET: SECRET } });
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it.each(CASES)('$name', async ({ type, label, revoked, others, language }) => {
+    const sessions = [];
+    for (const spelling of [revoked, ...others]) {
+      const session = await tokenize(server, label, spelling, language);
+      expect(session.types, spelling).toContain(type);
+      expect(session.safe).not.toContain(spelling);
+      sessions.push({ spelling, session });
+    }
+    const done = await postJson(`${server.url}/v1/revoke`, { entity_type: type, value: revoked });
+    expect(done.status, done.text).toBe(200);
+    for (const { spelling, session } of sessions) {
+      const text = await restore(server, session);
+      expect(text, spelling).toContain('[DELETED]');
+      expect(text, spelling).not.toContain(spelling);
+      expect(text).toContain(WITNESS);
+    }
+  });
+
+  it('erases a German national number with its +49 spelling, and the reverse', async () => {
+    const national = await tokenize(server, 'Telefon', '030 12345670', 'de');
+    const international = await tokenize(server, 'phone', '+49 30 12345671');
+    expect(national.types).toContain('phone');
+    expect((await postJson(`${server.url}/v1/revoke`, { entity_type: 'phone', value: '+49 30 12345670' })).status).toBe(200);
+    expect(await restore(server, national)).toContain('[DELETED]');
+    // A revoke request's national number is read in the default region (US): the German
+    // session's own spelling still erases it, whatever region the request was read in.
+    const same = await tokenize(server, 'Telefon', '030 12345671', 'de');
+    expect((await postJson(`${server.url}/v1/revoke`, { entity_type: 'phone', value: '030 12345671' })).status).toBe(200);
+    expect(await restore(server, same)).toContain('[DELETED]');
+    expect(international.types).toContain('phone');
+  });
+
+  it('leaves a different number alone', async () => {
+    const other = await tokenize(server, 'call', '415-555-0177');
+    expect((await postJson(`${server.url}/v1/revoke`, { entity_type: 'phone', value: '+1 415 555 0178' })).status).toBe(200);
+    expect(await restore(server, other)).toContain('415-555-0177');
+  });
+});
+
+describe('erasure with detector.default_region GB', () => {
+  let server: ServerProcess;
+  beforeAll(async () => {
+    server = await startVeil({ env: { VEIL_SESSION_SECRET: SECRET, VEIL_DETECTOR__DEFAULT_REGION: 'GB' } });
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('reads a national number in the default region, for detection and for the revoke request', async () => {
+    const international = await tokenize(server, 'phone', '+44 20 7946 0958');
+    const national = await tokenize(server, 'phone', '020 7946 0958');
+    expect(national.types).toContain('phone');
+    expect((await postJson(`${server.url}/v1/revoke`, { entity_type: 'phone', value: '(020) 7946-0958' })).status).toBe(200);
+    expect(await restore(server, international)).toContain('[DELETED]');
+    expect(await restore(server, national)).toContain('[DELETED]');
+  });
+});

@@ -1,0 +1,348 @@
+// The ratio benchmark (issue 20 targets): Veil against a bare Fastify echo of the same JSON body,
+// both measured in the same run so a shared, noisy machine slows both alike. Every server
+// process is pinned to core 0 and the load generator (this process, autocannon) to core 1 when
+// taskset exists. Each round measures the echo, then every Veil case, then the echo again; a
+// case's ratio in that round is its figure over the mean of the two echo figures around it.
+// Reported: the median over the rounds and the range.
+//
+// Cases: 1 KB transform and rehydrate with the default configuration (dev auth, text log, the
+// `log` audit sink) and with api_key auth + a strict file audit sink (+ metrics, always on);
+// the trivial routes; 100 KB transform p50 against the echo's p50 of the same body (one
+// connection, sequential); `--workers 2` against one worker in requests per server CPU-second;
+// cold start to /readyz; idle RSS and RSS after 60 s of load.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  cpuSeconds,
+  hasTaskset,
+  median,
+  ROOT,
+  rssMiB,
+  send,
+  sequentialLatency,
+  spawnServer,
+  startVeil,
+  startWorkers,
+  textWithEntities,
+  throughput,
+  VEIL_BIN,
+  type ServerProcess,
+  type Target,
+} from './common.js';
+
+export interface RatioOptions {
+  readonly rounds: number;
+  /** Seconds per throughput measurement. */
+  readonly seconds: number;
+  readonly connections: number;
+  /** Seconds of load before the second RSS reading. */
+  readonly loadSeconds: number;
+}
+
+export interface RatioRow {
+  readonly name: string;
+  readonly result: string;
+  readonly target: string;
+  readonly met: boolean | undefined;
+}
+
+const API_KEY = 'bench-key-0123456789abcdef';
+const SECURE_HEADERS = { 'x-api-key': API_KEY };
+
+function range(values: readonly number[], digits: number): string {
+  return `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
+}
+
+function rps(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}
+
+/** A configuration file with api_key auth and a strict, fsynced audit file in `dir`. */
+function secureConfig(dir: string): string {
+  const path = join(dir, 'secure.yaml');
+  writeFileSync(
+    path,
+    [
+      'auth:',
+      '  mode: api_key',
+      '  api_keys:',
+      `    - {key: ${API_KEY}, identity: bench, scopes: [transform, rehydrate, detect]}`,
+      'audit:',
+      '  backend: file',
+      `  path: ${join(dir, 'audit.log')}`,
+      `  hmac_key: ${'5e'.repeat(32)}`,
+      '  strict: true',
+      '',
+    ].join('\n'),
+  );
+  return path;
+}
+
+const SECRET = { VEIL_SESSION_SECRET: '3c'.repeat(32) };
+
+async function transformOnce(server: ServerProcess, body: string, headers: Record<string, string> = {}): Promise<string> {
+  const response = await send(server.url, 'POST', '/v1/transform', body, headers);
+  if (response.status !== 200) throw new Error(`transform answered ${response.status}: ${response.text.slice(0, 200)}`);
+  const transformed = JSON.parse(response.text) as { safe_text: string; session_state: string };
+  return JSON.stringify({ output: transformed.safe_text, session_state: transformed.session_state });
+}
+
+interface Case {
+  readonly name: string;
+  readonly server: ServerProcess;
+  readonly target: Target;
+  /** Minimum ratio to the echo (requests per second). */
+  readonly goal: number;
+}
+
+/** Throughput plus the server's CPU time per request (µs), read from /proc around the run. */
+async function measure(server: ServerProcess, target: Target, options: RatioOptions): Promise<{ rps: number; errors: number; cpuUs: number }> {
+  const before = cpuSeconds(server.pid) ?? 0;
+  const started = performance.now();
+  const result = await throughput(server.url, target, options.connections, options.seconds);
+  const elapsed = (performance.now() - started) / 1000;
+  const used = (cpuSeconds(server.pid) ?? 0) - before;
+  return { ...result, cpuUs: (used * 1e6) / Math.max(1, result.rps * elapsed) };
+}
+
+/**
+ * Throughput ratios: per round the echo, every case, the echo again. Besides requests per second
+ * (what a client sees, bounded by whatever else runs on the machine) each case reports the
+ * ratio of server CPU time per request, echo over Veil: the throughput ratio the two would have
+ * with a core each to themselves, and the steadier figure on a shared machine.
+ */
+async function throughputRatios(echo: ServerProcess, echoTarget: Target, cases: readonly Case[], options: RatioOptions, rows: RatioRow[]): Promise<void> {
+  const ratios = new Map<string, number[]>();
+  const cpuRatios = new Map<string, number[]>();
+  const absolute = new Map<string, number[]>();
+  const echoRates: number[] = [];
+  const echoCpu: number[] = [];
+  const add = (map: Map<string, number[]>, key: string, value: number): void => {
+    map.set(key, [...(map.get(key) ?? []), value]);
+  };
+  // Warm-up (JIT, pools, first audit records) so round 1 is not an outlier.
+  await throughput(echo.url, echoTarget, options.connections, 2);
+  for (const item of cases) await throughput(item.server.url, item.target, options.connections, 2);
+  for (let round = 0; round < options.rounds; round += 1) {
+    const before = await measure(echo, echoTarget, options);
+    const measured: [Case, { rps: number; cpuUs: number }][] = [];
+    for (const item of cases) {
+      const result = await measure(item.server, item.target, options);
+      if (result.errors > 0) throw new Error(`${item.name}: ${result.errors} failed requests`);
+      measured.push([item, result]);
+    }
+    const after = await measure(echo, echoTarget, options);
+    const baseline = (before.rps + after.rps) / 2;
+    const baselineCpu = (before.cpuUs + after.cpuUs) / 2;
+    echoRates.push(before.rps, after.rps);
+    echoCpu.push(before.cpuUs, after.cpuUs);
+    for (const [item, value] of measured) {
+      add(ratios, item.name, value.rps / baseline);
+      add(cpuRatios, item.name, baselineCpu / value.cpuUs);
+      add(absolute, item.name, value.rps);
+    }
+    process.stdout.write(
+      `round ${round + 1}: echo ${rps(before.rps)} / ${rps(after.rps)} req/s (${before.cpuUs.toFixed(0)} / ${after.cpuUs.toFixed(0)} µs CPU per request); ` +
+        `${measured.map(([item, value]) => `${item.name} ${rps(value.rps)} req/s, ${value.cpuUs.toFixed(0)} µs`).join('; ')}\n`,
+    );
+  }
+  rows.push({
+    name: `echo (bare Fastify) 1 KB JSON, ${options.connections} connections`,
+    result: `${rps(median(echoRates))} req/s (${range(echoRates, 0)}); ${median(echoCpu).toFixed(0)} µs CPU per request`,
+    target: '',
+    met: undefined,
+  });
+  for (const item of cases) {
+    const values = ratios.get(item.name)!;
+    const cpu = cpuRatios.get(item.name)!;
+    const ratio = median(values);
+    rows.push({
+      name: item.name,
+      result: `${ratio.toFixed(2)}× (${range(values, 2)}), ${rps(median(absolute.get(item.name)!))} req/s; CPU per request ${median(cpu).toFixed(2)}× (${range(cpu, 2)})`,
+      target: `≥ ${item.goal}×`,
+      met: ratio >= item.goal,
+    });
+  }
+}
+
+/** 100 KB: Veil's transform p50 over the echo's p50 of the same body, sequential requests. */
+async function largeRatio(echo: ServerProcess, veil: ServerProcess, options: RatioOptions, rows: RatioRow[]): Promise<void> {
+  const body = JSON.stringify({ input: textWithEntities(100 * 1024, 180) });
+  const ratios: number[] = [];
+  const echoP50: number[] = [];
+  const veilP50: number[] = [];
+  for (let round = 0; round < options.rounds; round += 1) {
+    const base = await sequentialLatency(echo.url, { method: 'POST', path: '/echo', body }, 200, 30);
+    const ours = await sequentialLatency(veil.url, { method: 'POST', path: '/v1/transform', body }, 200, 30);
+    echoP50.push(base.p50);
+    veilP50.push(ours.p50);
+    ratios.push(ours.p50 / base.p50);
+  }
+  const ratio = median(ratios);
+  rows.push({
+    name: '100 KB transform p50 / echo p50 of the same body (1 connection)',
+    result: `${ratio.toFixed(2)}× (${range(ratios, 2)}); ${median(veilP50).toFixed(2)} ms vs ${median(echoP50).toFixed(2)} ms`,
+    target: '≤ 3×',
+    met: ratio <= 3,
+  });
+}
+
+/** Requests per server CPU-second: the whole process tree of `veil serve` (primary + workers). */
+async function perCpuSecond(server: Workers, target: Target, seconds: number, connections: number): Promise<{ rps: number; perCpu: number }> {
+  const pids = await server.pids();
+  const before = pids.map((pid) => cpuSeconds(pid) ?? 0);
+  const started = performance.now();
+  const result = await throughput(server.url, target, connections, seconds);
+  const elapsed = (performance.now() - started) / 1000;
+  const used = pids.reduce((sum, pid, index) => sum + (cpuSeconds(pid) ?? 0) - before[index]!, 0);
+  return { rps: result.rps, perCpu: (result.rps * elapsed) / used };
+}
+
+type Workers = Awaited<ReturnType<typeof startWorkers>>;
+
+/** `--workers 2` vs `--workers 1`: requests per server CPU-second (nothing pinned). */
+async function workersRatio(dir: string, options: RatioOptions, rows: RatioRow[]): Promise<void> {
+  const one = await startWorkers(1, dir);
+  const two = await startWorkers(2, dir).catch(async (error: unknown) => {
+    await one.stop();
+    throw error;
+  });
+  try {
+    const target: Target = { method: 'POST', path: '/v1/transform', body: JSON.stringify({ input: textWithEntities(1024, 180) }) };
+    const connections = options.connections * 2;
+    await throughput(one.url, target, connections, 2);
+    await throughput(two.url, target, connections, 2);
+    const ratios: number[] = [];
+    const rates: [number, number][] = [];
+    for (let round = 0; round < options.rounds; round += 1) {
+      const single = await perCpuSecond(one, target, options.seconds, connections);
+      const dual = await perCpuSecond(two, target, options.seconds, connections);
+      ratios.push(dual.perCpu / single.perCpu);
+      rates.push([single.rps, dual.rps]);
+    }
+    const ratio = median(ratios);
+    rows.push({
+      name: '--workers 2 vs 1: 1 KB transforms per server CPU-second (nothing pinned)',
+      result: `${ratio.toFixed(2)}× (${range(ratios, 2)}); ${rps(median(rates.map(([single]) => single)))} vs ${rps(median(rates.map(([, dual]) => dual)))} req/s`,
+      target: '≥ 0.95×',
+      met: ratio >= 0.95,
+    });
+  } finally {
+    await one.stop();
+    await two.stop();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+function readyOnce(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path: '/readyz', agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
+/** Milliseconds from spawning `veil serve` (default configuration) to its first 200 on /readyz. */
+async function coldStart(): Promise<number> {
+  const port = await freePort();
+  const started = performance.now();
+  const command = hasTaskset ? 'taskset' : process.execPath;
+  const args = [...(hasTaskset ? ['-c', '0', process.execPath] : []), VEIL_BIN, 'serve', '--host', '127.0.0.1', '--port', String(port)];
+  const child = spawn(command, args, { env: { PATH: process.env.PATH ?? '' }, stdio: 'ignore' });
+  try {
+    for (;;) {
+      if (await readyOnce(port)) return performance.now() - started;
+      if (child.exitCode !== null) throw new Error(`veil serve exited ${child.exitCode} before /readyz`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+async function startupAndMemory(options: RatioOptions, rows: RatioRow[]): Promise<void> {
+  const times: number[] = [];
+  for (let run = 0; run < Math.max(5, options.rounds); run += 1) times.push(await coldStart());
+  const cold = median(times);
+  rows.push({ name: 'cold start: spawn `veil serve` to the first 200 from /readyz', result: `${cold.toFixed(0)} ms (${range(times, 0)})`, target: '≤ 1000 ms', met: cold <= 1000 });
+
+  const veil = await startVeil({}, 0);
+  try {
+    const transform: Target = { method: 'POST', path: '/v1/transform', body: JSON.stringify({ input: textWithEntities(1024, 180) }) };
+    const rehydrate: Target = { method: 'POST', path: '/v1/rehydrate', body: await transformOnce(veil, transform.body!) };
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const idle = rssMiB(veil.pid);
+    // Load in 10-s slices, transform and rehydrate in turn.
+    const slices = Math.max(1, Math.round(options.loadSeconds / 10));
+    for (let slice = 0; slice < slices; slice += 1) await throughput(veil.url, slice % 2 === 0 ? transform : rehydrate, options.connections, options.loadSeconds / slices);
+    const loaded = rssMiB(veil.pid);
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    const settled = rssMiB(veil.pid);
+    if (idle === undefined || loaded === undefined || settled === undefined) return;
+    rows.push({ name: 'idle RSS (default configuration, after one transform, 3 s idle)', result: `${idle.toFixed(1)} MiB`, target: 'reported', met: undefined });
+    const growth = loaded / idle - 1;
+    rows.push({
+      name: `RSS right after ${options.loadSeconds} s of 1 KB transforms and rehydrates (${options.connections} connections); 5 s later`,
+      result: `${loaded.toFixed(1)} MiB (${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(0)} %); ${settled.toFixed(1)} MiB (${((settled / idle - 1) * 100).toFixed(0)} %)`,
+      target: '≤ +20 %',
+      met: growth <= 0.2,
+    });
+  } finally {
+    await veil.stop();
+  }
+}
+
+export async function ratioBench(options: RatioOptions): Promise<RatioRow[]> {
+  const rows: RatioRow[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'veil-ratios-'));
+  const servers: ServerProcess[] = [];
+  try {
+    const echo = await spawnServer([`${ROOT}/server/dist/bench/echo-server.js`], {}, 0);
+    servers.push(echo);
+    const plain = await startVeil(SECRET, 0);
+    servers.push(plain);
+    const secure = await startVeil({ ...SECRET, VEIL_CONFIG: secureConfig(dir) }, 0);
+    servers.push(secure);
+
+    const oneKb = JSON.stringify({ input: textWithEntities(1024, 180) });
+    const transform: Target = { method: 'POST', path: '/v1/transform', body: oneKb };
+    const cases: Case[] = [
+      { name: '1 KB transform, default configuration', server: plain, target: transform, goal: 0.5 },
+      { name: '1 KB transform, api_key + strict file audit + metrics', server: secure, target: { ...transform, headers: SECURE_HEADERS }, goal: 0.4 },
+      { name: '1 KB rehydrate, default configuration', server: plain, target: { method: 'POST', path: '/v1/rehydrate', body: await transformOnce(plain, oneKb) }, goal: 0.55 },
+      {
+        name: '1 KB rehydrate, api_key + strict file audit + metrics',
+        server: secure,
+        target: { method: 'POST', path: '/v1/rehydrate', body: await transformOnce(secure, oneKb, SECURE_HEADERS), headers: SECURE_HEADERS },
+        goal: 0.45,
+      },
+      { name: 'trivial route GET /v1/health, default configuration', server: plain, target: { method: 'GET', path: '/v1/health' }, goal: 0.8 },
+      { name: 'trivial route GET /livez, default configuration', server: plain, target: { method: 'GET', path: '/livez' }, goal: 0.8 },
+    ];
+    await throughputRatios(echo, { method: 'POST', path: '/echo', body: oneKb }, cases, options, rows);
+    await largeRatio(echo, plain, options, rows);
+    for (const server of servers.splice(0)) await server.stop();
+    await workersRatio(dir, options, rows);
+    await startupAndMemory(options, rows);
+  } finally {
+    for (const server of servers) await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}

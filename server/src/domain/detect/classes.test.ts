@@ -1,0 +1,178 @@
+// Regex and context classes found on held-out data (issue 18 items 1-4): common chat phrases
+// never hijack a phone number, context words are whole words, several values in one chain of
+// digit groups are each found, context and validators settle numbers that pass two checks, and
+// the print forms people actually type (lower case, dashes and dots, extensions, national
+// mobiles) are found while broadcast MACs, bare www.<word> and digit chains are not.
+import { describe, expect, it } from 'vitest';
+import { detectAll } from './index.js';
+
+function found(text: string, language?: string): [string, string][] {
+  return detectAll(text, language === undefined ? {} : { language })
+    .filter((d) => d.confidence >= 0.5)
+    .map((d) => [d.type, d.value]);
+}
+
+function valuesOf(type: string, text: string, language?: string): string[] {
+  return found(text, language)
+    .filter(([t]) => t === type)
+    .map(([, value]) => value);
+}
+
+describe('phones in chat phrases (issue 18.1)', () => {
+  it.each([
+    'my number is (636) 452-0852',
+    'My number is (636) 452-0852.',
+    'my number: 636-452-0852',
+    'you can reach me on my number 636.452.0852 after 5',
+    'Text me, my number is 636 452 0852',
+    'my personal number is (636) 452-0852',
+  ])('finds the phone in %j', (text) => {
+    expect(valuesOf('phone', text).length).toBe(1);
+  });
+
+  it('still reads "My Number" (as Japan writes it) as the My Number context', () => {
+    expect(valuesOf('jp_my_number', 'My Number: 4550 5856 5340')).toEqual(['4550 5856 5340']);
+  });
+
+  it('suppresses a phone only after an id label right before it', () => {
+    // The label names the number: not a phone.
+    expect(valuesOf('phone', 'NHS number: 943 476 5918')).toEqual([]);
+    expect(valuesOf('phone', 'Finnish personal identity code 010984-5120, thanks')).toEqual([]);
+    // The label names something else earlier in the sentence.
+    expect(valuesOf('phone', 'NHS number pending; please call (636) 452-0852 today')).toEqual(['(636) 452-0852']);
+  });
+
+  it('matches acronym context words only in capitals', () => {
+    expect(valuesOf('us_ein', 'EIN 12-3456789')).toEqual(['12-3456789']);
+    // German "ein", French "fin", chat "btw" lend no identity.
+    expect(found('Das ist ein 123456789 Test')).toEqual([]);
+    expect(found('la fin 123456789')).toEqual([]);
+  });
+});
+
+describe('context words in scripts without spaces', () => {
+  it('finds a CJK context word inside a run of characters', () => {
+    expect(valuesOf('phone', '我的电话是8146054359，谢谢。')).toEqual(['8146054359']);
+    expect(valuesOf('phone', '私の電話は 814-605-4359 です')).toEqual(['814-605-4359']);
+  });
+
+  it('finds values glued to CJK text on either side', () => {
+    expect(valuesOf('credit_card', 'カード4111111111111111です')).toEqual(['4111111111111111']);
+    expect(valuesOf('email', '邮箱jane@example.com谢谢')).toEqual(['jane@example.com']);
+    expect(valuesOf('cn_resident_id', '身份证号码11010519491231002X。')).toEqual(['11010519491231002X']);
+    // An address in CJK script is still one address.
+    expect(valuesOf('email', '写信给用户@例子.中国')).toEqual(['写信给用户@例子.中国']);
+  });
+});
+
+describe('context windows match whole words only (issue 18.2)', () => {
+  it.each(['636-452-0852', '(636) 452-0852', '636.452.0852', '636 452 0852', '+1 636 452 0852'])(
+    'never reads the tail of a word cut by the window (%s)',
+    (phone) => {
+      for (let pad = 0; pad < 60; pad += 1) {
+        const text = `Please reach${' '.repeat(pad + 1)}${phone} now`;
+        expect(valuesOf('phone', text)).toEqual([phone]);
+      }
+    },
+  );
+});
+
+describe('several values in a row, and values that pass two checks (issue 18.3)', () => {
+  it('finds each card separated by single spaces', () => {
+    expect(valuesOf('credit_card', '4111 1111 1111 1111 5555 5555 5555 4444 3782 822463 10005')).toEqual([
+      '4111 1111 1111 1111',
+      '5555 5555 5555 4444',
+      '3782 822463 10005',
+    ]);
+    expect(valuesOf('credit_card', 'cards 4111111111111111 5555555555554444 378282246310005 on file')).toEqual([
+      '4111111111111111',
+      '5555555555554444',
+      '378282246310005',
+    ]);
+    expect(valuesOf('credit_card', '4111-1111-1111-1111 4012-8888-8888-1881')).toEqual(['4111-1111-1111-1111', '4012-8888-8888-1881']);
+  });
+
+  it('does not cut a card out of a longer digit run', () => {
+    expect(valuesOf('credit_card', '4111 1111 1111 1111 1111 1111')).toEqual([]);
+  });
+
+  it('finds each phone of a list', () => {
+    expect(valuesOf('phone', 'call 415-555-0132 415-555-0199')).toEqual(['415-555-0132', '415-555-0199']);
+  });
+
+  it('types a number that passes Luhn and the NIR key by its context and issuer prefix', () => {
+    expect(found('my credit card number is 377123767443430')).toEqual([['credit_card', '377123767443430']]);
+    expect(found('card 377123767443430')).toEqual([['credit_card', '377123767443430']]);
+    expect(found('377123767443430')).toEqual([['credit_card', '377123767443430']]); // Amex prefix
+    expect(found('NIR 377123767443430')).toEqual([['fr_nir', '377123767443430']]);
+    expect(found('109275693790170')).toEqual([['fr_nir', '109275693790170']]); // NIR-like prefix
+    expect(found('Amex 109275693790170')).toEqual([['credit_card', '109275693790170']]);
+  });
+
+  it.each([
+    ['call 345-899-3560x4587 today', '345-899-3560x4587'],
+    ['call +1-903-140-4508x769 today', '+1-903-140-4508x769'],
+    ['call 001-518-640-0854 today', '001-518-640-0854'],
+    ['call 011 44 20 7946 0958 today', '011 44 20 7946 0958'],
+    ['call 0044 20 7946 0958 today', '0044 20 7946 0958'],
+    ['call (345) 899-3560 ext. 4587 today', '(345) 899-3560 ext. 4587'],
+    ['call 345.899.3560 x 12 today', '345.899.3560 x 12'],
+  ])('finds the phone with its extension or call prefix in %j', (text, phone) => {
+    expect(valuesOf('phone', text)).toEqual([phone]);
+  });
+});
+
+describe('print forms (issue 18.4)', () => {
+  it.each([
+    ['IBAN gb82west12345698765432', 'iban', 'gb82west12345698765432'],
+    ['IBAN gb82 west 1234 5698 7654 32', 'iban', 'gb82 west 1234 5698 7654 32'],
+    ['IBAN AL47-2121-1009-0000-0002-3569-8741', 'iban', 'AL47-2121-1009-0000-0002-3569-8741'],
+    ['IBAN DE89.3704.0044.0532.0130.00', 'iban', 'DE89.3704.0044.0532.0130.00'],
+    ['VAT de136695976', 'eu_vat', 'de136695976'],
+    ['VAT DE-136-695-976', 'eu_vat', 'DE-136-695-976'],
+    ['VAT DE.136695976', 'eu_vat', 'DE.136695976'],
+    ['SSN 078.05.1123', 'us_ssn', '078.05.1123'],
+    ['NIE x9613851n', 'es_nie', 'x9613851n'],
+    ['NIE Y8063915-Z', 'es_nie', 'Y8063915-Z'],
+    ['NIE X-9613851-N', 'es_nie', 'X-9613851-N'],
+    ['DNI 12345678z', 'es_dni', '12345678z'],
+    ['P.IVA 07643520567', 'eu_vat', '07643520567'],
+    ['Partita IVA: 07643520567', 'eu_vat', '07643520567'],
+    ['NINO AB 12 34 56 C', 'uk_nino', 'AB 12 34 56 C'],
+    ['NI number AB 123456 C', 'uk_nino', 'AB 123456 C'],
+    ['NINO ab 12 34 56 c', 'uk_nino', 'ab 12 34 56 c'],
+    ['passport number 123456789', 'us_passport', '123456789'],
+    ['passport number: AB1234567', 'us_passport', 'AB1234567'],
+    ['Passport No. 12AB34567', 'us_passport', '12AB34567'],
+  ])('finds %j', (text, type, value) => {
+    expect(valuesOf(type, text)).toEqual([value]);
+  });
+
+  it('types a bare passport label by the region', () => {
+    expect(valuesOf('uk_passport', 'passport number 123456789', 'en-GB')).toEqual(['123456789']);
+  });
+
+  it.each(['0917 123 4567', '0917-123-4567', '(02) 8123 4567', '0532 123 45 67', '(0532) 123 45 67', '0 532 123 45 67'])(
+    'finds the Philippine or Turkish national number %j',
+    (phone) => {
+      expect(valuesOf('phone', `Reach me at ${phone} please`)).toEqual([phone]);
+    },
+  );
+
+  it.each([
+    'ff:ff:ff:ff:ff:ff',
+    'FF-FF-FF-FF-FF-FF',
+    '00:00:00:00:00:00',
+    'visit www.microsoft for more',
+    'AB 12 34 56 1',
+    'AB 12 34 56 E',
+  ])('flags nothing in %j', (text) => {
+    expect(found(text)).toEqual([]);
+  });
+
+  it('keeps real MACs and www hosts', () => {
+    expect(valuesOf('mac_address', 'mac 00-1A-2B-3C-4D-5E')).toEqual(['00-1A-2B-3C-4D-5E']);
+    expect(valuesOf('url', 'see www.microsoft.com today')).toEqual(['www.microsoft.com']);
+    expect(valuesOf('url', 'see http://192.168.1.1/admin')).toEqual(['http://192.168.1.1/admin']);
+  });
+});

@@ -1,0 +1,334 @@
+// Restoring an OpenAI-style chat completion, whole or streamed (docs/api.md, "OpenAI-compatible
+// proxy"). Text fields (`content`, `refusal`, an audio `transcript`) are restored with the text
+// restore; tool-call and function-call `arguments` are JSON text written by the model, so they
+// are restored with jsonStringRestore: each restored value is escaped as JSON string content, and
+// a value holding a quote or a backslash cannot break the arguments or add members to them.
+// Every other field passes unchanged (ids, usage, logprobs, finish reasons).
+//
+// Streams: one StreamRehydrator per text stream (a choice's content, its refusal, its function
+// call, each of its tool calls), so a token split across chunks anywhere is restored exactly
+// once and only a possible partial token (and what the output guard holds) waits. A choice's held
+// text is flushed into the chunk carrying its finish_reason; a tool call's when the next tool
+// call of its choice starts (its arguments are complete then). A chunk whose text was all held
+// back, and that carries nothing else, is not sent. Pure: the restore functions (session,
+// policy, channels, output guard) come from the caller.
+import { VeilError } from '@veil/common';
+import type { UnresolvedToken } from '../rehydrate.js';
+import { MarkupContext } from '../restore/index.js';
+import type { RestoreFunction, RestoreResult } from '../stream/index.js';
+import type { StreamRehydrator } from '../stream/index.js';
+import { isPlainObject } from '../structured/index.js';
+import type { TokenCandidate } from '../token/index.js';
+
+/** Most choices (`n`) and tool calls per choice a stream may address. */
+export const MAX_STREAM_INDEX = 128;
+
+/** The restore of the proxy: `text` for prose fields, `json` for arguments (jsonStringRestore). */
+export interface CompletionRestorers {
+  readonly text: RestoreFunction;
+  readonly json: RestoreFunction;
+}
+
+export interface RestoreTotals {
+  readonly tokensResolved: number;
+  readonly tokensUnresolved: readonly UnresolvedToken[];
+}
+
+function malformed(what: string): VeilError {
+  return new VeilError('VEIL_UPSTREAM_FAILED', `the upstream answer is malformed: ${what}`);
+}
+
+/**
+ * A restore that renders into a MarkupContext (services/rehydrate.ts Restorer): pieces of one
+ * rendered whole pass the same context, in order, so a URL or tag opened in an earlier piece
+ * still clamps the tokens of later ones.
+ */
+export type MarkupRestore = (text: string, markup?: MarkupContext) => RestoreResult;
+
+/**
+ * A restore for text inside a JSON string literal: every resolved token becomes its value
+ * escaped as JSON string content; unresolved candidates stay as they are. Tokens restore
+ * independently of each other (one left-to-right pass), so restoring them one by one gives the
+ * text restore's values. The text around the tokens is fed to `markup` too, so a token inside a
+ * URL in the arguments (`{"url": "https://evil.example/?d={{email:...}}"}`) gets the channel's
+ * url_restore_mode, as in any other output. `markup`: the context of the whole the calls are
+ * pieces of (a tool call's streamed arguments); without one each call is its own whole.
+ */
+export function jsonStringRestore(restore: MarkupRestore, scan: (text: string) => readonly TokenCandidate[], markup?: MarkupContext): RestoreFunction {
+  return (text) => {
+    const context = markup ?? new MarkupContext();
+    const candidates = scan(text);
+    if (candidates.length === 0) {
+      context.feed(text);
+      return { restoredText: text, tokensResolved: 0, tokensUnresolved: [] };
+    }
+    const parts: string[] = [];
+    const unresolved: UnresolvedToken[] = [];
+    let resolved = 0;
+    let cursor = 0;
+    for (const candidate of candidates) {
+      const before = text.slice(cursor, candidate.start);
+      parts.push(before);
+      context.feed(before);
+      cursor = candidate.end;
+      const one = restore(candidate.raw, context);
+      resolved += one.tokensResolved;
+      unresolved.push(...one.tokensUnresolved);
+      parts.push(one.tokensResolved > 0 ? JSON.stringify(one.restoredText).slice(1, -1) : one.restoredText);
+    }
+    const rest = text.slice(cursor);
+    parts.push(rest);
+    context.feed(rest);
+    return { restoredText: parts.join(''), tokensResolved: resolved, tokensUnresolved: unresolved };
+  };
+}
+
+class Totals {
+  resolved = 0;
+  readonly unresolved: UnresolvedToken[] = [];
+
+  add(result: RestoreResult): string {
+    this.resolved += result.tokensResolved;
+    this.unresolved.push(...result.tokensUnresolved);
+    return result.restoredText;
+  }
+}
+
+/** A copy of `object` with `key` set (own data property, whatever the key). */
+function withMember(object: Readonly<Record<string, unknown>>, key: string, value: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...object };
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+/** Restore a whole (not streamed) chat completion. Throws VEIL_UPSTREAM_FAILED when it is not one. */
+export function restoreCompletion(completion: unknown, restorers: CompletionRestorers): RestoreTotals & { readonly value: Record<string, unknown> } {
+  if (!isPlainObject(completion) || !Array.isArray(completion.choices)) throw malformed('no choices');
+  const totals = new Totals();
+  const text = (value: string): string => totals.add(restorers.text(value));
+  const json = (value: string): string => totals.add(restorers.json(value));
+  const choices = (completion.choices as unknown[]).map((choice) => {
+    if (!isPlainObject(choice)) throw malformed('a choice is not an object');
+    const message = choice.message;
+    if (message === undefined || message === null) return choice;
+    if (!isPlainObject(message)) throw malformed('a message is not an object');
+    let restored: Record<string, unknown> = { ...message };
+    if (typeof message.content === 'string') restored.content = text(message.content);
+    if (typeof message.refusal === 'string') restored.refusal = text(message.refusal);
+    if (isPlainObject(message.audio) && typeof message.audio.transcript === 'string') {
+      restored.audio = { ...message.audio, transcript: text(message.audio.transcript) };
+    }
+    if (isPlainObject(message.function_call) && typeof message.function_call.arguments === 'string') {
+      restored.function_call = { ...message.function_call, arguments: json(message.function_call.arguments) };
+    }
+    if (Array.isArray(message.tool_calls)) {
+      restored = withMember(
+        restored,
+        'tool_calls',
+        (message.tool_calls as unknown[]).map((call) => {
+          if (!isPlainObject(call) || !isPlainObject(call.function) || typeof call.function.arguments !== 'string') return call;
+          return { ...call, function: { ...call.function, arguments: json(call.function.arguments) } };
+        }),
+      );
+    }
+    return { ...choice, message: restored };
+  });
+  return { value: { ...completion, choices }, tokensResolved: totals.resolved, tokensUnresolved: totals.unresolved };
+}
+
+/** Parse one `data:` payload of an upstream stream (other than `[DONE]`) into a chunk object. */
+export function parseChunk(data: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    throw malformed('a stream event is not JSON');
+  }
+  if (!isPlainObject(value)) throw malformed('a stream event is not an object');
+  return value;
+}
+
+/** The open text streams of one choice. */
+interface ChoiceStreams {
+  content?: StreamRehydrator;
+  refusal?: StreamRehydrator;
+  functionCall?: StreamRehydrator;
+  readonly tools: Map<number, StreamRehydrator>;
+}
+
+function streamIndex(value: unknown, what: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value >= MAX_STREAM_INDEX) throw malformed(`${what} is not a small non-negative integer`);
+  return value;
+}
+
+/** Does a rewritten delta still say anything (text left after hold-back, a role, a tool call)? */
+function meaningful(delta: Readonly<Record<string, unknown>>): boolean {
+  for (const key of Object.keys(delta)) {
+    const value = delta[key];
+    if ((key === 'content' || key === 'refusal') && value === '') continue;
+    if (key === 'tool_calls' && Array.isArray(value) && value.length === 0) continue;
+    if (value === undefined || value === null) continue;
+    return true;
+  }
+  return false;
+}
+
+/** Restores a chat completion stream chunk by chunk (see the header). */
+export class ChunkRestorer {
+  readonly #open: (kind: 'text' | 'json') => StreamRehydrator;
+  readonly #choices = new Map<number, ChoiceStreams>();
+  readonly #all: StreamRehydrator[] = [];
+  /** Choices that started and have not finished yet. */
+  readonly #unfinished = new Set<number>();
+  #template: Record<string, unknown> | undefined;
+
+  /** `open` makes the rehydrator of one text stream: `text` restore or `json` (arguments). */
+  constructor(open: (kind: 'text' | 'json') => StreamRehydrator) {
+    this.#open = open;
+  }
+
+  /** True when every choice that started has finished (a finish_reason was seen). */
+  get complete(): boolean {
+    return this.#unfinished.size === 0;
+  }
+
+  get tokensResolved(): number {
+    return this.#all.reduce((sum, rehydrator) => sum + rehydrator.tokensResolved, 0);
+  }
+
+  get tokensUnresolved(): UnresolvedToken[] {
+    return this.#all.flatMap((rehydrator) => [...rehydrator.tokensUnresolved]);
+  }
+
+  /**
+   * Every text the next rewrite of `chunk` may restore from (held-back text plus the chunk's
+   * deltas), for the per-delta session checks; the pieces are separated so no token can form
+   * across two of them.
+   */
+  pendingWith(chunk: Readonly<Record<string, unknown>>): string {
+    const parts = this.#all.map((rehydrator) => rehydrator.pending);
+    const choices = Array.isArray(chunk.choices) ? (chunk.choices as unknown[]) : [];
+    for (const choice of choices) {
+      const delta = isPlainObject(choice) && isPlainObject(choice.delta) ? choice.delta : undefined;
+      if (delta === undefined) continue;
+      if (typeof delta.content === 'string') parts.push(delta.content);
+      if (typeof delta.refusal === 'string') parts.push(delta.refusal);
+      if (isPlainObject(delta.function_call) && typeof delta.function_call.arguments === 'string') parts.push(delta.function_call.arguments);
+      if (Array.isArray(delta.tool_calls)) {
+        for (const call of delta.tool_calls as unknown[]) {
+          if (isPlainObject(call) && isPlainObject(call.function) && typeof call.function.arguments === 'string') parts.push(call.function.arguments);
+        }
+      }
+    }
+    return parts.join('\u0000');
+  }
+
+  /** The chunk with its text restored, or undefined when nothing of it is left to send. */
+  rewrite(chunk: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined {
+    if (!Array.isArray(chunk.choices)) throw malformed('a stream chunk has no choices');
+    this.#template = chunk;
+    let keep = chunk.choices.length === 0 || (chunk.usage !== undefined && chunk.usage !== null);
+    const choices = (chunk.choices as unknown[]).map((choice) => {
+      if (!isPlainObject(choice)) throw malformed('a choice is not an object');
+      const index = streamIndex(choice.index, 'a choice index');
+      const delta = choice.delta === undefined || choice.delta === null ? {} : choice.delta;
+      if (!isPlainObject(delta)) throw malformed('a delta is not an object');
+      const finished = choice.finish_reason !== undefined && choice.finish_reason !== null;
+      const rewritten = this.#rewriteDelta(index, delta, finished);
+      if (finished || (choice.logprobs !== undefined && choice.logprobs !== null) || meaningful(rewritten)) keep = true;
+      return { ...choice, delta: rewritten };
+    });
+    return keep ? { ...chunk, choices } : undefined;
+  }
+
+  /**
+   * The stream ended (`[DONE]`): a chunk with whatever is still held for choices that never
+   * finished, or undefined when nothing is.
+   */
+  finish(): Record<string, unknown> | undefined {
+    const choices: Record<string, unknown>[] = [];
+    for (const index of [...this.#choices.keys()].sort((a, b) => a - b)) {
+      const delta = this.#flush(index, {});
+      if (meaningful(delta)) choices.push({ index, delta, finish_reason: null });
+    }
+    if (choices.length === 0 || this.#template === undefined) return undefined;
+    const { usage: _usage, choices: _choices, ...template } = this.#template;
+    return { ...template, choices };
+  }
+
+  #streams(index: number): ChoiceStreams {
+    let streams = this.#choices.get(index);
+    if (streams === undefined) {
+      streams = { tools: new Map() };
+      this.#choices.set(index, streams);
+      this.#unfinished.add(index);
+    }
+    return streams;
+  }
+
+  #rehydrator(kind: 'text' | 'json'): StreamRehydrator {
+    const rehydrator = this.#open(kind);
+    this.#all.push(rehydrator);
+    return rehydrator;
+  }
+
+  #rewriteDelta(index: number, delta: Readonly<Record<string, unknown>>, finished: boolean): Record<string, unknown> {
+    const streams = this.#streams(index);
+    let out: Record<string, unknown> = { ...delta };
+    if (typeof delta.content === 'string') out.content = (streams.content ??= this.#rehydrator('text')).push(delta.content);
+    if (typeof delta.refusal === 'string') out.refusal = (streams.refusal ??= this.#rehydrator('text')).push(delta.refusal);
+    if (isPlainObject(delta.function_call) && typeof delta.function_call.arguments === 'string') {
+      out.function_call = { ...delta.function_call, arguments: (streams.functionCall ??= this.#rehydrator('json')).push(delta.function_call.arguments) };
+    }
+    if (Array.isArray(delta.tool_calls)) {
+      const calls: unknown[] = [];
+      for (const call of delta.tool_calls as unknown[]) {
+        if (!isPlainObject(call)) throw malformed('a tool call is not an object');
+        const callIndex = streamIndex(call.index, 'a tool call index');
+        if (!streams.tools.has(callIndex)) {
+          // A new tool call: the earlier ones of this choice are complete, release what they hold.
+          for (const [earlier, rehydrator] of [...streams.tools].sort((a, b) => a[0] - b[0])) {
+            if (earlier >= callIndex) continue;
+            const rest = rehydrator.end();
+            streams.tools.delete(earlier);
+            if (rest !== '') calls.push({ index: earlier, function: { arguments: rest } });
+          }
+          streams.tools.set(callIndex, this.#rehydrator('json'));
+        }
+        const fn = call.function;
+        if (isPlainObject(fn) && typeof fn.arguments === 'string') {
+          calls.push({ ...call, function: { ...fn, arguments: streams.tools.get(callIndex)!.push(fn.arguments) } });
+        } else calls.push(call);
+      }
+      out = withMember(out, 'tool_calls', calls);
+    }
+    return finished ? this.#flush(index, out) : out;
+  }
+
+  /** Release everything a choice holds into `delta`; the choice is finished. */
+  #flush(index: number, delta: Record<string, unknown>): Record<string, unknown> {
+    const streams = this.#choices.get(index);
+    if (streams === undefined) return delta;
+    let out = delta;
+    const append = (key: 'content' | 'refusal', rehydrator: StreamRehydrator | undefined): void => {
+      const rest = rehydrator?.end() ?? '';
+      if (rest !== '') out[key] = `${typeof out[key] === 'string' ? out[key] : ''}${rest}`;
+    };
+    append('content', streams.content);
+    append('refusal', streams.refusal);
+    const functionRest = streams.functionCall?.end() ?? '';
+    if (functionRest !== '') {
+      const current = isPlainObject(out.function_call) ? out.function_call : {};
+      out.function_call = { ...current, arguments: `${typeof current.arguments === 'string' ? current.arguments : ''}${functionRest}` };
+    }
+    const calls: unknown[] = Array.isArray(out.tool_calls) ? [...(out.tool_calls as unknown[])] : [];
+    for (const [callIndex, rehydrator] of [...streams.tools].sort((a, b) => a[0] - b[0])) {
+      const rest = rehydrator.end();
+      if (rest !== '') calls.push({ index: callIndex, function: { arguments: rest } });
+    }
+    if (calls.length > 0) out = withMember(out, 'tool_calls', calls);
+    this.#choices.delete(index);
+    this.#unfinished.delete(index);
+    return out;
+  }
+}

@@ -1,0 +1,143 @@
+// The folded view (fold.ts): what each class of character folds to, the identity fast path, and
+// (property-tested) that offsets map back exactly: every folded span maps to an original span
+// whose fold is the folded span widened to whole characters, and folding commutes with slicing.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { foldText, foldWithOffsets } from './fold.js';
+
+describe('foldText', () => {
+  it('folds full-width forms, the full-width at sign and the ideographic full stop', () => {
+    expect(foldText('０７８－０５－１１２３')).toBe('078-05-1123');
+    expect(foldText('ｊａｎｅ＠ｅｘａｍｐｌｅ．ｃｏｍ')).toBe('jane@example.com');
+    expect(foldText('jane@example。com')).toBe('jane@example.com');
+    expect(foldText('＋１ （４１５） ５５５ ０１００')).toBe('+1 (415) 555 0100');
+  });
+
+  it('folds decimal digits of every script to ASCII', () => {
+    expect(foldText('٠١٢٣٤٥٦٧٨٩')).toBe('0123456789'); // Arabic-Indic
+    expect(foldText('۰۱۲۳۴۵۶۷۸۹')).toBe('0123456789'); // Extended Arabic-Indic (Persian, Urdu)
+    expect(foldText('०१२३४५६७८९')).toBe('0123456789'); // Devanagari
+    expect(foldText('๐๑๒๓๔๕๖๗๘๙')).toBe('0123456789'); // Thai
+    expect(foldText('𝟎𝟏𝟐𝟗 𝟘𝟙')).toBe('0129 01'); // mathematical digits (astral)
+    expect(foldText('၀၁၂')).toBe('012'); // Myanmar
+  });
+
+  it('folds dashes and spaces, and drops invisible characters', () => {
+    expect(foldText('078\u201305\u20111123')).toBe('078-05-1123'); // en dash, non-breaking hyphen
+    expect(foldText('1\u20122\u20143\u22124\u20105')).toBe('1-2-3-4-5'); // figure dash, em dash, minus, hyphen
+    expect(foldText('a\u00a0b\u3000c\u202fd')).toBe('a b c d');
+    expect(foldText('41\u200b11\u00ad11\u200d11\u2060\ufeff')).toBe('41111111');
+    expect(foldText('\u202ejane@x.com\u202c')).toBe('jane@x.com');
+  });
+
+  it('keeps letters of every script, accents and CJK as they are', () => {
+    const text = 'Grüße, José! 東京 서울 Αθήνα Москва';
+    expect(foldText(text)).toBe(text);
+    expect(foldWithOffsets(text).identity).toBe(true);
+  });
+
+  it('returns the same string for pure ASCII', () => {
+    const text = 'plain ascii 4111 1111 1111 1111 jane@example.com';
+    const view = foldWithOffsets(text);
+    expect(view.identity).toBe(true);
+    expect(view.text).toBe(text);
+    expect(view.originalSpan(6, 11)).toEqual({ start: 6, end: 11 });
+  });
+});
+
+describe('FoldedText offsets', () => {
+  it('maps a folded span back to the characters that produced it', () => {
+    const text = 'SSN ０７８－０５－１１２３.';
+    const view = foldWithOffsets(text);
+    const start = view.text.indexOf('078');
+    const span = view.originalSpan(start, start + 11);
+    expect(text.slice(span.start, span.end)).toBe('０７８－０５－１１２３');
+  });
+
+  it('widens a span that cuts a multi-character fold to the whole character', () => {
+    const text = 'a ㍿ b';
+    const view = foldWithOffsets(text); // 'a 株式会社 b'
+    expect(view.originalSpan(3, 5)).toEqual({ start: 2, end: 3 });
+  });
+
+  it('excludes dropped characters at the edges and includes them inside', () => {
+    const text = '\u200b12\u200b34\u200b';
+    const view = foldWithOffsets(text); // '1234'
+    expect(view.text).toBe('1234');
+    expect(view.originalSpan(0, 4)).toEqual({ start: 1, end: 6 });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Properties.
+
+const PIECES = [
+  'a', 'Z', '7', ' ', '-', '@', '.', '０', '９', '＠', '。', '－', '\u2013', '\u2011', '\u200b', '\u00ad', '٣', '۷', '९', '𝟗',
+  '㍿', '½', 'ﬁ', '①', '\u3000', '\u00a0', 'é', 'e\u0301', '東', '😀', '\ud800', '\u202e', '\ufe0f', '²',
+];
+
+const textArb = fc.oneof(
+  fc.array(fc.constantFrom(...PIECES), { maxLength: 40 }).map((parts) => parts.join('')),
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+);
+
+/** UTF-16 offsets at code-point boundaries of `text`. */
+function boundaries(text: string): number[] {
+  const out = [0];
+  let k = 0;
+  while (k < text.length) {
+    const cp = text.codePointAt(k)!;
+    k += cp > 0xffff ? 2 : 1;
+    out.push(k);
+  }
+  return out;
+}
+
+describe('FoldedText properties', () => {
+  it('folding commutes with slicing at code-point boundaries', () => {
+    fc.assert(
+      fc.property(textArb, fc.nat(), fc.nat(), (text, x, y) => {
+        const points = boundaries(text);
+        const a = points[x % points.length]!;
+        const b = points[y % points.length]!;
+        const [start, end] = a <= b ? [a, b] : [b, a];
+        const view = foldWithOffsets(text);
+        const folded = view.foldedSpan(start, end);
+        expect(foldText(text.slice(start, end))).toBe(view.text.slice(folded.start, folded.end));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('maps every folded span to an original span whose fold contains it and is it widened to whole characters', () => {
+    fc.assert(
+      fc.property(textArb, fc.nat(), fc.nat(), (text, x, y) => {
+        const view = foldWithOffsets(text);
+        const n = view.text.length;
+        if (n === 0) return;
+        const a = x % n;
+        const b = y % n;
+        const [start, end] = a <= b ? [a, b + 1] : [b, a + 1];
+        const span = view.originalSpan(start, end);
+        expect(span.start).toBeGreaterThanOrEqual(0);
+        expect(span.end).toBeLessThanOrEqual(text.length);
+        const back = view.foldedSpan(span.start, span.end);
+        expect(back.start).toBeLessThanOrEqual(start);
+        expect(back.end).toBeGreaterThanOrEqual(end);
+        expect(foldText(text.slice(span.start, span.end))).toBe(view.text.slice(back.start, back.end));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('is idempotent', () => {
+    fc.assert(
+      fc.property(textArb, (text) => {
+        const once = foldText(text);
+        expect(foldText(once)).toBe(once);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
