@@ -1,5 +1,5 @@
 // Admission and load shedding (issue 16 item 2): the per-process count of large requests and
-// streams, the memory gate, and what a refused request sees over HTTP (503 VEIL_OVERLOADED with
+// streams, the memory gates (resident memory, and the charge of each admitted body), and what a refused request sees over HTTP (503 VEIL_OVERLOADED with
 // Retry-After, before its body is read); the structure bounds of bodies on both parse paths.
 import { describe, expect, it } from 'vitest';
 import { Admission, OverloadedError } from '../services/overload.js';
@@ -11,28 +11,69 @@ const calm = () => ({ rssBytes: 100 * MiB, heapUsedBytes: 50 * MiB, heapLimitByt
 describe('Admission', () => {
   it('admits up to the limit, refuses the next with 503 and Retry-After, and gives slots back once', () => {
     const admission = new Admission({ maxLarge: 2, maxStreams: 1, budgetMb: 1024, memory: calm });
-    const first = admission.admitLarge();
-    admission.admitLarge();
-    expect(() => admission.admitLarge()).toThrow(OverloadedError);
+    const first = admission.admitLarge(100_000);
+    admission.admitLarge(100_000);
+    expect(() => admission.admitLarge(100_000)).toThrow(OverloadedError);
     try {
-      admission.admitLarge();
+      admission.admitLarge(100_000);
     } catch (error) {
       expect(error).toMatchObject({ code: 'VEIL_OVERLOADED', status: 503, retryAfterSeconds: 1 });
     }
-    first();
-    first();
+    first.release();
+    first.release();
     expect(admission.inFlight).toEqual({ large: 1, streams: 0 });
-    admission.admitLarge();
-    admission.admitStream();
-    expect(() => admission.admitStream()).toThrow(/overloaded/);
+    admission.admitLarge(100_000);
+    admission.admitStream(100_000);
+    expect(() => admission.admitStream(100_000)).toThrow(/overloaded/);
+  });
+
+  it('charges each admitted request the memory its body will need, refuses what would pass the budget, and frees it at the end', () => {
+    // 1 GiB budget, 870 MiB high-water, 100 MiB resident at rest; 10 bytes of RSS per body byte.
+    const admission = new Admission({ maxLarge: 100, maxStreams: 100, budgetMb: 1024, rssPerBodyByte: 10, memory: calm });
+    const first = admission.admitLarge(40 * MiB); // 400 MiB
+    const second = admission.admitStream(30 * MiB); // 300 MiB: 800 of 870
+    expect(admission.charged).toBe(700 * MiB);
+    // Slots are free, but the memory is not: refused by what it would cost, before any RSS shows it.
+    let refused: unknown;
+    try {
+      admission.admitLarge(8 * MiB);
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toMatchObject({ code: 'VEIL_OVERLOADED', status: 503, retryAfterSeconds: 5 });
+    expect(admission.charged).toBe(700 * MiB);
+    first.release();
+    first.release();
+    expect(admission.charged).toBe(300 * MiB);
+    admission.admitLarge(8 * MiB).release();
+    second.release();
+    expect(admission.charged).toBe(0);
+    expect(admission.inFlight).toEqual({ large: 0, streams: 0 });
+  });
+
+  it('settles a chunked body to its real size, and answers 413 for a body no idle process could take', () => {
+    const admission = new Admission({ maxLarge: 100, maxStreams: 100, budgetMb: 1024, rssPerBodyByte: 10, memory: calm });
+    const chunked = admission.admitLarge(60 * MiB);
+    expect(() => admission.admitLarge(20 * MiB)).toThrow(OverloadedError);
+    chunked.settle(1 * MiB);
+    expect(admission.charged).toBe(10 * MiB);
+    // settle never raises a charge.
+    chunked.settle(50 * MiB);
+    expect(admission.charged).toBe(10 * MiB);
+    admission.admitLarge(20 * MiB);
+    chunked.release();
+    expect(admission.charged).toBe(200 * MiB);
+    expect(() => new Admission({ maxLarge: 1, maxStreams: 1, budgetMb: 1024, rssPerBodyByte: 10, memory: calm }).admitLarge(80 * MiB)).toThrow(
+      expect.objectContaining({ code: 'VEIL_PAYLOAD_TOO_LARGE', status: 413 }),
+    );
   });
 
   it('refuses new large work near the memory budget or the heap limit', () => {
     const near = new Admission({ maxLarge: 10, maxStreams: 10, budgetMb: 1024, memory: () => ({ ...calm(), rssBytes: 900 * MiB }) });
-    expect(() => near.admitLarge()).toThrow(OverloadedError);
+    expect(() => near.admitLarge(100_000)).toThrow(OverloadedError);
     expect(near.pressure()).toMatch(/memory_budget_mb/);
     const heap = new Admission({ maxLarge: 10, maxStreams: 10, budgetMb: 1024, memory: () => ({ ...calm(), heapUsedBytes: 500 * MiB }) });
-    expect(() => heap.admitStream()).toThrow(OverloadedError);
+    expect(() => heap.admitStream(100_000)).toThrow(OverloadedError);
     expect(new Admission({ maxLarge: 10, maxStreams: 10, budgetMb: 1024, memory: calm }).pressure()).toBeUndefined();
   });
 });

@@ -5,18 +5,27 @@
 // a request whose declared body is above transform.offload_threshold_bytes, or whose length is
 // unknown (chunked), takes a slot of limits.max_large_requests; an incremental ndjson rehydrate
 // stream takes one of limits.max_streams instead (and its connection is exempt from the body
-// timeout and from eviction, plugins/connections.ts). Either is refused while the process is
-// near its memory budget (services/overload.ts). A refusal is 503 VEIL_OVERLOADED with
-// Retry-After before a byte of the body is read; the slot is given back when the response ends
-// or the connection closes.
+// timeout and from eviction, plugins/connections.ts). Each is also charged the memory it will
+// need, in proportion to its body (services/overload.ts RSS_PER_BODY_BYTE): the declared
+// Content-Length; a chunked body is charged for server.body_limit_bytes until the parser has read
+// it, then for its real size; an ndjson stream of unknown length for the offload threshold (its
+// lines are bounded and handled one at a time). A refusal (no slot, the process near its memory
+// budget, or the charges of the work in progress leaving no room) is 503 VEIL_OVERLOADED with
+// Retry-After before a byte of the body is read; the slot and the charge are given back when
+// the response ends or the connection closes.
 //
 // An error answered before the request body was fully received (401, 413, 503, ...) carries
 // `Connection: close`: Node then closes the connection after the answer instead of reading, and
 // discarding, whatever the client still trickles.
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.js';
-import type { Admission, Release } from '../services/overload.js';
+import type { Admission, Ticket } from '../services/overload.js';
 import type { ConnectionGuard } from './connections.js';
+import { bodySize } from './json.js';
+import { requestSlot } from './request-slot.js';
+
+/** The ticket of a chunked large body, settled to its real size once parsed. */
+const unsettled = requestSlot<Ticket>('veil.admission-unsettled');
 
 const NDJSON = 'application/x-ndjson';
 
@@ -38,15 +47,29 @@ export function registerAdmission(app: FastifyInstance, deps: AppDeps, admission
       done();
       return;
     }
-    let release: Release;
+    const length = declared !== undefined ? Number(declared) : undefined;
+    let ticket: Ticket;
     try {
-      release = stream ? admission.admitStream() : admission.admitLarge();
+      ticket = stream
+        ? admission.admitStream(length ?? deps.offload.threshold)
+        : admission.admitLarge(length ?? deps.config.server.body_limit_bytes);
     } catch (error) {
       done(error as Error);
       return;
     }
-    reply.raw.once('close', release);
+    reply.raw.once('close', () => ticket.release());
     if (stream) guard?.protect(request.raw);
+    else if (length === undefined) unsettled.set(request, ticket);
+    done();
+  });
+
+  // A chunked JSON body has been read: charge what it is, not what it could have been.
+  app.addHook('preValidation', (request, _reply, done) => {
+    const ticket = unsettled.get(request);
+    if (ticket !== undefined) {
+      unsettled.delete(request);
+      ticket.settle(bodySize(request));
+    }
     done();
   });
 

@@ -1,7 +1,10 @@
 // Load shedding, per process (issue 16 item 2): a bounded number of requests with large bodies in
-// progress, a bounded number of incremental streams, and a memory gate that refuses new large
-// work while the process is close to its memory budget. What does not fit is refused at once
-// with 503 VEIL_OVERLOADED and Retry-After; nothing waits in an unbounded queue. The memory
+// progress, a bounded number of incremental streams, and two memory gates. Each admitted large
+// request or stream is charged the resident memory it will need (RSS_PER_BODY_BYTE times its
+// body) against the budget until it ends, so a burst of large requests is refused by what it
+// will cost before any of it shows in the RSS; and new large work is refused while the process
+// is already close to its budget. What does not fit is refused at once with 503 VEIL_OVERLOADED
+// and Retry-After; nothing waits in an unbounded queue; a body that could never fit is 413. The memory
 // budget (server.memory_budget_mb, else the container's limit, else the machine's memory) also
 // sizes the V8 heaps (cli/launcher.ts for the main thread, services/offload.ts for the workers).
 import { totalmem } from 'node:os';
@@ -41,6 +44,18 @@ export const WORKER_HEAP_SHARE = 0.15;
 /** Past this fraction of the budget (resident) or of the heap limit (used), large work is refused. */
 export const HIGH_WATER = 0.85;
 
+/**
+ * Resident memory a large request costs per byte of its body, measured: one 9.0 MB
+ * /v1/rehydrate/stream restore whose client never reads raised the server's peak RSS by 489 MiB
+ * (57 bytes per body byte: the body's bytes, its copy to a worker, the decoded and parsed text,
+ * the restored text and its segments, the frames, and the worker heaps growing for them); four
+ * at once by 1,201 MiB (300 MiB each). Node 24, memory_budget_mb 1024, 2 cores
+ * (docs/operations.md, "Memory budget", has the command). Every large request is charged at this
+ * rate: the restore is the most expensive per byte of the large paths, so the others are
+ * over-charged, never under-charged.
+ */
+export const RSS_PER_BODY_BYTE = 57;
+
 /** The old-generation heap of one offload worker thread, MiB. */
 export function workerHeapMb(config: Pick<VeilConfig, 'server'>): number {
   return Math.max(128, Math.floor(memoryBudgetMb(config) * WORKER_HEAP_SHARE));
@@ -66,22 +81,40 @@ export interface AdmissionOptions {
   readonly maxLarge: number;
   readonly maxStreams: number;
   readonly budgetMb: number;
+  /** Resident bytes charged per body byte (RSS_PER_BODY_BYTE unless a test sets it). */
+  readonly rssPerBodyByte?: number;
   /** Injected in tests. */
   readonly memory?: () => MemoryReading;
 }
 
-/** A slot to give back exactly once (when the response ends or the connection closes). */
-export type Release = () => void;
+/** An admitted request's slot and memory charge. */
+export interface Ticket {
+  /** Give the slot and the charge back; only the first call counts (response ended or connection closed). */
+  release(): void;
+  /**
+   * The body turned out to be `bodyBytes` long (a chunked body, charged for the body limit when
+   * admitted): charge that instead. Only ever lowers the charge.
+   */
+  settle(bodyBytes: number): void;
+}
 
 export class Admission {
   readonly #options: AdmissionOptions;
   readonly #memory: () => MemoryReading;
+  readonly #rssPerByte: number;
   #large = 0;
   #streams = 0;
+  /** Resident bytes charged to the work in progress. */
+  #charged = 0;
+  /** RSS when the last charge was taken with nothing else charged. */
+  #restingRss = 0;
+  /** The lowest such RSS seen: what the process needs with no large work at all. */
+  #lowestRestingRss = Number.POSITIVE_INFINITY;
 
   constructor(options: AdmissionOptions) {
     this.#options = options;
     this.#memory = options.memory ?? readMemory;
+    this.#rssPerByte = options.rssPerBodyByte ?? RSS_PER_BODY_BYTE;
   }
 
   /** Large requests and streams in progress (diagnostics, tests). */
@@ -94,43 +127,99 @@ export class Admission {
    * limit), or undefined when it may go ahead.
    */
   pressure(): string | undefined {
-    const reading = this.#memory();
+    return this.#pressureOf(this.#memory());
+  }
+
+  #pressureOf(reading: MemoryReading): string | undefined {
     if (reading.rssBytes > this.#options.budgetMb * MiB * HIGH_WATER) return 'resident memory near server.memory_budget_mb';
     if (reading.heapUsedBytes > reading.heapLimitBytes * HIGH_WATER) return 'heap near its limit';
     return undefined;
   }
 
-  /** A slot for a request with a large body, or OverloadedError (503). */
-  admitLarge(): Release {
+  /** Resident bytes charged to the large requests and streams in progress. */
+  get charged(): number {
+    return this.#charged;
+  }
+
+  /** A slot and memory charge for a request with a large body of `bodyBytes`, or OverloadedError (503). */
+  admitLarge(bodyBytes: number): Ticket {
     if (this.#large >= this.#options.maxLarge) throw new OverloadedError('limits.max_large_requests reached');
-    this.#checkMemory();
+    const ticket = this.#charge(bodyBytes);
     this.#large += 1;
-    return once(() => {
+    return ticket.onRelease(() => {
       this.#large -= 1;
     });
   }
 
-  /** A slot for an incremental stream, or OverloadedError (503). */
-  admitStream(): Release {
+  /** A slot and memory charge for an incremental stream of (about) `bodyBytes`, or OverloadedError (503). */
+  admitStream(bodyBytes: number): Ticket {
     if (this.#streams >= this.#options.maxStreams) throw new OverloadedError('limits.max_streams reached');
-    this.#checkMemory();
+    const ticket = this.#charge(bodyBytes);
     this.#streams += 1;
-    return once(() => {
+    return ticket.onRelease(() => {
       this.#streams -= 1;
     });
   }
 
-  #checkMemory(): void {
-    const reason = this.pressure();
+  /**
+   * The memory gates: refused while the process is near its budget, or when what is charged to
+   * the work in progress plus this request's cost would pass the high-water mark. The charges
+   * are counted on top of the resident memory of the last moment nothing was charged (the
+   * process at rest), not of the current RSS, which already holds part of them.
+   */
+  #charge(bodyBytes: number): ChargeTicket {
+    const reading = this.#memory();
+    const reason = this.#pressureOf(reading);
     if (reason !== undefined) throw new OverloadedError(reason, 5);
+    if (this.#charged === 0) {
+      this.#restingRss = reading.rssBytes;
+      this.#lowestRestingRss = Math.min(this.#lowestRestingRss, reading.rssBytes);
+    }
+    const cost = Math.ceil(bodyBytes * this.#rssPerByte);
+    const ceiling = this.#options.budgetMb * MiB * HIGH_WATER;
+    if (this.#lowestRestingRss + cost > ceiling) {
+      // Not even an idle process could take it: waiting would not help.
+      throw new VeilError('VEIL_PAYLOAD_TOO_LARGE', 'request body needs more memory than server.memory_budget_mb allows', `estimated ${Math.round(cost / MiB)} MiB`);
+    }
+    if (this.#restingRss + this.#charged + cost > ceiling) throw new OverloadedError('memory charged to large work in progress near server.memory_budget_mb', 5);
+    this.#charged += cost;
+    return new ChargeTicket(cost, (amount) => {
+      this.#charged -= amount;
+    }, this.#rssPerByte);
   }
 }
 
-function once(release: () => void): Release {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    release();
-  };
+/** A charge given back once; settle() lowers it (the returned difference is freed at once). */
+class ChargeTicket implements Ticket {
+  #cost: number;
+  #released = false;
+  readonly #free: (amount: number) => void;
+  readonly #rssPerByte: number;
+  readonly #onRelease: (() => void)[] = [];
+
+  constructor(cost: number, free: (amount: number) => void, rssPerByte: number) {
+    this.#cost = cost;
+    this.#free = free;
+    this.#rssPerByte = rssPerByte;
+  }
+
+  onRelease(action: () => void): this {
+    this.#onRelease.push(action);
+    return this;
+  }
+
+  settle(bodyBytes: number): void {
+    if (this.#released) return;
+    const cost = Math.ceil(bodyBytes * this.#rssPerByte);
+    if (cost >= this.#cost) return;
+    this.#free(this.#cost - cost);
+    this.#cost = cost;
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#free(this.#cost);
+    for (const action of this.#onRelease) action();
+  }
 }
