@@ -99,6 +99,11 @@ async function legitimateTrafficDuring<T>(attack: Promise<T>): Promise<{ result:
   }
 }
 
+/** Streams the server closed because their client did not read (its log lines so far). */
+function writeTimeouts(): number {
+  return server.logs.filter((line) => line.includes('"event":"stream_write_timeout"')).length;
+}
+
 function expectAlive(): void {
   expect(server.child.exitCode).toBeNull();
   expect(rssMiB(serverPid)).toBeDefined();
@@ -233,9 +238,15 @@ describe('bounded concurrency and memory', () => {
     const rss = new RssSampler(serverPid, 50);
     const run = await legitimateTrafficDuring(
       (async () => {
+        const timeoutsBefore = writeTimeouts();
         const held = await nonReadingRequests(target, '/v1/rehydrate/stream', body, 40);
-        // The admitted streams hold their slots until the write timeout (5 s here) closes them: a
-        // large request is then admitted again. Bounded: at most 60 attempts a second apart.
+        // The admitted streams restore their 9 MB and block on their clients until the write
+        // timeout (5 s here) closes them: the attack is held that long (and a little more), so the
+        // RSS is sampled over the whole of their work, not only until a small request gets in.
+        await new Promise((resolve) => setTimeout(resolve, 8000));
+        expect(writeTimeouts()).toBeGreaterThan(timeoutsBefore);
+        // A large request is admitted again once the streams are gone. Bounded: at most 60
+        // attempts a second apart.
         const statuses: number[] = [];
         for (let attempt = 0; attempt < 60; attempt += 1) {
           const answer = await send(target, 'POST', '/v1/detect', detectBody(200_000));

@@ -106,10 +106,8 @@ export class Admission {
   #streams = 0;
   /** Resident bytes charged to the work in progress. */
   #charged = 0;
-  /** RSS when the last charge was taken with nothing else charged. */
-  #restingRss = 0;
-  /** The lowest such RSS seen: what the process needs with no large work at all. */
-  #lowestRestingRss = Number.POSITIVE_INFINITY;
+  /** The lowest RSS seen when nothing was charged: what the process needs with no large work. */
+  #restingRss = Number.POSITIVE_INFINITY;
 
   constructor(options: AdmissionOptions) {
     this.#options = options;
@@ -164,20 +162,20 @@ export class Admission {
   /**
    * The memory gates: refused while the process is near its budget, or when what is charged to
    * the work in progress plus this request's cost would pass the high-water mark. The charges
-   * are counted on top of the resident memory of the last moment nothing was charged (the
-   * process at rest), not of the current RSS, which already holds part of them.
+   * are counted on top of the process at rest (the lowest RSS seen when nothing was charged),
+   * not of the current RSS: that already holds part of the charges, and after large work it
+   * stays high with memory the heaps reuse (freed memory is not returned to the system at once),
+   * which would refuse large requests long after the work ended. Memory that is really held
+   * still closes the first gate.
    */
   #charge(bodyBytes: number): ChargeTicket {
     const reading = this.#memory();
     const reason = this.#pressureOf(reading);
     if (reason !== undefined) throw new OverloadedError(reason, 5);
-    if (this.#charged === 0) {
-      this.#restingRss = reading.rssBytes;
-      this.#lowestRestingRss = Math.min(this.#lowestRestingRss, reading.rssBytes);
-    }
+    if (this.#charged === 0) this.#restingRss = Math.min(this.#restingRss, reading.rssBytes);
     const cost = Math.ceil(bodyBytes * this.#rssPerByte);
     const ceiling = this.#options.budgetMb * MiB * HIGH_WATER;
-    if (this.#lowestRestingRss + cost > ceiling) {
+    if (this.#restingRss + cost > ceiling) {
       // Not even an idle process could take it: waiting would not help.
       throw new VeilError('VEIL_PAYLOAD_TOO_LARGE', 'request body needs more memory than server.memory_budget_mb allows', `estimated ${Math.round(cost / MiB)} MiB`);
     }
