@@ -205,11 +205,37 @@ describe('timeouts and slow connections', () => {
     expectAlive();
   });
 
-  it('an unauthenticated request with an unread body gets 401 and its connection closed, not drained', async () => {
+  it('an unauthenticated request with an unread body gets 401 and its connection closed, not kept open to drain', async () => {
     const { hostname, port } = new URL(server.url);
     const said = await slowRequest(`POST /v1/transform HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"input":"`);
     expect(said).toMatch(/^HTTP\/1\.1 401/);
     expect(said.toLowerCase()).toContain('connection: close');
+  });
+
+  it('a request refused early while its client still sends the body: the rest is read and discarded, so the client gets the status, not a reset', async () => {
+    const { hostname, port } = new URL(server.url);
+    const body = Buffer.alloc(8 * 1024 * 1024, 'a');
+    // A client that writes its whole body before it reads anything (many simple clients do).
+    const outcome = await new Promise<{ received: string; error?: string }>((resolve) => {
+      const socket: Socket = connect({ host: hostname, port: Number(port) });
+      let received = '';
+      let error: string | undefined;
+      socket.pause();
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.toString('utf8');
+      });
+      socket.on('error', (failure: NodeJS.ErrnoException) => {
+        error = failure.code ?? failure.message;
+      });
+      socket.once('close', () => resolve({ received, ...(error !== undefined ? { error } : {}) }));
+      socket.write(`POST /v1/transform HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`);
+      socket.write(body, () => socket.resume());
+    });
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.received).toMatch(/^HTTP\/1\.1 401/);
+    expect(outcome.received.toLowerCase()).toContain('connection: close');
+    expect(outcome.received).toContain('"code":"VEIL_AUTH_REQUIRED"');
+    expectAlive();
   });
 
   it('twice max_connections slow clients from another address do not keep legitimate requests out, and are cut', async () => {

@@ -15,14 +15,49 @@
 // the response ends or the connection closes.
 //
 // An error answered before the request body was fully received (401, 413, 503, ...) carries
-// `Connection: close`: Node then closes the connection after the answer instead of reading, and
-// discarding, whatever the client still trickles.
+// `Connection: close`, and the connection is not reused. It is not cut the moment the answer is
+// written either: closing a socket with unread bytes sends a reset, and a client still sending
+// its body (many write it all before reading) would get ECONNRESET / EPIPE instead of the status.
+// So the answer is followed by a half-close (FIN), and what the client still sends is read and
+// discarded, never kept, for at most EARLY_DRAIN_MS and server.body_limit_bytes; then, or when
+// the client has finished, the connection is closed. A trickling client is cut at the bound.
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import type { Admission, Ticket } from '../services/overload.js';
 import type { ConnectionGuard } from './connections.js';
 import { bodySize } from './json.js';
 import { requestSlot } from './request-slot.js';
+
+/** The longest an early answer's connection stays open to discard what its client still sends. */
+export const EARLY_DRAIN_MS = 5000;
+
+/**
+ * Node closes a `Connection: close` connection with socket.destroySoon() once the answer is
+ * written; on this socket that becomes: FIN now, discard what arrives, close when the client
+ * ends or a bound is passed.
+ */
+function drainBeforeClose(socket: Socket, maxBytes: number, maxMs: number): void {
+  socket.destroySoon = function drainThenDestroy(this: Socket): void {
+    if (this.destroyed) return;
+    this.end();
+    let discarded = 0;
+    const close = (): void => {
+      clearTimeout(timer);
+      this.destroy();
+    };
+    const timer = setTimeout(close, maxMs);
+    timer.unref();
+    // The HTTP parser still reads the socket (it discards a finished request's body bytes);
+    // this only counts them.
+    this.on('data', (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > maxBytes) close();
+    });
+    this.once('end', close);
+    this.once('close', () => clearTimeout(timer));
+  };
+}
 
 /** The ticket of a chunked large body, settled to its real size once parsed. */
 const unsettled = requestSlot<Ticket>('veil.admission-unsettled');
@@ -73,8 +108,13 @@ export function registerAdmission(app: FastifyInstance, deps: AppDeps, admission
     done();
   });
 
+  const drainBytes = deps.config.server.body_limit_bytes;
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (reply.statusCode >= 400 && !request.raw.complete) void reply.header('connection', 'close');
+    if (reply.statusCode >= 400 && !request.raw.complete) {
+      void reply.header('connection', 'close');
+      const socket = request.raw.socket as Socket | null;
+      if (socket !== null) drainBeforeClose(socket, drainBytes, EARLY_DRAIN_MS);
+    }
     done(null, payload);
   });
 }
