@@ -204,6 +204,10 @@ const ATTACKS: Record<string, () => Promise<void>> = {
       const held = await nonReadingRequests(target, '/v1/rehydrate/stream', body, 300);
       const until = Date.now() + 60_000;
       while (Date.now() < until && !server.exited()) await new Promise((resolve) => setTimeout(resolve, 500));
+      // A paused socket never notices a graceful close (the server's FIN after an early 503 or a
+      // write timeout): read and drop what is pending for a moment, then count what is still open.
+      for (const socket of held.sockets) socket.on('data', () => undefined).resume();
+      await new Promise((resolve) => setTimeout(resolve, 2000));
       const open = held.sockets.filter((socket) => !socket.destroyed && socket.readyState === 'open').length;
       held.release();
       return `${open} of 300 still open at the end; RSS after ${(rssMiB(server.pid) ?? 0).toFixed(0)} MiB`;
