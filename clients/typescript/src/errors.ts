@@ -82,6 +82,7 @@ export const ERROR_FAMILIES: Readonly<Record<string, ErrorClass>> = {
   VEIL_IDEMPOTENCY_RESULT_UNAVAILABLE: IdempotencyError,
   VEIL_IDEMPOTENCY_STORE_FULL: IdempotencyError,
   VEIL_RATE_LIMITED: RateLimitError,
+  VEIL_QUOTA_EXCEEDED: RateLimitError,
   VEIL_PROMPT_REJECTED: ContentRejectedError,
   VEIL_OUTPUT_BLOCKED: ContentRejectedError,
   VEIL_AUDIT_UNAVAILABLE: UnavailableError,

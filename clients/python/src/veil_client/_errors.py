@@ -109,6 +109,7 @@ ERROR_FAMILIES: Mapping[str, type[VeilError]] = {
     "VEIL_IDEMPOTENCY_RESULT_UNAVAILABLE": IdempotencyError,
     "VEIL_IDEMPOTENCY_STORE_FULL": IdempotencyError,
     "VEIL_RATE_LIMITED": RateLimitError,
+    "VEIL_QUOTA_EXCEEDED": RateLimitError,
     "VEIL_PROMPT_REJECTED": ContentRejectedError,
     "VEIL_OUTPUT_BLOCKED": ContentRejectedError,
     "VEIL_AUDIT_UNAVAILABLE": UnavailableError,
