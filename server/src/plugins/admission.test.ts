@@ -51,16 +51,24 @@ describe('Admission', () => {
     expect(admission.inFlight).toEqual({ large: 0, streams: 0 });
   });
 
-  it('settles a chunked body to its real size, and answers 413 for a body no idle process could take', () => {
+  it('charges a chunked body provisionally, settles it to its real size, and answers 413 for a body no idle process could take', () => {
+    // High-water 870.4 MiB, 100 MiB at rest, 10 bytes per body byte.
     const admission = new Admission({ maxLarge: 100, maxStreams: 100, budgetMb: 1024, rssPerBodyByte: 10, memory: calm });
-    const chunked = admission.admitLarge(60 * MiB);
+    // Up to 100 MiB (1000 MiB of charge): admitted with all the room there is, never a 413 before the size is known.
+    const chunked = admission.admitLarge(100 * MiB, true);
+    expect(admission.charged).toBeCloseTo(770.4 * MiB, -3);
     expect(() => admission.admitLarge(20 * MiB)).toThrow(OverloadedError);
     chunked.settle(1 * MiB);
     expect(admission.charged).toBe(10 * MiB);
-    // settle never raises a charge.
-    chunked.settle(50 * MiB);
-    expect(admission.charged).toBe(10 * MiB);
     admission.admitLarge(20 * MiB);
+    expect(admission.charged).toBe(210 * MiB);
+    // The real size needs more than there is room for now: 503, the charge unchanged.
+    expect(() => chunked.settle(70 * MiB)).toThrow(OverloadedError);
+    expect(admission.charged).toBe(210 * MiB);
+    // More than an idle process could take: 413.
+    expect(() => chunked.settle(80 * MiB)).toThrow(expect.objectContaining({ code: 'VEIL_PAYLOAD_TOO_LARGE', status: 413 }));
+    chunked.settle(50 * MiB);
+    expect(admission.charged).toBe(700 * MiB);
     chunked.release();
     expect(admission.charged).toBe(200 * MiB);
     expect(() => new Admission({ maxLarge: 1, maxStreams: 1, budgetMb: 1024, rssPerBodyByte: 10, memory: calm }).admitLarge(80 * MiB)).toThrow(

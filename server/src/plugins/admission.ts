@@ -7,8 +7,9 @@
 // stream takes one of limits.max_streams instead (and its connection is exempt from the body
 // timeout and from eviction, plugins/connections.ts). Each is also charged the memory it will
 // need, in proportion to its body (services/overload.ts RSS_PER_BODY_BYTE): the declared
-// Content-Length; a chunked body is charged for server.body_limit_bytes until the parser has read
-// it, then for its real size; an ndjson stream of unknown length for the offload threshold (its
+// Content-Length; a chunked body provisionally for server.body_limit_bytes (at most what the
+// process at rest has room for) until the parser has read it, then for its real size (refused
+// then, before any work, if that does not fit); an ndjson stream of unknown length for the offload threshold (its
 // lines are bounded and handled one at a time). A refusal (no slot, the process near its memory
 // budget, or the charges of the work in progress leaving no room) is 503 VEIL_OVERLOADED with
 // Retry-After before a byte of the body is read; the slot and the charge are given back when
@@ -87,7 +88,7 @@ export function registerAdmission(app: FastifyInstance, deps: AppDeps, admission
     try {
       ticket = stream
         ? admission.admitStream(length ?? deps.offload.threshold)
-        : admission.admitLarge(length ?? deps.config.server.body_limit_bytes);
+        : admission.admitLarge(length ?? deps.config.server.body_limit_bytes, length === undefined);
     } catch (error) {
       done(error as Error);
       return;
@@ -103,7 +104,13 @@ export function registerAdmission(app: FastifyInstance, deps: AppDeps, admission
     const ticket = unsettled.get(request);
     if (ticket !== undefined) {
       unsettled.delete(request);
-      ticket.settle(bodySize(request));
+      try {
+        // Before any work on it: a body too large for the memory there is is refused here.
+        ticket.settle(bodySize(request));
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
     }
     done();
   });

@@ -92,8 +92,9 @@ export interface Ticket {
   /** Give the slot and the charge back; only the first call counts (response ended or connection closed). */
   release(): void;
   /**
-   * The body turned out to be `bodyBytes` long (a chunked body, charged for the body limit when
-   * admitted): charge that instead. Only ever lowers the charge.
+   * The body turned out to be `bodyBytes` long (a chunked body, charged provisionally when
+   * admitted): charge that instead. Throws 413 VEIL_PAYLOAD_TOO_LARGE or 503 VEIL_OVERLOADED
+   * (the charge unchanged) when the real size needs more than there is room for.
    */
   settle(bodyBytes: number): void;
 }
@@ -139,10 +140,15 @@ export class Admission {
     return this.#charged;
   }
 
-  /** A slot and memory charge for a request with a large body of `bodyBytes`, or OverloadedError (503). */
-  admitLarge(bodyBytes: number): Ticket {
+  /**
+   * A slot and memory charge for a request with a large body of `bodyBytes`, or OverloadedError
+   * (503). `provisional`: the length is unknown (chunked) and `bodyBytes` is the most it may be;
+   * the charge is then at most what the process at rest has room for (never a 413 for a body
+   * that may turn out small), and settle() corrects it once the body has been read.
+   */
+  admitLarge(bodyBytes: number, provisional = false): Ticket {
     if (this.#large >= this.#options.maxLarge) throw new OverloadedError('limits.max_large_requests reached');
-    const ticket = this.#charge(bodyBytes);
+    const ticket = this.#charge(bodyBytes, provisional);
     this.#large += 1;
     return ticket.onRelease(() => {
       this.#large -= 1;
@@ -152,7 +158,7 @@ export class Admission {
   /** A slot and memory charge for an incremental stream of (about) `bodyBytes`, or OverloadedError (503). */
   admitStream(bodyBytes: number): Ticket {
     if (this.#streams >= this.#options.maxStreams) throw new OverloadedError('limits.max_streams reached');
-    const ticket = this.#charge(bodyBytes);
+    const ticket = this.#charge(bodyBytes, false);
     this.#streams += 1;
     return ticket.onRelease(() => {
       this.#streams -= 1;
@@ -168,37 +174,54 @@ export class Admission {
    * which would refuse large requests long after the work ended. Memory that is really held
    * still closes the first gate.
    */
-  #charge(bodyBytes: number): ChargeTicket {
+  #charge(bodyBytes: number, provisional: boolean): ChargeTicket {
     const reading = this.#memory();
     const reason = this.#pressureOf(reading);
     if (reason !== undefined) throw new OverloadedError(reason, 5);
     if (this.#charged === 0) this.#restingRss = Math.min(this.#restingRss, reading.rssBytes);
-    const cost = Math.ceil(bodyBytes * this.#rssPerByte);
-    const ceiling = this.#options.budgetMb * MiB * HIGH_WATER;
-    if (this.#restingRss + cost > ceiling) {
+    let cost = this.#costOf(bodyBytes);
+    if (provisional) cost = Math.min(cost, Math.max(0, this.#ceiling - this.#restingRss));
+    this.#check(cost, 0);
+    this.#charged += cost;
+    return new ChargeTicket(cost, (bytes) => this.#costOf(bytes), (from, to) => {
+      if (to > from) this.#check(to, from);
+      this.#charged += to - from;
+    });
+  }
+
+  get #ceiling(): number {
+    return this.#options.budgetMb * MiB * HIGH_WATER;
+  }
+
+  #costOf(bodyBytes: number): number {
+    return Math.ceil(bodyBytes * this.#rssPerByte);
+  }
+
+  /** Whether a charge may grow from `current` to `cost`: 413 if no idle process could take it, 503 if not now. */
+  #check(cost: number, current: number): void {
+    if (this.#restingRss + cost > this.#ceiling) {
       // Not even an idle process could take it: waiting would not help.
       throw new VeilError('VEIL_PAYLOAD_TOO_LARGE', 'request body needs more memory than server.memory_budget_mb allows', `estimated ${Math.round(cost / MiB)} MiB`);
     }
-    if (this.#restingRss + this.#charged + cost > ceiling) throw new OverloadedError('memory charged to large work in progress near server.memory_budget_mb', 5);
-    this.#charged += cost;
-    return new ChargeTicket(cost, (amount) => {
-      this.#charged -= amount;
-    }, this.#rssPerByte);
+    if (this.#restingRss + this.#charged - current + cost > this.#ceiling) {
+      throw new OverloadedError('memory charged to large work in progress near server.memory_budget_mb', 5);
+    }
   }
 }
 
-/** A charge given back once; settle() lowers it (the returned difference is freed at once). */
+/** A charge given back once; settle() moves it to the body's real size. */
 class ChargeTicket implements Ticket {
   #cost: number;
   #released = false;
-  readonly #free: (amount: number) => void;
-  readonly #rssPerByte: number;
+  readonly #costOf: (bodyBytes: number) => number;
+  /** Moves the process's total charge from one cost to another (throws when a larger one does not fit). */
+  readonly #move: (from: number, to: number) => void;
   readonly #onRelease: (() => void)[] = [];
 
-  constructor(cost: number, free: (amount: number) => void, rssPerByte: number) {
+  constructor(cost: number, costOf: (bodyBytes: number) => number, move: (from: number, to: number) => void) {
     this.#cost = cost;
-    this.#free = free;
-    this.#rssPerByte = rssPerByte;
+    this.#costOf = costOf;
+    this.#move = move;
   }
 
   onRelease(action: () => void): this {
@@ -208,16 +231,15 @@ class ChargeTicket implements Ticket {
 
   settle(bodyBytes: number): void {
     if (this.#released) return;
-    const cost = Math.ceil(bodyBytes * this.#rssPerByte);
-    if (cost >= this.#cost) return;
-    this.#free(this.#cost - cost);
+    const cost = this.#costOf(bodyBytes);
+    this.#move(this.#cost, cost);
     this.#cost = cost;
   }
 
   release(): void {
     if (this.#released) return;
     this.#released = true;
-    this.#free(this.#cost);
+    this.#move(this.#cost, 0);
     for (const action of this.#onRelease) action();
   }
 }
