@@ -21,7 +21,7 @@ PORT ?= $(or $(VEIL_PORT),3000)
 HOST ?= $(VEIL_HOST)
 NER ?= 1
 
-.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit e2e bench bench-proxy eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers bench-patterns bench-stream guard-corpus k8s-build k8s-up k8s-down images image-tools
+.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit e2e bench bench-proxy eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers bench-patterns bench-stream bench-loop guard-corpus k8s-build k8s-up k8s-down images image-tools
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
@@ -35,6 +35,7 @@ help:
 	@echo "make bench-patterns - caller-pattern throughput on the linear-time regex engine (BENCHMARKS.md)"
 	@echo "make guard-corpus  - rebuild data/guard-ordinary.jsonl and data/guard-leaks.jsonl (output-guard quality corpora)"
 	@echo "make bench-stream   - time to first restored frame with the output guard vs the old 256-char hold-back (BENCHMARKS.md)"
+	@echo "make bench-loop     - /livez and small-transform latency beside each abuse attack of issue 16 (BENCHMARKS.md)"
 	@echo "make crds   - regenerate crds/*.yaml and charts/veil/crds/ from common/src/k8s/"
 	@echo "make chart  - helm lint --strict and helm template of charts/veil (fetches helm, see scripts/helm.sh)"
 	@echo "make k8s-up / k8s-down - start / stop the real Kubernetes control plane of the tests (built once from the Go module proxy)"
@@ -158,6 +159,12 @@ bench-proxy: build
 # previous 256-character hold-back in the same run (BENCHMARKS.md, Streaming hold-back).
 bench-stream: build
 	node server/dist/bench/stream-bench.js
+
+# The attacks of issue 16 against a real server, each with a /livez and a small /v1/transform
+# probe beside it: event-loop waits, peak RSS, survival (BENCHMARKS.md, Event loop under abuse).
+# About 6 minutes; `node server/dist/bench/loop-bench.js ROW...` runs single rows.
+bench-loop: build
+	node server/dist/bench/loop-bench.js
 
 # Caller-pattern (custom_patterns) throughput on the linear-time engine (BENCHMARKS.md, Platform).
 bench-patterns: build

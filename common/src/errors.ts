@@ -31,6 +31,8 @@ export const ERROR_CODES = {
   VEIL_PROMPT_REJECTED: { status: 422, message: 'input rejected by prompt security' },
   VEIL_OUTPUT_BLOCKED: { status: 422, message: 'output blocked by output protection' },
   VEIL_NOT_READY: { status: 503, message: 'service not ready' },
+  VEIL_OVERLOADED: { status: 503, message: 'server overloaded; retry later' },
+  VEIL_REQUEST_TIMEOUT: { status: 408, message: 'request not received in time' },
   VEIL_UPSTREAM_FAILED: { status: 502, message: 'upstream model request failed' },
   VEIL_INTERNAL: { status: 500, message: 'internal error' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -18,6 +18,9 @@ import { adminPolicyRoutes } from './reload/routes.js';
 import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import { registerJsonParser } from './plugins/json.js';
+import { registerAdmission } from './plugins/admission.js';
+import { ConnectionGuard } from './plugins/connections.js';
+import { Admission, memoryBudgetMb } from './services/overload.js';
 import { lazyCompilers } from './plugins/lazy-compilers.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerAuthThrottle } from './plugins/auth-throttle.js';
@@ -49,10 +52,20 @@ function trustProxyOption(setting: boolean | number | readonly string[]): boolea
 
 export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const loggerInstance: FastifyBaseLogger = options.logger ?? pino({ enabled: false });
+  const server = deps.config.server;
+  // Node's own checks: headers within headers_timeout_seconds, looked at every second (its default
+  // is every 30 s). The body timeout is the connection guard's (streams exempt), so Node's
+  // requestTimeout stays off.
+  const nodeServer = { connectionsCheckingInterval: 1000, headersTimeout: server.headers_timeout_seconds * 1000, requestTimeout: 0 };
   // Route schemas compile on first use, and all of them right after the server listens.
   const compilers = lazyCompilers();
   const app: FastifyInstance = Fastify({
-    ...(options.https !== undefined ? { https: { cert: options.https.cert, key: options.https.key } } : {}),
+    ...(options.https !== undefined ? { https: { cert: options.https.cert, key: options.https.key, ...nodeServer } } : { http: nodeServer }),
+    // A connection with no bytes moving either way for this long is closed: a client that stopped
+    // reading its answer, or sends nothing at all.
+    connectionTimeout: server.idle_timeout_seconds * 1000,
+    keepAliveTimeout: server.keep_alive_timeout_seconds * 1000,
+    requestTimeout: 0,
     loggerInstance,
     // No per-request access lines: routes log their own value-free completion events.
     logController: new LogController({ disableRequestLogging: true }),
@@ -89,6 +102,16 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   await registerAuth(app, deps.config, deps.authenticator ?? createAuthenticator(deps.config.auth, { now: deps.now }));
   // Per-tenant token buckets: a root onRequest hook that reads the principal auth stored.
   registerRateLimit(app, deps);
+  // Load shedding: connections (slow, excess) on the HTTP server itself, then large requests and
+  // streams admitted before their body is read.
+  const guard = new ConnectionGuard(app.server, {
+    maxConnections: server.max_connections,
+    maxPerSource: server.max_connections_per_source,
+    requestTimeoutMs: server.request_timeout_seconds * 1000,
+    log: app.log,
+  });
+  const limits = deps.config.limits;
+  registerAdmission(app, deps, new Admission({ maxLarge: limits.max_large_requests, maxStreams: limits.max_streams, budgetMb: memoryBudgetMb(deps.config) }), guard);
   registerIdempotency(app, deps);
   // Every route registered below goes into the OpenAPI document (GET /openapi.json).
   const routes = collectRoutes(app);
@@ -114,6 +137,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // Every reload attempt (admin API, watcher, SIGHUP, another worker): log, metric, audit.
   const stopReporting = deps.reload.onReload((event) => reportReload(app.log, audit, deps.metrics, event, deps.now()));
   app.addHook('onClose', async () => {
+    guard.close();
     stopReporting();
     deps.reload.close();
     await deps.offload.close();

@@ -4,6 +4,7 @@
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
@@ -19,6 +20,8 @@ import { createReloadManager, ReloadingApiKeyAuthenticator } from './reload/inde
 import { deriveCorpusKeys } from './domain/token/index.js';
 import { createLogger } from './logging.js';
 import { createOffload } from './services/offload.js';
+import { memoryBudgetMb, workerHeapMb } from './services/overload.js';
+import { followLauncher, launchPlan, openFileLimits, relaunch } from './cli/launcher.js';
 import { loadPolicyRegistry } from './services/policies.js';
 import { checkDigestKey } from './services/revocation.js';
 import { durabilityWarning, openAppStores } from './services/stores.js';
@@ -31,6 +34,8 @@ export interface StartOptions {
   readonly env: Record<string, string | undefined>;
   readonly overrides?: Record<string, unknown>;
   readonly logStream?: NodeJS.WritableStream;
+  /** How to run this command again (`veil serve` from the CLI): set, the process may relaunch itself with limits that fit (cli/launcher.ts). */
+  readonly relaunch?: { readonly script: string; readonly args: readonly string[] };
 }
 
 export interface RunningServer {
@@ -113,7 +118,13 @@ export async function buildDeps(loaded: LoadedConfig, onWarning: (message: strin
     },
     corpusKeys: deriveCorpusKeys(loaded.corpusSecret),
     policies,
-    offload: createOffload({ threshold: config.transform.offload_threshold_bytes, defaultRegion: config.detector.default_region, ...(maxThreads !== undefined ? { maxThreads } : {}) }),
+    offload: createOffload({
+      threshold: config.transform.offload_threshold_bytes,
+      defaultRegion: config.detector.default_region,
+      maxQueue: config.limits.max_offload_queue,
+      heapMb: workerHeapMb(config),
+      ...(maxThreads !== undefined ? { maxThreads } : {}),
+    }),
     now,
     version: VERSION,
     startedAtMs: now(),
@@ -186,7 +197,19 @@ function loggerFor(config: VeilConfig, options: StartOptions): Logger {
 
 /** The fields of the 'veil server listening' line (besides url). */
 function listeningFields(config: VeilConfig, registry: { names(): string[]; defaultName: string }): Record<string, unknown> {
-  return { auth_mode: config.auth.mode, policies: registry.names(), default_policy: registry.defaultName, tls: config.server.tls !== undefined, version: VERSION };
+  const files = openFileLimits();
+  return {
+    auth_mode: config.auth.mode,
+    policies: registry.names(),
+    default_policy: registry.defaultName,
+    tls: config.server.tls !== undefined,
+    version: VERSION,
+    pid: process.pid,
+    // The limits this process runs with (cli/launcher.ts sets them from the configuration).
+    memory_budget_mb: memoryBudgetMb(config),
+    heap_limit_mb: Math.round(getHeapStatistics().heap_size_limit / (1024 * 1024)),
+    ...(files !== undefined ? { open_files_limit: files.soft } : {}),
+  };
 }
 
 /**
@@ -289,6 +312,8 @@ export function installShutdown(server: RunningServer): void {
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  // Run by the launcher (cli/launcher.ts): stop when it is gone, since nobody forwards signals then.
+  followLauncher(() => stop('launcher-gone'));
   process.on('SIGHUP', () => server.deps.reload.reload('all', 'signal'));
   if (server.link !== undefined) {
     server.link.setShutdownHandler(() => stop('primary'));
@@ -306,6 +331,10 @@ export async function runServe(options: StartOptions): Promise<number> {
   if (cluster.isPrimary) {
     const loaded = loadFrom(options);
     const config = loaded.config;
+    // A heap too large for the memory budget, or too few file descriptors for max_connections:
+    // run the server again in a process that gets them, and wait for it.
+    const plan = options.relaunch !== undefined ? launchPlan(config, process.env, process.execArgv) : undefined;
+    if (plan !== undefined && options.relaunch !== undefined) return relaunch(plan, options.relaunch.script, options.relaunch.args);
     const { workers, note } = resolveWorkers(config);
     if (workers > 1) {
       // Each worker would generate a secret of its own: blobs sealed by one would not open on

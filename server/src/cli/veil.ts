@@ -93,7 +93,12 @@ async function serve(args: string[]): Promise<number> {
   }
   try {
     // -1: keep running (the server, or the cluster primary until its workers exit).
-    return await runServe({ configFile: config ?? process.env.VEIL_CONFIG, env: process.env, overrides });
+    return await runServe({
+      configFile: config ?? process.env.VEIL_CONFIG,
+      env: process.env,
+      overrides,
+      ...(process.argv[1] !== undefined ? { relaunch: { script: process.argv[1], args: ['serve', ...args] } } : {}),
+    });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`veil: invalid configuration:\n${error.problems.map((problem) => `  - ${problem}`).join('\n')}\n`);

@@ -53,7 +53,20 @@ describe('defaults', () => {
   it('starts with no file and no environment (dev mode, generated secret)', () => {
     const loaded = loadConfig({ env: {} });
     const config = loaded.config;
-    expect(config.server).toEqual({ host: '0.0.0.0', port: 3000, allowed_origins: [], body_limit_bytes: 10 * 1024 * 1024, shutdown_timeout_seconds: 25, trust_proxy: false });
+    expect(config.server).toEqual({
+      host: '0.0.0.0',
+      port: 3000,
+      allowed_origins: [],
+      body_limit_bytes: 10 * 1024 * 1024,
+      shutdown_timeout_seconds: 25,
+      trust_proxy: false,
+      headers_timeout_seconds: 20,
+      request_timeout_seconds: 60,
+      idle_timeout_seconds: 60,
+      keep_alive_timeout_seconds: 72,
+      max_connections: 10000,
+      max_connections_per_source: 0,
+    });
     expect(config.auth).toEqual({ mode: 'dev', api_keys: [], failure_limit: { enabled: true, burst: 20, per_minute: 10, max_sources: 100000 } });
     expect(config.session).toEqual({ backend: 'sealed', ttl_seconds: 3600, clock_skew_seconds: 60 });
     expect(config.storage).toEqual({
@@ -76,7 +89,16 @@ describe('defaults', () => {
     expect(config.audit).toEqual({ backend: 'log', strict: false, allow_ephemeral: false });
     expect(config.rate_limit).toEqual({ enabled: false, requests_per_second: 100, burst_size: 200, bytes_per_unit: 65536, entities_per_unit: 100 });
     expect(config.tenants).toEqual({});
-    expect(config.limits).toEqual({ max_batch_size: 100, max_stream_seconds: 600 });
+    expect(config.limits).toEqual({
+      max_batch_size: 100,
+      max_stream_seconds: 600,
+      stream_write_timeout_seconds: 30,
+      max_large_requests: 8,
+      max_streams: 256,
+      max_offload_queue: 64,
+      max_json_object_keys: 10000,
+      max_json_values: 200000,
+    });
     expect(config.file_upload).toEqual({
       max_size_bytes: 52428800,
       max_pixels: 25000000,

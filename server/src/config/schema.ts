@@ -146,6 +146,20 @@ export interface VeilConfig {
     readonly workers?: number;
     /** How long SIGTERM waits for in-flight requests before forcing exit. */
     readonly shutdown_timeout_seconds: number;
+    /** A request's headers must arrive within this (slow-header clients are cut). */
+    readonly headers_timeout_seconds: number;
+    /** A request's whole body must arrive within this; then 408 and the connection is closed. */
+    readonly request_timeout_seconds: number;
+    /** A connection with no bytes moving either way for this long is closed (a client not reading its answer, too). */
+    readonly idle_timeout_seconds: number;
+    /** An idle keep-alive connection is closed after this. */
+    readonly keep_alive_timeout_seconds: number;
+    /** Open connections per process; past it the oldest idle or still-sending connection is dropped. */
+    readonly max_connections: number;
+    /** Open connections per source address (0: no per-source cap, e.g. behind a proxy). */
+    readonly max_connections_per_source: number;
+    /** Memory the process may use, MiB (unset: the container's limit, else the machine's memory). */
+    readonly memory_budget_mb?: number;
     /**
      * Which proxies' X-Forwarded-For to believe for the client address (Fastify trustProxy):
      * false (the socket peer is the client), true (any), a hop count, or addresses/CIDRs.
@@ -256,6 +270,18 @@ export interface VeilConfig {
      * rehydrate included); the stream then ends with an error frame.
      */
     readonly max_stream_seconds: number;
+    /** A stream whose client has not taken a frame for this long is closed. */
+    readonly stream_write_timeout_seconds: number;
+    /** Requests with a body above transform.offload_threshold_bytes (or of unknown length) in progress at once. */
+    readonly max_large_requests: number;
+    /** Incremental (ndjson) rehydrate streams open at once. */
+    readonly max_streams: number;
+    /** Tasks waiting for a worker thread beyond which requests get 503 VEIL_OVERLOADED. */
+    readonly max_offload_queue: number;
+    /** Members of one JSON object in a request body, checked before the body is parsed. */
+    readonly max_json_object_keys: number;
+    /** Values (containers, strings, numbers, literals) in a request body, checked before parsing. */
+    readonly max_json_values: number;
   };
   readonly file_upload: {
     readonly max_size_bytes: number;
@@ -370,6 +396,13 @@ export const CONFIG_SCHEMA = {
       body_limit_bytes: { type: 'integer', minimum: 1024, maximum: 1073741824, default: 10485760 },
       workers: { type: 'integer', minimum: 1, maximum: MAX_WORKERS },
       shutdown_timeout_seconds: { type: 'integer', minimum: 1, maximum: 3600, default: 25 },
+      headers_timeout_seconds: { type: 'integer', minimum: 1, maximum: 3600, default: 20 },
+      request_timeout_seconds: { type: 'integer', minimum: 1, maximum: 3600, default: 60 },
+      idle_timeout_seconds: { type: 'integer', minimum: 1, maximum: 3600, default: 60 },
+      keep_alive_timeout_seconds: { type: 'integer', minimum: 1, maximum: 3600, default: 72 },
+      max_connections: { type: 'integer', minimum: 16, maximum: 1000000, default: 10000 },
+      max_connections_per_source: { type: 'integer', minimum: 0, maximum: 1000000, default: 0 },
+      memory_budget_mb: { type: 'integer', minimum: 128, maximum: 1048576 },
       trust_proxy: {
         anyOf: [{ type: 'boolean' }, { type: 'integer', minimum: 1, maximum: 32 }, { type: 'array', minItems: 1, maxItems: 64, items: text }],
         default: false,
@@ -513,7 +546,16 @@ export const CONFIG_SCHEMA = {
     },
     tenants_directory: text,
     // The ceiling is checked in load.ts so the message can name it.
-    limits: section({ max_batch_size: { ...positiveInteger, default: 100 }, max_stream_seconds: { type: 'integer', minimum: 1, maximum: 86400, default: 600 } }),
+    limits: section({
+      max_batch_size: { ...positiveInteger, default: 100 },
+      max_stream_seconds: { type: 'integer', minimum: 1, maximum: 86400, default: 600 },
+      stream_write_timeout_seconds: { type: 'integer', minimum: 1, maximum: 3600, default: 30 },
+      max_large_requests: { type: 'integer', minimum: 1, maximum: 10000, default: 8 },
+      max_streams: { type: 'integer', minimum: 1, maximum: 100000, default: 256 },
+      max_offload_queue: { type: 'integer', minimum: 0, maximum: 100000, default: 64 },
+      max_json_object_keys: { type: 'integer', minimum: 16, maximum: 10000000, default: 10000 },
+      max_json_values: { type: 'integer', minimum: 1000, maximum: 100000000, default: 200000 },
+    }),
     file_upload: section({
       max_size_bytes: { type: 'integer', minimum: 1, maximum: 1073741824, default: 52428800 },
       max_pixels: { type: 'integer', minimum: 1, maximum: 1000000000, default: 25000000 },

@@ -1,6 +1,6 @@
-// The nesting pre-scan counts only structural brackets and stops at the limit.
+// The structure pre-scan counts only structural brackets, colons and commas, and stops at the limit.
 import { describe, expect, it } from 'vitest';
-import { checkJsonDepth } from './json-depth.js';
+import { checkJsonDepth, checkJsonStructure } from './json-depth.js';
 
 describe('checkJsonDepth', () => {
   it('accepts documents within the limit and ignores brackets inside strings', () => {
@@ -11,5 +11,34 @@ describe('checkJsonDepth', () => {
   it('refuses deeper documents with 413 VEIL_PAYLOAD_TOO_LARGE naming the field, quoting nothing', () => {
     expect(() => checkJsonDepth(`${'['.repeat(100_000)}${']'.repeat(100_000)}`)).toThrow(/^body: nested deeper than 128 levels$/);
     expect(() => checkJsonDepth('{"a":{"b":[1]}}', 2, 'delta')).toThrow(expect.objectContaining({ code: 'VEIL_PAYLOAD_TOO_LARGE', status: 413, message: 'delta: nested deeper than 2 levels' }));
+  });
+});
+
+describe('checkJsonStructure', () => {
+  const limits = { maxDepth: 8, maxKeys: 3, maxValues: 10 };
+
+  it('counts the members of each object and the values of the whole text, not what is inside strings', () => {
+    expect(() => checkJsonStructure('{"a":1,"b":{"c":2,"d":3,"e":4},"f":[1,2]}', limits)).not.toThrow();
+    expect(() => checkJsonStructure(`{"a":"${':,{['.repeat(50)}\\":","b":2}`, limits)).not.toThrow();
+    // Colons inside arrays (in strings) and the members of nested objects are counted per object.
+    expect(() => checkJsonStructure('[{"a":1,"b":2,"c":3},{"a":1,"b":2,"c":3}]', { ...limits, maxValues: 100 })).not.toThrow();
+  });
+
+  it('refuses an object with too many members, naming the bound and nothing of the text', () => {
+    const error = (() => {
+      try {
+        checkJsonStructure('{"k1":1,"k2":2,"k3":3,"canary":4}', limits, 'file');
+      } catch (thrown) {
+        return thrown as { code: string; status: number; message: string };
+      }
+      return undefined;
+    })();
+    expect(error).toMatchObject({ code: 'VEIL_PAYLOAD_TOO_LARGE', status: 413, message: 'file: an object has more than 3 members' });
+  });
+
+  it('refuses a text with too many values, before any object is built', () => {
+    expect(() => checkJsonStructure(`[${Array.from({ length: 11 }, () => '1').join(',')}]`, limits)).toThrow(/^body: holds more than 10 JSON values$/);
+    const keys = `{${Array.from({ length: 600_000 }, (_, index) => `"k${index}":1`).join(',')}}`;
+    expect(() => checkJsonStructure(keys, { maxDepth: 128, maxKeys: 10_000, maxValues: 10_000_000 })).toThrow(/more than 10000 members/);
   });
 });

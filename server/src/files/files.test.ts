@@ -21,7 +21,7 @@ import {
 } from '../testing/documents.js';
 
 const LIMITS = { maxEntries: 100, maxUncompressedBytes: 8 * 1024 * 1024 };
-const FILE_LIMITS = { maxTextChars: 1_000_000, maxUncompressedBytes: 8 * 1024 * 1024, maxArchiveEntries: 100 };
+const FILE_LIMITS = { maxTextChars: 1_000_000, maxUncompressedBytes: 8 * 1024 * 1024, maxArchiveEntries: 100, json: { maxDepth: 128, maxKeys: 1000, maxValues: 5000 } };
 const utf8 = (text: string): Uint8Array => Buffer.from(text, 'utf8');
 
 function codeOf(run: () => unknown): string | undefined {

@@ -3,17 +3,18 @@
 // (rehydrate). Errors leave as VeilErrors whose messages name the `file` field and the problem,
 // never the content. Runs on a worker thread (workers/files-worker.ts); free of Fastify.
 import { VeilError } from '@veil/common';
-import sjson from 'secure-json-parse';
 import { DocxError, extractDocxText, openDocx, restoreDocx, type Restorer } from './docx.js';
 import { guardJsonValue, type OutputGuard, type OutputGuardSummary } from '../domain/guard/index.js';
 import { checkContainer, decodeSafeReferences, decodeUtf8, encodeUtf8, jsonIndent, serializeJson, sniffContainer, textFormat, type FileFormat, type FileHint } from './formats.js';
 import { extractPdfText, PdfError } from './pdf.js';
-import { checkJsonDepth } from '../domain/json-depth.js';
+import { parseJsonBounded, type JsonStructureLimits } from '../domain/json-depth.js';
 import { restoreJsonValue } from '../domain/structured/index.js';
 import type { UnresolvedToken } from '../domain/rehydrate.js';
 
 export interface FileLimits {
   readonly maxTextChars: number;
+  /** The request body's JSON structure bounds, applied to a JSON file before it is parsed. */
+  readonly json: JsonStructureLimits;
   readonly maxUncompressedBytes: number;
   readonly maxArchiveEntries: number;
 }
@@ -44,14 +45,6 @@ function checkTextSize(text: string, limits: FileLimits): void {
   if (text.length > limits.maxTextChars) throw new VeilError('VEIL_LIMIT_EXCEEDED', 'file: yields more text than the limit');
 }
 
-function parseJson(text: string): unknown {
-  checkJsonDepth(text, undefined, 'file');
-  try {
-    return sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'ignore' }) as unknown;
-  } catch {
-    throw new VeilError('VEIL_VALIDATION_FAILED', 'file: is not valid JSON');
-  }
-}
 
 /** Decode a text upload and decide its subtype. */
 function decodeText(bytes: Uint8Array, hint: FileHint, limits: FileLimits): { text: string; bom: boolean; format: ReturnType<typeof textFormat> } {
@@ -83,7 +76,7 @@ export async function extractFile(bytes: Uint8Array, hint: FileHint, limits: Fil
       const decoded = decodeText(bytes, hint, limits);
       switch (decoded.format) {
         case 'json':
-          return { format: 'json', text: decoded.text, value: parseJson(decoded.text), indent: jsonIndent(decoded.text) };
+          return { format: 'json', text: decoded.text, value: parseJsonBounded(decoded.text, limits.json, 'file'), indent: jsonIndent(decoded.text) };
         case 'html':
           return { format: 'html', text: decodeSafeReferences(decoded.text) };
         case 'text':
@@ -138,7 +131,7 @@ async function restoreByFormat(bytes: Uint8Array, hint: FileHint, limits: FileLi
     case 'text': {
       const decoded = decodeText(bytes, hint, limits);
       if (decoded.format === 'json') {
-        const document = parseJson(decoded.text);
+        const document = parseJsonBounded(decoded.text, limits.json, 'file');
         const restored = restoreJsonValue(guard !== undefined ? guardJsonValue(document, guard) : document, restore);
         const text = serializeJson(restored.value, jsonIndent(decoded.text), decoded.text.endsWith('\n'));
         return { format: 'json', bytes: encodeUtf8(text, decoded.bom), tokensResolved: restored.tokensResolved, tokensUnresolved: restored.tokensUnresolved };

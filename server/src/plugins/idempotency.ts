@@ -10,14 +10,13 @@
 // created it. Another identity of the same tenant, or another untenanted caller, sending the
 // same header value claims its own key and runs its own request. The quota is the tenant's:
 // its identities share it (stores/shared.ts idempotencyOwner).
-import { createHash } from 'node:crypto';
 import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { principalOf } from '../routes/common.js';
 import { rethrowQuota } from '../services/quota.js';
 import { StoreFullError, StoreUnavailableError, type IdempotencyKey } from '../stores/types.js';
-import { rawBodyOf } from './json.js';
+import { bodyFingerprint } from './json.js';
 import { requestSlot } from './request-slot.js';
 
 declare module 'fastify' {
@@ -54,10 +53,8 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
     if (typeof header !== 'string' || !KEY_PATTERN.test(header)) throw new VeilError('VEIL_IDEMPOTENCY_KEY_INVALID');
     const principal = principalOf(request);
     const key: IdempotencyKey = { tenant: principal.tenant, identity: principal.identity, key: header };
-    const fingerprint = createHash('sha256')
-      .update(`${request.method}\n${request.routeOptions.url ?? request.url}\n`)
-      .update(rawBodyOf(request) ?? '')
-      .digest('hex');
+    // Hashed on the worker for a large body (plugins/json.ts), so the loop never walks its bytes.
+    const fingerprint = bodyFingerprint(request);
     const nowMs = deps.now();
     const result = await store.claim(key, fingerprint, nowMs, inProgressMs, ttlMs).catch((error: unknown) => storeError(error, nowMs));
     switch (result.state) {

@@ -1,35 +1,118 @@
 // JSON bodies: read as bytes and decoded as strict UTF-8 (invalid bytes are a 400, never
-// U+FFFD), then small ones parsed inline (with prototype-poisoning protection), large ones on a
-// worker thread so parsing a megabyte never stalls the event loop. Both first refuse absurd
-// nesting with a linear pre-scan (413, like every depth bound).
+// U+FFFD), then parsed with prototype-poisoning protection after a linear pre-scan of the text
+// refuses its structure before any object is built (413, like every structure bound): nesting,
+// members of one object (limits.max_json_object_keys) and values of the whole body
+// (limits.max_json_values).
+//
+// A body above transform.offload_threshold_bytes never costs the event loop time in proportion to
+// its size beyond one copy of its bytes: they go to a worker thread, which decodes, checks,
+// parses and fingerprints it (for Idempotency-Key) there. Its large documents (input_json,
+// output_json) do not even come back as objects: they stay in the raw bytes (deferredSource)
+// until the worker that transforms or restores them parses them. What does come back is bounded
+// by limits.max_json_values.
+import { createHash } from 'node:crypto';
 import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import sjson from 'secure-json-parse';
+import type { VeilConfig } from '../config/index.js';
 import type { AppDeps } from '../deps.js';
-import { checkJsonDepth } from '../domain/json-depth.js';
+import { MAX_BODY_DEPTH, parseJsonBounded, type JsonStructureLimits } from '../domain/json-depth.js';
 import { decodeUtf8 } from '../domain/text/utf8.js';
+import type { DeferrableField, DeferredSource } from '../workers/offload-worker.js';
 import { requestSlot } from './request-slot.js';
 
-const rawBodies = requestSlot<string>('veil.raw-body');
+/** What is kept of a request's raw body: its size, and what the idempotency fingerprint needs. */
+interface RawBody {
+  readonly bytes: number;
+  /** The text of a small body (hashed when an Idempotency-Key asks for it). */
+  readonly text?: string;
+  /** A large body: its fingerprint, computed on the worker. */
+  readonly fingerprint?: string;
+  /** A large body with deferred members: its bytes, for the worker that processes them. */
+  readonly raw?: Uint8Array;
+}
 
-/** The raw JSON text of a request (for idempotency fingerprints). */
-export function rawBodyOf(request: FastifyRequest): string | undefined {
-  return rawBodies.get(request);
+const rawBodies = requestSlot<RawBody>('veil.raw-body');
+
+/** Size in bytes of a request's JSON body (0 without one). */
+export function bodySize(request: FastifyRequest): number {
+  return rawBodies.get(request)?.bytes ?? 0;
+}
+
+/** The prefix of the fingerprint: the same request sent to another route is another request. */
+function fingerprintPrefix(request: FastifyRequest): string {
+  return `${request.method}\n${request.routeOptions.url ?? request.url}\n`;
+}
+
+/** SHA-256 of method, route and raw body: what an Idempotency-Key is bound to. */
+export function bodyFingerprint(request: FastifyRequest): string {
+  const raw = rawBodies.get(request);
+  if (raw?.fingerprint !== undefined) return raw.fingerprint;
+  return createHash('sha256')
+    .update(fingerprintPrefix(request))
+    .update(raw?.text ?? '')
+    .digest('hex');
+}
+
+/** The structure bounds of every JSON text a request carries (bodies, ndjson lines, JSON files). */
+export function jsonLimits(config: Pick<VeilConfig, 'limits'>): JsonStructureLimits {
+  return { maxDepth: MAX_BODY_DEPTH, maxKeys: config.limits.max_json_object_keys, maxValues: config.limits.max_json_values };
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The handler reads a large body's input_json / output_json through deferredSource (they are
+     * left unparsed). Only such routes opt in: on any other route (the OpenAI proxy's pass-through
+     * bodies, say) a member of that name is an ordinary field and is parsed like the rest.
+     */
+    deferDocuments?: boolean;
+  }
+}
+
+/**
+ * Members of a large body that are not parsed onto the event loop: input_json (transform) and
+ * output_json (rehydrate) documents, on the routes that opt in (deferDocuments). In their place
+ * the body holds DEFERRED; deferredSource gives the handler the raw body to send to the worker,
+ * which parses the member itself. A body of half a million values therefore never crosses to the
+ * event loop as objects.
+ */
+const DEFERRABLE: readonly DeferrableField[] = ['input_json', 'output_json'];
+const DEFERRED: unknown = Object.freeze({});
+const deferredFields = requestSlot<Set<DeferrableField>>('veil.deferred-fields');
+
+/** The raw body holding `field` when the parser left it unparsed, else undefined. */
+export function deferredSource(request: FastifyRequest, field: DeferrableField): DeferredSource | undefined {
+  if (deferredFields.get(request)?.has(field) !== true) return undefined;
+  const raw = rawBodies.get(request)?.raw;
+  return raw === undefined ? undefined : { raw, field };
 }
 
 export function registerJsonParser(app: FastifyInstance, deps: AppDeps): void {
+  const limits = jsonLimits(deps.config);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (request: FastifyRequest, body: string | Buffer) => {
-    const text = typeof body === 'string' ? body : decodeUtf8(body, 'body');
-    rawBodies.set(request, text);
-    if (text.length === 0) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
-    if (text.length > deps.offload.threshold) return deps.offload.run({ op: 'parse', body: text });
-    checkJsonDepth(text);
-    try {
-      return sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'ignore' }) as unknown;
-    } catch {
-      // Never forward the parser's message: it can quote the body.
-      throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is not valid JSON');
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    const size = bytes.length;
+    if (size === 0) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
+    if (deps.offload.offloads(size)) {
+      // The bytes are copied to the worker (a memcpy), never decoded or parsed here.
+      const parsed = await deps.offload.run({
+        op: 'parse',
+        body: bytes,
+        limits,
+        defer: request.routeOptions.config.deferDocuments === true ? DEFERRABLE : [],
+        fingerprintPrefix: fingerprintPrefix(request),
+      });
+      rawBodies.set(request, { bytes: size, fingerprint: parsed.fingerprint, ...(parsed.deferred.length > 0 ? { raw: bytes } : {}) });
+      if (parsed.deferred.length === 0) return parsed.value;
+      // The large documents stay raw: the handler hands them to the worker that processes them.
+      const value = parsed.value as Record<string, unknown>;
+      for (const field of parsed.deferred) value[field] = DEFERRED;
+      deferredFields.set(request, new Set(parsed.deferred));
+      return value;
     }
+    const text = decodeUtf8(bytes, 'body');
+    rawBodies.set(request, { bytes: size, text });
+    return parseJsonBounded(text, limits);
   });
 }

@@ -36,7 +36,7 @@ import { factsOf } from '../audit/facts.js';
 import type { RateLimitConfig, VeilConfig } from '../config/index.js';
 import type { AppDeps } from '../deps.js';
 import { retryAfterSeconds, TokenBucketTable, type BucketLimits } from '../domain/ratelimit/token-bucket.js';
-import { rawBodyOf } from './json.js';
+import { bodySize } from './json.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -189,13 +189,14 @@ export function registerRateLimit(app: FastifyInstance, deps: AppDeps): RateLimi
   // A JSON body sent without Content-Length (chunked) is charged once read, before any work.
   app.addHook('preValidation', (request, _reply, done) => {
     const charge = charges.get(request);
-    const raw = charge === undefined || charge.sized ? undefined : rawBodyOf(request);
-    if (raw === undefined) {
+    // The size the body parser recorded (a large body was read on a worker, never held as text here).
+    const bytes = charge === undefined || charge.sized ? 0 : bodySize(request);
+    if (bytes === 0) {
       done();
       return;
     }
     try {
-      chargeRateLimit(request, bodyUnits(Buffer.byteLength(raw), config.rate_limit.bytes_per_unit) - 1);
+      chargeRateLimit(request, bodyUnits(bytes, config.rate_limit.bytes_per_unit) - 1);
     } catch (error) {
       done(error as Error);
       return;

@@ -8,22 +8,16 @@
 // 'transform', exactly as /v1/transform seals them, so they continue and rehydrate alike.
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { auditFacts, transformFacts, type EntityLike } from '../audit/facts.js';
+import { auditFacts, transformFacts } from '../audit/facts.js';
 import { keyRingFor, policiesFor, ringMaterial, type AppDeps } from '../deps.js';
 import type { PolicyRegistry } from '../services/policies.js';
-import { compileCustomPatterns } from '../domain/detect/index.js';
 import { applyPolicyDetection, planDetection } from '../services/ner.js';
-import { outgoingHandle, recordContinuation } from '../services/state.js';
-import {
-  mergeDetections,
-  runTextTransform,
-  type SessionMeta,
-  type TextTransformRequest,
-  type TransformEnvironment,
-} from '../services/transform.js';
-import type { OffloadedTransform } from '../workers/offload-worker.js';
-import { codePointSpans, effectiveContext, ms, patternSet, policyFact, principalOf, traceIdOf, type Principal } from './common.js';
-import { DEFAULT_THRESHOLD, includeValues } from './detect.js';
+import { RawJson, serializeSliced, withLeadingFields, type Slicer } from '../services/offload.js';
+import { outgoingHandle, recordContinuation, withHandle } from '../services/state.js';
+import { batchItemFields, runTextTransform, type SessionMeta, type TextTransformRequest } from '../services/transform.js';
+import type { StructuredRequest } from '../services/structured.js';
+import { effectiveContext, ms, patternSet, policyFact, principalOf, traceIdOf, type Principal } from './common.js';
+import { DEFAULT_THRESHOLD, detectEntities, includeValues } from './detect.js';
 import {
   batchDetectBodySchema,
   BatchDetectResponseSchema,
@@ -33,8 +27,18 @@ import {
   type BatchTransformBody,
   type BatchTransformItem,
 } from './schemas.js';
-import { nerWillRun, plannedPolicy, promptFacts, runStructuredWithNer, type StructuredRequest } from './transform.js';
+import {
+  isOffloadedTransform,
+  nerWillRun,
+  plannedPolicy,
+  promptFacts,
+  runStructuredWithNer,
+  transformEnvironment,
+  transformSettings,
+  type TransformDone,
+} from './transform.js';
 import { chargeRateLimit } from '../plugins/rate-limit.js';
+import { bodySize } from '../plugins/json.js';
 import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
 
 type InputKind = 'text' | 'json' | 'chat_messages';
@@ -64,54 +68,23 @@ function itemError(log: FastifyBaseLogger, route: string, index: number, error: 
   return { error: 'internal error', code: 'VEIL_INTERNAL' };
 }
 
-interface ItemOutcome {
-  readonly response: {
-    safe_text: string;
-    safe_json?: unknown;
-    safe_messages?: unknown[];
-    entities: readonly EntityLike[];
-    stats: { entities_detected: number; entities_transformed: number; entities_blocked?: number };
-    prompt_security?: PromptSecuritySummary;
-    warnings?: string[];
-  };
-  readonly sessionState: string;
-  readonly meta: SessionMeta;
+/** An item's result: an object (inline, or a failure) or the fields a worker serialized. */
+type ItemResult = { readonly index: number; object: Record<string, unknown>; json?: undefined } | { readonly index: number; object?: undefined; json: string };
+
+/** Give an item its session handle. */
+function withItemHandle(result: ItemResult, handle: { session_state: string } | { session_id: string }): ItemResult {
+  if (result.json !== undefined) return { index: result.index, json: withHandle(result.json, handle) };
+  Object.assign(result.object, handle);
+  return result;
 }
 
-interface BatchTransformResult {
-  index: number;
-  safe_text: string;
-  safe_json?: unknown;
-  safe_messages?: unknown[];
-  entities_detected: number;
-  entities_transformed: number;
-  session_state?: string;
-  session_id?: string;
-  prompt_security?: PromptSecuritySummary;
-  warnings?: string[];
-  error?: string;
-  code?: string;
+/** The batch answer, serialized item by item on the event loop (pausing between items). */
+async function batchAnswer(slicer: Slicer, results: readonly ItemResult[], stats: Record<string, number>): Promise<string> {
+  const items = results.map((result) => (result.json !== undefined ? new RawJson(withLeadingFields(result.json, { index: result.index })) : result.object));
+  return serializeSliced(slicer, '{"results":[', items, `],"stats":${JSON.stringify(stats)}}`);
 }
 
 export function batchRoutes(deps: AppDeps) {
-  const settings = () => ({
-    defaultLanguage: deps.config.detector.default_language,
-    defaultRegion: deps.config.detector.default_region,
-    ttlSeconds: deps.config.session.ttl_seconds,
-    contextStrategy: deps.config.transform.context_strategy,
-    maxContextTokens: deps.config.transform.max_context_tokens,
-    promptSecurity: promptSecuritySettings(deps.config),
-  });
-  // `registry` is the request's policy snapshot (as the tenant may use it): every item of one
-  // batch sees the same set. The key ring is the tenant's.
-  const environment = (registry: PolicyRegistry, tenant: string | null): TransformEnvironment => ({
-    keyRing: keyRingFor(deps, tenant),
-    policy: (name) => registry.get(name),
-    compilePatterns: (raw) => compileCustomPatterns(raw, 'custom_patterns'),
-    ...settings(),
-    nowMs: deps.now(),
-  });
-
   /** One item, exactly as /v1/transform would run it (no store checks: the batch does those). */
   const transformItem = async (
     item: BatchTransformItem,
@@ -121,7 +94,8 @@ export function batchRoutes(deps: AppDeps) {
     traceId: string,
     registry: PolicyRegistry,
     log: FastifyBaseLogger,
-  ): Promise<ItemOutcome> => {
+    large: boolean,
+  ): Promise<TransformDone> => {
     const kind = itemInputType(item);
     const common = {
       language: item.language,
@@ -134,7 +108,12 @@ export function batchRoutes(deps: AppDeps) {
     if (kind !== 'text') {
       const input: StructuredRequest =
         kind === 'json' ? { kind, request: { ...common, inputJson: item.input_json } } : { kind, request: { ...common, inputMessages: item.input_messages } };
-      return runStructuredWithNer(deps, environment(registry, principal.tenant), input, undefined, plannedPolicy(registry, policy, sessionState), log);
+      return runStructuredWithNer(deps, transformEnvironment(deps, principal.tenant, registry), input, undefined, plannedPolicy(registry, policy, sessionState), log, {
+        tenant: principal.tenant,
+        registry,
+        shape: 'batch-item',
+        offload: large,
+      });
     }
     let input = item.text ?? '';
     // As /v1/transform: prompt security screens before the NER sidecar sees the text.
@@ -148,18 +127,18 @@ export function batchRoutes(deps: AppDeps) {
     const planned = plannedPolicy(registry, policy, sessionState);
     const plan = await planDetection(deps, input, item.language ?? deps.config.detector.default_language, undefined, planned?.compiled.policy, log);
     const request: TextTransformRequest = { ...common, input, detection: plan, ...(promptScreened !== undefined ? { promptScreened } : {}) };
-    if (input.length > deps.offload.threshold || (sessionState?.length ?? 0) > deps.offload.threshold) {
-      const outcome = (await deps.offload.run({
+    if (large || deps.offload.offloads(Math.max(input.length, sessionState?.length ?? 0))) {
+      return deps.offload.run({
         op: 'transform',
         request,
         ring: ringMaterial(deps, principal.tenant),
         policies: registry.snapshot(),
-        settings: settings(),
+        settings: transformSettings(deps),
         nowMs: deps.now(),
-      })) as OffloadedTransform;
-      return { response: JSON.parse(outcome.body) as ItemOutcome['response'], sessionState: outcome.sessionState, meta: outcome.meta };
+        shape: 'batch-item',
+      });
     }
-    return runTextTransform(environment(registry, principal.tenant), request);
+    return runTextTransform(transformEnvironment(deps, principal.tenant, registry), request);
   };
 
   return function register(app: FastifyInstance): void {
@@ -168,7 +147,7 @@ export function batchRoutes(deps: AppDeps) {
     app.post<{ Body: BatchTransformBody }>(
       '/v1/batch/transform',
       { schema: { body: batchTransformBodySchema(maxItems), response: { 200: BatchTransformResponseSchema } }, config: { scope: 'batch', idempotent: true } },
-      async (request) => {
+      async (request, reply) => {
         const started = performance.now();
         const body = request.body;
         // Every item is a transform: the request paid one unit, the other items pay now.
@@ -178,42 +157,46 @@ export function batchRoutes(deps: AppDeps) {
         const traceId = traceIdOf(undefined);
         // One policy snapshot for the whole batch (a reload mid-batch never mixes two sets).
         const registry = policiesFor(deps, principal.tenant);
-        const results: BatchTransformResult[] = [];
-        let carried: { sessionState: string; meta: SessionMeta; result: BatchTransformResult } | undefined;
+        // Items run one after another; between them the event loop serves other requests. In a
+        // batch that is large as a whole every item runs on a worker, however small each is.
+        const slicer = deps.offload.slicer();
+        const large = deps.offload.offloads(bodySize(request));
+        const results: ItemResult[] = [];
+        let carried: { sessionState: string; meta: SessionMeta; position: number } | undefined;
         let totalEntities = 0;
+        let failed = 0;
         for (const [index, item] of body.items.entries()) {
+          await slicer.pause();
           try {
-            const outcome = await transformItem(item, item.policy ?? body.policy, shared ? carried?.sessionState : undefined, principal, traceId, registry, request.log);
-            const result: BatchTransformResult = {
-              index,
-              safe_text: outcome.response.safe_text,
-              ...(outcome.response.safe_json !== undefined || Object.hasOwn(outcome.response, 'safe_json') ? { safe_json: outcome.response.safe_json } : {}),
-              ...(outcome.response.safe_messages !== undefined ? { safe_messages: outcome.response.safe_messages } : {}),
-              entities_detected: outcome.response.stats.entities_detected,
-              entities_transformed: outcome.response.stats.entities_transformed,
-            };
-            if (outcome.response.prompt_security !== undefined) result.prompt_security = outcome.response.prompt_security;
-            // As /v1/transform: NER coverage (degraded, unavailable) and prompt security warnings.
-            if (outcome.response.warnings !== undefined && outcome.response.warnings.length > 0) result.warnings = [...outcome.response.warnings];
-            totalEntities += result.entities_detected;
-            auditFacts(request, { ...transformFacts(outcome.response), ...promptFacts(outcome.response) });
-            results.push(result);
-            if (shared) {
-              carried = { sessionState: outcome.sessionState, meta: outcome.meta, result };
+            const done = await transformItem(item, item.policy ?? body.policy, shared ? carried?.sessionState : undefined, principal, traceId, registry, request.log, large);
+            let result: ItemResult;
+            if (isOffloadedTransform(done)) {
+              result = { index, json: done.body };
+              totalEntities += done.facts.entity_count ?? 0;
+              auditFacts(request, done.facts);
             } else {
-              Object.assign(result, await outgoingHandle(deps, outcome.meta, outcome.sessionState));
+              const fields = batchItemFields(done.response);
+              result = { index, object: { index, ...fields } };
+              totalEntities += fields.entities_detected;
+              auditFacts(request, { ...transformFacts(done.response), ...promptFacts(done.response) });
             }
+            if (shared) {
+              carried = { sessionState: done.sessionState, meta: done.meta, position: results.length };
+            } else {
+              result = withItemHandle(result, await outgoingHandle(deps, done.meta, done.sessionState));
+            }
+            results.push(result);
           } catch (error) {
             if (isVeilError(error) && error.code === 'VEIL_PROMPT_REJECTED') auditFacts(request, { prompt_security: true });
-            results.push({ index, safe_text: '', entities_detected: 0, entities_transformed: 0, ...itemError(request.log, 'batch_transform', index, error) });
+            failed += 1;
+            results.push({ index, object: { index, safe_text: '', entities_detected: 0, entities_transformed: 0, ...itemError(request.log, 'batch_transform', index, error) } });
           }
         }
         if (carried !== undefined) {
           // One continuation record for the whole chain: the final counter (N successful items).
           if (carried.meta.continued) await recordContinuation(deps, carried.meta);
-          Object.assign(carried.result, await outgoingHandle(deps, carried.meta, carried.sessionState));
+          results[carried.position] = withItemHandle(results[carried.position]!, await outgoingHandle(deps, carried.meta, carried.sessionState));
         }
-        const failed = results.filter((result) => result.error !== undefined).length;
         auditFacts(request, {
           item_count: results.length,
           items_failed: failed,
@@ -224,24 +207,29 @@ export function batchRoutes(deps: AppDeps) {
           { event: 'batch_transform_completed', items: results.length, failed, session_mode: shared ? 'shared' : 'independent', entities: totalEntities },
           'batch_transform_completed',
         );
-        return { results, stats: { total_items: results.length, total_entities: totalEntities, total_time_ms: ms(started) } };
+        const answer = await batchAnswer(slicer, results, { total_items: results.length, total_entities: totalEntities, total_time_ms: ms(started) });
+        return reply.type('application/json; charset=utf-8').send(answer);
       },
     );
 
     app.post<{ Body: BatchDetectBody }>(
       '/v1/batch/detect',
       { schema: { body: batchDetectBodySchema(maxItems), response: { 200: BatchDetectResponseSchema } }, config: { scope: 'batch' } },
-      async (request) => {
+      async (request, reply) => {
         const started = performance.now();
         const body = request.body;
         // Every item is a detection: the request paid one unit, the other items pay now.
         chargeRateLimit(request, body.items.length - 1);
         const principal = principalOf(request);
         const withValues = includeValues(deps, principal.scopes, body.include_values);
-        const results: Record<string, unknown>[] = [];
+        const slicer = deps.offload.slicer();
+        const large = deps.offload.offloads(bodySize(request));
+        const results: ItemResult[] = [];
         let totalEntities = 0;
+        let failed = 0;
         const registry = policiesFor(deps, principal.tenant);
         for (const [index, item] of body.items.entries()) {
+          await slicer.pause();
           try {
             const policyName = item.policy ?? body.policy;
             const loaded = policyName !== undefined ? registry.get(policyName) : undefined;
@@ -249,35 +237,25 @@ export function batchRoutes(deps: AppDeps) {
             const language = item.language ?? deps.config.detector.default_language;
             const plan = await planDetection(deps, item.text, language, undefined, loaded?.compiled.policy, request.log);
             const ner = loaded !== undefined ? applyPolicyDetection(loaded.compiled.policy, plan) : plan.ner;
-            const regex = await deps.offload.detect({ text: item.text, language, compiled: patterns.compiled, raw: patterns.raw });
-            const regexKept = plan.useRegex ? regex : regex.filter((detection) => detection.detector === 'custom_pattern');
-            const detections = ner.length === 0 ? regexKept : mergeDetections(regexKept, ner);
-            const kept = detections.filter((detection) => detection.confidence >= DEFAULT_THRESHOLD);
-            const spans = codePointSpans(item.text, kept);
-            totalEntities += kept.length;
-            auditFacts(request, { entity_types: kept.map((detection) => detection.type), entity_count: kept.length });
-            results.push({
-              index,
-              entities: kept.map((detection, position) => ({
-                type: detection.type,
-                value: withValues ? detection.value : '',
-                span: spans[position]!,
-                confidence: detection.confidence,
-                detector: detection.detector,
-              })),
-              ...(plan.warnings.length > 0 ? { warnings: plan.warnings } : {}),
-            });
+            const selection = { useRegex: plan.useRegex, ner, threshold: DEFAULT_THRESHOLD, withValues };
+            const warnings = plan.warnings.length > 0 ? { warnings: plan.warnings } : {};
+            const found = await detectEntities(deps, { text: item.text, language, patterns }, selection, large);
+            totalEntities += found.count;
+            auditFacts(request, { entity_types: Object.keys(found.typeCounts), type_counts: found.typeCounts, entity_count: found.count });
+            results.push(
+              found.entitiesJson !== undefined
+                ? { index, json: `{"entities":${found.entitiesJson}${plan.warnings.length > 0 ? `,"warnings":${JSON.stringify(plan.warnings)}` : ''}}` }
+                : { index, object: { index, entities: found.entities, ...warnings } },
+            );
           } catch (error) {
-            results.push({ index, entities: [], ...itemError(request.log, 'batch_detect', index, error) });
+            failed += 1;
+            results.push({ index, object: { index, entities: [], ...itemError(request.log, 'batch_detect', index, error) } });
           }
         }
-        auditFacts(request, {
-          item_count: results.length,
-          items_failed: results.filter((result) => result.error !== undefined).length,
-          ...policyFact(deps, body.policy),
-        });
+        auditFacts(request, { item_count: results.length, items_failed: failed, ...policyFact(deps, body.policy) });
         request.log.info({ event: 'batch_detect_completed', items: results.length, entities: totalEntities }, 'batch_detect_completed');
-        return { results, stats: { total_items: results.length, total_entities: totalEntities, total_time_ms: ms(started) } };
+        const answer = await batchAnswer(slicer, results, { total_items: results.length, total_entities: totalEntities, total_time_ms: ms(started) });
+        return reply.type('application/json; charset=utf-8').send(answer);
       },
     );
   };

@@ -5,11 +5,30 @@ import { auditFacts } from '../audit/facts.js';
 import { policiesFor, type AppDeps } from '../deps.js';
 import { checkRequestedTypes } from '../domain/catalog.js';
 import { applyPolicyDetection, planDetection } from '../services/ner.js';
-import { mergeDetections } from '../services/transform.js';
-import { codePointSpans, ms, patternSet, principalOf } from './common.js';
+import { DEFAULT_THRESHOLD, selectDetections, type DetectedEntity, type DetectSelection } from '../services/detect.js';
+import { ms, patternSet, principalOf, type PatternSet } from './common.js';
 import { DetectBodySchema, DetectResponseSchema, type DetectBody } from './schemas.js';
 
-export const DEFAULT_THRESHOLD = 0.5;
+export { DEFAULT_THRESHOLD };
+
+/** The entities of one text: objects (small text, inline) or their JSON (large text, serialized on a worker). */
+export type FoundEntities =
+  | { readonly entities: DetectedEntity[]; readonly entitiesJson?: undefined; readonly count: number; readonly typeCounts: Record<string, number> }
+  | { readonly entities?: undefined; readonly entitiesJson: string; readonly count: number; readonly typeCounts: Record<string, number> };
+
+/**
+ * Detect and select the entities of one text, inline or on a worker by its size (the executor's
+ * decision; `large`: part of a request that is large as a whole): a large text's answer is
+ * serialized on the worker, never copied back as objects.
+ */
+export async function detectEntities(deps: AppDeps, input: { text: string; language: string; patterns: PatternSet }, selection: DetectSelection, large = false): Promise<FoundEntities> {
+  if (large || deps.offload.offloads(input.text.length)) {
+    return deps.offload.run({ op: 'detect-entities', text: input.text, language: input.language, defaultRegion: deps.config.detector.default_region, patterns: input.patterns.raw, selection });
+  }
+  const regex = await deps.offload.detect({ text: input.text, language: input.language, compiled: input.patterns.compiled, raw: input.patterns.raw });
+  const { entities, typeCounts } = selectDetections(input.text, regex, selection);
+  return { entities, count: entities.length, typeCounts };
+}
 
 /** interface.md 4.5: false suppresses; true needs detect_values; omitted uses the server default. */
 export function includeValues(deps: AppDeps, scopes: ReadonlySet<string>, requested: boolean | undefined): boolean {
@@ -27,7 +46,7 @@ export function detectRoutes(deps: AppDeps) {
     app.post<{ Body: DetectBody }>(
       '/v1/detect',
       { schema: { body: DetectBodySchema, response: { 200: DetectResponseSchema } }, config: { scope: 'detect' } },
-      async (request) => {
+      async (request, reply) => {
         const started = performance.now();
         const body = request.body;
         const principal = principalOf(request);
@@ -43,33 +62,21 @@ export function detectRoutes(deps: AppDeps) {
         const language = body.language ?? deps.config.detector.default_language;
         const plan = await planDetection(deps, body.input, language, body.detectors, loaded?.compiled.policy, request.log);
         const ner = loaded !== undefined ? applyPolicyDetection(loaded.compiled.policy, plan) : plan.ner;
-        const regex = await deps.offload.detect({ text: body.input, language, compiled: patterns.compiled, raw: patterns.raw });
-        const regexKept = plan.useRegex ? regex : regex.filter((detection) => detection.detector === 'custom_pattern');
-        const detections = ner.length === 0 ? regexKept : mergeDetections(regexKept, ner);
-        const threshold = body.threshold ?? DEFAULT_THRESHOLD;
-        const wanted = body.entity_types !== undefined ? new Set(body.entity_types) : undefined;
-        const kept = detections.filter(
-          (detection) => detection.confidence >= threshold && (wanted === undefined || wanted.has(detection.type)),
-        );
+        const selection = { useRegex: plan.useRegex, ner, threshold: body.threshold ?? DEFAULT_THRESHOLD, wanted: body.entity_types, withValues };
+        const found = await detectEntities(deps, { text: body.input, language, patterns }, selection);
         auditFacts(request, {
-          entity_types: kept.map((detection) => detection.type),
-          entity_count: kept.length,
+          entity_types: Object.keys(found.typeCounts),
+          type_counts: found.typeCounts,
+          entity_count: found.count,
           ...(loaded !== undefined ? { policy: loaded.compiled.name } : {}),
         });
-        const spans = codePointSpans(body.input, kept);
         const used = new Set<string>(plan.used);
         if (patterns.compiled.length > 0) used.add('custom_pattern');
-        return {
-          entities: kept.map((detection, index) => ({
-            type: detection.type,
-            value: withValues ? detection.value : '',
-            span: spans[index]!,
-            confidence: detection.confidence,
-            detector: detection.detector,
-          })),
-          stats: { detection_time_ms: ms(started), detectors_used: [...used], detector_mode: plan.detectorMode },
-          ...(plan.warnings.length > 0 ? { warnings: plan.warnings } : {}),
-        };
+        const stats = { detection_time_ms: ms(started), detectors_used: [...used], detector_mode: plan.detectorMode };
+        const warnings = plan.warnings.length > 0 ? { warnings: plan.warnings } : {};
+        if (found.entitiesJson === undefined) return { entities: found.entities, stats, ...warnings };
+        // A worker serialized the entities: the rest of the answer is spliced around them.
+        return reply.type('application/json; charset=utf-8').send(`{"entities":${found.entitiesJson},"stats":${JSON.stringify(stats)}${plan.warnings.length > 0 ? `,"warnings":${JSON.stringify(plan.warnings)}` : ''}}`);
       },
     );
   };

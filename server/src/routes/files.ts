@@ -21,12 +21,13 @@ import { createOcrEngine, type OcrEngine } from '../services/ocr.js';
 import { withHandle } from '../services/state.js';
 import { runTextTransform, type TransformResponse } from '../services/transform.js';
 import { decodeLatin1Field } from '../domain/text/utf8.js';
+import { jsonLimits } from '../plugins/json.js';
 import { VEIL_HEADERS } from '../plugins/response-headers.js';
 import type { RestoreMode } from '../domain/types.js';
 import { fingerprint, ms, policyFact, principalOf } from './common.js';
 import { openInline, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
 import { LabelSchema, LanguageSchema, type TransformBody } from './schemas.js';
-import { nerWillRun, promptFacts, recordingRejection, requestFields, structuredTransform, textTransform, transformEnvironment } from './transform.js';
+import { nerWillRun, promptFacts, recordingRejection, requestFields, structuredObject, structuredTransform, textTransform, transformEnvironment } from './transform.js';
 
 /** Multipart field names are echoed in errors only when they look like identifiers. */
 const SAFE_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -182,7 +183,7 @@ export function fileRoutes(deps: AppDeps) {
     const limits = deps.config.file_upload;
     const ownsFiles = deps.files === undefined;
     const ownsOcr = deps.ocr === undefined;
-    const files: FilePool = deps.files ?? createFilePool({ limits });
+    const files: FilePool = deps.files ?? createFilePool({ limits, json: jsonLimits(deps.config) });
     const ocr: OcrEngine = deps.ocr ?? createOcrEngine(deps.config.ocr, (message) => app.log.warn(message));
     app.addHook('onClose', async () => {
       if (ownsFiles) await files.close();
@@ -222,7 +223,7 @@ export function fileRoutes(deps: AppDeps) {
       const logFields = { event: 'file_transform_completed', format: extracted.format, size };
       if (extracted.format === 'json') {
         const body = { input_json: extracted.value, ...fields } as TransformBody;
-        const response = await structuredTransform(deps, request.log, body, 'json', undefined, principal, factSink(request));
+        const response = structuredObject(await structuredTransform(deps, request.log, body, 'json', undefined, principal, factSink(request)));
         request.log.info(logFields, 'file_transform_completed');
         const stats = response.stats as Record<string, unknown>;
         return {

@@ -282,6 +282,7 @@ export function openAiRoutes(deps: AppDeps) {
           log: request.log,
           route: 'proxy_chat_completions',
           maxSeconds: deps.config.limits.max_stream_seconds,
+          writeTimeoutSeconds: deps.config.limits.stream_write_timeout_seconds,
           headers,
           errorFrame: openAiErrorFrame,
           produce: async (writer, deadline) => {

@@ -13,15 +13,16 @@
 // own query, tokenized), and chunk blobs are opened by no restoring route but context.
 import { isVeilError, VeilError } from '@veil/common';
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { auditFacts, entityFacts, recordIntent } from '../audit/index.js';
+import { auditFacts, recordIntent } from '../audit/index.js';
 import type { NerLog } from '../services/ner.js';
 import type { AppDeps } from '../deps.js';
 import { CHUNKING_STRATEGIES, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../domain/rag/chunking.js';
 import { ClassificationLattice } from '../domain/rag/classification.js';
 import { validationMessage } from '../plugins/errors.js';
 import { chargeRateLimit, chargeRateLimitAfter } from '../plugins/rate-limit.js';
+import { bodySize } from '../plugins/json.js';
 import {
   answerRag,
   buildContext,
@@ -31,8 +32,10 @@ import {
   queryRag,
   type IngestResponse,
   type RagScope,
+  type Sealed,
 } from '../services/rag.js';
-import { incomingSession, outgoingHandle } from '../services/state.js';
+import { incomingSession, outgoingHandle, withHandle } from '../services/state.js';
+import { RawJson, serializeSliced } from '../services/offload.js';
 import { callerOf, effectiveContext, fingerprint, principalOf, type Principal } from './common.js';
 import { scopeOf } from './revoke.js';
 import { ContextSchema, LabelSchema, LanguageSchema, OutputGuardSchema, PolicyNameSchema, PromptSecuritySchema, SessionStateSchema } from './schemas.js';
@@ -233,12 +236,34 @@ async function recordingGuards<T>(request: FastifyRequest, run: () => Promise<T>
   }
 }
 
-function promptFact(response: { readonly prompt_security?: { readonly triggered: boolean } }): { prompt_security?: boolean } {
-  return response.prompt_security !== undefined ? { prompt_security: response.prompt_security.triggered } : {};
+/** The session's policy for the audit event, when it has one. */
+function policyOf(session: { readonly policy?: string | undefined }): { policy?: string } {
+  return session.policy !== undefined ? { policy: session.policy } : {};
+}
+
+function promptFact(summary: { readonly triggered: boolean } | undefined): { prompt_security?: boolean } {
+  return summary !== undefined ? { prompt_security: summary.triggered } : {};
+}
+
+type Handle = { session_state: string } | { session_id: string };
+
+/**
+ * A sealed result with its session handle: an object (inline; the handle after `first`, as in the
+ * interface's field order), or the JSON a worker serialized with the handle spliced in.
+ */
+function withSessionHandle<T extends object>(response: T | string, handle: Handle, first: keyof T): Record<string, unknown> | string {
+  if (typeof response === 'string') return withHandle(response, handle);
+  const { [first]: lead, ...rest } = response;
+  return { [first]: lead, ...handle, ...rest };
+}
+
+/** Send an answer built as an object (Fastify serializes it) or already serialized. */
+function answer(reply: FastifyReply, result: Record<string, unknown> | string): FastifyReply | Record<string, unknown> {
+  return typeof result === 'string' ? reply.type('application/json; charset=utf-8').send(result) : result;
 }
 
 export function ragRoutes(deps: AppDeps) {
-  const ingest = async (body: IngestBody, principal: Principal, log: NerLog): Promise<{ result: IngestResponse & Partial<Record<'session_state' | 'session_id', string>>; sid: string; types: Set<string>; count: number }> => {
+  const ingest = async (body: IngestBody, principal: Principal, log: NerLog, large = false): Promise<{ result: Record<string, unknown> | string; sealed: Sealed<IngestResponse> }> => {
     const sealed = await ingestDocument(
       deps,
       {
@@ -251,17 +276,10 @@ export function ragRoutes(deps: AppDeps) {
         metadata: body.document_metadata,
         corpusId: body.corpus_id,
       },
-      { ...ingestScope(deps, principal), log },
+      { ...ingestScope(deps, principal), log, offload: large },
     );
     const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
-    // The handle sits after the chunks, as in the interface's field order.
-    const { chunks, ...rest } = sealed.response;
-    return {
-      result: { chunks, ...handle, ...rest },
-      sid: sealed.session.sid,
-      types: new Set(sealed.entities.map((entity) => entity.type)),
-      count: sealed.entities.length,
-    };
+    return { result: withSessionHandle(sealed.response, handle, 'chunks'), sealed };
   };
 
   const itemValidator = (): ValidateFunction => {
@@ -284,20 +302,18 @@ export function ragRoutes(deps: AppDeps) {
     app.post<{ Body: IngestBody }>(
       '/v1/rag/ingest',
       { schema: { body: IngestBodySchema, response: { 200: IngestResultSchema } }, config: { scope: 'rag', idempotent: true } },
-      async (request) => {
-        const { result, sid, types, count } = await recordingGuards(request, () => ingest(request.body, principalOf(request), request.log));
+      async (request, reply) => {
+        const { result, sealed } = await recordingGuards(request, () => ingest(request.body, principalOf(request), request.log));
         // Each chunk sealed is work like a small transform: charged after the fact.
-        chargeRateLimitAfter(request, result.chunks.length);
+        chargeRateLimitAfter(request, sealed.units ?? 0);
         auditFacts(request, {
           policy: request.body.policy ?? deps.policies.registry.defaultName,
-          session_id: sid,
-          entity_types: types,
-          entity_count: count,
-          entities_tokenized: count,
-          ...promptFact(result),
+          session_id: sealed.session.sid,
+          ...sealed.facts,
+          ...promptFact(sealed.promptSecurity),
         });
-        request.log.info({ event: 'rag_ingest_completed', chunks: result.chunks.length, entities: result.total_entities }, 'rag_ingest_completed');
-        return result;
+        request.log.info({ event: 'rag_ingest_completed', entities: sealed.facts.entity_count ?? 0 }, 'rag_ingest_completed');
+        return answer(reply, result);
       },
     );
 
@@ -307,20 +323,24 @@ export function ragRoutes(deps: AppDeps) {
         schema: { body: ingestBatchBodySchema(deps.config.limits.max_batch_size), response: { 200: IngestBatchResponseSchema } },
         config: { scope: 'rag', idempotent: true },
       },
-      async (request) => {
+      async (request, reply) => {
         const principal = principalOf(request);
         // One unit per document (the request itself paid the first).
         chargeRateLimit(request, request.body.items.length - 1);
         validateItem ??= itemValidator();
-        const results: Record<string, unknown>[] = [];
+        const slicer = deps.offload.slicer();
+        // A batch large as a whole runs every document's pure half on a worker.
+        const large = deps.offload.offloads(bodySize(request));
+        const results: unknown[] = [];
         let failed = 0;
         for (const [index, item] of request.body.items.entries()) {
+          await slicer.pause();
           try {
             if (!validateItem(item)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validateItem.errors?.[0]));
-            const { result, types, count } = await recordingGuards(request, () => ingest(item as IngestBody, principal, request.log));
-            chargeRateLimitAfter(request, result.chunks.length);
-            auditFacts(request, { entity_types: types, entity_count: count, entities_tokenized: count, ...promptFact(result) });
-            results.push({ index, result });
+            const { result, sealed } = await recordingGuards(request, () => ingest(item as IngestBody, principal, request.log, large));
+            chargeRateLimitAfter(request, sealed.units ?? 0);
+            auditFacts(request, { ...sealed.facts, ...promptFact(sealed.promptSecurity) });
+            results.push(typeof result === 'string' ? new RawJson(`{"index":${index},"result":${result}}`) : { index, result });
           } catch (error) {
             failed += 1;
             results.push({ index, ...itemError(request.log, index, error) });
@@ -328,30 +348,29 @@ export function ragRoutes(deps: AppDeps) {
         }
         auditFacts(request, { item_count: results.length, items_failed: failed });
         request.log.info({ event: 'rag_ingest_batch_completed', items: results.length, failed }, 'rag_ingest_batch_completed');
-        return { results };
+        return answer(reply, await serializeSliced(slicer, '{"results":[', results, ']}'));
       },
     );
 
     app.post<{ Body: QueryBody }>(
       '/v1/rag/query',
       { schema: { body: QueryBodySchema, response: { 200: QueryResponseSchema } }, config: { scope: 'rag' } },
-      async (request) => {
+      async (request, reply) => {
         const body = request.body;
         const sealed = await recordingGuards(request, () =>
           queryRag(deps, { query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, { ...modelScope(deps, principalOf(request)), log: request.log }),
         );
         const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
-        auditFacts(request, { policy: sealed.session.policy, session_id: sealed.session.sid, ...entityFacts(sealed.entities), ...promptFact(sealed.response) });
-        request.log.info({ event: 'rag_query_completed', entities: sealed.response.entities_detected }, 'rag_query_completed');
-        const { safe_query: safeQuery, ...rest } = sealed.response;
-        return { safe_query: safeQuery, ...handle, ...rest };
+        auditFacts(request, { ...policyOf(sealed.session), session_id: sealed.session.sid, ...sealed.facts, ...promptFact(sealed.promptSecurity) });
+        request.log.info({ event: 'rag_query_completed', entities: sealed.facts.entity_count ?? 0 }, 'rag_query_completed');
+        return answer(reply, withSessionHandle(sealed.response, handle, 'safe_query'));
       },
     );
 
     app.post<{ Body: ContextBody }>(
       '/v1/rag/context',
       { schema: { body: ContextBodySchema, response: { 200: ContextResponseSchema } }, config: { scope: 'rag' } },
-      async (request) => {
+      async (request, reply) => {
         const body = request.body;
         // One unit per chunk to merge (the request itself paid the first).
         chargeRateLimit(request, body.chunks.length - 1);
@@ -373,25 +392,21 @@ export function ragRoutes(deps: AppDeps) {
           { ...modelScope(deps, principal), log: request.log },
         ));
         const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
-        auditFacts(request, { policy: sealed.session.policy, session_id: sealed.session.sid, ...entityFacts(sealed.entities), ...promptFact(sealed.response) });
-        request.log.info(
-          { event: 'rag_context_completed', chunks: sealed.response.safe_chunks.length, filtered: sealed.response.chunks_filtered ?? 0, tokens: sealed.session.entries.length },
-          'rag_context_completed',
-        );
-        const { safe_chunks: safeChunks, ...rest } = sealed.response;
-        return { safe_chunks: safeChunks, ...handle, ...rest };
+        auditFacts(request, { ...policyOf(sealed.session), session_id: sealed.session.sid, ...sealed.facts, ...promptFact(sealed.promptSecurity) });
+        request.log.info({ event: 'rag_context_completed', chunks: body.chunks.length, tokens: sealed.session.entries }, 'rag_context_completed');
+        return answer(reply, withSessionHandle(sealed.response, handle, 'safe_chunks'));
       },
     );
 
     app.post<{ Body: AnswerBody }>(
       '/v1/rag/answer',
       { schema: { body: AnswerBodySchema, response: { 200: AnswerResponseSchema } }, config: { scope: 'rag' } },
-      async (request) => {
+      async (request, reply) => {
         const body = request.body;
         const principal = principalOf(request);
         const clearance = clearanceOf(deps, principal, body.access_level);
         const sessionState = await requiredSession(deps, body);
-        const { response, session } = await recordingGuards(request, () =>
+        const answered = await recordingGuards(request, () =>
           answerRag(deps, {
             answer: body.answer,
             sessionState,
@@ -402,13 +417,13 @@ export function ragRoutes(deps: AppDeps) {
           }),
         );
         auditFacts(request, {
-          policy: session.policy,
-          session_id: session.sid,
-          entity_count: response.tokens_resolved,
-          ...(response.output_guard !== undefined ? { output_guard: response.output_guard.triggered } : {}),
+          ...policyOf(answered.session),
+          session_id: answered.session.sid,
+          entity_count: answered.tokensResolved,
+          ...(answered.outputGuardTriggered !== undefined ? { output_guard: answered.outputGuardTriggered } : {}),
         });
-        request.log.info({ event: 'rag_answer_completed', resolved: response.tokens_resolved, unresolved: response.tokens_unresolved.length }, 'rag_answer_completed');
-        return response;
+        request.log.info({ event: 'rag_answer_completed', resolved: answered.tokensResolved }, 'rag_answer_completed');
+        return typeof answered.response === 'string' ? reply.type('application/json; charset=utf-8').send(answered.response) : answered.response;
       },
     );
 

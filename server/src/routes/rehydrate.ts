@@ -6,23 +6,23 @@
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { auditFacts, factSink, NO_FACTS, type FactSink } from '../audit/facts.js';
-import { keyRingFor, policiesFor, ringMaterial, type AppDeps } from '../deps.js';
+import { keyRingFor, policiesFor, type AppDeps } from '../deps.js';
 import type { SessionPayload } from '../domain/seal/index.js';
-import { restoreJsonValue } from '../domain/structured/index.js';
-import { guardJsonValue, type OutputGuardSummary } from '../domain/guard/index.js';
+import { jsonCost } from '../services/offload.js';
+import { openOffloaded, restoreOffloaded } from '../services/rehydrate-offload.js';
 import { outputProtectionSettings } from '../services/output-guard.js';
 import {
   openForRehydrate,
-  outputGuardFor,
+  restoreJsonOpened,
   restoreOpened,
-  withOutputGuard,
   type RehydrateEnvironment,
   type RehydrateRequest,
   type RehydrateResponse,
 } from '../services/rehydrate.js';
-import { partitionsFor, revocationRegions, revokedEntryIds, withStore } from '../services/revocation.js';
+import { revocationRegions, revokedEntryIds } from '../services/revocation.js';
 import { assertNotDenied, incomingSession } from '../services/state.js';
-import type { OffloadedRehydrate, OpenedForRehydrate } from '../workers/offload-worker.js';
+import type { DeferredSource, OffloadedRehydrate } from '../workers/offload-worker.js';
+import { deferredSource } from '../plugins/json.js';
 import { callerOf, fingerprint, principalOf, traceIdOf, type Principal } from './common.js';
 import { RehydrateAnyBodySchema, RehydrateResponseSchema, type RehydrateAnyBody, type RehydrateBody } from './schemas.js';
 
@@ -71,17 +71,6 @@ export async function openInline(deps: AppDeps, base: RehydrateRequest, facts: F
   return { env, session, revokedIds: [...revokedIds] };
 }
 
-/**
- * The whole rehydrate of one body: a response object (inline), or the response serialized on a
- * worker thread (large bodies), which the caller sends as is or parses.
- */
-/** tokens_resolved of a response a worker serialized: the key, quoted, cannot occur inside a JSON string. */
-function resolvedCount(json: string): number | undefined {
-  const at = json.lastIndexOf('"tokens_resolved":');
-  const match = at === -1 ? null : /^"tokens_resolved":(\d+)/.exec(json.slice(at, at + 40));
-  return match === null ? undefined : Number(match[1]);
-}
-
 /** A rehydrate refused by the output guard (action block) still records that it triggered. */
 async function recordingBlock<T>(facts: FactSink, run: () => Promise<T>): Promise<T> {
   try {
@@ -98,53 +87,32 @@ export async function rehydrateOnce(
   body: RehydrateBody,
   log: FastifyBaseLogger,
   facts: FactSink = NO_FACTS,
-): Promise<RehydrateResponse | string> {
-  return recordingBlock(facts, () => rehydrateWhole(deps, principal, body, log, facts));
+  segments = false,
+): Promise<RehydrateResponse | OffloadedRehydrate> {
+  return recordingBlock(facts, () => rehydrateWhole(deps, principal, body, log, facts, segments));
 }
 
+/**
+ * The whole rehydrate of one body: a response object (inline), or the response serialized on a
+ * worker thread (large bodies), which the caller sends as is (with `segments`: the restored text
+ * already cut for the stream, and the rest of the body).
+ */
 async function rehydrateWhole(
   deps: AppDeps,
   principal: Principal,
   body: RehydrateBody,
   log: FastifyBaseLogger,
   facts: FactSink,
-): Promise<RehydrateResponse | string> {
+  segments: boolean,
+): Promise<RehydrateResponse | OffloadedRehydrate> {
   const started = performance.now();
   const base = await rehydrateRequestOf(deps, principal, body, body.output);
-  const sessionState = base.sessionState;
-  const registry = policiesFor(deps, principal.tenant);
   const logFields = { event: 'rehydrate_completed', trace_id: fingerprint(base.traceId ?? '') };
-  if (body.output.length > deps.offload.threshold || sessionState.length > deps.offload.threshold) {
-    const ring = ringMaterial(deps, principal.tenant);
-    const opened = (await deps.offload.run({
-      op: 'rehydrate-open',
-      sessionState,
-      tenant: principal.tenant,
-      ring,
-      digestKey: deps.digestSecret,
-      defaultRegion: deps.config.detector.default_region,
-      nowMs: deps.now(),
-    })) as OpenedForRehydrate;
-    facts({ session_id: opened.sid, trace_id: base.traceId ?? '', ...(opened.policy !== undefined ? { policy: opened.policy } : {}) });
-    await assertNotDenied(deps, opened);
-    const digests = opened.digests.map((item) => item.digest);
-    const revoked = digests.length === 0 ? new Set<string>() : await withStore(() => deps.stores.revocation.revoked(partitionsFor(principal.tenant), digests));
-    const revokedIds = [...new Set(opened.digests.filter((item) => revoked.has(item.digest)).map((item) => item.id))];
-    const done = (await deps.offload.run({
-      op: 'rehydrate',
-      request: { ...base, revokedIds },
-      ring,
-      policies: registry.snapshot(),
-      templates: deps.config.restore_templates,
-      outputProtection: outputProtectionSettings(deps.config),
-      nowMs: deps.now(),
-    })) as OffloadedRehydrate;
-    const json = done.body;
-    if (deps.config.output_protection.enabled) facts({ output_guard: done.outputGuardTriggered });
-    const resolved = resolvedCount(json);
-    if (resolved !== undefined) facts({ entity_count: resolved });
-    log.info({ ...logFields, offloaded: true }, 'rehydrate_completed');
-    return json;
+  if (deps.offload.offloads(Math.max(body.output.length, base.sessionState.length))) {
+    const { revokedIds } = await openOffloaded(deps, base, facts);
+    const done = await restoreOffloaded(deps, base, revokedIds, facts, segments ? { shape: 'segments' } : {});
+    log.info({ ...logFields, offloaded: true, resolved: done.tokensResolved }, 'rehydrate_completed');
+    return done;
   }
   const { env, session, revokedIds } = await openInline(deps, base, facts);
   const response = restoreOpened(env, session, { ...base, revokedIds }, started);
@@ -153,44 +121,42 @@ async function rehydrateWhole(
   return response;
 }
 
-/** output_json: restore every string of the document (keys included) on its own. */
+/** output_json: every string of the document (keys included) restored on its own; a large document on a worker. */
 async function rehydrateJson(
   deps: AppDeps,
   principal: Principal,
   body: RehydrateAnyBody,
   log: FastifyBaseLogger,
   facts: FactSink,
-): Promise<Record<string, unknown>> {
+  source: DeferredSource | undefined,
+): Promise<Record<string, unknown> | string> {
   const started = performance.now();
   const base = await rehydrateRequestOf(deps, principal, body, '');
+  // A document still in its raw body (a large one) is parsed on the worker that restores it.
+  const cost = source !== undefined ? source.raw.length : Math.max(jsonCost(body.output_json, deps.offload.threshold), base.sessionState.length);
+  if (deps.offload.offloads(cost)) {
+    const { revokedIds } = await openOffloaded(deps, base, facts);
+    const done = await restoreOffloaded(deps, base, revokedIds, facts, { document: source !== undefined ? { source } : { value: body.output_json } });
+    log.info({ event: 'rehydrate_completed', output: 'json', offloaded: true, trace_id: fingerprint(base.traceId ?? ''), resolved: done.tokensResolved }, 'rehydrate_completed');
+    return done.body;
+  }
   const { env, session, revokedIds } = await openInline(deps, base, facts);
-  let traceId = base.traceId ?? '';
-  // The output guard sees every string of the document as the model wrote it, before restore.
-  const guard = outputGuardFor(env, session, base.caller);
-  const document = guard !== undefined ? guardJsonValue(body.output_json, guard) : body.output_json;
-  const restored = restoreJsonValue(document, (text) => {
-    const one = restoreOpened(env, session, { ...base, output: text, revokedIds }, started, null);
-    traceId = one.trace_id;
-    return { restoredText: one.restored_text, tokensResolved: one.tokens_resolved, tokensUnresolved: one.tokens_unresolved };
-  });
-  facts({ entity_count: restored.tokensResolved, ...(guard !== undefined ? { output_guard: guard.triggered } : {}) });
-  log.info({ event: 'rehydrate_completed', output: 'json', trace_id: fingerprint(traceId), resolved: restored.tokensResolved }, 'rehydrate_completed');
-  const response: Record<string, unknown> & { output_guard?: OutputGuardSummary; warnings?: string[] } = {
-    restored_text: JSON.stringify(restored.value),
-    restored_json: restored.value,
-    tokens_resolved: restored.tokensResolved,
-    tokens_unresolved: restored.tokensUnresolved,
-    stats: { rehydrate_time_ms: Math.round((performance.now() - started) * 1000) / 1000 },
-    trace_id: traceId,
-  };
-  return guard !== undefined ? withOutputGuard(response, guard.summary()) : response;
+  const response = restoreJsonOpened(env, session, { ...base, revokedIds }, body.output_json, started);
+  facts({ entity_count: response.tokens_resolved, ...(response.output_guard !== undefined ? { output_guard: response.output_guard.triggered } : {}) });
+  log.info({ event: 'rehydrate_completed', output: 'json', trace_id: fingerprint(response.trace_id), resolved: response.tokens_resolved }, 'rehydrate_completed');
+  return { ...response };
+}
+
+/** A rehydrate a worker serialized. */
+export function isOffloaded(result: object): result is OffloadedRehydrate {
+  return 'body' in result && typeof result.body === 'string';
 }
 
 export function rehydrateRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
     app.post<{ Body: RehydrateAnyBody }>(
       '/v1/rehydrate',
-      { schema: { body: RehydrateAnyBodySchema, response: { 200: RehydrateResponseSchema } }, config: { scope: 'rehydrate' } },
+      { schema: { body: RehydrateAnyBodySchema, response: { 200: RehydrateResponseSchema } }, config: { scope: 'rehydrate', deferDocuments: true } },
       async (request, reply) => {
         const body = request.body;
         if (body.trace_id !== undefined) auditFacts(request, { trace_id: body.trace_id });
@@ -198,9 +164,11 @@ export function rehydrateRoutes(deps: AppDeps) {
         if (hasJson === (body.output !== undefined)) {
           throw new VeilError('VEIL_VALIDATION_FAILED', 'output: send exactly one of output, output_json');
         }
-        if (hasJson) return recordingBlock(factSink(request), () => rehydrateJson(deps, principalOf(request), body, request.log, factSink(request)));
-        const result = await rehydrateOnce(deps, principalOf(request), { ...body, output: body.output ?? '' }, request.log, factSink(request));
+        const result = hasJson
+          ? await recordingBlock(factSink(request), () => rehydrateJson(deps, principalOf(request), body, request.log, factSink(request), deferredSource(request, 'output_json')))
+          : await rehydrateOnce(deps, principalOf(request), { ...body, output: body.output ?? '' }, request.log, factSink(request));
         if (typeof result === 'string') return reply.type('application/json; charset=utf-8').send(result);
+        if (isOffloaded(result)) return reply.type('application/json; charset=utf-8').send(result.body);
         return result;
       },
     );

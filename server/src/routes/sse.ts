@@ -1,8 +1,9 @@
 // Server-sent events on a hijacked Fastify reply, shared by the streaming routes (routes/stream.ts)
 // and the OpenAI-compatible proxy (routes/openai.ts): a writer that flushes each `data:` event
-// and waits for the socket to drain, and one stream runner that records the audit event before
-// the first byte, bounds the stream by limits.max_stream_seconds and turns an error after the
-// first byte into one terminal frame.
+// and waits for the socket to drain (at most limits.stream_write_timeout_seconds: a client that
+// does not read is cut off), and one stream runner that records the audit event before the first
+// byte, bounds the stream by limits.max_stream_seconds and turns an error after the first byte
+// into one terminal frame.
 import type { ServerResponse } from 'node:http';
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
@@ -11,15 +12,24 @@ import { auditStreamEnd, auditStreamFailure, auditStreamStart } from '../audit/p
 /** After the stream deadline, how long the error frame may take to leave before the connection is cut. */
 const DEADLINE_GRACE_MS = 5000;
 
-/** An SSE response on the raw socket: frames are written (and flushed) as they are produced. */
+/**
+ * An SSE response on the raw socket: frames are written (and flushed) as they are produced. A
+ * frame the socket cannot take waits for 'drain', but never longer than
+ * limits.stream_write_timeout_seconds: a client that stopped reading has its connection closed
+ * then, so it does not hold the stream's memory until the stream's lifetime runs out.
+ */
 export class SseWriter {
   #closed = false;
   /** True while a frame waits for the socket to drain (the client is not reading). */
   #waiting = false;
   readonly #raw: ServerResponse;
+  readonly #writeTimeoutMs: number;
+  readonly #log: FastifyBaseLogger;
 
-  constructor(raw: ServerResponse) {
+  constructor(raw: ServerResponse, writeTimeoutMs: number, log: FastifyBaseLogger) {
     this.#raw = raw;
+    this.#writeTimeoutMs = writeTimeoutMs;
+    this.#log = log;
     raw.on('close', () => {
       this.#closed = true;
     });
@@ -47,22 +57,35 @@ export class SseWriter {
     return this.event(JSON.stringify(data));
   }
 
-  /** Write one `data:` event with this payload as is (one line: no newline inside). */
+  /**
+   * Write one `data:` event with this payload as is (one line: no newline inside; a frame a
+   * worker serialized goes out this way). False when the client is gone or did not read it in
+   * time (its connection is then closed).
+   */
   async event(payload: string): Promise<boolean> {
     if (this.#closed) return false;
     const flushed = this.#raw.write(`data: ${payload}\n\n`);
     if (!flushed) {
       this.#waiting = true;
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          this.#raw.off('drain', done);
-          this.#raw.off('close', done);
-          resolve();
+      const drained = await new Promise<boolean>((resolve) => {
+        const done = (value: boolean): void => {
+          clearTimeout(timer);
+          this.#raw.off('drain', onDrain);
+          this.#raw.off('close', onClose);
+          resolve(value);
         };
-        this.#raw.on('drain', done);
-        this.#raw.on('close', done);
+        const onDrain = (): void => done(true);
+        const onClose = (): void => done(false);
+        const timer = setTimeout(() => done(false), this.#writeTimeoutMs);
+        this.#raw.on('drain', onDrain);
+        this.#raw.on('close', onClose);
       });
       this.#waiting = false;
+      if (!drained && !this.#closed) {
+        this.#log.info({ event: 'stream_write_timeout', write_timeout_ms: this.#writeTimeoutMs }, 'stream_write_timeout');
+        this.#raw.destroy();
+        this.#closed = true;
+      }
     }
     return !this.#closed;
   }
@@ -104,6 +127,8 @@ export interface SseStreamOptions {
   readonly route: string;
   /** limits.max_stream_seconds. */
   readonly maxSeconds: number;
+  /** limits.stream_write_timeout_seconds: how long one frame may wait for a client that does not read. */
+  readonly writeTimeoutSeconds: number;
   /** Extra response headers, sent with the status line. */
   readonly headers?: Readonly<Record<string, string | readonly string[]>>;
   /**
@@ -126,7 +151,7 @@ export async function runSseStream(options: SseStreamOptions): Promise<void> {
   // The event is recorded before the first byte: under audit.strict a failure is still a JSON 503.
   await auditStreamStart(reply.request, reply);
   reply.hijack();
-  const writer = new SseWriter(reply.raw);
+  const writer = new SseWriter(reply.raw, options.writeTimeoutSeconds * 1000, log);
   const deadline = new AbortController();
   const timer = setTimeout(() => {
     log.info({ event: 'stream_deadline', route, max_stream_seconds: limit }, 'stream_deadline');

@@ -27,22 +27,23 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import { auditFacts, factSink } from '../audit/facts.js';
 import type { AppDeps } from '../deps.js';
 import { splitSegments, StreamRehydrator } from '../domain/stream/index.js';
-import { checkJsonDepth } from '../domain/json-depth.js';
-import { codePointsToUtf16 } from '../domain/text/codepoints.js';
+import { parseJsonBounded, type JsonStructureLimits } from '../domain/json-depth.js';
 import { invalidUtf8, strictUtf8Decoder } from '../domain/text/utf8.js';
 import { validationMessage } from '../plugins/errors.js';
+import { deferredSource, jsonLimits } from '../plugins/json.js';
 import { StreamOutputGuard } from '../domain/guard/index.js';
 import { findTokensLenient } from '../domain/repair/index.js';
 import { MarkupContext } from '../domain/restore/index.js';
 import { createRestorer, outputGuardFor, restoreOpened, withOutputGuard, type RehydrateResponse } from '../services/rehydrate.js';
 import { incomingSession } from '../services/state.js';
+import { transformFrames } from '../services/frames.js';
 import { LiveSessionCheck } from '../services/stream-check.js';
 import type { TransformResponse } from '../services/transform.js';
 import { fingerprint, policyFact, principalOf } from './common.js';
-import { openInline, rehydrateOnce, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
+import { isOffloaded, openInline, rehydrateOnce, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
 import { runSseStream, untilAborted, type SseWriter } from './sse.js';
 import { RehydrateBodySchema, RehydrateParamsSchema, TransformBodySchema, type RehydrateBody, type TransformBody } from './schemas.js';
-import { inputTypeOf, structuredTransform, textTransform } from './transform.js';
+import { inputTypeOf, structuredObject, structuredTransform, textTransform } from './transform.js';
 
 export const NDJSON = 'application/x-ndjson';
 
@@ -51,46 +52,7 @@ export function maxLineLength(deps: AppDeps): number {
   return deps.config.server.body_limit_bytes;
 }
 
-type ResponseEntity = TransformResponse['entities'][number];
-
-export interface TransformStreamFrame {
-  index: number;
-  safe_text: string;
-  entities: ResponseEntity[];
-}
-
-/**
- * Cut a finished text transform into frames (decisions.md 8): segments of the input that never
- * split an entity; each frame's safe text is its input slice with the entities replaced, so the
- * frames concatenate to `safe_text`. Works from the response (code-point spans), so it serves
- * inline and worker-thread transforms alike.
- */
-export function transformFrames(input: string, entities: readonly ResponseEntity[], maxLength?: number): TransformStreamFrame[] {
-  const flat: number[] = [];
-  for (const entity of entities) flat.push(entity.span.start, entity.span.end);
-  const units = codePointsToUtf16(input, flat);
-  const located = entities
-    .map((entity, position) => ({ entity, start: units[position * 2]!, end: units[position * 2 + 1]! }))
-    .sort((a, b) => a.start - b.start);
-  const segments = splitSegments(input, { avoid: located, ...(maxLength !== undefined ? { maxLength } : {}) });
-  const frames: TransformStreamFrame[] = [];
-  let next = 0;
-  for (const [index, segment] of segments.entries()) {
-    const parts: string[] = [];
-    const inside: ResponseEntity[] = [];
-    let cursor = segment.start;
-    while (next < located.length && located[next]!.start < segment.end) {
-      const item = located[next]!;
-      parts.push(input.slice(cursor, item.start), item.entity.token);
-      cursor = item.end;
-      inside.push(item.entity);
-      next += 1;
-    }
-    parts.push(input.slice(cursor, segment.end));
-    frames.push({ index, safe_text: parts.join(''), entities: inside });
-  }
-  return frames;
-}
+export { transformFrames, type TransformStreamFrame } from '../services/frames.js';
 
 /** Read an ndjson body line by line, bounding each line and the whole body. */
 async function* ndjsonLines(stream: IncomingMessage, maxLine: number, maxTotal: number): AsyncGenerator<string> {
@@ -121,18 +83,9 @@ async function* ndjsonLines(stream: IncomingMessage, maxLine: number, maxTotal: 
   if (buffer.trim() !== '') yield buffer;
 }
 
-function parseLine(line: string, what: string): unknown {
-  checkJsonDepth(line, undefined, what);
-  try {
-    return JSON.parse(line) as unknown;
-  } catch {
-    throw new VeilError('VEIL_VALIDATION_FAILED', `${what}: is not valid JSON`);
-  }
-}
-
 /** A delta line: exactly `{"delta": string}`. */
-function deltaOf(line: string): string {
-  const value = parseLine(line, 'delta');
+function deltaOf(line: string, limits: JsonStructureLimits): string {
+  const value = parseJsonBounded(line, limits, 'delta');
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new VeilError('VEIL_VALIDATION_FAILED', 'delta: must be an object');
   const keys = Object.keys(value);
   const delta = (value as { delta?: unknown }).delta;
@@ -151,12 +104,19 @@ export function streamRoutes(deps: AppDeps) {
     if (inputType !== 'text') {
       // JSON and chat documents are not cut into segments: one frame carries the whole
       // tokenized document, then the completion frame.
-      const whole = await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request));
+      const whole = structuredObject(await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request), deferredSource(request, 'input_json')));
       return { structured: whole };
     }
-    const done = await textTransform(deps, body, principal, sessionState, factSink(request), request.log);
-    const response = done.response ?? (JSON.parse(done.serialized ?? '{}') as TransformResponse);
-    return { text: { input: done.input, response, handle: done.handle, trace: done.trace } };
+    const done = await textTransform(deps, body, principal, sessionState, factSink(request), request.log, { frames: true });
+    if (done.frames !== undefined) {
+      // A large text was cut into frames on the worker; the rest of the body is small.
+      const rest = JSON.parse(done.serialized ?? '{}') as Omit<TransformResponse, 'safe_text' | 'entities'>;
+      return { text: { frames: done.frames, rest, entities: done.entityCount ?? 0, handle: done.handle, trace: done.trace } };
+    }
+    const response = done.response!;
+    const { safe_text: _safeText, entities, ...rest } = response;
+    const frames = transformFrames(done.input, entities).map((frame) => JSON.stringify(frame));
+    return { text: { frames, rest, entities: entities.length, handle: done.handle, trace: done.trace } };
   };
 
   const runStream = (
@@ -164,10 +124,11 @@ export function streamRoutes(deps: AppDeps) {
     log: FastifyBaseLogger,
     route: string,
     produce: (writer: SseWriter, deadline: AbortSignal) => Promise<Record<string, unknown> | undefined>,
-  ): Promise<void> => runSseStream({ reply, log, route, maxSeconds: deps.config.limits.max_stream_seconds, produce });
+  ): Promise<void> =>
+    runSseStream({ reply, log, route, maxSeconds: deps.config.limits.max_stream_seconds, writeTimeoutSeconds: deps.config.limits.stream_write_timeout_seconds, produce });
 
   return async function register(app: FastifyInstance): Promise<void> {
-    app.post<{ Body: TransformBody }>('/v1/transform/stream', { schema: { body: TransformBodySchema }, config: { scope: 'transform' } }, async (request, reply) => {
+    app.post<{ Body: TransformBody }>('/v1/transform/stream', { schema: { body: TransformBodySchema }, config: { scope: 'transform', deferDocuments: true } }, async (request, reply) => {
       const result = await transformWhole(request);
       if (result.structured !== undefined) {
         const { safe_text: safeText, entities, safe_json: safeJson, safe_messages: safeMessages, ...rest } = result.structured;
@@ -179,14 +140,12 @@ export function streamRoutes(deps: AppDeps) {
         return reply;
       }
       const whole = result.text;
-      const frames = transformFrames(whole.input, whole.response.entities);
-      const { safe_text: _safeText, entities: _entities, ...rest } = whole.response;
       await runStream(reply, request.log, 'transform_stream', async (writer) => {
-        for (const frame of frames) {
-          if (!(await writer.frame(frame))) return undefined;
+        for (const frame of whole.frames) {
+          if (!(await writer.event(frame))) return undefined;
         }
-        request.log.info({ event: 'transform_completed', streamed: true, trace_id: whole.trace, frames: frames.length, entities: whole.response.entities.length }, 'transform_completed');
-        return { complete: true, ...whole.handle, ...rest };
+        request.log.info({ event: 'transform_completed', streamed: true, trace_id: whole.trace, frames: whole.frames.length, entities: whole.entities }, 'transform_completed');
+        return { complete: true, ...whole.handle, ...whole.rest };
       });
       return reply;
     });
@@ -207,12 +166,13 @@ export function streamRoutes(deps: AppDeps) {
             // a body) reaches here unvalidated: refuse it like any missing JSON body.
             if (typeof request.body !== 'object' || request.body === null) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
             const body = request.body as RehydrateBody;
-            const result = await rehydrateOnce(deps, principal, body, request.log, factSink(request));
-            const response = typeof result === 'string' ? (JSON.parse(result) as RehydrateResponse) : result;
+            const result = await rehydrateOnce(deps, principal, body, request.log, factSink(request), true);
+            // A large output was restored and cut on a worker: only the small rest of its body is parsed here.
+            const segments = isOffloaded(result) ? (result.segments ?? []) : splitSegments(result.restored_text).map((segment) => segment.text);
+            const response = isOffloaded(result) ? (JSON.parse(result.body) as Omit<RehydrateResponse, 'restored_text'>) : result;
             await runStream(reply, request.log, 'rehydrate_stream', async (writer) => {
-              const segments = splitSegments(response.restored_text);
-              for (const [index, segment] of segments.entries()) {
-                if (!(await writer.frame({ index, restored_text: segment.text }))) return undefined;
+              for (const [index, text] of segments.entries()) {
+                if (!(await writer.frame({ index, restored_text: text }))) return undefined;
               }
               return {
                 complete: true,
@@ -237,7 +197,7 @@ export function streamRoutes(deps: AppDeps) {
           try {
             const first = await lines.next();
             if (first.done === true) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
-            const params = parseLine(first.value, 'body');
+            const params = parseJsonBounded(first.value, jsonLimits(deps.config));
             const validate = request.compileValidationSchema(RehydrateParamsSchema);
             if (!validate(params)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validate.errors?.[0] ?? undefined));
             const base = await rehydrateRequestOf(deps, principal, params as RehydrateParams, '');
@@ -274,7 +234,7 @@ export function streamRoutes(deps: AppDeps) {
               // At the deadline the wait for the next line fails with the deadline's error.
               for (let next = await untilAborted(lines.next(), deadline); next.done !== true; next = await untilAborted(lines.next(), deadline)) {
                 if (writer.closed) return undefined;
-                const delta = deltaOf(next.value);
+                const delta = deltaOf(next.value, jsonLimits(deps.config));
                 await live.check(rehydrator.pending + delta);
                 const text = rehydrator.push(delta);
                 if (text !== '' && !(await writer.frame({ index: index++, restored_text: text }))) return undefined;

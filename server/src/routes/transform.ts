@@ -14,15 +14,16 @@ import {
   runChatTransform,
   runJsonTransform,
   type ChatTransformOutcome,
-  type ChatTransformRequest,
   type JsonTransformOutcome,
-  type JsonTransformRequest,
   type SlotNer,
+  type StructuredRequest,
 } from '../services/structured.js';
-import { runTextTransform, type TextTransformRequest, type TransformEnvironment, type TransformResponse } from '../services/transform.js';
-import { detectsInline } from '../services/offload.js';
-import type { OffloadedTransform } from '../workers/offload-worker.js';
-import { planDetection, planDetectionForTexts, type DetectorName, type NerLog } from '../services/ner.js';
+import { runTextTransform, type TextTransformRequest, type TransformEnvironment, type TransformOutcome, type TransformResponse } from '../services/transform.js';
+import type { DeferredSource, OffloadedTransform, TransformShape } from '../workers/offload-worker.js';
+import { deferredSource, jsonLimits } from '../plugins/json.js';
+import { detectsInline, jsonCost } from '../services/offload.js';
+import { checkJsonDocument } from '../domain/structured/index.js';
+import { nerWillRun, planDetection, planDetectionForTexts, type DetectorName, type NerLog } from '../services/ner.js';
 import type { LoadedPolicy } from '../services/policies.js';
 import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
 import { effectiveContext, fingerprint, policyFact, principalOf, traceIdOf, type Principal } from './common.js';
@@ -42,7 +43,7 @@ export function inputTypeOf(body: TransformBody): 'text' | 'json' | 'chat_messag
   return kind;
 }
 
-function transformSettings(deps: AppDeps) {
+export function transformSettings(deps: AppDeps) {
   return {
     defaultLanguage: deps.config.detector.default_language,
     defaultRegion: deps.config.detector.default_region,
@@ -68,13 +69,7 @@ export async function recordingRejection<T>(facts: FactSink, run: () => Promise<
   }
 }
 
-/**
- * Whether the NER sidecar will be called for this request (planDetection's rule); prompt
- * security must then screen the text before it, on the event loop.
- */
-export function nerWillRun(deps: AppDeps, detectors: readonly string[] | undefined): boolean {
-  return deps.ner !== undefined && (detectors?.includes('python_ner') ?? deps.config.detector.mode !== 'builtin');
-}
+export { nerWillRun } from '../services/ner.js';
 
 /**
  * `tenant`: the caller's (its key ring seals and opens the blob). `registry`: the request's policy
@@ -113,8 +108,25 @@ export function plannedPolicy(registry: PolicyRegistry, name: string | undefined
   return name !== undefined ? registry.get(name) : sessionState === undefined ? registry.get(undefined) : undefined;
 }
 
-/** A JSON or chat request as its transform takes it (with or without NER results yet). */
-export type StructuredRequest = { readonly kind: 'json'; readonly request: JsonTransformRequest } | { readonly kind: 'chat_messages'; readonly request: ChatTransformRequest };
+export type { StructuredRequest } from '../services/structured.js';
+
+/** A finished transform: the outcome itself (inline), or what a worker serialized. */
+export type TransformDone = TransformOutcome | OffloadedTransform;
+
+/** A structured transform's answer as an object (a worker's serialized body parsed back; bounded by the document limits). */
+export function structuredObject(result: Record<string, unknown> | string): Record<string, unknown> {
+  return typeof result === 'string' ? (JSON.parse(result) as Record<string, unknown>) : result;
+}
+
+/** A transform a worker ran and serialized. */
+export function isOffloadedTransform(done: TransformDone): done is OffloadedTransform {
+  return typeof (done as OffloadedTransform).body === 'string';
+}
+
+/** The response object of a finished transform (a worker's is parsed back: callers that need it are bounded). */
+export function transformResponseOf(done: TransformDone): TransformOutcome['response'] & Record<string, unknown> {
+  return (isOffloadedTransform(done) ? JSON.parse(done.body) : done.response) as TransformOutcome['response'] & Record<string, unknown>;
+}
 
 /**
  * JSON and chat modes: the same detector mode as text mode, over every string slot. The slots
@@ -128,9 +140,24 @@ export async function runStructuredWithNer(
   input: StructuredRequest,
   detectors: readonly DetectorName[] | undefined,
   policy: LoadedPolicy | undefined,
-  log?: NerLog,
-) {
+  log: NerLog | undefined,
+  scope: {
+    readonly tenant: string | null;
+    readonly registry: PolicyRegistry;
+    readonly shape?: TransformShape;
+    readonly source?: DeferredSource | undefined;
+    /** Run on a worker whatever this document's size (one item of a large batch). */
+    readonly offload?: boolean;
+  },
+): Promise<TransformDone> {
   const language = input.request.language ?? deps.config.detector.default_language;
+  let source = scope.source;
+  if (source !== undefined && input.kind === 'json' && nerWillRun(deps, detectors)) {
+    // NER needs the document's slots here: parse it over (its size is bounded by limits.max_json_values).
+    const parsed = await deps.offload.run({ op: 'parse', body: source.raw, limits: jsonLimits(deps.config) });
+    input = { kind: 'json', request: { ...input.request, inputJson: (parsed.value as Record<string, unknown>)[source.field] } };
+    source = undefined;
+  }
   let texts: string[] = [];
   if (nerWillRun(deps, detectors)) texts = input.kind === 'json' ? jsonSlotTexts(env, input.request) : chatSlotTexts(env, input.request);
   const { perText, ...plan } = await planDetectionForTexts(deps, texts, language, detectors, policy?.compiled.policy, log);
@@ -143,17 +170,61 @@ export async function runStructuredWithNer(
     detectorMode: plan.detectorMode,
     warnings: plan.warnings,
   };
-  return input.kind === 'json'
-    ? runJsonTransform(env, { ...input.request, detection, slotNer })
-    : runChatTransform(env, { ...input.request, detection, slotNer });
+  const planned: StructuredRequest =
+    input.kind === 'json' ? { kind: 'json', request: { ...input.request, detection, slotNer } } : { kind: 'chat_messages', request: { ...input.request, detection, slotNer } };
+  const document = input.kind === 'json' ? input.request.inputJson : input.request.inputMessages;
+  if (source !== undefined || scope.offload === true || deps.offload.offloads(jsonCost(document, deps.offload.threshold))) {
+    // The bounds are checked here first (a bounded walk), so only a document within them is copied
+    // to the worker; a document still in its raw body is parsed and checked there.
+    if (input.kind === 'json' && source === undefined) checkJsonDocument(input.request.inputJson);
+    return deps.offload.run({
+      op: 'transform-structured',
+      input: planned,
+      ...(source !== undefined ? { source } : {}),
+      ring: ringMaterial(deps, scope.tenant),
+      policies: scope.registry.snapshot(),
+      settings: transformSettings(deps),
+      nowMs: env.nowMs,
+      ...(scope.shape !== undefined ? { shape: scope.shape } : {}),
+    });
+  }
+  return planned.kind === 'json' ? runJsonTransform(env, planned.request) : runChatTransform(env, planned.request);
 }
 
 /**
  * The JSON and chat transform itself (the request's detector mode, NER included, over every
  * string slot), with its audit facts, before any store check: the continuation is not recorded
- * and no handle is issued yet (structuredTransform does both). The OpenAI-compatible proxy
- * records the continuation only once its upstream has answered, so a retry after an upstream
- * failure can continue the same session_state.
+ * and no handle is issued yet (structuredTransform does both). A large document runs on a worker,
+ * which answers with its serialized body (`source`: a document the body parser left raw).
+ */
+async function structuredDone(
+  deps: AppDeps,
+  log: FastifyBaseLogger,
+  body: TransformBody,
+  inputType: 'json' | 'chat_messages',
+  sessionState: string | undefined,
+  principal: Principal,
+  facts: FactSink,
+  source?: DeferredSource,
+): Promise<{ done: TransformDone; traceId: string }> {
+  const registry = policiesFor(deps, principal.tenant);
+  const common = requestFields(deps, body, principal, sessionState);
+  const env = transformEnvironment(deps, principal.tenant, registry);
+  const input: StructuredRequest =
+    inputType === 'json' ? { kind: 'json', request: { ...common, inputJson: body.input_json } } : { kind: 'chat_messages', request: { ...common, inputMessages: body.input_messages } };
+  const done = await recordingRejection(facts, () =>
+    runStructuredWithNer(deps, env, input, body.detectors, plannedPolicy(registry, body.policy, sessionState), log, { tenant: principal.tenant, registry, source }),
+  );
+  const outcomeFacts = isOffloadedTransform(done) ? done.facts : { ...transformFacts(done.response), ...promptFacts(done.response) };
+  facts({ ...outcomeFacts, session_id: done.meta.sid, trace_id: common.traceId, ...(done.meta.policy !== undefined ? { policy: done.meta.policy } : {}) });
+  return { done, traceId: common.traceId };
+}
+
+/**
+ * structuredDone as an object, for the OpenAI-compatible proxy, which records the continuation
+ * only once its upstream has answered (so a retry after an upstream failure can continue the
+ * same session_state) and sends the tokenized messages upstream. A worker's body is parsed back
+ * (its size is bounded by the document limits the request passed).
  */
 export async function structuredOutcome(
   deps: AppDeps,
@@ -164,17 +235,12 @@ export async function structuredOutcome(
   principal: Principal,
   facts: FactSink = NO_FACTS,
 ): Promise<JsonTransformOutcome | ChatTransformOutcome> {
-  const registry = policiesFor(deps, principal.tenant);
-  const common = requestFields(deps, body, principal, sessionState);
-  const env = transformEnvironment(deps, principal.tenant, registry);
-  const input: StructuredRequest =
-    inputType === 'json' ? { kind: 'json', request: { ...common, inputJson: body.input_json } } : { kind: 'chat_messages', request: { ...common, inputMessages: body.input_messages } };
-  const outcome = await recordingRejection(facts, () => runStructuredWithNer(deps, env, input, body.detectors, plannedPolicy(registry, body.policy, sessionState), log));
-  facts({ ...transformFacts(outcome.response), ...promptFacts(outcome.response), session_id: outcome.meta.sid, trace_id: common.traceId, ...(outcome.meta.policy !== undefined ? { policy: outcome.meta.policy } : {}) });
-  return outcome;
+  const { done } = await structuredDone(deps, log, body, inputType, sessionState, principal, facts);
+  if (!isOffloadedTransform(done)) return done as JsonTransformOutcome | ChatTransformOutcome;
+  return { response: transformResponseOf(done) as unknown as JsonTransformOutcome['response'] & ChatTransformOutcome['response'], sessionState: done.sessionState, meta: done.meta };
 }
 
-/** JSON and chat modes of /v1/transform (and its stream and file routes): structuredOutcome, then replay protection and the outgoing handle. */
+/** JSON and chat modes of /v1/transform (and its stream and file routes): structuredDone, then replay protection and the outgoing handle. */
 export async function structuredTransform(
   deps: AppDeps,
   log: FastifyBaseLogger,
@@ -183,12 +249,15 @@ export async function structuredTransform(
   sessionState: string | undefined,
   principal: Principal,
   facts: FactSink = NO_FACTS,
-): Promise<Record<string, unknown>> {
-  const outcome = await structuredOutcome(deps, log, body, inputType, sessionState, principal, facts);
-  if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
-  const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
-  log.info({ event: 'transform_completed', input_type: inputType, trace_id: fingerprint(outcome.response.trace_id), entities: outcome.response.entities.length }, 'transform_completed');
-  return { ...outcome.response, ...handle };
+  source?: DeferredSource,
+): Promise<Record<string, unknown> | string> {
+  const { done, traceId } = await structuredDone(deps, log, body, inputType, sessionState, principal, facts, source);
+  if (done.meta.continued) await recordContinuation(deps, done.meta);
+  const handle = await outgoingHandle(deps, done.meta, done.sessionState);
+  log.info({ event: 'transform_completed', input_type: inputType, trace_id: fingerprint(traceId), offloaded: isOffloadedTransform(done) }, 'transform_completed');
+  // A worker's body goes out as it is, the session handle spliced in.
+  if (isOffloadedTransform(done)) return withHandle(done.body, handle);
+  return { ...done.response, ...handle };
 }
 
 /** A finished text transform: the response object (inline) or the body a worker serialized. */
@@ -198,8 +267,12 @@ export interface TextTransformDone {
   readonly handle: { session_state: string } | { session_id: string };
   readonly trace: string;
   readonly response?: TransformResponse;
-  /** Set when a worker serialized the body (without its session handle). */
+  /** Set when a worker serialized the body (without its session handle; with `frames`, without safe_text and entities too). */
   readonly serialized?: string;
+  /** With `frames`, for a transform a worker ran: the stream frames, each serialized. */
+  readonly frames?: string[];
+  /** With `frames`, for a transform a worker ran: how many entities the frames carry. */
+  readonly entityCount?: number;
 }
 
 /**
@@ -214,8 +287,9 @@ export async function textTransform(
   sessionState: string | undefined,
   facts: FactSink = NO_FACTS,
   log?: NerLog,
+  options: { readonly frames?: boolean } = {},
 ): Promise<TextTransformDone> {
-  return recordingRejection(facts, () => runTextTransformRoute(deps, body, principal, sessionState, facts, log));
+  return recordingRejection(facts, () => runTextTransformRoute(deps, body, principal, sessionState, facts, log, options.frames === true));
 }
 
 async function runTextTransformRoute(
@@ -225,6 +299,7 @@ async function runTextTransformRoute(
   sessionState: string | undefined,
   facts: FactSink,
   log: NerLog | undefined,
+  frames: boolean,
 ): Promise<TextTransformDone> {
   const registry = policiesFor(deps, principal.tenant);
   let input = body.input ?? '';
@@ -251,18 +326,25 @@ async function runTextTransformRoute(
   // Caller patterns can make even a short text long to scan (services/offload.ts detectsInline);
   // compiling them here is a cache hit for the transform that follows.
   const patterns = body.custom_patterns === undefined ? [] : compileCustomPatterns(body.custom_patterns, 'custom_patterns');
-  if (!detectsInline(input.length, patterns, deps.offload.threshold) || (sessionState?.length ?? 0) > deps.offload.threshold) {
-    const outcome = (await deps.offload.run({
+  if (!detectsInline(input.length, patterns, deps.offload.threshold) || deps.offload.offloads(sessionState?.length ?? 0)) {
+    const outcome = await deps.offload.run({
       op: 'transform',
       request: transformRequest,
       ring: ringMaterial(deps, principal.tenant),
       policies: registry.snapshot(),
       settings: transformSettings(deps),
       nowMs: deps.now(),
-    })) as OffloadedTransform;
+      shape: frames ? 'frames' : 'response',
+    });
     facts({ ...outcome.facts, session_id: outcome.meta.sid, trace_id: transformRequest.traceId ?? '', ...(outcome.meta.policy !== undefined ? { policy: outcome.meta.policy } : {}) });
     if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
-    return { input: outcome.cleanedInput ?? input, handle: await outgoingHandle(deps, outcome.meta, outcome.sessionState), trace, serialized: outcome.body };
+    return {
+      input: outcome.cleanedInput ?? input,
+      handle: await outgoingHandle(deps, outcome.meta, outcome.sessionState),
+      trace,
+      serialized: outcome.body,
+      ...(outcome.frames !== undefined ? { frames: outcome.frames, entityCount: outcome.facts.entity_count ?? 0 } : {}),
+    };
   }
   const outcome = runTextTransform(transformEnvironment(deps, principal.tenant, registry), transformRequest);
   facts({ ...transformFacts(outcome.response), ...promptFacts(outcome.response), session_id: outcome.meta.sid, trace_id: transformRequest.traceId ?? '', ...(outcome.meta.policy !== undefined ? { policy: outcome.meta.policy } : {}) });
@@ -274,7 +356,7 @@ export function transformRoutes(deps: AppDeps) {
   return function register(app: FastifyInstance): void {
     app.post<{ Body: TransformBody }>(
       '/v1/transform',
-      { schema: { body: TransformBodySchema, response: { 200: TransformResponseSchema } }, config: { scope: 'transform', idempotent: true } },
+      { schema: { body: TransformBodySchema, response: { 200: TransformResponseSchema } }, config: { scope: 'transform', idempotent: true, deferDocuments: true } },
       async (request, reply) => {
         const body = request.body;
         const principal = principalOf(request);
@@ -282,7 +364,10 @@ export function transformRoutes(deps: AppDeps) {
         auditFacts(request, { ...policyFact(deps, body.policy), ...(body.trace_id !== undefined ? { trace_id: body.trace_id } : {}) });
         const inputType = inputTypeOf(body);
         const sessionState = await incomingSession(deps, body.session_id, body.session_state);
-        if (inputType !== 'text') return structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request));
+        if (inputType !== 'text') {
+          const structured = await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request), deferredSource(request, 'input_json'));
+          return typeof structured === 'string' ? reply.type('application/json; charset=utf-8').send(structured) : structured;
+        }
         const done = await textTransform(deps, body, principal, sessionState, factSink(request), request.log);
         const logFields = { event: 'transform_completed', trace_id: done.trace, policy: body.policy ?? deps.policies.registry.defaultName };
         if (done.serialized !== undefined) {

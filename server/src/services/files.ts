@@ -14,6 +14,7 @@ import { Piscina } from 'piscina';
 import type { VeilConfig } from '../config/index.js';
 import type { FileHint } from '../files/formats.js';
 import type { Extracted, FileLimits, RestoredFile } from '../files/process.js';
+import { MAX_BODY_DEPTH, type JsonStructureLimits } from '../domain/json-depth.js';
 import type { FilesResult, FilesTask } from '../workers/files-worker.js';
 import type { OutputProtectionSettings } from './output-guard.js';
 import type { RehydrateRequest } from './rehydrate.js';
@@ -37,6 +38,8 @@ export interface FilePool {
 
 export interface FilePoolOptions {
   readonly limits: VeilConfig['file_upload'];
+  /** JSON structure bounds of JSON files (plugins/json.ts jsonLimits); default: the configuration's defaults. */
+  readonly json?: JsonStructureLimits | undefined;
   /** Worker module; tests substitute one that misbehaves on purpose. */
   readonly filename?: string | undefined;
   /** RSS sampling period of the watchdog. */
@@ -60,9 +63,13 @@ interface Running {
   reason?: AbortReason;
 }
 
-export function fileLimitsOf(limits: VeilConfig['file_upload']): FileLimits {
+/** The default JSON bounds (limits.max_json_object_keys and limits.max_json_values defaults). */
+const DEFAULT_JSON_LIMITS: JsonStructureLimits = { maxDepth: MAX_BODY_DEPTH, maxKeys: 10_000, maxValues: 200_000 };
+
+export function fileLimitsOf(limits: VeilConfig['file_upload'], json: JsonStructureLimits = DEFAULT_JSON_LIMITS): FileLimits {
   return {
     maxTextChars: limits.max_text_chars,
+    json,
     maxUncompressedBytes: limits.max_uncompressed_bytes,
     maxArchiveEntries: limits.max_archive_entries,
   };
@@ -147,10 +154,10 @@ export function createFilePool(options: FilePoolOptions): FilePool {
 
   return {
     async extract(bytes, hint) {
-      return (await run({ op: 'extract', bytes: transferable(bytes), hint, limits: fileLimitsOf(limits) })) as Extracted;
+      return (await run({ op: 'extract', bytes: transferable(bytes), hint, limits: fileLimitsOf(limits, options.json) })) as Extracted;
     },
     async rehydrate(bytes, hint, context) {
-      return (await run({ op: 'rehydrate', bytes: transferable(bytes), hint, limits: fileLimitsOf(limits), ...context })) as RestoredFile;
+      return (await run({ op: 'rehydrate', bytes: transferable(bytes), hint, limits: fileLimitsOf(limits, options.json), ...context })) as RestoredFile;
     },
     async close() {
       if (watchdog !== undefined) clearInterval(watchdog);

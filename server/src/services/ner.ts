@@ -249,6 +249,14 @@ export interface NerLog {
   warn(fields: Record<string, unknown>, message: string): void;
 }
 
+/**
+ * Whether the NER sidecar will be called for a request naming `detectors` (planDetection's rule);
+ * prompt security must then screen the text before it, since the sidecar's spans must match it.
+ */
+export function nerWillRun(deps: Pick<AppDeps, 'ner' | 'config'>, detectors: readonly string[] | undefined): boolean {
+  return deps.ner !== undefined && (detectors?.includes('python_ner') ?? deps.config.detector.mode !== 'builtin');
+}
+
 function requestedDetectors(deps: AppDeps, requested: readonly DetectorName[] | undefined): DetectorName[] {
   if (requested !== undefined) return [...requested];
   return deps.config.detector.mode === 'builtin' ? ['builtin_regex'] : ['builtin_regex', 'python_ner'];

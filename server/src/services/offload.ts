@@ -1,12 +1,24 @@
-// The worker-thread pool (piscina) for work too large for the event loop, and the inline fast
-// path for everything small. Callers decide by size; the pool starts on first use.
+// The executor: the one place that decides whether work runs on the event loop or on the
+// worker-thread pool (piscina), and the helpers that keep the event loop's own share of a large
+// request in short slices. Every route asks `offloads(cost)` with the size of what it is about
+// to process (UTF-16 units of text, or bytes of a body) and either runs the pure function
+// inline or sends the typed task (workers/offload-worker.ts) to a thread; `run` is typed by the
+// task, so a route cannot mistake one result for another. Loops over many items on the event
+// loop call `slicer.pause()` between items, which yields to other requests once a few
+// milliseconds of work have accumulated.
+//
+// Bounded (issue 16 item 2): at most limits.max_offload_queue tasks wait for a thread; past it a
+// request gets 503 VEIL_OVERLOADED (Retry-After) instead of queueing without end. Each thread's
+// heap is capped (a share of the memory budget); a task that exhausts it fails with 413
+// VEIL_LIMIT_EXCEEDED and the thread is replaced.
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { VeilError, type ErrorCode } from '@veil/common';
 import { Piscina } from 'piscina';
 import { detectAll, patternScanCost, type CompiledPattern } from '../domain/detect/index.js';
 import type { CustomPattern, Detection } from '../domain/types.js';
-import type { OffloadResult, OffloadTask } from '../workers/offload-worker.js';
+import type { OffloadResult, OffloadTask, OffloadValue } from '../workers/offload-worker.js';
+import { OverloadedError } from './overload.js';
 
 export interface DetectRequest {
   readonly text: string;
@@ -17,13 +29,34 @@ export interface DetectRequest {
   readonly raw: readonly CustomPattern[];
 }
 
+/** Yields to the event loop between pieces of work once `budgetMs` have run since the last yield. */
+export class Slicer {
+  #since = performance.now();
+
+  constructor(readonly budgetMs = SLICE_MS) {}
+
+  /** Resolve at once, or after one turn of the event loop (setImmediate) when the budget is spent. */
+  async pause(): Promise<void> {
+    if (performance.now() - this.#since < this.budgetMs) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    this.#since = performance.now();
+  }
+}
+
+/** Event-loop time one request may take before letting others in. */
+export const SLICE_MS = 5;
+
 export interface Offload {
-  /** Inputs longer than this (UTF-16 units) go to a worker thread. */
+  /** Work costing more than this (UTF-16 units of text, or body bytes) goes to a worker thread. */
   readonly threshold: number;
+  /** The inline-or-worker decision, in one place: true when `cost` is above the threshold. */
+  offloads(cost: number): boolean;
   /** Detection: inline when small, on a worker when large. */
   detect(request: DetectRequest): Promise<Detection[]>;
   /** Run a task on a worker; VeilErrors thrown there are rethrown here. */
-  run(task: OffloadTask): Promise<unknown>;
+  run<T extends OffloadTask>(task: T): Promise<OffloadValue<T>>;
+  /** A fresh slicer for one request's loop on the event loop. */
+  slicer(): Slicer;
   close(): Promise<void>;
 }
 
@@ -51,7 +84,30 @@ export function detectsInline(textLength: number, patterns: readonly CompiledPat
   return textLength * patternScanCost(patterns) <= INLINE_PATTERN_STEPS;
 }
 
-export function createOffload(options: { threshold: number; defaultRegion: string; maxThreads?: number }): Offload {
+export interface OffloadOptions {
+  readonly threshold: number;
+  /** detector.default_region (national phone numbers when the language names no region). */
+  readonly defaultRegion: string;
+  readonly maxThreads?: number;
+  /** Tasks that may wait for a free thread (limits.max_offload_queue). */
+  readonly maxQueue?: number;
+  /** Old-generation heap of each thread, MiB (a share of the memory budget). */
+  readonly heapMb?: number;
+}
+
+/** A piscina failure as the client should see it: overload, a task too large for its heap, or internal. */
+function poolFailure(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  if (error.message === 'Task queue is at limit' || error.message === 'No task queue available and all Workers are busy') {
+    return new OverloadedError('limits.max_offload_queue reached');
+  }
+  if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return new VeilError('VEIL_LIMIT_EXCEEDED', 'the request needs more memory than a worker may use', 'worker heap limit');
+  }
+  return error;
+}
+
+export function createOffload(options: OffloadOptions): Offload {
   let pool: Piscina | undefined;
   const getPool = (): Piscina => {
     if (pool === undefined) {
@@ -61,19 +117,29 @@ export function createOffload(options: { threshold: number; defaultRegion: strin
         execArgv,
         minThreads: 1,
         maxThreads: options.maxThreads ?? Math.max(1, availableParallelism()),
+        maxQueue: options.maxQueue ?? 64,
         idleTimeout: 60_000,
+        ...(options.heapMb !== undefined ? { resourceLimits: { maxOldGenerationSizeMb: options.heapMb } } : {}),
       });
     }
     return pool;
   };
-  const run = async (task: OffloadTask): Promise<unknown> => {
-    const result = (await getPool().run(task)) as OffloadResult;
-    if (result.ok) return result.value;
+  const run = async <T extends OffloadTask>(task: T): Promise<OffloadValue<T>> => {
+    let result: OffloadResult;
+    try {
+      result = (await getPool().run(task)) as OffloadResult;
+    } catch (error) {
+      throw poolFailure(error);
+    }
+    if (result.ok) return result.value as OffloadValue<T>;
     throw new VeilError(result.code as ErrorCode, result.message, result.detail);
   };
+  const offloads = (cost: number): boolean => cost > options.threshold;
   return {
     threshold: options.threshold,
+    offloads,
     run,
+    slicer: () => new Slicer(),
     async detect(request) {
       if (detectsInline(request.text.length, request.compiled, options.threshold)) {
         return detectAll(request.text, {
@@ -82,10 +148,68 @@ export function createOffload(options: { threshold: number; defaultRegion: strin
           ...(request.language !== undefined ? { language: request.language } : {}),
         });
       }
-      return (await run({ op: 'detect', text: request.text, language: request.language, defaultRegion: options.defaultRegion, patterns: request.raw })) as Detection[];
+      return run({ op: 'detect', text: request.text, language: request.language, defaultRegion: options.defaultRegion, patterns: request.raw });
     },
     async close() {
       if (pool !== undefined) await pool.destroy();
     },
   };
+}
+
+/** JSON text a worker (or an earlier step) already serialized, spliced into an answer as it is. */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
+
+/**
+ * A JSON array built item by item on the event loop, pausing between items (a large batch
+ * answer is never serialized in one go). Returns `prefix` + the items joined + `suffix`.
+ */
+export async function serializeSliced(slicer: Slicer, prefix: string, items: readonly unknown[], suffix: string): Promise<string> {
+  const parts: string[] = [];
+  for (const item of items) {
+    parts.push(item instanceof RawJson ? item.json : JSON.stringify(item));
+    await slicer.pause();
+  }
+  return `${prefix}${parts.join(',')}${suffix}`;
+}
+
+/** `fields` added in front of a serialized JSON object's own members. */
+export function withLeadingFields(json: string, fields: Record<string, unknown>): string {
+  const members = Object.entries(fields)
+    .map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`)
+    .join(',');
+  const rest = json.slice(1);
+  return `{${members}${rest.startsWith('}') ? '' : ','}${rest}`;
+}
+
+/**
+ * The size of a parsed JSON value as the executor weighs it (string and key lengths, a few units
+ * per other value), counted only until it passes `stopAt`: deciding costs at most the threshold's
+ * worth of walking, however large the document.
+ */
+export function jsonCost(value: unknown, stopAt: number): number {
+  let total = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && total <= stopAt) {
+    const current = stack.pop();
+    if (typeof current === 'string') total += current.length + 2;
+    else if (Array.isArray(current)) {
+      total += 2;
+      for (const item of current as unknown[]) {
+        total += 1;
+        if (total > stopAt) break;
+        stack.push(item);
+      }
+    } else if (typeof current === 'object' && current !== null) {
+      total += 2;
+      for (const key in current) {
+        if (!Object.hasOwn(current, key)) continue;
+        total += key.length + 3;
+        if (total > stopAt) break;
+        stack.push((current as Record<string, unknown>)[key]);
+      }
+    } else total += 4;
+  }
+  return total;
 }

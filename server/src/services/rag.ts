@@ -12,13 +12,14 @@
 // With a corpus_id every token is the corpus token (domain/token/corpus.ts), so the same value
 // has the same token at ingest and at query time and across the corpus's documents.
 import { VeilError } from '@veil/common';
-import { keyRingFor, policiesFor, type AppDeps } from '../deps.js';
+import { entityFacts, NO_FACTS, type AuditFacts } from '../audit/facts.js';
+import { keyRingFor, policiesFor, ringMaterial, type AppDeps } from '../deps.js';
+import { detectAll } from '../domain/detect/index.js';
 import { chunkText, resolveSizes, type ChunkingStrategy, type Span } from '../domain/rag/chunking.js';
-import { ClassificationLattice } from '../domain/rag/classification.js';
+import { ClassificationLattice, lowerRank, withinClearance } from '../domain/rag/classification.js';
 import { SessionMerger } from '../domain/rag/merge.js';
 import type { Caller } from '../domain/policy/index.js';
-import type { UnresolvedToken } from '../domain/rehydrate.js';
-import { newSessionId, openSession, sealSession, type SessionPayload } from '../domain/seal/index.js';
+import { newSessionId, openSession, sealSession, type KeyRing, type SessionPayload } from '../domain/seal/index.js';
 import { utf16ToCodePoints } from '../domain/text/codepoints.js';
 import {
   CorpusAllocator,
@@ -26,16 +27,18 @@ import {
   isCorpusEntryOwned,
   TokenAllocator,
   type Allocation,
+  type CorpusKeys,
   type ValueAllocator,
 } from '../domain/token/index.js';
 import { tokenizeText, type TokenizedEntity } from '../domain/tokenize.js';
 import type { Detection, RequestContext, TokenEntry } from '../domain/types.js';
-import type { OutputGuardSummary, PromptSecuritySummary } from '../domain/guard/index.js';
-import { planDetectionForTexts, type NerLog } from './ner.js';
+import type { PromptSecuritySummary } from '../domain/guard/index.js';
+import { nerWillRun, planDetectionForTexts, type NerLog, type TextsPlan } from './ner.js';
 import { outputProtectionSettings } from './output-guard.js';
-import type { LoadedPolicy } from './policies.js';
-import { promptSecuritySettings, screenPromptText } from './prompt-security.js';
-import { restoreOpened, type RehydrateEnvironment } from './rehydrate.js';
+import type { LoadedPolicy, PolicyRegistry } from './policies.js';
+import { promptSecuritySettings, screenPromptText, type PromptSecuritySettings } from './prompt-security.js';
+import { answerOf, restoreOpened, type AnswerResponse, type RehydrateEnvironment, type RehydrateRequest } from './rehydrate.js';
+import { openOffloaded, restoreOffloaded } from './rehydrate-offload.js';
 import { partitionOf, revocationDigest, revocationRegions, revokedEntryIds, withStore } from './revocation.js';
 import { assertNotDenied, denySession } from './state.js';
 import { combineDetections, NER_DEGRADED_WARNING } from './transform.js';
@@ -51,6 +54,8 @@ export interface RagScope {
   readonly context: RequestContext;
   /** The request's logger: why NER was unavailable is logged there (never a value). */
   readonly log?: NerLog | undefined;
+  /** The request is large as a whole (an ingest batch): run the pure half on a worker whatever this document's size. */
+  readonly offload?: boolean | undefined;
 }
 
 export interface DocumentMetadata {
@@ -89,13 +94,61 @@ export interface IngestResponse {
   prompt_security?: PromptSecuritySummary;
 }
 
-/** A result whose session handle the route still has to add (blob or server-side id). */
+/** The facts of a sealed session the route needs (its handle, its audit event). */
+export interface SessionSummary {
+  readonly sid: string;
+  readonly exp: number;
+  readonly policy?: string | undefined;
+  readonly tenant: string | null;
+  /** Entries of the token map. */
+  readonly entries: number;
+}
+
+/**
+ * A result whose session handle the route still has to add (blob or server-side id): the
+ * response object (inline), or its JSON (a worker serialized a large one).
+ */
 export interface Sealed<T> {
-  readonly response: T;
+  readonly response: T | string;
   readonly sessionState: string;
-  readonly session: SessionPayload;
+  readonly session: SessionSummary;
   /** Entity types and counts for the audit event (never values). */
-  readonly entities: readonly TokenizedEntity[];
+  readonly facts: AuditFacts;
+  /** The response's prompt-security summary (also inside a serialized response). */
+  readonly promptSecurity?: PromptSecuritySummary | undefined;
+  /** Rate-limit units of work beyond the request (ingest: the chunks sealed). */
+  readonly units?: number;
+}
+
+function summaryOf(session: SessionPayload): SessionSummary {
+  return { sid: session.sid, exp: session.exp, policy: session.policy, tenant: session.tenant, entries: session.entries.length };
+}
+
+/**
+ * What the pure halves of the RAG flows need: built from deps on the event loop (small inputs)
+ * or from the material a worker receives (services/offload.ts decides by size).
+ */
+export interface RagCore {
+  readonly keyRing: KeyRing;
+  readonly policy: LoadedPolicy;
+  readonly corpusKeys: CorpusKeys;
+  readonly promptSecurity?: PromptSecuritySettings | undefined;
+  readonly tenant: string | null;
+  /** Policy context for decisions (destination, caller role and purpose). */
+  readonly context: RequestContext;
+  readonly language: string;
+  /** detector.default_region (national phone numbers, corpus token derivation). */
+  readonly defaultRegion: string;
+  readonly nowMs: number;
+}
+
+/** The NER part of a plan (planDetectionForTexts) without its per-text results. */
+export type NerPlan = Omit<TextsPlan, 'perText' | 'used'>;
+
+/** Regex detection (here: the core runs where it should already) merged with a text's NER results. */
+function detectWith(core: RagCore, text: string, plan: NerPlan, ner: readonly Detection[]): Detection[] {
+  const regex = detectAll(text, { customPatterns: core.policy.patterns, language: core.language, defaultRegion: core.defaultRegion });
+  return combineDetections(regex, { ...plan, ner: [...ner] }, core.policy.compiled.policy);
 }
 
 /**
@@ -104,8 +157,7 @@ export interface Sealed<T> {
  * VEIL_PROMPT_REJECTED naming `field`). `ownEntries` are tokens the caller legitimately sends
  * back (a context's retrieved chunks carry the tokens of their document sessions).
  */
-function screen(deps: AppDeps, text: string, field: string, ownEntries: readonly TokenEntry[] = []): { text: string; summary?: PromptSecuritySummary; warning?: string } {
-  const settings = promptSecuritySettings(deps.config);
+function screen(settings: PromptSecuritySettings | undefined, text: string, field: string, ownEntries: readonly TokenEntry[] = []): { text: string; summary?: PromptSecuritySummary; warning?: string } {
   if (settings === undefined) return { text };
   const screened = screenPromptText(settings, text, field, ownEntries);
   return { text: screened.text, summary: screened.summary, ...(screened.warning !== undefined ? { warning: screened.warning } : {}) };
@@ -133,26 +185,6 @@ function lattice(deps: AppDeps): ClassificationLattice {
 }
 
 /**
- * Regex (inline, or on a worker for a large text) plus NER under the policy's detection rules,
- * for several texts at once: their NER goes to the sidecar in few batched calls.
- */
-async function detectTexts(
-  deps: AppDeps,
-  texts: readonly string[],
-  language: string,
-  loaded: LoadedPolicy,
-  log: NerLog | undefined,
-): Promise<{ detections: Detection[][]; warnings: string[] }> {
-  const { perText, ...plan } = await planDetectionForTexts(deps, texts, language, undefined, loaded.compiled.policy, log);
-  const detections: Detection[][] = [];
-  for (const [index, text] of texts.entries()) {
-    const regex = await deps.offload.detect({ text, language, compiled: loaded.patterns, raw: loaded.rawPatterns });
-    detections.push(combineDetections(regex, { ...plan, ner: perText[index]! }, loaded.compiled.policy));
-  }
-  return { detections, warnings: plan.warnings };
-}
-
-/**
  * Query and context responses carry NER warnings only for a problem (the sidecar unavailable or
  * degraded), not the builtin mode's standing note that NER is off, which ingest reports once.
  */
@@ -160,16 +192,10 @@ function nerProblems(warnings: readonly string[]): string[] {
   return warnings.filter((warning) => warning !== NER_DEGRADED_WARNING);
 }
 
-/** detectTexts for one text. */
-async function detectText(deps: AppDeps, text: string, language: string, loaded: LoadedPolicy, log: NerLog | undefined): Promise<{ detections: Detection[]; warnings: string[] }> {
-  const { detections, warnings } = await detectTexts(deps, [text], language, loaded, log);
-  return { detections: detections[0]!, warnings };
-}
-
 /** The allocator of a session: corpus tokens with a corpus id, the random scheme otherwise. */
-function allocatorFor(deps: AppDeps, tenant: string | null, corpusId: string | undefined, existing: readonly TokenEntry[] = []): ValueAllocator {
-  const region = deps.config.detector.default_region;
-  return corpusId !== undefined ? new CorpusAllocator(deps.corpusKeys, { tenant, corpusId, region }, existing) : new TokenAllocator(existing, undefined, region);
+function allocatorFor(core: RagCore, corpusId: string | undefined, existing: readonly TokenEntry[] = []): ValueAllocator {
+  const region = core.defaultRegion;
+  return corpusId !== undefined ? new CorpusAllocator(core.corpusKeys, { tenant: core.tenant, corpusId, region }, existing) : new TokenAllocator(existing, undefined, region);
 }
 
 /** Wraps an allocator to record which token ids one piece of text used. */
@@ -202,31 +228,145 @@ function documentTtl(deps: AppDeps): number {
   return deps.config.rag.document_ttl_seconds ?? deps.config.session.ttl_seconds;
 }
 
+/** The core of a request on the event loop. */
+function coreOf(deps: AppDeps, tenant: string | null, policy: LoadedPolicy, language: string, context: RequestContext): RagCore {
+  return {
+    keyRing: keyRingFor(deps, tenant),
+    policy,
+    corpusKeys: deps.corpusKeys,
+    promptSecurity: promptSecuritySettings(deps.config),
+    tenant,
+    context,
+    language,
+    defaultRegion: deps.config.detector.default_region,
+    nowMs: deps.now(),
+  };
+}
+
+/** What a worker needs to rebuild a core (keys as bytes, the policy set as a snapshot). */
+export interface RagCoreMaterial {
+  readonly ring: { readonly currentKid: string; readonly keys: readonly { kid: string; key: Uint8Array }[] };
+  readonly policies: ReturnType<PolicyRegistry['snapshot']>;
+  readonly policyName: string;
+  readonly corpusKeys: { readonly idKey: Uint8Array; readonly capKey: Uint8Array };
+  readonly promptSecurity?: PromptSecuritySettings | undefined;
+  readonly tenant: string | null;
+  readonly context: RequestContext;
+  readonly language: string;
+  readonly defaultRegion: string;
+  readonly nowMs: number;
+}
+
+function materialOf(deps: AppDeps, core: RagCore, registry: PolicyRegistry): RagCoreMaterial {
+  return {
+    ring: ringMaterial(deps, core.tenant),
+    policies: registry.snapshot(),
+    policyName: core.policy.compiled.name,
+    corpusKeys: { idKey: core.corpusKeys.idKey, capKey: core.corpusKeys.capKey },
+    promptSecurity: core.promptSecurity,
+    tenant: core.tenant,
+    context: core.context,
+    language: core.language,
+    defaultRegion: core.defaultRegion,
+    nowMs: core.nowMs,
+  };
+}
+
+/**
+ * Screen texts for prompt security where NER must see them cleaned: on the event loop when
+ * small, on a worker when large. `own` are the tokens the caller may legitimately send back.
+ */
+async function screenTexts(deps: AppDeps, core: RagCore, registry: PolicyRegistry, texts: readonly { field: string; text: string }[], own: readonly TokenEntry[]): Promise<ScreenedTexts> {
+  const total = texts.reduce((sum, item) => sum + item.text.length, 0);
+  if (deps.offload.offloads(total)) return deps.offload.run({ op: 'rag', flow: 'screen', core: materialOf(deps, core, registry), input: { texts, own } });
+  return screenAll(core.promptSecurity, texts, own);
+}
+
+/** Several texts screened; a summary per screened text (none when prompt security is off). */
+export interface ScreenedTexts {
+  readonly texts: string[];
+  readonly summaries: PromptSecuritySummary[];
+  readonly warnings: string[];
+}
+
+export function screenAll(settings: PromptSecuritySettings | undefined, texts: readonly { field: string; text: string }[], own: readonly TokenEntry[]): ScreenedTexts {
+  const out: string[] = [];
+  const summaries: PromptSecuritySummary[] = [];
+  const warnings = new Set<string>();
+  for (const item of texts) {
+    const screened = screen(settings, item.text, item.field, own);
+    out.push(screened.text);
+    if (screened.summary !== undefined) summaries.push(screened.summary);
+    if (screened.warning !== undefined) warnings.add(screened.warning);
+  }
+  return { texts: out, summaries, warnings: [...warnings] };
+}
+
+/**
+ * Texts ready for the pure core: screened first (on the loop or a worker) when the NER sidecar
+ * will see them, then NER (asynchronous, batched); otherwise the core screens them itself.
+ */
+interface Prepared {
+  readonly texts: string[];
+  /** Set when screening already happened here. */
+  readonly screened?: ScreenedTexts;
+  readonly plan: NerPlan;
+  readonly perText: Detection[][];
+}
+
+async function prepareTexts(
+  deps: AppDeps,
+  core: RagCore,
+  registry: PolicyRegistry,
+  texts: readonly { field: string; text: string }[],
+  own: readonly TokenEntry[],
+  log: NerLog | undefined,
+): Promise<Prepared> {
+  const screened = nerWillRun(deps, undefined) ? await screenTexts(deps, core, registry, texts, own) : undefined;
+  const ready = screened?.texts ?? texts.map((item) => item.text);
+  const { perText, used: _used, ...plan } = await planDetectionForTexts(deps, ready, core.language, undefined, core.policy.compiled.policy, log);
+  return { texts: ready, ...(screened !== undefined ? { screened } : {}), plan, perText };
+}
+
+/** Run a flow's pure core inline (small) or on a worker (large); the worker serializes the response. */
+async function runCore<K extends keyof RagFlows>(deps: AppDeps, core: RagCore, registry: PolicyRegistry, cost: number, flow: K, input: RagFlows[K]['input']): Promise<RagFlows[K]['output']> {
+  if (deps.offload.offloads(cost)) {
+    return deps.offload.run({ op: 'rag', flow, core: materialOf(deps, core, registry), input } as RagTask);
+  }
+  return RAG_CORES[flow](core, input);
+}
+
 // ---------------------------------------------------------------------------------------------
 // 4.9 ingest
 
-export async function ingestDocument(deps: AppDeps, request: IngestRequest, scope: RagScope): Promise<Sealed<IngestResponse>> {
-  resolveSizes({ strategy: request.strategy, chunkSize: request.chunkSize, chunkOverlap: request.chunkOverlap });
-  const classification = request.metadata?.classification;
-  if (classification !== undefined && !lattice(deps).has(classification)) {
-    throw new VeilError('VEIL_VALIDATION_FAILED', 'document_metadata.classification: must be one of rag.classification_levels');
-  }
-  const loaded = policiesFor(deps, scope.tenant).get(request.policy);
-  const language = request.language ?? deps.config.detector.default_language;
+export interface IngestCoreInput {
+  readonly prepared: Omit<Prepared, 'texts'> & { readonly text: string };
+  readonly strategy: ChunkingStrategy;
+  readonly chunkSize?: number | undefined;
+  readonly chunkOverlap?: number | undefined;
+  readonly classification?: string | undefined;
+  readonly metadata?: DocumentMetadata | undefined;
+  readonly corpusId?: string | undefined;
+  readonly ttlSeconds: number;
+}
+
+/** Ingest's pure half: screen (unless done), detect, chunk, tokenize, seal. */
+export function ingestCore(core: RagCore, input: IngestCoreInput): Sealed<IngestResponse> {
+  const { prepared } = input;
   // Offsets refer to the screened text, which differs from the input only when prompt security
   // stripped something (its warning says so).
-  const screened = screen(deps, request.text, 'text');
-  const text = screened.text;
-  const { detections, warnings } = await detectText(deps, text, language, loaded, scope.log);
+  const screened = prepared.screened ?? screenAll(core.promptSecurity, [{ field: 'text', text: prepared.text }], []);
+  const text = screened.texts[0]!;
+  const detections = detectWith(core, text, prepared.plan, prepared.perText[0] ?? []);
   const spans = chunkText(text, {
-    strategy: request.strategy,
-    chunkSize: request.chunkSize,
-    chunkOverlap: request.chunkOverlap,
-    language,
+    strategy: input.strategy,
+    chunkSize: input.chunkSize,
+    chunkOverlap: input.chunkOverlap,
+    language: core.language,
     avoid: detections,
   });
 
-  const allocator = allocatorFor(deps, scope.tenant, request.corpusId);
+  const allocator = allocatorFor(core, input.corpusId);
   const entriesById = new Map<string, TokenEntry>();
   const occurrences = new Map<number, TokenizedEntity>();
   const pieces: { span: Span; safeText: string; entityCount: number; ids: Set<string> }[] = [];
@@ -238,8 +378,8 @@ export async function ingestDocument(deps: AppDeps, request: IngestRequest, scop
     const result = tokenizeText({
       text: text.slice(span.start, span.end),
       detections: local,
-      policy: loaded.compiled,
-      context: scope.context,
+      policy: core.policy.compiled,
+      context: core.context,
       allocator: recording(allocator, ids),
     });
     for (const entry of result.newEntries) entriesById.set(entry.id, entry);
@@ -248,40 +388,68 @@ export async function ingestDocument(deps: AppDeps, request: IngestRequest, scop
     pieces.push({ span, safeText: result.safeText, entityCount: result.entities.length, ids });
   }
 
-  const iat = nowSeconds(deps);
+  const iat = Math.floor(core.nowMs / 1000);
   const base = {
     sid: newSessionId(),
-    tenant: scope.tenant,
-    language,
-    policy: loaded.compiled.name,
-    policyVersion: loaded.compiled.version,
+    tenant: core.tenant,
+    language: core.language,
+    policy: core.policy.compiled.name,
+    policyVersion: core.policy.compiled.version,
     counter: 1,
     iat,
-    exp: iat + documentTtl(deps),
-    ...(request.corpusId !== undefined ? { corpusId: request.corpusId } : {}),
+    exp: iat + input.ttlSeconds,
+    ...(input.corpusId !== undefined ? { corpusId: input.corpusId } : {}),
   };
   const offsets = utf16ToCodePoints(text, pieces.flatMap((piece) => [piece.span.start, piece.span.end]));
-  // One ring for the document's chunks and aggregate: the tenant's.
-  const ring = keyRingFor(deps, scope.tenant);
   const chunks = pieces.map((piece, index): IngestChunk => {
     const entries = [...piece.ids].map((id) => entriesById.get(id)!);
-    const chunkSession: SessionPayload = { ...base, kind: 'chunk', ...(classification !== undefined ? { classification } : {}), entries };
+    const chunkSession: SessionPayload = { ...base, kind: 'chunk', ...(input.classification !== undefined ? { classification: input.classification } : {}), entries };
     return {
       chunk_index: index,
       safe_text: piece.safeText,
       entity_count: piece.entityCount,
       start_offset: offsets[index * 2]!,
       end_offset: offsets[index * 2 + 1]!,
-      chunk_session_state: sealSession(ring, chunkSession),
+      chunk_session_state: sealSession(core.keyRing, chunkSession),
     };
   });
   const session: SessionPayload = { ...base, kind: 'aggregate', entries: [...entriesById.values()] };
   const response: IngestResponse = { chunks, total_entities: occurrences.size };
-  const allWarnings = screened.warning !== undefined ? [...warnings, screened.warning] : warnings;
-  if (allWarnings.length > 0) response.warnings = [...allWarnings];
-  if (request.metadata !== undefined) response.document_metadata = request.metadata;
-  if (screened.summary !== undefined) response.prompt_security = screened.summary;
-  return { response, sessionState: sealSession(ring, session), session, entities: [...occurrences.values()] };
+  const allWarnings = [...prepared.plan.warnings, ...screened.warnings];
+  if (allWarnings.length > 0) response.warnings = allWarnings;
+  if (input.metadata !== undefined) response.document_metadata = input.metadata;
+  const promptSecurity = screened.summaries[0];
+  if (promptSecurity !== undefined) response.prompt_security = promptSecurity;
+  const entities = [...occurrences.values()];
+  return {
+    response,
+    sessionState: sealSession(core.keyRing, session),
+    session: summaryOf(session),
+    facts: { entity_types: new Set(entities.map((entity) => entity.type)), entity_count: entities.length, entities_tokenized: entities.length },
+    promptSecurity,
+    units: chunks.length,
+  };
+}
+
+export async function ingestDocument(deps: AppDeps, request: IngestRequest, scope: RagScope): Promise<Sealed<IngestResponse>> {
+  resolveSizes({ strategy: request.strategy, chunkSize: request.chunkSize, chunkOverlap: request.chunkOverlap });
+  const classification = request.metadata?.classification;
+  if (classification !== undefined && !lattice(deps).has(classification)) {
+    throw new VeilError('VEIL_VALIDATION_FAILED', 'document_metadata.classification: must be one of rag.classification_levels');
+  }
+  const registry = policiesFor(deps, scope.tenant);
+  const core = coreOf(deps, scope.tenant, registry.get(request.policy), request.language ?? deps.config.detector.default_language, scope.context);
+  const { texts, ...prepared } = await prepareTexts(deps, core, registry, [{ field: 'text', text: request.text }], [], scope.log);
+  return runCore(deps, core, registry, scope.offload === true ? Number.POSITIVE_INFINITY : request.text.length, 'ingest', {
+    prepared: { ...prepared, text: texts[0]! },
+    strategy: request.strategy,
+    chunkSize: request.chunkSize,
+    chunkOverlap: request.chunkOverlap,
+    classification,
+    metadata: request.metadata,
+    corpusId: request.corpusId,
+    ttlSeconds: documentTtl(deps),
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -301,42 +469,50 @@ export interface QueryResponse {
   prompt_security?: PromptSecuritySummary;
 }
 
-export async function queryRag(deps: AppDeps, request: QueryRequest, scope: RagScope): Promise<Sealed<QueryResponse>> {
-  const loaded = policiesFor(deps, scope.tenant).get(request.policy);
-  const language = request.language ?? deps.config.detector.default_language;
-  const screened = screen(deps, request.query, 'query');
-  const { detections, warnings } = await detectText(deps, screened.text, language, loaded, scope.log);
-  const result = tokenizeText({
-    text: screened.text,
-    detections,
-    policy: loaded.compiled,
-    context: scope.context,
-    allocator: allocatorFor(deps, scope.tenant, request.corpusId),
-  });
-  const iat = nowSeconds(deps);
+export interface QueryCoreInput {
+  readonly prepared: Omit<Prepared, 'texts'> & { readonly text: string };
+  readonly corpusId?: string | undefined;
+  readonly ttlSeconds: number;
+}
+
+/** Query's pure half: screen (unless done), detect, tokenize, seal. */
+export function queryCore(core: RagCore, input: QueryCoreInput): Sealed<QueryResponse> {
+  const { prepared } = input;
+  const screened = prepared.screened ?? screenAll(core.promptSecurity, [{ field: 'query', text: prepared.text }], []);
+  const text = screened.texts[0]!;
+  const detections = detectWith(core, text, prepared.plan, prepared.perText[0] ?? []);
+  const result = tokenizeText({ text, detections, policy: core.policy.compiled, context: core.context, allocator: allocatorFor(core, input.corpusId) });
+  const iat = Math.floor(core.nowMs / 1000);
   const session: SessionPayload = {
     sid: newSessionId(),
     kind: 'query',
-    tenant: scope.tenant,
-    language,
-    policy: loaded.compiled.name,
-    policyVersion: loaded.compiled.version,
+    tenant: core.tenant,
+    language: core.language,
+    policy: core.policy.compiled.name,
+    policyVersion: core.policy.compiled.version,
     counter: 1,
     iat,
-    exp: iat + deps.config.session.ttl_seconds,
-    ...(request.corpusId !== undefined ? { corpusId: request.corpusId } : {}),
+    exp: iat + input.ttlSeconds,
+    ...(input.corpusId !== undefined ? { corpusId: input.corpusId } : {}),
     entries: result.newEntries,
   };
   const response: QueryResponse = { safe_query: result.safeText, entities_detected: detections.length };
-  const allWarnings = [...nerProblems(warnings), ...(screened.warning !== undefined ? [screened.warning] : [])];
+  const allWarnings = [...nerProblems(prepared.plan.warnings), ...screened.warnings];
   if (allWarnings.length > 0) response.warnings = allWarnings;
-  if (screened.summary !== undefined) response.prompt_security = screened.summary;
-  return {
-    response,
-    sessionState: sealSession(keyRingFor(deps, scope.tenant), session),
-    session,
-    entities: result.entities,
-  };
+  const promptSecurity = screened.summaries[0];
+  if (promptSecurity !== undefined) response.prompt_security = promptSecurity;
+  return { response, sessionState: sealSession(core.keyRing, session), session: summaryOf(session), facts: entityFacts(result.entities), promptSecurity };
+}
+
+export async function queryRag(deps: AppDeps, request: QueryRequest, scope: RagScope): Promise<Sealed<QueryResponse>> {
+  const registry = policiesFor(deps, scope.tenant);
+  const core = coreOf(deps, scope.tenant, registry.get(request.policy), request.language ?? deps.config.detector.default_language, scope.context);
+  const { texts, ...prepared } = await prepareTexts(deps, core, registry, [{ field: 'query', text: request.query }], [], scope.log);
+  return runCore(deps, core, registry, request.query.length, 'query', {
+    prepared: { ...prepared, text: texts[0]! },
+    corpusId: request.corpusId,
+    ttlSeconds: deps.config.session.ttl_seconds,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -403,6 +579,75 @@ async function assertNotDeniedSlot(deps: AppDeps, blob: SessionPayload, slot: st
   }
 }
 
+export interface ContextCoreInput {
+  /** The admitted chunks (raw, or screened when `prepared.screened` is set), each with its classification rank. */
+  readonly chunks: readonly { readonly index: number; readonly text: string; readonly rank: number }[];
+  readonly prepared: Omit<Prepared, 'texts'>;
+  /** The query's and admitted documents' entries, merged (domain/rag/merge.ts). */
+  readonly merged: readonly TokenEntry[];
+  /** Token id -> rank of the least classified material it came from (the query: 0), for `merged`. */
+  readonly entryRanks: readonly (readonly [string, number])[];
+  /** rag.classification_levels, least restrictive first. */
+  readonly levels: readonly string[];
+  readonly filtered: number;
+  readonly corpusId?: string | undefined;
+  readonly ttlSeconds: number;
+}
+
+/** Context's pure half: screen the chunks (unless done), detect, tokenize around existing tokens, seal. */
+export function contextCore(core: RagCore, input: ContextCoreInput): Sealed<ContextResponse> {
+  const { prepared, merged } = input;
+  // Tokens of the query and of the admitted document sessions are the caller's own; any other
+  // token-shaped text in a retrieved chunk is screened like transform input.
+  const screened = prepared.screened ?? screenAll(core.promptSecurity, input.chunks.map((chunk) => ({ field: `chunks[${chunk.index}]`, text: chunk.text })), merged);
+  const allocator = allocatorFor(core, input.corpusId, merged);
+  const added: TokenEntry[] = [];
+  const entities: TokenizedEntity[] = [];
+  const safeChunks: string[] = [];
+  let detected = 0;
+  const levels = new ClassificationLattice(input.levels);
+  const entryRanks = new Map(input.entryRanks);
+  for (const [position, text] of screened.texts.entries()) {
+    // Retrieved chunks are usually already safe: detections touching a token are left alone, so
+    // a token is never re-tokenized or cut; raw values around it are tokenized as usual.
+    const tokens = findTokens(text);
+    const detections = detectWith(core, text, prepared.plan, prepared.perText[position] ?? []);
+    const fresh = tokens.length === 0 ? detections : detections.filter((detection) => !tokens.some((token) => detection.start < token.end && token.start < detection.end));
+    const used = new Set<string>();
+    const result = tokenizeText({ text, detections: fresh, policy: core.policy.compiled, context: core.context, allocator: recording(allocator, used) });
+    const rank = input.chunks[position]!.rank;
+    for (const id of used) lowerRank(entryRanks, id, rank);
+    added.push(...result.newEntries);
+    entities.push(...result.entities);
+    detected += fresh.length;
+    safeChunks.push(result.safeText);
+  }
+
+  const iat = Math.floor(core.nowMs / 1000);
+  const session: SessionPayload = {
+    sid: newSessionId(),
+    kind: 'context',
+    tenant: core.tenant,
+    language: core.language,
+    policy: core.policy.compiled.name,
+    policyVersion: core.policy.compiled.version,
+    counter: 1,
+    iat,
+    exp: iat + input.ttlSeconds,
+    ...(input.corpusId !== undefined ? { corpusId: input.corpusId } : {}),
+    // Every entry carries its classification, so /v1/rag/answer can hold back what another
+    // caller of the tenant is not cleared for.
+    entries: [...merged, ...added].map((entry) => ({ ...entry, classification: levels.label(entryRanks.get(entry.id) ?? levels.topRank) })),
+  };
+  const response: ContextResponse = { safe_chunks: safeChunks, entities_detected: detected };
+  if (input.filtered > 0) response.chunks_filtered = input.filtered;
+  const contextWarnings = [...nerProblems(prepared.plan.warnings), ...screened.warnings];
+  if (contextWarnings.length > 0) response.warnings = contextWarnings;
+  const promptSecurity = core.promptSecurity !== undefined ? (combineSummaries(screened.summaries) ?? emptySummary(core.promptSecurity)) : undefined;
+  if (promptSecurity !== undefined) response.prompt_security = promptSecurity;
+  return { response, sessionState: sealSession(core.keyRing, session), session: summaryOf(session), facts: entityFacts(entities), promptSecurity };
+}
+
 export async function buildContext(deps: AppDeps, request: ContextRequest, scope: RagScope): Promise<Sealed<ContextResponse>> {
   const { chunks, documentSessions, chunkClassifications } = request;
   if (chunks.length > MAX_CONTEXT_CHUNKS) throw new VeilError('VEIL_VALIDATION_FAILED', `chunks: at most ${MAX_CONTEXT_CHUNKS} items`);
@@ -415,9 +660,7 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
   const levels = lattice(deps);
   // Token id -> rank of the least classified material it came from (the query: 0).
   const entryRanks = new Map<string, number>();
-  const note = (id: string, rank: number): void => {
-    entryRanks.set(id, Math.min(entryRanks.get(id) ?? rank, rank));
-  };
+  const note = (id: string, rank: number): void => lowerRank(entryRanks, id, rank);
 
   const query = openSession(keyRingFor(deps, scope.tenant), request.sessionState, { kinds: ['query'], tenant: scope.tenant }, nowSeconds(deps));
   await assertNotDenied(deps, query);
@@ -425,7 +668,8 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
   if (request.corpusId !== undefined && request.corpusId !== corpusId) {
     throw new VeilError('VEIL_VALIDATION_FAILED', "corpus_id: does not match the query session's corpus");
   }
-  const active = policiesFor(deps, scope.tenant).get(request.policy ?? query.policy);
+  const registry = policiesFor(deps, scope.tenant);
+  const active = registry.get(request.policy ?? query.policy);
   const language = request.language ?? query.language;
   const merger = new SessionMerger({
     policy: active.compiled,
@@ -439,10 +683,13 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
 
   // Open every slot (a bad blob fails the request even when its chunk would be filtered), then
   // filter on the most restrictive of the caller's label and the sealed classification: a chunk
-  // is admitted only when that ranks at or below the caller's clearance.
+  // is admitted only when that ranks at or below the caller's clearance. Each slot is a blob to
+  // open: between slots the event loop serves other requests.
+  const slicer = deps.offload.slicer();
   const kept: { index: number; text: string; rank: number }[] = [];
   let filtered = 0;
   for (const [index, text] of chunks.entries()) {
+    await slicer.pause();
     const label = chunkClassifications?.[index];
     let document: SessionPayload | undefined;
     if (documentSessions !== undefined) {
@@ -470,67 +717,52 @@ export async function buildContext(deps: AppDeps, request: ContextRequest, scope
   }
 
   const merged = merger.entries();
-  const allocator = allocatorFor(deps, scope.tenant, corpusId, merged);
-  const added: TokenEntry[] = [];
-  const entities: TokenizedEntity[] = [];
-  const safeChunks: string[] = [];
-  let detected = 0;
-  const summaries: PromptSecuritySummary[] = [];
-  const screenWarnings = new Set<string>();
-  // Tokens of the query and of the admitted document sessions are the caller's own; any other
-  // token-shaped text in a retrieved chunk is screened like transform input.
-  const texts = kept.map((chunk) => {
-    const screened = screen(deps, chunk.text, `chunks[${chunk.index}]`, merged);
-    if (screened.summary !== undefined) summaries.push(screened.summary);
-    if (screened.warning !== undefined) screenWarnings.add(screened.warning);
-    return screened.text;
-  });
+  const core = coreOf(deps, scope.tenant, active, language, scope.context);
   // One NER plan for every admitted chunk: few batched sidecar calls, one fallback decision.
-  const { detections: perChunk, warnings: nerWarnings } = await detectTexts(deps, texts, language, active, scope.log);
-  for (const [position, text] of texts.entries()) {
-    // Retrieved chunks are usually already safe: detections touching a token are left alone, so
-    // a token is never re-tokenized or cut; raw values around it are tokenized as usual.
-    const tokens = findTokens(text);
-    const detections = perChunk[position]!;
-    const fresh = tokens.length === 0 ? detections : detections.filter((detection) => !tokens.some((token) => detection.start < token.end && token.start < detection.end));
-    const used = new Set<string>();
-    const result = tokenizeText({ text, detections: fresh, policy: active.compiled, context: scope.context, allocator: recording(allocator, used) });
-    for (const id of used) note(id, kept[position]!.rank);
-    added.push(...result.newEntries);
-    entities.push(...result.entities);
-    detected += fresh.length;
-    safeChunks.push(result.safeText);
-  }
-
-  const iat = nowSeconds(deps);
-  const session: SessionPayload = {
-    sid: newSessionId(),
-    kind: 'context',
-    tenant: scope.tenant,
-    language,
-    policy: active.compiled.name,
-    policyVersion: active.compiled.version,
-    counter: 1,
-    iat,
-    exp: iat + deps.config.session.ttl_seconds,
-    ...(corpusId !== undefined ? { corpusId } : {}),
-    // Every entry carries its classification, so /v1/rag/answer can hold back what another
-    // caller of the tenant is not cleared for.
-    entries: [...merged, ...added].map((entry) => ({ ...entry, classification: levels.label(entryRanks.get(entry.id) ?? levels.topRank) })),
-  };
-  const response: ContextResponse = { safe_chunks: safeChunks, entities_detected: detected };
-  if (filtered > 0) response.chunks_filtered = filtered;
-  const contextWarnings = [...nerProblems(nerWarnings), ...screenWarnings];
-  if (contextWarnings.length > 0) response.warnings = contextWarnings;
-  const promptSecurity = promptSecuritySettings(deps.config) !== undefined ? (combineSummaries(summaries) ?? emptySummary(deps)) : undefined;
-  if (promptSecurity !== undefined) response.prompt_security = promptSecurity;
-  return { response, sessionState: sealSession(keyRingFor(deps, scope.tenant), session), session, entities };
+  const { texts, ...prepared } = await prepareTexts(
+    deps,
+    core,
+    registry,
+    kept.map((chunk) => ({ field: `chunks[${chunk.index}]`, text: chunk.text })),
+    merged,
+    scope.log,
+  );
+  const cost = kept.reduce((sum, chunk) => sum + chunk.text.length, 0);
+  return runCore(deps, core, registry, cost, 'context', {
+    chunks: kept.map((chunk, position) => ({ index: chunk.index, text: texts[position]!, rank: chunk.rank })),
+    prepared,
+    merged,
+    entryRanks: [...entryRanks],
+    levels: levels.levels,
+    filtered,
+    corpusId,
+    ttlSeconds: deps.config.session.ttl_seconds,
+  });
 }
 
 /** The summary of a screen that saw nothing (a context with no chunks left). */
-function emptySummary(deps: AppDeps): PromptSecuritySummary {
-  return { triggered: false, action: deps.config.prompt_security.action, findings: [] };
+function emptySummary(settings: PromptSecuritySettings): PromptSecuritySummary {
+  return { triggered: false, action: settings.action, findings: [] };
 }
+
+/** The flows whose pure half may run on a worker, with their inputs and outputs. */
+export interface RagFlows {
+  ingest: { input: IngestCoreInput; output: Sealed<IngestResponse> };
+  query: { input: QueryCoreInput; output: Sealed<QueryResponse> };
+  context: { input: ContextCoreInput; output: Sealed<ContextResponse> };
+  screen: { input: { texts: readonly { field: string; text: string }[]; own: readonly TokenEntry[] }; output: ScreenedTexts };
+}
+
+/** A RAG task for a worker (workers/offload-worker.ts 'rag'). */
+export type RagTask = { [K in keyof RagFlows]: { readonly op: 'rag'; readonly flow: K; readonly core: RagCoreMaterial; readonly input: RagFlows[K]['input'] } }[keyof RagFlows];
+
+/** Each flow's pure half, the same on the event loop and on a worker. */
+export const RAG_CORES: { readonly [K in keyof RagFlows]: (core: RagCore, input: RagFlows[K]['input']) => RagFlows[K]['output'] } = {
+  ingest: ingestCore,
+  query: queryCore,
+  context: contextCore,
+  screen: (core, input) => screenAll(core.promptSecurity, input.texts, input.own),
+};
 
 // ---------------------------------------------------------------------------------------------
 // 4.13 answer
@@ -546,24 +778,44 @@ export interface AnswerRequest {
   readonly clearance: number;
 }
 
-export interface AnswerResponse {
-  restored_answer: string;
-  tokens_resolved: number;
-  tokens_unresolved: UnresolvedToken[];
-  /** Present when the output guard is enabled (counts only, never values). */
-  output_guard?: OutputGuardSummary;
-  warnings?: string[];
+export type { AnswerResponse } from './rehydrate.js';
+
+/** A restored answer: the body (an object inline, JSON from a worker) and what the audit event needs. */
+export interface AnsweredRag {
+  readonly response: AnswerResponse | string;
+  readonly session: { readonly sid: string; readonly policy?: string | undefined };
+  readonly tokensResolved: number;
+  /** undefined when the output guard is disabled. */
+  readonly outputGuardTriggered: boolean | undefined;
 }
 
 /**
  * Restore an answer from a context session exactly as /v1/rehydrate restores model output: the
  * deny list, the revocation digests ([DELETED]), the policy floor, the caller-gated override
  * re-resolved for this caller, and the channel ceiling (services/rehydrate.ts restoreOpened).
+ * A large answer or context blob is opened and restored on worker threads
+ * (services/rehydrate-offload.ts), the store checks staying here.
  * The context may have been built by another caller of the tenant with a higher clearance: a
  * value whose classification ranks above this caller's clearance is pinned to restore mode
  * `none` (`[REDACTED]`); an entry without a classification counts as the most restrictive.
  */
-export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<{ response: AnswerResponse; session: SessionPayload }> {
+export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<AnsweredRag> {
+  const base: RehydrateRequest = {
+    output: request.answer,
+    sessionState: request.sessionState,
+    channel: request.channel,
+    caller: request.caller,
+    tenant: request.tenant,
+  };
+  if (deps.offload.offloads(Math.max(request.answer.length, request.sessionState.length))) {
+    const opened = await openOffloaded(deps, base, NO_FACTS, CONTEXT_KINDS);
+    const done = await restoreOffloaded(deps, base, opened.revokedIds, NO_FACTS, {
+      shape: 'answer',
+      kinds: CONTEXT_KINDS,
+      clearance: { levels: deps.config.rag.classification_levels, rank: request.clearance },
+    });
+    return { response: done.body, session: opened, tokensResolved: done.tokensResolved, outputGuardTriggered: done.outputGuardTriggered };
+  }
   const registry = policiesFor(deps, request.tenant);
   const env: RehydrateEnvironment = {
     keyRing: keyRingFor(deps, request.tenant),
@@ -573,28 +825,16 @@ export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<
     // The output guard checks the model's answer for raw values exactly as on /v1/rehydrate.
     outputProtection: outputProtectionSettings(deps.config),
   };
-  const opened = openSession(env.keyRing, request.sessionState, { kinds: ['context'], tenant: request.tenant }, nowSeconds(deps));
+  const opened = openSession(env.keyRing, request.sessionState, { kinds: CONTEXT_KINDS, tenant: request.tenant }, nowSeconds(deps));
   await assertNotDenied(deps, opened);
-  const levels = lattice(deps);
-  const session: SessionPayload = {
-    ...opened,
-    entries: opened.entries.map((entry) => (levels.rank(entry.classification) > request.clearance ? { ...entry, override: 'none' } : entry)),
-  };
+  const session = withinClearance(opened, { levels: deps.config.rag.classification_levels, rank: request.clearance });
   const regions = revocationRegions(session.language, deps.config.detector.default_region);
   const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, request.tenant, session.entries, regions);
-  const restored = restoreOpened(env, session, {
-    output: request.answer,
-    sessionState: request.sessionState,
-    channel: request.channel,
-    caller: request.caller,
-    tenant: request.tenant,
-    revokedIds: [...revokedIds],
-  });
-  const response: AnswerResponse = { restored_answer: restored.restored_text, tokens_resolved: restored.tokens_resolved, tokens_unresolved: restored.tokens_unresolved };
-  if (restored.output_guard !== undefined) response.output_guard = restored.output_guard;
-  if (restored.warnings !== undefined) response.warnings = restored.warnings;
-  return { response, session };
+  const response = answerOf(restoreOpened(env, session, { ...base, revokedIds: [...revokedIds] }));
+  return { response, session, tokensResolved: response.tokens_resolved, outputGuardTriggered: response.output_guard?.triggered };
 }
+
+const CONTEXT_KINDS = ['context'] as const;
 
 // ---------------------------------------------------------------------------------------------
 // 4.14 delete

@@ -3,12 +3,13 @@
 // bodies and on a worker thread for large ones; free of Fastify.
 import { randomUUID } from 'node:crypto';
 import { isVeilError, VeilError } from '@veil/common';
-import { outputGuardWarning, type OutputGuard, type OutputGuardSummary } from '../domain/guard/index.js';
+import { guardJsonValue, outputGuardWarning, type OutputGuard, type OutputGuardSummary } from '../domain/guard/index.js';
 import type { Caller } from '../domain/policy/index.js';
 import { indexEntries, rehydrateText, type RehydrateResult, type UnresolvedToken } from '../domain/rehydrate.js';
 import { findTokensLenient } from '../domain/repair/index.js';
 import type { MarkupContext, RestoreTemplates } from '../domain/restore/index.js';
-import { openSession, type KeyRing, type SessionPayload } from '../domain/seal/index.js';
+import { openSession, type KeyRing, type SessionKind, type SessionPayload } from '../domain/seal/index.js';
+import { restoreJsonValue } from '../domain/structured/index.js';
 import type { RestoreMode } from '../domain/types.js';
 import { createOutputGuard, type OutputProtectionSettings } from './output-guard.js';
 import type { LoadedPolicy } from './policies.js';
@@ -49,8 +50,8 @@ export interface RehydrateResponse {
 /** Kinds of session a rehydrate accepts. */
 export const REHYDRATE_KINDS = ['transform', 'batch'] as const;
 
-export function openForRehydrate(env: RehydrateEnvironment, sessionState: string, tenant: string | null): SessionPayload {
-  return openSession(env.keyRing, sessionState, { kinds: REHYDRATE_KINDS, tenant }, Math.floor(env.nowMs / 1000));
+export function openForRehydrate(env: RehydrateEnvironment, sessionState: string, tenant: string | null, kinds: readonly SessionKind[] = REHYDRATE_KINDS): SessionPayload {
+  return openSession(env.keyRing, sessionState, { kinds, tenant }, Math.floor(env.nowMs / 1000));
 }
 
 /**
@@ -157,5 +158,51 @@ export function withOutputGuard<T extends { output_guard?: OutputGuardSummary; w
   response.output_guard = summary;
   const warning = outputGuardWarning(summary);
   if (warning !== undefined) response.warnings = [...(response.warnings ?? []), warning];
+  return response;
+}
+
+/** The response of an output_json rehydrate. */
+export interface RehydrateJsonResponse extends RehydrateResponse {
+  restored_json: unknown;
+}
+
+/**
+ * output_json: restore every string of the document (keys included) on its own, after the output
+ * guard saw every string as the model wrote it. The same on the event loop and on a worker.
+ */
+export function restoreJsonOpened(env: RehydrateEnvironment, session: SessionPayload, request: RehydrateRequest, document: unknown, started = performance.now()): RehydrateJsonResponse {
+  let traceId = request.traceId ?? '';
+  const guard = outputGuardFor(env, session, request.caller);
+  const guarded = guard !== undefined ? guardJsonValue(document, guard) : document;
+  const restored = restoreJsonValue(guarded, (text) => {
+    const one = restoreOpened(env, session, { ...request, output: text }, started, null);
+    traceId = one.trace_id;
+    return { restoredText: one.restored_text, tokensResolved: one.tokens_resolved, tokensUnresolved: one.tokens_unresolved };
+  });
+  const response: RehydrateJsonResponse = {
+    restored_text: JSON.stringify(restored.value),
+    restored_json: restored.value,
+    tokens_resolved: restored.tokensResolved,
+    tokens_unresolved: restored.tokensUnresolved,
+    stats: { rehydrate_time_ms: Math.round((performance.now() - started) * 1000) / 1000 },
+    trace_id: traceId,
+  };
+  return guard !== undefined ? withOutputGuard(response, guard.summary()) : response;
+}
+
+/** A /v1/rag/answer body: the restore of the answer under the context session. */
+export interface AnswerResponse {
+  restored_answer: string;
+  tokens_resolved: number;
+  tokens_unresolved: UnresolvedToken[];
+  /** Present when the output guard is enabled (counts only, never values). */
+  output_guard?: OutputGuardSummary;
+  warnings?: string[];
+}
+
+export function answerOf(restored: RehydrateResponse): AnswerResponse {
+  const response: AnswerResponse = { restored_answer: restored.restored_text, tokens_resolved: restored.tokens_resolved, tokens_unresolved: restored.tokens_unresolved };
+  if (restored.output_guard !== undefined) response.output_guard = restored.output_guard;
+  if (restored.warnings !== undefined) response.warnings = restored.warnings;
   return response;
 }

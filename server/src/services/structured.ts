@@ -64,6 +64,9 @@ export interface ChatTransformRequest extends StructuredFields {
   readonly inputMessages: unknown;
 }
 
+/** A JSON or chat request as its transform takes it (with or without NER results yet). */
+export type StructuredRequest = { readonly kind: 'json'; readonly request: JsonTransformRequest } | { readonly kind: 'chat_messages'; readonly request: ChatTransformRequest };
+
 /** A response entity of a structured transform: the text-mode entity plus its location. */
 export type StructuredEntityBody = TransformResponse['entities'][number] & {
   /** JSON Pointer into safe_json (json mode) or rooted at `/messages` (chat mode). */

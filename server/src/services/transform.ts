@@ -365,3 +365,28 @@ export function runTextTransform(env: TransformEnvironment, request: TextTransfo
     ...(input !== request.input ? { cleanedInput: input } : {}),
   };
 }
+
+/** A transform result as one /v1/batch/transform item shows it (without its index and session handle). */
+export interface BatchItemFields {
+  safe_text: string;
+  safe_json?: unknown;
+  safe_messages?: unknown;
+  entities_detected: number;
+  entities_transformed: number;
+  prompt_security?: PromptSecuritySummary;
+  warnings?: string[];
+}
+
+/** The batch item of a text, JSON or chat transform response (inline and on a worker alike). */
+export function batchItemFields(response: TransformResponse & { safe_json?: unknown; safe_messages?: unknown }): BatchItemFields {
+  return {
+    safe_text: response.safe_text,
+    ...(Object.hasOwn(response, 'safe_json') ? { safe_json: response.safe_json } : {}),
+    ...(response.safe_messages !== undefined ? { safe_messages: response.safe_messages } : {}),
+    entities_detected: response.stats.entities_detected,
+    entities_transformed: response.stats.entities_transformed,
+    ...(response.prompt_security !== undefined ? { prompt_security: response.prompt_security } : {}),
+    // As /v1/transform: NER coverage (degraded, unavailable) and prompt security warnings.
+    ...(response.warnings !== undefined && response.warnings.length > 0 ? { warnings: [...response.warnings] } : {}),
+  };
+}

@@ -65,7 +65,7 @@ class ContentRejectedError(VeilError):
 
 
 class UnavailableError(VeilError):
-    """A store, the audit trail, OCR or the service is unavailable right now."""
+    """A store, the audit trail, OCR or the service is unavailable right now (or overloaded)."""
 
 
 class DetectionError(VeilError):
@@ -110,14 +110,14 @@ ERROR_FAMILIES: Mapping[str, type[VeilError]] = {
     "VEIL_IDEMPOTENCY_STORE_FULL": IdempotencyError,
     "VEIL_RATE_LIMITED": RateLimitError,
     "VEIL_QUOTA_EXCEEDED": RateLimitError,
-    "VEIL_OVERLOADED": UnavailableError,
-    "VEIL_REQUEST_TIMEOUT": ValidationError,
     "VEIL_PROMPT_REJECTED": ContentRejectedError,
     "VEIL_OUTPUT_BLOCKED": ContentRejectedError,
     "VEIL_AUDIT_UNAVAILABLE": UnavailableError,
     "VEIL_STORE_UNAVAILABLE": UnavailableError,
     "VEIL_OCR_UNAVAILABLE": UnavailableError,
     "VEIL_NOT_READY": UnavailableError,
+    "VEIL_OVERLOADED": UnavailableError,
+    "VEIL_REQUEST_TIMEOUT": UnavailableError,
     "VEIL_DETECTION_FAILED": DetectionError,
     "VEIL_UPSTREAM_FAILED": UpstreamError,
     "VEIL_INTERNAL": InternalServerError,

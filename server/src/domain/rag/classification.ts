@@ -10,6 +10,7 @@
 // mode; a request's access_level can only lower it, and a credential without one gets the lowest
 // level (clearanceRank). So leaving access_level out of a request never widens what is admitted.
 import { VeilError } from '@veil/common';
+import type { SessionPayload } from '../seal/index.js';
 
 export const DEFAULT_CLASSIFICATION_LEVELS = ['public', 'internal', 'confidential', 'restricted'] as const;
 
@@ -70,4 +71,28 @@ export class ClassificationLattice {
     for (const label of labels) rank = Math.max(rank, this.rank(label));
     return rank;
   }
+}
+
+/** Lower the rank recorded for token `id` to `rank` (a value keeps its least classified source). */
+export function lowerRank(ranks: Map<string, number>, id: string, rank: number): void {
+  ranks.set(id, Math.min(ranks.get(id) ?? rank, rank));
+}
+
+/** What a caller may see of a RAG context session: its levels and the caller's clearance rank. */
+export interface Clearance {
+  readonly levels: readonly string[];
+  readonly rank: number;
+}
+
+/**
+ * `session` as a caller of `clearance` may restore it: every entry classified above the
+ * clearance is pinned to restore mode `none` ([REDACTED]); an entry without a classification
+ * ranks as the most restrictive. The same on the event loop and on a worker.
+ */
+export function withinClearance(session: SessionPayload, clearance: Clearance): SessionPayload {
+  const levels = new ClassificationLattice(clearance.levels);
+  return {
+    ...session,
+    entries: session.entries.map((entry) => (levels.rank(entry.classification) > clearance.rank ? { ...entry, override: 'none' } : entry)),
+  };
 }

@@ -1,0 +1,256 @@
+// `make bench-loop`: the attacks of issue 16's table, one at a time, each against a fresh real
+// `veil serve` (API-key auth, default limits), while a /livez probe and a small /v1/transform
+// probe run beside it. Reports per attack the /livez wait (p50, p99, max: how long the event
+// loop was unavailable), the small transform's p99 and max, failed probes, the server's peak RSS
+// and whether it survived. Figures go to BENCHMARKS.md ("Event loop under abuse") with the
+// command; no test asserts a time. `loop-bench.js ROW...` runs only those rows.
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import {
+  batchBody,
+  detectBody,
+  jsonKeysBody,
+  nonReadingRequests,
+  outputJsonBody,
+  outputWithTokens,
+  Probe,
+  ragContextBody,
+  RssSampler,
+  rssMiB,
+  send,
+  sessionWithTokens,
+  trickle,
+  type Target,
+  type Waits,
+} from '../testing/abuse.js';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const KEY = 'bench-loop-key-0123456789abcdef';
+const SMALL = JSON.stringify({ input: 'Call me at +1 415 555 0134 or mail jane.doe@example.com.' });
+
+interface Server {
+  readonly url: string;
+  readonly pid: number;
+  readonly child: ChildProcess;
+  exited(): boolean;
+  stop(): Promise<void>;
+}
+
+async function startServer(extra: Record<string, unknown> = {}): Promise<Server> {
+  const dir = mkdtempSync(join(tmpdir(), 'veil-loop-bench-'));
+  const file = join(dir, 'veil.yaml');
+  writeFileSync(
+    file,
+    stringify({
+      auth: { mode: 'api_key', api_keys: [{ key: KEY, identity: 'bench', tenant_id: 'bench', scopes: ['transform', 'rehydrate', 'detect', 'batch', 'rag'] }] },
+      // The chart's memory limit (1 GiB): the server sizes its heaps and its memory gate to it.
+      server: { memory_budget_mb: 1024 },
+      ...extra,
+    }),
+  );
+  const child = spawn(process.execPath, [`${ROOT}/server/bin/veil.js`, 'serve', '--host', '127.0.0.1', '--port', '0', '--config', file], {
+    env: { PATH: process.env.PATH ?? '', VEIL_LOG_FORMAT: 'json', VEIL_SESSION_SECRET: '3c'.repeat(32), VEIL_ALLOW_EPHEMERAL_AUDIT: '1', VEIL_SERVER__WORKERS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    const text = chunk.toString('utf8');
+    if (/heap out of memory|FATAL|Allocation failed/.test(text)) process.stderr.write(`server: ${text.slice(0, 300)}\n`);
+  });
+  // The listening line names the URL and the server's own pid (a launcher may run it as a child).
+  const listening = await new Promise<{ url: string; pid: number }>((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line.includes('veil server listening')) resolve(JSON.parse(line) as { url: string; pid: number });
+      }
+      if (buffered.length > 100_000) buffered = '';
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${String(code)}`)));
+  });
+  return {
+    url: listening.url,
+    pid: listening.pid,
+    child,
+    exited: () => exited,
+    stop: () =>
+      new Promise((resolve) => {
+        if (exited) {
+          resolve();
+          return;
+        }
+        child.once('exit', () => resolve());
+        try {
+          process.kill(listening.pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+        child.kill('SIGKILL');
+      }),
+  };
+}
+
+interface Row {
+  readonly name: string;
+  readonly livez: Waits;
+  readonly small: Waits;
+  readonly rssPeak: number;
+  readonly alive: boolean;
+  readonly note: string;
+}
+
+const rows: Row[] = [];
+
+/** Run `attack` against a fresh server with both probes beside it. */
+async function measure(name: string, attack: (server: Server, target: Target) => Promise<string>, extra?: Record<string, unknown>): Promise<void> {
+  const server = await startServer(extra);
+  const target: Target = { url: server.url, headers: { 'x-api-key': KEY } };
+  try {
+    // Warm the pools and the JIT so the first probe does not measure start-up.
+    for (let index = 0; index < 20; index += 1) await send(target, 'POST', '/v1/transform', SMALL);
+    const prepared = attack(server, target);
+    const livez = new Probe({ url: server.url, headers: {} }).start();
+    const small = new Probe(target, 'POST', '/v1/transform', SMALL, 20).start();
+    const rss = new RssSampler(server.pid);
+    let note: string;
+    try {
+      note = await prepared;
+    } catch (error) {
+      note = `attack failed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    const rssPeak = rss.stop();
+    const row: Row = { name, livez: await livez.stop(), small: await small.stop(), rssPeak, alive: !server.exited() && (await send(target, 'GET', '/livez')).status === 200, note };
+    rows.push(row);
+    process.stdout.write(`${format(row)}\n`);
+  } finally {
+    await server.stop();
+  }
+}
+
+function ms(value: number): string {
+  return value >= 1000 ? `${(value / 1000).toFixed(1)} s` : `${value.toFixed(0)} ms`;
+}
+
+function format(row: Row): string {
+  return `| ${row.name} | ${ms(row.livez.p50)} / ${ms(row.livez.p99)} / **${ms(row.livez.max)}** | ${ms(row.small.p99)} / ${ms(row.small.max)} | ${row.livez.failures + row.small.failures} | ${row.rssPeak.toFixed(0)} MiB | ${row.alive ? 'yes' : '**no**'} | ${row.note} |`;
+}
+
+function statuses(list: readonly number[]): string {
+  const counts = new Map<number, number>();
+  for (const status of list) counts.set(status, (counts.get(status) ?? 0) + 1);
+  return [...counts].map(([status, count]) => `${count}×${status}`).join(', ');
+}
+
+/** Repeat `once` from `callers` callers for `seconds`. */
+async function repeat(callers: number, seconds: number, once: () => Promise<number>): Promise<number[]> {
+  const until = Date.now() + seconds * 1000;
+  const seen: number[] = [];
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (Date.now() < until) seen.push(await once());
+    }),
+  );
+  return seen;
+}
+
+const ATTACKS: Record<string, () => Promise<void>> = {
+  'rag-context': () =>
+    measure('one rag/context, 256 chunks of 35 KB', async (_server, target) => {
+      const body = await ragContextBody(target, 256, 35_000);
+      const answer = await send(target, 'POST', '/v1/rag/context', body);
+      return statuses([answer.status]);
+    }),
+  batch: () =>
+    measure('one batch/transform, 100 items of 63 KB', async (_server, target) => {
+      const answer = await send(target, 'POST', '/v1/batch/transform', batchBody(100, 63_000));
+      return statuses([answer.status]);
+    }),
+  'detect-phones': () =>
+    measure('one detect, 8 MB of phone numbers', async (_server, target) => {
+      const answer = await send(target, 'POST', '/v1/detect', detectBody(8_000_000));
+      return `${statuses([answer.status])}, ${(answer.text.length / 1e6).toFixed(0)} MB answer`;
+    }),
+  'json-keys': () =>
+    measure('one transform, input_json with 600k keys', async (_server, target) => {
+      const answer = await send(target, 'POST', '/v1/transform', jsonKeysBody(600_000));
+      return statuses([answer.status]);
+    }),
+  'output-json': () =>
+    measure('one rehydrate, 8.7 MB output_json', async (_server, target) => {
+      const { sessionState, tokens } = await sessionWithTokens(target);
+      const answer = await send(target, 'POST', '/v1/rehydrate', outputJsonBody(sessionState, tokens, 8_700_000));
+      return statuses([answer.status]);
+    }),
+  'rag-context-x2': () =>
+    measure('2 callers repeating that rag/context for 30 s', async (_server, target) => {
+      const body = await ragContextBody(target, 256, 35_000);
+      const seen = await repeat(2, 30, async () => (await send(target, 'POST', '/v1/rag/context', body)).status);
+      return statuses(seen);
+    }),
+  'stream-noread': () =>
+    measure('300 rehydrate/stream of 9 MB, never read (held 60 s)', async (server, target) => {
+      const { sessionState, tokens } = await sessionWithTokens(target);
+      const body = Buffer.from(JSON.stringify({ output: outputWithTokens(tokens, 9_000_000), session_state: sessionState }));
+      const held = await nonReadingRequests(target, '/v1/rehydrate/stream', body, 300);
+      const until = Date.now() + 60_000;
+      while (Date.now() < until && !server.exited()) await new Promise((resolve) => setTimeout(resolve, 500));
+      // A paused socket never notices a graceful close (the server's FIN after an early 503 or a
+      // write timeout): read and drop what is pending for a moment, then count what is still open.
+      for (const socket of held.sockets) socket.on('data', () => undefined).resume();
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const open = held.sockets.filter((socket) => !socket.destroyed && socket.readyState === 'open').length;
+      held.release();
+      return `${open} of 300 still open at the end; RSS after ${(rssMiB(server.pid) ?? 0).toFixed(0)} MiB`;
+    }),
+  trickle: () =>
+    measure('20,000 unauthenticated connections trickling a body (held 60 s)', async (server) => {
+      // Two helper processes of 10,000 connections each (a process's own file limit).
+      const helpers = [0, 1].map(() => fork(fileURLToPath(import.meta.url), ['trickle-helper', server.url, '10000'], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] }));
+      const counts: string[] = [];
+      await new Promise((resolve) => setTimeout(resolve, 60_000));
+      for (const helper of helpers) {
+        const reply = new Promise<string>((resolve) => {
+          helper.once('message', (message) => resolve(typeof message === 'string' ? message : JSON.stringify(message)));
+          setTimeout(() => resolve('no answer'), 30_000);
+        });
+        helper.send('report');
+        counts.push(await reply);
+        helper.kill('SIGKILL');
+      }
+      return `attackers: ${counts.join('; ')}`;
+    }),
+};
+
+/** Runs in a forked helper: hold `count` trickling connections until killed; report on request. */
+function trickleHelper(url: string, count: number): void {
+  const attack = trickle(url, count, { everyMs: 1000, localAddress: '127.0.0.2' });
+  process.on('message', () => {
+    process.send?.(`${attack.open()} open, ${attack.cut()} cut by the server`);
+  });
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === 'trickle-helper') {
+    trickleHelper(process.argv[3]!, Number(process.argv[4]));
+    return;
+  }
+  const wanted = process.argv.slice(2);
+  const names = wanted.length > 0 ? wanted : Object.keys(ATTACKS);
+  for (const name of names) if (ATTACKS[name] === undefined) throw new Error(`unknown row ${name}; rows: ${Object.keys(ATTACKS).join(', ')}`);
+  process.stdout.write(`# Event loop under abuse (node ${process.version}, load average ${loadavg().map((value) => value.toFixed(1)).join(' ')})\n\n`);
+  process.stdout.write('| attack | /livez wait p50 / p99 / **max** | small transform p99 / max | failed probes | peak RSS | alive | server said |\n|---|---|---|---|---|---|---|\n');
+  for (const name of names) await ATTACKS[name]!();
+  process.stdout.write(`\nload average after: ${loadavg().map((value) => value.toFixed(1)).join(' ')}\n`);
+}
+
+await main();

@@ -1,0 +1,98 @@
+// `veil serve` re-runs itself in a child process when this process's own limits do not fit the
+// configuration, since only a new process can get them (issue 16 items 2 and 3):
+// - the main thread's V8 heap (--max-old-space-size) sized to the memory budget
+//   (services/overload.ts: server.memory_budget_mb, else the container's limit), so V8 collects
+//   garbage before the container's limit is reached instead of the kernel killing the process;
+//   it is only ever lowered, never raised above V8's own default;
+// - the open-file limit (`ulimit -n`) raised towards its hard limit when it is below
+//   server.max_connections plus a reserve (every connection is a file descriptor).
+// The launcher forwards SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2 to the server and exits with
+// its exit code; the server exits when the launcher disappears (its IPC channel closes), so
+// killing either never leaves the other running. __VEIL_LAUNCHED marks the child: it never
+// relaunches again. With neither limit to change, `veil serve` runs in its own process as before.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
+import type { VeilConfig } from '../config/index.js';
+import { mainHeapMb } from '../services/overload.js';
+
+/** Marks the relaunched server (outside the VEIL_* namespace, which is configuration only; cluster/primary.ts does the same). */
+export const LAUNCHED_ENV = '__VEIL_LAUNCHED';
+
+/** File descriptors kept beside the connections: logs, the audit file, SQLite, worker threads, pipes. */
+const FILE_RESERVE = 1024;
+
+const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1', 'SIGUSR2'];
+
+/** This process's open-file limits (Linux /proc), or undefined elsewhere. */
+export function openFileLimits(): { soft: number; hard: number } | undefined {
+  try {
+    const match = /^Max open files\s+(\d+|unlimited)\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    if (match === null) return undefined;
+    const parse = (value: string): number => (value === 'unlimited' ? Number.MAX_SAFE_INTEGER : Number(value));
+    return { soft: parse(match[1]!), hard: parse(match[2]!) };
+  } catch {
+    return undefined;
+  }
+}
+
+export interface LaunchPlan {
+  /** V8 flags for the child (empty: the heap fits). */
+  readonly execArgv: string[];
+  /** The open-file soft limit to set, when it must be raised. */
+  readonly files?: number;
+}
+
+/** What a relaunch would change, or undefined when this process already fits. */
+export function launchPlan(config: VeilConfig, env: NodeJS.ProcessEnv, execArgv: readonly string[]): LaunchPlan | undefined {
+  if (env[LAUNCHED_ENV] === '1') return undefined;
+  const flags = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
+  const heapSet = flags.some((flag) => flag.startsWith('--max-old-space-size'));
+  const wantedHeap = mainHeapMb(config);
+  const currentHeap = getHeapStatistics().heap_size_limit / (1024 * 1024);
+  const execArgvOut = !heapSet && currentHeap > wantedHeap * 1.1 ? [`--max-old-space-size=${wantedHeap}`] : [];
+  const limits = openFileLimits();
+  const wantedFiles = config.server.max_connections + FILE_RESERVE;
+  const files = limits !== undefined && limits.soft < wantedFiles && limits.soft < limits.hard && existsSync('/bin/sh') ? Math.min(wantedFiles, limits.hard) : undefined;
+  if (execArgvOut.length === 0 && files === undefined) return undefined;
+  return { execArgv: execArgvOut, ...(files !== undefined ? { files } : {}) };
+}
+
+/**
+ * Run `node [flags] <script> <args>` as the server and wait for it: resolves to its exit code
+ * (128 + the signal number when a signal ended it).
+ */
+export function relaunch(plan: LaunchPlan, script: string, args: readonly string[]): Promise<number> {
+  const node = [...plan.execArgv, ...process.execArgv, script, ...args];
+  // `ulimit -n` in a shell that then becomes node (exec): the only way to raise a limit from Node.
+  const [command, argv] = plan.files !== undefined ? ['/bin/sh', ['-c', `ulimit -n ${plan.files} 2>/dev/null; exec "$0" "$@"`, process.execPath, ...node]] : [process.execPath, node];
+  const child = spawn(command, argv, { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env: { ...process.env, [LAUNCHED_ENV]: '1' } });
+  const forward = (signal: NodeJS.Signals) => () => {
+    child.kill(signal);
+  };
+  const handlers = FORWARDED_SIGNALS.map((signal) => [signal, forward(signal)] as const);
+  for (const [signal, handler] of handlers) process.on(signal, handler);
+  return new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      for (const [name, handler] of handlers) process.off(name, handler);
+      resolve(code ?? 128 + (signal !== null ? signalNumber(signal) : 0));
+    });
+    child.once('error', () => resolve(1));
+  });
+}
+
+function signalNumber(signal: NodeJS.Signals): number {
+  const numbers: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGUSR1: 10, SIGUSR2: 12, SIGTERM: 15 };
+  return numbers[signal] ?? 0;
+}
+
+/** In the launched server: exit when the launcher is gone (nobody forwards signals any more). */
+export function followLauncher(stop: () => void): void {
+  if (process.env[LAUNCHED_ENV] !== '1') return;
+  // Gone already (killed while this process was starting): stop now.
+  if (!process.connected) {
+    stop();
+    return;
+  }
+  process.once('disconnect', stop);
+}
