@@ -61,6 +61,15 @@ function isServiceLink(variable: string, value: string | undefined): boolean {
   return SERVICE_LINK_PORT_NAME.test(variable) && value !== undefined && SERVICE_LINK_URL.test(value);
 }
 
+/**
+ * Variables of the repository's own scripts (scripts/node.sh, scripts/k8s-testenv.sh,
+ * scripts/images.sh, the benchmarks, the test suites, the NER sidecar's settings) share the
+ * VEIL_ prefix: `.ci/run` exports VEIL_NODE_MAJOR, and a shell that ran `make test` may hold
+ * VEIL_E2E_KUBECONFIG. They are not configuration: a name of these families that is no config
+ * key (they never contain the `__` of a nested key) is skipped with a warning, not refused.
+ */
+const TOOL_VARIABLE = /^VEIL_(?:NODE|NPM|K8S|KWOK|IMAGES|BENCH|E2E|NER|TOOL|UPDATE)_[A-Z0-9_]+$|^VEIL_(?:BIN|HELM|KUBECTL)$/;
+
 /** Path segments that must never be used as object keys (prototype pollution). */
 const FORBIDDEN_SEGMENTS: ReadonlySet<string> = new Set(['__proto__', 'prototype', 'constructor']);
 
@@ -134,6 +143,7 @@ export function readEnv(env: Readonly<Record<string, string | undefined>>): EnvR
   const problems: string[] = [];
   const warnings: string[] = [];
   const serviceLinks: string[] = [];
+  const toolVariables: string[] = [];
   const nested: EnvOverride[] = [];
   const aliased: EnvOverride[] = [];
   let sessionSecretFromEnv = false;
@@ -158,6 +168,10 @@ export function readEnv(env: Readonly<Record<string, string | undefined>>): EnvR
 
     const path = variable.slice('VEIL_'.length).toLowerCase().split('__');
     const node = schemaAt(path);
+    if (node === undefined && !variable.includes('__') && TOOL_VARIABLE.test(variable)) {
+      toolVariables.push(variable);
+      continue;
+    }
     if (node === undefined) {
       problems.push(`${variable}: unknown configuration variable (no key ${path.join('.')})`);
       continue;
@@ -171,6 +185,9 @@ export function readEnv(env: Readonly<Record<string, string | undefined>>): EnvR
       `environment: ignored ${serviceLinks.length} Kubernetes service-link variable(s) (${serviceLinks.join(', ')}); ` +
         'set enableServiceLinks: false on the pod to silence this',
     );
+  }
+  if (toolVariables.length > 0) {
+    warnings.push(`environment: ignored ${toolVariables.join(', ')} (variables of Veil's build and test scripts, not configuration)`);
   }
   return { overrides: [...nested, ...aliased], problems, warnings, sessionSecretFromEnv };
 }

@@ -244,6 +244,15 @@ describe('environment variables', () => {
     expect(problemsOf(() => load({ env: { VEIL___PROTO__: '{}' } }))[0]).toMatch(/^VEIL___PROTO__: unknown/);
   });
 
+  it("skips the build and test scripts' own VEIL_ variables with a warning, and still refuses near misses", () => {
+    const loaded = load({ env: { VEIL_NODE_MAJOR: '24', VEIL_E2E_KUBECONFIG: '/tmp/kubeconfig', VEIL_K8S_NO_BUILD: '1', VEIL_BIN: '/usr/bin/veil' } });
+    expect(loaded.warnings.join('\n')).toContain('ignored VEIL_BIN, VEIL_E2E_KUBECONFIG, VEIL_K8S_NO_BUILD, VEIL_NODE_MAJOR');
+    for (const variable of ['VEIL_NODE', 'VEIL_NODE__MAJOR', 'VEIL_SERVER__NODE_MAJOR', 'VEIL_NODES_MAJOR']) {
+      const problems = problemsOf(() => load({ env: { [variable]: '24' } }));
+      expect(problems.join('\n'), variable).toContain(`${variable}: unknown configuration variable`);
+    }
+  });
+
   it('skips Kubernetes service-link variables with a warning', () => {
     const loaded = load({
       env: {
