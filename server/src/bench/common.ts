@@ -12,34 +12,8 @@ export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export const VEIL_BIN = process.env.VEIL_BENCH_BIN ?? `${ROOT}/server/bin/veil.js`;
 export const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 
-const WORDS = 'the quick brown fox jumps over a lazy dog while our support team reviews the ticket and replies politely to every customer question about billing'.split(' ');
-export function prose(length: number, seed = 1): string {
-  let state = seed;
-  const parts: string[] = [];
-  let size = 0;
-  while (size < length) {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    const word = WORDS[state % WORDS.length]!;
-    parts.push(word);
-    size += word.length + 1;
-  }
-  return parts.join(' ').slice(0, length);
-}
-const ENTITIES = ['jane.doe@example.com', '+1 415 555 0134', '4111 1111 1111 1111', 'DE89370400440532013000', '192.168.10.24', 'https://example.org/account', '219-09-9999', '12/03/2024'];
-/** Prose with one entity roughly every `every` characters. */
-export function textWithEntities(length: number, every: number): string {
-  const parts: string[] = [];
-  let size = 0;
-  let index = 0;
-  while (size < length) {
-    const filler = prose(every, index + 7);
-    const entity = ENTITIES[index % ENTITIES.length]!;
-    parts.push(filler, ` ${entity} `);
-    size += filler.length + entity.length + 2;
-    index += 1;
-  }
-  return parts.join('').slice(0, length);
-}
+// The same deterministic bodies as the abuse suite and its benchmark.
+export { prose, textWithEntities } from '../testing/abuse.js';
 
 export function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0;
