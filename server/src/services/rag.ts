@@ -339,6 +339,33 @@ async function runCore<K extends keyof RagFlows>(deps: AppDeps, core: RagCore, r
 // ---------------------------------------------------------------------------------------------
 // 4.9 ingest
 
+/** What every session a RAG core seals starts with (the caller adds its kind and entries). */
+function sessionHeader(core: RagCore, ttlSeconds: number, corpusId: string | undefined) {
+  const iat = Math.floor(core.nowMs / 1000);
+  return {
+    sid: newSessionId(),
+    tenant: core.tenant,
+    language: core.language,
+    policy: core.policy.compiled.name,
+    policyVersion: core.policy.compiled.version,
+    counter: 1,
+    iat,
+    exp: iat + ttlSeconds,
+    ...(corpusId !== undefined ? { corpusId } : {}),
+  };
+}
+
+/**
+ * Screen one text (unless the loop already did) and detect in it. Offsets refer to the screened
+ * text, which differs from the input only when prompt security stripped something (its warning
+ * says so).
+ */
+function screenAndDetectOne(core: RagCore, prepared: Omit<Prepared, 'texts'> & { readonly text: string }, field: string) {
+  const screened = prepared.screened ?? screenAll(core.promptSecurity, [{ field, text: prepared.text }], []);
+  const text = screened.texts[0]!;
+  return { screened, text, detections: detectWith(core, text, prepared.plan, prepared.perText[0] ?? []) };
+}
+
 export interface IngestCoreInput {
   readonly prepared: Omit<Prepared, 'texts'> & { readonly text: string };
   readonly strategy: ChunkingStrategy;
@@ -353,11 +380,7 @@ export interface IngestCoreInput {
 /** Ingest's pure half: screen (unless done), detect, chunk, tokenize, seal. */
 export function ingestCore(core: RagCore, input: IngestCoreInput): Sealed<IngestResponse> {
   const { prepared } = input;
-  // Offsets refer to the screened text, which differs from the input only when prompt security
-  // stripped something (its warning says so).
-  const screened = prepared.screened ?? screenAll(core.promptSecurity, [{ field: 'text', text: prepared.text }], []);
-  const text = screened.texts[0]!;
-  const detections = detectWith(core, text, prepared.plan, prepared.perText[0] ?? []);
+  const { screened, text, detections } = screenAndDetectOne(core, prepared, 'text');
   const spans = chunkText(text, {
     strategy: input.strategy,
     chunkSize: input.chunkSize,
@@ -388,18 +411,7 @@ export function ingestCore(core: RagCore, input: IngestCoreInput): Sealed<Ingest
     pieces.push({ span, safeText: result.safeText, entityCount: result.entities.length, ids });
   }
 
-  const iat = Math.floor(core.nowMs / 1000);
-  const base = {
-    sid: newSessionId(),
-    tenant: core.tenant,
-    language: core.language,
-    policy: core.policy.compiled.name,
-    policyVersion: core.policy.compiled.version,
-    counter: 1,
-    iat,
-    exp: iat + input.ttlSeconds,
-    ...(input.corpusId !== undefined ? { corpusId: input.corpusId } : {}),
-  };
+  const base = sessionHeader(core, input.ttlSeconds, input.corpusId);
   const offsets = utf16ToCodePoints(text, pieces.flatMap((piece) => [piece.span.start, piece.span.end]));
   const chunks = pieces.map((piece, index): IngestChunk => {
     const entries = [...piece.ids].map((id) => entriesById.get(id)!);
@@ -478,24 +490,9 @@ export interface QueryCoreInput {
 /** Query's pure half: screen (unless done), detect, tokenize, seal. */
 export function queryCore(core: RagCore, input: QueryCoreInput): Sealed<QueryResponse> {
   const { prepared } = input;
-  const screened = prepared.screened ?? screenAll(core.promptSecurity, [{ field: 'query', text: prepared.text }], []);
-  const text = screened.texts[0]!;
-  const detections = detectWith(core, text, prepared.plan, prepared.perText[0] ?? []);
+  const { screened, text, detections } = screenAndDetectOne(core, prepared, 'query');
   const result = tokenizeText({ text, detections, policy: core.policy.compiled, context: core.context, allocator: allocatorFor(core, input.corpusId) });
-  const iat = Math.floor(core.nowMs / 1000);
-  const session: SessionPayload = {
-    sid: newSessionId(),
-    kind: 'query',
-    tenant: core.tenant,
-    language: core.language,
-    policy: core.policy.compiled.name,
-    policyVersion: core.policy.compiled.version,
-    counter: 1,
-    iat,
-    exp: iat + input.ttlSeconds,
-    ...(input.corpusId !== undefined ? { corpusId: input.corpusId } : {}),
-    entries: result.newEntries,
-  };
+  const session: SessionPayload = { ...sessionHeader(core, input.ttlSeconds, input.corpusId), kind: 'query', entries: result.newEntries };
   const response: QueryResponse = { safe_query: result.safeText, entities_detected: detections.length };
   const allWarnings = [...nerProblems(prepared.plan.warnings), ...screened.warnings];
   if (allWarnings.length > 0) response.warnings = allWarnings;
@@ -623,18 +620,9 @@ export function contextCore(core: RagCore, input: ContextCoreInput): Sealed<Cont
     safeChunks.push(result.safeText);
   }
 
-  const iat = Math.floor(core.nowMs / 1000);
   const session: SessionPayload = {
-    sid: newSessionId(),
+    ...sessionHeader(core, input.ttlSeconds, input.corpusId),
     kind: 'context',
-    tenant: core.tenant,
-    language: core.language,
-    policy: core.policy.compiled.name,
-    policyVersion: core.policy.compiled.version,
-    counter: 1,
-    iat,
-    exp: iat + input.ttlSeconds,
-    ...(input.corpusId !== undefined ? { corpusId: input.corpusId } : {}),
     // Every entry carries its classification, so /v1/rag/answer can hold back what another
     // caller of the tenant is not cleared for.
     entries: [...merged, ...added].map((entry) => ({ ...entry, classification: levels.label(entryRanks.get(entry.id) ?? levels.topRank) })),
