@@ -43,6 +43,8 @@ export interface ConnectionGuardOptions {
 }
 
 const SUMMARY_EVERY_MS = 10_000;
+/** Connections one sweep step closes before it yields to the event loop. */
+const SWEEP_BATCH = 200;
 
 export class ConnectionGuard {
   /** In order of the last phase change: the first evictable entry is the oldest. */
@@ -143,11 +145,25 @@ export class ConnectionGuard {
     this.#count('refused');
   }
 
+  /**
+   * Time out the requests whose body is late. The table is ordered by the last phase change, so
+   * the expired entries are at its front and the scan stops at the first one still in time: a
+   * pass costs what it times out, not the table's size. Thousands of trickled bodies started
+   * together expire together; they are closed SWEEP_BATCH at a time with a turn of the event
+   * loop between batches, so a mass timeout never holds other requests up.
+   */
   #sweep(): void {
     const deadline = performance.now() - this.#options.requestTimeoutMs;
+    let closed = 0;
     for (const [socket, tracked] of this.#tracked) {
-      if (tracked.phase !== 'request' || tracked.since > deadline || tracked.request?.complete !== false) continue;
+      if (tracked.since > deadline) break;
+      if (tracked.phase !== 'request' || tracked.request?.complete !== false) continue;
       this.#timeout(socket, tracked);
+      closed += 1;
+      if (closed >= SWEEP_BATCH) {
+        setImmediate(() => this.#sweep());
+        return;
+      }
     }
     this.#summarize();
   }

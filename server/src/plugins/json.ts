@@ -12,7 +12,7 @@
 // by limits.max_json_values.
 import { createHash } from 'node:crypto';
 import { VeilError } from '@veil/common';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { VeilConfig } from '../config/index.js';
 import type { AppDeps } from '../deps.js';
 import { MAX_BODY_DEPTH, parseJsonBounded, type JsonStructureLimits } from '../domain/json-depth.js';
@@ -87,11 +87,82 @@ export function deferredSource(request: FastifyRequest, field: DeferrableField):
   return raw === undefined ? undefined : { raw, field };
 }
 
+/** Bodies are gathered as chunks up to this size; past it into one buffer of the declared length. */
+const GATHER_BYTES = 64 * 1024;
+
+/**
+ * A request body's bytes, with Fastify's own checks (its body limit, a declared length that does
+ * not match what arrived). Unlike Fastify's reader, a large body with a Content-Length is copied
+ * chunk by chunk into one buffer of that length as it arrives, so no single step copies the
+ * whole body (a final concatenation of 9 MB held the event loop 40 ms under load). The buffer is
+ * only allocated once 64 KiB have actually arrived, so a declared length alone reserves nothing.
+ */
+export function readBody(payload: NodeJS.ReadableStream, limit: number, declaredHeader: string | undefined): Promise<Buffer> {
+  const declared = declaredHeader === undefined ? Number.NaN : Number(declaredHeader);
+  if (declared > limit) return Promise.reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+  return new Promise((resolve, reject) => {
+    let chunks: Buffer[] = [];
+    let target: Buffer | undefined;
+    let received = 0;
+    const finish = (error?: Error): void => {
+      payload.removeListener('data', onData);
+      payload.removeListener('end', onEnd);
+      payload.removeListener('error', onEnd);
+      if (error !== undefined) reject(error);
+    };
+    function onData(data: Buffer | string): void {
+      const chunk = typeof data === 'string' ? Buffer.from(data) : data;
+      if (received + chunk.length > limit) {
+        finish(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+        return;
+      }
+      if (target === undefined && Number.isInteger(declared) && received + chunk.length > GATHER_BYTES) {
+        if (received + chunk.length > declared) {
+          finish(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+          return;
+        }
+        target = Buffer.allocUnsafeSlow(declared);
+        let offset = 0;
+        for (const gathered of chunks) offset += gathered.copy(target, offset);
+        chunks = [];
+      }
+      if (target !== undefined) {
+        if (received + chunk.length > target.length) {
+          finish(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+          return;
+        }
+        chunk.copy(target, received);
+      } else {
+        // A copy: a chunk may be a view of the socket's shared read buffer.
+        chunks.push(Buffer.from(chunk));
+      }
+      received += chunk.length;
+    }
+    function onEnd(error?: Error & { statusCode?: number }): void {
+      if (error !== undefined && error !== null) {
+        if (!(typeof error.statusCode === 'number' && error.statusCode >= 400)) error.statusCode = 400;
+        finish(error);
+        return;
+      }
+      finish();
+      if (!Number.isNaN(declared) && received !== declared) {
+        reject(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+        return;
+      }
+      resolve(target ?? (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received)));
+    }
+    payload.on('data', onData);
+    payload.on('end', onEnd);
+    payload.on('error', onEnd);
+    payload.resume();
+  });
+}
+
 export function registerJsonParser(app: FastifyInstance, deps: AppDeps): void {
   const limits = jsonLimits(deps.config);
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (request: FastifyRequest, body: string | Buffer) => {
-    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: NodeJS.ReadableStream) => {
+    const bytes = await readBody(payload, request.routeOptions.bodyLimit ?? deps.config.server.body_limit_bytes, request.headers['content-length']);
     const size = bytes.length;
     if (size === 0) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
     if (deps.offload.offloads(size)) {

@@ -14,6 +14,7 @@ import type { PolicyRegistry } from '../services/policies.js';
 import { applyPolicyDetection, planDetection } from '../services/ner.js';
 import { RawJson, serializeSliced, withLeadingFields, type Slicer } from '../services/offload.js';
 import { outgoingHandle, recordContinuation, withHandle } from '../services/state.js';
+import { jsonString } from '../services/json-text.js';
 import { batchItemFields, runTextTransform, type SessionMeta, type TextTransformRequest } from '../services/transform.js';
 import type { StructuredRequest } from '../services/structured.js';
 import { effectiveContext, ms, patternSet, policyFact, principalOf, traceIdOf, type Principal } from './common.js';
@@ -171,7 +172,7 @@ export function batchRoutes(deps: AppDeps) {
             const done = await transformItem(item, item.policy ?? body.policy, shared ? carried?.sessionState : undefined, principal, traceId, registry, request.log, large);
             let result: ItemResult;
             if (isOffloadedTransform(done)) {
-              result = { index, json: done.body };
+              result = { index, json: jsonString(done.body) };
               totalEntities += done.facts.entity_count ?? 0;
               auditFacts(request, done.facts);
             } else {
@@ -244,7 +245,7 @@ export function batchRoutes(deps: AppDeps) {
             auditFacts(request, { entity_types: Object.keys(found.typeCounts), type_counts: found.typeCounts, entity_count: found.count });
             results.push(
               found.entitiesJson !== undefined
-                ? { index, json: `{"entities":${found.entitiesJson}${plan.warnings.length > 0 ? `,"warnings":${JSON.stringify(plan.warnings)}` : ''}}` }
+                ? { index, json: `{"entities":${jsonString(found.entitiesJson)}${plan.warnings.length > 0 ? `,"warnings":${JSON.stringify(plan.warnings)}` : ''}}` }
                 : { index, object: { index, entities: found.entities, ...warnings } },
             );
           } catch (error) {

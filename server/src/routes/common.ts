@@ -8,6 +8,8 @@ import { DEFAULT_DESTINATION, type Caller } from '../domain/policy/index.js';
 import { utf16ToCodePoints } from '../domain/text/codepoints.js';
 import type { CustomPattern, RequestContext } from '../domain/types.js';
 import type { LoadedPolicy } from '../services/policies.js';
+import type { FastifyReply } from 'fastify';
+import { jsonPayload, type JsonText } from '../services/json-text.js';
 
 // The principal comes from the auth layer's root onRequest hook (auth/plugin.ts).
 export { ALL_SCOPES, principalOf, type Principal } from '../auth/principal.js';
@@ -86,4 +88,12 @@ export function codePointSpans(text: string, spans: readonly { start: number; en
 export function policyFact(deps: AppDeps, name: string | undefined): { policy?: string } {
   if (name === undefined) return {};
   return { policy: deps.policies.registry.has(name) ? name : '<unknown>' };
+}
+
+/** Send an answer already serialized (in parts, some of them bytes a worker moved here: services/json-text.ts). */
+export function sendJson(reply: FastifyReply, parts: readonly JsonText[]): FastifyReply {
+  const payload = jsonPayload(parts);
+  void reply.type('application/json; charset=utf-8');
+  if (payload.length !== undefined) void reply.header('content-length', payload.length);
+  return reply.send(payload.body);
 }

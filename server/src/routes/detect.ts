@@ -6,7 +6,8 @@ import { policiesFor, type AppDeps } from '../deps.js';
 import { checkRequestedTypes } from '../domain/catalog.js';
 import { applyPolicyDetection, planDetection } from '../services/ner.js';
 import { DEFAULT_THRESHOLD, selectDetections, type DetectedEntity, type DetectSelection } from '../services/detect.js';
-import { ms, patternSet, principalOf, type PatternSet } from './common.js';
+import { ms, patternSet, principalOf, sendJson, type PatternSet } from './common.js';
+import type { JsonText } from '../services/json-text.js';
 import { DetectBodySchema, DetectResponseSchema, type DetectBody } from './schemas.js';
 
 export { DEFAULT_THRESHOLD };
@@ -14,7 +15,7 @@ export { DEFAULT_THRESHOLD };
 /** The entities of one text: objects (small text, inline) or their JSON (large text, serialized on a worker). */
 export type FoundEntities =
   | { readonly entities: DetectedEntity[]; readonly entitiesJson?: undefined; readonly count: number; readonly typeCounts: Record<string, number> }
-  | { readonly entities?: undefined; readonly entitiesJson: string; readonly count: number; readonly typeCounts: Record<string, number> };
+  | { readonly entities?: undefined; readonly entitiesJson: JsonText; readonly count: number; readonly typeCounts: Record<string, number> };
 
 /**
  * Detect and select the entities of one text, inline or on a worker by its size (the executor's
@@ -76,7 +77,7 @@ export function detectRoutes(deps: AppDeps) {
         const warnings = plan.warnings.length > 0 ? { warnings: plan.warnings } : {};
         if (found.entitiesJson === undefined) return { entities: found.entities, stats, ...warnings };
         // A worker serialized the entities: the rest of the answer is spliced around them.
-        return reply.type('application/json; charset=utf-8').send(`{"entities":${found.entitiesJson},"stats":${JSON.stringify(stats)}${plan.warnings.length > 0 ? `,"warnings":${JSON.stringify(plan.warnings)}` : ''}}`);
+        return sendJson(reply, ['{"entities":', found.entitiesJson, `,"stats":${JSON.stringify(stats)}${plan.warnings.length > 0 ? `,"warnings":${JSON.stringify(plan.warnings)}` : ''}}`]);
       },
     );
   };

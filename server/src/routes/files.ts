@@ -19,6 +19,7 @@ import { planDetection } from '../services/ner.js';
 import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
 import { createOcrEngine, type OcrEngine } from '../services/ocr.js';
 import { withHandle } from '../services/state.js';
+import { jsonString } from '../services/json-text.js';
 import { runTextTransform, type TransformResponse } from '../services/transform.js';
 import { decodeLatin1Field } from '../domain/text/utf8.js';
 import { jsonLimits } from '../plugins/json.js';
@@ -237,7 +238,7 @@ export function fileRoutes(deps: AppDeps) {
       const body = { input: extracted.text, ...fields } as TransformBody;
       const done = await textTransform(deps, body, principal, undefined, factSink(request), request.log);
       request.log.info({ ...logFields, trace_id: done.trace, offloaded: done.serialized !== undefined }, 'file_transform_completed');
-      const serialized = done.serialized ?? JSON.stringify(done.response);
+      const serialized = done.serialized !== undefined ? jsonString(done.serialized) : JSON.stringify(done.response);
       return reply.type('application/json; charset=utf-8').send(withHandle(spliceResponse(serialized, extra, ['extraction_time_ms', extractionMs]), done.handle));
     });
 
@@ -281,7 +282,7 @@ export function fileRoutes(deps: AppDeps) {
       const { image, layout, ocrMs } = await recognize(upload.bytes);
       const done = await textTransform(deps, { input: layout.text, ...fields }, principal, undefined, factSink(request), request.log);
       // OCR text of one image is small; a worker-serialized body is parsed back to add boxes.
-      const response = done.response ?? (JSON.parse(done.serialized ?? '{}') as TransformResponse);
+      const response = done.response ?? (JSON.parse(jsonString(done.serialized ?? '{}')) as TransformResponse);
       const spans = alignSpans(layout.text, done.input, response.entities.map((entity) => entity.span));
       const entities = response.entities.map((entity, index) => {
         const placement = placeSpan(layout.words, spans[index]!);

@@ -168,3 +168,36 @@ describe('the worker path answers as the event loop does', () => {
     expect(expired.body).toEqual({ code: 'VEIL_SESSION_EXPIRED', error: expect.any(String), request_id: expect.any(String) });
   });
 });
+
+describe('caller patterns weigh in the executor decision', () => {
+  it('a short text, JSON document or chat scanned by a costly caller pattern runs on a worker, and answers the same', async () => {
+    const ops: string[] = [];
+    const offload = inline.deps.offload;
+    const original = offload.run.bind(offload);
+    (offload as { run: typeof offload.run }).run = (task) => {
+      ops.push(task.op);
+      return original(task);
+    };
+    try {
+      // 20 KB of text is far below the offload threshold; `.{1000}` makes its scan 20 M steps.
+      const text = `${'ticket AB-1234 noted. '.repeat(900)}${TEXT}`;
+      const custom_patterns = [{ entity_type: 'long_run', pattern: '[a-z]{1000}' }];
+      const cheap = await post(inline.app, '/v1/transform', { input: text });
+      expect(cheap.status).toBe(200);
+      expect(ops).toEqual([]);
+      for (const body of [
+        { input: text, custom_patterns },
+        { input_json: { note: text }, custom_patterns },
+        { input_messages: [{ role: 'user', content: text }], custom_patterns },
+      ]) {
+        ops.length = 0;
+        const answer = await post(inline.app, '/v1/transform', body);
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+        expect(ops.some((op) => op === 'transform' || op === 'transform-structured')).toBe(true);
+        expect(JSON.stringify(answer.body)).not.toContain(EMAIL);
+      }
+    } finally {
+      (offload as { run: typeof offload.run }).run = original;
+    }
+  });
+});

@@ -23,8 +23,9 @@ import { revocationRegions, revokedEntryIds } from '../services/revocation.js';
 import { assertNotDenied, incomingSession } from '../services/state.js';
 import type { DeferredSource, OffloadedRehydrate } from '../workers/offload-worker.js';
 import { deferredSource } from '../plugins/json.js';
-import { callerOf, fingerprint, principalOf, traceIdOf, type Principal } from './common.js';
+import { callerOf, fingerprint, principalOf, sendJson, traceIdOf, type Principal } from './common.js';
 import { RehydrateAnyBodySchema, RehydrateResponseSchema, type RehydrateAnyBody, type RehydrateBody } from './schemas.js';
+import type { JsonText } from '../services/json-text.js';
 
 /** The rehydrate parameters without the output (the ndjson stream sends output as deltas). */
 export type RehydrateParams = Omit<RehydrateBody, 'output'>;
@@ -129,7 +130,7 @@ async function rehydrateJson(
   log: FastifyBaseLogger,
   facts: FactSink,
   source: DeferredSource | undefined,
-): Promise<Record<string, unknown> | string> {
+): Promise<Record<string, unknown> | JsonText> {
   const started = performance.now();
   const base = await rehydrateRequestOf(deps, principal, body, '');
   // A document still in its raw body (a large one) is parsed on the worker that restores it.
@@ -149,7 +150,7 @@ async function rehydrateJson(
 
 /** A rehydrate a worker serialized. */
 export function isOffloaded(result: object): result is OffloadedRehydrate {
-  return 'body' in result && typeof result.body === 'string';
+  return 'body' in result && 'tokensResolved' in result;
 }
 
 export function rehydrateRoutes(deps: AppDeps) {
@@ -167,8 +168,8 @@ export function rehydrateRoutes(deps: AppDeps) {
         const result = hasJson
           ? await recordingBlock(factSink(request), () => rehydrateJson(deps, principalOf(request), body, request.log, factSink(request), deferredSource(request, 'output_json')))
           : await rehydrateOnce(deps, principalOf(request), { ...body, output: body.output ?? '' }, request.log, factSink(request));
-        if (typeof result === 'string') return reply.type('application/json; charset=utf-8').send(result);
-        if (isOffloaded(result)) return reply.type('application/json; charset=utf-8').send(result.body);
+        if (typeof result === 'string' || result instanceof Uint8Array) return sendJson(reply, [result]);
+        if (isOffloaded(result)) return sendJson(reply, [result.body]);
         return result;
       },
     );

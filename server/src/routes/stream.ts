@@ -44,6 +44,7 @@ import { isOffloaded, openInline, rehydrateOnce, rehydrateRequestOf, type Rehydr
 import { runSseStream, untilAborted, type SseWriter } from './sse.js';
 import { RehydrateBodySchema, RehydrateParamsSchema, TransformBodySchema, type RehydrateBody, type TransformBody } from './schemas.js';
 import { inputTypeOf, structuredObject, structuredTransform, textTransform } from './transform.js';
+import { jsonString } from '../services/json-text.js';
 
 export const NDJSON = 'application/x-ndjson';
 
@@ -110,7 +111,7 @@ export function streamRoutes(deps: AppDeps) {
     const done = await textTransform(deps, body, principal, sessionState, factSink(request), request.log, { frames: true });
     if (done.frames !== undefined) {
       // A large text was cut into frames on the worker; the rest of the body is small.
-      const rest = JSON.parse(done.serialized ?? '{}') as Omit<TransformResponse, 'safe_text' | 'entities'>;
+      const rest = JSON.parse(jsonString(done.serialized ?? '{}')) as Omit<TransformResponse, 'safe_text' | 'entities'>;
       return { text: { frames: done.frames, rest, entities: done.entityCount ?? 0, handle: done.handle, trace: done.trace } };
     }
     const response = done.response!;
@@ -169,7 +170,7 @@ export function streamRoutes(deps: AppDeps) {
             const result = await rehydrateOnce(deps, principal, body, request.log, factSink(request), true);
             // A large output was restored and cut on a worker: only the small rest of its body is parsed here.
             const segments = isOffloaded(result) ? (result.segments ?? []) : splitSegments(result.restored_text).map((segment) => segment.text);
-            const response = isOffloaded(result) ? (JSON.parse(result.body) as Omit<RehydrateResponse, 'restored_text'>) : result;
+            const response = isOffloaded(result) ? (JSON.parse(jsonString(result.body)) as Omit<RehydrateResponse, 'restored_text'>) : result;
             await runStream(reply, request.log, 'rehydrate_stream', async (writer) => {
               for (const [index, text] of segments.entries()) {
                 if (!(await writer.frame({ index, restored_text: text }))) return undefined;

@@ -7,7 +7,8 @@ import { auditFacts, factSink, NO_FACTS, transformFacts, type FactSink } from '.
 import { keyRingFor, policiesFor, ringMaterial, type AppDeps } from '../deps.js';
 import type { PolicyRegistry } from '../services/policies.js';
 import { compileCustomPatterns } from '../domain/detect/index.js';
-import { incomingSession, outgoingHandle, recordContinuation, withHandle } from '../services/state.js';
+import { incomingSession, outgoingHandle, recordContinuation, withHandleParts } from '../services/state.js';
+import { jsonString, type JsonText } from '../services/json-text.js';
 import {
   chatSlotTexts,
   jsonSlotTexts,
@@ -26,7 +27,7 @@ import { checkJsonDocument } from '../domain/structured/index.js';
 import { nerWillRun, planDetection, planDetectionForTexts, type DetectorName, type NerLog } from '../services/ner.js';
 import type { LoadedPolicy } from '../services/policies.js';
 import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
-import { effectiveContext, fingerprint, policyFact, principalOf, traceIdOf, type Principal } from './common.js';
+import { effectiveContext, fingerprint, policyFact, principalOf, sendJson, traceIdOf, type Principal } from './common.js';
 import { TransformBodySchema, TransformResponseSchema, type TransformBody } from './schemas.js';
 
 /** interface.md 4.1: exactly one of input, input_json, input_messages, matching input_type. */
@@ -114,18 +115,18 @@ export type { StructuredRequest } from '../services/structured.js';
 export type TransformDone = TransformOutcome | OffloadedTransform;
 
 /** A structured transform's answer as an object (a worker's serialized body parsed back; bounded by the document limits). */
-export function structuredObject(result: Record<string, unknown> | string): Record<string, unknown> {
-  return typeof result === 'string' ? (JSON.parse(result) as Record<string, unknown>) : result;
+export function structuredObject(result: Record<string, unknown> | JsonText[]): Record<string, unknown> {
+  return Array.isArray(result) ? (JSON.parse(result.map(jsonString).join('')) as Record<string, unknown>) : result;
 }
 
 /** A transform a worker ran and serialized. */
 export function isOffloadedTransform(done: TransformDone): done is OffloadedTransform {
-  return typeof (done as OffloadedTransform).body === 'string';
+  return 'body' in done;
 }
 
 /** The response object of a finished transform (a worker's is parsed back: callers that need it are bounded). */
 export function transformResponseOf(done: TransformDone): TransformOutcome['response'] & Record<string, unknown> {
-  return (isOffloadedTransform(done) ? JSON.parse(done.body) : done.response) as TransformOutcome['response'] & Record<string, unknown>;
+  return (isOffloadedTransform(done) ? JSON.parse(jsonString(done.body)) : done.response) as TransformOutcome['response'] & Record<string, unknown>;
 }
 
 /**
@@ -173,7 +174,10 @@ export async function runStructuredWithNer(
   const planned: StructuredRequest =
     input.kind === 'json' ? { kind: 'json', request: { ...input.request, detection, slotNer } } : { kind: 'chat_messages', request: { ...input.request, detection, slotNer } };
   const document = input.kind === 'json' ? input.request.inputJson : input.request.inputMessages;
-  if (source !== undefined || scope.offload === true || deps.offload.offloads(jsonCost(document, deps.offload.threshold))) {
+  // Like a text transform, the document's size weighed with the caller's patterns: a short
+  // document scanned by an expensive pattern leaves the event loop too (services/offload.ts).
+  const callerPatterns = input.request.customPatterns === undefined ? [] : compileCustomPatterns(input.request.customPatterns, 'custom_patterns');
+  if (source !== undefined || scope.offload === true || !detectsInline(jsonCost(document, deps.offload.threshold), callerPatterns, deps.offload.threshold)) {
     // The bounds are checked here first (a bounded walk), so only a document within them is copied
     // to the worker; a document still in its raw body is parsed and checked there.
     if (input.kind === 'json' && source === undefined) checkJsonDocument(input.request.inputJson);
@@ -250,13 +254,13 @@ export async function structuredTransform(
   principal: Principal,
   facts: FactSink = NO_FACTS,
   source?: DeferredSource,
-): Promise<Record<string, unknown> | string> {
+): Promise<Record<string, unknown> | JsonText[]> {
   const { done, traceId } = await structuredDone(deps, log, body, inputType, sessionState, principal, facts, source);
   if (done.meta.continued) await recordContinuation(deps, done.meta);
   const handle = await outgoingHandle(deps, done.meta, done.sessionState);
   log.info({ event: 'transform_completed', input_type: inputType, trace_id: fingerprint(traceId), offloaded: isOffloadedTransform(done) }, 'transform_completed');
   // A worker's body goes out as it is, the session handle spliced in.
-  if (isOffloadedTransform(done)) return withHandle(done.body, handle);
+  if (isOffloadedTransform(done)) return withHandleParts(done.body, handle);
   return { ...done.response, ...handle };
 }
 
@@ -268,7 +272,7 @@ export interface TextTransformDone {
   readonly trace: string;
   readonly response?: TransformResponse;
   /** Set when a worker serialized the body (without its session handle; with `frames`, without safe_text and entities too). */
-  readonly serialized?: string;
+  readonly serialized?: JsonText;
   /** With `frames`, for a transform a worker ran: the stream frames, each serialized. */
   readonly frames?: string[];
   /** With `frames`, for a transform a worker ran: how many entities the frames carry. */
@@ -366,13 +370,13 @@ export function transformRoutes(deps: AppDeps) {
         const sessionState = await incomingSession(deps, body.session_id, body.session_state);
         if (inputType !== 'text') {
           const structured = await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request), deferredSource(request, 'input_json'));
-          return typeof structured === 'string' ? reply.type('application/json; charset=utf-8').send(structured) : structured;
+          return Array.isArray(structured) ? sendJson(reply, structured) : structured;
         }
         const done = await textTransform(deps, body, principal, sessionState, factSink(request), request.log);
         const logFields = { event: 'transform_completed', trace_id: done.trace, policy: body.policy ?? deps.policies.registry.defaultName };
         if (done.serialized !== undefined) {
           request.log.info({ ...logFields, offloaded: true }, 'transform_completed');
-          return reply.type('application/json; charset=utf-8').send(withHandle(done.serialized, done.handle));
+          return sendJson(reply, withHandleParts(done.serialized, done.handle));
         }
         request.log.info({ ...logFields, entities: done.response?.entities.length ?? 0 }, 'transform_completed');
         return { ...done.response, ...done.handle };

@@ -7,6 +7,7 @@ import type { Detection } from '../domain/types.js';
 import { detectAll, type CompiledPattern } from '../domain/detect/index.js';
 import { utf16ToCodePoints } from '../domain/text/codepoints.js';
 import { mergeDetections } from './transform.js';
+import { toJsonText, type JsonText } from './json-text.js';
 
 /** interface.md 4.5: the default confidence threshold. */
 export const DEFAULT_THRESHOLD = 0.5;
@@ -64,8 +65,8 @@ export function detectSerialized(
   text: string,
   options: { readonly language?: string | undefined; readonly defaultRegion: string; readonly patterns: readonly CompiledPattern[] },
   selection: DetectSelection,
-): { entitiesJson: string; count: number; typeCounts: Record<string, number> } {
+): { entitiesJson: JsonText; count: number; typeCounts: Record<string, number> } {
   const regex = detectAll(text, { customPatterns: options.patterns, defaultRegion: options.defaultRegion, ...(options.language !== undefined ? { language: options.language } : {}) });
   const { entities, typeCounts } = selectDetections(text, regex, selection);
-  return { entitiesJson: JSON.stringify(entities), count: entities.length, typeCounts };
+  return { entitiesJson: toJsonText(JSON.stringify(entities)), count: entities.length, typeCounts };
 }

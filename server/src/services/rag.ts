@@ -43,6 +43,7 @@ import { partitionOf, revocationDigest, revocationRegions, revokedEntryIds, with
 import { assertNotDenied, denySession } from './state.js';
 import { combineDetections, NER_DEGRADED_WARNING } from './transform.js';
 import { StoreUnavailableError } from '../stores/types.js';
+import { jsonString } from './json-text.js';
 
 /** Built-in cap on document_sessions (and chunks) per context request (interface.md section 8). */
 export const MAX_CONTEXT_CHUNKS = 256;
@@ -802,7 +803,7 @@ export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<
       kinds: CONTEXT_KINDS,
       clearance: { levels: deps.config.rag.classification_levels, rank: request.clearance },
     });
-    return { response: done.body, session: opened, tokensResolved: done.tokensResolved, outputGuardTriggered: done.outputGuardTriggered };
+    return { response: jsonString(done.body), session: opened, tokensResolved: done.tokensResolved, outputGuardTriggered: done.outputGuardTriggered };
   }
   const registry = policiesFor(deps, request.tenant);
   const env: RehydrateEnvironment = {

@@ -21,6 +21,7 @@ import { openSession, SESSION_KINDS } from '../domain/seal/index.js';
 import { StoreUnavailableError } from '../stores/types.js';
 import { rethrowQuota } from './quota.js';
 import { entryDigests, partitionOf, partitionsFor, revocationRegions, withStore } from './revocation.js';
+import { withTrailingFields, type JsonText } from './json-text.js';
 
 
 /**
@@ -170,7 +171,18 @@ async function keepRevocationsLive(deps: AppDeps, tenant: string | null, session
 }
 
 /** Splice the session handle into a body serialized on a worker thread. */
-export function withHandle(body: string, handle: { session_state: string } | { session_id: string }): string {
+export function withHandle(body: string, handle: SessionHandle): string {
+  return `${body.slice(0, -1)}${handleMember(handle)}}`;
+}
+
+/** `withHandle` of a body that may be bytes (services/json-text.ts), as parts to send. */
+export function withHandleParts(body: JsonText, handle: SessionHandle): JsonText[] {
+  return withTrailingFields(body, handleMember(handle));
+}
+
+type SessionHandle = { session_state: string } | { session_id: string };
+
+function handleMember(handle: SessionHandle): string {
   const [key, value] = 'session_id' in handle ? ['session_id', handle.session_id] : ['session_state', handle.session_state];
-  return `${body.slice(0, -1)},${JSON.stringify(key)}:${JSON.stringify(value)}}`;
+  return `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
 }

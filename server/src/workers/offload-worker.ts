@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { setPriority } from 'node:os';
 import { isVeilError, type Policy } from '@veil/common';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { compileCustomPatterns, detectAll, type CompiledPattern } from '../domain/detect/index.js';
 import { parseJsonBounded, parseJsonText, type JsonStructureLimits } from '../domain/json-depth.js';
 import { withinClearance, type Clearance } from '../domain/rag/classification.js';
@@ -21,6 +22,7 @@ import { batchItemFields, runTextTransform, type ContextStrategy, type SessionMe
 import { runChatTransform, runJsonTransform, type StructuredRequest } from '../services/structured.js';
 import { detectSerialized, type DetectSelection } from '../services/detect.js';
 import { transformFrames } from '../services/frames.js';
+import { toJsonText, transferablesOf, type JsonText } from '../services/json-text.js';
 import { splitSegments } from '../domain/stream/index.js';
 import type { OutputProtectionSettings } from '../services/output-guard.js';
 import type { PromptSecuritySettings } from '../services/prompt-security.js';
@@ -151,7 +153,8 @@ export type OffloadTask =
 
 /** Result of 'transform': the body without its session handle, the blob, and session meta. */
 export interface OffloadedTransform {
-  readonly body: string;
+  /** Bytes when long (services/json-text.ts); always a string for the batch-item and frames shapes. */
+  readonly body: JsonText;
   /** With `frames`: the stream frames, each serialized, and the body without safe_text and entities. */
   readonly frames?: string[];
   readonly sessionState: string;
@@ -164,7 +167,8 @@ export interface OffloadedTransform {
 
 /** Result of 'rehydrate': the serialized response and the facts the event loop records. */
 export interface OffloadedRehydrate {
-  readonly body: string;
+  /** Bytes when long (services/json-text.ts); always a string for the segments shape. */
+  readonly body: JsonText;
   /** undefined when the output guard is disabled. */
   readonly outputGuardTriggered: boolean | undefined;
   readonly tokensResolved: number;
@@ -174,7 +178,7 @@ export interface OffloadedRehydrate {
 
 /** Result of 'detect-entities': the serialized entity list and what the audit event needs. */
 export interface OffloadedDetection {
-  readonly entitiesJson: string;
+  readonly entitiesJson: JsonText;
   readonly count: number;
   readonly typeCounts: Record<string, number>;
 }
@@ -294,7 +298,7 @@ function offloadedTransform(outcome: TransformOutcome, shape: TransformShape = '
   const base = { sessionState: outcome.sessionState, meta: outcome.meta, facts, ...(outcome.cleanedInput !== undefined ? { cleanedInput: outcome.cleanedInput } : {}) };
   switch (shape) {
     case 'response':
-      return { ...base, body: JSON.stringify(response) };
+      return { ...base, body: toJsonText(JSON.stringify(response)) };
     case 'batch-item':
       return { ...base, body: JSON.stringify(batchItemFields(response)) };
     case 'frames': {
@@ -391,7 +395,7 @@ function execute(task: OffloadTask): unknown {
       if (task.document !== undefined) {
         const document = 'source' in task.document ? deferredValue(task.document.source) : task.document.value;
         const response = restoreJsonOpened(env, session, task.request, document, started);
-        return { body: JSON.stringify(response), outputGuardTriggered: response.output_guard?.triggered, tokensResolved: response.tokens_resolved } satisfies OffloadedRehydrate;
+        return { body: toJsonText(JSON.stringify(response)), outputGuardTriggered: response.output_guard?.triggered, tokensResolved: response.tokens_resolved } satisfies OffloadedRehydrate;
       }
       const response = restoreOpened(env, session, task.request, started);
       const facts = { outputGuardTriggered: response.output_guard?.triggered, tokensResolved: response.tokens_resolved };
@@ -400,7 +404,7 @@ function execute(task: OffloadTask): unknown {
         const { restored_text: restored, ...rest } = response;
         return { body: JSON.stringify(rest), segments: splitSegments(restored).map((segment) => segment.text), ...facts } satisfies OffloadedRehydrate;
       }
-      return { body: JSON.stringify(shape === 'answer' ? answerOf(response) : response), ...facts } satisfies OffloadedRehydrate;
+      return { body: toJsonText(JSON.stringify(shape === 'answer' ? answerOf(response) : response)), ...facts } satisfies OffloadedRehydrate;
     }
     case 'rag':
       return runRagTask(task);
@@ -409,7 +413,11 @@ function execute(task: OffloadTask): unknown {
 
 export default function run(task: OffloadTask): OffloadResult {
   try {
-    return { ok: true, value: execute(task) };
+    const value = execute(task);
+    // Long serialized answers are bytes: moved to the event loop, not copied (json-text.ts).
+    const transfer = transferablesOf(value);
+    if (transfer.length === 0) return { ok: true, value };
+    return move({ [transferableSymbol]: transfer, [valueSymbol]: { ok: true, value } }) as unknown as OffloadResult;
   } catch (error) {
     if (isVeilError(error)) return { ok: false, code: error.code, message: error.message, detail: error.detail };
     return { ok: false, code: 'VEIL_INTERNAL', message: 'internal error', detail: error instanceof Error ? error.name : 'unknown' };
