@@ -6,6 +6,7 @@ import pino, { type Logger } from 'pino';
 import { LogAuditSink } from './audit/sink.js';
 import { registerAudit } from './audit/plugin.js';
 import { createAuthenticator, registerAuth } from './auth/index.js';
+import { buildUseCases } from './compose.js';
 import type { AppDeps } from './deps.js';
 import { registerObservability } from './metrics/observe.js';
 import { metricsRoutes } from './metrics/routes.js';
@@ -115,21 +116,23 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerIdempotency(app, deps);
   // Every route registered below goes into the OpenAPI document (GET /openapi.json).
   const routes = collectRoutes(app);
+  // The use cases the routes call, wired once from deps (compose.ts).
+  const useCases = buildUseCases(deps);
 
   await app.register(probeRoutes(deps));
   await app.register(systemRoutes(deps));
-  await app.register(transformRoutes(deps));
-  await app.register(fileRoutes(deps));
-  await app.register(rehydrateRoutes(deps));
-  await app.register(detectRoutes(deps));
-  await app.register(batchRoutes(deps));
-  await app.register(streamRoutes(deps));
+  await app.register(transformRoutes(deps, useCases));
+  await app.register(fileRoutes(deps, useCases));
+  await app.register(rehydrateRoutes(deps, useCases));
+  await app.register(detectRoutes(deps, useCases));
+  await app.register(batchRoutes(deps, useCases));
+  await app.register(streamRoutes(deps, useCases));
   await app.register(policyRoutes(deps));
   await app.register(validationRoutes());
   await app.register(revokeRoutes(deps));
   await app.register(sessionRoutes(deps));
-  await app.register(ragRoutes(deps));
-  await app.register(openAiRoutes(deps));
+  await app.register(ragRoutes(deps, useCases));
+  await app.register(openAiRoutes(deps, useCases));
   await app.register(diagnosticsRoutes(deps));
   await app.register(metricsRoutes(deps));
   await app.register(adminPolicyRoutes(deps));

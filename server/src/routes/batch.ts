@@ -8,16 +8,16 @@
 // 'transform', exactly as /v1/transform seals them, so they continue and rehydrate alike.
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { auditFacts, transformFacts } from '../audit/facts.js';
-import { keyRingFor, policiesFor, ringMaterial, type AppDeps } from '../deps.js';
-import type { PolicyRegistry } from '../services/policies.js';
-import { applyPolicyDetection, planDetection } from '../services/ner.js';
+import { auditFacts } from '../audit/facts.js';
+import type { UseCases } from '../compose.js';
+import type { AppDeps } from '../deps.js';
 import { RawJson, serializeSliced, withLeadingFields, type Slicer } from '../services/offload.js';
 import { outgoingHandle, recordContinuation, withHandle } from '../services/state.js';
-import { batchItemFields, runTextTransform, type SessionMeta, type TextTransformRequest } from '../services/transform.js';
-import type { StructuredRequest } from '../services/structured.js';
-import { effectiveContext, ms, patternSet, policyFact, principalOf, traceIdOf, type Principal } from './common.js';
-import { DEFAULT_THRESHOLD, detectEntities, includeValues } from './detect.js';
+import { batchItemFields, type SessionMeta } from '../services/transform.js';
+import { runSession, type TransformCommand, type UseCaseCall } from '../usecases/transform.js';
+import type { StructuredRun, TextRun } from '../usecases/executor.js';
+import { callOf, effectiveContext, ms, patternSet, policyFact, principalOf, traceIdOf } from './common.js';
+import { DEFAULT_THRESHOLD, includeValues } from './detect.js';
 import {
   batchDetectBodySchema,
   BatchDetectResponseSchema,
@@ -27,19 +27,8 @@ import {
   type BatchTransformBody,
   type BatchTransformItem,
 } from './schemas.js';
-import {
-  isOffloadedTransform,
-  nerWillRun,
-  plannedPolicy,
-  promptFacts,
-  runStructuredWithNer,
-  transformEnvironment,
-  transformSettings,
-  type TransformDone,
-} from './transform.js';
 import { chargeRateLimit } from '../plugins/rate-limit.js';
 import { bodySize } from '../plugins/json.js';
-import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
 
 type InputKind = 'text' | 'json' | 'chat_messages';
 
@@ -84,61 +73,14 @@ async function batchAnswer(slicer: Slicer, results: readonly ItemResult[], stats
   return serializeSliced(slicer, '{"results":[', items, `],"stats":${JSON.stringify(stats)}}`);
 }
 
-export function batchRoutes(deps: AppDeps) {
+export function batchRoutes(deps: AppDeps, useCases: UseCases) {
   /** One item, exactly as /v1/transform would run it (no store checks: the batch does those). */
-  const transformItem = async (
-    item: BatchTransformItem,
-    policy: string | undefined,
-    sessionState: string | undefined,
-    principal: Principal,
-    traceId: string,
-    registry: PolicyRegistry,
-    log: FastifyBaseLogger,
-    large: boolean,
-  ): Promise<TransformDone> => {
+  const transformItem = (item: BatchTransformItem, call: UseCaseCall, command: TransformCommand, large: boolean): Promise<TextRun | StructuredRun> => {
     const kind = itemInputType(item);
-    const common = {
-      language: item.language,
-      policy,
-      sessionState,
-      context: effectiveContext(deps, principal, undefined),
-      tenant: principal.tenant,
-      traceId,
-    };
-    if (kind !== 'text') {
-      const input: StructuredRequest =
-        kind === 'json' ? { kind, request: { ...common, inputJson: item.input_json } } : { kind, request: { ...common, inputMessages: item.input_messages } };
-      return runStructuredWithNer(deps, transformEnvironment(deps, principal.tenant, registry), input, undefined, plannedPolicy(registry, policy, sessionState), log, {
-        tenant: principal.tenant,
-        registry,
-        shape: 'batch-item',
-        offload: large,
-      });
-    }
-    let input = item.text ?? '';
-    // As /v1/transform: prompt security screens before the NER sidecar sees the text.
-    const promptSettings = promptSecuritySettings(deps.config);
-    let promptScreened: PromptSecuritySummary | undefined;
-    if (promptSettings !== undefined && nerWillRun(deps, undefined)) {
-      const screened = screenBeforeNer(promptSettings, input, { keyRing: keyRingFor(deps, principal.tenant), sessionState, tenant: principal.tenant, nowMs: deps.now() });
-      input = screened.text;
-      promptScreened = screened.summary;
-    }
-    const planned = plannedPolicy(registry, policy, sessionState);
-    const plan = await planDetection(deps, input, item.language ?? deps.config.detector.default_language, undefined, planned?.compiled.policy, log);
-    const request: TextTransformRequest = { ...common, input, detection: plan, ...(promptScreened !== undefined ? { promptScreened } : {}) };
-    if (large || deps.offload.offloads(Math.max(input.length, sessionState?.length ?? 0))) {
-      return deps.offload.run({
-        op: 'transform',
-        request,
-        ring: ringMaterial(deps, principal.tenant),
-        policies: registry.snapshot(),
-        settings: transformSettings(deps),
-        nowMs: deps.now(),
-        shape: 'batch-item',
-      });
-    }
-    return runTextTransform(transformEnvironment(deps, principal.tenant, registry), request);
+    const options = { shape: 'batch-item' as const, worker: large };
+    if (kind === 'text') return useCases.transform.runText(call, command, item.text ?? '', options);
+    const document = kind === 'json' ? { kind, value: item.input_json } : { kind, value: item.input_messages };
+    return useCases.transform.runStructured(call, command, document, options);
   };
 
   return function register(app: FastifyInstance): void {
@@ -155,12 +97,13 @@ export function batchRoutes(deps: AppDeps) {
         const principal = principalOf(request);
         const shared = body.session_mode === 'shared';
         const traceId = traceIdOf(undefined);
-        // One policy snapshot for the whole batch (a reload mid-batch never mixes two sets).
-        const registry = policiesFor(deps, principal.tenant);
+        // One scope for the whole batch: a reload mid-batch never mixes two policy sets.
+        const call = callOf(useCases, request);
+        const context = effectiveContext(deps, principal, undefined);
         // Items run one after another; between them the event loop serves other requests. In a
         // batch that is large as a whole every item runs on a worker, however small each is.
-        const slicer = deps.offload.slicer();
-        const large = deps.offload.offloads(bodySize(request));
+        const slicer = useCases.executor.slicer();
+        const large = useCases.executor.offloads(bodySize(request));
         const results: ItemResult[] = [];
         let carried: { sessionState: string; meta: SessionMeta; position: number } | undefined;
         let totalEntities = 0;
@@ -168,18 +111,19 @@ export function batchRoutes(deps: AppDeps) {
         for (const [index, item] of body.items.entries()) {
           await slicer.pause();
           try {
-            const done = await transformItem(item, item.policy ?? body.policy, shared ? carried?.sessionState : undefined, principal, traceId, registry, request.log, large);
+            const command: TransformCommand = { language: item.language, policy: item.policy ?? body.policy, sessionState: shared ? carried?.sessionState : undefined, context, traceId };
+            // The use case records the item's facts (types, counts, prompt security) itself.
+            const run = await transformItem(item, call, command, large);
             let result: ItemResult;
-            if (isOffloadedTransform(done)) {
-              result = { index, json: done.body };
-              totalEntities += done.facts.entity_count ?? 0;
-              auditFacts(request, done.facts);
+            if (run.where === 'worker') {
+              result = { index, json: run.outcome.body };
+              totalEntities += run.outcome.facts.entity_count ?? 0;
             } else {
-              const fields = batchItemFields(done.response);
+              const fields = batchItemFields(run.outcome.response);
               result = { index, object: { index, ...fields } };
               totalEntities += fields.entities_detected;
-              auditFacts(request, { ...transformFacts(done.response), ...promptFacts(done.response) });
             }
+            const done = runSession(run);
             if (shared) {
               carried = { sessionState: done.sessionState, meta: done.meta, position: results.length };
             } else {
@@ -187,7 +131,6 @@ export function batchRoutes(deps: AppDeps) {
             }
             results.push(result);
           } catch (error) {
-            if (isVeilError(error) && error.code === 'VEIL_PROMPT_REJECTED') auditFacts(request, { prompt_security: true });
             failed += 1;
             results.push({ index, object: { index, safe_text: '', entities_detected: 0, entities_transformed: 0, ...itemError(request.log, 'batch_transform', index, error) } });
           }
@@ -222,26 +165,26 @@ export function batchRoutes(deps: AppDeps) {
         chargeRateLimit(request, body.items.length - 1);
         const principal = principalOf(request);
         const withValues = includeValues(deps, principal.scopes, body.include_values);
-        const slicer = deps.offload.slicer();
-        const large = deps.offload.offloads(bodySize(request));
+        const slicer = useCases.executor.slicer();
+        const large = useCases.executor.offloads(bodySize(request));
         const results: ItemResult[] = [];
         let totalEntities = 0;
         let failed = 0;
-        const registry = policiesFor(deps, principal.tenant);
+        const call = callOf(useCases, request);
+        const registry = call.scope.registry;
         for (const [index, item] of body.items.entries()) {
           await slicer.pause();
           try {
             const policyName = item.policy ?? body.policy;
             const loaded = policyName !== undefined ? registry.get(policyName) : undefined;
-            const patterns = patternSet(loaded, undefined);
-            const language = item.language ?? deps.config.detector.default_language;
-            const plan = await planDetection(deps, item.text, language, undefined, loaded?.compiled.policy, request.log);
-            const ner = loaded !== undefined ? applyPolicyDetection(loaded.compiled.policy, plan) : plan.ner;
-            const selection = { useRegex: plan.useRegex, ner, threshold: DEFAULT_THRESHOLD, withValues };
+            const found = await useCases.detect.run(
+              call,
+              { text: item.text, language: item.language, policy: loaded, patterns: patternSet(loaded, undefined), threshold: DEFAULT_THRESHOLD, withValues },
+              large,
+            );
+            const plan = found.plan;
             const warnings = plan.warnings.length > 0 ? { warnings: plan.warnings } : {};
-            const found = await detectEntities(deps, { text: item.text, language, patterns }, selection, large);
             totalEntities += found.count;
-            auditFacts(request, { entity_types: Object.keys(found.typeCounts), type_counts: found.typeCounts, entity_count: found.count });
             results.push(
               found.entitiesJson !== undefined
                 ? { index, json: `{"entities":${found.entitiesJson}${plan.warnings.length > 0 ? `,"warnings":${JSON.stringify(plan.warnings)}` : ''}}` }

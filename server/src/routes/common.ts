@@ -1,7 +1,11 @@
 // Helpers shared by route handlers: caller identity, trace ids, custom-pattern assembly,
 // detector selection and span conversion to code points.
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../auth/principal.js';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import { factSink } from '../audit/facts.js';
+import { principalOf, type Principal } from '../auth/principal.js';
+import type { UseCases } from '../compose.js';
+import type { UseCaseCall } from '../usecases/transform.js';
 import type { AppDeps } from '../deps.js';
 import { compileCustomPatterns, type CompiledPattern } from '../domain/detect/index.js';
 import { DEFAULT_DESTINATION, type Caller } from '../domain/policy/index.js';
@@ -86,4 +90,9 @@ export function codePointSpans(text: string, spans: readonly { start: number; en
 export function policyFact(deps: AppDeps, name: string | undefined): { policy?: string } {
   if (name === undefined) return {};
   return { policy: deps.policies.registry.has(name) ? name : '<unknown>' };
+}
+
+/** A use case call for this request: the caller's scope (read once), its audit facts, its logger. */
+export function callOf(useCases: Pick<UseCases, 'scopeOf'>, request: FastifyRequest): UseCaseCall & { readonly log: FastifyBaseLogger } {
+  return { scope: useCases.scopeOf(principalOf(request).tenant), facts: factSink(request), log: request.log };
 }

@@ -28,6 +28,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import { Type, type Static } from 'typebox';
 import { auditFacts, factSink, type FactSink } from '../audit/facts.js';
 import { UpstreamClient, UpstreamError, streamedUpstreamError, type UpstreamAnswer } from '../clients/upstream.js';
+import type { UseCases } from '../compose.js';
 import type { AppDeps } from '../deps.js';
 import { StreamOutputGuard, type OutputGuard } from '../domain/guard/index.js';
 import { ChunkRestorer, jsonStringRestore, parseChunk, prepareChatRequest, prepareEmbeddingRequest, restoreCompletion, type CompletionRestorers } from '../domain/proxy/index.js';
@@ -39,11 +40,11 @@ import { createRestorer, outputGuardFor, type RehydrateRequest, type Restorer } 
 import { incomingSession, outgoingHandle, recordContinuation } from '../services/state.js';
 import { LiveSessionCheck } from '../services/stream-check.js';
 import type { ChatTransformOutcome, JsonTransformOutcome } from '../services/structured.js';
-import { callerOf, fingerprint, policyFact, principalOf, type Principal } from './common.js';
-import { openInline, type OpenedInline } from './rehydrate.js';
+import { callerOf, callOf, fingerprint, policyFact, principalOf, type Principal } from './common.js';
 import { LabelSchema, LanguageSchema, PolicyNameSchema, RestoreModeSchema, SessionStateSchema, TraceIdSchema, type TransformBody } from './schemas.js';
 import { runSseStream, untilAborted } from './sse.js';
-import { structuredOutcome } from './transform.js';
+import { commandOf } from './transform.js';
+import type { OpenedHere } from '../usecases/executor.js';
 
 /** Request headers that carry the Veil parameters of a proxied call, and their body-field twins. */
 export const PROXY_HEADERS = {
@@ -167,7 +168,7 @@ interface ProxyRestorers {
   readonly tool: Restorer;
 }
 
-function restorersOf(opened: OpenedInline, base: RehydrateRequest): ProxyRestorers {
+function restorersOf(opened: OpenedHere, base: RehydrateRequest): ProxyRestorers {
   const { env, session, revokedIds } = opened;
   return { text: createRestorer(env, session, { ...base, revokedIds }), tool: createRestorer(env, session, { ...base, channel: TOOL_CHANNEL, revokedIds }) };
 }
@@ -190,7 +191,7 @@ function streamRehydrator(restorers: ProxyRestorers, guard: OutputGuard | undefi
   return new StreamRehydrator(restore, { guard: guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined });
 }
 
-export function openAiRoutes(deps: AppDeps) {
+export function openAiRoutes(deps: AppDeps, useCases: UseCases) {
   const proxy = deps.config.proxy;
   const upstream =
     proxy.upstream_url !== undefined
@@ -217,7 +218,10 @@ export function openAiRoutes(deps: AppDeps) {
   ): Promise<T> {
     auditFacts(request, { ...policyFact(deps, params.policy), ...(params.trace_id !== undefined ? { trace_id: params.trace_id } : {}) });
     const incoming = await incomingSession(deps, params.session_id, params.session_state);
-    return (await structuredOutcome(deps, request.log, transformBody(params, input), kind, incoming, principal, facts)) as T;
+    const command = commandOf(deps, transformBody(params, input), principal, incoming);
+    const document = kind === 'json' ? { kind, value: input.input_json } : { kind, value: input.input_messages };
+    // The route asked for this kind: the outcome is that kind's.
+    return (await useCases.transform.structuredOutcome({ ...callOf(useCases, request), facts }, command, document)) as T;
   }
 
   /** The upstream answered 2xx: record the continuation (replay protection), issue the handle. */
@@ -254,7 +258,7 @@ export function openAiRoutes(deps: AppDeps) {
           tenant: principal.tenant,
           traceId: outcome.response.trace_id,
         };
-        const opened = await openInline(deps, base, facts);
+        const opened = await useCases.rehydrate.openHere({ ...callOf(useCases, request), facts }, base);
         const restorers = restorersOf(opened, base);
         const guard = outputGuardFor(opened.env, opened.session, base.caller);
         const cancel = cancelOnClose(reply);

@@ -1,6 +1,6 @@
 // The RAG routes (interface.md 4.9 to 4.14): POST /v1/rag/ingest, /v1/rag/ingest/batch,
 // /v1/rag/query, /v1/rag/context, /v1/rag/answer, /v1/rag/delete. Schemas here (TypeBox,
-// unknown fields rejected), the work in services/rag.ts. Ingest, ingest/batch and delete are
+// unknown fields rejected), the work in the RAG use case (usecases/rag.ts). Ingest, ingest/batch and delete are
 // idempotent routes (interface.md section 8). The ingest, query and context results carry the
 // session handle the backend uses (a sealed blob, or a server-side id); chunk_session_state is
 // always a sealed blob because the caller stores it beside its chunk.
@@ -17,6 +17,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import { Type, type Static } from 'typebox';
 import { auditFacts, recordIntent } from '../audit/index.js';
 import type { NerLog } from '../services/ner.js';
+import type { UseCases } from '../compose.js';
 import type { AppDeps } from '../deps.js';
 import { CHUNKING_STRATEGIES, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../domain/rag/chunking.js';
 import { ClassificationLattice } from '../domain/rag/classification.js';
@@ -24,12 +25,7 @@ import { validationMessage } from '../plugins/errors.js';
 import { chargeRateLimit, chargeRateLimitAfter } from '../plugins/rate-limit.js';
 import { bodySize } from '../plugins/json.js';
 import {
-  answerRag,
-  buildContext,
-  deleteDocument,
-  ingestDocument,
   MAX_CONTEXT_CHUNKS,
-  queryRag,
   type IngestResponse,
   type RagScope,
   type Sealed,
@@ -262,10 +258,9 @@ function answer(reply: FastifyReply, result: Record<string, unknown> | string): 
   return typeof result === 'string' ? reply.type('application/json; charset=utf-8').send(result) : result;
 }
 
-export function ragRoutes(deps: AppDeps) {
+export function ragRoutes(deps: AppDeps, useCases: UseCases) {
   const ingest = async (body: IngestBody, principal: Principal, log: NerLog, large = false): Promise<{ result: Record<string, unknown> | string; sealed: Sealed<IngestResponse> }> => {
-    const sealed = await ingestDocument(
-      deps,
+    const sealed = await useCases.rag.ingest(
       {
         text: body.text,
         strategy: body.chunking_strategy ?? 'paragraph',
@@ -328,9 +323,9 @@ export function ragRoutes(deps: AppDeps) {
         // One unit per document (the request itself paid the first).
         chargeRateLimit(request, request.body.items.length - 1);
         validateItem ??= itemValidator();
-        const slicer = deps.offload.slicer();
+        const slicer = useCases.executor.slicer();
         // A batch large as a whole runs every document's pure half on a worker.
-        const large = deps.offload.offloads(bodySize(request));
+        const large = useCases.executor.offloads(bodySize(request));
         const results: unknown[] = [];
         let failed = 0;
         for (const [index, item] of request.body.items.entries()) {
@@ -358,7 +353,7 @@ export function ragRoutes(deps: AppDeps) {
       async (request, reply) => {
         const body = request.body;
         const sealed = await recordingGuards(request, () =>
-          queryRag(deps, { query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, { ...modelScope(deps, principalOf(request)), log: request.log }),
+          useCases.rag.query({ query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, { ...modelScope(deps, principalOf(request)), log: request.log }),
         );
         const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
         auditFacts(request, { ...policyOf(sealed.session), session_id: sealed.session.sid, ...sealed.facts, ...promptFact(sealed.promptSecurity) });
@@ -377,8 +372,7 @@ export function ragRoutes(deps: AppDeps) {
         const principal = principalOf(request);
         const clearance = clearanceOf(deps, principal, body.access_level);
         const sessionState = await requiredSession(deps, body);
-        const sealed = await recordingGuards(request, () => buildContext(
-          deps,
+        const sealed = await recordingGuards(request, () => useCases.rag.context(
           {
             chunks: body.chunks,
             sessionState,
@@ -407,7 +401,7 @@ export function ragRoutes(deps: AppDeps) {
         const clearance = clearanceOf(deps, principal, body.access_level);
         const sessionState = await requiredSession(deps, body);
         const answered = await recordingGuards(request, () =>
-          answerRag(deps, {
+          useCases.rag.answer({
             answer: body.answer,
             sessionState,
             channel: body.output_channel ?? 'user_output',
@@ -436,7 +430,7 @@ export function ragRoutes(deps: AppDeps) {
         // An untenanted caller writes unscoped revocations: it needs global_revoke (4.15).
         scopeOf(principal);
         const sessionState = await requiredSession(deps, body);
-        const { response, session } = await deleteDocument(deps, {
+        const { response, session } = await useCases.rag.delete({
           sessionState,
           serverHeld: body.session_id !== undefined,
           tenant: principal.tenant,

@@ -25,6 +25,7 @@ import type { IncomingMessage } from 'node:http';
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { auditFacts, factSink } from '../audit/facts.js';
+import type { UseCases } from '../compose.js';
 import type { AppDeps } from '../deps.js';
 import { splitSegments, StreamRehydrator } from '../domain/stream/index.js';
 import { parseJsonBounded, type JsonStructureLimits } from '../domain/json-depth.js';
@@ -39,11 +40,11 @@ import { incomingSession } from '../services/state.js';
 import { transformFrames } from '../services/frames.js';
 import { LiveSessionCheck } from '../services/stream-check.js';
 import type { TransformResponse } from '../services/transform.js';
-import { fingerprint, policyFact, principalOf } from './common.js';
-import { isOffloaded, openInline, rehydrateOnce, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
+import { callOf, fingerprint, policyFact, principalOf } from './common.js';
+import { rehydrateCommandOf, type RehydrateParams } from './rehydrate.js';
 import { runSseStream, untilAborted, type SseWriter } from './sse.js';
 import { RehydrateBodySchema, RehydrateParamsSchema, TransformBodySchema, type RehydrateBody, type TransformBody } from './schemas.js';
-import { inputTypeOf, structuredObject, structuredTransform, textTransform } from './transform.js';
+import { commandOf, inputTypeOf } from './transform.js';
 
 export const NDJSON = 'application/x-ndjson';
 
@@ -93,7 +94,7 @@ function deltaOf(line: string, limits: JsonStructureLimits): string {
   return delta;
 }
 
-export function streamRoutes(deps: AppDeps) {
+export function streamRoutes(deps: AppDeps, useCases: UseCases) {
   /** The full text transform of /v1/transform, with its store checks; nothing sent yet. */
   const transformWhole = async (request: FastifyRequest<{ Body: TransformBody }>) => {
     const body = request.body;
@@ -101,22 +102,28 @@ export function streamRoutes(deps: AppDeps) {
     auditFacts(request, { ...policyFact(deps, body.policy), ...(body.trace_id !== undefined ? { trace_id: body.trace_id } : {}) });
     const inputType = inputTypeOf(body);
     const sessionState = await incomingSession(deps, body.session_id, body.session_state);
+    const call = callOf(useCases, request);
+    const command = commandOf(deps, body, principal, sessionState);
+    const trace = fingerprint(command.traceId);
     if (inputType !== 'text') {
       // JSON and chat documents are not cut into segments: one frame carries the whole
       // tokenized document, then the completion frame.
-      const whole = structuredObject(await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request), deferredSource(request, 'input_json')));
-      return { structured: whole };
+      const document = inputType === 'json' ? { kind: 'json' as const, value: body.input_json, source: deferredSource(request, 'input_json') } : { kind: 'chat_messages' as const, value: body.input_messages };
+      const done = await useCases.transform.structured(call, command, document);
+      request.log.info({ event: 'transform_completed', input_type: inputType, trace_id: trace, offloaded: done.json !== undefined }, 'transform_completed');
+      // A worker's body is parsed back: the document is bounded by the limits the request passed.
+      return { structured: done.json !== undefined ? (JSON.parse(done.json) as Record<string, unknown>) : done.object };
     }
-    const done = await textTransform(deps, body, principal, sessionState, factSink(request), request.log, { frames: true });
+    const done = await useCases.transform.text(call, command, body.input ?? '', { frames: true });
     if (done.frames !== undefined) {
       // A large text was cut into frames on the worker; the rest of the body is small.
       const rest = JSON.parse(done.serialized ?? '{}') as Omit<TransformResponse, 'safe_text' | 'entities'>;
-      return { text: { frames: done.frames, rest, entities: done.entityCount ?? 0, handle: done.handle, trace: done.trace } };
+      return { text: { frames: done.frames, rest, entities: done.entityCount ?? 0, handle: done.handle, trace } };
     }
     const response = done.response!;
     const { safe_text: _safeText, entities, ...rest } = response;
     const frames = transformFrames(done.input, entities).map((frame) => JSON.stringify(frame));
-    return { text: { frames, rest, entities: entities.length, handle: done.handle, trace: done.trace } };
+    return { text: { frames, rest, entities: entities.length, handle: done.handle, trace } };
   };
 
   const runStream = (
@@ -166,10 +173,15 @@ export function streamRoutes(deps: AppDeps) {
             // a body) reaches here unvalidated: refuse it like any missing JSON body.
             if (typeof request.body !== 'object' || request.body === null) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
             const body = request.body as RehydrateBody;
-            const result = await rehydrateOnce(deps, principal, body, request.log, factSink(request), true);
+            const call = callOf(useCases, request);
+            const base = await useCases.rehydrate.request(call, rehydrateCommandOf(deps, principal, body), body.output);
+            const run = await useCases.rehydrate.text(call, base, { segments: true });
+            const trace = fingerprint(base.traceId ?? '');
             // A large output was restored and cut on a worker: only the small rest of its body is parsed here.
-            const segments = isOffloaded(result) ? (result.segments ?? []) : splitSegments(result.restored_text).map((segment) => segment.text);
-            const response = isOffloaded(result) ? (JSON.parse(result.body) as Omit<RehydrateResponse, 'restored_text'>) : result;
+            const segments = run.where === 'worker' ? (run.result.segments ?? []) : splitSegments(run.response.restored_text).map((segment) => segment.text);
+            const response = run.where === 'worker' ? (JSON.parse(run.result.body) as Omit<RehydrateResponse, 'restored_text'>) : run.response;
+            if (run.where === 'worker') request.log.info({ event: 'rehydrate_completed', trace_id: trace, offloaded: true, resolved: run.result.tokensResolved }, 'rehydrate_completed');
+            else request.log.info({ event: 'rehydrate_completed', trace_id: trace, resolved: run.response.tokens_resolved, unresolved: run.response.tokens_unresolved.length }, 'rehydrate_completed');
             await runStream(reply, request.log, 'rehydrate_stream', async (writer) => {
               for (const [index, text] of segments.entries()) {
                 if (!(await writer.frame({ index, restored_text: text }))) return undefined;
@@ -193,15 +205,16 @@ export function streamRoutes(deps: AppDeps) {
           const stream = request.body as IncomingMessage;
           const limit = deps.config.server.body_limit_bytes;
           const lines = ndjsonLines(stream, maxLineLength(deps), limit);
-          let prepared: { base: Awaited<ReturnType<typeof rehydrateRequestOf>>; opened: Awaited<ReturnType<typeof openInline>> };
+          const call = callOf(useCases, request);
+          let prepared: { base: Awaited<ReturnType<UseCases['rehydrate']['request']>>; opened: Awaited<ReturnType<UseCases['rehydrate']['openHere']>> };
           try {
             const first = await lines.next();
             if (first.done === true) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
             const params = parseJsonBounded(first.value, jsonLimits(deps.config));
             const validate = request.compileValidationSchema(RehydrateParamsSchema);
             if (!validate(params)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validate.errors?.[0] ?? undefined));
-            const base = await rehydrateRequestOf(deps, principal, params as RehydrateParams, '');
-            const opened = await openInline(deps, base, factSink(request));
+            const base = await useCases.rehydrate.request(call, rehydrateCommandOf(deps, principal, params as RehydrateParams), '');
+            const opened = await useCases.rehydrate.openHere(call, base);
             // Validates the channel and the session's policy before the first frame.
             restoreOpened(opened.env, opened.session, { ...base, output: '', revokedIds: opened.revokedIds }, undefined, null);
             prepared = { base, opened };

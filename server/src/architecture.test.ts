@@ -1,0 +1,100 @@
+// The layering of server/src, checked on the import graph (issue 20 item 1): no import cycle
+// (type-only imports included, as madge counts them) and no module below the composition root
+// importing the AppDeps locator. Built with the TypeScript compiler's own import scanner, so it
+// needs no extra dependency and sees exactly the relative imports the build resolves.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const SRC = dirname(fileURLToPath(import.meta.url));
+
+/** Every non-test TypeScript source under `dir`. */
+function sources(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...sources(path));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** file (relative to server/src) -> the files it imports (relative), type-only imports included. */
+export function importGraph(root: string = SRC): Map<string, string[]> {
+  const files = sources(root);
+  const known = new Set(files);
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    const targets = new Set<string>();
+    for (const reference of info.importedFiles) {
+      if (!reference.fileName.startsWith('.')) continue;
+      const target = resolve(dirname(file), reference.fileName.replace(/\.js$/, '.ts'));
+      if (known.has(target)) targets.add(relative(root, target));
+    }
+    graph.set(relative(root, file), [...targets]);
+  }
+  return graph;
+}
+
+/** Strongly connected components with more than one file, or a file importing itself (Tarjan). */
+export function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (node: string): void => {
+    index.set(node, counter);
+    low.set(node, counter);
+    counter += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1 || (graph.get(node) ?? []).includes(node)) cycles.push(component.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return cycles;
+}
+
+describe('server/src import graph', () => {
+  const graph = importGraph();
+
+  it('finds a cycle when there is one (the checker itself can fail)', () => {
+    const cyclic = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', ['a.ts']],
+    ]);
+    expect(importCycles(cyclic)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+    expect(importCycles(new Map([['a.ts', ['b.ts']], ['b.ts', []]]))).toEqual([]);
+  });
+
+  it('sees the real graph (the composition root imports the routes)', () => {
+    expect(graph.get('app.ts')).toContain('routes/transform.ts');
+  });
+
+  it('has no import cycle', () => {
+    expect(importCycles(graph)).toEqual([]);
+  });
+});

@@ -1,0 +1,49 @@
+// Part of the composition root (with app.ts, deps.ts and main.ts): the use cases wired from the
+// process's dependencies. The only place below buildApp that reads AppDeps for the use cases:
+// each use case gets the narrow dependencies it needs, and each request a RequestScope (its
+// tenant's key ring and policy set, read once).
+import { policiesFor, type AppDeps } from './deps.js';
+import { jsonLimits } from './plugins/json.js';
+import { outputProtectionSettings } from './services/output-guard.js';
+import { promptSecuritySettings } from './services/prompt-security.js';
+import { DetectUseCase } from './usecases/detect.js';
+import { Executor, type RequestScope } from './usecases/executor.js';
+import { RagUseCase } from './usecases/rag.js';
+import { RehydrateUseCase } from './usecases/rehydrate.js';
+import { TransformUseCase } from './usecases/transform.js';
+
+export interface UseCases {
+  /** The scope of one request of `tenant`: read once, at the start of the request. */
+  scopeOf(tenant: string | null): RequestScope;
+  readonly executor: Executor;
+  readonly transform: TransformUseCase;
+  readonly rehydrate: RehydrateUseCase;
+  readonly rag: RagUseCase;
+  readonly detect: DetectUseCase;
+}
+
+export function buildUseCases(deps: AppDeps): UseCases {
+  const config = deps.config;
+  const promptSecurity = promptSecuritySettings(config);
+  const executor = new Executor(deps.offload, {
+    transform: {
+      defaultLanguage: config.detector.default_language,
+      defaultRegion: config.detector.default_region,
+      ttlSeconds: config.session.ttl_seconds,
+      contextStrategy: config.transform.context_strategy,
+      maxContextTokens: config.transform.max_context_tokens,
+      promptSecurity,
+    },
+    templates: config.restore_templates,
+    outputProtection: outputProtectionSettings(config),
+    defaultRegion: config.detector.default_region,
+    digestKey: deps.digestSecret,
+    jsonLimits: jsonLimits(config),
+  });
+  const scopeOf = (tenant: string | null): RequestScope => ({ tenant, keyRing: deps.reload.keyRingFor(tenant), registry: policiesFor(deps, tenant), nowMs: deps.now() });
+  const transform = new TransformUseCase({ executor, ner: deps, state: deps, promptSecurity, defaultLanguage: config.detector.default_language });
+  const rehydrate = new RehydrateUseCase({ executor, state: deps });
+  const rag = new RagUseCase({ executor, ner: deps, state: deps, corpusKeys: deps.corpusKeys, promptSecurity, scopeOf });
+  const detect = new DetectUseCase({ executor, ner: deps, defaultLanguage: config.detector.default_language });
+  return { scopeOf, executor, transform, rehydrate, rag, detect };
+}
