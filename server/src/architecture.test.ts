@@ -1,11 +1,14 @@
-// The layering of server/src, checked on the import graph (issue 20 item 1): no import cycle
-// (type-only imports included, as madge counts them) and no module below the composition root
-// importing the AppDeps locator. Built with the TypeScript compiler's own import scanner, so it
-// needs no extra dependency and sees exactly the relative imports the build resolves.
+// The layering of server/src (issue 20 item 1; ARCHITECTURE.md "Layers"), checked two ways:
+// on the import graph (no import cycle, type-only imports included as madge counts them; no
+// module of the lower layers importing the AppDeps locator), built with the TypeScript
+// compiler's own import scanner so it needs no extra dependency; and through the lint rules of
+// eslint.layers.js, which must refuse each layer's forbidden imports.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ESLint, type Linter } from 'eslint';
 import ts from 'typescript';
+import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 
 const SRC = dirname(fileURLToPath(import.meta.url));
@@ -96,5 +99,51 @@ describe('server/src import graph', () => {
 
   it('has no import cycle', () => {
     expect(importCycles(graph)).toEqual([]);
+  });
+});
+
+describe('layers', () => {
+  const graph = importGraph();
+  /** Folders below the composition root that must get their dependencies passed in. */
+  const LOWER = ['domain/', 'services/', 'usecases/', 'workers/', 'stores/', 'clients/'];
+
+  it('no module of domain, services, usecases, workers, stores or clients imports the locator or the wiring', () => {
+    const offenders = [...graph]
+      .filter(([file]) => LOWER.some((folder) => file.startsWith(folder)))
+      .flatMap(([file, targets]) => targets.filter((target) => ['deps.ts', 'compose.ts', 'app.ts', 'main.ts'].includes(target)).map((target) => `${file} -> ${target}`));
+    expect(offenders).toEqual([]);
+  });
+
+  it('the lint rules refuse each layer its forbidden imports and allow the rest', async () => {
+    const rules = join(SRC, '..', '..', 'eslint.layers.js');
+    const { LAYER_RULES } = (await import(rules)) as { LAYER_RULES: Linter.Config[] };
+    const eslint = new ESLint({
+      cwd: join(SRC, '..', '..'),
+      overrideConfigFile: true,
+      overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, ...LAYER_RULES],
+    });
+    const refused = async (file: string, code: string): Promise<boolean> => {
+      const [result] = await eslint.lintText(code, { filePath: `server/src/${file}` });
+      return result!.messages.some((message) => message.ruleId === 'no-restricted-imports');
+    };
+    const cases: [string, string, boolean][] = [
+      ['domain/seal/x.ts', "import { a } from '../../services/ner.js';", true],
+      ['domain/x.ts', "import { a } from '../usecases/transform.js';", true],
+      ['domain/x.ts', "import type { FastifyInstance } from 'fastify';", true],
+      ['domain/x.ts', "import { a } from './token/index.js';", false],
+      ['services/x.ts', "import type { AppDeps } from '../deps.js';", true],
+      ['services/x.ts', "import { a } from '../usecases/transform.js';", true],
+      ['services/x.ts', "import { a } from '../routes/common.js';", true],
+      ['services/x.ts', "import { a } from './ner.js';", false],
+      ['workers/x.ts', "import { a } from '../usecases/executor.js';", true],
+      ['usecases/x.ts', "import type { AppDeps } from '../deps.js';", true],
+      ['usecases/x.ts', "import type { FastifyRequest } from 'fastify';", true],
+      ['usecases/x.ts', "import { a } from '../plugins/json.js';", true],
+      ['usecases/x.ts', "import { a } from '../services/ner.js';", false],
+      ['routes/x.ts', "import type { DeferredSource } from '../workers/offload-worker.js';", true],
+      ['routes/x.ts', "import type { UseCases } from '../compose.js';", false],
+    ];
+    const verdicts = await Promise.all(cases.map(async ([file, code]) => refused(file, code)));
+    expect(cases.map(([file, code], index) => [file, code, verdicts[index]])).toEqual(cases);
   });
 });
