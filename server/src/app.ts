@@ -129,8 +129,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   await app.register(streamRoutes(deps, useCases));
   await app.register(policyRoutes(deps));
   await app.register(validationRoutes());
-  await app.register(revokeRoutes(deps));
-  await app.register(sessionRoutes(deps));
+  await app.register(revokeRoutes(useCases));
+  await app.register(sessionRoutes(useCases));
   await app.register(ragRoutes(deps, useCases));
   await app.register(openAiRoutes(deps, useCases));
   await app.register(diagnosticsRoutes(deps));

@@ -10,6 +10,8 @@ import { DetectUseCase } from './usecases/detect.js';
 import { Executor, type RequestScope } from './usecases/executor.js';
 import { RagUseCase } from './usecases/rag.js';
 import { RehydrateUseCase } from './usecases/rehydrate.js';
+import { RevokeUseCase } from './usecases/revoke.js';
+import { SessionsUseCase } from './usecases/sessions.js';
 import { TransformUseCase } from './usecases/transform.js';
 
 export interface UseCases {
@@ -20,6 +22,8 @@ export interface UseCases {
   readonly rehydrate: RehydrateUseCase;
   readonly rag: RagUseCase;
   readonly detect: DetectUseCase;
+  readonly sessions: SessionsUseCase;
+  readonly revoke: RevokeUseCase;
 }
 
 export function buildUseCases(deps: AppDeps): UseCases {
@@ -45,5 +49,5 @@ export function buildUseCases(deps: AppDeps): UseCases {
   const rehydrate = new RehydrateUseCase({ executor, state: deps });
   const rag = new RagUseCase({ executor, ner: deps, state: deps, corpusKeys: deps.corpusKeys, promptSecurity, scopeOf });
   const detect = new DetectUseCase({ executor, ner: deps, defaultLanguage: config.detector.default_language });
-  return { scopeOf, executor, transform, rehydrate, rag, detect };
+  return { scopeOf, executor, transform, rehydrate, rag, detect, sessions: new SessionsUseCase({ state: deps }), revoke: new RevokeUseCase({ state: deps }) };
 }
