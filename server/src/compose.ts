@@ -6,6 +6,7 @@ import { policiesFor, type AppDeps } from './deps.js';
 import { jsonLimits } from './plugins/json.js';
 import { outputProtectionSettings } from './services/output-guard.js';
 import { promptSecuritySettings } from './services/prompt-security.js';
+import { BatchUseCase } from './usecases/batch.js';
 import { DetectUseCase } from './usecases/detect.js';
 import { Executor, type RequestScope } from './usecases/executor.js';
 import { RagUseCase } from './usecases/rag.js';
@@ -24,6 +25,7 @@ export interface UseCases {
   readonly detect: DetectUseCase;
   readonly sessions: SessionsUseCase;
   readonly revoke: RevokeUseCase;
+  readonly batch: BatchUseCase;
 }
 
 export function buildUseCases(deps: AppDeps): UseCases {
@@ -49,5 +51,5 @@ export function buildUseCases(deps: AppDeps): UseCases {
   const rehydrate = new RehydrateUseCase({ executor, state: deps });
   const rag = new RagUseCase({ executor, ner: deps, state: deps, corpusKeys: deps.corpusKeys, promptSecurity, scopeOf });
   const detect = new DetectUseCase({ executor, ner: deps, defaultLanguage: config.detector.default_language });
-  return { scopeOf, executor, transform, rehydrate, rag, detect, sessions: new SessionsUseCase({ state: deps }), revoke: new RevokeUseCase({ state: deps }) };
+  return { scopeOf, executor, transform, rehydrate, rag, detect, sessions: new SessionsUseCase({ state: deps }), revoke: new RevokeUseCase({ state: deps }), batch: new BatchUseCase({ transform, executor, state: deps }) };
 }

@@ -1,21 +1,16 @@
-// POST /v1/batch/transform and POST /v1/batch/detect (interface.md 4.7, 4.8). Each item runs
-// the same transform or detection as the single-item route; a failing item carries its error
-// message (a VeilError message, never a value) and the others still process. Shared mode
-// carries one session across the items: each item continues the previous successful item's
-// blob, so the session counter advances once per successful item, and only the last successful
-// result carries the combined handle. Only that final continuation is recorded in the replay
-// store (the intermediate blobs never leave the server). Batch sessions are sealed with kind
-// 'transform', exactly as /v1/transform seals them, so they continue and rehydrate alike.
-import { isVeilError, VeilError } from '@veil/common';
+// POST /v1/batch/transform and POST /v1/batch/detect (interface.md 4.7, 4.8): thin adapters.
+// Each item runs the same use case as the single-item route (usecases/batch.ts over the
+// transform use case, usecases/detect.ts); a failing item carries its error message (a VeilError
+// message, never a value) and the others still process. Shared mode carries one session across
+// the items (usecases/batch.ts). The answer is serialized item by item on the event loop.
+import { isVeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { auditFacts } from '../audit/facts.js';
 import type { UseCases } from '../compose.js';
 import type { AppDeps } from '../deps.js';
 import { RawJson, serializeSliced, withLeadingFields, type Slicer } from '../services/offload.js';
-import { outgoingHandle, recordContinuation, withHandle } from '../services/state.js';
-import { batchItemFields, type SessionMeta } from '../services/transform.js';
-import { runSession, type TransformCommand, type UseCaseCall } from '../usecases/transform.js';
-import type { StructuredRun, TextRun } from '../usecases/executor.js';
+import { withHandle } from '../services/state.js';
+import { batchItemFields } from '../services/transform.js';
 import { callOf, effectiveContext, ms, patternSet, policyFact, principalOf, traceIdOf } from './common.js';
 import { DEFAULT_THRESHOLD, includeValues } from './detect.js';
 import {
@@ -25,26 +20,11 @@ import {
   BatchTransformResponseSchema,
   type BatchDetectBody,
   type BatchTransformBody,
-  type BatchTransformItem,
 } from './schemas.js';
 import { chargeRateLimit } from '../plugins/rate-limit.js';
 import { bodySize } from '../plugins/json.js';
 
-type InputKind = 'text' | 'json' | 'chat_messages';
-
-/** interface.md 4.7 item: exactly one of text, input_json, input_messages, matching input_type. */
-export function itemInputType(item: BatchTransformItem): InputKind {
-  const given: InputKind[] = [];
-  if (item.text !== undefined) given.push('text');
-  if (Object.hasOwn(item, 'input_json')) given.push('json');
-  if (item.input_messages !== undefined) given.push('chat_messages');
-  if (given.length !== 1) throw new VeilError('VEIL_VALIDATION_FAILED', 'item: send exactly one of text, input_json, input_messages');
-  const kind = given[0]!;
-  if (item.input_type !== undefined && item.input_type !== kind) {
-    throw new VeilError('VEIL_VALIDATION_FAILED', `input_type: '${item.input_type}' does not match the input field sent`);
-  }
-  return kind;
-}
+export { itemInputType } from '../usecases/batch.js';
 
 /** The message a failed item carries: a VeilError's own (value-free) message, else generic. */
 function itemError(log: FastifyBaseLogger, route: string, index: number, error: unknown): { error: string; code: string } {
@@ -74,15 +54,6 @@ async function batchAnswer(slicer: Slicer, results: readonly ItemResult[], stats
 }
 
 export function batchRoutes(deps: AppDeps, useCases: UseCases) {
-  /** One item, exactly as /v1/transform would run it (no store checks: the batch does those). */
-  const transformItem = (item: BatchTransformItem, call: UseCaseCall, command: TransformCommand, large: boolean): Promise<TextRun | StructuredRun> => {
-    const kind = itemInputType(item);
-    const options = { shape: 'batch-item' as const, worker: large };
-    if (kind === 'text') return useCases.transform.runText(call, command, item.text ?? '', options);
-    const document = kind === 'json' ? { kind, value: item.input_json } : { kind, value: item.input_messages };
-    return useCases.transform.runStructured(call, command, document, options);
-  };
-
   return function register(app: FastifyInstance): void {
     const maxItems = deps.config.limits.max_batch_size;
 
@@ -96,61 +67,36 @@ export function batchRoutes(deps: AppDeps, useCases: UseCases) {
         chargeRateLimit(request, body.items.length - 1);
         const principal = principalOf(request);
         const shared = body.session_mode === 'shared';
-        const traceId = traceIdOf(undefined);
         // One scope for the whole batch: a reload mid-batch never mixes two policy sets.
         const call = callOf(useCases, request);
-        const context = effectiveContext(deps, principal, undefined);
-        // Items run one after another; between them the event loop serves other requests. In a
-        // batch that is large as a whole every item runs on a worker, however small each is.
-        const slicer = useCases.executor.slicer();
         const large = useCases.executor.offloads(bodySize(request));
-        const results: ItemResult[] = [];
-        let carried: { sessionState: string; meta: SessionMeta; position: number } | undefined;
+        const context = effectiveContext(deps, principal, undefined);
+        const { outcomes, sessionId } = await useCases.batch.transform(call, body.items, { shared, policy: body.policy, context, traceId: traceIdOf(undefined), large });
         let totalEntities = 0;
         let failed = 0;
-        for (const [index, item] of body.items.entries()) {
-          await slicer.pause();
-          try {
-            const command: TransformCommand = { language: item.language, policy: item.policy ?? body.policy, sessionState: shared ? carried?.sessionState : undefined, context, traceId };
-            // The use case records the item's facts (types, counts, prompt security) itself.
-            const run = await transformItem(item, call, command, large);
-            let result: ItemResult;
-            if (run.where === 'worker') {
-              result = { index, json: run.outcome.body };
-              totalEntities += run.outcome.facts.entity_count ?? 0;
-            } else {
-              const fields = batchItemFields(run.outcome.response);
-              result = { index, object: { index, ...fields } };
-              totalEntities += fields.entities_detected;
-            }
-            const done = runSession(run);
-            if (shared) {
-              carried = { sessionState: done.sessionState, meta: done.meta, position: results.length };
-            } else {
-              result = withItemHandle(result, await outgoingHandle(deps, done.meta, done.sessionState));
-            }
-            results.push(result);
-          } catch (error) {
+        const results = outcomes.map((outcome): ItemResult => {
+          const index = outcome.index;
+          if (outcome.run === undefined) {
             failed += 1;
-            results.push({ index, object: { index, safe_text: '', entities_detected: 0, entities_transformed: 0, ...itemError(request.log, 'batch_transform', index, error) } });
+            return { index, object: { index, safe_text: '', entities_detected: 0, entities_transformed: 0, ...itemError(request.log, 'batch_transform', index, outcome.error) } };
           }
-        }
-        if (carried !== undefined) {
-          // One continuation record for the whole chain: the final counter (N successful items).
-          if (carried.meta.continued) await recordContinuation(deps, carried.meta);
-          results[carried.position] = withItemHandle(results[carried.position]!, await outgoingHandle(deps, carried.meta, carried.sessionState));
-        }
-        auditFacts(request, {
-          item_count: results.length,
-          items_failed: failed,
-          ...policyFact(deps, body.policy),
-          ...(carried !== undefined ? { session_id: carried.meta.sid } : {}),
+          let result: ItemResult;
+          if (outcome.run.where === 'worker') {
+            result = { index, json: outcome.run.outcome.body };
+            totalEntities += outcome.run.outcome.facts.entity_count ?? 0;
+          } else {
+            const fields = batchItemFields(outcome.run.outcome.response);
+            result = { index, object: { index, ...fields } };
+            totalEntities += fields.entities_detected;
+          }
+          return outcome.handle !== undefined ? withItemHandle(result, outcome.handle) : result;
         });
+        auditFacts(request, { item_count: results.length, items_failed: failed, ...policyFact(deps, body.policy), ...(sessionId !== undefined ? { session_id: sessionId } : {}) });
         request.log.info(
           { event: 'batch_transform_completed', items: results.length, failed, session_mode: shared ? 'shared' : 'independent', entities: totalEntities },
           'batch_transform_completed',
         );
-        const answer = await batchAnswer(slicer, results, { total_items: results.length, total_entities: totalEntities, total_time_ms: ms(started) });
+        const answer = await batchAnswer(useCases.executor.slicer(), results, { total_items: results.length, total_entities: totalEntities, total_time_ms: ms(started) });
         return reply.type('application/json; charset=utf-8').send(answer);
       },
     );
