@@ -13,7 +13,7 @@ import { utf16ToCodePoints } from '../domain/text/codepoints.js';
 import type { CustomPattern, RequestContext } from '../domain/types.js';
 import type { LoadedPolicy } from '../services/policies.js';
 
-// The principal comes from the auth layer's root onRequest hook (auth/plugin.ts).
+// The principal comes from the auth layer's root onRequest hook (plugins/auth.ts).
 export { ALL_SCOPES, principalOf, type Principal } from '../auth/principal.js';
 
 /** In dev mode the caller role and purpose come from the body; otherwise from the credential. */

@@ -4,7 +4,7 @@
 // and writes the unscoped platform partition.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { recordIntent } from '../audit/plugin.js';
+import { recordIntent } from '../plugins/audit.js';
 import type { UseCases } from '../compose.js';
 import { revocationScope } from '../usecases/revoke.js';
 import { callOf, principalOf, type Principal } from './common.js';

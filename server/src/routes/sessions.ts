@@ -5,7 +5,7 @@
 // server-held session reports `active` and is removed. Thin adapters over usecases/sessions.ts.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { recordIntent } from '../audit/plugin.js';
+import { recordIntent } from '../plugins/audit.js';
 import type { UseCases } from '../compose.js';
 import { callOf } from './common.js';
 import { SessionStateSchema } from './schemas.js';
