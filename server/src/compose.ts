@@ -13,7 +13,9 @@ import { RagUseCase } from './usecases/rag.js';
 import { RehydrateUseCase } from './usecases/rehydrate.js';
 import { RevokeUseCase } from './usecases/revoke.js';
 import { SessionsUseCase } from './usecases/sessions.js';
-import { TransformUseCase } from './usecases/transform.js';
+import { RestoreStream } from './usecases/stream.js';
+import { TransformUseCase, type UseCaseCall } from './usecases/transform.js';
+import type { RehydrateRequest } from './services/rehydrate.js';
 
 export interface UseCases {
   /** The scope of one request of `tenant`: read once, at the start of the request. */
@@ -26,6 +28,8 @@ export interface UseCases {
   readonly sessions: SessionsUseCase;
   readonly revoke: RevokeUseCase;
   readonly batch: BatchUseCase;
+  /** An incremental rehydrate (ndjson), opened and checked before its first frame. */
+  openRestoreStream(call: UseCaseCall, base: RehydrateRequest): Promise<RestoreStream>;
 }
 
 export function buildUseCases(deps: AppDeps): UseCases {
@@ -51,5 +55,7 @@ export function buildUseCases(deps: AppDeps): UseCases {
   const rehydrate = new RehydrateUseCase({ executor, state: deps });
   const rag = new RagUseCase({ executor, ner: deps, state: deps, corpusKeys: deps.corpusKeys, promptSecurity, scopeOf });
   const detect = new DetectUseCase({ executor, ner: deps, defaultLanguage: config.detector.default_language });
-  return { scopeOf, executor, transform, rehydrate, rag, detect, sessions: new SessionsUseCase({ state: deps }), revoke: new RevokeUseCase({ state: deps }), batch: new BatchUseCase({ transform, executor, state: deps }) };
+  return { scopeOf, executor, transform, rehydrate, rag, detect, sessions: new SessionsUseCase({ state: deps }), revoke: new RevokeUseCase({ state: deps }), batch: new BatchUseCase({ transform, executor, state: deps }),
+    openRestoreStream: (call, base) => RestoreStream.open({ rehydrate, state: deps }, call, base),
+  };
 }

@@ -11,8 +11,8 @@
 // body is incremental: the first line holds the rehydrate parameters without `output`; every
 // further line is `{"delta": "..."}` as a model streams; restored text is emitted as soon as
 // StreamRehydrator releases it, and the rest when the body ends. The session is opened, and the
-// deny list and the revocations applied, exactly as /v1/rehydrate does (routes/rehydrate.ts)
-// before the stream starts; and again before every delta is restored (services/stream-check.ts):
+// deny list and the revocations applied, exactly as /v1/rehydrate does (usecases/rehydrate.ts)
+// before the stream starts; and again before every delta is restored (usecases/stream.ts):
 // a value revoked meanwhile restores as [DELETED] from the next delta on, and a session
 // invalidated or a blob expired meanwhile ends the stream with the error frame. Both end with
 // `{complete: true, tokens_resolved, tokens_unresolved}`.
@@ -22,23 +22,20 @@
 // stream stays open longer than limits.max_stream_seconds: it then ends with that error frame
 // (VEIL_LIMIT_EXCEEDED), or, when the client does not even read, its connection is closed.
 import type { IncomingMessage } from 'node:http';
-import { isVeilError, VeilError } from '@veil/common';
+import { VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { auditFacts, factSink } from '../audit/facts.js';
+import { auditFacts } from '../audit/facts.js';
 import type { UseCases } from '../compose.js';
 import type { AppDeps } from '../deps.js';
-import { splitSegments, StreamRehydrator } from '../domain/stream/index.js';
+import { splitSegments } from '../domain/stream/index.js';
 import { parseJsonBounded, type JsonStructureLimits } from '../domain/json-depth.js';
 import { invalidUtf8, strictUtf8Decoder } from '../domain/text/utf8.js';
 import { validationMessage } from '../plugins/errors.js';
 import { deferredSource, jsonLimits } from '../plugins/json.js';
-import { StreamOutputGuard } from '../domain/guard/index.js';
-import { findTokensLenient } from '../domain/repair/index.js';
-import { MarkupContext } from '../domain/restore/index.js';
-import { createRestorer, outputGuardFor, restoreOpened, withOutputGuard, type RehydrateResponse } from '../services/rehydrate.js';
+import type { RehydrateResponse } from '../services/rehydrate.js';
 import { incomingSession } from '../services/state.js';
 import { transformFrames } from '../services/frames.js';
-import { LiveSessionCheck } from '../services/stream-check.js';
+import type { RestoreStream } from '../usecases/stream.js';
 import type { TransformResponse } from '../services/transform.js';
 import { callOf, fingerprint, policyFact, principalOf } from './common.js';
 import { rehydrateCommandOf, type RehydrateParams } from './rehydrate.js';
@@ -206,7 +203,7 @@ export function streamRoutes(deps: AppDeps, useCases: UseCases) {
           const limit = deps.config.server.body_limit_bytes;
           const lines = ndjsonLines(stream, maxLineLength(deps), limit);
           const call = callOf(useCases, request);
-          let prepared: { base: Awaited<ReturnType<UseCases['rehydrate']['request']>>; opened: Awaited<ReturnType<UseCases['rehydrate']['openHere']>> };
+          let prepared: { base: Awaited<ReturnType<UseCases['rehydrate']['request']>>; restore: RestoreStream };
           try {
             const first = await lines.next();
             if (first.done === true) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
@@ -214,31 +211,13 @@ export function streamRoutes(deps: AppDeps, useCases: UseCases) {
             const validate = request.compileValidationSchema(RehydrateParamsSchema);
             if (!validate(params)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validate.errors?.[0] ?? undefined));
             const base = await useCases.rehydrate.request(call, rehydrateCommandOf(deps, principal, params as RehydrateParams), '');
-            const opened = await useCases.rehydrate.openHere(call, base);
-            // Validates the channel and the session's policy before the first frame.
-            restoreOpened(opened.env, opened.session, { ...base, output: '', revokedIds: opened.revokedIds }, undefined, null);
-            prepared = { base, opened };
+            prepared = { base, restore: await useCases.openRestoreStream(call, base) };
           } catch (error) {
             // Answer with the JSON envelope; drain the rest of the body without keeping it.
             stream.resume();
             throw error;
           }
-          const { base, opened } = prepared;
-          const { env, session, revokedIds } = opened;
-          // Re-checked before every delta; newly revoked ids land in `revokedIds`, which the
-          // restore below reads on every piece.
-          const live = new LiveSessionCheck(deps, session, base.tenant, revokedIds);
-          // The output guard decides what may leave (no raw value split across frames) and
-          // guards it; the pieces are then restored without guarding again.
-          const guard = outputGuardFor(env, session, base.caller);
-          const facts = factSink(request);
-          // One restorer and one rendering context for the whole stream: a URL or tag that
-          // opened in an earlier delta still clamps the tokens of later ones.
-          const restorer = createRestorer(env, session, { ...base, revokedIds });
-          const markup = new MarkupContext();
-          const rehydrator = new StreamRehydrator((text) => restorer(text, markup), {
-            guard: guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined,
-          });
+          const { base, restore } = prepared;
           const trace = fingerprint(base.traceId ?? '');
           await runStream(reply, request.log, 'rehydrate_stream', async (writer, deadline) => {
             let index = 0;
@@ -247,16 +226,10 @@ export function streamRoutes(deps: AppDeps, useCases: UseCases) {
               // At the deadline the wait for the next line fails with the deadline's error.
               for (let next = await untilAborted(lines.next(), deadline); next.done !== true; next = await untilAborted(lines.next(), deadline)) {
                 if (writer.closed) return undefined;
-                const delta = deltaOf(next.value, jsonLimits(deps.config));
-                await live.check(rehydrator.pending + delta);
-                const text = rehydrator.push(delta);
+                const text = await restore.push(deltaOf(next.value, jsonLimits(deps.config)));
                 if (text !== '' && !(await writer.frame({ index: index++, restored_text: text }))) return undefined;
               }
-              await live.check(rehydrator.pending);
-              rest = rehydrator.end();
-            } catch (error) {
-              if (isVeilError(error) && error.code === 'VEIL_OUTPUT_BLOCKED') facts({ output_guard: true });
-              throw error;
+              rest = await restore.end();
             } finally {
               if (deadline.aborted) {
                 // The read of a body the client never finished is still pending: leave the
@@ -270,19 +243,16 @@ export function streamRoutes(deps: AppDeps, useCases: UseCases) {
                 if (!stream.readableEnded) stream.destroy();
               }
             }
-            if (guard !== undefined) facts({ output_guard: guard.triggered });
             if (rest !== '' && !(await writer.frame({ index: index++, restored_text: rest }))) return undefined;
-            request.log.info(
-              { event: 'rehydrate_completed', streamed: true, trace_id: trace, frames: index, resolved: rehydrator.tokensResolved, unresolved: rehydrator.tokensUnresolved.length },
-              'rehydrate_completed',
-            );
+            const { tokens_resolved: resolved, tokens_unresolved: unresolved, ...guarded } = restore.summary();
+            request.log.info({ event: 'rehydrate_completed', streamed: true, trace_id: trace, frames: index, resolved, unresolved: unresolved.length }, 'rehydrate_completed');
             return {
               complete: true,
-              tokens_resolved: rehydrator.tokensResolved,
-              tokens_unresolved: rehydrator.tokensUnresolved,
+              tokens_resolved: resolved,
+              tokens_unresolved: unresolved,
               stats: { rehydrate_time_ms: Math.round((performance.now() - started) * 1000) / 1000 },
               trace_id: base.traceId,
-              ...(guard !== undefined ? withOutputGuard({}, guard.summary()) : {}),
+              ...guarded,
             };
           });
           return reply;
