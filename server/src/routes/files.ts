@@ -223,7 +223,7 @@ export function fileRoutes(deps: AppDeps, useCases: UseCases) {
       const logFields = { event: 'file_transform_completed', format: extracted.format, size };
       const call = callOf(useCases, request);
       if (extracted.format === 'json') {
-        const command = commandOf(deps, { input_json: extracted.value, ...fields }, principal, undefined);
+        const command = commandOf(deps, { input_json: extracted.value, ...fields }, principal);
         const done = await useCases.transform.structured(call, command, { kind: 'json', value: extracted.value });
         // A worker's body is parsed back: the document is bounded by the limits the upload passed.
         const response = done.json !== undefined ? (JSON.parse(done.json) as Record<string, unknown>) : done.object;
@@ -237,7 +237,7 @@ export function fileRoutes(deps: AppDeps, useCases: UseCases) {
           ...extra,
         };
       }
-      const command = commandOf(deps, { input: extracted.text, ...fields }, principal, undefined);
+      const command = commandOf(deps, { input: extracted.text, ...fields }, principal);
       const done = await useCases.transform.text(call, command, extracted.text);
       request.log.info({ ...logFields, trace_id: fingerprint(command.traceId), offloaded: done.serialized !== undefined }, 'file_transform_completed');
       const serialized = done.serialized ?? JSON.stringify(done.response);
@@ -283,7 +283,7 @@ export function fileRoutes(deps: AppDeps, useCases: UseCases) {
       const fields = transformFields(upload);
       auditFacts(request, policyFact(deps, fields.policy));
       const { image, layout, ocrMs } = await recognize(upload.bytes);
-      const command = commandOf(deps, { input: layout.text, ...fields }, principal, undefined);
+      const command = commandOf(deps, { input: layout.text, ...fields }, principal);
       const done = await useCases.transform.text(callOf(useCases, request), command, layout.text);
       // OCR text of one image is small; a worker-serialized body is parsed back to add boxes.
       const response = done.response ?? (JSON.parse(done.serialized ?? '{}') as TransformResponse);
@@ -312,7 +312,7 @@ export function fileRoutes(deps: AppDeps, useCases: UseCases) {
       const { image, layout } = await recognize(upload.bytes);
       // The transform's detection and policy decisions, without keeping a session: nothing
       // here is ever rehydrated, so no session state is returned or stored.
-      const command = commandOf(deps, { input: layout.text, ...fields }, principal, undefined);
+      const command = commandOf(deps, { input: layout.text, ...fields }, principal);
       const run = await useCases.transform.runText(callOf(useCases, request), command, layout.text);
       // OCR text of one image is small; a worker-serialized body is parsed back to place boxes.
       const response = run.where === 'inline' ? run.outcome.response : (JSON.parse(run.outcome.body) as TransformResponse);

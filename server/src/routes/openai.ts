@@ -37,7 +37,6 @@ import { StreamRehydrator, type RestoreFunction } from '../domain/stream/index.j
 import { openAiErrorType, validationMessage } from '../plugins/errors.js';
 import { MarkupContext } from '../domain/restore/index.js';
 import { createRestorer, outputGuardFor, type RehydrateRequest, type Restorer } from '../services/rehydrate.js';
-import { incomingSession, outgoingHandle, recordContinuation } from '../services/state.js';
 import { LiveSessionCheck } from '../services/stream-check.js';
 import type { ChatTransformOutcome, JsonTransformOutcome } from '../services/structured.js';
 import { callerOf, callOf, fingerprint, policyFact, principalOf, type Principal } from './common.js';
@@ -217,8 +216,7 @@ export function openAiRoutes(deps: AppDeps, useCases: UseCases) {
     input: Pick<TransformBody, 'input_messages' | 'input_json'>,
   ): Promise<T> {
     auditFacts(request, { ...policyFact(deps, params.policy), ...(params.trace_id !== undefined ? { trace_id: params.trace_id } : {}) });
-    const incoming = await incomingSession(deps, params.session_id, params.session_state);
-    const command = commandOf(deps, transformBody(params, input), principal, incoming);
+    const command = { ...commandOf(deps, transformBody(params, input), principal), sessionState: params.session_state, sessionId: params.session_id };
     const document = kind === 'json' ? { kind, value: input.input_json } : { kind, value: input.input_messages };
     // The route asked for this kind: the outcome is that kind's.
     return (await useCases.transform.structuredOutcome({ ...callOf(useCases, request), facts }, command, document)) as T;
@@ -227,8 +225,7 @@ export function openAiRoutes(deps: AppDeps, useCases: UseCases) {
   /** The upstream answered 2xx: record the continuation (replay protection), issue the handle. */
   async function commit(outcome: ChatTransformOutcome | JsonTransformOutcome, answer: UpstreamAnswer, requestId: string): Promise<Record<string, string | string[]>> {
     try {
-      if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
-      const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
+      const handle = await useCases.transform.commit(outcome.meta, outcome.sessionState);
       return responseHeaders(handle, outcome.response.warnings, requestId);
     } catch (error) {
       answer.cancel();

@@ -30,7 +30,7 @@ import {
   type RagScope,
   type Sealed,
 } from '../services/rag.js';
-import { incomingSession, outgoingHandle, withHandle } from '../services/state.js';
+import { withHandle } from '../services/state.js';
 import { RawJson, serializeSliced } from '../services/offload.js';
 import { callerOf, effectiveContext, fingerprint, principalOf, type Principal } from './common.js';
 import { scopeOf } from './revoke.js';
@@ -198,13 +198,6 @@ const DeleteResponseSchema = Type.Object({
   }),
 });
 
-/** The blob behind session_state or session_id; one of the two is required. */
-async function requiredSession(deps: AppDeps, body: { session_id?: string | undefined; session_state?: string | undefined }): Promise<string> {
-  const blob = await incomingSession(deps, body.session_id, body.session_state);
-  if (blob === undefined) throw new VeilError('VEIL_VALIDATION_FAILED', 'session_state: is required');
-  return blob;
-}
-
 /** Ingest stores values where the caller's vector store is: policy rules see destination vector_store. */
 function ingestScope(deps: AppDeps, principal: Principal): RagScope {
   return { tenant: principal.tenant, context: effectiveContext(deps, principal, { destination: 'vector_store' }) };
@@ -273,8 +266,7 @@ export function ragRoutes(deps: AppDeps, useCases: UseCases) {
       },
       { ...ingestScope(deps, principal), log, offload: large },
     );
-    const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
-    return { result: withSessionHandle(sealed.response, handle, 'chunks'), sealed };
+    return { result: withSessionHandle(sealed.response, sealed.handle, 'chunks'), sealed };
   };
 
   const itemValidator = (): ValidateFunction => {
@@ -355,10 +347,9 @@ export function ragRoutes(deps: AppDeps, useCases: UseCases) {
         const sealed = await recordingGuards(request, () =>
           useCases.rag.query({ query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, { ...modelScope(deps, principalOf(request)), log: request.log }),
         );
-        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
         auditFacts(request, { ...policyOf(sealed.session), session_id: sealed.session.sid, ...sealed.facts, ...promptFact(sealed.promptSecurity) });
         request.log.info({ event: 'rag_query_completed', entities: sealed.facts.entity_count ?? 0 }, 'rag_query_completed');
-        return answer(reply, withSessionHandle(sealed.response, handle, 'safe_query'));
+        return answer(reply, withSessionHandle(sealed.response, sealed.handle, 'safe_query'));
       },
     );
 
@@ -371,7 +362,7 @@ export function ragRoutes(deps: AppDeps, useCases: UseCases) {
         chargeRateLimit(request, body.chunks.length - 1);
         const principal = principalOf(request);
         const clearance = clearanceOf(deps, principal, body.access_level);
-        const sessionState = await requiredSession(deps, body);
+        const sessionState = await useCases.rag.incoming(body.session_id, body.session_state);
         const sealed = await recordingGuards(request, () => useCases.rag.context(
           {
             chunks: body.chunks,
@@ -385,10 +376,9 @@ export function ragRoutes(deps: AppDeps, useCases: UseCases) {
           },
           { ...modelScope(deps, principal), log: request.log },
         ));
-        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
         auditFacts(request, { ...policyOf(sealed.session), session_id: sealed.session.sid, ...sealed.facts, ...promptFact(sealed.promptSecurity) });
         request.log.info({ event: 'rag_context_completed', chunks: body.chunks.length, tokens: sealed.session.entries }, 'rag_context_completed');
-        return answer(reply, withSessionHandle(sealed.response, handle, 'safe_chunks'));
+        return answer(reply, withSessionHandle(sealed.response, sealed.handle, 'safe_chunks'));
       },
     );
 
@@ -399,7 +389,7 @@ export function ragRoutes(deps: AppDeps, useCases: UseCases) {
         const body = request.body;
         const principal = principalOf(request);
         const clearance = clearanceOf(deps, principal, body.access_level);
-        const sessionState = await requiredSession(deps, body);
+        const sessionState = await useCases.rag.incoming(body.session_id, body.session_state);
         const answered = await recordingGuards(request, () =>
           useCases.rag.answer({
             answer: body.answer,
@@ -429,7 +419,7 @@ export function ragRoutes(deps: AppDeps, useCases: UseCases) {
         const principal = principalOf(request);
         // An untenanted caller writes unscoped revocations: it needs global_revoke (4.15).
         scopeOf(principal);
-        const sessionState = await requiredSession(deps, body);
+        const sessionState = await useCases.rag.incoming(body.session_id, body.session_state);
         const { response, session } = await useCases.rag.delete({
           sessionState,
           serverHeld: body.session_id !== undefined,

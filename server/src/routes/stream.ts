@@ -33,7 +33,6 @@ import { invalidUtf8, strictUtf8Decoder } from '../domain/text/utf8.js';
 import { validationMessage } from '../plugins/errors.js';
 import { deferredSource, jsonLimits } from '../plugins/json.js';
 import type { RehydrateResponse } from '../services/rehydrate.js';
-import { incomingSession } from '../services/state.js';
 import { transformFrames } from '../services/frames.js';
 import type { RestoreStream } from '../usecases/stream.js';
 import type { TransformResponse } from '../services/transform.js';
@@ -98,9 +97,8 @@ export function streamRoutes(deps: AppDeps, useCases: UseCases) {
     const principal = principalOf(request);
     auditFacts(request, { ...policyFact(deps, body.policy), ...(body.trace_id !== undefined ? { trace_id: body.trace_id } : {}) });
     const inputType = inputTypeOf(body);
-    const sessionState = await incomingSession(deps, body.session_id, body.session_state);
     const call = callOf(useCases, request);
-    const command = commandOf(deps, body, principal, sessionState);
+    const command = commandOf(deps, body, principal);
     const trace = fingerprint(command.traceId);
     if (inputType !== 'text') {
       // JSON and chat documents are not cut into segments: one frame carries the whole

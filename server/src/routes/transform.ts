@@ -1,6 +1,5 @@
 // POST /v1/transform: a thin adapter. The schema validates the body, auth checked the scope;
-// the handler resolves the incoming session, turns the body into a TransformCommand and calls
-// the transform use case (usecases/transform.ts), which runs the whole sequence; the answer is
+// the handler turns the body into a TransformCommand and calls the transform use case (usecases/transform.ts), which runs the whole sequence; the answer is
 // the use case's object, or the body a worker serialized, sent as it is.
 import { VeilError } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
@@ -8,7 +7,7 @@ import { auditFacts } from '../audit/facts.js';
 import type { UseCases } from '../compose.js';
 import type { AppDeps } from '../deps.js';
 import { deferredSource } from '../plugins/json.js';
-import { incomingSession, withHandle } from '../services/state.js';
+import { withHandle } from '../services/state.js';
 import type { TransformCommand } from '../usecases/transform.js';
 import { callOf, effectiveContext, fingerprint, policyFact, principalOf, traceIdOf, type Principal } from './common.js';
 import { TransformBodySchema, TransformResponseSchema, type TransformBody } from './schemas.js';
@@ -28,11 +27,12 @@ export function inputTypeOf(body: TransformBody): 'text' | 'json' | 'chat_messag
 }
 
 /** A transform body (every input mode) as the use case's command. */
-export function commandOf(deps: AppDeps, body: TransformBody, principal: Principal, sessionState: string | undefined): TransformCommand {
+export function commandOf(deps: AppDeps, body: TransformBody, principal: Principal): TransformCommand {
   return {
     language: body.language,
     policy: body.policy,
-    sessionState,
+    sessionState: body.session_state,
+    sessionId: body.session_id,
     customPatterns: body.custom_patterns,
     protectionOverrides: body.protection_overrides,
     context: effectiveContext(deps, principal, body.context),
@@ -52,9 +52,8 @@ export function transformRoutes(deps: AppDeps, useCases: UseCases) {
         // Known before anything can fail, so a refused transform's event still names them.
         auditFacts(request, { ...policyFact(deps, body.policy), ...(body.trace_id !== undefined ? { trace_id: body.trace_id } : {}) });
         const inputType = inputTypeOf(body);
-        const sessionState = await incomingSession(deps, body.session_id, body.session_state);
         const call = callOf(useCases, request);
-        const command = commandOf(deps, body, principal, sessionState);
+        const command = commandOf(deps, body, principal);
         const trace = fingerprint(command.traceId);
         if (inputType !== 'text') {
           const document = inputType === 'json' ? { kind: 'json' as const, value: body.input_json, source: deferredSource(request, 'input_json') } : { kind: 'chat_messages' as const, value: body.input_messages };

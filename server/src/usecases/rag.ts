@@ -35,9 +35,10 @@ import {
 } from '../services/rag.js';
 import type { RehydrateRequest } from '../services/rehydrate.js';
 import { partitionOf, revocationDigest, revocationRegions, revokedIdsOf, withStore } from '../services/revocation.js';
-import { assertNotDenied, denySession, type StateDeps } from '../services/state.js';
+import { assertNotDenied, denySession, incomingSession, outgoingHandle, type StateDeps } from '../services/state.js';
 import { StoreUnavailableError } from '../stores/types.js';
 import { ringMaterialOf, type Executor, type RequestScope, type SessionChecks } from './executor.js';
+import type { SessionHandle } from './transform.js';
 
 /** What the RAG use case needs: the executor, detection planning, the session stores, the corpus keys, prompt security, the request scope. */
 export interface RagDeps {
@@ -368,6 +369,9 @@ export async function deleteDocument(deps: RagDeps, request: DeleteRequest): Pro
   return { response, session };
 }
 
+/** A sealed result with the handle it leaves with (the blob, or a server-side id after storing it). */
+export type Issued<T> = Sealed<T> & { readonly handle: SessionHandle };
+
 /** The RAG flows as one object the routes call (each method is the whole sequence of its route). */
 export class RagUseCase {
   readonly #deps: RagDeps;
@@ -376,16 +380,29 @@ export class RagUseCase {
     this.#deps = deps;
   }
 
-  ingest(request: IngestRequest, scope: RagScope): Promise<Sealed<IngestResponse>> {
-    return ingestDocument(this.#deps, request, scope);
+  /** The blob behind session_state or session_id; one of the two is required. */
+  async incoming(sessionId: string | undefined, sessionState: string | undefined): Promise<string> {
+    const blob = await incomingSession(this.#deps.state, sessionId, sessionState);
+    if (blob === undefined) throw new VeilError('VEIL_VALIDATION_FAILED', 'session_state: is required');
+    return blob;
   }
 
-  query(request: QueryRequest, scope: RagScope): Promise<Sealed<QueryResponse>> {
-    return queryRag(this.#deps, request, scope);
+  async #issue<T>(sealed: Sealed<T>): Promise<Issued<T>> {
+    const session = sealed.session;
+    const handle = await outgoingHandle(this.#deps.state, { sid: session.sid, expiresAtMs: session.exp * 1000, tenant: session.tenant }, sealed.sessionState);
+    return { ...sealed, handle };
   }
 
-  context(request: ContextRequest, scope: RagScope): Promise<Sealed<ContextResponse>> {
-    return buildContext(this.#deps, request, scope);
+  async ingest(request: IngestRequest, scope: RagScope): Promise<Issued<IngestResponse>> {
+    return this.#issue(await ingestDocument(this.#deps, request, scope));
+  }
+
+  async query(request: QueryRequest, scope: RagScope): Promise<Issued<QueryResponse>> {
+    return this.#issue(await queryRag(this.#deps, request, scope));
+  }
+
+  async context(request: ContextRequest, scope: RagScope): Promise<Issued<ContextResponse>> {
+    return this.#issue(await buildContext(this.#deps, request, scope));
   }
 
   answer(request: AnswerRequest): Promise<AnsweredRag> {

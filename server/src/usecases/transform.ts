@@ -1,6 +1,7 @@
 // The transform use case: the whole sequence of a tokenizing request, written once for every
 // route that tokenizes (/v1/transform and its stream, batch items, file and image uploads, image
 // redaction, the OpenAI-compatible proxy):
+//   0. the incoming session is resolved (a blob, or the blob a server-side id points to),
 //   1. prompt security screens the text first when the NER sidecar will see it (NER must see the
 //      cleaned text; otherwise the transform screens it itself),
 //   2. detection is planned (the NER sidecar called, fallback decided by the planned policy),
@@ -15,7 +16,7 @@ import type { RequestContext } from '../domain/types.js';
 import { nerWillRun, planDetection, planDetectionForTexts, type DetectorName, type NerDeps, type NerLog } from '../services/ner.js';
 import type { LoadedPolicy, PolicyRegistry } from '../services/policies.js';
 import { screenBeforeNer, type PromptSecuritySettings, type PromptSecuritySummary } from '../services/prompt-security.js';
-import { outgoingHandle, recordContinuation, withHandle, type StateDeps } from '../services/state.js';
+import { incomingSession, outgoingHandle, recordContinuation, withHandle, type StateDeps } from '../services/state.js';
 import { chatSlotTexts, jsonSlotTexts, type ChatTransformOutcome, type JsonTransformOutcome, type SlotNer, type StructuredRequest } from '../services/structured.js';
 import type { RequestPattern, SessionMeta, TextTransformRequest, TransformResponse } from '../services/transform.js';
 import type { DeferredSource, OffloadedTransform, TransformShape } from '../workers/offload-worker.js';
@@ -41,8 +42,9 @@ export interface UseCaseCall {
 export interface TransformCommand {
   readonly language?: string | undefined;
   readonly policy?: string | undefined;
-  /** The incoming blob being continued (services/state.ts incomingSession resolved a session id). */
+  /** The blob being continued, as sent (session_state) or behind a server-side id (sessionId; resolved by the use case). */
   readonly sessionState?: string | undefined;
+  readonly sessionId?: string | undefined;
   readonly customPatterns?: readonly RequestPattern[] | undefined;
   readonly protectionOverrides?: TextTransformRequest['protectionOverrides'];
   /** The request context with caller fields taken from the credential (routes/common.ts effectiveContext). */
@@ -111,6 +113,12 @@ export class TransformUseCase {
     this.#deps = deps;
   }
 
+  /** Step 0: the command with its incoming session resolved to a blob (a server-side id looked up). */
+  async #resolved(command: TransformCommand): Promise<TransformCommand> {
+    if (command.sessionId === undefined) return command;
+    return { ...command, sessionId: undefined, sessionState: await incomingSession(this.#deps.state, command.sessionId, command.sessionState) };
+  }
+
   /** Whether the NER sidecar will see a request naming `detectors`. */
   nerWillRun(detectors: readonly string[] | undefined): boolean {
     return nerWillRun(this.#deps.ner, detectors);
@@ -158,12 +166,21 @@ export class TransformUseCase {
   async #keep(call: UseCaseCall, command: TransformCommand, run: TextRun | StructuredRun): Promise<SessionHandle> {
     const { meta, sessionState } = runSession(run);
     call.facts({ session_id: meta.sid, trace_id: command.traceId, ...(meta.policy !== undefined ? { policy: meta.policy } : {}) });
+    return this.commit(meta, sessionState);
+  }
+
+  /**
+   * Step 5 alone, for the proxy, which commits only once its upstream answered: a continuation
+   * advances the replay store (each blob continues once), then the outgoing handle is issued.
+   */
+  async commit(meta: SessionMeta, sessionState: string): Promise<SessionHandle> {
     if (meta.continued) await recordContinuation(this.#deps.state, meta);
     return outgoingHandle(this.#deps.state, meta, sessionState);
   }
 
   /** The whole text transform of /v1/transform, its stream (`frames`) and the upload routes. */
-  async text(call: UseCaseCall, command: TransformCommand, text: string, options: { readonly frames?: boolean } = {}): Promise<TextTransformDone> {
+  async text(call: UseCaseCall, given: TransformCommand, text: string, options: { readonly frames?: boolean } = {}): Promise<TextTransformDone> {
+    const command = await this.#resolved(given);
     const run = await this.runText(call, command, text, { shape: options.frames === true ? 'frames' : 'response' });
     const handle = await this.#keep(call, command, run);
     if (run.where === 'inline') return { input: run.input, handle, response: run.outcome.response };
@@ -224,9 +241,10 @@ export class TransformUseCase {
    */
   async structured(
     call: UseCaseCall,
-    command: TransformCommand,
+    given: TransformCommand,
     document: Parameters<TransformUseCase['runStructured']>[2],
   ): Promise<{ readonly object: Record<string, unknown>; readonly json?: undefined } | { readonly object?: undefined; readonly json: string }> {
+    const command = await this.#resolved(given);
     const run = await this.runStructured(call, command, document);
     const handle = await this.#keep(call, command, run);
     if (run.where === 'worker') return { json: withHandle(run.outcome.body, handle) };
@@ -239,7 +257,8 @@ export class TransformUseCase {
    * failure can continue the same session_state). A worker's body is parsed back (bounded by
    * the document limits the request passed).
    */
-  async structuredOutcome(call: UseCaseCall, command: TransformCommand, document: Parameters<TransformUseCase['runStructured']>[2]): Promise<JsonTransformOutcome | ChatTransformOutcome> {
+  async structuredOutcome(call: UseCaseCall, given: TransformCommand, document: Parameters<TransformUseCase['runStructured']>[2]): Promise<JsonTransformOutcome | ChatTransformOutcome> {
+    const command = await this.#resolved(given);
     const run = await this.runStructured(call, command, document);
     const { meta } = runSession(run);
     call.facts({ session_id: meta.sid, trace_id: command.traceId, ...(meta.policy !== undefined ? { policy: meta.policy } : {}) });
