@@ -1,6 +1,7 @@
 // Lint configuration: typescript-eslint strict-type-checked on every TypeScript source.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { LAYER_RULES } from './eslint.layers.js';
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/*.js', '**/*.mjs', 'ner/**', 'charts/veil/**'] },
@@ -21,8 +22,10 @@ export default tseslint.config(
       '@typescript-eslint/unified-signatures': 'off',
     },
   },
+  // The layers of server/src (eslint.layers.js); common/src below is as pure as domain/.
+  ...LAYER_RULES,
   {
-    files: ['server/src/domain/**/*.ts', 'common/src/**/*.ts'],
+    files: ['common/src/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: ['fastify', 'fastify/*', '@fastify/*', 'ioredis', 'pino', '@kubernetes/*'] }],

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { routeScopes } from '../server/src/auth/plugin.js';
+import { routeScopes } from '../server/src/plugins/auth.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../server/src/testing/fake-openai.js';
 import { buildTestApp } from '../server/src/testing/harness.js';
 import { startVeil, type ServerProcess } from './support/server.js';

@@ -9,28 +9,12 @@ import type { NerClient } from './clients/ner.js';
 import type { FilePool } from './services/files.js';
 import type { Offload } from './services/offload.js';
 import type { OcrEngine } from './services/ocr.js';
-import type { PolicyRegistry } from './services/policies.js';
-import type { IdempotencyStore, ReplayStore, RevocationStore, SessionStore } from './stores/types.js';
+import type { PolicyHolder, PolicyRegistry } from './services/policies.js';
+import type { AppStores } from './stores/types.js';
 import type { ClusterLink } from './cluster/worker.js';
 import type { RequestTracer } from './metrics/observe.js';
 import type { VeilMetrics } from './metrics/registry.js';
 import type { ReloadManager } from './reload/manager.js';
-
-/** Holds the active policy registry; a reload swaps `registry` as one immutable snapshot. */
-export interface PolicyHolder {
-  registry: PolicyRegistry;
-}
-
-/** The state stores, by role; `sessions` only with a server-side session backend. */
-export interface AppStores {
-  readonly replay: ReplayStore;
-  readonly revocation: RevocationStore;
-  readonly idempotency: IdempotencyStore;
-  readonly sessions?: SessionStore | undefined;
-  /** Can the shared backends be reached (Redis PING within the timeout)? Absent: nothing to ask. */
-  ping?(timeoutMs: number): Promise<boolean>;
-  close(): Promise<void>;
-}
 
 export interface AppDeps {
   readonly config: VeilConfig;
@@ -72,7 +56,9 @@ export interface AppDeps {
   readonly cluster?: ClusterLink | undefined;
 }
 
-export { NER_DEGRADED_WARNING } from './services/transform.js';
+export { NER_DEGRADED_WARNING } from './services/ner.js';
+export type { AppStores } from './stores/types.js';
+export type { PolicyHolder } from './services/policies.js';
 
 /**
  * The session key ring in force now for a caller's tenant: its own ring (session.keyring_directory)

@@ -1,6 +1,6 @@
 // Request-scoped audit facts (interface.md 6.1). Route handlers and hooks say what happened
 // (policy, entity types and counts, session, guards) with `auditFacts(request, {...})`; one
-// central hook (audit/plugin.ts) turns the facts into the request's audit event when the
+// central hook (plugins/audit.ts) turns the facts into the request's audit event when the
 // response is sent, so no route writes audit records itself. Facts never carry values: the
 // session id and trace id are given raw here and fingerprinted when the event is built.
 import type { FastifyRequest } from 'fastify';

@@ -4,5 +4,5 @@ export { auditFacts, entityFacts, factSink, NO_FACTS, transformFacts, type Audit
 export { buildEvent, fingerprint, systemEvent, type AuditEvent } from './event.js';
 export { AUDIT_LOGGER_NAME, LogAuditSink, type AuditSink } from './sink.js';
 export { AuditOpenError, AuditUnavailableError, FileAuditSink, nodeAuditFs, type AuditFileSystem } from './file-sink.js';
-export { auditStreamFailure, auditStreamStart, recordIntent, registerAudit, type AuditMode } from './plugin.js';
+export { auditStreamFailure, auditStreamStart, recordIntent, registerAudit, type AuditMode } from '../plugins/audit.js';
 export { describeResult, verifyAuditFile, type VerifyResult } from './verify.js';

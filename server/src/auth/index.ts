@@ -22,7 +22,7 @@ export {
   principalOf,
   type Principal,
 } from './principal.js';
-export { registerAuth, routeScopes, type RouteScope, type RouteScopeEntry } from './plugin.js';
+export { registerAuth, routeScopes, type RouteScope, type RouteScopeEntry } from '../plugins/auth.js';
 export { corsOptions, isLoopbackOrigin } from './cors.js';
 
 export interface AuthenticatorOptions {

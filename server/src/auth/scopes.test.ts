@@ -52,7 +52,7 @@ const SPEC: Readonly<Record<string, RouteScope>> = {
   'POST /openai/v1/embeddings': 'transform',
   'GET /livez': 'public',
   'GET /readyz': 'public',
-  // Not in interface.md: the OpenAPI document and its rendered page (openapi/routes.ts), any credential.
+  // Not in interface.md: the OpenAPI document and its rendered page (routes/openapi.ts), any credential.
   'GET /openapi.json': 'authenticated',
   'GET /openapi.html': 'authenticated',
   // Not an API route: @fastify/cors answers preflights, which carry no credential by design.

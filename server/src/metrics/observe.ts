@@ -8,7 +8,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { operationOf } from '../audit/event.js';
 import { factsOf, type CollectedFacts } from '../audit/facts.js';
 import { authenticatedPrincipal } from '../auth/principal.js';
-import type { AppDeps } from '../deps.js';
 import { errorCodeOf } from '../plugins/errors.js';
 import type { VeilMetrics } from './registry.js';
 
@@ -133,7 +132,7 @@ export function countObservation(metrics: VeilMetrics, observation: RequestObser
 }
 
 /** Register the onResponse hook that observes every request once. */
-export function registerObservability(app: FastifyInstance, deps: AppDeps): void {
+export function registerObservability(app: FastifyInstance, deps: { readonly metrics: VeilMetrics; readonly tracer?: RequestTracer | undefined }): void {
   const metrics = deps.metrics;
   const tracer = deps.tracer;
   app.addHook('onResponse', (request, reply, done) => {

@@ -8,7 +8,7 @@
 // TypeBox schemas go in as they are (JSON.stringify drops TypeBox's symbol keys).
 import { ERROR_CODES, type ErrorCode } from '@veil/common';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
-import type { RouteScope } from '../auth/plugin.js';
+import type { RouteScope } from '../plugins/auth.js';
 import { OPENAI_PREFIX } from '../plugins/errors.js';
 import { OPERATIONS, type MediaDoc, type OperationDoc } from './operations.js';
 
@@ -32,7 +32,7 @@ export function collectRoutes(app: FastifyInstance): readonly CollectedRoute[] {
     for (const method of methods) {
       if (method === 'HEAD' || method === 'OPTIONS') continue;
       const scope = route.config?.scope;
-      if (scope === undefined) continue; // refused at startup by auth/plugin.ts
+      if (scope === undefined) continue; // refused at startup by plugins/auth.ts
       routes.push({ method, url: route.url, schema: route.schema, scope, idempotent: route.config?.idempotent === true });
     }
   });

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routeScopes } from '../auth/plugin.js';
+import { routeScopes } from '../plugins/auth.js';
 import { apiKeyOverrides } from '../testing/auth.js';
 import { buildTestApp, send, type TestApp } from '../testing/harness.js';
 

@@ -24,6 +24,6 @@ export const EXPOSED_HEADERS: readonly string[] = [
   'idempotency-replayed',
   // 429 (plugins/errors.ts).
   'retry-after',
-  // 401 under Bearer auth modes (auth/plugin.ts).
+  // 401 under Bearer auth modes (plugins/auth.ts).
   'www-authenticate',
 ];

@@ -1,7 +1,7 @@
 // Hot reload of policies, the session key ring and API keys (see manager.ts), built from the
 // configuration in one call so main.ts stays process wiring only.
 import type { LoadedConfig } from '../config/index.js';
-import type { PolicyHolder } from '../deps.js';
+import type { PolicyHolder } from '../services/policies.js';
 import { ApiKeySource } from './api-keys.js';
 import { KeyRingSource } from './keyring.js';
 import { ReloadManager } from './manager.js';

@@ -21,8 +21,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { DEFAULT_POLICY_FILE, isPolicyFileName, loadPolicyDirectory, MAX_POLICY_FILE_BYTES, parsePolicyFiles, VeilError, type Policy, type PolicyIssue } from '@veil/common';
-import type { PolicyHolder } from '../deps.js';
-import { builtinPolicyRegistry, defaultMarkerOf, PolicyLoadError, readDefaultMarker, registryFromPolicies, type PolicyRegistry } from '../services/policies.js';
+import { builtinPolicyRegistry, defaultMarkerOf, PolicyLoadError, readDefaultMarker, registryFromPolicies, type PolicyHolder, type PolicyRegistry } from '../services/policies.js';
 import { directoryStamp, readStable } from './stamp.js';
 
 /** A problem as the admin API reports it. */

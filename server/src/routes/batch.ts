@@ -1,24 +1,18 @@
-// POST /v1/batch/transform and POST /v1/batch/detect (interface.md 4.7, 4.8). Each item runs
-// the same transform or detection as the single-item route; a failing item carries its error
-// message (a VeilError message, never a value) and the others still process. Shared mode
-// carries one session across the items: each item continues the previous successful item's
-// blob, so the session counter advances once per successful item, and only the last successful
-// result carries the combined handle. Only that final continuation is recorded in the replay
-// store (the intermediate blobs never leave the server). Batch sessions are sealed with kind
-// 'transform', exactly as /v1/transform seals them, so they continue and rehydrate alike.
-import { isVeilError, VeilError } from '@veil/common';
+// POST /v1/batch/transform and POST /v1/batch/detect (interface.md 4.7, 4.8): thin adapters.
+// Each item runs the same use case as the single-item route (usecases/batch.ts over the
+// transform use case, usecases/detect.ts); a failing item carries its error message (a VeilError
+// message, never a value) and the others still process. Shared mode carries one session across
+// the items (usecases/batch.ts). The answer is serialized item by item on the event loop.
+import { isVeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { auditFacts, transformFacts } from '../audit/facts.js';
-import { keyRingFor, policiesFor, ringMaterial, type AppDeps } from '../deps.js';
-import type { PolicyRegistry } from '../services/policies.js';
-import { applyPolicyDetection, planDetection } from '../services/ner.js';
+import { auditFacts } from '../audit/facts.js';
+import type { UseCases } from '../compose.js';
+import type { AppDeps } from '../deps.js';
 import { RawJson, serializeSliced, withLeadingFields, type Slicer } from '../services/offload.js';
-import { outgoingHandle, recordContinuation, withHandle } from '../services/state.js';
-import { jsonString } from '../services/json-text.js';
-import { batchItemFields, runTextTransform, type SessionMeta, type TextTransformRequest } from '../services/transform.js';
-import type { StructuredRequest } from '../services/structured.js';
-import { effectiveContext, ms, patternSet, policyFact, principalOf, traceIdOf, type Principal } from './common.js';
-import { DEFAULT_THRESHOLD, detectEntities, includeValues } from './detect.js';
+import { withHandle } from '../services/state.js';
+import { batchItemFields } from '../services/transform.js';
+import { callOf, effectiveContext, ms, patternSet, policyFact, principalOf, traceIdOf } from './common.js';
+import { DEFAULT_THRESHOLD, includeValues } from './detect.js';
 import {
   batchDetectBodySchema,
   BatchDetectResponseSchema,
@@ -26,37 +20,12 @@ import {
   BatchTransformResponseSchema,
   type BatchDetectBody,
   type BatchTransformBody,
-  type BatchTransformItem,
 } from './schemas.js';
-import {
-  isOffloadedTransform,
-  nerWillRun,
-  plannedPolicy,
-  promptFacts,
-  runStructuredWithNer,
-  transformEnvironment,
-  transformSettings,
-  type TransformDone,
-} from './transform.js';
 import { chargeRateLimit } from '../plugins/rate-limit.js';
 import { bodySize } from '../plugins/json.js';
-import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
+import { jsonString } from '../services/json-text.js';
 
-type InputKind = 'text' | 'json' | 'chat_messages';
-
-/** interface.md 4.7 item: exactly one of text, input_json, input_messages, matching input_type. */
-export function itemInputType(item: BatchTransformItem): InputKind {
-  const given: InputKind[] = [];
-  if (item.text !== undefined) given.push('text');
-  if (Object.hasOwn(item, 'input_json')) given.push('json');
-  if (item.input_messages !== undefined) given.push('chat_messages');
-  if (given.length !== 1) throw new VeilError('VEIL_VALIDATION_FAILED', 'item: send exactly one of text, input_json, input_messages');
-  const kind = given[0]!;
-  if (item.input_type !== undefined && item.input_type !== kind) {
-    throw new VeilError('VEIL_VALIDATION_FAILED', `input_type: '${item.input_type}' does not match the input field sent`);
-  }
-  return kind;
-}
+export { itemInputType } from '../usecases/batch.js';
 
 /** The message a failed item carries: a VeilError's own (value-free) message, else generic. */
 function itemError(log: FastifyBaseLogger, route: string, index: number, error: unknown): { error: string; code: string } {
@@ -85,63 +54,7 @@ async function batchAnswer(slicer: Slicer, results: readonly ItemResult[], stats
   return serializeSliced(slicer, '{"results":[', items, `],"stats":${JSON.stringify(stats)}}`);
 }
 
-export function batchRoutes(deps: AppDeps) {
-  /** One item, exactly as /v1/transform would run it (no store checks: the batch does those). */
-  const transformItem = async (
-    item: BatchTransformItem,
-    policy: string | undefined,
-    sessionState: string | undefined,
-    principal: Principal,
-    traceId: string,
-    registry: PolicyRegistry,
-    log: FastifyBaseLogger,
-    large: boolean,
-  ): Promise<TransformDone> => {
-    const kind = itemInputType(item);
-    const common = {
-      language: item.language,
-      policy,
-      sessionState,
-      context: effectiveContext(deps, principal, undefined),
-      tenant: principal.tenant,
-      traceId,
-    };
-    if (kind !== 'text') {
-      const input: StructuredRequest =
-        kind === 'json' ? { kind, request: { ...common, inputJson: item.input_json } } : { kind, request: { ...common, inputMessages: item.input_messages } };
-      return runStructuredWithNer(deps, transformEnvironment(deps, principal.tenant, registry), input, undefined, plannedPolicy(registry, policy, sessionState), log, {
-        tenant: principal.tenant,
-        registry,
-        shape: 'batch-item',
-        offload: large,
-      });
-    }
-    let input = item.text ?? '';
-    // As /v1/transform: prompt security screens before the NER sidecar sees the text.
-    const promptSettings = promptSecuritySettings(deps.config);
-    let promptScreened: PromptSecuritySummary | undefined;
-    if (promptSettings !== undefined && nerWillRun(deps, undefined)) {
-      const screened = screenBeforeNer(promptSettings, input, { keyRing: keyRingFor(deps, principal.tenant), sessionState, tenant: principal.tenant, nowMs: deps.now() });
-      input = screened.text;
-      promptScreened = screened.summary;
-    }
-    const planned = plannedPolicy(registry, policy, sessionState);
-    const plan = await planDetection(deps, input, item.language ?? deps.config.detector.default_language, undefined, planned?.compiled.policy, log);
-    const request: TextTransformRequest = { ...common, input, detection: plan, ...(promptScreened !== undefined ? { promptScreened } : {}) };
-    if (large || deps.offload.offloads(Math.max(input.length, sessionState?.length ?? 0))) {
-      return deps.offload.run({
-        op: 'transform',
-        request,
-        ring: ringMaterial(deps, principal.tenant),
-        policies: registry.snapshot(),
-        settings: transformSettings(deps),
-        nowMs: deps.now(),
-        shape: 'batch-item',
-      });
-    }
-    return runTextTransform(transformEnvironment(deps, principal.tenant, registry), request);
-  };
-
+export function batchRoutes(deps: AppDeps, useCases: UseCases) {
   return function register(app: FastifyInstance): void {
     const maxItems = deps.config.limits.max_batch_size;
 
@@ -155,60 +68,36 @@ export function batchRoutes(deps: AppDeps) {
         chargeRateLimit(request, body.items.length - 1);
         const principal = principalOf(request);
         const shared = body.session_mode === 'shared';
-        const traceId = traceIdOf(undefined);
-        // One policy snapshot for the whole batch (a reload mid-batch never mixes two sets).
-        const registry = policiesFor(deps, principal.tenant);
-        // Items run one after another; between them the event loop serves other requests. In a
-        // batch that is large as a whole every item runs on a worker, however small each is.
-        const slicer = deps.offload.slicer();
-        const large = deps.offload.offloads(bodySize(request));
-        const results: ItemResult[] = [];
-        let carried: { sessionState: string; meta: SessionMeta; position: number } | undefined;
+        // One scope for the whole batch: a reload mid-batch never mixes two policy sets.
+        const call = callOf(useCases, request);
+        const large = useCases.executor.offloads(bodySize(request));
+        const context = effectiveContext(deps, principal, undefined);
+        const { outcomes, sessionId } = await useCases.batch.transform(call, body.items, { shared, policy: body.policy, context, traceId: traceIdOf(undefined), large });
         let totalEntities = 0;
         let failed = 0;
-        for (const [index, item] of body.items.entries()) {
-          await slicer.pause();
-          try {
-            const done = await transformItem(item, item.policy ?? body.policy, shared ? carried?.sessionState : undefined, principal, traceId, registry, request.log, large);
-            let result: ItemResult;
-            if (isOffloadedTransform(done)) {
-              result = { index, json: jsonString(done.body) };
-              totalEntities += done.facts.entity_count ?? 0;
-              auditFacts(request, done.facts);
-            } else {
-              const fields = batchItemFields(done.response);
-              result = { index, object: { index, ...fields } };
-              totalEntities += fields.entities_detected;
-              auditFacts(request, { ...transformFacts(done.response), ...promptFacts(done.response) });
-            }
-            if (shared) {
-              carried = { sessionState: done.sessionState, meta: done.meta, position: results.length };
-            } else {
-              result = withItemHandle(result, await outgoingHandle(deps, done.meta, done.sessionState));
-            }
-            results.push(result);
-          } catch (error) {
-            if (isVeilError(error) && error.code === 'VEIL_PROMPT_REJECTED') auditFacts(request, { prompt_security: true });
+        const results = outcomes.map((outcome): ItemResult => {
+          const index = outcome.index;
+          if (outcome.run === undefined) {
             failed += 1;
-            results.push({ index, object: { index, safe_text: '', entities_detected: 0, entities_transformed: 0, ...itemError(request.log, 'batch_transform', index, error) } });
+            return { index, object: { index, safe_text: '', entities_detected: 0, entities_transformed: 0, ...itemError(request.log, 'batch_transform', index, outcome.error) } };
           }
-        }
-        if (carried !== undefined) {
-          // One continuation record for the whole chain: the final counter (N successful items).
-          if (carried.meta.continued) await recordContinuation(deps, carried.meta);
-          results[carried.position] = withItemHandle(results[carried.position]!, await outgoingHandle(deps, carried.meta, carried.sessionState));
-        }
-        auditFacts(request, {
-          item_count: results.length,
-          items_failed: failed,
-          ...policyFact(deps, body.policy),
-          ...(carried !== undefined ? { session_id: carried.meta.sid } : {}),
+          let result: ItemResult;
+          if (outcome.run.where === 'worker') {
+            result = { index, json: jsonString(outcome.run.outcome.body) };
+            totalEntities += outcome.run.outcome.facts.entity_count ?? 0;
+          } else {
+            const fields = batchItemFields(outcome.run.outcome.response);
+            result = { index, object: { index, ...fields } };
+            totalEntities += fields.entities_detected;
+          }
+          return outcome.handle !== undefined ? withItemHandle(result, outcome.handle) : result;
         });
+        auditFacts(request, { item_count: results.length, items_failed: failed, ...policyFact(deps, body.policy), ...(sessionId !== undefined ? { session_id: sessionId } : {}) });
         request.log.info(
           { event: 'batch_transform_completed', items: results.length, failed, session_mode: shared ? 'shared' : 'independent', entities: totalEntities },
           'batch_transform_completed',
         );
-        const answer = await batchAnswer(slicer, results, { total_items: results.length, total_entities: totalEntities, total_time_ms: ms(started) });
+        const answer = await batchAnswer(useCases.executor.slicer(), results, { total_items: results.length, total_entities: totalEntities, total_time_ms: ms(started) });
         return reply.type('application/json; charset=utf-8').send(answer);
       },
     );
@@ -223,26 +112,26 @@ export function batchRoutes(deps: AppDeps) {
         chargeRateLimit(request, body.items.length - 1);
         const principal = principalOf(request);
         const withValues = includeValues(deps, principal.scopes, body.include_values);
-        const slicer = deps.offload.slicer();
-        const large = deps.offload.offloads(bodySize(request));
+        const slicer = useCases.executor.slicer();
+        const large = useCases.executor.offloads(bodySize(request));
         const results: ItemResult[] = [];
         let totalEntities = 0;
         let failed = 0;
-        const registry = policiesFor(deps, principal.tenant);
+        const call = callOf(useCases, request);
+        const registry = call.scope.registry;
         for (const [index, item] of body.items.entries()) {
           await slicer.pause();
           try {
             const policyName = item.policy ?? body.policy;
             const loaded = policyName !== undefined ? registry.get(policyName) : undefined;
-            const patterns = patternSet(loaded, undefined);
-            const language = item.language ?? deps.config.detector.default_language;
-            const plan = await planDetection(deps, item.text, language, undefined, loaded?.compiled.policy, request.log);
-            const ner = loaded !== undefined ? applyPolicyDetection(loaded.compiled.policy, plan) : plan.ner;
-            const selection = { useRegex: plan.useRegex, ner, threshold: DEFAULT_THRESHOLD, withValues };
+            const found = await useCases.detect.run(
+              call,
+              { text: item.text, language: item.language, policy: loaded, patterns: patternSet(loaded, undefined), threshold: DEFAULT_THRESHOLD, withValues },
+              large,
+            );
+            const plan = found.plan;
             const warnings = plan.warnings.length > 0 ? { warnings: plan.warnings } : {};
-            const found = await detectEntities(deps, { text: item.text, language, patterns }, selection, large);
             totalEntities += found.count;
-            auditFacts(request, { entity_types: Object.keys(found.typeCounts), type_counts: found.typeCounts, entity_count: found.count });
             results.push(
               found.entitiesJson !== undefined
                 ? { index, json: `{"entities":${jsonString(found.entitiesJson)}${plan.warnings.length > 0 ? `,"warnings":${JSON.stringify(plan.warnings)}` : ''}}` }

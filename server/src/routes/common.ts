@@ -1,17 +1,20 @@
 // Helpers shared by route handlers: caller identity, trace ids, custom-pattern assembly,
 // detector selection and span conversion to code points.
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../auth/principal.js';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { factSink } from '../audit/facts.js';
+import { principalOf, type Principal } from '../auth/principal.js';
+import type { UseCases } from '../compose.js';
+import type { UseCaseCall } from '../usecases/transform.js';
 import type { AppDeps } from '../deps.js';
 import { compileCustomPatterns, type CompiledPattern } from '../domain/detect/index.js';
 import { DEFAULT_DESTINATION, type Caller } from '../domain/policy/index.js';
 import { utf16ToCodePoints } from '../domain/text/codepoints.js';
 import type { CustomPattern, RequestContext } from '../domain/types.js';
 import type { LoadedPolicy } from '../services/policies.js';
-import type { FastifyReply } from 'fastify';
 import { jsonPayload, type JsonText } from '../services/json-text.js';
 
-// The principal comes from the auth layer's root onRequest hook (auth/plugin.ts).
+// The principal comes from the auth layer's root onRequest hook (plugins/auth.ts).
 export { ALL_SCOPES, principalOf, type Principal } from '../auth/principal.js';
 
 /** In dev mode the caller role and purpose come from the body; otherwise from the credential. */
@@ -88,6 +91,11 @@ export function codePointSpans(text: string, spans: readonly { start: number; en
 export function policyFact(deps: AppDeps, name: string | undefined): { policy?: string } {
   if (name === undefined) return {};
   return { policy: deps.policies.registry.has(name) ? name : '<unknown>' };
+}
+
+/** A use case call for this request: the caller's scope (read once), its audit facts, its logger. */
+export function callOf(useCases: Pick<UseCases, 'scopeOf'>, request: FastifyRequest): UseCaseCall & { readonly log: FastifyBaseLogger } {
+  return { scope: useCases.scopeOf(principalOf(request).tenant), facts: factSink(request), log: request.log };
 }
 
 /** Send an answer already serialized (in parts, some of them bytes a worker moved here: services/json-text.ts). */

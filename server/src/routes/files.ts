@@ -3,32 +3,32 @@
 // with a hard size cap (file_upload.max_size_bytes: 413 the moment the cap is passed, nothing
 // buffered beyond it); parsing runs on the bounded file pool (services/files.ts), OCR on the
 // tesseract workers (services/ocr.ts), pixels in sharp (services/images.ts). Detection, policy,
-// tokenization, sessions, the deny list and revocations are the text routes' own code paths,
-// reused, so a file is protected exactly like the same text sent to /v1/transform. Filenames
+// tokenization, sessions, the deny list and revocations are the transform and rehydrate use
+// cases (usecases/), so a file is protected exactly like the same text sent to /v1/transform. Filenames
 // and part Content-Types are client data: they are hints for format detection only, and are
 // never logged or echoed.
 import multipart from '@fastify/multipart';
 import { RESTORE_MODES, VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { auditFacts, factSink, transformFacts } from '../audit/facts.js';
-import { keyRingFor, policiesFor, ringMaterial, type AppDeps } from '../deps.js';
+import { auditFacts } from '../audit/facts.js';
+import type { UseCases } from '../compose.js';
+import type { AppDeps } from '../deps.js';
 import { CONTENT_TYPES, FILE_EXTENSIONS, serializeJson, type FileHint } from '../files/formats.js';
 import { createFilePool, type FilePool } from '../services/files.js';
 import { alignSpans, layoutText, placeSpan, prepareImage, redactImage, type PixelBox } from '../services/images.js';
-import { planDetection } from '../services/ner.js';
-import { promptSecuritySettings, screenBeforeNer, type PromptSecuritySummary } from '../services/prompt-security.js';
 import { createOcrEngine, type OcrEngine } from '../services/ocr.js';
 import { withHandle } from '../services/state.js';
-import { jsonString } from '../services/json-text.js';
-import { runTextTransform, type TransformResponse } from '../services/transform.js';
+import type { TransformResponse } from '../services/transform.js';
+import { ringMaterialOf } from '../usecases/executor.js';
 import { decodeLatin1Field } from '../domain/text/utf8.js';
 import { jsonLimits } from '../plugins/json.js';
 import { VEIL_HEADERS } from '../plugins/response-headers.js';
 import type { RestoreMode } from '../domain/types.js';
-import { fingerprint, ms, policyFact, principalOf } from './common.js';
-import { openInline, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
-import { LabelSchema, LanguageSchema, type TransformBody } from './schemas.js';
-import { nerWillRun, promptFacts, recordingRejection, requestFields, structuredObject, structuredTransform, textTransform, transformEnvironment } from './transform.js';
+import { callOf, fingerprint, ms, policyFact, principalOf } from './common.js';
+import { rehydrateCommandOf, type RehydrateParams } from './rehydrate.js';
+import { LabelSchema, LanguageSchema } from './schemas.js';
+import { commandOf } from './transform.js';
+import { jsonString } from '../services/json-text.js';
 
 /** Multipart field names are echoed in errors only when they look like identifiers. */
 const SAFE_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -179,7 +179,7 @@ interface ImageRun {
   readonly ocrMs: number;
 }
 
-export function fileRoutes(deps: AppDeps) {
+export function fileRoutes(deps: AppDeps, useCases: UseCases) {
   return async function register(app: FastifyInstance): Promise<void> {
     const limits = deps.config.file_upload;
     const ownsFiles = deps.files === undefined;
@@ -222,9 +222,12 @@ export function fileRoutes(deps: AppDeps) {
       const extractionMs = ms(started);
       const extra = { original_format: extracted.format, original_size: size, ...(extracted.format === 'pdf' && extracted.pages !== undefined ? { pages: extracted.pages } : {}) };
       const logFields = { event: 'file_transform_completed', format: extracted.format, size };
+      const call = callOf(useCases, request);
       if (extracted.format === 'json') {
-        const body = { input_json: extracted.value, ...fields } as TransformBody;
-        const response = structuredObject(await structuredTransform(deps, request.log, body, 'json', undefined, principal, factSink(request)));
+        const command = commandOf(deps, { input_json: extracted.value, ...fields }, principal);
+        const done = await useCases.transform.structured(call, command, { kind: 'json', value: extracted.value });
+        // A worker's body is parsed back: the document is bounded by the limits the upload passed.
+        const response = done.json !== undefined ? (JSON.parse(done.json.map(jsonString).join('')) as Record<string, unknown>) : done.object;
         request.log.info(logFields, 'file_transform_completed');
         const stats = response.stats as Record<string, unknown>;
         return {
@@ -235,9 +238,9 @@ export function fileRoutes(deps: AppDeps) {
           ...extra,
         };
       }
-      const body = { input: extracted.text, ...fields } as TransformBody;
-      const done = await textTransform(deps, body, principal, undefined, factSink(request), request.log);
-      request.log.info({ ...logFields, trace_id: done.trace, offloaded: done.serialized !== undefined }, 'file_transform_completed');
+      const command = commandOf(deps, { input: extracted.text, ...fields }, principal);
+      const done = await useCases.transform.text(call, command, extracted.text);
+      request.log.info({ ...logFields, trace_id: fingerprint(command.traceId), offloaded: done.serialized !== undefined }, 'file_transform_completed');
       const serialized = done.serialized !== undefined ? jsonString(done.serialized) : JSON.stringify(done.response);
       return reply.type('application/json; charset=utf-8').send(withHandle(spliceResponse(serialized, extra, ['extraction_time_ms', extractionMs]), done.handle));
     });
@@ -247,16 +250,17 @@ export function fileRoutes(deps: AppDeps) {
       // session_state is the one large field: bounded like a JSON body (server.body_limit_bytes).
       const upload = await readUpload(request, 'file', ['session_state', 'session_id', 'restore_mode', 'output_channel'], limits.max_size_bytes, deps.config.server.body_limit_bytes);
       const params = rehydrateFields(upload);
-      const base = await rehydrateRequestOf(deps, principal, params as RehydrateParams, '');
+      const call = callOf(useCases, request);
+      const base = await useCases.rehydrate.request(call, rehydrateCommandOf(deps, principal, params as RehydrateParams), '');
       // Open, deny list and revocations on the event loop, exactly as /v1/rehydrate does.
-      const opened = await openInline(deps, base, factSink(request));
+      const opened = await useCases.rehydrate.openHere(call, base);
       const restored = await files.rehydrate(upload.bytes, upload.hint, {
         request: { ...base, revokedIds: opened.revokedIds },
-        ring: ringMaterial(deps, principal.tenant),
-        policies: policiesFor(deps, principal.tenant).snapshot(),
+        ring: ringMaterialOf(call.scope.keyRing),
+        policies: call.scope.registry.snapshot(),
         templates: deps.config.restore_templates,
         outputProtection: opened.env.outputProtection,
-        nowMs: deps.now(),
+        nowMs: call.scope.nowMs,
       });
       auditFacts(request, { entity_count: restored.tokensResolved, ...(restored.outputGuard !== undefined ? { output_guard: restored.outputGuard.triggered } : {}) });
       request.log.info(
@@ -280,7 +284,8 @@ export function fileRoutes(deps: AppDeps) {
       const fields = transformFields(upload);
       auditFacts(request, policyFact(deps, fields.policy));
       const { image, layout, ocrMs } = await recognize(upload.bytes);
-      const done = await textTransform(deps, { input: layout.text, ...fields }, principal, undefined, factSink(request), request.log);
+      const command = commandOf(deps, { input: layout.text, ...fields }, principal);
+      const done = await useCases.transform.text(callOf(useCases, request), command, layout.text);
       // OCR text of one image is small; a worker-serialized body is parsed back to add boxes.
       const response = done.response ?? (JSON.parse(jsonString(done.serialized ?? '{}')) as TransformResponse);
       const spans = alignSpans(layout.text, done.input, response.entities.map((entity) => entity.span));
@@ -288,7 +293,7 @@ export function fileRoutes(deps: AppDeps) {
         const placement = placeSpan(layout.words, spans[index]!);
         return placement === undefined ? entity : { ...entity, bbox: placement.bbox, boxes: placement.boxes, ocr_confidence: placement.ocrConfidence };
       });
-      request.log.info({ event: 'image_transform_completed', format: image.format, trace_id: done.trace, entities: entities.length }, 'image_transform_completed');
+      request.log.info({ event: 'image_transform_completed', format: image.format, trace_id: fingerprint(command.traceId), entities: entities.length }, 'image_transform_completed');
       return {
         ...response,
         entities,
@@ -308,31 +313,12 @@ export function fileRoutes(deps: AppDeps) {
       const { image, layout } = await recognize(upload.bytes);
       // The transform's detection and policy decisions, without keeping a session: nothing
       // here is ever rehydrated, so no session state is returned or stored.
-      const registry = policiesFor(deps, principal.tenant);
-      const body = { input: layout.text, ...fields } as TransformBody;
-      // As in textTransform: prompt security screens the text before the NER sidecar sees it.
-      let input = layout.text;
-      let promptScreened: PromptSecuritySummary | undefined;
-      const promptSettings = promptSecuritySettings(deps.config);
-      if (promptSettings !== undefined && nerWillRun(deps, undefined)) {
-        const screened = screenBeforeNer(promptSettings, input, { keyRing: keyRingFor(deps, principal.tenant), sessionState: undefined, tenant: principal.tenant, nowMs: deps.now() });
-        input = screened.text;
-        promptScreened = screened.summary;
-      }
-      const plan = await planDetection(deps, input, fields.language ?? deps.config.detector.default_language, undefined, registry.get(fields.policy).compiled.policy, request.log);
-      const outcome = await recordingRejection(factSink(request), () =>
-        Promise.resolve().then(() =>
-          runTextTransform(transformEnvironment(deps, principal.tenant, registry), {
-            ...requestFields(deps, body, principal, undefined),
-            input,
-            detection: plan,
-            ...(promptScreened !== undefined ? { promptScreened } : {}),
-          }),
-        ),
-      );
-      auditFacts(request, { ...transformFacts(outcome.response), ...promptFacts(outcome.response) });
+      const command = commandOf(deps, { input: layout.text, ...fields }, principal);
+      const run = await useCases.transform.runText(callOf(useCases, request), command, layout.text);
+      // OCR text of one image is small; a worker-serialized body is parsed back to place boxes.
+      const response = run.where === 'inline' ? run.outcome.response : (JSON.parse(jsonString(run.outcome.body)) as TransformResponse);
       const boxes: PixelBox[] = [];
-      for (const span of alignSpans(layout.text, outcome.cleanedInput ?? input, outcome.response.entities.map((entity) => entity.span))) {
+      for (const span of alignSpans(layout.text, run.input, response.entities.map((entity) => entity.span))) {
         const placement = placeSpan(layout.words, span);
         // Every entity must be located, or the PNG would go out with a value still visible.
         if (placement === undefined) throw new VeilError('VEIL_INTERNAL', undefined, 'redaction box not found');
@@ -343,7 +329,7 @@ export function fileRoutes(deps: AppDeps) {
       return reply
         .type('image/png')
         .header(VEIL_HEADERS.regionsRedacted, String(boxes.length))
-        .header(VEIL_HEADERS.entitiesRedacted, String(outcome.response.entities.length))
+        .header(VEIL_HEADERS.entitiesRedacted, String(response.entities.length))
         .send(png);
     });
   };

@@ -28,6 +28,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import { Type, type Static } from 'typebox';
 import { auditFacts, factSink, type FactSink } from '../audit/facts.js';
 import { UpstreamClient, UpstreamError, streamedUpstreamError, type UpstreamAnswer } from '../clients/upstream.js';
+import type { UseCases } from '../compose.js';
 import type { AppDeps } from '../deps.js';
 import { StreamOutputGuard, type OutputGuard } from '../domain/guard/index.js';
 import { ChunkRestorer, jsonStringRestore, parseChunk, prepareChatRequest, prepareEmbeddingRequest, restoreCompletion, type CompletionRestorers } from '../domain/proxy/index.js';
@@ -36,14 +37,13 @@ import { StreamRehydrator, type RestoreFunction } from '../domain/stream/index.j
 import { openAiErrorType, validationMessage } from '../plugins/errors.js';
 import { MarkupContext } from '../domain/restore/index.js';
 import { createRestorer, outputGuardFor, type RehydrateRequest, type Restorer } from '../services/rehydrate.js';
-import { incomingSession, outgoingHandle, recordContinuation } from '../services/state.js';
 import { LiveSessionCheck } from '../services/stream-check.js';
 import type { ChatTransformOutcome, JsonTransformOutcome } from '../services/structured.js';
-import { callerOf, fingerprint, policyFact, principalOf, type Principal } from './common.js';
-import { openInline, type OpenedInline } from './rehydrate.js';
+import { callerOf, callOf, fingerprint, policyFact, principalOf, type Principal } from './common.js';
 import { LabelSchema, LanguageSchema, PolicyNameSchema, RestoreModeSchema, SessionStateSchema, TraceIdSchema, type TransformBody } from './schemas.js';
 import { runSseStream, untilAborted } from './sse.js';
-import { structuredOutcome } from './transform.js';
+import { commandOf } from './transform.js';
+import type { OpenedHere } from '../usecases/executor.js';
 
 /** Request headers that carry the Veil parameters of a proxied call, and their body-field twins. */
 export const PROXY_HEADERS = {
@@ -167,7 +167,7 @@ interface ProxyRestorers {
   readonly tool: Restorer;
 }
 
-function restorersOf(opened: OpenedInline, base: RehydrateRequest): ProxyRestorers {
+function restorersOf(opened: OpenedHere, base: RehydrateRequest): ProxyRestorers {
   const { env, session, revokedIds } = opened;
   return { text: createRestorer(env, session, { ...base, revokedIds }), tool: createRestorer(env, session, { ...base, channel: TOOL_CHANNEL, revokedIds }) };
 }
@@ -190,7 +190,7 @@ function streamRehydrator(restorers: ProxyRestorers, guard: OutputGuard | undefi
   return new StreamRehydrator(restore, { guard: guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined });
 }
 
-export function openAiRoutes(deps: AppDeps) {
+export function openAiRoutes(deps: AppDeps, useCases: UseCases) {
   const proxy = deps.config.proxy;
   const upstream =
     proxy.upstream_url !== undefined
@@ -216,15 +216,16 @@ export function openAiRoutes(deps: AppDeps) {
     input: Pick<TransformBody, 'input_messages' | 'input_json'>,
   ): Promise<T> {
     auditFacts(request, { ...policyFact(deps, params.policy), ...(params.trace_id !== undefined ? { trace_id: params.trace_id } : {}) });
-    const incoming = await incomingSession(deps, params.session_id, params.session_state);
-    return (await structuredOutcome(deps, request.log, transformBody(params, input), kind, incoming, principal, facts)) as T;
+    const command = { ...commandOf(deps, transformBody(params, input), principal), sessionState: params.session_state, sessionId: params.session_id };
+    const document = kind === 'json' ? { kind, value: input.input_json } : { kind, value: input.input_messages };
+    // The route asked for this kind: the outcome is that kind's.
+    return (await useCases.transform.structuredOutcome({ ...callOf(useCases, request), facts }, command, document)) as T;
   }
 
   /** The upstream answered 2xx: record the continuation (replay protection), issue the handle. */
   async function commit(outcome: ChatTransformOutcome | JsonTransformOutcome, answer: UpstreamAnswer, requestId: string): Promise<Record<string, string | string[]>> {
     try {
-      if (outcome.meta.continued) await recordContinuation(deps, outcome.meta);
-      const handle = await outgoingHandle(deps, outcome.meta, outcome.sessionState);
+      const handle = await useCases.transform.commit(outcome.meta, outcome.sessionState);
       return responseHeaders(handle, outcome.response.warnings, requestId);
     } catch (error) {
       answer.cancel();
@@ -254,7 +255,7 @@ export function openAiRoutes(deps: AppDeps) {
           tenant: principal.tenant,
           traceId: outcome.response.trace_id,
         };
-        const opened = await openInline(deps, base, facts);
+        const opened = await useCases.rehydrate.openHere({ ...callOf(useCases, request), facts }, base);
         const restorers = restorersOf(opened, base);
         const guard = outputGuardFor(opened.env, opened.session, base.caller);
         const cancel = cancelOnClose(reply);

@@ -1,6 +1,6 @@
 // The RAG routes (interface.md 4.9 to 4.14): POST /v1/rag/ingest, /v1/rag/ingest/batch,
 // /v1/rag/query, /v1/rag/context, /v1/rag/answer, /v1/rag/delete. Schemas here (TypeBox,
-// unknown fields rejected), the work in services/rag.ts. Ingest, ingest/batch and delete are
+// unknown fields rejected), the work in the RAG use case (usecases/rag.ts). Ingest, ingest/batch and delete are
 // idempotent routes (interface.md section 8). The ingest, query and context results carry the
 // session handle the backend uses (a sealed blob, or a server-side id); chunk_session_state is
 // always a sealed blob because the caller stores it beside its chunk.
@@ -17,6 +17,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import { Type, type Static } from 'typebox';
 import { auditFacts, recordIntent } from '../audit/index.js';
 import type { NerLog } from '../services/ner.js';
+import type { UseCases } from '../compose.js';
 import type { AppDeps } from '../deps.js';
 import { CHUNKING_STRATEGIES, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../domain/rag/chunking.js';
 import { ClassificationLattice } from '../domain/rag/classification.js';
@@ -24,17 +25,12 @@ import { validationMessage } from '../plugins/errors.js';
 import { chargeRateLimit, chargeRateLimitAfter } from '../plugins/rate-limit.js';
 import { bodySize } from '../plugins/json.js';
 import {
-  answerRag,
-  buildContext,
-  deleteDocument,
-  ingestDocument,
   MAX_CONTEXT_CHUNKS,
-  queryRag,
   type IngestResponse,
   type RagScope,
   type Sealed,
 } from '../services/rag.js';
-import { incomingSession, outgoingHandle, withHandle } from '../services/state.js';
+import { withHandle } from '../services/state.js';
 import { RawJson, serializeSliced } from '../services/offload.js';
 import { callerOf, effectiveContext, fingerprint, principalOf, type Principal } from './common.js';
 import { scopeOf } from './revoke.js';
@@ -202,13 +198,6 @@ const DeleteResponseSchema = Type.Object({
   }),
 });
 
-/** The blob behind session_state or session_id; one of the two is required. */
-async function requiredSession(deps: AppDeps, body: { session_id?: string | undefined; session_state?: string | undefined }): Promise<string> {
-  const blob = await incomingSession(deps, body.session_id, body.session_state);
-  if (blob === undefined) throw new VeilError('VEIL_VALIDATION_FAILED', 'session_state: is required');
-  return blob;
-}
-
 /** Ingest stores values where the caller's vector store is: policy rules see destination vector_store. */
 function ingestScope(deps: AppDeps, principal: Principal): RagScope {
   return { tenant: principal.tenant, context: effectiveContext(deps, principal, { destination: 'vector_store' }) };
@@ -262,10 +251,9 @@ function answer(reply: FastifyReply, result: Record<string, unknown> | string): 
   return typeof result === 'string' ? reply.type('application/json; charset=utf-8').send(result) : result;
 }
 
-export function ragRoutes(deps: AppDeps) {
+export function ragRoutes(deps: AppDeps, useCases: UseCases) {
   const ingest = async (body: IngestBody, principal: Principal, log: NerLog, large = false): Promise<{ result: Record<string, unknown> | string; sealed: Sealed<IngestResponse> }> => {
-    const sealed = await ingestDocument(
-      deps,
+    const sealed = await useCases.rag.ingest(
       {
         text: body.text,
         strategy: body.chunking_strategy ?? 'paragraph',
@@ -278,8 +266,7 @@ export function ragRoutes(deps: AppDeps) {
       },
       { ...ingestScope(deps, principal), log, offload: large },
     );
-    const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
-    return { result: withSessionHandle(sealed.response, handle, 'chunks'), sealed };
+    return { result: withSessionHandle(sealed.response, sealed.handle, 'chunks'), sealed };
   };
 
   const itemValidator = (): ValidateFunction => {
@@ -328,9 +315,9 @@ export function ragRoutes(deps: AppDeps) {
         // One unit per document (the request itself paid the first).
         chargeRateLimit(request, request.body.items.length - 1);
         validateItem ??= itemValidator();
-        const slicer = deps.offload.slicer();
+        const slicer = useCases.executor.slicer();
         // A batch large as a whole runs every document's pure half on a worker.
-        const large = deps.offload.offloads(bodySize(request));
+        const large = useCases.executor.offloads(bodySize(request));
         const results: unknown[] = [];
         let failed = 0;
         for (const [index, item] of request.body.items.entries()) {
@@ -358,12 +345,11 @@ export function ragRoutes(deps: AppDeps) {
       async (request, reply) => {
         const body = request.body;
         const sealed = await recordingGuards(request, () =>
-          queryRag(deps, { query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, { ...modelScope(deps, principalOf(request)), log: request.log }),
+          useCases.rag.query({ query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, { ...modelScope(deps, principalOf(request)), log: request.log }),
         );
-        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
         auditFacts(request, { ...policyOf(sealed.session), session_id: sealed.session.sid, ...sealed.facts, ...promptFact(sealed.promptSecurity) });
         request.log.info({ event: 'rag_query_completed', entities: sealed.facts.entity_count ?? 0 }, 'rag_query_completed');
-        return answer(reply, withSessionHandle(sealed.response, handle, 'safe_query'));
+        return answer(reply, withSessionHandle(sealed.response, sealed.handle, 'safe_query'));
       },
     );
 
@@ -376,9 +362,8 @@ export function ragRoutes(deps: AppDeps) {
         chargeRateLimit(request, body.chunks.length - 1);
         const principal = principalOf(request);
         const clearance = clearanceOf(deps, principal, body.access_level);
-        const sessionState = await requiredSession(deps, body);
-        const sealed = await recordingGuards(request, () => buildContext(
-          deps,
+        const sessionState = await useCases.rag.incoming(body.session_id, body.session_state);
+        const sealed = await recordingGuards(request, () => useCases.rag.context(
           {
             chunks: body.chunks,
             sessionState,
@@ -391,10 +376,9 @@ export function ragRoutes(deps: AppDeps) {
           },
           { ...modelScope(deps, principal), log: request.log },
         ));
-        const handle = await outgoingHandle(deps, { sid: sealed.session.sid, expiresAtMs: sealed.session.exp * 1000, tenant: sealed.session.tenant }, sealed.sessionState);
         auditFacts(request, { ...policyOf(sealed.session), session_id: sealed.session.sid, ...sealed.facts, ...promptFact(sealed.promptSecurity) });
         request.log.info({ event: 'rag_context_completed', chunks: body.chunks.length, tokens: sealed.session.entries }, 'rag_context_completed');
-        return answer(reply, withSessionHandle(sealed.response, handle, 'safe_chunks'));
+        return answer(reply, withSessionHandle(sealed.response, sealed.handle, 'safe_chunks'));
       },
     );
 
@@ -405,9 +389,9 @@ export function ragRoutes(deps: AppDeps) {
         const body = request.body;
         const principal = principalOf(request);
         const clearance = clearanceOf(deps, principal, body.access_level);
-        const sessionState = await requiredSession(deps, body);
+        const sessionState = await useCases.rag.incoming(body.session_id, body.session_state);
         const answered = await recordingGuards(request, () =>
-          answerRag(deps, {
+          useCases.rag.answer({
             answer: body.answer,
             sessionState,
             channel: body.output_channel ?? 'user_output',
@@ -435,8 +419,8 @@ export function ragRoutes(deps: AppDeps) {
         const principal = principalOf(request);
         // An untenanted caller writes unscoped revocations: it needs global_revoke (4.15).
         scopeOf(principal);
-        const sessionState = await requiredSession(deps, body);
-        const { response, session } = await deleteDocument(deps, {
+        const sessionState = await useCases.rag.incoming(body.session_id, body.session_state);
+        const { response, session } = await useCases.rag.delete({
           sessionState,
           serverHeld: body.session_id !== undefined,
           tenant: principal.tenant,

@@ -1,15 +1,13 @@
-// Revocation (erasure): POST /v1/revoke, POST /v1/revoke/bulk, GET /v1/revocations/count.
-// Only digests are stored; a tenant caller revokes within its tenant, an untenanted caller
-// needs global_revoke (implied by admin) and writes the unscoped platform partition.
-import { VeilError } from '@veil/common';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// Revocation (erasure): POST /v1/revoke, POST /v1/revoke/bulk, GET /v1/revocations/count, thin
+// adapters over the revoke use case (usecases/revoke.ts). Only digests are stored; a tenant
+// caller revokes within its tenant, an untenanted caller needs global_revoke (implied by admin)
+// and writes the unscoped platform partition.
+import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { auditFacts } from '../audit/facts.js';
-import { recordIntent } from '../audit/plugin.js';
-import type { AppDeps } from '../deps.js';
-import { entityInfo } from '../domain/catalog.js';
-import { partitionOf, revocationDigest, withStore } from '../services/revocation.js';
-import { principalOf, type Principal } from './common.js';
+import { recordIntent } from '../plugins/audit.js';
+import type { UseCases } from '../compose.js';
+import { revocationScope } from '../usecases/revoke.js';
+import { callOf, principalOf, type Principal } from './common.js';
 
 export const MAX_BULK_REVOCATIONS = 1000;
 
@@ -22,39 +20,24 @@ const RevokeResponseSchema = Type.Object({ revoked: Type.Integer(), scope: Type.
 
 type Revocation = Static<typeof RevocationSchema>;
 
+/** The caller may revoke globally: the global_revoke scope, implied by admin. */
+function mayRevokeGlobally(principal: Principal): boolean {
+  return principal.scopes.has('global_revoke') || principal.scopes.has('admin');
+}
+
+/** Where the caller's revocations go (rag/delete writes there too); refuses an untenanted caller without global_revoke. */
 export function scopeOf(principal: Principal): 'tenant' | 'global' {
-  if (principal.tenant !== null) return 'tenant';
-  if (!principal.scopes.has('global_revoke') && !principal.scopes.has('admin')) {
-    throw new VeilError('VEIL_SCOPE_DENIED', 'an untenanted caller needs the global_revoke scope to revoke');
-  }
-  return 'global';
+  return revocationScope(principal.tenant, mayRevokeGlobally(principal));
 }
 
-function checkType(type: string, index: number | undefined): void {
-  if (entityInfo(type) === undefined) {
-    throw new VeilError('VEIL_VALIDATION_FAILED', `${index === undefined ? '' : `entities[${index}].`}entity_type: unknown entity type`);
-  }
-}
-
-export function revokeRoutes(deps: AppDeps) {
-  const revoke = async (request: FastifyRequest, items: readonly Revocation[]): Promise<{ revoked: number; scope: string }> => {
-    const principal = principalOf(request);
-    const scope = scopeOf(principal);
-    // National phone numbers in a request are read in detector.default_region.
-    const digests = items.map((item) => revocationDigest(deps.digestSecret, item.entity_type, item.value, deps.config.detector.default_region));
-    // Under audit.strict the event is on record before anything is stored.
-    await recordIntent(request);
-    await withStore(() => deps.stores.revocation.add(partitionOf(principal.tenant), digests, deps.now()), deps.now);
-    return { revoked: items.length, scope };
-  };
+export function revokeRoutes(useCases: UseCases) {
   return function register(app: FastifyInstance): void {
     app.post<{ Body: Revocation }>(
       '/v1/revoke',
       { schema: { body: RevocationSchema, response: { 200: RevokeResponseSchema } }, config: { scope: 'revoke', idempotent: true } },
       async (request) => {
-        checkType(request.body.entity_type, undefined);
-        auditFacts(request, { entity_types: [request.body.entity_type], entity_count: 1 });
-        const result = await revoke(request, [request.body]);
+        const options = { bulk: false, mayRevokeGlobally: mayRevokeGlobally(principalOf(request)), beforeMutation: () => recordIntent(request) };
+        const result = await useCases.revoke.revoke(callOf(useCases, request), [request.body], options);
         request.log.info({ event: 'revoked', count: 1, scope: result.scope }, 'revoked');
         return result;
       },
@@ -63,9 +46,8 @@ export function revokeRoutes(deps: AppDeps) {
       '/v1/revoke/bulk',
       { schema: { body: BulkSchema, response: { 200: RevokeResponseSchema } }, config: { scope: 'revoke', idempotent: true } },
       async (request) => {
-        request.body.entities.forEach((item, index) => checkType(item.entity_type, index));
-        auditFacts(request, { entity_types: request.body.entities.map((item) => item.entity_type), entity_count: request.body.entities.length });
-        const result = await revoke(request, request.body.entities);
+        const options = { bulk: true, mayRevokeGlobally: mayRevokeGlobally(principalOf(request)), beforeMutation: () => recordIntent(request) };
+        const result = await useCases.revoke.revoke(callOf(useCases, request), request.body.entities, options);
         request.log.info({ event: 'revoked', count: result.revoked, scope: result.scope }, 'revoked');
         return result;
       },
@@ -75,8 +57,7 @@ export function revokeRoutes(deps: AppDeps) {
       { schema: { response: { 200: Type.Object({ count: Type.Integer(), scope: Type.String() }) } }, config: { scope: 'admin' } },
       async (request) => {
         const principal = principalOf(request);
-        // Scope-local: a tenant sees its own partition, a platform caller the unscoped one.
-        const count = await withStore(() => deps.stores.revocation.count(partitionOf(principal.tenant)));
+        const count = await useCases.revoke.count(callOf(useCases, request));
         return { count, scope: principal.tenant === null ? 'global' : 'tenant' };
       },
     );

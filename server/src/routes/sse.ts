@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import { auditStreamEnd, auditStreamFailure, auditStreamStart } from '../audit/plugin.js';
+import { auditStreamEnd, auditStreamFailure, auditStreamStart } from '../plugins/audit.js';
 
 /** After the stream deadline, how long the error frame may take to leave before the connection is cut. */
 const DEADLINE_GRACE_MS = 5000;

@@ -11,8 +11,8 @@
 // body is incremental: the first line holds the rehydrate parameters without `output`; every
 // further line is `{"delta": "..."}` as a model streams; restored text is emitted as soon as
 // StreamRehydrator releases it, and the rest when the body ends. The session is opened, and the
-// deny list and the revocations applied, exactly as /v1/rehydrate does (routes/rehydrate.ts)
-// before the stream starts; and again before every delta is restored (services/stream-check.ts):
+// deny list and the revocations applied, exactly as /v1/rehydrate does (usecases/rehydrate.ts)
+// before the stream starts; and again before every delta is restored (usecases/stream.ts):
 // a value revoked meanwhile restores as [DELETED] from the next delta on, and a session
 // invalidated or a blob expired meanwhile ends the stream with the error frame. Both end with
 // `{complete: true, tokens_resolved, tokens_unresolved}`.
@@ -22,28 +22,25 @@
 // stream stays open longer than limits.max_stream_seconds: it then ends with that error frame
 // (VEIL_LIMIT_EXCEEDED), or, when the client does not even read, its connection is closed.
 import type { IncomingMessage } from 'node:http';
-import { isVeilError, VeilError } from '@veil/common';
+import { VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { auditFacts, factSink } from '../audit/facts.js';
+import { auditFacts } from '../audit/facts.js';
+import type { UseCases } from '../compose.js';
 import type { AppDeps } from '../deps.js';
-import { splitSegments, StreamRehydrator } from '../domain/stream/index.js';
+import { splitSegments } from '../domain/stream/index.js';
 import { parseJsonBounded, type JsonStructureLimits } from '../domain/json-depth.js';
 import { invalidUtf8, strictUtf8Decoder } from '../domain/text/utf8.js';
 import { validationMessage } from '../plugins/errors.js';
 import { deferredSource, jsonLimits } from '../plugins/json.js';
-import { StreamOutputGuard } from '../domain/guard/index.js';
-import { findTokensLenient } from '../domain/repair/index.js';
-import { MarkupContext } from '../domain/restore/index.js';
-import { createRestorer, outputGuardFor, restoreOpened, withOutputGuard, type RehydrateResponse } from '../services/rehydrate.js';
-import { incomingSession } from '../services/state.js';
+import type { RehydrateResponse } from '../services/rehydrate.js';
 import { transformFrames } from '../services/frames.js';
-import { LiveSessionCheck } from '../services/stream-check.js';
+import type { RestoreStream } from '../usecases/stream.js';
 import type { TransformResponse } from '../services/transform.js';
-import { fingerprint, policyFact, principalOf } from './common.js';
-import { isOffloaded, openInline, rehydrateOnce, rehydrateRequestOf, type RehydrateParams } from './rehydrate.js';
+import { callOf, fingerprint, policyFact, principalOf } from './common.js';
+import { rehydrateCommandOf, type RehydrateParams } from './rehydrate.js';
 import { runSseStream, untilAborted, type SseWriter } from './sse.js';
 import { RehydrateBodySchema, RehydrateParamsSchema, TransformBodySchema, type RehydrateBody, type TransformBody } from './schemas.js';
-import { inputTypeOf, structuredObject, structuredTransform, textTransform } from './transform.js';
+import { commandOf, inputTypeOf } from './transform.js';
 import { jsonString } from '../services/json-text.js';
 
 export const NDJSON = 'application/x-ndjson';
@@ -94,30 +91,35 @@ function deltaOf(line: string, limits: JsonStructureLimits): string {
   return delta;
 }
 
-export function streamRoutes(deps: AppDeps) {
+export function streamRoutes(deps: AppDeps, useCases: UseCases) {
   /** The full text transform of /v1/transform, with its store checks; nothing sent yet. */
   const transformWhole = async (request: FastifyRequest<{ Body: TransformBody }>) => {
     const body = request.body;
     const principal = principalOf(request);
     auditFacts(request, { ...policyFact(deps, body.policy), ...(body.trace_id !== undefined ? { trace_id: body.trace_id } : {}) });
     const inputType = inputTypeOf(body);
-    const sessionState = await incomingSession(deps, body.session_id, body.session_state);
+    const call = callOf(useCases, request);
+    const command = commandOf(deps, body, principal);
+    const trace = fingerprint(command.traceId);
     if (inputType !== 'text') {
       // JSON and chat documents are not cut into segments: one frame carries the whole
       // tokenized document, then the completion frame.
-      const whole = structuredObject(await structuredTransform(deps, request.log, body, inputType, sessionState, principal, factSink(request), deferredSource(request, 'input_json')));
-      return { structured: whole };
+      const document = inputType === 'json' ? { kind: 'json' as const, value: body.input_json, source: deferredSource(request, 'input_json') } : { kind: 'chat_messages' as const, value: body.input_messages };
+      const done = await useCases.transform.structured(call, command, document);
+      request.log.info({ event: 'transform_completed', input_type: inputType, trace_id: trace, offloaded: done.json !== undefined }, 'transform_completed');
+      // A worker's body is parsed back: the document is bounded by the limits the request passed.
+      return { structured: done.json !== undefined ? (JSON.parse(done.json.map(jsonString).join('')) as Record<string, unknown>) : done.object };
     }
-    const done = await textTransform(deps, body, principal, sessionState, factSink(request), request.log, { frames: true });
+    const done = await useCases.transform.text(call, command, body.input ?? '', { frames: true });
     if (done.frames !== undefined) {
       // A large text was cut into frames on the worker; the rest of the body is small.
       const rest = JSON.parse(jsonString(done.serialized ?? '{}')) as Omit<TransformResponse, 'safe_text' | 'entities'>;
-      return { text: { frames: done.frames, rest, entities: done.entityCount ?? 0, handle: done.handle, trace: done.trace } };
+      return { text: { frames: done.frames, rest, entities: done.entityCount ?? 0, handle: done.handle, trace } };
     }
     const response = done.response!;
     const { safe_text: _safeText, entities, ...rest } = response;
     const frames = transformFrames(done.input, entities).map((frame) => JSON.stringify(frame));
-    return { text: { frames, rest, entities: entities.length, handle: done.handle, trace: done.trace } };
+    return { text: { frames, rest, entities: entities.length, handle: done.handle, trace } };
   };
 
   const runStream = (
@@ -167,10 +169,15 @@ export function streamRoutes(deps: AppDeps) {
             // a body) reaches here unvalidated: refuse it like any missing JSON body.
             if (typeof request.body !== 'object' || request.body === null) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
             const body = request.body as RehydrateBody;
-            const result = await rehydrateOnce(deps, principal, body, request.log, factSink(request), true);
+            const call = callOf(useCases, request);
+            const base = await useCases.rehydrate.request(call, rehydrateCommandOf(deps, principal, body), body.output);
+            const run = await useCases.rehydrate.text(call, base, { segments: true });
+            const trace = fingerprint(base.traceId ?? '');
             // A large output was restored and cut on a worker: only the small rest of its body is parsed here.
-            const segments = isOffloaded(result) ? (result.segments ?? []) : splitSegments(result.restored_text).map((segment) => segment.text);
-            const response = isOffloaded(result) ? (JSON.parse(jsonString(result.body)) as Omit<RehydrateResponse, 'restored_text'>) : result;
+            const segments = run.where === 'worker' ? (run.result.segments ?? []) : splitSegments(run.response.restored_text).map((segment) => segment.text);
+            const response = run.where === 'worker' ? (JSON.parse(jsonString(run.result.body)) as Omit<RehydrateResponse, 'restored_text'>) : run.response;
+            if (run.where === 'worker') request.log.info({ event: 'rehydrate_completed', trace_id: trace, offloaded: true, resolved: run.result.tokensResolved }, 'rehydrate_completed');
+            else request.log.info({ event: 'rehydrate_completed', trace_id: trace, resolved: run.response.tokens_resolved, unresolved: run.response.tokens_unresolved.length }, 'rehydrate_completed');
             await runStream(reply, request.log, 'rehydrate_stream', async (writer) => {
               for (const [index, text] of segments.entries()) {
                 if (!(await writer.frame({ index, restored_text: text }))) return undefined;
@@ -194,39 +201,22 @@ export function streamRoutes(deps: AppDeps) {
           const stream = request.body as IncomingMessage;
           const limit = deps.config.server.body_limit_bytes;
           const lines = ndjsonLines(stream, maxLineLength(deps), limit);
-          let prepared: { base: Awaited<ReturnType<typeof rehydrateRequestOf>>; opened: Awaited<ReturnType<typeof openInline>> };
+          const call = callOf(useCases, request);
+          let prepared: { base: Awaited<ReturnType<UseCases['rehydrate']['request']>>; restore: RestoreStream };
           try {
             const first = await lines.next();
             if (first.done === true) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
             const params = parseJsonBounded(first.value, jsonLimits(deps.config));
             const validate = request.compileValidationSchema(RehydrateParamsSchema);
             if (!validate(params)) throw new VeilError('VEIL_VALIDATION_FAILED', validationMessage(validate.errors?.[0] ?? undefined));
-            const base = await rehydrateRequestOf(deps, principal, params as RehydrateParams, '');
-            const opened = await openInline(deps, base, factSink(request));
-            // Validates the channel and the session's policy before the first frame.
-            restoreOpened(opened.env, opened.session, { ...base, output: '', revokedIds: opened.revokedIds }, undefined, null);
-            prepared = { base, opened };
+            const base = await useCases.rehydrate.request(call, rehydrateCommandOf(deps, principal, params as RehydrateParams), '');
+            prepared = { base, restore: await useCases.openRestoreStream(call, base) };
           } catch (error) {
             // Answer with the JSON envelope; drain the rest of the body without keeping it.
             stream.resume();
             throw error;
           }
-          const { base, opened } = prepared;
-          const { env, session, revokedIds } = opened;
-          // Re-checked before every delta; newly revoked ids land in `revokedIds`, which the
-          // restore below reads on every piece.
-          const live = new LiveSessionCheck(deps, session, base.tenant, revokedIds);
-          // The output guard decides what may leave (no raw value split across frames) and
-          // guards it; the pieces are then restored without guarding again.
-          const guard = outputGuardFor(env, session, base.caller);
-          const facts = factSink(request);
-          // One restorer and one rendering context for the whole stream: a URL or tag that
-          // opened in an earlier delta still clamps the tokens of later ones.
-          const restorer = createRestorer(env, session, { ...base, revokedIds });
-          const markup = new MarkupContext();
-          const rehydrator = new StreamRehydrator((text) => restorer(text, markup), {
-            guard: guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined,
-          });
+          const { base, restore } = prepared;
           const trace = fingerprint(base.traceId ?? '');
           await runStream(reply, request.log, 'rehydrate_stream', async (writer, deadline) => {
             let index = 0;
@@ -235,16 +225,10 @@ export function streamRoutes(deps: AppDeps) {
               // At the deadline the wait for the next line fails with the deadline's error.
               for (let next = await untilAborted(lines.next(), deadline); next.done !== true; next = await untilAborted(lines.next(), deadline)) {
                 if (writer.closed) return undefined;
-                const delta = deltaOf(next.value, jsonLimits(deps.config));
-                await live.check(rehydrator.pending + delta);
-                const text = rehydrator.push(delta);
+                const text = await restore.push(deltaOf(next.value, jsonLimits(deps.config)));
                 if (text !== '' && !(await writer.frame({ index: index++, restored_text: text }))) return undefined;
               }
-              await live.check(rehydrator.pending);
-              rest = rehydrator.end();
-            } catch (error) {
-              if (isVeilError(error) && error.code === 'VEIL_OUTPUT_BLOCKED') facts({ output_guard: true });
-              throw error;
+              rest = await restore.end();
             } finally {
               if (deadline.aborted) {
                 // The read of a body the client never finished is still pending: leave the
@@ -258,19 +242,16 @@ export function streamRoutes(deps: AppDeps) {
                 if (!stream.readableEnded) stream.destroy();
               }
             }
-            if (guard !== undefined) facts({ output_guard: guard.triggered });
             if (rest !== '' && !(await writer.frame({ index: index++, restored_text: rest }))) return undefined;
-            request.log.info(
-              { event: 'rehydrate_completed', streamed: true, trace_id: trace, frames: index, resolved: rehydrator.tokensResolved, unresolved: rehydrator.tokensUnresolved.length },
-              'rehydrate_completed',
-            );
+            const { tokens_resolved: resolved, tokens_unresolved: unresolved, ...guarded } = restore.summary();
+            request.log.info({ event: 'rehydrate_completed', streamed: true, trace_id: trace, frames: index, resolved, unresolved: unresolved.length }, 'rehydrate_completed');
             return {
               complete: true,
-              tokens_resolved: rehydrator.tokensResolved,
-              tokens_unresolved: rehydrator.tokensUnresolved,
+              tokens_resolved: resolved,
+              tokens_unresolved: unresolved,
               stats: { rehydrate_time_ms: Math.round((performance.now() - started) * 1000) / 1000 },
               trace_id: base.traceId,
-              ...(guard !== undefined ? withOutputGuard({}, guard.summary()) : {}),
+              ...guarded,
             };
           });
           return reply;

@@ -11,10 +11,20 @@
 // call abandons the others and decides the outcome for the whole request.
 import { VeilError, type Policy } from '@veil/common';
 import { NerError, type NerClient, type NerFailureReason } from '../clients/ner.js';
-import type { AppDeps } from '../deps.js';
+import type { VeilConfig } from '../config/index.js';
 import { codePointsToUtf16, replaceLoneSurrogates } from '../domain/text/codepoints.js';
 import type { Detection } from '../domain/types.js';
-import { NER_DEGRADED_WARNING } from './transform.js';
+
+/** Shown when a transform runs without the NER detector (person, organization and location go unseen). */
+export const NER_DEGRADED_WARNING =
+  'degraded detection coverage: the NER detector is not active, so person, organization and location names may pass through undetected';
+
+/** What detection planning needs: the sidecar client (when configured), the detector settings and the degradation metric. */
+export interface NerDeps {
+  readonly config: Pick<VeilConfig, 'detector'>;
+  readonly ner?: NerClient | undefined;
+  readonly countNerDegraded: () => void;
+}
 
 export type DetectorName = 'builtin_regex' | 'python_ner';
 export type DetectorModeLabel = 'builtin_regex' | 'builtin_and_ner' | 'python_ner';
@@ -253,11 +263,11 @@ export interface NerLog {
  * Whether the NER sidecar will be called for a request naming `detectors` (planDetection's rule);
  * prompt security must then screen the text before it, since the sidecar's spans must match it.
  */
-export function nerWillRun(deps: Pick<AppDeps, 'ner' | 'config'>, detectors: readonly string[] | undefined): boolean {
+export function nerWillRun(deps: Pick<NerDeps, 'ner' | 'config'>, detectors: readonly string[] | undefined): boolean {
   return deps.ner !== undefined && (detectors?.includes('python_ner') ?? deps.config.detector.mode !== 'builtin');
 }
 
-function requestedDetectors(deps: AppDeps, requested: readonly DetectorName[] | undefined): DetectorName[] {
+function requestedDetectors(deps: NerDeps, requested: readonly DetectorName[] | undefined): DetectorName[] {
   if (requested !== undefined) return [...requested];
   return deps.config.detector.mode === 'builtin' ? ['builtin_regex'] : ['builtin_regex', 'python_ner'];
 }
@@ -292,7 +302,7 @@ export function applyPolicyDetection(
  * detection itself runs later, inside the (possibly offloaded) transform.
  */
 export async function planDetectionForTexts(
-  deps: AppDeps,
+  deps: NerDeps,
   texts: readonly string[],
   language: string,
   requested: readonly DetectorName[] | undefined,
@@ -349,7 +359,7 @@ export async function planDetectionForTexts(
 
 /** planDetectionForTexts for one text. */
 export async function planDetection(
-  deps: AppDeps,
+  deps: NerDeps,
   text: string,
   language: string,
   requested: readonly DetectorName[] | undefined,

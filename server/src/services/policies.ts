@@ -34,6 +34,11 @@ export interface RegistryOptions {
   readonly defaultSource?: DefaultPolicySource;
 }
 
+/** Holds the active policy registry; a reload swaps `registry` as one immutable snapshot. */
+export interface PolicyHolder {
+  registry: PolicyRegistry;
+}
+
 export class PolicyRegistry {
   readonly defaultName: string;
   readonly loadedAtUnix: number;

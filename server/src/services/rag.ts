@@ -1,49 +1,32 @@
 // The RAG flow (interface.md 4.9 to 4.14): ingest a document into safe chunks with per-chunk
 // and aggregate sessions, tokenize a query, build a model context from retrieved chunks under
 // the classification lattice and the merge rules, restore an answer exactly as rehydrate does,
-// and erase a document. Detection, tokenization, sealing, restore and revocation are the shared
-// pieces (services/transform.ts, domain/tokenize.ts, domain/seal, services/rehydrate.ts,
-// services/revocation.ts); this module only arranges them. Free of Fastify: routes/rag.ts
-// validates, resolves the caller and shapes the reply.
+// and erase a document. This module holds the flows' types and their pure cores (the same on the
+// event loop and on a worker); the sequences around them (scope, NER, store checks, the
+// executor) are usecases/rag.ts. Detection, tokenization, sealing and restore are the shared
+// pieces (services/transform.ts, domain/tokenize.ts, domain/seal, services/rehydrate.ts).
 //
 // Sessions: one ingest issues one session id for the document; the aggregate blob (kind
 // `aggregate`) and every chunk blob (kind `chunk`, the document classification bound into the
 // associated data) carry it, so invalidating the document (rag/delete) deny-lists all of them.
 // With a corpus_id every token is the corpus token (domain/token/corpus.ts), so the same value
 // has the same token at ingest and at query time and across the corpus's documents.
-import { VeilError } from '@veil/common';
-import { entityFacts, NO_FACTS, type AuditFacts } from '../audit/facts.js';
-import { keyRingFor, policiesFor, ringMaterial, type AppDeps } from '../deps.js';
+import { entityFacts, type AuditFacts } from '../audit/facts.js';
 import { detectAll } from '../domain/detect/index.js';
-import { chunkText, resolveSizes, type ChunkingStrategy, type Span } from '../domain/rag/chunking.js';
-import { ClassificationLattice, lowerRank, withinClearance } from '../domain/rag/classification.js';
-import { SessionMerger } from '../domain/rag/merge.js';
+import { chunkText, type ChunkingStrategy, type Span } from '../domain/rag/chunking.js';
+import { ClassificationLattice, lowerRank } from '../domain/rag/classification.js';
 import type { Caller } from '../domain/policy/index.js';
-import { newSessionId, openSession, sealSession, type KeyRing, type SessionPayload } from '../domain/seal/index.js';
+import { newSessionId, sealSession, type KeyRing, type SessionPayload } from '../domain/seal/index.js';
 import { utf16ToCodePoints } from '../domain/text/codepoints.js';
-import {
-  CorpusAllocator,
-  findTokens,
-  isCorpusEntryOwned,
-  TokenAllocator,
-  type Allocation,
-  type CorpusKeys,
-  type ValueAllocator,
-} from '../domain/token/index.js';
+import { CorpusAllocator, findTokens, TokenAllocator, type Allocation, type CorpusKeys, type ValueAllocator } from '../domain/token/index.js';
 import { tokenizeText, type TokenizedEntity } from '../domain/tokenize.js';
 import type { Detection, RequestContext, TokenEntry } from '../domain/types.js';
 import type { PromptSecuritySummary } from '../domain/guard/index.js';
-import { nerWillRun, planDetectionForTexts, type NerLog, type TextsPlan } from './ner.js';
-import { outputProtectionSettings } from './output-guard.js';
+import type { NerLog, TextsPlan } from './ner.js';
 import type { LoadedPolicy, PolicyRegistry } from './policies.js';
-import { promptSecuritySettings, screenPromptText, type PromptSecuritySettings } from './prompt-security.js';
-import { answerOf, restoreOpened, type AnswerResponse, type RehydrateEnvironment, type RehydrateRequest } from './rehydrate.js';
-import { openOffloaded, restoreOffloaded } from './rehydrate-offload.js';
-import { partitionOf, revocationDigest, revocationRegions, revokedEntryIds, withStore } from './revocation.js';
-import { assertNotDenied, denySession } from './state.js';
+import { screenPromptText, type PromptSecuritySettings } from './prompt-security.js';
+import type { AnswerResponse } from './rehydrate.js';
 import { combineDetections, NER_DEGRADED_WARNING } from './transform.js';
-import { StoreUnavailableError } from '../stores/types.js';
-import { jsonString } from './json-text.js';
 
 /** Built-in cap on document_sessions (and chunks) per context request (interface.md section 8). */
 export const MAX_CONTEXT_CHUNKS = 256;
@@ -126,7 +109,7 @@ function summaryOf(session: SessionPayload): SessionSummary {
 }
 
 /**
- * What the pure halves of the RAG flows need: built from deps on the event loop (small inputs)
+ * What the pure halves of the RAG flows need: built by usecases/rag.ts on the event loop (small inputs)
  * or from the material a worker receives (services/offload.ts decides by size).
  */
 export interface RagCore {
@@ -165,7 +148,7 @@ function screen(settings: PromptSecuritySettings | undefined, text: string, fiel
 }
 
 /** Several screens reported as one summary (context screens each chunk). */
-function combineSummaries(summaries: readonly PromptSecuritySummary[]): PromptSecuritySummary | undefined {
+export function combineSummaries(summaries: readonly PromptSecuritySummary[]): PromptSecuritySummary | undefined {
   const first = summaries[0];
   if (first === undefined) return undefined;
   const counts = new Map<string, number>();
@@ -175,14 +158,6 @@ function combineSummaries(summaries: readonly PromptSecuritySummary[]): PromptSe
     action: first.action,
     findings: [...counts].map(([kind, count]) => ({ kind: kind as PromptSecuritySummary['findings'][number]['kind'], count })),
   };
-}
-
-function nowSeconds(deps: AppDeps): number {
-  return Math.floor(deps.now() / 1000);
-}
-
-function lattice(deps: AppDeps): ClassificationLattice {
-  return new ClassificationLattice(deps.config.rag.classification_levels);
 }
 
 /**
@@ -225,25 +200,6 @@ function detectionsIn(detections: readonly Detection[], span: Span, from: number
   return { local, next: first };
 }
 
-function documentTtl(deps: AppDeps): number {
-  return deps.config.rag.document_ttl_seconds ?? deps.config.session.ttl_seconds;
-}
-
-/** The core of a request on the event loop. */
-function coreOf(deps: AppDeps, tenant: string | null, policy: LoadedPolicy, language: string, context: RequestContext): RagCore {
-  return {
-    keyRing: keyRingFor(deps, tenant),
-    policy,
-    corpusKeys: deps.corpusKeys,
-    promptSecurity: promptSecuritySettings(deps.config),
-    tenant,
-    context,
-    language,
-    defaultRegion: deps.config.detector.default_region,
-    nowMs: deps.now(),
-  };
-}
-
 /** What a worker needs to rebuild a core (keys as bytes, the policy set as a snapshot). */
 export interface RagCoreMaterial {
   readonly ring: { readonly currentKid: string; readonly keys: readonly { kid: string; key: Uint8Array }[] };
@@ -256,31 +212,6 @@ export interface RagCoreMaterial {
   readonly language: string;
   readonly defaultRegion: string;
   readonly nowMs: number;
-}
-
-function materialOf(deps: AppDeps, core: RagCore, registry: PolicyRegistry): RagCoreMaterial {
-  return {
-    ring: ringMaterial(deps, core.tenant),
-    policies: registry.snapshot(),
-    policyName: core.policy.compiled.name,
-    corpusKeys: { idKey: core.corpusKeys.idKey, capKey: core.corpusKeys.capKey },
-    promptSecurity: core.promptSecurity,
-    tenant: core.tenant,
-    context: core.context,
-    language: core.language,
-    defaultRegion: core.defaultRegion,
-    nowMs: core.nowMs,
-  };
-}
-
-/**
- * Screen texts for prompt security where NER must see them cleaned: on the event loop when
- * small, on a worker when large. `own` are the tokens the caller may legitimately send back.
- */
-async function screenTexts(deps: AppDeps, core: RagCore, registry: PolicyRegistry, texts: readonly { field: string; text: string }[], own: readonly TokenEntry[]): Promise<ScreenedTexts> {
-  const total = texts.reduce((sum, item) => sum + item.text.length, 0);
-  if (deps.offload.offloads(total)) return deps.offload.run({ op: 'rag', flow: 'screen', core: materialOf(deps, core, registry), input: { texts, own } });
-  return screenAll(core.promptSecurity, texts, own);
 }
 
 /** Several texts screened; a summary per screened text (none when prompt security is off). */
@@ -307,34 +238,12 @@ export function screenAll(settings: PromptSecuritySettings | undefined, texts: r
  * Texts ready for the pure core: screened first (on the loop or a worker) when the NER sidecar
  * will see them, then NER (asynchronous, batched); otherwise the core screens them itself.
  */
-interface Prepared {
+export interface Prepared {
   readonly texts: string[];
   /** Set when screening already happened here. */
   readonly screened?: ScreenedTexts;
   readonly plan: NerPlan;
   readonly perText: Detection[][];
-}
-
-async function prepareTexts(
-  deps: AppDeps,
-  core: RagCore,
-  registry: PolicyRegistry,
-  texts: readonly { field: string; text: string }[],
-  own: readonly TokenEntry[],
-  log: NerLog | undefined,
-): Promise<Prepared> {
-  const screened = nerWillRun(deps, undefined) ? await screenTexts(deps, core, registry, texts, own) : undefined;
-  const ready = screened?.texts ?? texts.map((item) => item.text);
-  const { perText, used: _used, ...plan } = await planDetectionForTexts(deps, ready, core.language, undefined, core.policy.compiled.policy, log);
-  return { texts: ready, ...(screened !== undefined ? { screened } : {}), plan, perText };
-}
-
-/** Run a flow's pure core inline (small) or on a worker (large); the worker serializes the response. */
-async function runCore<K extends keyof RagFlows>(deps: AppDeps, core: RagCore, registry: PolicyRegistry, cost: number, flow: K, input: RagFlows[K]['input']): Promise<RagFlows[K]['output']> {
-  if (deps.offload.offloads(cost)) {
-    return deps.offload.run({ op: 'rag', flow, core: materialOf(deps, core, registry), input } as RagTask);
-  }
-  return RAG_CORES[flow](core, input);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -444,27 +353,6 @@ export function ingestCore(core: RagCore, input: IngestCoreInput): Sealed<Ingest
   };
 }
 
-export async function ingestDocument(deps: AppDeps, request: IngestRequest, scope: RagScope): Promise<Sealed<IngestResponse>> {
-  resolveSizes({ strategy: request.strategy, chunkSize: request.chunkSize, chunkOverlap: request.chunkOverlap });
-  const classification = request.metadata?.classification;
-  if (classification !== undefined && !lattice(deps).has(classification)) {
-    throw new VeilError('VEIL_VALIDATION_FAILED', 'document_metadata.classification: must be one of rag.classification_levels');
-  }
-  const registry = policiesFor(deps, scope.tenant);
-  const core = coreOf(deps, scope.tenant, registry.get(request.policy), request.language ?? deps.config.detector.default_language, scope.context);
-  const { texts, ...prepared } = await prepareTexts(deps, core, registry, [{ field: 'text', text: request.text }], [], scope.log);
-  return runCore(deps, core, registry, scope.offload === true ? Number.POSITIVE_INFINITY : request.text.length, 'ingest', {
-    prepared: { ...prepared, text: texts[0]! },
-    strategy: request.strategy,
-    chunkSize: request.chunkSize,
-    chunkOverlap: request.chunkOverlap,
-    classification,
-    metadata: request.metadata,
-    corpusId: request.corpusId,
-    ttlSeconds: documentTtl(deps),
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // 4.11 query
 
@@ -502,17 +390,6 @@ export function queryCore(core: RagCore, input: QueryCoreInput): Sealed<QueryRes
   return { response, sessionState: sealSession(core.keyRing, session), session: summaryOf(session), facts: entityFacts(result.entities), promptSecurity };
 }
 
-export async function queryRag(deps: AppDeps, request: QueryRequest, scope: RagScope): Promise<Sealed<QueryResponse>> {
-  const registry = policiesFor(deps, scope.tenant);
-  const core = coreOf(deps, scope.tenant, registry.get(request.policy), request.language ?? deps.config.detector.default_language, scope.context);
-  const { texts, ...prepared } = await prepareTexts(deps, core, registry, [{ field: 'query', text: request.query }], [], scope.log);
-  return runCore(deps, core, registry, request.query.length, 'query', {
-    prepared: { ...prepared, text: texts[0]! },
-    corpusId: request.corpusId,
-    ttlSeconds: deps.config.session.ttl_seconds,
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // 4.12 context
 
@@ -540,41 +417,6 @@ export interface ContextResponse {
   chunks_filtered?: number;
   warnings?: string[];
   prompt_security?: PromptSecuritySummary;
-}
-
-/**
- * Open a chunk_session_state. Its classification is bound into the associated data, so opening
- * needs the label it was sealed with: the caller's label for the slot is tried first, then each
- * lattice level, then "unclassified". A blob matching none (another kind such as an aggregate or
- * query session, another tenant, tampered, expired) is refused.
- */
-function openChunkSession(deps: AppDeps, blob: string, slot: string, label: string | null | undefined, tenant: string | null): SessionPayload {
-  const candidates = new Set<string | undefined>();
-  if (typeof label === 'string') candidates.add(label);
-  for (const level of deps.config.rag.classification_levels) candidates.add(level);
-  candidates.add(undefined);
-  const now = nowSeconds(deps);
-  const ring = keyRingFor(deps, tenant);
-  for (const classification of candidates) {
-    try {
-      return openSession(ring, blob, { kinds: ['chunk'], tenant, classification }, now);
-    } catch {
-      // Try the next label; the failure below is the same whatever the reason.
-    }
-  }
-  throw new VeilError('VEIL_SESSION_EXPIRED', `${slot}: is not a chunk_session_state of this tenant, or it expired or was invalidated`);
-}
-
-/** The deny-list check, naming the slot when a document was erased (rag/delete). */
-async function assertNotDeniedSlot(deps: AppDeps, blob: SessionPayload, slot: string): Promise<void> {
-  try {
-    await assertNotDenied(deps, blob);
-  } catch (error) {
-    if (error instanceof VeilError && error.code === 'VEIL_SESSION_EXPIRED') {
-      throw new VeilError('VEIL_SESSION_EXPIRED', `${slot}: the document session was invalidated (rag/delete); remove its chunks from the store`);
-    }
-    throw error;
-  }
 }
 
 export interface ContextCoreInput {
@@ -637,100 +479,8 @@ export function contextCore(core: RagCore, input: ContextCoreInput): Sealed<Cont
   return { response, sessionState: sealSession(core.keyRing, session), session: summaryOf(session), facts: entityFacts(entities), promptSecurity };
 }
 
-export async function buildContext(deps: AppDeps, request: ContextRequest, scope: RagScope): Promise<Sealed<ContextResponse>> {
-  const { chunks, documentSessions, chunkClassifications } = request;
-  if (chunks.length > MAX_CONTEXT_CHUNKS) throw new VeilError('VEIL_VALIDATION_FAILED', `chunks: at most ${MAX_CONTEXT_CHUNKS} items`);
-  if (documentSessions !== undefined && documentSessions.length !== chunks.length) {
-    throw new VeilError('VEIL_VALIDATION_FAILED', 'document_sessions: must have exactly one entry per chunk');
-  }
-  if (chunkClassifications !== undefined && chunkClassifications.length > chunks.length) {
-    throw new VeilError('VEIL_VALIDATION_FAILED', 'chunk_classifications: has more entries than chunks');
-  }
-  const levels = lattice(deps);
-  // Token id -> rank of the least classified material it came from (the query: 0).
-  const entryRanks = new Map<string, number>();
-  const note = (id: string, rank: number): void => lowerRank(entryRanks, id, rank);
-
-  const query = openSession(keyRingFor(deps, scope.tenant), request.sessionState, { kinds: ['query'], tenant: scope.tenant }, nowSeconds(deps));
-  await assertNotDenied(deps, query);
-  const corpusId = query.corpusId;
-  if (request.corpusId !== undefined && request.corpusId !== corpusId) {
-    throw new VeilError('VEIL_VALIDATION_FAILED', "corpus_id: does not match the query session's corpus");
-  }
-  const registry = policiesFor(deps, scope.tenant);
-  const active = registry.get(request.policy ?? query.policy);
-  const language = request.language ?? query.language;
-  const merger = new SessionMerger({
-    policy: active.compiled,
-    context: scope.context,
-    ...(corpusId !== undefined
-      ? { owns: (entry: TokenEntry) => isCorpusEntryOwned(deps.corpusKeys, { tenant: scope.tenant, corpusId, region: deps.config.detector.default_region }, entry) }
-      : {}),
-  });
-  merger.add({ slot: 'session_state', policy: query.policy, entries: query.entries });
-  for (const entry of query.entries) note(entry.id, 0);
-
-  // Open every slot (a bad blob fails the request even when its chunk would be filtered), then
-  // filter on the most restrictive of the caller's label and the sealed classification: a chunk
-  // is admitted only when that ranks at or below the caller's clearance. Each slot is a blob to
-  // open: between slots the event loop serves other requests.
-  const slicer = deps.offload.slicer();
-  const kept: { index: number; text: string; rank: number }[] = [];
-  let filtered = 0;
-  for (const [index, text] of chunks.entries()) {
-    await slicer.pause();
-    const label = chunkClassifications?.[index];
-    let document: SessionPayload | undefined;
-    if (documentSessions !== undefined) {
-      const slot = `document_sessions[${index}]`;
-      document = openChunkSession(deps, documentSessions[index]!, slot, label, scope.tenant);
-      await assertNotDeniedSlot(deps, document, slot);
-      if (document.corpusId !== corpusId) {
-        throw new VeilError('VEIL_VALIDATION_FAILED', `${slot}: corpus does not match the query session's corpus`);
-      }
-    }
-    const labels: (string | undefined)[] = [];
-    if (chunkClassifications !== undefined) labels.push(label ?? undefined);
-    if (document !== undefined) labels.push(document.classification);
-    if (labels.length === 0) labels.push(undefined);
-    const rank = levels.effectiveRank(labels);
-    if (rank > request.clearance) {
-      filtered += 1;
-      continue;
-    }
-    if (document !== undefined) {
-      merger.add({ slot: `document_sessions[${index}]`, policy: document.policy, entries: document.entries });
-      for (const entry of document.entries) note(entry.id, rank);
-    }
-    kept.push({ index, text, rank });
-  }
-
-  const merged = merger.entries();
-  const core = coreOf(deps, scope.tenant, active, language, scope.context);
-  // One NER plan for every admitted chunk: few batched sidecar calls, one fallback decision.
-  const { texts, ...prepared } = await prepareTexts(
-    deps,
-    core,
-    registry,
-    kept.map((chunk) => ({ field: `chunks[${chunk.index}]`, text: chunk.text })),
-    merged,
-    scope.log,
-  );
-  const cost = kept.reduce((sum, chunk) => sum + chunk.text.length, 0);
-  return runCore(deps, core, registry, cost, 'context', {
-    chunks: kept.map((chunk, position) => ({ index: chunk.index, text: texts[position]!, rank: chunk.rank })),
-    prepared,
-    merged,
-    entryRanks: [...entryRanks],
-    levels: levels.levels,
-    filtered,
-    corpusId,
-    ttlSeconds: deps.config.session.ttl_seconds,
-  });
-}
-
 /** The summary of a screen that saw nothing (a context with no chunks left). */
-function emptySummary(settings: PromptSecuritySettings): PromptSecuritySummary {
+export function emptySummary(settings: PromptSecuritySettings): PromptSecuritySummary {
   return { triggered: false, action: settings.action, findings: [] };
 }
 
@@ -778,53 +528,6 @@ export interface AnsweredRag {
   readonly outputGuardTriggered: boolean | undefined;
 }
 
-/**
- * Restore an answer from a context session exactly as /v1/rehydrate restores model output: the
- * deny list, the revocation digests ([DELETED]), the policy floor, the caller-gated override
- * re-resolved for this caller, and the channel ceiling (services/rehydrate.ts restoreOpened).
- * A large answer or context blob is opened and restored on worker threads
- * (services/rehydrate-offload.ts), the store checks staying here.
- * The context may have been built by another caller of the tenant with a higher clearance: a
- * value whose classification ranks above this caller's clearance is pinned to restore mode
- * `none` (`[REDACTED]`); an entry without a classification counts as the most restrictive.
- */
-export async function answerRag(deps: AppDeps, request: AnswerRequest): Promise<AnsweredRag> {
-  const base: RehydrateRequest = {
-    output: request.answer,
-    sessionState: request.sessionState,
-    channel: request.channel,
-    caller: request.caller,
-    tenant: request.tenant,
-  };
-  if (deps.offload.offloads(Math.max(request.answer.length, request.sessionState.length))) {
-    const opened = await openOffloaded(deps, base, NO_FACTS, CONTEXT_KINDS);
-    const done = await restoreOffloaded(deps, base, opened.revokedIds, NO_FACTS, {
-      shape: 'answer',
-      kinds: CONTEXT_KINDS,
-      clearance: { levels: deps.config.rag.classification_levels, rank: request.clearance },
-    });
-    return { response: jsonString(done.body), session: opened, tokensResolved: done.tokensResolved, outputGuardTriggered: done.outputGuardTriggered };
-  }
-  const registry = policiesFor(deps, request.tenant);
-  const env: RehydrateEnvironment = {
-    keyRing: keyRingFor(deps, request.tenant),
-    policy: (name) => registry.get(name),
-    templates: deps.config.restore_templates,
-    nowMs: deps.now(),
-    // The output guard checks the model's answer for raw values exactly as on /v1/rehydrate.
-    outputProtection: outputProtectionSettings(deps.config),
-  };
-  const opened = openSession(env.keyRing, request.sessionState, { kinds: CONTEXT_KINDS, tenant: request.tenant }, nowSeconds(deps));
-  await assertNotDenied(deps, opened);
-  const session = withinClearance(opened, { levels: deps.config.rag.classification_levels, rank: request.clearance });
-  const regions = revocationRegions(session.language, deps.config.detector.default_region);
-  const revokedIds = await revokedEntryIds(deps.stores.revocation, deps.digestSecret, request.tenant, session.entries, regions);
-  const response = answerOf(restoreOpened(env, session, { ...base, revokedIds: [...revokedIds] }));
-  return { response, session, tokensResolved: response.tokens_resolved, outputGuardTriggered: response.output_guard?.triggered };
-}
-
-const CONTEXT_KINDS = ['context'] as const;
-
 // ---------------------------------------------------------------------------------------------
 // 4.14 delete
 
@@ -834,62 +537,4 @@ export interface DeleteResponse {
   entities_purged: number;
   message: string;
   manifest: { session_fingerprint: string; entities_revoked: number; timestamp_unix: number; status: 'completed' | 'partial' };
-}
-
-/**
- * Erase a document: revoke every value of its ingest session (digests in the caller's tenant
- * partition, or the unscoped one for a platform caller; the route checks the scope), then
- * deny-list the session id for as long as any blob of it could open (services/state.ts), which invalidates the aggregate and
- * every chunk_session_state of the document on every replica. A server-held copy is removed
- * last; if only that step fails the erasure is already effective and the status is `partial`.
- * Deleting an already deleted document repeats the (idempotent) writes and succeeds again.
- */
-export async function deleteDocument(
-  deps: AppDeps,
-  request: {
-    readonly sessionState: string;
-    readonly serverHeld: boolean;
-    readonly tenant: string | null;
-    readonly fingerprint: (sid: string) => string;
-    /** Runs once the document is known and before anything is changed (the audit write-ahead). */
-    readonly beforeMutation?: (session: SessionPayload) => Promise<void>;
-  },
-): Promise<{ response: DeleteResponse; session: SessionPayload }> {
-  const session = openSession(keyRingFor(deps, request.tenant), request.sessionState, { kinds: ['aggregate'], tenant: request.tenant }, nowSeconds(deps));
-  // Each value in the canonical form its session read it in (and the default region's), so the
-  // document's national numbers erase with their international spellings.
-  // entities_revoked counts distinct values (in the session's own region), not digests written.
-  const [own, ...others] = revocationRegions(session.language, deps.config.detector.default_region) as [string, ...string[]];
-  const digestsIn = (region: string) => session.entries.map((entry) => revocationDigest(deps.digestSecret, entry.type, entry.value, region));
-  const digests = [...new Set(digestsIn(own))];
-  const written = [...new Set([...digests, ...others.flatMap(digestsIn)])];
-  await request.beforeMutation?.(session);
-  if (written.length > 0) await withStore(() => deps.stores.revocation.add(partitionOf(request.tenant), written, deps.now()), deps.now);
-  await denySession(deps, session.sid, session.tenant);
-  let status: 'completed' | 'partial' = 'completed';
-  const store = deps.stores.sessions;
-  if (request.serverHeld && store !== undefined) {
-    try {
-      await store.delete(session.sid, deps.now());
-    } catch (error) {
-      if (!(error instanceof StoreUnavailableError)) throw error;
-      status = 'partial';
-    }
-  }
-  const response: DeleteResponse = {
-    deleted: true,
-    session_invalidated: true,
-    entities_purged: session.entries.length,
-    message:
-      status === 'completed'
-        ? 'document erased: every value of the session is revoked and the session is invalidated; delete its chunks from your vector store'
-        : 'document erased: every value is revoked and the session is invalidated, but its server-held copy could not be removed yet (it expires with its TTL); delete its chunks from your vector store',
-    manifest: {
-      session_fingerprint: request.fingerprint(session.sid),
-      entities_revoked: digests.length,
-      timestamp_unix: nowSeconds(deps),
-      status,
-    },
-  };
-  return { response, session };
 }

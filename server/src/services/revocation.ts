@@ -93,25 +93,25 @@ export async function withStore<T>(operation: () => Promise<T>, now: () => numbe
   }
 }
 
-/** Ids of the given entries whose values are revoked for this caller (`regions`: revocationRegions). */
-export async function revokedEntryIds(
-  store: RevocationStore,
-  key: Buffer,
-  tenant: string | null,
-  entries: readonly TokenEntry[],
-  regions: readonly string[],
-): Promise<Set<string>> {
-  if (entries.length === 0) return new Set();
-  const byDigest = new Map<string, string[]>();
-  for (const entry of entries) {
-    for (const digest of entryDigests(key, entry, regions)) {
-      const ids = byDigest.get(digest);
-      if (ids === undefined) byDigest.set(digest, [entry.id]);
-      else ids.push(entry.id);
-    }
-  }
-  const revoked = await withStore(() => store.revoked(partitionsFor(tenant), [...byDigest.keys()]));
-  const ids = new Set<string>();
-  for (const digest of revoked) for (const id of byDigest.get(digest) ?? []) ids.add(id);
-  return ids;
+/** One revocation digest of a session entry (an entry has one per form its value may be revoked under). */
+export interface EntryDigest {
+  readonly id: string;
+  readonly digest: string;
+}
+
+/**
+ * Every revocation digest of an opened session's entries: computed where the session was opened
+ * (the event loop, or the worker that opened a large blob) and looked up in the store by the
+ * event loop (revokedIdsOf).
+ */
+export function sessionDigests(key: Buffer, session: { readonly language: string; readonly entries: readonly Pick<TokenEntry, 'id' | 'type' | 'value'>[] }, defaultRegion: string): EntryDigest[] {
+  const regions = revocationRegions(session.language, defaultRegion);
+  return session.entries.flatMap((entry) => entryDigests(key, entry, regions).map((digest) => ({ id: entry.id, digest })));
+}
+
+/** The ids (each once) whose digests the store holds as revoked for this caller. */
+export async function revokedIdsOf(store: RevocationStore, tenant: string | null, digests: readonly EntryDigest[], now?: () => number): Promise<string[]> {
+  if (digests.length === 0) return [];
+  const revoked = await withStore(() => store.revoked(partitionsFor(tenant), [...new Set(digests.map((item) => item.digest))]), now);
+  return [...new Set(digests.filter((item) => revoked.has(item.digest)).map((item) => item.id))];
 }

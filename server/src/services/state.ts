@@ -16,13 +16,23 @@
 // tenant at its quota gets its own 429 (services/quota.ts).
 import { VeilError } from '@veil/common';
 import type { VeilConfig } from '../config/index.js';
-import { keyRingFor, type AppDeps } from '../deps.js';
-import { openSession, SESSION_KINDS } from '../domain/seal/index.js';
-import { StoreUnavailableError } from '../stores/types.js';
+import { openSession, SESSION_KINDS, type KeyRing } from '../domain/seal/index.js';
+import { StoreUnavailableError, type AppStores } from '../stores/types.js';
 import { rethrowQuota } from './quota.js';
 import { entryDigests, partitionOf, partitionsFor, revocationRegions, withStore } from './revocation.js';
 import { withTrailingFields, type JsonText } from './json-text.js';
 
+/**
+ * What the session checks need: the configuration, the stores, the clock, the revocation digest
+ * key and the tenants' key rings (a memory revocation store re-opens an outgoing blob).
+ */
+export interface StateDeps {
+  readonly config: VeilConfig;
+  readonly stores: AppStores;
+  readonly now: () => number;
+  readonly digestSecret: Buffer;
+  readonly reload: { keyRingFor(tenant: string | null): KeyRing };
+}
 
 /**
  * The longest lifetime, in seconds, any kind of blob is issued with under `config`: transform,
@@ -49,11 +59,11 @@ export interface BlobIdentity {
   readonly iat: number;
 }
 
-function serverSide(deps: AppDeps): boolean {
+function serverSide(deps: StateDeps): boolean {
   return deps.config.session.backend !== 'sealed';
 }
 
-async function replayStore<T>(deps: AppDeps, operation: () => Promise<T>): Promise<T> {
+async function replayStore<T>(deps: StateDeps, operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
@@ -62,7 +72,7 @@ async function replayStore<T>(deps: AppDeps, operation: () => Promise<T>): Promi
   }
 }
 
-async function sessionStore<T>(deps: AppDeps, operation: () => Promise<T>): Promise<T> {
+async function sessionStore<T>(deps: StateDeps, operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
@@ -75,7 +85,7 @@ async function sessionStore<T>(deps: AppDeps, operation: () => Promise<T>): Prom
  * The sealed blob behind a request: `session_state` as given, or the blob a server-side
  * session id points to. `session_id` under the sealed backend is refused.
  */
-export async function incomingSession(deps: AppDeps, sessionId: string | undefined, sessionState: string | undefined): Promise<string | undefined> {
+export async function incomingSession(deps: StateDeps, sessionId: string | undefined, sessionState: string | undefined): Promise<string | undefined> {
   if (sessionId === undefined) return sessionState;
   if (!serverSide(deps) || deps.stores.sessions === undefined) {
     throw new VeilError('VEIL_VALIDATION_FAILED', 'session_id: server-side sessions are not enabled (session.backend is sealed); send session_state');
@@ -91,7 +101,7 @@ export async function incomingSession(deps: AppDeps, sessionId: string | undefin
  * The checks every use of an opened blob passes: not older than the longest lifetime now
  * configured, and its session not invalidated (DELETE /v1/sessions, rag/delete) on any replica.
  */
-export async function assertNotDenied(deps: AppDeps, blob: BlobIdentity): Promise<void> {
+export async function assertNotDenied(deps: StateDeps, blob: BlobIdentity): Promise<void> {
   assertWithinLifetime(deps, blob);
   const denied = await replayStore(deps, () => deps.stores.replay.isDenied(blob.sid, deps.now()));
   if (denied) throw new VeilError('VEIL_SESSION_EXPIRED');
@@ -101,7 +111,7 @@ export async function assertNotDenied(deps: AppDeps, blob: BlobIdentity): Promis
  * The local half of assertNotDenied (no store): the blob has not expired (`exp`, when given)
  * and is not older than the longest blob lifetime now configured.
  */
-export function assertWithinLifetime(deps: Pick<AppDeps, 'config' | 'now'>, blob: BlobIdentity & { readonly exp?: number }): void {
+export function assertWithinLifetime(deps: Pick<StateDeps, 'config' | 'now'>, blob: BlobIdentity & { readonly exp?: number }): void {
   const nowMs = deps.now();
   if (blob.exp !== undefined && nowMs >= blob.exp * 1000) throw new VeilError('VEIL_SESSION_EXPIRED', undefined, 'session_state expired');
   if (nowMs >= (blob.iat + maxBlobLifetimeSeconds(deps.config)) * 1000) {
@@ -114,7 +124,7 @@ export function assertWithinLifetime(deps: Pick<AppDeps, 'config' | 'now'>, blob
  * the longest blob lifetime plus the clock-skew allowance (see the header), whatever the expiry
  * of the blob that was presented. `tenant` is the session's (whose quota the entry counts against).
  */
-export async function denySession(deps: AppDeps, sid: string, tenant: string | null): Promise<void> {
+export async function denySession(deps: StateDeps, sid: string, tenant: string | null): Promise<void> {
   const nowMs = deps.now();
   const untilMs = nowMs + longestBlobRetentionMs(deps.config);
   await replayStore(deps, () => deps.stores.replay.deny(sid, untilMs, nowMs, partitionOf(tenant)));
@@ -125,7 +135,7 @@ export async function denySession(deps: AppDeps, sid: string, tenant: string | n
  * counter strictly above any seen for its session.
  */
 export async function recordContinuation(
-  deps: AppDeps,
+  deps: StateDeps,
   meta: { sid: string; counter: number; expiresAtMs: number; tenant: string | null; previousIat?: number | undefined },
 ): Promise<void> {
   // Fail closed: a continuation that does not say when its blob was issued is not checked as live.
@@ -141,7 +151,7 @@ export async function recordContinuation(
  * revocation store hears that the blob's values must stay revoked for its whole lifetime.
  */
 export async function outgoingHandle(
-  deps: AppDeps,
+  deps: StateDeps,
   meta: { sid: string; expiresAtMs: number; tenant: string | null },
   sessionState: string,
 ): Promise<{ session_state: string } | { session_id: string }> {
@@ -157,12 +167,12 @@ export async function outgoingHandle(
  * stores never forget and have no `extend`). The blob is opened again only when the caller's
  * partitions hold revocations at all, which the store checks before asking for the digests.
  */
-async function keepRevocationsLive(deps: AppDeps, tenant: string | null, sessionState: string): Promise<void> {
+async function keepRevocationsLive(deps: StateDeps, tenant: string | null, sessionState: string): Promise<void> {
   const store = deps.stores.revocation;
   if (store.extend === undefined) return;
   const nowMs = deps.now();
   const digests = (): string[] => {
-    const session = openSession(keyRingFor(deps, tenant), sessionState, { kinds: SESSION_KINDS, tenant }, Math.floor(nowMs / 1000));
+    const session = openSession(deps.reload.keyRingFor(tenant), sessionState, { kinds: SESSION_KINDS, tenant }, Math.floor(nowMs / 1000));
     // Every form a value may have been revoked under (revocation.ts), so none of them expires early.
     const regions = revocationRegions(session.language, deps.config.detector.default_region);
     return [...new Set(session.entries.flatMap((entry) => entryDigests(deps.digestSecret, entry, regions)))];

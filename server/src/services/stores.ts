@@ -2,7 +2,7 @@
 // SQLite file and one Redis client shared where roles coincide) and bundles them as AppStores,
 // with their capacity: global caps of the memory stores and per-tenant quotas (storeLimits).
 import type { VeilConfig } from '../config/index.js';
-import type { AppStores } from '../deps.js';
+import type { AppStores } from '../stores/types.js';
 import { createStores, type StoreLimits } from '../stores/index.js';
 import { longestBlobRetentionMs } from './state.js';
 

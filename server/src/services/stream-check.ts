@@ -8,14 +8,13 @@
 // store is asked only when the text about to be restored holds tokens of the session, and then
 // once for the deny list and once (batched) for the revocation digests of just those values
 // that are not already known to be revoked. A revoked id is never un-revoked for the stream.
-import type { AppDeps } from '../deps.js';
 import { findTokensLenient } from '../domain/repair/index.js';
 import type { SessionPayload } from '../domain/seal/index.js';
 import { entryDigests, partitionsFor, revocationRegions, withStore } from './revocation.js';
-import { assertNotDenied, assertWithinLifetime } from './state.js';
+import { assertNotDenied, assertWithinLifetime, type StateDeps } from './state.js';
 
 export class LiveSessionCheck {
-  readonly #deps: AppDeps;
+  readonly #deps: StateDeps;
   readonly #session: SessionPayload;
   readonly #tenant: string | null;
   /** Token ids of the session, for the lookup of what a piece of output refers to. */
@@ -27,7 +26,7 @@ export class LiveSessionCheck {
   readonly #regions: readonly string[];
 
   /** `revoked` is the list the stream's restore reads; newly revoked ids are appended to it. */
-  constructor(deps: AppDeps, session: SessionPayload, tenant: string | null, revoked: string[]) {
+  constructor(deps: StateDeps, session: SessionPayload, tenant: string | null, revoked: string[]) {
     this.#deps = deps;
     this.#session = session;
     this.#tenant = tenant;

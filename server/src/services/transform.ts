@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { VeilError, type Policy } from '@veil/common';
 import { exposedMetadata, withMetadata, type EntityMetadata } from './metadata.js';
-import { applyPolicyDetection, type NerFailure } from './ner.js';
+import { applyPolicyDetection, NER_DEGRADED_WARNING, type NerFailure } from './ner.js';
 import { checkRequestedTypes } from '../domain/catalog.js';
 import { detectAll, type CompiledPattern } from '../domain/detect/index.js';
 import { regionForLanguage } from '../domain/detect/phone.js';
@@ -20,8 +20,7 @@ import type { LoadedPolicy } from './policies.js';
 import { promptSecurityWarning, type PromptSecuritySummary } from '../domain/guard/index.js';
 import { screenPromptText, type PromptSecuritySettings } from './prompt-security.js';
 
-export const NER_DEGRADED_WARNING =
-  'degraded detection coverage: the NER detector is not active, so person, organization and location names may pass through undetected';
+export { NER_DEGRADED_WARNING } from './ner.js';
 
 export type ContextStrategy = 'full' | 'type_summary' | 'referenced_only' | 'none';
 

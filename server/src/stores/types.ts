@@ -157,3 +157,14 @@ export interface IdempotencyStore {
   release(key: IdempotencyKey, fingerprint: string): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The state stores, by role; `sessions` only with a server-side session backend. */
+export interface AppStores {
+  readonly replay: ReplayStore;
+  readonly revocation: RevocationStore;
+  readonly idempotency: IdempotencyStore;
+  readonly sessions?: SessionStore | undefined;
+  /** Can the shared backends be reached (Redis PING within the timeout)? Absent: nothing to ask. */
+  ping?(timeoutMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}

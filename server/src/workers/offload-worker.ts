@@ -12,12 +12,12 @@ import { parseJsonBounded, parseJsonText, type JsonStructureLimits } from '../do
 import { withinClearance, type Clearance } from '../domain/rag/classification.js';
 import { isPlainObject } from '../domain/structured/limits.js';
 import { decodeUtf8 } from '../domain/text/utf8.js';
-import { KeyRing, openSession, type SessionKind } from '../domain/seal/index.js';
+import { KeyRing, openSession, type SessionKind, type SessionPayload } from '../domain/seal/index.js';
 import type { CustomPattern, Detection } from '../domain/types.js';
 import { compilePolicy, PolicyRegistry } from '../services/policies.js';
 import { answerOf, openForRehydrate, REHYDRATE_KINDS, restoreJsonOpened, restoreOpened, type RehydrateRequest } from '../services/rehydrate.js';
 import { RAG_CORES, type RagCore, type RagFlows, type RagTask } from '../services/rag.js';
-import { entryDigests, revocationRegions } from '../services/revocation.js';
+import { sessionDigests, type EntryDigest } from '../services/revocation.js';
 import { batchItemFields, runTextTransform, type ContextStrategy, type SessionMeta, type TextTransformRequest, type TransformEnvironment, type TransformOutcome } from '../services/transform.js';
 import { runChatTransform, runJsonTransform, type StructuredRequest } from '../services/structured.js';
 import { detectSerialized, type DetectSelection } from '../services/detect.js';
@@ -136,6 +136,8 @@ export type OffloadTask =
   | {
       readonly op: 'rehydrate';
       readonly request: RehydrateRequest;
+      /** The session a 'rehydrate-open' task opened (so the blob is decrypted once); absent: open `request.sessionState` here. */
+      readonly session?: SessionPayload;
       readonly ring: RingMaterial;
       readonly policies: PolicySnapshot;
       readonly templates?: RestoreTemplates | undefined;
@@ -226,7 +228,9 @@ export interface OpenedForRehydrate {
   /** The session's policy name (for the audit event). */
   readonly policy?: string;
   readonly expiresAtMs: number;
-  readonly digests: readonly { id: string; digest: string }[];
+  readonly digests: readonly EntryDigest[];
+  /** The opened session, for the restore task that follows (it is not decrypted again). */
+  readonly session: SessionPayload;
 }
 
 export type OffloadResult =
@@ -369,15 +373,13 @@ function execute(task: OffloadTask): unknown {
     }
     case 'rehydrate-open': {
       const session = openSession(ringOf(task.ring), task.sessionState, { kinds: task.kinds ?? REHYDRATE_KINDS, tenant: task.tenant }, Math.floor(task.nowMs / 1000));
-      const key = Buffer.from(task.digestKey);
       return {
         sid: session.sid,
         iat: session.iat,
         policy: session.policy,
         expiresAtMs: session.exp * 1000,
-        digests: session.entries.flatMap((entry) =>
-          entryDigests(key, entry, revocationRegions(session.language, task.defaultRegion)).map((digest) => ({ id: entry.id, digest })),
-        ),
+        digests: sessionDigests(Buffer.from(task.digestKey), session, task.defaultRegion),
+        session,
       } satisfies OpenedForRehydrate;
     }
     case 'rehydrate': {
@@ -390,7 +392,7 @@ function execute(task: OffloadTask): unknown {
         outputProtection: task.outputProtection,
         nowMs: task.nowMs,
       };
-      const opened = openForRehydrate(env, task.request.sessionState, task.request.tenant, task.kinds);
+      const opened = task.session ?? openForRehydrate(env, task.request.sessionState, task.request.tenant, task.kinds);
       const session = task.clearance !== undefined ? withinClearance(opened, task.clearance) : opened;
       if (task.document !== undefined) {
         const document = 'source' in task.document ? deferredValue(task.document.source) : task.document.value;

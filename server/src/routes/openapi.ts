@@ -5,8 +5,8 @@
 // hides nothing from a reader of the repository, while the unauthenticated surface stays the two
 // probes. Built once, on the first request, when every route is registered.
 import type { FastifyInstance } from 'fastify';
-import { buildOpenApiDocument, type CollectedRoute } from './document.js';
-import { renderReference } from './html.js';
+import { buildOpenApiDocument, type CollectedRoute } from '../openapi/document.js';
+import { renderReference } from '../openapi/html.js';
 
 /** `routes` is the list collectRoutes fills (complete by the first request). */
 export function openApiRoutes(version: string, routes: readonly CollectedRoute[]) {

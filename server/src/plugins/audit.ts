@@ -20,14 +20,14 @@
 // Which routes: every route is audited unless its config says otherwise; the probes are never
 // audited, and health, capabilities and metrics (read-only, scraped often) only when they fail.
 import { ERROR_CODES, isVeilError, VeilError, type ErrorCode } from '@veil/common';
-import { errorBodyFor } from '../plugins/errors.js';
+import { errorBodyFor } from './errors.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { authenticatedPrincipal } from '../auth/principal.js';
-import { buildEvent, type AuditEvent } from './event.js';
-import { factsOf } from './facts.js';
-import type { AuditSink } from './sink.js';
-import { requestSlot } from '../plugins/request-slot.js';
+import { buildEvent, type AuditEvent } from '../audit/event.js';
+import { factsOf } from '../audit/facts.js';
+import type { AuditSink } from '../audit/sink.js';
+import { requestSlot } from './request-slot.js';
 
 export type AuditMode = 'always' | 'failures' | 'never';
 

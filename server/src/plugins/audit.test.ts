@@ -9,11 +9,11 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEvent } from './event.js';
-import type { AuditSink } from './sink.js';
-import { FileAuditSink, nodeAuditFs, type AuditFileSystem } from './file-sink.js';
-import { AUDIT_TEST_KEY, faultyFs, readAudit, tempDir } from './testing.js';
-import { verifyAuditFile } from './verify.js';
+import type { AuditEvent } from '../audit/event.js';
+import type { AuditSink } from '../audit/sink.js';
+import { FileAuditSink, nodeAuditFs, type AuditFileSystem } from '../audit/file-sink.js';
+import { AUDIT_TEST_KEY, faultyFs, readAudit, tempDir } from '../audit/testing.js';
+import { verifyAuditFile } from '../audit/verify.js';
 import { apiKeyOverrides } from '../testing/auth.js';
 import { buildTestApp, post, send, type TestApp } from '../testing/harness.js';
 

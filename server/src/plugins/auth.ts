@@ -26,15 +26,15 @@ import cors from '@fastify/cors';
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { AuthScope, VeilConfig } from '../config/schema.js';
-import { corsOptions } from './cors.js';
-import { isScope, setPrincipal } from './principal.js';
-import type { Authenticator } from './types.js';
+import { corsOptions } from '../auth/cors.js';
+import { isScope, setPrincipal } from '../auth/principal.js';
+import type { Authenticator } from '../auth/types.js';
 
 export type RouteScope = AuthScope | readonly AuthScope[] | 'authenticated' | 'public' | 'platform_admin';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Required: the scope this route needs (auth/plugin.ts). Startup fails without it. */
+    /** Required: the scope this route needs (plugins/auth.ts). Startup fails without it. */
     scope?: RouteScope;
   }
 }
@@ -96,7 +96,7 @@ export async function registerAuth(app: FastifyInstance, config: VeilConfig, aut
   });
   app.addHook('onReady', () =>
     undeclared.length > 0
-      ? Promise.reject(new Error(`routes without a valid scope (add config.scope, see auth/plugin.ts): ${undeclared.join('; ')}`))
+      ? Promise.reject(new Error(`routes without a valid scope (add config.scope, see plugins/auth.ts): ${undeclared.join('; ')}`))
       : Promise.resolve(),
   );
 

@@ -18,9 +18,9 @@ import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../auth/principal.js';
 import { policiesFor, type AppDeps } from '../deps.js';
 import { auditFacts } from '../audit/facts.js';
-import { recordIntent } from '../audit/plugin.js';
-import { INLINE_FILE_NAME, MAX_DIRECTORY_LENGTH, MAX_INLINE_FILES } from './policies.js';
-import { RELOAD_FAILURE_CODE, reloadFailureReason } from './report.js';
+import { recordIntent } from '../plugins/audit.js';
+import { INLINE_FILE_NAME, MAX_DIRECTORY_LENGTH, MAX_INLINE_FILES } from '../reload/policies.js';
+import { RELOAD_FAILURE_CODE, reloadFailureReason } from '../reload/report.js';
 
 const ValidateBodySchema = Type.Object(
   {

@@ -1,0 +1,141 @@
+// The executor (usecases/executor.ts) against a real worker pool: it decides inline or worker by
+// size in one place, answers with a typed run that says where the work ran, restores the same
+// text either way (revocations included), and a large rehydrate sends the restore worker the
+// session its open worker decrypted, not the blob again.
+import { afterAll, describe, expect, it } from 'vitest';
+import { KeyRing } from '../domain/seal/index.js';
+import { createOffload, type Offload } from '../services/offload.js';
+import { jsonString } from '../services/json-text.js';
+import { builtinPolicyRegistry } from '../services/policies.js';
+import type { OffloadTask } from '../workers/offload-worker.js';
+import { Executor, type OpenedBlob, type RequestScope, type SessionChecks } from './executor.js';
+
+const THRESHOLD = 2_000;
+const NOW_MS = Date.UTC(2026, 0, 1);
+const real = createOffload({ threshold: THRESHOLD, defaultRegion: 'US' });
+/** The tasks sent to the pool, in order (the real pool runs them). */
+const sent: OffloadTask[] = [];
+const recording: Offload = {
+  ...real,
+  threshold: real.threshold,
+  offloads: (cost) => real.offloads(cost),
+  run: (task) => {
+    sent.push(task);
+    return real.run(task);
+  },
+};
+const executor = new Executor(recording, {
+  transform: { defaultLanguage: 'en', defaultRegion: 'US', ttlSeconds: 3600, contextStrategy: 'full', maxContextTokens: 4096 },
+  defaultRegion: 'US',
+  digestKey: Buffer.alloc(32, 9),
+  jsonLimits: { maxDepth: 64, maxKeys: 10_000, maxValues: 200_000 },
+});
+const scope: RequestScope = {
+  tenant: null,
+  keyRing: new KeyRing('k1', [{ kid: 'k1', key: Buffer.alloc(32, 7) }]),
+  registry: builtinPolicyRegistry(undefined, NOW_MS / 1000),
+  nowMs: NOW_MS,
+};
+const context = { destination: 'external_llm' };
+
+afterAll(() => real.close());
+
+/** Store checks that admit everything, record what they saw, and report `revoke` as revoked. */
+function checks(revoke: (ids: string[]) => string[] = () => []): SessionChecks & { admitted: OpenedBlob[]; digestIds: string[][] } {
+  const admitted: OpenedBlob[] = [];
+  const digestIds: string[][] = [];
+  return {
+    admitted,
+    digestIds,
+    admit: (blob) => {
+      admitted.push(blob);
+      return Promise.resolve();
+    },
+    revoked: (_tenant, digests) => {
+      const ids = [...new Set(digests.map((item) => item.id))];
+      digestIds.push(ids);
+      return Promise.resolve(revoke(ids));
+    },
+  };
+}
+
+async function tokenize(text: string) {
+  const run = await executor.transformText(scope, { input: text, context, tenant: null, traceId: 't' });
+  if (run.where !== 'inline') throw new Error('expected an inline transform');
+  return run.outcome;
+}
+
+describe('Executor', () => {
+  it('runs a small text transform inline and a large one on a worker, typed by where it ran', async () => {
+    sent.length = 0;
+    const small = await executor.transformText(scope, { input: 'mail ana@example.com', context, tenant: null, traceId: 't' });
+    expect(small.where).toBe('inline');
+    expect(sent).toHaveLength(0);
+    const large = await executor.transformText(scope, { input: `mail ana@example.com ${'x '.repeat(THRESHOLD)}`, context, tenant: null, traceId: 't' });
+    expect(large.where).toBe('worker');
+    expect(sent.map((task) => task.op)).toEqual(['transform']);
+    if (large.where !== 'worker' || small.where !== 'inline') throw new Error('unreachable');
+    expect(large.outcome.facts.entity_count).toBe(1);
+    expect(small.outcome.response.entities).toHaveLength(1);
+  });
+
+  it('sends a short text to a worker when the caller patterns make it long to scan', async () => {
+    sent.length = 0;
+    const run = await executor.transformText(scope, {
+      input: 'y'.repeat(1500),
+      customPatterns: Array.from({ length: 16 }, (_, index) => ({ entity_type: `wide${index}`, pattern: '[a-z]{900}' })),
+      context,
+      tenant: null,
+      traceId: 't',
+    });
+    expect(run.where).toBe('worker');
+  });
+
+  it('restores the same text inline and on workers, revoked values as [DELETED]', async () => {
+    const outcome = await tokenize('write to ana@example.com or call +1 415 555 0100');
+    const safe = outcome.response.safe_text;
+    const base = { output: safe, sessionState: outcome.sessionState, channel: 'user_output', caller: {}, tenant: null, traceId: 't' };
+    const inline = await executor.rehydrate(scope, base, checks(), { cost: safe.length });
+    const worker = await executor.rehydrate(scope, base, checks(), { cost: THRESHOLD + 1 });
+    expect(inline.where).toBe('inline');
+    expect(worker.where).toBe('worker');
+    if (inline.where !== 'inline' || worker.where !== 'worker') throw new Error('unreachable');
+    expect(inline.response.restored_text).toBe('write to ana@example.com or call +1 415 555 0100');
+    expect((JSON.parse(jsonString(worker.result.body)) as { restored_text: string }).restored_text).toBe(inline.response.restored_text);
+
+    // Revoke the first entry: both paths check the same digests and restore it as [DELETED].
+    const revokeFirst = (ids: string[]) => ids.slice(0, 1);
+    const inlineChecks = checks(revokeFirst);
+    const workerChecks = checks(revokeFirst);
+    const inlineRevoked = await executor.rehydrate(scope, base, inlineChecks, { cost: 1 });
+    const workerRevoked = await executor.rehydrate(scope, base, workerChecks, { cost: THRESHOLD + 1 });
+    expect(workerChecks.digestIds).toEqual(inlineChecks.digestIds);
+    expect(workerChecks.admitted.map((blob) => blob.sid)).toEqual(inlineChecks.admitted.map((blob) => blob.sid));
+    if (inlineRevoked.where !== 'inline' || workerRevoked.where !== 'worker') throw new Error('unreachable');
+    expect(inlineRevoked.response.restored_text).toContain('[DELETED]');
+    expect((JSON.parse(jsonString(workerRevoked.result.body)) as { restored_text: string }).restored_text).toBe(inlineRevoked.response.restored_text);
+  });
+
+  it('decrypts a large blob once: the restore worker gets the opened session, not the blob', async () => {
+    const outcome = await tokenize('write to ana@example.com');
+    const base = { output: outcome.response.safe_text, sessionState: outcome.sessionState, channel: 'user_output', caller: {}, tenant: null, traceId: 't' };
+    sent.length = 0;
+    await executor.rehydrate(scope, base, checks(), { cost: THRESHOLD + 1 });
+    expect(sent.map((task) => task.op)).toEqual(['rehydrate-open', 'rehydrate']);
+    const restore = sent[1]!;
+    if (restore.op !== 'rehydrate') throw new Error('unreachable');
+    expect(restore.request.sessionState).toBe('');
+    expect(restore.session?.entries).toHaveLength(1);
+  });
+
+  it('refuses before restoring when the store checks refuse', async () => {
+    const outcome = await tokenize('write to ana@example.com');
+    const base = { output: outcome.response.safe_text, sessionState: outcome.sessionState, channel: 'user_output', caller: {}, tenant: null, traceId: 't' };
+    const refusing: SessionChecks = { admit: () => Promise.reject(new Error('denied')), revoked: () => Promise.resolve([]) };
+    for (const cost of [1, THRESHOLD + 1]) {
+      sent.length = 0;
+      await expect(executor.rehydrate(scope, base, refusing, { cost })).rejects.toThrow('denied');
+      expect(sent.map((task) => task.op)).not.toContain('rehydrate');
+    }
+  });
+});
