@@ -47,11 +47,11 @@ describe('FileAuditSink', () => {
     const { fs } = faultyFs();
     const path = join(tempDir(), 'audit.log');
     let syncStarted: () => void = () => undefined;
-    let gate: Promise<void> | undefined;
+    const gate: { open?: Promise<void> } = {};
     const gated: typeof fs = {
       ...fs,
       stat: async (target) => {
-        if (gate !== undefined) await gate;
+        if (gate.open !== undefined) await gate.open;
         return fs.stat(target);
       },
       openAppend: async (target) => {
@@ -66,7 +66,7 @@ describe('FileAuditSink', () => {
       },
     };
     const sink = await FileAuditSink.open({ path, key: AUDIT_TEST_KEY, fs: gated });
-    gate = new Promise((resolve) => {
+    gate.open = new Promise((resolve) => {
       syncStarted = resolve;
     });
     await sink.record(testEvent(1));

@@ -57,7 +57,8 @@ export class ApiKeyAuthenticator implements Authenticator {
     try {
       return Promise.resolve(this.authenticateNow(headers));
     } catch (error) {
-      return Promise.reject(error as Error);
+      // authenticateNow throws VeilErrors only.
+      return Promise.reject(error instanceof Error ? error : new VeilError('VEIL_INTERNAL'));
     }
   }
 
