@@ -86,42 +86,8 @@ function textDestination(out: { write(text: string): unknown }): { write(line: s
   };
 }
 
-/** Bytes of log lines gathered before a write to stdout, and the longest a line waits there. */
-export const LOG_BUFFER_BYTES = 8192;
-export const LOG_FLUSH_MS = 50;
-
-/**
- * stdout (or `dest`) as pino's asynchronous destination, gathering lines into writes of LOG_BUFFER_BYTES:
- * under load every request logs a line or two, and a write costs about 20 µs of CPU whatever
- * its size up to 16 KiB (a thread-pool hand-off and a system call; measured on the 2-core VM),
- * so one write per line or two was several per cent of the server's CPU. A quiet server's
- * lines go out within LOG_FLUSH_MS, a warning or an error at once (createLogger); pino flushes
- * what is left when the process exits (also after an uncaught exception).
- */
-export function bufferedDestination(dest: number | string = 1, flushMs = LOG_FLUSH_MS): ReturnType<typeof pino.destination> {
-  return pino.destination({ dest, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: flushMs });
-}
-
-/** pino's record of a warning, an error or a fatal error (`{"level":40`, 50, 60 first). */
-function isUrgent(line: string): boolean {
-  const digit = line.charCodeAt(9);
-  return digit >= 0x34 && digit <= 0x36 && line.startsWith('{"level":');
-}
-
-/** `format` writing into the buffered `dest`, which is flushed at once after a warning or an error. */
-function flushingUrgent(format: { write(line: string): unknown }, dest: ReturnType<typeof pino.destination>): { write(line: string): void } {
-  return {
-    write(line: string): void {
-      format.write(line);
-      if (isUrgent(line)) dest.flush();
-    },
-  };
-}
-
-/** The process logger; without `options.stream`, its lines go to `dest` (stdout, buffered). */
-export function createLogger(options: LogOptions, dest?: ReturnType<typeof pino.destination>): Logger {
+export function createLogger(options: LogOptions): Logger {
   const base = { level: options.level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'veil-server' } };
-  if (options.stream !== undefined) return pino(base, options.format === 'json' ? options.stream : textDestination(options.stream));
-  dest ??= bufferedDestination();
-  return pino(base, flushingUrgent(options.format === 'json' ? dest : textDestination(dest), dest));
+  const out = options.stream ?? pino.destination({ dest: 1, sync: false });
+  return pino(base, options.format === 'json' ? out : textDestination(out));
 }
