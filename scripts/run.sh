@@ -27,6 +27,8 @@ if [ -z "${VEIL_CONFIG:-}" ]; then
   export VEIL_IDEMPOTENCY__BACKEND=${VEIL_IDEMPOTENCY__BACKEND:-sqlite}
   echo "make run: revocations, replay counters and idempotency records are kept in $VEIL_STORAGE__SQLITE_PATH (durable across restarts)" >&2
 fi
+# Two malloc arenas, as in the server image (docs/operations.md "Malloc arenas").
+export MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}
 if [ "${NER:-1}" = "0" ]; then
   exec node server/bin/veil.js serve "${listen[@]}"
 fi

@@ -41,6 +41,44 @@ describe('FileAuditSink', () => {
     expect(await verifyAuditFile(path, AUDIT_TEST_KEY)).toMatchObject({ ok: true, records: 301 });
   });
 
+  it('checks that the file is still its own beside the write and fsync, not before them', async () => {
+    // A stat that answers only once the batch's fsync has started: with the check run first, the
+    // append would wait on it forever (the test's timeout); run beside them, it completes.
+    const { fs } = faultyFs();
+    const path = join(tempDir(), 'audit.log');
+    let syncStarted: () => void = () => undefined;
+    const gate: { open?: Promise<void> } = {};
+    const gated: typeof fs = {
+      ...fs,
+      stat: async (target) => {
+        if (gate.open !== undefined) await gate.open;
+        return fs.stat(target);
+      },
+      openAppend: async (target) => {
+        const handle = await fs.openAppend(target);
+        return {
+          ...handle,
+          sync: () => {
+            syncStarted();
+            return handle.sync();
+          },
+        };
+      },
+    };
+    const sink = await FileAuditSink.open({ path, key: AUDIT_TEST_KEY, fs: gated });
+    gate.open = new Promise((resolve) => {
+      syncStarted = resolve;
+    });
+    await sink.record(testEvent(1));
+    expect(readAudit(path).records.at(-1)!.event.request_id).toBe('req-1');
+    // The check still fails the batch when the file was replaced: nothing is acknowledged.
+    rmSync(path);
+    writeFileSync(path, '');
+    await expect(sink.record(testEvent(2))).rejects.toBeInstanceOf(AuditUnavailableError);
+    expect(sink.healthy()).toBe(false);
+    await sink.close();
+  });
+
   it('resolves a record only after its bytes are synced', async () => {
     const { fs, faults } = faultyFs();
     const path = join(tempDir(), 'audit.log');

@@ -387,10 +387,10 @@ export class FileAuditSink implements AuditSink {
   async #append(events: readonly AuditEvent[]): Promise<void> {
     const handle = this.#handle;
     if (handle === undefined) throw new AuditUnavailableError('audit file is not open');
-    const current = await this.#fs.stat(this.#path);
-    if (current === undefined || current.dev !== this.#identity.dev || current.ino !== this.#identity.ino) {
-      throw new AuditUnavailableError('audit file was removed or replaced');
-    }
+    // The path must still name the file being appended to (not removed, not replaced). The check
+    // runs beside the write and the fsync rather than before them: a batch then costs one round
+    // trip less on the file system's thread pool, and the records are acknowledged only when
+    // both are done, so a file found replaced still fails the whole batch.
     let { seq, mac, tsMs } = this.#state;
     const lines: string[] = [];
     for (const event of events) {
@@ -402,8 +402,16 @@ export class FileAuditSink implements AuditSink {
       mac = sealed.mac;
     }
     const bytes = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
-    await handle.write(bytes);
-    await handle.sync();
+    const identity = this.#fs.stat(this.#path);
+    // Both settle before this returns: a failed check must not leave a write in flight behind
+    // the recovery that follows (which truncates the file).
+    const [checked, written] = await Promise.allSettled([identity, handle.write(bytes).then(() => handle.sync())]);
+    if (written.status === 'rejected') throw written.reason;
+    if (checked.status === 'rejected') throw checked.reason;
+    const current = checked.value;
+    if (current === undefined || current.dev !== this.#identity.dev || current.ino !== this.#identity.ino) {
+      throw new AuditUnavailableError('audit file was removed or replaced');
+    }
     this.#state = { seq, mac, tsMs, size: this.#state.size + bytes.length };
     this.#checkpointDirty = true;
     this.#scheduleCheckpoint();

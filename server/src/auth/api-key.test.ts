@@ -108,4 +108,23 @@ describe('ApiKeyAuthenticator', () => {
     }
     await expect(authenticator.authenticate({ 'x-api-key': 'key-number-5-abcdefghijkl' })).rejects.toMatchObject({ code: 'VEIL_AUTH_INVALID' });
   });
+
+  it('decides synchronously (authenticateNow) exactly as authenticate does, so the request hook needs no promise', async () => {
+    const authenticator = new ApiKeyAuthenticator([{ key: new Secret(KEY_FULL), identity: 'svc-full', scopes: ['transform'] }]);
+    const cases = [{ 'x-api-key': KEY_FULL }, {}, { 'x-api-key': '' }, { 'x-api-key': WRONG }, { 'x-api-key': 'x'.repeat(5000) }, { 'x-api-key': [KEY_FULL, KEY_FULL] as unknown as string }];
+    for (const headers of cases) {
+      const later = await authenticator.authenticate(headers).then(
+        (principal) => ({ identity: principal.identity }),
+        (error: unknown) => ({ code: (error as { code: string }).code }),
+      );
+      let now: { identity: string } | { code: string };
+      try {
+        now = { identity: authenticator.authenticateNow(headers).identity };
+      } catch (error) {
+        now = { code: (error as { code: string }).code };
+      }
+      expect(now).toEqual(later);
+    }
+    expect(authenticator.authenticateNow({ 'x-api-key': KEY_FULL }).identity).toBe('svc-full');
+  });
 });

@@ -54,11 +54,20 @@ export class ApiKeyAuthenticator implements Authenticator {
   }
 
   authenticate(headers: IncomingHttpHeaders): Promise<Principal> {
+    try {
+      return Promise.resolve(this.authenticateNow(headers));
+    } catch (error) {
+      // authenticateNow throws VeilErrors only.
+      return Promise.reject(error instanceof Error ? error : new VeilError('VEIL_INTERNAL'));
+    }
+  }
+
+  authenticateNow(headers: IncomingHttpHeaders): Principal {
     const header = headers['x-api-key'];
-    if (header === undefined || header === '') return Promise.reject(new VeilError('VEIL_AUTH_REQUIRED', 'authentication required: send X-API-Key'));
+    if (header === undefined || header === '') throw new VeilError('VEIL_AUTH_REQUIRED', 'authentication required: send X-API-Key');
     // Node joins repeated X-API-Key headers with ", "; such a value matches no entry anyway.
     if (typeof header !== 'string' || header.length > MAX_PRESENTED_KEY_LENGTH) {
-      return Promise.reject(new VeilError('VEIL_AUTH_INVALID', undefined, 'api key: malformed header'));
+      throw new VeilError('VEIL_AUTH_INVALID', undefined, 'api key: malformed header');
     }
     const presented = digestOf(header);
     let found: Principal | undefined;
@@ -67,7 +76,7 @@ export class ApiKeyAuthenticator implements Authenticator {
       const equal = timingSafeEqual(presented, entry.digest);
       if (equal && found === undefined) found = entry.principal;
     }
-    if (found === undefined) return Promise.reject(new VeilError('VEIL_AUTH_INVALID', undefined, 'api key: no matching entry'));
-    return Promise.resolve(found);
+    if (found === undefined) throw new VeilError('VEIL_AUTH_INVALID', undefined, 'api key: no matching entry');
+    return found;
   }
 }

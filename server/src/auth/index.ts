@@ -32,7 +32,7 @@ export interface AuthenticatorOptions {
   readonly fetch?: FetchLike | undefined;
 }
 
-const devAuthenticator: Authenticator = { mode: 'dev', authenticate: () => Promise.resolve(DEV_PRINCIPAL) };
+const devAuthenticator: Authenticator = { mode: 'dev', authenticate: () => Promise.resolve(DEV_PRINCIPAL), authenticateNow: () => DEV_PRINCIPAL };
 
 export function createAuthenticator(auth: VeilConfig['auth'], options: AuthenticatorOptions): Authenticator {
   switch (auth.mode) {

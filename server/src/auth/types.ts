@@ -10,4 +10,10 @@ import type { Principal } from './principal.js';
 export interface Authenticator {
   readonly mode: AuthMode;
   authenticate(headers: IncomingHttpHeaders): Promise<Principal>;
+  /**
+   * The same decision made synchronously, for modes that need no I/O (dev, api_key): returns
+   * the principal or throws what authenticate() would reject with. The request hook then goes
+   * on without a promise per request (auth/plugin.ts).
+   */
+  authenticateNow?(headers: IncomingHttpHeaders): Principal;
 }

@@ -1,10 +1,14 @@
 // What `veil serve` relaunches itself for: a heap larger than the memory budget allows (lowered,
-// never raised), and not again once relaunched or when the heap was set explicitly.
+// never raised), and not again once relaunched or when the heap was set explicitly; the
+// relaunched server gets the malloc arena cap unless one is set.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/index.js';
 import { TEST_SECRET } from '../testing/harness.js';
-import { launchPlan, LAUNCHED_ENV, openFileLimits } from './launcher.js';
+import { tempDir } from '../audit/testing.js';
+import { launchPlan, LAUNCHED_ENV, openFileLimits, relaunch } from './launcher.js';
 
 const configWith = (server: Record<string, unknown>) => loadConfig({ env: { VEIL_SESSION_SECRET: TEST_SECRET }, overrides: { server } }).config;
 const currentHeapMb = getHeapStatistics().heap_size_limit / (1024 * 1024);
@@ -28,5 +32,23 @@ describe('launchPlan', () => {
     if (process.platform !== 'linux') return;
     expect(limits!.soft).toBeGreaterThan(0);
     expect(limits!.hard).toBeGreaterThanOrEqual(limits!.soft);
+  });
+});
+
+describe('relaunch', () => {
+  it('starts the server with at most two malloc arenas, or with the cap the environment sets', async () => {
+    // The child exits with the cap it was given (0 when none).
+    const script = join(tempDir('veil-launch-'), 'arenas.mjs');
+    writeFileSync(script, 'process.exit(Number(process.env.MALLOC_ARENA_MAX ?? 0));\n');
+    const saved = process.env.MALLOC_ARENA_MAX;
+    try {
+      delete process.env.MALLOC_ARENA_MAX;
+      expect(await relaunch({ execArgv: [] }, script, [])).toBe(2);
+      process.env.MALLOC_ARENA_MAX = '4';
+      expect(await relaunch({ execArgv: [] }, script, [])).toBe(4);
+    } finally {
+      if (saved === undefined) delete process.env.MALLOC_ARENA_MAX;
+      else process.env.MALLOC_ARENA_MAX = saved;
+    }
   });
 });

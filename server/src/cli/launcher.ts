@@ -66,7 +66,9 @@ export function relaunch(plan: LaunchPlan, script: string, args: readonly string
   const node = [...plan.execArgv, ...process.execArgv, script, ...args];
   // `ulimit -n` in a shell that then becomes node (exec): the only way to raise a limit from Node.
   const [command, argv] = plan.files !== undefined ? ['/bin/sh', ['-c', `ulimit -n ${plan.files} 2>/dev/null; exec "$0" "$@"`, process.execPath, ...node]] : [process.execPath, node];
-  const child = spawn(command, argv, { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env: { ...process.env, [LAUNCHED_ENV]: '1' } });
+  // A new process also gets glibc's malloc arena cap (read only at process start), unless one is set.
+  const env = { MALLOC_ARENA_MAX: '2', ...process.env, [LAUNCHED_ENV]: '1' };
+  const child = spawn(command, argv, { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env });
   const forward = (signal: NodeJS.Signals) => () => {
     child.kill(signal);
   };

@@ -24,10 +24,10 @@
 // cannot map the API surface.
 import cors from '@fastify/cors';
 import { isVeilError, VeilError } from '@veil/common';
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { AuthScope, VeilConfig } from '../config/schema.js';
 import { corsOptions } from '../auth/cors.js';
-import { isScope, setPrincipal } from '../auth/principal.js';
+import { isScope, setPrincipal, type Principal } from '../auth/principal.js';
 import type { Authenticator } from '../auth/types.js';
 
 export type RouteScope = AuthScope | readonly AuthScope[] | 'authenticated' | 'public' | 'platform_admin';
@@ -103,11 +103,8 @@ export async function registerAuth(app: FastifyInstance, config: VeilConfig, aut
   // CORS before auth: an allowed origin's preflight is answered here, without credentials.
   await app.register(cors, corsOptions(config));
 
-  const authenticate = async (request: FastifyRequest): Promise<void> => {
-    const scope = request.is404 ? 'authenticated' : request.routeOptions.config.scope;
-    if (scope === 'public') return;
-    if (scope === undefined) throw new VeilError('VEIL_INTERNAL', undefined, 'route without a declared scope');
-    const principal = await authenticator.authenticate(request.headers);
+  /** The scope check once the caller is known: throws VEIL_SCOPE_DENIED. */
+  const admit = (request: FastifyRequest, scope: Exclude<RouteScope, 'public'>, principal: Principal): void => {
     setPrincipal(request, principal);
     const missing = requiredScopes(scope).find((required) => !principal.scopes.has(required));
     if (missing !== undefined) throw new VeilError('VEIL_SCOPE_DENIED', `missing required scope: ${missing}`);
@@ -117,12 +114,51 @@ export async function registerAuth(app: FastifyInstance, config: VeilConfig, aut
   };
   // RFC 6750: a 401 for a bearer-token mode names the scheme the client should use.
   const challenge = authenticator.mode === 'jwt' || authenticator.mode === 'oidc' ? 'Bearer realm="veil"' : undefined;
-  app.addHook('onRequest', async (request, reply) => {
-    try {
-      await authenticate(request);
-    } catch (error) {
-      if (challenge !== undefined && isVeilError(error) && error.status === 401) void reply.header('www-authenticate', challenge);
-      throw error;
+  const refuse = (reply: FastifyReply, error: unknown): Error => {
+    if (challenge !== undefined && isVeilError(error) && error.status === 401) void reply.header('www-authenticate', challenge);
+    return error as Error;
+  };
+  // Callback style: with an authenticator that decides synchronously (dev, api_key) a request
+  // goes on without a promise; token modes that may fetch a key set take the promise path.
+  const now = authenticator.authenticateNow?.bind(authenticator);
+  app.addHook('onRequest', (request, reply, done) => {
+    const scope = request.is404 ? 'authenticated' : request.routeOptions.config.scope;
+    if (scope === 'public') {
+      done();
+      return;
     }
+    if (scope === undefined) {
+      done(new VeilError('VEIL_INTERNAL', undefined, 'route without a declared scope'));
+      return;
+    }
+    if (now !== undefined) {
+      try {
+        admit(request, scope, now(request.headers));
+      } catch (error) {
+        done(refuse(reply, error));
+        return;
+      }
+      done();
+      return;
+    }
+    let pending: Promise<Principal>;
+    try {
+      pending = authenticator.authenticate(request.headers);
+    } catch (error) {
+      done(refuse(reply, error));
+      return;
+    }
+    pending.then(
+      (principal) => {
+        try {
+          admit(request, scope, principal);
+        } catch (error) {
+          done(refuse(reply, error));
+          return;
+        }
+        done();
+      },
+      (error: unknown) => done(refuse(reply, error)),
+    );
   });
 }

@@ -257,9 +257,18 @@ export class ReloadingApiKeyAuthenticator implements Authenticator {
   }
 
   authenticate(headers: IncomingHttpHeaders): Promise<Principal> {
+    return this.#current().authenticate(headers);
+  }
+
+  authenticateNow(headers: IncomingHttpHeaders): Principal {
+    return this.#current().authenticateNow(headers);
+  }
+
+  /** The authenticator of the key set as last reloaded. */
+  #current(): ApiKeyAuthenticator {
     if (this.#built.generation !== this.#source.generation) {
       this.#built = { generation: this.#source.generation, authenticator: new ApiKeyAuthenticator(this.#source.current()) };
     }
-    return this.#built.authenticator.authenticate(headers);
+    return this.#built.authenticator;
   }
 }

@@ -10,6 +10,7 @@ import { findTokensLenient } from '../domain/repair/index.js';
 import type { MarkupContext, RestoreTemplates } from '../domain/restore/index.js';
 import { openSession, type KeyRing, type SessionKind, type SessionPayload } from '../domain/seal/index.js';
 import { restoreJsonValue } from '../domain/structured/index.js';
+import type { TokenCandidate } from '../domain/token/index.js';
 import type { RestoreMode } from '../domain/types.js';
 import { createOutputGuard, type OutputProtectionSettings } from './output-guard.js';
 import type { LoadedPolicy } from './policies.js';
@@ -59,7 +60,7 @@ export function openForRehydrate(env: RehydrateEnvironment, sessionState: string
  * one MarkupContext, in order, so a URL or tag opened in an earlier piece still counts; without
  * one, the text is its own whole.
  */
-export type Restorer = (text: string, markup?: MarkupContext) => RehydrateResult;
+export type Restorer = (text: string, markup?: MarkupContext, scanned?: readonly TokenCandidate[]) => RehydrateResult;
 
 /**
  * One restore context (policy, channel, caller, revocations, indexed entries) for many texts:
@@ -72,7 +73,8 @@ export function createRestorer(env: RehydrateEnvironment, session: SessionPayloa
   loaded.compiled.channelCeiling(request.channel); // validates the channel before any restore
   const isRevoked = liveRevocations(request.revokedIds);
   const entries = indexEntries(session.entries);
-  return (text, markup) =>
+  // `scanned`: findTokensLenient(text) already run by the output guard (guardScanned).
+  return (text, markup, scanned) =>
     rehydrateText({
       output: text,
       markup,
@@ -84,7 +86,7 @@ export function createRestorer(env: RehydrateEnvironment, session: SessionPayloa
       requestedMode: request.restoreMode,
       tokenOverrides: request.restoreOverrides,
       templates: env.templates,
-      scan: findTokensLenient,
+      scan: scanned !== undefined ? () => scanned : findTokensLenient,
       ...(isRevoked !== undefined ? { isRevoked } : {}),
     });
 }
@@ -141,7 +143,9 @@ export function restoreOpened(
   const restorer = createRestorer(env, session, request);
   const ownGuard = guard === undefined ? outputGuardFor(env, session, request.caller) : undefined;
   const active = guard ?? ownGuard;
-  const result = restorer(active !== undefined ? active.guard(request.output) : request.output);
+  // The guard's token scan of the output, when it left the output as it was, is the restore's.
+  const guarded = active !== undefined ? active.guardScanned(request.output) : { text: request.output };
+  const result = restorer(guarded.text, undefined, guarded.candidates);
   const response: RehydrateResponse = {
     restored_text: result.restoredText,
     tokens_resolved: result.tokensResolved,

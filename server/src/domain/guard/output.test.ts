@@ -70,6 +70,30 @@ describe('OutputGuard', () => {
     expect(guardOf('block').guard('nothing here')).toBe('nothing here');
   });
 
+  it('scans the output for tokens once: the restore reuses the guard\'s scan when nothing was masked', () => {
+    let scans = 0;
+    const counting = (text: string) => {
+      scans += 1;
+      return findTokensLenient(text);
+    };
+    const clean = `Write to ${TOKEN} or {{EMAIL:e_001:${CAP}}}.`;
+    const guard = new OutputGuard({ action: 'mask', detect: (text) => detectAll(text), counts: () => true, scan: counting });
+    const guarded = guard.guardScanned(clean);
+    expect(scans).toBe(1);
+    expect(guarded.text).toBe(clean);
+    expect(guarded.candidates).toEqual(findTokensLenient(clean));
+    // Restoring from the shared scan gives what a restore with its own scan gives.
+    const shared = rehydrateText({ output: guarded.text, entries: indexEntries([ENTRY]), policy, language: 'en', caller: {}, channel: 'user_output', scan: () => guarded.candidates! });
+    expect(shared).toEqual(restore(clean));
+    expect(shared.tokensResolved).toBe(2);
+    // A masked output is a new text: its scan is not handed on (the restore scans what it gets).
+    const masked = guard.guardScanned(`${clean} ${RAW_EMAIL}`);
+    expect(masked.text).toContain(maskLabel('email'));
+    expect(masked.candidates).toBeUndefined();
+    // With warn (or allow) the text stays, and so does its scan.
+    expect(guardOf('warn').guardScanned(`${TOKEN} ${RAW_EMAIL}`).candidates).toHaveLength(1);
+  });
+
   it('the warning names types and counts, never values', () => {
     const guard = guardOf('mask');
     guard.guard(`${RAW_EMAIL} ${RAW_EMAIL} ${RAW_CARD}`);

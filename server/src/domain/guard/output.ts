@@ -111,8 +111,19 @@ export class OutputGuard {
 
   /** Find and handle raw values in one text; returns the text to restore. */
   guard(text: string, field = 'output'): string {
-    if (text.length === 0) return text;
-    return this.apply(text, this.findings(text), field);
+    return this.guardScanned(text, field).text;
+  }
+
+  /**
+   * guard(), also handing back its token scan of the text when the text it returns is the one it
+   * scanned (nothing masked): the restore that follows uses the same scan (the guard's `scan`
+   * is the rehydrate's), so the model output is scanned for tokens once, not twice.
+   */
+  guardScanned(text: string, field = 'output'): { readonly text: string; readonly candidates?: readonly TokenCandidate[] } {
+    if (text.length === 0) return { text };
+    const candidates = this.#options.scan(text);
+    const guarded = this.apply(text, this.findings(text, candidates), field);
+    return guarded === text ? { text, candidates } : { text: guarded };
   }
 
   /**
