@@ -15,8 +15,16 @@ letters alone (and never words in all capitals):
    greeting addresses it directly, `Hi Keiran,`, unless it is "team", "all", "zusammen", ...),
    as the speaker opening a transcript line (`Chloe: ...`), after `@`, or after "my name is",
    "I'm", "je m'appelle", "ich bin", "me llamo", "mi chiamo", "meu nome é", "ik ben"; or right
-   before a chat verb ("Constantin pushed", "Ingrid said", "Jens hat", "Camille a dit"; month
-   names excepted: "May is").
+   before a chat verb ("Constantin pushed", "Ingrid said", "Sophia shouted", "Jens hat",
+   "Camille a dit"; month names excepted: "May is"), or after "call me" / "calls me" / "named".
+   After a phrase that introduces a name ("my name is", "call me", "je m'appelle", "me llamo")
+   any capitalized word that rule 4's word test accepts is a name ("everyone calls me Calan").
+4. Name shape without a list entry for every word: a capitalized word, a middle initial and a
+   capitalized word (`Elvar D Sigurlaugsson`, `Nanase M. Oyokawa`) when either outer word is in
+   a name list or the last has a surname ending; or two capitalized words the second of which has
+   a surname ending that few other words have (`-sson`, `-dóttir`, `-ová`, `-ski`, `-wicz`,
+   `-escu`, `-opoulos`, ...: `Tómas Lýðsson`, `Katrín Óladóttir`). Neither word may be a
+   greeting, label, instruction, stop word, technical term or known place.
 """
 
 from __future__ import annotations
@@ -42,14 +50,21 @@ _CHAT_VERB = re.compile(
     rf"(?<![\w@.])(?P<name>{_NAME})[ \t]+"
     rf"(?:pushed|merged|said|says|wrote|writes|asked|asks|commented|replied|"
     rf"approved|reviewed|joined|left|mentioned|shared|posted|sent|thinks|thought|is out|is off|will be|"
-    rf"has been|hat|ist|sagt|schrieb|a dit|a écrit|est|dijo|escribió|está|ha detto|ha scritto|disse|"
+    rf"has been|shouted|yelled|told|called|texted|emailed|answered|explained|whispered|laughed|smiled|"
+    rf"added|noted|argued|announced|insisted|hat|ist|sagt|schrieb|a dit|a écrit|est|dijo|escribió|está|ha detto|ha scritto|disse|"
     rf"escreveu|zei|schreef)\b"
 )
 _OPENER = re.compile(
     rf"(?:(?<![\w])(?P<opener>[^\W\d_]+)[ \t]*,?[ \t]+|@|"
-    rf"(?i:my name is|i am|i'm|je m'appelle|je suis|ich bin|"
+    rf"(?i:my name is|i am|i'm|call me|calls me|called me|named|nicknamed|je m'appelle|je suis|ich bin|"
     rf"ich heiße|me llamo|soy|mi chiamo|sono|meu nome é|chamo-me|ik ben|mijn naam is)[ \t]+)"
     rf"(?P<name>{_NAME})(?![\w@])"
+)
+
+
+_INTRODUCES = re.compile(
+    r"(?i:my name is|call me|calls me|called me|nicknamed|je m'appelle|ich heiße|me llamo|mi chiamo|"
+    r"meu nome é|chamo-me|mijn naam is)[ \t]"
 )
 
 
@@ -133,11 +148,58 @@ def _full_names(text: str) -> Iterator[tuple[int, int]]:
             yield head.start(), best
 
 
+_SURNAME_ENDING = re.compile(
+    r"(?:sson|sdóttir|dóttir|ová|ská|ski|ska|wicz|wski|wska|escu|opoulos|poulos|akis|enko|ovich|evich|ović|"
+    r"ovič|ovna|evna|yan|yev|yeva|ov|ova|ev|eva|ichi|oglu|oğlu)$"
+)
+_SHAPE = re.compile(
+    rf"(?<![\w@.])(?P<first>{_NAME})[ \t]+(?:(?P<initial>[{_UP}])\.?[ \t]+)?(?P<last>{_NAME})(?![\w@])"
+)
+
+
+def _plain_word(word: str) -> bool:
+    """A capitalized word that may be part of a name: not shouted, not a closed-class word, stop
+    word, technical term or known place."""
+    key = g.fold(word)
+    return not (
+        _shouted(word)
+        or key in g.CLOSED_CLASS
+        or key in g.function_words()
+        or key in g.words("tech_terms")
+        or key in g.places()
+        or key in g.STREET_TYPES
+        or key in g.ORG_HEADS
+    )
+
+
+def _shaped(text: str) -> Iterator[tuple[int, int]]:
+    """Rule 4: names by their shape (module docstring)."""
+    position = 0
+    while True:
+        match = _SHAPE.search(text, position)
+        if match is None:
+            return
+        first, last = match.group("first"), match.group("last")
+        position = match.start("last")
+        if not (_plain_word(first) and _plain_word(last)) or len(last) < 3:
+            continue
+        ending = _SURNAME_ENDING.search(g.fold(last)) is not None and len(last) > 5
+        if match.group("initial") is not None:
+            if _first(first) or _last(last) or ending:
+                yield match.start(), match.end()
+        elif ending and len(_SURNAME_ENDING.search(g.fold(last)).group()) >= 3:
+            yield match.start(), match.end()
+
+
 def find(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of gazetteer-backed person names, possibly overlapping (the caller resolves)."""
     yield from _full_names(text)
+    yield from _shaped(text)
     for match in _TITLE.finditer(text):
         name = match.group("name")
+        title = text[match.start() : match.start("name")].strip()
+        if title.isupper() and not title.endswith("."):
+            continue  # "MS Office", "DR Congo": an acronym, not a title
         if g.fold(name.split()[0]) not in g.CLOSED_CLASS:
             yield match.start("name"), match.end("name")
     for match in _CHAT_VERB.finditer(text):
@@ -155,7 +217,9 @@ def find(text: str) -> Iterator[tuple[int, int]]:
         greeting = (
             opener is not None and g.fold(opener) in g.GREETINGS and _addressed(text, match.end("name"))
         )
-        if _first(name) or greeting:
+        # "my name is", "call me": the phrase introduces a name, known to a list or not.
+        introduced = _INTRODUCES.match(match.group(0)) is not None and _plain_word(name)
+        if _first(name) or greeting or introduced:
             yield match.start("name"), match.end("name")
     for match in _SPEAKER.finditer(text):
         name = match.group("name")

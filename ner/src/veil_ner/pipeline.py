@@ -15,7 +15,15 @@ For one text and the model's raw spans:
    stronger evidence than the model's type);
 4. known places after a preposition (`in Groningen`, `nach Lostorf`, `à Lyon`) and a place that
    stands alone on a line are added as `location` (`GPE_GAZ`) where nothing else was found;
-   smaller towns (1,000+ inhabitants) count only when they are not also a name or a term.
+   smaller towns (1,000+ inhabitants) count only when they are not also a name or a term. A known
+   place replaces model spans it covers that are shorter ("Vila" + "Conde" -> "Vila do Conde").
+Before step 1, a context that says "a place follows" ("lives in", "born in", "home city", "town
+of", "wohnt in", "habite à", ...) makes the capitalized words after it a location whatever the
+lists know (`lives in STEINPARZ`, `home city Kwenzekile`, also in Greek or Cyrillic script); it
+counts as structural, so a model span there ("Amoreira da Gândara" as a person) gives way.
+After step 2, a list of capitalized words joined by commas and "and"/"und"/"et"/"y"/"e"/"en" in
+which the model or the lists found two or more people makes its other members people too
+("founders: Lapresse, Morris and Wright"); a model PERSON span holding such a list is split.
 Spans never overlap in the result.
 """
 
@@ -49,6 +57,72 @@ _PREPOSITION = re.compile(
     rf"desde|hacia|di|verso|vers)[ \t]+(?P<place>{_PLACE})"
 )
 _LINE = re.compile(rf"(?m)^[ \t]*(?P<place>{_PLACE})[ \t]*$")
+_ANY_WORD = r"[^\W\d_][^\W\d_'\u2019]*(?:-[^\W\d_]+)*"
+_PLACE_CONTEXT = re.compile(
+    r"(?<![\w])(?i:(?:lives|live|living|lived|resides|reside|residing|born|grew up|based) in|"
+    r"home ?town|home city|city of|town of|village of|municipality of|"
+    r"wohnt in|wohne in|lebt in|lebe in|geboren in|habite à|habite a|vit à|né à|née à|vive en|vive em|"
+    r"vive a|vivo en|vivo a|abita a|mora em|moro em|woont in|woon in|geboren te)[ \t]+"
+    rf"(?P<place>{_ANY_WORD}(?:[ \t\-](?:(?:de|del|la|le|sur|am|an|do|da|dos|upon)[ \t\-])?{_ANY_WORD}){{0,3}})"
+)
+# Members of a list: "Lapresse, Morris and Wright", "Müller, Schmidt und Weber".
+_LIST = re.compile(
+    rf"(?<![\w])(?P<list>{_ANY_WORD}(?:,[ \t]+{_ANY_WORD})*,?[ \t]+(?:and|und|et|y|e|en|&)[ \t]+{_ANY_WORD})(?![\w])"
+)
+
+
+def _context_places(text: str) -> list[RawEntity]:
+    """Capitalized words after a context that says a place follows (module docstring)."""
+    out: list[RawEntity] = []
+    for match in _PLACE_CONTEXT.finditer(text):
+        start = match.start("place")
+        end = start
+        for word in g.WORD.finditer(text, start, match.end("place")):
+            value = word.group()
+            key = g.fold(value)
+            if key in g.PARTICLES and end > start:
+                continue
+            if not value[0].isupper() or key in g.CLOSED_CLASS or key in g.function_words():
+                break
+            if key in g.words("tech_terms") and key not in g.places():
+                break
+            end = word.end()
+        if end > start:
+            out.append(RawEntity(start, end, PLACE_LABEL, PLACE_CONFIDENCE))
+    return out
+
+
+def _list_members(text: str, kept: _SpanSet) -> list[RawEntity]:
+    """People by coordination (module docstring): the unfound members of a list of names."""
+    out: list[RawEntity] = []
+    for match in _LIST.finditer(text):
+        members = [m for m in g.WORD.finditer(text, match.start(), match.end()) if g.fold(m.group()) not in _AND]
+        if len(members) < 3 or any(not m.group()[0].isupper() or not _member_word(m.group()) for m in members):
+            continue
+        spans = [RawEntity(m.start(), m.end(), PERSON_LABEL, PERSON_CONFIDENCE) for m in members]
+        people = sum(
+            1
+            for span in spans
+            if any(veil_type(r.label) == "person" for r in kept.overlapping(span))
+            or g.fold(text[span.start : span.end]) in g.last_names()
+        )
+        if people >= 2:
+            out.extend(spans)
+    return out
+
+
+_AND = frozenset(["and", "und", "et", "y", "e", "en"])
+
+
+def _member_word(word: str) -> bool:
+    key = g.fold(word)
+    return not (
+        word.isupper()
+        or key in g.CLOSED_CLASS
+        or key in g.function_words()
+        or key in g.words("tech_terms")
+        or (key in g.places() and key not in g.last_names() and key not in g.first_names())
+    )
 
 
 def _places(text: str) -> list[RawEntity]:
@@ -61,6 +135,9 @@ def _places(text: str) -> list[RawEntity]:
             # "Lyon"); a line must be a place as a whole ("Human Resources" is not "Human").
             for size in range(len(words), 0 if pattern is _PREPOSITION else len(words) - 1, -1):
                 candidate = " ".join(words[:size])
+                after = match.start("place") + len(candidate)
+                if after < len(text) and text[after].isalnum():
+                    continue  # "bei Split2": a word part, not a place
                 if _is_place(candidate):
                     start = match.start("place")
                     out.append(RawEntity(start, start + len(candidate), PLACE_LABEL, PLACE_CONFIDENCE))
@@ -114,6 +191,12 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
         candidate = None if structural.overlapping(span) else _filtered(text, span)
         if candidate is not None and not kept.overlapping(candidate):  # model entities never overlap
             kept.add(candidate)
+    for member in _list_members(text, kept):
+        rivals = kept.overlapping(member)
+        if all(veil_type(r.label) == "person" and r.label != PERSON_LABEL for r in rivals):
+            for rival in rivals:  # "James and Hogan" as one model span: two people
+                kept.remove(rival)
+            kept.add(member)
     for start, end in _longest_first(set(names.find(text))):
         candidate = RawEntity(start, end, PERSON_LABEL, PERSON_CONFIDENCE)
         rivals = kept.overlapping(candidate)
@@ -123,16 +206,38 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
             kept.remove(rival)
         kept.add(candidate)
     for candidate in _places(text):
-        if not kept.overlapping(candidate):
+        rivals = kept.overlapping(candidate)
+        if all(_fragment_of(rival, candidate) for rival in rivals):
+            for rival in rivals:
+                kept.remove(rival)
             kept.add(candidate)
     return kept.spans()
+
+
+def _fragment_of(existing: RawEntity, place: RawEntity) -> bool:
+    """A model span strictly inside a known place is a fragment of it ("Vila" of "Vila do Conde")."""
+    inside = place.start <= existing.start and existing.end <= place.end
+    return inside and (existing.end - existing.start) < (place.end - place.start) and existing.label not in (
+        ADDRESS_LABEL,
+        ORG_LABEL,
+        PERSON_LABEL,
+    )
 
 
 def _structural(text: str) -> _SpanSet:
     """Step 1: street addresses, then organization forms that do not overlap one."""
     found = _SpanSet()
+    for place in _context_places(text):
+        found.add(place)
     for start, end in addresses.find(text):
-        found.add(RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE))
+        candidate = RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE)
+        for rival in found.overlapping(candidate):  # "lives in 12 rue de la Paix": the address
+            found.remove(rival)
+        found.add(candidate)
+    for start, end in addresses.street_names(text):
+        candidate = RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE)
+        if not found.overlapping(candidate):
+            found.add(candidate)
     for start, end in _longest_first(set(orgs.find(text))):
         candidate = RawEntity(start, end, ORG_LABEL, ORG_CONFIDENCE)
         if not found.overlapping(candidate):
