@@ -13,7 +13,8 @@ letters alone (and never words in all capitals):
 3. A single known first name where chat puts names: right after a greeting or closing
    (`Hi Paul`, `Thanks, Maria`, `Bonjour Camille`, `Hallo Jens`; any capitalized word when the
    greeting addresses it directly, `Hi Keiran,`, unless it is "team", "all", "zusammen", ...),
-   as the speaker opening a transcript line (`Chloe: ...`), after `@`, or after "my name is",
+   as the speaker opening a transcript line (`Chloe: ...`; in a transcript with such a speaker,
+   every other speaker that rule 4's word test accepts: `Mineko: ...`), after `@`, or after "my name is",
    "I'm", "je m'appelle", "ich bin", "me llamo", "mi chiamo", "meu nome é", "ik ben"; or right
    before a chat verb ("Constantin pushed", "Ingrid said", "Sophia shouted", "Jens hat",
    "Camille a dit"; month names excepted: "May is"), or after "call me" / "calls me" / "named".
@@ -221,7 +222,11 @@ def find(text: str) -> Iterator[tuple[int, int]]:
         introduced = _INTRODUCES.match(match.group(0)) is not None and _plain_word(name)
         if _first(name) or greeting or introduced:
             yield match.start("name"), match.end("name")
-    for match in _SPEAKER.finditer(text):
+    # A transcript: once one speaker is a known first name, the other speakers are names too
+    # ("Mineko: ..." next to "Sara: ..."); "Question:" / "Answer:" alone open no transcript.
+    speakers = [m for m in _SPEAKER.finditer(text) if not _shouted(m.group("name"))]
+    transcript = len(speakers) >= 2 and any(_first(m.group("name")) for m in speakers)
+    for match in speakers:
         name = match.group("name")
-        if _first(name) and not _shouted(name):
+        if _first(name) or (transcript and _plain_word(name)):
             yield match.start("name"), match.end("name")

@@ -4,9 +4,11 @@ The small model tags firm names built from surnames as people ("Runolfsson - Bah
 "Carpentier et Dubois", "Harter Gruppe") and misses many with a legal form. Two forms are
 unambiguous enough to find without a model:
 
-1. Capitalized words ending in a legal form or group word: `Pinecrest Financial Ltd`,
-   `Legros-Boyer Inc`, `Bosch BV`, `Harter Gruppe`, `Sevilla Bernal e Hijos`, `Rossi & Sons`,
-   or opened by an institution word: `University of Leeds`, `Bank of Portugal`.
+1. Capitalized words (up to five, joined by spaces, `&` or ` - `) ending in a legal form or group
+   word, in title case or capitals: `Pinecrest Financial Ltd`, `Legros-Boyer Inc`, `Bosch BV`,
+   `Harter Gruppe`, `Sevilla Bernal e Hijos`, `Rossi & Sons`, `LG Balakrishnan & Bros Ltd`,
+   `NTN CORPORATION`, `Totenko Co.Ltd.`, `Nyrstar NV`, `Britvic Plc`; or opened by an institution
+   word: `University of Leeds`, `Bank of Portugal`.
 2. Two or more known surnames joined the way firms are named (`&`, ` - `, and the conjunction in
    French, Italian, Portuguese, Spanish, German or Dutch; English "and" is left out because "our
    founders: Lapresse, Morris and Wright" lists people): `Runolfsson - Bahringer`, `Baker & Kent`,
@@ -26,13 +28,16 @@ _UP = g.UPPER
 _WORD = rf"[{_UP}][\w'\u2019&\-]*"
 _PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|do|dos|das|du|le|la|ter|ten)"
 _SUFFIX = (
-    r"Inc|Incorporated|LLC|L\.L\.C|LLP|Ltd|Limited|PLC|plc|Corp|Corporation|Company|GmbH|AG|KG|OHG|UG|"
-    r"BV|B\.V|NV|N\.V|S\.A|SAS|SARL|SpA|S\.p\.A|Srl|S\.r\.l|S\.L|Lda|Ltda|Oy|A/S|ApS|Pty|"
+    # "Co., Ltd." (Japanese, Chinese and Korean firms' English names) before the plain forms
+    r"Co\.?,?[ \t]?Ltd|CO\.?,?[ \t]?LTD|"
+    r"Inc|INC|Incorporated|LLC|L\.L\.C|LLP|Ltd|LTD|Limited|LIMITED|PLC|Plc|plc|Corp|CORP|Corporation|CORPORATION|"
+    r"Company|COMPANY|GmbH|AG|KG|OHG|UG|"
+    r"BV|B\.V|NV|N\.V|S\.A|SA|SAS|SARL|SpA|SPA|S\.p\.A|Srl|S\.r\.l|S\.L|Lda|Ltda|Oy|Oyj|AB|ASA|A/S|ApS|Pty|"
     r"Group|Gruppe|Groep|Groupe|Grupo|Gruppo|Holding|Holdings|Partners|Associates|Foundation|Stiftung|"
     r"(?:&|and|e|y|et|und|en)\s+(?:Sons|Hijos|Figli|Filhos|Fils|Söhne|Zonen|Co)"
 )
 _BY_SUFFIX = re.compile(
-    rf"(?<![\w@.])(?:{_PARTICLE}\s+)?{_WORD}(?:[ \t]+(?:{_PARTICLE}[ \t]+)?{_WORD}){{0,3}}"
+    rf"(?<![\w@.])(?:{_PARTICLE}\s+)?{_WORD}(?:[ \t]+(?:(?:{_PARTICLE}|&|-)[ \t]+)?{_WORD}){{0,4}}"
     rf",?[ \t]+(?:{_SUFFIX})\b\.?"
 )
 _INSTITUTION = re.compile(
