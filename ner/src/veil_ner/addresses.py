@@ -99,7 +99,7 @@ _STREET = re.compile(
     |(?P<compound>\b[{_UP}][\w\-]*(?:{_COMPOUND_SUFFIX})(?:\s+{CAP})?\s+\d{{1,4}}\s?[a-zA-Z]?\b
         |\b(?:Am|An\sder|Auf\sder|Im|In\sder|Zum|Zur|Op\sde|Aan\sde)\s+{CAP}\s+\d{{1,4}}[a-z]?\b
         |\b{CAP}\s+(?:Straße|Strasse|Str\.|Gasse|Weg|Platz|Allee|utca|út|körút|tér|iela|gatvė)\s+\d{{1,4}}[a-z]?\b\.?)
-    |(?P<weak>\b(?:\d{{1,6}}\s+)?(?!{_MONTHS})[{_UP}][^\W\d_]{{2,}}(?:\s+[{_UP}][^\W\d_]+){{0,2}}\s+\d{{1,5}}[a-z]?\b)
+    |(?P<weak>\b(?:\d{{1,6}}[ \t]+)?(?!{_MONTHS})[{_UP}][^\W\d_]{{2,}}(?:[ \t]+[{_UP}][^\W\d_]+){{0,2}}[ \t]+\d{{1,5}}[a-z]?\b)
     |(?P<box>\b(?:P\.?\s?O\.?\s?Box|Postfach|Apartado|Casella\spostale|Caixa\spostal)\s+\d{{1,6}}\b)
     """
 )

@@ -26,6 +26,9 @@ letters alone (and never words in all capitals):
    a surname ending that few other words have (`-sson`, `-dóttir`, `-ová`, `-ski`, `-wicz`,
    `-escu`, `-opoulos`, ...: `Tómas Lýðsson`, `Katrín Óladóttir`). Neither word may be a
    greeting, label, instruction, stop word, technical term or known place.
+5. A known first name followed by a capitalized rare word, one the model's word vectors do not
+   know (gazetteer.common_word): `Cordelia Pugliesi`, `Hysni Njivar`, `Moustafa Mellink`. Common
+   words after a first name stay out ("Mark Down", "Grant Access").
 """
 
 from __future__ import annotations
@@ -173,6 +176,16 @@ def _plain_word(word: str) -> bool:
     )
 
 
+def _rare_name(word: str) -> bool:
+    """Rule 5's second word: rare, and shaped like a name (`Pugliesi`, not `ESLint`, `AST-based`)."""
+    return (
+        len(word) > 2
+        and not any(ch.isupper() for ch in word[1:])
+        and not re.search(r"-[a-z]", word)
+        and not g.common_word(word)
+    )
+
+
 def _shaped(text: str) -> Iterator[tuple[int, int]]:
     """Rule 4: names by their shape (module docstring)."""
     position = 0
@@ -190,6 +203,8 @@ def _shaped(text: str) -> Iterator[tuple[int, int]]:
                 yield match.start(), match.end()
         elif ending and len(_SURNAME_ENDING.search(g.fold(last)).group()) >= 3:
             yield match.start(), match.end()
+        elif _first(first) and g.fold(first) not in g.stop_words() and _rare_name(last):
+            yield match.start(), match.end()  # rule 5
 
 
 def find(text: str) -> Iterator[tuple[int, int]]:

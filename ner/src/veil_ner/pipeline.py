@@ -257,7 +257,43 @@ def _filtered(text: str, span: RawEntity) -> RawEntity | None:
     label = span.label
     if kind == "person" and _known_place_not_name(text[refined[0] : refined[1]]):
         label = PLACE_LABEL  # "Den Haag", "Amoreira da Gândara": places the model calls people
+    elif kind == "person":
+        refined = _extend_person(text, *refined)
     return RawEntity(refined[0], refined[1], label, span.confidence)
+
+
+_NEXT_WORD = re.compile(rf"[ \t]+(?P<word>[{_UP}][^\W\d_]*(?:['\u2019\-][^\W\d_]+)*)(?P<dot>\.?)(?![\w@])")
+_PREVIOUS_WORD = re.compile(rf"(?<![\w@.])(?P<word>[{_UP}][^\W\d_]+)[ \t]+$")
+
+
+def _extend_person(text: str, start: int, end: int) -> tuple[int, int]:
+    """A model PERSON span cut short: "Ana B" + ". Dias", "Cordelia" + " Pugliesi", "Szabina" +
+    " J Gelencsér". Right: a middle initial, a known surname or a rare capitalized word (up to two
+    words); left: a known first name."""
+    for _ in range(2):
+        match = _NEXT_WORD.match(text, end)
+        if match is None:
+            break
+        word = match.group("word")
+        initial = len(word) == 1
+        key = g.fold(word)
+        usable = not (
+            key in g.CLOSED_CLASS
+            or key in g.function_words()
+            or key in g.words("tech_terms")
+            or key in g.ORG_HEADS
+            or key in g.STREET_TYPES
+            or (word.isupper() and not initial)
+        )
+        if not usable or not (initial or key in g.last_names() or not g.common_word(word)):
+            break
+        end = match.end() if initial else match.end("word")
+    previous = _PREVIOUS_WORD.search(text, max(0, start - 40), start)
+    if previous is not None and g.fold(previous.group("word")) in g.first_names():
+        key = g.fold(previous.group("word"))
+        if key not in g.CLOSED_CLASS and key not in g.function_words() and key not in g.places():
+            start = previous.start("word")
+    return start, end
 
 
 def _is_place(value: str) -> bool:
