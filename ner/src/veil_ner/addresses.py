@@ -99,7 +99,8 @@ _STREET = re.compile(
     |(?P<compound>\b[{_UP}][\w\-]*(?:{_COMPOUND_SUFFIX})(?:\s+{CAP})?\s+\d{{1,4}}\s?[a-zA-Z]?\b
         |\b(?:Am|An\sder|Auf\sder|Im|In\sder|Zum|Zur|Op\sde|Aan\sde)\s+{CAP}\s+\d{{1,4}}[a-z]?\b
         |\b{CAP}\s+(?:Straße|Strasse|Str\.|Gasse|Weg|Platz|Allee|utca|út|körút|tér|iela|gatvė)\s+\d{{1,4}}[a-z]?\b\.?)
-    |(?P<weak>\b(?:\d{{1,6}}[ \t]+)?(?!{_MONTHS})[{_UP}][^\W\d_]{{2,}}(?:[ \t]+[{_UP}][^\W\d_]+){{0,2}}[ \t]+\d{{1,5}}[a-z]?\b)
+    |(?P<weak>\b(?:\d{{1,6}}[ \t]+)?(?!{_MONTHS})[{_UP}][^\W\d_]{{2,}}(?:[ \t]+[{_UP}][^\W\d_]+){{0,2}}
+        [ \t]+\d{{1,5}}[a-z]?\b)
     |(?P<box>\b(?:P\.?\s?O\.?\s?Box|Postfach|Apartado|Casella\spostale|Caixa\spostal)\s+\d{{1,6}}\b)
     """
 )
@@ -149,7 +150,9 @@ def find(text: str) -> Iterator[tuple[int, int]]:
         after_unit = False
         for _ in range(_MAX_TAIL):
             unit = _UNIT.match(text, end)
-            tail = unit or _SAME_LINE.match(text, end) or (_AFTER_UNIT.match(text, end) if after_unit else None)
+            tail = unit or _SAME_LINE.match(text, end)
+            if tail is None and after_unit:
+                tail = _AFTER_UNIT.match(text, end)
             after_unit = unit is not None
             confirmed = confirmed or tail is not None
             if tail is None:

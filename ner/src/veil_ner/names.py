@@ -55,7 +55,8 @@ _CHAT_VERB = re.compile(
     rf"(?:pushed|merged|said|says|wrote|writes|asked|asks|commented|replied|"
     rf"approved|reviewed|joined|left|mentioned|shared|posted|sent|thinks|thought|is out|is off|will be|"
     rf"has been|shouted|yelled|told|called|texted|emailed|answered|explained|whispered|laughed|smiled|"
-    rf"added|noted|argued|announced|insisted|hat|ist|sagt|schrieb|a dit|a écrit|est|dijo|escribió|está|ha detto|ha scritto|disse|"
+    rf"added|noted|argued|announced|insisted|hat|ist|sagt|schrieb|a dit|a écrit|est|dijo|escribió|está|"
+    rf"ha detto|ha scritto|disse|"
     rf"escreveu|zei|schreef)\b"
 )
 _OPENER = re.compile(

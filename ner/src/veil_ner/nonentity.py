@@ -79,7 +79,7 @@ def _acronym(token: str) -> bool:
     return token.isupper() and len(letters) <= 5
 
 
-def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None:  # noqa: PLR0911 - one per rule
+def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None:  # noqa: PLR0911, PLR0912 - one per rule
     """The span trimmed of non-name edges, or None when it is not a name (module docstring)."""
     tokens = _tokens(text[start:end])
     # A particle opens a name only before a capital: "van Leeuwen", not "du mir bei".

@@ -72,17 +72,15 @@ def find(text: str) -> Iterator[tuple[int, int]]:
             # "Dear Acme Ltd" -> "Acme Ltd": greetings, labels, instructions and stop words are not
             # part of it.
             start = match.start()
-            words = list(g.WORD.finditer(text, match.start(), match.end()))
-            for index, word in enumerate(words):
-                key = g.fold(word.group())
-                if key not in g.CLOSED_CLASS and key not in g.function_words():
-                    start = word.start()
-                    break
-            else:
-                continue
+            words = [
+                word
+                for word in g.WORD.finditer(text, match.start(), match.end())
+                if g.fold(word.group()) not in g.CLOSED_CLASS
+                and g.fold(word.group()) not in g.function_words()
+            ]
             # A legal form needs a name before it: "BUT NOT LIMITED" (licence text) has none.
-            if pattern is _INSTITUTION or len(words) - index >= 2:
-                yield start, match.end()
+            if words and (pattern is _INSTITUTION or len(words) >= 2):
+                yield max(start, words[0].start()), match.end()
     # Tried at every word: the leftmost match may start too early ("Analyst, Heller, Daugherty and
     # Cummings" is not a firm, "Heller, Daugherty and Cummings" is).
     position = 0

@@ -63,11 +63,13 @@ _PLACE_CONTEXT = re.compile(
     r"home ?town|home city|city of|town of|village of|municipality of|"
     r"wohnt in|wohne in|lebt in|lebe in|geboren in|habite à|habite a|vit à|né à|née à|vive en|vive em|"
     r"vive a|vivo en|vivo a|abita a|mora em|moro em|woont in|woon in|geboren te)[ \t]+"
-    rf"(?P<place>{_ANY_WORD}(?:[ \t\-](?:(?:de|del|la|le|sur|am|an|do|da|dos|upon)[ \t\-])?{_ANY_WORD}){{0,3}})"
+    rf"(?P<place>{_ANY_WORD}(?:[ \t\-](?:(?:de|del|la|le|sur|am|an|do|da|dos|upon)[ \t\-])?"
+    rf"{_ANY_WORD}){{0,3}})"
 )
 # Members of a list: "Lapresse, Morris and Wright", "Müller, Schmidt und Weber".
 _LIST = re.compile(
-    rf"(?<![\w])(?P<list>{_ANY_WORD}(?:,[ \t]+{_ANY_WORD})*,?[ \t]+(?:and|und|et|y|e|en|&)[ \t]+{_ANY_WORD})(?![\w])"
+    rf"(?<![\w])(?P<list>{_ANY_WORD}(?:,[ \t]+{_ANY_WORD})*,?[ \t]+(?:and|und|et|y|e|en|&)[ \t]+{_ANY_WORD})"
+    r"(?![\w])"
 )
 
 
@@ -93,21 +95,30 @@ def _context_places(text: str) -> list[RawEntity]:
 
 
 def _list_members(text: str, kept: _SpanSet) -> list[RawEntity]:
-    """People by coordination (module docstring): the unfound members of a list of names."""
+    """People by coordination (module docstring): the unfound members of a list of names. Every
+    member must look like a name: found as a person already, in a name list, or a rare word (not
+    "Analyst" in "Senior Analyst, Carpentier et Dubois"); a list that overlaps an organization
+    or an address is left alone."""
     out: list[RawEntity] = []
     for match in _LIST.finditer(text):
-        members = [m for m in g.WORD.finditer(text, match.start(), match.end()) if g.fold(m.group()) not in _AND]
-        if len(members) < 3 or any(not m.group()[0].isupper() or not _member_word(m.group()) for m in members):
+        words = g.WORD.finditer(text, match.start(), match.end())
+        members = [m for m in words if g.fold(m.group()) not in _AND]
+        if len(members) < 3 or not all(_member_word(m.group()) for m in members):
             continue
         spans = [RawEntity(m.start(), m.end(), PERSON_LABEL, PERSON_CONFIDENCE) for m in members]
-        people = sum(
-            1
-            for span in spans
-            if any(veil_type(r.label) == "person" for r in kept.overlapping(span))
-            or g.fold(text[span.start : span.end]) in g.last_names()
-        )
-        if people >= 2:
-            out.extend(spans)
+        people = 0
+        for span in spans:
+            rivals = kept.overlapping(span)
+            if any(veil_type(r.label) != "person" for r in rivals):
+                break
+            value = text[span.start : span.end]
+            known = g.fold(value) in g.last_names() or g.fold(value) in g.first_names()
+            if not (rivals or known or not g.common_word(value)):
+                break
+            people += bool(rivals) or known
+        else:
+            if people >= 2:
+                out.extend(spans)
     return out
 
 
@@ -116,7 +127,7 @@ _AND = frozenset(["and", "und", "et", "y", "e", "en"])
 
 def _member_word(word: str) -> bool:
     key = g.fold(word)
-    return not (
+    return word[0].isupper() and not (
         word.isupper()
         or key in g.CLOSED_CLASS
         or key in g.function_words()
@@ -191,12 +202,7 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
         candidate = None if structural.overlapping(span) else _filtered(text, span)
         if candidate is not None and not kept.overlapping(candidate):  # model entities never overlap
             kept.add(candidate)
-    for member in _list_members(text, kept):
-        rivals = kept.overlapping(member)
-        if all(veil_type(r.label) == "person" and r.label != PERSON_LABEL for r in rivals):
-            for rival in rivals:  # "James and Hogan" as one model span: two people
-                kept.remove(rival)
-            kept.add(member)
+    _add_list_members(text, kept)
     for start, end in _longest_first(set(names.find(text))):
         candidate = RawEntity(start, end, PERSON_LABEL, PERSON_CONFIDENCE)
         rivals = kept.overlapping(candidate)
@@ -217,11 +223,27 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
 def _fragment_of(existing: RawEntity, place: RawEntity) -> bool:
     """A model span strictly inside a known place is a fragment of it ("Vila" of "Vila do Conde")."""
     inside = place.start <= existing.start and existing.end <= place.end
-    return inside and (existing.end - existing.start) < (place.end - place.start) and existing.label not in (
-        ADDRESS_LABEL,
-        ORG_LABEL,
-        PERSON_LABEL,
+    return (
+        inside
+        and (existing.end - existing.start) < (place.end - place.start)
+        and existing.label
+        not in (
+            ADDRESS_LABEL,
+            ORG_LABEL,
+            PERSON_LABEL,
+        )
     )
+
+
+def _add_list_members(text: str, kept: _SpanSet) -> None:
+    for member in _list_members(text, kept):
+        rivals = kept.overlapping(member)
+        if any((r.start, r.end) == (member.start, member.end) for r in rivals):
+            continue  # found already
+        if all(r.label != PERSON_LABEL for r in rivals):
+            for rival in rivals:  # "James and Hogan" as one model span: two people
+                kept.remove(rival)
+            kept.add(member)
 
 
 def _structural(text: str) -> _SpanSet:
@@ -270,6 +292,8 @@ def _extend_person(text: str, start: int, end: int) -> tuple[int, int]:
     """A model PERSON span cut short: "Ana B" + ". Dias", "Cordelia" + " Pugliesi", "Szabina" +
     " J Gelencsér". Right: a middle initial, a known surname or a rare capitalized word (up to two
     words); left: a known first name."""
+    if end < len(text) and text[end] == "." and end - start >= 2 and text[end - 2] in " \t":
+        end += 1  # "Ana B" + "." : the initial's dot
     for _ in range(2):
         match = _NEXT_WORD.match(text, end)
         if match is None:
@@ -279,7 +303,7 @@ def _extend_person(text: str, start: int, end: int) -> tuple[int, int]:
         key = g.fold(word)
         usable = not (
             key in g.CLOSED_CLASS
-            or key in g.function_words()
+            or (key in g.function_words() and key not in g.last_names())
             or key in g.words("tech_terms")
             or key in g.ORG_HEADS
             or key in g.STREET_TYPES
