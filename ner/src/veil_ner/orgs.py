@@ -72,12 +72,11 @@ def find(text: str) -> Iterator[tuple[int, int]]:
             # "Dear Acme Ltd" -> "Acme Ltd": greetings, labels, instructions and stop words are not
             # part of it.
             start = match.start()
-            words = [
-                word
-                for word in g.WORD.finditer(text, match.start(), match.end())
-                if g.fold(word.group()) not in g.CLOSED_CLASS
-                and g.fold(word.group()) not in g.function_words()
-            ]
+            words = list(g.WORD.finditer(text, match.start(), match.end()))
+            while words and (
+                g.fold(words[0].group()) in g.CLOSED_CLASS or g.fold(words[0].group()) in g.function_words()
+            ):
+                words.pop(0)
             # A legal form needs a name before it: "BUT NOT LIMITED" (licence text) has none.
             if words and (pattern is _INSTITUTION or len(words) >= 2):
                 yield max(start, words[0].start()), match.end()
