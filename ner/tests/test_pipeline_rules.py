@@ -31,7 +31,9 @@ def recognized(text: str, model: list[tuple[str, str]] | None = None) -> list[tu
 class FakeVocab:
     """Word vectors for a handful of common words only: every other word is rare."""
 
-    COMMON = frozenset(["down", "access", "core", "stream", "office", "workers", "smith"])
+    COMMON = frozenset(
+        ["down", "access", "core", "stream", "office", "workers", "smith", "vitamin", "deficiency"]
+    )
 
     def has_vector(self, word: str) -> bool:
         return word.lower() in self.COMMON
@@ -169,6 +171,48 @@ def test_rare_word_after_a_first_name(vocabulary: None) -> None:
 def test_rare_word_rule_is_off_without_a_vocabulary() -> None:
     assert gazetteer.common_word("Pugliesi")
     assert "Cordelia Pugliesi" not in found(names.find, "Cordelia Pugliesi said hello")
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Nanase M Oyokawa, the Production manager, said", "Nanase M Oyokawa"),
+        ("Hysni Njivar\n\n0312 Ringvej 177", "Hysni Njivar"),
+        ("Don't go to town, Tiffany!", "Tiffany"),
+        ("Thanks for the help, Maria.", "Maria"),
+        ("Aija shouted at Lauren: go", "Lauren"),
+        ("It was between him and Klaudijo's kid", "Klaudijo"),
+    ],
+)
+def test_names_by_rarity_and_relation(text: str, name: str, vocabulary: None) -> None:
+    assert name in found(names.find, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Stream Office\nnext line",  # a line of common words
+        "Thanks for the help, everyone!",
+        "It works, Python!",
+        "the Core's kid process",
+        "I talked to Support yesterday",
+    ],
+)
+def test_no_name_by_rarity_or_relation(text: str, vocabulary: None) -> None:
+    assert found(names.find, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("The title refers to a street in ΠΑΦΟΣ.", "ΠΑΦΟΣ"), ("I am in ΛΕΥΚΩΣΙΑ for a trip", "ΛΕΥΚΩΣΙΑ")],
+)
+def test_greek_place_after_a_preposition(text: str, place: str) -> None:
+    assert (place, "GPE_GAZ") in recognized(text)
+
+
+def test_greek_address() -> None:
+    text = "Kristíana\n380 Σκαφίδια 233 Apt. 620 ΠΕΛΑΘΟΥΣΑ Cyprus\nMobile: 794 1672"
+    assert found(addresses.find, text) == ["380 Σκαφίδια 233 Apt. 620 ΠΕΛΑΘΟΥΣΑ Cyprus"]
 
 
 def test_model_person_is_extended(vocabulary: None) -> None:

@@ -192,6 +192,7 @@ STREET_TYPES = _set(
 # Words that never are a name on their own, whatever the model says.
 CLOSED_CLASS = GREETINGS | IMPERATIVES | LOG_WORDS | AUTH_WORDS | FIELD_LABELS | TITLES
 
-# Upper-case Latin letters for character classes (ASCII, Latin-1, Latin Extended-A).
-UPPER = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f"
+# Upper-case letters for character classes: Latin (ASCII, Latin-1, Latin Extended-A), Greek and
+# Cyrillic ("380 Σκαφίδια 233", "in ΠΑΦΟΣ": names and addresses written in their own script).
+UPPER = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f\u0386\u0388-\u038f\u0391-\u03ab\u0400-\u042f"
 WORD = re.compile(r"[^\W\d_](?:[\w'\u2019.\-]*[^\W_])?")

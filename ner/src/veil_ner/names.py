@@ -27,8 +27,13 @@ letters alone (and never words in all capitals):
    `-escu`, `-opoulos`, ...: `Tómas Lýðsson`, `Katrín Óladóttir`). Neither word may be a
    greeting, label, instruction, stop word, technical term or known place.
 5. A known first name followed by a capitalized rare word, one the model's word vectors do not
-   know (gazetteer.common_word): `Cordelia Pugliesi`, `Hysni Njivar`, `Moustafa Mellink`. Common
-   words after a first name stay out ("Mark Down", "Grant Access").
+   know (gazetteer.common_word): `Cordelia Pugliesi`, `Moustafa Mellink`. Common words after a
+   first name stay out ("Mark Down", "Grant Access"). Two rare words around a middle initial
+   (`Nanase M Oyokawa`), and a line that holds nothing but two or three rare capitalized words
+   (the name line of a signature or an address block: `Hysni Njivar`) are names too.
+6. Relations: a known first name addressed at the end of a sentence (", Tiffany!"), the object of a
+   speech verb ("shouted at Lauren", "talked to Maria"), and any capitalized word that owns a
+   relative ("Klaudijo's kid", "Anna's husband").
 """
 
 from __future__ import annotations
@@ -200,7 +205,8 @@ def _shaped(text: str) -> Iterator[tuple[int, int]]:
             continue
         ending = _SURNAME_ENDING.search(g.fold(last)) is not None and len(last) > 5
         if match.group("initial") is not None:
-            if _first(first) or _last(last) or ending:
+            rare = _rare_name(first) and _rare_name(last)  # "Nanase M Oyokawa"
+            if _first(first) or _last(last) or ending or rare:
                 yield match.start(), match.end()
         elif ending and len(_SURNAME_ENDING.search(g.fold(last)).group()) >= 3:
             yield match.start(), match.end()
@@ -208,10 +214,40 @@ def _shaped(text: str) -> Iterator[tuple[int, int]]:
             yield match.start(), match.end()  # rule 5
 
 
+_NAME_LINE = re.compile(rf"(?m)^[ \t]*(?P<name>{_NAME}(?:[ \t]+{_NAME}){{1,2}})[ \t]*$")
+_VOCATIVE = re.compile(rf",[ \t]+(?P<name>{_NAME})[ \t]*(?:[!?]|\.?[ \t]*$)", re.MULTILINE)
+_SPOKEN_TO = re.compile(
+    rf"\b(?:shouted|yelled|screamed|said|talked|spoke|wrote|replied|waved|smiled|looked|pointed|turned|"
+    rf"whispered|called out)[ \t]+(?:at|to|with)[ \t]+(?P<name>{_NAME})(?![\w@])"
+)
+_RELATIVE = re.compile(
+    rf"(?<![\w@.])(?P<name>{_NAME})['\u2019]s[ \t]+(?:kid|kids|son|daughter|wife|husband|mother|father|mom|"
+    rf"mum|dad|brother|sister|child|children|baby|boyfriend|girlfriend|partner|fiancée?|aunt|uncle|cousin|"
+    rf"grandmother|grandfather|niece|nephew|parents|family)\b"
+)
+
+
+def _relations(text: str) -> Iterator[tuple[int, int]]:
+    """Rules 5 (name lines) and 6 (module docstring)."""
+    for match in _NAME_LINE.finditer(text):
+        words = match.group("name").split()
+        if all(_plain_word(word) and _rare_name(word) for word in words):
+            yield match.start("name"), match.end("name")
+    for pattern in (_VOCATIVE, _SPOKEN_TO):
+        for match in pattern.finditer(text):
+            name = match.group("name")
+            if _first(name) and _plain_word(name) and g.fold(name) not in g.ADDRESSEES:
+                yield match.start("name"), match.end("name")
+    for match in _RELATIVE.finditer(text):
+        if _plain_word(match.group("name")) and g.fold(match.group("name")) not in g.stop_words():
+            yield match.start("name"), match.end("name")
+
+
 def find(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of gazetteer-backed person names, possibly overlapping (the caller resolves)."""
     yield from _full_names(text)
     yield from _shaped(text)
+    yield from _relations(text)
     for match in _TITLE.finditer(text):
         name = match.group("name")
         title = text[match.start() : match.start("name")].strip()

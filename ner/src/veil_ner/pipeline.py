@@ -320,8 +320,15 @@ def _extend_person(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_NON_LATIN = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
+
+
 def _is_place(value: str) -> bool:
-    """A known place; a smaller town only when no list knows the word as something else."""
+    """A known place; a smaller town only when no list knows the word as something else. A name
+    in Greek or Cyrillic script after a place preposition ("in ΠΑΦΟΣ") is a place too: the lists
+    hold Latin-script names only."""
+    if all(_NON_LATIN.match(word) for word in value.split()):
+        return True
     key = g.fold(value)
     if key in g.CLOSED_CLASS or key in g.words("tech_terms") or key in g.words("currencies"):
         return False  # "in Rust", "in UTC"
