@@ -96,6 +96,16 @@ function collect(text: string, start: number): PhoneShape | undefined {
     shape.paren.push(paren);
     shape.seps.push(sep);
     shape.digits.push(text.slice(digitStart, digitEnd));
+    // "+44 (0)161 496 0932", "+49(0)5384 01916": the trunk zero printed after the country code
+    // is not dialled from abroad; it is skipped, the number goes on after it.
+    if (international && shape.groupDigits.length === 1) {
+      const resumed = afterTrunkZero(text, pos);
+      if (resumed !== pos) {
+        pos = resumed;
+        sep = SPACE;
+        continue;
+      }
+    }
     const raw = codeAt(text, pos);
     const s = raw === 0xa0 || raw === 0x202f ? SPACE : raw; // no-break spaces count as spaces
     let next = pos;
@@ -107,6 +117,17 @@ function collect(text: string, start: number): PhoneShape | undefined {
     pos = next;
   }
   return shape.groupDigits.length === 0 ? undefined : shape;
+}
+
+/** Position of the digit after a printed trunk zero "(0)" at `pos` (one space around it at most), or `pos`. */
+function afterTrunkZero(text: string, pos: number): number {
+  let k = pos;
+  if (codeAt(text, k) === SPACE) k++;
+  if (codeAt(text, k) !== LPAREN || codeAt(text, k + 1) !== 48 /* 0 */ || codeAt(text, k + 2) !== RPAREN) return pos;
+  k += 3;
+  const c = codeAt(text, k);
+  if (c === SPACE || c === DASH) k++;
+  return isDigit(codeAt(text, k)) ? k : pos;
 }
 
 /** North American shapes: 555-123-4567, 555.123.4567, 555 123 4567, (555) 123-4567, 1-555-123-4567. */
@@ -137,13 +158,14 @@ function joinDigits(shape: PhoneShape, count: number): string {
 
 /**
  * A phone word labelling the number directly ("Mobile: 730 064 218", "Fax: 1322342321", "call
- * 74 849 807", "my number is 61 60 34"): nothing but an optional "number"/"no."/"#", a colon or
- * "is"/"at"/"on" between the word and the number. Local numbers of many regions (6-8 digits in
+ * 74 849 807", "call me at 87789328", "my number is 61 60 34"): nothing but an optional
+ * "number"/"no."/"#" (after a noun) or "me"/"us" (after a verb), a colon or "is"/"at"/"on"
+ * between the word and the number. Local numbers of many regions (6-8 digits in
  * Greenland, Denmark, Norway, Iceland, ...) validate in no region the text hints at; written
  * right after such a label they are phone numbers all the same.
  */
 const DIRECT_PHONE_LABEL =
-  /(?<![\p{L}\p{N}])(?:phone|tel|telephone|mobile|mob|cell|cellphone|fax|call|whatsapp|sms|telefon|handy|téléphone|portable|tél|teléfono|móvil|celular|telefono|cellulare|telefoon|mobiel|telefone|telemóvel|tlf|my number|reach me at|reach us at|reach me on|reach us on)(?:[ \t]*(?:number|no\.?|nr\.?|#))?[ \t]*(?:[.:#]|is|at|on)?[ \t]*$/iu;
+  /(?<![\p{L}\p{N}])(?:(?:phone|tel|telephone|mobile|mob|cell|cellphone|fax|contact|whatsapp|sms|telefon|handy|téléphone|portable|tél|teléfono|móvil|celular|telefono|cellulare|telefoon|mobiel|telefone|telemóvel|tlf|my number)(?:[ \t]*(?:number|no\.?|nr\.?|#))?|(?:call|ring|text|reach|dial)(?:[ \t]+(?:me|us|him|her|them))?)[ \t]*(?:[.:#]|is|at|on)?[ \t]*$/iu;
 const DIRECT_LABEL_WINDOW = 40;
 
 /** Phone context of one candidate, computed at most once (only candidates past the gates get here). */
