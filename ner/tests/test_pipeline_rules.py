@@ -278,3 +278,23 @@ def test_legal_forms(text: str, org: str) -> None:
 
 def test_licence_text_is_not_a_firm() -> None:
     assert found(orgs.find, "(INCLUDING, BUT NOT LIMITED TO, PROCUREMENT") == []
+
+
+# --- bounded work on hostile input (no timing assertion: a quadratic pattern hangs the suite) -----
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Aaa-" * 25_000,  # one 100,000-character hyphen chain: blanked before the recognizers
+        ("Aaa-" * 19 + "Aa ") * 1_300,  # chains just under the blanking length
+        "Aa, " * 25_000,  # a comma run: the list pattern is bounded
+        "Smith, " * 14_000 + "and Jones",
+    ],
+)
+def test_hostile_input_is_handled_in_bounds(text: str) -> None:
+    assert pipeline.recognize(text[:99_000], []) is not None
+
+
+def test_name_pattern_reads_hyphenated_parts_one_way() -> None:
+    # An optional capital before each part made "Aaa-Aaa-..." exponential; names still match.
+    assert "Anne-Marie van der Berg" in found(names.find, "Ask Anne-Marie van der Berg today")
+    assert found(names.find, "Aaa-" * 40 + "Bbb said") is not None

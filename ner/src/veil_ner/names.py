@@ -44,7 +44,9 @@ from collections.abc import Iterator
 from . import gazetteer as g
 
 _UP = g.UPPER
-_NAME = rf"[{_UP}][^\W\d_]*(?:['\u2019\-][{_UP}]?[^\W\d_]+)*"
+# One way only to read each part after a hyphen or apostrophe: an optional capital before a run
+# that may itself start with a capital read "-Aaa" two ways, exponential on "Aaa-Aaa-Aaa-...".
+_NAME = rf"[{_UP}][^\W\d_]*(?:['\u2019\-][^\W\d_]+)*"
 _INITIAL = rf"[{_UP}]\.?"
 _PARTICLES = r"(?:van|von|der|den|de|del|della|dei|di|da|das|dos|do|du|le|la|ter|ten|zu|y|e|bin|al|el|mac)"
 _TOKEN = re.compile(rf"{_NAME}|{_INITIAL}")

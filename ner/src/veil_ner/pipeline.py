@@ -66,10 +66,11 @@ _PLACE_CONTEXT = re.compile(
     rf"(?P<place>{_ANY_WORD}(?:[ \t\-](?:(?:de|del|la|le|sur|am|an|do|da|dos|upon)[ \t\-])?"
     rf"{_ANY_WORD}){{0,3}})"
 )
-# Members of a list: "Lapresse, Morris and Wright", "Müller, Schmidt und Weber".
+# Members of a list: "Lapresse, Morris and Wright", "Müller, Schmidt und Weber". At most ten
+# members: an unbounded repetition would rescan a long comma run from every word (quadratic).
 _LIST = re.compile(
-    rf"(?<![\w])(?P<list>{_ANY_WORD}(?:,[ \t]+{_ANY_WORD})*,?[ \t]+(?:and|und|et|y|e|en|&)[ \t]+{_ANY_WORD})"
-    r"(?![\w])"
+    rf"(?<![\w])(?P<list>{_ANY_WORD}(?:,[ \t]+{_ANY_WORD}){{0,8}},?[ \t]+"
+    rf"(?:and|und|et|y|e|en|&)[ \t]+{_ANY_WORD})(?![\w])"
 )
 
 
@@ -192,8 +193,20 @@ def _longest_first(spans: set[tuple[int, int]]) -> list[tuple[int, int]]:
     return sorted(spans, key=lambda s: (s[0], -(s[1] - s[0])))
 
 
+# A run of 80+ characters without white space (a hash, base64, a minified line, a hyphen chain) is
+# never part of a name or an address. The recognizers see it blanked out (same length, so offsets
+# hold): their patterns scan a word chain from every boundary inside it, which is quadratic on
+# "Aaa-Aaa-Aaa-..." of the sidecar's 100,000-character limit and linear once chains are short.
+_LONG_RUN = re.compile(r"\S{80,}")
+
+
+def _blank_long_runs(text: str) -> str:
+    return _LONG_RUN.sub(lambda match: " " * len(match.group()), text)
+
+
 def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
     """The pipeline above (module docstring) for one text."""
+    text = _blank_long_runs(text)
     kept = _structural(text)
     structural = _SpanSet()
     for span in kept.spans():
