@@ -12,13 +12,22 @@ Street part, by the forms used in the catalog's countries:
   `Avenida da Liberdade 110`, `Rua Augusta n.º 24`;
 - compound street word then number (DE, AT, CH, NL): `Hauptstraße 5`, `Keizersgracht 123a`,
   `Hauptstr. 5`, `Am Markt 3`;
-- post-office boxes: `P.O. Box 255`, `Postfach 1234`.
+- street words of the Nordic, Finnish, Baltic and Central European forms, glued or apart:
+  `Norrbyvägen 21`, `Ringvej 177`, `Siikarannantie 59`, `Grazer Strasse 10`, `Bécsi utca 53`;
+- post-office boxes: `P.O. Box 255`, `Postfach 1234`;
+- US military mail (USPS Publication 28, 2.5): `PSC 2322, Box 6025, APO AA 88307`,
+  `Unit 0143 Box 6349 DPO AA 62532`, `USNS Javorac FPO AE 67942`.
+
+A street named without a number after a preposition (`shows on Hoffmann Point Street`) is a
+location too (`street_names`), but not a whole address.
 
 Tail segments (each after a comma or line break, or right after the street for a unit, postcode
 or state/ZIP): `Apt 4B`, `Suite 026`, `75008 Paris`, `1012 AB Amsterdam`, `1100-148 Lisboa`,
-`SW1A 1AA`, `Springfield, IL 62704`, `East Stephanie`, `Czech Republic`. A city segment must end
-where the line, the clause (comma) or the sentence ends, and it is never a known first name
-followed by a surname (a signature's name line after an address is not its city).
+`SW1A 1AA`, `Springfield, IL 62704`, `East Stephanie`, `Czech Republic`, `Sweden 75248`; after a
+unit the city and country may follow on the same line without a comma (`Suite 626 FAUSKE Norway`).
+A city segment must end where the line, the clause (comma) or the sentence (`.`, `?`, `!`) ends,
+and it is never a known first name followed by a surname (a signature's name line after an
+address is not its city).
 """
 
 from __future__ import annotations
@@ -38,7 +47,7 @@ _NUM = r"\d{1,6}[A-Za-z]?(?:\s?[-/\u2013]\s?\d{1,5}[A-Za-z]?)?"
 
 _US_TYPES = (
     "Street|St|Avenue|Ave|Av|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Place|Pl|Square|Sq|Terrace|Ter|"
-    "Way|Parkway|Pkwy|Parkways|Highway|Hwy|Circle|Cir|Circles|Trail|Trl|Crescent|Cres|Close|Grove|Gardens|Gdns|"
+    "Str|Way|Parkway|Pkwy|Parkways|Highway|Hwy|Circle|Cir|Circles|Trail|Trl|Crescent|Cres|Close|Grove|Gardens|Gdns|"
     "Row|Mews|Hill|Hills|Plaza|Alley|Aly|Route|Rte|Walk|Walks|Park|Parks|Expressway|Expy|Freeway|Fwy|Ridge|"
     "Ridges|Pike|Loop|Corner|Corners|Village|Villages|Union|Unions|Cape|Spur|Spurs|Pine|Pines|Point|Points|"
     "Port|Ports|Crossing|Xing|Heights|Hts|View|Views|Vista|Harbor|Harbors|Harbour|Haven|Island|Islands|Isle|"
@@ -72,27 +81,33 @@ _MONTHS = (
 )
 _COMPOUND_SUFFIX = (
     "straße|strasse|str\\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|hof|"
-    "straat|laan|plein|gracht|kade|singel|dijk|steeg|dreef|pad|wal|haven"
+    "straat|laan|plein|gracht|kade|singel|dijk|steeg|dreef|pad|wal|haven|"
+    # Nordic, Finnish, Estonian, Polish/Czech: Sjötullsgatan, Norrbyvägen, Ringvej, Skoanveien, Laukaantie
+    "gatan|gata|gränd|vägen|väg|gade|vej|veien|vegen|gaten|katu|tie|kuja|tee|ulica|ulice"
 )
 
 _STREET = re.compile(
     rf"""(?x)
-    (?P<us>\b{_NUM}\s+(?:(?:{CAP}|\d{{1,3}}(?:st|nd|rd|th))\s+){{0,4}}(?:{_US_TYPES})s?\b\.?
-        (?:[ \t]+(?:N|S|E|W|NE|NW|SE|SW)\b\.?)?)
+    (?P<military>\b(?:(?:PSC|CMR|Unit)\s+\d{{3,5}},?\s+Box\s+\d{{3,5}}|(?:USNS|USNV|USS|USCGC)\s+{CAP}(?:\s+{CAP})?)
+        [ \t]*(?:,[ \t]*|\r?\n[ \t]*)(?:APO|FPO|DPO)\s+(?:AA|AE|AP)\s+\d{{5}}\b)
+    |(?P<us>\b{_NUM}\s+(?:(?:{CAP}|\d{{1,3}}(?:st|nd|rd|th))\s+){{0,4}}(?:{_US_TYPES})s?\b\.?
+        (?:[ \t]+(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\b\.?)?)
     |(?P<fr>\b\d{{1,4}}(?:\s?(?:bis|ter|[A-Za-z]))?,?\s+(?i:{_FR_TYPES})\s+
         (?:{_PARTICLE}\s*)*{CAP}(?:[\s\-]+(?:{_PARTICLE}\s*)*{CAP}){{0,4}})
     |(?P<south>\b(?:{_SOUTH_TYPES})\s+(?:{_PARTICLE}\s+)*{CAP}(?:\s+(?:{_PARTICLE}\s+)*{CAP}){{0,4}}
         ,?\s*(?:n\.?\s?[º°o]?\.?\s*)?\d{{1,5}}[A-Za-z]?\b)
     |(?P<compound>\b[{_UP}][\w\-]*(?:{_COMPOUND_SUFFIX})(?:\s+{CAP})?\s+\d{{1,4}}\s?[a-zA-Z]?\b
-        |\b(?:Am|An\sder|Auf\sder|Im|In\sder|Zum|Zur|Op\sde|Aan\sde)\s+{CAP}\s+\d{{1,4}}[a-z]?\b)
-    |(?P<weak>\b(?:\d{{1,6}}\s+)?(?!{_MONTHS})[{_UP}][^\W\d_]{{2,}}(?:\s+[{_UP}][^\W\d_]+){{0,2}}\s+\d{{1,5}}[a-z]?\b)
+        |\b(?:Am|An\sder|Auf\sder|Im|In\sder|Zum|Zur|Op\sde|Aan\sde)\s+{CAP}\s+\d{{1,4}}[a-z]?\b
+        |\b{CAP}\s+(?:Straße|Strasse|Str\.|Gasse|Weg|Platz|Allee|utca|út|körút|tér|iela|gatvė)\s+\d{{1,4}}[a-z]?\b\.?)
+    |(?P<weak>\b(?:\d{{1,6}}[ \t]+)?(?!{_MONTHS})[{_UP}][^\W\d_]{{2,}}(?:[ \t]+[{_UP}][^\W\d_]+){{0,2}}
+        [ \t]+\d{{1,5}}[a-z]?\b)
     |(?P<box>\b(?:P\.?\s?O\.?\s?Box|Postfach|Apartado|Casella\spostale|Caixa\spostal)\s+\d{{1,6}}\b)
     """
 )
 
 _POSTCODE = r"(?:\d{4}\s?[A-Z]{2}|\d{4,5}(?:-\d{3,4})?|[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}|[A-Z]-\d{4,5})"
 _CITY = rf"{_CAP_NAME}(?:[\s\-]+(?:{_PARTICLE}[\s\-]+)*{_CAP_NAME}){{0,3}}"
-_END = r"(?=[ \t]*(?:[,;\n\r)\]]|$|\.(?:\s|$))|[ \t]+[a-z])"
+_END = r"(?=[ \t]*(?:[,;\n\r)\]?!]|$|\.(?:\s|$))|[ \t]+[a-z])"
 _UNIT = re.compile(
     r"(?:,?[ \t]*|[ \t]*\n[ \t]*)"
     r"(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm|Bldg|Building|#)\.?[ \t]*#?\w{1,6}\b"
@@ -100,6 +115,8 @@ _UNIT = re.compile(
 _SAME_LINE = re.compile(
     rf"(?:,?[ \t]+)(?:{_POSTCODE}(?:[ \t]+{_CITY})?|[A-Z]{{2}}[ \t]+\d{{5}}(?:-\d{{4}})?){_END}"
 )
+# After a unit, the city (and country) may follow on the same line: "Suite 626 FAUSKE Norway".
+_AFTER_UNIT = re.compile(rf"[ \t]+{_CITY}(?:,?[ \t]+{_POSTCODE})?{_END}")
 _NEXT = re.compile(
     rf"""(?x)(?:[ \t]*(?:,|\r?\n)[ \t]*)+
     (?:{_POSTCODE}(?:[ \t]+{_CITY})?
@@ -130,8 +147,13 @@ def find(text: str) -> Iterator[tuple[int, int]]:
         # A street named without a type ("Erbenova 1334") is an address only with a leading house
         # number or a unit or postcode after it: "Windows 10" and "Python 3" have neither.
         confirmed = match.lastgroup != "weak" or bool(re.match(r"\d", match.group()))
+        after_unit = False
         for _ in range(_MAX_TAIL):
-            tail = _UNIT.match(text, end) or _SAME_LINE.match(text, end)
+            unit = _UNIT.match(text, end)
+            tail = unit or _SAME_LINE.match(text, end)
+            if tail is None and after_unit:
+                tail = _AFTER_UNIT.match(text, end)
+            after_unit = unit is not None
             confirmed = confirmed or tail is not None
             if tail is None:
                 tail = _NEXT.match(text, end)
@@ -148,3 +170,21 @@ def find(text: str) -> Iterator[tuple[int, int]]:
             end -= 1
         yield match.start(), end
         position = end
+
+
+_NAMED_STREET = re.compile(
+    rf"(?<![\w])(?:on|in|at|along|off|down|up|into)[ \t]+"
+    rf"(?P<street>{_CAP_NAME}(?:[ \t]+{_CAP_NAME}){{0,3}}[ \t]+"
+    r"(?:Street|Road|Avenue|Boulevard|Lane|Drive|Parkway|Terrace|Crescent|Square))\b"
+)
+
+
+def street_names(text: str) -> Iterator[tuple[int, int]]:
+    """Streets named without a house number after a preposition: "on Hoffmann Point Street".
+    The words before the type must not be greetings, labels or instructions ("on Reply Street"
+    is rare; "at Main Street" is a place)."""
+    for match in _NAMED_STREET.finditer(text):
+        words = g.WORD.findall(match.group("street"))[:-1]
+        if any(g.fold(word) in g.CLOSED_CLASS or g.fold(word) in g.function_words() for word in words):
+            continue
+        yield match.start("street"), match.end("street")

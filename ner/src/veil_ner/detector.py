@@ -122,9 +122,8 @@ class Detector:
                     kind = veil_type(span.label)
                     if kind is None or (item.labels is not None and kind not in item.labels):
                         continue
-                    cleaned = clean_span(
-                        item.text, span.start, span.end, multiline=span.label == ADDRESS_LABEL
-                    )
+                    address = span.label == ADDRESS_LABEL
+                    cleaned = clean_span(item.text, span.start, span.end, multiline=address, address=address)
                     if cleaned is None:
                         continue
                     entities.append(

@@ -58,6 +58,13 @@ def function_words() -> frozenset[str]:
     (data shipped with spaCy, MIT), minus name particles and known first names ("Ella", "Will").
     Each `spacy/lang/XX/stop_words.py` is read as text: importing the language packages would cost
     seconds of startup for nothing else."""
+    return stop_words() - first_names()
+
+
+@functools.cache
+def stop_words() -> frozenset[str]:
+    """The stop words of the catalog's languages, first names included ("An", "Will", "Else"):
+    for rules that must not start a name with one."""
     import importlib.util  # noqa: PLC0415 - only at load time
 
     spec = importlib.util.find_spec("spacy")
@@ -70,7 +77,26 @@ def function_words() -> frozenset[str]:
         # The lists are whitespace-separated words in triple-quoted strings; read, never executed.
         for block in re.findall(r'"""(.*?)"""', source, flags=re.DOTALL):
             out.update(block.split())
-    return frozenset(fold(w) for w in out) - PARTICLES - first_names()
+    return frozenset(fold(w) for w in out) - PARTICLES
+
+
+_vocabulary: list[object] = []
+
+
+def use_vocabulary(vocab: object) -> None:
+    """The loaded model's vocabulary (a spaCy `Vocab`), for `common_word`. Set by the backend."""
+    _vocabulary[:] = [vocab]
+
+
+def common_word(word: str) -> bool:
+    """Whether the model's static word vectors know the word (20,000 rows built from web text
+    cover the common vocabulary of English and many common words of other languages, not rare
+    surnames such as "Pugliesi" or "Njivar"). Without a vocabulary every word counts as common,
+    so the rules that need a rare word stay off."""
+    if not _vocabulary:
+        return True
+    vocab = _vocabulary[0]
+    return bool(vocab.has_vector(word) or vocab.has_vector(word.lower()))  # type: ignore[attr-defined]
 
 
 def load_all() -> None:
@@ -78,6 +104,7 @@ def load_all() -> None:
     for name in ("first_names", "last_names", "places", "towns", "currencies", "tech_terms"):
         words(name)
     function_words()
+    stop_words()
 
 
 def _set(text: str) -> frozenset[str]:
@@ -165,6 +192,7 @@ STREET_TYPES = _set(
 # Words that never are a name on their own, whatever the model says.
 CLOSED_CLASS = GREETINGS | IMPERATIVES | LOG_WORDS | AUTH_WORDS | FIELD_LABELS | TITLES
 
-# Upper-case Latin letters for character classes (ASCII, Latin-1, Latin Extended-A).
-UPPER = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f"
+# Upper-case letters for character classes: Latin (ASCII, Latin-1, Latin Extended-A), Greek and
+# Cyrillic ("380 Σκαφίδια 233", "in ΠΑΦΟΣ": names and addresses written in their own script).
+UPPER = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f\u0386\u0388-\u038f\u0391-\u03ab\u0400-\u042f"
 WORD = re.compile(r"[^\W\d_](?:[\w'\u2019.\-]*[^\W_])?")

@@ -13,10 +13,27 @@ letters alone (and never words in all capitals):
 3. A single known first name where chat puts names: right after a greeting or closing
    (`Hi Paul`, `Thanks, Maria`, `Bonjour Camille`, `Hallo Jens`; any capitalized word when the
    greeting addresses it directly, `Hi Keiran,`, unless it is "team", "all", "zusammen", ...),
-   as the speaker opening a transcript line (`Chloe: ...`), after `@`, or after "my name is",
+   as the speaker opening a transcript line (`Chloe: ...`; in a transcript with such a speaker,
+   every other speaker that rule 4's word test accepts: `Mineko: ...`), after `@`, or after "my name is",
    "I'm", "je m'appelle", "ich bin", "me llamo", "mi chiamo", "meu nome é", "ik ben"; or right
-   before a chat verb ("Constantin pushed", "Ingrid said", "Jens hat", "Camille a dit"; month
-   names excepted: "May is").
+   before a chat verb ("Constantin pushed", "Ingrid said", "Sophia shouted", "Jens hat",
+   "Camille a dit"; month names excepted: "May is"), or after "call me" / "calls me" / "named".
+   After a phrase that introduces a name ("my name is", "call me", "je m'appelle", "me llamo")
+   any capitalized word that rule 4's word test accepts is a name ("everyone calls me Calan").
+4. Name shape without a list entry for every word: a capitalized word, a middle initial and a
+   capitalized word (`Elvar D Sigurlaugsson`, `Nanase M. Oyokawa`) when either outer word is in
+   a name list or the last has a surname ending; or two capitalized words the second of which has
+   a surname ending that few other words have (`-sson`, `-dóttir`, `-ová`, `-ski`, `-wicz`,
+   `-escu`, `-opoulos`, ...: `Tómas Lýðsson`, `Katrín Óladóttir`). Neither word may be a
+   greeting, label, instruction, stop word, technical term or known place.
+5. A known first name followed by a capitalized rare word, one the model's word vectors do not
+   know (gazetteer.common_word): `Cordelia Pugliesi`, `Moustafa Mellink`. Common words after a
+   first name stay out ("Mark Down", "Grant Access"). Two rare words around a middle initial
+   (`Nanase M Oyokawa`), and a line that holds nothing but two or three rare capitalized words
+   (the name line of a signature or an address block: `Hysni Njivar`) are names too.
+6. Relations: a known first name addressed at the end of a sentence (", Tiffany!"), the object of a
+   speech verb ("shouted at Lauren", "talked to Maria"), and any capitalized word that owns a
+   relative ("Klaudijo's kid", "Anna's husband").
 """
 
 from __future__ import annotations
@@ -27,7 +44,9 @@ from collections.abc import Iterator
 from . import gazetteer as g
 
 _UP = g.UPPER
-_NAME = rf"[{_UP}][^\W\d_]*(?:['\u2019\-][{_UP}]?[^\W\d_]+)*"
+# One way only to read each part after a hyphen or apostrophe: an optional capital before a run
+# that may itself start with a capital read "-Aaa" two ways, exponential on "Aaa-Aaa-Aaa-...".
+_NAME = rf"[{_UP}][^\W\d_]*(?:['\u2019\-][^\W\d_]+)*"
 _INITIAL = rf"[{_UP}]\.?"
 _PARTICLES = r"(?:van|von|der|den|de|del|della|dei|di|da|das|dos|do|du|le|la|ter|ten|zu|y|e|bin|al|el|mac)"
 _TOKEN = re.compile(rf"{_NAME}|{_INITIAL}")
@@ -42,14 +61,22 @@ _CHAT_VERB = re.compile(
     rf"(?<![\w@.])(?P<name>{_NAME})[ \t]+"
     rf"(?:pushed|merged|said|says|wrote|writes|asked|asks|commented|replied|"
     rf"approved|reviewed|joined|left|mentioned|shared|posted|sent|thinks|thought|is out|is off|will be|"
-    rf"has been|hat|ist|sagt|schrieb|a dit|a écrit|est|dijo|escribió|está|ha detto|ha scritto|disse|"
+    rf"has been|shouted|yelled|told|called|texted|emailed|answered|explained|whispered|laughed|smiled|"
+    rf"added|noted|argued|announced|insisted|hat|ist|sagt|schrieb|a dit|a écrit|est|dijo|escribió|está|"
+    rf"ha detto|ha scritto|disse|"
     rf"escreveu|zei|schreef)\b"
 )
 _OPENER = re.compile(
     rf"(?:(?<![\w])(?P<opener>[^\W\d_]+)[ \t]*,?[ \t]+|@|"
-    rf"(?i:my name is|i am|i'm|je m'appelle|je suis|ich bin|"
+    rf"(?i:my name is|i am|i'm|call me|calls me|called me|named|nicknamed|je m'appelle|je suis|ich bin|"
     rf"ich heiße|me llamo|soy|mi chiamo|sono|meu nome é|chamo-me|ik ben|mijn naam is)[ \t]+)"
     rf"(?P<name>{_NAME})(?![\w@])"
+)
+
+
+_INTRODUCES = re.compile(
+    r"(?i:my name is|call me|calls me|called me|nicknamed|je m'appelle|ich heiße|me llamo|mi chiamo|"
+    r"meu nome é|chamo-me|mijn naam is)[ \t]"
 )
 
 
@@ -133,11 +160,101 @@ def _full_names(text: str) -> Iterator[tuple[int, int]]:
             yield head.start(), best
 
 
+_SURNAME_ENDING = re.compile(
+    r"(?:sson|sdóttir|dóttir|ová|ská|ski|ska|wicz|wski|wska|escu|opoulos|poulos|akis|enko|ovich|evich|ović|"
+    r"ovič|ovna|evna|yan|yev|yeva|ov|ova|ev|eva|ichi|oglu|oğlu)$"
+)
+_SHAPE = re.compile(
+    rf"(?<![\w@.])(?P<first>{_NAME})[ \t]+(?:(?P<initial>[{_UP}])\.?[ \t]+)?(?P<last>{_NAME})(?![\w@])"
+)
+
+
+def _plain_word(word: str) -> bool:
+    """A capitalized word that may be part of a name: not shouted, not a closed-class word, stop
+    word, technical term or known place."""
+    key = g.fold(word)
+    return not (
+        _shouted(word)
+        or key in g.CLOSED_CLASS
+        or key in g.function_words()
+        or key in g.words("tech_terms")
+        or key in g.places()
+        or key in g.STREET_TYPES
+        or key in g.ORG_HEADS
+    )
+
+
+def _rare_name(word: str) -> bool:
+    """Rule 5's second word: rare, and shaped like a name (`Pugliesi`, not `ESLint`, `AST-based`)."""
+    return (
+        len(word) > 2
+        and not any(ch.isupper() for ch in word[1:])
+        and not re.search(r"-[a-z]", word)
+        and not g.common_word(word)
+    )
+
+
+def _shaped(text: str) -> Iterator[tuple[int, int]]:
+    """Rule 4: names by their shape (module docstring)."""
+    position = 0
+    while True:
+        match = _SHAPE.search(text, position)
+        if match is None:
+            return
+        first, last = match.group("first"), match.group("last")
+        position = match.start("last")
+        if not (_plain_word(first) and _plain_word(last)) or len(last) < 3:
+            continue
+        ending = _SURNAME_ENDING.search(g.fold(last)) is not None and len(last) > 5
+        if match.group("initial") is not None:
+            rare = _rare_name(first) and _rare_name(last)  # "Nanase M Oyokawa"
+            if _first(first) or _last(last) or ending or rare:
+                yield match.start(), match.end()
+        elif ending and len(_SURNAME_ENDING.search(g.fold(last)).group()) >= 3:
+            yield match.start(), match.end()
+        elif _first(first) and g.fold(first) not in g.stop_words() and _rare_name(last):
+            yield match.start(), match.end()  # rule 5
+
+
+_NAME_LINE = re.compile(rf"(?m)^[ \t]*(?P<name>{_NAME}(?:[ \t]+{_NAME}){{1,2}})[ \t]*$")
+_VOCATIVE = re.compile(rf",[ \t]+(?P<name>{_NAME})[ \t]*(?:[!?]|\.?[ \t]*$)", re.MULTILINE)
+_SPOKEN_TO = re.compile(
+    rf"\b(?:shouted|yelled|screamed|said|talked|spoke|wrote|replied|waved|smiled|looked|pointed|turned|"
+    rf"whispered|called out)[ \t]+(?:at|to|with)[ \t]+(?P<name>{_NAME})(?![\w@])"
+)
+_RELATIVE = re.compile(
+    rf"(?<![\w@.])(?P<name>{_NAME})['\u2019]s[ \t]+(?:kid|kids|son|daughter|wife|husband|mother|father|mom|"
+    rf"mum|dad|brother|sister|child|children|baby|boyfriend|girlfriend|partner|fiancée?|aunt|uncle|cousin|"
+    rf"grandmother|grandfather|niece|nephew|parents|family)\b"
+)
+
+
+def _relations(text: str) -> Iterator[tuple[int, int]]:
+    """Rules 5 (name lines) and 6 (module docstring)."""
+    for match in _NAME_LINE.finditer(text):
+        words = match.group("name").split()
+        if all(_plain_word(word) and _rare_name(word) for word in words):
+            yield match.start("name"), match.end("name")
+    for pattern in (_VOCATIVE, _SPOKEN_TO):
+        for match in pattern.finditer(text):
+            name = match.group("name")
+            if _first(name) and _plain_word(name) and g.fold(name) not in g.ADDRESSEES:
+                yield match.start("name"), match.end("name")
+    for match in _RELATIVE.finditer(text):
+        if _plain_word(match.group("name")) and g.fold(match.group("name")) not in g.stop_words():
+            yield match.start("name"), match.end("name")
+
+
 def find(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of gazetteer-backed person names, possibly overlapping (the caller resolves)."""
     yield from _full_names(text)
+    yield from _shaped(text)
+    yield from _relations(text)
     for match in _TITLE.finditer(text):
         name = match.group("name")
+        title = text[match.start() : match.start("name")].strip()
+        if title.isupper() and not title.endswith("."):
+            continue  # "MS Office", "DR Congo": an acronym, not a title
         if g.fold(name.split()[0]) not in g.CLOSED_CLASS:
             yield match.start("name"), match.end("name")
     for match in _CHAT_VERB.finditer(text):
@@ -155,9 +272,15 @@ def find(text: str) -> Iterator[tuple[int, int]]:
         greeting = (
             opener is not None and g.fold(opener) in g.GREETINGS and _addressed(text, match.end("name"))
         )
-        if _first(name) or greeting:
+        # "my name is", "call me": the phrase introduces a name, known to a list or not.
+        introduced = _INTRODUCES.match(match.group(0)) is not None and _plain_word(name)
+        if _first(name) or greeting or introduced:
             yield match.start("name"), match.end("name")
-    for match in _SPEAKER.finditer(text):
+    # A transcript: once one speaker is a known first name, the other speakers are names too
+    # ("Mineko: ..." next to "Sara: ..."); "Question:" / "Answer:" alone open no transcript.
+    speakers = [m for m in _SPEAKER.finditer(text) if not _shouted(m.group("name"))]
+    transcript = len(speakers) >= 2 and any(_first(m.group("name")) for m in speakers)
+    for match in speakers:
         name = match.group("name")
-        if _first(name) and not _shouted(name):
+        if _first(name) or (transcript and _plain_word(name)):
             yield match.start("name"), match.end("name")

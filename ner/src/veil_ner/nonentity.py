@@ -22,7 +22,9 @@ with evidence that is data, not guesswork (gazetteer.py):
    one-word LOCATION a known place (GeoNames), else it is dropped ("Kubernetes" as a person,
    "Bearer" as a place). One-word organizations are kept unless rule 3 applies; upper-case
    acronyms of up to five letters are dropped as PERSON or LOCATION unless they are a known place.
-5. Evidence for organizations: a model ORG span in capitals only is dropped (acronyms, shouted
+5. Imperatives: a one-word PERSON that opens a sentence and is followed by a determiner or a
+   pronoun is a verb ("Mark a protocol class", "Bill the customer", "Sue them").
+6. Evidence for organizations: a model ORG span in capitals only is dropped (acronyms, shouted
    licence text: "SDK", "at EOF"; legal forms such as "NTN CORPORATION" are orgs.py's). Another
    is kept when a context names it as an employer or client ("works at", "on behalf of",
    "customer of", "bei", "chez", "Tim Cook of", or after "Title," / "Title |" at the end of a
@@ -77,7 +79,7 @@ def _acronym(token: str) -> bool:
     return token.isupper() and len(letters) <= 5
 
 
-def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None:  # noqa: PLR0911 - one per rule
+def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None:  # noqa: PLR0911, PLR0912 - one per rule
     """The span trimmed of non-name edges, or None when it is not a name (module docstring)."""
     tokens = _tokens(text[start:end])
     # A particle opens a name only before a capital: "van Leeuwen", not "du mir bei".
@@ -110,6 +112,8 @@ def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None
         return None  # "Javascript Redis": a term and no name
     if kind == "organization" and not _organization_evidence(text, new_start, new_end, words):
         return None
+    if len(words) == 1 and kind == "person" and _imperative(text, new_start, new_end):
+        return None
     if len(words) == 1:
         word = words[0]
         if kind == "person" and (not _is_person_name(word) or _acronym(word)):
@@ -117,6 +121,18 @@ def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None
         if kind == "location" and g.fold(word) not in g.places() and g.fold(word) not in g.towns():
             return None
     return new_start, new_end
+
+
+_DETERMINER_AFTER = re.compile(
+    r"[ \t]+(?:a|an|the|this|that|these|those|it|them|all|every|each|my|your|our|their|some|any)\b"
+)
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]|\*/|//|#)[ \t\"'(]*$")
+
+
+def _imperative(text: str, start: int, end: int) -> bool:
+    """Rule 5: a verb in the imperative at the start of a sentence, not a name."""
+    before = text[max(0, start - 40) : start]
+    return _DETERMINER_AFTER.match(text, end) is not None and _SENTENCE_START.search(before) is not None
 
 
 _LABEL_AFTER = re.compile(r"[ \t]+(?P<word>[^\W\d_]+)[ \t]*:")
@@ -142,7 +158,7 @@ _LINE_END = re.compile(r"[ \t]*(?:\r?\n|$)")
 
 
 def _organization_evidence(text: str, start: int, end: int, words: list[str]) -> bool:
-    """An ORG span needs more than capital letters (rule 5): a name or place in it, an organization
+    """An ORG span needs more than capital letters (rule 6): a name or place in it, an organization
     head noun at its end, or a context that names an employer or a client."""
     if all(word.isupper() for word in words):
         return False  # acronyms and shouted text: "SDK", "at EOF", "IMPLIED WARRANTIES"

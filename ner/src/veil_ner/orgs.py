@@ -4,9 +4,11 @@ The small model tags firm names built from surnames as people ("Runolfsson - Bah
 "Carpentier et Dubois", "Harter Gruppe") and misses many with a legal form. Two forms are
 unambiguous enough to find without a model:
 
-1. Capitalized words ending in a legal form or group word: `Pinecrest Financial Ltd`,
-   `Legros-Boyer Inc`, `Bosch BV`, `Harter Gruppe`, `Sevilla Bernal e Hijos`, `Rossi & Sons`,
-   or opened by an institution word: `University of Leeds`, `Bank of Portugal`.
+1. Capitalized words (up to five, joined by spaces, `&` or ` - `) ending in a legal form or group
+   word, in title case or capitals: `Pinecrest Financial Ltd`, `Legros-Boyer Inc`, `Bosch BV`,
+   `Harter Gruppe`, `Sevilla Bernal e Hijos`, `Rossi & Sons`, `LG Balakrishnan & Bros Ltd`,
+   `NTN CORPORATION`, `Totenko Co.Ltd.`, `Nyrstar NV`, `Britvic Plc`; or opened by an institution
+   word: `University of Leeds`, `Bank of Portugal`.
 2. Two or more known surnames joined the way firms are named (`&`, ` - `, and the conjunction in
    French, Italian, Portuguese, Spanish, German or Dutch; English "and" is left out because "our
    founders: Lapresse, Morris and Wright" lists people): `Runolfsson - Bahringer`, `Baker & Kent`,
@@ -26,13 +28,16 @@ _UP = g.UPPER
 _WORD = rf"[{_UP}][\w'\u2019&\-]*"
 _PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|do|dos|das|du|le|la|ter|ten)"
 _SUFFIX = (
-    r"Inc|Incorporated|LLC|L\.L\.C|LLP|Ltd|Limited|PLC|plc|Corp|Corporation|Company|GmbH|AG|KG|OHG|UG|"
-    r"BV|B\.V|NV|N\.V|S\.A|SAS|SARL|SpA|S\.p\.A|Srl|S\.r\.l|S\.L|Lda|Ltda|Oy|A/S|ApS|Pty|"
+    # "Co., Ltd." (Japanese, Chinese and Korean firms' English names) before the plain forms
+    r"Co\.?,?[ \t]?Ltd|CO\.?,?[ \t]?LTD|"
+    r"Inc|INC|Incorporated|LLC|L\.L\.C|LLP|Ltd|LTD|Limited|LIMITED|PLC|Plc|plc|Corp|CORP|Corporation|CORPORATION|"
+    r"Company|COMPANY|GmbH|AG|KG|OHG|UG|"
+    r"BV|B\.V|NV|N\.V|S\.A|SA|SAS|SARL|SpA|SPA|S\.p\.A|Srl|S\.r\.l|S\.L|Lda|Ltda|Oy|Oyj|AB|ASA|A/S|ApS|Pty|"
     r"Group|Gruppe|Groep|Groupe|Grupo|Gruppo|Holding|Holdings|Partners|Associates|Foundation|Stiftung|"
     r"(?:&|and|e|y|et|und|en)\s+(?:Sons|Hijos|Figli|Filhos|Fils|Söhne|Zonen|Co)"
 )
 _BY_SUFFIX = re.compile(
-    rf"(?<![\w@.])(?:{_PARTICLE}\s+)?{_WORD}(?:[ \t]+(?:{_PARTICLE}[ \t]+)?{_WORD}){{0,3}}"
+    rf"(?<![\w@.])(?:{_PARTICLE}\s+)?{_WORD}(?:[ \t]+(?:(?:{_PARTICLE}|&|-)[ \t]+)?{_WORD}){{0,4}}"
     rf",?[ \t]+(?:{_SUFFIX})\b\.?"
 )
 _INSTITUTION = re.compile(
@@ -64,16 +69,17 @@ def find(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of organization names by form; may overlap (the caller resolves)."""
     for pattern in (_BY_SUFFIX, _INSTITUTION):
         for match in pattern.finditer(text):
-            # "Dear Acme Ltd" -> "Acme Ltd": greetings, labels and instructions are not part of it.
+            # "Dear Acme Ltd" -> "Acme Ltd": greetings, labels, instructions and stop words are not
+            # part of it.
             start = match.start()
-            for word in g.WORD.finditer(text, match.start(), match.end()):
-                if g.fold(word.group()) not in g.CLOSED_CLASS:
-                    start = word.start()
-                    break
-            else:
-                continue
-            if start < match.end():
-                yield start, match.end()
+            words = list(g.WORD.finditer(text, match.start(), match.end()))
+            while words and (
+                g.fold(words[0].group()) in g.CLOSED_CLASS or g.fold(words[0].group()) in g.function_words()
+            ):
+                words.pop(0)
+            # A legal form needs a name before it: "BUT NOT LIMITED" (licence text) has none.
+            if words and (pattern is _INSTITUTION or len(words) >= 2):
+                yield max(start, words[0].start()), match.end()
     # Tried at every word: the leftmost match may start too early ("Analyst, Heller, Daugherty and
     # Cummings" is not a firm, "Heller, Daugherty and Cummings" is).
     position = 0

@@ -15,7 +15,15 @@ For one text and the model's raw spans:
    stronger evidence than the model's type);
 4. known places after a preposition (`in Groningen`, `nach Lostorf`, `à Lyon`) and a place that
    stands alone on a line are added as `location` (`GPE_GAZ`) where nothing else was found;
-   smaller towns (1,000+ inhabitants) count only when they are not also a name or a term.
+   smaller towns (1,000+ inhabitants) count only when they are not also a name or a term. A known
+   place replaces model spans it covers that are shorter ("Vila" + "Conde" -> "Vila do Conde").
+Before step 1, a context that says "a place follows" ("lives in", "born in", "home city", "town
+of", "wohnt in", "habite à", ...) makes the capitalized words after it a location whatever the
+lists know (`lives in STEINPARZ`, `home city Kwenzekile`, also in Greek or Cyrillic script); it
+counts as structural, so a model span there ("Amoreira da Gândara" as a person) gives way.
+After step 2, a list of capitalized words joined by commas and "and"/"und"/"et"/"y"/"e"/"en" in
+which the model or the lists found two or more people makes its other members people too
+("founders: Lapresse, Morris and Wright"); a model PERSON span holding such a list is split.
 Spans never overlap in the result.
 """
 
@@ -49,6 +57,84 @@ _PREPOSITION = re.compile(
     rf"desde|hacia|di|verso|vers)[ \t]+(?P<place>{_PLACE})"
 )
 _LINE = re.compile(rf"(?m)^[ \t]*(?P<place>{_PLACE})[ \t]*$")
+_ANY_WORD = r"[^\W\d_][^\W\d_'\u2019]*(?:-[^\W\d_]+)*"
+_PLACE_CONTEXT = re.compile(
+    r"(?<![\w])(?i:(?:lives|live|living|lived|resides|reside|residing|born|grew up|based) in|"
+    r"home ?town|home city|city of|town of|village of|municipality of|"
+    r"wohnt in|wohne in|lebt in|lebe in|geboren in|habite à|habite a|vit à|né à|née à|vive en|vive em|"
+    r"vive a|vivo en|vivo a|abita a|mora em|moro em|woont in|woon in|geboren te)[ \t]+"
+    rf"(?P<place>{_ANY_WORD}(?:[ \t\-](?:(?:de|del|la|le|sur|am|an|do|da|dos|upon)[ \t\-])?"
+    rf"{_ANY_WORD}){{0,3}})"
+)
+# Members of a list: "Lapresse, Morris and Wright", "Müller, Schmidt und Weber". At most ten
+# members: an unbounded repetition would rescan a long comma run from every word (quadratic).
+_LIST = re.compile(
+    rf"(?<![\w])(?P<list>{_ANY_WORD}(?:,[ \t]+{_ANY_WORD}){{0,8}},?[ \t]+"
+    rf"(?:and|und|et|y|e|en|&)[ \t]+{_ANY_WORD})(?![\w])"
+)
+
+
+def _context_places(text: str) -> list[RawEntity]:
+    """Capitalized words after a context that says a place follows (module docstring)."""
+    out: list[RawEntity] = []
+    for match in _PLACE_CONTEXT.finditer(text):
+        start = match.start("place")
+        end = start
+        for word in g.WORD.finditer(text, start, match.end("place")):
+            value = word.group()
+            key = g.fold(value)
+            if key in g.PARTICLES and end > start:
+                continue
+            if not value[0].isupper() or key in g.CLOSED_CLASS or key in g.function_words():
+                break
+            if key in g.words("tech_terms") and key not in g.places():
+                break
+            end = word.end()
+        if end > start:
+            out.append(RawEntity(start, end, PLACE_LABEL, PLACE_CONFIDENCE))
+    return out
+
+
+def _list_members(text: str, kept: _SpanSet) -> list[RawEntity]:
+    """People by coordination (module docstring): the unfound members of a list of names. Every
+    member must look like a name: found as a person already, in a name list, or a rare word (not
+    "Analyst" in "Senior Analyst, Carpentier et Dubois"); a list that overlaps an organization
+    or an address is left alone."""
+    out: list[RawEntity] = []
+    for match in _LIST.finditer(text):
+        words = g.WORD.finditer(text, match.start(), match.end())
+        members = [m for m in words if g.fold(m.group()) not in _AND]
+        if len(members) < 3 or not all(_member_word(m.group()) for m in members):
+            continue
+        spans = [RawEntity(m.start(), m.end(), PERSON_LABEL, PERSON_CONFIDENCE) for m in members]
+        people = 0
+        for span in spans:
+            rivals = kept.overlapping(span)
+            if any(veil_type(r.label) != "person" for r in rivals):
+                break
+            value = text[span.start : span.end]
+            known = g.fold(value) in g.last_names() or g.fold(value) in g.first_names()
+            if not (rivals or known or not g.common_word(value)):
+                break
+            people += bool(rivals) or known
+        else:
+            if people >= 2:
+                out.extend(spans)
+    return out
+
+
+_AND = frozenset(["and", "und", "et", "y", "e", "en"])
+
+
+def _member_word(word: str) -> bool:
+    key = g.fold(word)
+    return word[0].isupper() and not (
+        word.isupper()
+        or key in g.CLOSED_CLASS
+        or key in g.function_words()
+        or key in g.words("tech_terms")
+        or (key in g.places() and key not in g.last_names() and key not in g.first_names())
+    )
 
 
 def _places(text: str) -> list[RawEntity]:
@@ -61,6 +147,9 @@ def _places(text: str) -> list[RawEntity]:
             # "Lyon"); a line must be a place as a whole ("Human Resources" is not "Human").
             for size in range(len(words), 0 if pattern is _PREPOSITION else len(words) - 1, -1):
                 candidate = " ".join(words[:size])
+                after = match.start("place") + len(candidate)
+                if after < len(text) and text[after].isalnum():
+                    continue  # "bei Split2": a word part, not a place
                 if _is_place(candidate):
                     start = match.start("place")
                     out.append(RawEntity(start, start + len(candidate), PLACE_LABEL, PLACE_CONFIDENCE))
@@ -104,8 +193,20 @@ def _longest_first(spans: set[tuple[int, int]]) -> list[tuple[int, int]]:
     return sorted(spans, key=lambda s: (s[0], -(s[1] - s[0])))
 
 
+# A run of 80+ characters without white space (a hash, base64, a minified line, a hyphen chain) is
+# never part of a name or an address. The recognizers see it blanked out (same length, so offsets
+# hold): their patterns scan a word chain from every boundary inside it, which is quadratic on
+# "Aaa-Aaa-Aaa-..." of the sidecar's 100,000-character limit and linear once chains are short.
+_LONG_RUN = re.compile(r"\S{80,}")
+
+
+def _blank_long_runs(text: str) -> str:
+    return _LONG_RUN.sub(lambda match: " " * len(match.group()), text)
+
+
 def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
     """The pipeline above (module docstring) for one text."""
+    text = _blank_long_runs(text)
     kept = _structural(text)
     structural = _SpanSet()
     for span in kept.spans():
@@ -114,6 +215,7 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
         candidate = None if structural.overlapping(span) else _filtered(text, span)
         if candidate is not None and not kept.overlapping(candidate):  # model entities never overlap
             kept.add(candidate)
+    _add_list_members(text, kept)
     for start, end in _longest_first(set(names.find(text))):
         candidate = RawEntity(start, end, PERSON_LABEL, PERSON_CONFIDENCE)
         rivals = kept.overlapping(candidate)
@@ -123,16 +225,54 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
             kept.remove(rival)
         kept.add(candidate)
     for candidate in _places(text):
-        if not kept.overlapping(candidate):
+        rivals = kept.overlapping(candidate)
+        if all(_fragment_of(rival, candidate) for rival in rivals):
+            for rival in rivals:
+                kept.remove(rival)
             kept.add(candidate)
     return kept.spans()
+
+
+def _fragment_of(existing: RawEntity, place: RawEntity) -> bool:
+    """A model span strictly inside a known place is a fragment of it ("Vila" of "Vila do Conde")."""
+    inside = place.start <= existing.start and existing.end <= place.end
+    return (
+        inside
+        and (existing.end - existing.start) < (place.end - place.start)
+        and existing.label
+        not in (
+            ADDRESS_LABEL,
+            ORG_LABEL,
+            PERSON_LABEL,
+        )
+    )
+
+
+def _add_list_members(text: str, kept: _SpanSet) -> None:
+    for member in _list_members(text, kept):
+        rivals = kept.overlapping(member)
+        if any((r.start, r.end) == (member.start, member.end) for r in rivals):
+            continue  # found already
+        if all(r.label != PERSON_LABEL for r in rivals):
+            for rival in rivals:  # "James and Hogan" as one model span: two people
+                kept.remove(rival)
+            kept.add(member)
 
 
 def _structural(text: str) -> _SpanSet:
     """Step 1: street addresses, then organization forms that do not overlap one."""
     found = _SpanSet()
+    for place in _context_places(text):
+        found.add(place)
     for start, end in addresses.find(text):
-        found.add(RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE))
+        candidate = RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE)
+        for rival in found.overlapping(candidate):  # "lives in 12 rue de la Paix": the address
+            found.remove(rival)
+        found.add(candidate)
+    for start, end in addresses.street_names(text):
+        candidate = RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE)
+        if not found.overlapping(candidate):
+            found.add(candidate)
     for start, end in _longest_first(set(orgs.find(text))):
         candidate = RawEntity(start, end, ORG_LABEL, ORG_CONFIDENCE)
         if not found.overlapping(candidate):
@@ -152,11 +292,56 @@ def _filtered(text: str, span: RawEntity) -> RawEntity | None:
     label = span.label
     if kind == "person" and _known_place_not_name(text[refined[0] : refined[1]]):
         label = PLACE_LABEL  # "Den Haag", "Amoreira da Gândara": places the model calls people
+    elif kind == "person":
+        refined = _extend_person(text, *refined)
     return RawEntity(refined[0], refined[1], label, span.confidence)
 
 
+_NEXT_WORD = re.compile(rf"[ \t]+(?P<word>[{_UP}][^\W\d_]*(?:['\u2019\-][^\W\d_]+)*)(?P<dot>\.?)(?![\w@])")
+_PREVIOUS_WORD = re.compile(rf"(?<![\w@.])(?P<word>[{_UP}][^\W\d_]+)[ \t]+$")
+
+
+def _extend_person(text: str, start: int, end: int) -> tuple[int, int]:
+    """A model PERSON span cut short: "Ana B" + ". Dias", "Cordelia" + " Pugliesi", "Szabina" +
+    " J Gelencsér". Right: a middle initial, a known surname or a rare capitalized word (up to two
+    words); left: a known first name."""
+    if end < len(text) and text[end] == "." and end - start >= 2 and text[end - 2] in " \t":
+        end += 1  # "Ana B" + "." : the initial's dot
+    for _ in range(2):
+        match = _NEXT_WORD.match(text, end)
+        if match is None:
+            break
+        word = match.group("word")
+        initial = len(word) == 1
+        key = g.fold(word)
+        usable = not (
+            key in g.CLOSED_CLASS
+            or (key in g.function_words() and key not in g.last_names())
+            or key in g.words("tech_terms")
+            or key in g.ORG_HEADS
+            or key in g.STREET_TYPES
+            or (word.isupper() and not initial)
+        )
+        if not usable or not (initial or key in g.last_names() or not g.common_word(word)):
+            break
+        end = match.end() if initial else match.end("word")
+    previous = _PREVIOUS_WORD.search(text, max(0, start - 40), start)
+    if previous is not None and g.fold(previous.group("word")) in g.first_names():
+        key = g.fold(previous.group("word"))
+        if key not in g.CLOSED_CLASS and key not in g.function_words() and key not in g.places():
+            start = previous.start("word")
+    return start, end
+
+
+_NON_LATIN = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
+
+
 def _is_place(value: str) -> bool:
-    """A known place; a smaller town only when no list knows the word as something else."""
+    """A known place; a smaller town only when no list knows the word as something else. A name
+    in Greek or Cyrillic script after a place preposition ("in ΠΑΦΟΣ") is a place too: the lists
+    hold Latin-script names only."""
+    if all(_NON_LATIN.match(word) for word in value.split()):
+        return True
     key = g.fold(value)
     if key in g.CLOSED_CLASS or key in g.words("tech_terms") or key in g.words("currencies"):
         return False  # "in Rust", "in UTC"

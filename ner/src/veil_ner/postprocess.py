@@ -10,7 +10,8 @@ word lists) and documented in docs/ner.md:
 3. Spans holding an e-mail address or a URL (`@`, `://`, `www.`) are dropped: the regex detector
    owns those types, and a name type on them would only shadow the right one.
 4. Spans with no letter, or whose alphanumerics are mostly digits (IPv6 groups, account numbers),
-   are dropped: they are not names.
+   are dropped: they are not names. Street addresses are exempt from the digit rule (`address=True`:
+   `PSC 2322, Box 6025, APO AA 88307` has more digits than letters and is still an address).
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ _TRIM = frozenset(
 )
 
 
-def clean_span(text: str, start: int, end: int, *, multiline: bool = False) -> tuple[int, int] | None:
+def clean_span(
+    text: str, start: int, end: int, *, multiline: bool = False, address: bool = False
+) -> tuple[int, int] | None:
     """Apply the rules above to text[start:end]; None when the span is dropped."""
     if not multiline:
         match = _FIRST_LINE.search(text, start, end)
@@ -42,6 +45,6 @@ def clean_span(text: str, start: int, end: int, *, multiline: bool = False) -> t
         return None
     letters = sum(ch.isalpha() for ch in value)
     digits = sum(ch.isdigit() for ch in value)
-    if letters == 0 or digits > letters:
+    if letters == 0 or (digits > letters and not address):
         return None
     return start, end

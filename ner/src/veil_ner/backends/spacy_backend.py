@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import gazetteer
 from ..labels import confidence_for, confidence_table
 from .base import BackendError, LoadReport, RawEntity
 
@@ -103,6 +104,8 @@ class SpacyBackend:
                     raise BackendError(f"package {package!r} has no ner component")  # noqa: TRY301
                 nlp.max_length = max(nlp.max_length, self._max_text_chars + 1)
                 self._nlp[language] = nlp
+                if language == "en" or len(self._nlp) == 1:
+                    gazetteer.use_vocabulary(nlp.vocab)  # rare-word evidence for names.py
                 self._confidence[language] = confidence_table(meta)
                 self._model_ids[language] = f"{package}-{meta.get('version', '?')}"
                 log.info(

@@ -176,3 +176,48 @@ describe('print forms (issue 18.4)', () => {
     expect(valuesOf('url', 'see http://192.168.1.1/admin')).toEqual(['http://192.168.1.1/admin']);
   });
 });
+
+describe('local numbers right after a phone label (issue 18.7, held-out micro F1)', () => {
+  it.each([
+    ['Mobile: 730 064 218\nDesk: x', '730 064 218'],
+    ['Mobile: 794 1672', '794 1672'],
+    ['How can we reach you? You can call 74 849 807', '74 849 807'],
+    ['Mobile: 20-33-70-48\nFax: none', '20-33-70-48'],
+    ['You can call 61 60 34', '61 60 34'],
+    ['Fax: 1322342321\n', '1322342321'],
+    ['Mobile: 97 799724', '97 799724'],
+    ['You can call me at 87789328', '87789328'],
+    ['Contact: 26 61 66 30', '26 61 66 30'],
+    ['Please ring 7482 1237 tomorrow', '7482 1237'],
+  ])('finds the phone in %j', (text, phone) => {
+    expect(valuesOf('phone', text)).toEqual([phone]);
+  });
+
+  it.each([
+    'Order 730 064 218 shipped', // no label
+    'Invoice number: 794 1672',
+    'the mobile team fixed 20-33-70-48 issues', // a phone word, but not labelling the number
+    'call on 2024-12-05',
+    'call 12.05.2024',
+    'Mobile: 12345', // too short
+    'call 20-33 70.48', // mixed separators
+    'My Number: 9725 4024 9292', // Japan's My Number has 12 digits; a local phone number at most 11
+  ])('finds no phone in %j', (text) => {
+    expect(valuesOf('phone', text)).toEqual([]);
+  });
+});
+
+describe('the trunk zero printed after a country code (issue 18.7)', () => {
+  it.each([
+    ['reach me on +44(0)161 4960932', '+44(0)161 4960932'],
+    ['Tel. +31(0)619-345145', '+31(0)619-345145'],
+    ['Mobile +49(0)1421774366', '+49(0)1421774366'],
+    ['Phone: +44 (0)20 7946 0958', '+44 (0)20 7946 0958'],
+  ])('finds %j', (text, phone) => {
+    expect(valuesOf('phone', text)).toEqual([phone]);
+  });
+
+  it('needs digits after it', () => {
+    expect(valuesOf('phone', 'see +44(0) and more')).toEqual([]);
+  });
+});

@@ -96,6 +96,16 @@ function collect(text: string, start: number): PhoneShape | undefined {
     shape.paren.push(paren);
     shape.seps.push(sep);
     shape.digits.push(text.slice(digitStart, digitEnd));
+    // "+44 (0)161 496 0932", "+49(0)5384 01916": the trunk zero printed after the country code
+    // is not dialled from abroad; it is skipped, the number goes on after it.
+    if (international && shape.groupDigits.length === 1) {
+      const resumed = afterTrunkZero(text, pos);
+      if (resumed !== pos) {
+        pos = resumed;
+        sep = SPACE;
+        continue;
+      }
+    }
     const raw = codeAt(text, pos);
     const s = raw === 0xa0 || raw === 0x202f ? SPACE : raw; // no-break spaces count as spaces
     let next = pos;
@@ -107,6 +117,17 @@ function collect(text: string, start: number): PhoneShape | undefined {
     pos = next;
   }
   return shape.groupDigits.length === 0 ? undefined : shape;
+}
+
+/** Position of the digit after a printed trunk zero "(0)" at `pos` (one space around it at most), or `pos`. */
+function afterTrunkZero(text: string, pos: number): number {
+  let k = pos;
+  if (codeAt(text, k) === SPACE) k++;
+  if (codeAt(text, k) !== LPAREN || codeAt(text, k + 1) !== 48 /* 0 */ || codeAt(text, k + 2) !== RPAREN) return pos;
+  k += 3;
+  const c = codeAt(text, k);
+  if (c === SPACE || c === DASH) k++;
+  return isDigit(codeAt(text, k)) ? k : pos;
 }
 
 /** North American shapes: 555-123-4567, 555.123.4567, 555 123 4567, (555) 123-4567, 1-555-123-4567. */
@@ -135,10 +156,24 @@ function joinDigits(shape: PhoneShape, count: number): string {
   return digits;
 }
 
+/**
+ * A phone word labelling the number directly ("Mobile: 730 064 218", "Fax: 1322342321", "call
+ * 74 849 807", "call me at 87789328", "my number is 61 60 34"): nothing but an optional
+ * "number"/"no."/"#" (after a noun) or "me"/"us" (after a verb), a colon or "is"/"at"/"on"
+ * between the word and the number. Local numbers of many regions (6-8 digits in
+ * Greenland, Denmark, Norway, Iceland, ...) validate in no region the text hints at; written
+ * right after such a label they are phone numbers all the same.
+ */
+const DIRECT_PHONE_LABEL =
+  /(?<![\p{L}\p{N}])(?:(?:phone|tel|telephone|mobile|mob|cell|cellphone|fax|contact|whatsapp|sms|telefon|handy|téléphone|portable|tél|teléfono|móvil|celular|telefono|cellulare|telefoon|mobiel|telefone|telemóvel|tlf|my number)(?:[ \t]*(?:number|no\.?|nr\.?|#))?|(?:call|ring|text|reach|dial)(?:[ \t]+(?:me|us|him|her|them))?)[ \t]*(?:[.:#]|is|at|on)?[ \t]*$/iu;
+const DIRECT_LABEL_WINDOW = 40;
+
 /** Phone context of one candidate, computed at most once (only candidates past the gates get here). */
 class CandidateContext {
   private known = false;
   private value = false;
+  private labelKnown = false;
+  private labelValue = false;
 
   constructor(
     private readonly text: string,
@@ -152,12 +187,21 @@ class CandidateContext {
     }
     return this.value;
   }
+
+  /** A phone word labels the number directly (DIRECT_PHONE_LABEL). */
+  get labelled(): boolean {
+    if (!this.labelKnown) {
+      this.labelValue = DIRECT_PHONE_LABEL.test(this.text.slice(Math.max(0, this.start - DIRECT_LABEL_WINDOW), this.start));
+      this.labelKnown = true;
+    }
+    return this.labelValue;
+  }
 }
 
 /** Confidence for the first `count` groups, or 0 when they are not a phone number. */
 function classify(state: ScanState, shape: PhoneShape, count: number, context: CandidateContext): number {
   const digits = joinDigits(shape, count);
-  if (digits.length < 7) return 0;
+  if (digits.length < 7) return labelledLocal(shape, count, digits, context);
   if (shape.international) {
     if (digits.length < 8) return 0;
     const verdict = checkInternational(digits);
@@ -200,7 +244,7 @@ function classify(state: ScanState, shape: PhoneShape, count: number, context: C
   if (shape.paren[0] === true && count >= 2 && digits.length >= 8 && checkNational(digits, state.region).valid) return 0.75;
   // No trunk prefix: only next to a phone word, and then only numbers valid in the hinted region
   // (ES 612 34 56 78, IT 312 345 6789, CN 131 2345 6984, MX 222 123 4415).
-  if (digits.length < 8 || !context.present) return 0;
+  if (digits.length < 8 || !context.present) return labelledLocal(shape, count, digits, context);
   if (!separatorsPlausible(shape, count, true)) return 0;
   if (checkNational(digits, state.region).valid) return usesTrunkPrefix(state.region) ? 0.6 : 0.65;
   // Written as at home, without the trunk prefix ("(532) 123 4567" in Turkey): after a phone
@@ -211,7 +255,27 @@ function classify(state: ScanState, shape: PhoneShape, count: number, context: C
   // "my number is 8893716518": ten bare digits shaped like a North American number (area code
   // and exchange 2-9), right after a phone word.
   const national = digits.length === 11 && digits.charCodeAt(0) === 49 ? digits.slice(1) : digits;
-  return national.length === 10 && national.charCodeAt(0) >= 50 && national.charCodeAt(3) >= 50 ? 0.55 : 0;
+  if (national.length === 10 && national.charCodeAt(0) >= 50 && national.charCodeAt(3) >= 50) return 0.55;
+  return labelledLocal(shape, count, digits, context);
+}
+
+const MIN_LABELLED_DIGITS = 6;
+const MAX_LABELLED_DIGITS = 11;
+
+/**
+ * Last resort: a number of 6-11 digits right after a phone label (DIRECT_PHONE_LABEL), written
+ * whole or in groups with one kind of separator, is a phone number that no region's metadata
+ * confirmed (0.55: above the default threshold only because the label says so).
+ */
+function labelledLocal(shape: PhoneShape, count: number, digits: string, context: CandidateContext): number {
+  if (shape.international || digits.length < MIN_LABELLED_DIGITS || digits.length > MAX_LABELLED_DIGITS) return 0;
+  // The whole run of groups: never a prefix of a longer number ("My Number: 9725 4024 9292").
+  if (count !== shape.groupDigits.length || !context.labelled) return 0;
+  for (let k = 2; k < count; k++) if (shape.seps[k] !== shape.seps[1]) return 0;
+  // "call on 2024-12-05", "call 12.05.2024": a date, not a number.
+  const groups = shape.groupDigits.slice(0, count).join(',');
+  if (shape.seps[1] !== SPACE && (groups === '4,2,2' || groups === '2,2,4' || groups === '2,2,2')) return 0;
+  return 0.55;
 }
 
 /**
@@ -233,10 +297,10 @@ function separatorsPlausible(shape: PhoneShape, count: number, phoneWord: boolea
 }
 
 /**
- * Allocation-free gate: at least 7 digits before the phone-shaped run ends (28 chars max), with
+ * Allocation-free gate: at least `minimum` digits before the phone-shaped run ends (28 chars max), with
  * '+' only first, balanced parentheses and no doubled separators.
  */
-function enoughDigits(text: string, start: number): boolean {
+function enoughDigits(text: string, start: number, minimum: number): boolean {
   let digits = 0;
   let open = false;
   let previousSeparator = false;
@@ -244,7 +308,7 @@ function enoughDigits(text: string, start: number): boolean {
   for (let k = start; k < limit; k++) {
     const c = text.charCodeAt(k);
     if (isDigit(c)) {
-      if (++digits >= 7) return true;
+      if (++digits >= minimum) return true;
       previousSeparator = false;
     } else if (c === LPAREN) {
       if (open) return false;
@@ -298,7 +362,7 @@ function extensionEnd(text: string, end: number): number {
  */
 export function detectPhone(state: ScanState, start: number): void {
   const text = state.text;
-  if (!enoughDigits(text, start)) return;
+  if (!enoughDigits(text, start, MIN_LABELLED_DIGITS)) return;
   const shape = collect(text, start);
   if (shape === undefined) return;
   const context = new CandidateContext(text, start);
