@@ -12,10 +12,10 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crdValidators } from '../operator/src/testing/sim/crd-validation.js';
-import { ApiSimulator } from '../operator/src/testing/sim/server.js';
-import { waitFor } from '../operator/src/testing/world.js';
-import { freePort } from '../server/src/testing/redis.js';
+import { crdValidators } from '../operator/test/sim/crd-validation.js';
+import { ApiSimulator } from '../operator/test/sim/server.js';
+import { waitFor } from '../operator/test/support/world.js';
+import { freePort } from '../server/test/support/redis.js';
 import { run, type CommandResult } from './support/cluster.js';
 import { postJson, ROOT } from './support/server.js';
 

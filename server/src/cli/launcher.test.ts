@@ -3,7 +3,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/index.js';
-import { TEST_SECRET } from '../testing/harness.js';
+import { TEST_SECRET } from '../../test/support/harness.js';
 import { launchPlan, LAUNCHED_ENV, openFileLimits } from './launcher.js';
 
 const configWith = (server: Record<string, unknown>) => loadConfig({ env: { VEIL_SESSION_SECRET: TEST_SECRET }, overrides: { server } }).config;
