@@ -6,6 +6,7 @@
 // - e2e: the suites under e2e/ against the built server.
 // A file belongs to exactly one project: tools/vitest/projects.test.ts fails when a test file
 // lands in none or in two, or when a unit file starts a process.
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import TimingReporter from './tools/vitest/timing-reporter.js';
@@ -46,6 +47,11 @@ export default defineConfig({
   test: {
     exclude: EXCLUDE,
     pool: 'forks',
+    // At least two files at a time (vitest's default is one worker fewer than the cores: one on
+    // the 2-core CI machine). The e2e and integration files spend most of their time waiting on
+    // other processes and on clocks (a session TTL, the operator's one-TTL retirement, 50
+    // kill-restart cycles, write timeouts), which a second worker fills with other files.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // The timing table first, then the default reporter's failures and summary: a failure stays
     // the last thing a reader of CI's log sees.
     reporters: [new TimingReporter(), 'default'],
