@@ -73,7 +73,8 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: INTEGRATION,
-          testTimeout: 30_000,
+          // A test may start several processes (helm renders a dozen charts in one test).
+          testTimeout: 60_000,
           // beforeAll starts real processes: Redis, the sidecar (model load), veil serve.
           hookTimeout: 90_000,
         },

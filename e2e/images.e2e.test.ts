@@ -114,7 +114,12 @@ if (!available) {
         }, 120_000, `the operator container (${await logs(name)})`);
         expect(health['status']).toBe('ok');
         await waitFor(() => simulator.peek('Lease', 'veil', 'veil-operator') !== undefined, 60_000, 'the operator to take the Lease');
-        expect((await logs(name))).toContain('"msg":"started leading"');
+        // The Lease is written before the log line, and podman's log lags the container: wait for it.
+        const led = await waitFor(async () => {
+          const text = await logs(name);
+          return text.includes('"msg":"started leading"') ? text : undefined;
+        }, 60_000, 'the operator to log that it leads');
+        expect(led).toContain('"msg":"started leading"');
       } finally {
         await simulator.stop();
       }

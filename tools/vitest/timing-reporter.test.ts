@@ -23,7 +23,7 @@ describe('timing table', () => {
       { project: 'unit', files: 10, seconds: 95 },
     ]);
     const lines = timingTable(timings, 300);
-    expect(lines).toContain('  1 min 45 s  e2e          10 files');
+    expect(lines).toContain('   1 min 45 s  e2e          10 files');
   });
 
   it('marks a file that failed', () => {

@@ -49,11 +49,11 @@ export function timingTable(timings: readonly FileTiming[], wallSeconds: number)
   const lines = [`Slowest ${slowest.length} of ${timings.length} test files (time in the worker: import, setup, tests, hooks)`];
   for (const timing of slowest) {
     const mark = timing.state === 'passed' ? '' : `  [${timing.state}]`;
-    lines.push(`  ${clock(timing.seconds).padStart(10)}  ${timing.project.padEnd(11)}  ${mark === '' ? timing.file : timing.file.padEnd(width) + mark}`);
+    lines.push(`  ${clock(timing.seconds).padStart(11)}  ${timing.project.padEnd(11)}  ${mark === '' ? timing.file : timing.file.padEnd(width) + mark}`);
   }
   lines.push('Per project (sum of its files; files of different projects overlap in parallel workers)');
-  for (const total of projectTotals(timings)) lines.push(`  ${clock(total.seconds).padStart(10)}  ${total.project.padEnd(11)}  ${total.files} files`);
-  lines.push(`  ${clock(wallSeconds).padStart(10)}  wall time of the whole run`);
+  for (const total of projectTotals(timings)) lines.push(`  ${clock(total.seconds).padStart(11)}  ${total.project.padEnd(11)}  ${total.files} files`);
+  lines.push(`  ${clock(wallSeconds).padStart(11)}  wall time of the whole run`);
   return lines;
 }
 
