@@ -21,11 +21,12 @@ PORT ?= $(or $(VEIL_PORT),3000)
 HOST ?= $(VEIL_HOST)
 NER ?= 1
 
-.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit e2e bench bench-proxy eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers bench-patterns bench-stream bench-loop guard-corpus k8s-build k8s-up k8s-down images image-tools
+.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit integration e2e bench bench-proxy eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers bench-patterns bench-stream bench-loop guard-corpus k8s-build k8s-up k8s-down images image-tools
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
 	@echo "make test   - install, build, type-check, lint and run every test (Node 24, then a smoke run on Node 22)"
+	@echo "make unit / integration / e2e - run one vitest project: in-process tests / tests that start processes / e2e/"
 	@echo "make bench  - run the benchmarks (writes figures to stdout)"
 	@echo "make openapi      - regenerate docs/openapi.json from the route schemas"
 	@echo "make schemathesis - fuzz a real veil serve against docs/openapi.json (schemathesis, pinned)"
@@ -66,15 +67,23 @@ typecheck: install
 lint: install
 	npx eslint .
 
+# One vitest project each (vitest.config.ts): unit = pure and in-process tests beside the code;
+# integration = tests beside the code that start real processes (Redis, the NER sidecar, veil
+# serve, helm, qpdf); e2e = the suites under e2e/. `make test` runs all three in one pass.
 unit: build test-tools
-	npx vitest run --exclude 'e2e/**'
+	npx vitest run --project unit
+
+integration: build test-tools ner-venv $(if $(REDIS_URL),,redis-server)
+	npx vitest run --project integration
 
 # The end-to-end suites. The real-cluster ones run against the control plane that
 # scripts/k8s-testenv.sh builds (once, cached per version) and starts around the run, or against
 # VEIL_E2E_KUBECONFIG when you set it (the script is then not used).
-e2e: build test-tools $(if $(REDIS_URL),,redis-server)
-	$(K8S_RUN) npx vitest run e2e clients/typescript
+e2e: build test-tools ner-venv image-tools $(if $(REDIS_URL),,redis-server)
+	$(K8S_RUN) npx vitest run --project e2e
 
+# The vitest run prints the 15 slowest test files and each project's total before its summary
+# (tools/vitest/timing-reporter.ts; the figures also go to .cache/vitest-timings.json).
 test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools image-tools python-client-test
 	$(K8S_RUN) npx vitest run
 	$(MAKE) --no-print-directory schemathesis
@@ -171,8 +180,9 @@ bench-patterns: build
 	node server/dist/bench/pattern-bench.js
 
 # PDF pages per second and OCR seconds per screenshot (BENCHMARKS.md, Files and OCR).
+# Runs from the checkout with tsx: its documents come from the test fixtures (server/test/support/).
 bench-files: build test-tools
-	node server/dist/bench/files-bench.js
+	npx tsx server/test/bench/files-bench.ts
 
 # Scores a running server (make run, on PORT) with tools/eval_detect.py on data/dev-corpus.jsonl
 # (both copied into the repository from the team's shared data: data/README.md).

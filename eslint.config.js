@@ -32,7 +32,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.test.ts', '**/*.suite.ts', 'e2e/**/*.ts', 'charts/test/**/*.ts', '**/bench/**/*.ts', '**/testing/**/*.ts'],
+    files: ['**/*.test.ts', '**/*.suite.ts', 'e2e/**/*.ts', 'charts/test/**/*.ts', '**/bench/**/*.ts', 'server/test/**/*.ts', 'operator/test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

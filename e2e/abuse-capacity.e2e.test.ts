@@ -251,10 +251,11 @@ describe('make run keeps revocations durable; a crashed worker is replaced', () 
       return pids.length === 2 ? pids : undefined;
     }, 20_000);
     process.kill(before[0]!, signal);
+    // The primary restarts with a backoff, and a worker's start takes seconds on a loaded machine.
     await until(async () => {
       const pids = await workers(url);
       return pids.length === 2 && !pids.includes(before[0]!) ? pids : undefined;
-    }, 30_000);
+    }, 60_000);
   }
 
   async function restored(url: string, blob: { safe_text: string; session_state: string }): Promise<string> {

@@ -29,7 +29,7 @@ import {
   sessionWithTokens,
   trickle,
   type Target,
-} from '../server/src/testing/abuse.js';
+} from '../server/src/bench/attacks.js';
 import { startVeil, type ServerProcess } from './support/server.js';
 
 const KEY = 'e2e-abuse-loop-key-0123456789';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { apiKeyOverrides, buildToken, claims, hsToken, JwksServer, jwtOverrides, JWT_SECRET, keyToken, nowSeconds, oidcOverrides, signingKey, type SigningKey } from '../server/src/testing/auth.js';
+import { apiKeyOverrides, buildToken, claims, hsToken, JwksServer, jwtOverrides, JWT_SECRET, keyToken, nowSeconds, oidcOverrides, signingKey, type SigningKey } from '../server/test/support/auth.js';
 import { postJson, startVeil, type ServerProcess } from './support/server.js';
 
 const EMAIL = 'quinn.e2e-auth@example.org';

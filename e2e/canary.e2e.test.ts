@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { routeScopes } from '../server/src/plugins/auth.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../server/src/testing/fake-openai.js';
-import { buildTestApp } from '../server/src/testing/harness.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../server/src/bench/fake-openai.js';
+import { buildTestApp } from '../server/test/support/harness.js';
 import { startVeil, type ServerProcess } from './support/server.js';
 
 // ---------------------------------------------------------------------------------------------

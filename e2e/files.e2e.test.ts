@@ -4,7 +4,7 @@
 // own log output never contains a value it was sent.
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docxParagraphs, flateBombPdf, makeDocx, makePdf, renderTextPng } from '../server/src/testing/documents.js';
+import { docxParagraphs, flateBombPdf, makeDocx, makePdf, renderTextPng } from '../server/test/support/documents.js';
 import { postJson, startVeil, type ServerProcess } from './support/server.js';
 
 const SECRET = '6a'.repeat(32);

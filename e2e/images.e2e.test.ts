@@ -12,10 +12,10 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crdValidators } from '../operator/src/testing/sim/crd-validation.js';
-import { ApiSimulator } from '../operator/src/testing/sim/server.js';
-import { waitFor } from '../operator/src/testing/world.js';
-import { freePort } from '../server/src/testing/redis.js';
+import { crdValidators } from '../operator/test/sim/crd-validation.js';
+import { ApiSimulator } from '../operator/test/sim/server.js';
+import { waitFor } from '../operator/test/support/world.js';
+import { freePort } from '../server/test/support/redis.js';
 import { run, type CommandResult } from './support/cluster.js';
 import { postJson, ROOT } from './support/server.js';
 
@@ -114,7 +114,12 @@ if (!available) {
         }, 120_000, `the operator container (${await logs(name)})`);
         expect(health['status']).toBe('ok');
         await waitFor(() => simulator.peek('Lease', 'veil', 'veil-operator') !== undefined, 60_000, 'the operator to take the Lease');
-        expect((await logs(name))).toContain('"msg":"started leading"');
+        // The Lease is written before the log line, and podman's log lags the container: wait for it.
+        const led = await waitFor(async () => {
+          const text = await logs(name);
+          return text.includes('"msg":"started leading"') ? text : undefined;
+        }, 60_000, 'the operator to log that it leads');
+        expect(led).toContain('"msg":"started leading"');
       } finally {
         await simulator.stop();
       }

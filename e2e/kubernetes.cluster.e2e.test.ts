@@ -27,8 +27,8 @@ import { ringFingerprint } from '../operator/src/controllers/tenant/rotation.js'
 import { kubeClientConformance } from '../operator/src/kube/client.suite.js';
 import { loadKubeConfig, RealKubeClient } from '../operator/src/kube/real-client.js';
 import { isNotFound, type KubeObject, type Lease, type Secret } from '../operator/src/kube/types.js';
-import { waitFor } from '../operator/src/testing/world.js';
-import { freePort, startLocalRedis, type LocalRedis } from '../server/src/testing/redis.js';
+import { waitFor } from '../operator/test/support/world.js';
+import { freePort, startLocalRedis, type LocalRedis } from '../server/test/support/redis.js';
 import { clusterTools, KUBECONFIG, PodKubelet, run, sectionCommands, serviceAccountKubeconfig, startOperatorProcess, type CommandResult, type RunningProcess, type Tools } from './support/cluster.js';
 import { postJson, ROOT } from './support/server.js';
 import { tenantTraffic } from './support/traffic.js';

@@ -18,7 +18,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../operator/src/kube/types.js';
 import { VolumeProjector } from '../operator/src/render/volume.js';
 import { UrlReplicaReporter } from '../operator/src/replicas/reporter.js';
-import { conditionOf, createWorld, NAMESPACE, TENANT_KEYS_NAMESPACE, waitFor, type World } from '../operator/src/testing/world.js';
+import { conditionOf, createWorld, NAMESPACE, TENANT_KEYS_NAMESPACE, waitFor, type World } from '../operator/test/support/world.js';
 import { postJson, startVeil, type ServerProcess } from './support/server.js';
 import { tenantTraffic } from './support/traffic.js';
 

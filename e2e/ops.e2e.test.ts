@@ -168,9 +168,15 @@ describe('graceful shutdown', () => {
       // Half the body now: the request is in flight on the server.
       outgoing.write(body.slice(0, 20));
       cleanups.push(() => void outgoing.destroy());
+      // SIGTERM only once the server has taken the request in: a request on a later connection
+      // answered means the event loop has read this one's headers (a fixed pause raced a loaded
+      // machine, where the headers arrived after the shutdown began and got 503).
       setTimeout(() => {
-        server.child.kill('SIGTERM');
-        until(() => (server.logs.some((line) => line.includes('shutting down')) ? true : undefined))
+        fresh(server.url, 'GET', '/livez')
+          .then(() => {
+            server.child.kill('SIGTERM');
+            return until(() => (server.logs.some((line) => line.includes('shutting down')) ? true : undefined));
+          })
           .then(async () => {
             // Stopped listening: a new connection is refused while the old one still works.
             await expect(fresh(server.url, 'GET', '/livez')).rejects.toThrow(/ECONNREFUSED/);

@@ -3,7 +3,7 @@
 // healthy; /metrics, /v1/health, /livez and /readyz are never charged to a caller's rate limit;
 // CORS exposes every response header a browser client needs, the file routes' X-Veil-* first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderTextPng } from '../server/src/testing/documents.js';
+import { renderTextPng } from '../server/test/support/documents.js';
 import { postJson, startVeil, type ServerProcess } from './support/server.js';
 
 const EMAIL = 'e2e.probes.canary@example.com';

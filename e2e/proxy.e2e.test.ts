@@ -1,12 +1,12 @@
 // The OpenAI-compatible proxy end to end: the official `openai` npm package pointed at the real
 // `veil serve` process (`baseURL: <veil>/openai/v1`), which runs with the real NER sidecar and
-// forwards to a local fake upstream (server/src/testing/fake-openai.ts) that echoes the user's
+// forwards to a local fake upstream (server/src/bench/fake-openai.ts) that echoes the user's
 // text and streams it one character per chunk, so every token is split at every position. The
 // upstream must never see a protected raw value; the user must get exactly the text they sent;
 // failures surface as the SDK's APIError with a useful message.
 import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAi, type FakeOpenAi } from '../server/src/testing/fake-openai.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../server/src/bench/fake-openai.js';
 import { startVeil, type ServerProcess } from './support/server.js';
 import { nerAvailable, startSidecar, type Sidecar } from './support/sidecar.js';
 

@@ -2,7 +2,7 @@
 // redis-server that the test stops and starts again on the same port: ready, not ready while
 // Redis is gone (and requests fail closed meanwhile), ready again once it is back.
 import { describe, expect, it } from 'vitest';
-import { redisAvailability, startLocalRedis, type LocalRedis } from '../server/src/testing/redis.js';
+import { redisAvailability, startLocalRedis, type LocalRedis } from '../server/test/support/redis.js';
 import { fresh, startVeil } from './support/server.js';
 
 const availability = redisAvailability();

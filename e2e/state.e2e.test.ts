@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findRedisServer, redisAvailability, startLocalRedis, startTestRedis, type TestRedis } from '../server/src/testing/redis.js';
+import { findRedisServer, redisAvailability, startLocalRedis, startTestRedis, type TestRedis } from '../server/test/support/redis.js';
 import { postJson, startVeil, type ServerProcess } from './support/server.js';
 
 const SECRETS = { VEIL_SESSION_SECRET: '6d'.repeat(32), VEIL_DIGEST_SECRET: '7e'.repeat(32) };

@@ -8,7 +8,7 @@ import { apiKeyDigest, DEFAULT_POLICY_FILE, parseApiKeysFile, parseKeyRingFile, 
 import type { ConfigMap, KubeObject, Lease, Secret } from './kube/types.js';
 import type { Logger } from './controllers/runtime.js';
 import { OperatorMetrics } from './metrics.js';
-import { conditionOf, createWorld, NAMESPACE, TENANT_KEYS_NAMESPACE, waitFor, type World } from './testing/world.js';
+import { conditionOf, createWorld, NAMESPACE, TENANT_KEYS_NAMESPACE, waitFor, type World } from '../test/support/world.js';
 
 let world: World | undefined;
 

@@ -7,9 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from './controllers/runtime.js';
 import type { Lease } from './kube/types.js';
 import { SettingsError, StartupError, startOperatorProcess, type OperatorProcess } from './process.js';
-import { crdValidators } from './testing/sim/crd-validation.js';
-import { ApiSimulator } from './testing/sim/server.js';
-import { waitFor } from './testing/world.js';
+import { crdValidators } from '../test/sim/crd-validation.js';
+import { ApiSimulator } from '../test/sim/server.js';
+import { waitFor } from '../test/support/world.js';
 
 let simulator: ApiSimulator | undefined;
 let running: OperatorProcess | undefined;

@@ -2,7 +2,7 @@
 // body and credential paths as a second guard behind "never log values".
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logging.js';
-import { MemorySink } from './testing/harness.js';
+import { MemorySink } from '../test/support/harness.js';
 
 describe('logger', () => {
   it('escapes CR, LF and ANSI escapes in text format', async () => {

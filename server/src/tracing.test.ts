@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppDeps } from './deps.js';
 import { createLogger } from './logging.js';
-import { buildTestApp, MemorySink, post, type TestApp } from './testing/harness.js';
+import { buildTestApp, MemorySink, post, type TestApp } from '../test/support/harness.js';
 import { loggableEndpoint, startTracing } from './tracing.js';
 
 const CANARY = { email: 'otel.canary.58@example.org', phone: '+1 415 555 0162', trace: 'client-trace-canary-3b7e' };

@@ -3,10 +3,12 @@
 // conversion covers the constructs the document uses.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../../../e2e/support/server.js';
 import { generate, operationName, tsType } from '../scripts/generate.js';
 
+// The checkout (not imported from e2e/support/server.ts: that module starts processes, this test does not).
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const DOCUMENT = join(ROOT, 'docs/openapi.json');
 const GENERATED = join(ROOT, 'clients/typescript/src/generated/api.ts');
 

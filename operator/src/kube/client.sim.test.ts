@@ -1,8 +1,8 @@
 // The KubeClient conformance suite against the API simulator, through the real client
 // (RealKubeClient) talking HTTP to it: the simulator must answer as the real API server does.
 import { afterAll } from 'vitest';
-import { ApiSimulator } from '../testing/sim/server.js';
-import { crdValidators } from '../testing/sim/crd-validation.js';
+import { ApiSimulator } from '../../test/sim/server.js';
+import { crdValidators } from '../../test/sim/crd-validation.js';
 import { kubeClientConformance } from './client.suite.js';
 import { loadKubeConfig, RealKubeClient } from './real-client.js';
 

@@ -2,7 +2,7 @@
 // survives a dropped watch (resume from the last version), relists on 410 Gone, relists
 // periodically (a resync reports every key), and retries a failed list.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiSimulator } from '../testing/sim/server.js';
+import { ApiSimulator } from '../../test/sim/server.js';
 import { Informer } from './informer.js';
 import { loadKubeConfig, RealKubeClient } from './real-client.js';
 import type { ConfigMap } from './types.js';

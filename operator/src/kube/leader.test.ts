@@ -2,7 +2,7 @@
 // lease taken over only after it expires (judged by the observer's own clock), a leader that
 // cannot renew steps down within the renew deadline, and a released lease is taken at once.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiSimulator } from '../testing/sim/server.js';
+import { ApiSimulator } from '../../test/sim/server.js';
 import { FakeClock } from './clock.js';
 import { LeaderElector } from './leader.js';
 import { loadKubeConfig, RealKubeClient } from './real-client.js';

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadKubeConfig, RealKubeClient } from '../kube/real-client.js';
-import { ApiSimulator } from '../testing/sim/server.js';
-import { waitFor } from '../testing/world.js';
+import { ApiSimulator } from '../../test/sim/server.js';
+import { waitFor } from '../../test/support/world.js';
 import { VolumeProjector, writeAtomically } from './volume.js';
 
 const dirs: string[] = [];

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadKubeConfig, RealKubeClient } from '../kube/real-client.js';
 import type { Pod } from '../kube/types.js';
-import { ApiSimulator } from '../testing/sim/server.js';
+import { ApiSimulator } from '../../test/sim/server.js';
 import { parseDiagnostics, PodReplicaReporter, UrlReplicaReporter } from './reporter.js';
 
 const closers: (() => Promise<void>)[] = [];

@@ -2,8 +2,8 @@
 // entry without scopes gets none; role and purpose come from the key, not the body; a failed
 // authentication is one envelope, logged once, with no key in the log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeyOverrides } from '../testing/auth.js';
-import { buildTestApp, post, send, type TestApp } from '../testing/harness.js';
+import { apiKeyOverrides } from '../../test/support/auth.js';
+import { buildTestApp, post, send, type TestApp } from '../../test/support/harness.js';
 import { ApiKeyAuthenticator } from './api-key.js';
 import { Secret } from '../config/secrets.js';
 

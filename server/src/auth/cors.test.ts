@@ -3,8 +3,8 @@
 // no list is configured; allowed_origins entries must be exact origins.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config/index.js';
-import { apiKeyOverrides } from '../testing/auth.js';
-import { buildTestApp, send, TEST_SECRET, type TestApp } from '../testing/harness.js';
+import { apiKeyOverrides } from '../../test/support/auth.js';
+import { buildTestApp, send, TEST_SECRET, type TestApp } from '../../test/support/harness.js';
 import { isLoopbackOrigin } from './cors.js';
 
 const KEY = 'cors-key-0123456789abcdef';

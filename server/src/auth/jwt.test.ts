@@ -15,8 +15,8 @@ import {
   nowSeconds,
   signingKey,
   type SigningKey,
-} from '../testing/auth.js';
-import { buildTestApp, post, send, type TestApp } from '../testing/harness.js';
+} from '../../test/support/auth.js';
+import { buildTestApp, post, send, type TestApp } from '../../test/support/harness.js';
 import { hasDuplicateKeys, principalFromClaims } from './token.js';
 
 let t: TestApp;

@@ -3,8 +3,8 @@
 // public-key confusion, embedded jwk/jku/x5u with zero fetches, crit, odd kids), key rotation
 // (unknown kid refetch at most once per 30 s on the injected clock) and fail-closed outages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildToken, claims, JwksServer, keyToken, nowSeconds, oidcOverrides, signingKey, type SigningKey } from '../testing/auth.js';
-import { buildTestApp, send, type TestApp } from '../testing/harness.js';
+import { buildToken, claims, JwksServer, keyToken, nowSeconds, oidcOverrides, signingKey, type SigningKey } from '../../test/support/auth.js';
+import { buildTestApp, send, type TestApp } from '../../test/support/harness.js';
 import { FAILURE_BACKOFF_MS, MAX_AGE_MS, REFETCH_COOLDOWN_MS } from './jwks.js';
 
 let jwks: JwksServer;

@@ -9,8 +9,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_SCOPES, type AuthScope } from '../config/schema.js';
 import { loadConfig } from '../config/index.js';
-import { buildTestApp, send, TEST_SECRET, type TestApp } from '../testing/harness.js';
-import { apiKeyOverrides } from '../testing/auth.js';
+import { buildTestApp, send, TEST_SECRET, type TestApp } from '../../test/support/harness.js';
+import { apiKeyOverrides } from '../../test/support/auth.js';
 import { authenticatedPrincipal, createAuthenticator, registerAuth, routeScopes, type RouteScope } from './index.js';
 
 /** interface.md section 4, the Scope column, for every route the spec lists. */

@@ -4,8 +4,8 @@
 // purpose taken from the credential, never the body, outside dev mode.
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeyOverrides } from '../testing/auth.js';
-import { buildTestApp, post, send, type TestApp } from '../testing/harness.js';
+import { apiKeyOverrides } from '../../test/support/auth.js';
+import { buildTestApp, post, send, type TestApp } from '../../test/support/harness.js';
 
 const POLICIES = fileURLToPath(new URL('../../../policies', import.meta.url));
 const WORK = ['transform', 'rehydrate', 'session', 'revoke'] as const;

@@ -13,7 +13,7 @@ export const VEIL_BIN = process.env.VEIL_BENCH_BIN ?? `${ROOT}/server/bin/veil.j
 export const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 
 // The same deterministic bodies as the abuse suite and its benchmark.
-export { prose, textWithEntities } from '../testing/abuse.js';
+export { prose, textWithEntities } from './attacks.js';
 
 export function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0;

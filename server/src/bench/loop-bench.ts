@@ -27,7 +27,7 @@ import {
   trickle,
   type Target,
   type Waits,
-} from '../testing/abuse.js';
+} from './attacks.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const KEY = 'bench-loop-key-0123456789abcdef';

@@ -346,7 +346,7 @@ function percentile(values: readonly number[], p: number): number {
  * about 50 tokens per second), with the output guard on (the default) and off.
  */
 async function proxyBench(): Promise<void> {
-  const { startFakeOpenAi } = await import('../testing/fake-openai.js');
+  const { startFakeOpenAi } = await import('./fake-openai.js');
   const message = `Hi, this is Jane Doe. My email is jane.doe@example.com and my card 4111 1111 1111 1111 was charged twice; call me on +1 415 555 0134. ${prose(600, 3)}`;
   const fake = await startFakeOpenAi();
   const guarded = await startServer({ VEIL_PROXY__UPSTREAM_URL: fake.url });

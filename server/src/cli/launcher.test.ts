@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/index.js';
-import { TEST_SECRET } from '../testing/harness.js';
+import { TEST_SECRET } from '../../test/support/harness.js';
 import { tempDir } from '../audit/testing.js';
 import { launchPlan, LAUNCHED_ENV, openFileLimits, relaunch } from './launcher.js';
 

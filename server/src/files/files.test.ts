@@ -18,7 +18,7 @@ import {
   overlappingZip,
   rawZip,
   renderTextPng,
-} from '../testing/documents.js';
+} from '../../test/support/documents.js';
 
 const LIMITS = { maxEntries: 100, maxUncompressedBytes: 8 * 1024 * 1024 };
 const FILE_LIMITS = { maxTextChars: 1_000_000, maxUncompressedBytes: 8 * 1024 * 1024, maxArchiveEntries: 100, json: { maxDepth: 128, maxKeys: 1000, maxValues: 5000 } };

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AggregatorRegistry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestApp, post, type TestApp } from '../testing/harness.js';
+import { buildTestApp, post, type TestApp } from '../../test/support/harness.js';
 import { capTypeLabels, LabelCap, OTHER_TYPE, TYPE_LABEL_LIMIT, VeilMetrics } from './registry.js';
 
 const CANARY = { email: 'metrics.canary.71@example.org', phone: '+1 415 555 0193', card: '4111 1111 1111 1111' };

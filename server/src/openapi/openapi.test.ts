@@ -9,8 +9,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeScopes } from '../plugins/auth.js';
-import { apiKeyOverrides } from '../testing/auth.js';
-import { buildTestApp, send, type TestApp } from '../testing/harness.js';
+import { apiKeyOverrides } from '../../test/support/auth.js';
+import { buildTestApp, send, type TestApp } from '../../test/support/harness.js';
 
 const COMMITTED = fileURLToPath(new URL('../../../docs/openapi.json', import.meta.url));
 

@@ -3,7 +3,7 @@
 // Retry-After, before its body is read); the structure bounds of bodies on both parse paths.
 import { describe, expect, it } from 'vitest';
 import { Admission, OverloadedError } from '../services/overload.js';
-import { buildTestApp, post } from '../testing/harness.js';
+import { buildTestApp, post } from '../../test/support/harness.js';
 
 const MiB = 1024 * 1024;
 const calm = () => ({ rssBytes: 100 * MiB, heapUsedBytes: 50 * MiB, heapLimitBytes: 512 * MiB });

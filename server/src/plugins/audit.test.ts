@@ -14,8 +14,8 @@ import type { AuditSink } from '../audit/sink.js';
 import { FileAuditSink, nodeAuditFs, type AuditFileSystem } from '../audit/file-sink.js';
 import { AUDIT_TEST_KEY, faultyFs, readAudit, tempDir } from '../audit/testing.js';
 import { verifyAuditFile } from '../audit/verify.js';
-import { apiKeyOverrides } from '../testing/auth.js';
-import { buildTestApp, post, send, type TestApp } from '../testing/harness.js';
+import { apiKeyOverrides } from '../../test/support/auth.js';
+import { buildTestApp, post, send, type TestApp } from '../../test/support/harness.js';
 
 const POLICIES = fileURLToPath(new URL('../../../policies', import.meta.url));
 const HEX_KEY = AUDIT_TEST_KEY.toString('hex');

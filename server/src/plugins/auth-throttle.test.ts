@@ -4,8 +4,8 @@
 // time, X-Forwarded-For counts only from a trusted proxy, IPv6 is grouped by /64, and the table
 // is bounded.
 import { afterEach, describe, expect, it } from 'vitest';
-import { apiKeyOverrides } from '../testing/auth.js';
-import { buildTestApp, type TestApp } from '../testing/harness.js';
+import { apiKeyOverrides } from '../../test/support/auth.js';
+import { buildTestApp, type TestApp } from '../../test/support/harness.js';
 import { sourceKey } from './auth-throttle.js';
 
 const KEY = 'throttle-test-key-0123456789abcdef';

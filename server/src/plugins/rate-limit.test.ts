@@ -4,8 +4,8 @@
 // with and without Content-Length, RAG chunks, entities found), and off by default.
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeyOverrides } from '../testing/auth.js';
-import { buildTestApp, post, send, type TestApp } from '../testing/harness.js';
+import { apiKeyOverrides } from '../../test/support/auth.js';
+import { buildTestApp, post, send, type TestApp } from '../../test/support/harness.js';
 import { bodyUnits, bucketKeyOf, limitsFor } from './rate-limit.js';
 
 const KEYS = {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AppDeps } from '../deps.js';
-import { buildTestApp, post, type TestApp } from '../testing/harness.js';
+import { buildTestApp, post, type TestApp } from '../../test/support/harness.js';
 import type { Timers } from './watcher.js';
 import { ChangeWatcher } from './watcher.js';
 

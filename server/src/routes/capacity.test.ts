@@ -4,8 +4,8 @@
 // succeed; memory revocations expire the longest blob lifetime after they were last needed, and
 // a blob issued while a revocation is live keeps it live for the blob's whole lifetime.
 import { afterEach, describe, expect, it } from 'vitest';
-import { apiKeyOverrides } from '../testing/auth.js';
-import { buildTestApp, post, send, type TestApp } from '../testing/harness.js';
+import { apiKeyOverrides } from '../../test/support/auth.js';
+import { buildTestApp, post, send, type TestApp } from '../../test/support/harness.js';
 
 const KEY_A = 'capacity-test-tenant-a-0123456789';
 const KEY_B = 'capacity-test-tenant-b-0123456789';

@@ -1,7 +1,7 @@
 // Regressions found by contract fuzzing (make schemathesis against docs/openapi.json): each case
 // is a request schemathesis generated that once got a 5xx or a response outside the document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../testing/harness.js';
+import { buildTestApp, type TestApp } from '../../test/support/harness.js';
 
 describe('requests found by schemathesis', () => {
   let harness: TestApp;

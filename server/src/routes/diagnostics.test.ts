@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../deps.js';
-import { buildTestApp, post, type TestApp } from '../testing/harness.js';
+import { buildTestApp, post, type TestApp } from '../../test/support/harness.js';
 
 const EMAIL = 'diag.canary.31@example.org';
 const TRACE = 'diag-trace-canary-77';

@@ -8,7 +8,7 @@
 // (tests never time); a bound that stopped holding shows as the test's own timeout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deflateRawSync } from 'node:zlib';
-import { buildTestApp, post, type TestApp } from '../testing/harness.js';
+import { buildTestApp, post, type TestApp } from '../../test/support/harness.js';
 import {
   BILLION_LAUGHS_XML,
   circularPdf,
@@ -23,7 +23,7 @@ import {
   overlappingZip,
   rawZip,
   type Deflated,
-} from '../testing/documents.js';
+} from '../../test/support/documents.js';
 
 /** Generous bounds (the machine is shared): what matters is "seconds, not minutes; MB, not GB". */
 const MAX_RSS_GROWTH_MB = 200;

@@ -3,8 +3,9 @@
 // across runs), limits and refusals (413 while streaming, 415 by content, multipart shape),
 // password-protected PDFs, and the canary scan of the logs (no value, no filename).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../testing/harness.js';
-import { docxParagraphs, encryptPdf, hasQpdf, makeDocx, makePdf, multipart, renderTextPng, type FilePart } from '../testing/documents.js';
+import { buildTestApp, type TestApp } from '../../test/support/harness.js';
+import { docxParagraphs, makeDocx, makePdf, multipart, renderTextPng, type FilePart } from '../../test/support/documents.js';
+import { encryptPdf, hasQpdf } from '../../test/support/qpdf.js';
 
 const EMAIL = 'files.canary.person@example.com';
 const PHONE = '+1 415 555 0134';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STRIPPED_TOKEN_MARK } from '../domain/guard/index.js';
-import { buildTestApp, post, type TestApp } from '../testing/harness.js';
+import { buildTestApp, post, type TestApp } from '../../test/support/harness.js';
 
 const POLICIES = fileURLToPath(new URL('../../../policies', import.meta.url));
 const ALICE = 'alice.victim@corp.example';

@@ -5,8 +5,8 @@
 // decompression bomb), and without an OCR engine both routes answer 501.
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../testing/harness.js';
-import { multipart, pngBomb, renderTextPng, type FilePart } from '../testing/documents.js';
+import { buildTestApp, type TestApp } from '../../test/support/harness.js';
+import { multipart, pngBomb, renderTextPng, type FilePart } from '../../test/support/documents.js';
 import { REDACTION_PADDING } from '../services/images.js';
 
 const EMAIL = 'jane.doe@example.com';

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, post } from '../testing/harness.js';
+import { buildTestApp, post } from '../../test/support/harness.js';
 
 const NAME = 'Jonathan Canary';
 const TEXT = `Please call ${NAME} at jane.doe@example.com about card 4111 1111 1111 1111.`;

@@ -5,7 +5,7 @@
 // session (token ids and caps, blobs, trace ids, timings). The full loop is closed too: what a
 // worker tokenized, a worker restores to the original values.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, post, type TestApp } from '../testing/harness.js';
+import { buildTestApp, post, type TestApp } from '../../test/support/harness.js';
 
 const EMAIL = 'ada.offload@example.com';
 const PHONE = '+1 415 555 0134';

@@ -1,11 +1,11 @@
 // The OpenAI-compatible proxy through HTTP (inject) against a real local fake upstream
-// (testing/fake-openai.ts): what the upstream receives (tokens, never the raw values), what the
+// (server/src/bench/fake-openai.ts, shared with make bench-proxy): what the upstream receives (tokens, never the raw values), what the
 // caller gets back (the exact original text, whole or streamed with tokens split anywhere, tool
 // calls included), the session carried across turns, the Veil headers, and every failure
 // mapped to a clear error in OpenAI's shape.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../testing/harness.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../testing/fake-openai.js';
+import { buildTestApp, type TestApp } from '../../test/support/harness.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../bench/fake-openai.js';
 
 const TEXT = 'Email jane.doe@example.com or call +1 415 555 0134 about card 4111 1111 1111 1111, thanks.';
 const RAW = ['jane.doe@example.com', '415 555 0134', '4111 1111 1111 1111'];

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSessionId, openSession, sealSession, type SessionPayload } from '../domain/seal/index.js';
-import { apiKeyOverrides } from '../testing/auth.js';
-import { buildTestApp, post, type TestApp } from '../testing/harness.js';
+import { apiKeyOverrides } from '../../test/support/auth.js';
+import { buildTestApp, post, type TestApp } from '../../test/support/harness.js';
 
 const EMAIL_A = 'ada.rag@example.com';
 const EMAIL_B = 'bob.rag@example.org';

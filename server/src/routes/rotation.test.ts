@@ -2,7 +2,7 @@
 // on the old one, switch current_kid, remove the old key after one session TTL. Blobs sealed
 // before each step open or fail exactly as documented.
 import { describe, expect, it } from 'vitest';
-import { buildTestApp, post, type TestApp } from '../testing/harness.js';
+import { buildTestApp, post, type TestApp } from '../../test/support/harness.js';
 
 const K1 = { kid: 'k1', secret: '11'.repeat(32) };
 const K2 = { kid: 'k2', secret: '22'.repeat(32) };

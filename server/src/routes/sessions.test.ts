@@ -2,7 +2,7 @@
 // an injected clock: a continuation issued after the presented blob (so expiring later), and an
 // older blob issued under a longer TTL than the one now configured.
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestApp, post, send, type TestApp } from '../testing/harness.js';
+import { buildTestApp, post, send, type TestApp } from '../../test/support/harness.js';
 
 const apps: TestApp[] = [];
 afterEach(async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppStores } from '../deps.js';
 import { MemoryIdempotencyStore } from '../stores/memory/index.js';
 import { StoreUnavailableError } from '../stores/types.js';
-import { buildTestApp, post, type TestApp } from '../testing/harness.js';
+import { buildTestApp, post, type TestApp } from '../../test/support/harness.js';
 
 const EMAIL = 'erase.me@example.com';
 

@@ -2,7 +2,7 @@
 // tokenized, PII numbers as string tokens, one session for the document, the exactly-one-input
 // rule, bounds failing closed, and rejected chat fields naming the path, never a value.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, post, type TestApp } from '../testing/harness.js';
+import { buildTestApp, post, type TestApp } from '../../test/support/harness.js';
 
 const EMAIL = 'json.person@example.com';
 let t: TestApp;

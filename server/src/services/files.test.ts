@@ -1,5 +1,5 @@
 // The file pool's bounds (services/files.ts), proved with a worker that misbehaves on purpose
-// (testing/runaway-worker.mjs): a task past its deadline is aborted and its thread replaced, a
+// (server/test/support/runaway-worker.mjs): a task past its deadline is aborted and its thread replaced, a
 // task growing ArrayBuffers is stopped by the RSS watchdog, a task growing the V8 heap hits the
 // thread's heap limit, and the pool keeps serving afterwards.
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,7 @@ const LIMITS: VeilConfig['file_upload'] = {
   parse_workers: 1,
 };
 
-const pool = createFilePool({ limits: LIMITS, filename: fileURLToPath(new URL('../testing/runaway-worker.mjs', import.meta.url)), watchIntervalMs: 20 });
+const pool = createFilePool({ limits: LIMITS, filename: fileURLToPath(new URL('../../test/support/runaway-worker.mjs', import.meta.url)), watchIntervalMs: 20 });
 afterAll(async () => {
   await pool.close();
 });

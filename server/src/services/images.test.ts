@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createOcrEngine, type OcrPage, type OcrWord } from './ocr.js';
 import { alignSpans, joinSplitNumbers, layoutText, placeSpan, prepareImage } from './images.js';
-import { renderTextPng } from '../testing/documents.js';
+import { renderTextPng } from '../../test/support/documents.js';
 
 const word = (text: string, x0: number, y0 = 10, confidence = 90): OcrWord => ({ text, confidence, bbox: { x0, y0, x1: x0 + text.length * 10, y1: y0 + 20 } });
 

@@ -1,5 +1,5 @@
 // Runs the conformance suites against the Redis stores on a real Redis (REDIS_URL, else a private
-// redis-server; see testing/redis.ts). Each test gets its own key prefix, so tests never see each
+// redis-server; see server/test/support/redis.ts). Each test gets its own key prefix, so tests never see each
 // other's keys and nothing is flushed; the peer is a second client (another replica). The broken
 // store points at a loopback port nothing listens on. Redis-only checks follow: startup against a
 // dead port, a hung server (SIGSTOP) bounded by the command timeout, the script cache being
@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findRedisServer, freePort, redisAvailability, startLocalRedis, startTestRedis, type LocalRedis, type TestRedis } from '../testing/redis.js';
+import { findRedisServer, freePort, redisAvailability, startLocalRedis, startTestRedis, type LocalRedis, type TestRedis } from '../../test/support/redis.js';
 import { idempotencyStoreSuite, replayStoreSuite, revocationStoreSuite, sessionStoreSuite, type StoreFactory } from './conformance.suite.js';
 import { createStores, NonDurableRedisError } from './index.js';
 import {

@@ -6,11 +6,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileCrd } from '@veil/common';
-import type { KindName, KubeObject } from '../../kube/types.js';
+import type { KindName, KubeObject } from '../../src/kube/types.js';
 import type { ObjectValidator } from './server.js';
 
 /** crds/ at the repository root. */
-export const CRD_DIRECTORY = fileURLToPath(new URL('../../../../crds', import.meta.url));
+export const CRD_DIRECTORY = fileURLToPath(new URL('../../../crds', import.meta.url));
 
 export function crdValidators(directory = CRD_DIRECTORY): Partial<Record<KindName, ObjectValidator>> {
   const validators: Partial<Record<KindName, ObjectValidator>> = {};

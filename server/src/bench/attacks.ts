@@ -2,7 +2,9 @@
 // instruments that watch a real `veil serve` under them: a /livez probe that records how long
 // each answer took, an RSS sampler, and the request shapes themselves. One module, so the loop
 // benchmark (bench/loop-bench.ts) measures exactly what the abuse e2e suite
-// (e2e/abuse-loop.e2e.test.ts) asserts survives. Loopback only; every loop is bounded.
+// (e2e/abuse-loop.e2e.test.ts) asserts survives. Loopback only; every loop is bounded. It lives
+// with the benchmarks (built into dist for `make bench-loop`, Node built-ins only), not with the
+// test support under server/test/, which is neither built nor shipped.
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';

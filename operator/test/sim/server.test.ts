@@ -2,9 +2,9 @@
 // made to do on demand (410 after compaction, injected faults, dropped watches) and the
 // server-side defaults it applies, all through the real client library.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { WatchEvent } from '../../kube/client.js';
-import { loadKubeConfig, RealKubeClient } from '../../kube/real-client.js';
-import { KubeApiError, type KubeObject } from '../../kube/types.js';
+import type { WatchEvent } from '../../src/kube/client.js';
+import { loadKubeConfig, RealKubeClient } from '../../src/kube/real-client.js';
+import { KubeApiError, type KubeObject } from '../../src/kube/types.js';
 import { crdValidators } from './crd-validation.js';
 import { ApiSimulator } from './server.js';
 

@@ -1,13 +1,9 @@
-// Real test documents, generated: PDFs (pdf-lib; encrypted ones with qpdf), DOCX archives
+// Real test documents, generated: PDFs (pdf-lib; encrypted ones with qpdf in qpdf.ts), DOCX archives
 // (JSZip writing a minimal valid WordprocessingML package), PNGs with rendered text (sharp
 // drawing SVG <text> with an installed font, fonts-dejavu-core), and the bomb corpus of
 // threats.md 21 built byte by byte (zip bombs, XML entity expansion, zip-slip, lying and
 // overlapping archive entries, oversized and decompression-bomb PNGs, truncated, circular and
 // flate-bomb PDFs). Shared by the unit, HTTP and e2e tests and the file benchmark.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { crc32, createDeflate, createDeflateRaw, deflateRawSync, deflateSync } from 'node:zlib';
 import JSZip from 'jszip';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
@@ -25,23 +21,6 @@ export async function makePdf(pages: readonly (readonly string[])[]): Promise<Ui
     lines.forEach((line, index) => page.drawText(line, { x: 50, y: 790 - index * 18, size: 12, font }));
   }
   return document.save();
-}
-
-export function hasQpdf(): boolean {
-  return spawnSync('qpdf', ['--version']).status === 0;
-}
-
-/** AES-256 encryption with a user password, by qpdf (pdf-lib cannot encrypt). */
-export function encryptPdf(bytes: Uint8Array, password = 'user-secret'): Uint8Array {
-  const dir = mkdtempSync(join(tmpdir(), 'veil-pdf-'));
-  try {
-    writeFileSync(join(dir, 'in.pdf'), bytes);
-    const result = spawnSync('qpdf', ['--encrypt', password, `${password}-owner`, '256', '--', join(dir, 'in.pdf'), join(dir, 'out.pdf')]);
-    if (result.status !== 0) throw new Error(`qpdf failed: ${result.stderr.toString()}`);
-    return readFileSync(join(dir, 'out.pdf'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** A PDF from raw object bodies (object n is objects[n-1]), with a correct xref table. */

@@ -3,13 +3,14 @@
 // extraction, and OCR seconds per typical screenshot (a 1280x800 PNG of 24 lines of 16 px
 // text; engine start-up measured separately, then recognition and the whole image routes).
 // In-process (inject), no network. Figures go to stdout as a Markdown table for BENCHMARKS.md.
-// Run: make bench-files (or node server/dist/bench/files-bench.js after a build).
-import { openDocx, extractDocxText } from '../files/docx.js';
-import { extractPdfText } from '../files/pdf.js';
-import { createOcrEngine } from '../services/ocr.js';
-import { prepareImage } from '../services/images.js';
-import { buildTestApp } from '../testing/harness.js';
-import { makeDocx, makePdf, multipart, renderTextPng } from '../testing/documents.js';
+// Run: make bench-files (npx tsx server/test/bench/files-bench.ts: it builds its documents with the
+// test fixtures, pdf-lib a dev dependency, so it runs from the checkout and is not shipped).
+import { openDocx, extractDocxText } from '../../src/files/docx.js';
+import { extractPdfText } from '../../src/files/pdf.js';
+import { createOcrEngine } from '../../src/services/ocr.js';
+import { prepareImage } from '../../src/services/images.js';
+import { buildTestApp } from '../support/harness.js';
+import { makeDocx, makePdf, multipart, renderTextPng } from '../support/documents.js';
 
 const rows: [string, string][] = [];
 function record(name: string, value: string): void {

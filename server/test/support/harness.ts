@@ -2,11 +2,11 @@
 // clock, so HTTP tests run through inject() and can scan every log line for leaked values.
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../app.js';
-import { loadConfig } from '../config/index.js';
-import type { AppDeps } from '../deps.js';
-import { createLogger } from '../logging.js';
-import { buildDeps } from '../main.js';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/index.js';
+import type { AppDeps } from '../../src/deps.js';
+import { createLogger } from '../../src/logging.js';
+import { buildDeps } from '../../src/main.js';
 
 export const TEST_SECRET = '7f'.repeat(32);
 

@@ -20,8 +20,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { applyMergePatch, deepEqual, isPlainObject } from '../../kube/json.js';
-import { apiVersionOf, KINDS, type KindName, type KubeObject, type ObjectMeta, type ResourceKind } from '../../kube/types.js';
+import { applyMergePatch, deepEqual, isPlainObject } from '../../src/kube/json.js';
+import { apiVersionOf, KINDS, type KindName, type KubeObject, type ObjectMeta, type ResourceKind } from '../../src/kube/types.js';
 
 /**
  * Returns human-readable problems (field named, never a value); empty means valid. `prune`, when

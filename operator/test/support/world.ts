@@ -6,15 +6,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseKeyRingFile, parseOperatorSettings, type OperatorSettings } from '@veil/common';
-import { ringFingerprint } from '../controllers/tenant/rotation.js';
-import { jsonLogger, silentLogger, type Logger } from '../controllers/runtime.js';
-import { loadKubeConfig, RealKubeClient } from '../kube/real-client.js';
-import type { KubeObject, Secret } from '../kube/types.js';
-import { OperatorMetrics } from '../metrics.js';
-import { Operator, type OperatorOptions } from '../operator.js';
-import { UrlReplicaReporter } from '../replicas/reporter.js';
-import { crdValidators } from './sim/crd-validation.js';
-import { ApiSimulator } from './sim/server.js';
+import { ringFingerprint } from '../../src/controllers/tenant/rotation.js';
+import { jsonLogger, silentLogger, type Logger } from '../../src/controllers/runtime.js';
+import { loadKubeConfig, RealKubeClient } from '../../src/kube/real-client.js';
+import type { KubeObject, Secret } from '../../src/kube/types.js';
+import { OperatorMetrics } from '../../src/metrics.js';
+import { Operator, type OperatorOptions } from '../../src/operator.js';
+import { UrlReplicaReporter } from '../../src/replicas/reporter.js';
+import { crdValidators } from '../sim/crd-validation.js';
+import { ApiSimulator } from '../sim/server.js';
 
 export const NAMESPACE = 'veil';
 /** Where Tenants' API-key Secrets live (the operator's default for NAMESPACE). */

@@ -3,7 +3,8 @@
 // (so tests can prove no raw value reached it) and answers chat completions and embeddings.
 // By default the assistant echoes the last user message (tokens included), so a proxied answer
 // must come back as exactly the text the user sent; a streamed answer is cut into chunks of the
-// sizes asked for (one character per chunk splits every token at every position).
+// sizes asked for (one character per chunk splits every token at every position). Kept with the
+// benchmarks because `make bench-proxy` runs it from dist (Node built-ins only).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

@@ -5,15 +5,15 @@
 // memory, SQLite (a file in the temp directory; WAL + synchronous=FULL, so every write waits for
 // an fsync: the figure depends on the disk), Redis on loopback (REDIS_URL, else a private
 // redis-server with persistence off). Prints a Markdown table.
-// Usage: npx tsx server/src/bench/stores-bench.ts [--quick] [--backends memory,sqlite,redis]
+// Usage: npx tsx server/test/bench/stores-bench.ts [--quick] [--backends memory,sqlite,redis]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { redisAvailability, startTestRedis, type TestRedis } from '../testing/redis.js';
-import { MemoryIdempotencyStore, MemoryReplayStore, MemoryRevocationStore } from '../stores/memory/index.js';
-import { openRedisStores } from '../stores/redis/index.js';
-import { openSqliteStores } from '../stores/sqlite/index.js';
-import { GLOBAL_PARTITION, type IdempotencyStore, type ReplayStore, type RevocationStore } from '../stores/types.js';
+import { redisAvailability, startTestRedis, type TestRedis } from '../support/redis.js';
+import { MemoryIdempotencyStore, MemoryReplayStore, MemoryRevocationStore } from '../../src/stores/memory/index.js';
+import { openRedisStores } from '../../src/stores/redis/index.js';
+import { openSqliteStores } from '../../src/stores/sqlite/index.js';
+import { GLOBAL_PARTITION, type IdempotencyStore, type ReplayStore, type RevocationStore } from '../../src/stores/types.js';
 
 interface Backend {
   readonly name: string;
