@@ -158,8 +158,19 @@ describe('url', () => {
     ['visit www.example.org/docs.', 'www.example.org/docs'],
     ['HTTP://EXAMPLE.COM', 'HTTP://EXAMPLE.COM'],
     ['http://localhost:8080/health', 'http://localhost:8080/health'],
+    ['GET http://[2001:db8::1]:8080/x then', 'http://[2001:db8::1]:8080/x'],
+    ['query https://shop.example/list?ids[]=1&ids[]=2 sent', 'https://shop.example/list?ids[]=1&ids[]=2'],
+    ['[see docs]: https://docs.example.org/a]', 'https://docs.example.org/a'],
   ])('finds the URL in %j', (text, expected) => {
     expect(valuesOf('url', text)).toEqual([expected]);
+  });
+
+  it('ends a URL at a closing square bracket it never opened (Markdown links with a URL as text)', () => {
+    expect(valuesOf('url', 'read [http://zlib.net/manual.html#Advanced](http://zlib.net/manual.html#Advanced) first')).toEqual([
+      'http://zlib.net/manual.html#Advanced',
+      'http://zlib.net/manual.html#Advanced',
+    ]);
+    expect(valuesOf('url', '[https://a.example/x](https://b.example/y)')).toEqual(['https://a.example/x', 'https://b.example/y']);
   });
 
   it.each(['http://', 'https:// example.com', 'file app.py', 'www.', 'http://nodot/'])('rejects %j', (text) => {

@@ -1,6 +1,6 @@
 // URLs: http(s)://, ftp(s):// and bare www. hosts, found at the word that starts them. The URL
 // runs to the first character that cannot be in a URL in running text (whitespace, quotes,
-// angle brackets), capped at 2048; trailing sentence punctuation and unbalanced closing brackets
+// angle brackets) or to a closing square bracket it never opened, capped at 2048; trailing sentence punctuation and unbalanced closing brackets
 // are trimmed. The caller skips past the expansion, so "http://http://..." floods stay linear.
 import { codeAt, F_DIGIT, F_LOWER, F_UPPER, FLAGS, isNonAsciiLetter, isSpaceCode } from './chars.js';
 import { emit, type ScanState } from './state.js';
@@ -155,7 +155,16 @@ export function detectUrl(state: ScanState, start: number): number {
     confidence = 0.85;
   }
   let end = hostStart;
-  while (end < text.length && end - start < MAX_URL && isUrlChar(text.charCodeAt(end))) end++;
+  // A `]` that closes no `[` of the URL ends it (RFC 3986 allows brackets only around an IPv6
+  // host; in a path or query they are percent-encoded or paired, as in `ids[]=1`): the Markdown
+  // link `[http://a.example](http://b.example)` holds two URLs, not one running through `](`.
+  let brackets = 0;
+  while (end < text.length && end - start < MAX_URL && isUrlChar(text.charCodeAt(end))) {
+    const code = text.charCodeAt(end);
+    if (code === 91) brackets++;
+    else if (code === 93 && brackets-- === 0) break;
+    end++;
+  }
   const expansionEnd = end;
   end = trimEnd(text, hostStart, end);
   if (end > hostStart && hostValid(text, hostStart, end)) {
