@@ -71,7 +71,10 @@ export function detectAll(text: string, options?: DetectOptions): Detection[] {
     runCustomPatterns(view.text, compiled, candidates);
   }
   if (view.identity) return resolveOverlaps(candidates);
-  const mapped: Detection[] = candidates.map((candidate) => {
+  // Overlaps are resolved where the detectors saw the text, so a cut trims the same characters
+  // the folded text shows; the survivors are then mapped to the original (widened to whole
+  // characters) and resolved again with the caller's patterns matched on the original.
+  const mapped: Detection[] = resolveOverlaps(candidates).map((candidate) => {
     const span = view.originalSpan(candidate.start, candidate.end);
     return { ...candidate, start: span.start, end: span.end, value: text.slice(span.start, span.end) };
   });

@@ -43,8 +43,17 @@ function isContent(value: string, index: number): boolean {
   if (code < 128) return (code >= 48 && code <= 57) || ((code | 0x20) >= 97 && (code | 0x20) <= 122);
   // A lone surrogate half is never cut from its pair here (spans sit on code-point boundaries);
   // classify the pair by its code point.
-  if (code >= 0xdc00 && code <= 0xdfff && index > 0) return CONTENT.test(String.fromCodePoint(value.codePointAt(index - 1)!));
-  return CONTENT.test(String.fromCodePoint(value.codePointAt(index)!));
+  if (code >= 0xdc00 && code <= 0xdfff && index > 0) return isContentChar(String.fromCodePoint(value.codePointAt(index - 1)!));
+  return isContentChar(String.fromCodePoint(value.codePointAt(index)!));
+}
+
+/**
+ * Judged on the character's compatibility form, as the detectors see it on the folded view
+ * (domain/text/fold.ts): a symbol that folds to letters (the square era name ㍿ is 株式会社) is
+ * content, so a cut trims the same characters whichever view the spans are counted in.
+ */
+function isContentChar(char: string): boolean {
+  return CONTENT.test(char) || CONTENT.test(char.normalize('NFKC'));
 }
 
 /**
