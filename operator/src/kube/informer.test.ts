@@ -3,6 +3,7 @@
 // periodically (a resync reports every key), and retries a failed list.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiSimulator } from '../../test/sim/server.js';
+import { until } from '../../test/support/until.js';
 import { Informer } from './informer.js';
 import { loadKubeConfig, RealKubeClient } from './real-client.js';
 import type { ConfigMap } from './types.js';
@@ -21,14 +22,6 @@ afterEach(async () => {
   informer = undefined;
   await simulator.stop();
 });
-
-async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 const make = (name: string, value: string): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { value } });
 

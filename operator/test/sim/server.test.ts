@@ -7,6 +7,7 @@ import { loadKubeConfig, RealKubeClient } from '../../src/kube/real-client.js';
 import { KubeApiError, type KubeObject } from '../../src/kube/types.js';
 import { crdValidators } from './crd-validation.js';
 import { ApiSimulator } from './server.js';
+import { until } from '../support/until.js';
 
 let simulator: ApiSimulator;
 let client: RealKubeClient;
@@ -19,14 +20,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await simulator.stop();
 });
-
-async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 const configMap = (name: string, data: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'sim' }, data });
 
