@@ -1,5 +1,9 @@
 // buildApp(deps): the Fastify application with its plugins registered in a fixed, explicit
-// order. No I/O happens here beyond what deps carry, so tests build it and use inject().
+// order. No I/O happens here beyond what deps carry, so tests build it and use inject(). Part
+// of the composition root (with compose.ts, deps.ts and main.ts): the only modules that read
+// AppDeps. Each plugin and route receives what its signature names (a configuration slice, a
+// store, the clock, the use cases); AppDeps satisfies those narrow types, and nothing below
+// imports it (server/src/architecture.test.ts, eslint.layers.js).
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
@@ -81,6 +85,10 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false },
     },
   });
+  // The use cases the routes call, wired once from deps (compose.ts); the executor is also the
+  // JSON parser's and admission's body offload, so the inline-or-worker threshold lives there.
+  const useCases = buildUseCases(deps, { warn: (message) => app.log.warn(message) });
+  const offload = useCases.executor;
   registerErrorHandling(app);
   app.addHook('onListen', (done) => {
     void compilers.warm();
@@ -90,7 +98,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerObservability(app, deps);
   // JSON only: without this, text/plain bodies would reach the schema as strings (400, not 415).
   app.removeContentTypeParser('text/plain');
-  registerJsonParser(app, deps);
+  registerJsonParser(app, { config: deps.config, offload });
   // Audit before auth (its onRequest must run even for requests auth refuses) and before
   // idempotency (a response replaced by 503 in strict mode must release its key, not be stored).
   const audit = deps.audit ?? new LogAuditSink(app.log);
@@ -112,12 +120,10 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     log: app.log,
   });
   const limits = deps.config.limits;
-  registerAdmission(app, deps, new Admission({ maxLarge: limits.max_large_requests, maxStreams: limits.max_streams, budgetMb: memoryBudgetMb(deps.config) }), guard);
+  registerAdmission(app, { config: deps.config, offload }, new Admission({ maxLarge: limits.max_large_requests, maxStreams: limits.max_streams, budgetMb: memoryBudgetMb(deps.config) }), guard);
   registerIdempotency(app, deps);
   // Every route registered below goes into the OpenAPI document (GET /openapi.json).
   const routes = collectRoutes(app);
-  // The use cases the routes call, wired once from deps (compose.ts).
-  const useCases = buildUseCases(deps);
 
   await app.register(probeRoutes(deps));
   await app.register(systemRoutes(deps));
@@ -143,6 +149,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     guard.close();
     stopReporting();
     deps.reload.close();
+    await useCases.close();
     await deps.offload.close();
     await deps.stores.close();
     await audit.close();

@@ -9,7 +9,7 @@ import type { NerClient } from './clients/ner.js';
 import type { FilePool } from './services/files.js';
 import type { Offload } from './services/offload.js';
 import type { OcrEngine } from './services/ocr.js';
-import type { PolicyHolder, PolicyRegistry } from './services/policies.js';
+import type { PolicyHolder } from './services/policies.js';
 import type { AppStores } from './stores/types.js';
 import type { ClusterLink } from './cluster/worker.js';
 import type { RequestTracer } from './metrics/observe.js';
@@ -58,7 +58,7 @@ export interface AppDeps {
 
 export { NER_DEGRADED_WARNING } from './services/ner.js';
 export type { AppStores } from './stores/types.js';
-export type { PolicyHolder } from './services/policies.js';
+export { policiesFor, type PolicyHolder } from './services/policies.js';
 
 /**
  * The session key ring in force now for a caller's tenant: its own ring (session.keyring_directory)
@@ -73,12 +73,4 @@ export function keyRingFor(deps: Pick<AppDeps, 'reload'>, tenant: string | null)
 export function ringMaterial(deps: Pick<AppDeps, 'reload'>, tenant: string | null): { currentKid: string; keys: { kid: string; key: Uint8Array }[] } {
   const ring = keyRingFor(deps, tenant);
   return { currentKid: ring.currentKid, keys: ring.kids.map((kid) => ({ kid, key: ring.get(kid)! })) };
-}
-
-/**
- * The policy set in force now as `tenant` may use it: restricted to the tenant's allowed
- * policies (tenant settings) when it has a list, else the whole set. Read it once per request.
- */
-export function policiesFor(deps: Pick<AppDeps, 'reload' | 'policies'>, tenant: string | null): PolicyRegistry {
-  return deps.policies.registry.restrictedTo(deps.reload.tenants?.settingsOf(tenant)?.policies);
 }
