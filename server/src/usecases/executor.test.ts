@@ -138,4 +138,23 @@ describe('Executor', () => {
       expect(sent.map((task) => task.op)).not.toContain('rehydrate');
     }
   });
+
+  it('decides where a JSON request body is parsed (the parser and admission ask it): a small one decoded here, a large one parsed on a worker', async () => {
+    sent.length = 0;
+    const small = await executor.parseBody(Buffer.from('{"input":"hi"}'), { defer: [], fingerprintPrefix: 'POST\n/v1/transform\n' });
+    expect(small).toEqual({ where: 'inline', text: '{"input":"hi"}' });
+    expect(sent).toHaveLength(0);
+    const body = Buffer.from(JSON.stringify({ input: 'x'.repeat(THRESHOLD), input_json: { a: 1 } }));
+    expect(executor.offloads(body.length)).toBe(true);
+    const large = await executor.parseBody(body, { defer: ['input_json'], fingerprintPrefix: 'POST\n/v1/transform\n' });
+    expect(sent.map((task) => task.op)).toEqual(['parse']);
+    if (large.where !== 'worker') throw new Error('expected a worker parse');
+    expect(large.parsed.deferred).toEqual(['input_json']);
+    expect((large.parsed.value as { input: string }).input).toHaveLength(THRESHOLD);
+    expect(large.parsed.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('refuses a small body that is not UTF-8 before any parse', async () => {
+    await expect(executor.parseBody(Buffer.from([0x7b, 0xff, 0x7d]), { defer: [], fingerprintPrefix: '' })).rejects.toMatchObject({ code: 'VEIL_VALIDATION_FAILED' });
+  });
 });
