@@ -10,7 +10,7 @@ import pino, { type Logger } from 'pino';
 import { LogAuditSink } from './audit/sink.js';
 import { registerAudit } from './plugins/audit.js';
 import { createAuthenticator, registerAuth } from './auth/index.js';
-import { buildUseCases } from './compose.js';
+import { buildUseCases, only } from './compose.js';
 import type { AppDeps } from './deps.js';
 import { registerObservability } from './metrics/observe.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -95,22 +95,22 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     done();
   });
   // Metrics and spans: one onResponse observation per request (metrics/observe.ts).
-  registerObservability(app, deps);
+  registerObservability(app, only(deps, 'metrics', 'tracer'));
   // JSON only: without this, text/plain bodies would reach the schema as strings (400, not 415).
   app.removeContentTypeParser('text/plain');
   registerJsonParser(app, { config: deps.config, offload });
   // Audit before auth (its onRequest must run even for requests auth refuses) and before
   // idempotency (a response replaced by 503 in strict mode must release its key, not be stored).
   const audit = deps.audit ?? new LogAuditSink(app.log);
-  registerAudit(app, deps, audit);
+  registerAudit(app, only(deps, 'config'), audit);
   // Failed authentication per client address: refused before the credential is checked.
-  registerAuthThrottle(app, deps);
+  registerAuthThrottle(app, only(deps, 'config', 'now'));
   // Before any route: every route must declare its scope (startup fails otherwise); CORS, then
   // the root onRequest hook that authenticates and checks the scope before the body is read.
   // Hooks that need the principal (rate limit) are added right after this line.
   await registerAuth(app, deps.config, deps.authenticator ?? createAuthenticator(deps.config.auth, { now: deps.now }));
   // Per-tenant token buckets: a root onRequest hook that reads the principal auth stored.
-  registerRateLimit(app, deps);
+  registerRateLimit(app, only(deps, 'config', 'now', 'reload'));
   // Load shedding: connections (slow, excess) on the HTTP server itself, then large requests and
   // streams admitted before their body is read.
   const guard = new ConnectionGuard(app.server, {
@@ -121,27 +121,30 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   });
   const limits = deps.config.limits;
   registerAdmission(app, { config: deps.config, offload }, new Admission({ maxLarge: limits.max_large_requests, maxStreams: limits.max_streams, budgetMb: memoryBudgetMb(deps.config) }), guard);
-  registerIdempotency(app, deps);
+  registerIdempotency(app, only(deps, 'config', 'stores', 'now'));
   // Every route registered below goes into the OpenAPI document (GET /openapi.json).
   const routes = collectRoutes(app);
 
-  await app.register(probeRoutes(deps));
-  await app.register(systemRoutes(deps));
-  await app.register(transformRoutes(deps, useCases));
-  await app.register(fileRoutes(deps, useCases));
-  await app.register(rehydrateRoutes(deps, useCases));
-  await app.register(detectRoutes(deps, useCases));
-  await app.register(batchRoutes(deps, useCases));
-  await app.register(streamRoutes(deps, useCases));
-  await app.register(policyRoutes(deps));
+  // Each route group gets the fields its signature names (compose.ts only), and the use cases.
+  const system = only(deps, 'config', 'policies', 'stores', 'ner', 'audit', 'reload', 'version', 'now', 'startedAtMs');
+  const callers = only(deps, 'config', 'policies');
+  await app.register(probeRoutes(system));
+  await app.register(systemRoutes(system));
+  await app.register(transformRoutes(callers, useCases));
+  await app.register(fileRoutes(callers, useCases));
+  await app.register(rehydrateRoutes(callers, useCases));
+  await app.register(detectRoutes(callers, useCases));
+  await app.register(batchRoutes(callers, useCases));
+  await app.register(streamRoutes(callers, useCases));
+  await app.register(policyRoutes(only(deps, 'config', 'policies', 'reload')));
   await app.register(validationRoutes());
   await app.register(revokeRoutes(useCases));
   await app.register(sessionRoutes(useCases));
-  await app.register(ragRoutes(deps, useCases));
-  await app.register(openAiRoutes(deps, useCases));
-  await app.register(diagnosticsRoutes(deps));
-  await app.register(metricsRoutes(deps));
-  await app.register(adminPolicyRoutes(deps));
+  await app.register(ragRoutes(callers, useCases));
+  await app.register(openAiRoutes(callers, useCases));
+  await app.register(diagnosticsRoutes(only(deps, 'config', 'policies', 'reload', 'version', 'now', 'startedAtMs', 'audit', 'tracer', 'cluster')));
+  await app.register(metricsRoutes(only(deps, 'metrics', 'cluster')));
+  await app.register(adminPolicyRoutes(only(deps, 'policies', 'reload')));
   await app.register(openApiRoutes(deps.version, routes));
   // Every reload attempt (admin API, watcher, SIGHUP, another worker): log, metric, audit.
   const stopReporting = deps.reload.onReload((event) => reportReload(app.log, audit, deps.metrics, event, deps.now()));

@@ -42,6 +42,20 @@ export interface UseCases {
   openRestoreStream(call: UseCaseCall, base: RehydrateRequest): Promise<RestoreStream>;
 }
 
+/**
+ * Only the named fields of deps, for a route or plugin (app.ts): what it receives is what its
+ * signature names, at run time too, never the locator. Copied with their descriptors, so a
+ * getter stays live.
+ */
+export function only<K extends keyof AppDeps>(deps: AppDeps, ...keys: K[]): Pick<AppDeps, K> {
+  const picked = {};
+  for (const key of keys) {
+    const descriptor = Object.getOwnPropertyDescriptor(deps, key);
+    if (descriptor !== undefined) Object.defineProperty(picked, key, descriptor);
+  }
+  return picked as Pick<AppDeps, K>;
+}
+
 export interface ComposeOptions {
   /** Where a late warning goes (the OCR engine's language data): the app's logger. */
   readonly warn?: (message: string) => void;
