@@ -170,9 +170,9 @@ export function registerJsonParser(app: FastifyInstance, deps: JsonParserDeps): 
     const size = bytes.length;
     if (size === 0) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
     // Small: decoded here; large: decoded, parsed and fingerprinted on a worker (the executor decides).
-    const run = await deps.offload.parseBody(bytes, { defer: request.routeOptions.config.deferDocuments === true ? DEFERRABLE : [], fingerprintPrefix: fingerprintPrefix(request) });
+    const run = deps.offload.parseBody(bytes, () => ({ defer: request.routeOptions.config.deferDocuments === true ? DEFERRABLE : [], fingerprintPrefix: fingerprintPrefix(request) }));
     if (run.where === 'worker') {
-      const parsed = run.parsed;
+      const parsed = await run.parsed;
       rawBodies.set(request, { bytes: size, fingerprint: parsed.fingerprint, ...(parsed.deferred.length > 0 ? { raw: bytes } : {}) });
       if (parsed.deferred.length === 0) return parsed.value;
       // The large documents stay raw: the handler hands them to the worker that processes them.

@@ -127,9 +127,18 @@ export type AnswerRun =
 /**
  * A JSON request body as the executor hands it back: a small one decoded here (the parser
  * records it, then parses the text: parseJsonBounded), a large one decoded, checked, parsed and
- * fingerprinted on a worker, its deferred members left raw.
+ * fingerprinted on a worker, its deferred members left raw. Returned synchronously, so a small
+ * body costs no extra promise on the hot path.
  */
-export type BodyRun = { readonly where: 'inline'; readonly text: string } | { readonly where: 'worker'; readonly parsed: ParsedBody };
+export type BodyRun = { readonly where: 'inline'; readonly text: string } | { readonly where: 'worker'; readonly parsed: Promise<ParsedBody> };
+
+/** What a worker's parse of a body needs besides its bytes (asked only when the body goes there). */
+export interface BodyParseTask {
+  /** Top-level members left raw (the route opted in: deferDocuments). */
+  readonly defer: readonly DeferrableField[];
+  /** Hashed before the text for the Idempotency-Key fingerprint. */
+  readonly fingerprintPrefix: string;
+}
 
 /**
  * What the HTTP layer asks of the executor before any route runs (plugins/json.ts,
@@ -141,8 +150,8 @@ export interface BodyOffload {
   readonly threshold: number;
   /** The inline-or-worker decision for a body of `bytes` bytes (admission charges a large one). */
   offloads(bytes: number): boolean;
-  /** A JSON body's bytes: decoded here when small, parsed on a worker when large. */
-  parseBody(bytes: Uint8Array, options: { readonly defer: readonly DeferrableField[]; readonly fingerprintPrefix: string }): Promise<BodyRun>;
+  /** A JSON body's bytes: decoded here when small, parsed on a worker when large (`task` is asked only then). */
+  parseBody(bytes: Uint8Array, task: () => BodyParseTask): BodyRun;
 }
 
 /** Key material of a ring as a worker thread receives it (same process). */
@@ -246,10 +255,10 @@ export class Executor implements BodyOffload {
   }
 
   /** A JSON request body (BodyOffload): the bytes are copied to the worker when large (a memcpy), never decoded or parsed here. */
-  async parseBody(bytes: Uint8Array, options: { readonly defer: readonly DeferrableField[]; readonly fingerprintPrefix: string }): Promise<BodyRun> {
+  parseBody(bytes: Uint8Array, task: () => BodyParseTask): BodyRun {
     if (!this.offloads(bytes.length)) return { where: 'inline', text: decodeUtf8(bytes, 'body') };
-    const parsed = await this.#offload.run({ op: 'parse', body: bytes, limits: this.#settings.jsonLimits, defer: options.defer, fingerprintPrefix: options.fingerprintPrefix });
-    return { where: 'worker', parsed };
+    const { defer, fingerprintPrefix } = task();
+    return { where: 'worker', parsed: this.#offload.run({ op: 'parse', body: bytes, limits: this.#settings.jsonLimits, defer, fingerprintPrefix }) };
   }
 
   /** A member the body parser left raw, parsed (and bounded) on a worker. */
