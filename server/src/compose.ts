@@ -4,9 +4,10 @@
 // policy set, read once). The file-parsing pool and the OCR engine are built here when the
 // process did not bring its own, and closed with the app (close()).
 import { UpstreamClient } from './clients/upstream.js';
-import { policiesFor, type AppDeps } from './deps.js';
+import type { AppDeps } from './deps.js';
 import { jsonLimits } from './plugins/json.js';
 import { createFilePool } from './services/files.js';
+import { policiesFor } from './services/policies.js';
 import { createOcrEngine } from './services/ocr.js';
 import { outputProtectionSettings } from './services/output-guard.js';
 import { promptSecuritySettings } from './services/prompt-security.js';
