@@ -1,12 +1,16 @@
 // buildApp(deps): the Fastify application with its plugins registered in a fixed, explicit
-// order. No I/O happens here beyond what deps carry, so tests build it and use inject().
+// order. No I/O happens here beyond what deps carry, so tests build it and use inject(). Part
+// of the composition root (with compose.ts, deps.ts and main.ts): the only modules that read
+// AppDeps. Each plugin and route receives what its signature names (a configuration slice, a
+// store, the clock, the use cases); AppDeps satisfies those narrow types, and nothing below
+// imports it (server/src/architecture.test.ts, eslint.layers.js).
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { LogAuditSink } from './audit/sink.js';
 import { registerAudit } from './plugins/audit.js';
 import { createAuthenticator, registerAuth } from './auth/index.js';
-import { buildUseCases } from './compose.js';
+import { buildUseCases, only } from './compose.js';
 import type { AppDeps } from './deps.js';
 import { registerObservability } from './metrics/observe.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -81,28 +85,32 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false },
     },
   });
+  // The use cases the routes call, wired once from deps (compose.ts); the executor is also the
+  // JSON parser's and admission's body offload, so the inline-or-worker threshold lives there.
+  const useCases = buildUseCases(deps, { warn: (message) => app.log.warn(message) });
+  const offload = useCases.executor;
   registerErrorHandling(app);
   app.addHook('onListen', (done) => {
     void compilers.warm();
     done();
   });
   // Metrics and spans: one onResponse observation per request (metrics/observe.ts).
-  registerObservability(app, deps);
+  registerObservability(app, only(deps, 'metrics', 'tracer'));
   // JSON only: without this, text/plain bodies would reach the schema as strings (400, not 415).
   app.removeContentTypeParser('text/plain');
-  registerJsonParser(app, deps);
+  registerJsonParser(app, { config: deps.config, offload });
   // Audit before auth (its onRequest must run even for requests auth refuses) and before
   // idempotency (a response replaced by 503 in strict mode must release its key, not be stored).
   const audit = deps.audit ?? new LogAuditSink(app.log);
-  registerAudit(app, deps, audit);
+  registerAudit(app, only(deps, 'config'), audit);
   // Failed authentication per client address: refused before the credential is checked.
-  registerAuthThrottle(app, deps);
+  registerAuthThrottle(app, only(deps, 'config', 'now'));
   // Before any route: every route must declare its scope (startup fails otherwise); CORS, then
   // the root onRequest hook that authenticates and checks the scope before the body is read.
   // Hooks that need the principal (rate limit) are added right after this line.
   await registerAuth(app, deps.config, deps.authenticator ?? createAuthenticator(deps.config.auth, { now: deps.now }));
   // Per-tenant token buckets: a root onRequest hook that reads the principal auth stored.
-  registerRateLimit(app, deps);
+  registerRateLimit(app, only(deps, 'config', 'now', 'reload'));
   // Load shedding: connections (slow, excess) on the HTTP server itself, then large requests and
   // streams admitted before their body is read.
   const guard = new ConnectionGuard(app.server, {
@@ -112,30 +120,31 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     log: app.log,
   });
   const limits = deps.config.limits;
-  registerAdmission(app, deps, new Admission({ maxLarge: limits.max_large_requests, maxStreams: limits.max_streams, budgetMb: memoryBudgetMb(deps.config) }), guard);
-  registerIdempotency(app, deps);
+  registerAdmission(app, { config: deps.config, offload }, new Admission({ maxLarge: limits.max_large_requests, maxStreams: limits.max_streams, budgetMb: memoryBudgetMb(deps.config) }), guard);
+  registerIdempotency(app, only(deps, 'config', 'stores', 'now'));
   // Every route registered below goes into the OpenAPI document (GET /openapi.json).
   const routes = collectRoutes(app);
-  // The use cases the routes call, wired once from deps (compose.ts).
-  const useCases = buildUseCases(deps);
 
-  await app.register(probeRoutes(deps));
-  await app.register(systemRoutes(deps));
-  await app.register(transformRoutes(deps, useCases));
-  await app.register(fileRoutes(deps, useCases));
-  await app.register(rehydrateRoutes(deps, useCases));
-  await app.register(detectRoutes(deps, useCases));
-  await app.register(batchRoutes(deps, useCases));
-  await app.register(streamRoutes(deps, useCases));
-  await app.register(policyRoutes(deps));
+  // Each route group gets the fields its signature names (compose.ts only), and the use cases.
+  const system = only(deps, 'config', 'policies', 'stores', 'ner', 'audit', 'reload', 'version', 'now', 'startedAtMs');
+  const callers = only(deps, 'config', 'policies');
+  await app.register(probeRoutes(system));
+  await app.register(systemRoutes(system));
+  await app.register(transformRoutes(callers, useCases));
+  await app.register(fileRoutes(callers, useCases));
+  await app.register(rehydrateRoutes(callers, useCases));
+  await app.register(detectRoutes(callers, useCases));
+  await app.register(batchRoutes(callers, useCases));
+  await app.register(streamRoutes(callers, useCases));
+  await app.register(policyRoutes(only(deps, 'config', 'policies', 'reload')));
   await app.register(validationRoutes());
   await app.register(revokeRoutes(useCases));
   await app.register(sessionRoutes(useCases));
-  await app.register(ragRoutes(deps, useCases));
-  await app.register(openAiRoutes(deps, useCases));
-  await app.register(diagnosticsRoutes(deps));
-  await app.register(metricsRoutes(deps));
-  await app.register(adminPolicyRoutes(deps));
+  await app.register(ragRoutes(callers, useCases));
+  await app.register(openAiRoutes(callers, useCases));
+  await app.register(diagnosticsRoutes(only(deps, 'config', 'policies', 'reload', 'version', 'now', 'startedAtMs', 'audit', 'tracer', 'cluster')));
+  await app.register(metricsRoutes(only(deps, 'metrics', 'cluster')));
+  await app.register(adminPolicyRoutes(only(deps, 'policies', 'reload')));
   await app.register(openApiRoutes(deps.version, routes));
   // Every reload attempt (admin API, watcher, SIGHUP, another worker): log, metric, audit.
   const stopReporting = deps.reload.onReload((event) => reportReload(app.log, audit, deps.metrics, event, deps.now()));
@@ -143,6 +152,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     guard.close();
     stopReporting();
     deps.reload.close();
+    await useCases.close();
     await deps.offload.close();
     await deps.stores.close();
     await audit.close();

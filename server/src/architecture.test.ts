@@ -1,6 +1,6 @@
 // The layering of server/src (issue 20 item 1; ARCHITECTURE.md "Layers"), checked two ways:
 // on the import graph (no import cycle, type-only imports included as madge counts them; no
-// module of the lower layers importing the AppDeps locator), built with the TypeScript
+// module outside the composition root importing the AppDeps locator), built with the TypeScript
 // compiler's own import scanner so it needs no extra dependency; and through the lint rules of
 // eslint.layers.js, which must refuse each layer's forbidden imports.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -79,6 +79,14 @@ export function importCycles(graph: ReadonlyMap<string, readonly string[]>): str
   return cycles;
 }
 
+/** The composition root: the only modules that may import deps.ts (AppDeps). */
+export const COMPOSITION_ROOT: readonly string[] = ['app.ts', 'compose.ts', 'main.ts', 'deps.ts'];
+
+/** Every `file -> deps.ts` edge from a module outside the composition root. */
+export function locatorImports(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  return [...graph].filter(([file]) => !COMPOSITION_ROOT.includes(file)).flatMap(([file, targets]) => (targets.includes('deps.ts') ? [`${file} -> deps.ts`] : []));
+}
+
 describe('server/src import graph', () => {
   const graph = importGraph();
 
@@ -106,6 +114,23 @@ describe('layers', () => {
   const graph = importGraph();
   /** Folders below the composition root that must get their dependencies passed in. */
   const LOWER = ['domain/', 'services/', 'usecases/', 'workers/', 'stores/', 'clients/'];
+
+  it('finds a module outside the composition root importing the locator (the check itself can fail)', () => {
+    const graph = new Map([
+      ['app.ts', ['deps.ts', 'routes/a.ts']],
+      ['compose.ts', ['deps.ts']],
+      ['routes/a.ts', ['deps.ts', 'compose.ts']],
+      ['plugins/b.ts', ['deps.ts']],
+      ['routes/c.ts', ['compose.ts']],
+    ]);
+    expect(locatorImports(graph)).toEqual(['routes/a.ts -> deps.ts', 'plugins/b.ts -> deps.ts']);
+  });
+
+  it('no module outside the composition root imports the AppDeps locator (routes and plugins included)', () => {
+    expect(locatorImports(graph)).toEqual([]);
+    // The root does read it: the check looks at the real files.
+    expect(graph.get('app.ts')).toContain('deps.ts');
+  });
 
   it('no module of domain, services, usecases, workers, stores or clients imports the locator or the wiring', () => {
     const offenders = [...graph]
@@ -142,6 +167,17 @@ describe('layers', () => {
       ['usecases/x.ts', "import { a } from '../services/ner.js';", false],
       ['routes/x.ts', "import type { DeferredSource } from '../workers/offload-worker.js';", true],
       ['routes/x.ts', "import type { UseCases } from '../compose.js';", false],
+      ['routes/x.ts', "import type { AppDeps } from '../deps.js';", true],
+      ['routes/nested/x.ts', "import { policiesFor } from '../../deps.js';", true],
+      ['routes/x.ts', "import type { ConfigSlice } from '../config/index.js';", false],
+      ['plugins/x.ts', "import type { AppDeps } from '../deps.js';", true],
+      ['plugins/x.ts', "import type { Offload } from '../services/offload.js';", true],
+      ['plugins/x.ts', "import type { BodyOffload } from '../usecases/executor.js';", false],
+      ['audit/x.ts', "import type { AppDeps } from '../deps.js';", true],
+      ['reload/x.ts', "import type { AppDeps } from '../deps.js';", true],
+      ['tracing.ts', "import type { AppDeps } from './deps.js';", true],
+      ['compose.ts', "import type { AppDeps } from './deps.js';", false],
+      ['app.ts', "import type { AppDeps } from './deps.js';", false],
     ];
     const verdicts = await Promise.all(cases.map(async ([file, code]) => refused(file, code)));
     expect(cases.map(([file, code], index) => [file, code, verdicts[index]])).toEqual(cases);

@@ -3,13 +3,12 @@
 import type { AuditSink } from './audit/sink.js';
 import type { Authenticator } from './auth/types.js';
 import type { VeilConfig } from './config/index.js';
-import type { KeyRing } from './domain/seal/index.js';
 import type { CorpusKeys } from './domain/token/index.js';
 import type { NerClient } from './clients/ner.js';
 import type { FilePool } from './services/files.js';
 import type { Offload } from './services/offload.js';
 import type { OcrEngine } from './services/ocr.js';
-import type { PolicyHolder, PolicyRegistry } from './services/policies.js';
+import type { PolicyHolder } from './services/policies.js';
 import type { AppStores } from './stores/types.js';
 import type { ClusterLink } from './cluster/worker.js';
 import type { RequestTracer } from './metrics/observe.js';
@@ -19,7 +18,7 @@ import type { ReloadManager } from './reload/manager.js';
 export interface AppDeps {
   readonly config: VeilConfig;
   // The session key rings are not a field: a blob is sealed and opened under its tenant's ring,
-  // so every use asks keyRingFor(deps, tenant) (below), which reads the reloadable rings.
+  // so each request's scope reads it from the reloadable rings (compose.ts scopeOf).
   readonly corpusKeys: CorpusKeys;
   readonly policies: PolicyHolder;
   readonly stores: AppStores;
@@ -42,9 +41,9 @@ export interface AppDeps {
   readonly audit?: AuditSink | undefined;
   /** The authenticator for auth.mode; built from config when absent (tests inject one). */
   readonly authenticator?: Authenticator | undefined;
-  /** The file-parsing pool; routes/files.ts builds one from file_upload when absent. */
+  /** The file-parsing pool; compose.ts builds one from file_upload when absent. */
   readonly files?: FilePool | undefined;
-  /** The OCR engine; routes/files.ts builds one from `ocr` when absent (started on first use). */
+  /** The OCR engine; compose.ts builds one from `ocr` when absent (started on first use). */
   readonly ocr?: OcrEngine | undefined;
   /** This process's Prometheus metrics (metrics/registry.ts), fed by metrics/observe.ts. */
   readonly metrics: VeilMetrics;
@@ -56,29 +55,5 @@ export interface AppDeps {
   readonly cluster?: ClusterLink | undefined;
 }
 
-export { NER_DEGRADED_WARNING } from './services/ner.js';
 export type { AppStores } from './stores/types.js';
 export type { PolicyHolder } from './services/policies.js';
-
-/**
- * The session key ring in force now for a caller's tenant: its own ring (session.keyring_directory)
- * when it has one, else the platform ring (reload/tenant-keyrings.ts). Read it once per operation:
- * rings are swapped whole on reload.
- */
-export function keyRingFor(deps: Pick<AppDeps, 'reload'>, tenant: string | null): KeyRing {
-  return deps.reload.keyRingFor(tenant);
-}
-
-/** Key material of the tenant's ring for worker threads (same process). */
-export function ringMaterial(deps: Pick<AppDeps, 'reload'>, tenant: string | null): { currentKid: string; keys: { kid: string; key: Uint8Array }[] } {
-  const ring = keyRingFor(deps, tenant);
-  return { currentKid: ring.currentKid, keys: ring.kids.map((kid) => ({ kid, key: ring.get(kid)! })) };
-}
-
-/**
- * The policy set in force now as `tenant` may use it: restricted to the tenant's allowed
- * policies (tenant settings) when it has a list, else the whole set. Read it once per request.
- */
-export function policiesFor(deps: Pick<AppDeps, 'reload' | 'policies'>, tenant: string | null): PolicyRegistry {
-  return deps.policies.registry.restrictedTo(deps.reload.tenants?.settingsOf(tenant)?.policies);
-}

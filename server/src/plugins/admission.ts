@@ -24,7 +24,8 @@
 // the client has finished, the connection is closed. A trickling client is cut at the bound.
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../deps.js';
+import type { ConfigSlice } from '../config/index.js';
+import type { BodyOffload } from '../usecases/executor.js';
 import type { Admission, Ticket } from '../services/overload.js';
 import type { ConnectionGuard } from './connections.js';
 import { bodySize } from './json.js';
@@ -68,7 +69,12 @@ const NDJSON = 'application/x-ndjson';
 /** Routes whose ndjson body is a live stream (a model's output), not an upload. */
 const STREAM_ROUTES = new Set(['/v1/rehydrate/stream']);
 
-export function registerAdmission(app: FastifyInstance, deps: AppDeps, admission: Admission, guard: ConnectionGuard | undefined): void {
+/** Admission's dependencies: the body limit, and the executor's inline-or-worker decision (what counts as large). */
+export interface AdmissionDeps extends ConfigSlice<'server'> {
+  readonly offload: Pick<BodyOffload, 'offloads' | 'threshold'>;
+}
+
+export function registerAdmission(app: FastifyInstance, deps: AdmissionDeps, admission: Admission, guard: ConnectionGuard | undefined): void {
   app.addHook('onRequest', (request, reply, done) => {
     if (request.is404 || request.routeOptions.config.scope === 'public') {
       done();

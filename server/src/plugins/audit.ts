@@ -22,7 +22,7 @@
 import { ERROR_CODES, isVeilError, VeilError, type ErrorCode } from '@veil/common';
 import { errorBodyFor } from './errors.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from '../deps.js';
+import type { ConfigSlice } from '../config/index.js';
 import { authenticatedPrincipal } from '../auth/principal.js';
 import { buildEvent, type AuditEvent } from '../audit/event.js';
 import { factsOf } from '../audit/facts.js';
@@ -129,7 +129,7 @@ function eventOf(
 
 const UNAVAILABLE = 'VEIL_AUDIT_UNAVAILABLE';
 
-export function registerAudit(app: FastifyInstance, deps: AppDeps, sink: AuditSink): void {
+export function registerAudit(app: FastifyInstance, deps: ConfigSlice<'audit' | 'detector'>, sink: AuditSink): void {
   const strict = deps.config.audit.strict;
   const detectorMode = deps.config.detector.mode;
 

@@ -13,7 +13,7 @@
 // (max_sources, least recently used forgotten) and idle buckets leave once full again.
 import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../deps.js';
+import type { ConfigSlice } from '../config/index.js';
 import { TokenBucketTable, type BucketLimits } from '../domain/ratelimit/token-bucket.js';
 import { errorCodeOf } from './errors.js';
 import { RateLimitedError } from './rate-limit.js';
@@ -42,7 +42,7 @@ export function sourceKey(ip: string): string {
  * before registerAuth, so it runs before the credential is checked) and an onResponse hook that
  * charges each failed authentication. Returns the table, or undefined when switched off.
  */
-export function registerAuthThrottle(app: FastifyInstance, deps: AppDeps): TokenBucketTable | undefined {
+export function registerAuthThrottle(app: FastifyInstance, deps: ConfigSlice<'auth'> & { readonly now: () => number }): TokenBucketTable | undefined {
   const settings = deps.config.auth.failure_limit;
   if (!settings.enabled || deps.config.auth.mode === 'dev') return undefined;
   const table = new TokenBucketTable({ maxBuckets: settings.max_sources });

@@ -12,7 +12,8 @@
 // its identities share it (stores/shared.ts idempotencyOwner).
 import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
-import type { AppDeps } from '../deps.js';
+import type { ConfigSlice } from '../config/index.js';
+import type { AppStores } from '../stores/types.js';
 import { principalOf } from '../routes/common.js';
 import { rethrowQuota } from '../services/quota.js';
 import { StoreFullError, StoreUnavailableError, type IdempotencyKey } from '../stores/types.js';
@@ -43,7 +44,7 @@ function storeError(error: unknown, nowMs: number): never {
   throw rethrowQuota(error, nowMs);
 }
 
-export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
+export function registerIdempotency(app: FastifyInstance, deps: ConfigSlice<'idempotency'> & { readonly stores: Pick<AppStores, 'idempotency'>; readonly now: () => number }): void {
   const ttlMs = deps.config.idempotency.ttl_seconds * 1000;
   const inProgressMs = deps.config.idempotency.in_progress_ttl_seconds * 1000;
   const store = deps.stores.idempotency;

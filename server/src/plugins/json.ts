@@ -13,10 +13,9 @@
 import { createHash } from 'node:crypto';
 import { VeilError } from '@veil/common';
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
-import type { VeilConfig } from '../config/index.js';
-import type { AppDeps } from '../deps.js';
+import type { ConfigSlice, VeilConfig } from '../config/index.js';
 import { MAX_BODY_DEPTH, parseJsonBounded, type JsonStructureLimits } from '../domain/json-depth.js';
-import { decodeUtf8 } from '../domain/text/utf8.js';
+import type { BodyOffload } from '../usecases/executor.js';
 import type { DeferrableField, DeferredSource } from '../workers/offload-worker.js';
 import { requestSlot } from './request-slot.js';
 
@@ -158,22 +157,22 @@ export function readBody(payload: NodeJS.ReadableStream, limit: number, declared
   });
 }
 
-export function registerJsonParser(app: FastifyInstance, deps: AppDeps): void {
+/** The JSON parser's dependencies: the body and structure limits, and the executor's body offload. */
+export interface JsonParserDeps extends ConfigSlice<'server' | 'limits'> {
+  readonly offload: Pick<BodyOffload, 'parseBody'>;
+}
+
+export function registerJsonParser(app: FastifyInstance, deps: JsonParserDeps): void {
   const limits = jsonLimits(deps.config);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: NodeJS.ReadableStream) => {
     const bytes = await readBody(payload, request.routeOptions.bodyLimit ?? deps.config.server.body_limit_bytes, request.headers['content-length']);
     const size = bytes.length;
     if (size === 0) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
-    if (deps.offload.offloads(size)) {
-      // The bytes are copied to the worker (a memcpy), never decoded or parsed here.
-      const parsed = await deps.offload.run({
-        op: 'parse',
-        body: bytes,
-        limits,
-        defer: request.routeOptions.config.deferDocuments === true ? DEFERRABLE : [],
-        fingerprintPrefix: fingerprintPrefix(request),
-      });
+    // Small: decoded here; large: decoded, parsed and fingerprinted on a worker (the executor decides).
+    const run = deps.offload.parseBody(bytes, () => ({ defer: request.routeOptions.config.deferDocuments === true ? DEFERRABLE : [], fingerprintPrefix: fingerprintPrefix(request) }));
+    if (run.where === 'worker') {
+      const parsed = await run.parsed;
       rawBodies.set(request, { bytes: size, fingerprint: parsed.fingerprint, ...(parsed.deferred.length > 0 ? { raw: bytes } : {}) });
       if (parsed.deferred.length === 0) return parsed.value;
       // The large documents stay raw: the handler hands them to the worker that processes them.
@@ -182,7 +181,7 @@ export function registerJsonParser(app: FastifyInstance, deps: AppDeps): void {
       deferredFields.set(request, new Set(parsed.deferred));
       return value;
     }
-    const text = decodeUtf8(bytes, 'body');
+    const text = run.text;
     rawBodies.set(request, { bytes: size, text });
     return parseJsonBounded(text, limits);
   });

@@ -34,7 +34,8 @@ import { authenticatedPrincipal, type Principal } from '../auth/principal.js';
 import type { TenantRateLimitSettings } from '@veil/common';
 import { factsOf } from '../audit/facts.js';
 import type { RateLimitConfig, VeilConfig } from '../config/index.js';
-import type { AppDeps } from '../deps.js';
+import type { ConfigSlice } from '../config/index.js';
+import type { ReloadManager } from '../reload/manager.js';
 import { retryAfterSeconds, TokenBucketTable, type BucketLimits } from '../domain/ratelimit/token-bucket.js';
 import { bodySize } from './json.js';
 
@@ -157,7 +158,13 @@ function declaredLength(request: FastifyRequest): number | undefined {
  * Install the limiter's root onRequest hook. Call right after registerAuth (the hook reads the
  * principal the auth hook stored). Returns the limiter, or undefined when rate_limit is off.
  */
-export function registerRateLimit(app: FastifyInstance, deps: AppDeps): RateLimiter | undefined {
+/** The limiter's dependencies: its settings, the clock, and the tenants' live rate-limit settings. */
+export interface RateLimitDeps extends ConfigSlice<'rate_limit' | 'tenants'> {
+  readonly now: () => number;
+  readonly reload: Pick<ReloadManager, 'tenants'>;
+}
+
+export function registerRateLimit(app: FastifyInstance, deps: RateLimitDeps): RateLimiter | undefined {
   const config = deps.config;
   if (!config.rate_limit.enabled) return undefined;
   const limiter = new RateLimiter(deps.now);

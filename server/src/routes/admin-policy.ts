@@ -16,7 +16,8 @@ import { Type, type Static } from 'typebox';
 import { MAX_POLICY_FILE_BYTES, VeilError } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../auth/principal.js';
-import { policiesFor, type AppDeps } from '../deps.js';
+import type { ReloadManager } from '../reload/manager.js';
+import { policiesFor, type PolicyHolder } from '../services/policies.js';
 import { auditFacts } from '../audit/facts.js';
 import { recordIntent } from '../plugins/audit.js';
 import { INLINE_FILE_NAME, MAX_DIRECTORY_LENGTH, MAX_INLINE_FILES } from '../reload/policies.js';
@@ -42,7 +43,13 @@ const ValidateBodySchema = Type.Object(
 
 type ValidateBody = Static<typeof ValidateBodySchema>;
 
-export function adminPolicyRoutes(deps: AppDeps) {
+/** The policy set and the reload manager (validate, reload, what is configured). */
+export interface AdminPolicyDeps {
+  readonly policies: PolicyHolder;
+  readonly reload: Pick<ReloadManager, 'tenants' | 'policies' | 'reloadPolicies' | 'configured'>;
+}
+
+export function adminPolicyRoutes(deps: AdminPolicyDeps) {
   return function register(app: FastifyInstance): void {
     app.post<{ Body: ValidateBody }>(
       '/v1/admin/policy/validate',

@@ -7,11 +7,10 @@ import { isVeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { auditFacts } from '../audit/facts.js';
 import type { UseCases } from '../compose.js';
-import type { AppDeps } from '../deps.js';
 import { RawJson, serializeSliced, withLeadingFields, type Slicer } from '../services/offload.js';
 import { withHandle } from '../services/state.js';
 import { batchItemFields } from '../services/transform.js';
-import { callOf, effectiveContext, ms, patternSet, policyFact, principalOf, traceIdOf } from './common.js';
+import { callOf, effectiveContext, ms, patternSet, policyFact, principalOf, traceIdOf, type CallerDeps, type ConfigSlice } from './common.js';
 import { DEFAULT_THRESHOLD, includeValues } from './detect.js';
 import {
   batchDetectBodySchema,
@@ -54,7 +53,7 @@ async function batchAnswer(slicer: Slicer, results: readonly ItemResult[], stats
   return serializeSliced(slicer, '{"results":[', items, `],"stats":${JSON.stringify(stats)}}`);
 }
 
-export function batchRoutes(deps: AppDeps, useCases: UseCases) {
+export function batchRoutes(deps: CallerDeps & ConfigSlice<'auth' | 'limits' | 'detect'>, useCases: Pick<UseCases, 'scopeOf' | 'executor' | 'batch' | 'detect'>) {
   return function register(app: FastifyInstance): void {
     const maxItems = deps.config.limits.max_batch_size;
 

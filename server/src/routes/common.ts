@@ -6,19 +6,30 @@ import { factSink } from '../audit/facts.js';
 import { principalOf, type Principal } from '../auth/principal.js';
 import type { UseCases } from '../compose.js';
 import type { UseCaseCall } from '../usecases/transform.js';
-import type { AppDeps } from '../deps.js';
+import type { ConfigSlice } from '../config/index.js';
 import { compileCustomPatterns, type CompiledPattern } from '../domain/detect/index.js';
 import { DEFAULT_DESTINATION, type Caller } from '../domain/policy/index.js';
 import { utf16ToCodePoints } from '../domain/text/codepoints.js';
 import type { CustomPattern, RequestContext } from '../domain/types.js';
-import type { LoadedPolicy } from '../services/policies.js';
+import type { LoadedPolicy, PolicyHolder } from '../services/policies.js';
 import { jsonPayload, type JsonText } from '../services/json-text.js';
 
 // The principal comes from the auth layer's root onRequest hook (plugins/auth.ts).
 export { ALL_SCOPES, principalOf, type Principal } from '../auth/principal.js';
 
+export type { ConfigSlice } from '../config/index.js';
+
+/**
+ * What every adapter that turns a body into a command reads: the auth mode (in dev mode caller
+ * fields come from the body) and the policy set in force (a policy name is recorded only when
+ * it is loaded).
+ */
+export interface CallerDeps extends ConfigSlice<'auth'> {
+  readonly policies: PolicyHolder;
+}
+
 /** In dev mode the caller role and purpose come from the body; otherwise from the credential. */
-export function callerOf(deps: AppDeps, principal: Principal, context: RequestContext | undefined): Caller {
+export function callerOf(deps: ConfigSlice<'auth'>, principal: Principal, context: RequestContext | undefined): Caller {
   if (deps.config.auth.mode === 'dev') {
     return {
       ...(context?.caller_role !== undefined ? { role: context.caller_role } : {}),
@@ -32,7 +43,7 @@ export function callerOf(deps: AppDeps, principal: Principal, context: RequestCo
 }
 
 /** The request context with caller fields taken from the credential outside dev mode. */
-export function effectiveContext(deps: AppDeps, principal: Principal, context: RequestContext | undefined): RequestContext {
+export function effectiveContext(deps: ConfigSlice<'auth'>, principal: Principal, context: RequestContext | undefined): RequestContext {
   const caller = callerOf(deps, principal, context);
   return {
     // A caller that omits the destination is treated as sending to an external model, so
@@ -88,7 +99,7 @@ export function codePointSpans(text: string, spans: readonly { start: number; en
  * name, or `<unknown>`. An unknown name is raw caller input (it could be anything, a value
  * included), so it is never recorded.
  */
-export function policyFact(deps: AppDeps, name: string | undefined): { policy?: string } {
+export function policyFact(deps: Pick<CallerDeps, 'policies'>, name: string | undefined): { policy?: string } {
   if (name === undefined) return {};
   return { policy: deps.policies.registry.has(name) ? name : '<unknown>' };
 }

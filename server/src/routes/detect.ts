@@ -4,16 +4,15 @@ import { VeilError } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
 import { auditFacts } from '../audit/facts.js';
 import type { UseCases } from '../compose.js';
-import type { AppDeps } from '../deps.js';
 import { checkRequestedTypes } from '../domain/catalog.js';
 import { DEFAULT_THRESHOLD } from '../services/detect.js';
-import { callOf, ms, patternSet, principalOf, sendJson } from './common.js';
+import { callOf, ms, patternSet, principalOf, sendJson, type ConfigSlice } from './common.js';
 import { DetectBodySchema, DetectResponseSchema, type DetectBody } from './schemas.js';
 
 export { DEFAULT_THRESHOLD };
 
 /** interface.md 4.5: false suppresses; true needs detect_values; omitted uses the server default. */
-export function includeValues(deps: AppDeps, scopes: ReadonlySet<string>, requested: boolean | undefined): boolean {
+export function includeValues(deps: ConfigSlice<'detect'>, scopes: ReadonlySet<string>, requested: boolean | undefined): boolean {
   if (requested === false) return false;
   const allowed = scopes.has('detect_values') || scopes.has('admin');
   if (requested === true) {
@@ -23,7 +22,7 @@ export function includeValues(deps: AppDeps, scopes: ReadonlySet<string>, reques
   return deps.config.detect.include_values_default && allowed;
 }
 
-export function detectRoutes(deps: AppDeps, useCases: UseCases) {
+export function detectRoutes(deps: ConfigSlice<'detect'>, useCases: Pick<UseCases, 'scopeOf' | 'detect'>) {
   return function register(app: FastifyInstance): void {
     app.post<{ Body: DetectBody }>(
       '/v1/detect',

@@ -16,12 +16,29 @@
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import type { WorkerReport } from '../cluster/ipc.js';
-import { policiesFor, type AppDeps } from '../deps.js';
+import type { AuditSink } from '../audit/sink.js';
+import type { ClusterLink } from '../cluster/worker.js';
+import type { ReloadManager } from '../reload/manager.js';
+import { policiesFor, type PolicyHolder } from '../services/policies.js';
 import { policyHash, policySetHash } from '../reload/policies.js';
-import { principalOf } from './common.js';
+import { principalOf, type ConfigSlice } from './common.js';
+
+/** What the reports read: the loaded sets (policies, rings, keys, tenant settings), the settings they show, the process. */
+export interface DiagnosticsDeps
+  extends ConfigSlice<'detector' | 'session' | 'revocation_backend' | 'replay_backend' | 'idempotency' | 'audit' | 'auth' | 'rate_limit' | 'prompt_security' | 'output_protection' | 'policy' | 'server'> {
+  readonly policies: PolicyHolder;
+  readonly reload: Pick<ReloadManager, 'keyRing' | 'tenantKeyRings' | 'apiKeys' | 'tenants' | 'lastOutcome' | 'policies'>;
+  readonly version: string;
+  readonly now: () => number;
+  readonly startedAtMs: number;
+  readonly audit?: Pick<AuditSink, 'backend'> | undefined;
+  /** Set when spans are exported (tracing.ts); only its presence is reported. */
+  readonly tracer?: unknown;
+  readonly cluster?: ClusterLink | undefined;
+}
 
 /** The fields every worker reports (and a single process reports once). */
-export function loadedState(deps: AppDeps): Record<string, unknown> {
+export function loadedState(deps: Pick<DiagnosticsDeps, 'policies' | 'reload'>): Record<string, unknown> {
   const registry = deps.policies.registry;
   return {
     policy_set_hash: policySetHash(registry),
@@ -33,11 +50,11 @@ export function loadedState(deps: AppDeps): Record<string, unknown> {
 }
 
 /** This worker's report for the primary's collection. */
-export function workerReport(deps: AppDeps, workerId: number): WorkerReport {
+export function workerReport(deps: Pick<DiagnosticsDeps, 'policies' | 'reload'>, workerId: number): WorkerReport {
   return { worker_id: workerId, pid: process.pid, ...loadedState(deps) };
 }
 
-export function diagnosticsOf(deps: AppDeps): Record<string, unknown> {
+export function diagnosticsOf(deps: DiagnosticsDeps): Record<string, unknown> {
   const config = deps.config;
   const registry = deps.policies.registry;
   const reload = deps.reload;
@@ -87,7 +104,7 @@ function tenantLoadedState(report: Record<string, unknown>, tenant: string): Rec
 }
 
 /** The report a tenant-bound admin gets (see the header). */
-export function tenantDiagnostics(deps: AppDeps, tenant: string): Record<string, unknown> {
+export function tenantDiagnostics(deps: DiagnosticsDeps, tenant: string): Record<string, unknown> {
   const config = deps.config;
   const registry = policiesFor(deps, tenant);
   const visible = registry.allowed;
@@ -117,7 +134,7 @@ export function tenantDiagnostics(deps: AppDeps, tenant: string): Record<string,
   };
 }
 
-export function diagnosticsRoutes(deps: AppDeps) {
+export function diagnosticsRoutes(deps: DiagnosticsDeps) {
   return function register(app: FastifyInstance): void {
     app.get('/v1/diagnostics', { config: { scope: 'admin' } }, async (request) => {
       const principal: Principal = principalOf(request);

@@ -1,34 +1,24 @@
 // File and image routes (interface.md 4.18, 4.19; decisions.md 5): POST /v1/transform/file,
-// /v1/rehydrate/file, /v1/transform/image and /v1/redact/image. Multipart bodies are streamed
-// with a hard size cap (file_upload.max_size_bytes: 413 the moment the cap is passed, nothing
-// buffered beyond it); parsing runs on the bounded file pool (services/files.ts), OCR on the
-// tesseract workers (services/ocr.ts), pixels in sharp (services/images.ts). Detection, policy,
-// tokenization, sessions, the deny list and revocations are the transform and rehydrate use
-// cases (usecases/), so a file is protected exactly like the same text sent to /v1/transform. Filenames
-// and part Content-Types are client data: they are hints for format detection only, and are
-// never logged or echoed.
+// /v1/rehydrate/file, /v1/transform/image and /v1/redact/image, thin adapters. Multipart bodies
+// are streamed with a hard size cap (file_upload.max_size_bytes: 413 the moment the cap is
+// passed, nothing buffered beyond it) and their text fields validated like the JSON routes'
+// schemas; the work is the files use case (usecases/files.ts: extraction on the file pool, OCR,
+// the transform and rehydrate use cases, re-assembly). Filenames and part Content-Types are
+// client data: they are hints for format detection only, and are never logged or echoed.
 import multipart from '@fastify/multipart';
 import { RESTORE_MODES, VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { auditFacts } from '../audit/facts.js';
 import type { UseCases } from '../compose.js';
-import type { AppDeps } from '../deps.js';
-import { CONTENT_TYPES, FILE_EXTENSIONS, serializeJson, type FileHint } from '../files/formats.js';
-import { createFilePool, type FilePool } from '../services/files.js';
-import { alignSpans, layoutText, placeSpan, prepareImage, redactImage, type PixelBox } from '../services/images.js';
-import { createOcrEngine, type OcrEngine } from '../services/ocr.js';
-import { withHandle } from '../services/state.js';
-import type { TransformResponse } from '../services/transform.js';
-import { ringMaterialOf } from '../usecases/executor.js';
+import type { ConfigSlice } from '../config/index.js';
+import { CONTENT_TYPES, FILE_EXTENSIONS, type FileHint } from '../files/formats.js';
 import { decodeLatin1Field } from '../domain/text/utf8.js';
-import { jsonLimits } from '../plugins/json.js';
 import { VEIL_HEADERS } from '../plugins/response-headers.js';
 import type { RestoreMode } from '../domain/types.js';
-import { callOf, fingerprint, ms, policyFact, principalOf } from './common.js';
+import { callOf, fingerprint, policyFact, principalOf, type CallerDeps } from './common.js';
 import { rehydrateCommandOf, type RehydrateParams } from './rehydrate.js';
 import { LabelSchema, LanguageSchema } from './schemas.js';
 import { commandOf } from './transform.js';
-import { jsonString } from '../services/json-text.js';
 
 /** Multipart field names are echoed in errors only when they look like identifiers. */
 const SAFE_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -160,36 +150,9 @@ function rehydrateFields(upload: Upload): { session_state?: string; session_id?:
   };
 }
 
-/** Add top-level fields to a serialized JSON object, and one stat to its `stats` object. */
-function spliceResponse(body: string, extra: Record<string, unknown>, stat: [string, number]): string {
-  // In serialized JSON a quote inside a string is always escaped, so the first unescaped
-  // `"stats":{` is the top-level stats object of the transform response.
-  const marker = '"stats":{';
-  const at = body.indexOf(marker);
-  const withStat = at < 0 ? body : `${body.slice(0, at + marker.length)}${JSON.stringify(stat[0])}:${stat[1]},${body.slice(at + marker.length)}`;
-  const fields = Object.entries(extra)
-    .map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`)
-    .join(',');
-  return `${withStat.slice(0, -1)},${fields}}`;
-}
-
-interface ImageRun {
-  readonly image: Awaited<ReturnType<typeof prepareImage>>;
-  readonly layout: ReturnType<typeof layoutText>;
-  readonly ocrMs: number;
-}
-
-export function fileRoutes(deps: AppDeps, useCases: UseCases) {
+export function fileRoutes(deps: CallerDeps & ConfigSlice<'auth' | 'file_upload' | 'server'>, useCases: Pick<UseCases, 'scopeOf' | 'files' | 'rehydrate'>) {
   return async function register(app: FastifyInstance): Promise<void> {
     const limits = deps.config.file_upload;
-    const ownsFiles = deps.files === undefined;
-    const ownsOcr = deps.ocr === undefined;
-    const files: FilePool = deps.files ?? createFilePool({ limits, json: jsonLimits(deps.config) });
-    const ocr: OcrEngine = deps.ocr ?? createOcrEngine(deps.config.ocr, (message) => app.log.warn(message));
-    app.addHook('onClose', async () => {
-      if (ownsFiles) await files.close();
-      if (ownsOcr) await ocr.close();
-    });
     // Multipart for these routes only; the size cap is applied per request in readUpload.
     await app.register(multipart, { limits: { fileSize: limits.max_size_bytes, files: 1 } });
     // Any other body type is refused here without being read (JSON is parsed by the root
@@ -198,51 +161,24 @@ export function fileRoutes(deps: AppDeps, useCases: UseCases) {
       done(new VeilError('VEIL_UNSUPPORTED_MEDIA_TYPE', 'unsupported Content-Type; send multipart/form-data'), undefined);
     });
 
-    /** OCR an upload: probe and decode within the pixel limit, then recognize. */
-    const recognize = async (bytes: Buffer): Promise<ImageRun> => {
-      const image = await prepareImage(bytes, limits.max_pixels);
-      const started = performance.now();
-      const page = await ocr.recognize(image.ocrInput);
-      return { image, layout: layoutText(page), ocrMs: ms(started) };
-    };
-
-    const requireOcr = (): void => {
-      if (ocr.engine === 'none') throw new VeilError('VEIL_OCR_UNAVAILABLE', 'no OCR engine is available on this server', 'ocr.engine is none');
+    /** The upload of a transforming route and its command; the policy named is on record before anything can fail. */
+    const transformUpload = async (request: FastifyRequest, fileField: 'file' | 'image') => {
+      const upload = await readUpload(request, fileField, ['policy', 'language'], limits.max_size_bytes);
+      const fields = transformFields(upload);
+      auditFacts(request, policyFact(deps, fields.policy));
+      return { upload, command: commandOf(deps, fields, principalOf(request)) };
     };
 
     app.post('/v1/transform/file', { config: { scope: 'transform' } }, async (request, reply) => {
-      const principal = principalOf(request);
-      const upload = await readUpload(request, 'file', ['policy', 'language'], limits.max_size_bytes);
-      const fields = transformFields(upload);
-      auditFacts(request, policyFact(deps, fields.policy));
-      // Read before the bytes move to the parsing thread (their view is detached then).
-      const size = upload.bytes.length;
-      const started = performance.now();
-      const extracted = await files.extract(upload.bytes, upload.hint);
-      const extractionMs = ms(started);
-      const extra = { original_format: extracted.format, original_size: size, ...(extracted.format === 'pdf' && extracted.pages !== undefined ? { pages: extracted.pages } : {}) };
-      const logFields = { event: 'file_transform_completed', format: extracted.format, size };
-      const call = callOf(useCases, request);
-      if (extracted.format === 'json') {
-        const command = commandOf(deps, { input_json: extracted.value, ...fields }, principal);
-        const done = await useCases.transform.structured(call, command, { kind: 'json', value: extracted.value });
-        // A worker's body is parsed back: the document is bounded by the limits the upload passed.
-        const response = done.json !== undefined ? (JSON.parse(done.json.map(jsonString).join('')) as Record<string, unknown>) : done.object;
+      const { upload, command } = await transformUpload(request, 'file');
+      const done = await useCases.files.transformFile(callOf(useCases, request), command, upload);
+      const logFields = { event: 'file_transform_completed', format: done.format, size: done.size };
+      if (done.object !== undefined) {
         request.log.info(logFields, 'file_transform_completed');
-        const stats = response.stats as Record<string, unknown>;
-        return {
-          ...response,
-          // The tokenized document, written the way the uploaded one was.
-          safe_text: serializeJson(response.safe_json, extracted.indent, extracted.text.endsWith('\n')),
-          stats: { ...stats, extraction_time_ms: extractionMs },
-          ...extra,
-        };
+        return done.object;
       }
-      const command = commandOf(deps, { input: extracted.text, ...fields }, principal);
-      const done = await useCases.transform.text(call, command, extracted.text);
-      request.log.info({ ...logFields, trace_id: fingerprint(command.traceId), offloaded: done.serialized !== undefined }, 'file_transform_completed');
-      const serialized = done.serialized !== undefined ? jsonString(done.serialized) : JSON.stringify(done.response);
-      return reply.type('application/json; charset=utf-8').send(withHandle(spliceResponse(serialized, extra, ['extraction_time_ms', extractionMs]), done.handle));
+      request.log.info({ ...logFields, trace_id: fingerprint(done.traceId), offloaded: done.offloaded }, 'file_transform_completed');
+      return reply.type('application/json; charset=utf-8').send(done.body);
     });
 
     app.post('/v1/rehydrate/file', { config: { scope: 'rehydrate' } }, async (request, reply) => {
@@ -252,17 +188,7 @@ export function fileRoutes(deps: AppDeps, useCases: UseCases) {
       const params = rehydrateFields(upload);
       const call = callOf(useCases, request);
       const base = await useCases.rehydrate.request(call, rehydrateCommandOf(deps, principal, params as RehydrateParams), '');
-      // Open, deny list and revocations on the event loop, exactly as /v1/rehydrate does.
-      const opened = await useCases.rehydrate.openHere(call, base);
-      const restored = await files.rehydrate(upload.bytes, upload.hint, {
-        request: { ...base, revokedIds: opened.revokedIds },
-        ring: ringMaterialOf(call.scope.keyRing),
-        policies: call.scope.registry.snapshot(),
-        templates: deps.config.restore_templates,
-        outputProtection: opened.env.outputProtection,
-        nowMs: call.scope.nowMs,
-      });
-      auditFacts(request, { entity_count: restored.tokensResolved, ...(restored.outputGuard !== undefined ? { output_guard: restored.outputGuard.triggered } : {}) });
+      const restored = await useCases.files.rehydrateFile(call, base, upload);
       request.log.info(
         { event: 'file_rehydrate_completed', format: restored.format, trace_id: fingerprint(base.traceId ?? ''), resolved: restored.tokensResolved, unresolved: restored.tokensUnresolved.length },
         'file_rehydrate_completed',
@@ -278,59 +204,19 @@ export function fileRoutes(deps: AppDeps, useCases: UseCases) {
     });
 
     app.post('/v1/transform/image', { config: { scope: 'transform' } }, async (request) => {
-      requireOcr();
-      const principal = principalOf(request);
-      const upload = await readUpload(request, 'image', ['policy', 'language'], limits.max_size_bytes);
-      const fields = transformFields(upload);
-      auditFacts(request, policyFact(deps, fields.policy));
-      const { image, layout, ocrMs } = await recognize(upload.bytes);
-      const command = commandOf(deps, { input: layout.text, ...fields }, principal);
-      const done = await useCases.transform.text(callOf(useCases, request), command, layout.text);
-      // OCR text of one image is small; a worker-serialized body is parsed back to add boxes.
-      const response = done.response ?? (JSON.parse(jsonString(done.serialized ?? '{}')) as TransformResponse);
-      const spans = alignSpans(layout.text, done.input, response.entities.map((entity) => entity.span));
-      const entities = response.entities.map((entity, index) => {
-        const placement = placeSpan(layout.words, spans[index]!);
-        return placement === undefined ? entity : { ...entity, bbox: placement.bbox, boxes: placement.boxes, ocr_confidence: placement.ocrConfidence };
-      });
-      request.log.info({ event: 'image_transform_completed', format: image.format, trace_id: fingerprint(command.traceId), entities: entities.length }, 'image_transform_completed');
-      return {
-        ...response,
-        entities,
-        ...done.handle,
-        ocr: { engine: ocr.engine, mean_confidence: layout.meanConfidence },
-        image: { format: image.format, width: image.width, height: image.height },
-        stats: { ...response.stats, ocr_time_ms: ocrMs },
-      };
+      useCases.files.requireOcr();
+      const { upload, command } = await transformUpload(request, 'image');
+      const done = await useCases.files.transformImage(callOf(useCases, request), command, upload.bytes);
+      request.log.info({ event: 'image_transform_completed', format: done.format, trace_id: fingerprint(command.traceId), entities: done.entityCount }, 'image_transform_completed');
+      return done.response;
     });
 
     app.post('/v1/redact/image', { config: { scope: 'transform' } }, async (request, reply) => {
-      requireOcr();
-      const principal = principalOf(request);
-      const upload = await readUpload(request, 'image', ['policy', 'language'], limits.max_size_bytes);
-      const fields = transformFields(upload);
-      auditFacts(request, policyFact(deps, fields.policy));
-      const { image, layout } = await recognize(upload.bytes);
-      // The transform's detection and policy decisions, without keeping a session: nothing
-      // here is ever rehydrated, so no session state is returned or stored.
-      const command = commandOf(deps, { input: layout.text, ...fields }, principal);
-      const run = await useCases.transform.runText(callOf(useCases, request), command, layout.text);
-      // OCR text of one image is small; a worker-serialized body is parsed back to place boxes.
-      const response = run.where === 'inline' ? run.outcome.response : (JSON.parse(jsonString(run.outcome.body)) as TransformResponse);
-      const boxes: PixelBox[] = [];
-      for (const span of alignSpans(layout.text, run.input, response.entities.map((entity) => entity.span))) {
-        const placement = placeSpan(layout.words, span);
-        // Every entity must be located, or the PNG would go out with a value still visible.
-        if (placement === undefined) throw new VeilError('VEIL_INTERNAL', undefined, 'redaction box not found');
-        boxes.push(...placement.boxes);
-      }
-      const png = await redactImage(image, boxes);
-      request.log.info({ event: 'image_redact_completed', format: image.format, regions: boxes.length }, 'image_redact_completed');
-      return reply
-        .type('image/png')
-        .header(VEIL_HEADERS.regionsRedacted, String(boxes.length))
-        .header(VEIL_HEADERS.entitiesRedacted, String(response.entities.length))
-        .send(png);
+      useCases.files.requireOcr();
+      const { upload, command } = await transformUpload(request, 'image');
+      const redacted = await useCases.files.redactImage(callOf(useCases, request), command, upload.bytes);
+      request.log.info({ event: 'image_redact_completed', format: redacted.format, regions: redacted.regions }, 'image_redact_completed');
+      return reply.type('image/png').header(VEIL_HEADERS.regionsRedacted, String(redacted.regions)).header(VEIL_HEADERS.entitiesRedacted, String(redacted.entities)).send(redacted.png);
     });
   };
 }

@@ -7,9 +7,16 @@
 // a counter reset.
 import { VeilError } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../deps.js';
+import type { ClusterLink } from '../cluster/worker.js';
+import type { VeilMetrics } from '../metrics/registry.js';
 
-export function metricsRoutes(deps: AppDeps) {
+/** This process's metrics, and the channel to the primary that merges every worker's. */
+export interface MetricsRouteDeps {
+  readonly metrics: VeilMetrics;
+  readonly cluster?: ClusterLink | undefined;
+}
+
+export function metricsRoutes(deps: MetricsRouteDeps) {
   return function register(app: FastifyInstance): void {
     // A scrape is never charged to the caller's rate limit (plugins/rate-limit.ts).
     app.get('/metrics', { config: { scope: 'platform_admin', rateLimit: false } }, async (_request, reply) => {

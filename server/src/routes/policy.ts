@@ -2,12 +2,12 @@
 import { checkRequestedTypes, CUSTOM_TYPE_PREFIX, entityInfo, isCustomType } from '../domain/catalog.js';
 import type { FastifyInstance } from 'fastify';
 import { auditFacts } from '../audit/facts.js';
-import { policiesFor, type AppDeps } from '../deps.js';
+import { policiesFor, type TenantPolicySource } from '../services/policies.js';
 import type { RestoreMode } from '../domain/types.js';
-import { callerOf, effectiveContext, principalOf } from './common.js';
+import { callerOf, effectiveContext, principalOf, type CallerDeps } from './common.js';
 import { EvaluatePolicyBodySchema, type EvaluatePolicyBody } from './schemas.js';
 
-export function policyRoutes(deps: AppDeps) {
+export function policyRoutes(deps: CallerDeps & TenantPolicySource) {
   return function register(app: FastifyInstance): void {
     app.post<{ Body: EvaluatePolicyBody }>('/v1/evaluate-policy', { schema: { body: EvaluatePolicyBodySchema }, config: { scope: 'policy' } }, (request) => {
       const body = request.body;

@@ -18,7 +18,6 @@ import { Type, type Static } from 'typebox';
 import { auditFacts, recordIntent } from '../audit/index.js';
 import type { NerLog } from '../services/ner.js';
 import type { UseCases } from '../compose.js';
-import type { AppDeps } from '../deps.js';
 import { CHUNKING_STRATEGIES, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../domain/rag/chunking.js';
 import { ClassificationLattice } from '../domain/rag/classification.js';
 import { validationMessage } from '../plugins/errors.js';
@@ -32,7 +31,7 @@ import {
 } from '../services/rag.js';
 import { withHandle } from '../services/state.js';
 import { RawJson, serializeSliced } from '../services/offload.js';
-import { callerOf, effectiveContext, fingerprint, principalOf, type Principal } from './common.js';
+import { callerOf, effectiveContext, fingerprint, principalOf, type CallerDeps, type ConfigSlice, type Principal } from './common.js';
 import { scopeOf } from './revoke.js';
 import { ContextSchema, LabelSchema, LanguageSchema, OutputGuardSchema, PolicyNameSchema, PromptSecuritySchema, SessionStateSchema } from './schemas.js';
 
@@ -199,17 +198,17 @@ const DeleteResponseSchema = Type.Object({
 });
 
 /** Ingest stores values where the caller's vector store is: policy rules see destination vector_store. */
-function ingestScope(deps: AppDeps, principal: Principal): RagScope {
+function ingestScope(deps: ConfigSlice<'auth'>, principal: Principal): RagScope {
   return { tenant: principal.tenant, context: effectiveContext(deps, principal, { destination: 'vector_store' }) };
 }
 
 /** Queries and contexts go to the model: destination external_llm (the default). */
-function modelScope(deps: AppDeps, principal: Principal): RagScope {
+function modelScope(deps: ConfigSlice<'auth'>, principal: Principal): RagScope {
   return { tenant: principal.tenant, context: effectiveContext(deps, principal, undefined) };
 }
 
 /** The caller's clearance rank (see the header): the credential's level, lowered by `requested`. */
-function clearanceOf(deps: AppDeps, principal: Principal, requested: string | undefined): number {
+function clearanceOf(deps: ConfigSlice<'auth' | 'rag'>, principal: Principal, requested: string | undefined): number {
   const lattice = new ClassificationLattice(deps.config.rag.classification_levels);
   return lattice.clearanceRank({ unrestricted: deps.config.auth.mode === 'dev', credential: principal.accessLevel }, requested);
 }
@@ -251,7 +250,7 @@ function answer(reply: FastifyReply, result: Record<string, unknown> | string): 
   return typeof result === 'string' ? reply.type('application/json; charset=utf-8').send(result) : result;
 }
 
-export function ragRoutes(deps: AppDeps, useCases: UseCases) {
+export function ragRoutes(deps: CallerDeps & ConfigSlice<'auth' | 'rag' | 'limits'>, useCases: Pick<UseCases, 'scopeOf' | 'executor' | 'rag'>) {
   const ingest = async (body: IngestBody, principal: Principal, log: NerLog, large = false): Promise<{ result: Record<string, unknown> | string; sealed: Sealed<IngestResponse> }> => {
     const sealed = await useCases.rag.ingest(
       {

@@ -6,17 +6,16 @@ import { VeilError } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
 import { auditFacts } from '../audit/facts.js';
 import type { UseCases } from '../compose.js';
-import type { AppDeps } from '../deps.js';
 import { deferredSource } from '../plugins/json.js';
 import type { RehydrateCommand } from '../usecases/rehydrate.js';
-import { callerOf, callOf, fingerprint, principalOf, sendJson, traceIdOf, type Principal } from './common.js';
+import { callerOf, callOf, type ConfigSlice, fingerprint, principalOf, sendJson, traceIdOf, type Principal } from './common.js';
 import { RehydrateAnyBodySchema, RehydrateResponseSchema, type RehydrateAnyBody, type RehydrateBody } from './schemas.js';
 
 /** The rehydrate parameters without the output (the ndjson stream sends output as deltas). */
 export type RehydrateParams = Omit<RehydrateBody, 'output'>;
 
 /** Rehydrate parameters as the use case's command (the caller from the credential outside dev mode). */
-export function rehydrateCommandOf(deps: AppDeps, principal: Principal, params: RehydrateParams): RehydrateCommand {
+export function rehydrateCommandOf(deps: ConfigSlice<'auth'>, principal: Principal, params: RehydrateParams): RehydrateCommand {
   return {
     sessionState: params.session_state,
     sessionId: params.session_id,
@@ -28,7 +27,7 @@ export function rehydrateCommandOf(deps: AppDeps, principal: Principal, params: 
   };
 }
 
-export function rehydrateRoutes(deps: AppDeps, useCases: UseCases) {
+export function rehydrateRoutes(deps: ConfigSlice<'auth'>, useCases: Pick<UseCases, 'scopeOf' | 'rehydrate'>) {
   return function register(app: FastifyInstance): void {
     app.post<{ Body: RehydrateAnyBody }>(
       '/v1/rehydrate',

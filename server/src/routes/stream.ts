@@ -26,7 +26,6 @@ import { VeilError } from '@veil/common';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { auditFacts } from '../audit/facts.js';
 import type { UseCases } from '../compose.js';
-import type { AppDeps } from '../deps.js';
 import { splitSegments } from '../domain/stream/index.js';
 import { parseJsonBounded, type JsonStructureLimits } from '../domain/json-depth.js';
 import { invalidUtf8, strictUtf8Decoder } from '../domain/text/utf8.js';
@@ -36,7 +35,7 @@ import type { RehydrateResponse } from '../services/rehydrate.js';
 import { transformFrames } from '../services/frames.js';
 import type { RestoreStream } from '../usecases/stream.js';
 import type { TransformResponse } from '../services/transform.js';
-import { callOf, fingerprint, policyFact, principalOf } from './common.js';
+import { callOf, fingerprint, policyFact, principalOf, type CallerDeps, type ConfigSlice } from './common.js';
 import { rehydrateCommandOf, type RehydrateParams } from './rehydrate.js';
 import { runSseStream, untilAborted, type SseWriter } from './sse.js';
 import { RehydrateBodySchema, RehydrateParamsSchema, TransformBodySchema, type RehydrateBody, type TransformBody } from './schemas.js';
@@ -46,7 +45,7 @@ import { jsonString } from '../services/json-text.js';
 export const NDJSON = 'application/x-ndjson';
 
 /** Longest single ndjson line, in UTF-16 units (a delta, or the parameters line). */
-export function maxLineLength(deps: AppDeps): number {
+export function maxLineLength(deps: ConfigSlice<'server'>): number {
   return deps.config.server.body_limit_bytes;
 }
 
@@ -91,7 +90,7 @@ function deltaOf(line: string, limits: JsonStructureLimits): string {
   return delta;
 }
 
-export function streamRoutes(deps: AppDeps, useCases: UseCases) {
+export function streamRoutes(deps: CallerDeps & ConfigSlice<'auth' | 'server' | 'limits'>, useCases: Pick<UseCases, 'scopeOf' | 'transform' | 'rehydrate' | 'openRestoreStream'>) {
   /** The full text transform of /v1/transform, with its store checks; nothing sent yet. */
   const transformWhole = async (request: FastifyRequest<{ Body: TransformBody }>) => {
     const body = request.body;

@@ -5,8 +5,12 @@
 // leave the load balancer's rotation.
 import { BUILTIN_CHANNELS, RESTORE_MODES } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
-import type { NerAvailability } from '../clients/ner.js';
-import type { AppDeps } from '../deps.js';
+import type { AuditSink } from '../audit/sink.js';
+import type { NerClient, NerAvailability } from '../clients/ner.js';
+import type { ReloadManager } from '../reload/manager.js';
+import type { PolicyHolder } from '../services/policies.js';
+import type { AppStores } from '../stores/types.js';
+import type { ConfigSlice } from './common.js';
 import { ENTITY_CATALOG } from '../domain/catalog.js';
 import { BUILTIN_REGEX_TYPES } from '../domain/detect/index.js';
 import { ABSTRACT_LANGUAGES } from '../domain/restore/index.js';
@@ -20,8 +24,20 @@ export const STORE_PING_TIMEOUT_MS = 500;
 /** How long a store ping's answer is reused: probes every second cost one ping per second at most. */
 export const STORE_PING_CACHE_MS = 1000;
 
+/** What the probes, health and capabilities read: the loaded state, the stores, the sidecar, the audit sink. */
+export interface SystemDeps extends ConfigSlice<'detector' | 'audit' | 'session' | 'limits' | 'file_upload' | 'ocr'> {
+  readonly policies: PolicyHolder;
+  readonly stores: Pick<AppStores, 'ping'>;
+  readonly ner?: NerClient | undefined;
+  readonly audit?: Pick<AuditSink, 'backend' | 'healthy' | 'probe'> | undefined;
+  readonly reload: Pick<ReloadManager, 'lastOutcome'>;
+  readonly version: string;
+  readonly now: () => number;
+  readonly startedAtMs: number;
+}
+
 /** The stores' reachability for /readyz: a bounded ping, cached briefly, shared by concurrent probes. */
-function storeProbe(deps: AppDeps): () => Promise<boolean> {
+function storeProbe(deps: SystemDeps): () => Promise<boolean> {
   let cached: { readonly atMs: number; readonly ok: boolean } | undefined;
   let inFlight: Promise<boolean> | undefined;
   return () => {
@@ -44,7 +60,7 @@ function storeProbe(deps: AppDeps): () => Promise<boolean> {
  * Whether the NER detector is in use and answering: undefined in `builtin` mode or without a
  * sidecar; else the client's latest observation (a recent detect call, or a fresh probe).
  */
-async function nerAvailability(deps: AppDeps): Promise<NerAvailability | undefined> {
+async function nerAvailability(deps: SystemDeps): Promise<NerAvailability | undefined> {
   if (deps.ner === undefined || deps.config.detector.mode === 'builtin') return undefined;
   return deps.ner.availability();
 }
@@ -55,7 +71,7 @@ async function nerAvailability(deps: AppDeps): Promise<NerAvailability | undefin
  * coverage, not the service, so it stays healthy; with NER required (`advanced`) every
  * transform fails, which is unhealthy.
  */
-async function detectorHealth(deps: AppDeps): Promise<{ status: 'healthy' | 'unhealthy'; message: string }> {
+async function detectorHealth(deps: SystemDeps): Promise<{ status: 'healthy' | 'unhealthy'; message: string }> {
   const mode = deps.config.detector.mode;
   const message = DETECTOR_MODE_MESSAGES[mode];
   if (mode === 'builtin') return { status: 'healthy', message };
@@ -65,7 +81,7 @@ async function detectorHealth(deps: AppDeps): Promise<{ status: 'healthy' | 'unh
   return { status: mode === 'advanced' ? 'unhealthy' : 'healthy', message: `${message}; ${why}` };
 }
 
-export function probeRoutes(deps: AppDeps) {
+export function probeRoutes(deps: SystemDeps) {
   const storesReachable = storeProbe(deps);
   return function register(app: FastifyInstance): void {
     // Probes are public and never rate limited (plugins/rate-limit.ts).
@@ -82,7 +98,7 @@ export function probeRoutes(deps: AppDeps) {
   };
 }
 
-export function systemRoutes(deps: AppDeps) {
+export function systemRoutes(deps: SystemDeps) {
   return function register(app: FastifyInstance): void {
     // Never charged to the caller's rate limit: a throttled client can still see why.
     app.get('/v1/health', { config: { scope: 'authenticated', rateLimit: false } }, async () => {

@@ -5,11 +5,10 @@ import { VeilError } from '@veil/common';
 import type { FastifyInstance } from 'fastify';
 import { auditFacts } from '../audit/facts.js';
 import type { UseCases } from '../compose.js';
-import type { AppDeps } from '../deps.js';
 import { deferredSource } from '../plugins/json.js';
 import { withHandleParts } from '../services/state.js';
 import type { TransformCommand } from '../usecases/transform.js';
-import { callOf, effectiveContext, fingerprint, policyFact, principalOf, sendJson, traceIdOf, type Principal } from './common.js';
+import { callOf, effectiveContext, type CallerDeps, type ConfigSlice, fingerprint, policyFact, principalOf, sendJson, traceIdOf, type Principal } from './common.js';
 import { TransformBodySchema, TransformResponseSchema, type TransformBody } from './schemas.js';
 
 /** interface.md 4.1: exactly one of input, input_json, input_messages, matching input_type. */
@@ -27,7 +26,7 @@ export function inputTypeOf(body: TransformBody): 'text' | 'json' | 'chat_messag
 }
 
 /** A transform body (every input mode) as the use case's command. */
-export function commandOf(deps: AppDeps, body: TransformBody, principal: Principal): TransformCommand {
+export function commandOf(deps: ConfigSlice<'auth'>, body: TransformBody, principal: Principal): TransformCommand {
   return {
     language: body.language,
     policy: body.policy,
@@ -41,7 +40,7 @@ export function commandOf(deps: AppDeps, body: TransformBody, principal: Princip
   };
 }
 
-export function transformRoutes(deps: AppDeps, useCases: UseCases) {
+export function transformRoutes(deps: CallerDeps, useCases: Pick<UseCases, 'scopeOf' | 'transform'>) {
   return function register(app: FastifyInstance): void {
     app.post<{ Body: TransformBody }>(
       '/v1/transform',

@@ -39,6 +39,19 @@ export interface PolicyHolder {
   registry: PolicyRegistry;
 }
 
+/** Where a tenant's allowed policies are read (the reloadable tenant settings, reload/tenant-settings.ts). */
+export interface TenantPolicySource {
+  readonly reload: { readonly tenants?: { settingsOf(tenant: string | null): { readonly policies?: ReadonlySet<string> | undefined } | undefined } | undefined };
+}
+
+/**
+ * The policy set in force now as `tenant` may use it: restricted to the tenant's allowed
+ * policies (tenant settings) when it has a list, else the whole set. Read it once per request.
+ */
+export function policiesFor(deps: TenantPolicySource & { readonly policies: PolicyHolder }, tenant: string | null): PolicyRegistry {
+  return deps.policies.registry.restrictedTo(deps.reload.tenants?.settingsOf(tenant)?.policies);
+}
+
 export class PolicyRegistry {
   readonly defaultName: string;
   readonly loadedAtUnix: number;

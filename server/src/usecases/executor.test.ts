@@ -138,4 +138,32 @@ describe('Executor', () => {
       expect(sent.map((task) => task.op)).not.toContain('rehydrate');
     }
   });
+
+  it('decides where a JSON request body is parsed (the parser and admission ask it): a small one decoded here, a large one parsed on a worker', async () => {
+    sent.length = 0;
+    let asked = 0;
+    const task = () => {
+      asked += 1;
+      return { defer: ['input_json' as const], fingerprintPrefix: 'POST\n/v1/transform\n' };
+    };
+    const small = executor.parseBody(Buffer.from('{"input":"hi"}'), task);
+    expect(small).toEqual({ where: 'inline', text: '{"input":"hi"}' });
+    // Nothing of the worker's task is computed for a body that stays here.
+    expect(asked).toBe(0);
+    expect(sent).toHaveLength(0);
+    const body = Buffer.from(JSON.stringify({ input: 'x'.repeat(THRESHOLD), input_json: { a: 1 } }));
+    expect(executor.offloads(body.length)).toBe(true);
+    const large = executor.parseBody(body, task);
+    expect(asked).toBe(1);
+    expect(sent.map((sentTask) => sentTask.op)).toEqual(['parse']);
+    if (large.where !== 'worker') throw new Error('expected a worker parse');
+    const parsed = await large.parsed;
+    expect(parsed.deferred).toEqual(['input_json']);
+    expect((parsed.value as { input: string }).input).toHaveLength(THRESHOLD);
+    expect(parsed.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('refuses a small body that is not UTF-8 before any parse', () => {
+    expect(() => executor.parseBody(Buffer.from([0x7b, 0xff, 0x7d]), () => ({ defer: [], fingerprintPrefix: '' }))).toThrow(expect.objectContaining({ code: 'VEIL_VALIDATION_FAILED' }));
+  });
 });

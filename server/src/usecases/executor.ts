@@ -16,6 +16,7 @@ import type { KeyRing, SessionKind, SessionPayload } from '../domain/seal/index.
 import { checkJsonDocument, isPlainObject } from '../domain/structured/index.js';
 import type { CustomPattern, Detection } from '../domain/types.js';
 import type { DetectSelection } from '../services/detect.js';
+import type { FileRehydrateContext } from '../services/files.js';
 import { detectsInline, jsonCost, type Offload, type Slicer } from '../services/offload.js';
 import type { OutputProtectionSettings } from '../services/output-guard.js';
 import type { PolicyRegistry } from '../services/policies.js';
@@ -36,16 +37,19 @@ import { sessionDigests, type EntryDigest } from '../services/revocation.js';
 import { runChatTransform, runJsonTransform, type ChatTransformOutcome, type JsonTransformOutcome, type StructuredRequest } from '../services/structured.js';
 import { runTextTransform, type TextTransformRequest, type TransformEnvironment, type TransformOutcome } from '../services/transform.js';
 import type {
+  DeferrableField,
   DeferredSource,
   OffloadedDetection,
   OffloadedRehydrate,
   OffloadedTransform,
+  ParsedBody,
   RehydrateShape,
   RingMaterial,
   TransformShape,
   TransformTaskSettings,
 } from '../workers/offload-worker.js';
 import { jsonString } from '../services/json-text.js';
+import { decodeUtf8 } from '../domain/text/utf8.js';
 
 /** What one request works under, read once: the tenant, its key ring, its policy set, the clock. */
 export interface RequestScope {
@@ -120,12 +124,42 @@ export type AnswerRun =
   | { readonly where: 'inline'; readonly response: AnswerResponse; readonly session: OpenedBlob; readonly tokensResolved: number; readonly outputGuardTriggered: boolean | undefined }
   | { readonly where: 'worker'; readonly response: string; readonly session: OpenedBlob; readonly tokensResolved: number; readonly outputGuardTriggered: boolean | undefined };
 
+/**
+ * A JSON request body as the executor hands it back: a small one decoded here (the parser
+ * records it, then parses the text: parseJsonBounded), a large one decoded, checked, parsed and
+ * fingerprinted on a worker, its deferred members left raw. Returned synchronously, so a small
+ * body costs no extra promise on the hot path.
+ */
+export type BodyRun = { readonly where: 'inline'; readonly text: string } | { readonly where: 'worker'; readonly parsed: Promise<ParsedBody> };
+
+/** What a worker's parse of a body needs besides its bytes (asked only when the body goes there). */
+export interface BodyParseTask {
+  /** Top-level members left raw (the route opted in: deferDocuments). */
+  readonly defer: readonly DeferrableField[];
+  /** Hashed before the text for the Idempotency-Key fingerprint. */
+  readonly fingerprintPrefix: string;
+}
+
+/**
+ * What the HTTP layer asks of the executor before any route runs (plugins/json.ts,
+ * plugins/admission.ts): the same inline-or-worker decision as every use case, so the threshold
+ * is read in one place.
+ */
+export interface BodyOffload {
+  /** Work costing more than this (UTF-16 units, or body bytes) goes to a worker thread. */
+  readonly threshold: number;
+  /** The inline-or-worker decision for a body of `bytes` bytes (admission charges a large one). */
+  offloads(bytes: number): boolean;
+  /** A JSON body's bytes: decoded here when small, parsed on a worker when large (`task` is asked only then). */
+  parseBody(bytes: Uint8Array, task: () => BodyParseTask): BodyRun;
+}
+
 /** Key material of a ring as a worker thread receives it (same process). */
 export function ringMaterialOf(ring: KeyRing): RingMaterial {
   return { currentKid: ring.currentKid, keys: ring.kids.map((kid) => ({ kid, key: ring.get(kid)! })) };
 }
 
-export class Executor {
+export class Executor implements BodyOffload {
   readonly #offload: Offload;
   readonly #settings: ExecutorSettings;
 
@@ -220,6 +254,13 @@ export class Executor {
     return { where: 'worker', outcome };
   }
 
+  /** A JSON request body (BodyOffload): the bytes are copied to the worker when large (a memcpy), never decoded or parsed here. */
+  parseBody(bytes: Uint8Array, task: () => BodyParseTask): BodyRun {
+    if (!this.offloads(bytes.length)) return { where: 'inline', text: decodeUtf8(bytes, 'body') };
+    const { defer, fingerprintPrefix } = task();
+    return { where: 'worker', parsed: this.#offload.run({ op: 'parse', body: bytes, limits: this.#settings.jsonLimits, defer, fingerprintPrefix }) };
+  }
+
   /** A member the body parser left raw, parsed (and bounded) on a worker. */
   async parseMember(source: DeferredSource): Promise<unknown> {
     const parsed = await this.#offload.run({ op: 'parse', body: source.raw, limits: this.#settings.jsonLimits });
@@ -249,6 +290,18 @@ export class Executor {
     const session = clearance !== undefined ? withinClearance(opened, clearance) : opened;
     const revokedIds = await checks.revoked(scope.tenant, sessionDigests(this.#settings.digestKey, session, this.#settings.defaultRegion));
     return { env, session, revokedIds };
+  }
+
+  /** The file pool's restore task for a session opened and checked here (usecases/files.ts): the scope's ring and policies, the restore settings. */
+  fileRestoreContext(scope: RequestScope, request: RehydrateRequest, opened: OpenedHere): FileRehydrateContext {
+    return {
+      request,
+      ring: ringMaterialOf(scope.keyRing),
+      policies: scope.registry.snapshot(),
+      templates: this.#settings.templates,
+      outputProtection: opened.env.outputProtection,
+      nowMs: scope.nowMs,
+    };
   }
 
   /**
