@@ -11,6 +11,7 @@ import { detectAll, type CompiledPattern } from '../domain/detect/index.js';
 import { regionForLanguage } from '../domain/detect/phone.js';
 import { resolveOverlaps } from '../domain/detect/overlap.js';
 import { dropLabelSpans } from '../domain/detect/ner-filter.js';
+import { dropNonIdentifying, nonIdentifyingFor } from '../domain/detect/identifying.js';
 import { openSession, newSessionId, sealSession, type KeyRing, type SessionPayload } from '../domain/seal/index.js';
 import { renderToken, TokenAllocator } from '../domain/token/index.js';
 import { tokenizeText } from '../domain/tokenize.js';
@@ -112,10 +113,13 @@ export function mergedDetections(
  */
 export function combineDetections(regex: Detection[], plan: TextTransformRequest['detection'], policy: Policy): Detection[] {
   const ner = applyPolicyDetection(policy, plan ?? { nerRan: false, ner: [] });
-  if (plan === undefined) return regex;
+  const released = nonIdentifyingFor(policy);
+  if (plan === undefined) return dropNonIdentifying(regex, released);
   // Without builtin_regex only the caller's and policy's own patterns run.
   const kept = plan.useRegex ? regex : regex.filter((detection) => detection.detector === 'custom_pattern');
-  return ner.length === 0 ? kept : mergeDetections(kept, ner);
+  // Addresses and URLs that identify no one leave only after the merge: a public URL has claimed
+  // its span, so no name or number inside it is reported on its own (domain/detect/identifying.ts).
+  return dropNonIdentifying(ner.length === 0 ? kept : mergeDetections(kept, ner), released);
 }
 
 /**
