@@ -22,7 +22,7 @@ const PLAN = { useRegex: true, nerRan: true, ner: NER, detectorMode: 'both', war
 
 describe('addresses and URLs that identify no one, after the merge', () => {
   it('a transform keeps neither the public URL nor a name inside it', () => {
-    const kept = combineDetections(detectAll(TEXT), PLAN, DEFAULT_POLICY);
+    const kept = combineDetections(TEXT, detectAll(TEXT), PLAN, DEFAULT_POLICY);
     expect(kept.map((detection) => detection.value)).toEqual(['Jane Doe']);
   });
 

@@ -45,7 +45,7 @@ export function selectDetections(text: string, regex: readonly Detection[], sele
   const regexKept = selection.useRegex ? regex : regex.filter((detection) => detection.detector === 'custom_pattern');
   const merged = selection.ner.length === 0 ? regexKept : mergeDetections(regexKept, selection.ner);
   // After the merge, as in transforms (services/transform.ts combineDetections).
-  const detections = dropNonIdentifying(merged, selection.nonIdentifying ?? DEFAULT_NON_IDENTIFYING);
+  const detections = dropNonIdentifying(text, merged, selection.nonIdentifying ?? DEFAULT_NON_IDENTIFYING);
   const wanted = selection.wanted !== undefined ? new Set(selection.wanted) : undefined;
   const kept = detections.filter((detection) => detection.confidence >= selection.threshold && (wanted === undefined || wanted.has(detection.type)));
   const flat: number[] = [];

@@ -3,7 +3,7 @@
 // and the drop after the merge.
 import { DEFAULT_POLICY, type Policy } from '@veil/common';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_NON_IDENTIFYING, dropNonIdentifying, identifiesNoOne, ipClass, nonIdentifyingFor, NONE_RELEASED, urlIsPublic } from './identifying.js';
+import { DEFAULT_NON_IDENTIFYING, dropNonIdentifying, identifiesNoOne, ipClass, nonIdentifyingFor, NONE_RELEASED, urlInPersonalContext, urlIsPublic } from './identifying.js';
 
 describe('ipClass', () => {
   it.each([
@@ -132,7 +132,7 @@ describe('nonIdentifyingFor', () => {
 });
 
 describe('dropNonIdentifying', () => {
-  const detection = (type: string, value: string) => ({ type, value });
+  const detection = (type: string, value: string) => ({ type, value, start: 0 });
 
   it('drops released addresses and public URLs, keeps the rest and other types', () => {
     const all = [
@@ -143,15 +143,44 @@ describe('dropNonIdentifying', () => {
       detection('url', 'https://example.com/users/4711'),
       detection('email', 'jane@example.com'),
     ];
-    expect(dropNonIdentifying(all, DEFAULT_NON_IDENTIFYING).map((d) => d.value)).toEqual(['81.2.69.160', 'https://example.com/users/4711', 'jane@example.com']);
+    expect(dropNonIdentifying('', all, DEFAULT_NON_IDENTIFYING).map((d) => d.value)).toEqual(['81.2.69.160', 'https://example.com/users/4711', 'jane@example.com']);
     const specialOnly = { ip_address: ['special_purpose'] as const, url: [] as const };
-    expect(dropNonIdentifying(all, specialOnly).map((d) => d.value)).toEqual(all.slice(1).map((d) => d.value));
-    expect(dropNonIdentifying(all, NONE_RELEASED)).toBe(all);
+    expect(dropNonIdentifying('', all, specialOnly).map((d) => d.value)).toEqual(all.slice(1).map((d) => d.value));
+    expect(dropNonIdentifying('', all, NONE_RELEASED)).toBe(all);
   });
 
   it('a URL on a private address is public only when private addresses are released', () => {
     const url = detection('url', 'http://10.0.0.5:8080/status');
-    expect(identifiesNoOne(url, DEFAULT_NON_IDENTIFYING)).toBe(true);
-    expect(identifiesNoOne(url, { ip_address: ['special_purpose'], url: ['public'] })).toBe(false);
+    expect(identifiesNoOne('', url, DEFAULT_NON_IDENTIFYING)).toBe(true);
+    expect(identifiesNoOne('', url, { ip_address: ['special_purpose'], url: ['public'] })).toBe(false);
+  });
+});
+
+describe('urlInPersonalContext', () => {
+  const at = (text: string) => urlInPersonalContext(text, text.indexOf('https://'));
+
+  it.each([
+    'Jane Doe\nMail: jane@example.com\nWeb: https://narrow-final.biz/',
+    'Website: https://example.org',
+    'Homepage (https://example.org)',
+    'Check out my blog at https://example.org/posts',
+    'Sie finden ihre Webseite: https://example.de',
+  ])('%j gives the URL as someone\'s address', (text) => {
+    expect(at(text)).toBe(true);
+  });
+
+  it.each([
+    'See https://docs.python.org/3/library/asyncio.html for details',
+    'my notes\nThe docs: https://docs.python.org/3/',
+    'The website of the project explains it; docs at https://example.org/docs',
+  ])('%j does not', (text) => {
+    expect(at(text)).toBe(false);
+  });
+
+  it('a public URL in a contact card is kept', () => {
+    const text = 'Web: https://narrow-final.biz/';
+    const url = { type: 'url', value: 'https://narrow-final.biz/', start: 5 };
+    expect(identifiesNoOne(text, url, DEFAULT_NON_IDENTIFYING)).toBe(false);
+    expect(identifiesNoOne('Docs: https://narrow-final.biz/', url, DEFAULT_NON_IDENTIFYING)).toBe(true);
   });
 });

@@ -135,6 +135,44 @@ export function ipClass(value: string): IpClass {
   return groups === undefined ? 'identifying' : ipv6Class(groups);
 }
 
+// ---- context ------------------------------------------------------------------------------
+
+/** A case-insensitive matcher for whole words and phrases (no letter or digit on either side). */
+export function wordsMatcher(words: readonly string[]): RegExp {
+  const escaped = [...words].sort((a, b) => b.length - a.length).map((word) => word.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'));
+  return new RegExp(`(?<![\\p{L}\\p{N}])(?:${escaped.join('|')})(?![\\p{L}\\p{N}])`, 'iu');
+}
+
+/** Possessives and roles of a person: what makes a value someone's (the output guard's list too). */
+export const PERSONAL_WORDS: readonly string[] = [
+  'my', 'his', 'her', 'their', 'patient', "patient's", 'customer', "customer's", 'employee', "employee's", 'applicant',
+  'member', 'owner', 'subscriber', 'holder', 'cardholder', 'account holder', 'victim', 'suspect', "client's",
+  'mein', 'meine', 'meiner', 'sein', 'seine', 'ihr', 'ihre', 'kunde', 'patientin', 'mon', 'ma', 'mes', 'son', 'sa', 'ses',
+  'mi', 'mis', 'su', 'sus', 'mio', 'mia', 'suo', 'sua', 'mijn', 'zijn', 'haar', 'meu', 'minha', 'seu', 'cliente', 'paciente',
+];
+
+/** Labels of a contact card that give a URL as someone's address (`Web: …`, `Homepage: …`). */
+const CONTACT_LABEL = new RegExp(
+  `${wordsMatcher([
+    'web', 'website', 'web site', 'webseite', 'homepage', 'home page', 'blog', 'portfolio', 'profile', 'profil', 'perfil',
+    'site web', 'sitio web', 'sito web', 'página web', 'pagina web', 'linkedin', 'xing', 'personal page', 'internet',
+  ]).source}\\s*[:：=]?\\s*[<(\\[]?$`,
+  'iu',
+);
+const PERSONAL_CONTEXT = wordsMatcher(PERSONAL_WORDS);
+
+/** Characters before a URL, on its own line, searched for a contact label or a possessive. */
+const URL_CONTEXT_WINDOW = 48;
+
+/** A URL given as someone's address: after a contact-card label, or with a possessive before it on its line. */
+export function urlInPersonalContext(text: string, start: number): boolean {
+  let from = Math.max(0, start - URL_CONTEXT_WINDOW);
+  const newline = text.lastIndexOf('\n', start - 1);
+  if (newline >= from) from = newline + 1;
+  const before = text.slice(from, start);
+  return CONTACT_LABEL.test(before) || PERSONAL_CONTEXT.test(before);
+}
+
 // ---- URLs ---------------------------------------------------------------------------------
 
 /**
@@ -320,8 +358,11 @@ export function nonIdentifyingFor(policy: Policy | undefined): NonIdentifying {
 
 // ---- the release decision -----------------------------------------------------------------
 
-/** True when the policy releases this detection: an address or URL of a class that identifies no one. */
-export function identifiesNoOne(detection: Pick<Detection, 'type' | 'value'>, classes: NonIdentifying): boolean {
+/**
+ * True when the policy releases this detection: an address or URL of a class that identifies no
+ * one. `text` is the text the detection was found in (a URL given as someone's address is theirs).
+ */
+export function identifiesNoOne(text: string, detection: Pick<Detection, 'type' | 'value' | 'start'>, classes: NonIdentifying): boolean {
   if (detection.type === 'ip_address') {
     if (classes.ip_address.length === 0) return false;
     const klass = ipClass(detection.value);
@@ -329,20 +370,23 @@ export function identifiesNoOne(detection: Pick<Detection, 'type' | 'value'>, cl
   }
   if (detection.type === 'url') {
     if (!classes.url.includes('public')) return false;
-    return urlIsPublic(detection.value, (klass) => klass !== 'identifying' && classes.ip_address.includes(klass));
+    return (
+      urlIsPublic(detection.value, (klass) => klass !== 'identifying' && classes.ip_address.includes(klass)) &&
+      !urlInPersonalContext(text, detection.start)
+    );
   }
   return false;
 }
 
 /** The detections without the ones the policy releases (call after every merge, see the header). */
-export function dropNonIdentifying<T extends Pick<Detection, 'type' | 'value'>>(detections: T[], classes: NonIdentifying): T[];
-export function dropNonIdentifying<T extends Pick<Detection, 'type' | 'value'>>(detections: readonly T[], classes: NonIdentifying): readonly T[];
-export function dropNonIdentifying<T extends Pick<Detection, 'type' | 'value'>>(detections: readonly T[], classes: NonIdentifying): readonly T[] {
+export function dropNonIdentifying<T extends Pick<Detection, 'type' | 'value' | 'start'>>(text: string, detections: T[], classes: NonIdentifying): T[];
+export function dropNonIdentifying<T extends Pick<Detection, 'type' | 'value' | 'start'>>(text: string, detections: readonly T[], classes: NonIdentifying): readonly T[];
+export function dropNonIdentifying<T extends Pick<Detection, 'type' | 'value' | 'start'>>(text: string, detections: readonly T[], classes: NonIdentifying): readonly T[] {
   if (classes.ip_address.length === 0 && classes.url.length === 0) return detections;
   let kept: T[] | undefined;
   for (let index = 0; index < detections.length; index++) {
     const detection = detections[index]!;
-    if (identifiesNoOne(detection, classes)) kept ??= detections.slice(0, index);
+    if (identifiesNoOne(text, detection, classes)) kept ??= detections.slice(0, index);
     else kept?.push(detection);
   }
   return kept ?? detections;

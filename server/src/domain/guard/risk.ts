@@ -21,7 +21,7 @@
 //   credentials     (password, api_key, jwt, private_key, connection_string) not a value that
 //                   says it is a placeholder (EXAMPLE, changeme, your-password, xxxx).
 // The session's own values (known.ts) are flagged whatever their type and level.
-import { ipClass } from '../detect/identifying.js';
+import { ipClass, PERSONAL_WORDS, wordsMatcher } from '../detect/identifying.js';
 import type { ProtectionLevel } from '../types.js';
 import { guardView } from './view.js';
 
@@ -39,18 +39,8 @@ const CONTEXT_WINDOW = 48;
 /** Characters after a date searched for a birth label ("12/03/1980 (DOB)"). */
 const AFTER_WINDOW = 16;
 
-function wordsMatcher(words: readonly string[]): RegExp {
-  const escaped = [...words].sort((a, b) => b.length - a.length).map((word) => word.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'));
-  return new RegExp(`(?<![\\p{L}\\p{N}])(?:${escaped.join('|')})(?![\\p{L}\\p{N}])`, 'iu');
-}
-
-/** Words that make a medium-risk value someone's: possessives and roles of a person. */
-const PERSONAL_CONTEXT = wordsMatcher([
-  'my', 'his', 'her', 'their', 'patient', "patient's", 'customer', "customer's", 'employee', "employee's", 'applicant',
-  'member', 'owner', 'subscriber', 'holder', 'cardholder', 'account holder', 'victim', 'suspect', 'client\'s',
-  'mein', 'meine', 'meiner', 'sein', 'seine', 'ihr', 'ihre', 'kunde', 'patientin', 'mon', 'ma', 'mes', 'son', 'sa', 'ses',
-  'mi', 'mis', 'su', 'sus', 'mio', 'mia', 'suo', 'sua', 'mijn', 'zijn', 'haar', 'meu', 'minha', 'seu', 'cliente', 'paciente',
-]);
+/** Words that make a medium-risk value someone's (shared with detection, identifying.ts). */
+const PERSONAL_CONTEXT = wordsMatcher(PERSONAL_WORDS);
 
 /** Words that make a date a date of birth. */
 const BIRTH_CONTEXT = wordsMatcher([
