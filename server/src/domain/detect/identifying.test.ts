@@ -64,12 +64,18 @@ describe('urlIsPublic', () => {
     'http://127.0.0.1:8000/docs',
     'http://10.0.0.5:8080/',
     'www.example.com/docs',
+    'https://example.com',
+    'https://api.example.test/v1/items',
+    'http://localhost:3000',
+    'http://127.0.0.1:8000/',
   ])('%s carries nothing personal or secret', (url) => {
     expect(urlIsPublic(url, released)).toBe(true);
   });
 
   it.each([
     ['userinfo', 'https://jane@example.com/'],
+    ["a site's address on its own (its owner's, like an e-mail domain)", 'https://jane-doe.dev/'],
+    ['a bare host', 'http://www.FitBoxer.tn'],
     ['a public IP host', 'https://81.2.69.160/admin'],
     ['an address spelled in the host name', 'http://host-81-2-69-160.isp.example/'],
     ['a private-network host name', 'https://wiki.corp/page'],
@@ -178,9 +184,9 @@ describe('urlInPersonalContext', () => {
   });
 
   it('a public URL in a contact card is kept', () => {
-    const text = 'Web: https://narrow-final.biz/';
-    const url = { type: 'url', value: 'https://narrow-final.biz/', start: 5 };
+    const text = 'Web: https://narrow-final.biz/about';
+    const url = { type: 'url', value: 'https://narrow-final.biz/about', start: 5 };
     expect(identifiesNoOne(text, url, DEFAULT_NON_IDENTIFYING)).toBe(false);
-    expect(identifiesNoOne('Docs: https://narrow-final.biz/', url, DEFAULT_NON_IDENTIFYING)).toBe(true);
+    expect(identifiesNoOne('Docs: https://narrow-final.biz/about', { ...url, start: 6 }, DEFAULT_NON_IDENTIFYING)).toBe(true);
   });
 });

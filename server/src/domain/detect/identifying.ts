@@ -201,7 +201,12 @@ const PROFILE_HOSTS = new Set([
 const CODE_HOSTS = new Set(['github.com', 'gitlab.com', 'bitbucket.org', 'codeberg.org', 'sr.ht', 'huggingface.co']);
 
 /** Top-level names of private networks: hosts there are an organization's own machines. */
-const INTERNAL_TLDS = new Set(['local', 'localdomain', 'internal', 'intranet', 'corp', 'lan', 'home', 'private', 'intra', 'priv', 'test', 'invalid']);
+const INTERNAL_TLDS = new Set(['local', 'localdomain', 'internal', 'intranet', 'corp', 'lan', 'home', 'private', 'intra', 'priv']);
+
+/** Names reserved for documentation and tests (RFC 2606, RFC 6761): they name no one's site. */
+function documentationHost(host: string): boolean {
+  return /(?:^|\.)example\.(?:com|net|org)$/.test(host) || /\.(?:example|test|invalid|localhost)$/.test(host) || host === 'localhost';
+}
 
 /** Path segments after which the next segment names a person or an account. */
 const PERSON_COLLECTIONS = new Set([
@@ -304,6 +309,10 @@ export function urlIsPublic(value: string, ipReleased: (klass: IpClass) => boole
   if (host === '' || !hostPublic(host, ipReleased)) return false;
   const registrable = host.replace(/^(?:www|m|mobile)\./, '');
   const segments = match[3]!.split('/').filter((segment) => segment !== '');
+  // The address of a site on its own (`https://jane-doe.dev/`) names the site's owner, as the
+  // domain of an e-mail does: a contact detail. A page of a site (a path) is its content.
+  const origin = segments.length === 0 && (match[4] ?? '') === '' && (match[5] ?? '') === '';
+  if (origin && !documentationHost(host) && !/^\[|^\d+(?:\.\d+){3}$/.test(host)) return false;
   if (segments.length > 0 && (PROFILE_HOSTS.has(registrable) || [...PROFILE_HOSTS].some((site) => registrable.endsWith(`.${site}`)))) return false;
   if (CODE_HOSTS.has(registrable) && segments.length === 1 && !/^(?:about|features|pricing|topics|explore|marketplace|docs|sponsors|orgs|settings|login|join|search|trending|collections|enterprise|security|models|datasets|spaces)$/i.test(segments[0]!)) {
     return false;
