@@ -3,6 +3,7 @@
 // and the drop after the merge.
 import { DEFAULT_POLICY, type Policy } from '@veil/common';
 import { describe, expect, it } from 'vitest';
+import { urlCarriesCredential } from '../guard/risk.js';
 import { DEFAULT_NON_IDENTIFYING, dropNonIdentifying, identifiesNoOne, ipClass, nonIdentifyingFor, NONE_RELEASED, urlInPersonalContext, urlIsPublic } from './identifying.js';
 
 describe('ipClass', () => {
@@ -188,5 +189,19 @@ describe('urlInPersonalContext', () => {
     const url = { type: 'url', value: 'https://narrow-final.biz/about', start: 5 };
     expect(identifiesNoOne(text, url, DEFAULT_NON_IDENTIFYING)).toBe(false);
     expect(identifiesNoOne('Docs: https://narrow-final.biz/about', { ...url, start: 6 }, DEFAULT_NON_IDENTIFYING)).toBe(true);
+  });
+});
+
+describe('agreement with the output guard', () => {
+  it.each([
+    'https://user:hunter22@example.com/docs/page',
+    'https://example.com/docs/page?access_token=Zm9vYmFy',
+    'https://example.com/docs/page?X-Amz-Signature=abcdef0123',
+    'https://example.com/docs/page?sessionid=a1b2c3',
+    'https://example.com/docs/page?client_secret=s3cr3t',
+    'https://example.com/docs/page#id_token=eyJ0eXAi.x.y',
+  ])('a URL the guard flags as a credential is never public on the way in: %s', (url) => {
+    expect(urlCarriesCredential(url)).toBe(true);
+    expect(urlIsPublic(url, () => true)).toBe(false);
   });
 });
