@@ -166,10 +166,9 @@ const URL_CONTEXT_WINDOW = 48;
 
 /** A URL given as someone's address: after a contact-card label, or with a possessive before it on its line. */
 export function urlInPersonalContext(text: string, start: number): boolean {
-  let from = Math.max(0, start - URL_CONTEXT_WINDOW);
-  const newline = text.lastIndexOf('\n', start - 1);
-  if (newline >= from) from = newline + 1;
-  const before = text.slice(from, start);
+  // Only the window is looked at (never a scan back to the previous line): linear in any text.
+  const window = text.slice(Math.max(0, start - URL_CONTEXT_WINDOW), start);
+  const before = window.slice(window.lastIndexOf('\n') + 1);
   return CONTACT_LABEL.test(before) || PERSONAL_CONTEXT.test(before);
 }
 
