@@ -61,6 +61,14 @@ describe('values that identify no one', () => {
     expect(values.sort()).toEqual([...PERSONAL].sort());
   });
 
+  it('/v1/detect on a worker thread (a text above the offload threshold) leaves them out too', async () => {
+    const input = `${TEXT}\n${'lorem ipsum '.repeat(8_000)}`;
+    const response = await post(t.app, '/v1/detect', { input });
+    expect(response.status).toBe(200);
+    const values = response.body.entities.map((entity: { value: string }) => entity.value);
+    expect(values.sort()).toEqual([...PERSONAL].sort());
+  });
+
   it('a policy with empty classes protects every address and URL', async () => {
     const response = await post(t.app, '/v1/transform', { input: TEXT, policy: 'protect-all' });
     expect(response.status).toBe(200);
