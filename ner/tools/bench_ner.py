@@ -160,9 +160,9 @@ def main() -> int:
             {
                 "name": name,
                 "records": runs[0]["records"],
-                "records_per_second": statistics.median(run["records_per_second"] for run in runs),
-                "p50_ms": statistics.median(run["p50_ms"] for run in runs),
-                "p99_ms": statistics.median(run["p99_ms"] for run in runs),
+                "records_per_second": round(statistics.median(run["records_per_second"] for run in runs), 1),
+                "p50_ms": round(statistics.median(run["p50_ms"] for run in runs), 2),
+                "p99_ms": round(statistics.median(run["p99_ms"] for run in runs), 2),
             }
         )
     raw_single, _, side_single, raw_batch, side_batch, _ = results

@@ -199,6 +199,16 @@ export const POLICY_SCHEMA = {
       properties: {
         ner_labels: entityTypeList,
         required_for: entityTypeList,
+        // Classes of values that identify no one, left unprotected (docs/detection.md "Values that
+        // identify no one"); an empty list protects every value of the type.
+        non_identifying: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            ip_address: { type: 'array', uniqueItems: true, maxItems: 2, items: { enum: ['special_purpose', 'private'] } },
+            url: { type: 'array', uniqueItems: true, maxItems: 1, items: { enum: ['public'] } },
+          },
+        },
       },
     },
   },

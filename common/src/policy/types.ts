@@ -122,6 +122,14 @@ export interface DetectionPolicy {
   readonly ner_labels?: readonly string[];
   /** Entity types whose detection must not degrade: without NER the request fails closed. */
   readonly required_for?: readonly string[];
+  /**
+   * Classes of values that identify no one and stay unprotected (docs/detection.md). Absent
+   * (or a type left out): special-purpose and private addresses, public URLs. `[]` protects all.
+   */
+  readonly non_identifying?: {
+    readonly ip_address?: readonly ('special_purpose' | 'private')[];
+    readonly url?: readonly 'public'[];
+  };
 }
 
 /** One policy file. */

@@ -24,6 +24,10 @@ from .postprocess import clean_span
 log = logging.getLogger("veil_ner.detector")
 
 
+# A short text that reaches every recognizer: names, an organization, a place, an address.
+WARM_UP_TEXT = "Dear Ms. Jane Roe, Acme Corp. will visit 221B Baker Street, London NW1 6XE, on Monday.\n"
+
+
 class State(enum.Enum):
     LOADING = "loading"
     READY = "ready"
@@ -62,12 +66,24 @@ class Detector:
         except Exception as error:
             log.error("backend failed to load", extra={"error": type(error).__name__})  # noqa: TRY400
             report = LoadReport(loaded={}, errors={"*": type(error).__name__})
+        served = self.backend.languages()
+        usable = self.default_language in served or "*" in served
+        if usable:
+            self._warm_up(served)
         with self._lock:
             self._report = report
-            served = self.backend.languages()
-            usable = self.default_language in served or "*" in served
             self._state = State.READY if usable else State.FAILED
         return self._state
+
+    def _warm_up(self, served: frozenset[str]) -> None:
+        """One detection per served language through the whole path (model and recognizers) before
+        the service says ready: the first call builds lazy state (about 160 ms for the English
+        recognizers), which would otherwise land on the first request."""
+        for language in sorted(served):
+            try:
+                self._detect_with([Item(WARM_UP_TEXT, None if language == "*" else language, None)])
+            except Exception as error:  # a warm-up failure is not a load failure; requests will tell
+                log.warning("warm-up failed", extra={"language": language, "error": type(error).__name__})
 
     @property
     def state(self) -> State:
@@ -105,6 +121,9 @@ class Detector:
 
     def detect(self, items: Sequence[Item]) -> list[Result]:
         """Detect entities for every item; items sharing a language go through the model together."""
+        return self._detect_with(items)
+
+    def _detect_with(self, items: Sequence[Item]) -> list[Result]:
         results: list[Result | None] = [None] * len(items)
         groups: dict[str, list[int]] = {}
         warnings: dict[int, str] = {}

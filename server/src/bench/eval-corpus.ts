@@ -4,11 +4,13 @@
 // records), without starting a server. With several corpora it prints one table per corpus and
 // one over all of them (`make eval-offline`).
 // Usage: npx tsx server/src/bench/eval-corpus.ts CORPUS.jsonl [MORE.jsonl ...] [--types a,b]
-//        [--threshold 0.5] [--json] [--errors N] [--markdown]
+//        [--threshold 0.5] [--json] [--errors N] [--markdown] [--protect-all]
 //        (--errors prints up to N false positives/negatives per type; --markdown prints tables
-//        for BENCHMARKS.md)
+//        for BENCHMARKS.md; addresses and URLs that identify no one are left out as /v1/detect
+//        leaves them out without a policy, --protect-all scores every one, docs/detection.md)
 import { readFileSync } from 'node:fs';
 import { detectAll } from '../domain/detect/index.js';
+import { DEFAULT_NON_IDENTIFYING, dropNonIdentifying, NONE_RELEASED, type NonIdentifying } from '../domain/detect/identifying.js';
 import { utf16ToCodePoints } from '../domain/text/codepoints.js';
 
 interface Span {
@@ -99,6 +101,7 @@ interface Options {
   readonly only: Set<string> | undefined;
   readonly threshold: number;
   readonly showErrors: number;
+  readonly released: NonIdentifying;
 }
 
 function newTotals(name: string): Totals {
@@ -111,7 +114,7 @@ function evaluate(corpusPath: string, options: Options, targets: readonly Totals
   for (const line of lines) {
     const record = JSON.parse(line) as CorpusRecord;
     const started = performance.now();
-    const detections = detectAll(record.text, record.lang !== undefined && record.lang !== '' ? { language: record.lang } : {});
+    const detections = dropNonIdentifying(record.text, detectAll(record.text, record.lang !== undefined && record.lang !== '' ? { language: record.lang } : {}), options.released);
     const elapsed = performance.now() - started;
     const kept = detections.filter((d) => d.confidence >= options.threshold);
     const offsets: number[] = [];
@@ -219,7 +222,7 @@ function main(): void {
   const withValue = new Set(['--types', '--threshold', '--errors']);
   const corpusPaths = args.filter((arg, index) => !arg.startsWith('--') && !withValue.has(args[index - 1] ?? ''));
   if (corpusPaths.length === 0) {
-    console.error('usage: eval-corpus.ts CORPUS.jsonl [MORE.jsonl ...] [--types a,b] [--threshold 0.5] [--json] [--errors N] [--markdown]');
+    console.error('usage: eval-corpus.ts CORPUS.jsonl [MORE.jsonl ...] [--types a,b] [--threshold 0.5] [--json] [--errors N] [--markdown] [--protect-all]');
     process.exitCode = 2;
     return;
   }
@@ -228,6 +231,7 @@ function main(): void {
     only: typesArg !== undefined ? new Set(typesArg.split(',')) : undefined,
     threshold: Number(argValue(args, '--threshold') ?? '0.5'),
     showErrors: Number(argValue(args, '--errors') ?? '0'),
+    released: args.includes('--protect-all') ? NONE_RELEASED : DEFAULT_NON_IDENTIFYING,
   };
   const combined = newTotals(`all corpora (${corpusPaths.length})`);
   const perCorpus = corpusPaths.map((path) => newTotals(path));

@@ -51,7 +51,8 @@ describe('text formats round-trip in place', () => {
   const html = (href: string): string => `<!doctype html><html><body><p>Mail <a href="mailto:${href}">${EMAIL}</a>, call ${PHONE}, IBAN ${IBAN}</p></body></html>`;
   const cases: [string, string, string, string][] = [
     ['text', 'note.txt', `Hello, write to ${EMAIL} or call ${PHONE}.\nIBAN ${IBAN}\n`, `Hello, write to ${EMAIL} or call ${PHONE}.\nIBAN ${IBAN}\n`],
-    ['markdown', 'note.md', markdown('https://bank.example'), markdown('[web address]')],
+    // A site's own address (not a documentation name such as *.example, which identifies no one).
+    ['markdown', 'note.md', markdown('https://jane-roe-savings.net'), markdown('[web address]')],
     ['csv', 'people.csv', `name,email,phone,iban\nJane,${EMAIL},${PHONE},${IBAN}\n`, `name,email,phone,iban\nJane,${EMAIL},${PHONE},${IBAN}\n`],
     ['html', 'page.html', html(EMAIL), html('[email address]')],
   ];

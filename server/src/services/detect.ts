@@ -5,6 +5,7 @@
 // crosses back as objects).
 import type { Detection } from '../domain/types.js';
 import { detectAll, type CompiledPattern } from '../domain/detect/index.js';
+import { DEFAULT_NON_IDENTIFYING, dropNonIdentifying, type NonIdentifying } from '../domain/detect/identifying.js';
 import { utf16ToCodePoints } from '../domain/text/codepoints.js';
 import { mergeDetections } from './transform.js';
 import { toJsonText, type JsonText } from './json-text.js';
@@ -21,6 +22,8 @@ export interface DetectSelection {
   /** Only these types (absent: all). */
   readonly wanted?: readonly string[] | undefined;
   readonly withValues: boolean;
+  /** Classes of addresses and URLs left out as identifying no one (the policy's; absent: the defaults). */
+  readonly nonIdentifying?: NonIdentifying | undefined;
 }
 
 export interface DetectedEntity {
@@ -40,7 +43,9 @@ export interface DetectedEntities {
 /** Merge, filter and shape the detections of `text`. */
 export function selectDetections(text: string, regex: readonly Detection[], selection: DetectSelection): DetectedEntities {
   const regexKept = selection.useRegex ? regex : regex.filter((detection) => detection.detector === 'custom_pattern');
-  const detections = selection.ner.length === 0 ? regexKept : mergeDetections(regexKept, selection.ner);
+  const merged = selection.ner.length === 0 ? regexKept : mergeDetections(regexKept, selection.ner);
+  // After the merge, as in transforms (services/transform.ts combineDetections).
+  const detections = dropNonIdentifying(text, merged, selection.nonIdentifying ?? DEFAULT_NON_IDENTIFYING);
   const wanted = selection.wanted !== undefined ? new Set(selection.wanted) : undefined;
   const kept = detections.filter((detection) => detection.confidence >= selection.threshold && (wanted === undefined || wanted.has(detection.type)));
   const flat: number[] = [];

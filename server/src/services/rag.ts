@@ -132,7 +132,7 @@ export type NerPlan = Omit<TextsPlan, 'perText' | 'used'>;
 /** Regex detection (here: the core runs where it should already) merged with a text's NER results. */
 function detectWith(core: RagCore, text: string, plan: NerPlan, ner: readonly Detection[]): Detection[] {
   const regex = detectAll(text, { customPatterns: core.policy.patterns, language: core.language, defaultRegion: core.defaultRegion });
-  return combineDetections(regex, { ...plan, ner: [...ner] }, core.policy.compiled.policy);
+  return combineDetections(text, regex, { ...plan, ner: [...ner] }, core.policy.compiled.policy);
 }
 
 /**

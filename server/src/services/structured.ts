@@ -207,13 +207,13 @@ function runStructured<T>(
   const previousEntries = previous?.entries ?? [];
   const scanner = new SlotScanner({
     // Numbers: the regex detectors only (a bare number holds no name).
-    detect: (text) => combineDetections(regex(text), plan !== undefined ? { ...plan, ner: [] } : undefined, policy),
+    detect: (text) => combineDetections(text, regex(text), plan !== undefined ? { ...plan, ner: [] } : undefined, policy),
     detectText: (text) => {
-      if (plan === undefined || !plan.nerRan) return combineDetections(regex(text), plan, policy);
+      if (plan === undefined || !plan.nerRan) return combineDetections(text, regex(text), plan, policy);
       const ner = slotNer?.get(text);
       // Every slot was planned from the same walk; a slot without results is a wiring error.
       if (ner === undefined) throw new VeilError('VEIL_INTERNAL', undefined, 'structured transform: a slot has no NER result');
-      return combineDetections(regex(text), { ...plan, ner }, policy);
+      return combineDetections(text, regex(text), { ...plan, ner }, policy);
     },
     policy: loaded.compiled,
     context: request.context,

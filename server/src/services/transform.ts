@@ -11,6 +11,7 @@ import { detectAll, type CompiledPattern } from '../domain/detect/index.js';
 import { regionForLanguage } from '../domain/detect/phone.js';
 import { resolveOverlaps } from '../domain/detect/overlap.js';
 import { dropLabelSpans } from '../domain/detect/ner-filter.js';
+import { dropNonIdentifying, nonIdentifyingFor } from '../domain/detect/identifying.js';
 import { openSession, newSessionId, sealSession, type KeyRing, type SessionPayload } from '../domain/seal/index.js';
 import { renderToken, TokenAllocator } from '../domain/token/index.js';
 import { tokenizeText } from '../domain/tokenize.js';
@@ -103,19 +104,22 @@ export function mergedDetections(
   plan: TextTransformRequest['detection'],
   policy: Policy,
 ): Detection[] {
-  return combineDetections(detectAll(text, { customPatterns: patterns, language, defaultRegion }), plan, policy);
+  return combineDetections(text, detectAll(text, { customPatterns: patterns, language, defaultRegion }), plan, policy);
 }
 
 /**
  * The second half of mergedDetections, for callers that ran the regex detectors elsewhere (on a
  * worker thread for a large RAG document): the policy's NER control, then the merge.
  */
-export function combineDetections(regex: Detection[], plan: TextTransformRequest['detection'], policy: Policy): Detection[] {
+export function combineDetections(text: string, regex: Detection[], plan: TextTransformRequest['detection'], policy: Policy): Detection[] {
   const ner = applyPolicyDetection(policy, plan ?? { nerRan: false, ner: [] });
-  if (plan === undefined) return regex;
+  const released = nonIdentifyingFor(policy);
+  if (plan === undefined) return dropNonIdentifying(text, regex, released);
   // Without builtin_regex only the caller's and policy's own patterns run.
   const kept = plan.useRegex ? regex : regex.filter((detection) => detection.detector === 'custom_pattern');
-  return ner.length === 0 ? kept : mergeDetections(kept, ner);
+  // Addresses and URLs that identify no one leave only after the merge: a public URL has claimed
+  // its span, so no name or number inside it is reported on its own (domain/detect/identifying.ts).
+  return dropNonIdentifying(text, ner.length === 0 ? kept : mergeDetections(kept, ner), released);
 }
 
 /**

@@ -3,6 +3,7 @@
 // detection rules, then detect and select inline or on a worker (usecases/executor.ts: a large
 // text's answer is serialized on the worker), and record the audit facts.
 import type { CompiledPattern } from '../domain/detect/index.js';
+import { nonIdentifyingFor } from '../domain/detect/identifying.js';
 import type { CustomPattern } from '../domain/types.js';
 import { selectDetections, type DetectedEntity } from '../services/detect.js';
 import { applyPolicyDetection, planDetection, type DetectorName, type DetectorPlan, type NerDeps } from '../services/ner.js';
@@ -49,7 +50,8 @@ export class DetectUseCase {
     const loaded = command.policy;
     const plan = await planDetection(this.#deps.ner, command.text, language, command.detectors, loaded?.compiled.policy, call.log);
     const ner = loaded !== undefined ? applyPolicyDetection(loaded.compiled.policy, plan) : plan.ner;
-    const selection = { useRegex: plan.useRegex, ner, threshold: command.threshold, wanted: command.wanted, withValues: command.withValues };
+    const nonIdentifying = nonIdentifyingFor(loaded?.compiled.policy);
+    const selection = { useRegex: plan.useRegex, ner, threshold: command.threshold, wanted: command.wanted, withValues: command.withValues, nonIdentifying };
     const executor = this.#deps.executor;
     const offloaded = await executor.detectEntities({ text: command.text, language, raw: command.patterns.raw }, selection, worker);
     let done: DetectDone;

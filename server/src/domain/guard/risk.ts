@@ -21,6 +21,7 @@
 //   credentials     (password, api_key, jwt, private_key, connection_string) not a value that
 //                   says it is a placeholder (EXAMPLE, changeme, your-password, xxxx).
 // The session's own values (known.ts) are flagged whatever their type and level.
+import { ipClass, PERSONAL_WORDS, wordsMatcher } from '../detect/identifying.js';
 import type { ProtectionLevel } from '../types.js';
 import { guardView } from './view.js';
 
@@ -38,18 +39,8 @@ const CONTEXT_WINDOW = 48;
 /** Characters after a date searched for a birth label ("12/03/1980 (DOB)"). */
 const AFTER_WINDOW = 16;
 
-function wordsMatcher(words: readonly string[]): RegExp {
-  const escaped = [...words].sort((a, b) => b.length - a.length).map((word) => word.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'));
-  return new RegExp(`(?<![\\p{L}\\p{N}])(?:${escaped.join('|')})(?![\\p{L}\\p{N}])`, 'iu');
-}
-
-/** Words that make a medium-risk value someone's: possessives and roles of a person. */
-const PERSONAL_CONTEXT = wordsMatcher([
-  'my', 'his', 'her', 'their', 'patient', "patient's", 'customer', "customer's", 'employee', "employee's", 'applicant',
-  'member', 'owner', 'subscriber', 'holder', 'cardholder', 'account holder', 'victim', 'suspect', 'client\'s',
-  'mein', 'meine', 'meiner', 'sein', 'seine', 'ihr', 'ihre', 'kunde', 'patientin', 'mon', 'ma', 'mes', 'son', 'sa', 'ses',
-  'mi', 'mis', 'su', 'sus', 'mio', 'mia', 'suo', 'sua', 'mijn', 'zijn', 'haar', 'meu', 'minha', 'seu', 'cliente', 'paciente',
-]);
+/** Words that make a medium-risk value someone's (shared with detection, identifying.ts). */
+const PERSONAL_CONTEXT = wordsMatcher(PERSONAL_WORDS);
 
 /** Words that make a date a date of birth. */
 const BIRTH_CONTEXT = wordsMatcher([
@@ -126,44 +117,14 @@ function isServiceNumber(value: string): boolean {
 
 // ---- IP addresses -------------------------------------------------------------------------
 
-function ipv4Reserved(parts: readonly number[]): boolean {
-  const [a, b, c] = parts as [number, number, number, number];
-  return (
-    a === 0 || a === 10 || a === 127 || a >= 224 ||
-    (a === 100 && b >= 64 && b <= 127) ||
-    (a === 169 && b === 254) ||
-    (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 168) ||
-    (a === 192 && b === 0 && (c === 0 || c === 2)) ||
-    (a === 198 && (b === 18 || b === 19)) ||
-    (a === 198 && b === 51 && c === 100) ||
-    (a === 203 && b === 0 && c === 113)
-  );
-}
-
-function parseIpv4(value: string): number[] | undefined {
-  const match = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})/.exec(value);
-  if (match === null) return undefined;
-  const parts = match.slice(1, 5).map(Number);
-  return parts.every((part) => part <= 255) ? parts : undefined;
-}
-
-/** Private, loopback, link-local, documentation, CGNAT, multicast and unspecified addresses. */
+/**
+ * Special-purpose and private addresses (loopback, unspecified, documentation, link-local,
+ * multicast, broadcast, RFC 1918, CGNAT, unique local): the classes detection leaves out by
+ * default (domain/detect/identifying.ts), so the guard and the input side agree on them. An
+ * IPv6 address whose interface id embeds a MAC address is not reserved, whatever its prefix.
+ */
 export function isReservedIp(value: string): boolean {
-  const v4 = parseIpv4(value);
-  if (!value.includes(':')) return v4 === undefined || ipv4Reserved(v4);
-  const lower = value.toLowerCase().replace(/^\[|\]$/g, '').split('%')[0]!;
-  if (v4 !== undefined && /^(::ffff:|::)/.test(lower)) return ipv4Reserved(v4);
-  if (lower === '::' || lower === '::1') return true;
-  const first = parseInt(lower.split(':')[0] || '0', 16);
-  const second = parseInt(lower.split(':')[1] || '0', 16);
-  return (
-    (first & 0xffc0) === 0xfe80 || // link-local fe80::/10
-    (first & 0xfe00) === 0xfc00 || // unique local fc00::/7
-    (first & 0xff00) === 0xff00 || // multicast
-    (first === 0x2001 && second === 0x0db8) || // documentation 2001:db8::/32
-    first === 0 // unspecified, v4-compatible and mapped forms
-  );
+  return ipClass(value) !== 'identifying';
 }
 
 // ---- URLs ---------------------------------------------------------------------------------
