@@ -31,7 +31,11 @@ describe('ipClass', () => {
     ['ff02::1', 'special_purpose'],
     ['2001:db8::1', 'special_purpose'],
     ['3fff::1', 'special_purpose'],
-    ['fd12:3456:789a::1', 'private'],
+    ['fd00::1', 'private'],
+    ['fc00::5:1', 'private'],
+    // A unique local address with a global id names one site (RFC 4193: the id is random).
+    ['fd12:3456:789a::1', 'identifying'],
+    ['fd5c:de33:f12b:abd0:afb7:2ae7:fcf:36a4', 'identifying'],
     ['::ffff:192.168.0.1', 'private'],
     ['::ffff:8.8.8.8', 'identifying'],
     ['2a00:1450:4001:82a::200e', 'identifying'],

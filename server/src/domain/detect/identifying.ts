@@ -11,7 +11,9 @@ import type { Detection } from '../types.js';
 /**
  * special_purpose: no host anyone can reach or name (loopback, unspecified, documentation,
  * link-local, multicast, broadcast, benchmarking, reserved); private: a host inside some
- * network (RFC 1918, CGNAT, IPv6 unique local), the same address in millions of networks;
+ * network (RFC 1918, CGNAT, IPv6 unique local with a zero global id), the same address in
+ * millions of networks; a unique local address with a global id is identifying: RFC 4193 makes that
+ * 40-bit id random so it names one site (one organization's network) worldwide;
  * identifying: everything else, and any IPv6 address whose interface identifier embeds a MAC
  * address (modified EUI-64, `xxff:fexx` in the middle), whatever its prefix.
  */
@@ -117,7 +119,9 @@ function ipv6Class(groups: readonly number[]): IpClass {
   ) {
     return 'special_purpose';
   }
-  if ((g0 & 0xfe00) === 0xfc00) return 'private'; // unique local fc00::/7
+  // Unique local fc00::/7: private only without a global id (fd00::/48, what home routers and
+  // examples use); RFC 4193's random 40-bit global id names one site worldwide.
+  if ((g0 & 0xfe00) === 0xfc00) return (g0 & 0xff) === 0 && g1 === 0 && g2 === 0 ? 'private' : 'identifying';
   return 'identifying';
 }
 

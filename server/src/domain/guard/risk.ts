@@ -119,7 +119,7 @@ function isServiceNumber(value: string): boolean {
 
 /**
  * Special-purpose and private addresses (loopback, unspecified, documentation, link-local,
- * multicast, broadcast, RFC 1918, CGNAT, unique local): the classes detection leaves out by
+ * multicast, broadcast, RFC 1918, CGNAT, unique local without a global id): the classes detection leaves out by
  * default (domain/detect/identifying.ts), so the guard and the input side agree on them. An
  * IPv6 address whose interface id embeds a MAC address is not reserved, whatever its prefix.
  */
