@@ -227,7 +227,6 @@ function codePointAt(text: string, index: number): number {
 }
 
 /** The first character that is not printable ASCII, from lastIndex on. */
-// eslint-disable-next-line no-control-regex
 const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/g;
 /** Printable ASCII characters in a row after which the rest of the run is skipped by the regex engine. */
 const ASCII_RUN = 16;
