@@ -20,7 +20,7 @@ let veil: ServerProcess;
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(`${veil.url}${path}`, body, headers);
 
 beforeAll(async () => {
-  veil = await startVeil({ env: { VEIL_SESSION_SECRET: '4e'.repeat(32), VEIL_CORPUS_SECRET: '7a'.repeat(32), VEIL_MAX_BATCH_SIZE: '4' } });
+  veil = await startVeil({ env: { VEIL_SESSION_SECRET: '4e'.repeat(32), VEIL_CORPUS_SECRET: '7a'.repeat(32), VEIL_MAX_BATCH_SIZE: '4', VEIL_LOG_LEVEL: 'debug' } });
 });
 afterAll(async () => {
   await veil.stop();

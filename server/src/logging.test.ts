@@ -1,7 +1,7 @@
 // Log lines cannot be forged by caller-supplied text (threat 18), and redaction covers the
 // body and credential paths as a second guard behind "never log values".
 import { describe, expect, it } from 'vitest';
-import { createLogger } from './logging.js';
+import { createLogger, recordWriterOf } from './logging.js';
 import { MemorySink } from '../test/support/harness.js';
 
 describe('logger', () => {
@@ -22,5 +22,33 @@ describe('logger', () => {
     logger.info({ req: { headers: { authorization: 'Bearer canary-token', 'x-api-key': 'canary-key' }, body: { input: 'canary-body' } }, value: 'canary-value' }, 'x');
     await new Promise((resolve) => setImmediate(resolve));
     expect(sink.text()).not.toMatch(/canary/);
+  });
+
+  // The direct record writer (the audit event on the `log` sink) must write what pino's child
+  // logger would have written, in both formats, hostile strings included.
+  const FIELDS = { audit: true, event_type: 'transform', request_id: 'r-1', identity: 'a\r\nFAKE\u001b[31m', tenant_id: null, entity_types: ['email', 'phone'], entity_count: 2, duration_ms: 1.25, replayed: false, quote: 'say "hi" \\ \u2028' };
+  for (const format of ['json', 'text'] as const) {
+    it(`writes a record directly exactly as pino's child logger does (${format})`, async () => {
+      const viaPino = new MemorySink();
+      createLogger({ level: 'info', format, stream: viaPino }).child({ name: 'veil.audit' }).info(FIELDS, 'audit');
+      const direct = new MemorySink();
+      const logger = createLogger({ level: 'info', format, stream: direct });
+      // Reached through a child too (Fastify's app.log is a child of the logger it is given).
+      const writer = recordWriterOf(logger.child({}));
+      expect(writer).toBeDefined();
+      writer!('veil.audit', FIELDS, 'audit');
+      await new Promise((resolve) => setImmediate(resolve));
+      const withoutTime = (line: string): string => (format === 'json' ? line.replace(/"time":\d+/, '"time":0') : line.replace(/^\S+/, 'T'));
+      expect(direct.lines).toHaveLength(1);
+      expect(withoutTime(direct.lines[0]!)).toBe(withoutTime(viaPino.lines[0]!));
+      expect(direct.lines[0]).not.toMatch(/\r|\n./);
+    });
+  }
+
+  it('the direct writer is silent on a silent logger, and absent on loggers it did not make', () => {
+    const sink = new MemorySink();
+    recordWriterOf(createLogger({ level: 'silent', format: 'json', stream: sink }))!('veil.audit', { a: 1 }, 'audit');
+    expect(sink.lines).toHaveLength(0);
+    expect(recordWriterOf({})).toBeUndefined();
   });
 });

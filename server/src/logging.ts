@@ -54,17 +54,21 @@ const HEAD_FIELDS = new Set(['time', 'level', 'msg', 'pid', 'hostname']);
 
 const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 
+/** A text line: time, level, message, then key=value pairs for `fields` (pino's own fields skipped). */
+function formatText(time: unknown, level: unknown, msg: unknown, fields: Record<string, unknown>, prefix = ''): string {
+  const when = typeof time === 'number' ? new Date(time).toISOString() : '';
+  let pairs = prefix;
+  for (const key in fields) {
+    if (!HEAD_FIELDS.has(key)) pairs += ` ${key}=${valueText(fields[key])}`;
+  }
+  return `${when} ${LEVEL_NAMES[level as number] ?? String(level)} ${clean(typeof msg === 'string' ? msg : '')}${pairs}\n`;
+}
+
 /** One pino record (a JSON line) as a text line: time, level, message, then key=value pairs. */
 export function textLine(json: string): string {
   try {
     const record = JSON.parse(json) as Record<string, unknown>;
-    const { time, level, msg } = record;
-    const when = typeof time === 'number' ? new Date(time).toISOString() : '';
-    let fields = '';
-    for (const key in record) {
-      if (!HEAD_FIELDS.has(key)) fields += ` ${key}=${valueText(record[key])}`;
-    }
-    return `${when} ${LEVEL_NAMES[level as number] ?? String(level)} ${clean(typeof msg === 'string' ? msg : '')}${fields}\n`;
+    return formatText(record.time, record.level, record.msg, record);
   } catch {
     return `${clean(json)}\n`;
   }
@@ -86,8 +90,45 @@ function textDestination(out: { write(text: string): unknown }): { write(line: s
   };
 }
 
+/**
+ * Writes one info-level record of a named child logger (`name`) straight to the logger's
+ * destination, formatted exactly as pino and the text format would format it, without pino's
+ * generic path (serialize, redact, and for text: parse back and reformat). For records whose
+ * fields are value-free by construction and flat (the audit event on the `log` sink, one per
+ * request). Silent when the logger is.
+ */
+export type RecordWriter = (name: string, fields: Readonly<Record<string, unknown>>, msg: string) => void;
+
+/** Where createLogger leaves its RecordWriter: pino's children (Fastify's app.log) inherit it. */
+const RECORD_WRITER = Symbol('veil.recordWriter');
+
+/** The direct record writer of a logger made by createLogger (or a child of one); undefined otherwise. */
+export function recordWriterOf(logger: object): RecordWriter | undefined {
+  return (logger as { [RECORD_WRITER]?: RecordWriter })[RECORD_WRITER];
+}
+
+const INFO = 30;
+
+function recordWriter(logger: Logger, format: LogOptions['format'], out: { write(text: string): unknown }, service: string): RecordWriter {
+  return (name, fields, msg) => {
+    if (logger.level === 'silent') return;
+    const time = Date.now();
+    if (format === 'text') {
+      out.write(formatText(time, INFO, msg, fields, ` service=${service} name=${clean(name)}`));
+      return;
+    }
+    const body = JSON.stringify(fields);
+    const middle = body.length > 2 ? `${body.slice(1, -1)},` : '';
+    out.write(`{"level":${INFO},"time":${time},"service":${JSON.stringify(service)},"name":${JSON.stringify(name)},${middle}"msg":${JSON.stringify(msg)}}\n`);
+  };
+}
+
+const SERVICE = 'veil-server';
+
 export function createLogger(options: LogOptions): Logger {
-  const base = { level: options.level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'veil-server' } };
+  const base = { level: options.level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: SERVICE } };
   const out = options.stream ?? pino.destination({ dest: 1, sync: false });
-  return pino(base, options.format === 'json' ? out : textDestination(out));
+  const logger = pino(base, options.format === 'json' ? out : textDestination(out));
+  (logger as Logger & { [RECORD_WRITER]?: RecordWriter })[RECORD_WRITER] = recordWriter(logger, options.format, out, SERVICE);
+  return logger;
 }

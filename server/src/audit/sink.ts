@@ -2,6 +2,7 @@
 // writes each event to the process log under the `veil.audit` logger and never fails the
 // request (fail-open, ephemeral); `file` (file-sink.ts) appends to an HMAC-chained file and
 // resolves only after the record is fsynced.
+import { recordWriterOf } from '../logging.js';
 import type { AuditEvent } from './event.js';
 
 /** What the log sink needs of a logger (pino's, or Fastify's view of it). */
@@ -30,21 +31,33 @@ export interface AuditSink {
 /** The logger name of audit events (decisions.md section 1). */
 export const AUDIT_LOGGER_NAME = 'veil.audit';
 
-/** Audit events on the process log. Logging problems never reach the request (fail-open). */
+/**
+ * Audit events on the process log. Logging problems never reach the request (fail-open). With
+ * the default `log` sink the event is the request's one line at info (routes log their own
+ * completion events at debug): on a logger from createLogger it is written directly in the
+ * log's format (logging.ts RecordWriter: the event is flat and value-free by construction, so
+ * pino's generic serialization and redaction have nothing to do), otherwise through a pino child.
+ */
 export class LogAuditSink implements AuditSink {
   readonly backend = 'log';
   readonly synchronous = true;
-  readonly #logger: { info(object: object, message: string): void };
+  readonly #write: (event: AuditEvent) => void;
 
   constructor(logger: AuditLogger) {
+    const direct = recordWriterOf(logger);
+    if (direct !== undefined) {
+      this.#write = (event) => direct(AUDIT_LOGGER_NAME, { audit: true, ...event }, 'audit');
+      return;
+    }
     // Info level whatever the process level, so VEIL_LOG_LEVEL=warn does not silence the audit
     // trail; a disabled (silent) logger stays silent.
-    this.#logger = logger.child({ name: AUDIT_LOGGER_NAME }, logger.level === 'silent' ? {} : { level: 'info' });
+    const child = logger.child({ name: AUDIT_LOGGER_NAME }, logger.level === 'silent' ? {} : { level: 'info' });
+    this.#write = (event) => child.info({ audit: true, ...event }, 'audit');
   }
 
   record(event: AuditEvent): Promise<void> {
     try {
-      this.#logger.info({ audit: true, ...event }, 'audit');
+      this.#write(event);
     } catch {
       // Fail-open by contract: the log sink is best effort.
     }

@@ -92,7 +92,7 @@ export function batchRoutes(deps: CallerDeps & ConfigSlice<'auth' | 'limits' | '
           return outcome.handle !== undefined ? withItemHandle(result, outcome.handle) : result;
         });
         auditFacts(request, { item_count: results.length, items_failed: failed, ...policyFact(deps, body.policy), ...(sessionId !== undefined ? { session_id: sessionId } : {}) });
-        request.log.info(
+        request.log.debug(
           { event: 'batch_transform_completed', items: results.length, failed, session_mode: shared ? 'shared' : 'independent', entities: totalEntities },
           'batch_transform_completed',
         );
@@ -142,7 +142,7 @@ export function batchRoutes(deps: CallerDeps & ConfigSlice<'auth' | 'limits' | '
           }
         }
         auditFacts(request, { item_count: results.length, items_failed: failed, ...policyFact(deps, body.policy) });
-        request.log.info({ event: 'batch_detect_completed', items: results.length, entities: totalEntities }, 'batch_detect_completed');
+        request.log.debug({ event: 'batch_detect_completed', items: results.length, entities: totalEntities }, 'batch_detect_completed');
         const answer = await batchAnswer(slicer, results, { total_items: results.length, total_entities: totalEntities, total_time_ms: ms(started) });
         return reply.type('application/json; charset=utf-8').send(answer);
       },

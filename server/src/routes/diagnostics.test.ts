@@ -110,6 +110,20 @@ describe('log events', () => {
     expect(t.logs.text()).not.toContain(EMAIL);
   });
 
+  it('at info a transform and a rehydrate write one line each: their audit event (completion events are debug)', async () => {
+    t = await buildTestApp({ logLevel: 'info' });
+    const before = t.logs.lines.length;
+    const transformed = await post(t.app, '/v1/transform', { input: `mail ${EMAIL}`, trace_id: TRACE });
+    await post(t.app, '/v1/rehydrate', { output: transformed.body.entities[0].token, session_state: transformed.body.session_state, trace_id: TRACE });
+    await new Promise((resolve) => setImmediate(resolve));
+    const all = records(t.logs).slice(before);
+    expect(all.map((record) => [record.name, record.event_type])).toEqual([
+      ['veil.audit', 'transform'],
+      ['veil.audit', 'rehydrate'],
+    ]);
+    expect(all[0]).toMatchObject({ level: 30, msg: 'audit', audit: true, trace_id: fingerprint(TRACE), entity_count: 1 });
+  });
+
   it('logs each error exactly once at error level with request_id, code, status and detail', async () => {
     t = await buildTestApp();
     const refused = await post(t.app, '/v1/rehydrate', { output: 'x', session_state: 'v1.zz.bad' });

@@ -298,7 +298,7 @@ export function ragRoutes(deps: CallerDeps & ConfigSlice<'auth' | 'rag' | 'limit
           ...sealed.facts,
           ...promptFact(sealed.promptSecurity),
         });
-        request.log.info({ event: 'rag_ingest_completed', entities: sealed.facts.entity_count ?? 0 }, 'rag_ingest_completed');
+        request.log.debug({ event: 'rag_ingest_completed', entities: sealed.facts.entity_count ?? 0 }, 'rag_ingest_completed');
         return answer(reply, result);
       },
     );
@@ -333,7 +333,7 @@ export function ragRoutes(deps: CallerDeps & ConfigSlice<'auth' | 'rag' | 'limit
           }
         }
         auditFacts(request, { item_count: results.length, items_failed: failed });
-        request.log.info({ event: 'rag_ingest_batch_completed', items: results.length, failed }, 'rag_ingest_batch_completed');
+        request.log.debug({ event: 'rag_ingest_batch_completed', items: results.length, failed }, 'rag_ingest_batch_completed');
         return answer(reply, await serializeSliced(slicer, '{"results":[', results, ']}'));
       },
     );
@@ -347,7 +347,7 @@ export function ragRoutes(deps: CallerDeps & ConfigSlice<'auth' | 'rag' | 'limit
           useCases.rag.query({ query: body.query, policy: body.policy, language: body.language, corpusId: body.corpus_id }, { ...modelScope(deps, principalOf(request)), log: request.log }),
         );
         auditFacts(request, { ...policyOf(sealed.session), session_id: sealed.session.sid, ...sealed.facts, ...promptFact(sealed.promptSecurity) });
-        request.log.info({ event: 'rag_query_completed', entities: sealed.facts.entity_count ?? 0 }, 'rag_query_completed');
+        request.log.debug({ event: 'rag_query_completed', entities: sealed.facts.entity_count ?? 0 }, 'rag_query_completed');
         return answer(reply, withSessionHandle(sealed.response, sealed.handle, 'safe_query'));
       },
     );
@@ -376,7 +376,7 @@ export function ragRoutes(deps: CallerDeps & ConfigSlice<'auth' | 'rag' | 'limit
           { ...modelScope(deps, principal), log: request.log },
         ));
         auditFacts(request, { ...policyOf(sealed.session), session_id: sealed.session.sid, ...sealed.facts, ...promptFact(sealed.promptSecurity) });
-        request.log.info({ event: 'rag_context_completed', chunks: body.chunks.length, tokens: sealed.session.entries }, 'rag_context_completed');
+        request.log.debug({ event: 'rag_context_completed', chunks: body.chunks.length, tokens: sealed.session.entries }, 'rag_context_completed');
         return answer(reply, withSessionHandle(sealed.response, sealed.handle, 'safe_chunks'));
       },
     );
@@ -405,7 +405,7 @@ export function ragRoutes(deps: CallerDeps & ConfigSlice<'auth' | 'rag' | 'limit
           entity_count: answered.tokensResolved,
           ...(answered.outputGuardTriggered !== undefined ? { output_guard: answered.outputGuardTriggered } : {}),
         });
-        request.log.info({ event: 'rag_answer_completed', resolved: answered.tokensResolved }, 'rag_answer_completed');
+        request.log.debug({ event: 'rag_answer_completed', resolved: answered.tokensResolved }, 'rag_answer_completed');
         return typeof answered.response === 'string' ? reply.type('application/json; charset=utf-8').send(answered.response) : answered.response;
       },
     );
@@ -430,7 +430,7 @@ export function ragRoutes(deps: CallerDeps & ConfigSlice<'auth' | 'rag' | 'limit
           },
         });
         auditFacts(request, { policy: session.policy, session_id: session.sid, entity_count: response.manifest.entities_revoked });
-        request.log.info(
+        request.log.debug(
           { event: 'rag_delete_completed', session: response.manifest.session_fingerprint, revoked: response.manifest.entities_revoked, status: response.manifest.status },
           'rag_delete_completed',
         );

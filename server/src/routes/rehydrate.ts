@@ -47,10 +47,10 @@ export function rehydrateRoutes(deps: ConfigSlice<'auth'>, useCases: Pick<UseCas
           : await useCases.rehydrate.text(call, base);
         const logFields = { event: 'rehydrate_completed', ...(hasJson ? { output: 'json' } : {}), trace_id: fingerprint(base.traceId ?? '') };
         if (run.where === 'worker') {
-          request.log.info({ ...logFields, offloaded: true, resolved: run.result.tokensResolved }, 'rehydrate_completed');
+          request.log.debug({ ...logFields, offloaded: true, resolved: run.result.tokensResolved }, 'rehydrate_completed');
           return sendJson(reply, [run.result.body]);
         }
-        request.log.info({ ...logFields, resolved: run.response.tokens_resolved, unresolved: run.response.tokens_unresolved.length }, 'rehydrate_completed');
+        request.log.debug({ ...logFields, resolved: run.response.tokens_resolved, unresolved: run.response.tokens_unresolved.length }, 'rehydrate_completed');
         return run.response;
       },
     );

@@ -105,7 +105,7 @@ export function streamRoutes(deps: CallerDeps & ConfigSlice<'auth' | 'server' | 
       // tokenized document, then the completion frame.
       const document = inputType === 'json' ? { kind: 'json' as const, value: body.input_json, source: deferredSource(request, 'input_json') } : { kind: 'chat_messages' as const, value: body.input_messages };
       const done = await useCases.transform.structured(call, command, document);
-      request.log.info({ event: 'transform_completed', input_type: inputType, trace_id: trace, offloaded: done.json !== undefined }, 'transform_completed');
+      request.log.debug({ event: 'transform_completed', input_type: inputType, trace_id: trace, offloaded: done.json !== undefined }, 'transform_completed');
       // A worker's body is parsed back: the document is bounded by the limits the request passed.
       return { structured: done.json !== undefined ? (JSON.parse(done.json.map(jsonString).join('')) as Record<string, unknown>) : done.object };
     }
@@ -146,7 +146,7 @@ export function streamRoutes(deps: CallerDeps & ConfigSlice<'auth' | 'server' | 
         for (const frame of whole.frames) {
           if (!(await writer.event(frame))) return undefined;
         }
-        request.log.info({ event: 'transform_completed', streamed: true, trace_id: whole.trace, frames: whole.frames.length, entities: whole.entities }, 'transform_completed');
+        request.log.debug({ event: 'transform_completed', streamed: true, trace_id: whole.trace, frames: whole.frames.length, entities: whole.entities }, 'transform_completed');
         return { complete: true, ...whole.handle, ...whole.rest };
       });
       return reply;
@@ -175,8 +175,8 @@ export function streamRoutes(deps: CallerDeps & ConfigSlice<'auth' | 'server' | 
             // A large output was restored and cut on a worker: only the small rest of its body is parsed here.
             const segments = run.where === 'worker' ? (run.result.segments ?? []) : splitSegments(run.response.restored_text).map((segment) => segment.text);
             const response = run.where === 'worker' ? (JSON.parse(jsonString(run.result.body)) as Omit<RehydrateResponse, 'restored_text'>) : run.response;
-            if (run.where === 'worker') request.log.info({ event: 'rehydrate_completed', trace_id: trace, offloaded: true, resolved: run.result.tokensResolved }, 'rehydrate_completed');
-            else request.log.info({ event: 'rehydrate_completed', trace_id: trace, resolved: run.response.tokens_resolved, unresolved: run.response.tokens_unresolved.length }, 'rehydrate_completed');
+            if (run.where === 'worker') request.log.debug({ event: 'rehydrate_completed', trace_id: trace, offloaded: true, resolved: run.result.tokensResolved }, 'rehydrate_completed');
+            else request.log.debug({ event: 'rehydrate_completed', trace_id: trace, resolved: run.response.tokens_resolved, unresolved: run.response.tokens_unresolved.length }, 'rehydrate_completed');
             await runStream(reply, request.log, 'rehydrate_stream', async (writer) => {
               for (const [index, text] of segments.entries()) {
                 if (!(await writer.frame({ index, restored_text: text }))) return undefined;
@@ -243,7 +243,7 @@ export function streamRoutes(deps: CallerDeps & ConfigSlice<'auth' | 'server' | 
             }
             if (rest !== '' && !(await writer.frame({ index: index++, restored_text: rest }))) return undefined;
             const { tokens_resolved: resolved, tokens_unresolved: unresolved, ...guarded } = restore.summary();
-            request.log.info({ event: 'rehydrate_completed', streamed: true, trace_id: trace, frames: index, resolved, unresolved: unresolved.length }, 'rehydrate_completed');
+            request.log.debug({ event: 'rehydrate_completed', streamed: true, trace_id: trace, frames: index, resolved, unresolved: unresolved.length }, 'rehydrate_completed');
             return {
               complete: true,
               tokens_resolved: resolved,

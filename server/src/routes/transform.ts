@@ -57,16 +57,16 @@ export function transformRoutes(deps: CallerDeps, useCases: Pick<UseCases, 'scop
         if (inputType !== 'text') {
           const document = inputType === 'json' ? { kind: 'json' as const, value: body.input_json, source: deferredSource(request, 'input_json') } : { kind: 'chat_messages' as const, value: body.input_messages };
           const done = await useCases.transform.structured(call, command, document);
-          request.log.info({ event: 'transform_completed', input_type: inputType, trace_id: trace, offloaded: done.json !== undefined }, 'transform_completed');
+          request.log.debug({ event: 'transform_completed', input_type: inputType, trace_id: trace, offloaded: done.json !== undefined }, 'transform_completed');
           return done.json !== undefined ? sendJson(reply, done.json) : done.object;
         }
         const done = await useCases.transform.text(call, command, body.input ?? '');
         const logFields = { event: 'transform_completed', trace_id: trace, policy: body.policy ?? deps.policies.registry.defaultName };
         if (done.serialized !== undefined) {
-          request.log.info({ ...logFields, offloaded: true }, 'transform_completed');
+          request.log.debug({ ...logFields, offloaded: true }, 'transform_completed');
           return sendJson(reply, withHandleParts(done.serialized, done.handle));
         }
-        request.log.info({ ...logFields, entities: done.response?.entities.length ?? 0 }, 'transform_completed');
+        request.log.debug({ ...logFields, entities: done.response?.entities.length ?? 0 }, 'transform_completed');
         return { ...done.response, ...done.handle };
       },
     );

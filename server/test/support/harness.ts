@@ -37,6 +37,8 @@ export async function buildTestApp(
     mutateDeps?: (deps: AppDeps) => AppDeps;
     /** The injected clock stands still except through advance(): no assertion depends on how fast the machine is. */
     frozenClock?: boolean;
+    /** The process log level (default debug, so tests see and scan every line). */
+    logLevel?: string;
   } = {},
 ): Promise<TestApp> {
   const loaded = loadConfig({
@@ -55,7 +57,8 @@ export async function buildTestApp(
   }) as AppDeps;
   const deps = options.mutateDeps === undefined ? clocked : options.mutateDeps(clocked);
   const logs = new MemorySink();
-  const logger = createLogger({ level: 'info', format: 'json', stream: logs });
+  // Debug: the per-route completion events (debug since issue 20) are scanned for values too.
+  const logger = createLogger({ level: options.logLevel ?? 'debug', format: 'json', stream: logs });
   const app = await buildApp(deps, { logger });
   return {
     app,

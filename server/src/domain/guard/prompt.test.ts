@@ -247,3 +247,28 @@ describe('scanPrompt: linear on adversarial input', () => {
     });
   }
 });
+
+describe('scanPrompt: long runs of printable ASCII', () => {
+  // The folded view skips such runs in one regex search (after 16 characters); what follows a
+  // run must be judged exactly as it is after a short one: its context (a keycap's digit, a
+  // joiner's neighbours), its offsets, merged hidden runs.
+  const SAMPLES = [
+    ` 1\uFE0F\u20E3 ok`,
+    ` x\uFE0F`,
+    ` ${TOKEN.replace('email', 'ｅｍａｉｌ')} and \u200B\u200B there`,
+    ` a\u200Db \u202Eevil\u202C ${TOKEN} \u{E0041}\u{E0042}`,
+    ` caf\u00E9 \u0430\u0431 ${TOKEN}\u00A0${TOKEN}`,
+  ];
+  for (const sample of SAMPLES) {
+    it(`finds the same after a run of any length: ${JSON.stringify(sample)}`, () => {
+      const alone = scanPrompt(sample);
+      for (let run = 0; run <= 70; run += 1) {
+        const prefix = 'p'.repeat(run);
+        const shifted = scanPrompt(prefix + sample).map((finding) => ({ ...finding, start: finding.start - run, end: finding.end - run }));
+        expect(shifted).toEqual(alone);
+        // And with the sample inside a long run (hidden characters between long ASCII stretches).
+        expect(scanPrompt(`${prefix}${sample}${sample}`).length).toBe(2 * alone.length);
+      }
+    });
+  }
+});

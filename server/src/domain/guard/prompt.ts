@@ -226,6 +226,11 @@ function codePointAt(text: string, index: number): number {
   return index < text.length ? text.codePointAt(index)! : -1;
 }
 
+/** The first character that is not printable ASCII, from lastIndex on. */
+const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/g;
+/** Printable ASCII characters in a row after which the rest of the run is skipped by the regex engine. */
+const ASCII_RUN = 16;
+
 /** One pass: hidden-character findings (adjacent ones of a kind merged) and the folded view. */
 function foldText(text: string): FoldedView {
   const hidden: PromptFinding[] = [];
@@ -236,11 +241,31 @@ function foldText(text: string): FoldedView {
   let previous = -1;
   let previousSelector = false;
   let index = 0;
+  let asciiRun = 0;
   const length = text.length;
   while (index < length) {
     const code = text.charCodeAt(index);
     // Fast path: printable ASCII and plain BMP characters are never folded nor hidden.
-    if ((code >= 0x20 && code < 0x7f) || (code >= 0x80 && (code < 0xd800 || code > 0xdfff) && isPlainBmp(code))) {
+    if (code >= 0x20 && code < 0x7f) {
+      previous = code;
+      previousSelector = false;
+      index += 1;
+      // Prose is long runs of printable ASCII: past a few, the regex engine finds where the run
+      // ends faster than a loop turn per character (short runs, as between words of another
+      // script, never pay for the call).
+      if (++asciiRun >= ASCII_RUN) {
+        asciiRun = 0;
+        NOT_PRINTABLE_ASCII.lastIndex = index;
+        const next = NOT_PRINTABLE_ASCII.exec(text)?.index ?? length;
+        if (next > index) {
+          previous = text.charCodeAt(next - 1);
+          index = next;
+        }
+      }
+      continue;
+    }
+    asciiRun = 0;
+    if (code >= 0x80 && (code < 0xd800 || code > 0xdfff) && isPlainBmp(code)) {
       previous = code;
       previousSelector = false;
       index += 1;
