@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import gazetteer
+from .. import gazetteer, overlays
 from ..labels import confidence_for, confidence_table
 from .base import BackendError, LoadReport, RawEntity
 
@@ -102,6 +102,7 @@ class SpacyBackend:
                             nlp.remove_pipe(shared)
                 if "ner" not in nlp.pipe_names:
                     raise BackendError(f"package {package!r} has no ner component")  # noqa: TRY301
+                fine_tuned = overlays.apply(nlp, package, str(meta.get("version", "")))
                 nlp.max_length = max(nlp.max_length, self._max_text_chars + 1)
                 self._nlp[language] = nlp
                 if language == "en" or len(self._nlp) == 1:
@@ -114,6 +115,7 @@ class SpacyBackend:
                         "language": language,
                         "model": self._model_ids[language],
                         "pipes": ",".join(nlp.pipe_names),
+                        "fine_tuned_ner": fine_tuned,
                     },
                 )
             except Exception as error:
