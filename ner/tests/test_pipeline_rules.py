@@ -321,7 +321,9 @@ def test_name_pattern_reads_hyphenated_parts_one_way() -> None:
         ),
     ],
 )
-def test_street_and_its_places_are_one_address(text: str, model: list[tuple[str, str]], address: str | None) -> None:
+def test_street_and_its_places_are_one_address(
+    text: str, model: list[tuple[str, str]], address: str | None
+) -> None:
     spans = recognized(text, model)
     if address is None:
         assert all(value in {v for v, _ in model} for value, _ in spans), spans

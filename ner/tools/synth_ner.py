@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 
@@ -31,11 +32,53 @@ from faker import Faker
 # synthetic generator, which made the held-out set (data/heldout-presidio-synth.jsonl), draws some
 # of its values from Faker's en_US lists, so training on them would teach the test's vocabulary.
 LOCALES = [
-    "en_GB", "en_AU", "en_CA", "en_IE", "en_NZ", "en_IN", "en_PH", "de_DE", "de_AT", "de_CH",
-    "fr_FR", "fr_CA", "fr_CH", "es_ES", "es_MX", "es_AR", "es_CO", "it_IT", "nl_NL", "nl_BE",
-    "pt_PT", "pt_BR", "da_DK", "sv_SE", "no_NO", "fi_FI", "pl_PL", "cs_CZ", "sk_SK", "hu_HU",
-    "ro_RO", "hr_HR", "sl_SI", "et_EE", "lt_LT", "lv_LV", "tr_TR", "id_ID", "vi_VN", "tl_PH",
-    "zu_ZA", "az_AZ", "is_IS", "el_GR", "bg_BG", "ru_RU", "uk_UA",
+    "en_GB",
+    "en_AU",
+    "en_CA",
+    "en_IE",
+    "en_NZ",
+    "en_IN",
+    "en_PH",
+    "de_DE",
+    "de_AT",
+    "de_CH",
+    "fr_FR",
+    "fr_CA",
+    "fr_CH",
+    "es_ES",
+    "es_MX",
+    "es_AR",
+    "es_CO",
+    "it_IT",
+    "nl_NL",
+    "nl_BE",
+    "pt_PT",
+    "pt_BR",
+    "da_DK",
+    "sv_SE",
+    "no_NO",
+    "fi_FI",
+    "pl_PL",
+    "cs_CZ",
+    "sk_SK",
+    "hu_HU",
+    "ro_RO",
+    "hr_HR",
+    "sl_SI",
+    "et_EE",
+    "lt_LT",
+    "lv_LV",
+    "tr_TR",
+    "id_ID",
+    "vi_VN",
+    "tl_PH",
+    "zu_ZA",
+    "az_AZ",
+    "is_IS",
+    "el_GR",
+    "bg_BG",
+    "ru_RU",
+    "uk_UA",
 ]
 NON_LATIN = {"el_GR", "bg_BG", "ru_RU", "uk_UA"}
 
@@ -97,7 +140,9 @@ class Source:
         fake = self.faker()
         roll = self.rng.random()
         if roll < 0.15:
-            value = f"{fake.first_name()} {self.rng.choice('ABCDEFGHJKLMNPRSTW')}{self.rng.choice(['', '.'])} {fake.last_name()}"
+            first = fake.first_name()
+            initial = self.rng.choice("ABCDEFGHJKLMNPRSTW") + self.rng.choice(["", "."])
+            value = f"{first} {initial} {fake.last_name()}"
         elif roll < 0.2:
             value = f"{fake.last_name()}, {fake.first_name()}"
         else:
@@ -282,8 +327,16 @@ def t_contact(doc, src, rng):
 
 
 def t_weather(doc, src, rng):
-    doc.add(rng.choice(["what's the weather like in ", "Is it raining in ", "How far is the airport from ",
-                        "best restaurants near "]))
+    doc.add(
+        rng.choice(
+            [
+                "what's the weather like in ",
+                "Is it raining in ",
+                "How far is the airport from ",
+                "best restaurants near ",
+            ]
+        )
+    )
     doc.add(src.city(latin=rng.random() > 0.1), "GPE")
     if rng.random() < 0.5:
         doc.add(", ").add(src.region() if rng.random() < 0.5 else src.country(), "GPE")
@@ -293,15 +346,31 @@ def t_weather(doc, src, rng):
 def t_titled(doc, src, rng):
     doc.add(rng.choice(["Dr. ", "Mr. ", "Ms. ", "Prof. ", "Mrs ", "Sir "]))
     doc.add(src.person() if rng.random() < 0.6 else src.last(), "PERSON")
-    doc.add(rng.choice(["'s appointment was moved.", " will see you now.", " signed the form on behalf of ",
-                        " has left "]))
+    doc.add(
+        rng.choice(
+            [
+                "'s appointment was moved.",
+                " will see you now.",
+                " signed the form on behalf of ",
+                " has left ",
+            ]
+        )
+    )
     if doc.parts[-1].endswith(("of ", "left ")):
         doc.add(src.org(), "ORG").add(".")
 
 
 def t_account(doc, src, rng):
-    doc.add(rng.choice(["I have an account at ", "My salary is paid by ", "The invoice from ",
-                        "We switched our insurance to "]))
+    doc.add(
+        rng.choice(
+            [
+                "I have an account at ",
+                "My salary is paid by ",
+                "The invoice from ",
+                "We switched our insurance to ",
+            ]
+        )
+    )
     doc.add(src.org(), "ORG")
     doc.add(rng.choice([" but the branch in ", " and their office in ", ", based in "]))
     doc.add(src.city(), "GPE")
@@ -340,19 +409,45 @@ def t_csv(doc, src, rng):
 
 
 def t_no_entities(doc, src, rng):
-    doc.add(rng.choice([
-        "Can you summarize the attached report in three bullet points?",
-        "Please rewrite this paragraph in a friendlier tone.",
-        "The deployment failed with exit code 137 after the health check timed out.",
-        "Thanks for the quick reply, that solved it.",
-        "What is the difference between a list and a tuple?",
-        "Reply in JSON with the fields status and message.",
-        "Our Q3 numbers look good; revenue grew 12 percent.",
-        "Remind me to renew the certificate next Monday.",
-    ]))
+    doc.add(
+        rng.choice(
+            [
+                "Can you summarize the attached report in three bullet points?",
+                "Please rewrite this paragraph in a friendlier tone.",
+                "The deployment failed with exit code 137 after the health check timed out.",
+                "Thanks for the quick reply, that solved it.",
+                "What is the difference between a list and a tuple?",
+                "Reply in JSON with the fields status and message.",
+                "Our Q3 numbers look good; revenue grew 12 percent.",
+                "Remind me to renew the certificate next Monday.",
+            ]
+        )
+    )
 
 
-TRAIN = [t_weather, t_titled, t_account, t_family, t_possessive, t_lower_chat, t_csv, t_no_entities, t_surnames, t_event, t_contact, t_intro, t_moved, t_chat, t_form, t_signature, t_list, t_ship, t_travel, t_firstname, t_ticket]
+TRAIN = [
+    t_weather,
+    t_titled,
+    t_account,
+    t_family,
+    t_possessive,
+    t_lower_chat,
+    t_csv,
+    t_no_entities,
+    t_surnames,
+    t_event,
+    t_contact,
+    t_intro,
+    t_moved,
+    t_chat,
+    t_form,
+    t_signature,
+    t_list,
+    t_ship,
+    t_travel,
+    t_firstname,
+    t_ticket,
+]
 
 
 def c_story(doc, src, rng):
@@ -419,12 +514,18 @@ CHECK = [c_story, c_mail, c_card, c_quote, c_question, c_memo]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    # Some Faker providers pick from sets, whose order follows the string hash seed: fix it so the
+    # same --seed gives the same records (the interpreter re-executes itself once).
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})  # noqa: S606
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--family", choices=("train", "check"), required=True)
     parser.add_argument("--count", type=int, default=6000)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    rng = random.Random(args.seed)
+    rng = random.Random(args.seed)  # noqa: S311 - reproducible synthetic data, not a secret
     Faker.seed(args.seed)
     src = Source(rng, args.seed)
     templates = TRAIN if args.family == "train" else CHECK

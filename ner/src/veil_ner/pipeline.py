@@ -237,7 +237,9 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
 # postcode in front of the next part ("75008 Paris", "H-6207 Annette Ville", "SW1A 1AA London",
 # "H1R 8E7 KIELCE", "070 88 New Lucija"). Nothing else may stand between them.
 _POSTCODE = (
-    r"(?:(?:[A-Z]{1,2}-)?\d{2,6}(?:[ \-]\d{2,4})?|[A-Z]\d[A-Z][ ]?\d[A-Z]\d|[A-Z]{1,2}\d[A-Z\d]?[ ]?\d[A-Z]{2})"
+    r"(?:(?:[A-Z]{1,2}-)?\d{2,6}(?:[ \-]\d{2,4})?"  # 75008, 070 88, H-6207, 1100-048
+    r"|[A-Z]\d[A-Z][ ]?\d[A-Z]\d"  # Canada: H1R 8E7
+    r"|[A-Z]{1,2}\d[A-Z\d]?[ ]?\d[A-Z]{2})"  # UK: SW1A 1AA
 )
 _ADDRESS_JOIN = re.compile(rf"[ \t]*(?:,|\r?\n)[ \t,]*(?:{_POSTCODE}[ \t]+)?")
 _TRAILING_POSTCODE = re.compile(r"[ \t]+\d{4,6}(?![\w])")
@@ -250,8 +252,10 @@ def _street_like(text: str, span: RawEntity) -> bool:
     if span.label == ADDRESS_LABEL:
         return True
     value = text[span.start : span.end]
-    return veil_type(span.label) == "location" and bool(_HOUSE_NUMBER.search(value)) and any(
-        ch.isalpha() for ch in value
+    return (
+        veil_type(span.label) == "location"
+        and bool(_HOUSE_NUMBER.search(value))
+        and any(ch.isalpha() for ch in value)
     )
 
 
