@@ -298,3 +298,50 @@ def test_name_pattern_reads_hyphenated_parts_one_way() -> None:
     # An optional capital before each part made "Aaa-Aaa-..." exponential; names still match.
     assert "Anne-Marie van der Berg" in found(names.find, "Ask Anne-Marie van der Berg today")
     assert found(names.find, "Aaa-" * 40 + "Bbb said") is not None
+
+
+# --- one span per postal address ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "model", "address"),
+    [
+        (
+            "still living at Idrottsgatan 468, 070 88 New Lucija or not",
+            [("Idrottsgatan 468", "LOC"), ("New Lucija", "GPE")],
+            "Idrottsgatan 468, 070 88 New Lucija",
+        ),
+        (
+            "living at Jansingel 1, Jesus Maria or did they move",
+            [("Jansingel 1", "LOC"), ("Jesus Maria", "PERSON_GAZ")],
+            None,  # a person is not a part of an address
+        ),
+        (
+            "sent to 52 Bishell Street, Unit 322, Lake Tahoe, Finland 96882.",
+            [("Lake Tahoe", "GPE"), ("Finland", "GPE")],
+            "52 Bishell Street, Unit 322, Lake Tahoe, Finland 96882",
+        ),
+    ],
+)
+def test_street_and_its_places_are_one_address(
+    text: str, model: list[tuple[str, str]], address: str | None
+) -> None:
+    spans = recognized(text, model)
+    if address is None:
+        assert all(value in {v for v, _ in model} for value, _ in spans), spans
+    else:
+        assert (address, "ADDRESS") in spans
+        assert [value for value, _ in spans if value != address and value in address] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "model"),
+    [
+        ("flights from Lyon, France and Porto", [("Lyon", "GPE"), ("France", "GPE"), ("Porto", "GPE")]),
+        ("Room 12 in Lyon, France", [("Lyon", "GPE"), ("France", "GPE")]),
+        ("I live at 4 Elm Road and work in Leeds", [("Leeds", "GPE")]),
+    ],
+)
+def test_places_without_a_street_are_not_merged(text: str, model: list[tuple[str, str]]) -> None:
+    spans = recognized(text, model)
+    for value, _ in model:
+        assert any(value == found_value for found_value, _ in spans), spans
+    assert not any("," in value and "Lyon" in value for value, _ in spans)

@@ -230,7 +230,65 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
             for rival in rivals:
                 kept.remove(rival)
             kept.add(candidate)
-    return kept.spans()
+    return _merge_address_runs(text, kept.spans())
+
+
+# Between two parts of one postal address: a comma or a line break (with spaces), optionally a
+# postcode in front of the next part ("75008 Paris", "H-6207 Annette Ville", "SW1A 1AA London",
+# "H1R 8E7 KIELCE", "070 88 New Lucija"). Nothing else may stand between them.
+_POSTCODE = (
+    r"(?:(?:[A-Z]{1,2}-)?\d{2,6}(?:[ \-]\d{2,4})?"  # 75008, 070 88, H-6207, 1100-048
+    r"|[A-Z]\d[A-Z][ ]?\d[A-Z]\d"  # Canada: H1R 8E7
+    r"|[A-Z]{1,2}\d[A-Z\d]?[ ]?\d[A-Z]{2})"  # UK: SW1A 1AA
+)
+_ADDRESS_JOIN = re.compile(rf"[ \t]*(?:,|\r?\n)[ \t,]*(?:{_POSTCODE}[ \t]+)?")
+_TRAILING_POSTCODE = re.compile(r"[ \t]+\d{4,6}(?![\w])")
+_HOUSE_NUMBER = re.compile(r"(?<![\w])\d{1,6}[A-Za-z]?(?![\w])|^\d")
+
+
+def _street_like(text: str, span: RawEntity) -> bool:
+    """A location span that is a street part: the address recognizer's, or one holding a house
+    number beside a word ("Idrottsgatan 468", "2 Mary Lane Suite 219")."""
+    if span.label == ADDRESS_LABEL:
+        return True
+    value = text[span.start : span.end]
+    return (
+        veil_type(span.label) == "location"
+        and bool(_HOUSE_NUMBER.search(value))
+        and any(ch.isalpha() for ch in value)
+    )
+
+
+def _merge_address_runs(text: str, spans: list[RawEntity]) -> list[RawEntity]:
+    """One span per postal address (docs/ner.md): a street part followed by city, region or
+    country spans joined only by commas or line breaks (and a postcode) becomes one `ADDRESS`
+    span, with a postcode that closes the last part ("Finland 96882"). "Lyon, France" without a
+    street part stays two places."""
+    out: list[RawEntity] = []
+    index = 0
+    while index < len(spans):
+        span = spans[index]
+        index += 1
+        if not _street_like(text, span):
+            out.append(span)
+            continue
+        end = span.end
+        merged = False
+        while index < len(spans) and veil_type(spans[index].label) == "location":
+            join = _ADDRESS_JOIN.fullmatch(text, end, spans[index].start)
+            if join is None:
+                break
+            end = spans[index].end
+            merged = True
+            index += 1
+        if not merged:
+            out.append(span)
+            continue
+        tail = _TRAILING_POSTCODE.match(text, end)
+        if tail is not None:
+            end = tail.end()
+        out.append(RawEntity(span.start, end, ADDRESS_LABEL, max(span.confidence, ADDRESS_CONFIDENCE)))
+    return out
 
 
 def _fragment_of(existing: RawEntity, place: RawEntity) -> bool:

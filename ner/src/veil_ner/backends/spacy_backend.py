@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import gazetteer
+from .. import gazetteer, overlays
 from ..labels import confidence_for, confidence_table
 from .base import BackendError, LoadReport, RawEntity
 
@@ -120,6 +120,8 @@ class SpacyBackend:
                             nlp.remove_pipe(shared)
                 if "ner" not in nlp.pipe_names:
                     raise BackendError(f"package {package!r} has no ner component")  # noqa: TRY301
+                # Shipped fine-tuned ner weights (if any) first, so the BLAS choice below applies to them.
+                fine_tuned = overlays.apply(nlp, package, str(meta.get("version", "")))
                 nlp.add_pipe("sentencizer", before="ner")
                 use_numpy_blas(nlp)
                 nlp.max_length = max(nlp.max_length, self._max_text_chars + 1)
@@ -134,6 +136,7 @@ class SpacyBackend:
                         "language": language,
                         "model": self._model_ids[language],
                         "pipes": ",".join(nlp.pipe_names),
+                        "fine_tuned_ner": fine_tuned,
                     },
                 )
             except Exception as error:

@@ -207,6 +207,30 @@ describe('local numbers right after a phone label (issue 18.7, held-out micro F1
   });
 });
 
+describe('local numbers labelled in a list, after the number, or after "reached at" (issue 18.7)', () => {
+  it.each([
+    ['Phone numbers: 609 141 777, 6911 524493', ['609 141 777', '6911 524493']],
+    ['call me on 0354911160 or 92723362 tomorrow', ['0354911160', '92723362']],
+    ['Mobile: 500 080 636 / Office: 22 565 08 89', ['500 080 636', '22 565 08 89']],
+    ['Tel.: 79623421', ['79623421']],
+    ['I can be reached at 0570035125 during the day.', ['0570035125']],
+    ['0256347039 (mobile)', ['0256347039']],
+    ['925986372 is my direct line', ['925986372']],
+    ['Mobile: 48 8982-0660', ['48 8982-0660']],
+  ])('finds the phones in %j', (text, phones) => {
+    expect(valuesOf('phone', text)).toEqual(phones);
+  });
+
+  it.each([
+    'Order 20240512 is my order number', // not a phone noun after the number
+    'Invoice 730 064 218, 6911 524493', // a list without a phone label
+    'Items: 609 141 777 or 6911 524493',
+    'Mobile: 12 2024-05', // the area-code-then-dashes form ends in four digits after four or five
+  ])('finds no phone in %j', (text) => {
+    expect(valuesOf('phone', text)).toEqual([]);
+  });
+});
+
 describe('the trunk zero printed after a country code (issue 18.7)', () => {
   it.each([
     ['reach me on +44(0)161 4960932', '+44(0)161 4960932'],

@@ -165,8 +165,23 @@ function joinDigits(shape: PhoneShape, count: number): string {
  * right after such a label they are phone numbers all the same.
  */
 const DIRECT_PHONE_LABEL =
-  /(?<![\p{L}\p{N}])(?:(?:phone|tel|telephone|mobile|mob|cell|cellphone|fax|contact|whatsapp|sms|telefon|handy|téléphone|portable|tél|teléfono|móvil|celular|telefono|cellulare|telefoon|mobiel|telefone|telemóvel|tlf|my number)(?:[ \t]*(?:number|no\.?|nr\.?|#))?|(?:call|ring|text|reach|dial)(?:[ \t]+(?:me|us|him|her|them))?)[ \t]*(?:[.:#]|is|at|on)?[ \t]*$/iu;
+  /(?<![\p{L}\p{N}])(?:(?:phone|tel|telephone|mobile|mob|cell|cellphone|fax|contact|whatsapp|sms|telefon|handy|téléphone|portable|tél|teléfono|móvil|celular|telefono|cellulare|telefoon|mobiel|telefone|telemóvel|tlf|my number)s?(?:[ \t]*(?:numbers?|no\.?|nr\.?|#))?|(?:call|ring|text|reach|dial)(?:[ \t]+(?:me|us|him|her|them))?|(?:be|been|is|are)[ \t]+reached)[ \t]*(?:[.:#]{1,2}|is|at|on)?[ \t]*$/iu;
 const DIRECT_LABEL_WINDOW = 40;
+/**
+ * The next number of a list after a labelled one: "Phone: 609 141 777, 6911 524493", "call me on
+ * 0354911160 or 92723362", "Mobile: 500 080 636 / Office: 22 565 08 89". Matched at the end of
+ * the text before the candidate; what stands before the earlier number must be a label again.
+ */
+const PREVIOUS_LISTED_NUMBER =
+  /(?<![\p{L}\p{N}])\+?\(?\d[\d \t().\-/]{4,22}\d(?:[ \t]*(?:x|ext\.?)[ \t]*\d{1,6})?[ \t]*(?:,|;|\/|\bor\b|\band\b)[ \t]*(?:(?:home|work|office|mobile|cell|landline|fax|private|business)[ \t]*:?[ \t]*)?$/iu;
+const LIST_WINDOW = 120;
+/**
+ * A phone word right after the number: "0256347039 (mobile)", "925986372 is my direct line",
+ * "61 60 34 is my cell" (not "is my order number": only phone nouns and their usual modifiers).
+ */
+const PHONE_LABEL_AFTER =
+  /^[ \t]*(?:\([ \t]*(?:mobile|cell|cellphone|home|work|office|landline|fax|tel|phone|private|business)[ \t]*\)|(?:is|=)[ \t]+(?:my|our|his|her|their|the)[ \t]+(?:(?:direct|home|work|office|private|business|personal|new|main)[ \t]+)?(?:phone|cell|cellphone|mobile|line|landline|fax|(?:phone|cell|mobile|contact|telephone)[ \t]+number)(?![\p{L}\p{N}]))/iu;
+const AFTER_WINDOW = 48;
 
 /** Phone context of one candidate, computed at most once (only candidates past the gates get here). */
 class CandidateContext {
@@ -178,23 +193,41 @@ class CandidateContext {
   constructor(
     private readonly text: string,
     private readonly start: number,
+    /** End of the whole run of groups (a phone word after it labels the number too). */
+    private readonly runEnd: number,
   ) {}
 
+  /** A phone word near the number: before it, as its label, or right after it. */
   get present(): boolean {
     if (!this.known) {
-      this.value = hasWordBefore(this.text, this.start, 40, PHONE_CONTEXT);
+      this.value = hasWordBefore(this.text, this.start, 40, PHONE_CONTEXT) || this.labelled || this.labelledAfter(this.runEnd);
       this.known = true;
     }
     return this.value;
   }
 
-  /** A phone word labels the number directly (DIRECT_PHONE_LABEL). */
+  /**
+   * A phone word labels the number directly (DIRECT_PHONE_LABEL), or the number follows a
+   * labelled one in a list (PREVIOUS_LISTED_NUMBER, up to three numbers back).
+   */
   get labelled(): boolean {
     if (!this.labelKnown) {
-      this.labelValue = DIRECT_PHONE_LABEL.test(this.text.slice(Math.max(0, this.start - DIRECT_LABEL_WINDOW), this.start));
+      let before = this.text.slice(Math.max(0, this.start - LIST_WINDOW), this.start);
+      this.labelValue = DIRECT_PHONE_LABEL.test(before.slice(-DIRECT_LABEL_WINDOW));
+      for (let k = 0; k < 3 && !this.labelValue; k++) {
+        const listed = PREVIOUS_LISTED_NUMBER.exec(before);
+        if (listed === null) break;
+        before = before.slice(0, listed.index);
+        this.labelValue = DIRECT_PHONE_LABEL.test(before.slice(-DIRECT_LABEL_WINDOW));
+      }
       this.labelKnown = true;
     }
     return this.labelValue;
+  }
+
+  /** A phone word right after the number ending at `end` (PHONE_LABEL_AFTER). */
+  labelledAfter(end: number): boolean {
+    return PHONE_LABEL_AFTER.test(this.text.slice(end, end + AFTER_WINDOW));
   }
 }
 
@@ -231,14 +264,15 @@ function classify(state: ScanState, shape: PhoneShape, count: number, context: C
   if (digits.charCodeAt(0) === 48 /* 0 */) {
     // Trunk-prefixed national number (0171 1234567, 07684 255698, 06 12 34 56 78).
     // Eight digits with the trunk 0 exist (Stockholm 08-62 10 04) but only next to a phone word.
-    if (digits.length < (context.present ? 8 : 9) || digits.length > 12) return 0;
+    if (digits.length < (context.present ? 8 : 9) || digits.length > 12) return labelledLocal(shape, count, digits, context);
     if (count < 2 && !context.present) return 0;
     if (!separatorsPlausible(shape, count, context.present)) return 0;
     if (checkNational(digits, state.region).valid) return count >= 2 ? 0.75 : 0.65;
     for (const region of state.fallbackRegions) {
       if (checkNational(digits, region).valid) return count >= 2 ? 0.65 : 0.6;
     }
-    return 0;
+    // Valid nowhere the text hints at, but labelled as a phone number: a local number.
+    return labelledLocal(shape, count, digits, context);
   }
   // A parenthesised area code in front of a valid national number: (11) 96123-4073.
   if (shape.paren[0] === true && count >= 2 && digits.length >= 8 && checkNational(digits, state.region).valid) return 0.75;
@@ -270,12 +304,28 @@ const MAX_LABELLED_DIGITS = 11;
 function labelledLocal(shape: PhoneShape, count: number, digits: string, context: CandidateContext): number {
   if (shape.international || digits.length < MIN_LABELLED_DIGITS || digits.length > MAX_LABELLED_DIGITS) return 0;
   // The whole run of groups: never a prefix of a longer number ("My Number: 9725 4024 9292").
-  if (count !== shape.groupDigits.length || !context.labelled) return 0;
-  for (let k = 2; k < count; k++) if (shape.seps[k] !== shape.seps[1]) return 0;
+  if (count !== shape.groupDigits.length) return 0;
+  if (!context.labelled && !context.labelledAfter(shape.groupEnds[count - 1]!)) return 0;
+  if (!uniformOrAreaSpaced(shape, count, digits.length)) return 0;
   // "call on 2024-12-05", "call 12.05.2024": a date, not a number.
   const groups = shape.groupDigits.slice(0, count).join(',');
   if (shape.seps[1] !== SPACE && (groups === '4,2,2' || groups === '2,2,4' || groups === '2,2,2')) return 0;
   return 0.55;
+}
+
+/**
+ * One kind of separator throughout, or a space after the area code and dashes after it as
+ * Brazil writes numbers ("48 8982-0660", "37 6100-8316": eight digits at least, the last two
+ * groups of four or five and four).
+ */
+function uniformOrAreaSpaced(shape: PhoneShape, count: number, digitCount: number): boolean {
+  let uniform = true;
+  for (let k = 2; k < count; k++) if (shape.seps[k] !== shape.seps[1]) uniform = false;
+  if (uniform) return true;
+  const groups = shape.groupDigits;
+  if (digitCount < 8 || shape.seps[1] !== SPACE || groups[count - 1] !== 4 || (groups[count - 2]! < 4)) return false;
+  for (let k = 2; k < count; k++) if (shape.seps[k] !== DASH) return false;
+  return true;
 }
 
 /**
@@ -365,7 +415,7 @@ export function detectPhone(state: ScanState, start: number): void {
   if (!enoughDigits(text, start, MIN_LABELLED_DIGITS)) return;
   const shape = collect(text, start);
   if (shape === undefined) return;
-  const context = new CandidateContext(text, start);
+  const context = new CandidateContext(text, start, shape.groupEnds[shape.groupEnds.length - 1]!);
   const groups = shape.groupDigits.length;
   const minimum = Math.max(1, groups - 3);
   for (let count = groups; count >= minimum; count--) {

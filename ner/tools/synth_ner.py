@@ -1,0 +1,540 @@
+#!/usr/bin/env python3
+"""Synthetic NER training and check data for the sidecar's fine-tuned English model (docs/ner.md,
+"Fine-tuned weights"): people, organizations and places from Faker in many locales, written into
+this file's own phrasings (prose, chat, e-mail, forms, signatures, lists, addresses).
+
+Nothing here comes from the held-out corpora or their generators. Two template families keep the
+check honest: `--family train` uses the TRAIN templates, `--family check` the CHECK templates
+(other wording, other structures); a model trained on one is scored on the other
+(ner/tools/train_ner.py --check).
+
+Labels are spaCy's OntoNotes labels, as the model emits them: PERSON, ORG, GPE (city, region,
+country) and LOC for a street address on one line (its city, region and country are their own GPE
+spans when they follow on other lines). Veil's pipeline maps them (labels.py). Spans are
+character offsets, end exclusive.
+
+Runs in a venv with Faker (tools/compare-presidio/venv.sh pins faker==40.54.0):
+  .venv-presidio/bin/python ner/tools/synth_ner.py --family train --count 6000 --seed 7 > train.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+
+from faker import Faker
+
+# Latin-script locales whose names, streets and cities read naturally in English text; a few with
+# Greek and Cyrillic place names so the model sees other scripts as places too. Not en_US: Presidio's
+# synthetic generator, which made the held-out set (data/heldout-presidio-synth.jsonl), draws some
+# of its values from Faker's en_US lists, so training on them would teach the test's vocabulary.
+LOCALES = [
+    "en_GB",
+    "en_AU",
+    "en_CA",
+    "en_IE",
+    "en_NZ",
+    "en_IN",
+    "en_PH",
+    "de_DE",
+    "de_AT",
+    "de_CH",
+    "fr_FR",
+    "fr_CA",
+    "fr_CH",
+    "es_ES",
+    "es_MX",
+    "es_AR",
+    "es_CO",
+    "it_IT",
+    "nl_NL",
+    "nl_BE",
+    "pt_PT",
+    "pt_BR",
+    "da_DK",
+    "sv_SE",
+    "no_NO",
+    "fi_FI",
+    "pl_PL",
+    "cs_CZ",
+    "sk_SK",
+    "hu_HU",
+    "ro_RO",
+    "hr_HR",
+    "sl_SI",
+    "et_EE",
+    "lt_LT",
+    "lv_LV",
+    "tr_TR",
+    "id_ID",
+    "vi_VN",
+    "tl_PH",
+    "zu_ZA",
+    "az_AZ",
+    "is_IS",
+    "el_GR",
+    "bg_BG",
+    "ru_RU",
+    "uk_UA",
+]
+NON_LATIN = {"el_GR", "bg_BG", "ru_RU", "uk_UA"}
+
+
+class Doc:
+    """Text built piece by piece, with entity spans recorded as pieces are appended."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.length = 0
+        self.spans: list[tuple[int, int, str]] = []
+
+    def add(self, text: str, label: str | None = None) -> Doc:
+        if label is not None and text:
+            self.spans.append((self.length, self.length + len(text), label))
+        self.parts.append(text)
+        self.length += len(text)
+        return self
+
+    def record(self) -> dict:
+        return {"text": "".join(self.parts), "entities": [list(s) for s in self.spans]}
+
+
+class Source:
+    """Values from a random locale, shaped as people write them."""
+
+    def __init__(self, rng: random.Random, seed: int) -> None:
+        self.rng = rng
+        self.fakers: dict[str, Faker] = {}
+        self.seed = seed
+
+    def faker(self, latin: bool = True) -> Faker:
+        pool = [loc for loc in LOCALES if loc not in NON_LATIN] if latin else LOCALES
+        locale = self.rng.choice(pool)
+        if locale not in self.fakers:
+            try:
+                fake = Faker(locale)
+            except AttributeError:
+                fake = Faker("en_GB")
+            fake.seed_instance(self.seed + len(self.fakers))
+            self.fakers[locale] = fake
+        return self.fakers[locale]
+
+    def _case(self, value: str) -> str:
+        roll = self.rng.random()
+        if roll < 0.06:
+            return value.lower()
+        if roll < 0.1:
+            return value.upper()
+        return value
+
+    def first(self) -> str:
+        return self._case(self.faker().first_name())
+
+    def last(self) -> str:
+        return self._case(self.faker().last_name())
+
+    def person(self) -> str:
+        fake = self.faker()
+        roll = self.rng.random()
+        if roll < 0.15:
+            first = fake.first_name()
+            initial = self.rng.choice("ABCDEFGHJKLMNPRSTW") + self.rng.choice(["", "."])
+            value = f"{first} {initial} {fake.last_name()}"
+        elif roll < 0.2:
+            value = f"{fake.last_name()}, {fake.first_name()}"
+        else:
+            value = f"{fake.first_name()} {fake.last_name()}"
+        return self._case(value)
+
+    def org(self) -> str:
+        fake = self.faker()
+        value = ""
+        # A comma-separated list of surnames ("Vachon, Noël and Marcoux") reads as people, not a
+        # firm, to most readers: left out so the model keeps lists of surnames as people.
+        while not value or ", " in value:
+            try:
+                value = fake.company()
+            except AttributeError:
+                value = Faker("en_GB").company()
+        return value if self.rng.random() > 0.1 else value.upper()
+
+    def city(self, latin: bool = True) -> str:
+        value = self.faker(latin).city()
+        return value if self.rng.random() > 0.08 else value.upper()
+
+    def country(self) -> str:
+        return self.faker().country()
+
+    def region(self) -> str:
+        fake = self.faker()
+        for attr in ("state", "administrative_unit", "region", "province"):
+            method = getattr(fake, attr, None)
+            if method is not None:
+                try:
+                    return method()
+                except (AttributeError, TypeError, ValueError):
+                    continue
+        return fake.city()
+
+    def street(self) -> str:
+        fake = self.faker()
+        return fake.street_address()
+
+    def postcode(self) -> str:
+        return self.faker().postcode()
+
+
+def address(doc: Doc, src: Source, rng: random.Random, multiline: bool) -> None:
+    """A postal address: one LOC span per street line, GPE for the city, region and country."""
+    street = src.street()
+    if rng.random() < 0.2:
+        street += rng.choice([", Apt. ", " Suite ", ", Unit ", " #"]) + str(rng.randint(1, 999))
+    doc.add(street, "LOC")
+    sep = "\n" if multiline else ", "
+    doc.add(sep)
+    if rng.random() < 0.5:
+        doc.add(src.postcode() + " ")
+    doc.add(src.city(latin=rng.random() > 0.1), "GPE")
+    if rng.random() < 0.4:
+        doc.add(sep)
+        doc.add(src.region(), "GPE")
+    if rng.random() < 0.5:
+        doc.add(sep)
+        doc.add(src.country(), "GPE")
+
+
+# --- templates: each fills a Doc. TRAIN and CHECK use disjoint wording and structures. ---------
+
+
+def t_intro(doc, src, rng):
+    doc.add(rng.choice(["My name is ", "I'm ", "This is ", "Hi, I am ", "Hello, my name's "]))
+    doc.add(src.person(), "PERSON")
+    doc.add(rng.choice([" and I work at ", ", I'm with ", " from "]))
+    doc.add(src.org(), "ORG")
+    doc.add(rng.choice([".", " in ", "!"]))
+    if doc.parts[-1] == " in ":
+        doc.add(src.city(), "GPE").add(".")
+
+
+def t_moved(doc, src, rng):
+    doc.add(src.person(), "PERSON")
+    doc.add(rng.choice([" moved to ", " relocated to ", " spent two years in ", " grew up near "]))
+    doc.add(src.city(), "GPE")
+    doc.add(rng.choice([" before joining ", " and later worked for ", ", then signed with "]))
+    doc.add(src.org(), "ORG").add(".")
+
+
+def t_chat(doc, src, rng):
+    doc.add(rng.choice(["hey ", "Hi ", "thanks ", "ok ", "Morning "]))
+    doc.add(src.first(), "PERSON")
+    doc.add(rng.choice([", can you ask ", " - did ", ", please forward this to ", ", I spoke with "]))
+    doc.add(src.person(), "PERSON")
+    doc.add(rng.choice([" about the invoice?", " yet?", " tomorrow", " this morning."]))
+
+
+def t_form(doc, src, rng):
+    doc.add(rng.choice(["Name: ", "Full name: ", "Customer: ", "Patient name: "]))
+    doc.add(src.person(), "PERSON")
+    doc.add(rng.choice(["\nEmployer: ", "\nCompany: ", "\nOrganisation: "]))
+    doc.add(src.org(), "ORG")
+    doc.add(rng.choice(["\nAddress: ", "\nHome address: ", "\nMailing address: "]))
+    address(doc, src, rng, multiline=False)
+    doc.add("\n")
+
+
+def t_signature(doc, src, rng):
+    doc.add(rng.choice(["Best regards,\n", "Kind regards,\n", "Cheers,\n", "Thanks,\n"]))
+    doc.add(src.person(), "PERSON").add("\n")
+    doc.add(src.faker().job() + "\n" if rng.random() < 0.5 else "")
+    doc.add(src.org(), "ORG").add("\n")
+    address(doc, src, rng, multiline=True)
+
+
+def t_list(doc, src, rng):
+    doc.add(rng.choice(["Attendees: ", "The panel included ", "Invited: ", "Cc: "]))
+    people = [src.person() for _ in range(rng.randint(2, 4))]
+    for i, person in enumerate(people):
+        if i:
+            doc.add(" and " if i == len(people) - 1 else ", ")
+        doc.add(person, "PERSON")
+    doc.add(".")
+
+
+def t_ship(doc, src, rng):
+    doc.add(rng.choice(["Please ship the order to ", "Send the replacement to ", "Deliver to "]))
+    address(doc, src, rng, multiline=False)
+    doc.add(rng.choice([" by Friday.", ", attention ", ".", " please"]))
+    if doc.parts[-1] == ", attention ":
+        doc.add(src.person(), "PERSON").add(".")
+
+
+def t_travel(doc, src, rng):
+    doc.add(rng.choice(["We fly from ", "The train leaves from ", "Our trip starts in "]))
+    doc.add(src.city(), "GPE")
+    doc.add(rng.choice([" to ", " and ends in ", " via "]))
+    doc.add(src.city(latin=rng.random() > 0.1), "GPE")
+    doc.add(rng.choice([", ", " in "]))
+    doc.add(src.country(), "GPE").add(rng.choice([".", " next week.", "?"]))
+
+
+def t_firstname(doc, src, rng):
+    name = src.first()
+    doc.add(rng.choice(["", "Dear ", "Thank you, ", "Sorry "]))
+    doc.add(name, "PERSON")
+    doc.add(rng.choice([", the meeting moved to Tuesday.", " will call you back.", "!", ", see attached."]))
+
+
+def t_ticket(doc, src, rng):
+    doc.add("Ticket opened by ")
+    doc.add(src.person(), "PERSON")
+    doc.add(rng.choice([" (", " - "]))
+    doc.add(src.org(), "ORG")
+    doc.add(rng.choice([") regarding access from ", " - login from "]))
+    doc.add(src.city(), "GPE")
+    doc.add(".")
+
+
+def t_surnames(doc, src, rng):
+    doc.add(rng.choice(["The partners ", "Signed by ", "Reviewers: ", "Our tutors were "]))
+    people = [src.last() for _ in range(rng.randint(2, 4))]
+    for i, person in enumerate(people):
+        if i:
+            doc.add(rng.choice([" and ", " & "]) if i == len(people) - 1 else ", ")
+        doc.add(person, "PERSON")
+    doc.add(rng.choice([".", " agreed to the terms.", " (see minutes)."]))
+
+
+def t_event(doc, src, rng):
+    doc.add(rng.choice(["I met ", "We interviewed ", "Say hello to "]))
+    doc.add(src.person(), "PERSON")
+    doc.add(rng.choice([" at the ", " during the "]))
+    doc.add(src.org(), "ORG")
+    doc.add(rng.choice([" conference in ", " offsite in ", " workshop near "]))
+    doc.add(src.city(), "GPE")
+    doc.add(rng.choice([".", " last year.", ", remember?"]))
+
+
+def t_contact(doc, src, rng):
+    doc.add(rng.choice(["Contact person: ", "Account owner - ", "Emergency contact: "]))
+    doc.add(src.person(), "PERSON")
+    doc.add(rng.choice(["\nCity: ", " | City: ", "; lives in "]))
+    doc.add(src.city(), "GPE")
+    doc.add(rng.choice(["\nCountry: ", " | Country: ", ", "]))
+    doc.add(src.country(), "GPE")
+
+
+def t_weather(doc, src, rng):
+    doc.add(
+        rng.choice(
+            [
+                "what's the weather like in ",
+                "Is it raining in ",
+                "How far is the airport from ",
+                "best restaurants near ",
+            ]
+        )
+    )
+    doc.add(src.city(latin=rng.random() > 0.1), "GPE")
+    if rng.random() < 0.5:
+        doc.add(", ").add(src.region() if rng.random() < 0.5 else src.country(), "GPE")
+    doc.add(rng.choice(["?", " today?", " this weekend", ""]))
+
+
+def t_titled(doc, src, rng):
+    doc.add(rng.choice(["Dr. ", "Mr. ", "Ms. ", "Prof. ", "Mrs ", "Sir "]))
+    doc.add(src.person() if rng.random() < 0.6 else src.last(), "PERSON")
+    doc.add(
+        rng.choice(
+            [
+                "'s appointment was moved.",
+                " will see you now.",
+                " signed the form on behalf of ",
+                " has left ",
+            ]
+        )
+    )
+    if doc.parts[-1].endswith(("of ", "left ")):
+        doc.add(src.org(), "ORG").add(".")
+
+
+def t_account(doc, src, rng):
+    doc.add(
+        rng.choice(
+            [
+                "I have an account at ",
+                "My salary is paid by ",
+                "The invoice from ",
+                "We switched our insurance to ",
+            ]
+        )
+    )
+    doc.add(src.org(), "ORG")
+    doc.add(rng.choice([" but the branch in ", " and their office in ", ", based in "]))
+    doc.add(src.city(), "GPE")
+    doc.add(rng.choice([" never answers.", " is closed.", ", is late."]))
+
+
+def t_family(doc, src, rng):
+    doc.add(rng.choice(["My sister ", "our neighbour ", "My son's teacher, ", "His wife "]))
+    doc.add(src.person() if rng.random() < 0.6 else src.first(), "PERSON")
+    doc.add(rng.choice([", was born in ", " lives in ", " just came back from ", " studied in "]))
+    doc.add(src.city() if rng.random() < 0.6 else src.country(), "GPE")
+    doc.add(rng.choice([".", " and loves it.", " last spring."]))
+
+
+def t_possessive(doc, src, rng):
+    name = src.person() if rng.random() < 0.5 else src.first()
+    doc.add(name, "PERSON")
+    doc.add(rng.choice(["'s flight to ", "'s office in ", "'s new place in "]))
+    doc.add(src.city(), "GPE")
+    doc.add(rng.choice([" got cancelled.", " is huge.", " needs a deposit."]))
+
+
+def t_lower_chat(doc, src, rng):
+    doc.add(rng.choice(["pls tell ", "can u ping ", "lol ", "btw "]))
+    doc.add(src.first().lower(), "PERSON")
+    doc.add(rng.choice([" im stuck in ", " we r going to ", " i land in "]))
+    doc.add(src.city().lower(), "GPE")
+    doc.add(rng.choice(["", " tmrw", " at 5"]))
+
+
+def t_csv(doc, src, rng):
+    doc.add("name,company,city\n")
+    for _ in range(rng.randint(1, 3)):
+        doc.add(src.person(), "PERSON").add(",").add(src.org().replace(",", ""), "ORG").add(",")
+        doc.add(src.city(), "GPE").add("\n")
+
+
+def t_no_entities(doc, src, rng):
+    doc.add(
+        rng.choice(
+            [
+                "Can you summarize the attached report in three bullet points?",
+                "Please rewrite this paragraph in a friendlier tone.",
+                "The deployment failed with exit code 137 after the health check timed out.",
+                "Thanks for the quick reply, that solved it.",
+                "What is the difference between a list and a tuple?",
+                "Reply in JSON with the fields status and message.",
+                "Our Q3 numbers look good; revenue grew 12 percent.",
+                "Remind me to renew the certificate next Monday.",
+            ]
+        )
+    )
+
+
+TRAIN = [
+    t_weather,
+    t_titled,
+    t_account,
+    t_family,
+    t_possessive,
+    t_lower_chat,
+    t_csv,
+    t_no_entities,
+    t_surnames,
+    t_event,
+    t_contact,
+    t_intro,
+    t_moved,
+    t_chat,
+    t_form,
+    t_signature,
+    t_list,
+    t_ship,
+    t_travel,
+    t_firstname,
+    t_ticket,
+]
+
+
+def c_story(doc, src, rng):
+    doc.add("Last summer ")
+    doc.add(src.person(), "PERSON")
+    doc.add(" drove from ")
+    doc.add(src.city(), "GPE")
+    doc.add(" to meet ")
+    doc.add(src.first(), "PERSON")
+    doc.add(", who had just started at ")
+    doc.add(src.org(), "ORG")
+    doc.add(".")
+
+
+def c_mail(doc, src, rng):
+    doc.add("Subject: contract renewal\n\nHello ")
+    doc.add(src.person(), "PERSON")
+    doc.add(",\nour legal team at ")
+    doc.add(src.org(), "ORG")
+    doc.add(" needs the signed copy sent to ")
+    address(doc, src, rng, multiline=False)
+    doc.add(".\nRegards, ")
+    doc.add(src.first(), "PERSON")
+
+
+def c_card(doc, src, rng):
+    doc.add(src.org(), "ORG").add("\n")
+    doc.add(src.person(), "PERSON").add("\n")
+    address(doc, src, rng, multiline=True)
+    doc.add("\n")
+
+
+def c_quote(doc, src, rng):
+    doc.add('"We are thrilled," said ')
+    doc.add(src.person(), "PERSON")
+    doc.add(", a spokesperson for ")
+    doc.add(src.org(), "ORG")
+    doc.add(", speaking in ")
+    doc.add(src.city(), "GPE")
+    doc.add(".")
+
+
+def c_question(doc, src, rng):
+    doc.add("Is ")
+    doc.add(src.person(), "PERSON")
+    doc.add(" still living at ")
+    address(doc, src, rng, multiline=False)
+    doc.add(" or did they move to ")
+    doc.add(src.country(), "GPE")
+    doc.add("?")
+
+
+def c_memo(doc, src, rng):
+    doc.add("Per ")
+    doc.add(src.last(), "PERSON")
+    doc.add(", the ")
+    doc.add(src.city(), "GPE")
+    doc.add(" branch of ")
+    doc.add(src.org(), "ORG")
+    doc.add(" closes early today.")
+
+
+CHECK = [c_story, c_mail, c_card, c_quote, c_question, c_memo]
+
+
+def main() -> int:
+    # Some Faker providers pick from sets, whose order follows the string hash seed: fix it so the
+    # same --seed gives the same records (the interpreter re-executes itself once).
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})  # noqa: S606
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--family", choices=("train", "check"), required=True)
+    parser.add_argument("--count", type=int, default=6000)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)  # noqa: S311 - reproducible synthetic data, not a secret
+    Faker.seed(args.seed)
+    src = Source(rng, args.seed)
+    templates = TRAIN if args.family == "train" else CHECK
+    for _ in range(args.count):
+        doc = Doc()
+        rng.choice(templates)(doc, src, rng)
+        print(json.dumps(doc.record(), ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

