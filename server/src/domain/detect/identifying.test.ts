@@ -73,6 +73,10 @@ describe('urlIsPublic', () => {
     'https://api.example.test/v1/items',
     'http://localhost:3000',
     'http://127.0.0.1:8000/',
+    'https://ｄｏｃｓ．ｐｙｔｈｏｎ．ｏｒｇ/３/ｌｉｂｒａｒｙ',
+    'https://vuejs.org/guide/essentials/routing#simple-routing-from-scratch',
+    'https://app.example.com/#/settings/appearance',
+    'https://www.google.com/search?q=rust+borrow+checker',
   ])('%s carries nothing personal or secret', (url) => {
     expect(urlIsPublic(url, released)).toBe(true);
   });
@@ -103,6 +107,14 @@ describe('urlIsPublic', () => {
     ['a personal query parameter', 'https://example.com/?email=jane%40example.com'],
     ['an id query parameter', 'https://example.com/view?id=42'],
     ['a token in the fragment', 'https://example.com/cb#access_token=eyJhbGciOiJIUzI1NiJ9.x'],
+    ['an id in a client-side route', 'https://app.example.com/#/profile/8812'],
+    ['a name in a hash-bang route', 'https://app.example.com/#!/users/jane-doe'],
+    ['a personal parameter in a client-side route', 'https://app.example.com/#/search?email=jane%40example.com'],
+    ['an id after a collection in full-width letters', 'https://ｅｘａｍｐｌｅ．ｃｏｍ/ｕｓｅｒｓ/１２３'],
+    ['a map search for an address', 'https://maps.google.com/?q=221B+Baker+Street,+London'],
+    ['a place on a search engine\'s map', 'https://www.google.com/maps/place/10+Downing+St'],
+    ['a shared map pin', 'https://maps.app.goo.gl/Vb2nX'],
+    ['a route on OpenStreetMap', 'https://www.openstreetmap.org/directions?from=52.5,13.4&to=52.52,13.41'],
   ])('%s makes %s personal', (_, url) => {
     expect(urlIsPublic(url, released)).toBe(false);
   });

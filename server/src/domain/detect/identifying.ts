@@ -200,6 +200,18 @@ const PROFILE_HOSTS = new Set([
   'onedrive.live.com', '1drv.ms', 'wetransfer.com', 'we.tl',
 ]);
 
+/**
+ * Map and location-sharing sites: a link below them is a place someone shares or looks up (a
+ * home, a meeting point, a route), whatever its path or query says (`?q=221B+Baker+Street`).
+ */
+const MAP_HOSTS = new Set(['maps.google.com', 'maps.app.goo.gl', 'goo.gl', 'maps.apple.com', 'openstreetmap.org', 'osm.org', 'waze.com', 'what3words.com', 'w3w.co', 'mapquest.com', 'wego.here.com', 'share.here.com', 'plus.codes', 'geohack.toolforge.org']);
+
+/** A map link: a map host, or `/maps` on a search engine's host (`google.de/maps/place/…`). */
+function mapLink(registrable: string, segments: readonly string[]): boolean {
+  if (MAP_HOSTS.has(registrable) || registrable.startsWith('maps.') || registrable.startsWith('map.')) return true;
+  return /^(?:google|bing|yandex|baidu)\.[a-z.]+$/.test(registrable) && segments[0]?.toLowerCase() === 'maps';
+}
+
 /** Code-hosting sites: `/owner/project` is a public project; `/owner` alone is an account's page. */
 const CODE_HOSTS = new Set(['github.com', 'gitlab.com', 'bitbucket.org', 'codeberg.org', 'sr.ht', 'huggingface.co']);
 
@@ -304,7 +316,8 @@ function hostPublic(host: string, ipReleased: (klass: IpClass) => boolean): bool
  * is personal or secret by name or shape. `ipReleased` says which IP classes count as public.
  */
 export function urlIsPublic(value: string, ipReleased: (klass: IpClass) => boolean = () => false): boolean {
-  const match = /^(?:([a-z][a-z0-9+.-]*):\/\/)?([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/is.exec(value);
+  // Judged on the compatibility form, as detection reads text: `ｕｓｅｒｓ／１２３` is `users/123`.
+  const match = /^(?:([a-z][a-z0-9+.-]*):\/\/)?([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/is.exec(value.normalize('NFKC'));
   if (match === null) return false;
   const authority = match[2]!;
   if (authority.includes('@')) return false;
@@ -320,7 +333,26 @@ export function urlIsPublic(value: string, ipReleased: (klass: IpClass) => boole
   if (CODE_HOSTS.has(registrable) && segments.length === 1 && !/^(?:about|features|pricing|topics|explore|marketplace|docs|sponsors|orgs|settings|login|join|search|trending|collections|enterprise|security|models|datasets|spaces)$/i.test(segments[0]!)) {
     return false;
   }
+  if (mapLink(registrable, segments) && (segments.length > 0 || (match[4] ?? '') !== '' || (match[5] ?? '') !== '')) return false;
   const packages = PACKAGE_HOSTS.has(registrable);
+  if (!pathPublic(segments, packages)) return false;
+  if (match[4] !== undefined && parametersPersonal(match[4])) return false;
+  const fragment = match[5];
+  if (fragment !== undefined && fragment !== '') {
+    // A client-side route (`#/profile/8812`, `#!/users/5?tab=1`) is a path and a query like the real ones.
+    const route = /^!?\/([^?]*)(?:\?(.*))?$/s.exec(fragment);
+    if (route !== null) {
+      if (!pathPublic(route[1]!.split('/').filter((segment) => segment !== ''), packages)) return false;
+      if (route[2] !== undefined && parametersPersonal(route[2])) return false;
+    } else if (fragment.includes('=') ? parametersPersonal(fragment.replace(/^[!/?]+/, '')) : identifierShaped(fragment)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** No segment is an identifier, a handle, or the member after a person-like collection. */
+function pathPublic(segments: readonly string[], packages: boolean): boolean {
   for (let index = 0; index < segments.length; index++) {
     const segment = segments[index]!;
     const previous = index > 0 ? decode(segments[index - 1]!).toLowerCase() : '';
@@ -328,11 +360,6 @@ export function urlIsPublic(value: string, ipReleased: (klass: IpClass) => boole
     // `/@jdoe` is a handle (Medium, YouTube, Mastodon); `/@types/node` on a registry is a scope.
     if (!packages && (segment.startsWith('@') || segment.startsWith('%40'))) return false;
     if (index + 1 < segments.length && PERSON_COLLECTIONS.has(decode(segment).toLowerCase())) return false;
-  }
-  if (match[4] !== undefined && parametersPersonal(match[4])) return false;
-  const fragment = match[5];
-  if (fragment !== undefined && fragment !== '') {
-    if (fragment.includes('=') ? parametersPersonal(fragment.replace(/^[!/?]+/, '')) : identifierShaped(fragment)) return false;
   }
   return true;
 }
