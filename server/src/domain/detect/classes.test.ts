@@ -207,6 +207,26 @@ describe('local numbers right after a phone label (issue 18.7, held-out micro F1
   });
 });
 
+describe('the North American layout outside the numbering plan (made-up and test numbers)', () => {
+  it.each([
+    ['I tried (547) 017-4681 twice', '(547) 017-4681'],
+    ['I tried (910) 033-9075 x793 twice', '(910) 033-9075 x793'],
+    ['I tried 547-017-4681 twice', '547-017-4681'],
+    ['I tried 547.017.4681 twice', '547.017.4681'],
+    ['I tried 1-121-809-6792 twice', '1-121-809-6792'],
+    ['details: (147) 017 4681, ask for Sam', '(147) 017 4681'],
+  ])('finds the phone in %j', (text, phone) => {
+    expect(valuesOf('phone', text)).toEqual([phone]);
+  });
+
+  it.each([
+    'the counts were 147 017 4681 in total', // spaced groups without a paren, a leading 1 or a phone word
+    'the counts were 547 017 4681 in total',
+  ])('finds no phone in %j', (text) => {
+    expect(valuesOf('phone', text)).toEqual([]);
+  });
+});
+
 describe('local numbers labelled in a list, after the number, or after "reached at" (issue 18.7)', () => {
   it.each([
     ['Phone numbers: 609 141 777, 6911 524493', ['609 141 777', '6911 524493']],

@@ -259,6 +259,11 @@ function classify(state: ScanState, shape: PhoneShape, count: number, context: C
     const area = national.charCodeAt(0);
     const exchange = national.charCodeAt(3);
     if (area >= 50 && exchange >= 50) return nanp === 'strong' ? 0.7 : 0.6;
+    // The layout alone is the evidence for a reader when it is the North American one written
+    // with dashes, dots or a parenthesised area code (made-up and test numbers such as
+    // (547) 017-4681 break the plan but are given as phone numbers): protect it, weakly. Spaced
+    // groups need a parenthesised area code, a leading 1 or a phone word.
+    if (nanp === 'strong' || shape.paren[0] === true || count === 4 || context.present) return 0.55;
     // Not a North American number: the national checks below may still accept it (IE 085 012 3863).
   }
   if (digits.charCodeAt(0) === 48 /* 0 */) {
