@@ -45,9 +45,11 @@ describe('logger', () => {
     });
   }
 
-  it('the direct writer is silent on a silent logger, and absent on loggers it did not make', () => {
+  it('the direct writer is silent when the logger does not write info, and absent on loggers it did not make', () => {
     const sink = new MemorySink();
     recordWriterOf(createLogger({ level: 'silent', format: 'json', stream: sink }))!('veil.audit', { a: 1 }, 'audit');
+    recordWriterOf(createLogger({ level: 'warn', format: 'json', stream: sink }))!('veil.audit', { a: 1 }, 'audit');
+    recordWriterOf(createLogger({ level: 'error', format: 'text', stream: sink }))!('veil.audit', { a: 1 }, 'audit');
     expect(sink.lines).toHaveLength(0);
     expect(recordWriterOf({})).toBeUndefined();
   });

@@ -95,7 +95,7 @@ function textDestination(out: { write(text: string): unknown }): { write(line: s
  * destination, formatted exactly as pino and the text format would format it, without pino's
  * generic path (serialize, redact, and for text: parse back and reformat). For records whose
  * fields are value-free by construction and flat (the audit event on the `log` sink, one per
- * request). Silent when the logger is.
+ * request). Silent when the logger's level is above info.
  */
 export type RecordWriter = (name: string, fields: Readonly<Record<string, unknown>>, msg: string) => void;
 
@@ -111,7 +111,8 @@ const INFO = 30;
 
 function recordWriter(logger: Logger, format: LogOptions['format'], out: { write(text: string): unknown }, service: string): RecordWriter {
   return (name, fields, msg) => {
-    if (logger.level === 'silent') return;
+    // An info record: written only when the logger writes info (not when silent or set to warn and above).
+    if (!logger.isLevelEnabled('info')) return;
     const time = Date.now();
     if (format === 'text') {
       out.write(formatText(time, INFO, msg, fields, ` service=${service} name=${clean(name)}`));
