@@ -77,6 +77,8 @@ describe('urlIsPublic', () => {
     'https://vuejs.org/guide/essentials/routing#simple-routing-from-scratch',
     'https://app.example.com/#/settings/appearance',
     'https://www.google.com/search?q=rust+borrow+checker',
+    'https://example.com/lookup/10.0.0.1', // a private address inside identifies no one either
+    'https://support.apple.com/en-us/HT201222', // an article id, a NINO only by its bare shape
   ])('%s carries nothing personal or secret', (url) => {
     expect(urlIsPublic(url, released)).toBe(true);
   });
@@ -115,6 +117,12 @@ describe('urlIsPublic', () => {
     ['a place on a search engine\'s map', 'https://www.google.com/maps/place/10+Downing+St'],
     ['a shared map pin', 'https://maps.app.goo.gl/Vb2nX'],
     ['a route on OpenStreetMap', 'https://www.openstreetmap.org/directions?from=52.5,13.4&to=52.52,13.41'],
+    // What the detectors find in free text makes a URL personal too, wherever it sits in it.
+    ['a card number in a query value with words', 'https://example.com/x?note=card+4111111111111111'],
+    ['an SSN inside a path segment', 'https://example.com/records/ssn-078-05-1120'],
+    ['an IBAN in a path', 'https://example.com/pay/GB82WEST12345698765432'],
+    ['a phone number after a word in a path', 'https://example.com/c/call-415-555-0132'],
+    ['a public IP address in a path', 'https://example.com/lookup/81.2.69.160'],
   ])('%s makes %s personal', (_, url) => {
     expect(urlIsPublic(url, released)).toBe(false);
   });

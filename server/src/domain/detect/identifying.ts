@@ -7,6 +7,7 @@
 import { canonicalEntityType, type Policy, type PolicyRule } from '@veil/common';
 import { entityInfo } from '../catalog.js';
 import type { Detection } from '../types.js';
+import { detectAll } from './index.js';
 
 /**
  * special_purpose: no host anyone can reach or name (loopback, unspecified, documentation,
@@ -348,7 +349,34 @@ export function urlIsPublic(value: string, ipReleased: (klass: IpClass) => boole
       return false;
     }
   }
-  return true;
+  return !carriesValue(`${match[3]!}${match[4] === undefined ? '' : `?${match[4]}`}${match[5] === undefined ? '' : `#${match[5]}`}`);
+}
+
+/** Types found inside a URL that do not make it personal by themselves (a release date, a docs page's own link). */
+const HARMLESS_INSIDE = new Set(['date', 'url']);
+
+/**
+ * Only a value found with some evidence counts inside a URL: a bare shape at the detectors'
+ * weakest confidence (an article id `HT201222` read as a NINO without its label) does not make a
+ * documentation link personal; checksummed, labelled or well-formed values score 0.6 and above.
+ */
+const INSIDE_MIN_CONFIDENCE = 0.6;
+
+/**
+ * True when the detectors find a value in the URL's path, query or fragment, read as free text
+ * (decoded, its delimiters as spaces): a card number in a query (`?note=card+4111…`), an SSN or
+ * an IBAN in a path. The shape checks above know identifiers by their form; this asks the same
+ * detectors that protect free text, so a URL never carries raw what a sentence would not.
+ */
+function carriesValue(rest: string): boolean {
+  if (rest === '') return false;
+  const words = decode(rest).replace(/[/?#&=;]+/g, ' ');
+  return detectAll(words).some(
+    (found) =>
+      found.confidence >= INSIDE_MIN_CONFIDENCE &&
+      !HARMLESS_INSIDE.has(found.type) &&
+      (found.type !== 'ip_address' || ipClass(found.value) === 'identifying'),
+  );
 }
 
 /** No segment is an identifier, a handle, or the member after a person-like collection. */
