@@ -3,6 +3,7 @@
 // central hook (plugins/audit.ts) turns the facts into the request's audit event when the
 // response is sent, so no route writes audit records itself. Facts never carry values: the
 // session id and trace id are given raw here and fingerprinted when the event is built.
+import { isVeilError } from '@veil/common';
 import type { FastifyRequest } from 'fastify';
 import { requestSlot } from '../plugins/request-slot.js';
 
@@ -124,6 +125,19 @@ export function factsOf(request: FastifyRequest): CollectedFacts {
 
 /** A callback form of auditFacts, for services that must not see the request. */
 export type FactSink = (facts: AuditFacts) => void;
+
+/**
+ * Runs `run`; when it is refused with `code` (the output guard's block, prompt security's
+ * rejection), the audit event still records that `flag` triggered, then the refusal goes on.
+ */
+export async function recordingRefusal<T>(facts: FactSink, code: string, flag: (typeof FLAGS)[number], run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isVeilError(error) && error.code === code) facts({ [flag]: true });
+    throw error;
+  }
+}
 
 /** A sink that drops facts (the default where no request is in scope). */
 export const NO_FACTS: FactSink = () => undefined;

@@ -236,6 +236,10 @@ describe('prompt security actions and worker threads', () => {
       expect(batch.body.results[0].code).toBe('VEIL_PROMPT_REJECTED');
       expect(batch.body.results[1].error).toBeUndefined();
       expect(t.logs.text()).not.toContain(BOB);
+      // The refused transforms are audited as refused by prompt security.
+      const audited = t.logs.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.event_type === 'prompt_rejected' && line.status === 422);
+      expect(audited.length).toBe(2);
+      for (const event of audited) expect(event.prompt_security).toBe(true);
     } finally {
       await t.close();
     }

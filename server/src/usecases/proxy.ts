@@ -70,6 +70,20 @@ export interface UpstreamAccess {
   readonly signal: () => AbortSignal;
 }
 
+/** Step 3: the tokenized body to the upstream, with the caller's credential when it brought one. */
+function post(client: UpstreamClient, path: string, body: Record<string, unknown>, access: UpstreamAccess, stream: boolean): Promise<UpstreamAnswer> {
+  return client.post(
+    {
+      path,
+      body,
+      ...(access.authorization !== undefined ? { authorization: access.authorization } : {}),
+      callerCredential: access.callerCredential,
+      signal: access.signal(),
+    },
+    stream,
+  );
+}
+
 /** How the answer is restored: the request's restore mode and channel, the rehydrating caller. */
 export interface ProxyRestoreParams {
   readonly restoreMode?: RestoreMode | undefined;
@@ -235,16 +249,7 @@ export class ProxyUseCase {
     const opened = await this.#deps.rehydrate.openHere(call, base);
     const restorers = restorersOf(opened, base);
     const guard = outputGuardFor(opened.env, opened.session, base.caller);
-    const answer = await client.post(
-      {
-        path: '/chat/completions',
-        body: { ...prepared.passthrough, messages: outcome.response.safe_messages },
-        ...(access.authorization !== undefined ? { authorization: access.authorization } : {}),
-        callerCredential: access.callerCredential,
-        signal: access.signal(),
-      },
-      prepared.stream,
-    );
+    const answer = await post(client, '/chat/completions', { ...prepared.passthrough, messages: outcome.response.safe_messages }, access, prepared.stream);
     const committed = await this.#commit(outcome, answer);
     if (prepared.stream) {
       const live = new LiveSessionCheck(this.#deps.state, opened.session, base.tenant, opened.revokedIds);
@@ -267,16 +272,7 @@ export class ProxyUseCase {
   async embeddings(call: UseCaseCall, command: TransformCommand, prepared: PreparedEmbeddingRequest, access: UpstreamAccess): Promise<ProxyCommitted & { readonly body: unknown }> {
     const client = this.upstream();
     const outcome = (await this.#deps.transform.structuredOutcome(call, command, { kind: 'json', value: prepared.input })) as JsonTransformOutcome;
-    const answer = await client.post(
-      {
-        path: '/embeddings',
-        body: { ...prepared.passthrough, input: outcome.response.safe_json },
-        ...(access.authorization !== undefined ? { authorization: access.authorization } : {}),
-        callerCredential: access.callerCredential,
-        signal: access.signal(),
-      },
-      false,
-    );
+    const answer = await post(client, '/embeddings', { ...prepared.passthrough, input: outcome.response.safe_json }, access, false);
     const committed = await this.#commit(outcome, answer);
     return { ...committed, body: await answer.json() };
   }

@@ -6,8 +6,8 @@
 //   3. the store checks: the session is not denied or too old, and the revoked entries named,
 //   4. the output is restored (inline or on a worker) and its audit facts recorded.
 // Free of Fastify: the route adapts HTTP to a RehydrateCommand and the answer back.
-import { isVeilError, VeilError } from '@veil/common';
-import type { FactSink } from '../audit/facts.js';
+import { VeilError } from '@veil/common';
+import { recordingRefusal, type FactSink } from '../audit/facts.js';
 import type { Caller } from '../domain/policy/index.js';
 import type { RestoreMode } from '../domain/types.js';
 import type { RehydrateRequest } from '../services/rehydrate.js';
@@ -36,13 +36,8 @@ export interface RehydrateCommand {
 }
 
 /** A rehydrate refused by the output guard (action block) still records that it triggered. */
-export async function recordingBlock<T>(facts: FactSink, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (isVeilError(error) && error.code === 'VEIL_OUTPUT_BLOCKED') facts({ output_guard: true });
-    throw error;
-  }
+export function recordingBlock<T>(facts: FactSink, run: () => Promise<T>): Promise<T> {
+  return recordingRefusal(facts, 'VEIL_OUTPUT_BLOCKED', 'output_guard', run);
 }
 
 /** The facts of a finished restore (restored tokens, output guard), wherever it ran. */

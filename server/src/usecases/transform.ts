@@ -10,8 +10,7 @@
 //   5. for a request that keeps its session: the continuation is recorded (replay protection)
 //      and the outgoing handle issued (services/state.ts).
 // Free of Fastify: the route adapts HTTP to a TransformCommand and the answer back.
-import { isVeilError } from '@veil/common';
-import { transformFacts, type AuditFacts, type FactSink } from '../audit/facts.js';
+import { recordingRefusal, transformFacts, type AuditFacts, type FactSink } from '../audit/facts.js';
 import type { RequestContext } from '../domain/types.js';
 import { nerWillRun, planDetection, planDetectionForTexts, type DetectorName, type NerDeps, type NerLog } from '../services/ner.js';
 import type { LoadedPolicy, PolicyRegistry } from '../services/policies.js';
@@ -89,13 +88,8 @@ export function runSession(run: TextRun | StructuredRun): { readonly sessionStat
 }
 
 /** A transform refused by prompt security (action block) still records that it triggered. */
-export async function recordingRejection<T>(facts: FactSink, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (isVeilError(error) && error.code === 'VEIL_PROMPT_REJECTED') facts({ prompt_security: true });
-    throw error;
-  }
+export function recordingRejection<T>(facts: FactSink, run: () => Promise<T>): Promise<T> {
+  return recordingRefusal(facts, 'VEIL_PROMPT_REJECTED', 'prompt_security', run);
 }
 
 /**
