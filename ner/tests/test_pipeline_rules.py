@@ -345,3 +345,39 @@ def test_places_without_a_street_are_not_merged(text: str, model: list[tuple[str
     for value, _ in model:
         assert any(value == found_value for found_value, _ in spans), spans
     assert not any("," in value and "Lyon" in value for value, _ in spans)
+
+
+# --- places by their form and unknown places after "in" ----------------------------------------
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Last summer she drove from Bryantburgh to the coast", "Bryantburgh"),
+        ("The parcel is in Lorrainehaven now", "Lorrainehaven"),
+        ("We met near North Ignė last year", "North Ignė"),
+        ("He moved to New Debratown in May", "New Debratown"),
+        ("They flew to Port Michael on Friday", "Port Michael"),
+        ("I am in Rünga for a business trip", "Rünga"),
+    ],
+)
+def test_place_by_form_or_after_in(vocabulary: None, text: str, place: str) -> None:
+    assert (place, "GPE_GAZ") in recognized(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It runs in Core mode",  # a common word after "in"
+        "a message from Njivar about the invoice",  # a rare word after "from" is not a place
+        "we moved to New Office space",  # a common word after a compass prefix
+        "I talked to Pugliesi yesterday",  # a rare word after "to"
+        "stored in Ellington units",  # a surname with a settlement suffix
+    ],
+)
+def test_no_place_by_form(vocabulary: None, text: str) -> None:
+    assert not [v for v, label in recognized(text) if label == "GPE_GAZ"]
+
+
+def test_place_shape_needs_the_vocabulary_to_call_a_word_rare() -> None:
+    # Without a vocabulary every word counts as common: the rare-word rules stay off.
+    assert pipeline.place_shaped("Lorrainehaven") is False
+    assert pipeline.place_shaped("Port Michael") is True  # a known first name after a prefix

@@ -53,8 +53,8 @@ _PLACE = (
     rf"[{_UP}][^\W\d_]*(?:[ \t\-](?:(?:de|del|la|le|am|an|sur|sul|do|da)[ \t\-])?[{_UP}][^\W\d_]*){{0,3}}"
 )
 _PREPOSITION = re.compile(
-    rf"(?<![\w])(?:in|from|to|at|near|visit|visiting|en|à|au|aus|nach|bei|von|zu|a|da|em|para|naar|uit|te|"
-    rf"desde|hacia|di|verso|vers)[ \t]+(?P<place>{_PLACE})"
+    rf"(?<![\w])(?P<preposition>in|from|to|at|near|visit|visiting|en|à|au|aus|nach|bei|von|zu|a|da|em|para|"
+    rf"naar|uit|te|desde|hacia|di|verso|vers)[ \t]+(?P<place>{_PLACE})"
 )
 _LINE = re.compile(rf"(?m)^[ \t]*(?P<place>{_PLACE})[ \t]*$")
 _ANY_WORD = r"[^\W\d_][^\W\d_'\u2019]*(?:-[^\W\d_]+)*"
@@ -150,7 +150,8 @@ def _places(text: str) -> list[RawEntity]:
                 after = match.start("place") + len(candidate)
                 if after < len(text) and text[after].isalnum():
                     continue  # "bei Split2": a word part, not a place
-                if _is_place(candidate):
+                preposition = match.group("preposition") if pattern is _PREPOSITION else None
+                if _is_place(candidate, preposition):
                     start = match.start("place")
                     out.append(RawEntity(start, start + len(candidate), PLACE_LABEL, PLACE_CONFIDENCE))
                     break
@@ -394,10 +395,11 @@ def _extend_person(text: str, start: int, end: int) -> tuple[int, int]:
 _NON_LATIN = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
 
 
-def _is_place(value: str) -> bool:
-    """A known place; a smaller town only when no list knows the word as something else. A name
-    in Greek or Cyrillic script after a place preposition ("in ΠΑΦΟΣ") is a place too: the lists
-    hold Latin-script names only."""
+def _is_place(value: str, preposition: str | None = None) -> bool:
+    """A known place; a smaller town only when no list knows the word as something else; a name
+    shaped like a place (`place_shaped`). A name in Greek or Cyrillic script after a place
+    preposition ("in ΠΑΦΟΣ") is a place too: the lists hold Latin-script names only. After "in"
+    or "near" (`preposition`), a rare word no list knows is a place too (`_unknown_after_in`)."""
     if all(_NON_LATIN.match(word) for word in value.split()):
         return True
     key = g.fold(value)
@@ -408,7 +410,77 @@ def _is_place(value: str) -> bool:
     if key in g.places():
         return True
     ambiguous = key in g.first_names() or key in g.last_names() or key in g.words("tech_terms")
-    return key in g.towns() and not ambiguous
+    if key in g.towns() and not ambiguous:
+        return True
+    if place_shaped(value):
+        return True
+    return preposition is not None and g.fold(preposition) in _IN and _unknown_after_in(value)
+
+
+# English place-name morphology (the names of towns in England and the settler countries, and
+# the fake towns of address generators built the same way: "Bryantburgh", "Lorrainehaven",
+# "North Deborahstad", "Port Michael", "Lake Jēkabs"): a compass or water prefix before a name,
+# or a name glued to a settlement suffix.
+_PLACE_PREFIXES = frozenset(["north", "south", "east", "west", "new", "port", "lake", "mount", "fort"])
+_PLACE_SUFFIX = re.compile(
+    r"(?:ville|town|ton|burg|burgh|borough|bury|field|land|port|haven|mouth|stad|furt|shire|chester|berg|"
+    r"view|side|fort|ford|wick|ham|dale|mere|stead|stow|worth|by|thorpe)$"
+)
+_IN = frozenset(["in", "near", "nach", "à", "em", "en"])
+
+
+def _suffix_shaped(word: str) -> bool:
+    """One word glued to a settlement suffix, which the model's vocabulary does not know and no
+    name list holds ("Lorrainehaven"; not "Singleton", a common word, nor "Newton", a surname)."""
+    key = g.fold(word)
+    match = _PLACE_SUFFIX.search(key)
+    return (
+        match is not None
+        and len(key) - len(match.group()) >= 3
+        and word[0].isupper()
+        and "-" not in word
+        and not any(ch.isupper() for ch in word[1:] if not word.isupper())
+        and key not in g.first_names()
+        and key not in g.last_names()
+        and key not in g.function_words()
+        and not g.common_word(word)
+    )
+
+
+def place_shaped(value: str) -> bool:
+    """A place by its form alone (module docstring, step 4): "Garyhaven", "North Ignė", "New
+    Debratown", "Port Michael". The name after a prefix is a known first name or surname, a rare
+    word, or suffix-shaped itself; a common word there is something else ("New Feature", "North
+    Star"); a known term never counts."""
+    words = value.split()
+    if not words or any(g.fold(w) in g.CLOSED_CLASS or g.fold(w) in g.words("tech_terms") for w in words):
+        return False
+    if len(words) == 1:
+        return _suffix_shaped(words[0])
+    if len(words) != 2 or g.fold(words[0]) not in _PLACE_PREFIXES or not words[1][:1].isupper():
+        return False
+    second = words[1]
+    key = g.fold(second)
+    if key in g.function_words() or (second.isupper() != words[0].isupper()):
+        return False
+    return key in g.first_names() or key in g.last_names() or _suffix_shaped(second) or not g.common_word(second)
+
+
+def _unknown_after_in(value: str) -> bool:
+    """"in Rünga", "near Bíldudalur": capitalized words that no list knows as a name and the
+    model's vocabulary does not know at all (a product or a technology usually has a vector: "in
+    Kubernetes"); in title case, each at least four letters."""
+    words = value.split()
+    return len(words) <= 2 and all(
+        len(word) >= 4
+        and word[0].isupper()
+        and not any(ch.isupper() for ch in word[1:])
+        and g.fold(word) not in g.first_names()
+        and g.fold(word) not in g.last_names()
+        and g.fold(word) not in g.function_words()
+        and not g.common_word(word)
+        for word in words
+    )
 
 
 def _known_place_not_name(value: str) -> bool:
