@@ -381,3 +381,22 @@ def test_place_shape_needs_the_vocabulary_to_call_a_word_rare() -> None:
     # Without a vocabulary every word counts as common: the rare-word rules stay off.
     assert pipeline.place_shaped("Lorrainehaven") is False
     assert pipeline.place_shaped("Port Michael") is True  # a known first name after a prefix
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("PPUH Niemczuk\nLeonora Pöll\nKallio 3\nNew Debratown\nYemen\n", "Kallio 3\nNew Debratown\nYemen"),
+        ("Mairring 3\nNew Debratown\n", "Mairring 3\nNew Debratown"),
+        ("Zorman d.o.o.\nJacobsenspranget 8A\n02584 Mont-Saint-André\n", "Jacobsenspranget 8A\n02584 Mont-Saint-André"),
+        ("Seguin Royer\nFranz-Schartner-Platz 6, Linz\n", "Franz-Schartner-Platz 6, Linz"),
+        ("Quartier, Laurent\n45036 boulevard Anouk\nGrenada\n", "45036 boulevard Anouk\nGrenada"),
+    ],
+)
+def test_address_confirmed_by_a_known_place_and_more_street_forms(text: str, address: str) -> None:
+    assert found(addresses.find, text) == [address]
+
+
+@pytest.mark.parametrize("text", ["Chapter 3\nParis\n", "we shipped Release 2, London team", "Kallio 3\nSomething\n"])
+def test_street_without_type_needs_more_than_an_unknown_line(text: str) -> None:
+    assert found(addresses.find, text) == []
