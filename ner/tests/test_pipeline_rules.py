@@ -388,7 +388,10 @@ def test_place_shape_needs_the_vocabulary_to_call_a_word_rare() -> None:
     [
         ("PPUH Niemczuk\nLeonora Pöll\nKallio 3\nNew Debratown\nYemen\n", "Kallio 3\nNew Debratown\nYemen"),
         ("Mairring 3\nNew Debratown\n", "Mairring 3\nNew Debratown"),
-        ("Zorman d.o.o.\nJacobsenspranget 8A\n02584 Mont-Saint-André\n", "Jacobsenspranget 8A\n02584 Mont-Saint-André"),
+        (
+            "Zorman d.o.o.\nJacobsenspranget 8A\n02584 Mont-Saint-André\n",
+            "Jacobsenspranget 8A\n02584 Mont-Saint-André",
+        ),
         ("Seguin Royer\nFranz-Schartner-Platz 6, Linz\n", "Franz-Schartner-Platz 6, Linz"),
         ("Quartier, Laurent\n45036 boulevard Anouk\nGrenada\n", "45036 boulevard Anouk\nGrenada"),
     ],
@@ -397,6 +400,8 @@ def test_address_confirmed_by_a_known_place_and_more_street_forms(text: str, add
     assert found(addresses.find, text) == [address]
 
 
-@pytest.mark.parametrize("text", ["Chapter 3\nParis\n", "we shipped Release 2, London team", "Kallio 3\nSomething\n"])
+@pytest.mark.parametrize(
+    "text", ["Chapter 3\nParis\n", "we shipped Release 2, London team", "Kallio 3\nSomething\n"]
+)
 def test_street_without_type_needs_more_than_an_unknown_line(text: str) -> None:
     assert found(addresses.find, text) == []

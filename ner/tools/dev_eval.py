@@ -42,7 +42,7 @@ from veil_ner.backends.spacy_backend import SpacyBackend  # noqa: E402
 from veil_ner.detector import Detector, Item  # noqa: E402
 
 TYPES = ("person", "organization", "location")
-CACHE = Path(os.environ.get("VEIL_DEV_EVAL_CACHE", "/tmp/veil-dev-eval-cache.pkl"))
+CACHE = Path(os.environ.get("VEIL_DEV_EVAL_CACHE", str(ROOT / "ner/.venv/dev-eval-cache.pkl")))
 SPACY_TO_VEIL = {"PERSON": "person", "ORG": "organization", "GPE": "location", "LOC": "location"}
 _JOIN = re.compile(r"[ \t]*(?:,|\r?\n)[ \t,]*(?:[\w\- ]{2,10}[ \t]+)?")
 
@@ -99,7 +99,9 @@ def jsonl(path: Path) -> list[dict]:
 def check_to_veil(record: dict) -> dict:
     """A synth_ner.py record (spaCy labels, address in parts) in Veil's conventions."""
     text = record["text"]
-    spans = sorted((s, e, SPACY_TO_VEIL[label]) for s, e, label in record["entities"] if label in SPACY_TO_VEIL)
+    spans = sorted(
+        (s, e, SPACY_TO_VEIL[label]) for s, e, label in record["entities"] if label in SPACY_TO_VEIL
+    )
     labels = {(s, e): label for s, e, label in record["entities"]}
     out: list[dict] = []
     i = 0
@@ -135,9 +137,9 @@ def evaluate(name: str, records: list[dict], preds: list[list[dict]], errors: st
     for record, pred in zip(records, preds, strict=True):
         gold = [e for e in record["entities"] if e["type"] in TYPES]
         ignored = record.get("ignored", [])
-        pred = [p for p in pred if not any(p["start"] < i["end"] and i["start"] < p["end"] for i in ignored)]
+        kept = [p for p in pred if not any(p["start"] < i["end"] and i["start"] < p["end"] for i in ignored)]
         local: dict[str, list[int]] = {}
-        score(gold, pred, local)
+        score(gold, kept, local)
         for kind, counts in local.items():
             agg = totals.setdefault(kind, [0, 0, 0])
             for k in range(3):
@@ -145,7 +147,7 @@ def evaluate(name: str, records: list[dict], preds: list[list[dict]], errors: st
         if errors and (local.get(errors, [0, 0, 0])[1] or local.get(errors, [0, 0, 0])[2]):
             text = record["text"]
             g = [text[e["start"] : e["end"]] for e in gold if e["type"] == errors]
-            p = [text[e["start"] : e["end"]] for e in pred if e["type"] == errors]
+            p = [text[e["start"] : e["end"]] for e in kept if e["type"] == errors]
             print(f"--- {errors} gold={g} pred={p}\n{text[:400]!r}")
     micro = [sum(totals.get(k, [0, 0, 0])[i] for k in TYPES) for i in range(3)]
     cells = []
@@ -157,7 +159,9 @@ def evaluate(name: str, records: list[dict], preds: list[list[dict]], errors: st
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--check", type=Path, help="synth_ner.py --family check output")
     parser.add_argument("--extra", type=Path, action="append", default=[], help="Veil-typed JSONL")
     parser.add_argument("--errors", choices=TYPES, help="print the records with errors of this type")

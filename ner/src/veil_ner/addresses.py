@@ -25,10 +25,10 @@ Tail segments (each after a comma or line break, or right after the street for a
 or state/ZIP): `Apt 4B`, `Suite 026`, `75008 Paris`, `1012 AB Amsterdam`, `1100-148 Lisboa`,
 `SW1A 1AA`, `Springfield, IL 62704`, `East Stephanie`, `Czech Republic`, `Sweden 75248`; after a
 unit the city and country may follow on the same line without a comma (`Suite 626 FAUSKE Norway`).
-A street named without a type (`Mairring 3`) needs a house number before it, a unit, a
-postcode or a known place among its segments. A city segment must end where the line, the clause (comma) or the sentence (`.`, `?`, `!`) ends,
-and it is never a known first name followed by a surname (a signature's name line after an
-address is not its city).
+A street named without a type (`Kallio 3`) needs a house number before it, a unit, a postcode
+or a known place among its segments. A city segment must end where the line, the clause (comma)
+or the sentence (`.`, `?`, `!`) ends, and it is never a known first name followed by a surname
+(a signature's name line after an address is not its city).
 """
 
 from __future__ import annotations
@@ -97,7 +97,8 @@ _STREET = re.compile(
         (?:{_PARTICLE}\s*)*{CAP}(?:[\s\-]+(?:{_PARTICLE}\s*)*{CAP}){{0,4}})
     |(?P<south>\b(?:{_SOUTH_TYPES})\s+(?:{_PARTICLE}\s+)*{CAP}(?:\s+(?:{_PARTICLE}\s+)*{CAP}){{0,4}}
         ,?\s*(?:n\.?\s?[º°o]?\.?\s*)?\d{{1,5}}[A-Za-z]?\b)
-    |(?P<compound>\b[{_UP}][\w\-]*(?:{_COMPOUND_SUFFIX}|-(?i:{_COMPOUND_SUFFIX}))(?:\s+{CAP})?\s+\d{{1,4}}[ \t]?[a-zA-Z]?\b
+    |(?P<compound>\b[{_UP}][\w\-]*(?:{_COMPOUND_SUFFIX}|-(?i:{_COMPOUND_SUFFIX}))
+        (?:\s+{CAP})?\s+\d{{1,4}}[ \t]?[a-zA-Z]?\b
         |\b(?:Am|An\sder|Auf\sder|Im|In\sder|Zum|Zur|Op\sde|Aan\sde)\s+{CAP}\s+\d{{1,4}}[a-z]?\b
         |\b{CAP}\s+(?:Straße|Strasse|Str\.|Gasse|Weg|Platz|Allee|utca|út|körút|tér|iela|gatvė)\s+\d{{1,4}}[a-z]?\b\.?)
     |(?P<weak>\b(?:\d{{1,6}}[ \t]+)?(?!{_MONTHS})[{_UP}][^\W\d_]{{2,}}(?:[ \t]+[{_UP}][^\W\d_]+){{0,2}}
@@ -165,7 +166,9 @@ def find(text: str) -> Iterator[tuple[int, int]]:
             # A postcode, or a segment that is a known place or country ("Mairring 3\nNew
             # Debratown\nYemen"), makes a street named without a type an address.
             pieces = [g.fold(piece.strip(" \t")) for piece in re.split(r"[\r\n,]", tail.group())]
-            confirmed = confirmed or bool(re.search(r"\d", tail.group())) or any(p in g.places() for p in pieces)
+            confirmed = (
+                confirmed or bool(re.search(r"\d", tail.group())) or any(p in g.places() for p in pieces)
+            )
             end = tail.end()
         if not confirmed:
             position = match.start() + 1

@@ -410,11 +410,11 @@ def _is_place(value: str, preposition: str | None = None) -> bool:
     if key in g.places():
         return True
     ambiguous = key in g.first_names() or key in g.last_names() or key in g.words("tech_terms")
-    if key in g.towns() and not ambiguous:
-        return True
-    if place_shaped(value):
-        return True
-    return preposition is not None and g.fold(preposition) in _IN and _unknown_after_in(value)
+    return (
+        (key in g.towns() and not ambiguous)
+        or place_shaped(value)
+        or (preposition is not None and g.fold(preposition) in _IN and _unknown_after_in(value))
+    )
 
 
 # English place-name morphology (the names of towns in England and the settler countries, and
@@ -463,11 +463,13 @@ def place_shaped(value: str) -> bool:
     key = g.fold(second)
     if key in g.function_words() or (second.isupper() != words[0].isupper()):
         return False
-    return key in g.first_names() or key in g.last_names() or _suffix_shaped(second) or not g.common_word(second)
+    return (
+        key in g.first_names() or key in g.last_names() or _suffix_shaped(second) or not g.common_word(second)
+    )
 
 
 def _unknown_after_in(value: str) -> bool:
-    """"in Rünga", "near Bíldudalur": capitalized words that no list knows as a name and the
+    """ "in Rünga", "near Bíldudalur": capitalized words that no list knows as a name and the
     model's vocabulary does not know at all (a product or a technology usually has a vector: "in
     Kubernetes"); in title case, each at least four letters."""
     words = value.split()
