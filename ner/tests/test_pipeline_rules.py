@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
 
 from veil_ner import addresses, gazetteer, names, nonentity, orgs, pipeline
@@ -405,3 +406,68 @@ def test_address_confirmed_by_a_known_place_and_more_street_forms(text: str, add
 )
 def test_street_without_type_needs_more_than_an_unknown_line(text: str) -> None:
     assert found(addresses.find, text) == []
+
+
+# --- names written in lower case or capitals (rule 7) -------------------------------------------
+class _Strings:
+    def __getitem__(self, word: str) -> int:
+        return hash(word)
+
+
+class NameVectors:
+    """Vectors in two directions: the name lists' words along one axis, other words along another
+    (the real model's vectors separate them the same way, less cleanly)."""
+
+    def __init__(self, words: dict[str, int]) -> None:
+        self.words = words  # word -> row
+        names = [w for w in words if w in gazetteer.first_names() or w in gazetteer.last_names()]
+        self.data = np.zeros((len(words) + 2, 4), dtype="float32")
+        for word, row in words.items():
+            self.data[row] = (
+                [1.0, 0.1, 0, 0] if word in names and word not in self.WORDY else [0.1, 1.0, 0, 0]
+            )
+        self.strings = _Strings()
+        self.vectors = self
+        self.key2row = {hash(w): row for w, row in words.items()}
+
+    WORDY = frozenset(["line", "range"])
+
+    def has_vector(self, word: str) -> bool:
+        return word.lower() in self.words
+
+    def get_vector(self, word: str):
+        return self.data[self.words[word.lower()]]
+
+
+@pytest.fixture
+def name_vectors() -> Iterator[None]:
+    words = ["mohamed", "soos", "ferenc", "kiss", "line", "range", "roland", "hernandez", "the", "is"]
+    gazetteer.use_vocabulary(NameVectors({w: i for i, w in enumerate(words)}))
+    try:
+        yield
+    finally:
+        gazetteer._vocabulary.clear()
+        gazetteer._name_direction.clear()
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Is mohamed soos still living there?", "mohamed soos"),
+        ("Is FERENC KISS still living there?", "FERENC KISS"),
+        ("my partner roland hernandez called", "roland hernandez"),
+    ],
+)
+def test_case_folded_names(name_vectors: None, text: str, name: str) -> None:
+    assert found(names.find, text) == [name]
+
+
+@pytest.mark.parametrize(
+    "text", ["print the line range first", "Is Mohamed soos there", "CALL THE LINE RANGE"]
+)
+def test_case_folded_words_are_not_names(name_vectors: None, text: str) -> None:
+    assert not [v for v in found(names.find, text) if v.lower() in ("line range", "mohamed soos")]
+
+
+def test_case_folded_rule_is_off_without_word_vectors(vocabulary: None) -> None:
+    assert found(names.find, "Is mohamed soos still living there?") == []

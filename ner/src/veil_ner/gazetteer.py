@@ -84,8 +84,10 @@ _vocabulary: list[object] = []
 
 
 def use_vocabulary(vocab: object) -> None:
-    """The loaded model's vocabulary (a spaCy `Vocab`), for `common_word`. Set by the backend."""
+    """The loaded model's vocabulary (a spaCy `Vocab`), for `common_word` and `name_score`. Set by
+    the backend. The name direction is computed here, at load, so no request pays for it."""
     _vocabulary[:] = [vocab]
+    _name_direction[:] = [_direction(vocab)]
 
 
 def common_word(word: str) -> bool:
@@ -97,6 +99,54 @@ def common_word(word: str) -> bool:
         return True
     vocab = _vocabulary[0]
     return bool(vocab.has_vector(word) or vocab.has_vector(word.lower()))  # type: ignore[attr-defined]
+
+
+_name_direction: list[object] = []
+
+
+def name_score(word: str) -> float | None:
+    """How much the model's static vector of a word (lower case) leans towards the name lists: the
+    cosine with the difference between the mean unit vector of the rows that known first names and
+    surnames map to and the mean of all other rows (computed once per vocabulary, ~0.15 s). Names
+    score about 0.03-0.1 ("roland" 0.10, "soos" 0.03), common words below ~0.02 ("line" -0.03,
+    "green" 0.02). None without a vocabulary with vectors, or for a word without a vector (rare)."""
+    if not _vocabulary:
+        return None
+    vocab = _vocabulary[0]
+    if not _name_direction:
+        _name_direction.append(_direction(vocab))
+    direction = _name_direction[0]
+    key = word.lower()
+    if direction is None or not vocab.has_vector(key):  # type: ignore[attr-defined]
+        return None
+    import numpy as np  # noqa: PLC0415 - only with a model's vocabulary
+
+    vector = np.asarray(vocab.get_vector(key), dtype="float32")  # type: ignore[attr-defined]
+    norm = float(np.linalg.norm(vector))
+    return float(vector @ direction) / norm if norm else None
+
+
+def _direction(vocab: object) -> object:
+    import numpy as np  # noqa: PLC0415
+
+    vectors = getattr(vocab, "vectors", None)
+    if vectors is None or not getattr(vectors, "key2row", None):
+        return None
+    names = (first_names() | last_names()) - stop_words() - places()
+    strings = vocab.strings  # type: ignore[attr-defined]
+    rows = {vectors.key2row[key] for key in (strings[n] for n in names) if key in vectors.key2row}
+    data = np.asarray(vectors.data, dtype="float32")
+    if not rows or len(rows) == len(data):
+        return None
+    unit = data / (np.linalg.norm(data, axis=1, keepdims=True) + 1e-9)
+    mask = np.zeros(len(unit), dtype=bool)
+    mask[list(rows)] = True
+    return unit[mask].mean(axis=0) - unit[~mask].mean(axis=0)
+
+
+def has_name_vectors() -> bool:
+    """Whether `name_score` can tell names from words (a vocabulary with vectors is loaded)."""
+    return bool(_name_direction) and _name_direction[0] is not None
 
 
 def load_all() -> None:

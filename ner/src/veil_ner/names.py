@@ -31,6 +31,10 @@ letters alone (and never words in all capitals):
    first name stay out ("Mark Down", "Grant Access"). Two rare words around a middle initial
    (`Nanase M Oyokawa`), and a line that holds nothing but two or three rare capitalized words
    (the name line of a signature or an address block: `Hysni Njivar`) are names too.
+7. Case-folded names: a known first name (optional initial) and a known surname written all in
+   lower case or all in capitals (`mohamed soos`, `FERENC KISS`), when the model's word vectors
+   of both lean towards names (gazetteer.name_score): "line range" and "genesis block" are in the
+   lists too but read as words.
 6. Relations: a known first name addressed at the end of a sentence (", Tiffany!"), the object of a
    speech verb ("shouted at Lauren", "talked to Maria"), and any capitalized word that owns a
    relative ("Klaudijo's kid", "Anna's husband").
@@ -245,9 +249,54 @@ def _relations(text: str) -> Iterator[tuple[int, int]]:
             yield match.start("name"), match.end("name")
 
 
+# Rule 7: a first name and a surname written all in lower case or all in capitals.
+_FOLDED = re.compile(
+    r"(?<![\w@./\\-])(?P<first>[^\W\d_]{2,})(?:[ \t]+(?P<initial>[^\W\d_])\.?)?[ \t]+"
+    r"(?P<last>[^\W\d_][^\W\d_'\u2019\-]*[^\W\d_])(?![\w@/\\-])"
+)
+_FIRST_SCORE = 0.03
+_LAST_SCORE = 0.025
+
+
+def _folded_word(word: str, names: frozenset[str], threshold: float) -> bool:
+    key = g.fold(word)
+    if key not in names or key in g.stop_words() or key in g.CLOSED_CLASS or key in g.words("tech_terms"):
+        return False
+    if key in g.places() or key in _MONTHS:
+        return False
+    score = g.name_score(key)
+    return score is None or score >= threshold
+
+
+def _case_folded(text: str) -> Iterator[tuple[int, int]]:
+    """Rule 7 (module docstring): "mohamed soos", "FERENC KISS", "luara b azevedo". Both words in
+    the name lists is not enough in lower case ("line range", "genesis block" are in them): each
+    word's vector must also lean towards the names (gazetteer.name_score), which common words do
+    not. Off without the model's vocabulary."""
+    if not g.has_name_vectors():
+        return
+    position = 0
+    while True:
+        match = _FOLDED.search(text, position)
+        if match is None:
+            return
+        first, last, initial = match.group("first"), match.group("last"), match.group("initial")
+        position = match.start() + len(first)
+        lower = first.islower() and last.islower() and (initial is None or initial.islower())
+        upper = first.isupper() and last.isupper() and (initial is None or initial.isupper())
+        if (
+            (lower or upper)
+            and _folded_word(first, g.first_names(), _FIRST_SCORE)
+            and _folded_word(last, g.last_names(), _LAST_SCORE)
+        ):
+            yield match.start(), match.end()
+            position = match.end()
+
+
 def find(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of gazetteer-backed person names, possibly overlapping (the caller resolves)."""
     yield from _full_names(text)
+    yield from _case_folded(text)
     yield from _shaped(text)
     yield from _relations(text)
     for match in _TITLE.finditer(text):
