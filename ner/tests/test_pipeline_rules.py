@@ -482,3 +482,67 @@ def test_case_folded_rule_is_off_without_word_vectors(vocabulary: None) -> None:
 )
 def test_names_of_the_added_locales(text: str, name: str) -> None:
     assert name in found(names.find, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Full name: Aaron Bates\nCity of birth: Hoogland\n", "Hoogland"),
+        ("Wohnort: Bad Brückenau\nTelefon: -", "Bad Brückenau"),
+        ("Country: Slovenia", "Slovenia"),
+    ],
+)
+def test_place_field_values(vocabulary: None, text: str, place: str) -> None:
+    assert (place, "GPE_GAZ") in recognized(text)
+
+
+@pytest.mark.parametrize("text", ["City: Office", "Location: Hoogland", "Country: n/a", "Town: Core"])
+def test_place_fields_need_a_place_like_value(vocabulary: None, text: str) -> None:
+    assert recognized(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("she landed in Nueva Grecia finally", "Nueva Grecia"),
+        ("we drove from Evie Ville to the coast", "Evie Ville"),
+        ("a parcel from Dumas-sur-Pascal arrived", "Dumas-sur-Pascal"),
+    ],
+)
+def test_more_place_forms(vocabulary: None, text: str, place: str) -> None:
+    assert (place, "GPE_GAZ") in recognized(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        (
+            "envíelo a Plaza Leoncio Collado 5 Piso 6, 10142 Huelva",
+            "Plaza Leoncio Collado 5 Piso 6, 10142 Huelva",
+        ),
+        (
+            "Stretto Lolita, 2\n83027 Barberino Di Mugello\nItaly",
+            "Stretto Lolita, 2\n83027 Barberino Di Mugello\nItaly",
+        ),
+    ],
+)
+def test_more_street_words_and_units(text: str, address: str) -> None:
+    assert found(addresses.find, text) == [address]
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        (
+            "to 5650 69 boulevard Aristide Briand\n Apt. 334\n LE CREUSOT\n France? I",
+            "69 boulevard Aristide Briand\n Apt. 334\n LE CREUSOT\n France",
+        ),
+        (
+            "to 72386 Bem rakpart 26.\nBAR-LE-DUC\n, LO\n France 47724? I",
+            "Bem rakpart 26.\nBAR-LE-DUC\n, LO\n France 47724",
+        ),
+        ("Viljem Rajh\nulica Wiosenna 11\n67362 Podargoni\n", "ulica Wiosenna 11\n67362 Podargoni"),
+    ],
+)
+def test_street_names_stay_on_their_line_and_capitals_are_no_name_line(text: str, address: str) -> None:
+    assert found(addresses.find, text) == [address]

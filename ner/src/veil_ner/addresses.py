@@ -69,7 +69,13 @@ _FR_TYPES = (
 _SOUTH_TYPES = (
     "Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Strada|Calle|C/|Avenida|Avda\\.?|Av\\.|Plaza|Paseo|Camino|"
     "Carrer|Carretera|Ronda|Travesía|Rua|Travessa|Praça|Estrada|Alameda|Rue|Avenue|Boulevard|Place|Chemin|"
-    "Quai|Allée|Impasse"
+    "Quai|Allée|Impasse|"
+    # more Italian, Spanish and Portuguese street words (toponymy of those countries)
+    "Contrada|Borgo|Rotonda|Stretto|Incrocio|Canale|Lungomare|Salita|Vico|Traversa|Prolongación|Circuito|"
+    "Cerrada|Privada|Callejón|Pasaje|Glorieta|Cañada|Urbanización|Diagonal|Diag\\.|Ladeira|Esplanada|Rodovia|"
+    "Vereda|Viela|Largo|Beco|Parque|Passeio|"
+    # Polish and Czech: "ul. Wiosenna 11", "Aleja Róż 4", "plac Wolności 3"
+    "ul\\.|Ul\\.|ulica|Ulica|al\\.|Al\\.|aleja|Aleja|plac|Plac|pl\\.|os\\.|náměstí|nám\\.|třída"
 )
 _MONTHS = (
     r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|January|February|March|April|June|July|August|"
@@ -94,13 +100,15 @@ _STREET = re.compile(
     |(?P<us>\b{_NUM}\s+(?:(?:{CAP}|\d{{1,3}}(?:st|nd|rd|th))\s+){{0,4}}(?:{_US_TYPES})s?\b\.?
         (?:[ \t]+(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\b\.?)?)
     |(?P<fr>\b\d{{1,5}}(?:\s?(?:bis|ter|[A-Za-z]))?,?\s+(?i:{_FR_TYPES})\s+
-        (?:{_PARTICLE}\s*)*{CAP}(?:[\s\-]+(?:{_PARTICLE}\s*)*{CAP}){{0,4}})
-    |(?P<south>\b(?:{_SOUTH_TYPES})\s+(?:{_PARTICLE}\s+)*{CAP}(?:\s+(?:{_PARTICLE}\s+)*{CAP}){{0,4}}
+        (?:{_PARTICLE}[ \t]*)*{CAP}(?:[ \t\-]+(?:{_PARTICLE}[ \t]*)*{CAP}){{0,4}})
+    |(?P<south>\b(?:{_SOUTH_TYPES})[ \t]+(?:{_PARTICLE}[ \t]+)*{CAP}
+        (?:[ \t]+(?:{_PARTICLE}[ \t]+)*{CAP}){{0,4}}
         ,?\s*(?:n\.?\s?[º°o]?\.?\s*)?\d{{1,5}}[A-Za-z]?\b)
     |(?P<compound>\b[{_UP}][\w\-]*(?:{_COMPOUND_SUFFIX}|-(?i:{_COMPOUND_SUFFIX}))
         (?:\s+{CAP})?\s+\d{{1,4}}[ \t]?[a-zA-Z]?\b
         |\b(?:Am|An\sder|Auf\sder|Im|In\sder|Zum|Zur|Op\sde|Aan\sde)\s+{CAP}\s+\d{{1,4}}[a-z]?\b
-        |\b{CAP}\s+(?:Straße|Strasse|Str\.|Gasse|Weg|Platz|Allee|utca|út|körút|tér|iela|gatvė)\s+\d{{1,4}}[a-z]?\b\.?)
+        |\b{CAP}\s+(?:Straße|Strasse|Str\.|Gasse|Weg|Platz|Allee|utca|út|körút|tér|rakpart|sétány|köz|fasor|sor|
+            iela|gatvė|prospekt)[ \t]+\d{{1,4}}[a-z]?\b\.?)
     |(?P<weak>\b(?:\d{{1,6}}[ \t]+)?(?!{_MONTHS})[{_UP}][^\W\d_]{{2,}}(?:[ \t]+[{_UP}][^\W\d_]+){{0,2}}
         [ \t]+\d{{1,5}}[a-zA-Z]?\b)
     |(?P<box>\b(?:P\.?\s?O\.?\s?Box|Postfach|Apartado|Casella\spostale|Caixa\spostal)\s+\d{{1,6}}\b)
@@ -112,7 +120,10 @@ _CITY = rf"{_CAP_NAME}(?:[\s\-]+(?:{_PARTICLE}[\s\-]+)*{_CAP_NAME}){{0,3}}"
 _END = r"(?=[ \t]*(?:[,;\n\r)\]?!]|$|\.(?:\s|$))|[ \t]+[a-z])"
 _UNIT = re.compile(
     r"(?:,?[ \t]*|[ \t]*\n[ \t]*)"
-    r"(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm|Bldg|Building|#)\.?[ \t]*#?\w{1,6}\b"
+    r"(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm|Bldg|Building|#|"
+    # floors, doors and flats in the catalog's other languages: "Piso 6", "Puerta 2", "Stiege 3"
+    r"Piso|Puerta|Planta|Esc|Escalera|Apto|Depto|Dpto|Andar|Bloco|Sala|Piano|Interno|Scala|Stiege|Tür|Top|"
+    r"Étage|Etg|Bte|Boîte)\.?[ \t]*#?\w{1,6}\b"
 )
 _SAME_LINE = re.compile(
     rf"(?:,?[ \t]+)(?:{_POSTCODE}(?:[ \t]+{_CITY})?|[A-Z]{{2}}[ \t]+\d{{5}}(?:-\d{{4}})?){_END}"
@@ -132,6 +143,7 @@ def _is_person_line(value: str) -> bool:
     words = g.WORD.findall(value)
     return (
         len(words) >= 2
+        and not words[0].isupper()  # "LE CREUSOT", "LO": a city or region in capitals, not a name line
         and g.fold(words[0]) in g.first_names()
         and g.fold(words[0]) not in g.places()
         and g.fold(value.strip()) not in g.places()

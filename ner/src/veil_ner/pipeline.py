@@ -95,6 +95,38 @@ def _context_places(text: str) -> list[RawEntity]:
     return out
 
 
+# A form field whose value is a place: "City of birth: Hoogland", "Wohnort: Roding". Not
+# "Location:" (a room, "Remote", "Online").
+_PLACE_LABEL = re.compile(
+    r"(?<![\w])(?i:city|town|home ?town|city of birth|place of birth|birth ?place|city of residence|"
+    r"country|country of birth|country of residence|wohnort|geburtsort|ort|stadt|ville|lieu de naissance|"
+    r"pays|ciudad|país|lugar de nacimiento|città|luogo di nascita|cidade|naturalidade|woonplaats|"
+    r"geboorteplaats|plaats)[ \t]*:[ \t]*"
+    rf"(?P<place>{_ANY_WORD}(?:[ \t\-](?:(?:de|del|la|le|sur|am|an|do|da|dos|upon|di|im|in)[ \t\-])?"
+    rf"{_ANY_WORD}){{0,3}})[ \t]*(?=$|[\r\n,;|)])",
+    re.MULTILINE,
+)
+
+
+def _labelled_places(text: str) -> list[RawEntity]:
+    """The value of a place field, the whole line's value (`_PLACE_LABEL`): every word capitalized,
+    not a label or a term, and a known place or a word the model's vocabulary does not know
+    ("City: Remote" is not a place)."""
+    out: list[RawEntity] = []
+    for match in _PLACE_LABEL.finditer(text):
+        value = match.group("place")
+        words = value.split()
+        keys = [g.fold(w) for w in g.WORD.findall(value)]
+        if not words or any(not w[0].isupper() for w in words if g.fold(w) not in g.PARTICLES):
+            continue
+        if any(k in g.CLOSED_CLASS or k in g.words("tech_terms") for k in keys):
+            continue
+        known = g.fold(value) in g.places() or g.fold(value) in g.towns()
+        if known or not all(g.common_word(w) for w in words if g.fold(w) not in g.PARTICLES):
+            out.append(RawEntity(match.start("place"), match.end("place"), PLACE_LABEL, PLACE_CONFIDENCE))
+    return out
+
+
 def _list_members(text: str, kept: _SpanSet) -> list[RawEntity]:
     """People by coordination (module docstring): the unfound members of a list of names. Every
     member must look like a name: found as a person already, in a name list, or a rare word (not
@@ -321,8 +353,9 @@ def _add_list_members(text: str, kept: _SpanSet) -> None:
 def _structural(text: str) -> _SpanSet:
     """Step 1: street addresses, then organization forms that do not overlap one."""
     found = _SpanSet()
-    for place in _context_places(text):
-        found.add(place)
+    for place in _context_places(text) + _labelled_places(text):
+        if not found.overlapping(place):
+            found.add(place)
     for start, end in addresses.find(text):
         candidate = RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE)
         for rival in found.overlapping(candidate):  # "lives in 12 rue de la Paix": the address
@@ -421,7 +454,20 @@ def _is_place(value: str, preposition: str | None = None) -> bool:
 # the fake towns of address generators built the same way: "Bryantburgh", "Lorrainehaven",
 # "North Deborahstad", "Port Michael", "Lake Jēkabs"): a compass or water prefix before a name,
 # or a name glued to a settlement suffix.
-_PLACE_PREFIXES = frozenset(["north", "south", "east", "west", "new", "port", "lake", "mount", "fort"])
+_PLACE_PREFIXES = frozenset(
+    [
+        *("north", "south", "east", "west", "new", "port", "lake", "mount", "fort"),
+        # the same habit in the catalog's other languages: "San Felix", "Nueva Grecia", "Bad Lostorf"
+        *("san", "santa", "santo", "são", "saint", "sainte", "nueva", "nuevo", "vieja", "viejo", "vila"),
+        *("villa", "bad", "puerto", "porto", "monte", "castel"),
+    ]
+)
+# "Evie Ville", "Quebec City": a name, then a word that says "town".
+_TOWN_WORDS = frozenset(["ville", "city", "town", "village"])
+# "Dumas-sur-Pascal", "Châlons-en-Champagne", "Stratford-upon-Avon", "Frankfurt-am-Main".
+_HYPHEN_PLACE = re.compile(
+    rf"[{_UP}][^\W\d_]+-(?:sur|sous|en|lès|lez|upon|under|on|am|an|im|bei|le|la|les|de|del)-[{_UP}][^\W\d_]+"
+)
 _PLACE_SUFFIX = re.compile(
     r"(?:ville|town|ton|burg|burgh|borough|bury|field|land|port|haven|mouth|stad|furt|shire|chester|berg|"
     r"view|side|fort|ford|wick|ham|dale|mere|stead|stow|worth|by|thorpe)$"
@@ -447,16 +493,25 @@ def _suffix_shaped(word: str) -> bool:
     )
 
 
-def place_shaped(value: str) -> bool:
+def place_shaped(value: str) -> bool:  # noqa: PLR0911 - one return per form
     """A place by its form alone (module docstring, step 4): "Garyhaven", "North Ignė", "New
     Debratown", "Port Michael". The name after a prefix is a known first name or surname, a rare
     word, or suffix-shaped itself; a common word there is something else ("New Feature", "North
     Star"); a known term never counts."""
     words = value.split()
-    if not words or any(g.fold(w) in g.CLOSED_CLASS or g.fold(w) in g.words("tech_terms") for w in words):
+    if not words or any(g.fold(w) in g.CLOSED_CLASS or g.fold(w) in g.words("tech_terms") for w in words[:1]):
+        return False
+    if len(words) == 2 and g.fold(words[1]) in _TOWN_WORDS and words[1][0].isupper():
+        first = g.fold(words[0])  # "Ville" is a field label too ("Ville: Lyon"): checked before the labels
+        return (
+            words[0][0].isupper()
+            and first not in g.function_words()
+            and (first in g.first_names() or first in g.last_names() or not g.common_word(words[0]))
+        )
+    if any(g.fold(w) in g.CLOSED_CLASS or g.fold(w) in g.words("tech_terms") for w in words):
         return False
     if len(words) == 1:
-        return _suffix_shaped(words[0])
+        return _suffix_shaped(words[0]) or _HYPHEN_PLACE.fullmatch(words[0]) is not None
     if len(words) != 2 or g.fold(words[0]) not in _PLACE_PREFIXES or not words[1][:1].isupper():
         return False
     second = words[1]
