@@ -546,3 +546,26 @@ def test_more_street_words_and_units(text: str, address: str) -> None:
 )
 def test_street_names_stay_on_their_line_and_capitals_are_no_name_line(text: str, address: str) -> None:
     assert found(addresses.find, text) == [address]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Edmonda Mazzanti, the Academic dean, said: fine", "Edmonda Mazzanti"),  # known surname
+        ('"Don\'t," says Duqyaha Karataev in a song', "Duqyaha Karataev"),  # two rare words
+    ],
+)
+def test_rare_first_word_before_a_surname_or_rare_word(vocabulary: None, text: str, name: str) -> None:
+    assert name in found(names.find, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we stopped in Dolní Kounice",
+        "I ordered from Korutürk Ertaş",
+        "City: Pergine Valsugana",
+    ],
+)
+def test_rare_words_after_a_place_word_are_no_name(vocabulary: None, text: str) -> None:
+    assert found(names.find, text) == []

@@ -198,6 +198,22 @@ def _rare_name(word: str) -> bool:
     )
 
 
+_PLACE_WORD_BEFORE = re.compile(
+    r"(?i:\b(?:in|from|to|near|at|of|via|visit|visiting|towards|outside|around|city|town|village)|:)[ \t]*$"
+)
+
+
+def _after_place_word(text: str, start: int) -> bool:
+    """Two rare words after a place preposition or a label are more often a town or a firm
+    ("in Dolní Kounice", "from Korutürk Ertaş", "City: Pergine Valsugana") than a person."""
+    return _PLACE_WORD_BEFORE.search(text, max(0, start - 20), start) is not None
+
+
+def _latin(word: str) -> bool:
+    """Latin letters only: a word in Greek or Cyrillic script is more often a place here ("ΛΕΥΚΩΣΙΑ")."""
+    return all(ch < "\u0370" or "\u1e00" <= ch <= "\u1eff" for ch in word)
+
+
 def _shaped(text: str) -> Iterator[tuple[int, int]]:
     """Rule 4: names by their shape (module docstring)."""
     position = 0
@@ -218,6 +234,15 @@ def _shaped(text: str) -> Iterator[tuple[int, int]]:
             yield match.start(), match.end()
         elif _first(first) and g.fold(first) not in g.stop_words() and _rare_name(last):
             yield match.start(), match.end()  # rule 5
+        elif (
+            _rare_name(first)
+            and _latin(first)
+            and (_last(last) or (_rare_name(last) and _latin(last)))
+            and not _after_place_word(text, match.start())
+            and g.fold(match.group()) not in g.towns()
+            and g.fold(first) not in g.towns()
+        ):
+            yield match.start(), match.end()  # rule 5: "Edmonda Mazzanti", "Duqyaha Karataev"
 
 
 _NAME_LINE = re.compile(rf"(?m)^[ \t]*(?P<name>{_NAME}(?:[ \t]+{_NAME}){{1,2}})[ \t]*$")
