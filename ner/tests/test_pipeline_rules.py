@@ -569,3 +569,33 @@ def test_rare_first_word_before_a_surname_or_rare_word(vocabulary: None, text: s
 )
 def test_rare_words_after_a_place_word_are_no_name(vocabulary: None, text: str) -> None:
     assert found(names.find, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "model", "expected"),
+    [
+        (
+            "They moved to American Samoa last year",
+            [("American Samoa", "ORG")],
+            ("American Samoa", "GPE_GAZ"),
+        ),
+        ("they live on Travessa de Nascimento now", [("Travessa de Nascimento", "ORG")], None),
+        (
+            "deposit at Bank of Portugal today",
+            [("Bank of Portugal", "ORG")],
+            ("Bank of Portugal", "ORG_FORM"),
+        ),
+    ],
+)
+def test_model_organizations_that_are_places_or_streets(
+    text: str, model: list[tuple[str, str]], expected: tuple[str, str] | None
+) -> None:
+    spans = recognized(text, model)
+    assert not [s for s in spans if s[1] == "ORG"], spans
+    if expected is not None:
+        assert expected in spans
+
+
+def test_code_inside_a_model_span_is_no_name() -> None:
+    text = 'c = Client(key="AKIADCYSEMXTPHOJWYGM")'
+    assert recognized(text, [('Client(key="AKIADCYSEMXTPHOJWYGM', "ORG")]) == []

@@ -77,6 +77,41 @@ _SOUTH_TYPES = (
     # Polish and Czech: "ul. Wiosenna 11", "Aleja Róż 4", "plac Wolności 3"
     "ul\\.|Ul\\.|ulica|Ulica|al\\.|Al\\.|aleja|Aleja|plac|Plac|pl\\.|os\\.|náměstí|nám\\.|třída"
 )
+
+
+def _words(alternation: str) -> frozenset[str]:
+    return frozenset(
+        g.fold(w.replace("\\", "").rstrip(".?/"))
+        for w in alternation.split("|")
+        if w.replace("\\", "").strip(".?/")
+    )
+
+
+# Words that open a street's name ("Avenida Serna", "Intrarea Claudia Dochioiu", "Travessa de
+# Nascimento"): a model span that starts with one is a street, not an organization or a person.
+STREET_OPENERS = (
+    _words(_FR_TYPES)
+    | _words(_SOUTH_TYPES)
+    | frozenset(
+        [
+            "strada",
+            "intrarea",
+            "aleea",
+            "calea",
+            "bulevardul",
+            "soseaua",
+            "piata",
+            "splaiul",
+            "andador",
+            "retorno",
+            "periférico",
+            "eje",
+            "lagoa",
+            "r",
+        ]
+    )
+)
+
 _MONTHS = (
     r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|January|February|March|April|June|July|August|"
     r"September|October|November|December|Januar|Februar|März|Juni|Juli|Oktober|Dezember|janvier|février|mars|"

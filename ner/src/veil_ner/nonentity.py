@@ -10,8 +10,8 @@ with evidence that is data, not guesswork (gazetteer.py):
    are the stop words of en, de, fr, es, it, pt, nl ("Kannst du mir bei ...", "Vite How");
    nothing left -> dropped.
 2. Code shape: a span glued to code punctuation (`config.yaml`, `foo_bar`, `main()`, `$HOME`,
-   backticks) or holding a token with an inner capital or a digit (`JavaScript`, `OAuth2`) is an
-   identifier, not a name -> dropped.
+   backticks), holding code punctuation (`Client(key="...`), or holding a token with an inner
+   capital or a digit (`JavaScript`, `OAuth2`) is an identifier, not a name -> dropped.
 3. Vocabulary: when every token is a technical term (Pygments lexers, trove classifiers), a
    currency (ISO 4217 code or name) or a closed-class word -> dropped. A token that is also a
    known person name keeps a PERSON span ("Ruby", "Julia"): a missed name costs more than a
@@ -74,6 +74,10 @@ def _code_shaped(token: str) -> bool:
     return inner_capital or has_digit or "_" in token or "." in token  # `Node.js`, `num.lcm`
 
 
+# Code inside a span: `Client(key="AKIA...`, `a=b`, `<div>`, `{x}`: never part of a name.
+_CODE_INSIDE = re.compile(r'[=<>{}"`]|\w\(')
+
+
 def _acronym(token: str) -> bool:
     letters = [ch for ch in token if ch.isalpha()]
     return token.isupper() and len(letters) <= 5
@@ -102,7 +106,7 @@ def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None
     if _field_label(text, new_end):
         return None
     words = [token for _, _, token in tokens]
-    if any(_code_shaped(word) for word in words):
+    if any(_code_shaped(word) for word in words) or _CODE_INSIDE.search(text, new_start, new_end):
         return None
     if all(_is_term(word) for word in words) and not (
         kind == "person" and len(words) > 1 and any(_is_person_name(word) for word in words)

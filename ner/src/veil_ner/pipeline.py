@@ -382,11 +382,23 @@ def _filtered(text: str, span: RawEntity) -> RawEntity | None:
     if refined is None:
         return None
     label = span.label
-    if kind == "person" and _known_place_not_name(text[refined[0] : refined[1]]):
+    value = text[refined[0] : refined[1]]
+    if kind == "person" and _known_place_not_name(value):
         label = PLACE_LABEL  # "Den Haag", "Amoreira da Gândara": places the model calls people
     elif kind == "person":
         refined = _extend_person(text, *refined)
+    elif kind == "organization" and _place_not_organization(value):
+        label = PLACE_LABEL  # "American Samoa", "Bahía Blanca", "Avenida Serna" as ORG
     return RawEntity(refined[0], refined[1], label, span.confidence)
+
+
+def _place_not_organization(value: str) -> bool:
+    """A model ORG span that is a known place as a whole, or a street by its first word, and does
+    not end in an organization head noun ("Bank of Portugal" stays an organization)."""
+    words = g.WORD.findall(value)
+    if not words or g.fold(words[-1]) in g.ORG_HEADS:
+        return False
+    return g.fold(value) in g.places() or g.fold(words[0].rstrip(".")) in addresses.STREET_OPENERS
 
 
 _NEXT_WORD = re.compile(rf"[ \t]+(?P<word>[{_UP}][^\W\d_]*(?:['\u2019\-][^\W\d_]+)*)(?P<dot>\.?)(?![\w@])")
