@@ -599,3 +599,24 @@ def test_model_organizations_that_are_places_or_streets(
 def test_code_inside_a_model_span_is_no_name() -> None:
     text = 'c = Client(key="AKIADCYSEMXTPHOJWYGM")'
     assert recognized(text, [('Client(key="AKIADCYSEMXTPHOJWYGM', "ORG")]) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("Esbjerg and 3240 Meadow Drive", "Esbjerg"), ("visit to our Matosinhos site", "Matosinhos")],
+)
+def test_rare_known_place_anywhere(vocabulary: None, text: str, place: str) -> None:
+    assert (place, "GPE_GAZ") in recognized(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "In Kotlin 2.0 the compiler is faster",  # a place and a technical term
+        "Mail: Esbjerg.Elia@email.it",  # part of an address
+        "our Kerman site",  # also a surname: left to the name rules
+        "our Office site",  # a word the vectors know
+    ],
+)
+def test_no_rare_known_place(vocabulary: None, text: str) -> None:
+    assert not [v for v, label in recognized(text) if label == "GPE_GAZ"]

@@ -187,6 +187,46 @@ def _places(text: str) -> list[RawEntity]:
                     start = match.start("place")
                     out.append(RawEntity(start, start + len(candidate), PLACE_LABEL, PLACE_CONFIDENCE))
                     break
+    out.extend(_rare_known_places(text))
+    return out
+
+
+_ANYWHERE = re.compile(rf"(?<![\w@./\-])(?P<place>{_PLACE})(?![\w@/\-]|\.\w)")
+
+
+def _not_rare_place_word(word: str) -> bool:
+    key = g.fold(word)
+    return (
+        g.common_word(word)
+        or key in g.first_names()
+        or key in g.last_names()
+        or key in g.CLOSED_CLASS
+        or key in g.words("tech_terms")
+        or key in g.words("currencies")
+    )
+
+
+def _rare_known_places(text: str) -> list[RawEntity]:
+    """A known place (15,000+ inhabitants; not the smaller towns) anywhere in the text when the
+    model's vocabulary does not know any of its words ("our Matosinhos site", "Esbjerg and 3240
+    Meadow Drive"): a word the vectors know may be a common word ("Mobile", "Split", "Nice"); a
+    word a name list knows is left to the name rules; a technical term is none ("Kotlin")."""
+    out: list[RawEntity] = []
+    for match in _ANYWHERE.finditer(text):
+        value = match.group("place")
+        words = value.split()
+        for size in range(len(words), 0, -1):
+            candidate = " ".join(words[:size])
+            key = g.fold(candidate)
+            if key not in g.places():
+                continue
+            if any(_not_rare_place_word(w) for w in words[:size]):
+                break
+            if candidate.isupper() and len(candidate) <= 5:
+                break
+            start = match.start("place")
+            out.append(RawEntity(start, start + len(candidate), PLACE_LABEL, PLACE_CONFIDENCE))
+            break
     return out
 
 
