@@ -35,6 +35,8 @@ letters alone (and never words in all capitals):
    lower case or all in capitals (`mohamed soos`, `FERENC KISS`), when the model's word vectors
    of both lean towards names (gazetteer.name_score): "line range" and "genesis block" are in the
    lists too but read as words.
+8. Described: a known first name opening a sentence before "is a", "was the", "has a", ...
+   ("Megan is a very sympathetic person"), when its word vector leans clearly towards names.
 6. Relations: a known first name addressed at the end of a sentence (", Tiffany!"), the object of a
    speech verb ("shouted at Lauren", "talked to Maria"), and any capitalized word that owns a
    relative ("Klaudijo's kid", "Anna's husband").
@@ -318,6 +320,35 @@ def _case_folded(text: str) -> Iterator[tuple[int, int]]:
             position = match.end()
 
 
+# Rule 8: a first name opening a sentence that describes someone: "Megan is a very sympathetic
+# person", "Daniel was the first to leave", "Noah has a dog".
+_DESCRIBED = re.compile(
+    rf"(?:^|(?<=[.!?\n])[ \t]*|(?<=[.!?][\"'\u201d)]) *)(?P<name>{_NAME})[ \t]+"
+    r"(?:is|was|has|had|seems|looks|feels)[ \t]+"
+    r"(?:a|an|the|very|so|really|always|never|my|our|his|her|their|not|quite|such)\b",
+    re.MULTILINE,
+)
+_DESCRIBED_SCORE = 0.05
+
+
+def _described(text: str) -> Iterator[tuple[int, int]]:
+    """Rule 8 (module docstring): the first name must be known, not a place, month or label, and
+    its word vector must lean clearly towards names (gazetteer.name_score; "Will is a modal verb",
+    "Grant is a ...": common words); off without the model's vectors."""
+    if not g.has_name_vectors():
+        return
+    for match in _DESCRIBED.finditer(text):
+        name = match.group("name")
+        key = g.fold(name)
+        if not _first(name) or _shouted(name) or key in g.CLOSED_CLASS or key in _MONTHS or key in g.places():
+            continue
+        if key in g.function_words():
+            continue
+        score = g.name_score(key)
+        if score is None or score >= _DESCRIBED_SCORE:
+            yield match.start("name"), match.end("name")
+
+
 def find(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of gazetteer-backed person names, possibly overlapping (the caller resolves)."""
     yield from _full_names(text)
@@ -335,6 +366,7 @@ def find(text: str) -> Iterator[tuple[int, int]]:
         name = match.group("name")
         if _first(name) and g.fold(name) not in g.CLOSED_CLASS and g.fold(name) not in _MONTHS:
             yield match.start("name"), match.end("name")
+    yield from _described(text)
     for match in _OPENER.finditer(text):
         opener = match.group("opener")
         if opener is not None and g.fold(opener) not in g.NAME_OPENERS:
