@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from spacy.strings import get_string_id
 
 from veil_ner import addresses, gazetteer, names, nonentity, orgs, pipeline
 from veil_ner.backends import RawEntity
@@ -411,7 +412,7 @@ def test_street_without_type_needs_more_than_an_unknown_line(text: str) -> None:
 # --- names written in lower case or capitals (rule 7) -------------------------------------------
 class _Strings:
     def __getitem__(self, word: str) -> int:
-        return hash(word)
+        return get_string_id(word)
 
 
 class NameVectors:
@@ -428,7 +429,7 @@ class NameVectors:
             )
         self.strings = _Strings()
         self.vectors = self
-        self.key2row = {hash(w): row for w, row in words.items()}
+        self.key2row = {get_string_id(w): row for w, row in words.items()}
 
     WORDY = frozenset(["line", "range", "will"])
 
@@ -645,3 +646,29 @@ def test_no_rare_known_place(vocabulary: None, text: str) -> None:
 )
 def test_first_name_described_at_sentence_start(name_vectors: None, text: str, name: list[str]) -> None:
     assert found(names.find, text) == name
+
+
+def test_word_lookups_do_not_grow_the_models_string_store() -> None:
+    """spaCy's Vocab.has_vector/get_vector add each word asked about to the string store: a
+    sidecar that asked them about every request's words would grow for its whole life."""
+
+    class Vectors:
+        def __init__(self) -> None:
+            self.key2row = {get_string_id("office"): 0}
+            self.data = np.ones((1, 4), dtype="float32")
+
+    class Vocab:
+        vectors = Vectors()
+
+        def has_vector(self, word: str) -> bool:
+            raise AssertionError("has_vector adds the word to the string store")
+
+        def get_vector(self, word: str) -> object:
+            raise AssertionError("get_vector adds the word to the string store")
+
+    gazetteer._vocabulary[:] = [Vocab()]
+    try:
+        assert gazetteer.common_word("Office") is True
+        assert gazetteer.common_word("Njivar") is False
+    finally:
+        gazetteer._vocabulary.clear()

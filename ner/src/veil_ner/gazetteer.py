@@ -97,8 +97,22 @@ def common_word(word: str) -> bool:
     so the rules that need a rare word stay off."""
     if not _vocabulary:
         return True
+    return _row(word) is not None or _row(word.lower()) is not None
+
+
+def _row(word: str) -> object | None:
+    """The vector of a word, or None. Looked up by the word's hash: spaCy's `Vocab.has_vector`
+    and `get_vector` add every word they are asked about to the model's string store, which would
+    grow with each request's text for the life of the sidecar."""
     vocab = _vocabulary[0]
-    return bool(vocab.has_vector(word) or vocab.has_vector(word.lower()))  # type: ignore[attr-defined]
+    vectors = getattr(vocab, "vectors", None)
+    key2row = getattr(vectors, "key2row", None)
+    if not key2row:  # a vocabulary without a vector table (tests' fakes): its own lookup
+        return True if vocab.has_vector(word) else None  # type: ignore[attr-defined]
+    from spacy.strings import get_string_id  # noqa: PLC0415 - only with a spaCy vocabulary
+
+    row = key2row.get(get_string_id(word))
+    return None if row is None else vectors.data[row]  # type: ignore[union-attr]
 
 
 _name_direction: list[object] = []
@@ -116,12 +130,12 @@ def name_score(word: str) -> float | None:
     if not _name_direction:
         _name_direction.append(_direction(vocab))
     direction = _name_direction[0]
-    key = word.lower()
-    if direction is None or not vocab.has_vector(key):  # type: ignore[attr-defined]
+    row = None if direction is None else _row(word.lower())
+    if row is None:
         return None
     import numpy as np  # noqa: PLC0415 - only with a model's vocabulary
 
-    vector = np.asarray(vocab.get_vector(key), dtype="float32")  # type: ignore[attr-defined]
+    vector = np.asarray(row, dtype="float32")
     norm = float(np.linalg.norm(vector))
     return float(vector @ direction) / norm if norm else None
 
