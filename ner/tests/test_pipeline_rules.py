@@ -672,3 +672,18 @@ def test_word_lookups_do_not_grow_the_models_string_store() -> None:
         assert gazetteer.common_word("Njivar") is False
     finally:
         gazetteer._vocabulary.clear()
+
+
+def test_an_acronym_and_a_number_are_no_street() -> None:
+    assert found(addresses.find, "COML BK QATAR/GDR 144A\nKerman and more") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "model"),
+    [
+        ('Noah shouted at Caroline: "What?"', [("Caroline", "ORG")]),  # a first name, not made a place
+        ("My name is Yaroslav but everyone calls me Matosinhos", []),  # a name's place after "calls me"
+    ],
+)
+def test_names_are_not_made_places(vocabulary: None, text: str, model: list[tuple[str, str]]) -> None:
+    assert not [v for v, label in recognized(text, model) if label == "GPE_GAZ"]

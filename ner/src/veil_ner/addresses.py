@@ -144,8 +144,8 @@ _STREET = re.compile(
         |\b(?:Am|An\sder|Auf\sder|Im|In\sder|Zum|Zur|Op\sde|Aan\sde)\s+{CAP}\s+\d{{1,4}}[a-z]?\b
         |\b{CAP}\s+(?:Straße|Strasse|Str\.|Gasse|Weg|Platz|Allee|utca|út|körút|tér|rakpart|sétány|köz|fasor|sor|
             iela|gatvė|prospekt)[ \t]+\d{{1,4}}[a-z]?\b\.?)
-    |(?P<weak>\b(?:\d{{1,6}}[ \t]+)?(?!{_MONTHS})[{_UP}][^\W\d_]{{2,}}(?:[ \t]+[{_UP}][^\W\d_]+){{0,2}}
-        [ \t]+\d{{1,5}}[a-zA-Z]?\b)
+    |(?P<weak>\b(?:\d{{1,6}}[ \t]+)?(?!{_MONTHS}|[A-Z]{{2,4}}[ \t])  # not an acronym: "GDR 144A"
+        [{_UP}][^\W\d_]{{2,}}(?:[ \t]+[{_UP}][^\W\d_]+){{0,2}}[ \t]+\d{{1,5}}[a-zA-Z]?\b)
     |(?P<box>\b(?:P\.?\s?O\.?\s?Box|Postfach|Apartado|Casella\spostale|Caixa\spostal)\s+\d{{1,6}}\b)
     """
 )

@@ -191,6 +191,9 @@ def _places(text: str) -> list[RawEntity]:
     return out
 
 
+_NAME_COMES = re.compile(
+    r"(?i:\b(?:calls? me|called me|named|name is|i'?m|i am|this is|hi|hello|hey|dear|thanks|cc|@))[ \t,]*$"
+)
 _ANYWHERE = re.compile(rf"(?<![\w@./\-])(?P<place>{_PLACE})(?![\w@/\-]|\.\w)")
 
 
@@ -213,6 +216,8 @@ def _rare_known_places(text: str) -> list[RawEntity]:
     word a name list knows is left to the name rules; a technical term is none ("Kotlin")."""
     out: list[RawEntity] = []
     for match in _ANYWHERE.finditer(text):
+        if _NAME_COMES.search(text, max(0, match.start() - 20), match.start()):
+            continue  # "everyone calls me Yaroslav", "Hi Lostorf,": a name's place
         value = match.group("place")
         words = value.split()
         for size in range(len(words), 0, -1):
@@ -438,7 +443,10 @@ def _place_not_organization(value: str) -> bool:
     words = g.WORD.findall(value)
     if not words or g.fold(words[-1]) in g.ORG_HEADS:
         return False
-    return g.fold(value) in g.places() or g.fold(words[0].rstrip(".")) in addresses.STREET_OPENERS
+    named = len(words) == 1 and (g.fold(value) in g.first_names() or g.fold(value) in g.last_names())
+    return (g.fold(value) in g.places() and not named) or g.fold(
+        words[0].rstrip(".")
+    ) in addresses.STREET_OPENERS
 
 
 _NEXT_WORD = re.compile(rf"[ \t]+(?P<word>[{_UP}][^\W\d_]*(?:['\u2019\-][^\W\d_]+)*)(?P<dot>\.?)(?![\w@])")
