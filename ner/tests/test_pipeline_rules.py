@@ -687,3 +687,10 @@ def test_an_acronym_and_a_number_are_no_street() -> None:
 )
 def test_names_are_not_made_places(vocabulary: None, text: str, model: list[tuple[str, str]]) -> None:
     assert not [v for v, label in recognized(text, model) if label == "GPE_GAZ"]
+
+
+@pytest.mark.parametrize(
+    "text", ["Shares of MOHAMED SOOS GROUP fell", "ACME MOHAMED SOOS", "by FERENC KISS LTD"]
+)
+def test_names_in_capitals_not_inside_a_run_of_capitals(name_vectors: None, text: str) -> None:
+    assert found(names.find, text) == []

@@ -295,6 +295,16 @@ def _folded_word(word: str, names: frozenset[str], threshold: float) -> bool:
     return score is None or score >= threshold
 
 
+_CAPITALS_BEFORE = re.compile(r"[A-Z\u00c0-\u00de][A-Z\u00c0-\u00de&./\-]*[ \t]+$")
+_CAPITALS_AFTER = re.compile(r"[ \t]+[A-Z\u00c0-\u00de][A-Z\u00c0-\u00de&./\-]*(?![a-z])")
+
+
+def _in_capitals_run(text: str, start: int, end: int) -> bool:
+    """Two words in capitals inside a longer run of capitals are a shouted phrase or a firm's name
+    in capitals ("TOYOTA MOTOR CORPORATION", "COML BK QATAR"), not a person written in capitals."""
+    return bool(_CAPITALS_BEFORE.search(text, max(0, start - 30), start) or _CAPITALS_AFTER.match(text, end))
+
+
 def _case_folded(text: str) -> Iterator[tuple[int, int]]:
     """Rule 7 (module docstring): "mohamed soos", "FERENC KISS", "luara b azevedo". Both words in
     the name lists is not enough in lower case ("line range", "genesis block" are in them): each
@@ -310,7 +320,12 @@ def _case_folded(text: str) -> Iterator[tuple[int, int]]:
         first, last, initial = match.group("first"), match.group("last"), match.group("initial")
         position = match.start() + len(first)
         lower = first.islower() and last.islower() and (initial is None or initial.islower())
-        upper = first.isupper() and last.isupper() and (initial is None or initial.isupper())
+        upper = (
+            first.isupper()
+            and last.isupper()
+            and (initial is None or initial.isupper())
+            and not _in_capitals_run(text, match.start(), match.end())
+        )
         if (
             (lower or upper)
             and _folded_word(first, g.first_names(), _FIRST_SCORE)
