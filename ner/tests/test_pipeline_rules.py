@@ -694,3 +694,16 @@ def test_names_are_not_made_places(vocabulary: None, text: str, model: list[tupl
 )
 def test_names_in_capitals_not_inside_a_run_of_capitals(name_vectors: None, text: str) -> None:
     assert found(names.find, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "org"),
+    [
+        ("I ordered from Fišer Kovářová a.s. yesterday", "Fišer Kovářová a.s."),
+        ("Invoice from Fundacja Sanetra Sp. z o.o. attached", "Fundacja Sanetra Sp. z o.o."),
+        ("Kind regards,\nJoão Ferreira\nLukács Balla Nyrt.\n", "Lukács Balla Nyrt."),
+        ("a contract with Harapin Herout d.o.o. signed", "Harapin Herout d.o.o."),
+    ],
+)
+def test_more_legal_forms(text: str, org: str) -> None:
+    assert org in found(orgs.find, text)

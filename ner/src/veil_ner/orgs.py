@@ -5,8 +5,9 @@ The small model tags firm names built from surnames as people ("Runolfsson - Bah
 unambiguous enough to find without a model:
 
 1. Capitalized words (up to five, joined by spaces, `&` or ` - `) ending in a legal form or group
-   word, in title case or capitals: `Pinecrest Financial Ltd`, `Legros-Boyer Inc`, `Bosch BV`,
-   `Harter Gruppe`, `Sevilla Bernal e Hijos`, `Rossi & Sons`, `LG Balakrishnan & Bros Ltd`,
+   word (also Central/Eastern European, Nordic and Turkish forms: `a.s.`, `s.r.o.`, `Sp. z o.o.`,
+   `Kft.`, `Nyrt.`, `d.o.o.`, `Ky`, `A.Ş.`, `KGaA`, `UAB`, ...), in title case or capitals:
+   `Pinecrest Financial Ltd`, `Legros-Boyer Inc`, `Bosch BV`, `Harter Gruppe`, `Sevilla Bernal e Hijos`, `Rossi & Sons`, `LG Balakrishnan & Bros Ltd`,
    `NTN CORPORATION`, `Totenko Co.Ltd.`, `Nyrstar NV`, `Britvic Plc`; or opened by an institution
    word: `University of Leeds`, `Bank of Portugal`.
 2. Two or more known surnames joined the way firms are named (`&`, ` - `, and the conjunction in
@@ -33,6 +34,11 @@ _SUFFIX = (
     r"Inc|INC|Incorporated|LLC|L\.L\.C|LLP|Ltd|LTD|Limited|LIMITED|PLC|Plc|plc|Corp|CORP|Corporation|CORPORATION|"
     r"Company|COMPANY|GmbH|AG|KG|OHG|UG|"
     r"BV|B\.V|NV|N\.V|S\.A|SA|SAS|SARL|SpA|SPA|S\.p\.A|Srl|S\.r\.l|S\.L|Lda|Ltda|Oy|Oyj|AB|ASA|A/S|ApS|Pty|"
+    # Central and Eastern European, Nordic, Turkish and other legal forms (Czech/Slovak, Polish,
+    # Hungarian, Balkan, Baltic, Icelandic, Turkish, Belgian, Mexican, Indonesian registers)
+    r"a\.s|s\.r\.o|spol\. s r\.o|Sp\. z o\.o|S\.A\. de C\.V|Nyrt|Zrt|Kft|Bt|Ky|d\.o\.o|d\.d|s\.p|"
+    r"A\.Ş|Ltd\. Şti|Şti|Tic|S\.R\.L|SRL|e\.U|GesbR|KGaA|OÜ|SIA|UAB|EIRL|EURL|SNC|EIRELI|ehf|hf|"
+    r"Sp\.k|Sp\.j|S\.L\.U|CommV|BVBA|VOF|Tbk|"
     r"Group|Gruppe|Groep|Groupe|Grupo|Gruppo|Holding|Holdings|Partners|Associates|Foundation|Stiftung|"
     r"(?:&|and|e|y|et|und|en)\s+(?:Sons|Hijos|Figli|Filhos|Fils|Söhne|Zonen|Co)"
 )
