@@ -8,8 +8,9 @@ unambiguous enough to find without a model:
    word (also Central/Eastern European, Nordic and Turkish forms: `a.s.`, `s.r.o.`, `Sp. z o.o.`,
    `Kft.`, `Nyrt.`, `d.o.o.`, `Ky`, `A.Ş.`, `KGaA`, `UAB`, ...), in title case or capitals:
    `Pinecrest Financial Ltd`, `Legros-Boyer Inc`, `Bosch BV`, `Harter Gruppe`, `Sevilla Bernal e
-   Hijos`, `Rossi & Sons`, `LG Balakrishnan & Bros Ltd`, `NTN CORPORATION`, `Totenko Co.Ltd.`, `Nyrstar NV`, `Britvic Plc`; or opened by an institution
-   word: `University of Leeds`, `Bank of Portugal`.
+   Hijos`, `Rossi & Sons`, `LG Balakrishnan & Bros Ltd`, `NTN CORPORATION`, `Totenko Co.Ltd.`,
+   `Nyrstar NV`, `Britvic Plc`; or opened by an institution word: `University of Leeds`, `Bank of
+   Portugal`.
 2. Two or more known surnames joined the way firms are named (`&`, ` - `, and the conjunction in
    French, Italian, Portuguese, Spanish, German or Dutch; English "and" is left out because "our
    founders: Lapresse, Morris and Wright" lists people): `Runolfsson - Bahringer`, `Baker & Kent`,
