@@ -707,3 +707,15 @@ def test_names_in_capitals_not_inside_a_run_of_capitals(name_vectors: None, text
 )
 def test_more_legal_forms(text: str, org: str) -> None:
     assert org in found(orgs.find, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("[10:42] Ladislava: landed in Girona", "Ladislava"),
+        ("[26/11/2026, 10:42] Sara: ok\n[26/11/2026, 10:43] Mineko: fine", "Mineko"),
+        ("10:42 Ingrid: on my way", "Ingrid"),
+    ],
+)
+def test_chat_speaker_after_a_time_stamp(text: str, name: str) -> None:
+    assert name in found(names.find, text)

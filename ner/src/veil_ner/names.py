@@ -87,7 +87,12 @@ _INTRODUCES = re.compile(
 
 
 # A transcript line opened by a speaker: "Chloe: What a wife."
-_SPEAKER = re.compile(rf"(?m)^[ \t]*(?P<name>{_NAME}):[ \t]")
+# A chat export may put a time stamp first: "[10:42] Chloe: ...", "10:42 Chloe: ...",
+# "[26/11/2026, 10:42] Chloe: ...".
+_SPEAKER = re.compile(
+    r"(?m)^[ \t]*(?:\[[\d:/.,\- APMapm]{4,24}\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?"
+    rf"(?P<name>{_NAME}):[ \t]"
+)
 
 
 def _shouted(word: str) -> bool:
