@@ -220,6 +220,8 @@ def _rare_known_places(text: str) -> list[RawEntity]:
             continue  # "everyone calls me Yaroslav", "Hi Lostorf,": a name's place
         value = match.group("place")
         words = value.split()
+        if _not_rare_place_word(words[0]):
+            continue  # every candidate holds the first word: most capitalized words end here
         for size in range(len(words), 0, -1):
             candidate = " ".join(words[:size])
             key = g.fold(candidate)
