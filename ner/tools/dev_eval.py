@@ -2,7 +2,7 @@
 """Names-only development scores, in process, for tuning the recognition pipeline against a
 generalisation check instead of one small split (docs/ner.md, "Tuning without the test split").
 
-Sets (never the held-out test split: this tool refuses to read it):
+Sets (never the held-out test split: its records are skipped, never scored or printed):
 - `dev`: the dev split of data/heldout-presidio-synth.jsonl (404 records, its own templates);
 - `check`: a CHECK-family file written by ner/tools/synth_ner.py (`--family check`), whose
   spaCy labels are put into Veil's conventions here (a street line and the city, region and
