@@ -116,6 +116,15 @@ export function textCost(text: string, stopAt: number): number {
   return total;
 }
 
+/**
+ * Whether a transform of `text` alone stays on the event loop by its built-in detection cost:
+ * textCost within `threshold`. A text that would stay within it even if every character were an
+ * anchor is not read, so the 1 KB hot path pays nothing for the count.
+ */
+export function textWithin(text: string, threshold: number): boolean {
+  return text.length * (1 + ANCHOR_WEIGHT) <= threshold || textCost(text, threshold) <= threshold;
+}
+
 export interface OffloadOptions {
   readonly threshold: number;
   /** detector.default_region (national phone numbers when the language names no region). */

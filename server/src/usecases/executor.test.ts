@@ -93,6 +93,8 @@ describe('Executor', () => {
     // The same weight for a JSON document's strings.
     const document = await executor.transformStructured(scope, { kind: 'json', request: { inputJson: { calls: phones }, context, tenant: null, traceId: 't' } });
     expect(document.where).toBe('worker');
+    const many = await executor.transformStructured(scope, { kind: 'json', request: { inputJson: { calls: phones.split(', ') }, context, tenant: null, traceId: 't' } });
+    expect(many.where).toBe('worker');
   });
 
   it('sends a short text to a worker when the caller patterns make it long to scan', async () => {

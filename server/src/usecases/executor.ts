@@ -17,7 +17,7 @@ import { checkJsonDocument, isPlainObject } from '../domain/structured/index.js'
 import type { CustomPattern, Detection } from '../domain/types.js';
 import type { DetectSelection } from '../services/detect.js';
 import type { FileRehydrateContext } from '../services/files.js';
-import { detectsInline, jsonCost, textCost, type Offload, type Slicer } from '../services/offload.js';
+import { detectsInline, jsonCost, textCost, textWithin, type Offload, type Slicer } from '../services/offload.js';
 import type { OutputProtectionSettings } from '../services/output-guard.js';
 import type { PolicyRegistry } from '../services/policies.js';
 import { RAG_CORES, type RagCore, type RagCoreMaterial, type RagFlows, type RagTask } from '../services/rag.js';
@@ -219,8 +219,12 @@ export class Executor implements BodyOffload {
   async transformText(scope: RequestScope, request: TextTransformRequest, options: { readonly shape?: TransformShape; readonly worker?: boolean } = {}): Promise<TextRun> {
     // Compiling the caller's patterns here is a cache hit for the transform that follows.
     const patterns = request.customPatterns === undefined ? [] : compileCustomPatterns(request.customPatterns, 'custom_patterns');
-    // The text weighed by what transforming it costs (the characters values are made of count extra: textCost), not only by its length.
-    const large = options.worker === true || !detectsInline(textCost(request.input, this.threshold), patterns, this.threshold) || this.offloads(request.sessionState?.length ?? 0);
+    // The text weighed by what transforming it costs (the characters values are made of count extra: textWithin), not only by its length.
+    const large =
+      options.worker === true ||
+      !textWithin(request.input, this.threshold) ||
+      !detectsInline(request.input.length, patterns, this.threshold) ||
+      this.offloads(request.sessionState?.length ?? 0);
     if (!large) return { where: 'inline', outcome: runTextTransform(this.transformEnvironment(scope), request) };
     const outcome = await this.#offload.run({ op: 'transform', request, ...this.#transformMaterial(scope), ...(options.shape !== undefined ? { shape: options.shape } : {}) });
     return { where: 'worker', outcome };
