@@ -46,6 +46,19 @@ export function rssMiB(pid: number): number | undefined {
   }
 }
 
+/**
+ * The process that serves for `pid`: its child when `veil serve` relaunched itself (cli/launcher.ts:
+ * a lower heap, more open files), else `pid` itself (Linux /proc; elsewhere `pid`).
+ */
+export function servingPid(pid: number): number {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return children.length === 1 ? children[0]! : pid;
+  } catch {
+    return pid;
+  }
+}
+
 export interface ServerProcess {
   readonly url: string;
   readonly pid: number;

@@ -6,6 +6,9 @@
 //   it is only ever lowered, never raised above V8's own default;
 // - the open-file limit (`ulimit -n`) raised towards its hard limit when it is below
 //   server.max_connections plus a reserve (every connection is a file descriptor).
+// A relaunched server also gets a bounded young generation (--max-semi-space-size, SEMI_SPACE_MB)
+// unless the operator set one: V8's default lets new space grow from 64 to 128 MiB under load,
+// most of the RSS growth a pod sees (BENCHMARKS.md, "Session 7 (wave6/large)").
 // The launcher forwards SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2 to the server and exits with
 // its exit code; the server exits when the launcher disappears (its IPC channel closes), so
 // killing either never leaves the other running. __VEIL_LAUNCHED marks the child: it never
@@ -21,6 +24,12 @@ export const LAUNCHED_ENV = '__VEIL_LAUNCHED';
 
 /** File descriptors kept beside the connections: logs, the audit file, SQLite, worker threads, pipes. */
 const FILE_RESERVE = 1024;
+
+/**
+ * V8 semi-space size of the relaunched server, MiB (new space holds two). 16 keeps new space at
+ * 32 MiB instead of V8's 64-128 MiB under load; 8 scavenges twice as often for 16 MiB more saved.
+ */
+export const SEMI_SPACE_MB = 16;
 
 const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1', 'SIGUSR2'];
 
@@ -55,6 +64,10 @@ export function launchPlan(config: VeilConfig, env: NodeJS.ProcessEnv, execArgv:
   const wantedFiles = config.server.max_connections + FILE_RESERVE;
   const files = limits !== undefined && limits.soft < wantedFiles && limits.soft < limits.hard && existsSync('/bin/sh') ? Math.min(wantedFiles, limits.hard) : undefined;
   if (execArgvOut.length === 0 && files === undefined) return undefined;
+  // Only alongside a relaunch that happens anyway: a new process for this flag alone would add a
+  // second start to every `veil serve` (NODE_OPTIONS sets it there, docs/operations.md).
+  const semiSet = flags.some((flag) => flag.startsWith('--max-semi-space-size'));
+  if (!semiSet) execArgvOut.push(`--max-semi-space-size=${SEMI_SPACE_MB}`);
   return { execArgv: execArgvOut, ...(files !== undefined ? { files } : {}) };
 }
 

@@ -1,6 +1,7 @@
 // The structure pre-scan counts only structural brackets, colons and commas, and stops at the limit.
 import { describe, expect, it } from 'vitest';
-import { checkJsonDepth, checkJsonStructure } from './json-depth.js';
+import fc from 'fast-check';
+import { checkJsonDepth, checkJsonStructure, stringEnd } from './json-depth.js';
 
 describe('checkJsonDepth', () => {
   it('accepts documents within the limit and ignores brackets inside strings', () => {
@@ -40,5 +41,82 @@ describe('checkJsonStructure', () => {
     expect(() => checkJsonStructure(`[${Array.from({ length: 11 }, () => '1').join(',')}]`, limits)).toThrow(/^body: holds more than 10 JSON values$/);
     const keys = `{${Array.from({ length: 600_000 }, (_, index) => `"k${index}":1`).join(',')}}`;
     expect(() => checkJsonStructure(keys, { maxDepth: 128, maxKeys: 10_000, maxValues: 10_000_000 })).toThrow(/more than 10000 members/);
+  });
+});
+
+describe('stringEnd (the pre-scan skips a string with one native search)', () => {
+  it('finds the closing quote past escaped quotes and escaped backslashes', () => {
+    expect(stringEnd('abc"', 0)).toBe(3);
+    expect(stringEnd('"', 0)).toBe(0);
+    expect(stringEnd('a\\"b"', 0)).toBe(4);
+    expect(stringEnd('a\\\\"b"', 0)).toBe(3);
+    expect(stringEnd('\\\\\\"x\\\\\\\\"', 0)).toBe(9);
+    expect(stringEnd('no end \\"', 0)).toBe(9);
+  });
+
+  // The character-at-a-time scan this replaced: a backslash skips the next character.
+  function referenceEnd(text: string, from: number): number {
+    for (let index = from; index < text.length; index += 1) {
+      const code = text.charCodeAt(index);
+      if (code === 0x5c) index += 1;
+      else if (code === 0x22) return index;
+    }
+    return text.length;
+  }
+
+  it('agrees with the character-at-a-time scan on any text of quotes, backslashes and structure', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('"', '\\', '{', '}', '[', ']', ',', ':', 'a', ' '), { maxLength: 60 }), fc.nat(5), (chars, offset) => {
+        const text = chars.join('');
+        const from = Math.min(offset, text.length);
+        expect(Math.min(stringEnd(text, from), text.length)).toBe(referenceEnd(text, from));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('judges whole bodies exactly as before: same acceptance, same bound named', () => {
+    const limits = { maxDepth: 3, maxKeys: 2, maxValues: 6 };
+    const verdict = (check: () => void): string => {
+      try {
+        check();
+        return 'ok';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    // The former scan in full, strings skipped a character at a time.
+    function referenceCheck(text: string): void {
+      const members: number[] = [];
+      let depth = 0;
+      let values = 1;
+      for (let index = 0; index < text.length; index += 1) {
+        const code = text.charCodeAt(index);
+        if (code === 0x22) {
+          index = referenceEnd(text, index + 1);
+        } else if (code === 0x7b || code === 0x5b) {
+          depth += 1;
+          if (depth > limits.maxDepth) throw new Error(`body: nested deeper than ${limits.maxDepth} levels`);
+          members[depth] = code === 0x7b ? 0 : -1;
+          values += 1;
+          if (values > limits.maxValues) throw new Error(`body: holds more than ${limits.maxValues} JSON values`);
+        } else if (code === 0x7d || code === 0x5d) {
+          if (depth > 0) depth -= 1;
+        } else if (code === 0x3a && depth > 0 && members[depth]! >= 0) {
+          members[depth] = members[depth]! + 1;
+          if (members[depth]! > limits.maxKeys) throw new Error(`body: an object has more than ${limits.maxKeys} members`);
+        } else if (code === 0x2c) {
+          values += 1;
+          if (values > limits.maxValues) throw new Error(`body: holds more than ${limits.maxValues} JSON values`);
+        }
+      }
+    }
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('"', '\\', '{', '}', '[', ']', ',', ':', 'a'), { maxLength: 40 }), (chars) => {
+        const text = chars.join('');
+        expect(verdict(() => checkJsonStructure(text, limits))).toBe(verdict(() => referenceCheck(text)));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -47,6 +47,23 @@ export interface JsonStructureLimits {
 }
 
 /**
+ * Index of the quote that closes the string whose contents start at `from` (text.length when it
+ * is never closed). A quote closes the string unless an odd number of backslashes stands right
+ * before it (counted from `from` on); each backslash run is counted once, so the search stays
+ * linear on any text.
+ */
+export function stringEnd(text: string, from: number): number {
+  let quote = text.indexOf('"', from);
+  while (quote !== -1) {
+    let slashes = 0;
+    while (quote - 1 - slashes >= from && text.charCodeAt(quote - 1 - slashes) === BACKSLASH) slashes += 1;
+    if (slashes % 2 === 0) return quote;
+    quote = text.indexOf('"', quote + 1);
+  }
+  return text.length;
+}
+
+/**
  * Refuse `text` (named `where` in the error) when its containers nest deeper than `maxDepth`,
  * one object has more than `maxKeys` members, or the text holds more than `maxValues` values.
  * One linear pass over the characters, strings skipped with their escapes, nothing built: a
@@ -58,17 +75,13 @@ export function checkJsonStructure(text: string, limits: JsonStructureLimits, wh
   const members = new Int32Array(maxDepth + 2);
   let depth = 0;
   let values = 1;
-  let inString = false;
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === BACKSLASH) index += 1;
-      else if (code === QUOTE) inString = false;
-      continue;
-    }
     switch (code) {
       case QUOTE:
-        inString = true;
+        // Strings are most of a body's characters (a 100 KB transform input is one string):
+        // jump to its closing quote with one native search instead of a loop turn per character.
+        index = stringEnd(text, index + 1);
         break;
       case OPEN_BRACE:
       case OPEN_BRACKET:

@@ -84,6 +84,47 @@ export function detectsInline(textLength: number, patterns: readonly CompiledPat
   return textLength * patternScanCost(patterns) <= INLINE_PATTERN_STEPS;
 }
 
+/**
+ * What one anchor character adds to a text's length when a transform weighs it (textCost): an
+ * ASCII digit or the punctuation values are written with (`@ : / . + - _ =`). Transforming costs
+ * per value found, not per byte, and a text dense with values costs 10-80 times more per byte
+ * than prose: 63 KB of distinct phone numbers, dates, IPv4 addresses, SSNs, URLs or emails took
+ * 37-260 ms inline on the loaded 2-core VM (a fresh server: ~300 ms for the phone numbers)
+ * against ~3-4 ms for 64 KB of prose (BENCHMARKS.md, "Session 7 (wave6/large)"). Values are
+ * 25-70 % anchors, prose a few per cent: at 5, a text of values stays inline only up to a
+ * fifth to a half of the threshold, prose up to ~90 % of it.
+ */
+export const ANCHOR_WEIGHT = 5;
+
+const ANCHORS: readonly boolean[] = (() => {
+  const table: boolean[] = [];
+  for (let code = 48; code <= 57; code += 1) table[code] = true;
+  for (const char of '@:/.+-_=') table[char.charCodeAt(0)] = true;
+  return table;
+})();
+
+/**
+ * A text's size as the transform's inline-or-worker decision weighs it: its length plus
+ * ANCHOR_WEIGHT per anchor character, counted only until it passes `stopAt` (deciding never
+ * costs more than the threshold's worth of reading).
+ */
+export function textCost(text: string, stopAt: number): number {
+  let total = text.length;
+  for (let index = 0; index < text.length && total <= stopAt; index += 1) {
+    if (ANCHORS[text.charCodeAt(index)] === true) total += ANCHOR_WEIGHT;
+  }
+  return total;
+}
+
+/**
+ * Whether a transform of `text` alone stays on the event loop by its built-in detection cost:
+ * textCost within `threshold`. A text that would stay within it even if every character were an
+ * anchor is not read, so the 1 KB hot path pays nothing for the count.
+ */
+export function textWithin(text: string, threshold: number): boolean {
+  return text.length * (1 + ANCHOR_WEIGHT) <= threshold || textCost(text, threshold) <= threshold;
+}
+
 export interface OffloadOptions {
   readonly threshold: number;
   /** detector.default_region (national phone numbers when the language names no region). */
@@ -184,16 +225,17 @@ export function withLeadingFields(json: string, fields: Record<string, unknown>)
 }
 
 /**
- * The size of a parsed JSON value as the executor weighs it (string and key lengths, a few units
- * per other value), counted only until it passes `stopAt`: deciding costs at most the threshold's
- * worth of walking, however large the document.
+ * The size of a parsed JSON value as the executor weighs it (string and key lengths, or what
+ * `weigh` makes of a string: textCost for a transform; a few units per other value), counted only
+ * until it passes `stopAt`: deciding costs at most the threshold's worth of walking, however large
+ * the document.
  */
-export function jsonCost(value: unknown, stopAt: number): number {
+export function jsonCost(value: unknown, stopAt: number, weigh: (text: string, stopAt: number) => number = (text) => text.length): number {
   let total = 0;
   const stack: unknown[] = [value];
   while (stack.length > 0 && total <= stopAt) {
     const current = stack.pop();
-    if (typeof current === 'string') total += current.length + 2;
+    if (typeof current === 'string') total += weigh(current, stopAt - total) + 2;
     else if (Array.isArray(current)) {
       total += 2;
       for (const item of current as unknown[]) {

@@ -79,6 +79,24 @@ describe('Executor', () => {
     expect(small.outcome.response.entities).toHaveLength(1);
   });
 
+  it('sends a text shorter than the threshold to a worker when it is dense with values (textCost)', async () => {
+    sent.length = 0;
+    const phones = Array.from({ length: 100 }, (_, index) => `+1 415 555 ${String(index).padStart(4, '0')}`).join(', ');
+    expect(phones.length).toBeLessThan(THRESHOLD);
+    const dense = await executor.transformText(scope, { input: phones, context, tenant: null, traceId: 't' });
+    expect(dense.where).toBe('worker');
+    expect(sent.map((task) => task.op)).toEqual(['transform']);
+    // Prose of nearly the threshold's length stays here.
+    const prose = await executor.transformText(scope, { input: 'the plan moved to tuesday and everyone agreed '.repeat(40), context, tenant: null, traceId: 't' });
+    expect(prose.where).toBe('inline');
+    expect(sent).toHaveLength(1);
+    // The same weight for a JSON document's strings.
+    const document = await executor.transformStructured(scope, { kind: 'json', request: { inputJson: { calls: phones }, context, tenant: null, traceId: 't' } });
+    expect(document.where).toBe('worker');
+    const many = await executor.transformStructured(scope, { kind: 'json', request: { inputJson: { calls: phones.split(', ') }, context, tenant: null, traceId: 't' } });
+    expect(many.where).toBe('worker');
+  });
+
   it('sends a short text to a worker when the caller patterns make it long to scan', async () => {
     sent.length = 0;
     const run = await executor.transformText(scope, {

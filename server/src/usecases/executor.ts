@@ -17,7 +17,7 @@ import { checkJsonDocument, isPlainObject } from '../domain/structured/index.js'
 import type { CustomPattern, Detection } from '../domain/types.js';
 import type { DetectSelection } from '../services/detect.js';
 import type { FileRehydrateContext } from '../services/files.js';
-import { detectsInline, jsonCost, type Offload, type Slicer } from '../services/offload.js';
+import { detectsInline, jsonCost, textCost, textWithin, type Offload, type Slicer } from '../services/offload.js';
 import type { OutputProtectionSettings } from '../services/output-guard.js';
 import type { PolicyRegistry } from '../services/policies.js';
 import { RAG_CORES, type RagCore, type RagCoreMaterial, type RagFlows, type RagTask } from '../services/rag.js';
@@ -213,13 +213,18 @@ export class Executor implements BodyOffload {
 
   /**
    * A text transform. On a worker when `worker` is set (one item of a large batch), when the
-   * text is long or the caller's patterns make it long to scan (detectsInline), or when the
-   * continued blob is large.
+   * text is long or dense with values (textCost) or the caller's patterns make it long to scan
+   * (detectsInline), or when the continued blob is large.
    */
   async transformText(scope: RequestScope, request: TextTransformRequest, options: { readonly shape?: TransformShape; readonly worker?: boolean } = {}): Promise<TextRun> {
     // Compiling the caller's patterns here is a cache hit for the transform that follows.
     const patterns = request.customPatterns === undefined ? [] : compileCustomPatterns(request.customPatterns, 'custom_patterns');
-    const large = options.worker === true || !detectsInline(request.input.length, patterns, this.threshold) || this.offloads(request.sessionState?.length ?? 0);
+    // The text weighed by what transforming it costs (the characters values are made of count extra: textWithin), not only by its length.
+    const large =
+      options.worker === true ||
+      !textWithin(request.input, this.threshold) ||
+      !detectsInline(request.input.length, patterns, this.threshold) ||
+      this.offloads(request.sessionState?.length ?? 0);
     if (!large) return { where: 'inline', outcome: runTextTransform(this.transformEnvironment(scope), request) };
     const outcome = await this.#offload.run({ op: 'transform', request, ...this.#transformMaterial(scope), ...(options.shape !== undefined ? { shape: options.shape } : {}) });
     return { where: 'worker', outcome };
@@ -240,7 +245,7 @@ export class Executor implements BodyOffload {
     // Like a text, the document's size weighed with the caller's patterns: a short document
     // scanned by an expensive pattern leaves the event loop too (services/offload.ts).
     const patterns = input.request.customPatterns === undefined ? [] : compileCustomPatterns(input.request.customPatterns, 'custom_patterns');
-    if (source === undefined && options.worker !== true && detectsInline(jsonCost(document, this.threshold), patterns, this.threshold)) {
+    if (source === undefined && options.worker !== true && detectsInline(jsonCost(document, this.threshold, textCost), patterns, this.threshold)) {
       return { where: 'inline', outcome: input.kind === 'json' ? runJsonTransform(this.transformEnvironment(scope), input.request) : runChatTransform(this.transformEnvironment(scope), input.request) };
     }
     if (input.kind === 'json' && source === undefined) checkJsonDocument(input.request.inputJson);
