@@ -326,14 +326,17 @@ function isYear(value: number): boolean {
 const LAYOUT_CONFIDENCE = 0.5;
 const MIN_LAYOUT_DIGITS = 7;
 const MAX_LAYOUT_DIGITS = 12;
-/** Money, units, measures and numbered things right before the digits: "EUR 12 345 678", "pp. 12-34", "#", "No.". */
+/**
+ * Money, measures, ranges and numbered things right before the digits: "EUR 12 345 678", "pp.
+ * 12-34", "#", "No.", "Invoice number:", "Items:", "between".
+ */
 const NOT_PHONE_BEFORE =
-  /(?:[$€£¥₹₽₩¢%#§°]|\b(?:eur|usd|gbp|chf|jpy|cny|inr|rub|sek|nok|dkk|pln|czk|huf|brl|aud|cad|kr|zł|rs|no|nr|nos|p|pp|pg|page|pages|vol|ch|art|isbn|issn|id|ref|order|invoice|inv|tracking|parcel|case|ticket|sku|item|account|acct|serial|version|v|build|lot|batch|po|bs|count|port|between|from|to|and|weighs|population|total|balance|sum|amount|price|cost)\.?)[ 	]*:?[ 	]*$/iu;
+  /(?:[$€£¥₹₽₩¢%#§°]|\b(?:eur|usd|gbp|chf|jpy|cny|inr|rub|sek|nok|dkk|pln|czk|huf|brl|aud|cad|kr|zł|rs|no|nr|nos|p|pp|pg|page|pages|vol|ch|art|isbn|issn|id|ref|order|invoice|inv|tracking|parcel|case|ticket|sku|item|account|acct|serial|version|v|build|lot|batch|po|bs|count|port|between|from|to|weighs|population|total|balance|sum|amount|price|cost|items?)\.?(?:[ \t]+(?:numbers?|no\.?|nr\.?|ids?)|[ \t]*#)?)[ \t]*:?[ \t]*$/iu;
 const CODE_BEFORE = /(?<![\p{L}\p{N}])\p{Lu}{1,4}[ ]$/u;
 const ISBN_BEFORE = /\bisbn(?:-1[03])?[ \t]*:?[ \t]*$/i;
 /** A unit or currency right after the digits: "12 345 678 EUR", "2 500 000 kg", "34 %". */
 const NOT_PHONE_AFTER =
-  /^[ 	]*(?:[$€£¥₹₽₩¢%°‰]|(?:eur|usd|gbp|chf|jpy|kr|kg|km|mb|gb|kb|ms|m|t|g|l|people|units|inhabitants|times|euros?|dollars?|pounds?|yen|items|bytes|rows|votes|views|users)(?![\p{L}\p{N}]))/iu;
+  /^[ \t]*(?:[$€£¥₹₽₩¢%°‰]|(?:eur|usd|gbp|chf|jpy|kr|kg|km|mb|gb|kb|ms|m|t|g|l|people|units|inhabitants|times|euros?|dollars?|pounds?|yen|items|bytes|rows|votes|views|users|issues|records|files|errors|requests|lines|pages|tickets|orders|customers|visitors|downloads|steps|words|characters|seconds|minutes|hours|days|weeks|months|years|copies|pieces|tons|litres|liters|meters|metres|miles)(?![\p{L}\p{N}]))/iu;
 
 /**
  * A number in running text with no phone word near it: its digit groups must be exactly the
