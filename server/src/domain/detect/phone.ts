@@ -318,8 +318,9 @@ function labelledLocal(shape: PhoneShape, count: number, digits: string, context
   return 0.55;
 }
 
+/** A year a text could name in a range (the Ming dynasty 1368-1644, a contract 2019-2024). */
 function isYear(value: number): boolean {
-  return value >= 1900 && value <= 2099;
+  return value >= 1000 && value <= 2099;
 }
 
 /** Confidence of a number placed by its layout alone: below a label's 0.55, at the default threshold. */
@@ -354,6 +355,9 @@ function layoutOnly(text: string, shape: PhoneShape, count: number, digits: stri
   if (groups[count - 1]! < 2) return 0;
   // The digits go on from a code in capitals ("Row RG 53 63 72 45", "EP 4926 045"): one identifier.
   if (codeAt(text, start - 1) === SPACE && CODE_BEFORE.test(text.slice(Math.max(0, start - 6), start))) return 0;
+  // Five or more pairs without a trunk zero are a list of small numbers (scores, lottery draws):
+  // plans printed in pairs (FR, BE, ...) start with the trunk zero; Denmark's and Norway's are four.
+  if (count >= 5 && digits.charCodeAt(0) !== 48 && groups.every((size) => size <= 2)) return 0;
   // Separators: uniform after the first group; the first may be '/', '-' or a parenthesis.
   for (let k = 2; k < count; k++) if (seps[k] !== seps[2] || seps[k] === SLASH) return 0;
   if (count === 2 && seps[1] === DOT) return 0; // 10.273721: a decimal number
@@ -365,7 +369,7 @@ function layoutOnly(text: string, shape: PhoneShape, count: number, digits: stri
   let thousands = groups[0]! <= 3;
   for (let k = 1; k < count && thousands; k++) if (groups[k] !== 3) thousands = false;
   if (thousands && (groups[0]! < 3 || seps[1] === DOT)) return 0;
-  // Dates (12 05 2024, 2024-05-12) and year ranges (1990-2005, 2010-1988).
+  // Dates (12 05 2024, 2024-05-12) and year ranges (1990-2005, 1368–1644: the en dash folds to '-').
   const shapeKey = groups.join(',');
   if (shapeKey === '2,2,4' || shapeKey === '4,2,2' || shapeKey === '1,2,4' || shapeKey === '2,1,4') return 0;
   if (count === 2 && groups[0] === groups[1] && seps[1] !== SPACE) {
