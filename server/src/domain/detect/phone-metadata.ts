@@ -253,18 +253,26 @@ function printedGroups(plan: CompiledPlan, nationalNumber: string): { sizes: num
   return undefined;
 }
 
-let allPlans: readonly CompiledPlan[] | undefined;
+/** Longest trunk prefix worth trying when indexing plans by written length ("0", "8", "06", "01"). */
+const MAX_TRUNK_DIGITS = 3;
+/** Per written digit count, the plans a number of that length can belong to (with or without a trunk prefix). */
+const plansByLength = new Map<number, readonly CompiledPlan[]>();
 
-function everyPlan(): readonly CompiledPlan[] {
-  if (allPlans === undefined) {
-    const plans: CompiledPlan[] = [];
+function plansForLength(length: number): readonly CompiledPlan[] {
+  let plans = plansByLength.get(length);
+  if (plans === undefined) {
+    const chosen: CompiledPlan[] = [];
     for (const country of Object.keys(metadata.metadata?.countries ?? {})) {
       const plan = planFor(country);
-      if (plan !== null) plans.push(plan);
+      if (plan === null || plan.prefixTransform !== undefined) continue; // rewritten national numbers (AR, MX, ...): not a plain layout
+      let fits = plan.lengths.has(length);
+      for (let k = 1; k <= MAX_TRUNK_DIGITS && !fits && plan.prefix !== undefined; k++) fits = plan.lengths.has(length - k);
+      if (fits) chosen.push(plan);
     }
-    allPlans = plans;
+    plans = chosen;
+    plansByLength.set(length, plans);
   }
-  return allPlans;
+  return plans;
 }
 
 function sameSizes(written: readonly number[], printed: readonly number[], offset: number, prefix: number): boolean {
@@ -280,13 +288,12 @@ function sameSizes(written: readonly number[], printed: readonly number[], offse
  * A region where `groups` (digit groups as written, trunk prefix included) is a valid national
  * number printed in exactly these groups: the plan's own national format, its trunk prefix on
  * the first group ("0161 496 0932") or alone ("8 912 345 6789"), or no trunk prefix where the
- * plan prints none ("612 345 678", "51 65 63 15"). Undefined when no numbering plan lays the
- * number out this way. Tries every region (only plans with a matching length run a regex).
+ * plan prints none ("612 34 56 78", "51 65 63 15"). Undefined when no numbering plan lays the
+ * number out this way. Tries every region whose plan has numbers of this length.
  */
 export function nationalLayoutRegion(groups: readonly number[], digits: string): string | undefined {
   if (!useFastPath) return undefined;
-  for (const plan of everyPlan()) {
-    if (plan.prefixTransform !== undefined) continue; // rewritten national numbers (AR, MX, ...): not a plain layout
+  for (const plan of plansForLength(digits.length)) {
     let stripped = 0;
     if (plan.prefix !== undefined) {
       const match = plan.prefix.exec(digits);
