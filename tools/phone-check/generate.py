@@ -56,36 +56,40 @@ def digits(rng, count, first="123456789"):
 def negatives(rng):
     """Yield (text) of numbers that are not phone numbers, in sentences without phone words."""
     d = lambda count, first="123456789": digits(rng, count, first)  # noqa: E731
-    year = lambda: str(rng.randint(1950, 2035))  # noqa: E731
-    day = lambda: f"{rng.randint(1, 28):02d}"  # noqa: E731
-    month = lambda: f"{rng.randint(1, 12):02d}"  # noqa: E731
+    z = lambda count: digits(rng, count, "0123456789")  # noqa: E731
+    ri = rng.randint
+    hm = lambda: f"{ri(0, 23):02d}:{ri(0, 59):02d}"  # noqa: E731
+    coord = lambda places: f"{rng.uniform(-80, 80):.{places}f}"  # noqa: E731
+    year = lambda: str(ri(1950, 2035))  # noqa: E731
+    day = lambda: f"{ri(1, 28):02d}"  # noqa: E731
+    month = lambda: f"{ri(1, 12):02d}"  # noqa: E731
     yield f"The contract started on {day()}.{month()}.{year()} and ends on {year()}-{month()}-{day()}."
-    yield f"Meeting moved to {day()}/{month()}/{year()} at {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}."
-    yield f"Logged at {year()}-{month()}-{day()} {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}"
+    yield f"Meeting moved to {day()}/{month()}/{year()} at {hm()}."
+    yield f"Logged at {year()}-{month()}-{day()} {hm()}:{ri(0, 59):02d}"
     yield f"Dates: {day()} {month()} {year()}, {day()}-{month()}-{year()}"
-    yield f"Upgrade from {rng.randint(1, 20)}.{rng.randint(0, 30)}.{rng.randint(0, 300)} to {rng.randint(1, 20)}.{rng.randint(0, 30)}.{rng.randint(0, 9999)}."
-    yield f"Build {rng.randint(1, 9)}.{rng.randint(0, 99)}.{rng.randint(1000, 99999)}.{rng.randint(0, 999)} is out."
-    yield f"The budget is {rng.randint(1, 999)} {d(3, '0123456789')} {d(3, '0123456789')} EUR this year."
-    yield f"Revenue rose to ${rng.randint(1, 999)},{d(3, '0123456789')},{d(3, '0123456789')} in {year()}."
-    yield f"Total: {rng.randint(1, 99)}.{d(3, '0123456789')}.{d(3, '0123456789')},{rng.randint(10, 99)} €"
-    yield f"Population {rng.randint(1, 99)} {d(3, '0123456789')} {d(3, '0123456789')} (census {year()})."
-    yield f"Order {d(3)}-{d(7, '0123456789')}-{d(7, '0123456789')} shipped; invoice INV-{year()}-{d(5, '0123456789')}."
+    yield f"Upgrade from {ri(1, 20)}.{ri(0, 30)}.{ri(0, 300)} to {ri(1, 20)}.{ri(0, 30)}.{ri(0, 9999)}."
+    yield f"Build {ri(1, 9)}.{ri(0, 99)}.{ri(1000, 99999)}.{ri(0, 999)} is out."
+    yield f"The budget is {ri(1, 999)} {z(3)} {z(3)} EUR this year."
+    yield f"Revenue rose to ${ri(1, 999)},{z(3)},{z(3)} in {year()}."
+    yield f"Total: {ri(1, 99)}.{z(3)}.{z(3)},{ri(10, 99)} €"
+    yield f"Population {ri(1, 99)} {z(3)} {z(3)} (census {year()})."
+    yield f"Order {d(3)}-{z(7)}-{z(7)} shipped; invoice INV-{year()}-{z(5)}."
     yield f"Your order number {d(9)} has shipped."
-    yield f"Tracking: 1Z{d(3)}AA{d(10, '0123456789')}, parcel {d(4)} {d(4, '0123456789')} {d(4, '0123456789')} {d(2, '0123456789')}."
-    yield f"ISBN 978-{rng.randint(0, 9)}-{d(2)}-{d(6)}-{rng.randint(0, 9)}; see also ISBN {rng.randint(0, 9)} {d(3)} {d(5)} {rng.randint(0, 9)}."
-    yield f"The wreck lies at {rng.uniform(-80, 80):.4f}, {rng.uniform(-170, 170):.4f} ({rng.uniform(-80, 80):.6f} {rng.uniform(-170, 170):.6f})."
-    yield f"Ship to 10{rng.randint(100, 999)} Berlin or {rng.randint(10, 99)}-{d(3, '0123456789')} Kraków, {d(5)} Paris."
-    yield f"Covered in the years {year()}-{year()} and {rng.randint(1000, 4000)}–{rng.randint(4001, 9000)} units."
-    yield f"See pages {rng.randint(10, 400)}-{rng.randint(401, 900)} and pp. {rng.randint(1, 99)}, {rng.randint(100, 999)}."
-    yield f"Between {rng.randint(1, 99)} {d(3, '0123456789')} and {rng.randint(100, 999)} {d(3, '0123456789')} people attended."
-    yield f"`const sizes = [{rng.randint(1, 999)}, {rng.randint(1, 9999)}, {rng.randint(1, 99999)}];` then `sleep({d(4)})`."
-    yield f"Run `dd bs={d(4)} count={d(6)}` and `chmod {rng.randint(600, 777)} file`; port {d(4)}."
-    yield f"Account balance {d(2)} {d(3, '0123456789')},{d(2, '0123456789')} kr after {d(3)} {d(3, '0123456789')} kr fees."
-    yield f"Reference {d(4)} {d(4, '0123456789')} {d(4, '0123456789')} on the wire transfer."
-    yield f"Case {d(2)}-{d(6, '0123456789')} was closed; ticket #{d(7)}."
-    yield f"Scores: {rng.randint(10, 99)} {rng.randint(10, 99)} {rng.randint(10, 99)} {rng.randint(10, 99)} {rng.randint(10, 99)}"
-    yield f"It weighs {rng.randint(1, 999)} {d(3, '0123456789')} kg and measures {rng.randint(1, 99)}.{d(3, '0123456789')} m."
-    yield f"SKU {d(3)}-{d(3, '0123456789')}-{d(3, '0123456789')} is back in stock."
+    yield f"Tracking: 1Z{d(3)}AA{z(10)}, parcel {d(4)} {z(4)} {z(4)} {z(2)}."
+    yield f"ISBN 978-{ri(0, 9)}-{d(2)}-{d(6)}-{ri(0, 9)}; see also ISBN {ri(0, 9)} {d(3)} {d(5)} {ri(0, 9)}."
+    yield f"The wreck lies at {coord(4)}, {coord(4)} ({coord(6)} {coord(6)})."
+    yield f"Ship to 10{ri(100, 999)} Berlin or {ri(10, 99)}-{z(3)} Kraków, {d(5)} Paris."
+    yield f"Covered in the years {year()}-{year()} and {ri(1000, 4000)}\u2013{ri(4001, 9000)} units."
+    yield f"See pages {ri(10, 400)}-{ri(401, 900)} and pp. {ri(1, 99)}, {ri(100, 999)}."
+    yield f"Between {ri(1, 99)} {z(3)} and {ri(100, 999)} {z(3)} people attended."
+    yield f"`const sizes = [{ri(1, 999)}, {ri(1, 9999)}, {ri(1, 99999)}];` then `sleep({d(4)})`."
+    yield f"Run `dd bs={d(4)} count={d(6)}` and `chmod {ri(600, 777)} file`; port {d(4)}."
+    yield f"Account balance {d(2)} {z(3)},{z(2)} kr after {d(3)} {z(3)} kr fees."
+    yield f"Reference {d(4)} {z(4)} {z(4)} on the wire transfer."
+    yield f"Case {d(2)}-{z(6)} was closed; ticket #{d(7)}."
+    yield "Scores: " + " ".join(str(ri(10, 99)) for _ in range(5))
+    yield f"It weighs {ri(1, 999)} {z(3)} kg and measures {ri(1, 99)}.{z(3)} m."
+    yield f"SKU {d(3)}-{z(3)}-{z(3)} is back in stock."
     yield f"The timestamps were {d(10)} and {d(13)}."
 
 
@@ -99,8 +103,10 @@ def main():
     out = []
 
     def record(family, text, spans, negative=False):
-        out.append({"id": f"{family}-{len(out)}", "lang": "en", "text": text, "negative": negative,
-                    "entities": [{"type": "phone", "start": len(text[:s]), "end": len(text[:s]) + len(v)} for s, v in spans]})
+        entities = [{"type": "phone", "start": s, "end": s + len(v)} for s, v in spans]  # code points
+        out.append(
+            {"id": f"{family}-{len(out)}", "lang": "en", "text": text, "negative": negative, "entities": entities}
+        )
 
     for locale in AVAILABLE_LOCALES:
         fake = Faker(locale)
@@ -131,7 +137,7 @@ def main():
                 for key, number in (("{p2}", numbers[1]), ("{p}", numbers[0])):
                     while key in text:
                         at = text.index(key)
-                        text = text[:at] + number + text[at + len(key):]
+                        text = text[:at] + number + text[at + len(key) :]
                         spans = [(s + len(number) - len(key) if s > at else s, v) for s, v in spans]
                         spans.append((at, number))
                 spans.sort()
