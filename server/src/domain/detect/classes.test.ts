@@ -276,6 +276,7 @@ describe('a number laid out as some numbering plan prints it, with no phone word
     ['| Mei Tanaka | Gdansk | 512 345 678 |', '512 345 678'], // PL 3-3-3
     ['Ask Omar on 08-67 99 45 before Friday.', '08-67 99 45'], // SE: trunk zero on the area code
     ['Lena Fischer, 2200-7747', '2200-7747'], // CR 4-4
+    ['Best,\nIlse Vos\n51 65 63 15\nLangley Street office', '51 65 63 15'], // a street word, not right after it
   ])('finds the phone in %j', (text, phone) => {
     expect(valuesOf('phone', text)).toEqual([phone]);
   });
@@ -303,6 +304,8 @@ describe('a number laid out as some numbering plan prints it, with no phone word
     'The wreck lies at 48.8566, 2.3522.', // coordinates
     'Upgrade from 10.15.7 to 12.4.1024.', // versions
     'See pages 1200-1450 and 612-678.',
+    '3579 1619 Langley St\nSuite 863', // a building number before a street
+    'Suite 1200 3456, 12 345 Rue de la Paix', // after an address part, before a street prefix
   ])('finds no phone in %j', (text) => {
     expect(valuesOf('phone', text)).toEqual([]);
   });

@@ -335,6 +335,26 @@ const NOT_PHONE_BEFORE =
   /(?:[$€£¥₹₽₩¢%#§°]|\b(?:eur|usd|gbp|chf|jpy|cny|inr|rub|sek|nok|dkk|pln|czk|huf|brl|aud|cad|kr|zł|rs|no|nr|nos|p|pp|pg|page|pages|vol|ch|art|isbn|issn|id|ref|order|invoice|inv|tracking|parcel|case|ticket|sku|item|account|acct|serial|version|v|build|lot|batch|po|bs|count|port|between|from|to|weighs|population|total|balance|sum|amount|price|cost|items?)\.?(?:[ \t]+(?:numbers?|no\.?|nr\.?|ids?)|[ \t]*#)?)[ \t]*:?[ \t]*$/iu;
 const CODE_BEFORE = /(?<![\p{L}\p{N}])\p{Lu}{1,4}[ ]$/u;
 const ISBN_BEFORE = /\bisbn(?:-1[03])?[ \t]*:?[ \t]*$/i;
+/**
+ * A street right after the number: "3579 1619 Langley St", "12 345 Rue de la Paix": a building
+ * number (an address generator or a form glued two numbers), not a phone number.
+ */
+const STREET_TYPES = [
+  'st', 'street', 'rd', 'road', 'ave', 'av', 'avenue', 'blvd', 'boulevard', 'ln', 'lane', 'dr', 'drive', 'way', 'ct',
+  'court', 'pl', 'place', 'sq', 'square', 'ter', 'terrace', 'hwy', 'highway', 'pkwy', 'parkway', 'cir', 'circle',
+  'cres', 'crescent', 'close', 'row', 'walk', 'gardens', 'grove', 'trail', 'loop', 'pike', 'plaza', 'alley',
+  'straße', 'strasse', 'str', 'weg', 'gasse', 'allee', 'platz', 'laan', 'straat', 'gatan', 'vägen', 'vej', 'gade', 'veien',
+];
+const STREET_PREFIXES = ['rue', 'via', 'viale', 'calle', 'avenida', 'avda', 'rua', 'travessa', 'largo', 'paseo', 'ulica', 'ul'];
+/** `word` in lower case or capitalised ("st" -> "[Ss]t"): the street name before it must be capitalised, so no /i flag. */
+const eitherCase = (word: string): string => `[${word[0]!.toUpperCase()}${word[0]}]${word.slice(1)}`;
+const STREET_AFTER = new RegExp(
+  `^[ \\t]+(?:(?:\\p{Lu}[\\p{L}'-]*[ \\t]+){1,3}(?:${STREET_TYPES.map(eitherCase).join('|')})\\.?(?![\\p{L}\\p{N}])` +
+    `|(?:${STREET_PREFIXES.map(eitherCase).join('|')})\\.?[ \\t])`,
+  'u',
+);
+/** Address parts right before the number: "Suite 1200 3456", "PO Box 12 345". */
+const ADDRESS_BEFORE = /(?<![\p{L}\p{N}])(?:suite|ste|apt|apartment|unit|box|floor|fl|room|rm|building|bldg|house)\.?[ \t]*#?[ \t]*$/iu;
 /** A unit or currency right after the digits: "12 345 678 EUR", "2 500 000 kg", "34 %". */
 const NOT_PHONE_AFTER =
   /^[ \t]*(?:[$€£¥₹₽₩¢%°‰]|(?:eur|usd|gbp|chf|jpy|kr|kg|km|mb|gb|kb|ms|m|t|g|l|people|units|inhabitants|times|euros?|dollars?|pounds?|yen|items|bytes|rows|votes|views|users|issues|records|files|errors|requests|lines|pages|tickets|orders|customers|visitors|downloads|steps|words|characters|seconds|minutes|hours|days|weeks|months|years|copies|pieces|tons|litres|liters|meters|metres|miles)(?![\p{L}\p{N}]))/iu;
@@ -385,6 +405,7 @@ function layoutOnly(text: string, shape: PhoneShape, count: number, digits: stri
   if ((after === 44 || after === DOT || after === 58) && isDigit(codeAt(text, end + 1))) return 0;
   if (NOT_PHONE_BEFORE.test(text.slice(Math.max(0, start - 24), start))) return 0;
   if (NOT_PHONE_AFTER.test(text.slice(end, end + 16))) return 0;
+  if (STREET_AFTER.test(text.slice(end, end + 64)) || ADDRESS_BEFORE.test(text.slice(Math.max(0, start - 16), start))) return 0;
   return nationalLayoutRegion(groups.slice(0, count), digits) === undefined ? 0 : LAYOUT_CONFIDENCE;
 }
 
