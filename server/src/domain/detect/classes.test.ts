@@ -265,3 +265,48 @@ describe('the trunk zero printed after a country code (issue 18.7)', () => {
     expect(valuesOf('phone', 'see +44(0) and more')).toEqual([]);
   });
 });
+
+describe('a number laid out as some numbering plan prints it, with no phone word (issue 18.7)', () => {
+  // Lists, signatures, tables, CSV, a number in parentheses after a name: no phone word, but the
+  // digit groups are exactly the groups a region's plan prints for a valid national number.
+  it.each([
+    ['Best regards,\nJonas Berg\n730 064 218', '730 064 218'], // CZ 3-3-3
+    ['Ana Souza (51 65 63 15) will bring the slides.', '51 65 63 15'], // DK 2-2-2-2
+    ['name,city,number\nIlse Vos,Porto,612 34 56 78', '612 34 56 78'], // ES 3-2-2-2
+    ['| Mei Tanaka | Gdansk | 512 345 678 |', '512 345 678'], // PL 3-3-3
+    ['Ask Omar on 08-67 99 45 before Friday.', '08-67 99 45'], // SE: trunk zero on the area code
+    ['Lena Fischer, 2200-7747', '2200-7747'], // CR 4-4
+    ['Best,\nIlse Vos\n51 65 63 15\nLangley Street office', '51 65 63 15'], // a street word, not right after it
+  ])('finds the phone in %j', (text, phone) => {
+    expect(valuesOf('phone', text)).toEqual([phone]);
+  });
+
+  it('scores it below a labelled number', () => {
+    const [plain] = detectAll('Jonas Berg 730 064 218').filter((d) => d.type === 'phone');
+    const [labelled] = detectAll('Jonas Berg, mobile: 730 064 218').filter((d) => d.type === 'phone');
+    expect(plain!.confidence).toBeGreaterThanOrEqual(0.5);
+    expect(plain!.confidence).toBeLessThan(labelled!.confidence);
+  });
+
+  it.each([
+    'The budget is 730 064 218 EUR this year.', // an amount
+    'It weighs 730 064 218 kg in total.', // a measure
+    'the mobile team fixed 20-33-70-48 issues', // a count
+    'Population 12 345 678 (census 2021).', // thousands
+    'Total: 1 234 567,89 €',
+    'Covered in the years 1368-1644 and 1990–2005.', // year ranges (en dash folds to '-')
+    'Dates: 12 05 2024 and 2024-05-12 10:30:15',
+    'Scores: 20 83 45 21 33', // five pairs without a trunk zero: a list of small numbers
+    'SKU 649-528-221 is back in stock.', // a numbered thing
+    'Invoice number: 612 345 678',
+    'ISBN 0 306 40615 2', // a book number, its check digit alone at the end
+    'Row RG 53 63 72 14 of the table', // digits that go on from a code in capitals
+    'The wreck lies at 48.8566, 2.3522.', // coordinates
+    'Upgrade from 10.15.7 to 12.4.1024.', // versions
+    'See pages 1200-1450 and 612-678.',
+    '3579 1619 Langley St\nSuite 863', // a building number before a street
+    'Suite 1200 3456, 12 345 Rue de la Paix', // after an address part, before a street prefix
+  ])('finds no phone in %j', (text) => {
+    expect(valuesOf('phone', text)).toEqual([]);
+  });
+});

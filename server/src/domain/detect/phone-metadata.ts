@@ -17,9 +17,21 @@ interface PlanApi {
   nationalPrefixTransformRule(): string | undefined;
   leadingDigits(): string | undefined;
   type(name: string): { pattern(): string } | undefined;
+  formats(): readonly FormatApi[];
+}
+
+/** A national format of a numbering plan ("(\\d{3})(\\d{3})(\\d{3})" written "$1 $2 $3"). */
+interface FormatApi {
+  pattern(): string;
+  format(): string;
+  leadingDigitsPatterns(): readonly string[];
+  /** The national format prints the trunk prefix (a real "0$1" rule, not a bare "$1"). */
+  usesNationalPrefix(): boolean;
+  nationalPrefixIsOptionalWhenFormattingInNationalFormat(): boolean | undefined;
 }
 
 interface MetadataApi {
+  metadata?: { countries?: Record<string, unknown> };
   selectNumberingPlan(country: string): unknown;
   numberingPlan?: unknown;
   getCountryCodesForCallingCode(callingCode: string): string[] | undefined;
@@ -35,6 +47,17 @@ interface CompiledPlan {
   readonly prefixTransform: string | undefined;
   /** Countries sharing a calling code (NANP) are told apart by leading digits where defined. */
   readonly leading: RegExp | undefined;
+  /** The plan's national formats, compiled on first use by the layout check. */
+  layouts?: readonly Layout[];
+  readonly formatsOf: () => readonly FormatApi[];
+}
+
+/** One national format: which numbers it formats and the digit groups it prints. */
+interface Layout {
+  readonly pattern: RegExp;
+  readonly leading: RegExp | undefined;
+  /** The trunk prefix is printed in national format ("0$1", "(0$1)") and not optional. */
+  readonly prefixPrinted: boolean;
 }
 
 const TYPE_NAMES = [
@@ -55,7 +78,8 @@ function isPlanApi(value: unknown): value is PlanApi {
     typeof plan.nationalPrefixForParsing === 'function' &&
     typeof plan.nationalPrefixTransformRule === 'function' &&
     typeof plan.leadingDigits === 'function' &&
-    typeof plan.type === 'function'
+    typeof plan.type === 'function' &&
+    typeof plan.formats === 'function'
   );
 }
 
@@ -84,6 +108,7 @@ function compilePlan(country: string): CompiledPlan | null {
     prefix: prefixSource ? new RegExp(`^(?:${prefixSource})`) : undefined,
     prefixTransform: plan.nationalPrefixTransformRule() || undefined,
     leading: leadingSource ? new RegExp(`^(?:${leadingSource})`) : undefined,
+    formatsOf: () => plan.formats(),
   };
 }
 
@@ -197,4 +222,92 @@ export function callingCodeOf(country: string): string | undefined {
 /** True for a two-letter region libphonenumber knows. */
 export function isKnownRegion(country: string): boolean {
   return planFor(country) !== null;
+}
+
+function compileLayouts(plan: CompiledPlan): readonly Layout[] {
+  const layouts: Layout[] = [];
+  for (const format of plan.formatsOf()) {
+    const leading = format.leadingDigitsPatterns();
+    // libphonenumber matches the last (most specific) leading-digits pattern.
+    const last = leading.length > 0 ? leading[leading.length - 1] : undefined;
+    layouts.push({
+      pattern: new RegExp(`^(?:${format.pattern()})$`),
+      leading: last !== undefined ? new RegExp(`^(?:${last})`) : undefined,
+      prefixPrinted: format.usesNationalPrefix() && format.nationalPrefixIsOptionalWhenFormattingInNationalFormat() !== true,
+    });
+  }
+  return layouts;
+}
+
+/** Digit-group sizes libphonenumber prints for a valid national significant number, or undefined. */
+function printedGroups(plan: CompiledPlan, nationalNumber: string): { sizes: number[]; prefixPrinted: boolean } | undefined {
+  plan.layouts ??= compileLayouts(plan);
+  for (const layout of plan.layouts) {
+    if (layout.leading !== undefined && !layout.leading.test(nationalNumber)) continue;
+    const match = layout.pattern.exec(nationalNumber);
+    if (match === null) continue;
+    const sizes: number[] = [];
+    for (let k = 1; k < match.length; k++) if (match[k] !== undefined) sizes.push(match[k]!.length);
+    return { sizes, prefixPrinted: layout.prefixPrinted };
+  }
+  return undefined;
+}
+
+/** Longest trunk prefix worth trying when indexing plans by written length ("0", "8", "06", "01"). */
+const MAX_TRUNK_DIGITS = 3;
+/** Per written digit count, the plans a number of that length can belong to (with or without a trunk prefix). */
+const plansByLength = new Map<number, readonly CompiledPlan[]>();
+
+function plansForLength(length: number): readonly CompiledPlan[] {
+  let plans = plansByLength.get(length);
+  if (plans === undefined) {
+    const chosen: CompiledPlan[] = [];
+    for (const country of Object.keys(metadata.metadata?.countries ?? {})) {
+      const plan = planFor(country);
+      if (plan === null || plan.prefixTransform !== undefined) continue; // rewritten national numbers (AR, MX, ...): not a plain layout
+      let fits = plan.lengths.has(length);
+      for (let k = 1; k <= MAX_TRUNK_DIGITS && !fits && plan.prefix !== undefined; k++) fits = plan.lengths.has(length - k);
+      if (fits) chosen.push(plan);
+    }
+    plans = chosen;
+    plansByLength.set(length, plans);
+  }
+  return plans;
+}
+
+function sameSizes(written: readonly number[], printed: readonly number[], offset: number, prefix: number): boolean {
+  if (written.length !== printed.length + offset) return false;
+  for (let k = offset; k < written.length; k++) {
+    const expected = printed[k - offset]! + (k === 0 ? prefix : 0);
+    if (written[k] !== expected) return false;
+  }
+  return true;
+}
+
+/**
+ * A region where `groups` (digit groups as written, trunk prefix included) is a valid national
+ * number printed in exactly these groups: the plan's own national format, its trunk prefix on
+ * the first group ("0161 496 0932") or alone ("8 912 345 6789"), or no trunk prefix where the
+ * plan prints none ("612 34 56 78", "51 65 63 15"). Undefined when no numbering plan lays the
+ * number out this way. Tries every region whose plan has numbers of this length.
+ */
+export function nationalLayoutRegion(groups: readonly number[], digits: string): string | undefined {
+  if (!useFastPath) return undefined;
+  for (const plan of plansForLength(digits.length)) {
+    let stripped = 0;
+    if (plan.prefix !== undefined) {
+      const match = plan.prefix.exec(digits);
+      if (match !== null) stripped = match[0].length;
+    }
+    const nationalNumber = digits.slice(stripped);
+    if (!plan.lengths.has(nationalNumber.length) || !validNational(plan, nationalNumber)) continue;
+    const printed = printedGroups(plan, nationalNumber);
+    if (printed === undefined) continue;
+    if (stripped > 0) {
+      if (sameSizes(groups, printed.sizes, 0, stripped) || (groups[0] === stripped && sameSizes(groups, printed.sizes, 1, 0))) return plan.country;
+    } else if (!printed.prefixPrinted && sameSizes(groups, printed.sizes, 0, 0)) {
+      return plan.country;
+    }
+  }
+  return undefined;
 }

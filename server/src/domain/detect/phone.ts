@@ -6,7 +6,7 @@
 import { codeAt, isAlnumCode, isDigit } from './chars.js';
 import { hasLabelBefore, hasWordBefore, PHONE_CONTEXT } from './context.js';
 import { SPECIFIC_ID_CONTEXT } from './id-context.js';
-import { callingCodeOf, checkInternational, checkNational, isKnownRegion, usesTrunkPrefix } from './phone-metadata.js';
+import { callingCodeOf, checkInternational, checkNational, isKnownRegion, nationalLayoutRegion, usesTrunkPrefix } from './phone-metadata.js';
 import { emit, type ScanState } from './state.js';
 
 const PLUS = 43;
@@ -318,6 +318,97 @@ function labelledLocal(shape: PhoneShape, count: number, digits: string, context
   return 0.55;
 }
 
+/** A year a text could name in a range (the Ming dynasty 1368-1644, a contract 2019-2024). */
+function isYear(value: number): boolean {
+  return value >= 1000 && value <= 2099;
+}
+
+/** Confidence of a number placed by its layout alone: below a label's 0.55, at the default threshold. */
+const LAYOUT_CONFIDENCE = 0.5;
+const MIN_LAYOUT_DIGITS = 7;
+const MAX_LAYOUT_DIGITS = 12;
+/**
+ * Money, measures, ranges and numbered things right before the digits: "EUR 12 345 678", "pp.
+ * 12-34", "#", "No.", "Invoice number:", "Items:", "between".
+ */
+const NOT_PHONE_BEFORE =
+  /(?:[$€£¥₹₽₩¢%#§°]|\b(?:eur|usd|gbp|chf|jpy|cny|inr|rub|sek|nok|dkk|pln|czk|huf|brl|aud|cad|kr|zł|rs|no|nr|nos|p|pp|pg|page|pages|vol|ch|art|isbn|issn|id|ref|order|invoice|inv|tracking|parcel|case|ticket|sku|item|account|acct|serial|version|v|build|lot|batch|po|bs|count|port|between|from|to|weighs|population|total|balance|sum|amount|price|cost|items?)\.?(?:[ \t]+(?:numbers?|no\.?|nr\.?|ids?)|[ \t]*#)?)[ \t]*:?[ \t]*$/iu;
+const CODE_BEFORE = /(?<![\p{L}\p{N}])\p{Lu}{1,4}[ ]$/u;
+const ISBN_BEFORE = /\bisbn(?:-1[03])?[ \t]*:?[ \t]*$/i;
+/**
+ * A street right after the number: "3579 1619 Langley St", "12 345 Rue de la Paix": a building
+ * number (an address generator or a form glued two numbers), not a phone number.
+ */
+const STREET_TYPES = [
+  'st', 'street', 'rd', 'road', 'ave', 'av', 'avenue', 'blvd', 'boulevard', 'ln', 'lane', 'dr', 'drive', 'way', 'ct',
+  'court', 'pl', 'place', 'sq', 'square', 'ter', 'terrace', 'hwy', 'highway', 'pkwy', 'parkway', 'cir', 'circle',
+  'cres', 'crescent', 'close', 'row', 'walk', 'gardens', 'grove', 'trail', 'loop', 'pike', 'plaza', 'alley',
+  'straße', 'strasse', 'str', 'weg', 'gasse', 'allee', 'platz', 'laan', 'straat', 'gatan', 'vägen', 'vej', 'gade', 'veien',
+];
+const STREET_PREFIXES = ['rue', 'via', 'viale', 'calle', 'avenida', 'avda', 'rua', 'travessa', 'largo', 'paseo', 'ulica', 'ul'];
+/** `word` in lower case or capitalised ("st" -> "[Ss]t"): the street name before it must be capitalised, so no /i flag. */
+const eitherCase = (word: string): string => `[${word[0]!.toUpperCase()}${word[0]}]${word.slice(1)}`;
+const STREET_AFTER = new RegExp(
+  `^[ \\t]+(?:(?:\\p{Lu}[\\p{L}'-]*[ \\t]+){1,3}(?:${STREET_TYPES.map(eitherCase).join('|')})\\.?(?![\\p{L}\\p{N}])` +
+    `|(?:${STREET_PREFIXES.map(eitherCase).join('|')})\\.?[ \\t])`,
+  'u',
+);
+/** Address parts right before the number: "Suite 1200 3456", "PO Box 12 345". */
+const ADDRESS_BEFORE = /(?<![\p{L}\p{N}])(?:suite|ste|apt|apartment|unit|box|floor|fl|room|rm|building|bldg|house)\.?[ \t]*#?[ \t]*$/iu;
+/** A unit or currency right after the digits: "12 345 678 EUR", "2 500 000 kg", "34 %". */
+const NOT_PHONE_AFTER =
+  /^[ \t]*(?:[$€£¥₹₽₩¢%°‰]|(?:eur|usd|gbp|chf|jpy|kr|kg|km|mb|gb|kb|ms|m|t|g|l|people|units|inhabitants|times|euros?|dollars?|pounds?|yen|items|bytes|rows|votes|views|users|issues|records|files|errors|requests|lines|pages|tickets|orders|customers|visitors|downloads|steps|words|characters|seconds|minutes|hours|days|weeks|months|years|copies|pieces|tons|litres|liters|meters|metres|miles)(?![\p{L}\p{N}]))/iu;
+
+/**
+ * A number in running text with no phone word near it: its digit groups must be exactly the
+ * groups some region's numbering plan prints for a valid national number (nationalLayoutRegion:
+ * "730 064 218", "51 65 63 15", "08-67 99 45", "0161 496 0932"), written with one kind of separator
+ * (a '/' or a different one after the area code allowed), 7-12 digits in two groups or more, and
+ * nothing that makes it a date, a range, an amount, a measure or a numbered thing.
+ */
+function layoutOnly(text: string, shape: PhoneShape, count: number, digits: string, start: number, end: number): number {
+  if (shape.international || count < 2 || count !== shape.groupDigits.length) return 0;
+  if (digits.length < MIN_LAYOUT_DIGITS || digits.length > MAX_LAYOUT_DIGITS) return 0;
+  const groups = shape.groupDigits;
+  const seps = shape.seps;
+  // A single trailing digit is a check digit ("AB 12 34 56 1", ISBN-10), never a plan's group.
+  if (groups[count - 1]! < 2) return 0;
+  // The digits go on from a code in capitals ("Row RG 53 63 72 45", "EP 4926 045"): one identifier.
+  if (codeAt(text, start - 1) === SPACE && CODE_BEFORE.test(text.slice(Math.max(0, start - 6), start))) return 0;
+  // Five or more pairs without a trunk zero are a list of small numbers (scores, lottery draws):
+  // plans printed in pairs (FR, BE, ...) start with the trunk zero; Denmark's and Norway's are four.
+  if (count >= 5 && digits.charCodeAt(0) !== 48 && groups.every((size) => size <= 2)) return 0;
+  // Separators: uniform after the first group; the first may be '/', '-' or a parenthesis.
+  for (let k = 2; k < count; k++) if (seps[k] !== seps[2] || seps[k] === SLASH) return 0;
+  if (count === 2 && seps[1] === DOT) return 0; // 10.273721: a decimal number
+  if (seps[1] === DOT || seps[2] === DOT) {
+    // Dotted: 06.12.34.56.78, 555.123.4567; never 1.234.567 (thousands) or an IPv4 address.
+    if (count === 4 && groups.every((size) => size <= 3)) return 0;
+  }
+  // Thousands: 1 234 567, 12.345.678, 999 999 (groups of three after a short first one).
+  let thousands = groups[0]! <= 3;
+  for (let k = 1; k < count && thousands; k++) if (groups[k] !== 3) thousands = false;
+  if (thousands && (groups[0]! < 3 || seps[1] === DOT)) return 0;
+  // Dates (12 05 2024, 2024-05-12) and year ranges (1990-2005, 1368–1644: the en dash folds to '-').
+  const shapeKey = groups.join(',');
+  if (shapeKey === '2,2,4' || shapeKey === '4,2,2' || shapeKey === '1,2,4' || shapeKey === '2,1,4') return 0;
+  if (count === 2 && groups[0] === groups[1] && seps[1] !== SPACE) {
+    // Other ranges ("pages 1200-1450") are caught by the word before them (NOT_PHONE_BEFORE).
+    const [first, second] = [Number(shape.digits[0]), Number(shape.digits[1])];
+    if (groups[0] === 4 && isYear(first) && isYear(second)) return 0;
+  }
+  // Part of a longer numeric expression: "3,5 12 345", "1 234 567,89", "12:30 45 67".
+  const before = codeAt(text, start - 1);
+  const beforeDigit = isDigit(codeAt(text, start - 2));
+  if ((before === 44 || before === DOT || before === 58 || before === DASH || before === SLASH) && beforeDigit) return 0;
+  const after = codeAt(text, end);
+  if ((after === 44 || after === DOT || after === 58) && isDigit(codeAt(text, end + 1))) return 0;
+  if (NOT_PHONE_BEFORE.test(text.slice(Math.max(0, start - 24), start))) return 0;
+  if (NOT_PHONE_AFTER.test(text.slice(end, end + 16))) return 0;
+  if (STREET_AFTER.test(text.slice(end, end + 64)) || ADDRESS_BEFORE.test(text.slice(Math.max(0, start - 16), start))) return 0;
+  return nationalLayoutRegion(groups.slice(0, count), digits) === undefined ? 0 : LAYOUT_CONFIDENCE;
+}
+
 /**
  * One kind of separator throughout, or a space after the area code and dashes after it as
  * Brazil writes numbers ("48 8982-0660", "37 6100-8316": eight digits at least, the last two
@@ -432,10 +523,14 @@ export function detectPhone(state: ScanState, start: number): void {
     // A number that runs on with the same separator is a longer token (a date, a reference).
     if (count === groups && (after === DOT || after === DASH) && after === shape.seps[count - 1] && isDigit(codeAt(text, end + 1))) return;
     let confidence = classify(state, shape, count, context);
+    // Last: the layout of some numbering plan (cheap shape gates first; no context lookup needed).
+    if (confidence === 0) confidence = layoutOnly(text, shape, count, joinDigits(shape, count), start, end);
     // "NHS number: 943 476 5918", "CPR-nr. 010984-5120": a number labelled as an id is not a
     // phone number, even when its check digit is wrong (then it is nothing at all). Only a label
     // directly before the number counts: "Patient number 12, call 555 0100" is a phone.
     if (confidence > 0 && !shape.international && !context.present && hasLabelBefore(text, start, 40, SPECIFIC_ID_CONTEXT)) return;
+    // "ISBN 0 306 40615 2": a book number's groups can read as a trunk-prefixed phone number.
+    if (confidence > 0 && !shape.international && !context.present && ISBN_BEFORE.test(text.slice(Math.max(0, start - 12), start))) return;
     if (confidence > 0) {
       if (confidence < 0.9 && context.present) confidence += 0.1;
       emit(state, 'phone', start, end, confidence);
