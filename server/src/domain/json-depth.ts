@@ -47,6 +47,24 @@ export interface JsonStructureLimits {
 }
 
 /**
+ * Index of the quote closing a string whose content starts at `from` (text.length when it is
+ * unterminated). A quote is escaped when an odd run of backslashes precedes it: a backslash
+ * escapes the next character, so pairs cancel, and the run cannot start before `from` (the
+ * opening quote is not a backslash). indexOf finds each candidate quote without a loop turn per
+ * character of content.
+ */
+function stringEnd(text: string, from: number): number {
+  for (let at = from; ; ) {
+    const quote = text.indexOf('"', at);
+    if (quote < 0) return text.length;
+    let before = quote - 1;
+    while (before >= from && text.charCodeAt(before) === BACKSLASH) before -= 1;
+    if ((quote - 1 - before) % 2 === 0) return quote;
+    at = quote + 1;
+  }
+}
+
+/**
  * Refuse `text` (named `where` in the error) when its containers nest deeper than `maxDepth`,
  * one object has more than `maxKeys` members, or the text holds more than `maxValues` values.
  * One linear pass over the characters, strings skipped with their escapes, nothing built: a
@@ -58,17 +76,12 @@ export function checkJsonStructure(text: string, limits: JsonStructureLimits, wh
   const members = new Int32Array(maxDepth + 2);
   let depth = 0;
   let values = 1;
-  let inString = false;
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === BACKSLASH) index += 1;
-      else if (code === QUOTE) inString = false;
-      continue;
-    }
     switch (code) {
       case QUOTE:
-        inString = true;
+        // Most of a body is string content: jump over it (to its closing quote, or past the end).
+        index = stringEnd(text, index + 1);
         break;
       case OPEN_BRACE:
       case OPEN_BRACKET:
