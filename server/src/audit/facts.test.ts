@@ -1,6 +1,6 @@
 // Audit facts merged across calls (audit/facts.ts): entity counts per type built from a list of
-// entities (a Map) and from a detect summary (a plain record) add up the same way, types union,
-// and nothing but types and counts is kept.
+// entities and from a detect summary (a plain record) add up the same way, types union, and
+// nothing but types and counts is kept (a type named __proto__ included).
 import { describe, expect, it } from 'vitest';
 import { entityFacts, mergeFacts, transformFacts, type CollectedFacts } from './facts.js';
 

@@ -7,12 +7,6 @@ import { isVeilError } from '@veil/common';
 import type { FastifyRequest } from 'fastify';
 import { requestSlot } from '../plugins/request-slot.js';
 
-/**
- * Counts per entity type: a Map (what entityFacts builds, per request, without a dictionary-mode
- * object and an Object.entries copy to merge it) or a plain record (a detect summary).
- */
-export type TypeCounts = ReadonlyMap<string, number> | Readonly<Record<string, number>>;
-
 /** What a route knows about its operation. Every field is optional; set what applies. */
 export interface AuditFacts {
   /** Overrides the event type derived from the route (e.g. 'policy_reloaded'). */
@@ -27,9 +21,9 @@ export interface AuditFacts {
    * type_counts is given: pass every entity's type (duplicates included) to count exactly. */
   readonly entity_types?: Iterable<string>;
   /** Entities per type (added across calls); feeds veil_entities_detected_total{type}. */
-  readonly type_counts?: TypeCounts;
+  readonly type_counts?: Readonly<Record<string, number>>;
   /** Redacted entities per type (added across calls); feeds veil_entities_blocked_total{type}. */
-  readonly blocked_type_counts?: TypeCounts;
+  readonly blocked_type_counts?: Readonly<Record<string, number>>;
   /** Counts: added across calls, so batch items can report one by one. */
   readonly entity_count?: number;
   readonly entities_blocked?: number;
@@ -78,13 +72,11 @@ const COUNTS = ['entity_count', 'entities_blocked', 'entities_tokenized', 'item_
 const STRINGS = ['event_type', 'policy', 'session_id', 'trace_id', 'detector_mode', 'failure_code', 'failure_reason'] as const;
 const FLAGS = ['output_guard', 'prompt_security'] as const;
 
-function addCounts(into: Map<string, number> | undefined, counts: TypeCounts): Map<string, number> {
+function addCounts(into: Map<string, number> | undefined, counts: Readonly<Record<string, number>>): Map<string, number> {
   const merged = into ?? new Map<string, number>();
-  const add = (count: number, type: string): void => {
+  for (const [type, count] of Object.entries(counts)) {
     if (Number.isFinite(count) && count > 0) merged.set(type, (merged.get(type) ?? 0) + count);
-  };
-  if (counts instanceof Map) counts.forEach(add);
-  else for (const type of Object.keys(counts)) add((counts as Readonly<Record<string, number>>)[type]!, type);
+  }
   return merged;
 }
 
@@ -169,15 +161,16 @@ export function entityFacts(entities: readonly EntityLike[]): AuditFacts {
   let blocked = 0;
   let tokenized = 0;
   const types = new Set<string>();
-  const typeCounts = new Map<string, number>();
-  const blockedCounts = new Map<string, number>();
+  // Prototype-free: keys are entity type names.
+  const typeCounts = Object.create(null) as Record<string, number>;
+  const blockedCounts = Object.create(null) as Record<string, number>;
   for (const entity of entities) {
     types.add(entity.type);
-    typeCounts.set(entity.type, (typeCounts.get(entity.type) ?? 0) + 1);
+    typeCounts[entity.type] = (typeCounts[entity.type] ?? 0) + 1;
     if (entity.action_applied === 'tokenize') tokenized += 1;
     else if (entity.action_applied === 'redact') {
       blocked += 1;
-      blockedCounts.set(entity.type, (blockedCounts.get(entity.type) ?? 0) + 1);
+      blockedCounts[entity.type] = (blockedCounts[entity.type] ?? 0) + 1;
     }
   }
   return {
