@@ -19,11 +19,23 @@ function reserve(size: number): number {
   return start;
 }
 
+/**
+ * Zero a drawn range of the pool. Draws are a few bytes (a 6-byte cap, a 16-byte session id):
+ * a loop is cheaper for them than a fill() call; a longer range goes to fill().
+ */
+function wipe(start: number, end: number): void {
+  if (end - start > 64) {
+    pool.fill(0, start, end);
+    return;
+  }
+  for (let index = start; index < end; index += 1) pool[index] = 0;
+}
+
 /** `size` fresh random bytes (a copy; the pool range is zeroed). */
 export function randomBuffer(size: number): Buffer {
   const start = reserve(size);
   const out = Buffer.from(pool.subarray(start, start + size));
-  pool.fill(0, start, start + size);
+  wipe(start, start + size);
   return out;
 }
 
@@ -31,6 +43,6 @@ export function randomBuffer(size: number): Buffer {
 export function randomHex(size: number): string {
   const start = reserve(size);
   const out = pool.toString('hex', start, start + size);
-  pool.fill(0, start, start + size);
+  wipe(start, start + size);
   return out;
 }

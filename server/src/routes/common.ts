@@ -62,6 +62,18 @@ export function traceIdOf(supplied: string | undefined): string {
 /** Traces are logged only as a fingerprint (interface.md 6.2): the audit events' fingerprint. */
 export { fingerprint } from '../audit/event.js';
 
+/**
+ * A route's completion event (`transform_completed`, ...) at debug: its fields (a trace-id
+ * fingerprint is a SHA-256) are built only when the logger writes debug, so a server at the
+ * default level pays nothing for a line it drops.
+ */
+export function logCompleted(log: Pick<FastifyBaseLogger, 'level' | 'debug'>, event: string, fields: () => Record<string, unknown>): void {
+  if (DEBUG_LEVELS.has(log.level)) log.debug({ event, ...fields() }, event);
+}
+
+/** The levels (pino's names) at which a logger writes debug records. */
+const DEBUG_LEVELS: ReadonlySet<string> = new Set(['trace', 'debug']);
+
 export interface PatternSet {
   readonly compiled: CompiledPattern[];
   readonly raw: CustomPattern[];

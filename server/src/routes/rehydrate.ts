@@ -8,7 +8,7 @@ import { auditFacts } from '../audit/facts.js';
 import type { UseCases } from '../compose.js';
 import { deferredSource } from '../plugins/json.js';
 import type { RehydrateCommand } from '../usecases/rehydrate.js';
-import { callerOf, callOf, type ConfigSlice, fingerprint, principalOf, sendJson, traceIdOf, type Principal } from './common.js';
+import { callerOf, callOf, type ConfigSlice, fingerprint, logCompleted, principalOf, sendJson, traceIdOf, type Principal } from './common.js';
 import { RehydrateAnyBodySchema, RehydrateResponseSchema, type RehydrateAnyBody, type RehydrateBody } from './schemas.js';
 
 /** The rehydrate parameters without the output (the ndjson stream sends output as deltas). */
@@ -45,12 +45,12 @@ export function rehydrateRoutes(deps: ConfigSlice<'auth'>, useCases: Pick<UseCas
         const run = hasJson
           ? await useCases.rehydrate.json(call, base, source !== undefined ? { source } : { value: body.output_json })
           : await useCases.rehydrate.text(call, base);
-        const logFields = { event: 'rehydrate_completed', ...(hasJson ? { output: 'json' } : {}), trace_id: fingerprint(base.traceId ?? '') };
+        const logFields = () => ({ ...(hasJson ? { output: 'json' } : {}), trace_id: fingerprint(base.traceId ?? '') });
         if (run.where === 'worker') {
-          request.log.debug({ ...logFields, offloaded: true, resolved: run.result.tokensResolved }, 'rehydrate_completed');
+          logCompleted(request.log, 'rehydrate_completed', () => ({ ...logFields(), offloaded: true, resolved: run.result.tokensResolved }));
           return sendJson(reply, [run.result.body]);
         }
-        request.log.debug({ ...logFields, resolved: run.response.tokens_resolved, unresolved: run.response.tokens_unresolved.length }, 'rehydrate_completed');
+        logCompleted(request.log, 'rehydrate_completed', () => ({ ...logFields(), resolved: run.response.tokens_resolved, unresolved: run.response.tokens_unresolved.length }));
         return run.response;
       },
     );

@@ -8,7 +8,7 @@ import type { UseCases } from '../compose.js';
 import { deferredSource } from '../plugins/json.js';
 import { withHandleParts } from '../services/state.js';
 import type { TransformCommand } from '../usecases/transform.js';
-import { callOf, effectiveContext, type CallerDeps, type ConfigSlice, fingerprint, policyFact, principalOf, sendJson, traceIdOf, type Principal } from './common.js';
+import { callOf, effectiveContext, type CallerDeps, type ConfigSlice, fingerprint, logCompleted, policyFact, principalOf, sendJson, traceIdOf, type Principal } from './common.js';
 import { TransformBodySchema, TransformResponseSchema, type TransformBody } from './schemas.js';
 
 /** interface.md 4.1: exactly one of input, input_json, input_messages, matching input_type. */
@@ -53,20 +53,19 @@ export function transformRoutes(deps: CallerDeps, useCases: Pick<UseCases, 'scop
         const inputType = inputTypeOf(body);
         const call = callOf(useCases, request);
         const command = commandOf(deps, body, principal);
-        const trace = fingerprint(command.traceId);
         if (inputType !== 'text') {
           const document = inputType === 'json' ? { kind: 'json' as const, value: body.input_json, source: deferredSource(request, 'input_json') } : { kind: 'chat_messages' as const, value: body.input_messages };
           const done = await useCases.transform.structured(call, command, document);
-          request.log.debug({ event: 'transform_completed', input_type: inputType, trace_id: trace, offloaded: done.json !== undefined }, 'transform_completed');
+          logCompleted(request.log, 'transform_completed', () => ({ input_type: inputType, trace_id: fingerprint(command.traceId), offloaded: done.json !== undefined }));
           return done.json !== undefined ? sendJson(reply, done.json) : done.object;
         }
         const done = await useCases.transform.text(call, command, body.input ?? '');
-        const logFields = { event: 'transform_completed', trace_id: trace, policy: body.policy ?? deps.policies.registry.defaultName };
+        const logFields = () => ({ trace_id: fingerprint(command.traceId), policy: body.policy ?? deps.policies.registry.defaultName });
         if (done.serialized !== undefined) {
-          request.log.debug({ ...logFields, offloaded: true }, 'transform_completed');
+          logCompleted(request.log, 'transform_completed', () => ({ ...logFields(), offloaded: true }));
           return sendJson(reply, withHandleParts(done.serialized, done.handle));
         }
-        request.log.debug({ ...logFields, entities: done.response?.entities.length ?? 0 }, 'transform_completed');
+        logCompleted(request.log, 'transform_completed', () => ({ ...logFields(), entities: done.response?.entities.length ?? 0 }));
         return { ...done.response, ...done.handle };
       },
     );

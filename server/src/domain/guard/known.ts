@@ -31,11 +31,28 @@ export interface KnownFinding {
 
 const ALNUM = /[\p{L}\p{N}]/u;
 
-/** Lower-cased letters and digits of `text`, with the index of each in `text`. */
-function skeletonOf(text: string): { chars: string; positions: number[] } {
+/**
+ * Lower-cased letters and digits of `text`, with the index of each in `text`. ASCII, most of
+ * any model output, is read by its code (for ASCII, \p{L} and \p{N} are A-Z, a-z and 0-9, and
+ * lower-casing adds 32) without a one-character string, a regex test and a lower-casing per
+ * character; every other character takes the general path (known.test.ts checks both agree).
+ */
+export function skeletonOf(text: string): { chars: string; positions: number[] } {
   let chars = '';
   const positions: number[] = [];
   for (let index = 0; index < text.length; ) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) {
+      if ((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39)) {
+        chars += text[index]!;
+        positions.push(index);
+      } else if (code >= 0x41 && code <= 0x5a) {
+        chars += String.fromCharCode(code + 0x20);
+        positions.push(index);
+      }
+      index += 1;
+      continue;
+    }
     const cp = text.codePointAt(index)!;
     const width = cp > 0xffff ? 2 : 1;
     const ch = text.slice(index, index + width);

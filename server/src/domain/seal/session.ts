@@ -313,16 +313,19 @@ export function sealSession(ring: KeyRing, payload: SessionPayload): string {
   const key = aeadKeyFor(ring, kid);
   if (key === undefined) throw new Error('sealSession: key ring has no key for its current kid');
 
-  const body = Buffer.from(JSON.stringify(toWire(payload)), 'utf8');
-  const flag = FLAG_JSON;
+  // The plaintext is the format flag then the JSON, encoded into one buffer and encrypted by one
+  // update (GCM is a stream mode: the ciphertext is the same as flag and body fed separately).
+  const json = JSON.stringify(toWire(payload));
+  const plaintext = Buffer.allocUnsafe(1 + Buffer.byteLength(json, 'utf8'));
+  plaintext[0] = FLAG_JSON;
+  plaintext.write(json, 1, 'utf8');
 
   const nonce = nextNonce();
   const cipher = createCipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
   cipher.setAAD(associatedData(kid, payload.kind, payload.tenant, payload.classification));
-  const head = cipher.update(Buffer.from([flag]));
-  const rest = cipher.update(body);
+  const encrypted = cipher.update(plaintext);
   const last = cipher.final();
-  const sealed = Buffer.concat([nonce, head, rest, last, cipher.getAuthTag()]).toString('base64url');
+  const sealed = Buffer.concat([nonce, encrypted, last, cipher.getAuthTag()]).toString('base64url');
   const blob = `${VERSION}.${kid}.${sealed}`;
   if (blob.length > MAX_SESSION_BLOB_CHARS) {
     throw new VeilError('VEIL_LIMIT_EXCEEDED', undefined, 'sealed session state exceeds its size limit');

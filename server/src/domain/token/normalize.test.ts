@@ -4,8 +4,28 @@
 // international, 00 prefix, full-width, dots, dashes) are one E.164 number, IPv6 addresses in
 // any compression are one address, ids in any case and separators are one id.
 import fc from 'fast-check';
+import { domainToASCII } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { legacyNormalizeValue, normalizeValue, revocationForms } from './normalize.js';
+import { asciiDomain, legacyNormalizeValue, normalizeValue, revocationForms } from './normalize.js';
+
+describe('asciiDomain (the plain-domain fast path)', () => {
+  // The URL parser's answer, as canonicalEmail used it before the fast path.
+  const reference = (domain: string): string => domainToASCII(domain) || domain;
+
+  it('agrees with domainToASCII on the cases the fast path must leave to it', () => {
+    for (const domain of ['example.com', 'mail.example.co.uk', 'xn--bcher-kva.de', 'xn--zz.com', 'bücher.de', '0x7f.1', '1.2.3.4', 'a.0x1f', 'a.09', 'a..b', 'a.', '.a', '-a.com', 'a-.com', 'ab--cd.com', 'a_b.com', 'localhost', 'EXAMPLE.com', 'a.b1', 'a.1b', '']) {
+      expect(asciiDomain(domain), domain).toBe(reference(domain));
+    }
+  });
+
+  it('agrees with domainToASCII on any lower-case ASCII domain', () => {
+    const label = fc.stringMatching(/^[a-z0-9x-]{0,8}$/);
+    fc.assert(fc.property(fc.array(label, { minLength: 1, maxLength: 4 }), (labels) => {
+      const domain = labels.join('.');
+      expect(asciiDomain(domain)).toBe(reference(domain));
+    }), { numRuns: 2000 });
+  });
+});
 
 describe('normalizeValue', () => {
   it('folds, applies NFC and trims; keeps the case of names and collapses their spaces', () => {

@@ -177,13 +177,27 @@ function parsePhone(value: string, region: string): string {
 // ---------------------------------------------------------------------------------------------
 // Emails, IPs, URLs.
 
+/**
+ * A domain domainToASCII returns unchanged: lower-case ASCII letters, digits and hyphens in
+ * non-empty labels, no punycode label (`xn--` is decoded and checked), and a last label that
+ * starts with a letter (a last label that is a number makes the host an IPv4 address, which
+ * the URL parser rewrites: `0x7f.1` is `127.0.0.1`). Nearly every email domain is one; skipping
+ * the URL parser for it saves a few microseconds per email (normalize.test.ts checks both paths agree).
+ */
+const PLAIN_DOMAIN = /^(?:[a-z0-9-]+\.)*[a-z][a-z0-9-]*$/;
+
+/** The domain in ASCII form (punycode for an internationalized one), as the URL parser gives it. */
+export function asciiDomain(domain: string): string {
+  if (PLAIN_DOMAIN.test(domain) && !domain.includes('xn--')) return domain;
+  const ascii = domainToASCII(domain);
+  return ascii === '' ? domain : ascii;
+}
+
 function canonicalEmail(value: string): string {
   const lower = value.toLowerCase();
   const at = lower.lastIndexOf('@');
   if (at <= 0) return lower;
-  const domain = lower.slice(at + 1);
-  const ascii = domainToASCII(domain);
-  return `${lower.slice(0, at)}@${ascii === '' ? domain : ascii}`;
+  return `${lower.slice(0, at)}@${asciiDomain(lower.slice(at + 1))}`;
 }
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
