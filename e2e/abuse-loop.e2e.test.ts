@@ -54,7 +54,9 @@ beforeAll(async () => {
       server: {
         memory_budget_mb: 1024,
         max_connections: MAX_CONNECTIONS,
-        request_timeout_seconds: 3,
+        // Long enough for a multi-megabyte body to arrive on a 2-core machine under a full CI run
+        // (3 s cut three uploads there at load 8-12); the trickle test waits for it either way.
+        request_timeout_seconds: 10,
         headers_timeout_seconds: 3,
         idle_timeout_seconds: 10,
       },
