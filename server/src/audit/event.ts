@@ -4,6 +4,7 @@
 // only as 16-hex SHA-256 fingerprints). Caller-influenced strings are length-capped here and
 // escaped by the sinks' JSON encoding (threats.md 18).
 import { hash } from 'node:crypto';
+import { isoTime } from '../iso-time.js';
 import type { CollectedFacts } from './facts.js';
 
 /** One audit event. Optional fields are omitted when they do not apply. */
@@ -170,7 +171,7 @@ export function buildEvent(context: EventContext, facts: CollectedFacts): AuditE
   // Fields are set in a fixed order (the order of the serialized record); absent ones are omitted.
   const event: Record<string, unknown> = {
     event_type: securityEvent ?? operation,
-    timestamp: new Date(context.nowMs).toISOString(),
+    timestamp: isoTime(context.nowMs),
     request_id: context.requestId,
     route: `${context.method} ${context.url}`,
   };
