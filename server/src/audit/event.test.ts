@@ -1,5 +1,6 @@
 // Unit tests of buildEvent: the serialized record byte for byte (field order, omitted fields,
-// the timestamp's text), so a change made for speed (issue 20) cannot change the audit line.
+// the timestamp's text), so a change made for speed (issue 20) cannot change the audit line; and
+// the one fixed shape every event has, whichever fields apply.
 import { describe, expect, it } from 'vitest';
 import { buildEvent, fingerprint, type EventContext } from './event.js';
 import type { CollectedFacts } from './facts.js';
@@ -59,5 +60,10 @@ const CASES: { name: string; context: EventContext; facts: CollectedFacts; json:
 describe('buildEvent', () => {
   it('serializes each event byte for byte: fields in the record order, the absent ones omitted', () => {
     for (const { name, context: ctx, facts, json } of CASES) expect(JSON.stringify(buildEvent(ctx, facts)), name).toBe(json);
+  });
+
+  it('gives every event the same fields in the same order (one hidden class), whichever apply', () => {
+    const shapes = new Set(CASES.map(({ context: ctx, facts }) => Object.keys(buildEvent(ctx, facts)).join(',')));
+    expect(shapes.size).toBe(1);
   });
 });
