@@ -25,8 +25,9 @@ describe('logger', () => {
   });
 
   // The direct record writer (the audit event on the `log` sink) must write what pino's child
-  // logger would have written, in both formats, hostile strings included.
-  const FIELDS = { audit: true, event_type: 'transform', request_id: 'r-1', identity: 'a\r\nFAKE\u001b[31m', tenant_id: null, entity_types: ['email', 'phone'], entity_count: 2, duration_ms: 1.25, replayed: false, quote: 'say "hi" \\ \u2028' };
+  // logger would have written, in both formats, hostile strings and undefined fields (the audit
+  // event's absent ones) included.
+  const FIELDS = { audit: true, event_type: 'transform', request_id: 'r-1', identity: 'a\r\nFAKE\u001b[31m', tenant_id: null, entity_types: ['email', 'phone'], entity_count: 2, duration_ms: 1.25, replayed: false, quote: 'say "hi" \\ \u2028', absent: undefined };
   for (const format of ['json', 'text'] as const) {
     it(`writes a record directly exactly as pino's child logger does (${format})`, async () => {
       const viaPino = new MemorySink();

@@ -1,6 +1,7 @@
 // Process logger: pino, newline-delimited JSON with VEIL_LOG_FORMAT=json, a compact text line
 // otherwise. Request bodies and credentials are never logged; redaction is a second guard.
 import pino, { type Logger } from 'pino';
+import { isoTime } from './iso-time.js';
 
 export interface LogOptions {
   readonly level: string;
@@ -56,10 +57,12 @@ const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INF
 
 /** A text line: time, level, message, then key=value pairs for `fields` (pino's own fields skipped). */
 function formatText(time: unknown, level: unknown, msg: unknown, fields: Record<string, unknown>, prefix = ''): string {
-  const when = typeof time === 'number' ? new Date(time).toISOString() : '';
+  const when = typeof time === 'number' ? isoTime(time) : '';
   let pairs = prefix;
   for (const key in fields) {
-    if (!HEAD_FIELDS.has(key)) pairs += ` ${key}=${valueText(fields[key])}`;
+    const value = fields[key];
+    // Undefined fields are absent, as in pino's JSON (the audit event keeps one fixed shape).
+    if (value !== undefined && !HEAD_FIELDS.has(key)) pairs += ` ${key}=${valueText(value)}`;
   }
   return `${when} ${LEVEL_NAMES[level as number] ?? String(level)} ${clean(typeof msg === 'string' ? msg : '')}${pairs}\n`;
 }

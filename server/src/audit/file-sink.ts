@@ -15,6 +15,7 @@
 // - One writer per file: two processes appending to one path would fork the chain.
 import { constants, promises as fsp } from 'node:fs';
 import { dirname } from 'node:path';
+import { isoTime } from '../iso-time.js';
 import { CHECKPOINT_SUFFIX, GENESIS_PREV, keyFingerprint, openCheckpoint, openRecord, sealCheckpoint, sealRecord } from './chain.js';
 import type { AuditEvent } from './event.js';
 import type { AuditSink } from './sink.js';
@@ -397,7 +398,7 @@ export class FileAuditSink implements AuditSink {
       // A wall clock that steps back must not make the chain's time go backwards.
       tsMs = Math.max(tsMs, this.#now());
       seq += 1;
-      const sealed = sealRecord(this.#key, { seq, ts: new Date(tsMs).toISOString(), prev: mac, event });
+      const sealed = sealRecord(this.#key, { seq, ts: isoTime(tsMs), prev: mac, event });
       lines.push(sealed.line);
       mac = sealed.mac;
     }

@@ -1,9 +1,12 @@
 // The skeleton the known-values search runs on (domain/guard/known.ts): the ASCII fast path
 // must give exactly what the general path (one code point at a time, \p{L}\p{N}, lower-cased)
-// gives, on any text, ASCII or not; and a value is found however its ASCII letters are cased.
+// gives, on any text, ASCII or not; a value is found however its ASCII letters are cased; and the
+// automaton's search (a complete transition table, issue 20) finds exactly what a plain search
+// for every key at every position finds.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KnownValues, skeletonOf } from './known.js';
+import { KnownValues, mergeSpans, MIN_KNOWN_CHARS, skeletonOf, type KnownEntry, type KnownFinding } from './known.js';
+import { guardView } from './view.js';
 
 /** The general path alone: what skeletonOf computed for every character before the ASCII fast path. */
 function referenceSkeleton(text: string): { chars: string; positions: number[] } {
@@ -46,5 +49,61 @@ describe('skeletonOf', () => {
   it('finds a session value written in another case and spacing', () => {
     const known = new KnownValues([{ type: 'person', value: 'Alice Smith' }]);
     expect(known.find('Hello ALICE-smith, and alicesmithy')).toEqual([{ type: 'person', start: 6, end: 17 }]);
+  });
+});
+
+/** End (exclusive) of the character at `index`. */
+function charEnd(text: string, index: number): number {
+  return (text.codePointAt(index) ?? 0) > 0xffff ? index + 2 : index + 1;
+}
+
+/** The search without an automaton: every key tried at every position of the skeleton. */
+function referenceSearch(entries: readonly KnownEntry[], text: string): { find: KnownFinding[]; pendingStart: number } {
+  const keys = new Map<string, string>();
+  for (const entry of entries) {
+    const key = skeletonOf(guardView(entry.value).text).chars;
+    if (key.length >= MIN_KNOWN_CHARS && !keys.has(key)) keys.set(key, entry.type);
+  }
+  const view = guardView(text);
+  const { chars, positions } = skeletonOf(view.text);
+  const wordStart = (i: number): boolean => i === 0 || positions[i - 1] === positions[i] || charEnd(view.text, positions[i - 1]!) !== positions[i];
+  const wordEnd = (j: number): boolean => j + 1 >= chars.length || positions[j + 1] !== charEnd(view.text, positions[j]!) || positions[j + 1] === positions[j];
+  const hits: KnownFinding[] = [];
+  for (const [key, type] of keys) {
+    for (let i = chars.indexOf(key); i !== -1; i = chars.indexOf(key, i + 1)) {
+      const j = i + key.length - 1;
+      if (!wordStart(i) || !wordEnd(j)) continue;
+      const span = view.originalSpan(positions[i]!, charEnd(view.text, positions[j]!));
+      hits.push({ type, start: span.start, end: span.end });
+    }
+  }
+  // Hits at the same end are reported in key order by the automaton, longest first by mergeSpans.
+  let pendingStart = text.length;
+  for (let length = chars.length; length > 0; length--) {
+    const i = chars.length - length;
+    if ([...keys.keys()].some((key) => key.startsWith(chars.slice(i))) && wordStart(i)) {
+      pendingStart = view.originalSpan(positions[i]!, positions[i]!).start;
+      break;
+    }
+  }
+  return { find: mergeSpans(hits), pendingStart };
+}
+
+describe('KnownValues search', () => {
+  it('finds what a plain search for every key finds, and the same pending start', () => {
+    // A small alphabet, so keys overlap, repeat and share prefixes and suffixes; separators,
+    // case, accents, full-width digits and a soft hyphen (dropped by the fold) included.
+    const piece = fc.constantFrom('a', 'b', 'ab', 'ba', 'A', 'B', '1', '2', ' ', '-', '.', 'é', 'É', '１', '\u00ad', 'ß');
+    const text = (max: number) => fc.array(piece, { maxLength: max }).map((parts) => parts.join(''));
+    const entry = fc.record({ type: fc.constantFrom('person', 'email', 'custom'), value: text(8) });
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 6 }), text(40), (entries, output) => {
+        const known = new KnownValues(entries);
+        const expected = referenceSearch(entries, output);
+        expect(new Set(known.find(output).map((hit) => `${hit.start}-${hit.end}`))).toEqual(new Set(expected.find.map((hit) => `${hit.start}-${hit.end}`)));
+        expect(known.pendingStart(output)).toBe(expected.pendingStart);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
