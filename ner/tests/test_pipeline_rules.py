@@ -455,6 +455,10 @@ def name_vectors() -> Iterator[None]:
         "is",
         "megan",
         "will",
+        "kenyon",
+        "chadd",
+        "everyday",
+        "health",
     ]
     gazetteer.use_vocabulary(NameVectors({w: i for i, w in enumerate(words)}))
     try:
@@ -719,3 +723,40 @@ def test_more_legal_forms(text: str, org: str) -> None:
 )
 def test_chat_speaker_after_a_time_stamp(text: str, name: str) -> None:
     assert name in found(names.find, text)
+
+
+# --- model organizations with a person's shape ----------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Claim filed by Kenyon Walker (policy holder since 1979)", "Kenyon Walker"),
+        ("Best regards,\nChadd Pouros\nSenior Analyst, Yundt LLC", "Chadd Pouros"),
+        ("Name: Roland Hernandez Pouros\nSSN: none", "Roland Hernandez Pouros"),
+    ],
+)
+def test_model_organization_shaped_like_a_person_is_a_person(
+    name_vectors: None, text: str, name: str
+) -> None:
+    spans = recognized(text, [(name, "ORG")])
+    assert (name, "PERSON") in spans, spans
+
+
+@pytest.mark.parametrize(
+    ("text", "org"),
+    [
+        ("She works at Kenyon Walker now", "Kenyon Walker"),  # an organization's context
+        ("a spokesperson for Chadd Pouros said", "Chadd Pouros"),
+        ("Everyday Health published it", "Everyday Health"),  # common words
+        ("Kenyon Pouros Bank published it", "Kenyon Pouros Bank"),  # a head noun
+        ("Chadd - Pouros published it", "Chadd - Pouros"),  # joined the way firms are
+        ("Pouros Kenyon Walker published it", "Pouros Kenyon Walker"),  # three words, no first name
+    ],
+)
+def test_model_organization_with_organization_evidence_stays(name_vectors: None, text: str, org: str) -> None:
+    spans = recognized(text, [(org, "ORG")])
+    assert not [s for s in spans if s[1] in ("PERSON", "PERSON_GAZ")], spans
+
+
+def test_person_shaped_organization_rule_is_off_without_word_vectors(vocabulary: None) -> None:
+    text = "Claim filed by Kenyon Walker (policy holder since 1979)"
+    assert ("Kenyon Walker", "ORG") in recognized(text, [("Kenyon Walker", "ORG")])
