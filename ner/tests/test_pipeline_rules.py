@@ -598,6 +598,8 @@ def test_rare_words_after_a_place_word_are_no_name(vocabulary: None, text: str) 
             ("American Samoa", "GPE_GAZ"),
         ),
         ("they live on Travessa de Nascimento now", [("Travessa de Nascimento", "ORG")], None),
+        # a place by its form (`place_shaped`): a prefix before a name
+        ("the Port Ramona branch closes early", [("Port Ramona", "ORG")], ("Port Ramona", "GPE_GAZ")),
         (
             "deposit at Bank of Portugal today",
             [("Bank of Portugal", "ORG")],
@@ -612,6 +614,10 @@ def test_model_organizations_that_are_places_or_streets(
     assert not [s for s in spans if s[1] == "ORG"], spans
     if expected is not None:
         assert expected in spans
+
+
+def test_model_organization_with_a_common_word_after_a_place_prefix_stays() -> None:
+    assert ("New Balance", "ORG") in recognized("New Balance shoes", [("New Balance", "ORG")])
 
 
 def test_code_inside_a_model_span_is_no_name() -> None:

@@ -443,15 +443,18 @@ def _filtered(text: str, span: RawEntity) -> RawEntity | None:
 
 
 def _place_not_organization(value: str) -> bool:
-    """A model ORG span that is a known place as a whole, or a street by its first word, and does
-    not end in an organization head noun ("Bank of Portugal" stays an organization)."""
+    """A model ORG span that is a known place as a whole, a street by its first word or a place by
+    its form (`place_shaped`: "Port Ramona", "Sophiafurt"), and does not end in an organization
+    head noun ("Bank of Portugal" stays an organization)."""
     words = g.WORD.findall(value)
     if not words or g.fold(words[-1]) in g.ORG_HEADS:
         return False
     named = len(words) == 1 and (g.fold(value) in g.first_names() or g.fold(value) in g.last_names())
-    return (g.fold(value) in g.places() and not named) or g.fold(
-        words[0].rstrip(".")
-    ) in addresses.STREET_OPENERS
+    return (
+        (g.fold(value) in g.places() and not named)
+        or g.fold(words[0].rstrip(".")) in addresses.STREET_OPENERS
+        or place_shaped(value)  # "the New Triin branch", "R3J 7V6 Port Sophiafurt"
+    )
 
 
 # Words before an organization's name ("works at", "joined", "a spokesperson for"): a model ORG
