@@ -278,6 +278,33 @@ def test_legal_forms(text: str, org: str) -> None:
     assert org in found(orgs.find, text)
 
 
+class _OfficeVocab(FakeVocab):
+    COMMON = FakeVocab.COMMON | {"senior", "analyst", "delegation", "met", "the"}
+
+
+@pytest.mark.parametrize(
+    ("text", "org"),
+    [
+        ("Senior Analyst, Luppino, Bortot e Puca SPA\nMobile: 1", "Luppino, Bortot e Puca SPA"),
+        ("met the Zedillo y Montez S.A. delegation", "Zedillo y Montez S.A."),
+        ("Horváth és Nagy Kft.\nHansen", "Horváth és Nagy Kft."),
+    ],
+)
+def test_legal_form_after_a_list_of_surnames(text: str, org: str) -> None:
+    gazetteer.use_vocabulary(_OfficeVocab())
+    try:
+        assert org in found(orgs.find, text)
+    finally:
+        gazetteer._vocabulary.clear()
+
+
+def test_legal_form_list_stops_at_english_and() -> None:
+    # Three firms in a list, not one: "and" does not join a firm's surnames here.
+    text = "are First Advantage Corporation, Cloudmade and CalAmp Corp. now"
+    assert "CalAmp Corp." in found(orgs.find, text)
+    assert not [org for org in found(orgs.find, text) if org.startswith("Cloudmade")]
+
+
 def test_licence_text_is_not_a_firm() -> None:
     assert found(orgs.find, "(INCLUDING, BUT NOT LIMITED TO, PROCUREMENT") == []
 
