@@ -114,6 +114,27 @@ def test_place_after_a_place_context(text: str, place: str) -> None:
     assert (place, "GPE_GAZ") in recognized(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("we landed in Torre de Quintela, heading out", "Torre de Quintela"),
+        ("The crew flew out of Vrbnik Gornji last week.", "Vrbnik Gornji"),
+        ("Last summer Ana drove from Kleinwelsbach to Graz", "Kleinwelsbach"),
+        ("They are relocating to Vrbnik Gornji in spring.", "Vrbnik Gornji"),
+    ],
+)
+def test_travel_context_makes_a_model_organization_a_place(text: str, place: str) -> None:
+    spans = recognized(text, [(place, "ORG")])
+    assert (place, "GPE_GAZ") in spans, spans
+    assert not [s for s in spans if s[1] == "ORG"], spans
+
+
+def test_moving_to_an_employer_is_no_place_context() -> None:
+    assert ("Kleinwelsbach Labs", "ORG") in recognized(
+        "She moved to Kleinwelsbach Labs in May", [("Kleinwelsbach Labs", "ORG")]
+    )
+
+
 def test_place_context_overrides_a_model_person() -> None:
     text = "My friend lives in Amoreira da Gândara"
     assert recognized(text, [("Amoreira da Gândara", "PERSON")]) == [("Amoreira da Gândara", "GPE_GAZ")]

@@ -19,7 +19,7 @@ For one text and the model's raw spans:
    smaller towns (1,000+ inhabitants) count only when they are not also a name or a term. A known
    place replaces model spans it covers that are shorter ("Vila" + "Conde" -> "Vila do Conde").
 Before step 1, a context that says "a place follows" ("lives in", "born in", "home city", "town
-of", "wohnt in", "habite à", ...) makes the capitalized words after it a location whatever the
+of", "landed in", "flew out of", "drove from", "relocating to", "wohnt in", "habite à", ...) makes the capitalized words after it a location whatever the
 lists know (`lives in STEINPARZ`, `home city Kwenzekile`, also in Greek or Cyrillic script); it
 counts as structural, so a model span there ("Amoreira da Gândara" as a person) gives way.
 After step 2, a list of capitalized words joined by commas and "and"/"und"/"et"/"y"/"e"/"en" in
@@ -62,6 +62,10 @@ _ANY_WORD = r"[^\W\d_][^\W\d_'\u2019]*(?:-[^\W\d_]+)*"
 _PLACE_CONTEXT = re.compile(
     r"(?<![\w])(?i:(?:lives|live|living|lived|resides|reside|residing|born|grew up|based) in|"
     r"home ?town|home city|city of|town of|village of|municipality of|"
+    # travel: nobody lands in, flies to or drives from a company ("moved to" is left out: people
+    # move to a new employer too)
+    r"(?:landed|landing|lands|arrived|arriving|arrives) in|(?:flew|flying|flies|drove|driving|travell?ed) "
+    r"(?:to|from|out of)|(?:relocated|relocating|relocates) to|"
     r"wohnt in|wohne in|lebt in|lebe in|geboren in|habite à|habite a|vit à|né à|née à|vive en|vive em|"
     r"vive a|vivo en|vivo a|abita a|mora em|moro em|woont in|woon in|geboren te)[ \t]+"
     rf"(?P<place>{_ANY_WORD}(?:[ \t\-](?:(?:de|del|la|le|sur|am|an|do|da|dos|upon)[ \t\-])?"
