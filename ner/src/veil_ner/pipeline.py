@@ -19,9 +19,10 @@ For one text and the model's raw spans:
    smaller towns (1,000+ inhabitants) count only when they are not also a name or a term. A known
    place replaces model spans it covers that are shorter ("Vila" + "Conde" -> "Vila do Conde").
 Before step 1, a context that says "a place follows" ("lives in", "born in", "home city", "town
-of", "landed in", "flew out of", "drove from", "relocating to", "wohnt in", "habite à", ...) makes the capitalized words after it a location whatever the
-lists know (`lives in STEINPARZ`, `home city Kwenzekile`, also in Greek or Cyrillic script); it
-counts as structural, so a model span there ("Amoreira da Gândara" as a person) gives way.
+of", "landed in", "flew out of", "drove from", "relocating to", "wohnt in", "habite à", ...)
+makes the capitalized words after it a location whatever the lists know (`lives in STEINPARZ`,
+`home city Kwenzekile`, also in Greek or Cyrillic script); it counts as structural, so a model
+span there ("Amoreira da Gândara" as a person) gives way.
 After step 2, a list of capitalized words joined by commas and "and"/"und"/"et"/"y"/"e"/"en" in
 which the model or the lists found two or more people makes its other members people too
 ("founders: Lapresse, Morris and Wright"); a model PERSON span holding such a list is split.
