@@ -114,6 +114,27 @@ def test_place_after_a_place_context(text: str, place: str) -> None:
     assert (place, "GPE_GAZ") in recognized(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("we landed in Torre de Quintela, heading out", "Torre de Quintela"),
+        ("The crew flew out of Vrbnik Gornji last week.", "Vrbnik Gornji"),
+        ("Last summer Ana drove from Kleinwelsbach to Graz", "Kleinwelsbach"),
+        ("They are relocating to Vrbnik Gornji in spring.", "Vrbnik Gornji"),
+    ],
+)
+def test_travel_context_makes_a_model_organization_a_place(text: str, place: str) -> None:
+    spans = recognized(text, [(place, "ORG")])
+    assert (place, "GPE_GAZ") in spans, spans
+    assert not [s for s in spans if s[1] == "ORG"], spans
+
+
+def test_moving_to_an_employer_is_no_place_context() -> None:
+    assert ("Kleinwelsbach Labs", "ORG") in recognized(
+        "She moved to Kleinwelsbach Labs in May", [("Kleinwelsbach Labs", "ORG")]
+    )
+
+
 def test_place_context_overrides_a_model_person() -> None:
     text = "My friend lives in Amoreira da Gândara"
     assert recognized(text, [("Amoreira da Gândara", "PERSON")]) == [("Amoreira da Gândara", "GPE_GAZ")]
@@ -276,6 +297,33 @@ def test_name_before_a_verb_is_kept() -> None:
 )
 def test_legal_forms(text: str, org: str) -> None:
     assert org in found(orgs.find, text)
+
+
+class _OfficeVocab(FakeVocab):
+    COMMON = FakeVocab.COMMON | {"senior", "analyst", "delegation", "met", "the"}
+
+
+@pytest.mark.parametrize(
+    ("text", "org"),
+    [
+        ("Senior Analyst, Luppino, Bortot e Puca SPA\nMobile: 1", "Luppino, Bortot e Puca SPA"),
+        ("met the Zedillo y Montez S.A. delegation", "Zedillo y Montez S.A."),
+        ("Horváth és Nagy Kft.\nHansen", "Horváth és Nagy Kft."),
+    ],
+)
+def test_legal_form_after_a_list_of_surnames(text: str, org: str) -> None:
+    gazetteer.use_vocabulary(_OfficeVocab())
+    try:
+        assert org in found(orgs.find, text)
+    finally:
+        gazetteer._vocabulary.clear()
+
+
+def test_legal_form_list_stops_at_english_and() -> None:
+    # Three firms in a list, not one: "and" does not join a firm's surnames here.
+    text = "are First Advantage Corporation, Cloudmade and CalAmp Corp. now"
+    assert "CalAmp Corp." in found(orgs.find, text)
+    assert not [org for org in found(orgs.find, text) if org.startswith("Cloudmade")]
 
 
 def test_licence_text_is_not_a_firm() -> None:
@@ -455,6 +503,10 @@ def name_vectors() -> Iterator[None]:
         "is",
         "megan",
         "will",
+        "kenyon",
+        "chadd",
+        "everyday",
+        "health",
     ]
     gazetteer.use_vocabulary(NameVectors({w: i for i, w in enumerate(words)}))
     try:
@@ -594,6 +646,8 @@ def test_rare_words_after_a_place_word_are_no_name(vocabulary: None, text: str) 
             ("American Samoa", "GPE_GAZ"),
         ),
         ("they live on Travessa de Nascimento now", [("Travessa de Nascimento", "ORG")], None),
+        # a place by its form (`place_shaped`): a prefix before a name
+        ("the Port Ramona branch closes early", [("Port Ramona", "ORG")], ("Port Ramona", "GPE_GAZ")),
         (
             "deposit at Bank of Portugal today",
             [("Bank of Portugal", "ORG")],
@@ -608,6 +662,10 @@ def test_model_organizations_that_are_places_or_streets(
     assert not [s for s in spans if s[1] == "ORG"], spans
     if expected is not None:
         assert expected in spans
+
+
+def test_model_organization_with_a_common_word_after_a_place_prefix_stays() -> None:
+    assert ("New Balance", "ORG") in recognized("New Balance shoes", [("New Balance", "ORG")])
 
 
 def test_code_inside_a_model_span_is_no_name() -> None:
@@ -719,3 +777,40 @@ def test_more_legal_forms(text: str, org: str) -> None:
 )
 def test_chat_speaker_after_a_time_stamp(text: str, name: str) -> None:
     assert name in found(names.find, text)
+
+
+# --- model organizations with a person's shape ----------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Claim filed by Kenyon Walker (policy holder since 1979)", "Kenyon Walker"),
+        ("Best regards,\nChadd Pouros\nSenior Analyst, Yundt LLC", "Chadd Pouros"),
+        ("Name: Roland Hernandez Pouros\nSSN: none", "Roland Hernandez Pouros"),
+    ],
+)
+def test_model_organization_shaped_like_a_person_is_a_person(
+    name_vectors: None, text: str, name: str
+) -> None:
+    spans = recognized(text, [(name, "ORG")])
+    assert (name, "PERSON") in spans, spans
+
+
+@pytest.mark.parametrize(
+    ("text", "org"),
+    [
+        ("She works at Kenyon Walker now", "Kenyon Walker"),  # an organization's context
+        ("a spokesperson for Chadd Pouros said", "Chadd Pouros"),
+        ("Everyday Health published it", "Everyday Health"),  # common words
+        ("Kenyon Pouros Bank published it", "Kenyon Pouros Bank"),  # a head noun
+        ("Chadd - Pouros published it", "Chadd - Pouros"),  # joined the way firms are
+        ("Pouros Kenyon Walker published it", "Pouros Kenyon Walker"),  # three words, no first name
+    ],
+)
+def test_model_organization_with_organization_evidence_stays(name_vectors: None, text: str, org: str) -> None:
+    spans = recognized(text, [(org, "ORG")])
+    assert not [s for s in spans if s[1] in ("PERSON", "PERSON_GAZ")], spans
+
+
+def test_person_shaped_organization_rule_is_off_without_word_vectors(vocabulary: None) -> None:
+    text = "Claim filed by Kenyon Walker (policy holder since 1979)"
+    assert ("Kenyon Walker", "ORG") in recognized(text, [("Kenyon Walker", "ORG")])

@@ -10,7 +10,8 @@ unambiguous enough to find without a model:
    `Pinecrest Financial Ltd`, `Legros-Boyer Inc`, `Bosch BV`, `Harter Gruppe`, `Sevilla Bernal e
    Hijos`, `Rossi & Sons`, `LG Balakrishnan & Bros Ltd`, `NTN CORPORATION`, `Totenko Co.Ltd.`,
    `Nyrstar NV`, `Britvic Plc`; or opened by an institution word: `University of Leeds`, `Bank of
-   Portugal`.
+   Portugal`. A list of surnames joined by commas and a non-English conjunction before the legal
+   form belongs to it: `Luppino, Bortot e Puca SPA`, `Zedillo y Montez S.A.`, `Horváth és Nagy Kft.`.
 2. Two or more known surnames joined the way firms are named (`&`, ` - `, and the conjunction in
    French, Italian, Portuguese, Spanish, German or Dutch; English "and" is left out because "our
    founders: Lapresse, Morris and Wright" lists people): `Runolfsson - Bahringer`, `Baker & Kent`,
@@ -59,6 +60,36 @@ _FIRM = re.compile(
 )
 
 
+# "Luppino, Bortot e Puca SPA", "Colón y Arroyo S.A.": a legal form after a list of surnames
+# joined the way firms are named; the suffix pattern alone keeps only the last one ("Puca SPA").
+# Not English "and": "First Advantage Corporation, Cloudmade and CalAmp Corp." lists three firms.
+_LEFT_CONJUNCTION = re.compile(rf"(?<![\w@.])(?P<word>{_WORD})[ \t]+(?:&|e|y|et|und|en|és)[ \t]+$")
+_LEFT_COMMA = re.compile(rf"(?<![\w@.])(?P<word>{_WORD}),[ \t]+$")
+
+
+def _firm_word(word: str) -> bool:
+    """A word that can be one of the surnames a firm is named after: a known surname or a rare
+    word, never a label, a stop word or a common word ("Senior Analyst, Luppino" stops at it)."""
+    key = g.fold(word)
+    if key in g.CLOSED_CLASS or key in g.function_words() or key in g.ORG_HEADS:
+        return False
+    return key in g.last_names() or not g.common_word(word)
+
+
+def _extend_left(text: str, start: int) -> int:
+    """The start of the whole list of surnames before a suffix match at `start`, or `start`."""
+    match = _LEFT_CONJUNCTION.search(text, max(0, start - 60), start)
+    if match is None or not _firm_word(match.group("word")):
+        return start
+    start = match.start("word")
+    for _ in range(4):
+        match = _LEFT_COMMA.search(text, max(0, start - 40), start)
+        if match is None or not _firm_word(match.group("word")):
+            break
+        start = match.start("word")
+    return start
+
+
 def _surname_parts(value: str) -> list[str]:
     return [w for w in re.split(r"[\s,\-&]+", value) if w and w[0].isupper()]
 
@@ -86,7 +117,8 @@ def find(text: str) -> Iterator[tuple[int, int]]:
                 words.pop(0)
             # A legal form needs a name before it: "BUT NOT LIMITED" (licence text) has none.
             if words and (pattern is _INSTITUTION or len(words) >= 2):
-                yield max(start, words[0].start()), match.end()
+                start = max(start, words[0].start())
+                yield (start if pattern is _INSTITUTION else _extend_left(text, start)), match.end()
     # Tried at every word: the leftmost match may start too early ("Analyst, Heller, Daugherty and
     # Cummings" is not a firm, "Heller, Daugherty and Cummings" is).
     position = 0

@@ -8,7 +8,8 @@ For one text and the model's raw spans:
 2. each remaining model span goes through the non-entity filter (nonentity.py): trimmed of
    greetings, instructions and labels at its edges, or dropped as a technical term, currency,
    log word, identifier or unsupported single word; a PERSON span that is a known place and does
-   not start with a known first name becomes a location ("Den Haag");
+   not start with a known first name becomes a location ("Den Haag"); an ORG span with a person's
+   shape and no organization evidence becomes a person ("Claim filed by Kenyon Walker");
 3. gazetteer-backed person names (names.py, label `PERSON_GAZ`) are added where the model found
    nothing, replace a shorter PERSON span (an equal one is kept as the model's), and replace an
    organization or location span they cover entirely (a full first-name + surname match is
@@ -18,9 +19,10 @@ For one text and the model's raw spans:
    smaller towns (1,000+ inhabitants) count only when they are not also a name or a term. A known
    place replaces model spans it covers that are shorter ("Vila" + "Conde" -> "Vila do Conde").
 Before step 1, a context that says "a place follows" ("lives in", "born in", "home city", "town
-of", "wohnt in", "habite à", ...) makes the capitalized words after it a location whatever the
-lists know (`lives in STEINPARZ`, `home city Kwenzekile`, also in Greek or Cyrillic script); it
-counts as structural, so a model span there ("Amoreira da Gândara" as a person) gives way.
+of", "landed in", "flew out of", "drove from", "relocating to", "wohnt in", "habite à", ...)
+makes the capitalized words after it a location whatever the lists know (`lives in STEINPARZ`,
+`home city Kwenzekile`, also in Greek or Cyrillic script); it counts as structural, so a model
+span there ("Amoreira da Gândara" as a person) gives way.
 After step 2, a list of capitalized words joined by commas and "and"/"und"/"et"/"y"/"e"/"en" in
 which the model or the lists found two or more people makes its other members people too
 ("founders: Lapresse, Morris and Wright"); a model PERSON span holding such a list is split.
@@ -61,6 +63,10 @@ _ANY_WORD = r"[^\W\d_][^\W\d_'\u2019]*(?:-[^\W\d_]+)*"
 _PLACE_CONTEXT = re.compile(
     r"(?<![\w])(?i:(?:lives|live|living|lived|resides|reside|residing|born|grew up|based) in|"
     r"home ?town|home city|city of|town of|village of|municipality of|"
+    # travel: nobody lands in, flies to or drives from a company ("moved to" is left out: people
+    # move to a new employer too)
+    r"(?:landed|landing|lands|arrived|arriving|arrives) in|(?:flew|flying|flies|drove|driving|travell?ed) "
+    r"(?:to|from|out of)|(?:relocated|relocating|relocates) to|"
     r"wohnt in|wohne in|lebt in|lebe in|geboren in|habite à|habite a|vit à|né à|née à|vive en|vive em|"
     r"vive a|vivo en|vivo a|abita a|mora em|moro em|woont in|woon in|geboren te)[ \t]+"
     rf"(?P<place>{_ANY_WORD}(?:[ \t\-](?:(?:de|del|la|le|sur|am|an|do|da|dos|upon)[ \t\-])?"
@@ -436,19 +442,74 @@ def _filtered(text: str, span: RawEntity) -> RawEntity | None:
         refined = _extend_person(text, *refined)
     elif kind == "organization" and _place_not_organization(value):
         label = PLACE_LABEL  # "American Samoa", "Bahía Blanca", "Avenida Serna" as ORG
+    elif kind == "organization" and _person_not_organization(text, *refined):
+        label = "PERSON"  # "Claim filed by Kenyon Walker", "Best regards,\nChadd Pouros" as ORG
     return RawEntity(refined[0], refined[1], label, span.confidence)
 
 
 def _place_not_organization(value: str) -> bool:
-    """A model ORG span that is a known place as a whole, or a street by its first word, and does
-    not end in an organization head noun ("Bank of Portugal" stays an organization)."""
+    """A model ORG span that is a known place as a whole, a street by its first word or a place by
+    its form (`place_shaped`: "Port Ramona", "Sophiafurt"), and does not end in an organization
+    head noun ("Bank of Portugal" stays an organization)."""
     words = g.WORD.findall(value)
     if not words or g.fold(words[-1]) in g.ORG_HEADS:
         return False
     named = len(words) == 1 and (g.fold(value) in g.first_names() or g.fold(value) in g.last_names())
-    return (g.fold(value) in g.places() and not named) or g.fold(
-        words[0].rstrip(".")
-    ) in addresses.STREET_OPENERS
+    return (
+        (g.fold(value) in g.places() and not named)
+        or g.fold(words[0].rstrip(".")) in addresses.STREET_OPENERS
+        or place_shaped(value)  # "the New Triin branch", "R3J 7V6 Port Sophiafurt"
+    )
+
+
+# Words before an organization's name ("works at", "joined", "a spokesperson for"): a model ORG
+# after one stays an organization even when its words look like a person's ("at Morgan Stanley").
+_ORG_CONTEXT = frozenset(
+    ["at", "for", "with", "joined", "join", "from", "of", "via", "bei", "für", "chez", "pour", "para", "per"]
+)
+_TITLE_WORD = re.compile(rf"[{_UP}][^\W\d_A-Z]*[^\W\d_]")
+_PREVIOUS = re.compile(r"([^\W\d_]+)[ \t]+$")
+_FIRST_SCORE = 0.04  # a first word with no list entry must lean clearly towards names
+_LAST_SCORE = 0.025
+
+
+def _person_not_organization(text: str, start: int, end: int) -> bool:
+    """A model ORG span with a person's shape and no organization evidence: two title-case words
+    (three when the first is a known first name) joined by single spaces, no head noun, legal form,
+    particle or place, the first a known first name or a word whose vector leans towards names,
+    the last a known surname, a rare word (no vector) or name-like, and no "at"/"for"/"joined"
+    before it (gazetteer.name_score; off without the model's vectors). Relabelled as a person, the
+    value is still replaced: the rule changes the type, never whether it is protected."""
+    if not g.has_name_vectors():
+        return False
+    value = text[start:end]
+    words = value.split(" ")
+    if not 2 <= len(words) <= 3 or not all(_TITLE_WORD.fullmatch(w) for w in words):
+        return False
+    keys = [g.fold(w) for w in words]
+    if g.fold(value) in g.places() or keys[0] in g.PARTICLES:  # "El Tarra": a place, not a name
+        return False
+    if any(k in g.ORG_HEADS or k in g.CLOSED_CLASS or k in g.function_words() for k in keys):
+        return False
+    before = _PREVIOUS.search(text, max(0, start - 20), start)
+    if before is not None and before.group(1).lower() in _ORG_CONTEXT:
+        return False
+    return _first_name_like(keys[0], len(keys)) and _surname_like(keys[-1])
+
+
+def _first_name_like(key: str, count: int) -> bool:
+    score = g.name_score(key)
+    if key in g.first_names() and key not in g.stop_words():
+        return score is None or score >= _LAST_SCORE
+    # An unlisted first word: two words only, not a place, its vector clearly a name's.
+    return count == 2 and key not in g.places() and score is not None and score >= _FIRST_SCORE
+
+
+def _surname_like(key: str) -> bool:
+    if key in g.last_names():
+        return True
+    score = g.name_score(key)
+    return key not in g.places() and (score is None or score >= _LAST_SCORE)
 
 
 _NEXT_WORD = re.compile(rf"[ \t]+(?P<word>[{_UP}][^\W\d_]*(?:['\u2019\-][^\W\d_]+)*)(?P<dot>\.?)(?![\w@])")
