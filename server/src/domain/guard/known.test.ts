@@ -5,7 +5,7 @@
 // for every key at every position finds.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KnownValues, mergeSpans, MIN_KNOWN_CHARS, skeletonOf, type KnownEntry, type KnownFinding } from './known.js';
+import { DENSE_CELLS, KnownValues, mergeSpans, MIN_KNOWN_CHARS, skeletonOf, type KnownEntry, type KnownFinding } from './known.js';
 import { guardView } from './view.js';
 
 /** The general path alone: what skeletonOf computed for every character before the ASCII fast path. */
@@ -16,7 +16,8 @@ function referenceSkeleton(text: string): { chars: string; positions: number[] }
     const width = text.codePointAt(index)! > 0xffff ? 2 : 1;
     const ch = text.slice(index, index + width);
     if (/[\p{L}\p{N}]/u.test(ch)) {
-      for (const unit of ch.toLowerCase()) {
+      // One position per UTF-16 unit written (an astral letter is two units).
+      for (const unit of ch.toLowerCase().split('')) {
         chars += unit;
         positions.push(index);
       }
@@ -104,6 +105,36 @@ describe('KnownValues search', () => {
         expect(known.pendingStart(output)).toBe(expected.pendingStart);
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it('keeps spans exact after a letter outside the BMP (two UTF-16 units), before and inside a value', () => {
+    const known = new KnownValues([
+      { type: 'person', value: 'Jane Roe' },
+      { type: 'person', value: '\u{20000}\u{20001} Chen' },
+    ]);
+    const output = 'Note \u{20000}: Jane Roe met \u{20000}\u{20001} Chen.';
+    const spans = known.find(output).map((hit) => output.slice(hit.start, hit.end));
+    expect(spans).toEqual(['Jane Roe', '\u{20000}\u{20001} Chen']);
+    expect(known.find(output)).toEqual(referenceSearch([{ type: 'person', value: 'Jane Roe' }, { type: 'person', value: '\u{20000}\u{20001} Chen' }], output).find);
+  });
+
+  it('a session too large for the dense table (states x distinct units > DENSE_CELLS) finds the same with the sparse automaton', () => {
+    // One value of 1,100 distinct CJK letters: about 1,100 states x 1,100 units > DENSE_CELLS cells.
+    const wide = Array.from({ length: 1100 }, (_, index) => String.fromCodePoint(0x4e00 + index)).join('');
+    expect(wide.length * wide.length).toBeGreaterThan(DENSE_CELLS);
+    const piece = fc.constantFrom('a', 'b', 'ab', 'ba', 'A', '1', ' ', '-', 'é', '\u4e00', '\u4e01', '\u{20000}');
+    const text = (max: number) => fc.array(piece, { maxLength: max }).map((parts) => parts.join(''));
+    const entry = fc.record({ type: fc.constantFrom('person', 'custom'), value: text(8) });
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 6 }), text(40), (entries, output) => {
+        const all = [...entries, { type: 'custom', value: wide }];
+        const known = new KnownValues(all);
+        const expected = referenceSearch(all, output);
+        expect(new Set(known.find(output).map((hit) => `${hit.start}-${hit.end}`))).toEqual(new Set(expected.find.map((hit) => `${hit.start}-${hit.end}`)));
+        expect(known.pendingStart(output)).toBe(expected.pendingStart);
+      }),
+      { numRuns: 300 },
     );
   });
 });

@@ -57,10 +57,11 @@ export function skeletonOf(text: string): { chars: string; positions: number[] }
     const width = cp > 0xffff ? 2 : 1;
     const ch = text.slice(index, index + width);
     if (ALNUM.test(ch)) {
-      for (const unit of ch.toLowerCase()) {
-        chars += unit;
-        positions.push(index);
-      }
+      // One position per UTF-16 unit written (an astral letter is two; a lower-cased letter may
+      // be more than one character): chars and positions stay index-aligned.
+      const lower = ch.toLowerCase();
+      chars += lower;
+      for (let unit = 0; unit < lower.length; unit++) positions.push(index);
     }
     index += width;
   }
@@ -73,25 +74,26 @@ function charEnd(text: string, index: number): number {
 }
 
 /**
- * The Aho-Corasick automaton of the entries' skeletons as a complete transition table (every
- * state and symbol has its next state, fail links folded in), in one typed array: built and
- * walked per rehydrate, so it allocates a handful of arrays rather than a Map per trie node, and
- * a step is one table read rather than Map lookups along the fail chain (issue 20: building
- * and walking the Map trie was ~8 % of a 1 KB rehydrate's CPU).
+ * The Aho-Corasick automaton of the entries' skeletons, walked by UTF-16 unit (as skeletonOf
+ * writes them). Two forms of the same automaton:
+ * - dense: a complete transition table (every state and symbol has its next state, fail links
+ *   folded in) in one typed array, so a step is one table read rather than Map lookups along the
+ *   fail chain (issue 20: building and walking a Map trie was ~8 % of a 1 KB rehydrate's CPU);
+ * - sparse: a Map per trie node, for sessions whose table would exceed DENSE_CELLS (states x
+ *   distinct units grows with the session: 50,000 values in many scripts would ask for
+ *   gigabytes), so memory stays proportional to the values' total length.
  */
 interface Automaton {
-  /** Symbol of each ASCII code (-1: in no key). */
-  readonly ascii: Int32Array;
-  /** Symbol of every other code point in the keys. */
-  readonly other: Map<number, number>;
-  readonly symbols: number;
-  /** next[state * symbols + symbol]. */
-  readonly next: Int32Array;
+  /** The state after `state` reads the UTF-16 unit `code` (a unit in no key returns to the root). */
+  step(state: number, code: number): number;
   readonly fail: Int32Array;
   /** Keys (by index into `keys`) ending at each state, including through fail links. */
   readonly out: (readonly number[])[];
   readonly depth: Int32Array;
 }
+
+/** Most cells (Int32, 4 bytes each) a dense transition table may have: 4 MiB. */
+export const DENSE_CELLS = 1 << 20;
 
 const NO_KEYS: readonly number[] = [];
 
@@ -101,15 +103,15 @@ function build(keys: readonly string[]): Automaton {
   let symbols = 0;
   let capacity = 1;
   for (const key of keys) {
-    // By code point, as the keys were always walked: a symbol for a whole astral character.
-    for (const unit of key) {
-      const code = unit.codePointAt(0)!;
+    for (let unit = 0; unit < key.length; unit++) {
+      const code = key.charCodeAt(unit);
       if (code < 128) {
         if (ascii[code] === -1) ascii[code] = symbols++;
       } else if (!other.has(code)) other.set(code, symbols++);
-      capacity += 1;
     }
+    capacity += key.length;
   }
+  if (capacity * symbols > DENSE_CELLS) return buildSparse(keys);
   const symbolOf = (code: number): number => (code < 128 ? ascii[code]! : (other.get(code) ?? -1));
   // The trie (0: no child yet; the root, state 0, is never a child).
   const next = new Int32Array(capacity * symbols);
@@ -118,8 +120,8 @@ function build(keys: readonly string[]): Automaton {
   let states = 1;
   keys.forEach((key, index) => {
     let state = 0;
-    for (const unit of key) {
-      const slot = state * symbols + symbolOf(unit.codePointAt(0)!);
+    for (let unit = 0; unit < key.length; unit++) {
+      const slot = state * symbols + symbolOf(key.charCodeAt(unit));
       let child = next[slot]!;
       if (child === 0) {
         child = states++;
@@ -152,13 +154,64 @@ function build(keys: readonly string[]): Automaton {
       }
     }
   }
-  return { ascii, other, symbols, next: next.subarray(0, states * symbols), fail, out, depth };
+  const table = next.subarray(0, states * symbols);
+  return {
+    step: (state, code) => {
+      const symbol = code < 128 ? ascii[code]! : (other.get(code) ?? -1);
+      return symbol < 0 ? 0 : table[state * symbols + symbol]!;
+    },
+    fail,
+    out,
+    depth: depth.subarray(0, states),
+  };
 }
 
-/** The state after `state` reads the UTF-16 unit `code` (a unit in no key returns to the root). */
-function step(automaton: Automaton, state: number, code: number): number {
-  const symbol = code < 128 ? automaton.ascii[code]! : (automaton.other.get(code) ?? -1);
-  return symbol < 0 ? 0 : automaton.next[state * automaton.symbols + symbol]!;
+/** The same automaton with a Map of children per trie node, following fail links while stepping. */
+function buildSparse(keys: readonly string[]): Automaton {
+  const next: Map<number, number>[] = [new Map<number, number>()];
+  const out: (readonly number[])[] = [NO_KEYS];
+  const depth: number[] = [0];
+  keys.forEach((key, index) => {
+    let state = 0;
+    for (let unit = 0; unit < key.length; unit++) {
+      const code = key.charCodeAt(unit);
+      let child = next[state]!.get(code);
+      if (child === undefined) {
+        child = next.length;
+        next.push(new Map<number, number>());
+        out.push(NO_KEYS);
+        depth.push(depth[state]! + 1);
+        next[state]!.set(code, child);
+      }
+      state = child;
+    }
+    out[state] = [...out[state]!, index];
+  });
+  const fail = new Int32Array(next.length);
+  const queue: number[] = [...next[0]!.values()];
+  for (let head = 0; head < queue.length; head++) {
+    const state = queue[head]!;
+    for (const [code, child] of next[state]!) {
+      let f = fail[state]!;
+      while (f !== 0 && !next[f]!.has(code)) f = fail[f]!;
+      const target = next[f]!.get(code);
+      fail[child] = target !== undefined && target !== child ? target : 0;
+      if (out[fail[child]]!.length > 0) out[child] = [...out[child]!, ...out[fail[child]]!];
+      queue.push(child);
+    }
+  }
+  return {
+    step: (state, code) => {
+      for (let current = state; ; current = fail[current]!) {
+        const child = next[current]!.get(code);
+        if (child !== undefined) return child;
+        if (current === 0) return 0;
+      }
+    },
+    fail,
+    out,
+    depth: Int32Array.from(depth),
+  };
 }
 
 export class KnownValues {
@@ -206,7 +259,7 @@ export class KnownValues {
     const hits: KnownFinding[] = [];
     let node = 0;
     for (let j = 0; j < chars.length; j++) {
-      node = step(automaton, node, chars.charCodeAt(j));
+      node = automaton.step(node, chars.charCodeAt(j));
       const ends = automaton.out[node]!;
       if (ends.length === 0) continue;
       const endPos = positions[j]!;
@@ -234,7 +287,7 @@ export class KnownValues {
     const view = guardView(text);
     const { chars, positions } = skeletonOf(view.text);
     let node = 0;
-    for (let j = 0; j < chars.length; j++) node = step(automaton, node, chars.charCodeAt(j));
+    for (let j = 0; j < chars.length; j++) node = automaton.step(node, chars.charCodeAt(j));
     // Walk the fail chain for the longest prefix state that starts at a word start.
     for (let current = node; current !== 0; current = automaton.fail[current]!) {
       const i = chars.length - automaton.depth[current]!;
