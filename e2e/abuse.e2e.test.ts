@@ -1,7 +1,7 @@
 // Abuse protection against the real `veil serve` process (API-key auth, two tenants): per-tenant
 // rate limits with 429 and Retry-After, batches charged per item, prompt security stripping
 // another session's token so it never restores, the output guard masking a raw value the model
-// wrote, the metrics counters, and no value in the process log.
+// wrote (also after letters outside the BMP), the metrics counters, and no value in the process log.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,5 +84,21 @@ describe('abuse protection (real process)', () => {
     expect(live.status).toBe(200);
     const metrics = await (await fetch(`${server.url}/metrics`, { headers: as(ADMIN) })).text();
     expect(metrics).toMatch(/veil_rate_limit_rejections_total 1\b/);
+  });
+
+  it("the output guard masks the session's own raw value written after letters outside the BMP (two UTF-16 units each)", async () => {
+    // A value only the session knows (a caller's pattern; no built-in detector finds it), so only
+    // the guard's known-values search can catch it. Before session 7 its positions shifted by one
+    // per such letter and the value went out raw.
+    const code = 'ZQX-88213-KL';
+    const pattern = [{ entity_type: 'staff_code', pattern: 'ZQX-[0-9]{5}-[A-Z]{2}' }];
+    const made = await postJson(`${server.url}/v1/transform`, { input: `Owner code ${code} is on file.`, custom_patterns: pattern }, as(KEY_A));
+    expect(made.status).toBe(200);
+    expect(made.body.safe_text).not.toContain(code);
+    const output = `\u{20000}\u{20001} 注: ${code} again, \u{1D49C}\u{20002} ${code}.`;
+    const restored = await postJson(`${server.url}/v1/rehydrate`, { output, session_state: made.body.session_state }, as(KEY_A));
+    expect(restored.status).toBe(200);
+    expect(restored.body.restored_text).toBe('\u{20000}\u{20001} 注: [REDACTED:custom:staff_code] again, \u{1D49C}\u{20002} [REDACTED:custom:staff_code].');
+    expect(server.logs.join('\n')).not.toContain(code);
   });
 });
