@@ -63,6 +63,17 @@ describe('context words in scripts without spaces', () => {
     // An address in CJK script is still one address.
     expect(valuesOf('email', '写信给用户@例子.中国')).toEqual(['写信给用户@例子.中国']);
   });
+
+  it('starts an ASCII address after the last CJK character before it, not at the sentence', () => {
+    // The ideographic full stop reads as a dot: the local part ran back over the sentence and the
+    // phone number before it ("090-1234-5678です。メールはtaro").
+    const text = '電話番号は090-1234-5678です。メールはtaro@example.jpまで';
+    expect(valuesOf('email', text)).toEqual(['taro@example.jp']);
+    expect(valuesOf('phone', text)).toEqual(['090-1234-5678']);
+    expect(valuesOf('email', '연락처 010-1234-5678이고。이메일kim.lee@example.kr')).toEqual(['kim.lee@example.kr']);
+    expect(valuesOf('email', '客服：support。team用户abc@example.cn')).toEqual(['abc@example.cn']);
+    expect(valuesOf('email', 'jane用户@example.cn')).toEqual(['jane用户@example.cn']);
+  });
 });
 
 describe('context windows match whole words only (issue 18.2)', () => {

@@ -68,10 +68,15 @@ export function detectEmail(state: ScanState, at: number): number {
     localStart--;
     if (at - localStart > MAX_LOCAL) return -1;
   }
-  // Chinese or Japanese written straight before an ASCII address ("邮箱jane@...") is the
-  // sentence, not the local part.
-  if (text.charCodeAt(localStart) >= 128 && hasAsciiLetterOrDigit(text, localStart, at)) {
-    while (localStart < at && isCjkCode(text.charCodeAt(localStart))) localStart++;
+  // Chinese, Japanese or Korean written straight before an ASCII address ("邮箱jane@...") is
+  // the sentence, not the local part: the address starts after the last CJK character when
+  // ASCII letters or digits follow it ("090-1234-5678です。メールはtaro@...", where the
+  // ideographic full stop reads as a dot, is a phone number, a sentence and taro@...).
+  if (hasAsciiLetterOrDigit(text, localStart, at)) {
+    let afterCjk = at;
+    while (afterCjk > localStart && !isCjkCode(text.charCodeAt(afterCjk - 1))) afterCjk--;
+    if (afterCjk > localStart && hasAsciiLetterOrDigit(text, afterCjk, at)) localStart = afterCjk;
+    else while (localStart < at && isCjkCode(text.charCodeAt(localStart))) localStart++;
   }
   while (localStart < at && text.charCodeAt(localStart) === 46) localStart++; // no leading dot
   if (localStart === at || text.charCodeAt(at - 1) === 46) return -1;

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DENSE_CELLS, KnownValues, mergeSpans, MIN_KNOWN_CHARS, skeletonOf, type KnownEntry, type KnownFinding } from './known.js';
+import { phoneSearchForms } from './phone-forms.js';
 import { guardView } from './view.js';
 
 /** The general path alone: what skeletonOf computed for every character before the ASCII fast path. */
@@ -67,8 +68,18 @@ function referenceSearch(entries: readonly KnownEntry[], text: string): { find: 
   }
   const view = guardView(text);
   const { chars, positions } = skeletonOf(view.text);
-  const wordStart = (i: number): boolean => i === 0 || positions[i - 1] === positions[i] || charEnd(view.text, positions[i - 1]!) !== positions[i];
-  const wordEnd = (j: number): boolean => j + 1 >= chars.length || positions[j + 1] !== charEnd(view.text, positions[j]!) || positions[j + 1] === positions[j];
+  // Two touching characters are one word when both are digits, or both letters of scripts that
+  // put spaces between words.
+  const char = (index: number): string => String.fromCodePoint(view.text.codePointAt(index)!);
+  const unspaced = (ch: string): boolean => /\p{sc=Han}|\p{sc=Hira}|\p{sc=Kana}|\p{sc=Hang}|\p{sc=Thai}|\p{sc=Laoo}|\p{sc=Khmr}|\p{sc=Mymr}|\p{sc=Tibt}/u.test(ch);
+  const kindOf = (ch: string): string => (/\p{N}/u.test(ch) ? 'digit' : unspaced(ch) ? 'unspaced' : 'letter');
+  const oneWord = (a: number, b: number): boolean => {
+    if (a === b || charEnd(view.text, a) !== b) return false;
+    const [x, y] = [kindOf(char(a)), kindOf(char(b))];
+    return x === y && x !== 'unspaced';
+  };
+  const wordStart = (i: number): boolean => i === 0 || !oneWord(positions[i - 1]!, positions[i]!);
+  const wordEnd = (j: number): boolean => j + 1 >= chars.length || !oneWord(positions[j]!, positions[j + 1]!);
   const hits: KnownFinding[] = [];
   for (const [key, type] of keys) {
     for (let i = chars.indexOf(key); i !== -1; i = chars.indexOf(key, i + 1)) {
@@ -90,11 +101,70 @@ function referenceSearch(entries: readonly KnownEntry[], text: string): { find: 
   return { find: mergeSpans(hits), pendingStart };
 }
 
+describe('KnownValues: a session phone number in its other spellings', () => {
+  it('finds the number without its country code, with the trunk prefix or after 00, in any digits', () => {
+    const known = new KnownValues([
+      { type: 'phone', value: '+1 415 555 0100' },
+      { type: 'phone', value: '+44 20 7946 0958' },
+    ]);
+    const outputs = [
+      '(415) 555-0100',
+      '4155550100',
+      '001 415 555 0100',
+      '1-415-555-0100',
+      '\uff14\uff11\uff15\uff15\uff15\uff15\uff10\uff11\uff10\uff10',
+      '\u0664\u0661\u0665\u0665\u0665\u0665\u0660\u0661\u0660\u0660',
+      '\u{20000}4155550100',
+      '020 7946 0958',
+      '2079460958',
+      '0044 20 7946 0958',
+    ];
+    for (const output of outputs) {
+      const text = `call ${output} now`;
+      const hits = known.find(text);
+      expect(hits.map((hit) => text.slice(hit.start, hit.end)), output).toEqual([output.replace(/^\u{20000}/u, '').replace(/^\(/, '')]);
+      expect(hits[0]!.type).toBe('phone');
+    }
+  });
+
+  it('does not take a longer number, a short part or another number for the session number', () => {
+    const known = new KnownValues([{ type: 'phone', value: '+1 415 555 0100' }]);
+    for (const output of ['41555501001', '555 0100', '4155550101', 'order 94155550100']) {
+      expect(known.find(output), output).toEqual([]);
+    }
+  });
+
+  it('reads a national session number in the session region, and leaves an unparsable one to its own digits', () => {
+    expect(phoneSearchForms('020 7946 0958', 'GB')).toEqual(expect.arrayContaining(['442079460958', '2079460958', '02079460958']));
+    expect(phoneSearchForms('12', 'US')).toEqual([]);
+    expect(phoneSearchForms('+1 415 555 0100 ext. 42', 'US')).toEqual(expect.arrayContaining(['14155550100', '4155550100']));
+    const known = new KnownValues([{ type: 'phone', value: '020 7946 0958' }], 'GB');
+    expect(known.find('+44 20 7946 0958')).toEqual([{ type: 'phone', start: 1, end: 16 }]);
+  });
+});
+
+describe('KnownValues: word boundaries in text without spaces', () => {
+  it('finds a value written against letters of unspaced scripts or of another kind, not inside a longer word or number', () => {
+    const known = new KnownValues([
+      { type: 'phone', value: '+1 415 555 0100' },
+      { type: 'person', value: '\u738b\u5c0f\u660e' },
+      { type: 'person', value: '\uae40\ucca0\uc218' },
+      { type: 'person', value: 'Alice Smith' },
+    ]);
+    const found = (text: string): string[] => known.find(text).map((hit) => text.slice(hit.start, hit.end));
+    expect(found('\u7535\u8bdd4155550100\u3002')).toEqual(['4155550100']);
+    expect(found('\u6211\u662f\u738b\u5c0f\u660e\u8bf4')).toEqual(['\u738b\u5c0f\u660e']);
+    expect(found('\uae40\ucca0\uc218\ub294 \ud559\uc0dd')).toEqual(['\uae40\ucca0\uc218']);
+    expect(found('ID4155550100 and Tel:4155550100')).toEqual(['4155550100', '4155550100']);
+    expect(found('alicesmithy 94155550100 41555501009')).toEqual([]);
+  });
+});
+
 describe('KnownValues search', () => {
   it('finds what a plain search for every key finds, and the same pending start', () => {
     // A small alphabet, so keys overlap, repeat and share prefixes and suffixes; separators,
     // case, accents, full-width digits and a soft hyphen (dropped by the fold) included.
-    const piece = fc.constantFrom('a', 'b', 'ab', 'ba', 'A', 'B', '1', '2', ' ', '-', '.', 'é', 'É', '１', '\u00ad', 'ß');
+    const piece = fc.constantFrom('a', 'b', 'ab', 'ba', 'A', 'B', '1', '2', ' ', '-', '.', 'é', 'É', '１', '\u00ad', 'ß', '\u4e00', '\u0e01', '\u0661');
     const text = (max: number) => fc.array(piece, { maxLength: max }).map((parts) => parts.join(''));
     const entry = fc.record({ type: fc.constantFrom('person', 'email', 'custom'), value: text(8) });
     fc.assert(

@@ -13,6 +13,7 @@
 // Skeletons shorter than MIN_KNOWN_CHARS are not searched (a two-letter value would match
 // every such word); such values are still found through their detection.
 import { normalizeValue } from '../token/normalize.js';
+import { phoneSearchForms } from './phone-forms.js';
 import { guardView } from './view.js';
 
 /** Shortest skeleton (letters and digits) a session value is searched for as text. */
@@ -71,6 +72,34 @@ export function skeletonOf(text: string): { chars: string; positions: number[] }
 /** End (exclusive) in `text` of the character at `index`. */
 function charEnd(text: string, index: number): number {
   return (text.codePointAt(index) ?? 0) > 0xffff ? index + 2 : index + 1;
+}
+
+/**
+ * Scripts written without spaces between words (and Hangul, whose particles attach to the noun
+ * before them): next to such a letter a value may start or end without any separator
+ * ("电话4155550100", "王小明说", "김철수는").
+ */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}]/u;
+const DIGIT = /\p{N}/u;
+
+/**
+ * Are the letters or digits at view positions `before` and `after` (consecutive in the skeleton)
+ * one word, so that no value may start or end between them? Only when they touch and are both
+ * digits, or both letters of scripts that put spaces between words: a value is never taken out
+ * of a longer number ("94155550100") or a longer word ("alicesmithy"), but is found against a
+ * letter of another kind ("ID4155550100") or in text without spaces.
+ */
+function joined(text: string, before: number, after: number): boolean {
+  if (after === before || charEnd(text, before) !== after) return false;
+  if (text.charCodeAt(before) < 0x80 && text.charCodeAt(after) < 0x80) {
+    const a = text.charCodeAt(before) <= 0x39;
+    return a === text.charCodeAt(after) <= 0x39;
+  }
+  const first = String.fromCodePoint(text.codePointAt(before)!);
+  const second = String.fromCodePoint(text.codePointAt(after)!);
+  const digit = DIGIT.test(first);
+  if (digit !== DIGIT.test(second)) return false;
+  return digit || !(UNSPACED.test(first) || UNSPACED.test(second));
 }
 
 /**
@@ -229,11 +258,15 @@ export class KnownValues {
       let set = this.#normalized.get(entry.type);
       if (set === undefined) this.#normalized.set(entry.type, (set = new Set()));
       set.add(normalizeValue(entry.type, entry.value, region));
-      const key = skeletonOf(guardView(entry.value).text).chars;
-      if (key.length < MIN_KNOWN_CHARS || seen.has(key)) continue;
-      seen.set(key, this.#keys.length);
-      this.#keys.push(key);
-      this.#types.push(entry.type);
+      const keys = [skeletonOf(guardView(entry.value).text).chars];
+      // A phone number is also written without its country code or with another prefix.
+      if (entry.type === 'phone') keys.push(...phoneSearchForms(entry.value, region));
+      for (const key of keys) {
+        if (key.length < MIN_KNOWN_CHARS || seen.has(key)) continue;
+        seen.set(key, this.#keys.length);
+        this.#keys.push(key);
+        this.#types.push(entry.type);
+      }
     }
     this.#automaton = this.#keys.length > 0 ? build(this.#keys) : undefined;
   }
@@ -249,7 +282,7 @@ export class KnownValues {
 
   /**
    * Session values written in `text`, sorted and merged where they overlap (the longer type
-   * first). Word-aligned: a match neither starts nor ends inside a run of letters and digits.
+   * first). Word-aligned: a match neither starts nor ends inside a word or a number (`joined`).
    */
   find(text: string): KnownFinding[] {
     const automaton = this.#automaton;
@@ -263,13 +296,13 @@ export class KnownValues {
       const ends = automaton.out[node]!;
       if (ends.length === 0) continue;
       const endPos = positions[j]!;
-      // Word end: the next letter or digit is not adjacent in the view.
-      if (j + 1 < chars.length && positions[j + 1] === charEnd(view.text, endPos) && positions[j + 1] !== endPos) continue;
+      // Word end: the next letter or digit does not continue the same word.
+      if (j + 1 < chars.length && joined(view.text, endPos, positions[j + 1]!)) continue;
       for (const keyIndex of ends) {
         const i = j - this.#keys[keyIndex]!.length + 1;
         const startPos = positions[i]!;
-        // Word start: the previous letter or digit is not adjacent either.
-        if (i > 0 && positions[i - 1] !== startPos && charEnd(view.text, positions[i - 1]!) === startPos) continue;
+        // Word start: the previous letter or digit does not either.
+        if (i > 0 && joined(view.text, positions[i - 1]!, startPos)) continue;
         const span = view.originalSpan(startPos, charEnd(view.text, endPos));
         hits.push({ type: this.#types[keyIndex]!, start: span.start, end: span.end });
       }
@@ -292,7 +325,7 @@ export class KnownValues {
     for (let current = node; current !== 0; current = automaton.fail[current]!) {
       const i = chars.length - automaton.depth[current]!;
       const startPos = positions[i]!;
-      if (i > 0 && positions[i - 1] !== startPos && charEnd(view.text, positions[i - 1]!) === startPos) continue;
+      if (i > 0 && joined(view.text, positions[i - 1]!, startPos)) continue;
       return view.originalSpan(startPos, startPos).start;
     }
     return text.length;
