@@ -32,7 +32,7 @@ export function phoneSearchForms(value: string, region: string | undefined): str
   const forms = new Set([
     international,
     `00${international}`,
-    String(parsed.nationalNumber),
+    parsed.nationalNumber,
     parsed.formatNational().replace(/[^0-9]/g, ''),
   ]);
   return [...forms].filter((form) => form.length >= MIN_PHONE_FORM_DIGITS);
