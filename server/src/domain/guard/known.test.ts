@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DENSE_CELLS, KnownValues, mergeSpans, MIN_KNOWN_CHARS, skeletonOf, type KnownEntry, type KnownFinding } from './known.js';
-import { phoneSearchForms } from './phone-forms.js';
+import { phoneSearchForms } from './forms.js';
 import { guardView } from './view.js';
 
 /** The general path alone: what skeletonOf computed for every character before the ASCII fast path. */
@@ -140,6 +140,19 @@ describe('KnownValues: a session phone number in its other spellings', () => {
     expect(phoneSearchForms('+1 415 555 0100 ext. 42', 'US')).toEqual(expect.arrayContaining(['14155550100', '4155550100']));
     const known = new KnownValues([{ type: 'phone', value: '020 7946 0958' }], 'GB');
     expect(known.find('+44 20 7946 0958')).toEqual([{ type: 'phone', start: 1, end: 16 }]);
+  });
+});
+
+describe('KnownValues: a session address spelled out', () => {
+  it('finds the address with "at" for its @ and "dot" or nothing for its dots, not another address', () => {
+    const known = new KnownValues([{ type: 'email', value: 'Jane.Roe@corp.example' }]);
+    for (const output of ['jane.roe at corp.example', 'jane.roe [at] corp [dot] example', 'JANE DOT ROE AT CORP DOT EXAMPLE', 'jane.roe(at)corp.example']) {
+      const text = `write to ${output}.`;
+      expect(known.find(text).map((hit) => text.slice(hit.start, hit.end)), output).toEqual([output]);
+    }
+    for (const output of ['jane.roe at corporate.example', 'ajane.roe at corp.example', 'jane.roe at corp'] ) {
+      expect(known.find(output), output).toEqual([]);
+    }
   });
 });
 

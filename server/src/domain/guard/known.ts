@@ -13,7 +13,7 @@
 // Skeletons shorter than MIN_KNOWN_CHARS are not searched (a two-letter value would match
 // every such word); such values are still found through their detection.
 import { normalizeValue } from '../token/normalize.js';
-import { phoneSearchForms } from './phone-forms.js';
+import { searchForms } from './forms.js';
 import { guardView } from './view.js';
 
 /** Shortest skeleton (letters and digits) a session value is searched for as text. */
@@ -259,8 +259,8 @@ export class KnownValues {
       if (set === undefined) this.#normalized.set(entry.type, (set = new Set()));
       set.add(normalizeValue(entry.type, entry.value, region));
       const keys = [skeletonOf(guardView(entry.value).text).chars];
-      // A phone number is also written without its country code or with another prefix.
-      if (entry.type === 'phone') keys.push(...phoneSearchForms(entry.value, region));
+      // A phone number without its country code, an address with "at" for its "@", ...
+      keys.push(...searchForms(entry.type, entry.value, region));
       for (const key of keys) {
         if (key.length < MIN_KNOWN_CHARS || seen.has(key)) continue;
         seen.set(key, this.#keys.length);
