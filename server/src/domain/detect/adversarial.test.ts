@@ -70,6 +70,13 @@ const INPUTS: [string, string][] = [
   ['IDN email halves', repeatTo('ü@ü.')],
   ['written months', repeatTo('12 października ')],
   ['id context words', repeatTo('BSN Steuer-ID NIR ')],
+  // Credentials in prose (prose-secret.ts): anchors, qualifiers, copulas and unclosed quotes.
+  ['password is + unclosed quote', repeatTo('password is \u2018')],
+  ['password is + unclosed ascii quote', `password is "${'a'.repeat(SIZE)}`],
+  ['qualified copulas', repeatTo('my password for a b c is ')],
+  ['credential words', repeatTo('password token secret key pin ')],
+  ['cjk credential words', repeatTo('密码是')],
+  ['password values', repeatTo('password is Xk9#mL2$pQ ')],
 ];
 
 describe('adversarial inputs complete', () => {

@@ -99,7 +99,7 @@ function countSpaces(text: string, start: number, end: number): number {
   return spaces;
 }
 
-function isPlaceholder(value: string): boolean {
+export function isPlaceholder(value: string): boolean {
   const lower = value.toLowerCase();
   if (PLACEHOLDERS.has(lower)) return true;
   const first = value.charCodeAt(0);

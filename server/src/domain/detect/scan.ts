@@ -16,6 +16,7 @@ import { detectDoubleColonAt, detectHexAt } from './network.js';
 import { detectNumeric } from './numeric.js';
 import { detectAssignedSecret } from './password.js';
 import { detectPhone, fallbackRegionsFor, regionForLanguage } from './phone.js';
+import { detectProseSecrets } from './prose-secret.js';
 import { detectApiKey, detectJwt, detectPrivateKey, detectTelegramToken, mayStartKey } from './secrets.js';
 import { emit, type ScanState } from './state.js';
 import { detectUrl } from './url.js';
@@ -231,6 +232,7 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
       i++;
     }
   }
+  detectProseSecrets(state);
   resolveBicCandidates(state);
   return state.out;
 }
