@@ -77,6 +77,12 @@ const INPUTS: [string, string][] = [
   ['credential words', repeatTo('password token secret key pin ')],
   ['cjk credential words', repeatTo('密码是')],
   ['password values', repeatTo('password is Xk9#mL2$pQ ')],
+  // Spelled-out addresses (email-spelled.ts): marks, spelled dots, long local runs.
+  ['bare at marks', repeatTo(' at ')],
+  ['bracketed at marks', repeatTo('a [at] b')],
+  ['spelled dots', repeatTo('a at b dot ')],
+  ['spelled dots in local parts', repeatTo('a dot ')],
+  ['long local runs before marks', repeatTo(`${'a'.repeat(70)} (at) b.c `)],
 ];
 
 describe('adversarial inputs complete', () => {

@@ -11,6 +11,7 @@ import { codeAt, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, i
 import { DATE_CONTEXT, hasWordBefore } from './context.js';
 import { writtenDateFromMonth } from './dates.js';
 import { detectEmail } from './email.js';
+import { detectSpelledEmails } from './email-spelled.js';
 import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
 import { detectDoubleColonAt, detectHexAt } from './network.js';
 import { detectNumeric } from './numeric.js';
@@ -233,6 +234,7 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
     }
   }
   detectProseSecrets(state);
+  detectSpelledEmails(state);
   resolveBicCandidates(state);
   return state.out;
 }

@@ -29,6 +29,7 @@
 import { domainToASCII } from 'node:url';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { dateValid, monthNumber } from '../detect/dates.js';
+import { unspellEmail } from '../detect/email-spelled.js';
 import { DEFAULT_PHONE_REGION } from '../detect/phone.js';
 import { isKnownRegion } from '../detect/phone-metadata.js';
 import { foldText } from '../text/fold.js';
@@ -194,7 +195,8 @@ export function asciiDomain(domain: string): string {
 }
 
 function canonicalEmail(value: string): string {
-  const lower = value.toLowerCase();
+  // A spelled-out address ("jane [at] corp [dot] example") is the same address.
+  const lower = (value.includes('@') && !/\s@\s/u.test(value) ? value : unspellEmail(value)).toLowerCase();
   const at = lower.lastIndexOf('@');
   if (at <= 0) return lower;
   return `${lower.slice(0, at)}@${asciiDomain(lower.slice(at + 1))}`;

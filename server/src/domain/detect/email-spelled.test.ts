@@ -1,0 +1,47 @@
+// Spelled-out e-mail addresses (email-spelled.ts): the forms people write against harvesters are
+// addresses, one token with the plain address (same normalized value), while "look at
+// example.com" and other everyday "at" stay prose.
+import { describe, expect, it } from 'vitest';
+import { normalizeValue } from '../token/normalize.js';
+import { unspellEmail } from './email-spelled.js';
+import { detectAll } from './index.js';
+
+function emails(text: string): string[] {
+  return detectAll(text, {})
+    .filter((d) => d.type === 'email' && d.confidence >= 0.5)
+    .map((d) => d.value);
+}
+
+describe('spelled-out e-mail addresses', () => {
+  it.each([
+    ['write to jane.roe [at] corp [dot] example please', 'jane.roe [at] corp [dot] example'],
+    ['mail jane.roe(at)corp.example.', 'jane.roe(at)corp.example'],
+    ['mail jane.roe (at) corp (dot) example', 'jane.roe (at) corp (dot) example'],
+    ['reach me: jane.roe @ corp.example', 'jane.roe @ corp.example'],
+    ['reach me at jane dot roe at corp dot example, thanks', 'jane dot roe at corp dot example'],
+    ['contact JANE.ROE {AT} CORP {DOT} CO {DOT} UK', 'JANE.ROE {AT} CORP {DOT} CO {DOT} UK'],
+    ['jörg [at] bücher [dot] de', 'jörg [at] bücher [dot] de'],
+  ])('finds %j', (text, value) => {
+    expect(emails(text)).toEqual([value]);
+  });
+
+  it.each([
+    'look at example.com for details',
+    'we met at home. Then we left',
+    'see the docs at docs.python.org',
+    'arrive at 10.30 or at noon',
+    'price: 3 @ 4.50 each',
+    'the cat sat at the mat dot',
+    'x = a @ b.T  # matrix product',
+    'meet at the park dot',
+  ])('leaves %j alone', (text) => {
+    expect(emails(text)).toEqual([]);
+  });
+
+  it('normalizes to the plain address, so both spellings share a token', () => {
+    expect(unspellEmail('jane dot roe [at] corp [dot] example')).toBe('jane.roe@corp.example');
+    for (const spelled of ['jane.roe [at] corp [dot] example', 'Jane.Roe(at)Corp.Example', 'jane.roe @ corp.example', 'jane dot roe at corp dot example']) {
+      expect(normalizeValue('email', spelled)).toBe(normalizeValue('email', 'jane.roe@corp.example'));
+    }
+  });
+});

@@ -1,0 +1,89 @@
+// E-mail addresses spelled out against harvesters: "jane.roe [at] corp [dot] example",
+// "jane.roe(at)corp.example", "jane.roe @ corp.example", "jane dot roe at corp dot example".
+// email.ts anchors on a real '@' glued to both parts; these forms reached the model raw.
+//
+// Anchored on the "at" mark (one case-insensitive regex search), then read with bounded steps:
+// the local part backwards (at most 64 characters), the domain forwards (labels joined by ".",
+// " . ", "(dot)", "[dot]" or " dot ", at most 7 labels), ending in a top-level label of letters.
+// A bare " at " ("look at example.com") is everyday English, so it only counts when the domain
+// spells at least one dot out ("example dot com"): that is an address written to be read by
+// people only.
+import { isCjkCode, isNonAsciiLetter } from './chars.js';
+import { emit, type ScanState } from './state.js';
+
+const MAX_LOCAL = 64;
+
+/** The "at" marks: bracketed, "@" between spaces, or the bare word between spaces. */
+const AT_MARK = /[([{<][ \t]{0,2}at[ \t]{0,2}[)\]}>]|[ \t]@[ \t]|[ \t]at[ \t]/giu;
+
+/** The domain after the mark (sticky): labels and the dot marks between them. */
+const DOMAIN =
+  /[ \t]{0,3}[\p{L}\p{N}][\p{L}\p{N}-]{0,62}(?:(?:[ \t]{0,3}[([{<][ \t]{0,2}dot[ \t]{0,2}[)\]}>][ \t]{0,3}|[ \t]{1,3}dot[ \t]{1,3}|[ \t]{1,3}\.[ \t]{1,3}|\.)[\p{L}\p{N}][\p{L}\p{N}-]{0,62}){1,6}(?![\p{L}\p{N}-])/iuy;
+
+/** A dot spelled out right before a local-part segment. */
+const LOCAL_DOT = /(?:[([{<][ \t]{0,2}dot[ \t]{0,2}[)\]}>]|[ \t]dot[ \t])$/iu;
+const DOT_MARKS = /[ \t]*[([{<][ \t]*dot[ \t]*[)\]}>][ \t]*|[ \t]+dot[ \t]+|[ \t]*\.[ \t]*/giu;
+/** An "at" mark right after a domain (sticky). */
+const AT_AFTER = /[ \t]{0,3}(?:[([{<][ \t]{0,2}at[ \t]{0,2}[)\]}>]|@|at[ \t])/iuy;
+const SPELLED_DOT = /[([{<][ \t]{0,2}dot[ \t]{0,2}[)\]}>]|[ \t]dot[ \t]/iu;
+const TOP_LABEL = /(?:^|[^\p{L}\p{N}-])([A-Za-z]{2,24}|xn--[a-z0-9-]+)$/u;
+
+function isLocalChar(c: number): boolean {
+  if (c >= 128) return isNonAsciiLetter(c) && !isCjkCode(c);
+  return (c >= 48 && c <= 57) || ((c | 0x20) >= 97 && (c | 0x20) <= 122) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45;
+}
+
+function isAlnum(c: number): boolean {
+  return (c >= 48 && c <= 57) || ((c | 0x20) >= 97 && (c | 0x20) <= 122) || (c >= 128 && isNonAsciiLetter(c));
+}
+
+/** Emit the spelled-out addresses in `state.text`. */
+export function detectSpelledEmails(state: ScanState): void {
+  const text = state.text;
+  AT_MARK.lastIndex = 0;
+  for (let match = AT_MARK.exec(text); match !== null; match = AT_MARK.exec(text)) {
+    const mark = match[0];
+    const bare = /^[ \t]at[ \t]$/iu.test(mark);
+    // Local part, read backwards from the mark (a bracketed mark may follow a space or two).
+    let localEnd = match.index;
+    if (mark.charCodeAt(0) !== 32 && mark.charCodeAt(0) !== 9) {
+      while (localEnd > 0 && match.index - localEnd < 3 && (text.charCodeAt(localEnd - 1) === 32 || text.charCodeAt(localEnd - 1) === 9)) localEnd--;
+    }
+    let localStart = localEnd;
+    for (;;) {
+      while (localStart > 0 && localEnd - localStart < MAX_LOCAL && isLocalChar(text.charCodeAt(localStart - 1))) localStart--;
+      // "jane dot roe at ...": a dot spelled out inside the local part too.
+      const before = LOCAL_DOT.exec(text.slice(Math.max(0, localStart - 12), localStart));
+      if (before === null || localEnd - localStart + before[0].length >= MAX_LOCAL) break;
+      const next = localStart - before[0].length;
+      if (next === 0 || !isLocalChar(text.charCodeAt(next - 1))) break;
+      localStart = next;
+    }
+    if (localStart > 0 && isLocalChar(text.charCodeAt(localStart - 1))) continue; // longer than an address allows
+    while (localStart < localEnd && !isAlnum(text.charCodeAt(localStart))) localStart++;
+    if (localStart === localEnd || text.charCodeAt(localEnd - 1) === 46) continue;
+    const markEnd = match.index + mark.length;
+    DOMAIN.lastIndex = markEnd;
+    const domain = DOMAIN.exec(text);
+    if (domain === null) continue;
+    const domainText = domain[0];
+    if (TOP_LABEL.exec(domainText) === null) continue;
+    if (bare && !SPELLED_DOT.test(domainText)) continue;
+    const end = markEnd + domainText.length;
+    // "reach me at jane dot roe at corp dot example": another mark after this "domain" means
+    // this one was prose; the next mark reads the address.
+    AT_AFTER.lastIndex = end;
+    if (AT_AFTER.test(text)) continue;
+    emit(state, 'email', localStart, end, bare ? 0.75 : 0.85);
+    AT_MARK.lastIndex = end;
+  }
+}
+
+/** "jane dot roe [at] corp [dot] example" -> "jane.roe@corp.example" (other text unchanged). */
+export function unspellEmail(value: string): string {
+  const at = /[ \t]*[([{<][ \t]*at[ \t]*[)\]}>][ \t]*|[ \t]+@[ \t]+|[ \t]+at[ \t]+/iu.exec(value);
+  if (at === null || value.includes('@', at.index + at[0].length)) return value;
+  const local = value.slice(0, at.index).replace(DOT_MARKS, '.');
+  const domain = value.slice(at.index + at[0].length).replace(DOT_MARKS, '.');
+  return `${local}@${domain}`;
+}
