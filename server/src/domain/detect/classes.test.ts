@@ -321,3 +321,33 @@ describe('a number laid out as some numbering plan prints it, with no phone word
     expect(valuesOf('phone', text)).toEqual([]);
   });
 });
+
+describe('values hidden by their separators', () => {
+  it.each([
+    ['card 4111.1111.1111.1111 ok', '4111.1111.1111.1111'],
+    ['card 4111/1111/1111/1111', '4111/1111/1111/1111'],
+    ['card 4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 ok', '4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1'],
+    ['card 5-5-0-0-0-0-0-0-0-0-0-0-0-0-0-4', '5-5-0-0-0-0-0-0-0-0-0-0-0-0-0-4'],
+  ])('finds the card in %j', (text, value) => {
+    expect(valuesOf('credit_card', text)).toEqual([value]);
+  });
+
+  it('finds an SSN written digit by digit after an SSN word only', () => {
+    expect(valuesOf('us_ssn', 'my ssn is 0 7 8 0 5 1 1 2 0')).toEqual(['0 7 8 0 5 1 1 2 0']);
+    expect(valuesOf('us_ssn', 'SSN: 0.7.8.0.5.1.1.2.0.')).toEqual(['0.7.8.0.5.1.1.2.0']);
+    expect(valuesOf('us_ssn', 'scores 0 7 8 0 5 1 1 2 0')).toEqual([]);
+    expect(valuesOf('us_ssn', 'my ssn is 9 7 8 0 5 1 1 2 0')).toEqual([]); // area 978: never issued
+  });
+
+  it('leaves digit lists, versions and failing checks alone', () => {
+    for (const text of [
+      'card 4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 2', // Luhn fails
+      'ranks 1 2 3 4 5 6 7 8 9 1 2 3 4 5 6 7 8 9 1 2',
+      'version 4111.1111.1111.1112',
+      '1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4',
+      '4.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1',
+    ]) {
+      expect(valuesOf('credit_card', text), text).toEqual([]);
+    }
+  });
+});

@@ -288,7 +288,9 @@ function tryCard(state: ScanState, count: number): boolean {
   }
   if (first !== 4 || count < 3) return false;
   const sep = groupSep[1]!;
-  if (sep !== SPACE && sep !== DASH) return false;
+  // Dots and slashes ("4111.1111.1111.1111") are no print form of a card, but the same digits
+  // in card groups that pass the issuer and Luhn checks are the card all the same.
+  if (sep !== SPACE && sep !== DASH && sep !== DOT && sep !== SLASH) return false;
   const run = consistentRun(count);
   if (run < 3) return false;
   // 4-6-5 / 4-6-4 (Amex, Diners); else 4-4-4-4(-3) or 4-4-4-1..4 (all fours but the last).
@@ -311,9 +313,38 @@ function tryCard(state: ScanState, count: number): boolean {
     if (digits < 13 || digits > 19) continue;
     const end = groupEnd[groups - 1]!;
     if (!rightBoundaryOk(text, end)) continue;
-    if (emitCard(state, start, end, digits, true)) return true;
+    if (emitCard(state, start, end, digits, sep === SPACE || sep === DASH)) return true;
   }
   return false;
+}
+
+/** Longest run of single digits read by trySpacedDigits (a 19-digit card). */
+const MAX_SPACED = 19;
+
+/**
+ * Digits written one at a time with one separator between them ("4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1",
+ * "0-7-8-0-5-1-1-2-0"), which hides a value from every grouped print form: a card when 13 to 19
+ * of them pass the issuer and Luhn checks, an SSN when nine follow an SSN word. Returns the end
+ * of the value, or -1. Reads at most MAX_SPACED digits.
+ */
+function trySpacedDigits(state: ScanState, start: number): number {
+  const text = state.text;
+  const sep = asSeparator(codeAt(text, start + 1));
+  if (!(sep === SPACE || sep === DASH || sep === DOT) || !isDigit(codeAt(text, start + 2)) || isDigit(codeAt(text, start + 3))) return -1;
+  let pos = start;
+  let digits = 1;
+  while (digits < MAX_SPACED && asSeparator(codeAt(text, pos + 1)) === sep && isDigit(codeAt(text, pos + 2)) && !isDigit(codeAt(text, pos + 3))) {
+    pos += 2;
+    digits++;
+  }
+  const end = pos + 1;
+  if (digits < 9 || !rightBoundaryOk(text, end) || (asSeparator(codeAt(text, end)) === sep && isDigit(codeAt(text, end + 1)))) return -1;
+  if (digits >= 13) return emitCard(state, start, end, digits, false) ? end : -1;
+  if (digits !== 9 || !hasWordBefore(text, start, 40, SSN_CONTEXT)) return -1;
+  const d = (k: number): number => text.charCodeAt(start + 2 * k) - 48;
+  if (!ssnParts(d(0) * 100 + d(1) * 10 + d(2), d(3) * 10 + d(4), d(5) * 1000 + d(6) * 100 + d(7) * 10 + d(8))) return -1;
+  emit(state, 'us_ssn', start, end, 0.8);
+  return end;
 }
 
 /** Groups 0..groups-2 have four digits and the last at most four. */
@@ -348,6 +379,10 @@ function detectNumericAt(state: ScanState, start: number): number {
   const emitted = state.out.length;
   const count = collectGroups(text, start);
   if (count === 0) return -1;
+  if (count === MAX_GROUPS && len(0) === 1) {
+    const spaced = trySpacedDigits(state, start);
+    if (spaced > 0) return spaced;
+  }
   let claimed = tryIPv4(state, count);
   if (!claimed) claimed = tryNumericDate(state, count);
   if (!claimed) claimed = trySsn(state, count);
