@@ -11,7 +11,7 @@ import type { Detection } from '../types.js';
 import { checkJsonDocument, tokenizeJsonDocument } from './json.js';
 import { STRUCTURED_LIMITS } from './limits.js';
 import { restoreJsonValue } from './restore.js';
-import { SlotScanner } from './slots.js';
+import { preferKeyed, SlotScanner } from './slots.js';
 
 const defaultPolicy = new CompiledPolicy(DEFAULT_POLICY);
 
@@ -139,6 +139,49 @@ describe('tokenizeJsonDocument', () => {
     for (const bad of [{ a: undefined }, { a: () => 1 }, { a: Number.NaN }, { a: new Date() }, [1n]]) {
       expect(veilError(() => transform(bad)).code).toBe('VEIL_VALIDATION_FAILED');
     }
+  });
+});
+
+describe('JSON mode: the member key is context for a string value', () => {
+  it('reads {"password": …}, {"ssn": …}, {"api_key": …} as text reads "password: …"', () => {
+    const { value, entities } = transform({
+      user: { password: 'hunter2x', ssn: '078051120', api_key: 'Zx81kQm2Lp0Wn7Rt4Yv9Bc3Df6Gh1Jk5', pin: '4921' },
+      plain: ['hunter2x', '078051120'],
+      name: 'Ada',
+    });
+    const safe = value as { user: Record<string, string>; plain: string[]; name: string };
+    const typeAt = (path: string): string | undefined => entities.find((entity) => entity.path === path)?.type;
+    expect(typeAt('/user/password')).toBe('password');
+    expect(typeAt('/user/ssn')).toBe('us_ssn');
+    expect(typeAt('/user/api_key')).toBe('api_key');
+    expect(typeAt('/user/pin')).toBe('password');
+    for (const field of Object.values(safe.user)) expect(findTokens(field)).toHaveLength(1);
+    // The same strings without a telling key are not credentials or SSNs.
+    expect(safe.plain[0]).toBe('hunter2x');
+    expect(typeAt('/plain/1')).not.toBe('us_ssn');
+    expect(safe.name).toBe('Ada');
+  });
+
+  it('keeps the value\'s own detections beside the keyed ones, with belongs_to pointing at the right place', () => {
+    const detect = (text: string): Detection[] => {
+      const found = detectAll(text, { language: 'en' });
+      // A stand-in for NER on the value alone: a person at the start owning the phone after it.
+      if (text.startsWith('Ada Lovelace')) return [{ type: 'person', start: 0, end: 12, value: 'Ada Lovelace', confidence: 0.9, detector: 'python_ner' }, ...found.map((d) => ({ ...d, belongs_to: 0 }))];
+      return found;
+    };
+    const used = new SlotScanner({ detect: (text) => detectAll(text, { language: 'en' }), detectText: detect, policy: defaultPolicy, context: {}, allocator: new TokenAllocator() });
+    const scan = used.text('Ada Lovelace +1 415 555 2671', 'phone');
+    expect(scan.entities.map((entity) => entity.type)).toEqual(['person', 'phone']);
+    const d = (type: string, start: number, end: number, belongs_to?: number): Detection => ({ type, start, end, value: 'x'.repeat(end - start), confidence: 0.9, detector: 'builtin_regex', ...(belongs_to === undefined ? {} : { belongs_to }) });
+    // keyed: [us_ssn 0-4]; own: [person 6-10, phone 20-30 (owner: own[0]), date 2-5 (dropped:
+    // the keyed detection overlaps it), email 40-50 (owner: the dropped date)].
+    const merged = preferKeyed([d('us_ssn', 0, 4)], [d('person', 6, 10), d('phone', 20, 30, 0), d('date', 2, 5), d('email', 40, 50, 2)]);
+    expect(merged.map((x) => [x.type, x.belongs_to])).toEqual([
+      ['us_ssn', undefined],
+      ['person', undefined],
+      ['phone', 1],
+      ['email', undefined],
+    ]);
   });
 });
 

@@ -52,7 +52,7 @@ class JsonWalker {
   walk(value: unknown, path: string, errorPath: string, contextKey: string | undefined, depth: number): unknown {
     switch (typeof value) {
       case 'string': {
-        const scan = this.#scanner.text(value);
+        const scan = this.#scanner.text(value, contextKey);
         for (const entity of slotEntities(scan, value, path, false)) this.entities.push(entity);
         return scan.safeText;
       }

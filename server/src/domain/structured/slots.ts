@@ -81,6 +81,34 @@ function contextWords(key: string): string {
   return singular.join(' ') === words.join(' ') ? words.join(' ') : `${words.join(' ')} ${singular.join(' ')}`;
 }
 
+/** Longest string value that is also read with its member key as context. */
+const MAX_KEYED_VALUE = 256;
+
+/** `<key words>: ` for a member key that can serve as context, else ''. */
+function keyPrefix(contextKey: string | undefined): string {
+  return contextKey !== undefined && contextKey.length > 0 && contextKey.length <= MAX_CONTEXT_KEY ? `${contextWords(contextKey)}: ` : '';
+}
+
+/**
+ * The keyed detections, then every own detection of the value that overlaps none of them
+ * (NER spans, low-confidence patterns); sorted and non-overlapping like detectAll's.
+ */
+export function preferKeyed(keyed: readonly Detection[], own: readonly Detection[]): readonly Detection[] {
+  if (keyed.length === 0) return own;
+  const kept = own.filter((detection) => !keyed.some((k) => k.start < detection.end && detection.start < k.end));
+  const merged = [...keyed, ...kept].sort((a, b) => a.start - b.start);
+  // belongs_to indexes the value's own array: point it at the owner's new place, or drop it
+  // when the owner gave way to a keyed detection.
+  const place = new Map<Detection, number>(merged.map((detection, index) => [detection, index]));
+  return merged.map((detection) => {
+    if (detection.belongs_to === undefined) return detection;
+    const owner = own[detection.belongs_to];
+    const index = owner === undefined ? undefined : place.get(owner);
+    const { belongs_to: _link, ...rest } = detection;
+    return index === undefined ? rest : { ...rest, belongs_to: index };
+  });
+}
+
 interface Cached {
   readonly scan: SlotScan;
   readonly detected: number;
@@ -120,15 +148,23 @@ export class SlotScanner {
     return this.#newEntries;
   }
 
-  /** A string value or an object key. */
-  text(value: string): SlotScan {
+  /**
+   * A string value or an object key. A short value under a member key is also read as
+   * `<key words>: <value>` (like a number), so the key works as a context word for the pattern
+   * detectors: `{"password": "hunter2x"}`, `{"ssn": "078051120"}`, `{"api_key": "Zx81…"}` are
+   * what `password: hunter2x` is in text. Those detections win where they overlap the value's own.
+   */
+  text(value: string, contextKey?: string): SlotScan {
     // Screened on every occurrence (its findings count each time), detected once per text.
     const screened = this.#options.screen !== undefined && value.length > 0 ? this.#options.screen(value) : value;
-    const cached = this.#cache.get(screened);
+    const prefix = screened.length > 0 && screened.length <= MAX_KEYED_VALUE ? keyPrefix(contextKey) : '';
+    const cacheKey = prefix === '' ? screened : `${prefix}\u0000${screened}`;
+    const cached = this.#cache.get(cacheKey);
     if (cached !== undefined) return this.#count(cached, screened !== value ? screened : undefined);
-    const detections = screened.length === 0 ? [] : (this.#options.detectText ?? this.#options.detect)(screened);
+    let detections = screened.length === 0 ? [] : (this.#options.detectText ?? this.#options.detect)(screened);
+    if (prefix !== '') detections = preferKeyed(this.#keyed(prefix, screened), detections);
     const result = this.#tokenize(screened, detections);
-    this.#cache.set(screened, result);
+    this.#cache.set(cacheKey, result);
     return this.#count(result, screened !== value ? screened : undefined);
   }
 
@@ -138,15 +174,19 @@ export class SlotScanner {
    * at NUMBER_MIN_CONFIDENCE or above count. The caller turns a changed number into a string.
    */
   number(numberText: string, contextKey: string | undefined): SlotScan {
-    const prefix = contextKey !== undefined && contextKey.length > 0 && contextKey.length <= MAX_CONTEXT_KEY ? `${contextWords(contextKey)}: ` : '';
+    return this.#count(this.#tokenize(numberText, this.#keyed(keyPrefix(contextKey), numberText)));
+  }
+
+  /** Pattern detections inside `text` when read after `prefix`, at NUMBER_MIN_CONFIDENCE or above. */
+  #keyed(prefix: string, text: string): Detection[] {
     const shifted: Detection[] = [];
-    for (const detection of this.#options.detect(prefix + numberText)) {
+    for (const detection of this.#options.detect(prefix + text)) {
       if (detection.start < prefix.length || detection.confidence < NUMBER_MIN_CONFIDENCE) continue;
       // belongs_to indexes the detections of the prefixed text; it does not carry over.
       const { belongs_to: _link, ...rest } = detection;
       shifted.push({ ...rest, start: detection.start - prefix.length, end: detection.end - prefix.length });
     }
-    return this.#count(this.#tokenize(numberText, shifted));
+    return shifted;
   }
 
   #tokenize(text: string, detections: readonly Detection[]): Cached {
