@@ -17,6 +17,8 @@ export const BUILTIN_ENTITY_TYPES: readonly string[] = Object.freeze([
   'iban',
   'swift_bic',
   'aba_routing',
+  'bank_account',
+  'card_security_code',
   'crypto_wallet',
   'eu_vat',
   'api_key',
@@ -66,6 +68,7 @@ export const BUILTIN_ENTITY_TYPES: readonly string[] = Object.freeze([
   'mx_curp',
   'vin',
   'imei',
+  'driver_license',
 ]);
 
 const BUILTIN_SET: ReadonlySet<string> = new Set(BUILTIN_ENTITY_TYPES);

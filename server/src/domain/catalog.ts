@@ -43,6 +43,8 @@ const BUILTIN: readonly Entry[] = [
   ['iban', 'ib', 'critical', ANY],
   ['swift_bic', 'bic', 'medium', withLanguages()],
   ['aba_routing', 'aba', 'medium', ['en']],
+  ['bank_account', 'acct', 'critical', withLanguages()],
+  ['card_security_code', 'cvv', 'critical', withLanguages()],
   ['crypto_wallet', 'cw', 'high', ANY],
   ['eu_vat', 'vat', 'medium', withLanguages('pl', 'sv', 'da', 'fi', 'cs', 'sk', 'sl', 'hr', 'el')],
   // Credentials
@@ -99,6 +101,8 @@ const BUILTIN: readonly Entry[] = [
   // Vehicles and devices
   ['vin', 'vin', 'medium', withLanguages()],
   ['imei', 'imei', 'medium', withLanguages()],
+  // Documents
+  ['driver_license', 'dl', 'high', withLanguages()],
 ];
 
 const ENTRIES: readonly EntityTypeInfo[] = [

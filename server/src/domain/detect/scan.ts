@@ -20,6 +20,7 @@ import { detectPhone, fallbackRegionsFor, regionForLanguage } from './phone.js';
 import { detectProseSecrets } from './prose-secret.js';
 import { detectApiKey, detectJwt, detectPrivateKey, detectTelegramToken, mayStartKey } from './secrets.js';
 import { emit, type ScanState } from './state.js';
+import { detectLabelledIds } from './labelled-ids.js';
 import { detectUrl } from './url.js';
 import { detectBase58Address, detectBech32Address, detectEthereumAddress } from './wallet.js';
 
@@ -31,7 +32,7 @@ export const BUILTIN_TYPES: readonly string[] = [
   'fr_siren', 'fr_siret', 'es_dni', 'es_nie', 'it_fiscal_code', 'nl_bsn', 'be_national_number', 'pt_nif', 'pl_pesel',
   'se_personnummer', 'fi_hetu', 'dk_cpr', 'no_fodselsnummer', 'ch_ahv', 'in_aadhaar', 'in_pan', 'au_tfn',
   'au_medicare', 'au_abn', 'au_acn', 'sg_nric', 'kr_rrn', 'cn_resident_id', 'jp_my_number', 'br_cpf', 'br_cnpj',
-  'ca_sin', 'mx_curp', 'vin', 'imei',
+  'ca_sin', 'mx_curp', 'vin', 'imei', 'bank_account', 'card_security_code', 'driver_license',
 ];
 
 const fallbackCache = new Map<string, readonly string[]>();
@@ -235,6 +236,7 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
   }
   detectProseSecrets(state);
   detectSpelledEmails(state);
+  detectLabelledIds(state);
   resolveBicCandidates(state);
   return state.out;
 }

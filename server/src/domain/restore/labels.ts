@@ -189,6 +189,17 @@ const CATEGORY_TYPES: Readonly<Record<string, readonly [Category, string?]>> = {
   connection_string: ['connection'],
 };
 
+/**
+ * Types with a label of their own in the catalog's context languages only; every other language
+ * shows its generic label ("[sensitive data]") for them.
+ */
+// prettier-ignore
+const OWN_LABELS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  bank_account: { en: 'bank account number', de: 'Kontonummer', fr: 'numéro de compte bancaire', es: 'número de cuenta bancaria', it: 'numero di conto bancario', nl: 'bankrekeningnummer', pt: 'número de conta bancária' },
+  card_security_code: { en: 'card security code', de: 'Kartenprüfnummer', fr: 'cryptogramme visuel', es: 'código de seguridad de la tarjeta', it: 'codice di sicurezza della carta', nl: 'beveiligingscode van de kaart', pt: 'código de segurança do cartão' },
+  driver_license: { en: "driver's license number", de: 'Führerscheinnummer', fr: 'numéro de permis de conduire', es: 'número de licencia de conducir', it: 'numero di patente di guida', nl: 'rijbewijsnummer', pt: 'número da carta de condução' },
+};
+
 /** Language aliases: ISO 639-1 `no` (Norwegian) uses the Bokmål labels. */
 const LANGUAGE_ALIASES: Readonly<Record<string, string>> = { no: 'nb' };
 
@@ -202,6 +213,10 @@ function buildLabels(): ReadonlyMap<string, ReadonlyMap<string, string>> {
         const label = categories[CATEGORIES.indexOf(category)]!;
         map.set(type, name === undefined ? `[${label}]` : `[${label} (${name})]`);
       }
+    }
+    for (const [type, own] of Object.entries(OWN_LABELS)) {
+      const label = own[language];
+      map.set(type, label === undefined ? map.get(GENERIC_LABEL_KEY)! : `[${label}]`);
     }
     labels.set(language, map);
   }

@@ -44,6 +44,9 @@ const SAMPLES: Record<string, { value: string; partial: string; masked: string; 
   swift_bic: { value: 'deutdeff500', partial: '*******f500', masked: '***********', formatted: 'DEUTDEFF500' },
   // Identifier types of the full catalog (per-type defaults: last four revealed, shape kept).
   aba_routing: { value: '011000015', partial: '*****0015', masked: '*********', formatted: '011000015' },
+  bank_account: { value: '000123456789', partial: '********6789', masked: '************', formatted: '000123456789' },
+  card_security_code: { value: '123', partial: '***', masked: '***', formatted: '123' },
+  driver_license: { value: 'D1234567', partial: '********', masked: '********', formatted: 'D1234567' },
   eu_vat: { value: 'DE136695976', partial: '*******5976', masked: '***********', formatted: 'DE136695976' },
   connection_string: { value: 'postgres://app:s3cret@db.example.com:5432/prod', partial: '********', masked: '********', formatted: 'postgres://app:s3cret@db.example.com:5432/prod' },
   us_itin: { value: '912-78-1234', partial: '***-**-1234', masked: '***-**-****', formatted: '912-78-1234' },

@@ -40,13 +40,14 @@ const SECRET_TYPES: ReadonlySet<string> = new Set(['api_key', 'jwt', 'private_ke
 const DIGIT_TYPES: ReadonlySet<string> = new Set([
   'credit_card', 'aba_routing', 'us_ssn', 'us_itin', 'us_ein', 'us_npi', 'uk_nhs', 'de_tax_id', 'fr_siren', 'fr_siret',
   'nl_bsn', 'be_national_number', 'pt_nif', 'pl_pesel', 'dk_cpr', 'no_fodselsnummer', 'ch_ahv', 'in_aadhaar', 'au_tfn',
-  'au_medicare', 'au_abn', 'au_acn', 'kr_rrn', 'jp_my_number', 'br_cpf', 'br_cnpj', 'ca_sin', 'imei',
+  'au_medicare', 'au_abn', 'au_acn', 'kr_rrn', 'jp_my_number', 'br_cpf', 'br_cnpj', 'ca_sin', 'imei', 'bank_account',
+  'card_security_code',
 ]);
 
 /** Identifiers whose letters and digits are the whole value (separators and case are print form). */
 const COMPACT_TYPES: ReadonlySet<string> = new Set([
   'iban', 'swift_bic', 'eu_vat', 'us_passport', 'us_mbi', 'uk_nino', 'uk_passport', 'ie_pps', 'fr_nir', 'es_dni', 'es_nie',
-  'it_fiscal_code', 'se_personnummer', 'fi_hetu', 'in_pan', 'sg_nric', 'cn_resident_id', 'mx_curp', 'vin',
+  'it_fiscal_code', 'se_personnummer', 'fi_hetu', 'in_pan', 'sg_nric', 'cn_resident_id', 'mx_curp', 'vin', 'driver_license',
 ]);
 
 const WHITESPACE_RUN = /\s+/gu;

@@ -1,0 +1,70 @@
+// Numbers that only their label makes personal: a bank account number ("account number
+// 000123456789", "Kontonummer 1234567890"), a card security code ("CVV 123"), a driver's licence
+// number ("driver's license D1234567"). None has a check digit or a distinctive print form, so
+// a bare run of digits is never one; right after its label it always is, and it went to the model
+// raw (or under another type: "account 123456789" passed a Portuguese NIF check).
+//
+// Anchored on the labels (one case-insensitive regex search over the text), then read with
+// bounded steps: an optional "number"/"no."/"#", a separator (":", "=", "is", "-", "#"), and the
+// value in the type's shape.
+import { isDigit } from './chars.js';
+import { emit, type ScanState } from './state.js';
+
+type LabelledType = 'bank_account' | 'card_security_code' | 'driver_license';
+
+/** Group 1: a bank account label; 2: a card security code label; 3: a driver's licence label. */
+const LABEL = new RegExp(
+  [
+    '(?<![\\p{L}\\p{N}_])(?:',
+    // Bank accounts.
+    '((?:bank |checking |chequing |savings |current )?account(?: number| no\\.?| nr\\.?| #)?|acct(?: number| no\\.?| #)?|a/c(?: no\\.?)?|kontonummer|konto-?nr\\.?|konto|num[ée]ro de compte|n° de compte|n[úu]mero de (?:la )?cuenta|numero di conto|conto corrente|rekeningnummer|rekeningnr\\.?|n[úu]mero da conta)',
+    // Card security codes.
+    '|(cvv2?|cvc2?|cid|csc|cvn|card security code|security code|card verification (?:value|code|number)|verification code on the card|kartenprüfnummer|prüfnummer|cryptogramme(?: visuel)?|c[óo]digo de seguridad|codice di sicurezza|c[óo]digo de seguran[çc]a)',
+    // Driver's licences.
+    "|(driver'?s?'? licen[cs]e(?: number| no\\.?| #)?|driving licen[cs]e(?: number| no\\.?)?|dl(?: number| no\\.?| ?#|(?=\\s*:))|führerschein(?:nummer)?|permis de conduire|licencia de conducir|carn[ée] de conducir|patente di guida|rijbewijs(?:nummer)?|carteira de motorista|carta de condução)",
+    ')(?![\\p{L}\\p{N}_])',
+  ].join(''),
+  'giu',
+);
+
+/** After the label (sticky): an optional "number"/"no." and a separator; the value follows. */
+const SEPARATOR = /(?:\s+(?:number|no\.?|nr\.?|num(?:ber)?|nummer|numéro|número|numero))?(?:\s*[:=#]\s*|\s+(?:is|was|ist|lautet|est|es|é|è)\s+|\s*-\s*|\s+)/iuy;
+
+/** Values per type (sticky), each ending at a boundary. */
+const VALUE: Readonly<Record<LabelledType, RegExp>> = {
+  // 6 to 17 digits, in groups of two or more joined by single spaces or dashes.
+  bank_account: /\d{2,17}(?:[ -]\d{2,17}){0,5}(?![\p{L}\p{N}]|[ -]?\d)/uy,
+  card_security_code: /\d{3,4}(?![\p{L}\p{N}]|[ .-]?\d)/uy,
+  // Letters and digits, a digit among the first seven (US states print 1-2 letters + digits,
+  // digits alone or dashed groups; the UK 16 characters, five letters first).
+  driver_license: /[A-Za-z]{0,6}\d[A-Za-z0-9]{0,19}(?:-[A-Za-z0-9]{1,8}){0,3}(?: \d{2,8}){0,3}(?![\p{L}\p{N}])/uy,
+};
+
+const CONFIDENCE: Readonly<Record<LabelledType, number>> = { bank_account: 0.85, card_security_code: 0.9, driver_license: 0.8 };
+
+function digitCount(text: string, start: number, end: number): number {
+  let digits = 0;
+  for (let k = start; k < end; k++) if (isDigit(text.charCodeAt(k))) digits++;
+  return digits;
+}
+
+/** Emit the labelled account numbers, card security codes and driver's licence numbers. */
+export function detectLabelledIds(state: ScanState): void {
+  const text = state.text;
+  LABEL.lastIndex = 0;
+  for (let match = LABEL.exec(text); match !== null; match = LABEL.exec(text)) {
+    const type: LabelledType = match[1] !== undefined ? 'bank_account' : match[2] !== undefined ? 'card_security_code' : 'driver_license';
+    SEPARATOR.lastIndex = match.index + match[0].length;
+    if (SEPARATOR.exec(text) === null) continue;
+    const start = SEPARATOR.lastIndex;
+    const shape = VALUE[type];
+    shape.lastIndex = start;
+    const value = shape.exec(text);
+    if (value === null) continue;
+    const end = start + value[0].length;
+    const digits = digitCount(text, start, end);
+    if (type === 'bank_account' ? digits < 6 || digits > 17 || /^0+$/.test(value[0].replace(/[ -]/g, '')) : type === 'driver_license' ? digits < 4 || end - start < 5 : false) continue;
+    emit(state, type, start, end, CONFIDENCE[type]);
+    LABEL.lastIndex = end;
+  }
+}
