@@ -4,27 +4,31 @@
 // a bare run of digits is never one; right after its label it always is, and it went to the model
 // raw (or under another type: "account 123456789" passed a Portuguese NIF check).
 //
-// Anchored on the labels (one case-insensitive regex search over the text), then read with
+// Anchored on the labels (at the word starts the scan flags, keywords.ts), then read with
 // bounded steps: an optional "number"/"no."/"#", a separator (":", "=", "is", "-", "#"), and the
 // value in the type's shape.
 import { isDigit } from './chars.js';
+import { wordStartsAt } from './keywords.js';
 import { emit, type ScanState } from './state.js';
 
 type LabelledType = 'bank_account' | 'card_security_code' | 'driver_license';
 
-/** Group 1: a bank account label; 2: a card security code label; 3: a driver's licence label. */
+/**
+ * Group 1: a bank account label; 2: a card security code label; 3: a driver's licence label.
+ * Matched (sticky) where the scan's word loop says a label may start (keywords.ts).
+ */
 const LABEL = new RegExp(
   [
-    '(?<![\\p{L}\\p{N}_])(?:',
+    '(?:',
     // Bank accounts.
-    '((?:bank |checking |chequing |savings |current )?account(?: number| no\\.?| nr\\.?| #)?|acct(?: number| no\\.?| #)?|a/c(?: no\\.?)?|kontonummer|konto-?nr\\.?|konto|num[ée]ro de compte|n° de compte|n[úu]mero de (?:la )?cuenta|numero di conto|conto corrente|rekeningnummer|rekeningnr\\.?|n[úu]mero da conta)',
+    '(account(?: number| no\\.?| nr\\.?| #)?|acct(?: number| no\\.?| #)?|a/c(?: no\\.?)?|kontonummer|konto-?nr\\.?|konto|num[ée]ro de compte|n° de compte|n[úu]mero de (?:la )?cuenta|numero di conto|conto corrente|rekeningnummer|rekeningnr\\.?|n[úu]mero da conta)',
     // Card security codes.
     '|(cvv2?|cvc2?|cid|csc|cvn|card security code|security code|card verification (?:value|code|number)|verification code on the card|kartenprüfnummer|prüfnummer|cryptogramme(?: visuel)?|c[óo]digo de seguridad|codice di sicurezza|c[óo]digo de seguran[çc]a)',
     // Driver's licences.
     "|(driver'?s?'? licen[cs]e(?: number| no\\.?| #)?|driving licen[cs]e(?: number| no\\.?)?|dl(?: number| no\\.?| ?#|(?=\\s*:))|führerschein(?:nummer)?|permis de conduire|licencia de conducir|carn[ée] de conducir|patente di guida|rijbewijs(?:nummer)?|carteira de motorista|carta de condução)",
     ')(?![\\p{L}\\p{N}_])',
   ].join(''),
-  'giu',
+  'iuy',
 );
 
 /** After the label (sticky): an optional "number"/"no." and a separator; the value follows. */
@@ -48,23 +52,30 @@ function digitCount(text: string, start: number, end: number): number {
   return digits;
 }
 
-/** Emit the labelled account numbers, card security codes and driver's licence numbers. */
-export function detectLabelledIds(state: ScanState): void {
+/**
+ * Emit the labelled account numbers, card security codes and driver's licence numbers: labels
+ * at `starts` (word starts the scan flagged with mayStartKeyword, ascending).
+ */
+export function detectLabelledIds(state: ScanState, starts: readonly number[]): void {
   const text = state.text;
-  LABEL.lastIndex = 0;
-  for (let match = LABEL.exec(text); match !== null; match = LABEL.exec(text)) {
+  let resume = 0;
+  for (const start of starts) {
+    if (start < resume || !wordStartsAt(text, start)) continue;
+    LABEL.lastIndex = start;
+    const match = LABEL.exec(text);
+    if (match === null) continue;
     const type: LabelledType = match[1] !== undefined ? 'bank_account' : match[2] !== undefined ? 'card_security_code' : 'driver_license';
-    SEPARATOR.lastIndex = match.index + match[0].length;
+    SEPARATOR.lastIndex = start + match[0].length;
     if (SEPARATOR.exec(text) === null) continue;
-    const start = SEPARATOR.lastIndex;
+    const valueStart = SEPARATOR.lastIndex;
     const shape = VALUE[type];
-    shape.lastIndex = start;
+    shape.lastIndex = valueStart;
     const value = shape.exec(text);
     if (value === null) continue;
-    const end = start + value[0].length;
-    const digits = digitCount(text, start, end);
-    if (type === 'bank_account' ? digits < 6 || digits > 17 || /^0+$/.test(value[0].replace(/[ -]/g, '')) : type === 'driver_license' ? digits < 4 || end - start < 5 : false) continue;
-    emit(state, type, start, end, CONFIDENCE[type]);
-    LABEL.lastIndex = end;
+    const end = valueStart + value[0].length;
+    const digits = digitCount(text, valueStart, end);
+    if (type === 'bank_account' ? digits < 6 || digits > 17 || /^0+$/.test(value[0].replace(/[ -]/g, '')) : type === 'driver_license' ? digits < 4 || end - valueStart < 5 : false) continue;
+    emit(state, type, valueStart, end, CONFIDENCE[type]);
+    resume = end;
   }
 }

@@ -2,7 +2,7 @@
 // hunter2", "la contraseña es Perro#2020", "密码是abc123", "use token 9f8e…", "secret wJalr…"):
 // chat is where people type them, and password.ts only reads `key = value` / `key: value`.
 //
-// Anchored on a credential word (one case-insensitive regex search over the text), then read
+// Anchored on a credential word (at the word starts the scan flags, keywords.ts), then read
 // forwards with bounded steps: an optional qualifier ("for my gmail account"), a copula ("is",
 // "ist", "es", "est", "é", "è", "是", "は", ":", "="), and the value: a quoted string, or one run
 // without spaces. A value must look like a credential, not a word: a password holds a digit, a
@@ -11,17 +11,21 @@
 // "secret", not "pass", "key", "pin") take a value, and only one that looks generated. Every
 // anchor costs a bounded number of steps, so the pass is linear in the text.
 import { isCjkCode, isSpaceCode } from './chars.js';
+import { CJK_KEYWORD_CHAR, wordStartsAt } from './keywords.js';
 import { highEntropy, isPlaceholder } from './password.js';
 import { emit, type ScanState } from './state.js';
 
 const MAX_VALUE = 128;
 
 /**
- * Credential words. Latin words stand alone (not inside "bypass", "keyboard", "tokenizer");
- * CJK words are written against the sentence around them.
+ * Credential words, matched where the scan's word loop says one may start (keywords.ts): the
+ * whole word, not the start of "keyboard" or "tokenizer".
  */
-const ANCHOR =
-  /(?<![\p{L}\p{N}_-])(pass(?:word|wd|phrase|code)?|pwd|pin|passwort|kennwort|mot de passe|contrase[ñn]a|senha|wachtwoord|(?:api|access|secret|private|licen[cs]e|auth)[ _-]?(?:key|token)|token|secret|key)(?![\p{L}\p{N}_-])|(密码|密碼|口令|パスワード|暗証番号|비밀번호)/giu;
+const LATIN_WORD =
+  /(pass(?:word|wd|phrase|code)?|pwd|pin|passwort|kennwort|mot de passe|contrase[ñn]a|senha|wachtwoord|(?:api|access|secret|private|licen[cs]e|auth)[ _-]?(?:key|token)|token|secret|key)(?![\p{L}\p{N}_-])/iuy;
+
+/** CJK credential words, written against the sentence around them (searched only when one of their characters occurs). */
+const CJK_WORD = /密码|密碼|口令|パスワード|暗証番号|비밀번호/gu;
 
 /** Words after which a value may follow with no copula at all ("token 9f8e…", "password Xk9#…"). */
 const BARE_WORDS: ReadonlySet<string> = new Set(['password', 'passwd', 'passphrase', 'passwort', 'kennwort', 'pwd', 'token', 'secret']);
@@ -64,27 +68,44 @@ function passwordLike(value: string, bare: boolean): boolean {
   return digit || HAS_SYMBOL.test(value) || /\p{Lu}/u.test(value.slice(1));
 }
 
-/** Emit the credentials given in prose in `state.text`. */
-export function detectProseSecrets(state: ScanState): void {
+/**
+ * Emit the credentials given in prose in `state.text`: Latin words at `starts` (word starts the
+ * scan flagged with mayStartKeyword, ascending), CJK words wherever they are (when the scan saw
+ * a CJK character at all).
+ */
+export function detectProseSecrets(state: ScanState, starts: readonly number[], sawCjk: boolean): void {
   const text = state.text;
-  ANCHOR.lastIndex = 0;
-  for (let match = ANCHOR.exec(text); match !== null; match = ANCHOR.exec(text)) {
-    const latin = match[1];
-    const word = (latin ?? match[2]!).toLowerCase();
-    const after = match.index + match[0].length;
-    const copula = latin !== undefined ? QUALIFIED_COPULA : CJK_COPULA;
-    copula.lastIndex = after;
-    const found = copula.exec(text);
-    let valueStart: number;
-    let bare = false;
-    if (found !== null) valueStart = copula.lastIndex;
-    else if (latin !== undefined && BARE_WORDS.has(word.replace(/\s+/g, ' ')) && text.charCodeAt(after) === 32) {
-      valueStart = after + 1;
-      bare = true;
-    } else continue;
-    const end = readValue(state, valueStart, word, bare);
-    if (end > valueStart) ANCHOR.lastIndex = Math.max(ANCHOR.lastIndex, end);
+  let resume = 0;
+  for (const start of starts) {
+    if (start < resume || !wordStartsAt(text, start)) continue;
+    LATIN_WORD.lastIndex = start;
+    const match = LATIN_WORD.exec(text);
+    if (match === null) continue;
+    const end = readAfterWord(state, match[1]!.toLowerCase(), start + match[0].length, true);
+    if (end > 0) resume = end;
   }
+  if (!sawCjk || !CJK_KEYWORD_CHAR.test(text)) return;
+  CJK_WORD.lastIndex = 0;
+  for (let match = CJK_WORD.exec(text); match !== null; match = CJK_WORD.exec(text)) {
+    const end = readAfterWord(state, match[0], match.index + match[0].length, false);
+    if (end > CJK_WORD.lastIndex) CJK_WORD.lastIndex = end;
+  }
+}
+
+/** After a credential word ending at `after`: the copula and the value. Returns the value's end or -1. */
+function readAfterWord(state: ScanState, word: string, after: number, latin: boolean): number {
+  const text = state.text;
+  const copula = latin ? QUALIFIED_COPULA : CJK_COPULA;
+  copula.lastIndex = after;
+  const found = copula.exec(text);
+  let valueStart: number;
+  let bare = false;
+  if (found !== null) valueStart = copula.lastIndex;
+  else if (latin && BARE_WORDS.has(word.replace(/\s+/g, ' ')) && text.charCodeAt(after) === 32) {
+    valueStart = after + 1;
+    bare = true;
+  } else return -1;
+  return readValue(state, valueStart, word, bare);
 }
 
 /** Read and emit the value at `start`; returns its end, or -1 when there is none. */

@@ -16,6 +16,7 @@ import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
 import { detectDoubleColonAt, detectHexAt } from './network.js';
 import { detectNumeric } from './numeric.js';
 import { detectAssignedSecret } from './password.js';
+import { KEYWORD_FIRST, mayStartKeyword } from './keywords.js';
 import { detectPhone, fallbackRegionsFor, regionForLanguage } from './phone.js';
 import { detectProseSecrets } from './prose-secret.js';
 import { detectApiKey, detectJwt, detectPrivateKey, detectTelegramToken, mayStartKey } from './secrets.js';
@@ -176,6 +177,9 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
     bicPending: [],
   };
   const n = text.length;
+  /** Word starts where a label or credential word may begin (keywords.ts). */
+  const keywordStarts: number[] = [];
+  let sawCjk = false;
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
@@ -185,6 +189,7 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
         // A word: [A-Za-z0-9_] then word characters (non-ASCII letters included).
         let end = i + 1;
         while (end < n && isWordCode(text.charCodeAt(end))) end++;
+        if (KEYWORD_FIRST[c] === 1 && mayStartKeyword(text, i)) keywordStarts.push(i);
         i = onWord(state, i, end, c, flags);
         continue;
       }
@@ -231,12 +236,13 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
       i++;
       while (i < n && isWordCode(text.charCodeAt(i))) i++;
     } else {
+      if (c >= 0x1100) sawCjk = true; // CJK credential words are searched only then (prose-secret.ts)
       i++;
     }
   }
-  detectProseSecrets(state);
+  detectProseSecrets(state, keywordStarts, sawCjk);
   detectSpelledEmails(state);
-  detectLabelledIds(state);
+  detectLabelledIds(state, keywordStarts);
   resolveBicCandidates(state);
   return state.out;
 }

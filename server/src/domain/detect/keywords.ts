@@ -1,0 +1,65 @@
+// Where a label or credential word may start (prose-secret.ts, labelled-ids.ts), found by the
+// scan's word loop at almost no cost: the first three characters of every word, lower-cased,
+// against a table of the words' first three. A case-insensitive regex over the whole text for
+// the same ~60 words costs 3-4 us per KB (irregexp tries every alternative at every position),
+// as much as a fifth of the whole built-in scan; the table test is three reads per word, and the
+// anchored regexes then run only at the few words that pass it.
+
+/** First three characters (lower case) of every Latin label and credential word. */
+const PREFIXES = [
+  // prose-secret.ts: password words, key and token words (api key, access token, licence key...).
+  'pas', 'pwd', 'pin', 'ken', 'mot', 'con', 'sen', 'wac', 'key', 'tok', 'sec', 'api', 'acc', 'pri', 'lic', 'aut',
+  // labelled-ids.ts: accounts, card security codes, driver's licences.
+  'a/c', 'kon', 'num', 'núm', 'n° ', 'rek', 'cvv', 'cvc', 'cvn', 'cid', 'csc', 'car', 'ver', 'kar', 'prü', 'cry', 'cód', 'cod',
+  'dri', 'dl ', 'dl:', 'dl#', 'dl.', 'füh', 'per', 'pat', 'rij',
+];
+
+const prefixKey = (a: number, b: number, c: number): number => (a << 16) | (b << 8) | c;
+
+/** Latin-1 lower case: ASCII and Latin-1 capitals differ from their small letter in bit 0x20. */
+function lower(code: number): number {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0xc0 && code <= 0xde && code !== 0xd7) ? code | 0x20 : code;
+}
+
+const KEYS: ReadonlySet<number> = new Set(
+  PREFIXES.map((prefix) => prefixKey(prefix.charCodeAt(0), prefix.charCodeAt(1), prefix.charCodeAt(2))),
+);
+
+/** Slot of a (lower-cased) code in the pair table: ASCII as itself, anything else in 127. */
+const slot = (code: number): number => (code < 127 ? code : 127);
+
+/**
+ * The first two characters of the prefixes, as a 128 x 128 table: most words fail on it with two
+ * array reads, before the Set is asked about the third character.
+ */
+const PAIRS = new Uint8Array(128 * 128);
+for (const prefix of PREFIXES) PAIRS[(slot(prefix.charCodeAt(0)) << 7) | slot(prefix.charCodeAt(1))] = 1;
+
+/** ASCII first characters (both cases) of the prefixes: the scan tests this before calling mayStartKeyword. */
+export const KEYWORD_FIRST = new Uint8Array(128);
+for (const prefix of PREFIXES) {
+  const first = prefix.charCodeAt(0);
+  KEYWORD_FIRST[first] = 1;
+  if (first >= 0x61 && first <= 0x7a) KEYWORD_FIRST[first - 0x20] = 1;
+}
+
+/** May a label or credential word start at `start` (a word's first character)? */
+export function mayStartKeyword(text: string, start: number): boolean {
+  const a = lower(text.charCodeAt(start));
+  const b = lower(text.charCodeAt(start + 1));
+  if (PAIRS[(slot(a) << 7) | slot(b)] !== 1) return false;
+  const c = text.charCodeAt(start + 2);
+  return !Number.isNaN(c) && KEYS.has(prefixKey(a, b, lower(c)));
+}
+
+/** CJK credential words are written against the text around them: found by one character class. */
+export const CJK_KEYWORD_CHAR = /[密口パ暗비]/u;
+
+/** A label starts here only after a character that is not part of a word. */
+export function wordStartsAt(text: string, start: number): boolean {
+  if (start === 0) return true;
+  const previous = text.charCodeAt(start - 1);
+  if (previous === 95 || previous === 45) return false; // _ and - join words in names and keys
+  if (previous < 128) return !((previous >= 48 && previous <= 57) || ((previous | 0x20) >= 97 && (previous | 0x20) <= 122));
+  return !/[\p{L}\p{N}]/u.test(String.fromCharCode(previous));
+}
