@@ -4,6 +4,7 @@
 // the same ~60 words costs 3-4 us per KB (irregexp tries every alternative at every position),
 // as much as a fifth of the whole built-in scan; the table test is three reads per word, and the
 // anchored regexes then run only at the few words that pass it.
+import { isCjkCode } from './chars.js';
 
 /** First three characters (lower case) of every Latin label and credential word. */
 const PREFIXES = [
@@ -61,5 +62,6 @@ export function wordStartsAt(text: string, start: number): boolean {
   const previous = text.charCodeAt(start - 1);
   if (previous === 95 || previous === 45) return false; // _ and - join words in names and keys
   if (previous < 128) return !((previous >= 48 && previous <= 57) || ((previous | 0x20) >= 97 && (previous | 0x20) <= 122));
-  return !/[\p{L}\p{N}]/u.test(String.fromCharCode(previous));
+  // A CJK character is a word of its own ("我的password是…").
+  return isCjkCode(previous) || !/[\p{L}\p{N}]/u.test(String.fromCharCode(previous));
 }

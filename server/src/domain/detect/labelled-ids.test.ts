@@ -21,6 +21,8 @@ describe('labelled identifiers', () => {
     ['número de cuenta es 0123456789', 'bank_account', '0123456789'],
     ['card 4111111111111111 exp 12/26 cvv 123', 'card_security_code', '123'],
     ['CVC: 7373', 'card_security_code', '7373'],
+    ['卡的CVV是123', 'card_security_code', '123'],
+    ['CVVは123です', 'card_security_code', '123'],
     ['the security code is 482', 'card_security_code', '482'],
     ["driver's license D1234567", 'driver_license', 'D1234567'],
     ['Driving licence number: MORGA657054SM9IJ', 'driver_license', 'MORGA657054SM9IJ'],

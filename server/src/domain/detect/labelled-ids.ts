@@ -26,22 +26,25 @@ const LABEL = new RegExp(
     '|(cvv2?|cvc2?|cid|csc|cvn|card security code|security code|card verification (?:value|code|number)|verification code on the card|kartenprüfnummer|prüfnummer|cryptogramme(?: visuel)?|c[óo]digo de seguridad|codice di sicurezza|c[óo]digo de seguran[çc]a)',
     // Driver's licences.
     "|(driver'?s?'? licen[cs]e(?: number| no\\.?| #)?|driving licen[cs]e(?: number| no\\.?)?|dl(?: number| no\\.?| ?#|(?=\\s*:))|führerschein(?:nummer)?|permis de conduire|licencia de conducir|carn[ée] de conducir|patente di guida|rijbewijs(?:nummer)?|carteira de motorista|carta de condução)",
-    ')(?![\\p{L}\\p{N}_])',
+    ')(?=[^\\p{L}\\p{N}_]|[\\p{sc=Han}\\p{sc=Hira}\\p{sc=Kana}\\p{sc=Hang}]|$)',
   ].join(''),
   'iuy',
 );
 
 /** After the label (sticky): an optional "number"/"no." and a separator; the value follows. */
-const SEPARATOR = /(?:\s+(?:number|no\.?|nr\.?|num(?:ber)?|nummer|numéro|número|numero))?(?:\s*[:=#]\s*|\s+(?:is|was|ist|lautet|est|es|é|è)\s+|\s*-\s*|\s+)/iuy;
+const SEPARATOR = /(?:\s+(?:number|no\.?|nr\.?|num(?:ber)?|nummer|numéro|número|numero))?(?:\s*[:=#是为為]\s*|\s*(?:は|는|은)\s*|\s+(?:is|was|ist|lautet|est|es|é|è)\s+|\s*-\s*|\s+)/iuy;
+
+/** What may not follow a value: a digit, or a letter of a script that puts spaces between words. */
+const NOT_AFTER = '(?:\\p{N}|(?![\\p{sc=Han}\\p{sc=Hira}\\p{sc=Kana}\\p{sc=Hang}])\\p{L})';
 
 /** Values per type (sticky), each ending at a boundary. */
 const VALUE: Readonly<Record<LabelledType, RegExp>> = {
   // 6 to 17 digits, in groups of two or more joined by single spaces or dashes.
-  bank_account: /\d{2,17}(?:[ -]\d{2,17}){0,5}(?![\p{L}\p{N}]|[ -]?\d)/uy,
-  card_security_code: /\d{3,4}(?![\p{L}\p{N}]|[ .-]?\d)/uy,
+  bank_account: new RegExp(`\\d{2,17}(?:[ -]\\d{2,17}){0,5}(?!${NOT_AFTER}|[ -]?\\d)`, 'uy'),
+  card_security_code: new RegExp(`\\d{3,4}(?!${NOT_AFTER}|[ .-]?\\d)`, 'uy'),
   // Letters and digits, a digit among the first seven (US states print 1-2 letters + digits,
   // digits alone or dashed groups; the UK 16 characters, five letters first).
-  driver_license: /[A-Za-z]{0,6}\d[A-Za-z0-9]{0,19}(?:-[A-Za-z0-9]{1,8}){0,3}(?: \d{2,8}){0,3}(?![\p{L}\p{N}])/uy,
+  driver_license: new RegExp(`[A-Za-z]{0,6}\\d[A-Za-z0-9]{0,19}(?:-[A-Za-z0-9]{1,8}){0,3}(?: \\d{2,8}){0,3}(?!${NOT_AFTER})`, 'uy'),
 };
 
 const CONFIDENCE: Readonly<Record<LabelledType, number>> = { bank_account: 0.85, card_security_code: 0.9, driver_license: 0.8 };

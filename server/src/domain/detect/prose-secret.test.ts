@@ -28,6 +28,7 @@ describe('credentials in prose', () => {
     ['my PIN is 4921', '4921'],
     ['password Xk9#mL2$pQ', 'Xk9#mL2$pQ'],
     ['我的密码是abc123，谢谢', 'abc123'],
+    ['我的password是abc123', 'abc123'],
     ['パスワードはPass1234です', 'Pass1234'],
     ['비밀번호는 qwer1234 입니다', 'qwer1234'],
   ])('finds the password in %j', (text, value) => {

@@ -22,7 +22,7 @@ const MAX_VALUE = 128;
  * whole word, not the start of "keyboard" or "tokenizer".
  */
 const LATIN_WORD =
-  /(pass(?:word|wd|phrase|code)?|pwd|pin|passwort|kennwort|mot de passe|contrase[ñn]a|senha|wachtwoord|(?:api|access|secret|private|licen[cs]e|auth)[ _-]?(?:key|token)|token|secret|key)(?![\p{L}\p{N}_-])/iuy;
+  /(pass(?:word|wd|phrase|code)?|pwd|pin|passwort|kennwort|mot de passe|contrase[ñn]a|senha|wachtwoord|(?:api|access|secret|private|licen[cs]e|auth)[ _-]?(?:key|token)|token|secret|key)(?=[^\p{L}\p{N}_-]|[\p{sc=Han}\p{sc=Hira}\p{sc=Kana}\p{sc=Hang}]|$)/iuy;
 
 /** CJK credential words, written against the sentence around them (searched only when one of their characters occurs). */
 const CJK_WORD = /密码|密碼|口令|パスワード|暗証番号|비밀번호/gu;
@@ -35,7 +35,7 @@ const BARE_WORDS: ReadonlySet<string> = new Set(['password', 'passwd', 'passphra
  * a copula. Group 1: the copula (undefined when there is none).
  */
 const QUALIFIED_COPULA =
-  /(?:\s+(?:for|to|of|on|at|f[üu]r|pour|de|du|para|di|per|voor|van)(?:\s+[^\s:=]{1,30}){1,3}?)?(?:\s*([:=：＝]|→)\s*|\s+(is\s+set\s+to|is(?:\s+now|\s+still)?|was|will\s+be|remains|ist|lautet|war|est|était|es|era|é|è)\s+)/iuy;
+  /(?:\s+(?:for|to|of|on|at|f[üu]r|pour|de|du|para|di|per|voor|van)(?:\s+[^\s:=]{1,30}){1,3}?)?(?:\s*([:=：＝是为為]|→|は|는|은)\s*|\s+(is\s+set\s+to|is(?:\s+now|\s+still)?|was|will\s+be|remains|ist|lautet|war|est|était|es|era|é|è)\s+)/iuy;
 
 /** CJK copulas, written without spaces ("密码是abc123", "パスワードはabc123です"). */
 const CJK_COPULA = /\s*([是为為:：=＝]|は|는|은)\s*/uy;
