@@ -14,7 +14,7 @@ import { createHmac } from 'node:crypto';
 import { VeilError } from '@veil/common';
 import { secretKeyOf } from '../domain/keys.js';
 import { regionForLanguage } from '../domain/detect/phone.js';
-import { normalizeValue, revocationForms } from '../domain/token/index.js';
+import { revocationForms, revokeForms } from '../domain/token/index.js';
 import type { TokenEntry } from '../domain/types.js';
 import { GLOBAL_PARTITION, StoreUnavailableError, type RevocationStore } from '../stores/types.js';
 import { rethrowQuota } from './quota.js';
@@ -49,11 +49,12 @@ function digestOf(key: Buffer, type: string, normalized: string): string {
 }
 
 /**
- * The digest a revocation writes: unambiguous encoding (length-prefixed type, then the value
- * normalized with national phone numbers read in `region`).
+ * The digests a revocation writes: unambiguous encoding (length-prefixed type, then the value
+ * normalized with national phone numbers read in `region`); a name also in lower case, so every
+ * casing of it erases (revokeForms).
  */
-export function revocationDigest(key: Buffer, type: string, value: string, region: string): string {
-  return digestOf(key, type, normalizeValue(type, value, region));
+export function revocationDigests(key: Buffer, type: string, value: string, region: string): string[] {
+  return revokeForms(type, value, region).map((form) => digestOf(key, type, form));
 }
 
 /**

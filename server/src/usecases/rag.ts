@@ -34,7 +34,7 @@ import {
   type Sealed,
 } from '../services/rag.js';
 import type { RehydrateRequest } from '../services/rehydrate.js';
-import { partitionOf, revocationDigest, revocationRegions, revokedIdsOf, withStore } from '../services/revocation.js';
+import { partitionOf, revocationDigests, revocationRegions, revokedIdsOf, withStore } from '../services/revocation.js';
 import { assertNotDenied, denySession, incomingSession, outgoingHandle, type StateDeps } from '../services/state.js';
 import { StoreUnavailableError } from '../stores/types.js';
 import { ringMaterialOf, type Executor, type RequestScope, type SessionChecks } from './executor.js';
@@ -335,9 +335,11 @@ export async function deleteDocument(deps: RagDeps, request: DeleteRequest): Pro
   // document's national numbers erase with their international spellings.
   // entities_revoked counts distinct values (in the session's own region), not digests written.
   const [own, ...others] = revocationRegions(session.language, deps.state.config.detector.default_region) as [string, ...string[]];
-  const digestsIn = (region: string) => session.entries.map((entry) => revocationDigest(deps.state.digestSecret, entry.type, entry.value, region));
-  const digests = [...new Set(digestsIn(own))];
-  const written = [...new Set([...digests, ...others.flatMap(digestsIn)])];
+  // Per value, its digests (the canonical form first; a name also in lower case).
+  const digestsIn = (region: string) => session.entries.map((entry) => revocationDigests(deps.state.digestSecret, entry.type, entry.value, region));
+  const ownDigests = digestsIn(own);
+  const revokedValues = new Set(ownDigests.map((forms) => forms[0]!)).size;
+  const written = [...new Set([...ownDigests.flat(), ...others.flatMap((region) => digestsIn(region).flat())])];
   await request.beforeMutation?.(session);
   if (written.length > 0) await withStore(() => deps.state.stores.revocation.add(partitionOf(request.tenant), written, deps.state.now()), deps.state.now);
   await denySession(deps.state, session.sid, session.tenant);
@@ -361,7 +363,7 @@ export async function deleteDocument(deps: RagDeps, request: DeleteRequest): Pro
         : 'document erased: every value is revoked and the session is invalidated, but its server-held copy could not be removed yet (it expires with its TTL); delete its chunks from your vector store',
     manifest: {
       session_fingerprint: request.fingerprint(session.sid),
-      entities_revoked: digests.length,
+      entities_revoked: revokedValues,
       timestamp_unix: nowSeconds(deps),
       status,
     },

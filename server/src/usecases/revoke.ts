@@ -4,7 +4,7 @@
 // Fastify: routes/revoke.ts validates the body and decides who may revoke globally.
 import { VeilError } from '@veil/common';
 import { entityInfo } from '../domain/catalog.js';
-import { partitionOf, revocationDigest, withStore } from '../services/revocation.js';
+import { partitionOf, revocationDigests, withStore } from '../services/revocation.js';
 import type { StateDeps } from '../services/state.js';
 import type { UseCaseCall } from './transform.js';
 
@@ -49,7 +49,7 @@ export class RevokeUseCase {
     call.facts({ entity_types: items.map((item) => item.entity_type), entity_count: items.length });
     const scope = revocationScope(call.scope.tenant, options.mayRevokeGlobally);
     const state = this.#deps.state;
-    const digests = items.map((item) => revocationDigest(state.digestSecret, item.entity_type, item.value, state.config.detector.default_region));
+    const digests = [...new Set(items.flatMap((item) => revocationDigests(state.digestSecret, item.entity_type, item.value, state.config.detector.default_region)))];
     await options.beforeMutation();
     await withStore(() => state.stores.revocation.add(partitionOf(call.scope.tenant), digests, state.now()), state.now);
     return { revoked: items.length, scope };

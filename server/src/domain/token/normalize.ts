@@ -123,16 +123,36 @@ export function legacyNormalizeValue(type: string, value: string): string {
 }
 
 /**
+ * Names erase whatever their case: "JOHN SMITH" and "john smith" are the person "John Smith"
+ * revoked (their tokens stay apart, case kept, but an erasure covers every casing).
+ */
+const CASELESS_ERASURE: ReadonlySet<string> = new Set(['person', 'organization', 'location']);
+
+/**
+ * The forms a revoke request writes for `value`: its canonical form (what every release checks,
+ * so replicas of an older release still honour it during an upgrade) and, for a name, its lower
+ * case (which every casing of the name is checked under, revocationForms).
+ */
+export function revokeForms(type: string, value: string, region: string): string[] {
+  const canonical = normalizeValue(type, value, region);
+  if (!CASELESS_ERASURE.has(type)) return [canonical];
+  const lower = canonical.toLowerCase();
+  return lower === canonical ? [canonical] : [canonical, lower];
+}
+
+/**
  * Every form under which a stored value of a session may have been revoked: its canonical form
  * in each of `regions` (the session's language region and the configured default region, in
- * which a revoke request's national phone number is read), the phone without its extension
- * (revoking a number erases its extensions), and the legacy form. Deduplicated.
+ * which a revoke request's national phone number is read), a name in lower case (revokeForms),
+ * the phone without its extension (revoking a number erases its extensions), and the legacy
+ * form. Deduplicated.
  */
 export function revocationForms(type: string, value: string, regions: readonly string[]): string[] {
   const forms = new Set<string>();
   for (const region of regions) {
     const canonical = normalizeValue(type, value, region);
     forms.add(canonical);
+    if (CASELESS_ERASURE.has(type)) forms.add(canonical.toLowerCase());
     if (type === 'phone') {
       const ext = canonical.indexOf(EXTENSION_MARK);
       if (ext > 0) forms.add(canonical.slice(0, ext));
