@@ -185,6 +185,26 @@ describe('JSON mode: the member key is context for a string value', () => {
   });
 });
 
+describe('JSON mode: keys that name a name, an address or a company', () => {
+  it('takes the whole value as that type when nothing found it whole', () => {
+    const { value, entities } = transform({
+      customer: { firstName: 'zyxel', last_name: 'Qwertzuiop-Ankh', street: '12 Rue des Lilas', city: 'Tarnobrzeg', employer: 'Qwerty Widgets GmbH' },
+      product: { name: 'Widget Pro', state: 'active', city_count: 'three' },
+      placeholders: { first_name: 'n/a', address: '', company: '-' },
+    });
+    const safe = value as { customer: Record<string, string>; product: Record<string, string>; placeholders: Record<string, string> };
+    const typeAt = (path: string): string | undefined => entities.find((entity) => entity.path === path)?.type;
+    expect(typeAt('/customer/firstName')).toBe('person');
+    expect(typeAt('/customer/last_name')).toBe('person');
+    expect(typeAt('/customer/street')).toBe('location');
+    expect(typeAt('/customer/city')).toBe('location');
+    expect(typeAt('/customer/employer')).toBe('organization');
+    for (const field of Object.values(safe.customer)) expect(findTokens(field)).toHaveLength(1);
+    expect(safe.product).toEqual({ name: 'Widget Pro', state: 'active', city_count: 'three' });
+    expect(safe.placeholders).toEqual({ first_name: 'n/a', address: '', company: '-' });
+  });
+});
+
 describe('JSON mode bounds', () => {
   const nested = (depth: number): unknown => {
     let value: unknown = 'leaf';

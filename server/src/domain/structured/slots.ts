@@ -7,6 +7,7 @@ import { utf16ToCodePoints } from '../text/codepoints.js';
 import type { TokenAllocator } from '../token/index.js';
 import { tokenizeText, type TokenizedEntity } from '../tokenize.js';
 import type { Detection, RequestContext, RestoreMode, TokenEntry } from '../types.js';
+import { keyedDetection, keyedType } from './key-types.js';
 
 /**
  * Lowest confidence at which a number is treated as personal data. A bare number carries no
@@ -153,6 +154,8 @@ export class SlotScanner {
    * `<key words>: <value>` (like a number), so the key works as a context word for the pattern
    * detectors: `{"password": "hunter2x"}`, `{"ssn": "078051120"}`, `{"api_key": "Zx81…"}` are
    * what `password: hunter2x` is in text. Those detections win where they overlap the value's own.
+   * A key that names a person's name, an address or a company (key-types.ts) makes the whole
+   * value one, when nothing found it whole.
    */
   text(value: string, contextKey?: string): SlotScan {
     // Screened on every occurrence (its findings count each time), detected once per text.
@@ -163,6 +166,12 @@ export class SlotScanner {
     if (cached !== undefined) return this.#count(cached, screened !== value ? screened : undefined);
     let detections = screened.length === 0 ? [] : (this.#options.detectText ?? this.#options.detect)(screened);
     if (prefix !== '') detections = preferKeyed(this.#keyed(prefix, screened), detections);
+    // A name, an address or a company under a key that says so, which nothing else found whole.
+    const named = prefix === '' ? undefined : keyedType(prefix.slice(0, -2));
+    if (named !== undefined && !detections.some((d) => d.type === named && d.end - d.start >= screened.trim().length)) {
+      const whole = keyedDetection(named, screened);
+      if (whole !== undefined) detections = preferKeyed([whole], detections);
+    }
     const result = this.#tokenize(screened, detections);
     this.#cache.set(cacheKey, result);
     return this.#count(result, screened !== value ? screened : undefined);
