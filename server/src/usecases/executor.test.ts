@@ -4,7 +4,8 @@
 // session its open worker decrypted, not the blob again.
 import { afterAll, describe, expect, it } from 'vitest';
 import { KeyRing } from '../domain/seal/index.js';
-import { createOffload, type Offload } from '../services/offload.js';
+import { textWithEntities } from '../bench/attacks.js';
+import { createOffload, TEXT_INLINE_FACTOR, type Offload } from '../services/offload.js';
 import { jsonString } from '../services/json-text.js';
 import { builtinPolicyRegistry } from '../services/policies.js';
 import type { OffloadTask } from '../workers/offload-worker.js';
@@ -71,12 +72,27 @@ describe('Executor', () => {
     const small = await executor.transformText(scope, { input: 'mail ana@example.com', context, tenant: null, traceId: 't' });
     expect(small.where).toBe('inline');
     expect(sent).toHaveLength(0);
-    const large = await executor.transformText(scope, { input: `mail ana@example.com ${'x '.repeat(THRESHOLD)}`, context, tenant: null, traceId: 't' });
+    const large = await executor.transformText(scope, { input: `mail ana@example.com ${'x '.repeat(THRESHOLD * TEXT_INLINE_FACTOR)}`, context, tenant: null, traceId: 't' });
     expect(large.where).toBe('worker');
     expect(sent.map((task) => task.op)).toEqual(['transform']);
     if (large.where !== 'worker' || small.where !== 'inline') throw new Error('unreachable');
     expect(large.outcome.facts.entity_count).toBe(1);
     expect(small.outcome.response.entities).toHaveLength(1);
+  });
+
+  it('runs a text longer than the threshold inline when its cost is within the budget, and the same length dense with values on a worker', async () => {
+    sent.length = 0;
+    // 1.5 thresholds of prose with a value every ~180 characters (the 100 KB benchmark's text, which is 1.56 of the default threshold).
+    const sparse = textWithEntities(THRESHOLD * 1.5, 180);
+    const inline = await executor.transformText(scope, { input: sparse, context, tenant: null, traceId: 't' });
+    expect(inline.where).toBe('inline');
+    expect(sent).toHaveLength(0);
+    if (inline.where !== 'inline') throw new Error('unreachable');
+    expect(inline.outcome.response.entities.length).toBeGreaterThan(10);
+    // The same length with a value every ~30 characters leaves the loop.
+    const dense = await executor.transformText(scope, { input: textWithEntities(THRESHOLD * 1.5, 30), context, tenant: null, traceId: 't' });
+    expect(dense.where).toBe('worker');
+    expect(sent.map((task) => task.op)).toEqual(['transform']);
   });
 
   it('sends a text shorter than the threshold to a worker when it is dense with values (textCost)', async () => {
