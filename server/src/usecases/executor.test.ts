@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { KeyRing } from '../domain/seal/index.js';
 import { textWithEntities } from '../bench/attacks.js';
-import { createOffload, TEXT_INLINE_FACTOR, type Offload } from '../services/offload.js';
+import { createOffload, PARSE_INLINE_FACTOR, TEXT_INLINE_FACTOR, type Offload } from '../services/offload.js';
 import { jsonString } from '../services/json-text.js';
 import { builtinPolicyRegistry } from '../services/policies.js';
 import type { OffloadTask } from '../workers/offload-worker.js';
@@ -173,7 +173,7 @@ describe('Executor', () => {
     }
   });
 
-  it('decides where a JSON request body is parsed (the parser and admission ask it): a small one decoded here, a large one parsed on a worker', async () => {
+  it('decides where a JSON request body is parsed (the parser and admission ask it): up to PARSE_INLINE_FACTOR thresholds decoded here, a larger one parsed on a worker', async () => {
     sent.length = 0;
     let asked = 0;
     const task = () => {
@@ -185,7 +185,14 @@ describe('Executor', () => {
     // Nothing of the worker's task is computed for a body that stays here.
     expect(asked).toBe(0);
     expect(sent).toHaveLength(0);
-    const body = Buffer.from(JSON.stringify({ input: 'x'.repeat(THRESHOLD), input_json: { a: 1 } }));
+    // Above the threshold, within PARSE_INLINE_FACTOR of it: parsed here (a worker round trip costs more than the parse).
+    const middle = Buffer.from(JSON.stringify({ input: 'x'.repeat(THRESHOLD * PARSE_INLINE_FACTOR - 12) }));
+    expect(middle.length).toBe(THRESHOLD * PARSE_INLINE_FACTOR);
+    expect(executor.offloads(middle.length)).toBe(true);
+    expect(executor.parseBody(middle, task).where).toBe('inline');
+    expect(asked).toBe(0);
+    expect(sent).toHaveLength(0);
+    const body = Buffer.from(JSON.stringify({ input: 'x'.repeat(THRESHOLD * PARSE_INLINE_FACTOR), input_json: { a: 1 } }));
     expect(executor.offloads(body.length)).toBe(true);
     const large = executor.parseBody(body, task);
     expect(asked).toBe(1);
@@ -193,7 +200,7 @@ describe('Executor', () => {
     if (large.where !== 'worker') throw new Error('expected a worker parse');
     const parsed = await large.parsed;
     expect(parsed.deferred).toEqual(['input_json']);
-    expect((parsed.value as { input: string }).input).toHaveLength(THRESHOLD);
+    expect((parsed.value as { input: string }).input).toHaveLength(THRESHOLD * PARSE_INLINE_FACTOR);
     expect(parsed.fingerprint).toMatch(/^[0-9a-f]{64}$/);
   });
 

@@ -17,7 +17,7 @@ import { checkJsonDocument, isPlainObject } from '../domain/structured/index.js'
 import type { CustomPattern, Detection } from '../domain/types.js';
 import type { DetectSelection } from '../services/detect.js';
 import type { FileRehydrateContext } from '../services/files.js';
-import { detectsInline, jsonCost, patternsInline, textCost, transformsInline, type Offload, type Slicer } from '../services/offload.js';
+import { detectsInline, jsonCost, PARSE_INLINE_FACTOR, patternsInline, textCost, transformsInline, type Offload, type Slicer } from '../services/offload.js';
 import type { OutputProtectionSettings } from '../services/output-guard.js';
 import type { PolicyRegistry } from '../services/policies.js';
 import { RAG_CORES, type RagCore, type RagCoreMaterial, type RagFlows, type RagTask } from '../services/rag.js';
@@ -261,9 +261,12 @@ export class Executor implements BodyOffload {
     return { where: 'worker', outcome };
   }
 
-  /** A JSON request body (BodyOffload): the bytes are copied to the worker when large (a memcpy), never decoded or parsed here. */
+  /**
+   * A JSON request body (BodyOffload): decoded here up to PARSE_INLINE_FACTOR thresholds of
+   * bytes; above, the bytes are copied to the worker (a memcpy), never decoded or parsed here.
+   */
   parseBody(bytes: Uint8Array, task: () => BodyParseTask): BodyRun {
-    if (!this.offloads(bytes.length)) return { where: 'inline', text: decodeUtf8(bytes, 'body') };
+    if (bytes.length <= this.threshold * PARSE_INLINE_FACTOR) return { where: 'inline', text: decodeUtf8(bytes, 'body') };
     const { defer, fingerprintPrefix } = task();
     return { where: 'worker', parsed: this.#offload.run({ op: 'parse', body: bytes, limits: this.#settings.jsonLimits, defer, fingerprintPrefix }) };
   }
