@@ -8,9 +8,11 @@
 // Cases: 1 KB transform and rehydrate with the default configuration (dev auth, text log, the
 // `log` audit sink) and with api_key auth + a strict file audit sink (+ metrics, always on);
 // the trivial routes; 100 KB transform p50 against the echo's p50 of the same body (one
-// connection, sequential); `--workers 2` against one worker in requests per server CPU-second;
-// cold start to /readyz; idle RSS and RSS after 60 s of load (also with MALLOC_ARENA_MAX=2, as the
-// server image and `make run` start it, and with the chart pod's memory budget, relaunched).
+// connection, sequential); `--workers 2` against one worker in requests per server CPU-second,
+// beside the same ratio of an echo made CPU-bound (the control); cold start to /readyz; idle RSS
+// and RSS after 60 s of load (also with MALLOC_ARENA_MAX=2, with that and
+// --max-semi-space-size=16 as the server image and `make run` start it, and with the chart pod's
+// memory budget, relaunched). VEIL_BENCH_PARTS picks parts (throughput, large, workers, memory).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
@@ -335,17 +337,20 @@ async function startupAndMemory(options: RatioOptions, rows: RatioRow[]): Promis
   // The default environment, glibc's malloc arena cap that the server image and `make run` set,
   // and the chart's pod (1 GiB limit): the server relaunches itself with a 512 MiB heap and a
   // bounded young generation (cli/launcher.ts), and the relaunched process is the one measured.
-  const variants: readonly (readonly [string, Record<string, string>])[] = [
-    ['', {}],
-    [' with MALLOC_ARENA_MAX=2', { MALLOC_ARENA_MAX: '2' }],
-    [' with server.memory_budget_mb 1024 (the chart pod; relaunched)', { VEIL_SERVER__MEMORY_BUDGET_MB: '1024' }],
+  // Also as the server image and `make run` start it: node --max-semi-space-size=16 (a bounded
+  // young generation, which a running process cannot set for itself).
+  const variants: readonly (readonly [string, Record<string, string>, readonly string[]])[] = [
+    ['', {}, []],
+    [' with MALLOC_ARENA_MAX=2', { MALLOC_ARENA_MAX: '2' }, []],
+    [' started with --max-semi-space-size=16 and MALLOC_ARENA_MAX=2 (the image, make run)', { MALLOC_ARENA_MAX: '2' }, ['--max-semi-space-size=16']],
+    [' with server.memory_budget_mb 1024 (the chart pod; relaunched)', { VEIL_SERVER__MEMORY_BUDGET_MB: '1024' }, []],
   ];
-  for (const [label, env] of variants) await rssUnderLoad(label, env, options, rows);
+  for (const [label, env, nodeFlags] of variants) await rssUnderLoad(label, env, nodeFlags, options, rows);
 }
 
 /** Idle RSS, then RSS right after `options.loadSeconds` of 1 KB transforms and rehydrates. */
-async function rssUnderLoad(label: string, env: Record<string, string>, options: RatioOptions, rows: RatioRow[]): Promise<void> {
-  const veil = await startVeil(env, 0);
+async function rssUnderLoad(label: string, env: Record<string, string>, nodeFlags: readonly string[], options: RatioOptions, rows: RatioRow[]): Promise<void> {
+  const veil = nodeFlags.length === 0 ? await startVeil(env, 0) : await spawnServer([...nodeFlags, VEIL_BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], env, 0);
   try {
     const transform: Target = { method: 'POST', path: '/v1/transform', body: JSON.stringify({ input: textWithEntities(1024, 180) }) };
     const rehydrate: Target = { method: 'POST', path: '/v1/rehydrate', body: await transformOnce(veil, transform.body!) };
