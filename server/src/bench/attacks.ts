@@ -45,11 +45,11 @@ export function textWithEntities(length: number, every: number, seed = 0): strin
   return parts.join('').slice(0, length);
 }
 
-/** `bytes` of distinct phone numbers (the /v1/detect row: one detection per ~17 bytes). */
-export function phoneNumbers(bytes: number): string {
+/** `bytes` of distinct phone numbers (the /v1/detect row: one detection per ~17 bytes); `first` picks other numbers. */
+export function phoneNumbers(bytes: number, first = 0): string {
   const parts: string[] = [];
   let size = 0;
-  for (let index = 0; size < bytes; index += 1) {
+  for (let index = first; size < bytes; index += 1) {
     const number = `+1 415 555 ${String(index % 10000).padStart(4, '0')}, `;
     parts.push(number);
     size += number.length;

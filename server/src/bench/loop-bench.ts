@@ -18,7 +18,9 @@ import {
   nonReadingRequests,
   outputJsonBody,
   outputWithTokens,
+  phoneNumbers,
   Probe,
+  prose,
   ragContextBody,
   RssSampler,
   rssMiB,
@@ -26,8 +28,10 @@ import {
   sessionWithTokens,
   trickle,
   type Target,
+  textWithEntities,
   type Waits,
 } from './attacks.js';
+import { transformsInline } from '../services/offload.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const KEY = 'bench-loop-key-0123456789abcdef';
@@ -189,6 +193,22 @@ async function repeat(callers: number, seconds: number, once: () => Promise<numb
   return seen;
 }
 
+/** Ten transforms of `text(round)`, each checked to be one the executor keeps on the event loop. */
+function inlineRow(name: string, text: (round: number) => string): Promise<void> {
+  return measure(name, async (_server, target) => {
+    const seen: number[] = [];
+    for (let round = 0; round < 10; round += 1) {
+      const input = text(round);
+      if (!transformsInline(input, DEFAULT_THRESHOLD)) throw new Error(`${name}: the text would go to a worker`);
+      seen.push((await send(target, 'POST', '/v1/transform', JSON.stringify({ input }))).status);
+    }
+    return statuses(seen);
+  });
+}
+
+/** transform.offload_threshold_bytes by default (the servers here run with it). */
+const DEFAULT_THRESHOLD = 65_536;
+
 const ATTACKS: Record<string, () => Promise<void>> = {
   'rag-context': () =>
     measure('one rag/context, 256 chunks of 35 KB', async (_server, target) => {
@@ -214,6 +234,13 @@ const ATTACKS: Record<string, () => Promise<void>> = {
       const answer = await send(target, 'POST', '/v1/transform', detectBody(63_000));
       return statuses([answer.status]);
     }),
+  // The largest texts the event loop now transforms itself (services/offload.ts transformsInline:
+  // length + 24 per anchor character within 4 thresholds): 250 KB of prose, the 100 KB benchmark
+  // text, and the costliest class at its bound (~13.5 KB of distinct phone numbers). Ten in a
+  // row, fresh text each time, so the first (cold) and the warm ones are both seen.
+  'prose-inline': () => inlineRow('ten transforms, 250 KB of prose each (inline by cost)', (round) => prose(250_000, round + 3)),
+  'text-100k-inline': () => inlineRow('ten transforms, the 100 KB benchmark text (inline by cost)', (round) => textWithEntities(100 * 1024, 180, round)),
+  'phones-bound': () => inlineRow('ten transforms, 13.5 KB of distinct phone numbers each (inline by cost, at the bound)', (round) => phoneNumbers(13_500, round * 800)),
   'json-keys': () =>
     measure('one transform, input_json with 600k keys', async (_server, target) => {
       const answer = await send(target, 'POST', '/v1/transform', jsonKeysBody(600_000));

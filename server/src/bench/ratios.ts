@@ -8,11 +8,13 @@
 // Cases: 1 KB transform and rehydrate with the default configuration (dev auth, text log, the
 // `log` audit sink) and with api_key auth + a strict file audit sink (+ metrics, always on);
 // the trivial routes; 100 KB transform p50 against the echo's p50 of the same body (one
-// connection, sequential); `--workers 2` against one worker in requests per server CPU-second;
-// cold start to /readyz; idle RSS and RSS after 60 s of load (also with MALLOC_ARENA_MAX=2, as the
-// server image and `make run` start it, and with the chart pod's memory budget, relaunched).
+// connection, sequential); `--workers 2` against one worker in requests per server CPU-second,
+// beside the same ratio of an echo made CPU-bound (the control); cold start to /readyz; idle RSS
+// and RSS after 60 s of load (also with MALLOC_ARENA_MAX=2, with that and
+// --max-semi-space-size=16 as the server image and `make run` start it, and with the chart pod's
+// memory budget, relaunched). VEIL_BENCH_PARTS picks parts (throughput, large, workers, memory).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +44,8 @@ export interface RatioOptions {
   readonly connections: number;
   /** Seconds of load before the second RSS reading. */
   readonly loadSeconds: number;
+  /** Parts to run (VEIL_BENCH_PARTS: throughput, large, workers, memory); absent: all. */
+  readonly parts?: ReadonlySet<string> | undefined;
 }
 
 export interface RatioRow {
@@ -192,49 +196,95 @@ async function largeRatio(echo: ServerProcess, veil: ServerProcess, options: Rat
   });
 }
 
-/** Requests per server CPU-second: the whole process tree of `veil serve` (primary + workers). */
-async function perCpuSecond(server: Workers, target: Target, seconds: number, connections: number): Promise<{ rps: number; perCpu: number }> {
-  const pids = await server.pids();
+/** A process and its direct children (a cluster primary and its workers; Linux /proc). */
+function processTree(pid: number): number[] {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return [pid, ...children];
+  } catch {
+    return [pid];
+  }
+}
+
+/** Requests per server CPU-second over `pids` (a primary and its workers: each process's own CPU time). */
+async function perCpuSecond(url: string, pids: readonly number[], target: Target, seconds: number, connections: number): Promise<{ rps: number; perCpu: number }> {
   const before = pids.map((pid) => cpuSeconds(pid) ?? 0);
   const started = performance.now();
-  const result = await throughput(server.url, target, connections, seconds);
+  const result = await throughput(url, target, connections, seconds);
   const elapsed = (performance.now() - started) / 1000;
   const used = pids.reduce((sum, pid, index) => sum + (cpuSeconds(pid) ?? 0) - before[index]!, 0);
   return { rps: result.rps, perCpu: (result.rps * elapsed) / used };
 }
 
-type Workers = Awaited<ReturnType<typeof startWorkers>>;
+/**
+ * The control's work per request: the echo copies its 1 KB body through JSON this many times,
+ * ~300 µs of CPU here, about what a 1 KB transform costs Veil, so it is CPU-bound like Veil (a
+ * bare echo is not: the load generator saturates first, and its workers idle between requests).
+ */
+const CONTROL_ROUNDS = 100;
 
-/** `--workers 2` vs `--workers 1`: requests per server CPU-second (nothing pinned). */
+/**
+ * `--workers 2` vs `--workers 1`: requests per server CPU-second (nothing pinned), and the same
+ * for the echo doing CONTROL_ROUNDS of work, run as 1 and 2 cluster workers in the same rounds:
+ * the control that says how much of the loss is the machine (two busy processes and the load
+ * generator on two cores) and how much is Veil's cluster mode.
+ */
 async function workersRatio(dir: string, options: RatioOptions, rows: RatioRow[]): Promise<void> {
-  const one = await startWorkers(1, dir);
-  const two = await startWorkers(2, dir).catch(async (error: unknown) => {
-    await one.stop();
-    throw error;
-  });
+  const body = JSON.stringify({ input: textWithEntities(1024, 180) });
+  const started: { stop(): Promise<void> }[] = [];
   try {
-    const target: Target = { method: 'POST', path: '/v1/transform', body: JSON.stringify({ input: textWithEntities(1024, 180) }) };
+    const one = await startWorkers(1, dir);
+    started.push(one);
+    const two = await startWorkers(2, dir);
+    started.push(two);
+    const echoOne = await spawnServer([`${ROOT}/server/dist/bench/echo-server.js`], {});
+    started.push(echoOne);
+    const echoTwo = await spawnServer([`${ROOT}/server/dist/bench/echo-server.js`, '--workers', '2'], {});
+    started.push(echoTwo);
+    const veilTarget: Target = { method: 'POST', path: '/v1/transform', body };
+    const echoTarget: Target = { method: 'POST', path: `/work?rounds=${CONTROL_ROUNDS}`, body };
+    const subjects = [
+      { url: one.url, pids: await one.pids(), target: veilTarget },
+      { url: two.url, pids: await two.pids(), target: veilTarget },
+      { url: echoOne.url, pids: processTree(echoOne.pid), target: echoTarget },
+      { url: echoTwo.url, pids: processTree(echoTwo.pid), target: echoTarget },
+    ] as const;
     const connections = options.connections * 2;
-    await throughput(one.url, target, connections, 2);
-    await throughput(two.url, target, connections, 2);
-    const ratios: number[] = [];
+    for (const subject of subjects) await throughput(subject.url, subject.target, connections, 2);
+    const veilRatios: number[] = [];
+    const echoRatios: number[] = [];
     const rates: [number, number][] = [];
     for (let round = 0; round < options.rounds; round += 1) {
-      const single = await perCpuSecond(one, target, options.seconds, connections);
-      const dual = await perCpuSecond(two, target, options.seconds, connections);
-      ratios.push(dual.perCpu / single.perCpu);
+      const [single, dual, echoSingle, echoDual] = [
+        await perCpuSecond(subjects[0].url, subjects[0].pids, veilTarget, options.seconds, connections),
+        await perCpuSecond(subjects[1].url, subjects[1].pids, veilTarget, options.seconds, connections),
+        await perCpuSecond(subjects[2].url, subjects[2].pids, echoTarget, options.seconds, connections),
+        await perCpuSecond(subjects[3].url, subjects[3].pids, echoTarget, options.seconds, connections),
+      ];
+      veilRatios.push(dual.perCpu / single.perCpu);
+      echoRatios.push(echoDual.perCpu / echoSingle.perCpu);
       rates.push([single.rps, dual.rps]);
+      process.stdout.write(
+        `workers round ${round + 1}: veil ${rps(single.rps)} / ${rps(dual.rps)} req/s, ${(dual.perCpu / single.perCpu).toFixed(2)}×; ` +
+          `echo with work ${rps(echoSingle.rps)} / ${rps(echoDual.rps)} req/s, ${(echoDual.perCpu / echoSingle.perCpu).toFixed(2)}×\n`,
+      );
     }
-    const ratio = median(ratios);
+    const ratio = median(veilRatios);
+    const echoRatio = median(echoRatios);
     rows.push({
       name: '--workers 2 vs 1: 1 KB transforms per server CPU-second (nothing pinned)',
-      result: `${ratio.toFixed(2)}× (${range(ratios, 2)}); ${rps(median(rates.map(([single]) => single)))} vs ${rps(median(rates.map(([, dual]) => dual)))} req/s`,
+      result: `${ratio.toFixed(2)}× (${range(veilRatios, 2)}); ${rps(median(rates.map(([single]) => single)))} vs ${rps(median(rates.map(([, dual]) => dual)))} req/s`,
       target: '≥ 0.95×',
       met: ratio >= 0.95,
     });
+    rows.push({
+      name: `control: the echo doing ${CONTROL_ROUNDS} JSON copies per request (CPU-bound like Veil) as 2 cluster workers vs 1, requests per CPU-second, same rounds; Veil's ratio over it`,
+      result: `${echoRatio.toFixed(2)}× (${range(echoRatios, 2)}); Veil ${(ratio / echoRatio).toFixed(2)}× of the echo's`,
+      target: 'reported',
+      met: undefined,
+    });
   } finally {
-    await one.stop();
-    await two.stop();
+    for (const server of started) await server.stop();
   }
 }
 
@@ -287,17 +337,20 @@ async function startupAndMemory(options: RatioOptions, rows: RatioRow[]): Promis
   // The default environment, glibc's malloc arena cap that the server image and `make run` set,
   // and the chart's pod (1 GiB limit): the server relaunches itself with a 512 MiB heap and a
   // bounded young generation (cli/launcher.ts), and the relaunched process is the one measured.
-  const variants: readonly (readonly [string, Record<string, string>])[] = [
-    ['', {}],
-    [' with MALLOC_ARENA_MAX=2', { MALLOC_ARENA_MAX: '2' }],
-    [' with server.memory_budget_mb 1024 (the chart pod; relaunched)', { VEIL_SERVER__MEMORY_BUDGET_MB: '1024' }],
+  // Also as the server image and `make run` start it: node --max-semi-space-size=16 (a bounded
+  // young generation, which a running process cannot set for itself).
+  const variants: readonly (readonly [string, Record<string, string>, readonly string[]])[] = [
+    ['', {}, []],
+    [' with MALLOC_ARENA_MAX=2', { MALLOC_ARENA_MAX: '2' }, []],
+    [' started with --max-semi-space-size=16 and MALLOC_ARENA_MAX=2 (the image, make run)', { MALLOC_ARENA_MAX: '2' }, ['--max-semi-space-size=16']],
+    [' with server.memory_budget_mb 1024 (the chart pod; relaunched)', { VEIL_SERVER__MEMORY_BUDGET_MB: '1024' }, []],
   ];
-  for (const [label, env] of variants) await rssUnderLoad(label, env, options, rows);
+  for (const [label, env, nodeFlags] of variants) await rssUnderLoad(label, env, nodeFlags, options, rows);
 }
 
 /** Idle RSS, then RSS right after `options.loadSeconds` of 1 KB transforms and rehydrates. */
-async function rssUnderLoad(label: string, env: Record<string, string>, options: RatioOptions, rows: RatioRow[]): Promise<void> {
-  const veil = await startVeil(env, 0);
+async function rssUnderLoad(label: string, env: Record<string, string>, nodeFlags: readonly string[], options: RatioOptions, rows: RatioRow[]): Promise<void> {
+  const veil = nodeFlags.length === 0 ? await startVeil(env, 0) : await spawnServer([...nodeFlags, VEIL_BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], env, 0);
   try {
     const transform: Target = { method: 'POST', path: '/v1/transform', body: JSON.stringify({ input: textWithEntities(1024, 180) }) };
     const rehydrate: Target = { method: 'POST', path: '/v1/rehydrate', body: await transformOnce(veil, transform.body!) };
@@ -329,33 +382,37 @@ export async function ratioBench(options: RatioOptions): Promise<RatioRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'veil-ratios-'));
   const servers: ServerProcess[] = [];
   try {
-    const echo = await spawnServer([`${ROOT}/server/dist/bench/echo-server.js`], {}, 0);
-    servers.push(echo);
-    const plain = await startVeil(SECRET, 0);
-    servers.push(plain);
-    const secure = await startVeil({ ...SECRET, VEIL_CONFIG: secureConfig(dir) }, 0);
-    servers.push(secure);
-
-    const oneKb = JSON.stringify({ input: textWithEntities(1024, 180) });
-    const transform: Target = { method: 'POST', path: '/v1/transform', body: oneKb };
-    const cases: Case[] = [
-      { name: '1 KB transform, default configuration', server: plain, target: transform, goal: 0.5 },
-      { name: '1 KB transform, api_key + strict file audit + metrics', server: secure, target: { ...transform, headers: SECURE_HEADERS }, goal: 0.4 },
-      { name: '1 KB rehydrate, default configuration', server: plain, target: { method: 'POST', path: '/v1/rehydrate', body: await transformOnce(plain, oneKb) }, goal: 0.55 },
-      {
-        name: '1 KB rehydrate, api_key + strict file audit + metrics',
-        server: secure,
-        target: { method: 'POST', path: '/v1/rehydrate', body: await transformOnce(secure, oneKb, SECURE_HEADERS), headers: SECURE_HEADERS },
-        goal: 0.45,
-      },
-      { name: 'trivial route GET /v1/health, default configuration', server: plain, target: { method: 'GET', path: '/v1/health' }, goal: 0.8 },
-      { name: 'trivial route GET /livez, default configuration', server: plain, target: { method: 'GET', path: '/livez' }, goal: 0.8 },
-    ];
-    await throughputRatios(echo, { method: 'POST', path: '/echo', body: oneKb }, cases, options, rows);
-    await largeRatio(echo, plain, options, rows);
-    for (const server of servers.splice(0)) await server.stop();
-    await workersRatio(dir, options, rows);
-    await startupAndMemory(options, rows);
+    const runs = (part: string): boolean => options.parts === undefined || options.parts.has(part);
+    if (runs('throughput') || runs('large')) {
+      const echo = await spawnServer([`${ROOT}/server/dist/bench/echo-server.js`], {}, 0);
+      servers.push(echo);
+      const plain = await startVeil(SECRET, 0);
+      servers.push(plain);
+      if (runs('throughput')) {
+        const secure = await startVeil({ ...SECRET, VEIL_CONFIG: secureConfig(dir) }, 0);
+        servers.push(secure);
+        const oneKb = JSON.stringify({ input: textWithEntities(1024, 180) });
+        const transform: Target = { method: 'POST', path: '/v1/transform', body: oneKb };
+        const cases: Case[] = [
+          { name: '1 KB transform, default configuration', server: plain, target: transform, goal: 0.5 },
+          { name: '1 KB transform, api_key + strict file audit + metrics', server: secure, target: { ...transform, headers: SECURE_HEADERS }, goal: 0.4 },
+          { name: '1 KB rehydrate, default configuration', server: plain, target: { method: 'POST', path: '/v1/rehydrate', body: await transformOnce(plain, oneKb) }, goal: 0.55 },
+          {
+            name: '1 KB rehydrate, api_key + strict file audit + metrics',
+            server: secure,
+            target: { method: 'POST', path: '/v1/rehydrate', body: await transformOnce(secure, oneKb, SECURE_HEADERS), headers: SECURE_HEADERS },
+            goal: 0.45,
+          },
+          { name: 'trivial route GET /v1/health, default configuration', server: plain, target: { method: 'GET', path: '/v1/health' }, goal: 0.8 },
+          { name: 'trivial route GET /livez, default configuration', server: plain, target: { method: 'GET', path: '/livez' }, goal: 0.8 },
+        ];
+        await throughputRatios(echo, { method: 'POST', path: '/echo', body: oneKb }, cases, options, rows);
+      }
+      if (runs('large')) await largeRatio(echo, plain, options, rows);
+      for (const server of servers.splice(0)) await server.stop();
+    }
+    if (runs('workers')) await workersRatio(dir, options, rows);
+    if (runs('memory')) await startupAndMemory(options, rows);
   } finally {
     for (const server of servers) await server.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -405,7 +405,8 @@ async function main(): Promise<void> {
   process.stdout.write(`# Veil benchmarks (node ${process.version}, ${hasTaskset ? 'servers on core 0, load on core 1' : 'no taskset: cores unpinned'})\n\n`);
   if (only === undefined || only === 'micro') micro();
   if (only === undefined || only === 'served') await served();
-  // VEIL_BENCH_ROUNDS, VEIL_BENCH_SECONDS (per throughput run), VEIL_BENCH_LOAD_SECONDS (RSS load).
+  // VEIL_BENCH_ROUNDS, VEIL_BENCH_SECONDS (per throughput run), VEIL_BENCH_LOAD_SECONDS (RSS load),
+  // VEIL_BENCH_PARTS (a comma-separated subset of throughput, large, workers, memory).
   const ratioRows =
     only === undefined || only === 'ratios'
       ? await ratioBench({
@@ -413,6 +414,7 @@ async function main(): Promise<void> {
           seconds: envNumber('VEIL_BENCH_SECONDS', 5),
           connections: 16,
           loadSeconds: envNumber('VEIL_BENCH_LOAD_SECONDS', 60),
+          parts: process.env.VEIL_BENCH_PARTS === undefined ? undefined : new Set(process.env.VEIL_BENCH_PARTS.split(',')),
         })
       : [];
   if (rows.length > 0) {

@@ -4,8 +4,8 @@
 // members of one object (limits.max_json_object_keys) and values of the whole body
 // (limits.max_json_values).
 //
-// A body above transform.offload_threshold_bytes never costs the event loop time in proportion to
-// its size beyond one copy of its bytes: they go to a worker thread, which decodes, checks,
+// A body above twice transform.offload_threshold_bytes (the executor decides: parseBody) never costs
+// the event loop time in proportion to its size beyond one copy of its bytes: they go to a worker thread, which decodes, checks,
 // parses and fingerprints it (for Idempotency-Key) there. Its large documents (input_json,
 // output_json) do not even come back as objects: they stay in the raw bytes (deferredSource)
 // until the worker that transforms or restores them parses them. What does come back is bounded

@@ -3,7 +3,8 @@
 // counted repetition expands into a large program), leave it for a worker thread.
 import { describe, expect, it } from 'vitest';
 import { compileCustomPatterns, patternScanCost } from '../domain/detect/index.js';
-import { ANCHOR_WEIGHT, createOffload, detectsInline, INLINE_PATTERN_STEPS, jsonCost, textCost, textWithin } from './offload.js';
+import { ANCHOR_WEIGHT, createOffload, detectsInline, INLINE_PATTERN_STEPS, jsonCost, patternsInline, TEXT_ANCHOR_WEIGHT, TEXT_INLINE_FACTOR, textCost, transformsInline } from './offload.js';
+import { textWithEntities } from '../bench/attacks.js';
 
 const THRESHOLD = 65_536;
 const patterns = (...sources: string[]) => compileCustomPatterns(sources.map((pattern, index) => ({ entity_type: `p${index}`, pattern })));
@@ -18,22 +19,43 @@ describe('textCost (what a transform weighs: values cost per value, not per byte
     expect(full('https://x.io/a_b=c-d:e')).toBe(22 + 9 * ANCHOR_WEIGHT);
   });
 
-  it('textWithin: the decision for one text, exact at the bound', () => {
-    const phone = '+1 415 555 0134';
-    expect(textWithin(phone, 15 + 12 * ANCHOR_WEIGHT)).toBe(true);
-    expect(textWithin(phone, 15 + 12 * ANCHOR_WEIGHT - 1)).toBe(false);
-    expect(textWithin('x'.repeat(THRESHOLD), THRESHOLD)).toBe(true);
+  it('weighs anchors by the weight asked for (a text transform: TEXT_ANCHOR_WEIGHT)', () => {
+    expect(textCost('+1 415 555 0134', Infinity, TEXT_ANCHOR_WEIGHT)).toBe(15 + 12 * TEXT_ANCHOR_WEIGHT);
+    expect(textCost('plain words here', Infinity, TEXT_ANCHOR_WEIGHT)).toBe(16);
   });
 
-  it('keeps prose near its length and puts a text of values far above it', () => {
-    const prose = 'The meeting moved to Tuesday, and everyone agreed on the new plan. '.repeat(900);
-    const phones = Array.from({ length: 3_700 }, (_, index) => `+1 415 555 ${String(index).padStart(4, '0')}`).join(', ');
-    expect(full(prose)).toBeLessThan(prose.length * 1.1);
-    expect(full(phones)).toBeGreaterThan(phones.length * 3);
-    // Under the threshold by length, over it by cost: the decision sends it to a worker.
-    expect(phones.length).toBeLessThan(THRESHOLD);
-    expect(textWithin(phones, THRESHOLD)).toBe(false);
-    expect(textWithin(prose.slice(0, 50_000), THRESHOLD)).toBe(true);
+  it('transformsInline: the decision for one text, exact at its budget of TEXT_INLINE_FACTOR thresholds', () => {
+    const phone = '+1 415 555 0134';
+    const cost = 15 + 12 * TEXT_ANCHOR_WEIGHT;
+    expect(transformsInline(phone, cost / TEXT_INLINE_FACTOR)).toBe(true);
+    expect(transformsInline(phone, (cost - 1) / TEXT_INLINE_FACTOR)).toBe(false);
+    expect(transformsInline('x'.repeat(THRESHOLD * TEXT_INLINE_FACTOR), THRESHOLD)).toBe(true);
+    expect(transformsInline('x'.repeat(THRESHOLD * TEXT_INLINE_FACTOR + 1), THRESHOLD)).toBe(false);
+  });
+
+  it('keeps a long text of prose with sparse values inline and sends a shorter text of values to a worker', () => {
+    // The 100 KB benchmark text: above the threshold by length, within the budget by cost.
+    const sparse = textWithEntities(100 * 1024, 180);
+    expect(sparse.length).toBeGreaterThan(THRESHOLD);
+    expect(transformsInline(sparse, THRESHOLD)).toBe(true);
+    // Values every ~60 characters: the same length goes to a worker.
+    expect(transformsInline(textWithEntities(100 * 1024, 60), THRESHOLD)).toBe(false);
+    // Distinct phone numbers (the costliest class per byte): ~14 KB stays, 16 KB leaves.
+    const phones = (count: number) => Array.from({ length: count }, (_, index) => `+1 415 555 ${String(index).padStart(4, '0')}`).join(', ');
+    expect(transformsInline(phones(800), THRESHOLD)).toBe(true);
+    expect(phones(940).length).toBeLessThan(16_500);
+    expect(transformsInline(phones(940), THRESHOLD)).toBe(false);
+    // Prose without anchors up to the budget's length (each full stop counts like a value's character).
+    const prose = 'The meeting moved to Tuesday and everyone agreed on the new plan '.repeat(3_800);
+    expect(prose.length).toBeGreaterThan(3 * THRESHOLD);
+    expect(transformsInline(prose, THRESHOLD)).toBe(true);
+  });
+
+  it('stays cheap to decide: a short text is not read, a long one only until its cost passes the budget', () => {
+    // Under budget / (1 + weight) characters the answer is true whatever the text holds.
+    const short = '9'.repeat(Math.floor((THRESHOLD * TEXT_INLINE_FACTOR) / (1 + TEXT_ANCHOR_WEIGHT)));
+    expect(transformsInline(short, THRESHOLD)).toBe(true);
+    expect(transformsInline(`${short}9`, THRESHOLD)).toBe(false);
   });
 
   it('stops counting once past stopAt, and jsonCost weighs a document\'s strings with it when asked', () => {
@@ -54,6 +76,9 @@ describe('detectsInline', () => {
 
   it('sends a text over the size threshold to a worker', () => {
     expect(detectsInline(THRESHOLD + 1, [], THRESHOLD)).toBe(false);
+    // The patterns' own bound does not depend on the threshold (a transform weighs its text apart).
+    expect(patternsInline(THRESHOLD * 4, [])).toBe(true);
+    expect(patternsInline(THRESHOLD * 4, patterns('.{1000}'))).toBe(false);
   });
 
   it('sends a short text to a worker when the patterns make its scan long', () => {

@@ -81,20 +81,55 @@ export const INLINE_PATTERN_STEPS = 4_000_000;
 /** Whether a detection is cheap enough for the event loop (see INLINE_PATTERN_STEPS). */
 export function detectsInline(textLength: number, patterns: readonly CompiledPattern[], threshold: number): boolean {
   if (textLength > threshold) return false;
+  return patternsInline(textLength, patterns);
+}
+
+/** Whether the caller's patterns scan a text of `textLength` quickly enough for the event loop (INLINE_PATTERN_STEPS). */
+export function patternsInline(textLength: number, patterns: readonly CompiledPattern[]): boolean {
   return textLength * patternScanCost(patterns) <= INLINE_PATTERN_STEPS;
 }
 
 /**
- * What one anchor character adds to a text's length when a transform weighs it (textCost): an
- * ASCII digit or the punctuation values are written with (`@ : / . + - _ =`). Transforming costs
- * per value found, not per byte, and a text dense with values costs 10-80 times more per byte
- * than prose: 63 KB of distinct phone numbers, dates, IPv4 addresses, SSNs, URLs or emails took
- * 37-260 ms inline on the loaded 2-core VM (a fresh server: ~300 ms for the phone numbers)
- * against ~3-4 ms for 64 KB of prose (BENCHMARKS.md, "Session 7 (wave6/large)"). Values are
- * 25-70 % anchors, prose a few per cent: at 5, a text of values stays inline only up to a
- * fifth to a half of the threshold, prose up to ~90 % of it.
+ * What one anchor character adds to a JSON document's strings when a transform weighs it
+ * (jsonCost with textCost): an ASCII digit or the punctuation values are written with
+ * (`@ : / . + - _ =`). Transforming costs per value found, not per byte, and a text dense with
+ * values costs 10-80 times more per byte than prose: 63 KB of distinct phone numbers, dates, IPv4
+ * addresses, SSNs, URLs or emails took 37-260 ms inline on the loaded 2-core VM (a fresh server:
+ * ~300 ms for the phone numbers) against ~3-4 ms for 64 KB of prose (BENCHMARKS.md, "Session 7
+ * (wave6/large)"). Values are 25-70 % anchors, prose a few per cent: at 5, a document of values
+ * stays inline only up to a fifth to a half of the threshold, prose up to ~90 % of it.
  */
 export const ANCHOR_WEIGHT = 5;
+
+/**
+ * A text transform's inline budget, in thresholds: its text stays on the event loop while its
+ * cost (textCost with TEXT_ANCHOR_WEIGHT) is within this many times
+ * transform.offload_threshold_bytes. Prose transforms at ~40-60 ns a character (the 100 KB
+ * benchmark text, ~570 values in it, in ~4-5 ms), so the hop to a worker (two copies and a thread
+ * wake-up, ~0.5-1 ms, and a p99 that waits on a niced thread) costs a large request a fifth of
+ * its time; what the loop must not run is a text dense with values (BENCHMARKS.md, "Session 8
+ * (wave7/large)").
+ */
+export const TEXT_INLINE_FACTOR = 4;
+
+/**
+ * What one anchor character adds to a text transform's cost (in prose characters). Measured
+ * inline per anchor character, the costliest class (distinct phone numbers: libphonenumber
+ * validates and formats each) runs at ~60-70 times a prose character; URLs, dates, IPv4, SSNs and
+ * emails at 10-40 times, bare numbers at ~1. At 24 with TEXT_INLINE_FACTOR 4 the costliest text
+ * the loop keeps is ~14 KB of phone numbers (as under the old rule), ~25 KB of URLs, and up to
+ * 256 KiB of prose; the benchmark's 100 KB text (a value every ~180 characters) costs ~240,000 of
+ * the 262,144 allowed.
+ */
+export const TEXT_ANCHOR_WEIGHT = 24;
+
+/**
+ * A JSON body stays on the event loop to be parsed up to this many thresholds of bytes: parsing
+ * is ~0.1 ms for the 100 KB benchmark body and at most ~2-3 ms for 128 KiB of small values
+ * (bounded by limits.max_json_values), against a worker round trip of ~0.5-1 ms for any size.
+ * A larger body is decoded, checked, parsed and fingerprinted on a worker.
+ */
+export const PARSE_INLINE_FACTOR = 2;
 
 const ANCHORS: readonly boolean[] = (() => {
   const table: boolean[] = [];
@@ -104,25 +139,27 @@ const ANCHORS: readonly boolean[] = (() => {
 })();
 
 /**
- * A text's size as the transform's inline-or-worker decision weighs it: its length plus
- * ANCHOR_WEIGHT per anchor character, counted only until it passes `stopAt` (deciding never
- * costs more than the threshold's worth of reading).
+ * A text's size as a transform's inline-or-worker decision weighs it: its length plus `weight`
+ * per anchor character, counted only until it passes `stopAt` (deciding never costs more than
+ * the budget's worth of reading).
  */
-export function textCost(text: string, stopAt: number): number {
+export function textCost(text: string, stopAt: number, weight = ANCHOR_WEIGHT): number {
   let total = text.length;
   for (let index = 0; index < text.length && total <= stopAt; index += 1) {
-    if (ANCHORS[text.charCodeAt(index)] === true) total += ANCHOR_WEIGHT;
+    if (ANCHORS[text.charCodeAt(index)] === true) total += weight;
   }
   return total;
 }
 
 /**
- * Whether a transform of `text` alone stays on the event loop by its built-in detection cost:
- * textCost within `threshold`. A text that would stay within it even if every character were an
- * anchor is not read, so the 1 KB hot path pays nothing for the count.
+ * Whether a transform of `text` stays on the event loop by its built-in detection cost: textCost
+ * with TEXT_ANCHOR_WEIGHT within TEXT_INLINE_FACTOR thresholds. A text that would stay within it
+ * even if every character were an anchor is not read, so the 1 KB hot path pays nothing for the
+ * count.
  */
-export function textWithin(text: string, threshold: number): boolean {
-  return text.length * (1 + ANCHOR_WEIGHT) <= threshold || textCost(text, threshold) <= threshold;
+export function transformsInline(text: string, threshold: number): boolean {
+  const budget = threshold * TEXT_INLINE_FACTOR;
+  return text.length * (1 + TEXT_ANCHOR_WEIGHT) <= budget || textCost(text, budget, TEXT_ANCHOR_WEIGHT) <= budget;
 }
 
 export interface OffloadOptions {

@@ -4,7 +4,8 @@
 // session its open worker decrypted, not the blob again.
 import { afterAll, describe, expect, it } from 'vitest';
 import { KeyRing } from '../domain/seal/index.js';
-import { createOffload, type Offload } from '../services/offload.js';
+import { textWithEntities } from '../bench/attacks.js';
+import { createOffload, PARSE_INLINE_FACTOR, TEXT_INLINE_FACTOR, type Offload } from '../services/offload.js';
 import { jsonString } from '../services/json-text.js';
 import { builtinPolicyRegistry } from '../services/policies.js';
 import type { OffloadTask } from '../workers/offload-worker.js';
@@ -71,12 +72,27 @@ describe('Executor', () => {
     const small = await executor.transformText(scope, { input: 'mail ana@example.com', context, tenant: null, traceId: 't' });
     expect(small.where).toBe('inline');
     expect(sent).toHaveLength(0);
-    const large = await executor.transformText(scope, { input: `mail ana@example.com ${'x '.repeat(THRESHOLD)}`, context, tenant: null, traceId: 't' });
+    const large = await executor.transformText(scope, { input: `mail ana@example.com ${'x '.repeat(THRESHOLD * TEXT_INLINE_FACTOR)}`, context, tenant: null, traceId: 't' });
     expect(large.where).toBe('worker');
     expect(sent.map((task) => task.op)).toEqual(['transform']);
     if (large.where !== 'worker' || small.where !== 'inline') throw new Error('unreachable');
     expect(large.outcome.facts.entity_count).toBe(1);
     expect(small.outcome.response.entities).toHaveLength(1);
+  });
+
+  it('runs a text longer than the threshold inline when its cost is within the budget, and the same length dense with values on a worker', async () => {
+    sent.length = 0;
+    // 1.5 thresholds of prose with a value every ~180 characters (the 100 KB benchmark's text, which is 1.56 of the default threshold).
+    const sparse = textWithEntities(THRESHOLD * 1.5, 180);
+    const inline = await executor.transformText(scope, { input: sparse, context, tenant: null, traceId: 't' });
+    expect(inline.where).toBe('inline');
+    expect(sent).toHaveLength(0);
+    if (inline.where !== 'inline') throw new Error('unreachable');
+    expect(inline.outcome.response.entities.length).toBeGreaterThan(10);
+    // The same length with a value every ~30 characters leaves the loop.
+    const dense = await executor.transformText(scope, { input: textWithEntities(THRESHOLD * 1.5, 30), context, tenant: null, traceId: 't' });
+    expect(dense.where).toBe('worker');
+    expect(sent.map((task) => task.op)).toEqual(['transform']);
   });
 
   it('sends a text shorter than the threshold to a worker when it is dense with values (textCost)', async () => {
@@ -157,7 +173,7 @@ describe('Executor', () => {
     }
   });
 
-  it('decides where a JSON request body is parsed (the parser and admission ask it): a small one decoded here, a large one parsed on a worker', async () => {
+  it('decides where a JSON request body is parsed (the parser and admission ask it): up to PARSE_INLINE_FACTOR thresholds decoded here, a larger one parsed on a worker', async () => {
     sent.length = 0;
     let asked = 0;
     const task = () => {
@@ -169,7 +185,14 @@ describe('Executor', () => {
     // Nothing of the worker's task is computed for a body that stays here.
     expect(asked).toBe(0);
     expect(sent).toHaveLength(0);
-    const body = Buffer.from(JSON.stringify({ input: 'x'.repeat(THRESHOLD), input_json: { a: 1 } }));
+    // Above the threshold, within PARSE_INLINE_FACTOR of it: parsed here (a worker round trip costs more than the parse).
+    const middle = Buffer.from(JSON.stringify({ input: 'x'.repeat(THRESHOLD * PARSE_INLINE_FACTOR - 12) }));
+    expect(middle.length).toBe(THRESHOLD * PARSE_INLINE_FACTOR);
+    expect(executor.offloads(middle.length)).toBe(true);
+    expect(executor.parseBody(middle, task).where).toBe('inline');
+    expect(asked).toBe(0);
+    expect(sent).toHaveLength(0);
+    const body = Buffer.from(JSON.stringify({ input: 'x'.repeat(THRESHOLD * PARSE_INLINE_FACTOR), input_json: { a: 1 } }));
     expect(executor.offloads(body.length)).toBe(true);
     const large = executor.parseBody(body, task);
     expect(asked).toBe(1);
@@ -177,7 +200,7 @@ describe('Executor', () => {
     if (large.where !== 'worker') throw new Error('expected a worker parse');
     const parsed = await large.parsed;
     expect(parsed.deferred).toEqual(['input_json']);
-    expect((parsed.value as { input: string }).input).toHaveLength(THRESHOLD);
+    expect((parsed.value as { input: string }).input).toHaveLength(THRESHOLD * PARSE_INLINE_FACTOR);
     expect(parsed.fingerprint).toMatch(/^[0-9a-f]{64}$/);
   });
 

@@ -17,7 +17,7 @@ import { checkJsonDocument, isPlainObject } from '../domain/structured/index.js'
 import type { CustomPattern, Detection } from '../domain/types.js';
 import type { DetectSelection } from '../services/detect.js';
 import type { FileRehydrateContext } from '../services/files.js';
-import { detectsInline, jsonCost, textCost, textWithin, type Offload, type Slicer } from '../services/offload.js';
+import { detectsInline, jsonCost, PARSE_INLINE_FACTOR, patternsInline, textCost, transformsInline, type Offload, type Slicer } from '../services/offload.js';
 import type { OutputProtectionSettings } from '../services/output-guard.js';
 import type { PolicyRegistry } from '../services/policies.js';
 import { RAG_CORES, type RagCore, type RagCoreMaterial, type RagFlows, type RagTask } from '../services/rag.js';
@@ -213,17 +213,19 @@ export class Executor implements BodyOffload {
 
   /**
    * A text transform. On a worker when `worker` is set (one item of a large batch), when the
-   * text is long or dense with values (textCost) or the caller's patterns make it long to scan
-   * (detectsInline), or when the continued blob is large.
+   * text costs more than the loop may spend (transformsInline: long, or dense with values) or
+   * the caller's patterns make it long to scan (patternsInline), or when the continued blob is
+   * large.
    */
   async transformText(scope: RequestScope, request: TextTransformRequest, options: { readonly shape?: TransformShape; readonly worker?: boolean } = {}): Promise<TextRun> {
     // Compiling the caller's patterns here is a cache hit for the transform that follows.
     const patterns = request.customPatterns === undefined ? [] : compileCustomPatterns(request.customPatterns, 'custom_patterns');
-    // The text weighed by what transforming it costs (the characters values are made of count extra: textWithin), not only by its length.
+    // The text weighed by what transforming it costs (the characters values are made of count
+    // extra, against a budget of a few thresholds: transformsInline), not by its length alone.
     const large =
       options.worker === true ||
-      !textWithin(request.input, this.threshold) ||
-      !detectsInline(request.input.length, patterns, this.threshold) ||
+      !transformsInline(request.input, this.threshold) ||
+      !patternsInline(request.input.length, patterns) ||
       this.offloads(request.sessionState?.length ?? 0);
     if (!large) return { where: 'inline', outcome: runTextTransform(this.transformEnvironment(scope), request) };
     const outcome = await this.#offload.run({ op: 'transform', request, ...this.#transformMaterial(scope), ...(options.shape !== undefined ? { shape: options.shape } : {}) });
@@ -259,9 +261,12 @@ export class Executor implements BodyOffload {
     return { where: 'worker', outcome };
   }
 
-  /** A JSON request body (BodyOffload): the bytes are copied to the worker when large (a memcpy), never decoded or parsed here. */
+  /**
+   * A JSON request body (BodyOffload): decoded here up to PARSE_INLINE_FACTOR thresholds of
+   * bytes; above, the bytes are copied to the worker (a memcpy), never decoded or parsed here.
+   */
   parseBody(bytes: Uint8Array, task: () => BodyParseTask): BodyRun {
-    if (!this.offloads(bytes.length)) return { where: 'inline', text: decodeUtf8(bytes, 'body') };
+    if (bytes.length <= this.threshold * PARSE_INLINE_FACTOR) return { where: 'inline', text: decodeUtf8(bytes, 'body') };
     const { defer, fingerprintPrefix } = task();
     return { where: 'worker', parsed: this.#offload.run({ op: 'parse', body: bytes, limits: this.#settings.jsonLimits, defer, fingerprintPrefix }) };
   }
