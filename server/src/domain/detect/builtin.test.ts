@@ -209,6 +209,8 @@ describe('date', () => {
     ['em 12 de março de 2024', '12 de março de 2024'],
     ['on 12-Mar-2024', '12-Mar-2024'],
     ['on 12th of March 2024', '12th of March 2024'],
+    ['birthday 3/3/85', '3/3/85'],
+    ['DOB 1.12.85', '1.12.85'],
   ])('finds the date in %j', (text, expected) => {
     expect(valuesOf('date', text)).toEqual([expected]);
   });
@@ -224,6 +226,8 @@ describe('date', () => {
     'on 12 Marchy 2024',
     'score 12/10',
     'ratio 3.14159',
+    'steps 3/3/85 done',
+    'version 1.2.85',
   ])('rejects %j', (text) => {
     expect(valuesOf('date', text)).toEqual([]);
   });

@@ -153,12 +153,12 @@ function tryNumericDate(state: ScanState, count: number): boolean {
   if (a === 4 && b <= 2 && c <= 2) {
     // y-m-d (ISO) or y/m/d
     if (va >= 1800 && va <= 2199 && dateValid(va, vb, vc)) confidence = sep === DASH ? 0.75 : 0.7;
-  } else if (a <= 2 && b <= 2 && (c === 4 || (c === 2 && a === 2 && b === 2 && sep !== DASH))) {
+  } else if (a <= 2 && b <= 2 && (c === 4 || (c === 2 && sep !== DASH))) {
     const year = c === 4 ? vc : 2000 + vc;
     if (c === 4 && (vc < 1800 || vc > 2199)) return false;
     // d.m.y / d/m/y or m/d/y: accept when either reading is a real day.
-    // Two-digit years (01/02/03) are as often versions, scores or references: below the default
-    // threshold unless a context word ("born", "date") stands before them.
+    // Two-digit years (01/02/03, 3/3/85) are as often versions, scores or references: below the
+    // default threshold unless a context word ("born", "birthday", "date") stands before them.
     if (dateValid(year, vb, va) || dateValid(year, va, vb)) confidence = c === 4 ? 0.7 : 0.45;
   }
   if (confidence === 0) return false;
