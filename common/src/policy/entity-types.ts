@@ -69,6 +69,8 @@ export const BUILTIN_ENTITY_TYPES: readonly string[] = Object.freeze([
   'vin',
   'imei',
   'driver_license',
+  'medical_record_number',
+  'insurance_id',
 ]);
 
 const BUILTIN_SET: ReadonlySet<string> = new Set(BUILTIN_ENTITY_TYPES);

@@ -101,8 +101,10 @@ const BUILTIN: readonly Entry[] = [
   // Vehicles and devices
   ['vin', 'vin', 'medium', withLanguages()],
   ['imei', 'imei', 'medium', withLanguages()],
-  // Documents
+  // Documents, health records and insurance
   ['driver_license', 'dl', 'high', withLanguages()],
+  ['medical_record_number', 'mrn', 'critical', withLanguages()],
+  ['insurance_id', 'ins', 'high', withLanguages()],
 ];
 
 const ENTRIES: readonly EntityTypeInfo[] = [

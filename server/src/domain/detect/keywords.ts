@@ -13,6 +13,8 @@ const PREFIXES = [
   // labelled-ids.ts: accounts, card security codes, driver's licences.
   'a/c', 'kon', 'num', 'núm', 'n° ', 'rek', 'cvv', 'cvc', 'cvn', 'cid', 'csc', 'car', 'ver', 'kar', 'prü', 'cry', 'cód', 'cod',
   'dri', 'dl ', 'dl:', 'dl#', 'dl.', 'füh', 'per', 'pat', 'rij',
+  // labelled-ids.ts: medical record numbers, insurance member and policy numbers.
+  'mrn', 'med', 'cha', 'fal', 'dos', 'his', 'pro', 'mem', 'sub', 'pol', 'ins', 'hea', 'ben',
 ];
 
 const prefixKey = (a: number, b: number, c: number): number => (a << 16) | (b << 8) | c;

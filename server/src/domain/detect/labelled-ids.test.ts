@@ -28,6 +28,14 @@ describe('labelled identifiers', () => {
     ['Driving licence number: MORGA657054SM9IJ', 'driver_license', 'MORGA657054SM9IJ'],
     ['DL: S530-4623-1234', 'driver_license', 'S530-4623-1234'],
     ['Führerscheinnummer B072RRE2I55', 'driver_license', 'B072RRE2I55'],
+    ['MRN 1234567', 'medical_record_number', '1234567'],
+    ['medical record number: A1234567', 'medical_record_number', 'A1234567'],
+    ['Patient ID MRN-00012345', 'medical_record_number', 'MRN-00012345'],
+    ['Fallnummer 2024-00123', 'medical_record_number', '2024-00123'],
+    ['insurance member ID XYZ123456789', 'insurance_id', 'XYZ123456789'],
+    ['policy number: 12345678', 'insurance_id', '12345678'],
+    ['Versichertennummer A123456780', 'insurance_id', 'A123456780'],
+    ['número de póliza 0098765432', 'insurance_id', '0098765432'],
   ])('%j', (text, type, value) => {
     expect(found(text).filter(([t]) => t === type)).toEqual([[type, value]]);
   });
@@ -43,7 +51,12 @@ describe('labelled identifiers', () => {
     "driver's license class B",
     'order 000123456789 shipped',
     'cvv2 validation failed',
+    'the MRN field is required',
+    'patient id 12',
+    'policy number format changed',
+    'member id must be unique',
   ])('leaves %j alone', (text) => {
-    expect(found(text).filter(([type]) => type === 'bank_account' || type === 'card_security_code' || type === 'driver_license')).toEqual([]);
+    const labelled = ['bank_account', 'card_security_code', 'driver_license', 'medical_record_number', 'insurance_id'];
+    expect(found(text).filter(([type]) => labelled.includes(type))).toEqual([]);
   });
 });

@@ -34,6 +34,7 @@ export const BUILTIN_TYPES: readonly string[] = [
   'se_personnummer', 'fi_hetu', 'dk_cpr', 'no_fodselsnummer', 'ch_ahv', 'in_aadhaar', 'in_pan', 'au_tfn',
   'au_medicare', 'au_abn', 'au_acn', 'sg_nric', 'kr_rrn', 'cn_resident_id', 'jp_my_number', 'br_cpf', 'br_cnpj',
   'ca_sin', 'mx_curp', 'vin', 'imei', 'bank_account', 'card_security_code', 'driver_license',
+  'medical_record_number', 'insurance_id',
 ];
 
 const fallbackCache = new Map<string, readonly string[]>();

@@ -197,6 +197,8 @@ const CATEGORY_TYPES: Readonly<Record<string, readonly [Category, string?]>> = {
 const OWN_LABELS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   bank_account: { en: 'bank account number', de: 'Kontonummer', fr: 'numéro de compte bancaire', es: 'número de cuenta bancaria', it: 'numero di conto bancario', nl: 'bankrekeningnummer', pt: 'número de conta bancária' },
   card_security_code: { en: 'card security code', de: 'Kartenprüfnummer', fr: 'cryptogramme visuel', es: 'código de seguridad de la tarjeta', it: 'codice di sicurezza della carta', nl: 'beveiligingscode van de kaart', pt: 'código de segurança do cartão' },
+  medical_record_number: { en: 'medical record number', de: 'Patientennummer', fr: 'numéro de dossier médical', es: 'número de historia clínica', it: 'numero di cartella clinica', nl: 'patiëntnummer', pt: 'número de prontuário' },
+  insurance_id: { en: 'insurance member number', de: 'Versichertennummer', fr: "numéro d'assuré", es: 'número de afiliado', it: 'numero di polizza', nl: 'verzekeringsnummer', pt: 'número de apólice' },
   driver_license: { en: "driver's license number", de: 'Führerscheinnummer', fr: 'numéro de permis de conduire', es: 'número de licencia de conducir', it: 'numero di patente di guida', nl: 'rijbewijsnummer', pt: 'número da carta de condução' },
 };
 

@@ -47,6 +47,8 @@ const SAMPLES: Record<string, { value: string; partial: string; masked: string; 
   bank_account: { value: '000123456789', partial: '********6789', masked: '************', formatted: '000123456789' },
   card_security_code: { value: '123', partial: '***', masked: '***', formatted: '123' },
   driver_license: { value: 'D1234567', partial: '********', masked: '********', formatted: 'D1234567' },
+  medical_record_number: { value: 'A1234567', partial: '********', masked: '********', formatted: 'A1234567' },
+  insurance_id: { value: 'XYZ123456789', partial: '********6789', masked: '************', formatted: 'XYZ123456789' },
   eu_vat: { value: 'DE136695976', partial: '*******5976', masked: '***********', formatted: 'DE136695976' },
   connection_string: { value: 'postgres://app:s3cret@db.example.com:5432/prod', partial: '********', masked: '********', formatted: 'postgres://app:s3cret@db.example.com:5432/prod' },
   us_itin: { value: '912-78-1234', partial: '***-**-1234', masked: '***-**-****', formatted: '912-78-1234' },

@@ -48,6 +48,7 @@ const DIGIT_TYPES: ReadonlySet<string> = new Set([
 const COMPACT_TYPES: ReadonlySet<string> = new Set([
   'iban', 'swift_bic', 'eu_vat', 'us_passport', 'us_mbi', 'uk_nino', 'uk_passport', 'ie_pps', 'fr_nir', 'es_dni', 'es_nie',
   'it_fiscal_code', 'se_personnummer', 'fi_hetu', 'in_pan', 'sg_nric', 'cn_resident_id', 'mx_curp', 'vin', 'driver_license',
+  'medical_record_number', 'insurance_id',
 ]);
 
 const WHITESPACE_RUN = /\s+/gu;
