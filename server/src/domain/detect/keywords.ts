@@ -67,3 +67,20 @@ export function wordStartsAt(text: string, start: number): boolean {
   // A CJK character is a word of its own ("我的password是…").
   return isCjkCode(previous) || !/[\p{L}\p{N}]/u.test(String.fromCharCode(previous));
 }
+
+/**
+ * For each of `starts` (ascending) where `word` (a sticky regex) matches a whole word: `read`
+ * with the match, which returns where the value it emitted ends (-1 for none). Starts inside an
+ * emitted value are skipped.
+ */
+export function atKeywords(text: string, starts: readonly number[], word: RegExp, read: (match: RegExpExecArray, start: number) => number): void {
+  let resume = 0;
+  for (const start of starts) {
+    if (start < resume || !wordStartsAt(text, start)) continue;
+    word.lastIndex = start;
+    const match = word.exec(text);
+    if (match === null) continue;
+    const end = read(match, start);
+    if (end > 0) resume = end;
+  }
+}

@@ -9,7 +9,7 @@
 // bounded steps: an optional "number"/"no."/"#", a separator (":", "=", "is", "-", "#"), and the
 // value in the type's shape.
 import { isDigit } from './chars.js';
-import { wordStartsAt } from './keywords.js';
+import { atKeywords } from './keywords.js';
 import { emit, type ScanState } from './state.js';
 
 type LabelledType = 'bank_account' | 'card_security_code' | 'driver_license' | 'medical_record_number' | 'insurance_id';
@@ -43,6 +43,8 @@ const SEPARATOR = /(?:\s+(?:number|no\.?|nr\.?|num(?:ber)?|nummer|numéro|númer
 /** What may not follow a value: a digit, or a letter of a script that puts spaces between words. */
 const NOT_AFTER = '(?:\\p{N}|(?![\\p{sc=Han}\\p{sc=Hira}\\p{sc=Kana}\\p{sc=Hang}])\\p{L})';
 
+const RECORD_ID = `[A-Za-z]{0,6}-?\\d[A-Za-z0-9]{0,19}(?:-[A-Za-z0-9]{1,8}){0,3}(?!${NOT_AFTER})`;
+
 /** Values per type (sticky), each ending at a boundary. */
 const VALUE: Readonly<Record<LabelledType, RegExp>> = {
   // 6 to 17 digits, in groups of two or more joined by single spaces or dashes.
@@ -50,8 +52,9 @@ const VALUE: Readonly<Record<LabelledType, RegExp>> = {
   card_security_code: new RegExp(`\\d{3,4}(?!${NOT_AFTER}|[ .-]?\\d)`, 'uy'),
   // Letters and digits, a digit among the first seven (US states print 1-2 letters + digits,
   // digits alone or dashed groups; the UK 16 characters, five letters first).
-  medical_record_number: new RegExp(`[A-Za-z]{0,6}-?\\d[A-Za-z0-9]{0,19}(?:-[A-Za-z0-9]{1,8}){0,3}(?!${NOT_AFTER})`, 'uy'),
-  insurance_id: new RegExp(`[A-Za-z]{0,6}-?\\d[A-Za-z0-9]{0,19}(?:-[A-Za-z0-9]{1,8}){0,3}(?!${NOT_AFTER})`, 'uy'),
+  // Record and member numbers: letters (an "MRN-" prefix) then digits and letters, dashed groups.
+  medical_record_number: new RegExp(RECORD_ID, 'uy'),
+  insurance_id: new RegExp(RECORD_ID, 'uy'),
   driver_license: new RegExp(`[A-Za-z]{0,6}\\d[A-Za-z0-9]{0,19}(?:-[A-Za-z0-9]{1,8}){0,3}(?: \\d{2,8}){0,3}(?!${NOT_AFTER})`, 'uy'),
 };
 
@@ -73,29 +76,24 @@ function digitCount(text: string, start: number, end: number): number {
 }
 
 /**
- * Emit the labelled account numbers, card security codes and driver's licence numbers: labels
- * at `starts` (word starts the scan flagged with mayStartKeyword, ascending).
+ * Emit the labelled account numbers, card security codes, driver's licence, medical record and
+ * insurance numbers: labels at `starts` (word starts the scan flagged with mayStartKeyword).
  */
 export function detectLabelledIds(state: ScanState, starts: readonly number[]): void {
   const text = state.text;
-  let resume = 0;
-  for (const start of starts) {
-    if (start < resume || !wordStartsAt(text, start)) continue;
-    LABEL.lastIndex = start;
-    const match = LABEL.exec(text);
-    if (match === null) continue;
+  atKeywords(text, starts, LABEL, (match, start) => {
     const type = GROUP_TYPES[match.slice(1).findIndex((group) => group !== undefined)]!;
     SEPARATOR.lastIndex = start + match[0].length;
-    if (SEPARATOR.exec(text) === null) continue;
+    if (SEPARATOR.exec(text) === null) return -1;
     const valueStart = SEPARATOR.lastIndex;
     const shape = VALUE[type];
     shape.lastIndex = valueStart;
     const value = shape.exec(text);
-    if (value === null) continue;
+    if (value === null) return -1;
     const end = valueStart + value[0].length;
     const digits = digitCount(text, valueStart, end);
-    if (type === 'bank_account' ? digits < 6 || digits > 17 || /^0+$/.test(value[0].replace(/[ -]/g, '')) : type === 'card_security_code' ? false : digits < 4 || end - valueStart < 5) continue;
+    if (type === 'bank_account' ? digits < 6 || digits > 17 || /^0+$/.test(value[0].replace(/[ -]/g, '')) : type === 'card_security_code' ? false : digits < 4 || end - valueStart < 5) return -1;
     emit(state, type, valueStart, end, CONFIDENCE[type]);
-    resume = end;
-  }
+    return end;
+  });
 }

@@ -11,7 +11,7 @@
 // "secret", not "pass", "key", "pin") take a value, and only one that looks generated. Every
 // anchor costs a bounded number of steps, so the pass is linear in the text.
 import { isCjkCode, isSpaceCode } from './chars.js';
-import { CJK_KEYWORD_CHAR, wordStartsAt } from './keywords.js';
+import { atKeywords, CJK_KEYWORD_CHAR } from './keywords.js';
 import { highEntropy, isPlaceholder } from './password.js';
 import { emit, type ScanState } from './state.js';
 
@@ -75,15 +75,7 @@ function passwordLike(value: string, bare: boolean): boolean {
  */
 export function detectProseSecrets(state: ScanState, starts: readonly number[], sawCjk: boolean): void {
   const text = state.text;
-  let resume = 0;
-  for (const start of starts) {
-    if (start < resume || !wordStartsAt(text, start)) continue;
-    LATIN_WORD.lastIndex = start;
-    const match = LATIN_WORD.exec(text);
-    if (match === null) continue;
-    const end = readAfterWord(state, match[1]!.toLowerCase(), start + match[0].length, true);
-    if (end > 0) resume = end;
-  }
+  atKeywords(text, starts, LATIN_WORD, (match, start) => readAfterWord(state, match[1]!.toLowerCase(), start + match[0].length, true));
   if (!sawCjk || !CJK_KEYWORD_CHAR.test(text)) return;
   CJK_WORD.lastIndex = 0;
   for (let match = CJK_WORD.exec(text); match !== null; match = CJK_WORD.exec(text)) {
