@@ -5,7 +5,7 @@
 // for every key at every position finds.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DENSE_CELLS, KnownValues, mergeSpans, MIN_KNOWN_CHARS, skeletonOf, type KnownEntry, type KnownFinding } from './known.js';
+import { DENSE_CELLS, KnownValues, mergeSpans, MIN_KNOWN_CHARS, skeletonOf, skeletonUnits, type KnownEntry, type KnownFinding } from './known.js';
 import { guardView } from './view.js';
 
 /** The general path alone: what skeletonOf computed for every character before the ASCII fast path. */
@@ -45,6 +45,27 @@ describe('skeletonOf', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('skeletonUnits writes the same units and positions, past its scratch size and after a longer text', () => {
+    // 'İ' lower-cases to two units: 3,000 of them need 6,000 units, more than the scratch holds.
+    const texts = ['İ'.repeat(3000), 'short Text 12', `${'x'.repeat(5000)}Ab9`, 'a𝐀İ-Z', ''];
+    for (const text of [...texts, ...texts.reverse()]) {
+      const { units, positions, length } = skeletonUnits(text);
+      const reference = referenceSkeleton(text);
+      expect(length).toBe(reference.chars.length);
+      expect(String.fromCharCode(...units.subarray(0, Math.min(length, 4096)))).toBe(reference.chars.slice(0, 4096));
+      expect(Array.from(positions.subarray(0, length))).toEqual(reference.positions);
+    }
+  });
+
+  it('the search gives the same findings whatever text came before (the scratch is reused)', () => {
+    const known = new KnownValues([{ type: 'email', value: 'ana@example.com' }, { type: 'person', value: 'Jörg Müller' }]);
+    const texts = ['write to ANA@example.com now', `${'İ'.repeat(2000)} jörg müller`, 'ana example com', `${'z '.repeat(3000)}ana@example.com`];
+    const alone = texts.map((text) => known.find(text));
+    for (let round = 0; round < 3; round++) texts.forEach((text, index) => expect(known.find(text)).toEqual(alone[index]));
+    expect(alone[0]).toEqual([{ type: 'email', start: 9, end: 24 }]);
+    expect(alone[1]).toEqual([{ type: 'person', start: 2001, end: 2012 }]);
   });
 
   it('finds a session value written in another case and spacing', () => {

@@ -31,24 +31,54 @@ export interface KnownFinding {
 
 const ALNUM = /[\p{L}\p{N}]/u;
 
+/** The skeleton as UTF-16 units and the index in the text of each; valid up to `length`. */
+export interface SkeletonUnits {
+  readonly units: Uint16Array;
+  readonly positions: Int32Array;
+  readonly length: number;
+}
+
 /**
- * Lower-cased letters and digits of `text`, with the index of each in `text`. ASCII, most of
- * any model output, is read by its code (for ASCII, \p{L} and \p{N} are A-Z, a-z and 0-9, and
- * lower-casing adds 32) without a one-character string, a regex test and a lower-casing per
- * character; every other character takes the general path (known.test.ts checks both agree).
+ * Scratch arrays of skeletonUnits, grown when a text needs more and reused by every call: the
+ * search reads a skeleton before the next one is made (nothing here is asynchronous), so one
+ * pair serves every request without an allocation per character or per call.
  */
-export function skeletonOf(text: string): { chars: string; positions: number[] } {
-  let chars = '';
-  const positions: number[] = [];
+let scratchUnits = new Uint16Array(1024);
+let scratchPositions = new Int32Array(1024);
+
+function grow(needed: number): void {
+  const size = Math.max(needed, scratchUnits.length * 2);
+  const units = new Uint16Array(size);
+  units.set(scratchUnits);
+  const positions = new Int32Array(size);
+  positions.set(scratchPositions);
+  scratchUnits = units;
+  scratchPositions = positions;
+}
+
+/**
+ * Lower-cased letters and digits of `text` as UTF-16 units, with the index in `text` of each, in
+ * the module's scratch arrays (valid until the next call). ASCII, most of any model output, is
+ * read by its code (for ASCII, \p{L} and \p{N} are A-Z, a-z and 0-9, and lower-casing adds 32)
+ * without a one-character string, a regex test and a lower-casing per character; every other
+ * character takes the general path (known.test.ts checks both agree). No string is built: the
+ * automaton reads the units (a string grown one character at a time and an array of positions
+ * pushed one by one were most of the search's time, issue 20).
+ */
+export function skeletonUnits(text: string): SkeletonUnits {
+  if (scratchUnits.length < text.length) grow(text.length);
+  let units = scratchUnits;
+  let positions = scratchPositions;
+  let length = 0;
   for (let index = 0; index < text.length; ) {
     const code = text.charCodeAt(index);
     if (code < 0x80) {
       if ((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39)) {
-        chars += text[index]!;
-        positions.push(index);
+        units[length] = code;
+        positions[length++] = index;
       } else if (code >= 0x41 && code <= 0x5a) {
-        chars += String.fromCharCode(code + 0x20);
-        positions.push(index);
+        units[length] = code + 0x20;
+        positions[length++] = index;
       }
       index += 1;
       continue;
@@ -58,14 +88,30 @@ export function skeletonOf(text: string): { chars: string; positions: number[] }
     const ch = text.slice(index, index + width);
     if (ALNUM.test(ch)) {
       // One position per UTF-16 unit written (an astral letter is two; a lower-cased letter may
-      // be more than one character): chars and positions stay index-aligned.
+      // be more than one character): units and positions stay index-aligned.
       const lower = ch.toLowerCase();
-      chars += lower;
-      for (let unit = 0; unit < lower.length; unit++) positions.push(index);
+      if (length + lower.length > units.length) {
+        grow(length + lower.length);
+        units = scratchUnits;
+        positions = scratchPositions;
+      }
+      for (let unit = 0; unit < lower.length; unit++) {
+        units[length] = lower.charCodeAt(unit);
+        positions[length++] = index;
+      }
     }
     index += width;
   }
-  return { chars, positions };
+  return { units, positions, length };
+}
+
+/** Lower-cased letters and digits of `text`, with the index of each in `text` (skeletonUnits as a string and an array). */
+export function skeletonOf(text: string): { chars: string; positions: number[] } {
+  const { units, positions, length } = skeletonUnits(text);
+  let chars = '';
+  // In slices: a spread of a long value's units would overflow the call stack.
+  for (let from = 0; from < length; from += 4096) chars += String.fromCharCode(...units.subarray(from, Math.min(length, from + 4096)));
+  return { chars, positions: Array.from(positions.subarray(0, length)) };
 }
 
 /** End (exclusive) in `text` of the character at `index`. */
@@ -255,16 +301,16 @@ export class KnownValues {
     const automaton = this.#automaton;
     if (automaton === undefined) return [];
     const view = guardView(text);
-    const { chars, positions } = skeletonOf(view.text);
+    const { units, positions, length } = skeletonUnits(view.text);
     const hits: KnownFinding[] = [];
     let node = 0;
-    for (let j = 0; j < chars.length; j++) {
-      node = automaton.step(node, chars.charCodeAt(j));
+    for (let j = 0; j < length; j++) {
+      node = automaton.step(node, units[j]!);
       const ends = automaton.out[node]!;
       if (ends.length === 0) continue;
       const endPos = positions[j]!;
       // Word end: the next letter or digit is not adjacent in the view.
-      if (j + 1 < chars.length && positions[j + 1] === charEnd(view.text, endPos) && positions[j + 1] !== endPos) continue;
+      if (j + 1 < length && positions[j + 1] === charEnd(view.text, endPos) && positions[j + 1] !== endPos) continue;
       for (const keyIndex of ends) {
         const i = j - this.#keys[keyIndex]!.length + 1;
         const startPos = positions[i]!;
@@ -285,12 +331,12 @@ export class KnownValues {
     const automaton = this.#automaton;
     if (automaton === undefined) return text.length;
     const view = guardView(text);
-    const { chars, positions } = skeletonOf(view.text);
+    const { units, positions, length } = skeletonUnits(view.text);
     let node = 0;
-    for (let j = 0; j < chars.length; j++) node = automaton.step(node, chars.charCodeAt(j));
+    for (let j = 0; j < length; j++) node = automaton.step(node, units[j]!);
     // Walk the fail chain for the longest prefix state that starts at a word start.
     for (let current = node; current !== 0; current = automaton.fail[current]!) {
-      const i = chars.length - automaton.depth[current]!;
+      const i = length - automaton.depth[current]!;
       const startPos = positions[i]!;
       if (i > 0 && positions[i - 1] !== startPos && charEnd(view.text, positions[i - 1]!) === startPos) continue;
       return view.originalSpan(startPos, startPos).start;
