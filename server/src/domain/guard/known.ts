@@ -109,9 +109,12 @@ export function skeletonUnits(text: string): SkeletonUnits {
 export function skeletonOf(text: string): { chars: string; positions: number[] } {
   const { units, positions, length } = skeletonUnits(text);
   let chars = '';
-  // In slices: a spread of a long value's units would overflow the call stack.
-  for (let from = 0; from < length; from += 4096) chars += String.fromCharCode(...units.subarray(from, Math.min(length, from + 4096)));
-  return { chars, positions: Array.from(positions.subarray(0, length)) };
+  const indexes: number[] = [];
+  for (let unit = 0; unit < length; unit++) {
+    chars += String.fromCharCode(units[unit]!);
+    indexes.push(positions[unit]!);
+  }
+  return { chars, positions: indexes };
 }
 
 /** End (exclusive) in `text` of the character at `index`. */
