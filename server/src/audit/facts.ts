@@ -156,12 +156,22 @@ export interface EntityLike {
   readonly action_applied?: string;
 }
 
+/** The facts entityFacts gives: every field set. */
+export interface EntityFacts extends AuditFacts {
+  readonly entity_types: ReadonlySet<string>;
+  readonly type_counts: ReadonlyMap<string, number>;
+  readonly blocked_type_counts: ReadonlyMap<string, number>;
+  readonly entity_count: number;
+  readonly entities_blocked: number;
+  readonly entities_tokenized: number;
+}
+
 /**
  * Facts for a list of detected or transformed entities: the distinct types, the count, and how
  * many were tokenized and how many redacted (`entities_blocked`; a deny refuses the whole
  * request and is recorded as policy_denied instead).
  */
-export function entityFacts(entities: readonly EntityLike[]): AuditFacts {
+export function entityFacts(entities: readonly EntityLike[]): EntityFacts {
   let blocked = 0;
   let tokenized = 0;
   const types = new Set<string>();
