@@ -129,6 +129,23 @@ describe('KnownValues search', () => {
     );
   });
 
+  it('finds the same on every later search of one automaton (its table is filled by the searches)', () => {
+    const piece = fc.constantFrom('a', 'b', 'ab', 'ba', 'A', '1', '2', ' ', '-', 'é', '１');
+    const text = (max: number) => fc.array(piece, { maxLength: max }).map((parts) => parts.join(''));
+    const entry = fc.record({ type: fc.constantFrom('person', 'email'), value: text(8) });
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 6 }), fc.array(text(30), { minLength: 2, maxLength: 5 }), (entries, outputs) => {
+        const known = new KnownValues(entries);
+        for (const output of [...outputs, ...outputs.reverse()]) {
+          const expected = referenceSearch(entries, output);
+          expect(new Set(known.find(output).map((hit) => `${hit.start}-${hit.end}`))).toEqual(new Set(expected.find.map((hit) => `${hit.start}-${hit.end}`)));
+          expect(known.pendingStart(output)).toBe(expected.pendingStart);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('keeps spans exact after a letter outside the BMP (two UTF-16 units), before and inside a value', () => {
     const known = new KnownValues([
       { type: 'person', value: 'Jane Roe' },

@@ -125,9 +125,9 @@ function charEnd(text: string, index: number): number {
 /**
  * The Aho-Corasick automaton of the entries' skeletons, walked by UTF-16 unit (as skeletonOf
  * writes them). Two forms of the same automaton:
- * - dense: a complete transition table (every state and symbol has its next state, fail links
- *   folded in) in one typed array, so a step is one table read rather than Map lookups along the
- *   fail chain (issue 20: building and walking a Map trie was ~8 % of a 1 KB rehydrate's CPU);
+ * - dense: a transition table (fail links folded in) in one typed array, so a step is one table
+ *   read rather than Map lookups along the fail chain (issue 20: building and walking a Map trie
+ *   was ~8 % of a 1 KB rehydrate's CPU); a cell is filled the first time a search reads it;
  * - sparse: a Map per trie node, for sessions whose table would exceed DENSE_CELLS (states x
  *   distinct units grows with the session: 50,000 values in many scripts would ask for
  *   gigabytes), so memory stays proportional to the values' total length.
@@ -162,58 +162,79 @@ function build(keys: readonly string[]): Automaton {
   }
   if (capacity * symbols > DENSE_CELLS) return buildSparse(keys);
   const symbolOf = (code: number): number => (code < 128 ? ascii[code]! : (other.get(code) ?? -1));
-  // The trie (0: no child yet; the root, state 0, is never a child).
-  const next = new Int32Array(capacity * symbols);
+  // The transition table, filled as far as it is known: a trie edge from the start, and every
+  // other (state, symbol) the first time a search needs it, from the fail chain (computed once
+  // and kept). Cells: 0 not known yet, ROOT_CELL the root, a positive number that state.
+  // Filling every cell up front (states x symbols) was most of the automaton's cost for the few
+  // values of a session, and a search of a short output reads a small part of them.
+  const table = new Int32Array(capacity * symbols);
   const depth = new Int32Array(capacity);
+  const parent = new Int32Array(capacity);
+  const via = new Int32Array(capacity);
   const out: (readonly number[])[] = [NO_KEYS];
   let states = 1;
-  keys.forEach((key, index) => {
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
     let state = 0;
     for (let unit = 0; unit < key.length; unit++) {
-      const slot = state * symbols + symbolOf(key.charCodeAt(unit));
-      let child = next[slot]!;
+      const symbol = symbolOf(key.charCodeAt(unit));
+      const slot = state * symbols + symbol;
+      let child = table[slot]!;
       if (child === 0) {
         child = states++;
-        next[slot] = child;
+        table[slot] = child;
         out.push(NO_KEYS);
         depth[child] = depth[state]! + 1;
+        parent[child] = state;
+        via[child] = symbol;
       }
       state = child;
     }
     out[state] = [...out[state]!, index];
-  });
-  // Breadth first: a state's fail link and its missing transitions are those of its fail
-  // state, already complete (shallower); the root's missing transitions stay at the root.
-  const fail = new Int32Array(states);
-  const queue: number[] = [];
-  for (let symbol = 0; symbol < symbols; symbol++) if (next[symbol] !== 0) queue.push(next[symbol]!);
-  for (let head = 0; head < queue.length; head++) {
-    const state = queue[head]!;
-    const failed = fail[state]!;
-    if (out[failed]!.length > 0) out[state] = [...out[state]!, ...out[failed]!];
-    const row = state * symbols;
-    const failRow = failed * symbols;
-    for (let symbol = 0; symbol < symbols; symbol++) {
-      const child = next[row + symbol]!;
-      if (child === 0) {
-        next[row + symbol] = next[failRow + symbol]!;
-      } else {
-        fail[child] = next[failRow + symbol]!;
-        queue.push(child);
-      }
-    }
   }
-  const table = next.subarray(0, states * symbols);
+  const fail = new Int32Array(states);
+  /** The next state from `state` on `symbol` (fail links of shallower states must be set). */
+  const next = (state: number, symbol: number): number => {
+    let current = state;
+    let known = table[current * symbols + symbol]!;
+    while (known === 0 && current !== 0) {
+      current = fail[current]!;
+      known = table[current * symbols + symbol]!;
+    }
+    const target = known > 0 ? known : 0;
+    table[state * symbols + symbol] = target === 0 ? ROOT_CELL : target;
+    return target;
+  };
+  // Fail links in order of depth (a state's fail state is shallower): states are numbered in
+  // insertion order, so sort them by depth first (counting sort; depth < capacity).
+  const byDepth = new Int32Array(states);
+  const starts = new Int32Array(capacity + 1);
+  for (let state = 1; state < states; state++) starts[depth[state]! + 1]! += 1;
+  for (let level = 1; level <= capacity; level++) starts[level]! += starts[level - 1]!;
+  for (let state = 1; state < states; state++) byDepth[starts[depth[state]!]!++] = state;
+  for (let order = 0; order < states - 1; order++) {
+    const state = byDepth[order]!;
+    const from = parent[state]!;
+    const failed = from === 0 ? 0 : next(fail[from]!, via[state]!);
+    fail[state] = failed;
+    if (out[failed]!.length > 0) out[state] = [...out[state]!, ...out[failed]!];
+  }
   return {
     step: (state, code) => {
       const symbol = code < 128 ? ascii[code]! : (other.get(code) ?? -1);
-      return symbol < 0 ? 0 : table[state * symbols + symbol]!;
+      if (symbol < 0) return 0;
+      const known = table[state * symbols + symbol]!;
+      if (known > 0) return known;
+      return known === ROOT_CELL ? 0 : next(state, symbol);
     },
     fail,
     out,
     depth: depth.subarray(0, states),
   };
 }
+
+/** A table cell whose transition is known to be the root (0 means not known yet). */
+const ROOT_CELL = -1;
 
 /** The same automaton with a Map of children per trie node, following fail links while stepping. */
 function buildSparse(keys: readonly string[]): Automaton {
