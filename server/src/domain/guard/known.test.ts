@@ -49,7 +49,10 @@ describe('skeletonOf', () => {
 
   it('skeletonUnits writes the same units and positions, past its scratch size and after a longer text', () => {
     // 'İ' lower-cases to two units: 3,000 of them need 6,000 units, more than the scratch holds.
-    const texts = ['İ'.repeat(3000), 'short Text 12', `${'x'.repeat(5000)}Ab9`, 'a𝐀İ-Z', ''];
+    const texts = ['İ'.repeat(3000), 'short Text 12', `${'x'.repeat(5000)}Ab9`, 'a𝐀İ-Z', '', `İ${'a'.repeat(8191)}`, `İİ${'b'.repeat(20000)}Z`];
+    // Longer than twice any scratch before it, so the scratch is grown to exactly its length:
+    // the two-unit letter first leaves its last letters one unit past that.
+    texts.push(`İ${'c'.repeat(299_999)}D`);
     for (const text of [...texts, ...texts.reverse()]) {
       const { units, positions, length } = skeletonUnits(text);
       const reference = referenceSkeleton(text);
@@ -66,6 +69,9 @@ describe('skeletonOf', () => {
     for (let round = 0; round < 3; round++) texts.forEach((text, index) => expect(known.find(text)).toEqual(alone[index]));
     expect(alone[0]).toEqual([{ type: 'email', start: 9, end: 24 }]);
     expect(alone[1]).toEqual([{ type: 'person', start: 2001, end: 2012 }]);
+    // A value at the very end of a long output after letters that lower-case to two units.
+    const long = `${'İ'.repeat(10)} ${'q'.repeat(700_000)} ana@example.com`;
+    expect(known.find(long)).toEqual([{ type: 'email', start: long.length - 15, end: long.length }]);
   });
 
   it('finds a session value written in another case and spacing', () => {

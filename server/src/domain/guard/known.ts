@@ -73,11 +73,15 @@ export function skeletonUnits(text: string): SkeletonUnits {
   for (let index = 0; index < text.length; ) {
     const code = text.charCodeAt(index);
     if (code < 0x80) {
-      if ((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39)) {
-        units[length] = code;
-        positions[length++] = index;
-      } else if (code >= 0x41 && code <= 0x5a) {
-        units[length] = code + 0x20;
+      const letterOrDigit = (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a);
+      if (letterOrDigit) {
+        // Full only after letters that lower-case to more units than they have (İ is two).
+        if (length === units.length) {
+          grow(length + text.length - index);
+          units = scratchUnits;
+          positions = scratchPositions;
+        }
+        units[length] = code <= 0x5a && code >= 0x41 ? code + 0x20 : code;
         positions[length++] = index;
       }
       index += 1;
