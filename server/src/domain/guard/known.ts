@@ -173,8 +173,9 @@ function build(keys: readonly string[]): Automaton {
   // values of a session, and a search of a short output reads a small part of them.
   const table = new Int32Array(capacity * symbols);
   const depth = new Int32Array(capacity);
-  const parent = new Int32Array(capacity);
-  const via = new Int32Array(capacity);
+  // Construction-only arrays: plain arrays (on the heap, cheap to allocate) rather than typed ones.
+  const parent: number[] = [0];
+  const via: number[] = [0];
   const out: (readonly number[])[] = [NO_KEYS];
   let states = 1;
   for (let index = 0; index < keys.length; index++) {
@@ -189,8 +190,8 @@ function build(keys: readonly string[]): Automaton {
         table[slot] = child;
         out.push(NO_KEYS);
         depth[child] = depth[state]! + 1;
-        parent[child] = state;
-        via[child] = symbol;
+        parent.push(state);
+        via.push(symbol);
       }
       state = child;
     }
@@ -211,10 +212,12 @@ function build(keys: readonly string[]): Automaton {
   };
   // Fail links in order of depth (a state's fail state is shallower): states are numbered in
   // insertion order, so sort them by depth first (counting sort; depth < capacity).
-  const byDepth = new Int32Array(states);
-  const starts = new Int32Array(capacity + 1);
+  let deepest = 0;
+  for (let state = 1; state < states; state++) if (depth[state]! > deepest) deepest = depth[state]!;
+  const starts = new Array<number>(deepest + 2).fill(0);
   for (let state = 1; state < states; state++) starts[depth[state]! + 1]! += 1;
-  for (let level = 1; level <= capacity; level++) starts[level]! += starts[level - 1]!;
+  for (let level = 1; level <= deepest + 1; level++) starts[level]! += starts[level - 1]!;
+  const byDepth = new Array<number>(states - 1).fill(0);
   for (let state = 1; state < states; state++) byDepth[starts[depth[state]!]!++] = state;
   for (let order = 0; order < states - 1; order++) {
     const state = byDepth[order]!;
