@@ -66,4 +66,30 @@ describe('buildEvent', () => {
     const shapes = new Set(CASES.map(({ context: ctx, facts }) => Object.keys(buildEvent(ctx, facts)).join(',')));
     expect(shapes.size).toBe(1);
   });
+
+  it('derives the route, the operation and its kind the same on first use and from the per-route cache', () => {
+    // The rules before they were cached: every request tested the operation against these.
+    const detecting = /^(transform|transform_stream|transform_file|transform_image|redact_image|detect|batch_transform|batch_detect|rag_ingest.*|proxy_.*)$/;
+    const transforming = /^(transform|transform_stream|transform_file|transform_image|redact_image|batch_transform|rag_ingest.*|proxy_.*)$/;
+    const rehydrating = /^(rehydrate|rehydrate_stream|rehydrate_file|rag_answer|proxy_chat_completions)$/;
+    const routes: [string, string, string][] = [
+      ['POST', '/v1/transform', 'transform'], ['POST', '/v1/rehydrate', 'rehydrate'], ['POST', '/v1/detect', 'detect'],
+      ['POST', '/v1/rag/ingest', 'rag_ingest'], ['POST', '/v1/rag/answer', 'rag_answer'], ['POST', '/v1/rehydrate/file', 'rehydrate_file'],
+      ['POST', '/openai/v1/chat/completions', 'proxy_chat_completions'], ['GET', '/v1/health', 'health'], ['DELETE', '/v1/sessions', 'session_delete'],
+      ['GET', '/v1/transform', 'transform'], ['POST', '/', 'request'],
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const [method, url, operation] of routes) {
+        for (const eventType of [undefined, 'policy_reloaded', 'rehydrate', 'transform_file', 'detect']) {
+          const event = buildEvent(context({ method, url }), { ...(eventType !== undefined ? { event_type: eventType } : {}) });
+          const name = eventType ?? operation;
+          expect(event.event_type, `${method} ${url} ${String(eventType)}`).toBe(name);
+          expect(event.route).toBe(`${method} ${url}`);
+          expect(event.detector_mode).toBe(detecting.test(name) ? 'builtin' : undefined);
+          expect(event.prompt_security).toBe(transforming.test(name) ? false : undefined);
+          expect(event.output_guard).toBe(rehydrating.test(name) ? false : undefined);
+        }
+      }
+    }
+  });
 });

@@ -118,18 +118,34 @@ const ROUTE_EVENTS: Readonly<Record<string, string>> = {
  * readable name without touching this file.
  */
 export function operationOf(method: string, url: string): string {
-  const key = `${method} ${url}`;
-  let operation = operations.get(key);
-  if (operation === undefined) {
-    operation = deriveOperation(method, url);
-    // Keys are route patterns (a fixed set), so the map stays small; bounded all the same.
-    if (operations.size < 1024) operations.set(key, operation);
-  }
-  return operation;
+  return routeOf(method, url).operation;
 }
 
-/** Operation names already derived, by `METHOD pattern`. */
-const operations = new Map<string, string>();
+/** What an event needs of its route, derived once per route (method, then pattern) rather than per request. */
+interface RouteFacts {
+  /** `METHOD /route/pattern`, the event's `route`. */
+  readonly route: string;
+  readonly operation: string;
+  readonly kind: OperationKind;
+}
+
+/** Route facts already derived. Keys are route patterns (a fixed set), so the maps stay small; bounded all the same. */
+const routes = new Map<string, Map<string, RouteFacts>>();
+let routeCount = 0;
+
+function routeOf(method: string, url: string): RouteFacts {
+  let byUrl = routes.get(method);
+  const known = byUrl?.get(url);
+  if (known !== undefined) return known;
+  const operation = deriveOperation(method, url);
+  const facts: RouteFacts = { route: `${method} ${url}`, operation, kind: kindOf(operation) };
+  if (routeCount < 1024) {
+    if (byUrl === undefined) routes.set(method, (byUrl = new Map<string, RouteFacts>()));
+    byUrl.set(url, facts);
+    routeCount += 1;
+  }
+  return facts;
+}
 
 function deriveOperation(method: string, url: string): string {
   const known = ROUTE_EVENTS[`${method} ${url}`];
@@ -146,6 +162,25 @@ function deriveOperation(method: string, url: string): string {
 const DETECTING = /^(transform|transform_stream|transform_file|transform_image|redact_image|detect|batch_transform|batch_detect|rag_ingest.*|proxy_.*)$/;
 const TRANSFORMING = /^(transform|transform_stream|transform_file|transform_image|redact_image|batch_transform|rag_ingest.*|proxy_.*)$/;
 const REHYDRATING = /^(rehydrate|rehydrate_stream|rehydrate_file|rag_answer|proxy_chat_completions)$/;
+
+/** Which of the three an operation is (derived once per route, and per event_type a route reports). */
+interface OperationKind {
+  readonly detecting: boolean;
+  readonly transforming: boolean;
+  readonly rehydrating: boolean;
+}
+
+const kinds = new Map<string, OperationKind>();
+
+function kindOf(operation: string): OperationKind {
+  let kind = kinds.get(operation);
+  if (kind === undefined) {
+    kind = { detecting: DETECTING.test(operation), transforming: TRANSFORMING.test(operation), rehydrating: REHYDRATING.test(operation) };
+    // Operations are route names and the event types routes report (a fixed set); bounded all the same.
+    if (kinds.size < 1024) kinds.set(operation, kind);
+  }
+  return kind;
+}
 
 export interface EventContext {
   readonly method: string;
@@ -165,12 +200,14 @@ export interface EventContext {
 
 /** Build the event of one request from its collected facts and what the response says. */
 export function buildEvent(context: EventContext, facts: CollectedFacts): AuditEvent {
-  const operation = facts.event_type ?? operationOf(context.method, context.url);
+  const route = routeOf(context.method, context.url);
+  const operation = facts.event_type ?? route.operation;
+  const kind = facts.event_type === undefined ? route.kind : kindOf(operation);
   // A failure the response carries wins; else one a route reported for a 200 outcome.
   const failure = context.failure ?? (facts.failure_code !== undefined ? { code: facts.failure_code, reason: facts.failure_reason } : undefined);
   const failureCode = failure?.code;
   const securityEvent = failureCode !== undefined ? SECURITY_EVENTS[failureCode] : undefined;
-  const detecting = DETECTING.test(operation) || facts.entity_count !== undefined;
+  const detecting = kind.detecting || facts.entity_count !== undefined;
   // One object literal with every field, in the order of the serialized record: every event
   // has the one hidden class of this literal. Adding the fields that apply one by one gave each
   // combination its own chain of map transitions, and in some runs the process spent 5-7 % of a
@@ -180,7 +217,7 @@ export function buildEvent(context: EventContext, facts: CollectedFacts): AuditE
     event_type: securityEvent ?? operation,
     timestamp: isoTime(context.nowMs),
     request_id: context.requestId,
-    route: `${context.method} ${context.url}`,
+    route: route.route,
     status: context.status,
     identity: context.identity === undefined ? undefined : capped(context.identity),
     tenant_id: context.tenant === null ? null : capped(context.tenant),
@@ -195,8 +232,8 @@ export function buildEvent(context: EventContext, facts: CollectedFacts): AuditE
     duration_ms: Math.round(context.durationMs * 1000) / 1000,
     detector_mode: detecting ? (facts.detector_mode ?? context.detectorMode) : undefined,
     // "Did the guard trigger" is answered (false) wherever the guard applies.
-    output_guard: facts.output_guard !== undefined || REHYDRATING.test(operation) ? (facts.output_guard ?? false) : undefined,
-    prompt_security: facts.prompt_security !== undefined || TRANSFORMING.test(operation) ? (facts.prompt_security ?? false) : undefined,
+    output_guard: facts.output_guard !== undefined || kind.rehydrating ? (facts.output_guard ?? false) : undefined,
+    prompt_security: facts.prompt_security !== undefined || kind.transforming ? (facts.prompt_security ?? false) : undefined,
     trace_id: facts.trace_id === undefined ? undefined : fingerprint(facts.trace_id),
     idempotency_replayed: context.replayed === true ? true : undefined,
     phase: context.phase,

@@ -26,4 +26,18 @@ describe('entityFacts and mergeFacts', () => {
     expect(into).toMatchObject({ entity_count: 2, entities_tokenized: 1, entities_blocked: 0 });
     expect(into.type_counts).toEqual(new Map([['email', 1]]));
   });
+
+  it('adds per-type counts given as a Map (what entityFacts builds, so nothing is converted per request)', () => {
+    const built = entityFacts([{ type: 'email', action_applied: 'redact' }]);
+    expect(built.type_counts).toBeInstanceOf(Map);
+    const into = mergeFacts({}, { type_counts: new Map([['email', 2], ['bogus', Number.NaN]]), blocked_type_counts: new Map([['phone', 1]]) });
+    mergeFacts(into, built);
+    expect(into.type_counts).toEqual(new Map([['email', 3]]));
+    expect(into.blocked_type_counts).toEqual(new Map([['phone', 1], ['email', 1]]));
+  });
+
+  it('keeps the entity counts when a transform response\'s stats leave them out', () => {
+    const facts = transformFacts({ entities: [{ type: 'email', action_applied: 'tokenize' }, { type: 'iban', action_applied: 'redact' }], stats: { entities_detected: 3 } });
+    expect(mergeFacts({}, facts)).toMatchObject({ entity_count: 3, entities_tokenized: 1, entities_blocked: 1 });
+  });
 });

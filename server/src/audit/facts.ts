@@ -20,10 +20,13 @@ export interface AuditFacts {
   /** Entity types seen (unioned across calls). Also counted per type for the metrics unless
    * type_counts is given: pass every entity's type (duplicates included) to count exactly. */
   readonly entity_types?: Iterable<string>;
-  /** Entities per type (added across calls); feeds veil_entities_detected_total{type}. */
-  readonly type_counts?: Readonly<Record<string, number>>;
+  /**
+   * Entities per type (added across calls); feeds veil_entities_detected_total{type}. A Map is
+   * what the collected facts keep, so entityFacts builds one (no record to convert per request).
+   */
+  readonly type_counts?: Readonly<Record<string, number>> | ReadonlyMap<string, number>;
   /** Redacted entities per type (added across calls); feeds veil_entities_blocked_total{type}. */
-  readonly blocked_type_counts?: Readonly<Record<string, number>>;
+  readonly blocked_type_counts?: Readonly<Record<string, number>> | ReadonlyMap<string, number>;
   /** Counts: added across calls, so batch items can report one by one. */
   readonly entity_count?: number;
   readonly entities_blocked?: number;
@@ -72,9 +75,10 @@ const COUNTS = ['entity_count', 'entities_blocked', 'entities_tokenized', 'item_
 const STRINGS = ['event_type', 'policy', 'session_id', 'trace_id', 'detector_mode', 'failure_code', 'failure_reason'] as const;
 const FLAGS = ['output_guard', 'prompt_security'] as const;
 
-function addCounts(into: Map<string, number> | undefined, counts: Readonly<Record<string, number>>): Map<string, number> {
+function addCounts(into: Map<string, number> | undefined, counts: Readonly<Record<string, number>> | ReadonlyMap<string, number>): Map<string, number> {
   const merged = into ?? new Map<string, number>();
-  for (const [type, count] of Object.entries(counts)) {
+  const pairs: Iterable<readonly [string, number]> = counts instanceof Map ? (counts as ReadonlyMap<string, number>) : Object.entries(counts);
+  for (const [type, count] of pairs) {
     if (Number.isFinite(count) && count > 0) merged.set(type, (merged.get(type) ?? 0) + count);
   }
   return merged;
@@ -152,25 +156,35 @@ export interface EntityLike {
   readonly action_applied?: string;
 }
 
+/** The facts entityFacts gives: every field set. */
+export interface EntityFacts extends AuditFacts {
+  readonly entity_types: ReadonlySet<string>;
+  readonly type_counts: ReadonlyMap<string, number>;
+  readonly blocked_type_counts: ReadonlyMap<string, number>;
+  readonly entity_count: number;
+  readonly entities_blocked: number;
+  readonly entities_tokenized: number;
+}
+
 /**
  * Facts for a list of detected or transformed entities: the distinct types, the count, and how
  * many were tokenized and how many redacted (`entities_blocked`; a deny refuses the whole
  * request and is recorded as policy_denied instead).
  */
-export function entityFacts(entities: readonly EntityLike[]): AuditFacts {
+export function entityFacts(entities: readonly EntityLike[]): EntityFacts {
   let blocked = 0;
   let tokenized = 0;
   const types = new Set<string>();
-  // Prototype-free: keys are entity type names.
-  const typeCounts = Object.create(null) as Record<string, number>;
-  const blockedCounts = Object.create(null) as Record<string, number>;
+  // Maps, as the collected facts keep them (mergeFacts then adds them without converting).
+  const typeCounts = new Map<string, number>();
+  const blockedCounts = new Map<string, number>();
   for (const entity of entities) {
     types.add(entity.type);
-    typeCounts[entity.type] = (typeCounts[entity.type] ?? 0) + 1;
+    typeCounts.set(entity.type, (typeCounts.get(entity.type) ?? 0) + 1);
     if (entity.action_applied === 'tokenize') tokenized += 1;
     else if (entity.action_applied === 'redact') {
       blocked += 1;
-      blockedCounts[entity.type] = (blockedCounts[entity.type] ?? 0) + 1;
+      blockedCounts.set(entity.type, (blockedCounts.get(entity.type) ?? 0) + 1);
     }
   }
   return {
@@ -192,10 +206,13 @@ export interface TransformLike {
 /** Facts for one transform result (inline, worker or batch item alike). */
 export function transformFacts(response: TransformLike): AuditFacts {
   const fromEntities = entityFacts(response.entities);
+  const stats = response.stats;
   return {
-    ...fromEntities,
-    entity_count: response.stats.entities_detected,
-    ...(response.stats.entities_blocked !== undefined ? { entities_blocked: response.stats.entities_blocked } : {}),
-    ...(response.stats.entities_transformed !== undefined ? { entities_tokenized: response.stats.entities_transformed } : {}),
+    entity_types: fromEntities.entity_types,
+    type_counts: fromEntities.type_counts,
+    blocked_type_counts: fromEntities.blocked_type_counts,
+    entity_count: stats.entities_detected,
+    entities_blocked: stats.entities_blocked ?? fromEntities.entities_blocked,
+    entities_tokenized: stats.entities_transformed ?? fromEntities.entities_tokenized,
   };
 }

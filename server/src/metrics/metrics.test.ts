@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AggregatorRegistry } from 'prom-client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildTestApp, post, type TestApp } from '../../test/support/harness.js';
 import { capTypeLabels, LabelCap, OTHER_TYPE, TYPE_LABEL_LIMIT, VeilMetrics } from './registry.js';
 
@@ -167,5 +167,23 @@ describe('label cap and worker merge', () => {
     // 40 of A, 23 of B admitted; B's remaining 17 types (2 each) are `other`.
     expect(sample(text, 'veil_entities_detected_total{type="other"}')).toBe(34);
     expect(series.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0)).toBe(40 + 80);
+  });
+
+  it('adds per-type counts to the counter when it is read, not on every request', async () => {
+    const metrics = new VeilMetrics();
+    const inc = vi.spyOn(metrics.entitiesDetected, 'inc');
+    metrics.countType(metrics.entitiesDetected, 'email', 2);
+    metrics.countType(metrics.entitiesDetected, 'email', 1);
+    metrics.countType(metrics.entitiesDetected, 'phone', 1);
+    metrics.countType(metrics.entitiesDetected, 'iban', Number.POSITIVE_INFINITY);
+    expect(inc).not.toHaveBeenCalled();
+    const text = await metrics.text();
+    expect(inc).toHaveBeenCalledTimes(2);
+    expect(sample(text, 'veil_entities_detected_total{type="email"}')).toBe(3);
+    expect(sample(text, 'veil_entities_detected_total{type="phone"}')).toBe(1);
+    expect(text).not.toContain('type="iban"');
+    // Read again: nothing added twice.
+    expect(sample(await metrics.text(), 'veil_entities_detected_total{type="email"}')).toBe(3);
+    expect((await metrics.entitiesDetected.get()).values.find((value) => value.labels.type === 'phone')?.value).toBe(1);
   });
 });

@@ -76,6 +76,8 @@ export class VeilMetrics {
   readonly rehydrateDuration: Histogram;
   readonly reloads: Counter<'source' | 'result'>;
   readonly #caps = new Map<Counter<'type'>, LabelCap>();
+  /** Per-type amounts counted since the counter was last read (typeCounter). */
+  readonly #pending = new Map<Counter<'type'>, Map<string, number>>();
 
   constructor() {
     const registers = [this.registry];
@@ -91,8 +93,27 @@ export class VeilMetrics {
     this.rateLimitRejections = counter('veil_rate_limit_rejections_total', 'Requests rejected by the rate limiter.');
     this.ragOperations = counter('veil_rag_operations_total', 'Successful RAG operations.');
     this.nerDegraded = counter('veil_ner_degraded_total', 'Requests where the NER detector was degraded or unavailable.');
-    this.entitiesDetected = new Counter({ name: 'veil_entities_detected_total', help: 'Entities detected, by type.', labelNames: ['type'], registers });
-    this.entitiesBlocked = new Counter({ name: 'veil_entities_blocked_total', help: 'Entities redacted irreversibly, by type.', labelNames: ['type'], registers });
+    // Counted per request into a plain Map and added to the counter when it is read (collect runs
+    // on every scrape, JSON export and get()): prom-client hashes a label set on every inc, which
+    // a transform would pay once per entity type it found, on every request.
+    const typeCounter = (name: string, help: string): Counter<'type'> => {
+      const pending = new Map<string, number>();
+      const created: Counter<'type'> = new Counter({
+        name,
+        help,
+        labelNames: ['type'],
+        registers,
+        collect() {
+          for (const [type, amount] of pending) created.inc({ type }, amount);
+          pending.clear();
+        },
+      });
+      this.#pending.set(created, pending);
+      this.#caps.set(created, new LabelCap());
+      return created;
+    };
+    this.entitiesDetected = typeCounter('veil_entities_detected_total', 'Entities detected, by type.');
+    this.entitiesBlocked = typeCounter('veil_entities_blocked_total', 'Entities redacted irreversibly, by type.');
     this.transformDuration = new Histogram({
       name: 'veil_transform_duration_seconds',
       help: 'Transform request duration.',
@@ -111,15 +132,17 @@ export class VeilMetrics {
       labelNames: ['source', 'result'],
       registers,
     });
-    this.#caps.set(this.entitiesDetected, new LabelCap());
-    this.#caps.set(this.entitiesBlocked, new LabelCap());
   }
 
   /** Count `amount` entities of `type` on a labelled counter, under the cardinality cap. */
   countType(counter: Counter<'type'>, type: string, amount: number): void {
-    if (!(amount > 0)) return;
+    // A non-finite amount would make the counter's inc throw when it is read (on the scrape).
+    if (!(amount > 0) || !Number.isFinite(amount)) return;
     const cap = this.#caps.get(counter);
-    counter.inc({ type: cap === undefined ? OTHER_TYPE : cap.label(type) }, amount);
+    const label = cap === undefined ? OTHER_TYPE : cap.label(type);
+    const pending = this.#pending.get(counter);
+    if (pending === undefined) counter.inc({ type: label }, amount);
+    else pending.set(label, (pending.get(label) ?? 0) + amount);
   }
 
   /** This process's metrics in the text exposition format. */

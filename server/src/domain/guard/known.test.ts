@@ -5,7 +5,7 @@
 // for every key at every position finds.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DENSE_CELLS, KnownValues, mergeSpans, MIN_KNOWN_CHARS, skeletonOf, type KnownEntry, type KnownFinding } from './known.js';
+import { DENSE_CELLS, KnownValues, mergeSpans, MIN_KNOWN_CHARS, skeletonOf, skeletonUnits, type KnownEntry, type KnownFinding } from './known.js';
 import { phoneSearchForms } from './forms.js';
 import { guardView } from './view.js';
 
@@ -46,6 +46,33 @@ describe('skeletonOf', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('skeletonUnits writes the same units and positions, past its scratch size and after a longer text', () => {
+    // 'İ' lower-cases to two units: 3,000 of them need 6,000 units, more than the scratch holds.
+    const texts = ['İ'.repeat(3000), 'short Text 12', `${'x'.repeat(5000)}Ab9`, 'a𝐀İ-Z', '', `İ${'a'.repeat(8191)}`, `İİ${'b'.repeat(20000)}Z`];
+    // Longer than twice any scratch before it, so the scratch is grown to exactly its length:
+    // the two-unit letter first leaves its last letters one unit past that.
+    texts.push(`İ${'c'.repeat(299_999)}D`);
+    for (const text of [...texts, ...texts.reverse()]) {
+      const { units, positions, length } = skeletonUnits(text);
+      const reference = referenceSkeleton(text);
+      expect(length).toBe(reference.chars.length);
+      expect(String.fromCharCode(...units.subarray(0, Math.min(length, 4096)))).toBe(reference.chars.slice(0, 4096));
+      expect(Array.from(positions.subarray(0, length))).toEqual(reference.positions);
+    }
+  });
+
+  it('the search gives the same findings whatever text came before (the scratch is reused)', () => {
+    const known = new KnownValues([{ type: 'email', value: 'ana@example.com' }, { type: 'person', value: 'Jörg Müller' }]);
+    const texts = ['write to ANA@example.com now', `${'İ'.repeat(2000)} jörg müller`, 'ana example com', `${'z '.repeat(3000)}ana@example.com`];
+    const alone = texts.map((text) => known.find(text));
+    for (let round = 0; round < 3; round++) texts.forEach((text, index) => expect(known.find(text)).toEqual(alone[index]));
+    expect(alone[0]).toEqual([{ type: 'email', start: 9, end: 24 }]);
+    expect(alone[1]).toEqual([{ type: 'person', start: 2001, end: 2012 }]);
+    // A value at the very end of a long output after letters that lower-case to two units.
+    const long = `${'İ'.repeat(10)} ${'q'.repeat(700_000)} ana@example.com`;
+    expect(known.find(long)).toEqual([{ type: 'email', start: long.length - 15, end: long.length }]);
   });
 
   it('finds a session value written in another case and spacing', () => {
@@ -188,6 +215,23 @@ describe('KnownValues search', () => {
         expect(known.pendingStart(output)).toBe(expected.pendingStart);
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it('finds the same on every later search of one automaton (its table is filled by the searches)', () => {
+    const piece = fc.constantFrom('a', 'b', 'ab', 'ba', 'A', '1', '2', ' ', '-', 'é', '１');
+    const text = (max: number) => fc.array(piece, { maxLength: max }).map((parts) => parts.join(''));
+    const entry = fc.record({ type: fc.constantFrom('person', 'email'), value: text(8) });
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 6 }), fc.array(text(30), { minLength: 2, maxLength: 5 }), (entries, outputs) => {
+        const known = new KnownValues(entries);
+        for (const output of [...outputs, ...outputs.reverse()]) {
+          const expected = referenceSearch(entries, output);
+          expect(new Set(known.find(output).map((hit) => `${hit.start}-${hit.end}`))).toEqual(new Set(expected.find.map((hit) => `${hit.start}-${hit.end}`)));
+          expect(known.pendingStart(output)).toBe(expected.pendingStart);
+        }
+      }),
+      { numRuns: 1000 },
     );
   });
 

@@ -32,24 +32,67 @@ export interface KnownFinding {
 
 const ALNUM = /[\p{L}\p{N}]/u;
 
+/** The skeleton as UTF-16 units and the index in the text of each; valid up to `length`. */
+export interface SkeletonUnits {
+  readonly units: Uint16Array;
+  readonly positions: Int32Array;
+  readonly length: number;
+}
+
 /**
- * Lower-cased letters and digits of `text`, with the index of each in `text`. ASCII, most of
- * any model output, is read by its code (for ASCII, \p{L} and \p{N} are A-Z, a-z and 0-9, and
- * lower-casing adds 32) without a one-character string, a regex test and a lower-casing per
- * character; every other character takes the general path (known.test.ts checks both agree).
+ * Scratch arrays of skeletonUnits, grown when a text needs more and reused by every call: the
+ * search reads a skeleton before the next one is made (nothing here is asynchronous), so one
+ * pair serves every request without an allocation per character or per call.
  */
-export function skeletonOf(text: string): { chars: string; positions: number[] } {
-  let chars = '';
-  const positions: number[] = [];
+const SCRATCH_INITIAL = 1024;
+/** Scratch kept between calls at most this long (units); a longer one lasts until the next short text. */
+const SCRATCH_KEEP = 1 << 16;
+let scratchUnits = new Uint16Array(SCRATCH_INITIAL);
+let scratchPositions = new Int32Array(SCRATCH_INITIAL);
+
+function grow(needed: number): void {
+  const size = Math.max(needed, scratchUnits.length * 2);
+  const units = new Uint16Array(size);
+  units.set(scratchUnits);
+  const positions = new Int32Array(size);
+  positions.set(scratchPositions);
+  scratchUnits = units;
+  scratchPositions = positions;
+}
+
+/**
+ * Lower-cased letters and digits of `text` as UTF-16 units, with the index in `text` of each, in
+ * the module's scratch arrays (valid until the next call). ASCII, most of any model output, is
+ * read by its code (for ASCII, \p{L} and \p{N} are A-Z, a-z and 0-9, and lower-casing adds 32)
+ * without a one-character string, a regex test and a lower-casing per character; every other
+ * character takes the general path (known.test.ts checks both agree). No string is built: the
+ * automaton reads the units (a string grown one character at a time and an array of positions
+ * pushed one by one were most of the search's time, issue 20).
+ */
+export function skeletonUnits(text: string): SkeletonUnits {
+  // A long output grew the scratch; the next ordinary one gives that memory back (6 bytes a
+  // character: a 10 MB answer's arrays must not stay with the process).
+  if (scratchUnits.length > SCRATCH_KEEP && text.length <= SCRATCH_KEEP) {
+    scratchUnits = new Uint16Array(SCRATCH_INITIAL);
+    scratchPositions = new Int32Array(SCRATCH_INITIAL);
+  }
+  if (scratchUnits.length < text.length) grow(text.length);
+  let units = scratchUnits;
+  let positions = scratchPositions;
+  let length = 0;
   for (let index = 0; index < text.length; ) {
     const code = text.charCodeAt(index);
     if (code < 0x80) {
-      if ((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39)) {
-        chars += text[index]!;
-        positions.push(index);
-      } else if (code >= 0x41 && code <= 0x5a) {
-        chars += String.fromCharCode(code + 0x20);
-        positions.push(index);
+      const letterOrDigit = (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a);
+      if (letterOrDigit) {
+        // Full only after letters that lower-case to more units than they have (İ is two).
+        if (length === units.length) {
+          grow(length + text.length - index);
+          units = scratchUnits;
+          positions = scratchPositions;
+        }
+        units[length] = code <= 0x5a && code >= 0x41 ? code + 0x20 : code;
+        positions[length++] = index;
       }
       index += 1;
       continue;
@@ -59,14 +102,33 @@ export function skeletonOf(text: string): { chars: string; positions: number[] }
     const ch = text.slice(index, index + width);
     if (ALNUM.test(ch)) {
       // One position per UTF-16 unit written (an astral letter is two; a lower-cased letter may
-      // be more than one character): chars and positions stay index-aligned.
+      // be more than one character): units and positions stay index-aligned.
       const lower = ch.toLowerCase();
-      chars += lower;
-      for (let unit = 0; unit < lower.length; unit++) positions.push(index);
+      if (length + lower.length > units.length) {
+        grow(length + lower.length);
+        units = scratchUnits;
+        positions = scratchPositions;
+      }
+      for (let unit = 0; unit < lower.length; unit++) {
+        units[length] = lower.charCodeAt(unit);
+        positions[length++] = index;
+      }
     }
     index += width;
   }
-  return { chars, positions };
+  return { units, positions, length };
+}
+
+/** Lower-cased letters and digits of `text`, with the index of each in `text` (skeletonUnits as a string and an array). */
+export function skeletonOf(text: string): { chars: string; positions: number[] } {
+  const { units, positions, length } = skeletonUnits(text);
+  let chars = '';
+  const indexes: number[] = [];
+  for (let unit = 0; unit < length; unit++) {
+    chars += String.fromCharCode(units[unit]!);
+    indexes.push(positions[unit]!);
+  }
+  return { chars, positions: indexes };
 }
 
 /** End (exclusive) in `text` of the character at `index`. */
@@ -105,9 +167,9 @@ function joined(text: string, before: number, after: number): boolean {
 /**
  * The Aho-Corasick automaton of the entries' skeletons, walked by UTF-16 unit (as skeletonOf
  * writes them). Two forms of the same automaton:
- * - dense: a complete transition table (every state and symbol has its next state, fail links
- *   folded in) in one typed array, so a step is one table read rather than Map lookups along the
- *   fail chain (issue 20: building and walking a Map trie was ~8 % of a 1 KB rehydrate's CPU);
+ * - dense: a transition table (fail links folded in) in one typed array, so a step is one table
+ *   read rather than Map lookups along the fail chain (issue 20: building and walking a Map trie
+ *   was ~8 % of a 1 KB rehydrate's CPU); a cell is filled the first time a search reads it;
  * - sparse: a Map per trie node, for sessions whose table would exceed DENSE_CELLS (states x
  *   distinct units grows with the session: 50,000 values in many scripts would ask for
  *   gigabytes), so memory stays proportional to the values' total length.
@@ -142,58 +204,82 @@ function build(keys: readonly string[]): Automaton {
   }
   if (capacity * symbols > DENSE_CELLS) return buildSparse(keys);
   const symbolOf = (code: number): number => (code < 128 ? ascii[code]! : (other.get(code) ?? -1));
-  // The trie (0: no child yet; the root, state 0, is never a child).
-  const next = new Int32Array(capacity * symbols);
+  // The transition table, filled as far as it is known: a trie edge from the start, and every
+  // other (state, symbol) the first time a search needs it, from the fail chain (computed once
+  // and kept). Cells: 0 not known yet, ROOT_CELL the root, a positive number that state.
+  // Filling every cell up front (states x symbols) was most of the automaton's cost for the few
+  // values of a session, and a search of a short output reads a small part of them.
+  const table = new Int32Array(capacity * symbols);
   const depth = new Int32Array(capacity);
+  // Construction-only arrays: plain arrays (on the heap, cheap to allocate) rather than typed ones.
+  const parent: number[] = [0];
+  const via: number[] = [0];
   const out: (readonly number[])[] = [NO_KEYS];
   let states = 1;
-  keys.forEach((key, index) => {
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
     let state = 0;
     for (let unit = 0; unit < key.length; unit++) {
-      const slot = state * symbols + symbolOf(key.charCodeAt(unit));
-      let child = next[slot]!;
+      const symbol = symbolOf(key.charCodeAt(unit));
+      const slot = state * symbols + symbol;
+      let child = table[slot]!;
       if (child === 0) {
         child = states++;
-        next[slot] = child;
+        table[slot] = child;
         out.push(NO_KEYS);
         depth[child] = depth[state]! + 1;
+        parent.push(state);
+        via.push(symbol);
       }
       state = child;
     }
     out[state] = [...out[state]!, index];
-  });
-  // Breadth first: a state's fail link and its missing transitions are those of its fail
-  // state, already complete (shallower); the root's missing transitions stay at the root.
-  const fail = new Int32Array(states);
-  const queue: number[] = [];
-  for (let symbol = 0; symbol < symbols; symbol++) if (next[symbol] !== 0) queue.push(next[symbol]!);
-  for (let head = 0; head < queue.length; head++) {
-    const state = queue[head]!;
-    const failed = fail[state]!;
-    if (out[failed]!.length > 0) out[state] = [...out[state]!, ...out[failed]!];
-    const row = state * symbols;
-    const failRow = failed * symbols;
-    for (let symbol = 0; symbol < symbols; symbol++) {
-      const child = next[row + symbol]!;
-      if (child === 0) {
-        next[row + symbol] = next[failRow + symbol]!;
-      } else {
-        fail[child] = next[failRow + symbol]!;
-        queue.push(child);
-      }
-    }
   }
-  const table = next.subarray(0, states * symbols);
+  const fail = new Int32Array(states);
+  /** The next state from `state` on `symbol` (fail links of shallower states must be set). */
+  const next = (state: number, symbol: number): number => {
+    let current = state;
+    let known = table[current * symbols + symbol]!;
+    while (known === 0 && current !== 0) {
+      current = fail[current]!;
+      known = table[current * symbols + symbol]!;
+    }
+    const target = known > 0 ? known : 0;
+    table[state * symbols + symbol] = target === 0 ? ROOT_CELL : target;
+    return target;
+  };
+  // Fail links in order of depth (a state's fail state is shallower): states are numbered in
+  // insertion order, so sort them by depth first (counting sort; depth < capacity).
+  let deepest = 0;
+  for (let state = 1; state < states; state++) if (depth[state]! > deepest) deepest = depth[state]!;
+  const starts = new Array<number>(deepest + 2).fill(0);
+  for (let state = 1; state < states; state++) starts[depth[state]! + 1]! += 1;
+  for (let level = 1; level <= deepest + 1; level++) starts[level]! += starts[level - 1]!;
+  const byDepth = new Array<number>(states - 1).fill(0);
+  for (let state = 1; state < states; state++) byDepth[starts[depth[state]!]!++] = state;
+  for (let order = 0; order < states - 1; order++) {
+    const state = byDepth[order]!;
+    const from = parent[state]!;
+    const failed = from === 0 ? 0 : next(fail[from]!, via[state]!);
+    fail[state] = failed;
+    if (out[failed]!.length > 0) out[state] = [...out[state]!, ...out[failed]!];
+  }
   return {
     step: (state, code) => {
       const symbol = code < 128 ? ascii[code]! : (other.get(code) ?? -1);
-      return symbol < 0 ? 0 : table[state * symbols + symbol]!;
+      if (symbol < 0) return 0;
+      const known = table[state * symbols + symbol]!;
+      if (known > 0) return known;
+      return known === ROOT_CELL ? 0 : next(state, symbol);
     },
     fail,
     out,
     depth: depth.subarray(0, states),
   };
 }
+
+/** A table cell whose transition is known to be the root (0 means not known yet). */
+const ROOT_CELL = -1;
 
 /** The same automaton with a Map of children per trie node, following fail links while stepping. */
 function buildSparse(keys: readonly string[]): Automaton {
@@ -288,16 +374,16 @@ export class KnownValues {
     const automaton = this.#automaton;
     if (automaton === undefined) return [];
     const view = guardView(text);
-    const { chars, positions } = skeletonOf(view.text);
+    const { units, positions, length } = skeletonUnits(view.text);
     const hits: KnownFinding[] = [];
     let node = 0;
-    for (let j = 0; j < chars.length; j++) {
-      node = automaton.step(node, chars.charCodeAt(j));
+    for (let j = 0; j < length; j++) {
+      node = automaton.step(node, units[j]!);
       const ends = automaton.out[node]!;
       if (ends.length === 0) continue;
       const endPos = positions[j]!;
       // Word end: the next letter or digit does not continue the same word.
-      if (j + 1 < chars.length && joined(view.text, endPos, positions[j + 1]!)) continue;
+      if (j + 1 < length && joined(view.text, endPos, positions[j + 1]!)) continue;
       for (const keyIndex of ends) {
         const i = j - this.#keys[keyIndex]!.length + 1;
         const startPos = positions[i]!;
@@ -318,12 +404,12 @@ export class KnownValues {
     const automaton = this.#automaton;
     if (automaton === undefined) return text.length;
     const view = guardView(text);
-    const { chars, positions } = skeletonOf(view.text);
+    const { units, positions, length } = skeletonUnits(view.text);
     let node = 0;
-    for (let j = 0; j < chars.length; j++) node = automaton.step(node, chars.charCodeAt(j));
+    for (let j = 0; j < length; j++) node = automaton.step(node, units[j]!);
     // Walk the fail chain for the longest prefix state that starts at a word start.
     for (let current = node; current !== 0; current = automaton.fail[current]!) {
-      const i = chars.length - automaton.depth[current]!;
+      const i = length - automaton.depth[current]!;
       const startPos = positions[i]!;
       if (i > 0 && joined(view.text, positions[i - 1]!, startPos)) continue;
       return view.originalSpan(startPos, startPos).start;
