@@ -200,6 +200,16 @@ describe('KnownValues: word boundaries in text without spaces', () => {
   });
 });
 
+describe('skeletonUnits scratch', () => {
+  it('gives the memory of a long output back on the next short one', () => {
+    const long = 'a'.repeat(200_000);
+    expect(skeletonUnits(long).units.length).toBeGreaterThanOrEqual(200_000);
+    const short = skeletonUnits('Ab1');
+    expect(short.units.length).toBeLessThan(200_000);
+    expect([...short.units.subarray(0, short.length)]).toEqual([0x61, 0x62, 0x31]);
+  });
+});
+
 describe('KnownValues search', () => {
   it('finds what a plain search for every key finds, and the same pending start', () => {
     // A small alphabet, so keys overlap, repeat and share prefixes and suffixes; separators,
