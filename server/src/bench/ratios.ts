@@ -120,6 +120,9 @@ async function measure(server: ServerProcess, target: Target, options: RatioOpti
  * ratio of server CPU time per request, echo over Veil: the throughput ratio the two would have
  * with a core each to themselves, and the steadier figure on a shared machine.
  */
+/** Seconds of load each server gets before the measured rounds. */
+const WARMUP_SECONDS = 10;
+
 async function throughputRatios(echo: ServerProcess, echoTarget: Target, cases: readonly Case[], options: RatioOptions, rows: RatioRow[]): Promise<void> {
   const ratios = new Map<string, number[]>();
   const cpuRatios = new Map<string, number[]>();
@@ -129,9 +132,11 @@ async function throughputRatios(echo: ServerProcess, echoTarget: Target, cases: 
   const add = (map: Map<string, number[]>, key: string, value: number): void => {
     map.set(key, [...(map.get(key) ?? []), value]);
   };
-  // Warm-up (JIT, pools, first audit records) so round 1 is not an outlier.
-  await throughput(echo.url, echoTarget, options.connections, 2);
-  for (const item of cases) await throughput(item.server.url, item.target, options.connections, 2);
+  // Warm-up (JIT, pools, first audit records) so round 1 is not an outlier. Long enough for V8's
+  // background compilers to settle: after 2 s they still added ~20 µs of CPU to every Veil
+  // request, ~7 µs after 15 s (BENCHMARKS.md, "Session 8 (wave7/hot)").
+  await throughput(echo.url, echoTarget, options.connections, WARMUP_SECONDS);
+  for (const item of cases) await throughput(item.server.url, item.target, options.connections, WARMUP_SECONDS);
   for (let round = 0; round < options.rounds; round += 1) {
     const before = await measure(echo, echoTarget, options);
     const measured: [Case, { rps: number; cpuUs: number }][] = [];
