@@ -814,3 +814,48 @@ def test_model_organization_with_organization_evidence_stays(name_vectors: None,
 def test_person_shaped_organization_rule_is_off_without_word_vectors(vocabulary: None) -> None:
     text = "Claim filed by Kenyon Walker (policy holder since 1979)"
     assert ("Kenyon Walker", "ORG") in recognized(text, [("Kenyon Walker", "ORG")])
+
+
+# --- session 8: intersections, streets named by a rarer type -------------------------------------
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("it is the corner of 4308 Morris Street and Åström Viaduct", "4308 Morris Street and Åström Viaduct"),
+        ("located at the corner of 1356 Impala St and Gjerde Hills", "1356 Impala St and Gjerde Hills"),
+        ("Meet me at the corner of Jones Stravenue and David Well, by the bakery.", "Jones Stravenue and David Well"),
+        ("near the intersection of Elm Street & 5th Avenue.", "Elm Street & 5th Avenue"),
+        ("The shop sits at Bond and Porter streets, next to the bank.", "Bond and Porter streets"),
+    ],
+)
+def test_intersection_is_one_place(text: str, place: str) -> None:
+    assert (place, "ADDRESS") in recognized(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Meet me at the corner of the hall and the kitchen.",
+        "the intersection of Python and Rust is small",
+        "in the corner of This and That",
+        "Both Alice and Bob are fine",
+    ],
+)
+def test_no_intersection(text: str) -> None:
+    assert not found(addresses.corners, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "street"),
+    [
+        ("She has a flat on Blake Bypass now.", "Blake Bypass"),
+        ("Our new house is on Moore Stravenue, two doors down.", "Moore Stravenue"),
+        ("a shop along Duncan Heights", "Duncan Heights"),
+    ],
+)
+def test_streets_named_by_a_rarer_street_type(text: str, street: str) -> None:
+    assert found(addresses.street_names, text) == [street]
+
+
+@pytest.mark.parametrize("text", ["stored in Azure Key Vault", "on Union Station", "in Data Lake Storage"])
+def test_everyday_street_nouns_name_no_street(text: str) -> None:
+    assert found(addresses.street_names, text) == []

@@ -226,10 +226,18 @@ def find(text: str) -> Iterator[tuple[int, int]]:
         position = end
 
 
+# Street types that name little else after "on"/"along"/"off" ("a flat on Blake Bypass", "on Moore
+# Stravenue"): the USPS suffixes, less those that are everyday nouns in technical text too ("on
+# Azure Key", "in Data Lake", "at Union Station", "on Google Cloud Platform").
+_NAMED_TYPES = (
+    "Street|Road|Avenue|Boulevard|Lane|Drive|Parkway|Terrace|Crescent|Square|Highway|Expressway|Freeway|"
+    "Motorway|Turnpike|Bypass|Causeway|Stravenue|Viaduct|Alley|Mews|Close|Grove|Gardens|Heights|Hills|Meadows|"
+    "Meadow|Plaza|Court|Circle|Trail|Ridge|Pike|Crossing|Esplanade|Embankment|Parade|Wynd|Row|Walk|Knoll|"
+    "Knolls|Glen|Hollow|Manor|Orchard|Summit|Vista|Overpass|Underpass|Throughway|Trafficway|Skyway"
+)
 _NAMED_STREET = re.compile(
     rf"(?<![\w])(?:on|in|at|along|off|down|up|into)[ \t]+"
-    rf"(?P<street>{_CAP_NAME}(?:[ \t]+{_CAP_NAME}){{0,3}}[ \t]+"
-    r"(?:Street|Road|Avenue|Boulevard|Lane|Drive|Parkway|Terrace|Crescent|Square))\b"
+    rf"(?P<street>{_CAP_NAME}(?:[ \t]+{_CAP_NAME}){{0,3}}[ \t]+(?:{_NAMED_TYPES}))\b(?![\-.]\w)"
 )
 
 
@@ -242,3 +250,47 @@ def street_names(text: str) -> Iterator[tuple[int, int]]:
         if any(g.fold(word) in g.CLOSED_CLASS or g.fold(word) in g.function_words() for word in words):
             continue
         yield match.start("street"), match.end("street")
+
+
+# Intersections: "the corner of Elm Street and Ruiz Avenue", "the intersection of 4308 Morris
+# Street & Åström Viaduct", and "Bond and Porter streets". One place, one span (both streets).
+_ORDINAL = r"\d{1,3}(?:st|nd|rd|th)"
+_CROSS_WORD = rf"(?:{_CAP_NAME}|{_ORDINAL})"
+_CROSS_PART = (
+    rf"(?:{_NUM}[ \t]+)?(?:{_PARTICLE}[ \t]+)*{_CROSS_WORD}"
+    rf"(?:[ \t]+(?:{_PARTICLE}[ \t]+)*(?:{_CROSS_WORD}|\d{{1,5}}[A-Za-z]?)){{0,5}}"
+)
+_CORNER = re.compile(
+    rf"(?<![\w])(?i:corner|intersection|crossroads|junction)[ \t]+of[ \t]+(?:the[ \t]+)?"
+    rf"(?P<streets>{_CROSS_PART}[ \t]+(?:and|&)[ \t]+{_CROSS_PART})(?![\w'\u2019])"
+)
+_STREETS = re.compile(
+    rf"(?<![\w])(?P<streets>{_CAP_NAME}(?:[ \t]+{_CAP_NAME})?[ \t]+(?:and|&)[ \t]+{_CAP_NAME}(?:[ \t]+{_CAP_NAME})?"
+    r"[ \t]+(?:streets|avenues|roads|Streets|Avenues|Roads))\b"
+)
+
+
+def _street_words(part: str) -> bool:
+    """The words of one street's name: no greeting, instruction, log or auth word, not a technical
+    term alone, and no stop word first ("the corner of Reply and Send", "corner of This and That"); a street
+    type or a house number always may ("Morris Street", "David Well")."""
+    words = part.split()
+    if g.fold(words[0]) in g.function_words() and not words[0][:1].isdigit():
+        return False
+    if len(words) == 1 and g.fold(part) in g.words("tech_terms"):
+        return False  # "the intersection of Python and Rust"; inside a longer name ("Impala St") fine
+    return not any(g.fold(word) in _NOT_STREET for word in words)
+
+
+_NOT_STREET = g.GREETINGS | g.IMPERATIVES | g.LOG_WORDS | g.AUTH_WORDS
+
+
+def corners(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of street intersections (`_CORNER`, `_STREETS`): after "corner of" /
+    "intersection of" any two capitalized street names joined by "and" or "&"; otherwise two
+    names and "and" before a plural street word."""
+    for pattern in (_CORNER, _STREETS):
+        for match in pattern.finditer(text):
+            parts = re.split(r"[ \t]+(?:and|&)[ \t]+", match.group("streets"))
+            if all(_street_words(part) for part in parts):
+                yield match.start("streets"), match.end("streets")

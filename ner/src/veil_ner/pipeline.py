@@ -414,6 +414,14 @@ def _structural(text: str) -> _SpanSet:
         for rival in found.overlapping(candidate):  # "lives in 12 rue de la Paix": the address
             found.remove(rival)
         found.add(candidate)
+    for start, end in addresses.corners(text):  # an intersection holds the streets found above
+        candidate = RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE)
+        rivals = found.overlapping(candidate)
+        for rival in rivals:
+            found.remove(rival)
+        start = min([start, *(r.start for r in rivals)])
+        end = max([end, *(r.end for r in rivals)])
+        found.add(RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE))
     for start, end in addresses.street_names(text):
         candidate = RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE)
         if not found.overlapping(candidate):
