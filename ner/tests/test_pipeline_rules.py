@@ -859,3 +859,56 @@ def test_streets_named_by_a_rarer_street_type(text: str, street: str) -> None:
 @pytest.mark.parametrize("text", ["stored in Azure Key Vault", "on Union Station", "in Data Lake Storage"])
 def test_everyday_street_nouns_name_no_street(text: str) -> None:
     assert found(addresses.street_names, text) == []
+
+
+# --- session 8: names ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Patient: Kowalski, Anna\nWard: 4B", "Kowalski, Anna"),
+        ("Attendees: Butte, Greta; Harmon, Carolina; guests welcome", "Harmon, Carolina"),
+        ("Attendees: Butte, Greta; Harmon, Carolina; guests welcome", "Butte, Greta"),
+        ("The claim is filed under Berry, Dale.", "Berry, Dale"),
+        ("Signed: SCARAMUCCI, Karl", "SCARAMUCCI, Karl"),
+        ("Name (last, first): Ruppersberger, Marie", "Ruppersberger, Marie"),
+    ],
+)
+def test_last_comma_first(vocabulary: None, text: str, name: str) -> None:
+    assert name in found(names.find, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Office: Lyon, France",
+        "founders: Lapresse, Morris and Wright.",  # a list, not "Last, First"
+        "Smith, J. (2020). Deep learning.",
+        "Format: Last, First",
+        "Stack: Python, Django",
+    ],
+)
+def test_no_last_comma_first(vocabulary: None, text: str) -> None:
+    assert not [v for v in found(names._last_first, text)]
+
+
+def test_form_fields_are_no_transcript() -> None:
+    spans = [v for v, _ in recognized("Patient: Kowalski, Anna\nWard: 4B")]
+    assert "Patient" not in spans and "Ward" not in spans, spans
+    assert "Ward" in found(names.find, "Ward: are you there?\nAnna: yes")  # speech: a speaker
+
+
+class _WordyBurton(NameVectors):
+    WORDY = frozenset(["line", "range", "will", "burton"])
+
+
+@pytest.mark.parametrize("wordy", [False, True])
+def test_case_folded_name_that_is_also_a_town(wordy: bool) -> None:
+    words = {w: i for i, w in enumerate(["timo", "burton", "teresa", "wiese", "the", "is", "line"])}
+    gazetteer.use_vocabulary((_WordyBurton if wordy else NameVectors)(words))
+    try:
+        text = "cc timo burton and teresa wiese"
+        assert ("timo burton" in found(names.find, text)) is not wordy  # a town's vector: a word
+        assert "teresa wiese" in found(names.find, text)
+    finally:
+        gazetteer._vocabulary.clear()
+        gazetteer._name_direction.clear()

@@ -95,6 +95,17 @@ _SPEAKER = re.compile(
 )
 
 
+_SPOKEN_WORD = re.compile(r"[^\W\d_]*[a-z\u00df-\u00ff][^\W\d_]*")
+
+
+def _speech(text: str, start: int) -> bool:
+    """What follows a speaker's colon is speech: it holds a lower-case word or ends a question or
+    exclamation. "Ward: 4B" or "Patient: Bos, Tristan" are form fields, not a transcript."""
+    end = text.find("\n", start)
+    line = text[start : len(text) if end < 0 else end]
+    return bool(_SPOKEN_WORD.search(line)) or line.rstrip().endswith(("?", "!"))
+
+
 def _shouted(word: str) -> bool:
     """All capitals: "CAN I SPEAK TO A REAL PERSON" holds no name, whatever the lists say."""
     return len(word) > 1 and word.isupper()
@@ -288,15 +299,18 @@ _FOLDED = re.compile(
 )
 _FIRST_SCORE = 0.03
 _LAST_SCORE = 0.025
+_PLACE_NAME_SCORE = 0.04
 
 
 def _folded_word(word: str, names: frozenset[str], threshold: float) -> bool:
     key = g.fold(word)
     if key not in names or key in g.stop_words() or key in g.CLOSED_CLASS or key in g.words("tech_terms"):
         return False
-    if key in g.places() or key in _MONTHS:
+    if key in _MONTHS:
         return False
     score = g.name_score(key)
+    if key in g.places():  # "burton", "moore", "teresa": towns too; only a clear name vector counts
+        return score is not None and score >= _PLACE_NAME_SCORE
     return score is None or score >= threshold
 
 
@@ -333,6 +347,7 @@ def _case_folded(text: str) -> Iterator[tuple[int, int]]:
         )
         if (
             (lower or upper)
+            and g.fold(match.group()) not in g.places()
             and _folded_word(first, g.first_names(), _FIRST_SCORE)
             and _folded_word(last, g.last_names(), _LAST_SCORE)
         ):
@@ -369,9 +384,43 @@ def _described(text: str) -> Iterator[tuple[int, int]]:
             yield match.start("name"), match.end("name")
 
 
+# Rule 9: "Last, First" where rosters, forms and filings put it: after a label's colon, a
+# semicolon, "under" or "by", or alone at a line's start, and ending the entry (line end, `;`, `.`,
+# `(`): "Patient: Kowalski, Anna", "Attendees: Dean, Javi; Borg, Mateusz", "Signed: DUPONT, Marie".
+_LAST_FIRST = re.compile(
+    rf"(?:^|[:;]|\b(?:under|by))[ \t]*(?P<name>(?:(?:{_PARTICLES})[ \t]+)*(?P<last>{_NAME}),[ \t]*"
+    rf"(?P<first>{_NAME})(?:[ \t]+{_INITIAL})?)(?=[ \t]*(?:$|[;.(\r]))",
+    re.MULTILINE,
+)
+
+
+def _last_first(text: str) -> Iterator[tuple[int, int]]:
+    """Rule 9 (module docstring): the first name is a known first name, the surname a known
+    surname, a rare word or one in capitals (a filing's habit), neither a label or stop word, the
+    surname no technical term unless a surname list holds it ("Berry" is both), and not two places
+    ("Lyon, France")."""
+    for match in _LAST_FIRST.finditer(text):
+        last, first = match.group("last"), match.group("first")
+        first_key = g.fold(first)
+        if not _first(first) or _shouted(first) or len(first) < 2:
+            continue
+        if first_key in g.CLOSED_CLASS or first_key in g.function_words():
+            continue
+        key = g.fold(last)
+        if key in g.CLOSED_CLASS or key in g.function_words():
+            continue
+        if key in g.places() and (key not in g.last_names() or first_key in g.places()):
+            continue  # "Lyon, France", "Austin, Texas": a town and its region
+        if key in g.words("tech_terms") and key not in g.last_names():
+            continue  # "Stack: Python, Ruby"
+        if _last(last) or (last.isupper() and len(last) > 2) or _rare_name(last):
+            yield match.start("name"), match.end("name")
+
+
 def find(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of gazetteer-backed person names, possibly overlapping (the caller resolves)."""
     yield from _full_names(text)
+    yield from _last_first(text)
     yield from _case_folded(text)
     yield from _shaped(text)
     yield from _relations(text)
@@ -404,7 +453,7 @@ def find(text: str) -> Iterator[tuple[int, int]]:
             yield match.start("name"), match.end("name")
     # A transcript: once one speaker is a known first name, the other speakers are names too
     # ("Mineko: ..." next to "Sara: ..."); "Question:" / "Answer:" alone open no transcript.
-    speakers = [m for m in _SPEAKER.finditer(text) if not _shouted(m.group("name"))]
+    speakers = [m for m in _SPEAKER.finditer(text) if not _shouted(m.group("name")) and _speech(text, m.end())]
     transcript = len(speakers) >= 2 and any(_first(m.group("name")) for m in speakers)
     for match in speakers:
         name = match.group("name")
