@@ -912,3 +912,48 @@ def test_case_folded_name_that_is_also_a_town(wordy: bool) -> None:
     finally:
         gazetteer._vocabulary.clear()
         gazetteer._name_direction.clear()
+
+
+class _MoreCommonWords(FakeVocab):
+    COMMON = FakeVocab.COMMON | frozenset(["support", "emeritus", "everyone", "google", "then"])
+
+
+@pytest.fixture
+def common_words() -> Iterator[None]:
+    gazetteer.use_vocabulary(_MoreCommonWords())
+    try:
+        yield
+    finally:
+        gazetteer._vocabulary.clear()
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("My colleague Isabeus Simpert sent the papers.", "Isabeus Simpert"),
+        ("Professor Barbfia will see you at ten.", "Barbfia"),
+        ("our attorney Wibenne called", "Wibenne"),
+        ("Harhèle asked whether the refund had gone through.", "Harhèle"),
+        ("Andrador was born in a small village.", "Andrador"),
+        ("Then Eriott asked again.", "Eriott"),
+        ("The move went smoothly thanks to Maria.", "Maria"),
+    ],
+)
+def test_names_where_only_a_person_fits(common_words: None, text: str, name: str) -> None:
+    assert name in found(names.find, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Kubelet said nothing.",
+        "my friend Python",
+        "my friend Google",
+        "Professor Emeritus of Physics",
+        "Support said the build was flaky.",
+        "Everyone said it was fine.",
+        "my brother Berlin",
+    ],
+)
+def test_no_name_where_a_thing_fits(common_words: None, text: str) -> None:
+    assert not list(names._only_people(text))

@@ -37,6 +37,14 @@ letters alone (and never words in all capitals):
    lists too but read as words.
 8. Described: a known first name opening a sentence before "is a", "was the", "has a", ...
    ("Megan is a very sympathetic person"), when its word vector leans clearly towards names.
+9. "Last, First" where rosters and forms put it (`Patient: Kowalski, Anna`, `Attendees: Dean,
+   Javi; Borg, Mateusz`, `filed under Berry, Dale.`, `Signed: DUPONT, Marie`): after a colon, a
+   semicolon, "under" or "by", ending the entry; a known first name, a known, rare or capitalized
+   surname, not two places (`Lyon, France`).
+10. Where only a person fits, names no list knows: after a role noun only people hold ("my
+   colleague Isabeus Simpert", "Professor Barbfia", "our attorney Wibenne") and as the subject of
+   a verb only people do ("Harhèle asked", "Andrador was born"); every word a known name or a rare
+   word (no vector) in Latin script that is no label, term, place or organization word.
 6. Relations: a known first name addressed at the end of a sentence (", Tiffany!"), the object of a
    speech verb ("shouted at Lauren", "talked to Maria"), and any capitalized word that owns a
    relative ("Klaudijo's kid", "Anna's husband").
@@ -74,7 +82,7 @@ _CHAT_VERB = re.compile(
 )
 _OPENER = re.compile(
     rf"(?:(?<![\w])(?P<opener>[^\W\d_]+)[ \t]*,?[ \t]+|@|"
-    rf"(?i:my name is|i am|i'm|call me|calls me|called me|named|nicknamed|je m'appelle|je suis|ich bin|"
+    rf"(?i:my name is|i am|i'm|call me|calls me|called me|named|nicknamed|thanks to|je m'appelle|je suis|ich bin|"
     rf"ich heiße|me llamo|soy|mi chiamo|sono|meu nome é|chamo-me|ik ben|mijn naam is)[ \t]+)"
     rf"(?P<name>{_NAME})(?![\w@])"
 )
@@ -417,10 +425,63 @@ def _last_first(text: str) -> Iterator[tuple[int, int]]:
             yield match.start("name"), match.end("name")
 
 
+# Rule 10: where only a person fits, a name no list knows. After a role noun that only people
+# hold ("my colleague Isabeus Simpert", "Professor Barbfia", "our attorney Wibenne"), and as the
+# subject of a verb only people do ("Harhèle asked", "Andrador was born").
+_ROLE = re.compile(
+    r"(?<![\w])(?i:professor|judge|detective|inspector|sergeant|officer|captain|reverend|rev\.|pastor|"
+    r"coach|nurse|attorney|lawyer|solicitor|barrister|colleague|co-?worker|boss|manager|supervisor|doctor|"
+    r"landlord|landlady|neighbou?r|friend|teacher|tutor|dentist|therapist|accountant|assistant|roommate|"
+    r"flatmate|husband|wife|son|daughter|brother|sister|uncle|aunt|cousin|nephew|niece|grandson|"
+    r"granddaughter|grandma|grandpa|fiancée?|boyfriend|girlfriend|kollege|kollegin|collègue|colega|collega)"
+    rf"[ \t]+(?P<name>{_NAME}(?:[ \t]+{_NAME})?)(?![\w@])"
+)
+_PERSON_VERB = re.compile(
+    rf"(?<![\w@.\-])(?P<name>{_NAME}(?:[ \t]+{_NAME})?)[ \t]+"
+    r"(?:said|says|wrote|asked|asks|replied|told|shouted|yelled|texted|emailed|answered|whispered|laughed|"
+    r"smiled|insisted|argued|was born|died|married)\b"
+)
+
+
+def _unknown_name_word(word: str) -> bool:
+    """A word that may be a name no list knows, or one a list knows: not a label, stop word,
+    technical term, place or organization word; a word the model's vectors know counts only when
+    a name list holds it ("my friend Google" is no person)."""
+    if not _plain_word(word) or len(word) < 2:
+        return False
+    key = g.fold(word)
+    return key in g.first_names() or key in g.last_names() or (_rare_name(word) and _latin(word))
+
+
+_DETERMINERS = frozenset(
+    "the a an this that these those my our your his her its their every each no some any".split()
+)
+
+
+def _only_people(text: str) -> Iterator[tuple[int, int]]:
+    """Rule 10 (module docstring): the name's words (one or two) all pass `_unknown_name_word`;
+    before a verb a failing first word leaves the second alone unless it is a determiner ("Then
+    Harhèle asked" -> "Harhèle"; "The Kubelet said" -> nothing: a thing)."""
+    for pattern in (_ROLE, _PERSON_VERB):
+        for match in pattern.finditer(text):
+            words = list(re.finditer(r"\S+", match.group("name")))
+            base = match.start("name")
+            if all(_unknown_name_word(w.group()) for w in words):
+                yield base, match.end("name")
+            elif (
+                len(words) == 2
+                and pattern is _PERSON_VERB
+                and g.fold(words[0].group()) not in _DETERMINERS
+                and _unknown_name_word(words[1].group())
+            ):
+                yield base + words[1].start(), match.end("name")
+
+
 def find(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of gazetteer-backed person names, possibly overlapping (the caller resolves)."""
     yield from _full_names(text)
     yield from _last_first(text)
+    yield from _only_people(text)
     yield from _case_folded(text)
     yield from _shaped(text)
     yield from _relations(text)
