@@ -915,7 +915,7 @@ def test_case_folded_name_that_is_also_a_town(wordy: bool) -> None:
 
 
 class _MoreCommonWords(FakeVocab):
-    COMMON = FakeVocab.COMMON | frozenset(["support", "emeritus", "everyone", "google", "then"])
+    COMMON = FakeVocab.COMMON | frozenset(["support", "emeritus", "everyone", "google", "then", "apple", "silicon"])
 
 
 @pytest.fixture
@@ -957,3 +957,53 @@ def test_names_where_only_a_person_fits(common_words: None, text: str, name: str
 )
 def test_no_name_where_a_thing_fits(common_words: None, text: str) -> None:
     assert not list(names._only_people(text))
+
+
+# --- session 8: places --------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("The parcel came via Kurfarvik, oddly.", "Kurfarvik"),
+        ("I'm visiting Prunetta next week with my kids.", "Prunetta"),
+        ("The parcel came via Jessicatown, oddly.", "Jessicatown"),
+        ("The train from Bourdon was late again.", "Bourdon"),
+        ("a flight to Magaro on Monday", "Magaro"),
+        ("The parcel went to Campos County instead.", "Campos County"),
+        ("Please ship it to 88431 Jacksonshire, not the office.", "88431 Jacksonshire"),
+        ("Please ship it to 06670 Charpentier, not the office.", "06670 Charpentier"),
+        ("Please ship it to 1015 CJ Amsterdam.", "1015 CJ Amsterdam"),
+    ],
+)
+def test_places_after_travel_words_counties_and_postcodes(vocabulary: None, text: str, place: str) -> None:
+    spans = recognized(text)
+    assert (place, "GPE_GAZ") in spans, spans
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "In 2024 Microsoft shipped it.",  # a year, not a postcode
+        "Shipping to 49096 Lehner Course, New Suzanneburgh.",  # a house number before a street
+        "Send a message to Thibaeria today",  # "to" is no place word alone
+        "Each County will decide.",
+        "Upgrade to 2048 Workers.",  # a common word after the number (FakeVocab: "workers")
+    ],
+)
+def test_no_place_after_a_number_or_plain_to(vocabulary: None, text: str) -> None:
+    assert not [s for s in recognized(text) if s[1] == "GPE_GAZ"]
+
+
+@pytest.mark.parametrize(
+    ("text", "street"),
+    [
+        ("She has a flat on Dunn Forks now.", "Dunn Forks"),
+        ("Our new house is on Christopher Rest, two doors down.", "Christopher Rest"),
+    ],
+)
+def test_streets_named_after_people(vocabulary: None, text: str, street: str) -> None:
+    assert found(addresses.street_names, text) == [street]
+
+
+@pytest.mark.parametrize("text", ["a meeting at Sarah Park today", "running on Apple Silicon Station"])
+def test_no_street_named_after_people(common_words: None, text: str) -> None:
+    assert found(addresses.street_names, text) == []

@@ -241,15 +241,43 @@ _NAMED_STREET = re.compile(
 )
 
 
+# Any USPS street type after one or two words that are names (a known first name or surname, or a
+# word the model's vectors do not know): "on Lee Shore", "on Dunn Forks", "on Christopher Rest"
+# (address generators and towns name streets after people). Everyday nouns among the types ("Park",
+# "Station", "Key") count here only because the words before them are names.
+_NAME_STREET = re.compile(
+    rf"(?<![\w])(?:on|at|along|off|down|up|into)[ \t]+"
+    rf"(?P<street>(?P<names>{_CAP_NAME}(?:[ \t]+{_CAP_NAME})?)[ \t]+(?P<type>{_US_TYPES}))\b(?![\-.]\w|'s)"
+)
+
+
+def _named_after_people(match: re.Match[str]) -> bool:
+    names = match.group("names").split()
+    kind = g.fold(match.group("type"))
+    if any(
+        g.fold(w) in g.CLOSED_CLASS or g.fold(w) in g.function_words() or g.fold(w) in g.words("tech_terms")
+        for w in names
+    ):
+        return False
+    if len(names) == 1 and g.fold(names[0]) in g.first_names() and kind in g.last_names():
+        return False  # "at Sarah Park", "with Anna Wells": a person just as likely
+    return all(
+        g.fold(w) in g.first_names() or g.fold(w) in g.last_names() or not g.common_word(w) for w in names
+    )
+
+
 def street_names(text: str) -> Iterator[tuple[int, int]]:
-    """Streets named without a house number after a preposition: "on Hoffmann Point Street".
-    The words before the type must not be greetings, labels or instructions ("on Reply Street"
-    is rare; "at Main Street" is a place)."""
+    """Streets named without a house number after a preposition: "on Hoffmann Point Street",
+    "on Lee Shore" (`_NAME_STREET`). The words before the type must not be greetings, labels or
+    instructions ("on Reply Street" is rare; "at Main Street" is a place)."""
     for match in _NAMED_STREET.finditer(text):
         words = g.WORD.findall(match.group("street"))[:-1]
         if any(g.fold(word) in g.CLOSED_CLASS or g.fold(word) in g.function_words() for word in words):
             continue
         yield match.start("street"), match.end("street")
+    for match in _NAME_STREET.finditer(text):
+        if _named_after_people(match):
+            yield match.start("street"), match.end("street")
 
 
 # Intersections: "the corner of Elm Street and Ruiz Avenue", "the intersection of 4308 Morris

@@ -55,7 +55,7 @@ _PLACE = (
     rf"[{_UP}][^\W\d_]*(?:[ \t\-](?:(?:de|del|la|le|am|an|sur|sul|do|da)[ \t\-])?[{_UP}][^\W\d_]*){{0,3}}"
 )
 _PREPOSITION = re.compile(
-    rf"(?<![\w])(?P<preposition>in|from|to|at|near|visit|visiting|en|à|au|aus|nach|bei|von|zu|a|da|em|para|"
+    rf"(?<![\w])(?P<preposition>in|from|to|at|near|via|visit|visiting|en|à|au|aus|nach|bei|von|zu|a|da|em|para|"
     rf"naar|uit|te|desde|hacia|di|verso|vers)[ \t]+(?P<place>{_PLACE})"
 )
 _LINE = re.compile(rf"(?m)^[ \t]*(?P<place>{_PLACE})[ \t]*$")
@@ -67,6 +67,8 @@ _PLACE_CONTEXT = re.compile(
     # move to a new employer too)
     r"(?:landed|landing|lands|arrived|arriving|arrives) in|(?:flew|flying|flies|drove|driving|travell?ed) "
     r"(?:to|from|out of)|(?:relocated|relocating|relocates) to|"
+    # a vehicle or a journey goes between places ("the train from Bourdon", "a flight to Kurfar")
+    r"(?:train|trains|flight|flights|bus|ferry|plane|trip|journey|commute|road trip) (?:to|from)|"
     r"wohnt in|wohne in|lebt in|lebe in|geboren in|habite à|habite a|vit à|né à|née à|vive en|vive em|"
     r"vive a|vivo en|vivo a|abita a|mora em|moro em|woont in|woon in|geboren te)[ \t]+"
     rf"(?P<place>{_ANY_WORD}(?:[ \t\-](?:(?:de|del|la|le|sur|am|an|do|da|dos|upon)[ \t\-])?"
@@ -195,6 +197,58 @@ def _places(text: str) -> list[RawEntity]:
                     break
     out.extend(_rare_known_places(text))
     return out
+
+
+# Address fragments named alone: a county ("Campos County", "Orange County"), and a postcode + city
+# after a preposition ("ship it to 88431 Jacksonshire", "in 1015 CJ Amsterdam").
+_COUNTY = re.compile(
+    rf"(?<![\w])(?P<place>[{_UP}][^\W\d_]+(?:[ \t\-][{_UP}][^\W\d_]+)?[ \t]+(?:County|Parish|Borough))(?![\w])"
+)
+_POSTCODE_PLACE = re.compile(
+    rf"(?<![\w])(?:to|in|from|at|near|nach|à|a|em|para|naar|en)[ \t]+"
+    rf"(?P<place>(?P<code>\d{{4}}[ \t]?[A-Z]{{2}}(?![\w])|\d{{4,5}}|[A-Z]{{1,2}}-\d{{4,5}})[ \t]+(?P<city>{_PLACE}))"
+)
+
+
+def _county_and_postcode_places(text: str) -> list[RawEntity]:
+    """`_COUNTY` when its name is no label, stop word or term; `_POSTCODE_PLACE` when the clause
+    ends after it (else the number is a house number before a street) and the city, as a whole, is
+    a known place or town, shaped like a place, or one capitalized word the model's vocabulary does
+    not know or a name list holds (towns are named after people: "06670 Charpentier"); a number
+    that reads as a year ("in 2024 Microsoft") needs a known place."""
+    out: list[RawEntity] = []
+    for match in _COUNTY.finditer(text):
+        names = match.group("place").split()[:-1]
+        if all(_place_name_word(w) for w in names) and g.fold(names[0]) not in g.function_words():
+            out.append(RawEntity(match.start("place"), match.end("place"), PLACE_LABEL, PLACE_CONFIDENCE))
+    for match in _POSTCODE_PLACE.finditer(text):
+        if not _CLAUSE_END.match(text, match.end()):
+            continue  # "to 49096 Lehner Course, ...": a house number and a street, not a postcode
+        city = match.group("city")
+        key = g.fold(city)
+        code = match.group("code")
+        year = code.isdigit() and len(code) == 4 and 1800 <= int(code) <= 2099
+        known = key in g.places() or key in g.towns()
+        single = " " not in city and _place_name_word(city)
+        shaped = place_shaped(city) or (
+            single and (not g.common_word(city) or key in g.last_names() or key in g.first_names())
+        )
+        if known or (shaped and not year):
+            out.append(RawEntity(match.start("place"), match.end("place"), PLACE_LABEL, PLACE_CONFIDENCE))
+    return out
+
+
+_CLAUSE_END = re.compile(r"[ \t]*(?:[,.;:!?)\r\n]|$|[ \t]+[a-z])")
+
+
+def _place_name_word(word: str) -> bool:
+    key = g.fold(word)
+    return not (
+        key in g.CLOSED_CLASS
+        or key in g.words("tech_terms")
+        or key in g.words("currencies")
+        or (word.isupper() and len(word) <= 5)
+    )
 
 
 _NAME_COMES = re.compile(
@@ -406,7 +460,7 @@ def _add_list_members(text: str, kept: _SpanSet) -> None:
 def _structural(text: str) -> _SpanSet:
     """Step 1: street addresses, then organization forms that do not overlap one."""
     found = _SpanSet()
-    for place in _context_places(text) + _labelled_places(text):
+    for place in _context_places(text) + _labelled_places(text) + _county_and_postcode_places(text):
         if not found.overlapping(place):
             found.add(place)
     for start, end in addresses.find(text):
@@ -603,7 +657,10 @@ _PLACE_SUFFIX = re.compile(
     r"(?:ville|town|ton|burg|burgh|borough|bury|field|land|port|haven|mouth|stad|furt|shire|chester|berg|"
     r"view|side|fort|ford|wick|ham|dale|mere|stead|stow|worth|by|thorpe)$"
 )
-_IN = frozenset(["in", "near", "nach", "à", "em", "en"])
+# After these a rare word no list knows is a place (`_unknown_after_in`): "in Rünga", "near
+# Bíldudalur", "visiting Prunetta", "via Kurfar". Not "from"/"to"/"at": people and firms follow
+# them as often ("a message from Thibaeria", "talk to Zendesk").
+_IN = frozenset(["in", "near", "visiting", "visit", "via", "nach", "à", "em", "en"])
 
 
 def _suffix_shaped(word: str) -> bool:
