@@ -1007,3 +1007,31 @@ def test_streets_named_after_people(vocabulary: None, text: str, street: str) ->
 @pytest.mark.parametrize("text", ["a meeting at Sarah Park today", "running on Apple Silicon Station"])
 def test_no_street_named_after_people(common_words: None, text: str) -> None:
     assert found(addresses.street_names, text) == []
+
+
+class _WeakStella(NameVectors):
+    """"stella" (a first name and a town) with a vector that leans only slightly towards names."""
+
+    def __init__(self, words: dict[str, int]) -> None:
+        super().__init__(words)
+        self.data[words["stella"]] = [0.18, 0.5, 0, 0]  # name_score about 0.02
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("cc stella eriksson", True),
+        ("ATTN: STELLA ERIKSSON", True),
+        ("hey, it's stella eriksson again", True),
+        ("we saw stella eriksson there", False),  # no introducing word: the weak vector is not enough
+    ],
+)
+def test_case_folded_name_after_an_introducing_word(text: str, expected: bool) -> None:
+    words = {w: i for i, w in enumerate(["stella", "eriksson", "the", "is", "line", "roland"])}
+    gazetteer.use_vocabulary(_WeakStella(words))
+    try:
+        name = "stella eriksson" if text.islower() or "it's" in text else "STELLA ERIKSSON"
+        assert (name in found(names.find, text)) is expected
+    finally:
+        gazetteer._vocabulary.clear()
+        gazetteer._name_direction.clear()

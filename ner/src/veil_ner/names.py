@@ -310,16 +310,27 @@ _LAST_SCORE = 0.025
 _PLACE_NAME_SCORE = 0.04
 
 
-def _folded_word(word: str, names: frozenset[str], threshold: float) -> bool:
+def _folded_word(word: str, names: frozenset[str], threshold: float, introduced: bool = False) -> bool:
     key = g.fold(word)
-    if key not in names or key in g.stop_words() or key in g.CLOSED_CLASS or key in g.words("tech_terms"):
+    if key not in names or key in g.stop_words() or key in g.CLOSED_CLASS or key in _MONTHS:
         return False
-    if key in _MONTHS:
+    if key in g.words("tech_terms") and not introduced:
         return False
     score = g.name_score(key)
+    if introduced:  # "my name is nela figueroa", "cc stella eriksson": any word not leaning away
+        return score is None or score >= 0.0
     if key in g.places():  # "burton", "moore", "teresa": towns too; only a clear name vector counts
         return score is not None and score >= _PLACE_NAME_SCORE
     return score is None or score >= threshold
+
+
+# Words that introduce a person in any case: "my name is nela figueroa", "cc jade berry", "ATTN:
+# PENNY BORGES", "hey, it's marc leal". After them the folded pair's vectors need only not lean
+# away from names (a list entry for each word is still required).
+_INTRODUCED = re.compile(
+    r"(?i:\b(?:my name is|name is|name's|i am|i'm|it's|it is|this is|call me|called|named|hi|hello|hey|dear|"
+    r"thanks|thank you|cc|attn|attention|regards|signed|from|mr|mrs|ms|dr)\.?[ \t]*[:,]?[ \t]*)$"
+)
 
 
 _CAPITALS_BEFORE = re.compile(r"[A-Z\u00c0-\u00de][A-Z\u00c0-\u00de&./\-]*[ \t]+$")
@@ -353,11 +364,12 @@ def _case_folded(text: str) -> Iterator[tuple[int, int]]:
             and (initial is None or initial.isupper())
             and not _in_capitals_run(text, match.start(), match.end())
         )
+        introduced = _INTRODUCED.search(text, max(0, match.start() - 24), match.start()) is not None
         if (
             (lower or upper)
             and g.fold(match.group()) not in g.places()
-            and _folded_word(first, g.first_names(), _FIRST_SCORE)
-            and _folded_word(last, g.last_names(), _LAST_SCORE)
+            and _folded_word(first, g.first_names(), _FIRST_SCORE, introduced)
+            and _folded_word(last, g.last_names(), _LAST_SCORE, introduced)
         ):
             yield match.start(), match.end()
             position = match.end()
