@@ -820,9 +820,15 @@ def test_person_shaped_organization_rule_is_off_without_word_vectors(vocabulary:
 @pytest.mark.parametrize(
     ("text", "place"),
     [
-        ("it is the corner of 4308 Morris Street and Åström Viaduct", "4308 Morris Street and Åström Viaduct"),
+        (
+            "it is the corner of 4308 Morris Street and Åström Viaduct",
+            "4308 Morris Street and Åström Viaduct",
+        ),
         ("located at the corner of 1356 Impala St and Gjerde Hills", "1356 Impala St and Gjerde Hills"),
-        ("Meet me at the corner of Jones Stravenue and David Well, by the bakery.", "Jones Stravenue and David Well"),
+        (
+            "Meet me at the corner of Jones Stravenue and David Well, by the bakery.",
+            "Jones Stravenue and David Well",
+        ),
         ("near the intersection of Elm Street & 5th Avenue.", "Elm Street & 5th Avenue"),
         ("The shop sits at Bond and Porter streets, next to the bank.", "Bond and Porter streets"),
     ],
@@ -888,7 +894,7 @@ def test_last_comma_first(vocabulary: None, text: str, name: str) -> None:
     ],
 )
 def test_no_last_comma_first(vocabulary: None, text: str) -> None:
-    assert not [v for v in found(names._last_first, text)]
+    assert not found(names._last_first, text)
 
 
 def test_form_fields_are_no_transcript() -> None:
@@ -915,7 +921,9 @@ def test_case_folded_name_that_is_also_a_town(wordy: bool) -> None:
 
 
 class _MoreCommonWords(FakeVocab):
-    COMMON = FakeVocab.COMMON | frozenset(["support", "emeritus", "everyone", "google", "then", "apple", "silicon"])
+    COMMON = FakeVocab.COMMON | frozenset(
+        ["support", "emeritus", "everyone", "google", "then", "apple", "silicon"]
+    )
 
 
 @pytest.fixture
@@ -1010,7 +1018,7 @@ def test_no_street_named_after_people(common_words: None, text: str) -> None:
 
 
 class _WeakStella(NameVectors):
-    """"stella" (a first name and a town) with a vector that leans only slightly towards names."""
+    """ "stella" (a first name and a town) with a vector that leans only slightly towards names."""
 
     def __init__(self, words: dict[str, int]) -> None:
         super().__init__(words)

@@ -21,7 +21,8 @@ address and a street intersection are one `location`):
 
 Runs in a venv with Faker (tools/compare-presidio/venv.sh) and reads the pipeline's own lists:
   .venv-presidio/bin/python ner/tools/class_text.py --count 120 --seed 3 --out /tmp/classes
-  ner/.venv/bin/python ner/tools/dev_eval.py --only extra $(for f in /tmp/classes/*.jsonl; do echo --extra $f; done)
+  ner/.venv/bin/python ner/tools/dev_eval.py --only extra \\
+      $(for f in /tmp/classes/*.jsonl; do echo --extra $f; done)
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ class Values:
     def person(self) -> str:
         return f"{self.first()} {self.last()}"
 
-    def spliced(self, known: frozenset[str], draw) -> str:  # noqa: ANN001 - a Faker method
+    def spliced(self, known: frozenset[str], draw) -> str:
         """A name no list knows: the head of one name glued to the tail of another."""
         for _ in range(200):
             a, b = draw(), draw()
@@ -152,7 +153,8 @@ def fragments(t: Text, v: Values, rng: random.Random) -> None:
         t.add("He works for the sheriff of ").add(f"{v.last()} County", "location").add(".")
     elif form == 2:
         fake = v.fake()
-        t.add("Please ship it to ").add(f"{fake.postcode()} {fake.city()}", "location").add(", not the office.")
+        t.add("Please ship it to ").add(f"{fake.postcode()} {fake.city()}", "location")
+        t.add(", not the office.")
     elif form == 3:
         t.add("Our new house is on ").add(v.street_name(), "location").add(", two doors from the school.")
     else:
@@ -253,7 +255,9 @@ FAMILIES = {
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--count", type=int, default=120, help="records per class")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--out", type=Path, required=True, help="directory for one JSONL file per class")
@@ -266,7 +270,12 @@ def main() -> int:
             for index in range(args.count):
                 text = Text()
                 family(text, values, rng)
-                record = {"id": f"{name}-{index}", "lang": "en", "text": "".join(text.parts), "entities": text.entities}
+                record = {
+                    "id": f"{name}-{index}",
+                    "lang": "en",
+                    "text": "".join(text.parts),
+                    "entities": text.entities,
+                }
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 0
 

@@ -293,8 +293,8 @@ _CORNER = re.compile(
     rf"(?P<streets>{_CROSS_PART}[ \t]+(?:and|&)[ \t]+{_CROSS_PART})(?![\w'\u2019])"
 )
 _STREETS = re.compile(
-    rf"(?<![\w])(?P<streets>{_CAP_NAME}(?:[ \t]+{_CAP_NAME})?[ \t]+(?:and|&)[ \t]+{_CAP_NAME}(?:[ \t]+{_CAP_NAME})?"
-    r"[ \t]+(?:streets|avenues|roads|Streets|Avenues|Roads))\b"
+    rf"(?<![\w])(?P<streets>{_CAP_NAME}(?:[ \t]+{_CAP_NAME})?[ \t]+(?:and|&)[ \t]+"
+    rf"{_CAP_NAME}(?:[ \t]+{_CAP_NAME})?[ \t]+(?:streets|avenues|roads|Streets|Avenues|Roads))\b"
 )
 
 

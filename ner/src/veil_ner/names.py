@@ -82,8 +82,8 @@ _CHAT_VERB = re.compile(
 )
 _OPENER = re.compile(
     rf"(?:(?<![\w])(?P<opener>[^\W\d_]+)[ \t]*,?[ \t]+|@|"
-    rf"(?i:my name is|i am|i'm|call me|calls me|called me|named|nicknamed|thanks to|je m'appelle|je suis|ich bin|"
-    rf"ich heiße|me llamo|soy|mi chiamo|sono|meu nome é|chamo-me|ik ben|mijn naam is)[ \t]+)"
+    rf"(?i:my name is|i am|i'm|call me|calls me|called me|named|nicknamed|thanks to|je m'appelle|je suis|"
+    rf"ich bin|ich heiße|me llamo|soy|mi chiamo|sono|meu nome é|chamo-me|ik ben|mijn naam is)[ \t]+)"
     rf"(?P<name>{_NAME})(?![\w@])"
 )
 
@@ -466,7 +466,10 @@ def _unknown_name_word(word: str) -> bool:
 
 
 _DETERMINERS = frozenset(
-    "the a an this that these those my our your his her its their every each no some any".split()
+    [
+        *("the", "a", "an", "this", "that", "these", "those", "my", "our", "your", "his", "her", "its"),
+        *("their", "every", "each", "no", "some", "any"),
+    ]
 )
 
 
@@ -526,7 +529,9 @@ def find(text: str) -> Iterator[tuple[int, int]]:
             yield match.start("name"), match.end("name")
     # A transcript: once one speaker is a known first name, the other speakers are names too
     # ("Mineko: ..." next to "Sara: ..."); "Question:" / "Answer:" alone open no transcript.
-    speakers = [m for m in _SPEAKER.finditer(text) if not _shouted(m.group("name")) and _speech(text, m.end())]
+    speakers = [
+        m for m in _SPEAKER.finditer(text) if not _shouted(m.group("name")) and _speech(text, m.end())
+    ]
     transcript = len(speakers) >= 2 and any(_first(m.group("name")) for m in speakers)
     for match in speakers:
         name = match.group("name")

@@ -202,11 +202,13 @@ def _places(text: str) -> list[RawEntity]:
 # Address fragments named alone: a county ("Campos County", "Orange County"), and a postcode + city
 # after a preposition ("ship it to 88431 Jacksonshire", "in 1015 CJ Amsterdam").
 _COUNTY = re.compile(
-    rf"(?<![\w])(?P<place>[{_UP}][^\W\d_]+(?:[ \t\-][{_UP}][^\W\d_]+)?[ \t]+(?:County|Parish|Borough))(?![\w])"
+    rf"(?<![\w])(?P<place>[{_UP}][^\W\d_]+(?:[ \t\-][{_UP}][^\W\d_]+)?[ \t]+"
+    r"(?:County|Parish|Borough))(?![\w])"
 )
 _POSTCODE_PLACE = re.compile(
     rf"(?<![\w])(?:to|in|from|at|near|nach|à|a|em|para|naar|en)[ \t]+"
-    rf"(?P<place>(?P<code>\d{{4}}[ \t]?[A-Z]{{2}}(?![\w])|\d{{4,5}}|[A-Z]{{1,2}}-\d{{4,5}})[ \t]+(?P<city>{_PLACE}))"
+    r"(?P<place>(?P<code>\d{4}[ \t]?[A-Z]{2}(?![\w])|\d{4,5}|[A-Z]{1,2}-\d{4,5})[ \t]+"
+    rf"(?P<city>{_PLACE}))"
 )
 
 
@@ -473,9 +475,9 @@ def _structural(text: str) -> _SpanSet:
         rivals = found.overlapping(candidate)
         for rival in rivals:
             found.remove(rival)
-        start = min([start, *(r.start for r in rivals)])
-        end = max([end, *(r.end for r in rivals)])
-        found.add(RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE))
+        first = min([start, *(r.start for r in rivals)])
+        last = max([end, *(r.end for r in rivals)])
+        found.add(RawEntity(first, last, ADDRESS_LABEL, ADDRESS_CONFIDENCE))
     for start, end in addresses.street_names(text):
         candidate = RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE)
         if not found.overlapping(candidate):
