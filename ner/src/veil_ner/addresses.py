@@ -251,9 +251,22 @@ _NAME_STREET = re.compile(
 )
 
 
+# Types that name buildings and products more often than streets ("Union Station", "Azure Key",
+# "Lincoln Center", "Power Point"): never after names alone.
+_EVERYDAY_TYPES = frozenset(
+    [
+        *("station", "center", "centre", "club", "key", "keys", "union", "unions", "light", "lights"),
+        *("point", "points", "mission", "port", "ports", "lake", "lakes", "park", "parks", "village"),
+        "villages",
+    ]
+)
+
+
 def _named_after_people(match: re.Match[str]) -> bool:
     names = match.group("names").split()
     kind = g.fold(match.group("type"))
+    if kind in _EVERYDAY_TYPES:
+        return False
     if any(
         g.fold(w) in g.CLOSED_CLASS or g.fold(w) in g.function_words() or g.fold(w) in g.words("tech_terms")
         for w in names
@@ -270,13 +283,15 @@ def street_names(text: str) -> Iterator[tuple[int, int]]:
     """Streets named without a house number after a preposition: "on Hoffmann Point Street",
     "on Lee Shore" (`_NAME_STREET`). The words before the type must not be greetings, labels or
     instructions ("on Reply Street" is rare; "at Main Street" is a place)."""
+    seen = set()
     for match in _NAMED_STREET.finditer(text):
         words = g.WORD.findall(match.group("street"))[:-1]
         if any(g.fold(word) in g.CLOSED_CLASS or g.fold(word) in g.function_words() for word in words):
             continue
+        seen.add(match.span("street"))
         yield match.start("street"), match.end("street")
     for match in _NAME_STREET.finditer(text):
-        if _named_after_people(match):
+        if match.span("street") not in seen and _named_after_people(match):
             yield match.start("street"), match.end("street")
 
 

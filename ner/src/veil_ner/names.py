@@ -473,12 +473,19 @@ _DETERMINERS = frozenset(
 )
 
 
+_AFTER_PREPOSITION = re.compile(r"(?i:\b(?:for|at|of|from|with|by|to|in|on|about))[ \t]+$")
+
+
 def _only_people(text: str) -> Iterator[tuple[int, int]]:
     """Rule 10 (module docstring): the name's words (one or two) all pass `_unknown_name_word`;
     before a verb a failing first word leaves the second alone unless it is a determiner ("Then
     Harhèle asked" -> "Harhèle"; "The Kubelet said" -> nothing: a thing)."""
     for pattern in (_ROLE, _PERSON_VERB):
         for match in pattern.finditer(text):
+            if pattern is _PERSON_VERB and _AFTER_PREPOSITION.search(
+                text, max(0, match.start() - 12), match.start()
+            ):
+                continue  # "a spokesperson for Chadd Pouros said": the subject is someone else
             words = list(re.finditer(r"\S+", match.group("name")))
             base = match.start("name")
             if all(_unknown_name_word(w.group()) for w in words):
