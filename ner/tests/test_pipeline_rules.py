@@ -1043,3 +1043,46 @@ def test_case_folded_name_after_an_introducing_word(text: str, expected: bool) -
     finally:
         gazetteer._vocabulary.clear()
         gazetteer._name_direction.clear()
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("Kerman and 3240 Meadow Drive\nMobile: 730 064 218", "Kerman and 3240 Meadow Drive"),
+        ("Inc.\nWarrane and Bécsi utca 53.\nMobile: 20", "Warrane and Bécsi utca 53"),
+        ("our offices are at Grove & 12 Oak Street", "Grove & 12 Oak Street"),
+        ("Send it to Delannoyplaats 373, please", "Delannoyplaats 373"),
+    ],
+)
+def test_cross_street_before_an_address(text: str, address: str) -> None:
+    assert (address, "ADDRESS") in recognized(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I met Anna and 3 friends at 12 Oak Street", "Hello and 12 Oak Street", "Python and 12 Oak Street"],
+)
+def test_no_cross_street(text: str) -> None:
+    assert ("12 Oak Street", "ADDRESS") in recognized(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "model", "place"),
+    [
+        ("Cyprus (Greek) leader gives order", "Cyprus", "Cyprus (Greek)"),
+        ("home city Latsia (Lakkia): RYB", "Latsia", "Latsia (Lakkia)"),
+    ],
+)
+def test_a_place_keeps_its_qualifier(text: str, model: str, place: str) -> None:
+    assert place in [v for v, _ in recognized(text, [(model, "GPE")])]
+
+
+def test_a_bracketed_place_is_another_place() -> None:
+    spans = [v for v, _ in recognized("I live in Paris (France) now", [("Paris", "GPE"), ("France", "GPE")])]
+    assert spans == ["Paris", "France"]
+
+
+def test_span_keeps_the_bracket_it_opened() -> None:
+    text = "Cyprus (Greek) leader"
+    assert clean_span(text, 0, 14) == (0, 14)
+    assert clean_span("(Acme Inc)", 0, 10) == (1, 9)

@@ -123,7 +123,7 @@ _MONTHS = (
 )
 _COMPOUND_SUFFIX = (
     "straße|strasse|str\\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|hof|"
-    "straat|laan|plein|gracht|kade|singel|dijk|steeg|dreef|pad|wal|haven|"
+    "straat|laan|plein|plaats|gracht|kade|singel|dijk|steeg|dreef|pad|wal|haven|"
     # Nordic, Finnish, Estonian, Polish/Czech: Sjötullsgatan, Norrbyvägen, Ringvej, Skoanveien, Laukaantie
     "gatan|gata|gränd|vägen|väg|gade|vej|veien|vegen|gaten|katu|tie|kuja|tee|ulica|ulice"
 )

@@ -372,7 +372,23 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
             for rival in rivals:
                 kept.remove(rival)
             kept.add(candidate)
-    return _merge_address_runs(text, kept.spans())
+    return _merge_address_runs(text, _with_qualifier(text, kept.spans()))
+
+
+# A place's qualifier in brackets belongs to its name: "Cyprus (Greek)", "Latsia (Lakkia)", "Georgia
+# (country)". Not another known place: "Paris (France)" names two places.
+_QUALIFIER = re.compile(rf"[ \t]?\((?P<words>[{_UP}][^\W\d_]*(?:[ \t][^\W\d_]+)?)\)")
+
+
+def _with_qualifier(text: str, spans: list[RawEntity]) -> list[RawEntity]:
+    out = []
+    for index, span in enumerate(spans):
+        match = _QUALIFIER.match(text, span.end) if veil_type(span.label) == "location" else None
+        following = spans[index + 1].start if index + 1 < len(spans) else len(text)
+        if match is not None and match.end() <= following and g.fold(match.group("words")) not in g.places():
+            span = RawEntity(span.start, match.end(), span.label, span.confidence)  # noqa: PLW2901
+        out.append(span)
+    return out
 
 
 # Between two parts of one postal address: a comma or a line break (with spaces), optionally a
@@ -466,6 +482,7 @@ def _structural(text: str) -> _SpanSet:
         if not found.overlapping(place):
             found.add(place)
     for start, end in addresses.find(text):
+        start = _cross_street_before(text, start)  # noqa: PLW2901 - "Kerman and 3240 Meadow Drive"
         candidate = RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE)
         for rival in found.overlapping(candidate):  # "lives in 12 rue de la Paix": the address
             found.remove(rival)
@@ -487,6 +504,26 @@ def _structural(text: str) -> _SpanSet:
         if not found.overlapping(candidate):
             found.add(candidate)
     return found
+
+
+# A cross street named before an address, "Kerman and 3240 Meadow Drive", "located at Warrane and
+# Bécsi utca 53": one or two capitalized words and "and"/"&", at a line's start or after a place
+# preposition, right before the street part.
+_CROSS_STREET = re.compile(
+    rf"(?:^|(?<=[\n:])|(?<![\w])(?:at|on|to|of|near|is)[ \t]+)[ \t]*"
+    rf"(?P<street>[{_UP}][^\W\d_]+(?:[ \t][{_UP}][^\W\d_]+)?)[ \t]+(?:and|&)[ \t]+$"
+)
+
+
+def _cross_street_before(text: str, start: int) -> int:
+    match = _CROSS_STREET.search(text, max(0, start - 60), start)
+    if match is None:
+        return start
+    for word in match.group("street").split():
+        key = g.fold(word)
+        if key in g.CLOSED_CLASS or key in g.function_words() or key in g.words("tech_terms"):
+            return start
+    return match.start("street")
 
 
 def _filtered(text: str, span: RawEntity) -> RawEntity | None:
