@@ -1086,3 +1086,36 @@ def test_span_keeps_the_bracket_it_opened() -> None:
     text = "Cyprus (Greek) leader"
     assert clean_span(text, 0, 14) == (0, 14)
     assert clean_span("(Acme Inc)", 0, 10) == (1, 9)
+
+
+def test_a_person_named_again_by_a_part_of_the_name() -> None:
+    spans = recognized("Anna Kowalska wrote. Kowalska said hi", [("Anna Kowalska", "PERSON")])
+    assert ("Kowalska", "PERSON_GAZ") in spans, spans
+
+
+def test_a_later_mention_must_be_a_plain_name_word() -> None:
+    spans = recognized("Paris Hilton was in Paris", [("Paris Hilton", "PERSON"), ("Paris", "GPE")])
+    assert ("Paris", "PERSON_GAZ") not in spans and spans[0] == ("Paris Hilton", "PERSON"), spans
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ('Noah shouted at Caroline: "What are you doing here?"', "Caroline"),  # a town too
+        ("Don't go to town, Stella!", "Stella"),
+    ],
+)
+def test_spoken_to_a_first_name_that_is_also_a_town(text: str, name: str) -> None:
+    assert name in found(names.find, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found_"),
+    [
+        ("He is hurt, but megan just has to go.", False),  # lower case: no name
+        ("He is hurt, but Megan just has to go.", True),
+        ("It failed, and Will is a modal verb.", False),  # a word's vector
+    ],
+)
+def test_first_name_as_subject_after_a_conjunction(name_vectors: None, text: str, found_: bool) -> None:
+    assert any(v.lower() in ("megan", "will") for v in found(names._described, text)) is found_

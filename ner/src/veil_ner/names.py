@@ -284,6 +284,27 @@ _RELATIVE = re.compile(
 )
 
 
+def _addressable(name: str) -> bool:
+    """A known first name someone speaks to ("shouted at Caroline", ", Tiffany!"): a plain word,
+    or one that is also a town ("Caroline", "Stella"), since people, not towns, are spoken to."""
+    if _plain_word(name):
+        return True
+    key = g.fold(name)
+    return key in g.places() and _plain_word_but_place(name)
+
+
+def _plain_word_but_place(word: str) -> bool:
+    key = g.fold(word)
+    return not (
+        _shouted(word)
+        or key in g.CLOSED_CLASS
+        or key in g.function_words()
+        or key in g.words("tech_terms")
+        or key in g.STREET_TYPES
+        or key in g.ORG_HEADS
+    )
+
+
 def _relations(text: str) -> Iterator[tuple[int, int]]:
     """Rules 5 (name lines) and 6 (module docstring)."""
     for match in _NAME_LINE.finditer(text):
@@ -293,7 +314,7 @@ def _relations(text: str) -> Iterator[tuple[int, int]]:
     for pattern in (_VOCATIVE, _SPOKEN_TO):
         for match in pattern.finditer(text):
             name = match.group("name")
-            if _first(name) and _plain_word(name) and g.fold(name) not in g.ADDRESSEES:
+            if _first(name) and _addressable(name) and g.fold(name) not in g.ADDRESSEES:
                 yield match.start("name"), match.end("name")
     for match in _RELATIVE.finditer(text):
         if _plain_word(match.group("name")) and g.fold(match.group("name")) not in g.stop_words():
@@ -384,6 +405,19 @@ _DESCRIBED = re.compile(
     re.MULTILINE,
 )
 _DESCRIBED_SCORE = 0.05
+_SUBJECT_SCORE = 0.04  # a conjunction before and a verb after: a little more evidence than rule 8
+
+
+# Rule 8 in mid-sentence: a known first name as the subject after a conjunction, before a verb
+# ("but Vilma just has to get laid", "when Grace was ten", "and Noah wants to go").
+_SUBJECT = re.compile(
+    rf"(?<![\w])(?:but|and|because|when|while|so|then|until|since|although|though|if|as|before|after)"
+    rf"[ \t]+(?P<name>{_NAME})[ \t]+"
+    r"(?:(?:just|also|still|never|always|really|only|even|already|finally|often|usually)[ \t]+)?"
+    r"(?:has|had|is|was|does|did|will|would|can|could|must|should|might|gets|got|wants|wanted|needs|"
+    r"needed|likes|liked|loves|loved|hates|knows|knew|thinks|thought|says|said|goes|went|comes|came|"
+    r"feels|felt|lives|lived|works|worked)\b"
+)
 
 
 def _described(text: str) -> Iterator[tuple[int, int]]:
@@ -392,7 +426,9 @@ def _described(text: str) -> Iterator[tuple[int, int]]:
     "Grant is a ...": common words); off without the model's vectors."""
     if not g.has_name_vectors():
         return
-    for match in _DESCRIBED.finditer(text):
+    found = [(m, _DESCRIBED_SCORE) for m in _DESCRIBED.finditer(text)]
+    found += [(m, _SUBJECT_SCORE) for m in _SUBJECT.finditer(text)]
+    for match, threshold in found:
         name = match.group("name")
         key = g.fold(name)
         if not _first(name) or _shouted(name) or key in g.CLOSED_CLASS or key in _MONTHS or key in g.places():
@@ -400,7 +436,7 @@ def _described(text: str) -> Iterator[tuple[int, int]]:
         if key in g.function_words():
             continue
         score = g.name_score(key)
-        if score is None or score >= _DESCRIBED_SCORE:
+        if score is None or score >= threshold:
             yield match.start("name"), match.end("name")
 
 

@@ -366,6 +366,7 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
         for rival in rivals:
             kept.remove(rival)
         kept.add(candidate)
+    _add_later_mentions(text, kept)
     for candidate in _places(text):
         rivals = kept.overlapping(candidate)
         if all(_fragment_of(rival, candidate) for rival in rivals):
@@ -462,6 +463,29 @@ def _fragment_of(existing: RawEntity, place: RawEntity) -> bool:
             PERSON_LABEL,
         )
     )
+
+
+def _add_later_mentions(text: str, kept: _SpanSet) -> None:
+    """A person found by a full name is the same person when the text names them again by the
+    whole name, the first name or the surname alone ("My name is Yaroslav Alexandrov but everyone
+    calls me Yaroslav"): each other occurrence of those words, capitalized as found, where nothing
+    was found. A single word must be a plain name word (names._plain_word: no place, stop word,
+    label or term), so "Paris Hilton ... Paris" adds nothing."""
+    people = [s for s in kept.spans() if veil_type(s.label) == "person"]
+    forms: set[str] = set()
+    for span in people:
+        words = text[span.start : span.end].split()
+        if len(words) < 2 or len(words) > 4:
+            continue
+        forms.add(" ".join(words))
+        for word in (words[0], words[-1]):
+            if len(word) >= 3 and word[0].isupper() and not word.isupper() and names._plain_word(word):
+                forms.add(word)
+    for form in sorted(forms, key=len, reverse=True):
+        for match in re.finditer(rf"(?<![\w@.\-]){re.escape(form)}(?![\w@\-]|\.\w)", text):
+            candidate = RawEntity(match.start(), match.end(), PERSON_LABEL, PERSON_CONFIDENCE)
+            if not kept.overlapping(candidate):
+                kept.add(candidate)
 
 
 def _add_list_members(text: str, kept: _SpanSet) -> None:
