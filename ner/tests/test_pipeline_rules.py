@@ -1120,3 +1120,10 @@ def test_spoken_to_a_first_name_that_is_also_a_town(text: str, name: str) -> Non
 )
 def test_first_name_as_subject_after_a_conjunction(name_vectors: None, text: str, found_: bool) -> None:
     assert any(v.lower() in ("megan", "will") for v in found(names._described, text)) is found_
+
+
+@pytest.mark.parametrize(
+    "text", ["I'm visiting Grafana dashboards every morning.", "logs flow via Fluentbit sidecars"]
+)
+def test_a_rare_name_before_a_noun_it_modifies_is_no_place(vocabulary: None, text: str) -> None:
+    assert not [s for s in recognized(text) if s[1] == "GPE_GAZ"]

@@ -191,6 +191,8 @@ def _places(text: str) -> list[RawEntity]:
                 if after < len(text) and text[after].isalnum():
                     continue  # "bei Split2": a word part, not a place
                 preposition = match.group("preposition") if pattern is _PREPOSITION else None
+                if preposition is not None and g.fold(preposition) in _VISIT and _MODIFIES.match(text, after):
+                    preposition = None  # "visiting Grafana dashboards": a name before a noun it modifies
                 if _is_place(candidate, preposition):
                     start = match.start("place")
                     out.append(RawEntity(start, start + len(candidate), PLACE_LABEL, PLACE_CONFIDENCE))
@@ -724,6 +726,14 @@ _PLACE_SUFFIX = re.compile(
 # Bíldudalur", "visiting Prunetta", "via Kurfar". Not "from"/"to"/"at": people and firms follow
 # them as often ("a message from Thibaeria", "talk to Zendesk").
 _IN = frozenset(["in", "near", "visiting", "visit", "via", "nach", "à", "em", "en"])
+# After "visiting"/"via" a product's name is common too: the rare word counts as a place only when
+# no lower-case word other than a time or function word follows it ("visiting Prunetta next week",
+# "via Kurfar, oddly"; not "visiting Grafana dashboards").
+_VISIT = frozenset(["visiting", "visit", "via"])
+_MODIFIES = re.compile(
+    r"[ \t]+(?!(?:next|last|this|every|in|on|at|for|with|and|or|to|from|tomorrow|today|tonight|soon|"
+    r"again|later|now|then|before|after|until|by|since|during|when|while|but|so|yesterday)\b)[a-z]"
+)
 
 
 def _suffix_shaped(word: str) -> bool:
