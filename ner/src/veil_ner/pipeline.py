@@ -471,8 +471,9 @@ def _add_later_mentions(text: str, kept: _SpanSet) -> None:
     """A person found by a full name is the same person when the text names them again by the
     whole name, the first name or the surname alone ("My name is Yaroslav Alexandrov but everyone
     calls me Yaroslav"): each other occurrence of those words, capitalized as found, where nothing
-    was found. A single word must be a plain name word (names._plain_word: no place, stop word,
-    label or term), so "Paris Hilton ... Paris" adds nothing."""
+    was found. A single word must be a name word (`_name_word`: no place, stop word, label or term,
+    and a list entry or no vector), so "Paris Hilton ... Paris" and "Line Stream ... Stream" add
+    nothing."""
     people = [s for s in kept.spans() if veil_type(s.label) == "person"]
     forms: set[str] = set()
     for span in people:
@@ -481,13 +482,26 @@ def _add_later_mentions(text: str, kept: _SpanSet) -> None:
             continue
         forms.add(" ".join(words))
         for word in (words[0], words[-1]):
-            if len(word) >= 3 and word[0].isupper() and not word.isupper() and names._plain_word(word):
+            if len(word) >= 3 and word[0].isupper() and not word.isupper() and _name_word(word):
                 forms.add(word)
     for form in sorted(forms, key=len, reverse=True):
         for match in re.finditer(rf"(?<![\w@.\-]){re.escape(form)}(?![\w@\-]|\.\w)", text):
             candidate = RawEntity(match.start(), match.end(), PERSON_LABEL, PERSON_CONFIDENCE)
             if not kept.overlapping(candidate):
                 kept.add(candidate)
+
+
+def _name_word(word: str) -> bool:
+    """A single word that names a person alone: a plain word (names._plain_word) a name list knows
+    or the model's vectors do not ("Yaroslav", "Kowalska"; not "Stream" of a "Line Stream" the
+    model took for a person)."""
+    key = g.fold(word)
+    if not names._plain_word(word):
+        return False
+    if not g.common_word(word):
+        return True
+    score = g.name_score(key)  # a listed word the vectors know must lean towards names ("stream")
+    return (key in g.first_names() or key in g.last_names()) and (score is None or score >= _LAST_SCORE)
 
 
 def _add_list_members(text: str, kept: _SpanSet) -> None:
