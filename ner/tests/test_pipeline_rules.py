@@ -1089,7 +1089,7 @@ def test_span_keeps_the_bracket_it_opened() -> None:
     assert clean_span("(Acme Inc)", 0, 10) == (1, 9)
 
 
-def test_a_person_named_again_by_a_part_of_the_name() -> None:
+def test_a_person_named_again_by_a_part_of_the_name(vocabulary: None) -> None:
     spans = recognized("Anna Kowalska wrote. Kowalska said hi", [("Anna Kowalska", "PERSON")])
     assert ("Kowalska", "PERSON_GAZ") in spans, spans
 
