@@ -385,10 +385,11 @@ def _case_folded(text: str) -> Iterator[tuple[int, int]]:
             and (initial is None or initial.isupper())
             and not _in_capitals_run(text, match.start(), match.end())
         )
+        if not (lower or upper) or g.fold(first) not in g.first_names() or g.fold(last) not in g.last_names():
+            continue  # most word pairs end here, before any search around them
         introduced = _INTRODUCED.search(text, max(0, match.start() - 24), match.start()) is not None
         if (
-            (lower or upper)
-            and g.fold(match.group()) not in g.places()
+            g.fold(match.group()) not in g.places()
             and _folded_word(first, g.first_names(), _FIRST_SCORE, introduced)
             and _folded_word(last, g.last_names(), _LAST_SCORE, introduced)
         ):
@@ -477,7 +478,9 @@ def _last_first(text: str) -> Iterator[tuple[int, int]]:
 # hold ("my colleague Isabeus Simpert", "Professor Barbfia", "our attorney Wibenne"), and as the
 # subject of a verb only people do ("Harhèle asked", "Andrador was born").
 _ROLE = re.compile(
-    r"(?<![\w])(?i:professor|judge|detective|inspector|sergeant|officer|captain|reverend|rev\.|pastor|"
+    # the look-ahead (a word, then a capital) skips most positions before the long alternation
+    rf"(?<![\w])(?=[^\W\d_][\w\-.]*[ \t]+[{_UP}])"
+    r"(?i:professor|judge|detective|inspector|sergeant|officer|captain|reverend|rev\.|pastor|"
     r"coach|nurse|attorney|lawyer|solicitor|barrister|colleague|co-?worker|boss|manager|supervisor|doctor|"
     r"landlord|landlady|neighbou?r|friend|teacher|tutor|dentist|therapist|accountant|assistant|roommate|"
     r"flatmate|husband|wife|son|daughter|brother|sister|uncle|aunt|cousin|nephew|niece|grandson|"
