@@ -123,7 +123,7 @@ _MONTHS = (
 )
 _COMPOUND_SUFFIX = (
     "straße|strasse|str\\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|hof|"
-    "straat|laan|plein|gracht|kade|singel|dijk|steeg|dreef|pad|wal|haven|"
+    "straat|laan|plein|plaats|gracht|kade|singel|dijk|steeg|dreef|pad|wal|haven|"
     # Nordic, Finnish, Estonian, Polish/Czech: Sjötullsgatan, Norrbyvägen, Ringvej, Skoanveien, Laukaantie
     "gatan|gata|gränd|vägen|väg|gade|vej|veien|vegen|gaten|katu|tie|kuja|tee|ulica|ulice"
 )
@@ -226,19 +226,114 @@ def find(text: str) -> Iterator[tuple[int, int]]:
         position = end
 
 
+# Street types that name little else after "on"/"along"/"off" ("a flat on Blake Bypass", "on Moore
+# Stravenue"): the USPS suffixes, less those that are everyday nouns in technical text too ("on
+# Azure Key", "in Data Lake", "at Union Station", "on Google Cloud Platform").
+_NAMED_TYPES = (
+    "Street|Road|Avenue|Boulevard|Lane|Drive|Parkway|Terrace|Crescent|Square|Highway|Expressway|Freeway|"
+    "Motorway|Turnpike|Bypass|Causeway|Stravenue|Viaduct|Alley|Mews|Close|Grove|Gardens|Heights|Hills|Meadows|"
+    "Meadow|Plaza|Court|Circle|Trail|Ridge|Pike|Crossing|Esplanade|Embankment|Parade|Wynd|Row|Walk|Knoll|"
+    "Knolls|Glen|Hollow|Manor|Orchard|Summit|Vista|Overpass|Underpass|Throughway|Trafficway|Skyway"
+)
 _NAMED_STREET = re.compile(
     rf"(?<![\w])(?:on|in|at|along|off|down|up|into)[ \t]+"
-    rf"(?P<street>{_CAP_NAME}(?:[ \t]+{_CAP_NAME}){{0,3}}[ \t]+"
-    r"(?:Street|Road|Avenue|Boulevard|Lane|Drive|Parkway|Terrace|Crescent|Square))\b"
+    rf"(?P<street>{_CAP_NAME}(?:[ \t]+{_CAP_NAME}){{0,3}}[ \t]+(?:{_NAMED_TYPES}))\b(?![\-.]\w)"
 )
 
 
+# Any USPS street type after one or two words that are names (a known first name or surname, or a
+# word the model's vectors do not know): "on Lee Shore", "on Dunn Forks", "on Christopher Rest"
+# (address generators and towns name streets after people). Everyday nouns among the types ("Park",
+# "Station", "Key") count here only because the words before them are names.
+_NAME_STREET = re.compile(
+    rf"(?<![\w])(?:on|at|along|off|down|up|into)[ \t]+"
+    rf"(?P<street>(?P<names>{_CAP_NAME}(?:[ \t]+{_CAP_NAME})?)[ \t]+(?P<type>{_US_TYPES}))\b(?![\-.]\w|'s)"
+)
+
+
+# Types that name buildings and products more often than streets ("Union Station", "Azure Key",
+# "Lincoln Center", "Power Point"): never after names alone.
+_EVERYDAY_TYPES = frozenset(
+    [
+        *("station", "center", "centre", "club", "key", "keys", "union", "unions", "light", "lights"),
+        *("point", "points", "mission", "port", "ports", "lake", "lakes", "park", "parks", "village"),
+        "villages",
+    ]
+)
+
+
+def _named_after_people(match: re.Match[str]) -> bool:
+    names = match.group("names").split()
+    kind = g.fold(match.group("type"))
+    if kind in _EVERYDAY_TYPES:
+        return False
+    if any(
+        g.fold(w) in g.CLOSED_CLASS or g.fold(w) in g.function_words() or g.fold(w) in g.words("tech_terms")
+        for w in names
+    ):
+        return False
+    if len(names) == 1 and g.fold(names[0]) in g.first_names() and kind in g.last_names():
+        return False  # "at Sarah Park", "with Anna Wells": a person just as likely
+    return all(
+        g.fold(w) in g.first_names() or g.fold(w) in g.last_names() or not g.common_word(w) for w in names
+    )
+
+
 def street_names(text: str) -> Iterator[tuple[int, int]]:
-    """Streets named without a house number after a preposition: "on Hoffmann Point Street".
-    The words before the type must not be greetings, labels or instructions ("on Reply Street"
-    is rare; "at Main Street" is a place)."""
+    """Streets named without a house number after a preposition: "on Hoffmann Point Street",
+    "on Lee Shore" (`_NAME_STREET`). The words before the type must not be greetings, labels or
+    instructions ("on Reply Street" is rare; "at Main Street" is a place)."""
+    seen = set()
     for match in _NAMED_STREET.finditer(text):
         words = g.WORD.findall(match.group("street"))[:-1]
         if any(g.fold(word) in g.CLOSED_CLASS or g.fold(word) in g.function_words() for word in words):
             continue
+        seen.add(match.span("street"))
         yield match.start("street"), match.end("street")
+    for match in _NAME_STREET.finditer(text):
+        if match.span("street") not in seen and _named_after_people(match):
+            yield match.start("street"), match.end("street")
+
+
+# Intersections: "the corner of Elm Street and Ruiz Avenue", "the intersection of 4308 Morris
+# Street & Åström Viaduct", and "Bond and Porter streets". One place, one span (both streets).
+_ORDINAL = r"\d{1,3}(?:st|nd|rd|th)"
+_CROSS_WORD = rf"(?:{_CAP_NAME}|{_ORDINAL})"
+_CROSS_PART = (
+    rf"(?:{_NUM}[ \t]+)?(?:{_PARTICLE}[ \t]+)*{_CROSS_WORD}"
+    rf"(?:[ \t]+(?:{_PARTICLE}[ \t]+)*(?:{_CROSS_WORD}|\d{{1,5}}[A-Za-z]?)){{0,5}}"
+)
+_CORNER = re.compile(
+    rf"(?<![\w])(?i:corner|intersection|crossroads|junction)[ \t]+of[ \t]+(?:the[ \t]+)?"
+    rf"(?P<streets>{_CROSS_PART}[ \t]+(?:and|&)[ \t]+{_CROSS_PART})(?![\w'\u2019])"
+)
+_STREETS = re.compile(
+    rf"(?<![\w])(?P<streets>{_CAP_NAME}(?:[ \t]+{_CAP_NAME})?[ \t]+(?:and|&)[ \t]+"
+    rf"{_CAP_NAME}(?:[ \t]+{_CAP_NAME})?[ \t]+(?:streets|avenues|roads|Streets|Avenues|Roads))\b"
+)
+
+
+def _street_words(part: str) -> bool:
+    """The words of one street's name: no greeting, instruction, log or auth word, not a technical
+    term alone, and no stop word first ("the corner of Reply and Send", "corner of This and That"); a street
+    type or a house number always may ("Morris Street", "David Well")."""
+    words = part.split()
+    if g.fold(words[0]) in g.function_words() and not words[0][:1].isdigit():
+        return False
+    if len(words) == 1 and g.fold(part) in g.words("tech_terms"):
+        return False  # "the intersection of Python and Rust"; inside a longer name ("Impala St") fine
+    return not any(g.fold(word) in _NOT_STREET for word in words)
+
+
+_NOT_STREET = g.GREETINGS | g.IMPERATIVES | g.LOG_WORDS | g.AUTH_WORDS
+
+
+def corners(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of street intersections (`_CORNER`, `_STREETS`): after "corner of" /
+    "intersection of" any two capitalized street names joined by "and" or "&"; otherwise two
+    names and "and" before a plural street word."""
+    for pattern in (_CORNER, _STREETS):
+        for match in pattern.finditer(text):
+            parts = re.split(r"[ \t]+(?:and|&)[ \t]+", match.group("streets"))
+            if all(_street_words(part) for part in parts):
+                yield match.start("streets"), match.end("streets")

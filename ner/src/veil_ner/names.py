@@ -37,6 +37,14 @@ letters alone (and never words in all capitals):
    lists too but read as words.
 8. Described: a known first name opening a sentence before "is a", "was the", "has a", ...
    ("Megan is a very sympathetic person"), when its word vector leans clearly towards names.
+9. "Last, First" where rosters and forms put it (`Patient: Kowalski, Anna`, `Attendees: Dean,
+   Javi; Borg, Mateusz`, `filed under Berry, Dale.`, `Signed: DUPONT, Marie`): after a colon, a
+   semicolon, "under" or "by", ending the entry; a known first name, a known, rare or capitalized
+   surname, not two places (`Lyon, France`).
+10. Where only a person fits, names no list knows: after a role noun only people hold ("my
+   colleague Isabeus Simpert", "Professor Barbfia", "our attorney Wibenne") and as the subject of
+   a verb only people do ("Harhèle asked", "Andrador was born"); every word a known name or a rare
+   word (no vector) in Latin script that is no label, term, place or organization word.
 6. Relations: a known first name addressed at the end of a sentence (", Tiffany!"), the object of a
    speech verb ("shouted at Lauren", "talked to Maria"), and any capitalized word that owns a
    relative ("Klaudijo's kid", "Anna's husband").
@@ -74,8 +82,8 @@ _CHAT_VERB = re.compile(
 )
 _OPENER = re.compile(
     rf"(?:(?<![\w])(?P<opener>[^\W\d_]+)[ \t]*,?[ \t]+|@|"
-    rf"(?i:my name is|i am|i'm|call me|calls me|called me|named|nicknamed|je m'appelle|je suis|ich bin|"
-    rf"ich heiße|me llamo|soy|mi chiamo|sono|meu nome é|chamo-me|ik ben|mijn naam is)[ \t]+)"
+    rf"(?i:my name is|i am|i'm|call me|calls me|called me|named|nicknamed|thanks to|je m'appelle|je suis|"
+    rf"ich bin|ich heiße|me llamo|soy|mi chiamo|sono|meu nome é|chamo-me|ik ben|mijn naam is)[ \t]+)"
     rf"(?P<name>{_NAME})(?![\w@])"
 )
 
@@ -93,6 +101,17 @@ _SPEAKER = re.compile(
     r"(?m)^[ \t]*(?:\[[\d:/.,\- APMapm]{4,24}\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?"
     rf"(?P<name>{_NAME}):[ \t]"
 )
+
+
+_SPOKEN_WORD = re.compile(r"[^\W\d_]*[a-z\u00df-\u00ff][^\W\d_]*")
+
+
+def _speech(text: str, start: int) -> bool:
+    """What follows a speaker's colon is speech: it holds a lower-case word or ends a question or
+    exclamation. "Ward: 4B" or "Patient: Bos, Tristan" are form fields, not a transcript."""
+    end = text.find("\n", start)
+    line = text[start : len(text) if end < 0 else end]
+    return bool(_SPOKEN_WORD.search(line)) or line.rstrip().endswith(("?", "!"))
 
 
 def _shouted(word: str) -> bool:
@@ -265,6 +284,27 @@ _RELATIVE = re.compile(
 )
 
 
+def _addressable(name: str) -> bool:
+    """A known first name someone speaks to ("shouted at Caroline", ", Tiffany!"): a plain word,
+    or one that is also a town ("Caroline", "Stella"), since people, not towns, are spoken to."""
+    if _plain_word(name):
+        return True
+    key = g.fold(name)
+    return key in g.places() and _plain_word_but_place(name)
+
+
+def _plain_word_but_place(word: str) -> bool:
+    key = g.fold(word)
+    return not (
+        _shouted(word)
+        or key in g.CLOSED_CLASS
+        or key in g.function_words()
+        or key in g.words("tech_terms")
+        or key in g.STREET_TYPES
+        or key in g.ORG_HEADS
+    )
+
+
 def _relations(text: str) -> Iterator[tuple[int, int]]:
     """Rules 5 (name lines) and 6 (module docstring)."""
     for match in _NAME_LINE.finditer(text):
@@ -274,7 +314,7 @@ def _relations(text: str) -> Iterator[tuple[int, int]]:
     for pattern in (_VOCATIVE, _SPOKEN_TO):
         for match in pattern.finditer(text):
             name = match.group("name")
-            if _first(name) and _plain_word(name) and g.fold(name) not in g.ADDRESSEES:
+            if _first(name) and _addressable(name) and g.fold(name) not in g.ADDRESSEES:
                 yield match.start("name"), match.end("name")
     for match in _RELATIVE.finditer(text):
         if _plain_word(match.group("name")) and g.fold(match.group("name")) not in g.stop_words():
@@ -288,16 +328,30 @@ _FOLDED = re.compile(
 )
 _FIRST_SCORE = 0.03
 _LAST_SCORE = 0.025
+_PLACE_NAME_SCORE = 0.04
 
 
-def _folded_word(word: str, names: frozenset[str], threshold: float) -> bool:
+def _folded_word(word: str, names: frozenset[str], threshold: float, introduced: bool = False) -> bool:
     key = g.fold(word)
-    if key not in names or key in g.stop_words() or key in g.CLOSED_CLASS or key in g.words("tech_terms"):
+    if key not in names or key in g.stop_words() or key in g.CLOSED_CLASS or key in _MONTHS:
         return False
-    if key in g.places() or key in _MONTHS:
+    if key in g.words("tech_terms") and not introduced:
         return False
     score = g.name_score(key)
+    if introduced:  # "my name is nela figueroa", "cc stella eriksson": any word not leaning away
+        return score is None or score >= 0.0
+    if key in g.places():  # "burton", "moore", "teresa": towns too; only a clear name vector counts
+        return score is not None and score >= _PLACE_NAME_SCORE
     return score is None or score >= threshold
+
+
+# Words that introduce a person in any case: "my name is nela figueroa", "cc jade berry", "ATTN:
+# PENNY BORGES", "hey, it's marc leal". After them the folded pair's vectors need only not lean
+# away from names (a list entry for each word is still required).
+_INTRODUCED = re.compile(
+    r"(?i:\b(?:my name is|name is|name's|i am|i'm|it's|it is|this is|call me|called|named|hi|hello|hey|dear|"
+    r"thanks|thank you|cc|attn|attention|regards|signed|from|mr|mrs|ms|dr)\.?[ \t]*[:,]?[ \t]*)$"
+)
 
 
 _CAPITALS_BEFORE = re.compile(r"[A-Z\u00c0-\u00de][A-Z\u00c0-\u00de&./\-]*[ \t]+$")
@@ -331,10 +385,13 @@ def _case_folded(text: str) -> Iterator[tuple[int, int]]:
             and (initial is None or initial.isupper())
             and not _in_capitals_run(text, match.start(), match.end())
         )
+        if not (lower or upper) or g.fold(first) not in g.first_names() or g.fold(last) not in g.last_names():
+            continue  # most word pairs end here, before any search around them
+        introduced = _INTRODUCED.search(text, max(0, match.start() - 24), match.start()) is not None
         if (
-            (lower or upper)
-            and _folded_word(first, g.first_names(), _FIRST_SCORE)
-            and _folded_word(last, g.last_names(), _LAST_SCORE)
+            g.fold(match.group()) not in g.places()
+            and _folded_word(first, g.first_names(), _FIRST_SCORE, introduced)
+            and _folded_word(last, g.last_names(), _LAST_SCORE, introduced)
         ):
             yield match.start(), match.end()
             position = match.end()
@@ -349,6 +406,19 @@ _DESCRIBED = re.compile(
     re.MULTILINE,
 )
 _DESCRIBED_SCORE = 0.05
+_SUBJECT_SCORE = 0.04  # a conjunction before and a verb after: a little more evidence than rule 8
+
+
+# Rule 8 in mid-sentence: a known first name as the subject after a conjunction, before a verb
+# ("but Vilma just has to get laid", "when Grace was ten", "and Noah wants to go").
+_SUBJECT = re.compile(
+    rf"(?<![\w])(?:but|and|because|when|while|so|then|until|since|although|though|if|as|before|after)"
+    rf"[ \t]+(?P<name>{_NAME})[ \t]+"
+    r"(?:(?:just|also|still|never|always|really|only|even|already|finally|often|usually)[ \t]+)?"
+    r"(?:has|had|is|was|does|did|will|would|can|could|must|should|might|gets|got|wants|wanted|needs|"
+    r"needed|likes|liked|loves|loved|hates|knows|knew|thinks|thought|says|said|goes|went|comes|came|"
+    r"feels|felt|lives|lived|works|worked)\b"
+)
 
 
 def _described(text: str) -> Iterator[tuple[int, int]]:
@@ -357,7 +427,9 @@ def _described(text: str) -> Iterator[tuple[int, int]]:
     "Grant is a ...": common words); off without the model's vectors."""
     if not g.has_name_vectors():
         return
-    for match in _DESCRIBED.finditer(text):
+    found = [(m, _DESCRIBED_SCORE) for m in _DESCRIBED.finditer(text)]
+    found += [(m, _SUBJECT_SCORE) for m in _SUBJECT.finditer(text)]
+    for match, threshold in found:
         name = match.group("name")
         key = g.fold(name)
         if not _first(name) or _shouted(name) or key in g.CLOSED_CLASS or key in _MONTHS or key in g.places():
@@ -365,13 +437,112 @@ def _described(text: str) -> Iterator[tuple[int, int]]:
         if key in g.function_words():
             continue
         score = g.name_score(key)
-        if score is None or score >= _DESCRIBED_SCORE:
+        if score is None or score >= threshold:
             yield match.start("name"), match.end("name")
+
+
+# Rule 9: "Last, First" where rosters, forms and filings put it: after a label's colon, a
+# semicolon, "under" or "by", or alone at a line's start, and ending the entry (line end, `;`, `.`,
+# `(`): "Patient: Kowalski, Anna", "Attendees: Dean, Javi; Borg, Mateusz", "Signed: DUPONT, Marie".
+_LAST_FIRST = re.compile(
+    rf"(?:^|[:;]|\b(?:under|by))[ \t]*(?P<name>(?:(?:{_PARTICLES})[ \t]+)*(?P<last>{_NAME}),[ \t]*"
+    rf"(?P<first>{_NAME})(?:[ \t]+{_INITIAL})?)(?=[ \t]*(?:$|[;.(\r]))",
+    re.MULTILINE,
+)
+
+
+def _last_first(text: str) -> Iterator[tuple[int, int]]:
+    """Rule 9 (module docstring): the first name is a known first name, the surname a known
+    surname, a rare word or one in capitals (a filing's habit), neither a label or stop word, the
+    surname no technical term unless a surname list holds it ("Berry" is both), and not two places
+    ("Lyon, France")."""
+    for match in _LAST_FIRST.finditer(text):
+        last, first = match.group("last"), match.group("first")
+        first_key = g.fold(first)
+        if not _first(first) or _shouted(first) or len(first) < 2:
+            continue
+        if first_key in g.CLOSED_CLASS or first_key in g.function_words():
+            continue
+        key = g.fold(last)
+        if key in g.CLOSED_CLASS or key in g.function_words():
+            continue
+        if key in g.places() and (key not in g.last_names() or first_key in g.places()):
+            continue  # "Lyon, France", "Austin, Texas": a town and its region
+        if key in g.words("tech_terms") and key not in g.last_names():
+            continue  # "Stack: Python, Ruby"
+        if _last(last) or (last.isupper() and len(last) > 2) or _rare_name(last):
+            yield match.start("name"), match.end("name")
+
+
+# Rule 10: where only a person fits, a name no list knows. After a role noun that only people
+# hold ("my colleague Isabeus Simpert", "Professor Barbfia", "our attorney Wibenne"), and as the
+# subject of a verb only people do ("Harhèle asked", "Andrador was born").
+_ROLE = re.compile(
+    # the look-ahead (a word, then a capital) skips most positions before the long alternation
+    rf"(?<![\w])(?=[^\W\d_][\w\-.]*[ \t]+[{_UP}])"
+    r"(?i:professor|judge|detective|inspector|sergeant|officer|captain|reverend|rev\.|pastor|"
+    r"coach|nurse|attorney|lawyer|solicitor|barrister|colleague|co-?worker|boss|manager|supervisor|doctor|"
+    r"landlord|landlady|neighbou?r|friend|teacher|tutor|dentist|therapist|accountant|assistant|roommate|"
+    r"flatmate|husband|wife|son|daughter|brother|sister|uncle|aunt|cousin|nephew|niece|grandson|"
+    r"granddaughter|grandma|grandpa|fiancée?|boyfriend|girlfriend|kollege|kollegin|collègue|colega|collega)"
+    rf"[ \t]+(?P<name>{_NAME}(?:[ \t]+{_NAME})?)(?![\w@])"
+)
+_PERSON_VERB = re.compile(
+    rf"(?<![\w@.\-])(?P<name>{_NAME}(?:[ \t]+{_NAME})?)[ \t]+"
+    r"(?:said|says|wrote|asked|asks|replied|told|shouted|yelled|texted|emailed|answered|whispered|laughed|"
+    r"smiled|insisted|argued|was born|died|married)\b"
+)
+
+
+def _unknown_name_word(word: str) -> bool:
+    """A word that may be a name no list knows, or one a list knows: not a label, stop word,
+    technical term, place or organization word; a word the model's vectors know counts only when
+    a name list holds it ("my friend Google" is no person)."""
+    if not _plain_word(word) or len(word) < 2:
+        return False
+    key = g.fold(word)
+    return key in g.first_names() or key in g.last_names() or (_rare_name(word) and _latin(word))
+
+
+_DETERMINERS = frozenset(
+    [
+        *("the", "a", "an", "this", "that", "these", "those", "my", "our", "your", "his", "her", "its"),
+        *("their", "every", "each", "no", "some", "any"),
+    ]
+)
+
+
+_AFTER_PREPOSITION = re.compile(r"(?i:\b(?:for|at|of|from|with|by|to|in|on|about))[ \t]+$")
+
+
+def _only_people(text: str) -> Iterator[tuple[int, int]]:
+    """Rule 10 (module docstring): the name's words (one or two) all pass `_unknown_name_word`;
+    before a verb a failing first word leaves the second alone unless it is a determiner ("Then
+    Harhèle asked" -> "Harhèle"; "The Kubelet said" -> nothing: a thing)."""
+    for pattern in (_ROLE, _PERSON_VERB):
+        for match in pattern.finditer(text):
+            if pattern is _PERSON_VERB and _AFTER_PREPOSITION.search(
+                text, max(0, match.start() - 12), match.start()
+            ):
+                continue  # "a spokesperson for Chadd Pouros said": the subject is someone else
+            words = list(re.finditer(r"\S+", match.group("name")))
+            base = match.start("name")
+            if all(_unknown_name_word(w.group()) for w in words):
+                yield base, match.end("name")
+            elif (
+                len(words) == 2
+                and pattern is _PERSON_VERB
+                and g.fold(words[0].group()) not in _DETERMINERS
+                and _unknown_name_word(words[1].group())
+            ):
+                yield base + words[1].start(), match.end("name")
 
 
 def find(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of gazetteer-backed person names, possibly overlapping (the caller resolves)."""
     yield from _full_names(text)
+    yield from _last_first(text)
+    yield from _only_people(text)
     yield from _case_folded(text)
     yield from _shaped(text)
     yield from _relations(text)
@@ -404,7 +575,9 @@ def find(text: str) -> Iterator[tuple[int, int]]:
             yield match.start("name"), match.end("name")
     # A transcript: once one speaker is a known first name, the other speakers are names too
     # ("Mineko: ..." next to "Sara: ..."); "Question:" / "Answer:" alone open no transcript.
-    speakers = [m for m in _SPEAKER.finditer(text) if not _shouted(m.group("name"))]
+    speakers = [
+        m for m in _SPEAKER.finditer(text) if not _shouted(m.group("name")) and _speech(text, m.end())
+    ]
     transcript = len(speakers) >= 2 and any(_first(m.group("name")) for m in speakers)
     for match in speakers:
         name = match.group("name")

@@ -55,7 +55,7 @@ _PLACE = (
     rf"[{_UP}][^\W\d_]*(?:[ \t\-](?:(?:de|del|la|le|am|an|sur|sul|do|da)[ \t\-])?[{_UP}][^\W\d_]*){{0,3}}"
 )
 _PREPOSITION = re.compile(
-    rf"(?<![\w])(?P<preposition>in|from|to|at|near|visit|visiting|en|à|au|aus|nach|bei|von|zu|a|da|em|para|"
+    rf"(?<![\w])(?P<preposition>in|from|to|at|near|via|visit|visiting|en|à|au|aus|nach|bei|von|zu|a|da|em|para|"
     rf"naar|uit|te|desde|hacia|di|verso|vers)[ \t]+(?P<place>{_PLACE})"
 )
 _LINE = re.compile(rf"(?m)^[ \t]*(?P<place>{_PLACE})[ \t]*$")
@@ -67,6 +67,8 @@ _PLACE_CONTEXT = re.compile(
     # move to a new employer too)
     r"(?:landed|landing|lands|arrived|arriving|arrives) in|(?:flew|flying|flies|drove|driving|travell?ed) "
     r"(?:to|from|out of)|(?:relocated|relocating|relocates) to|"
+    # a vehicle or a journey goes between places ("the train from Bourdon", "a flight to Kurfar")
+    r"(?:train|trains|flight|flights|bus|ferry|plane|trip|journey|commute|road trip) (?:to|from)|"
     r"wohnt in|wohne in|lebt in|lebe in|geboren in|habite à|habite a|vit à|né à|née à|vive en|vive em|"
     r"vive a|vivo en|vivo a|abita a|mora em|moro em|woont in|woon in|geboren te)[ \t]+"
     rf"(?P<place>{_ANY_WORD}(?:[ \t\-](?:(?:de|del|la|le|sur|am|an|do|da|dos|upon)[ \t\-])?"
@@ -189,12 +191,68 @@ def _places(text: str) -> list[RawEntity]:
                 if after < len(text) and text[after].isalnum():
                     continue  # "bei Split2": a word part, not a place
                 preposition = match.group("preposition") if pattern is _PREPOSITION else None
+                if preposition is not None and g.fold(preposition) in _VISIT and _MODIFIES.match(text, after):
+                    preposition = None  # "visiting Grafana dashboards": a name before a noun it modifies
                 if _is_place(candidate, preposition):
                     start = match.start("place")
                     out.append(RawEntity(start, start + len(candidate), PLACE_LABEL, PLACE_CONFIDENCE))
                     break
     out.extend(_rare_known_places(text))
     return out
+
+
+# Address fragments named alone: a county ("Campos County", "Orange County"), and a postcode + city
+# after a preposition ("ship it to 88431 Jacksonshire", "in 1015 CJ Amsterdam").
+_COUNTY = re.compile(
+    rf"(?<![\w])(?P<place>[{_UP}][^\W\d_]+(?:[ \t\-][{_UP}][^\W\d_]+)?[ \t]+"
+    r"(?:County|Parish|Borough))(?![\w])"
+)
+_POSTCODE_PLACE = re.compile(
+    rf"(?<![\w])(?:to|in|from|at|near|nach|à|a|em|para|naar|en)[ \t]+"
+    r"(?P<place>(?P<code>\d{4}[ \t]?[A-Z]{2}(?![\w])|\d{4,5}|[A-Z]{1,2}-\d{4,5})[ \t]+"
+    rf"(?P<city>{_PLACE}))"
+)
+
+
+def _county_and_postcode_places(text: str) -> list[RawEntity]:
+    """`_COUNTY` when its name is no label, stop word or term; `_POSTCODE_PLACE` when the clause
+    ends after it (else the number is a house number before a street) and the city, as a whole, is
+    a known place or town, shaped like a place, or one capitalized word the model's vocabulary does
+    not know or a name list holds (towns are named after people: "06670 Charpentier"); a number
+    that reads as a year ("in 2024 Microsoft") needs a known place."""
+    out: list[RawEntity] = []
+    for match in _COUNTY.finditer(text):
+        names = match.group("place").split()[:-1]
+        if all(_place_name_word(w) for w in names) and g.fold(names[0]) not in g.function_words():
+            out.append(RawEntity(match.start("place"), match.end("place"), PLACE_LABEL, PLACE_CONFIDENCE))
+    for match in _POSTCODE_PLACE.finditer(text):
+        if not _CLAUSE_END.match(text, match.end()):
+            continue  # "to 49096 Lehner Course, ...": a house number and a street, not a postcode
+        city = match.group("city")
+        key = g.fold(city)
+        code = match.group("code")
+        year = code.isdigit() and len(code) == 4 and 1800 <= int(code) <= 2099
+        known = key in g.places() or key in g.towns()
+        single = " " not in city and _place_name_word(city)
+        shaped = place_shaped(city) or (
+            single and (not g.common_word(city) or key in g.last_names() or key in g.first_names())
+        )
+        if known or (shaped and not year):
+            out.append(RawEntity(match.start("place"), match.end("place"), PLACE_LABEL, PLACE_CONFIDENCE))
+    return out
+
+
+_CLAUSE_END = re.compile(r"[ \t]*(?:[,.;:!?)\r\n]|$|[ \t]+[a-z])")
+
+
+def _place_name_word(word: str) -> bool:
+    key = g.fold(word)
+    return not (
+        key in g.CLOSED_CLASS
+        or key in g.words("tech_terms")
+        or key in g.words("currencies")
+        or (word.isupper() and len(word) <= 5)
+    )
 
 
 _NAME_COMES = re.compile(
@@ -310,13 +368,30 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
         for rival in rivals:
             kept.remove(rival)
         kept.add(candidate)
+    _add_later_mentions(text, kept)
     for candidate in _places(text):
         rivals = kept.overlapping(candidate)
         if all(_fragment_of(rival, candidate) for rival in rivals):
             for rival in rivals:
                 kept.remove(rival)
             kept.add(candidate)
-    return _merge_address_runs(text, kept.spans())
+    return _merge_address_runs(text, _with_qualifier(text, kept.spans()))
+
+
+# A place's qualifier in brackets belongs to its name: "Cyprus (Greek)", "Latsia (Lakkia)", "Georgia
+# (country)". Not another known place: "Paris (France)" names two places.
+_QUALIFIER = re.compile(rf"[ \t]?\((?P<words>[{_UP}][^\W\d_]*(?:[ \t][^\W\d_]+)?)\)")
+
+
+def _with_qualifier(text: str, spans: list[RawEntity]) -> list[RawEntity]:
+    out = []
+    for index, span in enumerate(spans):
+        match = _QUALIFIER.match(text, span.end) if veil_type(span.label) == "location" else None
+        following = spans[index + 1].start if index + 1 < len(spans) else len(text)
+        if match is not None and match.end() <= following and g.fold(match.group("words")) not in g.places():
+            span = RawEntity(span.start, match.end(), span.label, span.confidence)  # noqa: PLW2901
+        out.append(span)
+    return out
 
 
 # Between two parts of one postal address: a comma or a line break (with spaces), optionally a
@@ -392,6 +467,57 @@ def _fragment_of(existing: RawEntity, place: RawEntity) -> bool:
     )
 
 
+def _add_later_mentions(text: str, kept: _SpanSet) -> None:
+    """A person found by a full name is the same person when the text names them again by the
+    whole name, the first name or the surname alone ("My name is Yaroslav Alexandrov but everyone
+    calls me Yaroslav"): each other occurrence of those words, capitalized as found, where nothing
+    was found. A single word must be a name word (`_name_word`: no place, stop word, label or term,
+    and a list entry or no vector), so "Paris Hilton ... Paris" and "Line Stream ... Stream" add
+    nothing."""
+    people = [s for s in kept.spans() if veil_type(s.label) == "person"]
+    forms: set[str] = set()
+    for span in people:
+        words = text[span.start : span.end].split()
+        if len(words) < 2 or len(words) > 4:
+            continue
+        forms.add(" ".join(words))
+        for word in (words[0], words[-1]):
+            if len(word) >= 3 and word[0].isupper() and not word.isupper() and _name_word(word):
+                forms.add(word)
+    for form in sorted(forms, key=len, reverse=True):
+        # str.find, not a regex per form: a pattern compiled for each name of each text is what
+        # made this step cost a millisecond per 1 KB text.
+        start = text.find(form)
+        while start >= 0:
+            end = start + len(form)
+            if _whole_word(text, start, end):
+                candidate = RawEntity(start, end, PERSON_LABEL, PERSON_CONFIDENCE)
+                if not kept.overlapping(candidate):
+                    kept.add(candidate)
+            start = text.find(form, end)
+
+
+def _whole_word(text: str, start: int, end: int) -> bool:
+    """Not part of a longer word, an e-mail address, a path or a hyphenated compound."""
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    glued = end + 1 < len(text) and after == "." and (text[end + 1].isalnum() or text[end + 1] == "_")
+    return not (before.isalnum() or before in "_@.-" or after.isalnum() or after in "_@-" or glued)
+
+
+def _name_word(word: str) -> bool:
+    """A single word that names a person alone: a plain word (names._plain_word) a name list knows
+    or the model's vectors do not ("Yaroslav", "Kowalska"; not "Stream" of a "Line Stream" the
+    model took for a person)."""
+    key = g.fold(word)
+    if not names._plain_word(word):
+        return False
+    if not g.common_word(word):
+        return True
+    score = g.name_score(key)  # a listed word the vectors know must lean towards names ("stream")
+    return (key in g.first_names() or key in g.last_names()) and (score is None or score >= _LAST_SCORE)
+
+
 def _add_list_members(text: str, kept: _SpanSet) -> None:
     for member in _list_members(text, kept):
         rivals = kept.overlapping(member)
@@ -406,14 +532,23 @@ def _add_list_members(text: str, kept: _SpanSet) -> None:
 def _structural(text: str) -> _SpanSet:
     """Step 1: street addresses, then organization forms that do not overlap one."""
     found = _SpanSet()
-    for place in _context_places(text) + _labelled_places(text):
+    for place in _context_places(text) + _labelled_places(text) + _county_and_postcode_places(text):
         if not found.overlapping(place):
             found.add(place)
     for start, end in addresses.find(text):
+        start = _cross_street_before(text, start)  # noqa: PLW2901 - "Kerman and 3240 Meadow Drive"
         candidate = RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE)
         for rival in found.overlapping(candidate):  # "lives in 12 rue de la Paix": the address
             found.remove(rival)
         found.add(candidate)
+    for start, end in addresses.corners(text):  # an intersection holds the streets found above
+        candidate = RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE)
+        rivals = found.overlapping(candidate)
+        for rival in rivals:
+            found.remove(rival)
+        first = min([start, *(r.start for r in rivals)])
+        last = max([end, *(r.end for r in rivals)])
+        found.add(RawEntity(first, last, ADDRESS_LABEL, ADDRESS_CONFIDENCE))
     for start, end in addresses.street_names(text):
         candidate = RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE)
         if not found.overlapping(candidate):
@@ -423,6 +558,26 @@ def _structural(text: str) -> _SpanSet:
         if not found.overlapping(candidate):
             found.add(candidate)
     return found
+
+
+# A cross street named before an address, "Kerman and 3240 Meadow Drive", "located at Warrane and
+# Bécsi utca 53": one or two capitalized words and "and"/"&", at a line's start or after a place
+# preposition, right before the street part.
+_CROSS_STREET = re.compile(
+    rf"(?:^|(?<=[\n:])|(?<![\w])(?:at|on|to|of|near|is)[ \t]+)[ \t]*"
+    rf"(?P<street>[{_UP}][^\W\d_]+(?:[ \t][{_UP}][^\W\d_]+)?)[ \t]+(?:and|&)[ \t]+$"
+)
+
+
+def _cross_street_before(text: str, start: int) -> int:
+    match = _CROSS_STREET.search(text, max(0, start - 60), start)
+    if match is None:
+        return start
+    for word in match.group("street").split():
+        key = g.fold(word)
+        if key in g.CLOSED_CLASS or key in g.function_words() or key in g.words("tech_terms"):
+            return start
+    return match.start("street")
 
 
 def _filtered(text: str, span: RawEntity) -> RawEntity | None:
@@ -595,7 +750,18 @@ _PLACE_SUFFIX = re.compile(
     r"(?:ville|town|ton|burg|burgh|borough|bury|field|land|port|haven|mouth|stad|furt|shire|chester|berg|"
     r"view|side|fort|ford|wick|ham|dale|mere|stead|stow|worth|by|thorpe)$"
 )
-_IN = frozenset(["in", "near", "nach", "à", "em", "en"])
+# After these a rare word no list knows is a place (`_unknown_after_in`): "in Rünga", "near
+# Bíldudalur", "visiting Prunetta", "via Kurfar". Not "from"/"to"/"at": people and firms follow
+# them as often ("a message from Thibaeria", "talk to Zendesk").
+_IN = frozenset(["in", "near", "visiting", "visit", "via", "nach", "à", "em", "en"])
+# After "visiting"/"via" a product's name is common too: the rare word counts as a place only when
+# no lower-case word other than a time or function word follows it ("visiting Prunetta next week",
+# "via Kurfar, oddly"; not "visiting Grafana dashboards").
+_VISIT = frozenset(["visiting", "visit", "via"])
+_MODIFIES = re.compile(
+    r"[ \t]+(?!(?:next|last|this|every|in|on|at|for|with|and|or|to|from|tomorrow|today|tonight|soon|"
+    r"again|later|now|then|before|after|until|by|since|during|when|while|but|so|yesterday)\b)[a-z]"
+)
 
 
 def _suffix_shaped(word: str) -> bool:

@@ -6,7 +6,8 @@ word lists) and documented in docs/ner.md:
 
 1. A name never crosses a line break: the span is cut to the first line that has content (street
    addresses, which span lines in signatures and forms, are exempt: `multiline=True`).
-2. Leading and trailing whitespace and punctuation are trimmed (`Acme Inc\\nMobile:` -> `Acme Inc`).
+2. Leading and trailing whitespace and punctuation are trimmed (`Acme Inc\\nMobile:` -> `Acme Inc`),
+   except a closing bracket whose opening bracket is inside the span (`Cyprus (Greek)`).
 3. Spans holding an e-mail address or a URL (`@`, `://`, `www.`) are dropped: the regex detector
    owns those types, and a name type on them would only shadow the right one.
 4. Spans with no letter, or whose alphanumerics are mostly digits (IPv6 groups, account numbers),
@@ -24,6 +25,9 @@ _TRIM = frozenset(
 )
 
 
+_PAIRS = {")": "(", "]": "["}
+
+
 def clean_span(
     text: str, start: int, end: int, *, multiline: bool = False, address: bool = False
 ) -> tuple[int, int] | None:
@@ -36,6 +40,9 @@ def clean_span(
     while start < end and text[start] in _TRIM:
         start += 1
     while end > start and text[end - 1] in _TRIM:
+        closing = text[end - 1]
+        if closing in _PAIRS and text.count(_PAIRS[closing], start, end) >= text.count(closing, start, end):
+            break  # "Cyprus (Greek)": the bracket the span opened closes it
         end -= 1
     if end <= start:
         return None
