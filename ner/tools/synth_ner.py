@@ -425,7 +425,55 @@ def t_no_entities(doc, src, rng):
     )
 
 
+# Emoji a chat or social post may open with (several code points each, some with modifiers).
+EMOJI = ["😀", "🎉", "📢", "🔥", "👍", "🙂", "✅", "📰", "🚀", "❤️", "👩🏽‍💻", "😂", "🙏🏻"]
+
+
+def t_news_person(doc, src, rng):
+    """A person after "from", "by", "about", "with": news and mail subjects, not a firm."""
+    doc.add(
+        rng.choice(
+            [
+                "Report from ",
+                "A note from ",
+                "Update from ",
+                "Article by ",
+                "Photos by ",
+                "Questions about ",
+                "An interview with ",
+                "Statement from ",
+                "Feedback from ",
+            ]
+        )
+    )
+    doc.add(src.person(), "PERSON")
+    doc.add(rng.choice([" about ", " on ", " regarding "]))
+    roll = rng.random()
+    if roll < 0.5:
+        doc.add(src.org(), "ORG")
+    elif roll < 0.8:
+        doc.add("the trip to ").add(src.city(), "GPE")
+    else:
+        doc.add("the budget")
+    doc.add(rng.choice([".", "", " (draft)", " - please read"]))
+
+
+def t_news_story(doc, src, rng):
+    doc.add(src.city(), "GPE")
+    doc.add(rng.choice([" - ", ", Monday - ", " (local press) - "]))
+    doc.add(src.person(), "PERSON")
+    doc.add(rng.choice([", head of ", ", who chairs ", ", a director at "]))
+    doc.add(src.org(), "ORG")
+    doc.add(
+        rng.choice(
+            [", said the plan would go ahead.", ", declined to comment.", ", announced her departure."]
+        )
+    )
+
+
 TRAIN = [
+    t_news_person,
+    t_news_story,
     t_weather,
     t_titled,
     t_account,
@@ -531,6 +579,8 @@ def main() -> int:
     templates = TRAIN if args.family == "train" else CHECK
     for _ in range(args.count):
         doc = Doc()
+        if args.family == "train" and rng.random() < 0.05:  # the CHECK family's draws stay as they were
+            doc.add(rng.choice(EMOJI) + " ")
         rng.choice(templates)(doc, src, rng)
         print(json.dumps(doc.record(), ensure_ascii=False))
     return 0
