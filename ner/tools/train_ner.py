@@ -21,7 +21,8 @@ original model like the rest of the rehearsal), `--learn-rate`, one checkpoint p
 (DIR/epoch-N, and DIR/epoch-N-avg with the optimizer's running average of the weights, as spaCy's
 own trainer saves them), and `--interpolate TUNED --alpha A`, which writes
 A * TUNED + (1 - A) * ORIGINAL for every parameter of `ner` (weight-space ensembling: the
-fine-tune's gain on new names at a fraction of its drift on what the original knew; no training).
+fine-tune's gain on new names at a fraction of its drift on what the original knew; no training;
+`--base OTHER` mixes two fine-tunes instead).
 
 Usage (ner/.venv: same spaCy as the sidecar; one thread, fixed seed):
   ner/.venv/bin/python ner/tools/train_ner.py --train train.jsonl --out DIR [--epochs 4] [--seed 1]
@@ -97,9 +98,11 @@ def parameters(ner) -> list[tuple[object, str]]:
     return [(node, name) for node in ner.model.walk() for name in node.param_names if node.has_param(name)]
 
 
-def interpolate(tuned: Path, alpha: float, out: Path) -> None:
-    """alpha * tuned + (1 - alpha) * original, parameter by parameter (same architecture)."""
+def interpolate(tuned: Path, alpha: float, out: Path, base: Path | None = None) -> None:
+    """alpha * tuned + (1 - alpha) * base (the original by default), parameter by parameter."""
     original = load_pipeline().get_pipe("ner")
+    if base is not None:
+        original.from_disk(base, exclude=["vocab"])
     other = load_pipeline().get_pipe("ner")
     other.from_disk(tuned, exclude=["vocab"])
     pairs = list(zip(parameters(original), parameters(other), strict=True))
@@ -127,9 +130,10 @@ def main() -> int:
     parser.add_argument("--learn-rate", type=float, help="Adam learning rate (spaCy's default 0.001)")
     parser.add_argument("--interpolate", type=Path, help="tuned weights to mix with the original")
     parser.add_argument("--alpha", type=float, default=0.5, help="share of the tuned weights")
+    parser.add_argument("--base", type=Path, help="mix with these weights instead of the original")
     args = parser.parse_args()
     if args.interpolate:
-        interpolate(args.interpolate, args.alpha, args.out)
+        interpolate(args.interpolate, args.alpha, args.out, args.base)
         return 0
     if args.train is None:
         parser.error("--train is required unless --interpolate")
