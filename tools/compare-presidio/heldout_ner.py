@@ -101,6 +101,9 @@ class Veil:
             "VEIL_DETECTOR__MODE": "both",
             "VEIL_DETECTOR__ADVANCED_URL": f"http://127.0.0.1:{self.ner_port}",
             "VEIL_DETECTOR__API_KEY": key,
+            # A loaded machine (Presidio scoring beside the sidecar) must not turn a slow model
+            # call into a record scored without names: wait for the sidecar as long as allowed.
+            "VEIL_DETECTOR_TIMEOUT_SECS": "60",
         }
         self.server = subprocess.Popen(
             ["node", str(ROOT / "server/bin/veil.js"), "serve", "--port", str(self.port)],
@@ -112,6 +115,17 @@ class Veil:
         self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
 
     def detect(self, text, lang):
+        # The server closes an idle keep-alive connection while Presidio scores a slow record:
+        # reconnect and send again (detection is read-only).
+        for _ in range(3):
+            try:
+                return self._detect(text, lang)
+            except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+                self.conn.close()
+                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        return self._detect(text, lang)
+
+    def _detect(self, text, lang):
         body = {"input": text, "include_values": False, **({"language": lang} if lang else {})}
         self.conn.request(
             "POST", "/v1/detect", body=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
