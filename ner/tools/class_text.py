@@ -35,6 +35,8 @@ from pathlib import Path
 
 from faker import Faker
 
+from own_text import Text  # the same text-with-spans builder (run from ner/tools)
+
 DATA = Path(__file__).resolve().parents[1] / "src/veil_ner/data"
 LOCALES = ["en_GB", "en_AU", "en_US", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "pt_PT", "pl_PL", "sv_SE"]
 
@@ -42,20 +44,6 @@ LOCALES = ["en_GB", "en_AU", "en_US", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL
 def _lines(name: str) -> frozenset[str]:
     text = (DATA / f"{name}.txt").read_text(encoding="utf-8")
     return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
-
-
-class Text:
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.entities: list[dict] = []
-        self.length = 0
-
-    def add(self, value: str, kind: str | None = None) -> Text:
-        if kind:
-            self.entities.append({"type": kind, "start": self.length, "end": self.length + len(value)})
-        self.parts.append(value)
-        self.length += len(value)
-        return self
 
 
 class Values:
