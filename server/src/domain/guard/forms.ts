@@ -12,7 +12,7 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { normalizeValue } from '../token/normalize.js';
 
 /** Skeletons (lower-cased letters and digits) of the other spellings of `value` of `type`. */
-export function searchForms(type: string, value: string, region: string | undefined): string[] {
+export function searchForms(type: string, value: string, region: string | undefined): readonly string[] {
   if (type === 'phone') return phoneSearchForms(value, region);
   if (type === 'email') return emailSearchForms(value);
   return [];
@@ -27,7 +27,21 @@ export const MIN_PHONE_FORM_DIGITS = 7;
  * the national format's digits (with the trunk prefix where the country dials one) and the
  * number after the "00" international prefix. Empty when the number does not parse.
  */
-export function phoneSearchForms(value: string, region: string | undefined): string[] {
+export function phoneSearchForms(value: string, region: string | undefined): readonly string[] {
+  // Parsing costs 10-30 us; every rehydrate of a session asks again for the same few numbers.
+  const key = `${region ?? ''}\u0000${value}`;
+  const cached = phoneFormsCache.get(key);
+  if (cached !== undefined) return cached;
+  const forms = phoneFormsOf(value, region);
+  if (phoneFormsCache.size >= PHONE_FORMS_CACHE_LIMIT) phoneFormsCache.clear();
+  phoneFormsCache.set(key, forms);
+  return forms;
+}
+
+const PHONE_FORMS_CACHE_LIMIT = 4096;
+const phoneFormsCache = new Map<string, readonly string[]>();
+
+function phoneFormsOf(value: string, region: string | undefined): readonly string[] {
   const canonical = normalizeValue('phone', value, region);
   if (!canonical.startsWith('+')) return [];
   const ext = canonical.indexOf(';');
