@@ -277,10 +277,11 @@ _SPOKEN_TO = re.compile(
     rf"\b(?:shouted|yelled|screamed|said|talked|spoke|wrote|replied|waved|smiled|looked|pointed|turned|"
     rf"whispered|called out)[ \t]+(?:at|to|with)[ \t]+(?P<name>{_NAME})(?![\w@])"
 )
+# Kin that name a person on either side: "Anna's sister", "my sister Anna" (_RELATIVE, _ROLE).
+_KIN = "son|daughter|wife|husband|brother|sister|uncle|aunt|cousin|nephew|niece|boyfriend|girlfriend|fiancée?"
 _RELATIVE = re.compile(
-    rf"(?<![\w@.])(?P<name>{_NAME})['\u2019]s[ \t]+(?:kid|kids|son|daughter|wife|husband|mother|father|mom|"
-    rf"mum|dad|brother|sister|child|children|baby|boyfriend|girlfriend|partner|fiancée?|aunt|uncle|cousin|"
-    rf"grandmother|grandfather|niece|nephew|parents|family)\b"
+    rf"(?<![\w@.])(?P<name>{_NAME})['\u2019]s[ \t]+(?:{_KIN}|kid|kids|mother|father|mom|mum|dad|"
+    rf"child|children|baby|partner|grandmother|grandfather|parents|family)\b"
 )
 
 
@@ -483,8 +484,7 @@ _ROLE = re.compile(
     r"(?i:professor|judge|detective|inspector|sergeant|officer|captain|reverend|rev\.|pastor|"
     r"coach|nurse|attorney|lawyer|solicitor|barrister|colleague|co-?worker|boss|manager|supervisor|doctor|"
     r"landlord|landlady|neighbou?r|friend|teacher|tutor|dentist|therapist|accountant|assistant|roommate|"
-    r"flatmate|husband|wife|son|daughter|brother|sister|uncle|aunt|cousin|nephew|niece|grandson|"
-    r"granddaughter|grandma|grandpa|fiancée?|boyfriend|girlfriend|kollege|kollegin|collègue|colega|collega)"
+    rf"flatmate|{_KIN}|grandson|granddaughter|grandma|grandpa|kollege|kollegin|collègue|colega|collega)"
     rf"[ \t]+(?P<name>{_NAME}(?:[ \t]+{_NAME})?)(?![\w@])"
 )
 _PERSON_VERB = re.compile(
