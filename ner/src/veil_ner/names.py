@@ -199,16 +199,17 @@ _SHAPE = re.compile(
 )
 
 
-def _plain_word(word: str) -> bool:
+def _plain_word(word: str, places: bool = True) -> bool:
     """A capitalized word that may be part of a name: not shouted, not a closed-class word, stop
-    word, technical term or known place."""
+    word, technical term, street type or organization head, nor (unless `places` is False) a known
+    place."""
     key = g.fold(word)
     return not (
         _shouted(word)
         or key in g.CLOSED_CLASS
         or key in g.function_words()
         or key in g.words("tech_terms")
-        or key in g.places()
+        or (places and key in g.places())
         or key in g.STREET_TYPES
         or key in g.ORG_HEADS
     )
@@ -291,19 +292,7 @@ def _addressable(name: str) -> bool:
     if _plain_word(name):
         return True
     key = g.fold(name)
-    return key in g.places() and _plain_word_but_place(name)
-
-
-def _plain_word_but_place(word: str) -> bool:
-    key = g.fold(word)
-    return not (
-        _shouted(word)
-        or key in g.CLOSED_CLASS
-        or key in g.function_words()
-        or key in g.words("tech_terms")
-        or key in g.STREET_TYPES
-        or key in g.ORG_HEADS
-    )
+    return key in g.places() and _plain_word(name, places=False)
 
 
 def _relations(text: str) -> Iterator[tuple[int, int]]:
