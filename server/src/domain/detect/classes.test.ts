@@ -328,6 +328,8 @@ describe('values hidden by their separators', () => {
     ['card 4111/1111/1111/1111', '4111/1111/1111/1111'],
     ['card 4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 ok', '4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1'],
     ['card 5-5-0-0-0-0-0-0-0-0-0-0-0-0-0-4', '5-5-0-0-0-0-0-0-0-0-0-0-0-0-0-4'],
+    ['card 4111_1111_1111_1111 ok', '4111_1111_1111_1111'],
+    ['CARD_NUMBER = 5500_0000_0000_0004', '5500_0000_0000_0004'],
   ])('finds the card in %j', (text, value) => {
     expect(valuesOf('credit_card', text)).toEqual([value]);
   });
@@ -346,8 +348,72 @@ describe('values hidden by their separators', () => {
       'version 4111.1111.1111.1112',
       '1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4',
       '4.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1',
+      'MAX = 4111_1111_1111_1112', // Luhn fails
+      'n = 1_000_000_000_000_000',
     ]) {
       expect(valuesOf('credit_card', text), text).toEqual([]);
+    }
+  });
+
+  it('reads underscores as card groups only: no date, SSN or address from them', () => {
+    for (const text of ['backup 2024_01_15.tar', 'x 078_05_1120', 'ip 10_0_0_1', 'run 12_25_2024']) {
+      expect(found(text), text).toEqual([]);
+    }
+  });
+
+  it('finds every value of a list written with slashes', () => {
+    expect(valuesOf('credit_card', 'cards 4111111111111111/5500000000000004')).toEqual(['4111111111111111', '5500000000000004']);
+    expect(valuesOf('credit_card', 'cards 4111 1111 1111 1111/5500 0000 0000 0004')).toEqual([
+      '4111 1111 1111 1111',
+      '5500 0000 0000 0004',
+    ]);
+    // A date is no list of values.
+    expect(found('due 12/25/2024')).toEqual([['date', '12/25/2024']]);
+  });
+});
+
+describe('values glued to their label word', () => {
+  it.each([
+    ['card4111111111111111', 'credit_card', '4111111111111111'],
+    ['CC4111 1111 1111 1111', 'credit_card', '4111 1111 1111 1111'],
+    ['Visa4111-1111-1111-1111.', 'credit_card', '4111-1111-1111-1111'],
+    ['SSN078-05-1120', 'us_ssn', '078-05-1120'],
+    ['ssn078051120', 'us_ssn', '078051120'],
+    ['tel4155550100', 'phone', '4155550100'],
+    ['Mobile415-555-0100 after six', 'phone', '415-555-0100'],
+    ['DOB03/04/1985', 'date', '03/04/1985'],
+  ])('finds the value in %j', (text, type, value) => {
+    expect(valuesOf(type, text)).toEqual([value]);
+  });
+
+  it('reads no value glued to any other word', () => {
+    for (const text of ['order4111111111111111', 'build20240115', 'sha256 abc123', 'v4155550100', 'ticket078051120', 'cardinal1234']) {
+      expect(found(text), text).toEqual([]);
+    }
+  });
+});
+
+describe('values written with web escapes or marks on their digits', () => {
+  it.each([
+    ['mail john.doe&#64;corp.example now', 'email', 'john.doe&#64;corp.example'],
+    ['mail john.doe&#x40;corp&#46;example', 'email', 'john.doe&#x40;corp&#46;example'],
+    ['<a>&#106;&#111;&#104;&#110;&#64;&#99;&#111;&#114;&#112;&#46;&#101;&#120;</a>', 'email', '&#106;&#111;&#104;&#110;&#64;&#99;&#111;&#114;&#112;&#46;&#101;&#120;'],
+    ['write to jane&commat;corp&period;example', 'email', 'jane&commat;corp&period;example'],
+    ['mailto:john.doe%40corp.example', 'email', 'john.doe%40corp.example'],
+    ['unsubscribe?email=john.doe%40corp.example&list=7', 'email', 'john.doe%40corp.example'],
+    ['card &#52;111 1111 1111 1111', 'credit_card', '&#52;111 1111 1111 1111'],
+    ['ssn 078&#45;05&#45;1120', 'us_ssn', '078&#45;05&#45;1120'],
+    ['phone=%2B14155550100', 'phone', '%2B14155550100'],
+    ['card 4\u03021\u03021\u03021 1111 1111 1111', 'credit_card', '4\u03021\u03021\u03021 1111 1111 1111'],
+    ['ssn 0\u03357\u03358-0\u03355-1120', 'us_ssn', '0\u03357\u03358-0\u03355-1120'],
+  ])('finds the value in %j', (text, type, value) => {
+    const unescaped = (s: string): string => s.replace(/\\u([0-9a-f]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    expect(valuesOf(type, unescaped(text))).toEqual([unescaped(value)]);
+  });
+
+  it('leaves ordinary ampersands, percent signs and accents alone', () => {
+    for (const text of ['R&D at AT&T; 100% sure, 50%40 mix', 'Tom &amp; Jerry &copy; 2024', 'café naïve José', '&#;&#x;&#xZZ;&#99999999;']) {
+      expect(found(text), text).toEqual([]);
     }
   });
 });

@@ -19,6 +19,7 @@ const SLASH = 47;
 const COLON = 58;
 const COMMA = 44;
 const PLUS = 43;
+const UNDERSCORE = 95;
 
 const NOT_AN_ADDRESS_CONTEXT = contextWords([
   'version', 'ver', 'v', 'release', 'build', 'rev', 'revision', 'firmware', 'section', 'sec', 'chapter', 'figure', 'fig',
@@ -79,7 +80,9 @@ function collectGroups(text: string, start: number): number {
     groupEnd[count] = pos;
     count++;
     const sep = codeAt(text, pos);
-    if (!isSeparator(sep) || !isDigit(codeAt(text, pos + 1))) break;
+    // An underscore groups digits too (`4111_1111_1111_1111`, numeric literals in code); only
+    // the card check accepts it as a print form.
+    if ((!isSeparator(sep) && sep !== UNDERSCORE) || !isDigit(codeAt(text, pos + 1))) break;
     groupSep[count] = asSeparator(sep);
     pos++;
   }
@@ -134,7 +137,7 @@ function tryIPv4(state: ScanState, count: number): boolean {
 function tryNumericDate(state: ScanState, count: number): boolean {
   if (count < 3) return false;
   const sep = groupSep[1]!;
-  if (groupSep[2] !== sep || sep === SPACE) return false;
+  if (groupSep[2] !== sep || sep === SPACE || sep === UNDERSCORE) return false;
   const text = state.text;
   const end = groupEnd[2]!;
   if (count > 3 && groupSep[3] === sep) return false; // a fourth group: not a date
@@ -288,9 +291,9 @@ function tryCard(state: ScanState, count: number): boolean {
   }
   if (first !== 4 || count < 3) return false;
   const sep = groupSep[1]!;
-  // Dots and slashes ("4111.1111.1111.1111") are no print form of a card, but the same digits
-  // in card groups that pass the issuer and Luhn checks are the card all the same.
-  if (sep !== SPACE && sep !== DASH && sep !== DOT && sep !== SLASH) return false;
+  // Dots, slashes and underscores ("4111.1111.1111.1111") are no print form of a card, but the
+  // same digits in card groups that pass the issuer and Luhn checks are the card all the same.
+  if (sep !== SPACE && sep !== DASH && sep !== DOT && sep !== SLASH && sep !== UNDERSCORE) return false;
   const run = consistentRun(count);
   if (run < 3) return false;
   // 4-6-5 / 4-6-4 (Amex, Diners); else 4-4-4-4(-3) or 4-4-4-1..4 (all fours but the last).
@@ -360,12 +363,29 @@ function allFoursButLast(groups: number): boolean {
  * after it, so each value is found (iteratively: a megabyte of cards costs one pass).
  */
 export function detectNumeric(state: ScanState, first: number): void {
+  if (numericStartOk(state.text, first)) readChain(state, first);
+}
+
+/**
+ * The digit-group detectors at `first`, a digit glued to the label word before it
+ * (`card4111111111111111`, `SSN078-05-1120`, `tel4155550100`): scan.ts calls this only after a
+ * label word of gluedLabel, which stands where a separator would.
+ */
+export function detectNumericGlued(state: ScanState, first: number): void {
+  readChain(state, first);
+}
+
+function readChain(state: ScanState, first: number): void {
   const text = state.text;
-  if (!numericStartOk(text, first)) return;
   let start = first;
   for (;;) {
     const end = detectNumericAt(state, start);
-    if (end < 0 || codeAt(text, end) !== SPACE || !isDigit(codeAt(text, end + 1))) return;
+    if (end < 0) return;
+    // The next value of a list written with spaces or slashes ("4111… 5500…", "4111…/5500…"):
+    // numericStartOk refuses a start after a digit and a separator (inside a chain), so the
+    // chain is read on from here once a value has ended.
+    const after = codeAt(text, end);
+    if ((after !== SPACE && after !== SLASH) || !isDigit(codeAt(text, end + 1))) return;
     start = end + 1;
   }
 }

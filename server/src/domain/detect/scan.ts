@@ -14,7 +14,7 @@ import { detectEmail } from './email.js';
 import { detectSpelledEmails } from './email-spelled.js';
 import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
 import { detectDoubleColonAt, detectHexAt } from './network.js';
-import { detectNumeric } from './numeric.js';
+import { detectNumeric, detectNumericGlued } from './numeric.js';
 import { detectAssignedSecret } from './password.js';
 import { KEYWORD_FIRST, mayStartKeyword } from './keywords.js';
 import { detectPhone, fallbackRegionsFor, regionForLanguage } from './phone.js';
@@ -88,6 +88,27 @@ function onIdWord(state: ScanState, start: number, end: number, flags: number, s
   return resume;
 }
 
+// Label words a value is sometimes glued to, without a space or colon (`card4111111111111111`,
+// `SSN078-05-1120`, `tel4155550100`, `DOB03/04/1985`): the card, SSN, phone and birth-date
+// words of context.ts that are one ASCII word. Lower case; the word is compared in any case.
+const GLUED_LABELS: ReadonlySet<string> = new Set([
+  'card', 'cc', 'ccn', 'visa', 'amex', 'mastercard', 'creditcard', 'debitcard', 'ssn', 'ssns', 'tel', 'phone', 'telephone',
+  'mobile', 'mob', 'cell', 'fax', 'whatsapp', 'telefon', 'tlf', 'dob', 'born',
+]);
+const GLUED_LABEL_MAX = 10;
+
+/**
+ * A letter word [start, end) that is a label word with digits glued to it: the digit's index, or
+ * -1. Cheap gates first (the word ends in a digit; a short run of ASCII letters before it).
+ */
+function gluedLabel(text: string, start: number, end: number): number {
+  if (!isDigit(text.charCodeAt(end - 1))) return -1;
+  let first = start;
+  while (first < end && first - start <= GLUED_LABEL_MAX && isAsciiLetter(text.charCodeAt(first))) first++;
+  if (first - start < 2 || first - start > GLUED_LABEL_MAX || !isDigit(text.charCodeAt(first))) return -1;
+  return GLUED_LABELS.has(text.slice(start, first).toLowerCase()) ? first : -1;
+}
+
 /** Dispatch on a word [start, end) whose first character is ASCII [A-Za-z0-9_]; returns where to resume. */
 function onWord(state: ScanState, start: number, end: number, c: number, flags: number): number {
   const text = state.text;
@@ -109,6 +130,8 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
     return resume;
   }
   if (mayStartKey(c)) resume = Math.max(resume, detectApiKey(state, start));
+  const glued = gluedLabel(text, start, end);
+  if (glued > 0) detectNumericGlued(state, glued);
   switch (c) {
     case 101: // e
       resume = Math.max(resume, detectJwt(state, start));

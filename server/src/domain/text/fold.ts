@@ -12,10 +12,25 @@
 //   - dashes (\p{Pd}: en dash, U+2011, figure dash, ...) and the minus sign become `-`;
 //   - decimal digits of every script (\p{Nd}) become ASCII digits;
 //   - everything else becomes its NFKC form (full-width forms, `＠`, ligatures, circled and
-//     super/subscript digits), with the rules above applied to what NFKC yields.
+//     super/subscript digits), with the rules above applied to what NFKC yields;
+//   - combining marks (\p{Mn}, \p{Me}) on a digit are dropped: `4̂1̂1̂1` is 4111 to a reader, and
+//     no script writes marks on digits (marks on letters stay: they spell the word).
 //
-// The mapping is per code point, so folding a slice of the text gives the same result as
-// slicing the folded text at the corresponding boundaries. Only characters that change are
+// Besides single characters, two escapes that hide a value's characters in text copied from web
+// pages and URLs fold to what they stand for, each as one unit:
+//   - HTML character references: numeric (`&#64;`, `&#x40;`; the closing `;` optional after
+//     decimal digits, as browsers read it) for any character but controls, and the named ones of
+//     the characters values are written with (`&commat;` `&period;` `&plus;` `&nbsp;` `&hyphen;`
+//     `&dash;` `&minus;` `&lpar;` `&rpar;` `&colon;` `&lowbar;` `&sol;`). The "email address
+//     encoders" of websites write every character of an address so;
+//   - the percent escapes of `@` and `+` (`%40`, `%2B`): URL encoders escape exactly these two
+//     of the characters an e-mail address or an international phone number holds
+//     (`mailto:jane%40corp.example`, `?phone=%2B14155550100`).
+// An escape is decoded once, as a browser or URL decoder does (`&amp;#64;` reads `&#64;`).
+//
+// Apart from those units, the mapping is per code point, so folding a slice of the text gives
+// the same result as slicing the folded text at the corresponding boundaries (boundaries inside
+// an escape or between a digit and its marks excepted). Only characters that change are
 // recorded (sparse anchors), so offsets in the folded view map back to the original exactly
 // with a binary search. Pure-ASCII text is recognised natively (a UTF-8 byte count) and, like
 // text with no foldable character, returned as is without allocating.
@@ -25,6 +40,7 @@ const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
 const SPACE_SEPARATOR = /^\p{Zs}$/u;
 const DASH = /^\p{Pd}$/u;
 const DECIMAL = /^\p{Nd}$/u;
+const COMBINING_MARK = /^[\p{Mn}\p{Me}]$/u;
 
 const MINUS_SIGN = 0x2212;
 const IDEOGRAPHIC_FULL_STOP = 0x3002;
@@ -71,7 +87,7 @@ function computeFold(cp: number): string | undefined {
   return out;
 }
 
-/** Per BMP code unit: 0 not classified yet, 1 stays, 2 folds (see BMP_FOLDS). */
+/** Per BMP code unit: 0 not classified yet, 1 stays, 2 folds (see BMP_FOLDS), 3 a combining mark (stays, but not on a digit). */
 const BMP_CLASS = new Uint8Array(0x10000);
 const BMP_FOLDS: (string | undefined)[] = new Array<string | undefined>(0x10000).fill(undefined);
 /** Astral code points (mathematical digits and letters, tags, ...), bounded. */
@@ -86,14 +102,19 @@ function bmpFold(code: number): string | undefined {
   let cls = BMP_CLASS[code]!;
   if (cls === 0) {
     const folded = computeFold(code);
-    if (folded === undefined) cls = 1;
+    if (folded === undefined) cls = COMBINING_MARK.test(String.fromCharCode(code)) ? 3 : 1;
     else {
       cls = 2;
       BMP_FOLDS[code] = folded;
     }
     BMP_CLASS[code] = cls;
   }
-  return cls === 1 ? undefined : BMP_FOLDS[code];
+  return cls === 2 ? BMP_FOLDS[code] : undefined;
+}
+
+/** True for a BMP combining mark that folding keeps (call bmpFold first: it classifies). */
+function isMarkCode(code: number): boolean {
+  return BMP_CLASS[code] === 3;
 }
 
 function astralFold(cp: number): string | undefined {
@@ -120,10 +141,98 @@ function firstFoldable(text: string): number {
     const code = text.charCodeAt(index);
     if (code < 0x80) continue;
     if (code < 0xd800 || code > 0xdfff) {
-      if (bmpFold(code) !== undefined) return index;
+      // A mark folds only on a digit: the full pass decides.
+      if (bmpFold(code) !== undefined || isMarkCode(code)) return index;
     } else return index; // surrogates: checked by the full pass
   }
   return -1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Escapes (see the header).
+
+const AMPERSAND = 0x26;
+const PERCENT = 0x25;
+const SEMICOLON = 0x3b;
+/** Longest named reference recognised, `;` included (`&commat;`, `&hyphen;`, `&lowbar;`). */
+const NAMED_MAX = 8;
+const NAMED_REFERENCES: ReadonlyMap<string, string> = new Map([
+  ['commat', '@'], ['period', '.'], ['plus', '+'], ['nbsp', ' '], ['hyphen', '-'], ['dash', '-'], ['minus', '-'],
+  ['lpar', '('], ['rpar', ')'], ['colon', ':'], ['lowbar', '_'], ['sol', '/'],
+]);
+
+/** An escape's folded text and its length in the original. */
+interface Escape {
+  readonly folded: string;
+  readonly length: number;
+}
+
+function hexValue(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  const lower = code | 0x20;
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
+}
+
+/** The fold of code point `cp` as a string (itself when it stays). */
+function foldOf(cp: number): string {
+  if (cp < 0x80) return String.fromCharCode(cp);
+  if (cp <= 0xffff) return bmpFold(cp) ?? String.fromCharCode(cp);
+  return astralFold(cp) ?? String.fromCodePoint(cp);
+}
+
+/** The numeric character reference at `index` (`&#...`), or undefined. */
+function numericReferenceAt(text: string, index: number): Escape | undefined {
+  let pos = index + 2;
+  const hex = (text.charCodeAt(pos) | 0x20) === 0x78; // x
+  if (hex) pos++;
+  const digitsStart = pos;
+  let cp = 0;
+  while (pos - digitsStart < (hex ? 6 : 7)) {
+    const code = text.charCodeAt(pos);
+    const value = hex ? hexValue(code) : code >= 48 && code <= 57 ? code - 48 : -1;
+    if (value < 0) break;
+    cp = cp * (hex ? 16 : 10) + value;
+    pos++;
+  }
+  if (pos === digitsStart) return undefined;
+  if (text.charCodeAt(pos) === SEMICOLON) pos++;
+  else if (hex || (text.charCodeAt(pos) >= 48 && text.charCodeAt(pos) <= 57)) return undefined; // hex needs its `;`; too many digits
+  // Controls, surrogates and what no code point is: left as written.
+  if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return undefined;
+  return { folded: foldOf(cp), length: pos - index };
+}
+
+/** The escape at `index` (an `&` or a `%`), or undefined. */
+function escapeAt(text: string, index: number): Escape | undefined {
+  if (text.charCodeAt(index) === PERCENT) {
+    const high = hexValue(text.charCodeAt(index + 1));
+    const low = hexValue(text.charCodeAt(index + 2));
+    if (high === 4 && low === 0) return { folded: '@', length: 3 };
+    if (high === 2 && low === 11) return { folded: '+', length: 3 };
+    return undefined;
+  }
+  if (text.charCodeAt(index + 1) === 0x23) return numericReferenceAt(text, index); // &#
+  const end = text.indexOf(';', index + 2);
+  if (end < 0 || end - index > NAMED_MAX) return undefined;
+  const folded = NAMED_REFERENCES.get(text.slice(index + 1, end));
+  return folded === undefined ? undefined : { folded, length: end + 1 - index };
+}
+
+/** Index of the first escape at or after `from`, or -1 (two native searches, then the candidates). */
+function firstEscape(text: string, from: number): number {
+  let amp = text.indexOf('&', from);
+  let pct = text.indexOf('%', from);
+  while (amp >= 0 || pct >= 0) {
+    const next = pct < 0 || (amp >= 0 && amp < pct) ? amp : pct;
+    if (escapeAt(text, next) !== undefined) return next;
+    if (next === amp) amp = text.indexOf('&', amp + 1);
+    else pct = text.indexOf('%', pct + 1);
+  }
+  return -1;
+}
+
+function isAsciiDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
 }
 
 /**
@@ -248,7 +357,23 @@ interface MutableAnchor {
 
 /** The folded view of `text` with its offset map (see the header). */
 export function foldWithOffsets(text: string): FoldedText {
-  const first = firstFoldable(text);
+  return foldView(text, true);
+}
+
+/**
+ * The fold without escapes and digit marks (what the previous release called the fold): erasure
+ * still checks a stored value in this form, the one a revoke request of that release digested.
+ */
+export function foldCharacters(text: string): string {
+  return foldView(text, false).text;
+}
+
+function foldView(text: string, escapes: boolean): FoldedText {
+  let first = firstFoldable(text);
+  if (escapes) {
+    const escape = firstEscape(text, 0);
+    if (escape >= 0 && (first < 0 || escape < first)) first = escape;
+  }
   if (first < 0) return new FoldedText(text, NO_ANCHORS);
   const anchors: MutableAnchor[] = [];
   const parts: string[] = [];
@@ -263,16 +388,28 @@ export function foldWithOffsets(text: string): FoldedText {
   };
   let index = first;
   const length = text.length;
+  // Whether the last character of the folded text so far is a digit (marks on it are dropped);
+  // the character before `first` is an unchanged one.
+  let afterDigit = isAsciiDigit(text.charCodeAt(first - 1));
   while (index < length) {
     const code = text.charCodeAt(index);
-    if (code < 0x80) {
-      index++;
-      continue;
-    }
     let folded: string | undefined;
     let width = 1;
-    if (code < 0xd800 || code > 0xdfff) folded = bmpFold(code);
-    else {
+    if (code < 0x80) {
+      const escape = escapes && (code === AMPERSAND || code === PERCENT) ? escapeAt(text, index) : undefined;
+      if (escape === undefined) {
+        afterDigit = isAsciiDigit(code);
+        index++;
+        continue;
+      }
+      folded = escape.folded;
+      width = escape.length;
+      // A decoded mark on a digit goes like a written one.
+      if (afterDigit && folded.length === 1 && isMarkCode(folded.charCodeAt(0))) folded = '';
+    } else if (code < 0xd800 || code > 0xdfff) {
+      folded = bmpFold(code);
+      if (folded === undefined && escapes && afterDigit && isMarkCode(code)) folded = '';
+    } else {
       const cp = text.codePointAt(index)!;
       // A lone surrogate stays as it is (callers treat it as an unknown character).
       if (cp > 0xffff) {
@@ -280,6 +417,8 @@ export function foldWithOffsets(text: string): FoldedText {
         folded = astralFold(cp);
       }
     }
+    if (folded === undefined) afterDigit = false; // an unchanged non-ASCII character is no digit (every digit folds)
+    else if (folded.length > 0) afterDigit = isAsciiDigit(folded.charCodeAt(folded.length - 1));
     if (folded !== undefined) {
       if (index > copiedFrom) {
         if (run !== undefined) {

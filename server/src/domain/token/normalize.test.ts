@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { domainToASCII } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { asciiDomain, legacyNormalizeValue, normalizeValue, revocationForms } from './normalize.js';
+import { asciiDomain, legacyNormalizeValue, normalizeValue, revocationForms, revokeForms } from './normalize.js';
 
 describe('asciiDomain (the plain-domain fast path)', () => {
   // The URL parser's answer, as canonicalEmail used it before the fast path.
@@ -112,6 +112,19 @@ describe('revocationForms', () => {
     expect(forms).toContain(normalizeValue('phone', '030 1234567', 'US'));
     expect(forms).toContain(legacyNormalizeValue('phone', '030 1234567'));
     expect(revocationForms('phone', '345-899-3560x4587', ['US'])).toContain('+13458993560');
+  });
+
+  it('makes a value written with web escapes the plain value, and keeps the previous fold\'s form for erasure', () => {
+    expect(normalizeValue('email', 'John.Doe&#64;Corp.example')).toBe('john.doe@corp.example');
+    expect(normalizeValue('email', 'john.doe%40corp.example')).toBe('john.doe@corp.example');
+    expect(normalizeValue('credit_card', '4\u03021\u030211 1111 1111 1111')).toBe('4111111111111111');
+    expect(normalizeValue('person', 'Sean O&#39;Brien')).toBe("Sean O'Brien");
+    // Revoked by the previous release (its fold left escapes as written): still erased.
+    expect(revocationForms('person', 'Sean O&#39;Brien', ['US'])).toEqual(expect.arrayContaining(["Sean O'Brien", 'Sean O&#39;Brien', "sean o'brien", 'sean o&#39;brien']));
+    // Revoked now with the escaped spelling: both forms are written (replicas of the previous
+    // release check the escaped one during an upgrade).
+    expect(revokeForms('person', 'Sean O&#39;Brien', 'US')).toEqual(["Sean O'Brien", "sean o'brien", 'Sean O&#39;Brien', 'sean o&#39;brien']);
+    expect(revokeForms('email', 'jane@corp.example', 'US')).toEqual(['jane@corp.example']);
   });
 });
 

@@ -32,7 +32,7 @@ import { dateValid, monthNumber } from '../detect/dates.js';
 import { unspellEmail } from '../detect/email-spelled.js';
 import { DEFAULT_PHONE_REGION } from '../detect/phone.js';
 import { isKnownRegion } from '../detect/phone-metadata.js';
-import { foldText } from '../text/fold.js';
+import { foldCharacters, foldText } from '../text/fold.js';
 
 const SECRET_TYPES: ReadonlySet<string> = new Set(['api_key', 'jwt', 'private_key', 'password', 'connection_string']);
 
@@ -58,8 +58,13 @@ const WHITESPACE_RUN = /\s+/gu;
  * phone numbers and ambiguous numeric dates; it defaults to US.
  */
 export function normalizeValue(type: string, value: string, region: string = DEFAULT_PHONE_REGION): string {
+  return normalizeFolded(type, value, region, foldText);
+}
+
+/** normalizeValue with the given fold (the current one, or foldCharacters for the previous release's form). */
+function normalizeFolded(type: string, value: string, region: string, fold: (text: string) => string): string {
   if (SECRET_TYPES.has(type)) return value.normalize('NFC').trim();
-  const base = foldText(value).normalize('NFC').trim();
+  const base = fold(value).normalize('NFC').trim();
   let normalized: string;
   if (DIGIT_TYPES.has(type)) normalized = base.replace(/[^0-9]/g, '');
   else if (COMPACT_TYPES.has(type)) normalized = base.toUpperCase().replace(/[^0-9A-Z]/g, '');
@@ -135,29 +140,44 @@ const CASELESS_ERASURE: ReadonlySet<string> = new Set(['person', 'organization',
  * case (which every casing of the name is checked under, revocationForms).
  */
 export function revokeForms(type: string, value: string, region: string): string[] {
-  const canonical = normalizeValue(type, value, region);
-  if (!CASELESS_ERASURE.has(type)) return [canonical];
-  const lower = canonical.toLowerCase();
-  return lower === canonical ? [canonical] : [canonical, lower];
+  const forms = new Set<string>();
+  addForms(forms, type, normalizeValue(type, value, region));
+  // A value written with escapes or marks on digits (`jane&#64;corp.example`): also its form
+  // under the previous release's fold, which that release's replicas check during an upgrade.
+  if (foldsDifferently(value)) addForms(forms, type, normalizeFolded(type, value, region, foldCharacters));
+  return [...forms];
+}
+
+function addForms(forms: Set<string>, type: string, canonical: string): void {
+  forms.add(canonical);
+  if (CASELESS_ERASURE.has(type)) forms.add(canonical.toLowerCase());
+}
+
+/** True when the previous release's fold reads `value` otherwise than the current one. */
+function foldsDifferently(value: string): boolean {
+  return foldCharacters(value) !== foldText(value);
 }
 
 /**
  * Every form under which a stored value of a session may have been revoked: its canonical form
  * in each of `regions` (the session's language region and the configured default region, in
  * which a revoke request's national phone number is read), a name in lower case (revokeForms),
- * the phone without its extension (revoking a number erases its extensions), and the legacy
- * form. Deduplicated.
+ * the phone without its extension (revoking a number erases its extensions), the canonical form
+ * under the previous release's fold (foldCharacters) when it differs, and the legacy form.
+ * Deduplicated.
  */
 export function revocationForms(type: string, value: string, regions: readonly string[]): string[] {
   const forms = new Set<string>();
+  const previousFold = foldsDifferently(value);
   for (const region of regions) {
     const canonical = normalizeValue(type, value, region);
-    forms.add(canonical);
-    if (CASELESS_ERASURE.has(type)) forms.add(canonical.toLowerCase());
+    addForms(forms, type, canonical);
     if (type === 'phone') {
       const ext = canonical.indexOf(EXTENSION_MARK);
       if (ext > 0) forms.add(canonical.slice(0, ext));
     }
+    // Revoked by the previous release, whose fold left escapes and marks on digits as written.
+    if (previousFold) addForms(forms, type, normalizeFolded(type, value, region, foldCharacters));
   }
   forms.add(legacyNormalizeValue(type, value));
   return [...forms];
