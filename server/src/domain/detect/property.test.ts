@@ -25,6 +25,9 @@ const FRAGMENTS = [
   'https://x.org/a(b)', 'www.', 'March', '12', '2024', 'März', 'password', 'token', '"', "'", '***', 'AKIA',
   'IOSFODNN7EXAMPLE', 'eyJhbGciOiJIUzI1NiJ9', 'eyJzdWIiOiIxIn0', '-----BEGIN RSA PRIVATE KEY-----', '-----END RSA PRIVATE KEY-----',
   'MIIE', 'bc1q', '0x', '1BoatSLRHtKNngkdXEeobR76b53LETtpyT', 'SWIFT', 'DEUTDEFF', '😀', '\uD800', 'é', '+44 20 7946 0958',
+  // Escapes, marks on digits, glued labels, command-line options.
+  '&#64;', '&#x34;', '&commat;', '%40', '%2B', '&', '%', ';', '\u0302', 'card', 'ssn', 'tel', '_', 'mysql ', 'curl ', '-p', '-u',
+  '--password ', '--token=', 'sshpass ', '|',
 ];
 
 const entitySoup = fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 40 }).map((parts) => parts.join(''));

@@ -2,10 +2,12 @@
 // punctuation character at a time; cheap anchors decide which detectors look closer: a word's
 // first character (digits -> numeric group checks, key prefixes, eyJ, http/www, IBAN/BIC
 // uppercase, hex -> IPv6/MAC, month names), '@' (email), '=' and ':' (assigned secrets, '::'
-// IPv6), '+' and '(' (phones), '-----BEGIN' (private keys). Every expansion is bounded, and long
+// IPv6), '+' and '(' (phones), '-----BEGIN' (private keys), '-' before a letter (command-line
+// options, read after the loop by cli-secret.ts). Every expansion is bounded, and long
 // matches are skipped over, so the scan is linear in the text length on any input.
 import type { Detection } from '../types.js';
 import { detectAlnumIds } from './alnum-ids.js';
+import { detectCliSecrets, optionMayStart } from './cli-secret.js';
 import { detectConnectionString } from './connection.js';
 import { codeAt, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isAsciiLetter, isCjkCode, isDigit, isNonAsciiLetter, isUpper, isWordCode } from './chars.js';
 import { DATE_CONTEXT, hasWordBefore } from './context.js';
@@ -203,6 +205,8 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
   const n = text.length;
   /** Word starts where a label or credential word may begin (keywords.ts). */
   const keywordStarts: number[] = [];
+  /** Command-line options (`-p`, `--password`) the scan passed (cli-secret.ts). */
+  const optionStarts: number[] = [];
   let sawCjk = false;
   let i = 0;
   while (i < n) {
@@ -249,6 +253,7 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
               continue;
             }
           }
+          if (optionMayStart(text, i)) optionStarts.push(i);
           break;
         default:
           break;
@@ -265,6 +270,7 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
     }
   }
   detectProseSecrets(state, keywordStarts, sawCjk);
+  detectCliSecrets(state, optionStarts);
   detectSpelledEmails(state);
   detectLabelledIds(state, keywordStarts);
   resolveBicCandidates(state);
