@@ -27,10 +27,9 @@ if [ -z "${VEIL_CONFIG:-}" ]; then
   export VEIL_IDEMPOTENCY__BACKEND=${VEIL_IDEMPOTENCY__BACKEND:-sqlite}
   echo "make run: revocations, replay counters and idempotency records are kept in $VEIL_STORAGE__SQLITE_PATH (durable across restarts)" >&2
 fi
-# Two malloc arenas, a fixed mmap threshold and a young generation bounded at 32 MiB, as in the
-# server image (docs/operations.md "Malloc arenas", "Young generation").
+# Two malloc arenas and a young generation bounded at 32 MiB, as in the server image
+# (docs/operations.md "Malloc arenas", "Young generation").
 export MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}
-export MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_:-131072}
 if [ "${NER:-1}" = "0" ]; then
   exec node --max-semi-space-size=16 server/bin/veil.js serve "${listen[@]}"
 fi

@@ -2,14 +2,14 @@
 // never raised), and not again once relaunched or when the heap was set explicitly; the
 // relaunched server gets the malloc arena cap unless one is set, and a bounded young generation
 // unless one is set.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/index.js';
 import { TEST_SECRET } from '../../test/support/harness.js';
 import { tempDir } from '../audit/testing.js';
-import { launchPlan, LAUNCHED_ENV, MMAP_THRESHOLD_BYTES, openFileLimits, relaunch, SEMI_SPACE_MB } from './launcher.js';
+import { launchPlan, LAUNCHED_ENV, openFileLimits, relaunch, SEMI_SPACE_MB } from './launcher.js';
 
 const configWith = (server: Record<string, unknown>) => loadConfig({ env: { VEIL_SESSION_SECRET: TEST_SECRET }, overrides: { server } }).config;
 const currentHeapMb = getHeapStatistics().heap_size_limit / (1024 * 1024);
@@ -61,26 +61,6 @@ describe('relaunch', () => {
     } finally {
       if (saved === undefined) delete process.env.MALLOC_ARENA_MAX;
       else process.env.MALLOC_ARENA_MAX = saved;
-    }
-  });
-
-  it("fixes glibc's mmap threshold at MMAP_THRESHOLD_BYTES, or keeps the one the environment sets", async () => {
-    // The child writes the threshold it was given to a file.
-    const dir = tempDir('veil-launch-');
-    const script = join(dir, 'mmap.mjs');
-    const out = join(dir, 'mmap.txt');
-    writeFileSync(script, `import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(out)}, process.env.MALLOC_MMAP_THRESHOLD_ ?? 'unset');\n`);
-    const saved = process.env.MALLOC_MMAP_THRESHOLD_;
-    try {
-      delete process.env.MALLOC_MMAP_THRESHOLD_;
-      expect(await relaunch({ execArgv: [] }, script, [])).toBe(0);
-      expect(readFileSync(out, 'utf8')).toBe(String(MMAP_THRESHOLD_BYTES));
-      process.env.MALLOC_MMAP_THRESHOLD_ = '65536';
-      expect(await relaunch({ execArgv: [] }, script, [])).toBe(0);
-      expect(readFileSync(out, 'utf8')).toBe('65536');
-    } finally {
-      if (saved === undefined) delete process.env.MALLOC_MMAP_THRESHOLD_;
-      else process.env.MALLOC_MMAP_THRESHOLD_ = saved;
     }
   });
 

@@ -8,8 +8,7 @@
 //   server.max_connections plus a reserve (every connection is a file descriptor).
 // A relaunched server also gets a bounded young generation (--max-semi-space-size, SEMI_SPACE_MB)
 // unless the operator set one: V8's default lets new space grow from 64 to 128 MiB under load,
-// most of the RSS growth a pod sees (BENCHMARKS.md, "Session 7 (wave6/large)"); and glibc's
-// malloc arena cap and a fixed mmap threshold (MMAP_THRESHOLD_BYTES) unless the environment sets them.
+// most of the RSS growth a pod sees (BENCHMARKS.md, "Session 7 (wave6/large)").
 // The launcher forwards SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2 to the server and exits with
 // its exit code; the server exits when the launcher disappears (its IPC channel closes), so
 // killing either never leaves the other running. __VEIL_LAUNCHED marks the child: it never
@@ -31,16 +30,6 @@ const FILE_RESERVE = 1024;
  * 32 MiB instead of V8's 64-128 MiB under load; 8 scavenges twice as often for 16 MiB more saved.
  */
 export const SEMI_SPACE_MB = 16;
-
-/**
- * glibc's mmap threshold for the relaunched server, bytes: its own starting value (128 KiB), set
- * explicitly so that it stays there. Left dynamic, glibc raises it each time a mapped block is
- * freed, after which V8's compiler and large buffers are served from the arenas and their memory
- * stays resident after use: the chart pod's RSS grew +27 to +34 % over 60 s of load from a
- * one-request idle, +16 to +24 % with the threshold fixed, at the same CPU per request
- * (BENCHMARKS.md, "Session 9 (wave8/large)").
- */
-export const MMAP_THRESHOLD_BYTES = 131_072;
 
 const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1', 'SIGUSR2'];
 
@@ -90,9 +79,8 @@ export function relaunch(plan: LaunchPlan, script: string, args: readonly string
   const node = [...plan.execArgv, ...process.execArgv, script, ...args];
   // `ulimit -n` in a shell that then becomes node (exec): the only way to raise a limit from Node.
   const [command, argv] = plan.files !== undefined ? ['/bin/sh', ['-c', `ulimit -n ${plan.files} 2>/dev/null; exec "$0" "$@"`, process.execPath, ...node]] : [process.execPath, node];
-  // A new process also gets glibc's malloc arena cap and a fixed mmap threshold (both read only at
-  // process start), unless the environment sets them.
-  const env = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: String(MMAP_THRESHOLD_BYTES), ...process.env, [LAUNCHED_ENV]: '1' };
+  // A new process also gets glibc's malloc arena cap (read only at process start), unless one is set.
+  const env = { MALLOC_ARENA_MAX: '2', ...process.env, [LAUNCHED_ENV]: '1' };
   const child = spawn(command, argv, { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env });
   const forward = (signal: NodeJS.Signals) => () => {
     child.kill(signal);
