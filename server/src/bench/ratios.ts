@@ -12,7 +12,7 @@
 // beside the same ratio of an echo made CPU-bound (the control); cold start to /readyz; idle RSS
 // and RSS after 60 s of load with the CPU per request under it (also with MALLOC_ARENA_MAX=2, with that and
 // --max-semi-space-size=16 as the server image and `make run` start it, and with the chart pod's
-// memory budget, relaunched, with its young generation as shipped and halved). VEIL_BENCH_PARTS picks parts (throughput, large, workers, memory).
+// memory budget, relaunched). VEIL_BENCH_PARTS picks parts (throughput, large, workers, memory).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
@@ -438,8 +438,6 @@ async function startupAndMemory(options: RatioOptions, rows: RatioRow[]): Promis
     [' with MALLOC_ARENA_MAX=2', { MALLOC_ARENA_MAX: '2' }, []],
     [' started with --max-semi-space-size=16 and MALLOC_ARENA_MAX=2 (the image, make run)', { MALLOC_ARENA_MAX: '2' }, ['--max-semi-space-size=16']],
     [' with server.memory_budget_mb 1024 (the chart pod; relaunched)', { VEIL_SERVER__MEMORY_BUDGET_MB: '1024' }, []],
-    // The pod with the young generation halved again (semi-spaces of 8 MiB): what it saves, and its CPU.
-    [' with server.memory_budget_mb 1024 and NODE_OPTIONS=--max-semi-space-size=8 (the chart pod, smaller young generation)', { VEIL_SERVER__MEMORY_BUDGET_MB: '1024', NODE_OPTIONS: '--max-semi-space-size=8' }, []],
   ];
   for (const [label, env, nodeFlags] of variants) await rssUnderLoad(label, env, nodeFlags, options, rows);
 }
