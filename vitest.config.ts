@@ -36,6 +36,7 @@ export const INTEGRATION = [
   'clients/typescript/test/**/*.e2e.test.ts',
   // qpdf builds the password-protected PDF
   'server/src/routes/files.test.ts',
+  'server/src/bench/common.test.ts',
 ];
 
 const EXCLUDE = ['**/node_modules/**', '**/dist/**'];

@@ -4,6 +4,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
@@ -11,6 +12,8 @@ export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 // VEIL_BENCH_BIN measures another build (e.g. an earlier commit's tree) with this benchmark.
 export const VEIL_BIN = process.env.VEIL_BENCH_BIN ?? `${ROOT}/server/bin/veil.js`;
 export const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+/** Every core of the machine as a taskset list (os.cpus(), not availableParallelism(): the latter reads this thread's own affinity). */
+export const ALL_CORES = `0-${Math.max(1, cpus().length) - 1}`;
 
 // The same deterministic bodies as the abuse suite and its benchmark.
 export { prose, textWithEntities } from './attacks.js';
@@ -72,9 +75,12 @@ export interface ServerProcess {
  * echo server's. stdout is drained for the process's whole life (a full pipe would stall it).
  */
 export function spawnServer(args: readonly string[], env: Record<string, string>, core?: number): Promise<ServerProcess> {
-  const pinned = hasTaskset && core !== undefined;
-  const command = pinned ? 'taskset' : process.execPath;
-  const argv = pinned ? ['-c', String(core), process.execPath, ...args] : [...args];
+  // Unpinned means every core, said explicitly: a child inherits the affinity of the thread that
+  // spawns it, and the benchmark pins its own main thread to core 1 (run.ts), so a server spawned
+  // without a core list would share core 1 with the load generator (before session 9, the
+  // `--workers 2` row ran both workers there).
+  const command = hasTaskset ? 'taskset' : process.execPath;
+  const argv = hasTaskset ? ['-c', core !== undefined ? String(core) : ALL_CORES, process.execPath, ...args] : [...args];
   const child = spawn(command, argv, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let buffered = '';
@@ -136,8 +142,8 @@ export interface Target {
   readonly headers?: Record<string, string>;
 }
 
-/** autocannon against one target: average requests per second and failures. */
-export async function throughput(url: string, target: Target, connections: number, seconds: number): Promise<{ rps: number; errors: number }> {
+/** autocannon against one target (at `rate` requests per second over all connections when given): average requests per second and failures. */
+export async function throughput(url: string, target: Target, connections: number, seconds: number, rate?: number): Promise<{ rps: number; errors: number }> {
   const result = await autocannon({
     url: `${url}${target.path}`,
     method: target.method,
@@ -145,6 +151,7 @@ export async function throughput(url: string, target: Target, connections: numbe
     ...(target.body !== undefined ? { body: target.body } : {}),
     connections,
     duration: seconds,
+    ...(rate !== undefined ? { overallRate: rate } : {}),
   });
   return { rps: result.requests.average, errors: result.errors + result.non2xx };
 }

@@ -10,7 +10,7 @@
 // the trivial routes; 100 KB transform p50 against the echo's p50 of the same body (one
 // connection, sequential); `--workers 2` against one worker in requests per server CPU-second,
 // beside the same ratio of an echo made CPU-bound (the control); cold start to /readyz; idle RSS
-// and RSS after 60 s of load (also with MALLOC_ARENA_MAX=2, with that and
+// and RSS after 60 s of load with the CPU per request under it (also with MALLOC_ARENA_MAX=2, with that and
 // --max-semi-space-size=16 as the server image and `make run` start it, and with the chart pod's
 // memory budget, relaunched). VEIL_BENCH_PARTS picks parts (throughput, large, workers, memory).
 import { spawn } from 'node:child_process';
@@ -211,14 +211,67 @@ function processTree(pid: number): number[] {
   }
 }
 
-/** Requests per server CPU-second over `pids` (a primary and its workers: each process's own CPU time). */
-async function perCpuSecond(url: string, pids: readonly number[], target: Target, seconds: number, connections: number): Promise<{ rps: number; perCpu: number }> {
-  const before = pids.map((pid) => cpuSeconds(pid) ?? 0);
+/** Bytes a process has read through read(2) and friends so far (Linux /proc/<pid>/io); 0 without. */
+function bytesRead(pid: number): number {
+  try {
+    return Number(/^rchar: (\d+)/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** One measurement of a server (a single process, or a primary and its workers) under autocannon. */
+interface CpuRun {
+  readonly rps: number;
+  /** Requests per server CPU-second, every process (primary included) counted. */
+  readonly perCpu: number;
+  /** Server CPU µs per request. */
+  readonly cpuUs: number;
+  /** Each worker's CPU seconds and its share of the requests (by bytes read: the requests are identical). */
+  readonly workers: readonly { readonly cpu: number; readonly share: number }[];
+}
+
+/**
+ * Load `url` for `seconds` (at `rate` requests per second over all connections when given, else
+ * as fast as it answers) and read every process's CPU time and bytes read from /proc around it.
+ * `pids[0]` is the process started (the primary in cluster mode), the rest its workers.
+ */
+async function cpuRun(url: string, pids: readonly number[], target: Target, seconds: number, connections: number, rate?: number): Promise<CpuRun> {
+  const cpuBefore = pids.map((pid) => cpuSeconds(pid) ?? 0);
+  const readBefore = pids.map(bytesRead);
   const started = performance.now();
-  const result = await throughput(url, target, connections, seconds);
+  const result = await throughput(url, target, connections, seconds, rate);
   const elapsed = (performance.now() - started) / 1000;
-  const used = pids.reduce((sum, pid, index) => sum + (cpuSeconds(pid) ?? 0) - before[index]!, 0);
-  return { rps: result.rps, perCpu: (result.rps * elapsed) / used };
+  const cpu = pids.map((pid, index) => (cpuSeconds(pid) ?? 0) - cpuBefore[index]!);
+  const read = pids.map((pid, index) => bytesRead(pid) - readBefore[index]!);
+  const served = pids.length === 1 ? [0] : pids.slice(1).map((_, index) => index + 1);
+  const totalRead = served.reduce((sum, index) => sum + read[index]!, 0);
+  const used = cpu.reduce((sum, value) => sum + value, 0);
+  const requests = result.rps * elapsed;
+  return {
+    rps: result.rps,
+    perCpu: requests / used,
+    cpuUs: (used * 1e6) / requests,
+    workers: served.map((index) => ({ cpu: cpu[index]!, share: totalRead === 0 ? 0 : read[index]! / totalRead })),
+  };
+}
+
+/**
+ * CPU seconds every serving process gets before the `--workers` rounds. V8 keeps compiling for
+ * the first seconds of load (in the process's own threads, so it counts as server CPU): a 1 KB
+ * transform cost 390–470 µs in the first 3 s and ~250 µs after ~8 s of CPU per process
+ * (BENCHMARKS.md, "Session 9 (wave8/large)"). A fixed wall-clock warm-up gives each of two
+ * workers half the requests of the single process, so they were measured colder: the warm-up is
+ * counted per process, in CPU time.
+ */
+const WORKER_WARM_CPU_SECONDS = 10;
+
+/** Load in 3-s slices until every serving process has used `cpuSeconds` of CPU. */
+async function warmEachProcess(url: string, pids: readonly number[], target: Target, connections: number): Promise<void> {
+  const served = pids.length === 1 ? pids : pids.slice(1);
+  for (let slice = 0; slice < 40 && Math.min(...served.map((pid) => cpuSeconds(pid) ?? Infinity)) < WORKER_WARM_CPU_SECONDS; slice += 1) {
+    await throughput(url, target, connections, 3);
+  }
 }
 
 /**
@@ -228,11 +281,23 @@ async function perCpuSecond(url: string, pids: readonly number[], target: Target
  */
 const CONTROL_ROUNDS = 100;
 
+/** Requests per second each process serves in the fixed-rate comparison (well below one process's capacity). */
+const PER_PROCESS_RATE = 800;
+
+function split(run: CpuRun): string {
+  return run.workers.map((worker) => `${(worker.share * 100).toFixed(0)} %`).join(' / ');
+}
+
 /**
  * `--workers 2` vs `--workers 1`: requests per server CPU-second (nothing pinned), and the same
  * for the echo doing CONTROL_ROUNDS of work, run as 1 and 2 cluster workers in the same rounds:
  * the control that says how much of the loss is the machine (two busy processes and the load
- * generator on two cores) and how much is Veil's cluster mode.
+ * generator on two cores) and how much is Veil's cluster mode. Every serving process is warmed
+ * to the same CPU time first, the order of 1 and 2 alternates by round, and each round also
+ * compares one worker of two with the single process at the same per-process request rate
+ * (PER_PROCESS_RATE each), which separates what a worker does more per request from what a
+ * busier machine costs. Each worker's share of the requests is reported (node:cluster hands
+ * connections out round-robin from the primary on Linux; keep-alive connections stay put).
  */
 async function workersRatio(dir: string, options: RatioOptions, rows: RatioRow[]): Promise<void> {
   const body = JSON.stringify({ input: textWithEntities(1024, 180) });
@@ -249,38 +314,62 @@ async function workersRatio(dir: string, options: RatioOptions, rows: RatioRow[]
     const veilTarget: Target = { method: 'POST', path: '/v1/transform', body };
     const echoTarget: Target = { method: 'POST', path: `/work?rounds=${CONTROL_ROUNDS}`, body };
     const subjects = [
-      { url: one.url, pids: await one.pids(), target: veilTarget },
+      { url: one.url, pids: [one.pid], target: veilTarget },
       { url: two.url, pids: await two.pids(), target: veilTarget },
-      { url: echoOne.url, pids: processTree(echoOne.pid), target: echoTarget },
+      { url: echoOne.url, pids: [echoOne.pid], target: echoTarget },
       { url: echoTwo.url, pids: processTree(echoTwo.pid), target: echoTarget },
     ] as const;
     const connections = options.connections * 2;
-    for (const subject of subjects) await throughput(subject.url, subject.target, connections, 2);
+    for (const subject of subjects) await warmEachProcess(subject.url, subject.pids, subject.target, connections);
     const veilRatios: number[] = [];
     const echoRatios: number[] = [];
+    const samePerProcess: number[] = [];
     const rates: [number, number][] = [];
+    const cpus: [number, number][] = [];
+    const shares: string[] = [];
+    const run = (index: 0 | 1 | 2 | 3, rate?: number): Promise<CpuRun> =>
+      cpuRun(subjects[index].url, subjects[index].pids, subjects[index].target, options.seconds, connections, rate);
     for (let round = 0; round < options.rounds; round += 1) {
-      const [single, dual, echoSingle, echoDual] = [
-        await perCpuSecond(subjects[0].url, subjects[0].pids, veilTarget, options.seconds, connections),
-        await perCpuSecond(subjects[1].url, subjects[1].pids, veilTarget, options.seconds, connections),
-        await perCpuSecond(subjects[2].url, subjects[2].pids, echoTarget, options.seconds, connections),
-        await perCpuSecond(subjects[3].url, subjects[3].pids, echoTarget, options.seconds, connections),
-      ];
+      // Alternate which goes first: a process measured later in a round is warmer.
+      const pair = async (a: 0 | 2, b: 1 | 3, rate?: [number, number]): Promise<[CpuRun, CpuRun]> => {
+        if (round % 2 === 0) {
+          const first = await run(a, rate?.[0]);
+          return [first, await run(b, rate?.[1])];
+        }
+        const second = await run(b, rate?.[1]);
+        return [await run(a, rate?.[0]), second];
+      };
+      const [single, dual] = await pair(0, 1);
+      const [echoSingle, echoDual] = await pair(2, 3);
+      const [singleAtRate, dualAtRate] = await pair(0, 1, [PER_PROCESS_RATE, 2 * PER_PROCESS_RATE]);
       veilRatios.push(dual.perCpu / single.perCpu);
       echoRatios.push(echoDual.perCpu / echoSingle.perCpu);
+      samePerProcess.push(singleAtRate.cpuUs / dualAtRate.cpuUs);
       rates.push([single.rps, dual.rps]);
+      cpus.push([single.cpuUs, dual.cpuUs]);
+      shares.push(split(dual));
       process.stdout.write(
-        `workers round ${round + 1}: veil ${rps(single.rps)} / ${rps(dual.rps)} req/s, ${(dual.perCpu / single.perCpu).toFixed(2)}×; ` +
+        `workers round ${round + 1}: veil ${rps(single.rps)} / ${rps(dual.rps)} req/s, ${single.cpuUs.toFixed(0)} / ${dual.cpuUs.toFixed(0)} µs, ${(dual.perCpu / single.perCpu).toFixed(2)}×, ` +
+          `requests per worker ${split(dual)}; at ${PER_PROCESS_RATE} req/s per process ${singleAtRate.cpuUs.toFixed(0)} / ${dualAtRate.cpuUs.toFixed(0)} µs ` +
+          `(workers ${dualAtRate.workers.map((worker) => `${((worker.cpu * 1e6) / Math.max(1, worker.share * dualAtRate.rps * options.seconds)).toFixed(0)} µs`).join(' / ')}); ` +
           `echo with work ${rps(echoSingle.rps)} / ${rps(echoDual.rps)} req/s, ${(echoDual.perCpu / echoSingle.perCpu).toFixed(2)}×\n`,
       );
     }
     const ratio = median(veilRatios);
     const echoRatio = median(echoRatios);
     rows.push({
-      name: '--workers 2 vs 1: 1 KB transforms per server CPU-second (nothing pinned)',
-      result: `${ratio.toFixed(2)}× (${range(veilRatios, 2)}); ${rps(median(rates.map(([single]) => single)))} vs ${rps(median(rates.map(([, dual]) => dual)))} req/s`,
+      name: `--workers 2 vs 1: 1 KB transforms per server CPU-second (nothing pinned; every process warmed to ${WORKER_WARM_CPU_SECONDS} s of CPU)`,
+      result:
+        `${ratio.toFixed(2)}× (${range(veilRatios, 2)}); ${rps(median(rates.map(([single]) => single)))} vs ${rps(median(rates.map(([, dual]) => dual)))} req/s, ` +
+        `${median(cpus.map(([single]) => single)).toFixed(0)} vs ${median(cpus.map(([, dual]) => dual)).toFixed(0)} µs CPU per request; requests per worker ${shares.join(', ')}`,
       target: '≥ 0.95×',
       met: ratio >= 0.95,
+    });
+    rows.push({
+      name: `the same at ${PER_PROCESS_RATE} req/s per process (1 process at ${PER_PROCESS_RATE}, 2 workers at ${2 * PER_PROCESS_RATE}): CPU per request, 1 over 2`,
+      result: `${median(samePerProcess).toFixed(2)}× (${range(samePerProcess, 2)})`,
+      target: 'reported',
+      met: undefined,
     });
     rows.push({
       name: `control: the echo doing ${CONTROL_ROUNDS} JSON copies per request (CPU-bound like Veil) as 2 cluster workers vs 1, requests per CPU-second, same rounds; Veil's ratio over it`,
@@ -364,7 +453,14 @@ async function rssUnderLoad(label: string, env: Record<string, string>, nodeFlag
     const idle = rssMiB(pid);
     // Load in 10-s slices, transform and rehydrate in turn.
     const slices = Math.max(1, Math.round(options.loadSeconds / 10));
-    for (let slice = 0; slice < slices; slice += 1) await throughput(veil.url, slice % 2 === 0 ? transform : rehydrate, options.connections, options.loadSeconds / slices);
+    const cpuBefore = cpuSeconds(pid) ?? 0;
+    let requests = 0;
+    for (let slice = 0; slice < slices; slice += 1) {
+      const seconds = options.loadSeconds / slices;
+      requests += (await throughput(veil.url, slice % 2 === 0 ? transform : rehydrate, options.connections, seconds)).rps * seconds;
+    }
+    // CPU per request under that load: what a smaller young generation costs shows here.
+    const cpuUs = (((cpuSeconds(pid) ?? 0) - cpuBefore) * 1e6) / Math.max(1, requests);
     const loaded = rssMiB(pid);
     await new Promise((resolve) => setTimeout(resolve, 5000));
     const settled = rssMiB(pid);
@@ -373,7 +469,7 @@ async function rssUnderLoad(label: string, env: Record<string, string>, nodeFlag
     const growth = loaded / idle - 1;
     rows.push({
       name: `RSS right after ${options.loadSeconds} s of 1 KB transforms and rehydrates${label} (${options.connections} connections); 5 s later`,
-      result: `${loaded.toFixed(1)} MiB (${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(0)} %); ${settled.toFixed(1)} MiB (${((settled / idle - 1) * 100).toFixed(0)} %)`,
+      result: `${loaded.toFixed(1)} MiB (${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(0)} %); ${settled.toFixed(1)} MiB (${((settled / idle - 1) * 100).toFixed(0)} %); ${cpuUs.toFixed(0)} µs CPU per request`,
       target: '≤ +20 %',
       met: growth <= 0.2,
     });

@@ -1,6 +1,7 @@
 // Where detection runs (services/offload.ts): short texts with cheap caller patterns stay on the
 // event loop; a long text, or caller patterns whose scan of even a short text would be long (a
 // counted repetition expands into a large program), leave it for a worker thread.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileCustomPatterns, patternScanCost } from '../domain/detect/index.js';
 import { ANCHOR_WEIGHT, createOffload, detectsInline, INLINE_PATTERN_STEPS, jsonCost, patternsInline, TEXT_ANCHOR_WEIGHT, TEXT_INLINE_FACTOR, textCost, transformsInline } from './offload.js';
@@ -17,6 +18,24 @@ describe('textCost (what a transform weighs: values cost per value, not per byte
     expect(full('+1 415 555 0134')).toBe(15 + 12 * ANCHOR_WEIGHT);
     expect(full('jane@example.com')).toBe(16 + 2 * ANCHOR_WEIGHT);
     expect(full('https://x.io/a_b=c-d:e')).toBe(22 + 9 * ANCHOR_WEIGHT);
+  });
+
+  it('is the character-at-a-time count on any text, anchors or not, stopping once past stopAt', () => {
+    // The reference: the rule as written, one character and one set lookup at a time.
+    const anchors = new Set('0123456789@:/.+-_=');
+    const reference = (text: string, stopAt: number, weight: number): number => {
+      let total = text.length;
+      for (let index = 0; index < text.length && total <= stopAt; index += 1) if (anchors.has(text[index]!)) total += weight;
+      return total;
+    };
+    const texts = fc.oneof(fc.string({ unit: fc.constantFrom(...'09@:/.+-_=aZ \u00e9\u0660\uff10\ud83d\ude00\u0130') }), fc.string({ unit: 'binary' }));
+    fc.assert(
+      fc.property(texts, fc.integer({ min: 0, max: 400 }), fc.constantFrom(ANCHOR_WEIGHT, TEXT_ANCHOR_WEIGHT), (text, stopAt, weight) => {
+        expect(textCost(text, stopAt, weight)).toBe(reference(text, stopAt, weight));
+        expect(textCost(text, Infinity, weight)).toBe(reference(text, Infinity, weight));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('weighs anchors by the weight asked for (a text transform: TEXT_ANCHOR_WEIGHT)', () => {
