@@ -417,3 +417,31 @@ describe('values written with web escapes or marks on their digits', () => {
     }
   });
 });
+
+describe('numbers spelled out digit by digit (speech-to-text, filter evasion)', () => {
+  it.each([
+    ['my card is four one one one one one one one one one one one one one one one', 'credit_card', 'four one one one one one one one one one one one one one one one'],
+    ['card: Five Five, zero zero, zero zero zero zero, zero zero zero zero, zero zero zero four.', 'credit_card', 'Five Five, zero zero, zero zero zero zero, zero zero zero zero, zero zero zero four'],
+    ['call me on four one five, five five five, zero one double zero please', 'phone', 'four one five, five five five, zero one double zero'],
+    ['it is four one five 555 0100', 'phone', 'four one five 555 0100'],
+    ['my ssn is zero seven eight zero five one one two zero', 'us_ssn', 'zero seven eight zero five one one two zero'],
+    ['mon téléphone: zéro six un deux trois quatre cinq six sept huit', 'phone', 'zéro six un deux trois quatre cinq six sept huit'],
+    ['Telefon null eins sieben eins, zwei drei vier fünf sechs sieben acht', 'phone', 'null eins sieben eins, zwei drei vier fünf sechs sieben acht'],
+  ])('finds the value in %j', (text, type, value) => {
+    expect(valuesOf(type, text)).toEqual([value]);
+  });
+
+  it('reads counting and ordinary number words as nothing', () => {
+    for (const text of [
+      'numbers one two three four five six seven',
+      'I have one, two, three, four, five, six, seven eight nine apples',
+      'Count: one, two, three, four, five, six, seven, eight, nine, ten.',
+      'one of the two or three best, then one more',
+      'oh oh seven, double o seven',
+      'four one one one one one one one one one one one one one one two', // Luhn fails
+      'my ssn is nine seven eight zero five one one two zero', // area 978: never issued
+    ]) {
+      expect(found(text), text).toEqual([]);
+    }
+  });
+});

@@ -3,7 +3,8 @@
 // first character (digits -> numeric group checks, key prefixes, eyJ, http/www, IBAN/BIC
 // uppercase, hex -> IPv6/MAC, month names), '@' (email), '=' and ':' (assigned secrets, '::'
 // IPv6), '+' and '(' (phones), '-----BEGIN' (private keys), '-' before a letter (command-line
-// options, read after the loop by cli-secret.ts). Every expansion is bounded, and long
+// options, read after the loop by cli-secret.ts), digit words (numbers spelled out, read after
+// the loop by spelled-digits.ts). Every expansion is bounded, and long
 // matches are skipped over, so the scan is linear in the text length on any input.
 import type { Detection } from '../types.js';
 import { detectAlnumIds } from './alnum-ids.js';
@@ -14,6 +15,7 @@ import { DATE_CONTEXT, hasWordBefore } from './context.js';
 import { writtenDateFromMonth } from './dates.js';
 import { detectEmail } from './email.js';
 import { detectSpelledEmails } from './email-spelled.js';
+import { detectSpelledDigits, digitWord, SPELLED_FIRST } from './spelled-digits.js';
 import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
 import { detectDoubleColonAt, detectHexAt } from './network.js';
 import { detectNumeric, detectNumericGlued } from './numeric.js';
@@ -207,6 +209,9 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
   const keywordStarts: number[] = [];
   /** Command-line options (`-p`, `--password`) the scan passed (cli-secret.ts). */
   const optionStarts: number[] = [];
+  /** Digit words (start, end pairs) and their values (spelled-digits.ts). */
+  const spelledWords: number[] = [];
+  const spelledValues: number[] = [];
   let sawCjk = false;
   let i = 0;
   while (i < n) {
@@ -218,6 +223,13 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
         let end = i + 1;
         while (end < n && isWordCode(text.charCodeAt(end))) end++;
         if (KEYWORD_FIRST[c] === 1 && mayStartKeyword(text, i)) keywordStarts.push(i);
+        if (SPELLED_FIRST[c] === 1) {
+          const value = digitWord(text, i, end);
+          if (value >= 0) {
+            spelledWords.push(i, end);
+            spelledValues.push(value);
+          }
+        }
         i = onWord(state, i, end, c, flags);
         continue;
       }
@@ -271,6 +283,7 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
   }
   detectProseSecrets(state, keywordStarts, sawCjk);
   detectCliSecrets(state, optionStarts);
+  detectSpelledDigits(state, spelledWords, spelledValues);
   detectSpelledEmails(state);
   detectLabelledIds(state, keywordStarts);
   resolveBicCandidates(state);

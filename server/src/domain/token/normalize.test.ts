@@ -126,6 +126,15 @@ describe('revocationForms', () => {
     expect(revokeForms('person', 'Sean O&#39;Brien', 'US')).toEqual(["Sean O'Brien", "sean o'brien", 'Sean O&#39;Brien', 'sean o&#39;brien']);
     expect(revokeForms('email', 'jane@corp.example', 'US')).toEqual(['jane@corp.example']);
   });
+
+  it('reads a number spelled out digit by digit as its digits', () => {
+    expect(normalizeValue('phone', 'four one five, five five five, zero one double zero')).toBe(normalizeValue('phone', '(415) 555-0100'));
+    expect(normalizeValue('credit_card', 'four one one one one one one one one one one one one one one one')).toBe('4111111111111111');
+    expect(normalizeValue('us_ssn', 'zero seven eight 05 one one two zero')).toBe('078051120');
+    // Fewer than three digit words, or other words among them: no spelling, the value as before.
+    expect(normalizeValue('credit_card', 'one two')).toBe('one two');
+    expect(normalizeValue('credit_card', 'one two three and four')).toBe('one two three and four');
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -13,6 +13,8 @@
 //                  case, zeros compressed); an IPv4-mapped IPv6 address as its IPv4 address
 //   mac_address    twelve lower-case hex digits
 //   card, SSN and the numeric national ids, tax, bank and device numbers: digits only
+//                  (a number spelled out digit by digit, `four one one one ...`, read as its
+//                  digits first; phones too)
 //   IBAN, BIC, VAT and the alphanumeric ids (NINO, NIE, DNI, passports, ...): upper-case
 //                  letters and digits only (spaces, dashes, dots, case dropped)
 //   date           ISO 8601 (`2024-03-12`) when the written form is unambiguous (a month name,
@@ -30,6 +32,7 @@ import { domainToASCII } from 'node:url';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { dateValid, monthNumber } from '../detect/dates.js';
 import { unspellEmail } from '../detect/email-spelled.js';
+import { unspellDigits } from '../detect/spelled-digits.js';
 import { DEFAULT_PHONE_REGION } from '../detect/phone.js';
 import { isKnownRegion } from '../detect/phone-metadata.js';
 import { foldCharacters, foldText } from '../text/fold.js';
@@ -52,6 +55,8 @@ const COMPACT_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 const WHITESPACE_RUN = /\s+/gu;
+/** Letters in a number: maybe spelled out (checked by unspellDigits). */
+const SPELLED = /\p{L}{2}/u;
 
 /**
  * Normalize `value` for `type` (see the header). `region` (ISO 3166-1 alpha-2) reads national
@@ -64,7 +69,9 @@ export function normalizeValue(type: string, value: string, region: string = DEF
 /** normalizeValue with the given fold (the current one, or foldCharacters for the previous release's form). */
 function normalizeFolded(type: string, value: string, region: string, fold: (text: string) => string): string {
   if (SECRET_TYPES.has(type)) return value.normalize('NFC').trim();
-  const base = fold(value).normalize('NFC').trim();
+  let base = fold(value).normalize('NFC').trim();
+  // A number spelled out digit by digit is the number (spelled-digits.ts).
+  if ((DIGIT_TYPES.has(type) || type === 'phone') && SPELLED.test(base)) base = unspellDigits(base) ?? base;
   let normalized: string;
   if (DIGIT_TYPES.has(type)) normalized = base.replace(/[^0-9]/g, '');
   else if (COMPACT_TYPES.has(type)) normalized = base.toUpperCase().replace(/[^0-9A-Z]/g, '');

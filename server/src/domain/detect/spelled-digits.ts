@@ -1,0 +1,231 @@
+// Numbers spelled out digit by digit ("my card is four one one one one one one one ...", "call me
+// on four one five, five five five, zero one double zero", "meine Nummer ist null eins fünf ..."):
+// what speech-to-text writes for a caller who reads a number out, and what a person types to get
+// a number past a filter. The digits of every grouped form are what the other detectors see; a
+// run of digit words hides them from all of them.
+//
+// The scan's word loop hands over the words that are digit words (a three-letter prefix table
+// first, as keywords.ts does, so ordinary words cost two array reads); after the loop, runs of at
+// least MIN_DIGITS digits are built from consecutive digit words, with digit groups written as
+// numerals allowed inside and at either end ("four one five 555 0100"), separated by spaces,
+// commas, dots or hyphens. `double`/`triple` repeat the next digit ("double zero" = 00; British
+// and Indian usage). A run's digits are then read as the values they can be: a card (13-19 digits
+// passing the issuer and Luhn checks), an SSN after an SSN word, a phone number (a North American
+// number by its numbering plan, any other length of 7-15 digits after a phone word). Linear: every
+// word is handed over at most once and every gap is bounded.
+import { luhnValid } from './checksums.js';
+import { codeAt, isAlnumCode, isDigit } from './chars.js';
+import { hasWordBefore, PHONE_CONTEXT, SSN_CONTEXT } from './context.js';
+import { emit, type ScanState } from './state.js';
+
+/** Fewest digits read as a value (a local phone number). */
+const MIN_DIGITS = 7;
+/** Most digits of a run (a 19-digit card); a longer run is no value. */
+const MAX_DIGITS = 19;
+/** Longest gap between two digit words: separators and digit groups. */
+const MAX_GAP = 24;
+
+const DOUBLE = 10;
+const TRIPLE = 11;
+
+/** Digit words (lower case) of the catalog's main languages. */
+const DIGIT_WORDS: ReadonlyMap<string, number> = new Map([
+  // English ("oh" for zero in phone numbers)
+  ['zero', 0], ['oh', 0], ['one', 1], ['two', 2], ['three', 3], ['four', 4], ['five', 5], ['six', 6], ['seven', 7], ['eight', 8], ['nine', 9],
+  ['double', DOUBLE], ['triple', TRIPLE],
+  // German
+  ['null', 0], ['eins', 1], ['zwei', 2], ['zwo', 2], ['drei', 3], ['vier', 4], ['fünf', 5], ['sechs', 6], ['sieben', 7], ['acht', 8], ['neun', 9],
+  // French
+  ['zéro', 0], ['un', 1], ['deux', 2], ['trois', 3], ['quatre', 4], ['cinq', 5], ['sept', 7], ['huit', 8], ['neuf', 9],
+  // Spanish, Italian, Portuguese
+  ['cero', 0], ['uno', 1], ['dos', 2], ['tres', 3], ['cuatro', 4], ['cinco', 5], ['seis', 6], ['siete', 7], ['ocho', 8], ['nueve', 9],
+  ['due', 2], ['tre', 3], ['quattro', 4], ['sei', 6], ['sette', 7], ['otto', 8], ['nove', 9],
+  ['um', 1], ['dois', 2], ['três', 3], ['quatro', 4], ['oito', 8],
+]);
+
+const LONGEST_WORD = 7;
+
+const lower = (code: number): number => (code >= 0x41 && code <= 0x5a) || (code >= 0xc0 && code <= 0xde && code !== 0xd7) ? code | 0x20 : code;
+const slot = (code: number): number => (code < 255 ? code : 255);
+
+/** First two characters (lower case, Latin-1) of the digit words: most words fail here. */
+const PAIRS = new Uint8Array(256 * 256);
+/** ASCII first characters (both cases): the scan tests this before calling digitWord. */
+export const SPELLED_FIRST = new Uint8Array(128);
+for (const word of DIGIT_WORDS.keys()) {
+  PAIRS[(slot(word.charCodeAt(0)) << 8) | slot(word.charCodeAt(1))] = 1;
+  SPELLED_FIRST[word.charCodeAt(0)] = 1;
+  SPELLED_FIRST[word.charCodeAt(0) - 0x20] = 1;
+}
+
+/** The value of the digit word [start, end) (0-9, DOUBLE, TRIPLE), or -1. */
+export function digitWord(text: string, start: number, end: number): number {
+  const length = end - start;
+  if (length < 2 || length > LONGEST_WORD) return -1;
+  if (PAIRS[(slot(lower(text.charCodeAt(start))) << 8) | slot(lower(text.charCodeAt(start + 1)))] !== 1) return -1;
+  return DIGIT_WORDS.get(text.slice(start, end).toLowerCase()) ?? -1;
+}
+
+function isGapSeparator(c: number): boolean {
+  return c === 32 || c === 44 || c === 46 || c === 45 || c === 9 || c === 0xa0;
+}
+
+/**
+ * Read the gap [from, to) between two digit words: separators and digit groups only. Appends the
+ * groups' digits to `digits`; false when the gap holds anything else or is too long.
+ */
+function readGap(text: string, from: number, to: number, digits: number[]): boolean {
+  if (to - from > MAX_GAP || to <= from) return false;
+  let sawSeparator = false;
+  for (let k = from; k < to; k++) {
+    const c = text.charCodeAt(k);
+    if (isDigit(c)) digits.push(c - 48);
+    else if (isGapSeparator(c)) sawSeparator = true;
+    else return false;
+  }
+  return sawSeparator;
+}
+
+/** Digit groups (with separators) right before `start`: the new start, their digits prepended. */
+function groupsBefore(text: string, start: number, digits: number[]): number {
+  let k = start;
+  let first = start;
+  while (k > 0 && start - k < MAX_GAP) {
+    const c = text.charCodeAt(k - 1);
+    if (!isDigit(c) && !isGapSeparator(c)) break;
+    k--;
+    if (isDigit(c)) first = k;
+  }
+  if (first === start || isAlnumCode(codeAt(text, first - 1))) return start;
+  const before: number[] = [];
+  for (let j = first; j < start; j++) if (isDigit(text.charCodeAt(j))) before.push(text.charCodeAt(j) - 48);
+  digits.unshift(...before);
+  return first;
+}
+
+/** Digit groups (with separators) right after `end`: the new end, their digits appended. */
+function groupsAfter(text: string, end: number, digits: number[]): number {
+  let k = end;
+  let last = end;
+  while (k < text.length && k - end < MAX_GAP) {
+    const c = text.charCodeAt(k);
+    if (!isDigit(c) && !isGapSeparator(c)) break;
+    k++;
+    if (isDigit(c)) last = k;
+  }
+  if (last === end || isAlnumCode(codeAt(text, last))) return end;
+  for (let j = end; j < last; j++) if (isDigit(text.charCodeAt(j))) digits.push(text.charCodeAt(j) - 48);
+  return last;
+}
+
+/** Expand double/triple; undefined when one is not followed by a digit. */
+function expand(values: readonly number[]): number[] | undefined {
+  const out: number[] = [];
+  for (let k = 0; k < values.length; k++) {
+    const value = values[k]!;
+    if (value === DOUBLE || value === TRIPLE) {
+      const next = values[k + 1];
+      if (next === undefined || next > 9) return undefined;
+      out.push(next);
+      if (value === TRIPLE) out.push(next);
+      continue;
+    }
+    out.push(value);
+  }
+  return out;
+}
+
+function cardIssuer(digits: readonly number[]): boolean {
+  const first = digits[0]!;
+  return first >= 2 && first <= 6;
+}
+
+/** Read one run's digits as a value and emit it over [start, end). */
+function classify(state: ScanState, digits: readonly number[], start: number, end: number): void {
+  const n = digits.length;
+  if (n < MIN_DIGITS || n > MAX_DIGITS) return;
+  const text = state.text;
+  const string = digits.join('');
+  if (n >= 13 && cardIssuer(digits) && luhnValid(string, 0, n)) {
+    emit(state, 'credit_card', start, end, 0.9);
+    return;
+  }
+  if (n === 9 && hasWordBefore(text, start, 60, SSN_CONTEXT)) {
+    const area = Number(string.slice(0, 3));
+    if (area !== 0 && area !== 666 && area < 900 && string.slice(3, 5) !== '00' && string.slice(5) !== '0000') {
+      emit(state, 'us_ssn', start, end, 0.85);
+      return;
+    }
+  }
+  const phoneWord = hasWordBefore(text, start, 60, PHONE_CONTEXT);
+  // North American numbers by their plan: NXX area code and exchange (with or without the 1).
+  const national = n === 11 && digits[0] === 1 ? digits.slice(1) : digits;
+  if (national.length === 10 && national[0]! >= 2 && national[3]! >= 2) {
+    emit(state, 'phone', start, end, phoneWord ? 0.9 : 0.75);
+    return;
+  }
+  if (phoneWord && n <= 15) emit(state, 'phone', start, end, 0.8);
+}
+
+/**
+ * Runs of digit words (`words`: start/end pairs, ascending, from the scan) read as numbers.
+ * `values` holds each word's digitWord value.
+ */
+export function detectSpelledDigits(state: ScanState, words: readonly number[], values: readonly number[]): void {
+  const count = values.length;
+  if (count < 3) return; // three words and numerals around them at least
+  const text = state.text;
+  let k = 0;
+  while (k < count) {
+    // One run: words k..m-1 with gaps of separators and digit groups between them.
+    const raw: number[] = [values[k]!];
+    let m = k + 1;
+    // The whole run is walked (linear: each word once); past MAX_DIGITS it is no value at all.
+    const gapDigits: number[] = [];
+    while (m < count) {
+      gapDigits.length = 0;
+      if (!readGap(text, words[2 * (m - 1) + 1]!, words[2 * m]!, gapDigits)) break;
+      if (raw.length <= MAX_DIGITS + 2) raw.push(...gapDigits, values[m]!);
+      else raw.length = MAX_DIGITS + 3; // marks the run too long
+      m++;
+    }
+    const wordsInRun = m - k;
+    if (wordsInRun >= 3 && raw.length <= MAX_DIGITS + 2) {
+      const digits = expand(raw);
+      if (digits !== undefined) {
+        const start = groupsBefore(text, words[2 * k]!, digits);
+        const end = groupsAfter(text, words[2 * (m - 1) + 1]!, digits);
+        // A run inside a word or a longer number is not one.
+        if (!isAlnumCode(codeAt(text, start - 1)) && !isAlnumCode(codeAt(text, end))) classify(state, digits, start, end);
+      }
+    }
+    k = m;
+  }
+}
+
+const TOKEN = /\p{L}+|\p{N}+/gu;
+
+/**
+ * The digits of a value spelled out (`four one five, five five five, zero one double zero` ->
+ * `4155550100`) for normalization: the spelled and the written number are one value (one token,
+ * erased together). Undefined unless the value holds at least three digit words and nothing but
+ * digit words, numerals and separators.
+ */
+export function unspellDigits(value: string): string | undefined {
+  const values: number[] = [];
+  let words = 0;
+  for (const match of value.matchAll(TOKEN)) {
+    const token = match[0];
+    if (/^\p{N}+$/u.test(token)) {
+      if (!/^[0-9]+$/.test(token)) return undefined;
+      for (let k = 0; k < token.length; k++) values.push(token.charCodeAt(k) - 48);
+      continue;
+    }
+    const digit = DIGIT_WORDS.get(token.toLowerCase());
+    if (digit === undefined) return undefined;
+    values.push(digit);
+    words++;
+  }
+  if (words < 3) return undefined;
+  return expand(values)?.join('');
+}
