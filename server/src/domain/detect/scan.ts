@@ -15,7 +15,7 @@ import { DATE_CONTEXT, hasWordBefore } from './context.js';
 import { writtenDateFromMonth } from './dates.js';
 import { detectEmail } from './email.js';
 import { detectSpelledEmails } from './email-spelled.js';
-import { detectSpelledDigits, digitWord, SPELLED_FIRST } from './spelled-digits.js';
+import { detectSpelledDigits, digitWord, SPELLED_GATE, spelledGate } from './spelled-digits.js';
 import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
 import { detectDoubleColonAt, detectHexAt } from './network.js';
 import { detectNumeric, detectNumericGlued } from './numeric.js';
@@ -102,11 +102,10 @@ const GLUED_LABELS: ReadonlySet<string> = new Set([
 const GLUED_LABEL_MAX = 10;
 
 /**
- * A letter word [start, end) that is a label word with digits glued to it: the digit's index, or
- * -1. Cheap gates first (the word ends in a digit; a short run of ASCII letters before it).
+ * A letter word [start, end) ending in a digit that is a label word with digits glued to it: the
+ * digit's index, or -1.
  */
 function gluedLabel(text: string, start: number, end: number): number {
-  if (!isDigit(text.charCodeAt(end - 1))) return -1;
   let first = start;
   while (first < end && first - start <= GLUED_LABEL_MAX && isAsciiLetter(text.charCodeAt(first))) first++;
   if (first - start < 2 || first - start > GLUED_LABEL_MAX || !isDigit(text.charCodeAt(first))) return -1;
@@ -134,8 +133,12 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
     return resume;
   }
   if (mayStartKey(c)) resume = Math.max(resume, detectApiKey(state, start));
-  const glued = gluedLabel(text, start, end);
-  if (glued > 0) detectNumericGlued(state, glued);
+  // Most words end in a letter: the glued-label check only for a word ending in a digit.
+  const lastCode = text.charCodeAt(end - 1);
+  if (lastCode >= 48 && lastCode <= 57) {
+    const glued = gluedLabel(text, start, end);
+    if (glued > 0) detectNumericGlued(state, glued);
+  }
   switch (c) {
     case 101: // e
       resume = Math.max(resume, detectJwt(state, start));
@@ -223,7 +226,8 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
         let end = i + 1;
         while (end < n && isWordCode(text.charCodeAt(end))) end++;
         if (KEYWORD_FIRST[c] === 1 && mayStartKeyword(text, i)) keywordStarts.push(i);
-        if (SPELLED_FIRST[c] === 1) {
+        const gate = spelledGate(c, text.charCodeAt(i + 1), text.charCodeAt(i + 2));
+        if (end - i <= 7 && (SPELLED_GATE[gate >>> 5]! & (1 << (gate & 31))) !== 0) {
           const value = digitWord(text, i, end);
           if (value >= 0) {
             spelledWords.push(i, end);

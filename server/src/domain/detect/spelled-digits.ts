@@ -4,8 +4,8 @@
 // a number past a filter. The digits of every grouped form are what the other detectors see; a
 // run of digit words hides them from all of them.
 //
-// The scan's word loop hands over the words that are digit words (a three-letter prefix table
-// first, as keywords.ts does, so ordinary words cost two array reads); after the loop, runs of at
+// The scan's word loop hands over the words that are digit words (a bit table of three-letter
+// prefixes first, so an ordinary word costs three reads); after the loop, runs of at
 // least MIN_DIGITS digits are built from consecutive digit words, with digit groups written as
 // numerals allowed inside and at either end ("four one five 555 0100"), separated by spaces,
 // commas, dots or hyphens. `double`/`triple` repeat the next digit ("double zero" = 00; British
@@ -45,24 +45,29 @@ const DIGIT_WORDS: ReadonlyMap<string, number> = new Map([
 
 const LONGEST_WORD = 7;
 
-const lower = (code: number): number => (code >= 0x41 && code <= 0x5a) || (code >= 0xc0 && code <= 0xde && code !== 0xd7) ? code | 0x20 : code;
-const slot = (code: number): number => (code < 255 ? code : 255);
 
-/** First two characters (lower case, Latin-1) of the digit words: most words fail here. */
-const PAIRS = new Uint8Array(256 * 256);
-/** ASCII first characters (both cases): the scan tests this before calling digitWord. */
-export const SPELLED_FIRST = new Uint8Array(128);
+/**
+ * The scan's gate, read inline without a call: bit `spelledGate(first, second, third)` of
+ * SPELLED_GATE is set when a digit word may start with those three code units (each folded with
+ * `| 0x20` and `& 127`, which lower-cases ASCII letters; other characters may collide, which only
+ * lets a word through to digitWord). A two-letter digit word (`oh`, `un`) sets every third unit.
+ * "the", "that" and "several" fail here: three reads of the text and one of a 256 KB bit table.
+ */
+export const SPELLED_GATE = new Uint32Array(1 << 16);
+export const spelledGate = (first: number, second: number, third: number): number =>
+  (((first | 0x20) & 127) << 14) | (((second | 0x20) & 127) << 7) | ((third | 0x20) & 127);
 for (const word of DIGIT_WORDS.keys()) {
-  PAIRS[(slot(word.charCodeAt(0)) << 8) | slot(word.charCodeAt(1))] = 1;
-  SPELLED_FIRST[word.charCodeAt(0)] = 1;
-  SPELLED_FIRST[word.charCodeAt(0) - 0x20] = 1;
+  const thirds = word.length > 2 ? [word.charCodeAt(2)] : Array.from({ length: 128 }, (_, k) => k);
+  for (const third of thirds) {
+    const bit = spelledGate(word.charCodeAt(0), word.charCodeAt(1), third);
+    SPELLED_GATE[bit >>> 5] = SPELLED_GATE[bit >>> 5]! | (1 << (bit & 31));
+  }
 }
 
-/** The value of the digit word [start, end) (0-9, DOUBLE, TRIPLE), or -1. */
+/** The value of the digit word [start, end) (0-9, DOUBLE, TRIPLE), or -1 (after the gate). */
 export function digitWord(text: string, start: number, end: number): number {
   const length = end - start;
   if (length < 2 || length > LONGEST_WORD) return -1;
-  if (PAIRS[(slot(lower(text.charCodeAt(start))) << 8) | slot(lower(text.charCodeAt(start + 1)))] !== 1) return -1;
   return DIGIT_WORDS.get(text.slice(start, end).toLowerCase()) ?? -1;
 }
 
