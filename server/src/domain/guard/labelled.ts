@@ -43,7 +43,8 @@ const PHONE_RUN = /(?<![\p{L}\p{N}+])(\+|00)?(?:\(?\d[\d\s().\-/]{5,22}\d)(?![\p
  */
 const PASSWORD_STEMS = ['pass', 'kennwort', 'contrasena', 'senha', 'wachtwoord', 'adgangskode', 'salasana'];
 const SECRET_STEMS = ['token', 'key', 'secret', 'credential', 'bearer', 'clave', 'chiave'];
-const NON_ASCII = /[^\x00-\x7f]/;
+/** A UTF-16 unit outside ASCII (surrogates included). */
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * Whether a label regex with these stems needs to run on `text` (`lower`: the text in lower
