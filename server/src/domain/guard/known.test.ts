@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DENSE_CELLS, KnownValues, mergeSpans, MIN_KNOWN_CHARS, NARROW_STATES, skeletonOf, skeletonUnits, trieStates, type KnownEntry, type KnownFinding } from './known.js';
-import { phoneSearchForms } from './forms.js';
+import { emailSearchForms, phoneSearchForms } from './forms.js';
 import { guardView } from './view.js';
 
 /** The general path alone: what skeletonOf computed for every character before the ASCII fast path. */
@@ -167,6 +167,32 @@ describe('KnownValues: a session phone number in its other spellings', () => {
     expect(phoneSearchForms('+1 415 555 0100 ext. 42', 'US')).toEqual(expect.arrayContaining(['14155550100', '4155550100']));
     const known = new KnownValues([{ type: 'phone', value: '020 7946 0958' }], 'GB');
     expect(known.find('+44 20 7946 0958')).toEqual([{ type: 'phone', start: 1, end: 16 }]);
+  });
+});
+
+/** The spelled-out address forms as first written: each of the four forms split and cleaned its parts itself. */
+function referenceEmailForms(value: string): string[] {
+  const at = value.lastIndexOf('@');
+  if (at <= 0 || at === value.length - 1) return [];
+  const skeleton = (part: string, dot: string): string => part.split('.').map((piece) => piece.replace(/[^\p{L}\p{N}]+/gu, '')).join(dot).toLowerCase();
+  const forms = new Set<string>();
+  for (const localDot of ['', 'dot']) {
+    for (const domainDot of ['', 'dot']) forms.add(`${skeleton(value.slice(0, at), localDot)}at${skeleton(value.slice(at + 1), domainDot)}`);
+  }
+  return [...forms];
+}
+
+describe('emailSearchForms', () => {
+  it('gives the forms each part cleaned four times gave, on any address (Greek sigma, dots, symbols, several @)', () => {
+    const piece = fc.constantFrom('a', 'B', '.', '@', '-', '_', '+', '1', 'Σ', 'σ', 'İ', 'ß', 'é', '\u{1d400}', ' ', '..');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 20 }), (parts) => {
+        const value = parts.join('');
+        expect(emailSearchForms(value)).toEqual(referenceEmailForms(value));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(emailSearchForms('ΑΣ.Β@ΟΣ.gr')).toEqual(referenceEmailForms('ΑΣ.Β@ΟΣ.gr'));
   });
 });
 
