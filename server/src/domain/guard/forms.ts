@@ -71,12 +71,16 @@ const NOT_SKELETON = /[^\p{L}\p{N}]+/gu;
 export function emailSearchForms(value: string): string[] {
   const at = value.lastIndexOf('@');
   if (at <= 0 || at === value.length - 1) return [];
-  const skeleton = (part: string, dot: string): string => part.split('.').map((piece) => piece.replace(NOT_SKELETON, '')).join(dot).toLowerCase();
-  const local = value.slice(0, at);
-  const domain = value.slice(at + 1);
+  // Each part cleaned once and joined both ways (the four forms used to split and clean each
+  // part twice: work every rehydrate's guard repeated per session address). Lower-cased after
+  // the join, as before: a Greek capital sigma lower-cases by what follows it.
+  const pieces = (part: string): string[] => part.split('.').map((piece) => piece.replace(NOT_SKELETON, ''));
+  const joined = (parts: readonly string[]): string[] => [parts.join('').toLowerCase(), parts.join('dot').toLowerCase()];
+  const locals = joined(pieces(value.slice(0, at)));
+  const domains = joined(pieces(value.slice(at + 1)));
   const forms = new Set<string>();
-  for (const localDot of ['', 'dot']) {
-    for (const domainDot of ['', 'dot']) forms.add(`${skeleton(local, localDot)}at${skeleton(domain, domainDot)}`);
+  for (const localForm of locals) {
+    for (const domainForm of domains) forms.add(`${localForm}at${domainForm}`);
   }
   return [...forms];
 }

@@ -5,8 +5,8 @@
 // for every key at every position finds.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DENSE_CELLS, KnownValues, mergeSpans, MIN_KNOWN_CHARS, skeletonOf, skeletonUnits, type KnownEntry, type KnownFinding } from './known.js';
-import { phoneSearchForms } from './forms.js';
+import { DENSE_CELLS, KnownValues, mergeSpans, MIN_KNOWN_CHARS, NARROW_STATES, skeletonOf, skeletonUnits, trieStates, type KnownEntry, type KnownFinding } from './known.js';
+import { emailSearchForms, phoneSearchForms } from './forms.js';
 import { guardView } from './view.js';
 
 /** The general path alone: what skeletonOf computed for every character before the ASCII fast path. */
@@ -170,6 +170,32 @@ describe('KnownValues: a session phone number in its other spellings', () => {
   });
 });
 
+/** The spelled-out address forms as first written: each of the four forms split and cleaned its parts itself. */
+function referenceEmailForms(value: string): string[] {
+  const at = value.lastIndexOf('@');
+  if (at <= 0 || at === value.length - 1) return [];
+  const skeleton = (part: string, dot: string): string => part.split('.').map((piece) => piece.replace(/[^\p{L}\p{N}]+/gu, '')).join(dot).toLowerCase();
+  const forms = new Set<string>();
+  for (const localDot of ['', 'dot']) {
+    for (const domainDot of ['', 'dot']) forms.add(`${skeleton(value.slice(0, at), localDot)}at${skeleton(value.slice(at + 1), domainDot)}`);
+  }
+  return [...forms];
+}
+
+describe('emailSearchForms', () => {
+  it('gives the forms each part cleaned four times gave, on any address (Greek sigma, dots, symbols, several @)', () => {
+    const piece = fc.constantFrom('a', 'B', '.', '@', '-', '_', '+', '1', 'Σ', 'σ', 'İ', 'ß', 'é', '\u{1d400}', ' ', '..');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 20 }), (parts) => {
+        const value = parts.join('');
+        expect(emailSearchForms(value)).toEqual(referenceEmailForms(value));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(emailSearchForms('ΑΣ.Β@ΟΣ.gr')).toEqual(referenceEmailForms('ΑΣ.Β@ΟΣ.gr'));
+  });
+});
+
 describe('KnownValues: a session address spelled out', () => {
   it('finds the address with "at" for its @ and "dot" or nothing for its dots, not another address', () => {
     const known = new KnownValues([{ type: 'email', value: 'Jane.Roe@corp.example' }]);
@@ -254,6 +280,32 @@ describe('KnownValues search', () => {
     const spans = known.find(output).map((hit) => output.slice(hit.start, hit.end));
     expect(spans).toEqual(['Jane Roe', '\u{20000}\u{20001} Chen']);
     expect(known.find(output)).toEqual(referenceSearch([{ type: 'person', value: 'Jane Roe' }, { type: 'person', value: '\u{20000}\u{20001} Chen' }], output).find);
+  });
+
+  it('counts the trie states of any keys exactly (the table is sized by them)', () => {
+    const key = fc.array(fc.constantFrom('a', 'b', 'ab', '1', 'é', '\u4e00', '\u{20000}'), { maxLength: 6 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(fc.array(key, { maxLength: 12 }), (keys) => {
+        const prefixes = new Set<string>(['']);
+        for (const one of keys) for (let end = 1; end <= one.length; end++) prefixes.add(one.slice(0, end));
+        expect(trieStates(keys)).toBe(prefixes.size);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('finds the same on both sides of the 16-bit table (NARROW_STATES trie states and more)', () => {
+    // One long number: its trie has one state per digit plus the root.
+    for (const states of [NARROW_STATES, NARROW_STATES + 2]) {
+      const value = Array.from({ length: states - 1 }, (_, index) => String((index * 7 + 3) % 10)).join('');
+      const entries: KnownEntry[] = [{ type: 'custom', value }, { type: 'email', value: 'jane.roe@example.com' }];
+      const known = new KnownValues(entries);
+      for (const output of [`id ${value} and jane.roe@example.com`, `tail ${value.slice(0, 5000)}`, `mail JANE.ROE@example.com, then ${value.slice(0, -1)}`]) {
+        const expected = referenceSearch(entries, output);
+        expect(known.find(output), `${states} states`).toEqual(expected.find);
+        expect(known.pendingStart(output), `${states} states`).toBe(expected.pendingStart);
+      }
+    }
   });
 
   it('a session too large for the dense table (states x distinct units > DENSE_CELLS) finds the same with the sparse automaton', () => {

@@ -177,10 +177,34 @@ function joined(text: string, before: number, after: number): boolean {
 interface Automaton {
   /** The state after `state` reads the UTF-16 unit `code` (a unit in no key returns to the root). */
   step(state: number, code: number): number;
-  readonly fail: Int32Array;
+  readonly fail: Int32Array | Int16Array;
   /** Keys (by index into `keys`) ending at each state, including through fail links. */
   readonly out: (readonly number[])[];
-  readonly depth: Int32Array;
+  readonly depth: Int32Array | Int16Array;
+}
+
+/**
+ * Most states (trie nodes, the root included) a table of 16-bit cells holds: a cell holds a
+ * state number or ROOT_CELL (-1), and a depth or fail state is below the number of states.
+ */
+export const NARROW_STATES = 0x7fff;
+
+/**
+ * The number of states of the trie of `keys` (the root and one per distinct prefix): on the
+ * keys in code-unit order, each key adds the units past its longest common prefix with the key
+ * before it (the longest it shares with any earlier one).
+ */
+export function trieStates(keys: readonly string[]): number {
+  let states = 1;
+  let previous = '';
+  for (const key of [...keys].sort()) {
+    const limit = Math.min(key.length, previous.length);
+    let common = 0;
+    while (common < limit && key.charCodeAt(common) === previous.charCodeAt(common)) common++;
+    states += key.length - common;
+    previous = key;
+  }
+  return states;
 }
 
 /** Most cells (Int32, 4 bytes each) a dense transition table may have: 4 MiB. */
@@ -192,7 +216,6 @@ function build(keys: readonly string[]): Automaton {
   const ascii = new Int32Array(128).fill(-1);
   const other = new Map<number, number>();
   let symbols = 0;
-  let capacity = 1;
   for (const key of keys) {
     for (let unit = 0; unit < key.length; unit++) {
       const code = key.charCodeAt(unit);
@@ -200,8 +223,8 @@ function build(keys: readonly string[]): Automaton {
         if (ascii[code] === -1) ascii[code] = symbols++;
       } else if (!other.has(code)) other.set(code, symbols++);
     }
-    capacity += key.length;
   }
+  const capacity = trieStates(keys);
   if (capacity * symbols > DENSE_CELLS) return buildSparse(keys);
   const symbolOf = (code: number): number => (code < 128 ? ascii[code]! : (other.get(code) ?? -1));
   // The transition table, filled as far as it is known: a trie edge from the start, and every
@@ -209,8 +232,12 @@ function build(keys: readonly string[]): Automaton {
   // and kept). Cells: 0 not known yet, ROOT_CELL the root, a positive number that state.
   // Filling every cell up front (states x symbols) was most of the automaton's cost for the few
   // values of a session, and a search of a short output reads a small part of them.
-  const table = new Int32Array(capacity * symbols);
-  const depth = new Int32Array(capacity);
+  // Sized to the trie's states, in 16-bit cells while every state number fits: allocating and
+  // zeroing the table was most of the build (a session's e-mail forms share long prefixes, so the
+  // sum of the keys' lengths overstated the states by a third; issue 20).
+  const narrow = capacity <= NARROW_STATES;
+  const table = narrow ? new Int16Array(capacity * symbols) : new Int32Array(capacity * symbols);
+  const depth = narrow ? new Int16Array(capacity) : new Int32Array(capacity);
   // Construction-only arrays: plain arrays (on the heap, cheap to allocate) rather than typed ones.
   const parent: number[] = [0];
   const via: number[] = [0];
@@ -235,7 +262,7 @@ function build(keys: readonly string[]): Automaton {
     }
     out[state] = [...out[state]!, index];
   }
-  const fail = new Int32Array(states);
+  const fail = narrow ? new Int16Array(states) : new Int32Array(states);
   /** The next state from `state` on `symbol` (fail links of shallower states must be set). */
   const next = (state: number, symbol: number): number => {
     let current = state;
@@ -274,7 +301,7 @@ function build(keys: readonly string[]): Automaton {
     },
     fail,
     out,
-    depth: depth.subarray(0, states),
+    depth,
   };
 }
 

@@ -32,6 +32,30 @@ const MAX_SECRET = 512;
 const SECRET_RUN = /[A-Za-z0-9+/=_.-]{24,512}/;
 const PHONE_RUN = /(?<![\p{L}\p{N}+])(\+|00)?(?:\(?\d[\d\s().\-/]{5,22}\d)(?![\p{N}])/gu;
 
+/**
+ * Label words that can start a PASSWORD or SECRET_WORD match in a text of ASCII characters only,
+ * lower case: every ASCII keyword of the regex contains one of them (`pass` covers password,
+ * passwort, passcode, passphrase and mot de passe; `key` covers api key, apikey and access key).
+ * The keywords with other letters (contraseña, hasło, lösenord, schlüssel, clé) cannot match
+ * ASCII text: under the regexes' `iu` flags a letter matches only the letters it case-folds
+ * with, and none of theirs is ASCII; the ASCII letters that fold with something else (k with
+ * the Kelvin sign, s with the long s) fold with letters outside ASCII, absent from such a text.
+ */
+const PASSWORD_STEMS = ['pass', 'kennwort', 'contrasena', 'senha', 'wachtwoord', 'adgangskode', 'salasana'];
+const SECRET_STEMS = ['token', 'key', 'secret', 'credential', 'bearer', 'clave', 'chiave'];
+/** A UTF-16 unit outside ASCII (surrogates included). */
+const NON_ASCII = /[\u0080-\uffff]/;
+
+/**
+ * Whether a label regex with these stems needs to run on `text` (`lower`: the text in lower
+ * case when it is all ASCII, else undefined). Most model outputs name no password or secret
+ * label: the two regexes, each a Unicode lookbehind tried at every position (~3 µs per KB),
+ * are then skipped after a few substring searches of the lower-cased text (issue 20).
+ */
+function mayHaveLabel(lower: string | undefined, stems: readonly string[]): boolean {
+  return lower === undefined || stems.some((stem) => lower.includes(stem));
+}
+
 /** Shapes that are something else: dates (2024-02-29, 03.12.2024, 2016/679), dotted quads. */
 const NOT_A_PHONE = /^(?:\d{4}[-/.]\d{1,3}(?:[-/.]\d{1,2})?|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|\d{1,3}(?:\.\d{1,3}){3})$/;
 
@@ -113,10 +137,20 @@ function phones(text: string, out: Detection[]): void {
  * other or the detectors' findings (the caller merges).
  */
 export function labelledValues(text: string): Detection[] {
+  return collect(text, true);
+}
+
+/** labelledValues without the label pre-test (mayHaveLabel): every regex runs. The reference its tests compare with. */
+export function labelledValuesUnscreened(text: string): Detection[] {
+  return collect(text, false);
+}
+
+function collect(text: string, screen: boolean): Detection[] {
   const view = guardView(text);
   const found: Detection[] = [];
-  passwords(view.text, found);
-  secrets(view.text, found);
+  const lower = !screen || NON_ASCII.test(view.text) ? undefined : view.text.toLowerCase();
+  if (mayHaveLabel(lower, PASSWORD_STEMS)) passwords(view.text, found);
+  if (mayHaveLabel(lower, SECRET_STEMS)) secrets(view.text, found);
   phones(view.text, found);
   if (view.identity) return found;
   return found.map((item) => {

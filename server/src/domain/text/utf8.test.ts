@@ -24,6 +24,18 @@ describe('decodeUtf8', () => {
       expect(() => decodeUtf8(input, 'body')).toThrow(expect.objectContaining({ code: 'VEIL_VALIDATION_FAILED', status: 400, message: 'body: is not valid UTF-8' }));
     }
   });
+
+  it('decodes each body on its own: nothing of a refused or earlier body carries into the next', () => {
+    // The first byte of a three-byte sequence ends a refused body; the next body starts with its
+    // two continuation bytes, which are malformed on their own and must be refused.
+    expect(() => decodeUtf8(Buffer.from([0x61, 0xe2]), 'body')).toThrow(expect.objectContaining({ code: 'VEIL_VALIDATION_FAILED' }));
+    expect(() => decodeUtf8(Buffer.from([0x82, 0xac, 0x61]), 'body')).toThrow(expect.objectContaining({ code: 'VEIL_VALIDATION_FAILED' }));
+    // A valid body after a refused one decodes whole, as does the same body twice.
+    expect(() => decodeUtf8(Buffer.from([0xf0, 0x9d]), 'body')).toThrow(expect.objectContaining({ code: 'VEIL_VALIDATION_FAILED' }));
+    expect(decodeUtf8(Buffer.from('€ 𝄞'), 'body')).toBe('€ 𝄞');
+    expect(decodeUtf8(Buffer.from('€ 𝄞'), 'body')).toBe('€ 𝄞');
+    expect(decodeLatin1Field(Buffer.from('ça').toString('latin1'), 'field')).toBe('ça');
+  });
 });
 
 describe('decodeLatin1Field (multipart text fields read as bytes)', () => {
