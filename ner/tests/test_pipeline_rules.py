@@ -1127,3 +1127,45 @@ def test_first_name_as_subject_after_a_conjunction(name_vectors: None, text: str
 )
 def test_a_rare_name_before_a_noun_it_modifies_is_no_place(vocabulary: None, text: str) -> None:
     assert not [s for s in recognized(text) if s[1] == "GPE_GAZ"]
+
+
+# --- session 9: cheaper triggers, same results ------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        # the greeting once consumed "Hello, I'm" as a greeted name and hid the introduction
+        ("Hello, I'm Anna and I need help with my order.", "Anna"),
+        ("Hi there! My name is Kowalczyk, from the night shift.", "Kowalczyk"),
+    ],
+)
+def test_an_introduction_after_a_greeting(text: str, name: str) -> None:
+    assert name in found(names.find, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "İ" lowers to two code points: the case-insensitive patterns run on the text itself
+        ("İstanbul office. She LIVES IN Kwenzekile now.", ["Kwenzekile"]),
+        ("She lives in Kwenzekile now.", ["Kwenzekile"]),
+        ("İ: Mrs. Kowalczyk and Sig.ra Bianchi called.", ["Kowalczyk", "Bianchi"]),
+        ("Mrs. Kowalczyk and Sig.ra Bianchi called.", ["Kowalczyk", "Bianchi"]),
+    ],
+)
+def test_case_insensitive_triggers_with_and_without_the_lower_case_view(
+    text: str, expected: list[str]
+) -> None:
+    values = [value for value, _ in recognized(text)]
+    for value in expected:
+        assert value in values
+
+
+def test_lower_view_keeps_offsets_or_declines() -> None:
+    assert gazetteer.lower_view("Lives In Lyon") == "lives in lyon"
+    assert gazetteer.lower_view("İzmir") is None  # "i̇zmir": one code point longer
+
+
+def test_firm_names_need_a_conjunction_in_the_same_run() -> None:
+    assert found(orgs.find, "Partners: Carpentier et Dubois.") == ["Carpentier et Dubois"]
+    assert found(orgs.find, "Carpentier.\nDubois et Moreau") == ["Dubois et Moreau"]
+    assert found(orgs.find, "Carpentier (Lyon) et cetera") == []

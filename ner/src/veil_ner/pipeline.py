@@ -60,8 +60,8 @@ _PREPOSITION = re.compile(
 )
 _LINE = re.compile(rf"(?m)^[ \t]*(?P<place>{_PLACE})[ \t]*$")
 _ANY_WORD = r"[^\W\d_][^\W\d_'\u2019]*(?:-[^\W\d_]+)*"
-_PLACE_CONTEXT = re.compile(
-    r"(?<![\w])(?i:(?:lives|live|living|lived|resides|reside|residing|born|grew up|based) in|"
+_PLACE_CONTEXT_PHRASES = (
+    r"(?:lives|live|living|lived|resides|reside|residing|born|grew up|based) in|"
     r"home ?town|home city|city of|town of|village of|municipality of|"
     # travel: nobody lands in, flies to or drives from a company ("moved to" is left out: people
     # move to a new employer too)
@@ -70,7 +70,13 @@ _PLACE_CONTEXT = re.compile(
     # a vehicle or a journey goes between places ("the train from Bourdon", "a flight to Kurfar")
     r"(?:train|trains|flight|flights|bus|ferry|plane|trip|journey|commute|road trip) (?:to|from)|"
     r"wohnt in|wohne in|lebt in|lebe in|geboren in|habite à|habite a|vit à|né à|née à|vive en|vive em|"
-    r"vive a|vivo en|vivo a|abita a|mora em|moro em|woont in|woon in|geboren te)[ \t]+"
+    r"vive a|vivo en|vivo a|abita a|mora em|moro em|woont in|woon in|geboren te"
+)
+# The phrase is found case-insensitively (gazetteer.triggered), the place after it as written.
+_PLACE_CONTEXT = re.compile(rf"(?<![\w])(?:{_PLACE_CONTEXT_PHRASES})(?=[ \t])")
+_PLACE_CONTEXT_ANY_CASE = re.compile(rf"(?<![\w])(?i:{_PLACE_CONTEXT_PHRASES})(?=[ \t])")
+_PLACE_AFTER_CONTEXT = re.compile(
+    r"[ \t]+"
     rf"(?P<place>{_ANY_WORD}(?:[ \t\-](?:(?:de|del|la|le|sur|am|an|do|da|dos|upon)[ \t\-])?"
     rf"{_ANY_WORD}){{0,3}})"
 )
@@ -85,7 +91,7 @@ _LIST = re.compile(
 def _context_places(text: str) -> list[RawEntity]:
     """Capitalized words after a context that says a place follows (module docstring)."""
     out: list[RawEntity] = []
-    for match in _PLACE_CONTEXT.finditer(text):
+    for _, match in g.triggered(text, _PLACE_CONTEXT, _PLACE_CONTEXT_ANY_CASE, _PLACE_AFTER_CONTEXT):
         start = match.start("place")
         end = start
         for word in g.WORD.finditer(text, start, match.end("place")):
@@ -105,11 +111,16 @@ def _context_places(text: str) -> list[RawEntity]:
 
 # A form field whose value is a place: "City of birth: Hoogland", "Wohnort: Roding". Not
 # "Location:" (a room, "Remote", "Online").
-_PLACE_LABEL = re.compile(
-    r"(?<![\w])(?i:city|town|home ?town|city of birth|place of birth|birth ?place|city of residence|"
+_PLACE_LABELS = (
+    r"city|town|home ?town|city of birth|place of birth|birth ?place|city of residence|"
     r"country|country of birth|country of residence|wohnort|geburtsort|ort|stadt|ville|lieu de naissance|"
     r"pays|ciudad|país|lugar de nacimiento|città|luogo di nascita|cidade|naturalidade|woonplaats|"
-    r"geboorteplaats|plaats)[ \t]*:[ \t]*"
+    r"geboorteplaats|plaats"
+)
+_PLACE_LABEL = re.compile(rf"(?<![\w])(?:{_PLACE_LABELS})(?=[ \t]*:)")
+_PLACE_LABEL_ANY_CASE = re.compile(rf"(?<![\w])(?i:{_PLACE_LABELS})(?=[ \t]*:)")
+_PLACE_LABEL_VALUE = re.compile(
+    r"[ \t]*:[ \t]*"
     rf"(?P<place>{_ANY_WORD}(?:[ \t\-](?:(?:de|del|la|le|sur|am|an|do|da|dos|upon|di|im|in)[ \t\-])?"
     rf"{_ANY_WORD}){{0,3}})[ \t]*(?=$|[\r\n,;|)])",
     re.MULTILINE,
@@ -121,7 +132,7 @@ def _labelled_places(text: str) -> list[RawEntity]:
     not a label or a term, and a known place or a word the model's vocabulary does not know
     ("City: Remote" is not a place)."""
     out: list[RawEntity] = []
-    for match in _PLACE_LABEL.finditer(text):
+    for _, match in g.triggered(text, _PLACE_LABEL, _PLACE_LABEL_ANY_CASE, _PLACE_LABEL_VALUE):
         value = match.group("place")
         words = value.split()
         keys = [g.fold(w) for w in g.WORD.findall(value)]
