@@ -300,8 +300,11 @@ STREET_TYPES = _set(
     ridge pike
     loop corners villages ranch"""
 )
+# Literals of programming languages, capitalized as Python and others write them ("returns
+# None", "defaults to True"): "None" is also a town in Piedmont the model tags as a place.
+CODE_LITERALS = _set("none null true false nan undefined notimplemented nullptr")
 # Words that never are a name on their own, whatever the model says.
-CLOSED_CLASS = GREETINGS | IMPERATIVES | LOG_WORDS | AUTH_WORDS | FIELD_LABELS | TITLES
+CLOSED_CLASS = GREETINGS | IMPERATIVES | LOG_WORDS | AUTH_WORDS | FIELD_LABELS | TITLES | CODE_LITERALS
 
 # Upper-case letters for character classes: Latin (ASCII, Latin-1, Latin Extended-A), Greek and
 # Cyrillic ("380 Σκαφίδια 233", "in ΠΑΦΟΣ": names and addresses written in their own script).
