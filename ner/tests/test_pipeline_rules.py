@@ -1169,3 +1169,89 @@ def test_firm_names_need_a_conjunction_in_the_same_run() -> None:
     assert found(orgs.find, "Partners: Carpentier et Dubois.") == ["Carpentier et Dubois"]
     assert found(orgs.find, "Carpentier.\nDubois et Moreau") == ["Dubois et Moreau"]
     assert found(orgs.find, "Carpentier (Lyon) et cetera") == []
+
+
+# --- session 9: false names in ordinary text, by class -----------------------------------------
+class EverydayVectors(NameVectors):
+    """NameVectors where listed surnames that are everyday words ("file", "stream") lean away from
+    the names, as in the real model."""
+
+    WORDY = frozenset(
+        ["line", "range", "will", "file", "stream", "rule", "bidi", "image", "handbuch", "laut"]
+    )
+
+
+@pytest.fixture
+def everyday_vectors() -> Iterator[None]:
+    words = ["roland", "hernandez", "kenyon", "chadd", "the", "is", *EverydayVectors.WORDY]
+    gazetteer.use_vocabulary(EverydayVectors({w: i for i, w in enumerate(words)}))
+    try:
+        yield
+    finally:
+        gazetteer._vocabulary.clear()
+        gazetteer._name_direction.clear()
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("The Bidi Rule applies to labels.", "Bidi Rule"),  # the model's person: no word a name's
+        ("It uses Bidi Stream for logs.", "Bidi Stream"),
+        ("Laut Handbuch ist tar ein Archivierer.", "Laut Handbuch"),
+    ],
+)
+def test_person_of_everyday_words_is_dropped(everyday_vectors: None, text: str, value: str) -> None:
+    assert recognized(text, [(value, "PERSON")]) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("I met Roland Hernandez today.", "Roland Hernandez"),  # names lean towards the lists
+        ("I met Kenyon Pugliesi today.", "Kenyon Pugliesi"),  # a rare word (no vector)
+        ("I met Line Q. Stream today.", "Line Q. Stream"),  # an initial
+    ],
+)
+def test_person_with_a_name_word_is_kept(everyday_vectors: None, text: str, value: str) -> None:
+    assert (value, "PERSON") in recognized(text, [(value, "PERSON")])
+
+
+def test_organization_needs_a_name_word_that_reads_as_a_name(everyday_vectors: None) -> None:
+    # "file" is a listed surname, but its vector is an everyday word's: no organization evidence
+    assert recognized("Open the Image File dialog.", [("Image File", "ORG")]) == []
+    assert recognized("We use Hernandez Blue Textiles now.", [("Hernandez Blue Textiles", "ORG")]) == [
+        ("Hernandez Blue Textiles", "ORG")
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Set to None to render a pulsing bar. Defaults to None.",  # "None" is a town in Piedmont too
+        "    if found:\n        return mid\n    None\n}",  # alone on a line
+        "The function returns None when the key is missing.",
+    ],
+)
+def test_code_literals_are_no_places(text: str) -> None:
+    assert recognized(text, [("None", "GPE")]) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Jack up the timeout to 60 seconds.", "Wade through these logs first.", "Chase down all the failures."],
+)
+def test_sentence_initial_verb_with_a_particle_is_no_person(text: str) -> None:
+    word = text.split(maxsplit=1)[0]
+    assert recognized(text, [(word, "PERSON")]) == []
+
+
+def test_a_first_name_before_a_particle_without_a_determiner_stays() -> None:
+    assert recognized("Jack went up to the roof.", [("Jack", "PERSON")]) == [("Jack", "PERSON")]
+
+
+def test_lower_case_word_inside_a_person_that_is_no_particle() -> None:
+    text = "Befehl zur Dateimanipulation, siehe oben."
+    assert recognized(text, [("Befehl zur Dateimanipulation", "PERSON")]) == []
+    text = "Ask Dorinda van der Pugliesi."  # no list knows the whole name: the model's span stays
+    value = "Dorinda van der Pugliesi"
+    assert recognized(text, [(value, "PERSON")]) == [(value, "PERSON")]

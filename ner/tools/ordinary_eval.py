@@ -22,7 +22,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from dev_eval import CACHE, ROOT, CachedBackend, jsonl, predict
-
 from veil_ner.detector import Detector
 
 SETS = ("dev-ordinary-prompts", "guard-ordinary", "own-ordinary-prompts")
@@ -52,7 +51,8 @@ def main() -> int:
             altered[record.get("domain", "-")] += 1
             text = record["text"]
             by_type.update(p["type"] for p in pred)
-            lines.append(f"  [{record.get('domain', '-')}] {[(text[p['start'] : p['end']], p['type']) for p in pred]}")
+            found = [(text[p["start"] : p["end"]], p["type"]) for p in pred]
+            lines.append(f"  [{record.get('domain', '-')}] {found}")
         count = sum(altered.values())
         domains = ", ".join(f"{d} {altered[d]}/{totals[d]}" for d in sorted(totals))
         print(f"{path.name}: {count} of {len(records)} altered ({domains}); detections {dict(by_type)}")

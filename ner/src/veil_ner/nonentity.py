@@ -188,7 +188,7 @@ _SIGNATURE_BEFORE = re.compile(r"[^\W\d_][ \t]*[,|][ \t]*$")
 _LINE_END = re.compile(r"[ \t]*(?:\r?\n|$)")
 
 
-def _organization_evidence(text: str, start: int, end: int, words: list[str]) -> bool:
+def _organization_evidence(text: str, start: int, end: int, words: list[str]) -> bool:  # noqa: PLR0911
     """An ORG span needs more than capital letters (rule 6): a name or place in it, an organization
     head noun at its end, or a context that names an employer or a client."""
     if all(word.isupper() for word in words):
@@ -209,9 +209,7 @@ def _organization_evidence(text: str, start: int, end: int, words: list[str]) ->
     if len(words) < 2:
         return False
     places = g.places()
-    return any(
-        (_is_person_name(word) and _name_evidence(word)) or g.fold(word) in places for word in words
-    )
+    return any((_is_person_name(word) and _name_evidence(word)) or g.fold(word) in places for word in words)
 
 
 def _sentence_end(text: str, index: int) -> bool:
