@@ -1255,3 +1255,34 @@ def test_lower_case_word_inside_a_person_that_is_no_particle() -> None:
     text = "Ask Dorinda van der Pugliesi."  # no list knows the whole name: the model's span stays
     value = "Dorinda van der Pugliesi"
     assert recognized(text, [(value, "PERSON")]) == [(value, "PERSON")]
+
+
+# --- session 9: places whose name holds a particle ---------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Our supplier, based in Rozhnov pod Radkhoshtjem, raised prices.", "Rozhnov pod Radkhoshtjem"),
+        ("She was born in Ústí nad Labem and moved abroad.", "Ústí nad Labem"),
+        ("Regards,\nMarta\nNeustadt an der Waag", "Neustadt an der Waag"),
+        ("Book me a hotel in Armação dos Búzios for two nights.", "Armação dos Búzios"),
+    ],
+)
+def test_known_place_with_a_particle(text: str, place: str) -> None:
+    assert gazetteer.fold(place) in gazetteer.places()
+    assert (place, "GPE_GAZ") in recognized(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("We opened a second office in Mar del Plata last spring.", "Mar del Plata"),
+        ("The conference moves to Pau dos Ferros next year.", "Pau dos Ferros"),
+    ],
+)
+def test_a_known_place_the_model_found_is_no_full_name(text: str, place: str) -> None:
+    # "Mar" and "Pau" are first names and "Plata", "Ferros" surnames: the model's place stays
+    assert recognized(text, [(place, "GPE")]) == [(place, "GPE")]
+
+
+def test_particles_need_the_whole_place_known() -> None:
+    assert recognized("Open Settings in Visual Studio and search for Format on Save.") == []

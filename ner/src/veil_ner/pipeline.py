@@ -51,8 +51,12 @@ PERSON_CONFIDENCE = 0.85
 PLACE_CONFIDENCE = 0.8
 
 _UP = g.UPPER
+# Particles inside a place's name, up to two ("Frankfurt an der Oder"): the catalog's languages and
+# the Slavic "nad"/"pod"/"na" ("Ústí nad Labem", "Nové Město na Moravě"), "upon", "im", "bei". A
+# candidate with one counts only as a known place as a whole (`_is_place`), never by its shape.
+_PLACE_PARTICLES = "de|del|la|le|am|an|der|sur|sul|do|da|dos|das|los|las|el|di|du|des|nad|pod|na|im|bei|upon"
 _PLACE = (
-    rf"[{_UP}][^\W\d_]*(?:[ \t\-](?:(?:de|del|la|le|am|an|sur|sul|do|da)[ \t\-])?[{_UP}][^\W\d_]*){{0,3}}"
+    rf"[{_UP}][^\W\d_]*(?:[ \t\-](?:(?:{_PLACE_PARTICLES})[ \t\-]){{0,2}}[{_UP}][^\W\d_]*){{0,3}}"
 )
 _PREPOSITION = re.compile(
     rf"(?<![\w])(?P<preposition>in|from|to|at|near|via|visit|visiting|en|à|au|aus|nach|bei|von|zu|a|da|em|para|"
@@ -374,7 +378,7 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
     for start, end in _longest_first(set(names.find(text))):
         candidate = RawEntity(start, end, PERSON_LABEL, PERSON_CONFIDENCE)
         rivals = kept.overlapping(candidate)
-        if any(not _yields_to(rival, candidate) for rival in rivals):
+        if any(not _yields_to(text, rival, candidate) for rival in rivals):
             continue
         for rival in rivals:
             kept.remove(rival)
@@ -847,11 +851,19 @@ def _known_place_not_name(value: str) -> bool:
     return len(words) > 1 or g.fold(words[0]) not in g.last_names()
 
 
-def _yields_to(existing: RawEntity, person: RawEntity) -> bool:
+def _yields_to(text: str, existing: RawEntity, person: RawEntity) -> bool:
     """Whether a span already kept gives way to a gazetteer person name (rule 3)."""
     if existing.label in (ADDRESS_LABEL, ORG_LABEL, PERSON_LABEL):
         return False
     covered = person.start <= existing.start and existing.end <= person.end
     if veil_type(existing.label) == "person":  # the same name, found twice: keep the model's unless longer
         return (person.end - person.start) > (existing.end - existing.start)
+    if _known_place_of_words(text, existing) and (existing.start, existing.end) == (person.start, person.end):
+        return False  # "in Mar del Plata", "to Pau dos Ferros": a first name, particle, surname, and a town
     return covered
+
+
+def _known_place_of_words(text: str, span: RawEntity) -> bool:
+    """A location span of two or more words that is a known place as a whole."""
+    value = text[span.start : span.end]
+    return veil_type(span.label) == "location" and " " in value and g.fold(value) in g.places()
