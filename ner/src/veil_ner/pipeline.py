@@ -55,9 +55,7 @@ _UP = g.UPPER
 # the Slavic "nad"/"pod"/"na" ("Ústí nad Labem", "Nové Město na Moravě"), "upon", "im", "bei". A
 # candidate with one counts only as a known place as a whole (`_is_place`), never by its shape.
 _PLACE_PARTICLES = "de|del|la|le|am|an|der|sur|sul|do|da|dos|das|los|las|el|di|du|des|nad|pod|na|im|bei|upon"
-_PLACE = (
-    rf"[{_UP}][^\W\d_]*(?:[ \t\-](?:(?:{_PLACE_PARTICLES})[ \t\-]){{0,2}}[{_UP}][^\W\d_]*){{0,3}}"
-)
+_PLACE = rf"[{_UP}][^\W\d_]*(?:[ \t\-](?:(?:{_PLACE_PARTICLES})[ \t\-]){{0,2}}[{_UP}][^\W\d_]*){{0,3}}"
 _PREPOSITION = re.compile(
     rf"(?<![\w])(?P<preposition>in|from|to|at|near|via|visit|visiting|en|à|au|aus|nach|bei|von|zu|a|da|em|para|"
     rf"naar|uit|te|desde|hacia|di|verso|vers)[ \t]+(?P<place>{_PLACE})"
