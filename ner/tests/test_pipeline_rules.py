@@ -1286,3 +1286,36 @@ def test_a_known_place_the_model_found_is_no_full_name(text: str, place: str) ->
 
 def test_particles_need_the_whole_place_known() -> None:
     assert recognized("Open Settings in Visual Studio and search for Format on Save.") == []
+
+
+# --- session 9: a firm's site named by its town ------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Per Eliassen, the Pogoanele branch of Mnyamande Ltd closes early today.", "Pogoanele"),
+        ("Per Phạm, the Illnau-Effretikon branch closes early today.", "Illnau-Effretikon"),
+        ("Since then our Güçlüport warehouse ships on Mondays.", "Güçlüport"),  # shaped like a place
+        ("Please forward this to the Esbjerg site before Friday.", "Esbjerg"),  # a known place
+    ],
+)
+def test_a_site_named_by_its_town(vocabulary: None, text: str, place: str) -> None:
+    assert (place, "GPE_GAZ") in recognized(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("Please call the Sales office before noon.", "Sales"),
+        ("Please ask the Core office.", "Core"),  # a word the vectors know
+        ("It is the Smith office, second floor.", "Smith"),  # a listed surname
+        ("Here the Fastify factory function returns an instance.", "Fastify"),
+        ("Please open the Stream site in the portal.", "Stream"),  # known to the vectors
+    ],
+)
+def test_no_site_without_a_town(vocabulary: None, text: str, word: str) -> None:
+    assert (word, "GPE_GAZ") not in recognized(text)
+
+
+@pytest.mark.parametrize("text", ["Their showroom reopens in March.", "The release is due in May."])
+def test_a_month_after_in_is_no_place(text: str) -> None:
+    assert recognized(text) == []

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Write a check of one class of location misses (session 9): multi-word places whose name holds a
-lower-case particle ("Ústí nad Labem", "Frankfurt an der Oder", "Newcastle upon Tyne", "Neumarkt
-im Mühlkreis", "Neustadt bei Coburg", "Nové Město na Moravě", "Los Alcázares"), named in prose
+"""Write a check of two classes of location misses (session 9). `--kind particles`: multi-word
+places whose name holds a lower-case particle ("Ústí nad Labem", "Frankfurt an der Oder",
+"Newcastle upon Tyne", "Neumarkt im Mühlkreis", "Nové Město na Moravě", "Los Alcázares"), in prose
 after a preposition, alone on a line and in an address's city line, plus negatives in the same
 frames (a capitalized word, a particle and another capitalized word that is no place).
+`--kind facility`: a firm's site named by its town ("the Pogoanele branch", "our Sommersted
+warehouse"), towns of 1,000+ inhabitants drawn from ner/src/veil_ner/data/towns.txt whatever the
+other lists say, plus negatives ("the Sales office", "the GitHub office").
 
 Places come from the sidecar's own place lists (ner/src/veil_ner/data/places.txt, GeoNames, case-
 folded: written back in title case, particles in lower case); the frames are written here, not
@@ -33,6 +36,23 @@ FRAMES = [
     "Our supplier, based in {place}, raised prices again.",
     "The conference moves to {place} next year.",
 ]
+FACILITY_FRAMES = [
+    "Per our manager, the {place} branch closes early today.",
+    "I work at the {place} office of a logistics firm.",
+    "Our {place} warehouse ships on Mondays only.",
+    "The {place} plant was sold last year.",
+    "Please forward this to the {place} site before Friday.",
+    "Their {place} showroom reopens in March.",
+]
+FACILITY_NEGATIVES = [
+    "Call the Sales office before noon.",
+    "The Main branch of the repository is protected.",
+    "Ask the GitHub office about the invoice.",
+    "Our Support hub answers within a day.",
+    "The Fastify factory function returns an instance.",
+    "The Kowalski office is on the second floor.",
+    "Their Enterprise plant runs on solar power.",
+]
 NEGATIVES = [
     "The Port of Spain office? No, the Bill of Rights exhibit.",
     "We read Pride and Prejudice in class.",
@@ -56,29 +76,35 @@ def main() -> int:
     )
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--kind", choices=("particles", "facility"), default="particles")
     args = parser.parse_args()
     rng = random.Random(args.seed)  # noqa: S311 - a reproducible sample, not a secret
-    pool = sorted(
-        p
-        for p in g.places()
-        if any(f" {q} " in p for q in PARTICLES) and len(p.split()) <= 4 and p.replace(" ", "").isalpha()
-    )
+    if args.kind == "facility":
+        pool = sorted(p for p in g.towns() if len(p.split()) <= 2 and p.replace(" ", "").isalpha())
+        frames, negatives = FACILITY_FRAMES, FACILITY_NEGATIVES
+    else:
+        pool = sorted(
+            p
+            for p in g.places()
+            if any(f" {q} " in p for q in PARTICLES) and len(p.split()) <= 4 and p.replace(" ", "").isalpha()
+        )
+        frames, negatives = FRAMES, NEGATIVES
     out = sys.stdout
     for index in range(args.count):
         place = title(rng.choice(pool))
-        frame = rng.choice(FRAMES)
+        frame = rng.choice(frames)
         text = frame.format(place=place)
         start = text.index(place)
         record = {
-            "id": f"particle-{index}",
+            "id": f"{args.kind}-{index}",
             "lang": "en",
             "text": text,
             "entities": [{"type": "location", "start": start, "end": start + len(place)}],
         }
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    for index, text in enumerate(NEGATIVES):
+    for index, text in enumerate(negatives):
         out.write(
-            json.dumps({"id": f"particle-neg-{index}", "lang": "en", "text": text, "entities": []}) + "\n"
+            json.dumps({"id": f"{args.kind}-neg-{index}", "lang": "en", "text": text, "entities": []}) + "\n"
         )
     return 0
 

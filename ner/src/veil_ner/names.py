@@ -137,7 +137,7 @@ def _addressed(text: str, end: int) -> bool:
     return rest == "" or rest[0] in ",!\n\r:;."
 
 
-_MONTHS = frozenset(
+MONTHS = frozenset(
     [
         "january",
         "february",
@@ -335,7 +335,7 @@ _PLACE_NAME_SCORE = 0.04
 
 def _folded_word(word: str, names: frozenset[str], threshold: float, introduced: bool = False) -> bool:
     key = g.fold(word)
-    if key not in names or key in g.stop_words() or key in g.CLOSED_CLASS or key in _MONTHS:
+    if key not in names or key in g.stop_words() or key in g.CLOSED_CLASS or key in MONTHS:
         return False
     if key in g.words("tech_terms") and not introduced:
         return False
@@ -434,7 +434,7 @@ def _described(text: str) -> Iterator[tuple[int, int]]:
     for match, threshold in found:
         name = match.group("name")
         key = g.fold(name)
-        if not _first(name) or _shouted(name) or key in g.CLOSED_CLASS or key in _MONTHS or key in g.places():
+        if not _first(name) or _shouted(name) or key in g.CLOSED_CLASS or key in MONTHS or key in g.places():
             continue
         if key in g.function_words():
             continue
@@ -582,7 +582,7 @@ def find(text: str) -> Iterator[tuple[int, int]]:
             yield match.start("name"), match.end("name")
     for match in _CHAT_VERB.finditer(text):
         name = match.group("name")
-        if _first(name) and g.fold(name) not in g.CLOSED_CLASS and g.fold(name) not in _MONTHS:
+        if _first(name) and g.fold(name) not in g.CLOSED_CLASS and g.fold(name) not in MONTHS:
             yield match.start("name"), match.end("name")
     yield from _described(text)
     yield from _opened(text)

@@ -227,6 +227,50 @@ _POSTCODE_PLACE = re.compile(
 )
 
 
+# A site of a firm named by its town: "the Pogoanele branch", "our Güçlüport office", "the
+# Illnau-Effretikon plant". The words must read as a place (`_facility_places`): "the Sales
+# office", "the GitHub office", "the Kowalski office" are none.
+_HYPHENATED = rf"[{_UP}][^\W\d_]*(?:-[{_UP}][^\W\d_]*)*"
+_FACILITY_WORDS = (
+    # not "factory", "store", "hub", "outlet": code names them too ("the Fastify factory function")
+    r"(?:branch|office|offices|site|plant|campus|warehouse|depot|headquarters|hq|subsidiary|"
+    r"showroom|clinic|mill|refinery|terminal)\b"
+)
+_FACILITY_WORD = re.compile(rf"[ \t]{_FACILITY_WORDS}")  # the cheap test: most texts have none
+_FACILITY = re.compile(
+    rf"(?<![\w])(?i:the|our|their|its|your|a)[ \t]+"
+    rf"(?P<place>{_HYPHENATED}(?:[ \t]{_HYPHENATED}){{0,2}})[ \t]+{_FACILITY_WORDS}"
+)
+
+
+def _facility_places(text: str) -> list[RawEntity]:
+    """`_FACILITY`: the town is a known place or town, shaped like a place (`place_shaped`), in
+    capitals (`the OOSTKAPELLE branch`), or words the model's vectors do not know and no name
+    list holds; never a label, term, organization word or person's name."""
+    out: list[RawEntity] = []
+    if _FACILITY_WORD.search(text) is None:
+        return out
+    for match in _FACILITY.finditer(text):
+        value = match.group("place")
+        key = g.fold(value)
+        words = re.split(r"[ \t\-]+", value)
+        keys = [g.fold(w) for w in words]
+        if any(k in g.CLOSED_CLASS or k in g.function_words() or k in g.words("tech_terms") for k in keys):
+            continue
+        if any(k in g.ORG_HEADS or k in g.words("currencies") for k in keys):
+            continue
+        known = key in g.places() or (
+            key in g.towns() and key not in g.first_names() and key not in g.last_names()
+        )
+        rare = all(
+            not g.common_word(w) and g.fold(w) not in g.first_names() and g.fold(w) not in g.last_names()
+            for w in words
+        )
+        if known or place_shaped(value) or (rare and all(len(w) >= 4 for w in words)):
+            out.append(RawEntity(match.start("place"), match.end("place"), PLACE_LABEL, PLACE_CONFIDENCE))
+    return out
+
+
 def _county_and_postcode_places(text: str) -> list[RawEntity]:
     """`_COUNTY` when its name is no label, stop word or term; `_POSTCODE_PLACE` when the clause
     ends after it (else the number is a house number before a street) and the city, as a whole, is
@@ -545,7 +589,8 @@ def _add_list_members(text: str, kept: _SpanSet) -> None:
 def _structural(text: str) -> _SpanSet:
     """Step 1: street addresses, then organization forms that do not overlap one."""
     found = _SpanSet()
-    for place in _context_places(text) + _labelled_places(text) + _county_and_postcode_places(text):
+    places = _context_places(text) + _labelled_places(text) + _county_and_postcode_places(text)
+    for place in places + _facility_places(text):
         if not found.overlapping(place):
             found.add(place)
     for start, end in addresses.find(text):
@@ -731,6 +776,8 @@ def _is_place(value: str, preposition: str | None = None) -> bool:
         return False  # "in Rust", "in UTC"
     if value.isupper() and len(value) <= 5:
         return False  # acronyms: "CSS", "PBM"
+    if key in names.MONTHS:
+        return False  # "reopens in March", "due in May": towns too, but the month is meant
     if key in g.places():
         return True
     ambiguous = key in g.first_names() or key in g.last_names() or key in g.words("tech_terms")
