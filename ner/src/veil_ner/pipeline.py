@@ -244,9 +244,9 @@ _FACILITY = re.compile(
 
 
 def _facility_places(text: str) -> list[RawEntity]:
-    """`_FACILITY`: the town is a known place or town, shaped like a place (`place_shaped`), in
-    capitals (`the OOSTKAPELLE branch`), or words the model's vectors do not know and no name
-    list holds; never a label, term, organization word or person's name."""
+    """`_FACILITY`: the town is a known place, or a known town no name list holds, shaped like a
+    place (`place_shaped`), or words of four letters or more the model's vectors do not know and
+    no name list holds; never a label, term, currency or organization word."""
     out: list[RawEntity] = []
     if _FACILITY_WORD.search(text) is None:
         return out
