@@ -259,8 +259,12 @@ def _facility_places(text: str) -> list[RawEntity]:
             continue
         if any(k in g.ORG_HEADS or k in g.words("currencies") for k in keys):
             continue
-        known = key in g.places() or (
-            key in g.towns() and key not in g.first_names() and key not in g.last_names()
+        named = key in g.first_names() or key in g.last_names()
+        score = g.name_score(key) if named else None
+        # a known place that a name list holds too counts only when its vector reads as a place's
+        # ("the London office"; "our Kerman site" may be a person's, as in `_rare_known_places`)
+        known = (key in g.places() and not (named and (score is None or score >= _FIRST_SCORE))) or (
+            key in g.towns() and not named
         )
         rare = all(
             not g.common_word(w) and g.fold(w) not in g.first_names() and g.fold(w) not in g.last_names()
