@@ -130,7 +130,10 @@ _COMPOUND_SUFFIX = (
 
 _STREET = re.compile(
     rf"""(?x)
-    (?P<military>\b(?:(?:PSC|CMR|Unit)\s+\d{{3,5}},?\s+Box\s+\d{{3,5}}|(?:USNS|USNV|USS|USCGC)\s+{CAP}(?:\s+{CAP})?)
+    # every form opens with a digit, a capital or a Polish/Czech street word in lower case: one
+    # character test rejects most positions before the seven forms are tried there
+    (?=[\d{_UP}uapnt])
+    (?:(?P<military>\b(?:(?:PSC|CMR|Unit)\s+\d{{3,5}},?\s+Box\s+\d{{3,5}}|(?:USNS|USNV|USS|USCGC)\s+{CAP}(?:\s+{CAP})?)
         [ \t]*(?:,[ \t]*|\r?\n[ \t]*)(?:APO|FPO|DPO)\s+(?:AA|AE|AP)\s+\d{{5}}\b)
     |(?P<us>\b{_NUM}\s+(?:(?:{CAP}|\d{{1,3}}(?:st|nd|rd|th))\s+){{0,4}}(?:{_US_TYPES})s?\b\.?
         (?:[ \t]+(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\b\.?)?)
@@ -144,9 +147,9 @@ _STREET = re.compile(
         |\b(?:Am|An\sder|Auf\sder|Im|In\sder|Zum|Zur|Op\sde|Aan\sde)\s+{CAP}\s+\d{{1,4}}[a-z]?\b
         |\b{CAP}\s+(?:Straße|Strasse|Str\.|Gasse|Weg|Platz|Allee|utca|út|körút|tér|rakpart|sétány|köz|fasor|sor|
             iela|gatvė|prospekt)[ \t]+\d{{1,4}}[a-z]?\b\.?)
-    |(?P<weak>\b(?:\d{{1,6}}[ \t]+)?(?!{_MONTHS}|[A-Z]{{2,4}}[ \t])  # not an acronym: "GDR 144A"
+    |(?P<weak>\b(?:\d{{1,6}}[ \t]+)?(?=[{_UP}])(?!{_MONTHS}|[A-Z]{{2,4}}[ \t])  # not an acronym: "GDR 144A"
         [{_UP}][^\W\d_]{{2,}}(?:[ \t]+[{_UP}][^\W\d_]+){{0,2}}[ \t]+\d{{1,5}}[a-zA-Z]?\b)
-    |(?P<box>\b(?:P\.?\s?O\.?\s?Box|Postfach|Apartado|Casella\spostale|Caixa\spostal)\s+\d{{1,6}}\b)
+    |(?P<box>\b(?:P\.?\s?O\.?\s?Box|Postfach|Apartado|Casella\spostale|Caixa\spostal)\s+\d{{1,6}}\b))
     """
 )
 

@@ -66,10 +66,15 @@ _PARTICLES = r"(?:van|von|der|den|de|del|della|dei|di|da|das|dos|do|du|le|la|ter
 _TOKEN = re.compile(rf"{_NAME}|{_INITIAL}")
 _PARTICLE_SET = frozenset(_PARTICLES[3:-1].split("|"))
 _MAX_NAME_WORDS = 6
-_TITLE = re.compile(
-    rf"(?<![\w.])(?i:mr|mrs|ms|miss|mx|dr|prof|herr|frau|mme|mlle|madame|monsieur|sr|sra|srta|señor|señora|"
-    rf"sig|sig\.ra|signor|signora|dott|dott\.ssa|senhor|senhora|dhr|mevr|mevrouw|meneer)\.?[ \t]+"
-    rf"(?P<name>{_NAME}(?:[ \t]+(?:{_PARTICLES}[ \t]+)*{_NAME}){{0,2}})(?![\w@])"
+_TITLES = (
+    r"mr|mrs|ms|miss|mx|dr|prof|herr|frau|mme|mlle|madame|monsieur|sr|sra|srta|señor|señora|"
+    r"sig|sig\.ra|signor|signora|dott|dott\.ssa|senhor|senhora|dhr|mevr|mevrouw|meneer"
+)
+# The title is found case-insensitively (gazetteer.triggered), the name after it as written.
+_TITLE = re.compile(rf"(?<![\w.])(?:{_TITLES})(?=\.?[ \t])")
+_TITLE_ANY_CASE = re.compile(rf"(?<![\w.])(?i:{_TITLES})(?=\.?[ \t])")
+_TITLED_NAME = re.compile(
+    rf"\.?[ \t]+(?P<name>{_NAME}(?:[ \t]+(?:{_PARTICLES}[ \t]+)*{_NAME}){{0,2}})(?![\w@])"
 )
 _CHAT_VERB = re.compile(
     rf"(?<![\w@.])(?P<name>{_NAME})[ \t]+"
@@ -80,12 +85,19 @@ _CHAT_VERB = re.compile(
     rf"ha detto|ha scritto|disse|"
     rf"escreveu|zei|schreef)\b"
 )
-_OPENER = re.compile(
-    rf"(?:(?<![\w])(?P<opener>[^\W\d_]+)[ \t]*,?[ \t]+|@|"
-    rf"(?i:my name is|i am|i'm|call me|calls me|called me|named|nicknamed|thanks to|je m'appelle|je suis|"
-    rf"ich bin|ich heiße|me llamo|soy|mi chiamo|sono|meu nome é|chamo-me|ik ben|mijn naam is)[ \t]+)"
-    rf"(?P<name>{_NAME})(?![\w@])"
+# A name after a greeting or a closing ("Hi Paul", "Thanks, Maria"): any word, then checked
+# against gazetteer.NAME_OPENERS; a mention ("@Paul"); a phrase that introduces a person, found
+# case-insensitively (gazetteer.triggered). Three patterns, not one alternation: a case-insensitive
+# alternation tried at every position was most of this rule's cost.
+_GREETED = re.compile(rf"(?<![\w])(?P<opener>[^\W\d_]+)[ \t]*,?[ \t]+(?P<name>{_NAME})(?![\w@])")
+_MENTION = re.compile(rf"@(?P<name>{_NAME})(?![\w@])")
+_INTRO_PHRASES = (
+    r"my name is|i am|i'm|call me|calls me|called me|named|nicknamed|thanks to|je m'appelle|je suis|"
+    r"ich bin|ich heiße|me llamo|soy|mi chiamo|sono|meu nome é|chamo-me|ik ben|mijn naam is"
 )
+_INTRO = re.compile(rf"(?<![\w])(?:{_INTRO_PHRASES})(?=[ \t])")
+_INTRO_ANY_CASE = re.compile(rf"(?<![\w])(?i:{_INTRO_PHRASES})(?=[ \t])")
+_INTRO_NAME = re.compile(rf"[ \t]+(?P<name>{_NAME})(?![\w@])")
 
 
 _INTRODUCES = re.compile(
@@ -125,7 +137,7 @@ def _addressed(text: str, end: int) -> bool:
     return rest == "" or rest[0] in ",!\n\r:;."
 
 
-_MONTHS = frozenset(
+MONTHS = frozenset(
     [
         "january",
         "february",
@@ -323,7 +335,7 @@ _PLACE_NAME_SCORE = 0.04
 
 def _folded_word(word: str, names: frozenset[str], threshold: float, introduced: bool = False) -> bool:
     key = g.fold(word)
-    if key not in names or key in g.stop_words() or key in g.CLOSED_CLASS or key in _MONTHS:
+    if key not in names or key in g.stop_words() or key in g.CLOSED_CLASS or key in MONTHS:
         return False
     if key in g.words("tech_terms") and not introduced:
         return False
@@ -422,12 +434,38 @@ def _described(text: str) -> Iterator[tuple[int, int]]:
     for match, threshold in found:
         name = match.group("name")
         key = g.fold(name)
-        if not _first(name) or _shouted(name) or key in g.CLOSED_CLASS or key in _MONTHS or key in g.places():
+        if not _first(name) or _shouted(name) or key in g.CLOSED_CLASS or key in MONTHS or key in g.places():
             continue
         if key in g.function_words():
             continue
         score = g.name_score(key)
         if score is None or score >= threshold:
+            yield match.start("name"), match.end("name")
+
+
+def _opened(text: str) -> Iterator[tuple[int, int]]:
+    """Rule 3's openers (module docstring): a greeting or closing, `@`, an introducing phrase."""
+    openers: list[tuple[str | None, bool, re.Match[str]]] = [
+        (m.group("opener"), False, m) for m in _GREETED.finditer(text)
+    ]
+    openers += [(None, False, m) for m in _MENTION.finditer(text)]
+    openers += [
+        (None, _INTRODUCES.match(text, start) is not None, m)
+        for start, m in g.triggered(text, _INTRO, _INTRO_ANY_CASE, _INTRO_NAME)
+    ]
+    for opener, introduces, match in openers:
+        if opener is not None and g.fold(opener) not in g.NAME_OPENERS:
+            continue
+        name = match.group("name")
+        if g.fold(name) in g.CLOSED_CLASS or g.fold(name) in g.ADDRESSEES or _shouted(name):
+            continue
+        # After a greeting the addressee is a name even when no list knows it ("Hi Keiran,").
+        greeting = (
+            opener is not None and g.fold(opener) in g.GREETINGS and _addressed(text, match.end("name"))
+        )
+        # "my name is", "call me": the phrase introduces a name, known to a list or not.
+        introduced = introduces and _plain_word(name)
+        if _first(name) or greeting or introduced:
             yield match.start("name"), match.end("name")
 
 
@@ -535,33 +573,19 @@ def find(text: str) -> Iterator[tuple[int, int]]:
     yield from _case_folded(text)
     yield from _shaped(text)
     yield from _relations(text)
-    for match in _TITLE.finditer(text):
+    for title_start, match in g.triggered(text, _TITLE, _TITLE_ANY_CASE, _TITLED_NAME):
         name = match.group("name")
-        title = text[match.start() : match.start("name")].strip()
+        title = text[title_start : match.start("name")].strip()
         if title.isupper() and not title.endswith("."):
             continue  # "MS Office", "DR Congo": an acronym, not a title
         if g.fold(name.split()[0]) not in g.CLOSED_CLASS:
             yield match.start("name"), match.end("name")
     for match in _CHAT_VERB.finditer(text):
         name = match.group("name")
-        if _first(name) and g.fold(name) not in g.CLOSED_CLASS and g.fold(name) not in _MONTHS:
+        if _first(name) and g.fold(name) not in g.CLOSED_CLASS and g.fold(name) not in MONTHS:
             yield match.start("name"), match.end("name")
     yield from _described(text)
-    for match in _OPENER.finditer(text):
-        opener = match.group("opener")
-        if opener is not None and g.fold(opener) not in g.NAME_OPENERS:
-            continue
-        name = match.group("name")
-        if g.fold(name) in g.CLOSED_CLASS or g.fold(name) in g.ADDRESSEES or _shouted(name):
-            continue
-        # After a greeting the addressee is a name even when no list knows it ("Hi Keiran,").
-        greeting = (
-            opener is not None and g.fold(opener) in g.GREETINGS and _addressed(text, match.end("name"))
-        )
-        # "my name is", "call me": the phrase introduces a name, known to a list or not.
-        introduced = _INTRODUCES.match(match.group(0)) is not None and _plain_word(name)
-        if _first(name) or greeting or introduced:
-            yield match.start("name"), match.end("name")
+    yield from _opened(text)
     # A transcript: once one speaker is a known first name, the other speakers are names too
     # ("Mineko: ..." next to "Sara: ..."); "Question:" / "Answer:" alone open no transcript.
     speakers = [

@@ -22,6 +22,7 @@ unambiguous enough to find without a model:
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 
@@ -58,6 +59,11 @@ _FIRM = re.compile(
     rf"(?<![\w@.])(?P<firm>{_NAME_PART}(?:,[ \t]+{_NAME_PART}){{0,4}}"
     rf"[ \t]+(?:&|et|e|y|und|en|-)[ \t]+{_NAME_PART})(?![\w@])"
 )
+
+
+_FIRM_START = re.compile(rf"(?<![\w@.])(?:{_PARTICLE}|[{_UP}])")
+_CONJUNCTION = re.compile(r"[ \t](?:&|et|e|y|und|en|-)[ \t]")
+_NOT_NAME_PART = re.compile(r"[^\w'\u2019&\-, \t]")
 
 
 # "Luppino, Bortot e Puca SPA", "Colón y Arroyo S.A.": a legal form after a list of surnames
@@ -121,9 +127,18 @@ def find(text: str) -> Iterator[tuple[int, int]]:
                 yield (start if pattern is _INSTITUTION else _extend_left(text, start)), match.end()
     # Tried at every word: the leftmost match may start too early ("Analyst, Heller, Daugherty and
     # Cummings" is not a firm, "Heller, Daugherty and Cummings" is).
+    # Only words with a conjunction ahead of them in the same run of name characters are tried:
+    # the name parts before it hold nothing else, so a word after which a sentence, a line or a
+    # bracket ends first cannot open a firm's name (most words of most texts).
+    conjunctions = [m.start() for m in _CONJUNCTION.finditer(text)]
     position = 0
-    for word in re.finditer(rf"(?<![\w@.])(?:{_PARTICLE}|[{_UP}])", text):
+    for word in _FIRM_START.finditer(text):
         if word.start() < position:
+            continue
+        index = bisect.bisect_left(conjunctions, word.start())
+        if index == len(conjunctions):
+            break
+        if _NOT_NAME_PART.search(text, word.start(), conjunctions[index]):
             continue
         match = _FIRM.match(text, word.start())
         if match is not None and _is_firm(match.group("firm")):

@@ -51,17 +51,19 @@ PERSON_CONFIDENCE = 0.85
 PLACE_CONFIDENCE = 0.8
 
 _UP = g.UPPER
-_PLACE = (
-    rf"[{_UP}][^\W\d_]*(?:[ \t\-](?:(?:de|del|la|le|am|an|sur|sul|do|da)[ \t\-])?[{_UP}][^\W\d_]*){{0,3}}"
-)
+# Particles inside a place's name, up to two ("Frankfurt an der Oder"): the catalog's languages and
+# the Slavic "nad"/"pod"/"na" ("Ústí nad Labem", "Nové Město na Moravě"), "upon", "im", "bei". A
+# candidate with one counts only as a known place as a whole (`_is_place`), never by its shape.
+_PLACE_PARTICLES = "de|del|la|le|am|an|der|sur|sul|do|da|dos|das|los|las|el|di|du|des|nad|pod|na|im|bei|upon"
+_PLACE = rf"[{_UP}][^\W\d_]*(?:[ \t\-](?:(?:{_PLACE_PARTICLES})[ \t\-]){{0,2}}[{_UP}][^\W\d_]*){{0,3}}"
 _PREPOSITION = re.compile(
     rf"(?<![\w])(?P<preposition>in|from|to|at|near|via|visit|visiting|en|à|au|aus|nach|bei|von|zu|a|da|em|para|"
     rf"naar|uit|te|desde|hacia|di|verso|vers)[ \t]+(?P<place>{_PLACE})"
 )
 _LINE = re.compile(rf"(?m)^[ \t]*(?P<place>{_PLACE})[ \t]*$")
 _ANY_WORD = r"[^\W\d_][^\W\d_'\u2019]*(?:-[^\W\d_]+)*"
-_PLACE_CONTEXT = re.compile(
-    r"(?<![\w])(?i:(?:lives|live|living|lived|resides|reside|residing|born|grew up|based) in|"
+_PLACE_CONTEXT_PHRASES = (
+    r"(?:lives|live|living|lived|resides|reside|residing|born|grew up|based) in|"
     r"home ?town|home city|city of|town of|village of|municipality of|"
     # travel: nobody lands in, flies to or drives from a company ("moved to" is left out: people
     # move to a new employer too)
@@ -70,7 +72,13 @@ _PLACE_CONTEXT = re.compile(
     # a vehicle or a journey goes between places ("the train from Bourdon", "a flight to Kurfar")
     r"(?:train|trains|flight|flights|bus|ferry|plane|trip|journey|commute|road trip) (?:to|from)|"
     r"wohnt in|wohne in|lebt in|lebe in|geboren in|habite à|habite a|vit à|né à|née à|vive en|vive em|"
-    r"vive a|vivo en|vivo a|abita a|mora em|moro em|woont in|woon in|geboren te)[ \t]+"
+    r"vive a|vivo en|vivo a|abita a|mora em|moro em|woont in|woon in|geboren te"
+)
+# The phrase is found case-insensitively (gazetteer.triggered), the place after it as written.
+_PLACE_CONTEXT = re.compile(rf"(?<![\w])(?:{_PLACE_CONTEXT_PHRASES})(?=[ \t])")
+_PLACE_CONTEXT_ANY_CASE = re.compile(rf"(?<![\w])(?i:{_PLACE_CONTEXT_PHRASES})(?=[ \t])")
+_PLACE_AFTER_CONTEXT = re.compile(
+    r"[ \t]+"
     rf"(?P<place>{_ANY_WORD}(?:[ \t\-](?:(?:de|del|la|le|sur|am|an|do|da|dos|upon)[ \t\-])?"
     rf"{_ANY_WORD}){{0,3}})"
 )
@@ -85,7 +93,7 @@ _LIST = re.compile(
 def _context_places(text: str) -> list[RawEntity]:
     """Capitalized words after a context that says a place follows (module docstring)."""
     out: list[RawEntity] = []
-    for match in _PLACE_CONTEXT.finditer(text):
+    for _, match in g.triggered(text, _PLACE_CONTEXT, _PLACE_CONTEXT_ANY_CASE, _PLACE_AFTER_CONTEXT):
         start = match.start("place")
         end = start
         for word in g.WORD.finditer(text, start, match.end("place")):
@@ -105,11 +113,16 @@ def _context_places(text: str) -> list[RawEntity]:
 
 # A form field whose value is a place: "City of birth: Hoogland", "Wohnort: Roding". Not
 # "Location:" (a room, "Remote", "Online").
-_PLACE_LABEL = re.compile(
-    r"(?<![\w])(?i:city|town|home ?town|city of birth|place of birth|birth ?place|city of residence|"
+_PLACE_LABELS = (
+    r"city|town|home ?town|city of birth|place of birth|birth ?place|city of residence|"
     r"country|country of birth|country of residence|wohnort|geburtsort|ort|stadt|ville|lieu de naissance|"
     r"pays|ciudad|país|lugar de nacimiento|città|luogo di nascita|cidade|naturalidade|woonplaats|"
-    r"geboorteplaats|plaats)[ \t]*:[ \t]*"
+    r"geboorteplaats|plaats"
+)
+_PLACE_LABEL = re.compile(rf"(?<![\w])(?:{_PLACE_LABELS})(?=[ \t]*:)")
+_PLACE_LABEL_ANY_CASE = re.compile(rf"(?<![\w])(?i:{_PLACE_LABELS})(?=[ \t]*:)")
+_PLACE_LABEL_VALUE = re.compile(
+    r"[ \t]*:[ \t]*"
     rf"(?P<place>{_ANY_WORD}(?:[ \t\-](?:(?:de|del|la|le|sur|am|an|do|da|dos|upon|di|im|in)[ \t\-])?"
     rf"{_ANY_WORD}){{0,3}})[ \t]*(?=$|[\r\n,;|)])",
     re.MULTILINE,
@@ -121,7 +134,7 @@ def _labelled_places(text: str) -> list[RawEntity]:
     not a label or a term, and a known place or a word the model's vocabulary does not know
     ("City: Remote" is not a place)."""
     out: list[RawEntity] = []
-    for match in _PLACE_LABEL.finditer(text):
+    for _, match in g.triggered(text, _PLACE_LABEL, _PLACE_LABEL_ANY_CASE, _PLACE_LABEL_VALUE):
         value = match.group("place")
         words = value.split()
         keys = [g.fold(w) for w in g.WORD.findall(value)]
@@ -212,6 +225,54 @@ _POSTCODE_PLACE = re.compile(
     r"(?P<place>(?P<code>\d{4}[ \t]?[A-Z]{2}(?![\w])|\d{4,5}|[A-Z]{1,2}-\d{4,5})[ \t]+"
     rf"(?P<city>{_PLACE}))"
 )
+
+
+# A site of a firm named by its town: "the Pogoanele branch", "our Güçlüport office", "the
+# Illnau-Effretikon plant". The words must read as a place (`_facility_places`): "the Sales
+# office", "the GitHub office", "the Kowalski office" are none.
+_HYPHENATED = rf"[{_UP}][^\W\d_]*(?:-[{_UP}][^\W\d_]*)*"
+_FACILITY_WORDS = (
+    # not "factory", "store", "hub", "outlet": code names them too ("the Fastify factory function")
+    r"(?:branch|office|offices|site|plant|campus|warehouse|depot|headquarters|hq|subsidiary|"
+    r"showroom|clinic|mill|refinery|terminal)\b"
+)
+_FACILITY_WORD = re.compile(rf"[ \t]{_FACILITY_WORDS}")  # the cheap test: most texts have none
+_FACILITY = re.compile(
+    rf"(?<![\w])(?i:the|our|their|its|your|a)[ \t]+"
+    rf"(?P<place>{_HYPHENATED}(?:[ \t]{_HYPHENATED}){{0,2}})[ \t]+{_FACILITY_WORDS}"
+)
+
+
+def _facility_places(text: str) -> list[RawEntity]:
+    """`_FACILITY`: the town is a known place, or a known town no name list holds, shaped like a
+    place (`place_shaped`), or words of four letters or more the model's vectors do not know and
+    no name list holds; never a label, term, currency or organization word."""
+    out: list[RawEntity] = []
+    if _FACILITY_WORD.search(text) is None:
+        return out
+    for match in _FACILITY.finditer(text):
+        value = match.group("place")
+        key = g.fold(value)
+        words = re.split(r"[ \t\-]+", value)
+        keys = [g.fold(w) for w in words]
+        if any(k in g.CLOSED_CLASS or k in g.function_words() or k in g.words("tech_terms") for k in keys):
+            continue
+        if any(k in g.ORG_HEADS or k in g.words("currencies") for k in keys):
+            continue
+        named = key in g.first_names() or key in g.last_names()
+        score = g.name_score(key) if named else None
+        # a known place that a name list holds too counts only when its vector reads as a place's
+        # ("the London office"; "our Kerman site" may be a person's, as in `_rare_known_places`)
+        known = (key in g.places() and not (named and (score is None or score >= _FIRST_SCORE))) or (
+            key in g.towns() and not named
+        )
+        rare = all(
+            not g.common_word(w) and g.fold(w) not in g.first_names() and g.fold(w) not in g.last_names()
+            for w in words
+        )
+        if known or place_shaped(value) or (rare and all(len(w) >= 4 for w in words)):
+            out.append(RawEntity(match.start("place"), match.end("place"), PLACE_LABEL, PLACE_CONFIDENCE))
+    return out
 
 
 def _county_and_postcode_places(text: str) -> list[RawEntity]:
@@ -363,7 +424,7 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
     for start, end in _longest_first(set(names.find(text))):
         candidate = RawEntity(start, end, PERSON_LABEL, PERSON_CONFIDENCE)
         rivals = kept.overlapping(candidate)
-        if any(not _yields_to(rival, candidate) for rival in rivals):
+        if any(not _yields_to(text, rival, candidate) for rival in rivals):
             continue
         for rival in rivals:
             kept.remove(rival)
@@ -532,7 +593,8 @@ def _add_list_members(text: str, kept: _SpanSet) -> None:
 def _structural(text: str) -> _SpanSet:
     """Step 1: street addresses, then organization forms that do not overlap one."""
     found = _SpanSet()
-    for place in _context_places(text) + _labelled_places(text) + _county_and_postcode_places(text):
+    places = _context_places(text) + _labelled_places(text) + _county_and_postcode_places(text)
+    for place in places + _facility_places(text):
         if not found.overlapping(place):
             found.add(place)
     for start, end in addresses.find(text):
@@ -718,6 +780,8 @@ def _is_place(value: str, preposition: str | None = None) -> bool:
         return False  # "in Rust", "in UTC"
     if value.isupper() and len(value) <= 5:
         return False  # acronyms: "CSS", "PBM"
+    if key in names.MONTHS:
+        return False  # "reopens in March", "due in May": towns too, but the month is meant
     if key in g.places():
         return True
     ambiguous = key in g.first_names() or key in g.last_names() or key in g.words("tech_terms")
@@ -836,11 +900,19 @@ def _known_place_not_name(value: str) -> bool:
     return len(words) > 1 or g.fold(words[0]) not in g.last_names()
 
 
-def _yields_to(existing: RawEntity, person: RawEntity) -> bool:
+def _yields_to(text: str, existing: RawEntity, person: RawEntity) -> bool:
     """Whether a span already kept gives way to a gazetteer person name (rule 3)."""
     if existing.label in (ADDRESS_LABEL, ORG_LABEL, PERSON_LABEL):
         return False
     covered = person.start <= existing.start and existing.end <= person.end
     if veil_type(existing.label) == "person":  # the same name, found twice: keep the model's unless longer
         return (person.end - person.start) > (existing.end - existing.start)
+    if _known_place_of_words(text, existing) and (existing.start, existing.end) == (person.start, person.end):
+        return False  # "in Mar del Plata", "to Pau dos Ferros": a first name, particle, surname, and a town
     return covered
+
+
+def _known_place_of_words(text: str, span: RawEntity) -> bool:
+    """A location span of two or more words that is a known place as a whole."""
+    value = text[span.start : span.end]
+    return veil_type(span.label) == "location" and " " in value and g.fold(value) in g.places()
