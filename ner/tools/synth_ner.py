@@ -573,8 +573,35 @@ CHECK = [c_story, c_mail, c_card, c_quote, c_question, c_memo]
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "veil_ner", "data")
 # Lower-case particles inside place names ("Vila do Conde", "Castelnuovo di Porto"), as GeoNames
 # writes them; the gazetteer files are case-folded, so the names are recased for running text.
-_PARTICLES = {"de", "del", "della", "di", "do", "da", "dos", "das", "du", "la", "le", "les", "des",
-              "am", "an", "im", "bei", "upon", "on", "sur", "en", "y", "e", "och", "i", "nad", "pod"}
+_PARTICLES = {
+    "de",
+    "del",
+    "della",
+    "di",
+    "do",
+    "da",
+    "dos",
+    "das",
+    "du",
+    "la",
+    "le",
+    "les",
+    "des",
+    "am",
+    "an",
+    "im",
+    "bei",
+    "upon",
+    "on",
+    "sur",
+    "en",
+    "y",
+    "e",
+    "och",
+    "i",
+    "nad",
+    "pod",
+}
 
 
 def _recase(name: str) -> str:
@@ -598,8 +625,13 @@ def gazetteer_town(rng: random.Random) -> str:
         with open(os.path.join(DATA, "towns.txt"), encoding="utf-8") as lines:
             for line in lines:
                 name = line.strip()
-                if name and not name.startswith("#") and name.replace(" ", "").replace("-", "").isalpha() \
-                        and all(ord(ch) < 0x250 for ch in name) and 3 <= len(name) <= 24:
+                if (
+                    name
+                    and not name.startswith("#")
+                    and name.replace(" ", "").replace("-", "").isalpha()
+                    and all(ord(ch) < 0x250 for ch in name)
+                    and 3 <= len(name) <= 24
+                ):
                     _TOWNS.append(name)
     return _recase(rng.choice(_TOWNS))
 
@@ -619,8 +651,18 @@ def weak_place(src: Source, rng: random.Random) -> str:
 def district(src: Source, rng: random.Random) -> str:
     """A region or district with its kind of unit, as people name one."""
     name = src.city() if rng.random() < 0.5 else gazetteer_town(rng)
-    return rng.choice(["{} District", "{} Province", "{} County", "{} Region", "Greater {}", "{} Oblast",
-                       "{} Municipality", "{} Valley"]).format(name)
+    return rng.choice(
+        [
+            "{} District",
+            "{} Province",
+            "{} County",
+            "{} Region",
+            "Greater {}",
+            "{} Oblast",
+            "{} Municipality",
+            "{} Valley",
+        ]
+    ).format(name)
 
 
 def w_place_bare(doc, src, rng):
@@ -649,8 +691,16 @@ def w_place_bare(doc, src, rng):
             "{G} won the bid to host the fair.",
         ]
     )
-    fill(doc, frame, {"G": lambda: weak_place(src, rng), "G2": lambda: weak_place(src, rng),
-                      "G3": lambda: weak_place(src, rng)}, "GPE")
+    fill(
+        doc,
+        frame,
+        {
+            "G": lambda: weak_place(src, rng),
+            "G2": lambda: weak_place(src, rng),
+            "G3": lambda: weak_place(src, rng),
+        },
+        "GPE",
+    )
 
 
 def w_small_place(doc, src, rng):
@@ -671,15 +721,35 @@ def w_small_place(doc, src, rng):
             "Postmark: {T}, {C}",
         ]
     )
-    fill(doc, frame, {"T": lambda: gazetteer_town(rng), "T2": lambda: gazetteer_town(rng),
-                      "R": src.region, "C": src.country, "D": lambda: district(src, rng),
-                      "D2": lambda: district(src, rng)}, "GPE")
+    fill(
+        doc,
+        frame,
+        {
+            "T": lambda: gazetteer_town(rng),
+            "T2": lambda: gazetteer_town(rng),
+            "R": src.region,
+            "C": src.country,
+            "D": lambda: district(src, rng),
+            "D2": lambda: district(src, rng),
+        },
+        "GPE",
+    )
 
 
 def w_address_lines(doc, src, rng):
     """An address broken over lines (or labelled lines) inside a message."""
-    doc.add(rng.choice(["Please send it to\n", "My new address:\n", "Return to sender:\n", "Deliver to\n",
-                        "Address updated -\n", "Where to find us:\n"]))
+    doc.add(
+        rng.choice(
+            [
+                "Please send it to\n",
+                "My new address:\n",
+                "Return to sender:\n",
+                "Deliver to\n",
+                "Address updated -\n",
+                "Where to find us:\n",
+            ]
+        )
+    )
     if rng.random() < 0.4:
         doc.add(src.person(), "PERSON").add("\n")
     if rng.random() < 0.5:
@@ -697,7 +767,8 @@ def w_address_lines(doc, src, rng):
         doc.add(rng.choice(["\nTown: ", "\nCity: ", "\nLocality: "])).add(weak_place(src, rng), "GPE")
         doc.add("\nPostcode: " + src.postcode())
         doc.add(rng.choice(["\nCountry: ", "\nState/Province: "])).add(
-            src.country() if rng.random() < 0.5 else src.region(), "GPE")
+            src.country() if rng.random() < 0.5 else src.region(), "GPE"
+        )
     doc.add(rng.choice(["\nThanks!", "", "\n\nCheers", "\nSee you there."]))
 
 
@@ -717,8 +788,12 @@ def w_org_evidence(doc, src, rng):
             "Customer service at {O} never picks up.",
         ]
     )
-    fill(doc, frame, {"O": src.org, "O2": src.org, "P": src.person, "G": src.city},
-         {"O": "ORG", "O2": "ORG", "P": "PERSON", "G": "GPE"})
+    fill(
+        doc,
+        frame,
+        {"O": src.org, "O2": src.org, "P": src.person, "G": src.city},
+        {"O": "ORG", "O2": "ORG", "P": "PERSON", "G": "GPE"},
+    )
 
 
 def w_person_shaped(doc, src, rng):
@@ -741,9 +816,34 @@ def w_person_shaped(doc, src, rng):
 
 
 # Title-case words that make product, feature and screen names ("Smart Export", "Focus Mode").
-_PRODUCT_HEADS = ["Studio", "Cloud", "Hub", "Manager", "Desktop", "Connect", "Sync", "Pro", "Suite", "Mode",
-                  "Assistant", "Dashboard", "Toolkit", "Viewer", "Editor", "Player", "Builder", "Center",
-                  "Panel", "Monitor", "Reports", "Insights", "Scheduler", "Wallet", "Maps", "Notes"]
+_PRODUCT_HEADS = [
+    "Studio",
+    "Cloud",
+    "Hub",
+    "Manager",
+    "Desktop",
+    "Connect",
+    "Sync",
+    "Pro",
+    "Suite",
+    "Mode",
+    "Assistant",
+    "Dashboard",
+    "Toolkit",
+    "Viewer",
+    "Editor",
+    "Player",
+    "Builder",
+    "Center",
+    "Panel",
+    "Monitor",
+    "Reports",
+    "Insights",
+    "Scheduler",
+    "Wallet",
+    "Maps",
+    "Notes",
+]
 _LEXERS: list[str] = []
 
 
@@ -753,12 +853,43 @@ def product(src: Source, rng: random.Random) -> str:
         if not _LEXERS:
             from pygments.lexers import get_all_lexers  # noqa: PLC0415 - only for this family
 
-            _LEXERS.extend(sorted(name for name, *_ in get_all_lexers() if name[:1].isupper() and name.replace(" ", "").isalpha()))
+            _LEXERS.extend(
+                sorted(
+                    name
+                    for name, *_ in get_all_lexers()
+                    if name[:1].isupper() and name.replace(" ", "").isalpha()
+                )
+            )
         base = rng.choice(_LEXERS)
     else:
-        base = src.faker().word().capitalize() if rng.random() < 0.3 else rng.choice(
-            ["Smart", "Quick", "Focus", "Blue", "Bright", "Deep", "Swift", "Open", "Live", "Clear", "Easy",
-             "Night", "Auto", "Pixel", "Cloud", "Nova", "Vector", "Signal", "Orbit", "Snap"])
+        base = (
+            src.faker().word().capitalize()
+            if rng.random() < 0.3
+            else rng.choice(
+                [
+                    "Smart",
+                    "Quick",
+                    "Focus",
+                    "Blue",
+                    "Bright",
+                    "Deep",
+                    "Swift",
+                    "Open",
+                    "Live",
+                    "Clear",
+                    "Easy",
+                    "Night",
+                    "Auto",
+                    "Pixel",
+                    "Cloud",
+                    "Nova",
+                    "Vector",
+                    "Signal",
+                    "Orbit",
+                    "Snap",
+                ]
+            )
+        )
     name = f"{base} {rng.choice(_PRODUCT_HEADS)}"
     return name + (f" {rng.randint(2, 12)}" if rng.random() < 0.2 else "")
 
@@ -794,8 +925,15 @@ def fill(doc: Doc, frame: str, values: dict, labels) -> None:
             doc.add(piece)
 
 
-WEAK = [w_place_bare, w_place_bare, w_small_place, w_address_lines, w_org_evidence, w_person_shaped,
-        w_products]
+WEAK = [
+    w_place_bare,
+    w_place_bare,
+    w_small_place,
+    w_address_lines,
+    w_org_evidence,
+    w_person_shaped,
+    w_products,
+]
 
 # Locales whose Faker lorem provider writes words of their own language (German capitalizes its
 # nouns: "Vater Sonne Frage Lehrer"), for `--family text`.
