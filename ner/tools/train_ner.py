@@ -144,6 +144,7 @@ def main() -> int:
         return 0
     if not args.train:
         parser.error("--train is required unless --interpolate")
+    args.out.mkdir(parents=True, exist_ok=True)  # spaCy's to_disk makes one level only
     fix_random_seed(args.seed)
     rng = random.Random(args.seed)  # noqa: S311 - reproducible shuffling, not a secret
     nlp = load_pipeline()
