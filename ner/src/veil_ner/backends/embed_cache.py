@@ -44,7 +44,7 @@ class EmbedCache:
         self.capacity = capacity
         self.width = int(embed.get_dim("nO"))
         self.rows = np.empty((capacity, self.width), dtype="float32")
-        self.index: dict[tuple[int, int], int] = {}
+        self.index: dict[bytes, int] = {}
         self.lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -63,7 +63,8 @@ class EmbedCache:
     def __call__(self, docs: list[Any]) -> list[Any]:
         from spacy.attrs import NORM, ORTH  # noqa: PLC0415 - spaCy only where the backend runs
 
-        keyed = [doc.to_array([ORTH, NORM]).tolist() for doc in docs]
+        # One 16-byte key per token (its ORTH and NORM ids side by side): one small object each.
+        keyed = [doc.to_array([ORTH, NORM]).view("V16").ravel().tolist() for doc in docs]
         total = sum(len(keys) for keys in keyed)
         if total < MIN_ROWS or total > self.capacity:
             return self._compute(docs)  # as the uncached model computes it (see the module doc)
@@ -75,28 +76,25 @@ class EmbedCache:
                     missing = self._missing(docs, keyed)
                 self._add(docs[0].vocab, missing)
             index = self.index
-            return [self.rows[[index[(orth, norm)] for orth, norm in keys]] for keys in keyed]
+            return [self.rows[[index[key] for key in keys]] for keys in keyed]
 
-    def _missing(
-        self, docs: list[Any], keyed: list[list[list[int]]]
-    ) -> dict[tuple[int, int], tuple[Any, int]]:
-        """The keys not cached, each with one token (doc, position) that has it."""
-        missing: dict[tuple[int, int], tuple[Any, int]] = {}
+    def _missing(self, docs: list[Any], keyed: list[list[bytes]]) -> dict[bytes, Any]:
+        """The keys not cached, each with one token that has it."""
+        missing: dict[bytes, Any] = {}
         index = self.index
         for doc, keys in zip(docs, keyed, strict=True):
-            for position, (orth, norm) in enumerate(keys):
-                key = (orth, norm)
+            for position, key in enumerate(keys):
                 if key not in index and key not in missing:
-                    missing[key] = (doc, position)
+                    missing[key] = doc[position]
         return missing
 
-    def _add(self, vocab: Any, missing: dict[tuple[int, int], tuple[Any, int]]) -> None:
+    def _add(self, vocab: Any, missing: dict[bytes, Any]) -> None:
         from spacy.attrs import NORM  # noqa: PLC0415
         from spacy.tokens import Doc  # noqa: PLC0415
 
         keys = list(missing)
-        words = [missing[key][0][missing[key][1]].text for key in keys]
-        norms = [key[1] for key in keys]
+        words = [missing[key].text for key in keys]
+        norms = [missing[key].norm for key in keys]
         while len(words) < MIN_ROWS:  # pad a small batch by repeating it (same rows, see above)
             words += words[: MIN_ROWS - len(words)]
             norms += norms[: MIN_ROWS - len(norms)]
