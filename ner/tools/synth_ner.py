@@ -971,6 +971,7 @@ def main() -> int:
     parser.add_argument("--family", choices=("train", "check", "text", "weak"), required=True)
     parser.add_argument("--count", type=int, default=6000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--without", default="", help="comma-separated template names to leave out")
     args = parser.parse_args()
     rng = random.Random(args.seed)  # noqa: S311 - reproducible synthetic data, not a secret
     Faker.seed(args.seed)
@@ -980,6 +981,8 @@ def main() -> int:
             print(json.dumps(plain_text(rng, args.seed * 100_000 + index), ensure_ascii=False))
         return 0
     templates = {"train": TRAIN, "check": CHECK, "weak": WEAK}[args.family]
+    left_out = set(filter(None, args.without.split(",")))
+    templates = [t for t in templates if t.__name__ not in left_out]
     for _ in range(args.count):
         doc = Doc()
         if args.family == "train" and rng.random() < 0.05:  # the CHECK family's draws stay as they were
