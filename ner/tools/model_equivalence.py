@@ -59,7 +59,7 @@ def main() -> int:
     )
     parser.add_argument("--limit", type=int, help="texts per set (default: all)")
     args = parser.parse_args()
-    plain = SpacyBackend({"en": PACKAGE}, 100_000, embed_cache_rows=0)
+    plain = SpacyBackend({"en": PACKAGE}, 100_000, embed_cache_words=0)
     cached = SpacyBackend({"en": PACKAGE}, 100_000)
     for backend in (plain, cached):
         backend.preflight()

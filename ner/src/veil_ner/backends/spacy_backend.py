@@ -14,8 +14,9 @@ The models' matrix products run on numpy's BLAS (OpenBLAS) instead of thinc's de
 the same arithmetic, the same entities on the dev corpus (0 of 3,000 records differ), about a
 third less time for the `ner` layers on this machine's CPUs (docs/ner.md, "Throughput"). Kept
 independent of the weights: any package, fine-tuned or not, gets both. Session 9: the `ner`
-model's per-token embeddings are cached by word (embed_cache.py), bit-identical rows, so a text
-embeds only the words not seen before.
+model's per-token embeddings of a fixed list of frequent words are computed once at load
+(embed_cache.py), bit-identical rows, so a text embeds only its other words; request words are
+never kept (no timing channel between callers).
 """
 
 from __future__ import annotations
@@ -58,10 +59,10 @@ class SpacyBackend:
         self,
         models: Mapping[str, str],
         max_text_chars: int,
-        embed_cache_rows: int = embed_cache.DEFAULT_CAPACITY,
+        embed_cache_words: int = embed_cache.DEFAULT_WORDS,
     ) -> None:
         self._packages = dict(models)
-        self._embed_cache_rows = embed_cache_rows  # 0: no cache (the equivalence checks compare both)
+        self._embed_cache_words = embed_cache_words  # 0: no cache (the equivalence checks compare both)
         self._max_text_chars = max_text_chars
         self._nlp: dict[str, Any] = {}
         self._confidence: dict[str, dict[str, float]] = {}
@@ -133,8 +134,10 @@ class SpacyBackend:
                 fine_tuned = overlays.apply(nlp, package, str(meta.get("version", "")))
                 nlp.add_pipe("sentencizer", before="ner")
                 use_numpy_blas(nlp)
-                # Last: the cache wraps the loaded layer (embed_cache.py: same rows, fewer computed).
-                cached = embed_cache.install(nlp, self._embed_cache_rows) if self._embed_cache_rows else None
+                # Last: the table of frequent words' rows is computed from the loaded layer, once,
+                # before the first request (embed_cache.py: same rows, fewer computed, fixed content).
+                words = self._embed_cache_words
+                cached = embed_cache.install(nlp, words) if words else None
                 nlp.max_length = max(nlp.max_length, self._max_text_chars + 1)
                 self._nlp[language] = nlp
                 if language == "en" or len(self._nlp) == 1:
