@@ -90,11 +90,11 @@ class EmbedCache:
         self.embed = embed
         self.plain = embed._func  # the layer's own forward, called for what is not in the table
         self.width = int(embed.get_dim("nO"))
-        tokens: dict[bytes, Any] = {}
+        tokens: dict[bytes, tuple[str, int]] = {}  # (text, norm): a Token would keep its Doc alive
         variants = dict.fromkeys([*_SYMBOLS, *(v for w in words for v in (w, w.capitalize()))])
         for doc in nlp.tokenizer.pipe(variants):
             for token, key in zip(doc, _keys(doc), strict=True):
-                tokens.setdefault(key, token)
+                tokens.setdefault(key, (token.text, token.norm))
         keys = list(tokens)
         self.rows = np.empty((len(keys), self.width), dtype="float32")
         for start in range(0, len(keys), FILL_BATCH):
@@ -121,11 +121,12 @@ class EmbedCache:
         if sum(len(keys) for keys in keyed) < MIN_ROWS:
             return self._compute(docs)  # as the uncached model computes it (see the module doc)
         index = self.index
-        missing: dict[bytes, Any] = {}  # the keys not in the table, each with one token that has it
+        missing: dict[bytes, tuple[str, int]] = {}  # keys not in the table: (text, norm) of a token
         for doc, keys in zip(docs, keyed, strict=True):
             for position, key in enumerate(keys):
                 if key not in index and key not in missing:
-                    missing[key] = doc[position]
+                    token = doc[position]
+                    missing[key] = (token.text, token.norm)
         if not missing:
             return [self.rows[[index[key] for key in keys]] for keys in keyed]
         # Embedded for this call only, never stored (see the module doc).
@@ -143,14 +144,14 @@ class EmbedCache:
             out.append(rows)
         return out
 
-    def _embed(self, vocab: Any, tokens: list[Any]) -> Any:
+    def _embed(self, vocab: Any, tokens: list[tuple[str, int]]) -> Any:
         """The rows of `tokens` (one each, in order), computed in a batch of their own, padded to
         at least MIN_ROWS rows by repeating them (same rows, see the module doc)."""
         from spacy.attrs import NORM  # noqa: PLC0415
         from spacy.tokens import Doc  # noqa: PLC0415
 
-        words = [token.text for token in tokens]
-        norms = [token.norm for token in tokens]
+        words = [text for text, _ in tokens]
+        norms = [norm for _, norm in tokens]
         while len(words) < MIN_ROWS:
             words += words[: MIN_ROWS - len(words)]
             norms += norms[: MIN_ROWS - len(norms)]
