@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""The model's time per 1 KB text with and without the per-word embedding cache
+"""The model's time per 1 KB text with and without the embedding table of frequent words
 (veil_ner/backends/embed_cache.py), in one process, calls alternating between the two backends
 text by text so that the machine's drift hits both alike (docs/ner.md, "Throughput, latency and
 memory"). Both backends first see the same 200 texts of bench_ner.py; then:
 
 - first sight: texts neither has seen (further disjoint 1 KB texts of the corpus), once each;
 - seen: the 200 texts again, three rounds.
+
+Since session 9's second change the table is filled at load and never from requests, so the two
+rows differ only by what the CPU's caches and the allocator keep, not by the table.
 
 Prints the p50 of the model call (`SpacyBackend.detect`, one text) for each. Run it in a raised
 autogroup like bench_ner.py:
