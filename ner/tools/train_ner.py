@@ -24,6 +24,10 @@ A * TUNED + (1 - A) * ORIGINAL for every parameter of `ner` (weight-space ensemb
 fine-tune's gain on new names at a fraction of its drift on what the original knew; no training;
 `--base OTHER` mixes two fine-tunes instead).
 
+Session 9 added: `--train` may be given more than once (the TRAIN family and synth_ner.py's WEAK
+family of frames for the weak classes), and `--init DIR` starts from other `ner` weights (e.g. the
+shipped ones) while the rehearsal is still labelled by the original package's model.
+
 Usage (ner/.venv: same spaCy as the sidecar; one thread, fixed seed):
   ner/.venv/bin/python ner/tools/train_ner.py --train train.jsonl --out DIR [--epochs 4] [--seed 1]
       [--rehearse rehearse.jsonl] [--learn-rate 0.001]
@@ -120,7 +124,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--train", type=Path, help="synth_ner.py --family train output")
+    parser.add_argument(
+        "--train", type=Path, action="append", default=[], help="synth_ner.py output (train or weak family)"
+    )
+    parser.add_argument("--init", type=Path, help="start from these ner weights instead of the package's")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
@@ -135,13 +142,16 @@ def main() -> int:
     if args.interpolate:
         interpolate(args.interpolate, args.alpha, args.out, args.base)
         return 0
-    if args.train is None:
+    if not args.train:
         parser.error("--train is required unless --interpolate")
+    args.out.mkdir(parents=True, exist_ok=True)  # spaCy's to_disk makes one level only
     fix_random_seed(args.seed)
     rng = random.Random(args.seed)  # noqa: S311 - reproducible shuffling, not a secret
     nlp = load_pipeline()
 
-    synthetic = [example(nlp, r["text"], [tuple(s) for s in r["entities"]]) for r in jsonl(args.train)]
+    synthetic = [
+        example(nlp, r["text"], [tuple(s) for s in r["entities"]]) for path in args.train for r in jsonl(path)
+    ]
     dev_texts = [r["text"] for r in jsonl(ROOT / "data/dev-corpus.jsonl")][: args.rehearsal]
     answers = [r["text"] for r in jsonl(ROOT / "data/guard-ordinary.jsonl")]
     prompts = [r["text"] for r in jsonl(ROOT / "data/dev-ordinary-prompts.jsonl")]
@@ -149,6 +159,8 @@ def main() -> int:
     old = rehearsal(nlp, dev_texts + answers + extra, set()) + rehearsal(nlp, prompts, NAME_LABELS)
     data = [e for e in synthetic if e is not None] + old
     print(f"examples: synthetic {len(synthetic)}, rehearsal {len(old)}", file=sys.stderr)
+    if args.init is not None:  # after the rehearsal labels: those stay the ORIGINAL model's
+        nlp.get_pipe("ner").from_disk(args.init, exclude=["vocab"])
 
     optimizer = nlp.resume_training()
     if args.learn_rate is not None:

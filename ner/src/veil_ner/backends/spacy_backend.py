@@ -13,7 +13,10 @@ about 1 ms less (docs/ner.md, "Throughput").
 The models' matrix products run on numpy's BLAS (OpenBLAS) instead of thinc's default blis:
 the same arithmetic, the same entities on the dev corpus (0 of 3,000 records differ), about a
 third less time for the `ner` layers on this machine's CPUs (docs/ner.md, "Throughput"). Kept
-independent of the weights: any package, fine-tuned or not, gets both.
+independent of the weights: any package, fine-tuned or not, gets both. Session 9: the `ner`
+model's per-token embeddings of a fixed list of frequent words are computed once at load
+(embed_cache.py), bit-identical rows, so a text embeds only its other words; request words are
+never kept (no timing channel between callers).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any
 
 from .. import gazetteer, overlays
 from ..labels import confidence_for, confidence_table
+from . import embed_cache
 from .base import BackendError, LoadReport, RawEntity
 
 log = logging.getLogger("veil_ner.spacy")
@@ -51,8 +55,14 @@ def use_numpy_blas(nlp: Any) -> None:
 class SpacyBackend:
     name = "spacy"
 
-    def __init__(self, models: Mapping[str, str], max_text_chars: int) -> None:
+    def __init__(
+        self,
+        models: Mapping[str, str],
+        max_text_chars: int,
+        embed_cache_words: int = embed_cache.DEFAULT_WORDS,
+    ) -> None:
         self._packages = dict(models)
+        self._embed_cache_words = embed_cache_words  # 0: no cache (the equivalence checks compare both)
         self._max_text_chars = max_text_chars
         self._nlp: dict[str, Any] = {}
         self._confidence: dict[str, dict[str, float]] = {}
@@ -124,6 +134,10 @@ class SpacyBackend:
                 fine_tuned = overlays.apply(nlp, package, str(meta.get("version", "")))
                 nlp.add_pipe("sentencizer", before="ner")
                 use_numpy_blas(nlp)
+                # Last: the table of frequent words' rows is computed from the loaded layer, once,
+                # before the first request (embed_cache.py: same rows, fewer computed, fixed content).
+                words = self._embed_cache_words
+                cached = embed_cache.install(nlp, words) if words else None
                 nlp.max_length = max(nlp.max_length, self._max_text_chars + 1)
                 self._nlp[language] = nlp
                 if language == "en" or len(self._nlp) == 1:
@@ -137,6 +151,7 @@ class SpacyBackend:
                         "model": self._model_ids[language],
                         "pipes": ",".join(nlp.pipe_names),
                         "fine_tuned_ner": fine_tuned,
+                        "embed_cache": cached is not None,
                     },
                 )
             except Exception as error:
