@@ -112,6 +112,17 @@ describe('nerPieces', () => {
     );
   });
 
+  it('reads a lone high surrogate before a pair as no pair (CI counterexample)', () => {
+    // 8 is a lone high surrogate, 9-10 the pair of an emoji: a window edge at 9 is between two
+    // characters, and moving it to 10 would split the emoji.
+    const text = 'x\udfffthethe\ud800😀the';
+    for (const piece of nerPieces(text, 12, 3)) {
+      for (const at of [piece.start, piece.end, piece.ownStart, piece.ownEnd]) {
+        expect(/[\ud800-\udbff]/.test(text[at - 1] ?? '') && /[\udc00-\udfff]/.test(text[at] ?? ''), `edge ${at}`).toBe(false);
+      }
+    }
+  });
+
   it('keeps a window within the limit when its left edge falls inside a surrogate pair', () => {
     const text = `ofAda Lovelace\u{1F600}${'a'.repeat(60)}`;
     for (const piece of nerPieces(text, 60, 20)) {

@@ -65,9 +65,16 @@ function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
 
-/** `at`, moved back by one when it would fall between the halves of a surrogate pair. */
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/**
+ * `at`, moved back by one when it would fall between the halves of a surrogate pair: a high
+ * surrogate before it and a low one at it (a lone high surrogate before another pair is no pair).
+ */
 function notInsidePair(text: string, at: number): number {
-  return at > 0 && at < text.length && isHighSurrogate(text.charCodeAt(at - 1)) ? at - 1 : at;
+  return at > 0 && at < text.length && isHighSurrogate(text.charCodeAt(at - 1)) && isLowSurrogate(text.charCodeAt(at)) ? at - 1 : at;
 }
 
 /**
