@@ -71,8 +71,7 @@ _TITLES = (
     r"sig|sig\.ra|signor|signora|dott|dott\.ssa|senhor|senhora|dhr|mevr|mevrouw|meneer"
 )
 # The title is found case-insensitively (gazetteer.triggered), the name after it as written.
-_TITLE = re.compile(rf"(?<![\w.])(?:{_TITLES})(?=\.?[ \t])")
-_TITLE_ANY_CASE = re.compile(rf"(?<![\w.])(?i:{_TITLES})(?=\.?[ \t])")
+_TITLE = g.trigger(r"(?<![\w.])", _TITLES, r"(?=\.?[ \t])")
 _TITLED_NAME = re.compile(
     rf"\.?[ \t]+(?P<name>{_NAME}(?:[ \t]+(?:{_PARTICLES}[ \t]+)*{_NAME}){{0,2}})(?![\w@])"
 )
@@ -95,8 +94,7 @@ _INTRO_PHRASES = (
     r"my name is|i am|i'm|call me|calls me|called me|named|nicknamed|thanks to|je m'appelle|je suis|"
     r"ich bin|ich heiße|me llamo|soy|mi chiamo|sono|meu nome é|chamo-me|ik ben|mijn naam is"
 )
-_INTRO = re.compile(rf"(?<![\w])(?:{_INTRO_PHRASES})(?=[ \t])")
-_INTRO_ANY_CASE = re.compile(rf"(?<![\w])(?i:{_INTRO_PHRASES})(?=[ \t])")
+_INTRO = g.trigger(r"(?<![\w])", _INTRO_PHRASES, r"(?=[ \t])")
 _INTRO_NAME = re.compile(rf"[ \t]+(?P<name>{_NAME})(?![\w@])")
 
 
@@ -451,7 +449,7 @@ def _opened(text: str) -> Iterator[tuple[int, int]]:
     openers += [(None, False, m) for m in _MENTION.finditer(text)]
     openers += [
         (None, _INTRODUCES.match(text, start) is not None, m)
-        for start, m in g.triggered(text, _INTRO, _INTRO_ANY_CASE, _INTRO_NAME)
+        for start, m in g.triggered(text, _INTRO, _INTRO_NAME)
     ]
     for opener, introduces, match in openers:
         if opener is not None and g.fold(opener) not in g.NAME_OPENERS:
@@ -573,7 +571,7 @@ def find(text: str) -> Iterator[tuple[int, int]]:
     yield from _case_folded(text)
     yield from _shaped(text)
     yield from _relations(text)
-    for title_start, match in g.triggered(text, _TITLE, _TITLE_ANY_CASE, _TITLED_NAME):
+    for title_start, match in g.triggered(text, _TITLE, _TITLED_NAME):
         name = match.group("name")
         title = text[title_start : match.start("name")].strip()
         if title.isupper() and not title.endswith("."):

@@ -75,8 +75,7 @@ _PLACE_CONTEXT_PHRASES = (
     r"vive a|vivo en|vivo a|abita a|mora em|moro em|woont in|woon in|geboren te"
 )
 # The phrase is found case-insensitively (gazetteer.triggered), the place after it as written.
-_PLACE_CONTEXT = re.compile(rf"(?<![\w])(?:{_PLACE_CONTEXT_PHRASES})(?=[ \t])")
-_PLACE_CONTEXT_ANY_CASE = re.compile(rf"(?<![\w])(?i:{_PLACE_CONTEXT_PHRASES})(?=[ \t])")
+_PLACE_CONTEXT = g.trigger(r"(?<![\w])", _PLACE_CONTEXT_PHRASES, r"(?=[ \t])")
 _PLACE_AFTER_CONTEXT = re.compile(
     r"[ \t]+"
     rf"(?P<place>{_ANY_WORD}(?:[ \t\-](?:(?:de|del|la|le|sur|am|an|do|da|dos|upon)[ \t\-])?"
@@ -93,7 +92,7 @@ _LIST = re.compile(
 def _context_places(text: str) -> list[RawEntity]:
     """Capitalized words after a context that says a place follows (module docstring)."""
     out: list[RawEntity] = []
-    for _, match in g.triggered(text, _PLACE_CONTEXT, _PLACE_CONTEXT_ANY_CASE, _PLACE_AFTER_CONTEXT):
+    for _, match in g.triggered(text, _PLACE_CONTEXT, _PLACE_AFTER_CONTEXT):
         start = match.start("place")
         end = start
         for word in g.WORD.finditer(text, start, match.end("place")):
@@ -119,8 +118,7 @@ _PLACE_LABELS = (
     r"pays|ciudad|país|lugar de nacimiento|città|luogo di nascita|cidade|naturalidade|woonplaats|"
     r"geboorteplaats|plaats"
 )
-_PLACE_LABEL = re.compile(rf"(?<![\w])(?:{_PLACE_LABELS})(?=[ \t]*:)")
-_PLACE_LABEL_ANY_CASE = re.compile(rf"(?<![\w])(?i:{_PLACE_LABELS})(?=[ \t]*:)")
+_PLACE_LABEL = g.trigger(r"(?<![\w])", _PLACE_LABELS, r"(?=[ \t]*:)")
 _PLACE_LABEL_VALUE = re.compile(
     r"[ \t]*:[ \t]*"
     rf"(?P<place>{_ANY_WORD}(?:[ \t\-](?:(?:de|del|la|le|sur|am|an|do|da|dos|upon|di|im|in)[ \t\-])?"
@@ -134,7 +132,7 @@ def _labelled_places(text: str) -> list[RawEntity]:
     not a label or a term, and a known place or a word the model's vocabulary does not know
     ("City: Remote" is not a place)."""
     out: list[RawEntity] = []
-    for _, match in g.triggered(text, _PLACE_LABEL, _PLACE_LABEL_ANY_CASE, _PLACE_LABEL_VALUE):
+    for _, match in g.triggered(text, _PLACE_LABEL, _PLACE_LABEL_VALUE):
         value = match.group("place")
         words = value.split()
         keys = [g.fold(w) for w in g.WORD.findall(value)]
