@@ -372,6 +372,75 @@ describe('values hidden by their separators', () => {
   });
 });
 
+describe('digit groups joined by gaps no print form uses', () => {
+  it.each([
+    ['card 4111 - 1111 - 1111 - 1111', 'credit_card', '4111 - 1111 - 1111 - 1111'],
+    ['4111  1111  1111  1111 thanks', 'credit_card', '4111  1111  1111  1111'],
+    ['card 4111\t1111\t1111\t1111', 'credit_card', '4111\t1111\t1111\t1111'],
+    ['card 4111 | 1111 | 1111 | 1111', 'credit_card', '4111 | 1111 | 1111 | 1111'],
+    ['card: 4111*1111*1111*1111', 'credit_card', '4111*1111*1111*1111'],
+    ['card 4111:1111:1111:1111', 'credit_card', '4111:1111:1111:1111'],
+    ['card 4111,1111,1111,1111', 'credit_card', '4111,1111,1111,1111'],
+    ['card 4111-1111 1111-1111', 'credit_card', '4111-1111 1111-1111'],
+    ['card 41 11 11 11 11 11 11 11', 'credit_card', '41 11 11 11 11 11 11 11'],
+    ['card 4111\n1111 1111 1111', 'credit_card', '4111\n1111 1111 1111'],
+    ['visa (3782) (822463) (10005)', 'credit_card', '3782) (822463) (10005'],
+    ['ssn 078 - 05 - 1120', 'us_ssn', '078 - 05 - 1120'],
+    ['SSN: 078  05  1120', 'us_ssn', '078  05  1120'],
+    ['phone 415 . 555 . 0100', 'phone', '415 . 555 . 0100'],
+    ['call me: 415 | 555 | 0100', 'phone', '415 | 555 | 0100'],
+  ])('finds the value in %j', (text, type, value) => {
+    expect(valuesOf(type, text)).toEqual([value]);
+  });
+
+  it('needs the words before it for any gap but padded or doubled print separators', () => {
+    for (const text of [
+      '| 4111 | 1111 | 1111 | 1111 |', // a table row of amounts
+      'totals 4111,1111,1111,1111', // CSV
+      '4111:1111:1111:1111',
+      'ids 078 - 05 - 1120', // no SSN word
+      '415 | 555 | 0100',
+      'call 2024 | 01 | 15', // a date after a phone word: eight digits
+      'card 4111 - 1111 - 1111 - 1112', // Luhn fails
+      'ssn 978 - 05 - 1120', // area 978 is never issued
+      'My Number: 9725 4024 9292', // print form: numeric.ts has judged it
+      'card 4111 | 1111 | 1111 | 1111 | 1111', // a longer run is no card
+    ]) {
+      expect(found(text).filter(([type]) => ['credit_card', 'us_ssn', 'phone'].includes(type)), text).toEqual([]);
+    }
+  });
+
+  it('reads "my social" as an SSN word', () => {
+    expect(valuesOf('us_ssn', 'my social is 078051120')).toEqual(['078051120']);
+  });
+
+  it('stays linear on floods of loosely grouped digits', () => {
+    const text = 'card ' + '4 | '.repeat(50_000);
+    expect(detectAll(text).length).toBeLessThan(50_000);
+  });
+});
+
+describe('delimiters inside an assigned secret', () => {
+  it.each([
+    ['pw=Tr0ub4dor&3', 'Tr0ub4dor&3'],
+    ['pw=Tr0ub;4dor', 'Tr0ub;4dor'],
+    ['PASSWORD=a,b,c9', 'a,b,c9'],
+  ])('keeps the whole value of %j', (text, value) => {
+    expect(valuesOf('password', text)).toEqual([value]);
+  });
+
+  it.each([
+    ['?user=bob&password=s3cr3tX&remember=1', 's3cr3tX'],
+    ['Cookie: session=x; password=Zq9!ab; path=/', 'Zq9!ab'],
+    ['password: hunter2X, user: bob', 'hunter2X'],
+    ['password=s3cr3tX&amp;x=1', 's3cr3tX'],
+    ['password=s3cr3tX;', 's3cr3tX'],
+    ['db_password=s3cr3tX,db_user=bob', 's3cr3tX'],
+  ])('ends the value of %j at the next key', (text, value) => {
+    expect(valuesOf('password', text)).toEqual([value]);
+  });
+});
+
 describe('values glued to their label word', () => {
   it.each([
     ['card4111111111111111', 'credit_card', '4111111111111111'],

@@ -131,7 +131,7 @@ export const PHONE_CONTEXT: ContextWords = contextWords([
   'điện thoại',
 ]);
 
-export const SSN_CONTEXT: ContextWords = contextWords(['ssn', 'ssns', 'social security', 'soc sec', 'soc. sec', 'ss#', 'ss #', 'ss no', 'ssn#', 'TIN', 'taxpayer']);
+export const SSN_CONTEXT: ContextWords = contextWords(['ssn', 'ssns', 'social security', 'my social', 'social #', 'social no', 'social number', 'soc sec', 'soc. sec', 'ss#', 'ss #', 'ss no', 'ssn#', 'TIN', 'taxpayer']);
 
 export const CARD_CONTEXT: ContextWords = contextWords([
   'card', 'credit', 'debit', 'visa', 'mastercard', 'amex', 'american express', 'discover', 'jcb', 'diners', 'cc',

@@ -8,6 +8,7 @@ import { CARD_CONTEXT, contextWords, DATE_CONTEXT, hasWordBefore, SSN_CONTEXT } 
 import { luhnValid } from './checksums.js';
 import { dateValid, digitsValue, writtenDateFromDay } from './dates.js';
 import { detectDigitIds, detectDigitLetterIds, scoreId } from './digit-ids.js';
+import { detectLooseDigits } from './loose-digits.js';
 import { detectPhone } from './phone.js';
 import { cnResidentIdValid, frNirValid, siretValid } from './validators.js';
 import { emit, type ScanState } from './state.js';
@@ -434,5 +435,7 @@ function detectNumericAt(state: ScanState, start: number): number {
     const detection = state.out[k]!;
     if (detection.start === start && detection.confidence >= CHAIN_CONFIDENCE && detection.end > end) end = detection.end;
   }
+  // Nothing here: the same digits joined by looser gaps ("4111 | 1111 | …", "078 - 05 - 1120").
+  if (end < 0) end = detectLooseDigits(state, start, cardIssuerPlausible, ssnParts);
   return end;
 }

@@ -143,6 +143,25 @@ export function highEntropy(value: string): boolean {
   return entropy >= 3.5;
 }
 
+/** Longest key read after a list delimiter ("&next=", "; path=", ",user="). */
+const MAX_NEXT_KEY = 40;
+
+/**
+ * Whether the ; & or , at `at` ends an unquoted value: it does at the end of the text or a
+ * line, before a space, and before the next key of a query string, cookie or list ("&next=",
+ * ",user:", "&amp;"); "pw=Tr0ub4dor&3" and "pw=Tr0ub;4dor" keep their whole value.
+ */
+export function listDelimiter(text: string, at: number): boolean {
+  const next = codeAt(text, at + 1);
+  if (next < 0 || isSpaceCode(next)) return true;
+  if (text.startsWith('amp;', at + 1)) return true;
+  let k = at + 1;
+  if (!((next | 0x20) >= 97 && (next | 0x20) <= 122) && next !== 95) return false;
+  while (k < text.length && k - at <= MAX_NEXT_KEY && isKeyChar(text.charCodeAt(k))) k++;
+  const after = codeAt(text, k);
+  return after === 61 || after === 58;
+}
+
 const AUTH_SCHEMES = ['bearer ', 'basic ', 'token ', 'apikey ', 'digest ', 'negotiate '];
 
 /** "Authorization: Bearer <token>" (or Basic/Token): the credential after the scheme word. */
@@ -221,8 +240,10 @@ export function detectAssignedSecret(state: ScanState, at: number): number {
     valueEnd = v;
     while (valueEnd < text.length && valueEnd - valueStart <= MAX_VALUE) {
       const c = text.charCodeAt(valueEnd);
-      // Delimiters of the surrounding syntax: whitespace, ; & , and closing brackets/quotes.
-      if (isSpaceCode(c) || c === 59 || c === 38 || c === 44 || c === 41 || c === 93 || c === 125 || c === 34 || c === 39 || c === 60) break;
+      // Delimiters of the surrounding syntax: whitespace, closing brackets/quotes, and ; & , where
+      // they separate (see listDelimiter); inside a value they are the value's own characters.
+      if (isSpaceCode(c) || c === 41 || c === 93 || c === 125 || c === 34 || c === 39 || c === 60) break;
+      if ((c === 59 || c === 38 || c === 44) && listDelimiter(text, valueEnd)) break;
       valueEnd++;
     }
     // A bracketed placeholder ([REDACTED], (hidden)) ends at its closing bracket.

@@ -12,7 +12,7 @@
 // anchor costs a bounded number of steps, so the pass is linear in the text.
 import { isCjkCode, isSpaceCode } from './chars.js';
 import { atKeywords, CJK_KEYWORD_CHAR } from './keywords.js';
-import { highEntropy, isPlaceholder } from './password.js';
+import { highEntropy, isPlaceholder, listDelimiter } from './password.js';
 import { emit, type ScanState } from './state.js';
 
 const MAX_VALUE = 128;
@@ -116,7 +116,12 @@ function readValue(state: ScanState, start: number, word: string, bare: boolean)
     return close;
   }
   let end = start;
-  while (end < text.length && end - start <= MAX_VALUE && !endsValue(text.charCodeAt(end))) end++;
+  // ; & , end the value only before the next key of a query string, cookie or list (password.ts).
+  while (end < text.length && end - start <= MAX_VALUE && !endsValue(text.charCodeAt(end))) {
+    const c = text.charCodeAt(end);
+    if ((c === 59 || c === 38 || c === 44) && listDelimiter(text, end)) break;
+    end++;
+  }
   if (end - start > MAX_VALUE || isPlaceholder(text.slice(start, end))) return -1;
   // A bracketed or templated value ([REDACTED], <password>, {{ secret }}) is a placeholder.
   const open = text.charCodeAt(start);
