@@ -480,6 +480,22 @@ describe('values written with web escapes or marks on their digits', () => {
     expect(valuesOf(type, unescaped(text))).toEqual([unescaped(value)]);
   });
 
+  it.each([
+    ['email john\\u0040corp.example', 'email', 'john\\u0040corp.example'],
+    ['"contact": "jane\\x40corp.example"', 'email', 'jane\\x40corp.example'],
+    ['s = "\\u006a\\u006f\\u0068\\u006e\\u0040\\u0063\\u006f\\u002e\\u0069\\u006f"', 'email', '\\u006a\\u006f\\u0068\\u006e\\u0040\\u0063\\u006f\\u002e\\u0069\\u006f'],
+    ['card \\u0034111 1111 1111 1111', 'credit_card', '\\u0034111 1111 1111 1111'],
+    ['phone: \\u002B1 415 555 0100', 'phone', '\\u002B1 415 555 0100'],
+  ])('finds the value written with code point escapes in %j', (text, type, value) => {
+    expect(valuesOf(type, text)).toEqual([value]);
+  });
+
+  it('leaves escapes in code that spell no value alone', () => {
+    for (const text of ['printf("%s\\n", "\\x1b[0m")', 'C:\\users\\xyz\\x64', 'const re = /\\u00e9|\\u{1F600}/u;', 'echo -e "\\x41\\x42\\x43"']) {
+      expect(found(text), text).toEqual([]);
+    }
+  });
+
   it('leaves ordinary ampersands, percent signs and accents alone', () => {
     for (const text of ['R&D at AT&T; 100% sure, 50%40 mix', 'Tom &amp; Jerry &copy; 2024', 'café naïve José', '&#;&#x;&#xZZ;&#99999999;']) {
       expect(found(text), text).toEqual([]);

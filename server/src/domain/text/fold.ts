@@ -16,7 +16,7 @@
 //   - combining marks (\p{Mn}, \p{Me}) on a digit are dropped: `4̂1̂1̂1` is 4111 to a reader, and
 //     no script writes marks on digits (marks on letters stay: they spell the word).
 //
-// Besides single characters, two escapes that hide a value's characters in text copied from web
+// Besides single characters, three escapes that hide a value's characters in text copied from web
 // pages and URLs fold to what they stand for, each as one unit:
 //   - HTML character references: numeric (`&#64;`, `&#x40;`; the closing `;` optional after
 //     decimal digits, as browsers read it) for any character but controls, and the named ones of
@@ -26,6 +26,9 @@
 //   - the percent escapes of `@` and `+` (`%40`, `%2B`): URL encoders escape exactly these two
 //     of the characters an e-mail address or an international phone number holds
 //     (`mailto:jane%40corp.example`, `?phone=%2B14155550100`).
+//   - the code point escapes of programming languages and JSON (`\u0040`, `\u{40}`, `\x40`,
+//     `\U00000040`) for any character but controls and surrogates: text pasted from source
+//     code, JSON written by hand or by a serializer that escapes everything non-alphanumeric.
 // An escape is decoded once, as a browser or URL decoder does (`&amp;#64;` reads `&#64;`).
 //
 // Apart from those units, the mapping is per code point, so folding a slice of the text gives
@@ -153,6 +156,7 @@ function firstFoldable(text: string): number {
 
 const AMPERSAND = 0x26;
 const PERCENT = 0x25;
+const BACKSLASH = 0x5c;
 const SEMICOLON = 0x3b;
 /** Longest named reference recognised, `;` included (`&commat;`, `&hyphen;`, `&lowbar;`). */
 const NAMED_MAX = 8;
@@ -202,8 +206,46 @@ function numericReferenceAt(text: string, index: number): Escape | undefined {
   return { folded: foldOf(cp), length: pos - index };
 }
 
-/** The escape at `index` (an `&` or a `%`), or undefined. */
+/** `count` hex digits at `pos` as a number, or -1. */
+function hexDigits(text: string, pos: number, count: number): number {
+  let value = 0;
+  for (let k = 0; k < count; k++) {
+    const digit = hexValue(text.charCodeAt(pos + k));
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+/** The code point escape at `index` (a backslash: `\u0040`, `\u{40}`, `\x40`, `\U00000040`), or undefined. */
+function backslashEscapeAt(text: string, index: number): Escape | undefined {
+  const kind = text.charCodeAt(index + 1);
+  let cp = -1;
+  let length = 0;
+  if (kind === 0x75 /* u */ && text.charCodeAt(index + 2) === 0x7b /* { */) {
+    const close = text.indexOf('}', index + 3);
+    if (close > index + 3 && close - index - 3 <= 6) {
+      cp = hexDigits(text, index + 3, close - index - 3);
+      length = close + 1 - index;
+    }
+  } else if (kind === 0x75) {
+    cp = hexDigits(text, index + 2, 4);
+    length = 6;
+  } else if (kind === 0x78 /* x */) {
+    cp = hexDigits(text, index + 2, 2);
+    length = 4;
+  } else if (kind === 0x55 /* U */) {
+    cp = hexDigits(text, index + 2, 8);
+    length = 10;
+  }
+  // Controls, surrogates (a pair written as two escapes stays as written) and what no code point is.
+  if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return undefined;
+  return { folded: foldOf(cp), length };
+}
+
+/** The escape at `index` (an `&`, a `%` or a backslash), or undefined. */
 function escapeAt(text: string, index: number): Escape | undefined {
+  if (text.charCodeAt(index) === BACKSLASH) return backslashEscapeAt(text, index);
   if (text.charCodeAt(index) === PERCENT) {
     const high = hexValue(text.charCodeAt(index + 1));
     const low = hexValue(text.charCodeAt(index + 2));
@@ -222,11 +264,15 @@ function escapeAt(text: string, index: number): Escape | undefined {
 function firstEscape(text: string, from: number): number {
   let amp = text.indexOf('&', from);
   let pct = text.indexOf('%', from);
-  while (amp >= 0 || pct >= 0) {
-    const next = pct < 0 || (amp >= 0 && amp < pct) ? amp : pct;
+  let slash = text.indexOf('\\', from);
+  while (amp >= 0 || pct >= 0 || slash >= 0) {
+    let next = amp;
+    if (next < 0 || (pct >= 0 && pct < next)) next = pct;
+    if (next < 0 || (slash >= 0 && slash < next)) next = slash;
     if (escapeAt(text, next) !== undefined) return next;
     if (next === amp) amp = text.indexOf('&', amp + 1);
-    else pct = text.indexOf('%', pct + 1);
+    else if (next === pct) pct = text.indexOf('%', pct + 1);
+    else slash = text.indexOf('\\', slash + 1);
   }
   return -1;
 }
@@ -396,7 +442,7 @@ function foldView(text: string, escapes: boolean): FoldedText {
     let folded: string | undefined;
     let width = 1;
     if (code < 0x80) {
-      const escape = escapes && (code === AMPERSAND || code === PERCENT) ? escapeAt(text, index) : undefined;
+      const escape = escapes && (code === AMPERSAND || code === PERCENT || code === BACKSLASH) ? escapeAt(text, index) : undefined;
       if (escape === undefined) {
         afterDigit = isAsciiDigit(code);
         index++;
