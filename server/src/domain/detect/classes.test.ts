@@ -420,6 +420,32 @@ describe('digit groups joined by gaps no print form uses', () => {
   });
 });
 
+describe('IBANs in any grouping after an IBAN word', () => {
+  it.each([
+    ['IBAN DE 89 37040044 0532013000', 'DE 89 37040044 0532013000'],
+    ['iban GB 82 WEST 123456 98765432', 'GB 82 WEST 123456 98765432'],
+    ['iban: DE89 - 3704 - 0044 - 0532 - 0130 - 00', 'DE89 - 3704 - 0044 - 0532 - 0130 - 00'],
+    ['IBAN DE89-3704 0044.0532 0130 00', 'DE89-3704 0044.0532 0130 00'],
+    ['bank account: IT 60 X054 2811 1010 0000 0123 456', 'IT 60 X054 2811 1010 0000 0123 456'],
+    // Without a word: the country code apart from its check digits, every group with a digit.
+    ['DE 89 3704 0044 0532 0130 00', 'DE 89 3704 0044 0532 0130 00'],
+    ['de 89 3704 0044 0532 0130 00 ok', 'de 89 3704 0044 0532 0130 00'],
+  ])('finds the IBAN in %j', (text, value) => {
+    expect(valuesOf('iban', text)).toEqual([value]);
+  });
+
+  it('needs the word for mixed or loose gaps and for letter groups apart from the country code', () => {
+    for (const text of [
+      'DE89 - 3704 - 0044 - 0532 - 0130 - 00',
+      'DE89-3704 0044.0532 0130 00',
+      'GB 82 WEST 1234 5698 7654 32',
+      'IBAN DE 89 3704 0044 0532 0130 01', // checksum fails
+    ]) {
+      expect(valuesOf('iban', text), text).toEqual([]);
+    }
+  });
+});
+
 describe('delimiters inside an assigned secret', () => {
   it.each([
     ['pw=Tr0ub4dor&3', 'Tr0ub4dor&3'],

@@ -143,4 +143,8 @@ export const DATE_CONTEXT: ContextWords = contextWords([
   'naissance', 'nacimiento', 'fecha', 'nascita', 'data', 'geboortedatum', 'nascimento', 'expires', 'expiry', 'issued',
 ]);
 
+export const IBAN_CONTEXT: ContextWords = contextWords([
+  'iban', 'ibans', 'bank account', 'account number', 'account no', 'acct', 'kontonummer', 'konto', 'rib', 'cuenta', 'conto', 'conta', 'rekening',
+]);
+
 export const BIC_CONTEXT: ContextWords = contextWords(['swift', 'bic', 'swift/bic', 'bic/swift', 'swift code', 'bank code', 'bank identifier', 'bic code', 'bic-code', 'routing']);

@@ -1,9 +1,9 @@
 // IBAN (country code + check digits, per-country length, ISO 7064 mod 97) and SWIFT/BIC codes.
-// IBANs are accepted compact (DE89370400440532013000) or in print form with single spaces
-// (DE89 3704 0044 0532 0130 00). A BIC is an ordinary-looking uppercase word, so it needs a
+// IBANs are accepted compact (DE89370400440532013000), in print form with single spaces
+// (DE89 3704 0044 0532 0130 00), and after an IBAN word in any grouping (see detectIban). A BIC is an ordinary-looking uppercase word, so it needs a
 // context word (swift, bic) or an IBAN close by; see resolveBicCandidates.
 import { codeAt, isAlnumCode, isAsciiLetter, isDigit, isUpper } from './chars.js';
-import { BIC_CONTEXT, hasWordBefore } from './context.js';
+import { BIC_CONTEXT, hasWordBefore, IBAN_CONTEXT } from './context.js';
 import { ibanChecksumValidIn } from './checksums.js';
 import { emit, type ScanState } from './state.js';
 import type { Detection } from '../types.js';
@@ -53,37 +53,73 @@ function isAlnumAscii(c: number): boolean {
   return isUpper(c) || isDigit(c) || (c >= 97 && c <= 122);
 }
 
+/** Longest gap between two groups of an IBAN after an IBAN word ("DE89 - 3704", "GB82 | WEST"). */
+const MAX_LOOSE_GAP = 3;
+
+/** Characters of a gap between groups: spaces, dashes, dots, slashes, underscores, bars. */
+function isGapCode(c: number): boolean {
+  return c === 32 || c === 9 || c === 0xa0 || c === 45 || c === 46 || c === 47 || c === 95 || c === 124;
+}
+
+/** The letters and digits of [start, end). */
+function compact(text: string, start: number, end: number): string {
+  let out = '';
+  for (let k = start; k < end; k++) if (isAlnumAscii(text.charCodeAt(k))) out += text.charAt(k);
+  return out;
+}
+
 /**
- * At a word start "CCdd...": an IBAN with a valid length and mod-97 checksum, compact or in
- * groups separated by single spaces, dashes or dots (one kind throughout), in either case
- * (gb82west12345698765432). All-lowercase IBANs score a little lower: the checksum still holds.
+ * At a word start "CCdd..." or "CC dd...": an IBAN with a valid length and mod-97 checksum,
+ * compact or in groups, in either case (gb82west12345698765432). Without an IBAN word before it
+ * the groups are joined by single spaces, dashes or dots, one kind throughout, and a country code
+ * written apart from its check digits ("DE 89 3704 …") needs a digit in every group, so words
+ * are never counted in; after an IBAN word any grouping goes ("GB 82 WEST 123456 98765432",
+ * "DE89 - 3704 - 0044 …", mixed separators). All-lowercase IBANs score a little lower: the
+ * checksum still holds.
  */
 export function detectIban(state: ScanState, start: number): number {
   const text = state.text;
   const a = codeAt(text, start);
   const b = codeAt(text, start + 1);
-  if (!isAsciiLetter(a) || !isAsciiLetter(b) || !isDigit(codeAt(text, start + 2)) || !isDigit(codeAt(text, start + 3))) return -1;
+  if (!isAsciiLetter(a) || !isAsciiLetter(b)) return -1;
   const expected = IBAN_LENGTHS.get(((a & ~0x20) << 8) | (b & ~0x20));
   if (expected === undefined) return -1;
-  let count = 4;
-  let pos = start + 4;
+  let count = 2;
+  let pos = start + 2;
   let separator = -1;
+  let loose = false;
+  let apart = false; // the country code written apart from its check digits
+  let groupHasDigit = true;
+  let everyGroupHasDigit = true;
   let upper = isUpper(a) && isUpper(b);
   while (count < expected) {
     const c = codeAt(text, pos);
     if (isAlnumAscii(c)) {
       if (isUpper(c)) upper = true;
+      if (isDigit(c)) groupHasDigit = true;
+      else if (count < 4) return -1; // the check digits
       count++;
       pos++;
-    } else if ((c === 32 || c === 45 || c === 46) && (separator === -1 || separator === c) && isAlnumAscii(codeAt(text, pos + 1))) {
-      separator = c;
-      pos++; // print form: single separators between groups
-    } else break;
+      continue;
+    }
+    let gap = pos;
+    while (gap - pos < MAX_LOOSE_GAP && isGapCode(codeAt(text, gap))) gap++;
+    if (gap === pos || !isAlnumAscii(codeAt(text, gap))) break;
+    if (gap - pos === 1 && (c === 32 || c === 45 || c === 46) && (separator === -1 || separator === c)) separator = c;
+    else loose = true;
+    if (count === 2) apart = true;
+    if (!groupHasDigit) everyGroupHasDigit = false;
+    groupHasDigit = false;
+    pos = gap;
   }
+  if (!groupHasDigit) everyGroupHasDigit = false;
   if (count !== expected || isAlnumCode(codeAt(text, pos))) return -1;
   // "DE89-3704-...-00-12": the same separator going on makes it part of something longer.
   if ((separator === 45 || separator === 46) && codeAt(text, pos) === separator && isAlnumAscii(codeAt(text, pos + 1))) return -1;
-  if (!ibanChecksumValidIn(text, start, pos)) return -1;
+  if ((loose || (apart && !everyGroupHasDigit)) && !hasWordBefore(text, start, 40, IBAN_CONTEXT)) return -1;
+  // The in-place check reads the check digits at start + 2 and skips single separators only.
+  const checked = loose || apart ? compact(text, start, pos) : text;
+  if (!(checked === text ? ibanChecksumValidIn(text, start, pos) : ibanChecksumValidIn(checked, 0, checked.length))) return -1;
   emit(state, 'iban', start, pos, upper ? 0.98 : 0.9);
   return pos;
 }

@@ -89,6 +89,8 @@ function onIdWord(state: ScanState, start: number, end: number, flags: number, s
   }
   // IBANs in any case (GB82WEST..., gb82west...): two letters, two check digits.
   if (isDigit(third) && isAsciiLetter(second)) resume = Math.max(resume, detectIban(state, start));
+  // A country code written apart from its check digits ("DE 89 3704 …").
+  else if (length === 2 && isAsciiLetter(second) && isDigit(text.charCodeAt(end + 1))) resume = Math.max(resume, detectIban(state, start));
   return resume;
 }
 

@@ -221,6 +221,16 @@ function parsePhone(value: string, region: string): string {
   }
   if (parsed?.isPossible() === true) return parsed.ext !== undefined ? `${parsed.number}${EXTENSION_MARK}${parsed.ext}` : parsed.number;
   if (digits === '') return '';
+  // Separators the parser does not read ("415 | 555 | 0100", "415 : 555 : 0100", detect/loose-digits.ts):
+  // the digits alone are the same number. What failed before normalized to these digits, which
+  // legacyNormalizeValue still yields, so an earlier revocation holds.
+  try {
+    const plain = international ? `+${digits.startsWith('00') && !value.startsWith('+') ? digits.slice(2) : digits}` : digits;
+    parsed = international ? parsePhoneNumberFromString(plain) : parsePhoneNumberFromString(plain, region as CountryCode);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed?.isPossible() === true) return parsed.number;
   return international ? `+${digits.startsWith('00') && !value.startsWith('+') ? digits.slice(2) : digits}` : digits;
 }
 
