@@ -21,6 +21,15 @@ describe('spelled-out e-mail addresses', () => {
     ['reach me at jane dot roe at corp dot example, thanks', 'jane dot roe at corp dot example'],
     ['contact JANE.ROE {AT} CORP {DOT} CO {DOT} UK', 'JANE.ROE {AT} CORP {DOT} CO {DOT} UK'],
     ['jörg [at] bücher [dot] de', 'jörg [at] bücher [dot] de'],
+    // The words for "@" and "." in other languages.
+    ['escríbeme a juan arroba empresa punto com', 'juan arroba empresa punto com'],
+    ['schreib an hans ät firma punkt de', 'hans ät firma punkt de'],
+    ['mail: jean arobase societe point fr', 'jean arobase societe point fr'],
+    ['scrivi a mario chiocciola azienda punto it', 'mario chiocciola azienda punto it'],
+    ['mail jan apenstaartje bedrijf punt nl', 'jan apenstaartje bedrijf punt nl'],
+    ['jan (małpa) firma (kropka) pl', 'jan (małpa) firma (kropka) pl'],
+    ['juan arroba empresa.com', 'juan arroba empresa.com'],
+    ['maria (arroba) empresa (ponto) com (ponto) br', 'maria (arroba) empresa (ponto) com (ponto) br'],
   ])('finds %j', (text, value) => {
     expect(emails(text)).toEqual([value]);
   });
@@ -34,13 +43,20 @@ describe('spelled-out e-mail addresses', () => {
     'the cat sat at the mat dot',
     'x = a @ b.T  # matrix product',
     'meet at the park dot',
+    'look at the point where it ends', // "point" is a dot word only after a non-English mark
+    'meet at noon point blank',
+    'una arroba de trigo',
+    'ein Punkt at punkt de',
   ])('leaves %j alone', (text) => {
     expect(emails(text)).toEqual([]);
   });
 
   it('normalizes to the plain address, so both spellings share a token', () => {
     expect(unspellEmail('jane dot roe [at] corp [dot] example')).toBe('jane.roe@corp.example');
-    for (const spelled of ['jane.roe [at] corp [dot] example', 'Jane.Roe(at)Corp.Example', 'jane.roe @ corp.example', 'jane dot roe at corp dot example']) {
+    for (const spelled of [
+      'jane.roe [at] corp [dot] example', 'Jane.Roe(at)Corp.Example', 'jane.roe @ corp.example', 'jane dot roe at corp dot example',
+      'jane punto roe arroba corp punto example', 'jane.roe (arobase) corp (point) example',
+    ]) {
       expect(normalizeValue('email', spelled)).toBe(normalizeValue('email', 'jane.roe@corp.example'));
     }
   });

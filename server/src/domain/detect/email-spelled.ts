@@ -13,19 +13,34 @@ import { emit, type ScanState } from './state.js';
 
 const MAX_LOCAL = 64;
 
+/**
+ * The words for "@" and "." in the catalog's languages besides English: es/pt arroba, fr arobase,
+ * it chiocciola, de ät/Klammeraffe, nl apenstaartje, pl małpa; punto, ponto, punkt, point, punt,
+ * kropka. Unlike "at" none is everyday prose between two words, so a bare one needs no dot
+ * spelled out; the dot words count only in an address marked by one of these words or brackets
+ * ("look at the point where" is no address).
+ */
+const AT_WORDS = 'at|arroba|arobase|chiocciola|ät|klammeraffe|apenstaartje|małpa';
+const DOT_WORDS = 'dot|punto|ponto|punkt|point|punt|kropka';
+
 /** The "at" marks: bracketed, "@" between spaces, or the bare word between spaces. */
-const AT_MARK = /[([{<][ \t]{0,2}at[ \t]{0,2}[)\]}>]|[ \t]@[ \t]|[ \t]at[ \t]/giu;
+const AT_MARK = new RegExp(`[([{<][ \\t]{0,2}(?:${AT_WORDS})[ \\t]{0,2}[)\\]}>]|[ \\t]@[ \\t]|[ \\t](?:${AT_WORDS})[ \\t]`, 'giu');
 
 /** The domain after the mark (sticky): labels and the dot marks between them. */
-const DOMAIN =
-  /[ \t]{0,3}[\p{L}\p{N}][\p{L}\p{N}-]{0,62}(?:(?:[ \t]{0,3}[([{<][ \t]{0,2}dot[ \t]{0,2}[)\]}>][ \t]{0,3}|[ \t]{1,3}dot[ \t]{1,3}|[ \t]{1,3}\.[ \t]{1,3}|\.)[\p{L}\p{N}][\p{L}\p{N}-]{0,62}){1,6}(?![\p{L}\p{N}-])/iuy;
+const DOMAIN = new RegExp(
+  `[ \\t]{0,3}[\\p{L}\\p{N}][\\p{L}\\p{N}-]{0,62}(?:(?:[ \\t]{0,3}[([{<][ \\t]{0,2}(?:${DOT_WORDS})[ \\t]{0,2}[)\\]}>][ \\t]{0,3}|[ \\t]{1,3}(?:${DOT_WORDS})[ \\t]{1,3}|[ \\t]{1,3}\\.[ \\t]{1,3}|\\.)[\\p{L}\\p{N}][\\p{L}\\p{N}-]{0,62}){1,6}(?![\\p{L}\\p{N}-])`,
+  'iuy',
+);
 
 /** A dot spelled out right before a local-part segment. */
-const LOCAL_DOT = /(?:[([{<][ \t]{0,2}dot[ \t]{0,2}[)\]}>]|[ \t]dot[ \t])$/iu;
-const DOT_MARKS = /[ \t]*[([{<][ \t]*dot[ \t]*[)\]}>][ \t]*|[ \t]+dot[ \t]+|[ \t]*\.[ \t]*/giu;
+const LOCAL_DOT = new RegExp(`(?:[([{<][ \\t]{0,2}(?:${DOT_WORDS})[ \\t]{0,2}[)\\]}>]|[ \\t](?:${DOT_WORDS})[ \\t])$`, 'iu');
+const DOT_MARKS = new RegExp(`[ \\t]*[([{<][ \\t]*(?:${DOT_WORDS})[ \\t]*[)\\]}>][ \\t]*|[ \\t]+(?:${DOT_WORDS})[ \\t]+|[ \\t]*\\.[ \\t]*`, 'giu');
 /** An "at" mark right after a domain (sticky). */
-const AT_AFTER = /[ \t]{0,3}(?:[([{<][ \t]{0,2}at[ \t]{0,2}[)\]}>]|@|at[ \t])/iuy;
+const AT_AFTER = new RegExp(`[ \\t]{0,3}(?:[([{<][ \\t]{0,2}(?:${AT_WORDS})[ \\t]{0,2}[)\\]}>]|@|(?:${AT_WORDS})[ \\t])`, 'iuy');
+/** What a bare English "at" needs in its domain: "dot" spelled out (the other words do not count). */
 const SPELLED_DOT = /[([{<][ \t]{0,2}dot[ \t]{0,2}[)\]}>]|[ \t]dot[ \t]/iu;
+/** A dot word other than "dot", between labels (bare or bracketed). */
+const FOREIGN_DOT = /[ \t([{<](?:punto|ponto|punkt|point|punt|kropka)[ \t)\]}>]/iu;
 const TOP_LABEL = /(?:^|[^\p{L}\p{N}-])([A-Za-z]{2,24}|xn--[a-z0-9-]+)$/u;
 
 function isLocalChar(c: number): boolean {
@@ -43,7 +58,7 @@ export function detectSpelledEmails(state: ScanState): void {
   AT_MARK.lastIndex = 0;
   for (let match = AT_MARK.exec(text); match !== null; match = AT_MARK.exec(text)) {
     const mark = match[0];
-    const bare = /^[ \t]at[ \t]$/iu.test(mark);
+    const bare = BARE_AT.test(mark);
     // Local part, read backwards from the mark (a bracketed mark may follow a space or two).
     let localEnd = match.index;
     if (mark.charCodeAt(0) !== 32 && mark.charCodeAt(0) !== 9) {
@@ -68,7 +83,7 @@ export function detectSpelledEmails(state: ScanState): void {
     if (domain === null) continue;
     const domainText = domain[0];
     if (TOP_LABEL.exec(domainText) === null) continue;
-    if (bare && !SPELLED_DOT.test(domainText)) continue;
+    if (bare && (!SPELLED_DOT.test(domainText) || FOREIGN_DOT.test(domainText))) continue;
     const end = markEnd + domainText.length;
     // "reach me at jane dot roe at corp dot example": another mark after this "domain" means
     // this one was prose; the next mark reads the address.
@@ -79,9 +94,12 @@ export function detectSpelledEmails(state: ScanState): void {
   }
 }
 
+const BARE_AT = /^[ \t]at[ \t]$/iu;
+const UNSPELL_AT = new RegExp(`[ \\t]*[([{<][ \\t]*(?:${AT_WORDS})[ \\t]*[)\\]}>][ \\t]*|[ \\t]+@[ \\t]+|[ \\t]+(?:${AT_WORDS})[ \\t]+`, 'iu');
+
 /** "jane dot roe [at] corp [dot] example" -> "jane.roe@corp.example" (other text unchanged). */
 export function unspellEmail(value: string): string {
-  const at = /[ \t]*[([{<][ \t]*at[ \t]*[)\]}>][ \t]*|[ \t]+@[ \t]+|[ \t]+at[ \t]+/iu.exec(value);
+  const at = UNSPELL_AT.exec(value);
   if (at === null || value.includes('@', at.index + at[0].length)) return value;
   const local = value.slice(0, at.index).replace(DOT_MARKS, '.');
   const domain = value.slice(at.index + at[0].length).replace(DOT_MARKS, '.');
