@@ -56,6 +56,16 @@ describe('context words in scripts without spaces', () => {
     expect(valuesOf('phone', '私の電話は 814-605-4359 です')).toEqual(['814-605-4359']);
   });
 
+  it('finds context words with clitics (Arabic, Hebrew), in Thai, and inflected (Russian)', () => {
+    expect(valuesOf('phone', 'رقم هاتفي ٠٥٠١٢٣٤٥٦٧')).toEqual(['٠٥٠١٢٣٤٥٦٧']); // "my phone": هاتف + ي
+    expect(valuesOf('phone', 'رقم هاتفي 0501234567')).toEqual(['0501234567']);
+    expect(valuesOf('phone', 'номер телефона: 8 912 345 67 89')).toEqual(['8 912 345 67 89']);
+    expect(valuesOf('phone', 'позвоните по телефону 8 (912) 345-67-89')).toEqual(['8 (912) 345-67-89']);
+    expect(valuesOf('phone', 'sđt 0912345678')).toEqual(['0912345678']);
+    // A Cyrillic word needs its left boundary: "мотель" holds no "тел".
+    expect(valuesOf('phone', 'мотель 0501234567')).toEqual([]);
+  });
+
   it('finds values glued to CJK text on either side', () => {
     expect(valuesOf('credit_card', 'カード4111111111111111です')).toEqual(['4111111111111111']);
     expect(valuesOf('email', '邮箱jane@example.com谢谢')).toEqual(['jane@example.com']);

@@ -39,17 +39,24 @@ function caseless(word: string): string {
   return out;
 }
 
-// Chinese, Japanese and Korean run words together without spaces ("我的电话是"): their context
-// words match anywhere, not between word boundaries.
+// Chinese, Japanese and Korean run words together without spaces ("我的电话是"), and so does
+// Thai; Arabic and Hebrew glue pronouns and prepositions to a word ("هاتفي", my phone;
+// "בטלפון", on the phone): their context words match anywhere, not between word boundaries.
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const UNBOUNDED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Arabic}\p{Script=Hebrew}]/u;
+// Russian and Ukrainian inflect a word by its ending ("телефона", "телефоном"): a Cyrillic
+// context word needs a boundary on its left only.
+const CYRILLIC = /\p{Script=Cyrillic}/u;
 
 export function contextWords(words: readonly string[]): ContextWords {
   const source = (word: string): string => (isAcronym(word) ? word.replace(SPECIALS, '\\$&') : caseless(word));
   const alternation = (list: readonly string[]): string => [...list].sort((a, b) => b.length - a.length).map(source).join('|');
-  const bounded = words.filter((word) => !CJK.test(word));
-  const free = words.filter((word) => CJK.test(word));
+  const bounded = words.filter((word) => !UNBOUNDED.test(word) && !CYRILLIC.test(word));
+  const stems = words.filter((word) => !UNBOUNDED.test(word) && CYRILLIC.test(word));
+  const free = words.filter((word) => UNBOUNDED.test(word));
   const parts: string[] = [];
   if (bounded.length > 0) parts.push(`(?<![\\p{L}\\p{N}])(?:${alternation(bounded)})(?![\\p{L}\\p{N}])`);
+  if (stems.length > 0) parts.push(`(?<![\\p{L}\\p{N}])(?:${alternation(stems)})`);
   if (free.length > 0) parts.push(`(?:${alternation(free)})`);
   // No g flag: test() then neither reads nor writes lastIndex. A list with no words never matches.
   return { words, matcher: new RegExp(parts.length > 0 ? parts.join('|') : '(?!)', 'u') };
@@ -127,8 +134,8 @@ export const PHONE_CONTEXT: ContextWords = contextWords([
   // How people hand out a number in chat.
   'my number', 'reach me', 'reach us', 'text me', 'text us', 'ring me', 'dial', 'hotline', 'helpline', 'landline',
   // Beyond the catalog's languages: Russian, Arabic, Hindi, Indonesian, Vietnamese.
-  'телефон', 'тел', 'моб', 'мобильный', 'هاتف', 'الهاتف', 'جوال', 'موبايل', 'फ़ोन', 'फोन', 'मोबाइल', 'telepon',
-  'điện thoại',
+  'телефон', 'тел.', 'тел:', 'моб.', 'мобильн', 'сотов', 'هاتف', 'جوال', 'موبايل', 'تلفن', 'موبایل', 'טלפון', 'נייד', 'โทร', 'เบอร์',
+  'फ़ोन', 'फोन', 'मोबाइल', 'telepon', 'ponsel', 'nomor hp', 'no hp', 'điện thoại', 'sđt',
 ]);
 
 export const SSN_CONTEXT: ContextWords = contextWords(['ssn', 'ssns', 'social security', 'my social', 'social #', 'social no', 'social number', 'soc sec', 'soc. sec', 'ss#', 'ss #', 'ss no', 'ssn#', 'TIN', 'taxpayer']);
