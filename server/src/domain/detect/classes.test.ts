@@ -4,6 +4,7 @@
 // the print forms people actually type (lower case, dashes and dots, extensions, national
 // mobiles) are found while broadcast MACs, bare www.<word> and digit chains are not.
 import { describe, expect, it } from 'vitest';
+import { normalizeValue } from '../token/normalize.js';
 import { detectAll } from './index.js';
 
 function found(text: string, language?: string): [string, string][] {
@@ -379,6 +380,28 @@ describe('values hidden by their separators', () => {
     ]);
     // A date is no list of values.
     expect(found('due 12/25/2024')).toEqual([['date', '12/25/2024']]);
+  });
+});
+
+describe('numbers read out in Chinese or Japanese numerals', () => {
+  it.each([
+    ['我的电话是一三八一二三四五六七八', 'phone', '一三八一二三四五六七八'],
+    ['电话：幺三八 一二三四 五六七八', 'phone', '幺三八 一二三四 五六七八'],
+    ['电话 010-一二三四五六七八', 'phone', '010-一二三四五六七八'],
+    ['卡号四一一一一一一一一一一一一一一一', 'credit_card', '四一一一一一一一一一一一一一一一'],
+  ])('finds the value in %j', (text, type, value) => {
+    expect(valuesOf(type, text)).toEqual([value]);
+  });
+
+  it('normalizes the numerals to the digits: one token with the written number', () => {
+    expect(normalizeValue('phone', '一三八一二三四五六七八', 'CN')).toBe(normalizeValue('phone', '138 1234 5678', 'CN'));
+    expect(normalizeValue('credit_card', '四一一一一一一一一一一一一一一一')).toBe('4111111111111111');
+  });
+
+  it('leaves counting, dates and quantities alone', () => {
+    for (const text of ['一二三四五六七八九', '二〇二四年一月一日', '我有一二三四五六七个苹果', '第一二三四五六七八章']) {
+      expect(found(text), text).toEqual([]);
+    }
   });
 });
 

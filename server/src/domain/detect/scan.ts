@@ -15,7 +15,7 @@ import { DATE_CONTEXT, hasWordBefore } from './context.js';
 import { writtenDateFromMonth } from './dates.js';
 import { detectEmail } from './email.js';
 import { detectSpelledEmails } from './email-spelled.js';
-import { detectSpelledDigits, digitWord, SPELLED_GATE, spelledGate } from './spelled-digits.js';
+import { detectCjkDigits, detectSpelledDigits, digitWord, SPELLED_GATE, spelledGate } from './spelled-digits.js';
 import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
 import { detectDoubleColonAt, detectHexAt } from './network.js';
 import { detectNumeric, detectNumericGlued } from './numeric.js';
@@ -290,6 +290,7 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
   detectProseSecrets(state, keywordStarts, sawCjk);
   detectCliSecrets(state, optionStarts);
   detectSpelledDigits(state, spelledWords, spelledValues);
+  if (sawCjk) detectCjkDigits(state);
   detectSpelledEmails(state);
   detectLabelledIds(state, keywordStarts);
   resolveBicCandidates(state);

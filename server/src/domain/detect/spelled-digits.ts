@@ -208,6 +208,40 @@ export function detectSpelledDigits(state: ScanState, words: readonly number[], 
   }
 }
 
+/**
+ * Chinese and Japanese numerals read one digit at a time ("一三八一二三四五六七八", 幺 for one
+ * as phone numbers are read out in Mandarin): runs of at least MIN_DIGITS of them, with ASCII
+ * digits and single separators mixed in, read as the values they can be (classify). Counting
+ * (十, 百) and 两 are numbers, not digits, and end a run. Searched only in text with CJK.
+ */
+const CJK_DIGITS: ReadonlyMap<string, number> = new Map([
+  ['〇', 0], ['零', 0], ['一', 1], ['幺', 1], ['二', 2], ['三', 3], ['四', 4], ['五', 5], ['六', 6], ['七', 7], ['八', 8], ['九', 9],
+]);
+const CJK_RUN = /[〇零一幺二三四五六七八九0-9](?:[ \-、，,]?[〇零一幺二三四五六七八九0-9]){6,}/gu;
+const CJK_NUMERAL = /[〇零一幺二三四五六七八九]/u;
+
+export function detectCjkDigits(state: ScanState): void {
+  const text = state.text;
+  CJK_RUN.lastIndex = 0;
+  for (let match = CJK_RUN.exec(text); match !== null; match = CJK_RUN.exec(text)) {
+    const run = match[0];
+    // ASCII digits alone are the numeric detectors' business.
+    if (!CJK_NUMERAL.test(run)) continue;
+    const digits: number[] = [];
+    for (const ch of run) {
+      const value = CJK_DIGITS.get(ch) ?? (ch >= '0' && ch <= '9' ? ch.charCodeAt(0) - 48 : -1);
+      if (value >= 0 && digits.push(value) > MAX_DIGITS) break; // too long for any value
+    }
+    const end = match.index + run.length;
+    if (digits.length > MAX_DIGITS || isAsciiDigitCode(codeAt(text, match.index - 1)) || isAsciiDigitCode(codeAt(text, end))) continue;
+    classify(state, digits, match.index, end);
+  }
+}
+
+function isAsciiDigitCode(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
 const TOKEN = /\p{L}+|\p{N}+/gu;
 
 /**
@@ -219,6 +253,16 @@ const TOKEN = /\p{L}+|\p{N}+/gu;
 export function unspellDigits(value: string): string | undefined {
   const values: number[] = [];
   let words = 0;
+  if (CJK_NUMERAL.test(value)) {
+    let digits = '';
+    for (const ch of value) {
+      const digit = CJK_DIGITS.get(ch);
+      if (digit !== undefined) digits += String(digit);
+      else if (ch >= '0' && ch <= '9') digits += ch;
+      else if (!/[ \-、，,]/u.test(ch)) return undefined;
+    }
+    return digits;
+  }
   for (const match of value.matchAll(TOKEN)) {
     const token = match[0];
     if (/^\p{N}+$/u.test(token)) {
