@@ -92,6 +92,19 @@ const INPUTS: [string, string][] = [
   ['spelled dots', repeatTo('a at b dot ')],
   ['spelled dots in local parts', repeatTo('a dot ')],
   ['long local runs before marks', repeatTo(`${'a'.repeat(70)} (at) b.c `)],
+  // Loose digit gaps (loose-digits.ts), code point escapes (fold.ts), numerals (spelled-digits.ts).
+  ['loose digit gaps', repeatTo('card 4 | ')],
+  ['loose gap runs', repeatTo('1 | ')],
+  ['line-broken groups', repeatTo('1\n')],
+  ['comma groups', repeatTo('12,')],
+  ['padded dashes', repeatTo('1234 - ')],
+  ['backslash escapes', repeatTo('\\u0040')],
+  ['broken backslash escapes', repeatTo('\\u{4')],
+  ['CJK numerals', repeatTo('一')],
+  ['CJK numeral groups', repeatTo('电话一二三四五六七，')],
+  ['foreign at and dot words', repeatTo('a arroba b punto ')],
+  ['iban words with loose groups', repeatTo('iban DE 89 - ')],
+  ['list delimiters in values', repeatTo('pw=a&b;c,')],
 ];
 
 describe('adversarial inputs complete', () => {
