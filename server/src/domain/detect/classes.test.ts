@@ -545,6 +545,8 @@ describe('values written with web escapes or marks on their digits', () => {
     ['s = "\\u006a\\u006f\\u0068\\u006e\\u0040\\u0063\\u006f\\u002e\\u0069\\u006f"', 'email', '\\u006a\\u006f\\u0068\\u006e\\u0040\\u0063\\u006f\\u002e\\u0069\\u006f'],
     ['card \\u0034111 1111 1111 1111', 'credit_card', '\\u0034111 1111 1111 1111'],
     ['phone: \\u002B1 415 555 0100', 'phone', '\\u002B1 415 555 0100'],
+    ['mailto:%6A%6F%68%6E%40%63%6F%72%70%2E%65%78%61%6D%70%6C%65', 'email', '%6A%6F%68%6E%40%63%6F%72%70%2E%65%78%61%6D%70%6C%65'],
+    ['card %34%31%31%31 1111 1111 1111', 'credit_card', '%34%31%31%31 1111 1111 1111'],
   ])('finds the value written with code point escapes in %j', (text, type, value) => {
     expect(valuesOf(type, text)).toEqual([value]);
   });

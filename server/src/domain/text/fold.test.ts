@@ -43,6 +43,9 @@ describe('foldText', () => {
     expect(foldText('mailto:jane%40corp.example?x=%2B1%2b2')).toBe('mailto:jane@corp.example?x=+1+2');
     expect(foldText('&#52&#49;11')).toBe('4111'); // decimal references without `;`, as browsers read them
     expect(foldText('&#65297;&#8203;2')).toBe('12'); // a decoded character folds like a written one
+    // Percent escapes of unreserved characters: encoded on purpose.
+    expect(foldText('%6A%6F%68%6E%40%63%6F%72%70%2E%65%78 %34111')).toBe('john@corp.ex 4111');
+    expect(foldText('%20 %2F %3A %25 %0A %7F %C3%A9')).toBe('%20 %2F %3A %25 %0A %7F %C3%A9'); // reserved, controls, UTF-8 bytes
     // The code point escapes of source code and JSON.
     expect(foldText('john\\u0040corp.example jane\\x40x.io \\u{6a}o\\U00000040y.io')).toBe('john@corp.example jane@x.io jo@y.io');
     expect(foldText('\\uFF14111 4\\u03021')).toBe('4111 41'); // folded and dropped like written ones
@@ -117,7 +120,7 @@ const PIECES = [
   '㍿', '½', 'ﬁ', '①', '\u3000', '\u00a0', 'é', 'e\u0301', '東', '😀', '\ud800', '\u202e', '\ufe0f', '²',
   // Escapes and marks on digits (whole pieces: a slice inside one is not a boundary, below).
   '&#64;', '&#x34;', '&commat;', '%40', '%2B', '&#770;', '\u0302', '\u20dd', '&#65296;', '&#8203;',
-  '\\u0040', '\\x34', '\\u{40}', '\\U00000034', '\\u0302', '\\u200b', '\\', 'u', 'x', '4',
+  '%6A', '%34', '%2e', '%7E', '%5F', '\\u0040', '\\x34', '\\u{40}', '\\U00000034', '\\u0302', '\\u200b', '\\', 'u', 'x', '4',
 ];
 
 const textArb = fc.oneof(
@@ -128,7 +131,7 @@ const textArb = fc.oneof(
 
 /** What folds as one unit besides a code point (over-approximated: any such match). */
 const ESCAPE =
-  /&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};|&[a-z]{2,6};|%(?:40|2[bB])|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\x[0-9a-fA-F]{2}|\\U[0-9a-fA-F]{8}/g;
+  /&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};|&[a-z]{2,6};|%(?:[46][0-9a-fA-F]|[57][0-9aA]|3[0-9]|2[bBdDeE]|5[fF]|7[eE])|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\x[0-9a-fA-F]{2}|\\U[0-9a-fA-F]{8}/g;
 
 /** The code point an escape at `k` stands for and the escape's length, or undefined. */
 function escapedCodePoint(text: string, k: number): [number, number] | undefined {

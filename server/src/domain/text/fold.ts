@@ -25,7 +25,9 @@
 //     encoders" of websites write every character of an address so;
 //   - the percent escapes of `@` and `+` (`%40`, `%2B`): URL encoders escape exactly these two
 //     of the characters an e-mail address or an international phone number holds
-//     (`mailto:jane%40corp.example`, `?phone=%2B14155550100`).
+//     (`mailto:jane%40corp.example`, `?phone=%2B14155550100`); and those of letters, digits and
+//     `-._~`, which no encoder escapes: a value percent-encoded character by character
+//     (`%6A%6F%68%6E%40%63%6F…`) is hidden on purpose;
 //   - the code point escapes of programming languages and JSON (`\u0040`, `\u{40}`, `\x40`,
 //     `\U00000040`) for any character but controls and surrogates: text pasted from source
 //     code, JSON written by hand or by a serializer that escapes everything non-alphanumeric.
@@ -165,6 +167,17 @@ const NAMED_REFERENCES: ReadonlyMap<string, string> = new Map([
   ['lpar', '('], ['rpar', ')'], ['colon', ':'], ['lowbar', '_'], ['sol', '/'],
 ]);
 
+/**
+ * The characters a percent escape decodes to: `@` and `+`, which URL encoders escape, and the
+ * unreserved ones (letters, digits, `-` `.` `_` `~`), which no encoder needs to escape: written
+ * so, they hide a value on purpose (`%6A%6F%68%6E%40…`).
+ */
+const PERCENT_DECODED = new Uint8Array(128);
+for (let code = 0; code < 128; code++) {
+  const ch = String.fromCharCode(code);
+  if (/[A-Za-z0-9\-._~@+]/.test(ch)) PERCENT_DECODED[code] = 1;
+}
+
 /** An escape's folded text and its length in the original. */
 interface Escape {
   readonly folded: string;
@@ -249,9 +262,9 @@ function escapeAt(text: string, index: number): Escape | undefined {
   if (text.charCodeAt(index) === PERCENT) {
     const high = hexValue(text.charCodeAt(index + 1));
     const low = hexValue(text.charCodeAt(index + 2));
-    if (high === 4 && low === 0) return { folded: '@', length: 3 };
-    if (high === 2 && low === 11) return { folded: '+', length: 3 };
-    return undefined;
+    if (high < 0 || low < 0) return undefined;
+    const code = high * 16 + low;
+    return PERCENT_DECODED[code] === 1 ? { folded: String.fromCharCode(code), length: 3 } : undefined;
   }
   if (text.charCodeAt(index + 1) === 0x23) return numericReferenceAt(text, index); // &#
   const end = text.indexOf(';', index + 2);
