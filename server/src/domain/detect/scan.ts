@@ -14,6 +14,7 @@ import { codeAt, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, i
 import { DATE_CONTEXT, hasWordBefore } from './context.js';
 import { writtenDateFromMonth } from './dates.js';
 import { detectEmail } from './email.js';
+import { detectEncodedValues, mayStartBase64 } from './encoded.js';
 import { detectSpelledEmails } from './email-spelled.js';
 import { detectCjkDigits, detectSpelledDigits, digitWord, SPELLED_GATE, spelledGate } from './spelled-digits.js';
 import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
@@ -198,7 +199,7 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
 }
 
 /** Run the built-in detector. Candidates may overlap; index.ts resolves overlaps. */
-export function scanBuiltin(text: string, language: string | undefined, defaultRegion?: string): Detection[] {
+export function scanBuiltin(text: string, language: string | undefined, defaultRegion?: string, decode = true): Detection[] {
   const region = regionForLanguage(language, defaultRegion);
   const state: ScanState = {
     text,
@@ -217,6 +218,8 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
   /** Digit words (start, end pairs) and their values (spelled-digits.ts). */
   const spelledWords: number[] = [];
   const spelledValues: number[] = [];
+  /** Word starts that may begin a base64-encoded value (encoded.ts). */
+  const base64Starts: number[] = [];
   let sawCjk = false;
   let i = 0;
   while (i < n) {
@@ -228,6 +231,7 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
         let end = i + 1;
         while (end < n && isWordCode(text.charCodeAt(end))) end++;
         if (KEYWORD_FIRST[c] === 1 && mayStartKeyword(text, i)) keywordStarts.push(i);
+        if (end - i >= 4 && mayStartBase64(text, i, end)) base64Starts.push(i);
         const gate = spelledGate(c, text.charCodeAt(i + 1), text.charCodeAt(i + 2));
         if (end - i <= 7 && (SPELLED_GATE[gate >>> 5]! & (1 << (gate & 31))) !== 0) {
           const value = digitWord(text, i, end);
@@ -294,5 +298,7 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
   detectSpelledEmails(state);
   detectLabelledIds(state, keywordStarts);
   resolveBicCandidates(state);
+  // Base64-encoded values, read by this scan one level deep (encoded.ts).
+  if (decode && base64Starts.length > 0) detectEncodedValues(state, base64Starts, (decoded) => scanBuiltin(decoded, language, defaultRegion, false));
   return state.out;
 }

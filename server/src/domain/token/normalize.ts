@@ -26,12 +26,17 @@
 //   secrets        (api_key, jwt, private_key, password, connection_string) NFC and trimmed only:
 //                  an exact machine string
 //
+// A value sent base64-encoded (detect/encoded.ts: printable text that is exactly one value) is
+// normalized as the value it encodes, so it shares the plain value's token and erasure (secrets
+// excepted: an encoded key stays its own exact string).
+//
 // When stripping would leave nothing (a "card" with no digits), the folded, trimmed value is
 // used instead, so two unrelated odd values never collapse onto one empty key.
 import { domainToASCII } from 'node:url';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { dateValid, monthNumber } from '../detect/dates.js';
 import { unspellEmail } from '../detect/email-spelled.js';
+import { decodeBase64Value } from '../detect/encoded.js';
 import { unspellDigits } from '../detect/spelled-digits.js';
 import { DEFAULT_PHONE_REGION } from '../detect/phone.js';
 import { isKnownRegion } from '../detect/phone-metadata.js';
@@ -69,7 +74,9 @@ export function normalizeValue(type: string, value: string, region: string = DEF
 /** normalizeValue with the given fold (the current one, or foldCharacters for the previous release's form). */
 function normalizeFolded(type: string, value: string, region: string, fold: (text: string) => string): string {
   if (SECRET_TYPES.has(type)) return value.normalize('NFC').trim();
-  let base = fold(value).normalize('NFC').trim();
+  // A value sent base64-encoded is the value it encodes (detect/encoded.ts).
+  const decoded = decodeBase64Value(value.trim());
+  let base = fold(decoded ?? value).normalize('NFC').trim();
   // A number spelled out digit by digit is the number (spelled-digits.ts).
   if ((DIGIT_TYPES.has(type) || type === 'phone') && SPELLED.test(base)) base = unspellDigits(base) ?? base;
   let normalized: string;
