@@ -29,10 +29,30 @@ describe('base64-encoded values', () => {
     }
   });
 
+  it.each([
+    ['email', 'john.doe@corp.example'],
+    ['credit_card', '4111111111111111'],
+    ['phone', '(415) 555-0100'],
+  ])('finds a %s sent hex-encoded', (type, value) => {
+    const hex = Buffer.from(value).toString('hex');
+    expect(found(`value ${hex} ok`)).toEqual([[type, hex]]);
+    expect(found(`value ${hex.toUpperCase()} ok`)).toEqual([[type, hex.toUpperCase()]]);
+    expect(normalizeValue(type, hex)).toBe(normalizeValue(type, value));
+  });
+
+  it('leaves hashes and hex ids alone', () => {
+    for (const text of ['commit 3fa9c2d1b7e4a0c9d8e7f6a5b4c3d2e1f0a9b8c7', 'uuid 550e8400e29b41d4a716446655440000', `text ${Buffer.from('just some words').toString('hex')}`]) {
+      expect(found(text), text).toEqual([]);
+    }
+  });
+
   it('normalizes an encoded value as the value it encodes (one token, one erasure)', () => {
     expect(normalizeValue('email', b64('John.Doe@Corp.Example'))).toBe('john.doe@corp.example');
     expect(normalizeValue('credit_card', b64('4111 1111 1111 1111'))).toBe('4111111111111111');
     expect(normalizeValue('phone', b64('415-555-0100'))).toBe(normalizeValue('phone', '+14155550100'));
+    // A plain value whose characters happen to decode to text keeps its own form.
+    expect(Buffer.from('4532456745324567', 'hex').toString('latin1')).toBe('E2EgE2Eg');
+    expect(normalizeValue('credit_card', '4532456745324567')).toBe('4532456745324567');
     // Secrets stay their own exact string.
     const key = b64('sk-proj-abcdefghijklmnopqrstuvwxyz0123456789');
     expect(normalizeValue('api_key', key)).toBe(key);

@@ -1,4 +1,4 @@
-// Values sent base64-encoded: "my email is am9obi5kb2VAY29ycC5leGFtcGxl", a card or an API key
+// Values sent base64- or hex-encoded: "my email is am9obi5kb2VAY29ycC5leGFtcGxl", a card or an API key
 // encoded to get it past a filter. A model decodes base64 on sight, so the encoded value reaches
 // it as surely as the plain one.
 //
@@ -56,6 +56,40 @@ export function decodeBase64Value(value: string): string | undefined {
 /** The scanner the decoded text goes through (scanBuiltin without this pass). */
 export type DecodedScanner = (text: string) => Detection[];
 
+/** Shortest hex run: 8 bytes. */
+const MIN_HEX = 16;
+
+function hexNibble(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  const lower = code | 0x20;
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
+}
+
+/**
+ * The text a run of hex digit pairs encodes ("6a6f686e40636f72702e6578616d706c65"), when it is
+ * printable ASCII (tab and line breaks allowed); undefined otherwise. One case throughout.
+ */
+export function decodeHexValue(value: string): string | undefined {
+  if (value.length < MIN_HEX || value.length > MAX_RUN || value.length % 2 === 1) return undefined;
+  if (value !== value.toLowerCase() && value !== value.toUpperCase()) return undefined;
+  let out = '';
+  for (let k = 0; k < value.length; k += 2) {
+    const high = hexNibble(value.charCodeAt(k));
+    const low = hexNibble(value.charCodeAt(k + 1));
+    if (high < 0 || low < 0) return undefined;
+    const byte = high * 16 + low;
+    if ((byte < 0x20 && byte !== 9 && byte !== 10 && byte !== 13) || byte > 0x7e) return undefined;
+    out += String.fromCharCode(byte);
+  }
+  return out;
+}
+
+/** A word of the scan that may be a hex-encoded text: even length, and its first byte printable. */
+export function mayBeHexText(text: string, start: number, end: number): boolean {
+  const first = text.charCodeAt(start);
+  return end - start >= MIN_HEX && (end - start) % 2 === 0 && first >= 50 && first <= 55; // '2'-'7'
+}
+
 function isBase64Code(code: number): boolean {
   return code < 128 && SEXTET[code]! >= 0;
 }
@@ -66,7 +100,9 @@ function isBase64Code(code: number): boolean {
  * before it, and the run is long enough or goes on with a `+ / -` (checked again on the run).
  */
 export function mayStartBase64(text: string, start: number, end: number): boolean {
-  if (!printableLead(text.charCodeAt(start)) || (start > 0 && isBase64Code(text.charCodeAt(start - 1)))) return false;
+  if (start > 0 && isBase64Code(text.charCodeAt(start - 1))) return false;
+  if (mayBeHexText(text, start, end)) return true;
+  if (!printableLead(text.charCodeAt(start))) return false;
   if (end - start >= MIN_RUN) return true;
   const next = text.charCodeAt(end);
   return next === 43 || next === 47 || next === 45;
@@ -85,8 +121,10 @@ export function detectEncodedValues(state: ScanState, starts: readonly number[],
     // A run glued to a path, a file name or an escape is not one encoded value.
     const before = start > 0 ? text.charCodeAt(start - 1) : 32;
     if (before === 46 || before === 92 || before === 37 || before === 38) continue; // . \ % &
-    if (!printableLead(text.charCodeAt(start + 4)) || !printableLead(text.charCodeAt(start + 8))) continue;
-    const decoded = decodeBase64Value(text.slice(start, end));
+    const run = text.slice(start, end);
+    const hex = mayBeHexText(text, start, end);
+    if (!hex && (!printableLead(text.charCodeAt(start + 4)) || !printableLead(text.charCodeAt(start + 8)))) continue;
+    const decoded = (hex ? decodeHexValue(run) : undefined) ?? decodeBase64Value(run);
     if (decoded === undefined) continue;
     const lead = decoded.length - decoded.trimStart().length;
     const trail = decoded.trimEnd().length;

@@ -26,7 +26,7 @@
 //   secrets        (api_key, jwt, private_key, password, connection_string) NFC and trimmed only:
 //                  an exact machine string
 //
-// A value sent base64-encoded (detect/encoded.ts: printable text that is exactly one value) is
+// A value sent base64- or hex-encoded (detect/encoded.ts: printable text that is exactly one value) is
 // normalized as the value it encodes, so it shares the plain value's token and erasure (secrets
 // excepted: an encoded key stays its own exact string).
 //
@@ -36,7 +36,8 @@ import { domainToASCII } from 'node:url';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { dateValid, monthNumber } from '../detect/dates.js';
 import { unspellEmail } from '../detect/email-spelled.js';
-import { decodeBase64Value } from '../detect/encoded.js';
+import { decodeBase64Value, decodeHexValue } from '../detect/encoded.js';
+import { scanBuiltin } from '../detect/scan.js';
 import { unspellDigits } from '../detect/spelled-digits.js';
 import { DEFAULT_PHONE_REGION } from '../detect/phone.js';
 import { isKnownRegion } from '../detect/phone-metadata.js';
@@ -74,8 +75,10 @@ export function normalizeValue(type: string, value: string, region: string = DEF
 /** normalizeValue with the given fold (the current one, or foldCharacters for the previous release's form). */
 function normalizeFolded(type: string, value: string, region: string, fold: (text: string) => string): string {
   if (SECRET_TYPES.has(type)) return value.normalize('NFC').trim();
-  // A value sent base64-encoded is the value it encodes (detect/encoded.ts).
-  const decoded = decodeBase64Value(value.trim());
+  // A value sent base64- or hex-encoded is the value it encodes (detect/encoded.ts), when the
+  // decoded text is exactly one value of this type, as detection decided: a plain value whose
+  // characters happen to decode to text keeps its own form.
+  const decoded = encodedValue(type, value.trim());
   let base = fold(decoded ?? value).normalize('NFC').trim();
   // A number spelled out digit by digit is the number (spelled-digits.ts).
   if ((DIGIT_TYPES.has(type) || type === 'phone') && SPELLED.test(base)) base = unspellDigits(base) ?? base;
@@ -105,6 +108,18 @@ function normalizeFolded(type: string, value: string, region: string, fold: (tex
     }
   }
   return normalized === '' ? base : normalized;
+}
+
+/** The text an encoded value stands for, when that text is exactly one value of `type`. */
+function encodedValue(type: string, value: string): string | undefined {
+  const decoded = decodeHexValue(value) ?? decodeBase64Value(value);
+  if (decoded === undefined) return undefined;
+  const lead = decoded.length - decoded.trimStart().length;
+  const trail = decoded.trimEnd().length;
+  const whole = scanBuiltin(decoded, undefined, undefined, false).some(
+    (detection) => detection.type === type && detection.confidence >= 0.5 && detection.start === lead && detection.end === trail,
+  );
+  return whole ? decoded : undefined;
 }
 
 /**
