@@ -15,19 +15,19 @@ import { DATE_CONTEXT, hasWordBefore } from './context.js';
 import { writtenDateFromMonth } from './dates.js';
 import { detectEmail } from './email.js';
 import { detectSpelledEmails } from './email-spelled.js';
-import { detectSpelledDigits, digitWord, SPELLED_GATE, spelledGate } from './spelled-digits.js';
+import { detectSpelledDigits, digitWord, digitWordMayStartWith, SPELLED_GATE, spelledGate } from './spelled-digits.js';
 import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
 import { detectDoubleColonAt, detectHexAt } from './network.js';
 import { detectNumeric, detectNumericGlued } from './numeric.js';
 import { detectAssignedSecret } from './password.js';
-import { KEYWORD_FIRST, mayStartKeyword } from './keywords.js';
+import { keywordMayStartWith, mayStartKeyword } from './keywords.js';
 import { detectPhone, fallbackRegionsFor, regionForLanguage } from './phone.js';
 import { detectProseSecrets } from './prose-secret.js';
-import { detectApiKey, detectJwt, detectPrivateKey, detectTelegramToken, mayStartKey } from './secrets.js';
+import { detectApiKey, detectJwt, detectPrivateKey, detectTelegramToken, jwtMayStartWith, keyMayStartWith } from './secrets.js';
 import { emit, type ScanState } from './state.js';
 import { detectLabelledIds } from './labelled-ids.js';
-import { detectUrl } from './url.js';
-import { detectBase58Address, detectBech32Address, detectEthereumAddress } from './wallet.js';
+import { detectUrl, urlMayStartWith } from './url.js';
+import { bech32MayStartWith, detectBase58Address, detectBech32Address, detectEthereumAddress } from './wallet.js';
 
 /** Types the built-in detector can emit (catalog.ts names). */
 export const BUILTIN_TYPES: readonly string[] = [
@@ -40,6 +40,40 @@ export const BUILTIN_TYPES: readonly string[] = [
   'ca_sin', 'mx_curp', 'vin', 'imei', 'bank_account', 'card_security_code', 'driver_license',
   'medical_record_number', 'insurance_id',
 ];
+
+// What a word's first two code units allow, read once per word from one table instead of
+// asking each detector: most words of prose start with a pair no label, digit word, key prefix,
+// URL scheme, JWT or bech32 prefix starts with, and pass on one load and a few bit tests (the
+// detectors are called only for the pairs their own predicates name; each predicate is a
+// superset of where its detector matches, so the spans are the same).
+const P_KEYWORD = 1;
+const P_DIGIT_WORD = 2;
+const P_KEY = 4;
+const P_URL = 8;
+const P_JWT = 16;
+const P_BECH32 = 32;
+
+/** Index of a word's first two code units in WORD_PAIRS (`second` from 127 up, or NaN past the text: slot 127). */
+function pairIndex(c: number, second: number): number {
+  return (c << 7) | (second < 127 ? second : 127);
+}
+
+const WORD_PAIRS: Uint8Array = (() => {
+  const table = new Uint8Array(128 * 128);
+  for (let c = 0; c < 128; c++) {
+    if ((FLAGS[c]! & F_WORD) === 0) continue;
+    for (let second = 0; second < 128; second++) {
+      table[pairIndex(c, second)] =
+        (keywordMayStartWith(c, second) ? P_KEYWORD : 0) |
+        (digitWordMayStartWith(c, second) ? P_DIGIT_WORD : 0) |
+        (keyMayStartWith(c, second) ? P_KEY : 0) |
+        (urlMayStartWith(c, second) ? P_URL : 0) |
+        (jwtMayStartWith(c, second) ? P_JWT : 0) |
+        (bech32MayStartWith(c, second) ? P_BECH32 : 0);
+    }
+  }
+  return table;
+})();
 
 const fallbackCache = new Map<string, readonly string[]>();
 
@@ -113,7 +147,7 @@ function gluedLabel(text: string, start: number, end: number): number {
 }
 
 /** Dispatch on a word [start, end) whose first character is ASCII [A-Za-z0-9_]; returns where to resume. */
-function onWord(state: ScanState, start: number, end: number, c: number, flags: number): number {
+function onWord(state: ScanState, start: number, end: number, c: number, flags: number, pair: number): number {
   const text = state.text;
   // Resume past the word, or past a longer match that started here. (No closure helpers: this
   // runs once per word and must not allocate.)
@@ -132,7 +166,7 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
     if (end - start <= 4 && isHexSeparator(codeAt(text, end))) resume = Math.max(resume, detectHexAt(state, start));
     return resume;
   }
-  if (mayStartKey(c)) resume = Math.max(resume, detectApiKey(state, start));
+  if ((pair & P_KEY) !== 0) resume = Math.max(resume, detectApiKey(state, start));
   // Most words end in a letter: the glued-label check only for a word ending in a digit.
   const lastCode = text.charCodeAt(end - 1);
   if (lastCode >= 48 && lastCode <= 57) {
@@ -141,7 +175,7 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   }
   switch (c) {
     case 101: // e
-      resume = Math.max(resume, detectJwt(state, start));
+      if ((pair & P_JWT) !== 0) resume = Math.max(resume, detectJwt(state, start));
       break;
     case 104: // h
     case 72:
@@ -149,11 +183,11 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
     case 70:
     case 119: // w
     case 87:
-      resume = Math.max(resume, detectUrl(state, start));
+      if ((pair & P_URL) !== 0) resume = Math.max(resume, detectUrl(state, start));
       break;
     case 98: // b
     case 66:
-      resume = Math.max(resume, detectBech32Address(state, start));
+      if ((pair & P_BECH32) !== 0) resume = Math.max(resume, detectBech32Address(state, start));
       break;
     default: {
       // scheme://user:password@host (postgres, mongodb+srv, redis, jdbc:mysql, ...).
@@ -225,16 +259,20 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
         // A word: [A-Za-z0-9_] then word characters (non-ASCII letters included).
         let end = i + 1;
         while (end < n && isWordCode(text.charCodeAt(end))) end++;
-        if (KEYWORD_FIRST[c] === 1 && mayStartKeyword(text, i)) keywordStarts.push(i);
-        const gate = spelledGate(c, text.charCodeAt(i + 1), text.charCodeAt(i + 2));
-        if (end - i <= 7 && (SPELLED_GATE[gate >>> 5]! & (1 << (gate & 31))) !== 0) {
-          const value = digitWord(text, i, end);
-          if (value >= 0) {
-            spelledWords.push(i, end);
-            spelledValues.push(value);
+        const second = text.charCodeAt(i + 1);
+        const pair = WORD_PAIRS[pairIndex(c, second)]!;
+        if ((pair & P_KEYWORD) !== 0 && mayStartKeyword(text, i)) keywordStarts.push(i);
+        if ((pair & P_DIGIT_WORD) !== 0 && end - i <= 7) {
+          const gate = spelledGate(c, second, text.charCodeAt(i + 2));
+          if ((SPELLED_GATE[gate >>> 5]! & (1 << (gate & 31))) !== 0) {
+            const value = digitWord(text, i, end);
+            if (value >= 0) {
+              spelledWords.push(i, end);
+              spelledValues.push(value);
+            }
           }
         }
-        i = onWord(state, i, end, c, flags);
+        i = onWord(state, i, end, c, flags, pair);
         continue;
       }
       switch (c) {
