@@ -152,18 +152,20 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   // Resume past the word, or past a longer match that started here. (No closure helpers: this
   // runs once per word and must not allocate.)
   let resume = end;
+  // The unit after the word; NaN past the text fails every comparison below, as codeAt's -1 would.
+  const next = text.charCodeAt(end);
   if ((flags & F_DIGIT) !== 0) {
     detectNumeric(state, start);
     // A digit word with letters in it: MBI (1EG4-TE5-MK73), VIN, Chinese id ending in X,
     // Corsican NIR (2A/2B).
     const length = end - start;
-    if (codeAt(text, end) === 58 && length >= 8) resume = Math.max(resume, detectTelegramToken(state, start, end));
+    if (next === 58 && length >= 8) resume = Math.max(resume, detectTelegramToken(state, start, end));
     if ((length === 4 || (length >= 6 && length <= 9) || length === 11 || length === 15 || length === 17 || length === 18) && hasLetter(text, start, end)) {
       resume = Math.max(resume, detectAlnumIds(state, start, end));
     }
     if (c === 49 || c === 51) resume = Math.max(resume, detectBase58Address(state, start)); // '1' / '3'
     else if (c === 48 && end - start === 42) resume = Math.max(resume, detectEthereumAddress(state, start)); // 0x + 40 hex
-    if (end - start <= 4 && isHexSeparator(codeAt(text, end))) resume = Math.max(resume, detectHexAt(state, start));
+    if (end - start <= 4 && isHexSeparator(next)) resume = Math.max(resume, detectHexAt(state, start));
     return resume;
   }
   if ((pair & P_KEY) !== 0) resume = Math.max(resume, detectApiKey(state, start));
@@ -191,12 +193,11 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
       break;
     default: {
       // scheme://user:password@host (postgres, mongodb+srv, redis, jdbc:mysql, ...).
-      const next = codeAt(text, end);
-      if ((next === 58 || next === 43) && codeAt(text, end + 1) !== 32) resume = Math.max(resume, detectConnectionString(state, start, end));
+      if ((next === 58 || next === 43) && text.charCodeAt(end + 1) !== 32) resume = Math.max(resume, detectConnectionString(state, start, end));
       break;
     }
   }
-  if ((flags & F_HEX) !== 0 && end - start <= 4 && isHexSeparator(codeAt(text, end))) {
+  if ((flags & F_HEX) !== 0 && end - start <= 4 && isHexSeparator(next)) {
     resume = Math.max(resume, detectHexAt(state, start));
   }
   const length = end - start;
@@ -216,8 +217,9 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   // "March 12, 2024": a 3-10 letter word followed by " <digit>" (or ". <digit>").
   if (length >= 3 && length <= 10) {
     let after = end;
-    if (codeAt(text, after) === 46) after++;
-    if (codeAt(text, after) === 32 && isDigit(codeAt(text, after + 1))) {
+    let code = next;
+    if (code === 46) code = text.charCodeAt(++after);
+    if (code === 32 && isDigit(text.charCodeAt(after + 1))) {
       const dateEnd = writtenDateFromMonth(text, start, end);
       if (dateEnd > 0) {
         let confidence = 0.8;
