@@ -1,4 +1,6 @@
-// Span equivalence of the built-in detection between two builds: `detectAll` of each build on
+// Span equivalence of the built-in detection between two builds: `detectAll` of each build, and
+// what the default non-identifying release (identifying.ts: public URLs, documentation addresses)
+// keeps of it, on
 // every text of every corpus in data/ (each record's text, with its language hint and without
 // one), on the ratio benchmark's texts, and on random texts made of entity-shaped fragments, case
 // and Unicode variants; prints every difference and exits 1 if there is one. A performance change
@@ -15,9 +17,16 @@ if (baseDist === undefined || newDist === undefined) {
   console.error('usage: node tools/scan-ab/equiv.mjs BASE_DIST NEW_DIST [RANDOM_TEXTS]');
   process.exit(2);
 }
-const load = (dist) => import(pathToFileURL(resolve(dist, 'domain/detect/index.js')).href);
-const { detectAll: baseDetect } = await load(baseDist);
-const { detectAll: newDetect } = await load(newDist);
+const load = async (dist) => {
+  const { detectAll } = await import(pathToFileURL(resolve(dist, 'domain/detect/index.js')).href);
+  const { dropNonIdentifying, DEFAULT_NON_IDENTIFYING } = await import(pathToFileURL(resolve(dist, 'domain/detect/identifying.js')).href);
+  return (text, options) => {
+    const found = detectAll(text, options);
+    return { found, kept: dropNonIdentifying(text, found, DEFAULT_NON_IDENTIFYING) };
+  };
+};
+const baseDetect = await load(baseDist);
+const newDetect = await load(newDist);
 const { textWithEntities, prose } = await import(pathToFileURL(resolve(newDist, 'bench/common.js')).href);
 
 const dataDir = resolve(import.meta.dirname, '../../data');
@@ -66,7 +75,10 @@ const FRAGMENTS = [
   'un', 'deux', 'Zéro', 'quattro', 'três', 'four one one one', 'call me on four one five five five five zero one double zero',
   'mysql -pS3cr3t', 'curl -u admin:S3cr3t', '--password ', '-p', 'sshpass -p ', 'account number ', 'cvv ', 'MRN ', 'member id ',
   'driver license ', 'DL ', 'a/c ', '&#64;', '%40', '%2B', '\u0302', '😀', '\uD800', 'é', 'É', 'ü', 'ß', 'Ж', '密码', '電話', '８１４',
-  '+44 20 7946 0958', '(415) 555-0134', '_', '__', 'a', 'I', 'to', 'of', 'the', 'Be', 'hf', 'Fo', 'wW', 'Ht', 'hT', 'e', 'b', 'B',
+  '+44 20 7946 0958', '(415) 555-0134', 'https://docs.python.org/3/whatsnew/3.12.html', 'https://github.com/nodejs/node/blob/main/README.md',
+  'https://www.example.com/products?page=2&sort=price', 'https://example.org/a+b%20c?q=1+2', 'https://x.org/%E0%A4%A', 'https://linkedin.com/in/jane',
+  'https://jane.github.io/', 'https://acme.atlassian.net/wiki', 'https://example.com/users/4711', 'http://10.0.0.1/admin', '?email=jane%40corp.example',
+  'https://example.org/#/profile/8812', 'https://host-81-2-69-160.isp.example/x', 'https://example.org/track?id=Xk3Lm9Qp2Rs7Tv5W', '_', '__', 'a', 'I', 'to', 'of', 'the', 'Be', 'hf', 'Fo', 'wW', 'Ht', 'hT', 'e', 'b', 'B',
 ];
 // mulberry32: a small seeded generator whose low bits are as random as its high ones.
 let seed = 12345;
