@@ -271,11 +271,16 @@ function identifierShaped(raw: string, revision = false): boolean {
   // An e-mail address (a domain ending in letters: `core@7.24.0` is a package at a version).
   if (/[^@\s/]@[^@\s/]+\.[A-Za-z]{2,}(?![A-Za-z0-9-])/.test(value) || value.startsWith('~')) return true;
   if (/^\d{10,}$/.test(value)) return true; // national ids, phone and account numbers
-  const digits = value.replace(/\D/g, '').length;
+  let digits = 0;
+  for (let k = 0; k < value.length; k++) {
+    const code = value.charCodeAt(k);
+    if (code >= 48 && code <= 57) digits++;
+  }
   if (digits >= 7 && /^\+?[\d\s().-]+$/.test(value) && /[+\s().-]/.test(value)) return true; // +1 415-555-…
   if (/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i.test(value)) return true;
   if (revision && /^[0-9a-f]{7,40}$/i.test(value)) return false;
-  return value.split(/[^A-Za-z0-9_-]+/).some(tokenLike);
+  // No run of a shorter value is long enough to be a token (tokenLike wants 16 characters).
+  return value.length >= 16 && value.split(/[^A-Za-z0-9_-]+/).some(tokenLike);
 }
 
 function decode(value: string): string {
