@@ -52,6 +52,8 @@ const P_KEY = 4;
 const P_URL = 8;
 const P_JWT = 16;
 const P_BECH32 = 32;
+/** The bits onWord reads (the first two are read by the main loop). */
+const P_ON_WORD = P_KEY | P_URL | P_JWT | P_BECH32;
 
 /** Index of a word's first two code units in WORD_PAIRS (`second` from 127 up, or NaN past the text: slot 127). */
 function pairIndex(c: number, second: number): number {
@@ -273,6 +275,25 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
               spelledValues.push(value);
             }
           }
+        }
+        // Most words of prose: letters, three to nine of them, no pair onWord looks closer at, a
+        // space and no digit after. onWord would find nothing in such a word (no id shape, no
+        // glued label, no date, no scheme or separator after it): skipped without the call.
+        const length = end - i;
+        if (
+          (pair & P_ON_WORD) === 0 &&
+          (flags & F_DIGIT) === 0 &&
+          length >= 3 &&
+          length <= 9 &&
+          second > 57 &&
+          text.charCodeAt(i + 2) > 57 &&
+          text.charCodeAt(end - 1) > 57 &&
+          (flags & F_UPPER & FLAGS[second & 127]!) === 0 &&
+          text.charCodeAt(end) === 32 &&
+          text.charCodeAt(end + 1) > 57
+        ) {
+          i = end;
+          continue;
         }
         i = onWord(state, i, end, c, flags, pair);
         continue;
