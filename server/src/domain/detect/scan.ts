@@ -276,21 +276,22 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
             }
           }
         }
-        // Most words of prose: three letters or more, no pair onWord looks closer at, no digit
-        // in the places its id shapes read, and after it no scheme or separator character (`:`
+        // Most words of prose: no pair onWord looks closer at, no digit in the places its id
+        // shapes read (the second to fourth units of a long word; a digit after a one- or
+        // two-letter word), not two capitals, and after it no scheme or separator character (`:`
         // `+` `-` `.`) and no space before a digit. onWord would find nothing in such a word (no
         // id shape, no glued label, no date, no connection string, no hex group): skipped
-        // without the call. (NaN past the text fails every `>` and passes every `!==`, as in onWord.)
+        // without the call. (NaN past the text fails every `>` and isDigit, and passes every
+        // `!==`, as in onWord.)
         const length = end - i;
         const next = text.charCodeAt(end);
         if (
           (pair & P_ON_WORD) === 0 &&
           (flags & F_DIGIT) === 0 &&
-          length >= 3 &&
-          second > 57 &&
-          text.charCodeAt(i + 2) > 57 &&
-          (length < 10 || text.charCodeAt(i + 3) > 57) &&
           text.charCodeAt(end - 1) > 57 &&
+          (length >= 3
+            ? second > 57 && text.charCodeAt(i + 2) > 57 && (length < 10 || text.charCodeAt(i + 3) > 57)
+            : !isDigit(text.charCodeAt(i + 2)) && (length === 1 || !isDigit(text.charCodeAt(end + 1)))) &&
           (flags & F_UPPER & FLAGS[second & 127]!) === 0 &&
           (next === 32 ? text.charCodeAt(end + 1) > 57 : next !== 58 && next !== 43 && next !== 45 && next !== 46)
         ) {
