@@ -54,6 +54,8 @@ const P_JWT = 16;
 const P_BECH32 = 32;
 /** The bits onWord reads (the first two are read by the main loop). */
 const P_ON_WORD = P_KEY | P_URL | P_JWT | P_BECH32;
+/** Every bit: no gate (scanBuiltinUngated). */
+const P_ALL = P_KEYWORD | P_DIGIT_WORD | P_ON_WORD;
 
 /** Index of a word's first two code units in WORD_PAIRS (`second` from 127 up, or NaN past the text: slot 127). */
 function pairIndex(c: number, second: number): number {
@@ -235,6 +237,19 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
 
 /** Run the built-in detector. Candidates may overlap; index.ts resolves overlaps. */
 export function scanBuiltin(text: string, language: string | undefined, defaultRegion?: string): Detection[] {
+  return scan(text, language, defaultRegion, true);
+}
+
+/**
+ * The built-in detector without its word gates: every word asks every detector its first
+ * characters could start (each detector's own checks decide), as before the pair table and the
+ * quiet-word path. The reference the property tests hold scanBuiltin to; not for production.
+ */
+export function scanBuiltinUngated(text: string, language: string | undefined, defaultRegion?: string): Detection[] {
+  return scan(text, language, defaultRegion, false);
+}
+
+function scan(text: string, language: string | undefined, defaultRegion: string | undefined, gated: boolean): Detection[] {
   const region = regionForLanguage(language, defaultRegion);
   const state: ScanState = {
     text,
@@ -264,7 +279,7 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
         let end = i + 1;
         while (end < n && isWordCode(text.charCodeAt(end))) end++;
         const second = text.charCodeAt(i + 1);
-        const pair = WORD_PAIRS[pairIndex(c, second)]!;
+        const pair = gated ? WORD_PAIRS[pairIndex(c, second)]! : P_ALL;
         if ((pair & P_KEYWORD) !== 0 && mayStartKeyword(text, i)) keywordStarts.push(i);
         if ((pair & P_DIGIT_WORD) !== 0 && end - i <= 7) {
           const gate = spelledGate(c, second, text.charCodeAt(i + 2));
@@ -287,6 +302,7 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
         const next = text.charCodeAt(end);
         if (
           (pair & P_ON_WORD) === 0 &&
+          gated &&
           (flags & F_DIGIT) === 0 &&
           text.charCodeAt(end - 1) > 57 &&
           (length >= 3
