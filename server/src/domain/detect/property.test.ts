@@ -40,7 +40,8 @@ const WORDS = [
   'a', 'I', 'to', 'of', 'DE', 'ab', 'X', 'the', 'quick', 'brown', 'support', 'Fox', 'fox', 'fo1_', 'sk-', 'SG.', 'ghp_', 'glpat-', 'xoxb-', 'hf_',
   'AIza', 'ya29.', 'MTk4', 'N', 'O', 'ey', 'eyJ', 'bc1', 'BC1', 'http', 'HTTPS', 'ftp', 'www', 'wWw', 'four', 'one', 'oh', 'null', 'zwei',
   'fünf', 'password', 'PIN', 'key', 'token', 'card', 'ssn', 'tel', 'dob', 'March', 'Mar', 'postgres', 'redis', 'jdbc', 'dead', 'beef', 'abcd',
-  'verylongwordhere', 'abc1defghijk', 'x9613851n', 'de136695976', 'ä', 'Ωmega', '_x', 'a1', 'Z9', '12', '2024', '4111', '07',
+  'verylongwordhere', 'abc1defghijk', 'x9613851n', 'de136695976', 'ä', 'Ωmega', '_x', 'a1', 'Z9', '12', '2024', '4111', '07', '4111111111111111',
+  '078-05-1120', '4155550100', '03/04/1985', '12,', 'GB82WEST12345698765432', '2001:db8::1', '192.168.0.1',
 ];
 const SEPARATORS = [' ', ' ', ' ', '', ',', '.', '. ', ':', '::', '+', '-', '/', '@', '=', '\n', '(', ')', '\u00a0', '—', '。'];
 const wordSoup = fc
