@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { auditFacts } from '../audit/facts.js';
 import type { UseCases } from '../compose.js';
 import { deferredSource } from '../plugins/json.js';
+import { textAnswerBytes } from '../services/json-text.js';
 import { withHandleParts } from '../services/state.js';
 import type { TransformCommand } from '../usecases/transform.js';
 import { callOf, effectiveContext, type CallerDeps, type ConfigSlice, fingerprint, logCompleted, policyFact, principalOf, sendJson, traceIdOf, type Principal } from './common.js';
@@ -66,7 +67,10 @@ export function transformRoutes(deps: CallerDeps, useCases: Pick<UseCases, 'scop
           return sendJson(reply, withHandleParts(done.serialized, done.handle));
         }
         logCompleted(request.log, 'transform_completed', () => ({ ...logFields(), entities: done.response?.entities.length ?? 0 }));
-        return { ...done.response, ...done.handle };
+        const answer = { ...done.response, ...done.handle };
+        // A long answer is written as the bytes the schema's serializer would write, built in two pieces (services/json-text.ts).
+        const bytes = textAnswerBytes(answer, (value) => reply.serialize(value));
+        return bytes !== undefined ? sendJson(reply, [bytes]) : answer;
       },
     );
   };

@@ -43,11 +43,14 @@ export function jsonString(text: JsonText): string {
 
 /**
  * An answer assembled from serialized parts, ready for `reply.send`: one string when every part
- * is a string, else a stream of the parts' bytes with its content-length (no concatenation of
- * the long part on the event loop).
+ * is a string, the bytes themselves when they are the only part (written as they are), else a
+ * stream of the parts' bytes with its content-length (no concatenation of the long part on the
+ * event loop).
  */
-export function jsonPayload(parts: readonly JsonText[]): { readonly body: string | Readable; readonly length?: number } {
+export function jsonPayload(parts: readonly JsonText[]): { readonly body: string | Buffer | Readable; readonly length?: number } {
   if (parts.every((part): part is string => typeof part === 'string')) return { body: parts.join('') };
+  const only = parts.length === 1 ? parts[0]! : undefined;
+  if (only !== undefined && typeof only !== 'string') return { body: Buffer.from(only.buffer, only.byteOffset, only.byteLength), length: only.byteLength };
   const buffers = parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(part.buffer, part.byteOffset, part.byteLength)));
   return { body: Readable.from(buffers, { objectMode: false }), length: buffers.reduce((sum, buffer) => sum + buffer.length, 0) };
 }
@@ -56,4 +59,31 @@ export function jsonPayload(parts: readonly JsonText[]): { readonly body: string
 export function withTrailingFields(json: JsonText, fields: string): JsonText[] {
   if (typeof json === 'string') return [`${json.slice(0, -1)}${fields}}`];
   return [json.subarray(0, json.byteLength - 1), `${fields}}`];
+}
+
+/** What the answer schema's serializer writes first for an empty `safe_text` (it is the schema's first, required member). */
+const EMPTY_SAFE_TEXT = '{"safe_text":""';
+
+/**
+ * A text transform's answer with a long `safe_text` (above JSON_BYTES_ABOVE), as the bytes the
+ * route's schema serializer would write for it; undefined for a shorter one (the serializer
+ * writes that). The serializer (fast-json-stringify) builds its output by concatenation: for a
+ * 100 KB text a string of thousands of pieces, which Fastify flattens into a new string of ~190
+ * KB to measure its length, then encodes again to write it. Here `safe_text` is escaped on its
+ * own (JSON.stringify, as the serializer escapes every string of eight units or more) and the
+ * rest of the answer is serialized by `serialize` with an empty `safe_text`; both are encoded
+ * once into one Buffer, written as it is. Same bytes, same key order.
+ */
+export function textAnswerBytes(answer: { readonly safe_text?: string | undefined }, serialize: (value: unknown) => unknown): Buffer | undefined {
+  const text = answer.safe_text;
+  if (text === undefined || text.length <= JSON_BYTES_ABOVE) return undefined;
+  const rest = serialize({ ...answer, safe_text: '' });
+  if (typeof rest !== 'string' || !rest.startsWith(EMPTY_SAFE_TEXT)) return undefined;
+  const head = `{"safe_text":${JSON.stringify(text)}`;
+  const tail = rest.slice(EMPTY_SAFE_TEXT.length);
+  const headLength = Buffer.byteLength(head);
+  const bytes = Buffer.allocUnsafe(headLength + Buffer.byteLength(tail));
+  bytes.write(head, 0);
+  bytes.write(tail, headLength);
+  return bytes;
 }

@@ -192,6 +192,9 @@ const TENANT_SUFFIXES = [
   'ngrok-free.app', 'ngrok.app', 'trycloudflare.com', 'loca.lt',
 ];
 
+/** TENANT_SUFFIXES as `.suffix` (a tenant's subdomain), built once. */
+const TENANT_DOTTED: readonly string[] = TENANT_SUFFIXES.map((suffix) => `.${suffix}`);
+
 /** Social and profile sites: any page below the host is a person's or an account's. */
 const PROFILE_HOSTS = new Set([
   'facebook.com', 'fb.com', 'instagram.com', 'twitter.com', 'x.com', 'linkedin.com', 'tiktok.com', 'threads.net', 'bsky.app',
@@ -200,6 +203,8 @@ const PROFILE_HOSTS = new Set([
   'calendly.com', 'zoom.us', 'meet.google.com', 'teams.microsoft.com', 'docs.google.com', 'drive.google.com', 'dropbox.com',
   'onedrive.live.com', '1drv.ms', 'wetransfer.com', 'we.tl',
 ]);
+/** PROFILE_HOSTS as `.host` suffixes (subdomains of a profile site), built once. */
+const PROFILE_SUFFIXES: readonly string[] = [...PROFILE_HOSTS].map((site) => `.${site}`);
 
 /**
  * Map and location-sharing sites: a link below them is a place someone shares or looks up (a
@@ -266,14 +271,22 @@ function identifierShaped(raw: string, revision = false): boolean {
   // An e-mail address (a domain ending in letters: `core@7.24.0` is a package at a version).
   if (/[^@\s/]@[^@\s/]+\.[A-Za-z]{2,}(?![A-Za-z0-9-])/.test(value) || value.startsWith('~')) return true;
   if (/^\d{10,}$/.test(value)) return true; // national ids, phone and account numbers
-  const digits = value.replace(/\D/g, '').length;
+  let digits = 0;
+  for (let k = 0; k < value.length; k++) {
+    const code = value.charCodeAt(k);
+    if (code >= 48 && code <= 57) digits++;
+  }
   if (digits >= 7 && /^\+?[\d\s().-]+$/.test(value) && /[+\s().-]/.test(value)) return true; // +1 415-555-…
   if (/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i.test(value)) return true;
   if (revision && /^[0-9a-f]{7,40}$/i.test(value)) return false;
-  return value.split(/[^A-Za-z0-9_-]+/).some(tokenLike);
+  // No run of a shorter value is long enough to be a token (tokenLike wants 16 characters).
+  return value.length >= 16 && value.split(/[^A-Za-z0-9_-]+/).some(tokenLike);
 }
 
 function decode(value: string): string {
+  // Without a '%' there is nothing to unescape (and nothing malformed to throw on): only the
+  // '+' to replace. Most URL parts and labels take this path, which skips decodeURIComponent.
+  if (!value.includes('%')) return value.includes('+') ? value.replace(/\+/g, ' ') : value;
   try {
     return decodeURIComponent(value.replace(/\+/g, ' '));
   } catch {
@@ -301,7 +314,7 @@ function hostPublic(host: string, ipReleased: (klass: IpClass) => boolean): bool
   const last = labels[labels.length - 1]!;
   if (/^\d+$/.test(last)) return ipReleased(ipClass(host));
   if (INTERNAL_TLDS.has(last) || (labels.length >= 2 && labels.slice(-2).join('.') === 'home.arpa')) return false;
-  if (TENANT_SUFFIXES.some((suffix) => host.endsWith(`.${suffix}`))) return false;
+  if (TENANT_DOTTED.some((suffix) => host.endsWith(suffix))) return false;
   // A name that spells an address (`host-81-2-69-160.isp.example`, `ec2-54-12-34-56.…`, `10.0.0.1.nip.io`)
   // is as identifying as the address: reverse-DNS names of subscribers' lines look like this.
   const spelled = /(?:^|[^\d])(\d{1,3})[-.](\d{1,3})[-.](\d{1,3})[-.](\d{1,3})(?![\d])/.exec(host);
@@ -330,7 +343,7 @@ export function urlIsPublic(value: string, ipReleased: (klass: IpClass) => boole
   // domain of an e-mail does: a contact detail. A page of a site (a path) is its content.
   const origin = segments.length === 0 && (match[4] ?? '') === '' && (match[5] ?? '') === '';
   if (origin && !documentationHost(host) && !/^\[|^\d+(?:\.\d+){3}$/.test(host)) return false;
-  if (segments.length > 0 && (PROFILE_HOSTS.has(registrable) || [...PROFILE_HOSTS].some((site) => registrable.endsWith(`.${site}`)))) return false;
+  if (segments.length > 0 && (PROFILE_HOSTS.has(registrable) || PROFILE_SUFFIXES.some((suffix) => registrable.endsWith(suffix)))) return false;
   if (CODE_HOSTS.has(registrable) && segments.length === 1 && !/^(?:about|features|pricing|topics|explore|marketplace|docs|sponsors|orgs|settings|login|join|search|trending|collections|enterprise|security|models|datasets|spaces)$/i.test(segments[0]!)) {
     return false;
   }

@@ -46,6 +46,15 @@ for (const prefix of PREFIXES) {
   if (first >= 0x61 && first <= 0x7a) KEYWORD_FIRST[first - 0x20] = 1;
 }
 
+/**
+ * May a label or credential word start with the code units `c`, `second` (127 stands for any unit
+ * from 127 up, or none: `lower` and `slot` send all of those to 127)? The first half of
+ * mayStartKeyword, for the scan's pair table.
+ */
+export function keywordMayStartWith(c: number, second: number): boolean {
+  return KEYWORD_FIRST[c] === 1 && PAIRS[(slot(lower(c)) << 7) | slot(lower(second))] === 1;
+}
+
 /** May a label or credential word start at `start` (a word's first character)? */
 export function mayStartKeyword(text: string, start: number): boolean {
   const a = lower(text.charCodeAt(start));

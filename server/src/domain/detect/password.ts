@@ -118,29 +118,39 @@ export function isPlaceholder(value: string): boolean {
   return false;
 }
 
+/** highEntropy's character counts (every UTF-16 unit; a value is at most MAX_VALUE long) and first occurrences; all zero between calls. */
+const ENTROPY_COUNTS = new Uint16Array(65536);
+const ENTROPY_ORDER: number[] = [];
+
 /**
  * Shannon entropy of at least 3.5 bits per character over at least 16 characters, with digits
  * and letters mixed: what generated keys look like, and what names, words and paths do not.
  */
 export function highEntropy(value: string): boolean {
-  if (value.length < 16 || value.length > MAX_VALUE) return false;
-  const counts = new Map<number, number>();
+  if (value.length < 16 || value.length > MAX_VALUE || value.includes(' ')) return false;
+  // Counts in a table kept between calls (reset below) instead of a Map per value; the sum runs
+  // over the characters in the order of their first occurrence, as the Map's did, so every
+  // rounding is the same.
+  const counts = ENTROPY_COUNTS;
+  const order = ENTROPY_ORDER;
+  order.length = 0;
   let digits = 0;
   let letters = 0;
   for (let k = 0; k < value.length; k++) {
     const c = value.charCodeAt(k);
-    if (c === 32) return false;
     if (c >= 48 && c <= 57) digits++;
     else if ((c | 0x20) >= 97 && (c | 0x20) <= 122) letters++;
-    counts.set(c, (counts.get(c) ?? 0) + 1);
+    if (counts[c]!++ === 0) order.push(c);
   }
-  if (digits === 0 || letters === 0) return false;
   let entropy = 0;
-  for (const count of counts.values()) {
-    const p = count / value.length;
-    entropy -= p * Math.log2(p);
+  if (digits !== 0 && letters !== 0) {
+    for (const c of order) {
+      const p = counts[c]! / value.length;
+      entropy -= p * Math.log2(p);
+    }
   }
-  return entropy >= 3.5;
+  for (const c of order) counts[c] = 0;
+  return digits !== 0 && letters !== 0 && entropy >= 3.5;
 }
 
 /** Longest key read after a list delimiter ("&next=", "; path=", ",user="). */

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Detection } from '../types.js';
 import { compileCustomPatterns, detectAll } from './index.js';
+import { scanBuiltin, scanBuiltinUngated } from './scan.js';
 
 function checkInvariants(text: string, result: readonly Detection[]): void {
   let previousEnd = 0;
@@ -32,6 +33,21 @@ const FRAGMENTS = [
 
 const entitySoup = fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 40 }).map((parts) => parts.join(''));
 
+// Words around every gate of the scan's word loop (scan.ts WORD_PAIRS and the quiet-word path):
+// key prefixes, schemes, digit words, labels, one- and two-letter words before digits, two
+// capitals, separators after a word, in any case.
+const WORDS = [
+  'a', 'I', 'to', 'of', 'DE', 'ab', 'X', 'the', 'quick', 'brown', 'support', 'Fox', 'fox', 'fo1_', 'sk-', 'SG.', 'ghp_', 'glpat-', 'xoxb-', 'hf_',
+  'AIza', 'ya29.', 'MTk4', 'N', 'O', 'ey', 'eyJ', 'bc1', 'BC1', 'http', 'HTTPS', 'ftp', 'www', 'wWw', 'four', 'one', 'oh', 'null', 'zwei',
+  'fünf', 'password', 'PIN', 'key', 'token', 'card', 'ssn', 'tel', 'dob', 'March', 'Mar', 'postgres', 'redis', 'jdbc', 'dead', 'beef', 'abcd',
+  'verylongwordhere', 'abc1defghijk', 'x9613851n', 'de136695976', 'ä', 'Ωmega', '_x', 'a1', 'Z9', '12', '2024', '4111', '07', '4111111111111111',
+  '078-05-1120', '4155550100', '03/04/1985', '12,', 'GB82WEST12345698765432', '2001:db8::1', '192.168.0.1',
+];
+const SEPARATORS = [' ', ' ', ' ', '', ',', '.', '. ', ':', '::', '+', '-', '/', '@', '=', '\n', '(', ')', '\u00a0', '—', '。'];
+const wordSoup = fc
+  .array(fc.tuple(fc.constantFrom(...WORDS), fc.constantFrom(...SEPARATORS), fc.constantFrom('as is', 'upper', 'lower')), { maxLength: 30 })
+  .map((items) => items.map(([word, separator, kase]) => `${kase === 'upper' ? word.toUpperCase() : kase === 'lower' ? word.toLowerCase() : word}${separator}`).join(''));
+
 describe('detectAll invariants', () => {
   it('holds on arbitrary ASCII and Unicode strings', () => {
     fc.assert(
@@ -57,6 +73,15 @@ describe('detectAll invariants', () => {
         },
       ),
       { numRuns: 1000 },
+    );
+  });
+
+  it('finds with its word gates exactly what every detector finds when every word asks them all', () => {
+    fc.assert(
+      fc.property(fc.oneof(wordSoup, entitySoup, fc.string({ maxLength: 200 })), fc.constantFrom(undefined, 'en', 'de', 'fr'), (text, language) => {
+        expect(scanBuiltin(text, language)).toEqual(scanBuiltinUngated(text, language));
+      }),
+      { numRuns: 3000 },
     );
   });
 });

@@ -16,19 +16,19 @@ import { writtenDateFromMonth } from './dates.js';
 import { detectEmail } from './email.js';
 import { detectEncodedValues, mayStartBase64 } from './encoded.js';
 import { detectSpelledEmails } from './email-spelled.js';
-import { detectCjkDigits, detectSpelledDigits, digitWord, SPELLED_GATE, spelledGate } from './spelled-digits.js';
+import { detectCjkDigits, detectSpelledDigits, digitWord, digitWordMayStartWith, SPELLED_GATE, spelledGate } from './spelled-digits.js';
 import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
 import { detectDoubleColonAt, detectHexAt } from './network.js';
 import { detectNumeric, detectNumericGlued } from './numeric.js';
 import { detectAssignedSecret } from './password.js';
-import { KEYWORD_FIRST, mayStartKeyword } from './keywords.js';
+import { keywordMayStartWith, mayStartKeyword } from './keywords.js';
 import { detectPhone, fallbackRegionsFor, regionForLanguage } from './phone.js';
 import { detectProseSecrets } from './prose-secret.js';
-import { detectApiKey, detectJwt, detectPrivateKey, detectTelegramToken, mayStartKey } from './secrets.js';
+import { detectApiKey, detectJwt, detectPrivateKey, detectTelegramToken, jwtMayStartWith, keyMayStartWith } from './secrets.js';
 import { emit, type ScanState } from './state.js';
 import { detectLabelledIds } from './labelled-ids.js';
-import { detectUrl } from './url.js';
-import { detectBase58Address, detectBech32Address, detectEthereumAddress } from './wallet.js';
+import { detectUrl, urlMayStartWith } from './url.js';
+import { bech32MayStartWith, detectBase58Address, detectBech32Address, detectEthereumAddress } from './wallet.js';
 
 /** Types the built-in detector can emit (catalog.ts names). */
 export const BUILTIN_TYPES: readonly string[] = [
@@ -41,6 +41,44 @@ export const BUILTIN_TYPES: readonly string[] = [
   'ca_sin', 'mx_curp', 'vin', 'imei', 'bank_account', 'card_security_code', 'driver_license',
   'medical_record_number', 'insurance_id',
 ];
+
+// What a word's first two code units allow, read once per word from one table instead of
+// asking each detector: most words of prose start with a pair no label, digit word, key prefix,
+// URL scheme, JWT or bech32 prefix starts with, and pass on one load and a few bit tests (the
+// detectors are called only for the pairs their own predicates name; each predicate is a
+// superset of where its detector matches, so the spans are the same).
+const P_KEYWORD = 1;
+const P_DIGIT_WORD = 2;
+const P_KEY = 4;
+const P_URL = 8;
+const P_JWT = 16;
+const P_BECH32 = 32;
+/** The bits onWord reads (the first two are read by the main loop). */
+const P_ON_WORD = P_KEY | P_URL | P_JWT | P_BECH32;
+/** Every bit: no gate (scanBuiltinUngated). */
+const P_ALL = P_KEYWORD | P_DIGIT_WORD | P_ON_WORD;
+
+/** Index of a word's first two code units in WORD_PAIRS (`second` from 127 up, or NaN past the text: slot 127). */
+function pairIndex(c: number, second: number): number {
+  return (c << 7) | (second < 127 ? second : 127);
+}
+
+const WORD_PAIRS: Uint8Array = (() => {
+  const table = new Uint8Array(128 * 128);
+  for (let c = 0; c < 128; c++) {
+    if ((FLAGS[c]! & F_WORD) === 0) continue;
+    for (let second = 0; second < 128; second++) {
+      table[pairIndex(c, second)] =
+        (keywordMayStartWith(c, second) ? P_KEYWORD : 0) |
+        (digitWordMayStartWith(c, second) ? P_DIGIT_WORD : 0) |
+        (keyMayStartWith(c, second) ? P_KEY : 0) |
+        (urlMayStartWith(c, second) ? P_URL : 0) |
+        (jwtMayStartWith(c, second) ? P_JWT : 0) |
+        (bech32MayStartWith(c, second) ? P_BECH32 : 0);
+    }
+  }
+  return table;
+})();
 
 const fallbackCache = new Map<string, readonly string[]>();
 
@@ -116,26 +154,28 @@ function gluedLabel(text: string, start: number, end: number): number {
 }
 
 /** Dispatch on a word [start, end) whose first character is ASCII [A-Za-z0-9_]; returns where to resume. */
-function onWord(state: ScanState, start: number, end: number, c: number, flags: number): number {
+function onWord(state: ScanState, start: number, end: number, c: number, flags: number, pair: number): number {
   const text = state.text;
   // Resume past the word, or past a longer match that started here. (No closure helpers: this
   // runs once per word and must not allocate.)
   let resume = end;
+  // The unit after the word; NaN past the text fails every comparison below, as codeAt's -1 would.
+  const next = text.charCodeAt(end);
   if ((flags & F_DIGIT) !== 0) {
     detectNumeric(state, start);
     // A digit word with letters in it: MBI (1EG4-TE5-MK73), VIN, Chinese id ending in X,
     // Corsican NIR (2A/2B).
     const length = end - start;
-    if (codeAt(text, end) === 58 && length >= 8) resume = Math.max(resume, detectTelegramToken(state, start, end));
+    if (next === 58 && length >= 8) resume = Math.max(resume, detectTelegramToken(state, start, end));
     if ((length === 4 || (length >= 6 && length <= 9) || length === 11 || length === 15 || length === 17 || length === 18) && hasLetter(text, start, end)) {
       resume = Math.max(resume, detectAlnumIds(state, start, end));
     }
     if (c === 49 || c === 51) resume = Math.max(resume, detectBase58Address(state, start)); // '1' / '3'
     else if (c === 48 && end - start === 42) resume = Math.max(resume, detectEthereumAddress(state, start)); // 0x + 40 hex
-    if (end - start <= 4 && isHexSeparator(codeAt(text, end))) resume = Math.max(resume, detectHexAt(state, start));
+    if (end - start <= 4 && isHexSeparator(next)) resume = Math.max(resume, detectHexAt(state, start));
     return resume;
   }
-  if (mayStartKey(c)) resume = Math.max(resume, detectApiKey(state, start));
+  if ((pair & P_KEY) !== 0) resume = Math.max(resume, detectApiKey(state, start));
   // Most words end in a letter: the glued-label check only for a word ending in a digit.
   const lastCode = text.charCodeAt(end - 1);
   if (lastCode >= 48 && lastCode <= 57) {
@@ -144,7 +184,7 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   }
   switch (c) {
     case 101: // e
-      resume = Math.max(resume, detectJwt(state, start));
+      if ((pair & P_JWT) !== 0) resume = Math.max(resume, detectJwt(state, start));
       break;
     case 104: // h
     case 72:
@@ -152,20 +192,19 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
     case 70:
     case 119: // w
     case 87:
-      resume = Math.max(resume, detectUrl(state, start));
+      if ((pair & P_URL) !== 0) resume = Math.max(resume, detectUrl(state, start));
       break;
     case 98: // b
     case 66:
-      resume = Math.max(resume, detectBech32Address(state, start));
+      if ((pair & P_BECH32) !== 0) resume = Math.max(resume, detectBech32Address(state, start));
       break;
     default: {
       // scheme://user:password@host (postgres, mongodb+srv, redis, jdbc:mysql, ...).
-      const next = codeAt(text, end);
-      if ((next === 58 || next === 43) && codeAt(text, end + 1) !== 32) resume = Math.max(resume, detectConnectionString(state, start, end));
+      if ((next === 58 || next === 43) && text.charCodeAt(end + 1) !== 32) resume = Math.max(resume, detectConnectionString(state, start, end));
       break;
     }
   }
-  if ((flags & F_HEX) !== 0 && end - start <= 4 && isHexSeparator(codeAt(text, end))) {
+  if ((flags & F_HEX) !== 0 && end - start <= 4 && isHexSeparator(next)) {
     resume = Math.max(resume, detectHexAt(state, start));
   }
   const length = end - start;
@@ -185,8 +224,9 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   // "March 12, 2024": a 3-10 letter word followed by " <digit>" (or ". <digit>").
   if (length >= 3 && length <= 10) {
     let after = end;
-    if (codeAt(text, after) === 46) after++;
-    if (codeAt(text, after) === 32 && isDigit(codeAt(text, after + 1))) {
+    let code = next;
+    if (code === 46) code = text.charCodeAt(++after);
+    if (code === 32 && isDigit(text.charCodeAt(after + 1))) {
       const dateEnd = writtenDateFromMonth(text, start, end);
       if (dateEnd > 0) {
         let confidence = 0.8;
@@ -200,6 +240,20 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
 
 /** Run the built-in detector. Candidates may overlap; index.ts resolves overlaps. */
 export function scanBuiltin(text: string, language: string | undefined, defaultRegion?: string, decode = true): Detection[] {
+  return scan(text, language, defaultRegion, true, decode);
+}
+
+/**
+ * The built-in detector without its word gates: every word asks every detector its first
+ * characters could start (each detector's own checks decide), as before the pair table and the
+ * quiet-word path. The reference the property tests hold scanBuiltin to; not for production.
+ */
+export function scanBuiltinUngated(text: string, language: string | undefined, defaultRegion?: string): Detection[] {
+  return scan(text, language, defaultRegion, false, true);
+}
+
+/** `decode`: read base64- and hex-encoded values (encoded.ts); off for a decoded text (one level deep). */
+function scan(text: string, language: string | undefined, defaultRegion: string | undefined, gated: boolean, decode: boolean): Detection[] {
   const region = regionForLanguage(language, defaultRegion);
   const state: ScanState = {
     text,
@@ -230,17 +284,44 @@ export function scanBuiltin(text: string, language: string | undefined, defaultR
         // A word: [A-Za-z0-9_] then word characters (non-ASCII letters included).
         let end = i + 1;
         while (end < n && isWordCode(text.charCodeAt(end))) end++;
-        if (KEYWORD_FIRST[c] === 1 && mayStartKeyword(text, i)) keywordStarts.push(i);
-        if (end - i >= 4 && mayStartBase64(text, i, end)) base64Starts.push(i);
-        const gate = spelledGate(c, text.charCodeAt(i + 1), text.charCodeAt(i + 2));
-        if (end - i <= 7 && (SPELLED_GATE[gate >>> 5]! & (1 << (gate & 31))) !== 0) {
-          const value = digitWord(text, i, end);
-          if (value >= 0) {
-            spelledWords.push(i, end);
-            spelledValues.push(value);
+        const second = text.charCodeAt(i + 1);
+        const pair = gated ? WORD_PAIRS[pairIndex(c, second)]! : P_ALL;
+        if ((pair & P_KEYWORD) !== 0 && mayStartKeyword(text, i)) keywordStarts.push(i);
+        if (decode && end - i >= 4 && mayStartBase64(text, i, end)) base64Starts.push(i);
+        if ((pair & P_DIGIT_WORD) !== 0 && end - i <= 7) {
+          const gate = spelledGate(c, second, text.charCodeAt(i + 2));
+          if ((SPELLED_GATE[gate >>> 5]! & (1 << (gate & 31))) !== 0) {
+            const value = digitWord(text, i, end);
+            if (value >= 0) {
+              spelledWords.push(i, end);
+              spelledValues.push(value);
+            }
           }
         }
-        i = onWord(state, i, end, c, flags);
+        // Most words of prose: no pair onWord looks closer at, no digit in the places its id
+        // shapes read (the second to fourth units of a long word; a digit after a one- or
+        // two-letter word), not two capitals, and after it no scheme or separator character (`:`
+        // `+` `-` `.`) and no space before a digit. onWord would find nothing in such a word (no
+        // id shape, no glued label, no date, no connection string, no hex group): skipped
+        // without the call. (NaN past the text fails every `>` and isDigit, and passes every
+        // `!==`, as in onWord.)
+        const length = end - i;
+        const next = text.charCodeAt(end);
+        if (
+          (pair & P_ON_WORD) === 0 &&
+          gated &&
+          (flags & F_DIGIT) === 0 &&
+          text.charCodeAt(end - 1) > 57 &&
+          (length >= 3
+            ? second > 57 && text.charCodeAt(i + 2) > 57 && (length < 10 || text.charCodeAt(i + 3) > 57)
+            : !isDigit(text.charCodeAt(i + 2)) && (length === 1 || !isDigit(text.charCodeAt(end + 1)))) &&
+          (flags & F_UPPER & FLAGS[second & 127]!) === 0 &&
+          (next === 32 ? text.charCodeAt(end + 1) > 57 : next !== 58 && next !== 43 && next !== 45 && next !== 46)
+        ) {
+          i = end;
+          continue;
+        }
+        i = onWord(state, i, end, c, flags, pair);
         continue;
       }
       switch (c) {

@@ -126,6 +126,23 @@ export function mayStartKey(c: number): boolean {
   return c < 128 && (RULES_BY_FIRST[c] === true || c === 77 || c === 78 || c === 79);
 }
 
+/**
+ * May detectApiKey match at a word whose first two code units are `c` and `second` (127 stands
+ * for any unit from 127 up, or none)? A superset of where it matches, for the scan's pair table:
+ * Discord tokens start with M, N or O and any second character, SendGrid keys with `SG.`, every
+ * other rule with its prefix's first two characters.
+ */
+export function keyMayStartWith(c: number, second: number): boolean {
+  if (!mayStartKey(c)) return false;
+  if (c === 77 || c === 78 || c === 79 || (c === 83 && second === 71)) return true;
+  return RULES_BY_PAIR.has((c << 16) | second);
+}
+
+/** May detectJwt match at a word starting with `c`, `second`? (`eyJ`; for the scan's pair table.) */
+export function jwtMayStartWith(c: number, second: number): boolean {
+  return c === 101 && second === 121;
+}
+
 
 /** SendGrid: SG.<22>.<43>, base64url segments. */
 function sendGridEnd(text: string, start: number): number {

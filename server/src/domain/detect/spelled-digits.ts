@@ -64,6 +64,22 @@ for (const word of DIGIT_WORDS.keys()) {
   }
 }
 
+/** The first two units of the digit words as the gate folds them, as a 128 x 128 table. */
+const SPELLED_PAIRS = new Uint8Array(128 * 128);
+const foldUnit = (unit: number): number => (unit | 0x20) & 127;
+for (const word of DIGIT_WORDS.keys()) SPELLED_PAIRS[(foldUnit(word.charCodeAt(0)) << 7) | foldUnit(word.charCodeAt(1))] = 1;
+
+/**
+ * May a digit word start with the code units `c`, `second` (127 stands for any unit from 127 up,
+ * or none)? The gate's first two units (SPELLED_GATE with any third): a superset, for the scan's
+ * pair table.
+ */
+export function digitWordMayStartWith(c: number, second: number): boolean {
+  const row = foldUnit(c) << 7;
+  if (second !== 127) return SPELLED_PAIRS[row | foldUnit(second)] === 1;
+  return SPELLED_PAIRS.subarray(row, row + 128).includes(1);
+}
+
 /** The value of the digit word [start, end) (0-9, DOUBLE, TRIPLE), or -1 (after the gate). */
 export function digitWord(text: string, start: number, end: number): number {
   const length = end - start;

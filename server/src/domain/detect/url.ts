@@ -33,6 +33,20 @@ function startsWithIgnoreCase(text: string, start: number, literal: string): boo
   return true;
 }
 
+/** Does `actual` match the literal's `expected` code unit as startsWithIgnoreCase compares them? */
+function sameIgnoringCase(actual: number, expected: number): boolean {
+  return actual === expected || (expected >= 97 && expected <= 122 && (actual | 0x20) === expected);
+}
+
+/**
+ * May detectUrl match at a word whose first two code units are `c` and `second` (127 stands for
+ * any unit from 127 up, or none)? Its literals (`www.` and the schemes) compared as it compares
+ * them: a superset of where it matches, for the scan's pair table.
+ */
+export function urlMayStartWith(c: number, second: number): boolean {
+  return ['www.', ...SCHEMES].some((literal) => sameIgnoringCase(c, literal.charCodeAt(0)) && sameIgnoringCase(second, literal.charCodeAt(1)));
+}
+
 function schemeLength(text: string, start: number): number {
   // Scheme names are case-insensitive (HTTP://).
   for (const scheme of SCHEMES) if (startsWithIgnoreCase(text, start, scheme)) return scheme.length;

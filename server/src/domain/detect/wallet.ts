@@ -19,6 +19,11 @@ export function detectBase58Address(state: ScanState, start: number): number {
 // Any letter or digit passes the gate; the bech32 alphabet and checksum decide.
 const BECH32_MASK = F_DIGIT | F_UPPER | F_LOWER;
 
+/** May detectBech32Address match at a word starting with `c`, `second`? (`bc1`/`BC1`; for the scan's pair table.) */
+export function bech32MayStartWith(c: number, second: number): boolean {
+  return (c === 98 && second === 99) || (c === 66 && second === 67);
+}
+
 /** At a word starting with "bc1" / "BC1": a segwit address with a valid bech32(m) checksum. */
 export function detectBech32Address(state: ScanState, start: number): number {
   const text = state.text;
