@@ -34,7 +34,11 @@
 //   arguments, a serialized document), and a URL running on through the next members would
 //   clamp every later value of the document; an autolink is only followed on a click, and its
 //   text shows the whole URL. Images, link targets and attributes do not depend on this rule.
-// Pure, one linear pass, O(1) state. While every recognizer is idle (plain prose) the scan jumps
+// - String escapes: from the first backslash on, the four also read the text with one (and two)
+//   levels of JSON/JavaScript string escapes decoded (`\u003a`, `\x3c`, `\/`, `\n`, ...), since
+//   tool-call arguments, a JSON answer or a serialized document is parsed before it is rendered
+//   or followed; a position in context in any view is in context.
+// Pure, one linear pass (per view), O(1) state. While every recognizer is idle (plain prose) the scan jumps
 // from one trigger character to the next (a single character-class search), so ordinary text
 // costs little; the property test checks that jumping and stepping agree.
 
@@ -95,6 +99,18 @@ class HtmlMachine {
   #rawElement = '';
   #rawMatched = -1;
   #dashes = 0;
+
+  /** A machine in this one's state (the decoded view forks from the view as written). */
+  clone(): HtmlMachine {
+    const copy = new HtmlMachine();
+    copy.#state = this.#state;
+    copy.#name = this.#name;
+    copy.#endTag = this.#endTag;
+    copy.#rawElement = this.#rawElement;
+    copy.#rawMatched = this.#rawMatched;
+    copy.#dashes = this.#dashes;
+    return copy;
+  }
 
   get active(): boolean {
     return this.#state !== Html.Data;
@@ -256,6 +272,15 @@ class LinkTargetMachine {
   #angle = false;
   #escaped = false;
 
+  clone(): LinkTargetMachine {
+    const copy = new LinkTargetMachine();
+    copy.#previous = this.#previous;
+    copy.#depth = this.#depth;
+    copy.#angle = this.#angle;
+    copy.#escaped = this.#escaped;
+    return copy;
+  }
+
   get active(): boolean {
     return this.#depth > 0;
   }
@@ -307,6 +332,15 @@ class ReferenceDefinitionMachine {
   #escaped = false;
   /** In a destination: whether anything but whitespace came after the colon. */
   #content = false;
+
+  clone(): ReferenceDefinitionMachine {
+    const copy = new ReferenceDefinitionMachine();
+    copy.#state = this.#state;
+    copy.#labelLength = this.#labelLength;
+    copy.#escaped = this.#escaped;
+    copy.#content = this.#content;
+    return copy;
+  }
 
   get active(): boolean {
     return this.#state === Ref.Destination;
@@ -369,6 +403,14 @@ class BareUrlMachine {
   #word: string | null = '';
   /** A character reference being read (`&...;`), or null. */
   #entity: string | null = null;
+
+  clone(): BareUrlMachine {
+    const copy = new BareUrlMachine();
+    copy.#state = this.#state;
+    copy.#word = this.#word;
+    copy.#entity = this.#entity;
+    return copy;
+  }
 
   get active(): boolean {
     return this.#state === Url.Inside;
@@ -491,17 +533,20 @@ function decodeEntity(name: string): string | undefined {
   return code <= 0x10ffff ? String.fromCodePoint(code) : undefined;
 }
 
-/**
- * The rendering context of the output read so far. Feed everything that will be rendered, in
- * order; ask `active` before a token is restored.
- */
-export class MarkupContext {
-  readonly #html = new HtmlMachine();
-  readonly #link = new LinkTargetMachine();
-  readonly #reference = new ReferenceDefinitionMachine();
-  readonly #url = new BareUrlMachine();
+/** The four recognizers over one view of the output. */
+class Recognizers {
+  readonly #html: HtmlMachine;
+  readonly #link: LinkTargetMachine;
+  readonly #reference: ReferenceDefinitionMachine;
+  readonly #url: BareUrlMachine;
 
-  /** True when the next character would land inside a URL, a link target or markup. */
+  constructor(from?: Recognizers) {
+    this.#html = from === undefined ? new HtmlMachine() : from.#html.clone();
+    this.#link = from === undefined ? new LinkTargetMachine() : from.#link.clone();
+    this.#reference = from === undefined ? new ReferenceDefinitionMachine() : from.#reference.clone();
+    this.#url = from === undefined ? new BareUrlMachine() : from.#url.clone();
+  }
+
   get active(): boolean {
     return this.#html.active || this.#link.active || this.#reference.active || this.#url.active;
   }
@@ -530,6 +575,132 @@ export class MarkupContext {
       this.#url.step(char);
       index += 1;
     }
+  }
+}
+
+/**
+ * One view of the output: the recognizers over it, and (forked at the first backslash) the view
+ * of the same text with one level of string escapes decoded, which has its own inner view, down
+ * to MAX_ESCAPE_DEPTH levels (a JSON document inside a JSON string).
+ */
+class View {
+  readonly #recognizers: Recognizers;
+  readonly #depth: number;
+  #decoder: EscapeDecoder | undefined;
+  #inner: View | undefined;
+
+  constructor(depth: number, from?: Recognizers) {
+    this.#depth = depth;
+    this.#recognizers = new Recognizers(from);
+  }
+
+  get active(): boolean {
+    return this.#recognizers.active || (this.#inner?.active ?? false);
+  }
+
+  feed(text: string): void {
+    if (this.#decoder === undefined && this.#depth < MAX_ESCAPE_DEPTH) {
+      const backslash = text.indexOf('\\');
+      if (backslash >= 0) {
+        // Until the first backslash both views read the same characters: the decoded view
+        // starts from this view's state at that point.
+        this.#recognizers.feed(text.slice(0, backslash));
+        this.#decoder = new EscapeDecoder();
+        this.#inner = new View(this.#depth + 1, this.#recognizers);
+        this.#recognizers.feed(text.slice(backslash));
+        this.#inner.feed(this.#decoder.decode(text.slice(backslash)));
+        return;
+      }
+    }
+    this.#recognizers.feed(text);
+    if (this.#decoder !== undefined) this.#inner!.feed(this.#decoder.decode(text));
+  }
+}
+
+/** Escape levels decoded below the output as written (a JSON string inside a JSON string). */
+const MAX_ESCAPE_DEPTH = 2;
+
+const enum Escape {
+  Text,
+  Backslash,
+  Hex,
+}
+
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = { '/': '/', n: '\n', r: '\r', t: '\t', f: '\f', b: '\b', v: '\v', '"': '"', "'": "'", '\\': '\\' };
+
+/**
+ * One level of JSON and JavaScript string escapes, decoded incrementally (an escape may be split
+ * between feeds): `\u003a` (any 4 hex digits; a surrogate pair comes out as its two units),
+ * `\x3a`, and the one-character escapes (`\/`, `\n`, `\"`, `\\`, ...). Anything else after a
+ * backslash stays as written, backslash included (Markdown's `\)` still escapes the paren).
+ */
+class EscapeDecoder {
+  #state = Escape.Text;
+  #hex = '';
+  #digits = 0;
+  #letter = '';
+
+  decode(text: string): string {
+    if (this.#state === Escape.Text && text.indexOf('\\') < 0) return text;
+    let out = '';
+    for (const char of text) out += this.#step(char);
+    return out;
+  }
+
+  #step(char: string): string {
+    switch (this.#state) {
+      case Escape.Text:
+        if (char !== '\\') return char;
+        this.#state = Escape.Backslash;
+        return '';
+      case Escape.Backslash: {
+        if (char === 'u' || char === 'x') {
+          this.#state = Escape.Hex;
+          this.#letter = char;
+          this.#digits = char === 'u' ? 4 : 2;
+          this.#hex = '';
+          return '';
+        }
+        this.#state = Escape.Text;
+        const simple = SIMPLE_ESCAPES[char];
+        if (simple !== undefined) return simple;
+        // Not an escape: the backslash stays, and the character may start a new one.
+        return `\\${this.#step(char)}`;
+      }
+      case Escape.Hex: {
+        if (/^[0-9a-fA-F]$/.test(char)) {
+          this.#hex += char;
+          if (this.#hex.length < this.#digits) return '';
+          this.#state = Escape.Text;
+          return String.fromCharCode(Number.parseInt(this.#hex, 16));
+        }
+        // A broken escape is text as written; the character is read afresh.
+        this.#state = Escape.Text;
+        return `\\${this.#letter}${this.#hex}${this.#step(char)}`;
+      }
+    }
+  }
+}
+
+/**
+ * The rendering context of the output read so far. Feed everything that will be rendered, in
+ * order; ask `active` before a token is restored.
+ *
+ * The output is read as written and, from its first backslash on, also with its string escapes
+ * decoded (one and two levels): tool-call arguments, a JSON answer (`response_format`) or a
+ * serialized document is parsed before it is used, so `https\u003a//evil.example/?d=` or
+ * `\u003cimg src=` there is a URL or a tag. In context in any view is in context.
+ */
+export class MarkupContext {
+  readonly #view = new View(0);
+
+  /** True when the next character would land inside a URL, a link target or markup. */
+  get active(): boolean {
+    return this.#view.active;
+  }
+
+  feed(text: string): void {
+    this.#view.feed(text);
   }
 }
 

