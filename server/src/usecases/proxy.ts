@@ -20,7 +20,7 @@
 import { VeilError } from '@veil/common';
 import { streamedUpstreamError, UpstreamError, type UpstreamAnswer, type UpstreamClient } from '../clients/upstream.js';
 import { StreamOutputGuard, type OutputGuard } from '../domain/guard/index.js';
-import type { Caller } from '../domain/policy/index.js';
+import { tightest, type Caller } from '../domain/policy/index.js';
 import {
   ChunkRestorer,
   jsonStringRestore,
@@ -37,7 +37,7 @@ import { MarkupContext } from '../domain/restore/index.js';
 import type { RestoreMode } from '../domain/types.js';
 import type { UnresolvedToken } from '../domain/rehydrate.js';
 import { StreamRehydrator, type RestoreFunction } from '../domain/stream/index.js';
-import { createRestorer, outputGuardFor, type RehydrateRequest, type Restorer } from '../services/rehydrate.js';
+import { createRestorer, outputGuardFor, sessionPolicy, type RehydrateRequest, type Restorer } from '../services/rehydrate.js';
 import type { StateDeps } from '../services/state.js';
 import { LiveSessionCheck } from '../services/stream-check.js';
 import type { ChatTransformOutcome, JsonTransformOutcome } from '../services/structured.js';
@@ -120,7 +120,11 @@ interface ProxyRestorers {
 
 function restorersOf(opened: OpenedHere, base: RehydrateRequest): ProxyRestorers {
   const { env, session, revokedIds } = opened;
-  return { text: createRestorer(env, session, { ...base, revokedIds }), tool: createRestorer(env, session, { ...base, channel: TOOL_CHANNEL, revokedIds }) };
+  // Arguments restore under tool_payload, never above the channel the caller asked for: an answer
+  // requested for `log_safe` or a custom channel restores nothing, in its tool calls either.
+  const ceiling = sessionPolicy(env, session).compiled.channelCeiling(base.channel);
+  const toolMode = base.restoreMode === undefined ? ceiling : tightest(base.restoreMode, ceiling);
+  return { text: createRestorer(env, session, { ...base, revokedIds }), tool: createRestorer(env, session, { ...base, channel: TOOL_CHANNEL, restoreMode: toolMode, revokedIds }) };
 }
 
 /** Whole answers: each field is its own rendered whole, guarded before it is restored. */
