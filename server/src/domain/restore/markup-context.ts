@@ -26,7 +26,9 @@
 //   blockquote and list markers) to the end of the line holding the destination (which may be
 //   the next line).
 // - Bare URLs, as autolinkers find them: `scheme://` or `scheme:\\` (any scheme, any case),
-//   the opaque schemes data:, javascript:, vbscript:, mailto:, file: and blob:, and `www.`, to
+//   the opaque schemes data:, javascript:, vbscript:, mailto:, file:, blob:, sms:, smsto: and
+//   intent:, `www.`, and fuzzy links (a host name with a top-level domain of letters followed by
+//   `/`, `?` or `#`: `evil.example/?d=`, `//evil.example/`, as chat clients linkify them), to
 //   the next ASCII whitespace, `<`, `"` or backtick (Unicode spaces do not end a GFM autolink,
 //   so they do not end it here). `&#58;`, `&colon;`, `&#47;`, `&sol;` and `&period;` count as
 //   the characters they encode, since renderers decode entities before autolinking. The one
@@ -66,9 +68,22 @@ const enum Html {
 /** Elements whose content is not text but script, style or a nested document. */
 const RAW_TEXT_ELEMENTS: ReadonlySet<string> = new Set(['script', 'style', 'xmp', 'iframe', 'noembed', 'noframes', 'noscript']);
 /** Schemes that need no `//` to be dangerous links. */
-const OPAQUE_SCHEMES: ReadonlySet<string> = new Set(['javascript', 'data', 'vbscript', 'mailto', 'file', 'blob']);
+const OPAQUE_SCHEMES: ReadonlySet<string> = new Set(['javascript', 'data', 'vbscript', 'mailto', 'file', 'blob', 'sms', 'smsto', 'intent']);
 /** Longest scheme or tag name tracked; longer ones are not recognized as one. */
 const MAX_NAME = 32;
+/** Longest word (a scheme, or a host name for fuzzy links) the URL recognizer tracks. */
+const MAX_WORD = 253;
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const TOP_LEVEL = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
+
+/**
+ * A host name with a top-level domain of letters (`evil.example`, `a.b.co`, `xn--p1ai`): what a
+ * linkifier takes for a link without a scheme. Linear (labels checked one by one).
+ */
+function isHostLike(word: string): boolean {
+  const labels = word.split('.');
+  return labels.length >= 2 && TOP_LEVEL.test(labels.at(-1)!) && labels.every((label) => LABEL.test(label));
+}
 /** Longest character reference decoded by the URL recognizer (`&period;`). */
 const MAX_ENTITY = 10;
 /** CommonMark's limit on a link label. */
@@ -427,18 +442,18 @@ class BareUrlMachine {
   /** Text without a trigger character was read while idle: keep the word it ends with. */
   skipped(text: string, from: number, to: number): void {
     if (this.#state === Url.Inside) return;
-    // The run of scheme characters the text ends with (scanned back at most MAX_NAME + 1).
+    // The run of scheme characters the text ends with (scanned back at most MAX_WORD + 1).
     let start = to;
-    while (start > from && to - start <= MAX_NAME && isSchemeChar(text[start - 1]!)) start -= 1;
+    while (start > from && to - start <= MAX_WORD && isSchemeChar(text[start - 1]!)) start -= 1;
     const run = text.slice(start, to).toLowerCase();
-    const wholeText = start === from && run.length <= MAX_NAME;
+    const wholeText = start === from && run.length <= MAX_WORD;
     if (wholeText) {
       // Every skipped character extends the current word.
       const word = this.#word;
-      this.#word = word === null || word.length + run.length > MAX_NAME ? null : word + run;
+      this.#word = word === null || word.length + run.length > MAX_WORD ? null : word + run;
     } else {
       // A non-scheme character reset the word; the run after it is the word, unless too long.
-      this.#word = run.length > MAX_NAME ? null : run;
+      this.#word = run.length > MAX_WORD ? null : run;
     }
   }
 
@@ -499,8 +514,15 @@ class BareUrlMachine {
       this.#word = '';
       return;
     }
+    if ((char === '/' || char === '?' || char === '#') && word !== null && isHostLike(word)) {
+      // A fuzzy link (`evil.example/?d=`, `//evil.example/`): linkifiers in chat clients and
+      // markdown-it's linkify make it a link without a scheme.
+      this.#state = Url.Inside;
+      this.#word = '';
+      return;
+    }
     if (isSchemeChar(char)) {
-      this.#word = word === null || word.length >= MAX_NAME ? null : word + char.toLowerCase();
+      this.#word = word === null || word.length >= MAX_WORD ? null : word + char.toLowerCase();
       return;
     }
     this.#word = '';
@@ -705,6 +727,6 @@ export class MarkupContext {
 }
 
 /** Characters that can change the state of an idle scanner. */
-const IDLE_TRIGGERS = /[<\](\n:.&]/g;
+const IDLE_TRIGGERS = /[<\](\n:.&/?#]/g;
 /** The same, inside a bare URL: plus what ends it. */
 const URL_TRIGGERS = /[<\](\n:.&\t\v\f\r "`]/g;

@@ -116,3 +116,61 @@ describe('restore of escaped URLs and tags', () => {
     for (const prefix of ESCAPED_OUT_OF_CONTEXT) expect(json(`${prefix}${TOKEN}"}`).restoredText, prefix).toBe(`${prefix}${EMAIL}"}`);
   });
 });
+
+/** Links without a scheme that linkifiers make (chat clients, markdown-it's linkify). */
+const FUZZY_IN_CONTEXT: readonly string[] = [
+  'evil.example/?d=',
+  'see evil.example/collect?d=',
+  'EVIL.Example/?d=',
+  'a.b.evil.co?d=',
+  'evil.example#',
+  '//evil.example/?d=',
+  '.. image:: //evil.example/p.png?d=',
+  'user@evil.example/?d=',
+  'xn--e1afmkfd.xn--p1ai/?d=',
+  `${'sub.'.repeat(40)}evil.example/?d=`,
+  'sms:+15555550100?&body=',
+  'intent://scan/#Intent;S.d=',
+];
+
+/** Ordinary text with dots and slashes. */
+const FUZZY_OUT_OF_CONTEXT: readonly string[] = [
+  'and/or ',
+  'v1.2/',
+  'e.g./',
+  'Is it python.org? ',
+  'see docs.python.org/3/ for ',
+  'file.tar.gz ',
+  '1.5/2 ',
+  '10.0.0.1/',
+  'a.b/',
+];
+
+describe('fuzzy links', () => {
+  it.each(FUZZY_IN_CONTEXT.map((text) => [text]))('is in context after %j', (text) => {
+    expect(activeAfter(text)).toBe(true);
+  });
+
+  it.each(FUZZY_OUT_OF_CONTEXT.map((text) => [text]))('is not in context after %j', (text) => {
+    expect(activeAfter(text)).toBe(false);
+  });
+
+  it('gives the same answer however the text is split', () => {
+    for (const text of [...FUZZY_IN_CONTEXT, ...FUZZY_OUT_OF_CONTEXT]) {
+      const whole = activeAfter(text);
+      for (let cut = 0; cut <= text.length; cut += 1) {
+        const context = new MarkupContext();
+        context.feed(text.slice(0, cut));
+        context.feed(text.slice(cut));
+        expect(context.active, `${JSON.stringify(text)} cut at ${cut}`).toBe(whole);
+      }
+    }
+  });
+
+  it('stays linear on long dotted words', () => {
+    const context = new MarkupContext();
+    context.feed(`${'a.'.repeat(120)}1/ `.repeat(4_000));
+    context.feed('evil.example/?d=');
+    expect(context.active).toBe(true);
+  });
+});
