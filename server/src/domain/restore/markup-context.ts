@@ -127,6 +127,28 @@ class HtmlMachine {
     return copy;
   }
 
+  /** Same state: fed the same text from now on, both say the same. */
+  sameAs(other: HtmlMachine): boolean {
+    // Only what the state reads later counts (a field left over from an earlier tag does not).
+    const state = this.#state;
+    if (state !== other.#state) return false;
+    switch (state) {
+      case Html.Data:
+      case Html.TagOpen:
+      case Html.EndTagOpen:
+      case Html.MarkupDeclaration:
+      case Html.MarkupDeclarationDash:
+      case Html.BogusComment:
+        return true;
+      case Html.Comment:
+        return this.#dashes === other.#dashes;
+      case Html.RawText:
+        return this.#rawElement === other.#rawElement && this.#rawMatched === other.#rawMatched;
+      default:
+        return this.#name === other.#name && this.#endTag === other.#endTag;
+    }
+  }
+
   get active(): boolean {
     return this.#state !== Html.Data;
   }
@@ -296,6 +318,12 @@ class LinkTargetMachine {
     return copy;
   }
 
+  sameAs(other: LinkTargetMachine): boolean {
+    if (this.#depth !== other.#depth) return false;
+    if (this.#depth === 0) return (this.#previous === ']') === (other.#previous === ']');
+    return this.#angle === other.#angle && this.#escaped === other.#escaped;
+  }
+
   get active(): boolean {
     return this.#depth > 0;
   }
@@ -355,6 +383,12 @@ class ReferenceDefinitionMachine {
     copy.#escaped = this.#escaped;
     copy.#content = this.#content;
     return copy;
+  }
+
+  sameAs(other: ReferenceDefinitionMachine): boolean {
+    if (this.#state !== other.#state) return false;
+    if (this.#state === Ref.Label) return this.#labelLength === other.#labelLength && this.#escaped === other.#escaped;
+    return this.#state !== Ref.Destination || this.#content === other.#content;
   }
 
   get active(): boolean {
@@ -425,6 +459,10 @@ class BareUrlMachine {
     copy.#word = this.#word;
     copy.#entity = this.#entity;
     return copy;
+  }
+
+  sameAs(other: BareUrlMachine): boolean {
+    return this.#state === other.#state && this.#word === other.#word && this.#entity === other.#entity;
   }
 
   get active(): boolean {
@@ -573,6 +611,10 @@ class Recognizers {
     return this.#html.active || this.#link.active || this.#reference.active || this.#url.active;
   }
 
+  sameAs(other: Recognizers): boolean {
+    return this.#html.sameAs(other.#html) && this.#link.sameAs(other.#link) && this.#reference.sameAs(other.#reference) && this.#url.sameAs(other.#url);
+  }
+
   feed(text: string): void {
     const length = text.length;
     let index = 0;
@@ -601,9 +643,11 @@ class Recognizers {
 }
 
 /**
- * One view of the output: the recognizers over it, and (forked at the first backslash) the view
- * of the same text with one level of string escapes decoded, which has its own inner view, down
- * to MAX_ESCAPE_DEPTH levels (a JSON document inside a JSON string).
+ * One view of the output: the recognizers over it and, from a backslash on, the view of the
+ * same text with one level of string escapes decoded, which has its own inner view, down to
+ * MAX_ESCAPE_DEPTH levels (a JSON document inside a JSON string). The decoded view is dropped
+ * again once the escape is behind and both views are in the same state (then the same text
+ * keeps them equal), so text with a few escapes is not read twice to its end.
  */
 class View {
   readonly #recognizers: Recognizers;
@@ -620,24 +664,44 @@ class View {
     return this.#recognizers.active || (this.#inner?.active ?? false);
   }
 
+  /** Nothing decoded differently is pending: no inner view, or one that can be dropped. */
+  get #settled(): boolean {
+    return this.#inner === undefined;
+  }
+
   feed(text: string): void {
-    if (this.#decoder === undefined && this.#depth < MAX_ESCAPE_DEPTH) {
-      const backslash = text.indexOf('\\');
-      if (backslash >= 0) {
-        // Until the first backslash both views read the same characters: the decoded view
-        // starts from this view's state at that point.
-        this.#recognizers.feed(text.slice(0, backslash));
+    const length = text.length;
+    let position = 0;
+    while (position < length) {
+      if (this.#inner === undefined) {
+        const backslash = this.#depth < MAX_ESCAPE_DEPTH ? text.indexOf('\\', position) : -1;
+        if (backslash < 0) {
+          this.#recognizers.feed(position === 0 ? text : text.slice(position));
+          return;
+        }
+        // Until the backslash both views read the same characters: the decoded view starts
+        // from this view's state there.
+        this.#recognizers.feed(text.slice(position, backslash));
         this.#decoder = new EscapeDecoder();
         this.#inner = new View(this.#depth + 1, this.#recognizers);
-        this.#recognizers.feed(text.slice(backslash));
-        this.#inner.feed(this.#decoder.decode(text.slice(backslash)));
-        return;
+        position = backslash;
+      }
+      // Both views read a growing piece (the escape and a little after it), then compare.
+      const end = Math.min(length, position + MERGE_STEP);
+      const piece = text.slice(position, end);
+      this.#recognizers.feed(piece);
+      this.#inner.feed(this.#decoder!.decode(piece));
+      position = end;
+      if (this.#decoder!.idle && this.#inner.#settled && this.#inner.#recognizers.sameAs(this.#recognizers)) {
+        this.#inner = undefined;
+        this.#decoder = undefined;
       }
     }
-    this.#recognizers.feed(text);
-    if (this.#decoder !== undefined) this.#inner!.feed(this.#decoder.decode(text));
   }
 }
+
+/** Characters both views read after an escape before they are compared again. */
+const MERGE_STEP = 16;
 
 /** Escape levels decoded below the output as written (a JSON string inside a JSON string). */
 const MAX_ESCAPE_DEPTH = 2;
@@ -662,10 +726,29 @@ class EscapeDecoder {
   #digits = 0;
   #letter = '';
 
+  /** Between escapes. */
+  get idle(): boolean {
+    return this.#state === Escape.Text;
+  }
+
   decode(text: string): string {
-    if (this.#state === Escape.Text && text.indexOf('\\') < 0) return text;
     let out = '';
-    for (const char of text) out += this.#step(char);
+    let index = 0;
+    const length = text.length;
+    while (index < length) {
+      if (this.#state === Escape.Text) {
+        // Runs without a backslash are copied whole.
+        const backslash = text.indexOf('\\', index);
+        const stop = backslash < 0 ? length : backslash;
+        if (stop > index) out += index === 0 && stop === length ? text : text.slice(index, stop);
+        if (backslash < 0) break;
+        this.#state = Escape.Backslash;
+        index = backslash + 1;
+        continue;
+      }
+      out += this.#step(text[index]!);
+      index += 1;
+    }
     return out;
   }
 
@@ -690,7 +773,7 @@ class EscapeDecoder {
         return `\\${this.#step(char)}`;
       }
       case Escape.Hex: {
-        if (/^[0-9a-fA-F]$/.test(char)) {
+        if (hexDigit(char)) {
           this.#hex += char;
           if (this.#hex.length < this.#digits) return '';
           this.#state = Escape.Text;
@@ -702,6 +785,11 @@ class EscapeDecoder {
       }
     }
   }
+}
+
+function hexDigit(char: string): boolean {
+  const code = char.charCodeAt(0);
+  return (code >= 0x30 && code <= 0x39) || ((code | 0x20) >= 0x61 && (code | 0x20) <= 0x66);
 }
 
 /**

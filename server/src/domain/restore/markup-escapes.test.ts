@@ -4,6 +4,7 @@
 // .example/?d={{email:…}}"}` restored the value in full before; now the context scanner also reads
 // the decoded text (one and two escape levels), and in context there is in context.
 import { parsePolicy } from '@veil/common';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CompiledPolicy } from '../policy/index.js';
 import { jsonStringRestore } from '../proxy/index.js';
@@ -73,6 +74,36 @@ describe('MarkupContext reads string escapes as what they encode', () => {
       for (const char of text) one.feed(char);
       expect(one.active, JSON.stringify(text)).toBe(whole);
     }
+  });
+
+  it('any split of random escaped text gives the answer of one character at a time, after every prefix', () => {
+    const piece = fc.oneof(
+      fc.constantFrom(...ESCAPED_IN_CONTEXT, ...ESCAPED_OUT_OF_CONTEXT),
+      fc.constantFrom('\\', '\\u', '\\u003', 'a', '\\n', '\\"', '"', ' ', '\n', '[r]:', '](', ')', '<', '>', 'https:', '//', 'evil.example/', 'x'.repeat(20)),
+      fc.string({ maxLength: 8 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 10 }), fc.array(fc.nat(), { maxLength: 4 }), (pieces, cuts) => {
+        const text = pieces.join('');
+        const stepwise = new MarkupContext();
+        const states: boolean[] = [stepwise.active];
+        for (let index = 0; index < text.length; index += 1) {
+          stepwise.feed(text[index]!);
+          states.push(stepwise.active);
+        }
+        const sorted = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
+        const split = new MarkupContext();
+        let from = 0;
+        for (const cut of sorted) {
+          split.feed(text.slice(from, cut));
+          expect(split.active, `${JSON.stringify(text)} at ${cut}`).toBe(states[cut]);
+          from = cut;
+        }
+        split.feed(text.slice(from));
+        expect(split.active, JSON.stringify(text)).toBe(states[text.length]);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('stays linear on long hostile escapes', () => {
