@@ -1,20 +1,26 @@
 // Restoring an OpenAI-style chat completion, whole or streamed (docs/api.md, "OpenAI-compatible
-// proxy"). Text fields (`content`, `refusal`, an audio `transcript`) are restored with the text
-// restore; tool-call and function-call `arguments` are JSON text written by the model, so they
-// are restored with jsonStringRestore: each restored value is escaped as JSON string content, and
-// a value holding a quote or a backslash cannot break the arguments or add members to them.
-// Every other field passes unchanged (ids, usage, logprobs, finish reasons).
+// proxy"). Every string of a message is text the model wrote and is restored (and so guarded)
+// with the text restore: content, refusal, an audio transcript, content parts, reasoning,
+// annotations, a custom tool's input, a member a newer API adds; identifiers (role, ids, types,
+// names) and audio data stay as they are. Tool-call and function-call `arguments` are JSON text
+// written by the model, so they are restored with jsonStringRestore: each restored value is
+// escaped as JSON string content, and a value holding a quote or a backslash cannot break the
+// arguments or add members to them. Members outside the message pass unchanged (ids, usage,
+// logprobs, finish reasons).
 //
-// Streams: one StreamRehydrator per text stream (a choice's content, its refusal, its function
-// call, each of its tool calls), so a token split across chunks anywhere is restored exactly
-// once and only a possible partial token (and what the output guard holds) waits. A choice's held
-// text is flushed into the chunk carrying its finish_reason; a tool call's when the next tool
-// call of its choice starts (its arguments are complete then). A chunk whose text was all held
-// back, and that carries nothing else, is not sent. A stream that ended never takes text again:
-// text for a choice after its finish_reason, or for a tool call after the next one started, is a
-// malformed answer (restoring it from a fresh state would lose the URL context and the guard's
-// hold of what came before, while the client appends it to the ended text). Pure: the restore functions (session,
-// policy, channels, output guard) come from the caller.
+// Streams: one StreamRehydrator per text stream (a choice's content, its refusal, its audio
+// transcript, each other top-level string member of its deltas such as `reasoning_content`, its
+// function call, each of its tool calls), so a token split across chunks anywhere is restored
+// exactly once and only a possible partial token (and what the output guard holds) waits. Text a
+// stream cannot hold back and restore in place (content parts, a custom tool's input, text
+// nested in another member) is refused as a malformed answer. A choice's held text is flushed
+// into the chunk carrying its finish_reason; a tool call's when the next tool call of its choice
+// starts (its arguments are complete then). A chunk whose text was all held back, and that
+// carries nothing else, is not sent. A stream that ended never takes text again: text for a
+// choice after its finish_reason, or for a tool call after the next one started, is a malformed
+// answer (restoring it from a fresh state would lose the URL context and the guard's hold of what
+// came before, while the client appends it to the ended text). Pure: the restore functions
+// (session, policy, channels, output guard) come from the caller.
 import { VeilError } from '@veil/common';
 import type { UnresolvedToken } from '../rehydrate.js';
 import { MarkupContext } from '../restore/index.js';
@@ -104,37 +110,48 @@ function withMember(object: Readonly<Record<string, unknown>>, key: string, valu
   return out;
 }
 
+/**
+ * Members whose strings are identifiers or binary data, never text the model wrote for a reader:
+ * a role, ids, types, function and tool names, audio data (base64) and its expiry.
+ */
+const NOT_TEXT: ReadonlySet<string> = new Set(['role', 'id', 'type', 'name', 'index', 'data', 'expires_at', 'tool_call_id']);
+
+/**
+ * Arguments members: JSON text written by the model (function_call.arguments,
+ * tool_calls[].function.arguments), restored with the `json` restore.
+ */
+function isArguments(key: string, parent: string | undefined): boolean {
+  return key === 'arguments' && (parent === 'function' || parent === 'function_call');
+}
+
 /** Restore a whole (not streamed) chat completion. Throws VEIL_UPSTREAM_FAILED when it is not one. */
 export function restoreCompletion(completion: unknown, restorers: CompletionRestorers): RestoreTotals & { readonly value: Record<string, unknown> } {
   if (!isPlainObject(completion) || !Array.isArray(completion.choices)) throw malformed('no choices');
   const totals = new Totals();
   const text = (value: string): string => totals.add(restorers.text(value));
   const json = (value: string): string => totals.add(restorers.json(value));
+  // Every string of a message is text the model wrote, wherever the upstream put it (content,
+  // refusal, an audio transcript, content parts, `reasoning_content`, annotations, a custom
+  // tool's input, a field a newer API adds): restored and guarded as text, arguments as JSON,
+  // identifiers left alone. A field passed through unread would carry a raw value past the
+  // output guard.
+  const walk = (value: unknown, key: string, parent: string | undefined): unknown => {
+    if (typeof value === 'string') {
+      if (isArguments(key, parent)) return json(value);
+      return NOT_TEXT.has(key) ? value : text(value);
+    }
+    if (Array.isArray(value)) return value.map((item) => walk(item, key, parent));
+    if (!isPlainObject(value)) return value;
+    let out: Record<string, unknown> = {};
+    for (const member of Object.keys(value)) out = withMember(out, member, walk(value[member], member, key));
+    return out;
+  };
   const choices = (completion.choices as unknown[]).map((choice) => {
     if (!isPlainObject(choice)) throw malformed('a choice is not an object');
     const message = choice.message;
     if (message === undefined || message === null) return choice;
     if (!isPlainObject(message)) throw malformed('a message is not an object');
-    let restored: Record<string, unknown> = { ...message };
-    if (typeof message.content === 'string') restored.content = text(message.content);
-    if (typeof message.refusal === 'string') restored.refusal = text(message.refusal);
-    if (isPlainObject(message.audio) && typeof message.audio.transcript === 'string') {
-      restored.audio = { ...message.audio, transcript: text(message.audio.transcript) };
-    }
-    if (isPlainObject(message.function_call) && typeof message.function_call.arguments === 'string') {
-      restored.function_call = { ...message.function_call, arguments: json(message.function_call.arguments) };
-    }
-    if (Array.isArray(message.tool_calls)) {
-      restored = withMember(
-        restored,
-        'tool_calls',
-        (message.tool_calls as unknown[]).map((call) => {
-          if (!isPlainObject(call) || !isPlainObject(call.function) || typeof call.function.arguments !== 'string') return call;
-          return { ...call, function: { ...call.function, arguments: json(call.function.arguments) } };
-        }),
-      );
-    }
-    return { ...choice, message: restored };
+    return { ...choice, message: walk(message, 'message', undefined) };
   });
   return { value: { ...completion, choices }, tokensResolved: totals.resolved, tokensUnresolved: totals.unresolved };
 }
@@ -159,6 +176,35 @@ interface ChoiceStreams {
   readonly tools: Map<number, StreamRehydrator>;
   /** Tool calls whose arguments ended (a later call started): they never take text again. */
   readonly ended: Set<number>;
+  transcript?: StreamRehydrator;
+  /** Other text streams of the choice: top-level strings of the delta (`reasoning_content`, `reasoning`, a field a newer API adds). */
+  readonly fields: Map<string, StreamRehydrator>;
+}
+
+/** Delta members read as their own streams (content, refusal, arguments) or as identifiers. */
+const STREAMED_MEMBERS: ReadonlySet<string> = new Set(['content', 'refusal', 'function_call', 'tool_calls', 'audio']);
+
+/** The text strings of `value` (NOT_TEXT members aside), into `sink`. */
+function textLeaves(value: unknown, key: string, sink: string[]): void {
+  if (typeof value === 'string') {
+    if (!NOT_TEXT.has(key)) sink.push(value);
+  } else if (Array.isArray(value)) {
+    for (const item of value) textLeaves(item, key, sink);
+  } else if (isPlainObject(value)) {
+    for (const member of Object.keys(value)) textLeaves(value[member], member, sink);
+  }
+}
+
+/** Does `value` hold text (a non-empty string outside NOT_TEXT members)? */
+function holdsText(value: unknown, key: string): boolean {
+  const sink: string[] = [];
+  textLeaves(value, key, sink);
+  return sink.some((text) => text !== '');
+}
+
+/** Text a stream cannot hold back and restore in place: refused (fail closed). */
+function unstreamable(): VeilError {
+  return malformed('a stream delta carries text in a member that cannot be restored in a stream');
 }
 
 /** A non-empty string: text a stream would have to restore. */
@@ -166,16 +212,6 @@ function hasText(value: unknown): boolean {
   return typeof value === 'string' && value !== '';
 }
 
-/**
- * Does a delta carry text for one of its streams? After a stream ended, such text would start a
- * fresh restore (no URL context, no guard hold from before) and a client would append it to the
- * ended text: refused.
- */
-function carriesText(delta: Readonly<Record<string, unknown>>): boolean {
-  if (hasText(delta.content) || hasText(delta.refusal)) return true;
-  if (isPlainObject(delta.function_call) && hasText(delta.function_call.arguments)) return true;
-  return Array.isArray(delta.tool_calls) && (delta.tool_calls as unknown[]).some((call) => isPlainObject(call) && isPlainObject(call.function) && hasText(call.function.arguments));
-}
 
 function streamIndex(value: unknown, what: string): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value >= MAX_STREAM_INDEX) throw malformed(`${what} is not a small non-negative integer`);
@@ -186,7 +222,7 @@ function streamIndex(value: unknown, what: string): number {
 function meaningful(delta: Readonly<Record<string, unknown>>): boolean {
   for (const key of Object.keys(delta)) {
     const value = delta[key];
-    if ((key === 'content' || key === 'refusal') && value === '') continue;
+    if (value === '') continue;
     if (key === 'tool_calls' && Array.isArray(value) && value.length === 0) continue;
     if (value === undefined || value === null) continue;
     return true;
@@ -233,15 +269,7 @@ export class ChunkRestorer {
     const choices = Array.isArray(chunk.choices) ? (chunk.choices as unknown[]) : [];
     for (const choice of choices) {
       const delta = isPlainObject(choice) && isPlainObject(choice.delta) ? choice.delta : undefined;
-      if (delta === undefined) continue;
-      if (typeof delta.content === 'string') parts.push(delta.content);
-      if (typeof delta.refusal === 'string') parts.push(delta.refusal);
-      if (isPlainObject(delta.function_call) && typeof delta.function_call.arguments === 'string') parts.push(delta.function_call.arguments);
-      if (Array.isArray(delta.tool_calls)) {
-        for (const call of delta.tool_calls as unknown[]) {
-          if (isPlainObject(call) && isPlainObject(call.function) && typeof call.function.arguments === 'string') parts.push(call.function.arguments);
-        }
-      }
+      if (delta !== undefined) textLeaves(delta, 'delta', parts);
     }
     return parts.join('\u0000');
   }
@@ -258,7 +286,7 @@ export class ChunkRestorer {
       if (!isPlainObject(delta)) throw malformed('a delta is not an object');
       const finished = choice.finish_reason !== undefined && choice.finish_reason !== null;
       if (this.#finished.has(index)) {
-        if (carriesText(delta)) throw malformed('a choice continued after its finish_reason');
+        if (holdsText(delta, 'delta')) throw malformed('a choice continued after its finish_reason');
         return { ...choice, delta };
       }
       const rewritten = this.#rewriteDelta(index, delta, finished);
@@ -286,7 +314,7 @@ export class ChunkRestorer {
   #streams(index: number): ChoiceStreams {
     let streams = this.#choices.get(index);
     if (streams === undefined) {
-      streams = { tools: new Map(), ended: new Set() };
+      streams = { tools: new Map(), ended: new Set(), fields: new Map() };
       this.#choices.set(index, streams);
       this.#unfinished.add(index);
     }
@@ -299,11 +327,34 @@ export class ChunkRestorer {
     return rehydrator;
   }
 
+  #field(streams: ChoiceStreams, key: string): StreamRehydrator {
+    let rehydrator = streams.fields.get(key);
+    if (rehydrator === undefined) {
+      rehydrator = this.#rehydrator('text');
+      streams.fields.set(key, rehydrator);
+    }
+    return rehydrator;
+  }
+
   #rewriteDelta(index: number, delta: Readonly<Record<string, unknown>>, finished: boolean): Record<string, unknown> {
     const streams = this.#streams(index);
     let out: Record<string, unknown> = { ...delta };
     if (typeof delta.content === 'string') out.content = (streams.content ??= this.#rehydrator('text')).push(delta.content);
     if (typeof delta.refusal === 'string') out.refusal = (streams.refusal ??= this.#rehydrator('text')).push(delta.refusal);
+    // Content parts, or text in a member the proxy does not stream, cannot be held back and
+    // restored in place: refused rather than passed by the output guard.
+    if (typeof delta.content !== 'string' && holdsText(delta.content, 'content')) throw unstreamable();
+    if (isPlainObject(delta.function_call) && holdsText({ ...delta.function_call, arguments: '' }, 'function_call')) throw unstreamable();
+    for (const key of Object.keys(delta)) {
+      if (STREAMED_MEMBERS.has(key) || NOT_TEXT.has(key)) continue;
+      const value = delta[key];
+      if (typeof value === 'string') out = withMember(out, key, this.#field(streams, key).push(value));
+      else if (holdsText(value, key)) throw unstreamable();
+    }
+    if (delta.audio !== undefined && delta.audio !== null) {
+      if (!isPlainObject(delta.audio) || holdsText({ ...delta.audio, transcript: '' }, 'audio')) throw unstreamable();
+      if (typeof delta.audio.transcript === 'string') out.audio = { ...delta.audio, transcript: (streams.transcript ??= this.#rehydrator('text')).push(delta.audio.transcript) };
+    }
     if (isPlainObject(delta.function_call) && typeof delta.function_call.arguments === 'string') {
       out.function_call = { ...delta.function_call, arguments: (streams.functionCall ??= this.#rehydrator('json')).push(delta.function_call.arguments) };
     }
@@ -312,6 +363,9 @@ export class ChunkRestorer {
       for (const call of delta.tool_calls as unknown[]) {
         if (!isPlainObject(call)) throw malformed('a tool call is not an object');
         const callIndex = streamIndex(call.index, 'a tool call index');
+        // Only a function's arguments are text a tool call streams (a custom tool's input is not
+        // held back and restored in a stream).
+        if (holdsText({ ...call, function: isPlainObject(call.function) ? { ...call.function, arguments: '' } : call.function }, 'tool_call')) throw unstreamable();
         if (streams.ended.has(callIndex)) {
           if (isPlainObject(call.function) && hasText(call.function.arguments)) throw malformed('a tool call continued after the next one started');
           calls.push(call);
@@ -349,6 +403,16 @@ export class ChunkRestorer {
     };
     append('content', streams.content);
     append('refusal', streams.refusal);
+    const transcript = streams.transcript?.end() ?? '';
+    if (transcript !== '') {
+      const audio = isPlainObject(out.audio) ? out.audio : {};
+      out.audio = { ...audio, transcript: `${typeof audio.transcript === 'string' ? audio.transcript : ''}${transcript}` };
+    }
+    for (const [key, rehydrator] of streams.fields) {
+      const rest = rehydrator.end();
+      const current = out[key];
+      if (rest !== '') out = withMember(out, key, `${typeof current === 'string' ? current : ''}${rest}`);
+    }
     const functionRest = streams.functionCall?.end() ?? '';
     if (functionRest !== '') {
       const current = isPlainObject(out.function_call) ? out.function_call : {};

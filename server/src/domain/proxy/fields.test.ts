@@ -1,0 +1,113 @@
+// Red-team finding (session 10): every answer member other than content, refusal, an audio
+// transcript and arguments passed through unread, so a raw value the model wrote in
+// `reasoning_content`, content parts, an annotation, a custom tool's input or any field a newer
+// API adds reached the caller past the output guard. Now a whole answer restores and guards every
+// string of a message (identifiers aside); a stream restores and guards every top-level string
+// member of a delta and the audio transcript with the same hold-back as content, and refuses text
+// it cannot hold back (content parts, a custom tool's input, nested members) as malformed.
+import { DEFAULT_POLICY, isVeilError } from '@veil/common';
+import { describe, expect, it } from 'vitest';
+import { detectAll } from '../detect/index.js';
+import { OutputGuard, StreamOutputGuard } from '../guard/index.js';
+import { CompiledPolicy } from '../policy/index.js';
+import { indexEntries, rehydrateText } from '../rehydrate.js';
+import { findTokensLenient } from '../repair/index.js';
+import { StreamRehydrator, type RestoreFunction } from '../stream/index.js';
+import { renderToken } from '../token/index.js';
+import type { TokenEntry } from '../types.js';
+import { ChunkRestorer, jsonStringRestore, restoreCompletion } from './restore.js';
+
+const ENTRY: TokenEntry = { id: 'e_001', type: 'email', cap: '0123456789ab', value: 'jane@example.com', mode: 'full' };
+const TOKEN = renderToken(ENTRY);
+const RAW = '4111 1111 1111 1111';
+const policy = new CompiledPolicy(DEFAULT_POLICY);
+const entries = indexEntries([ENTRY]);
+const guardOf = (): OutputGuard => new OutputGuard({ action: 'mask', detect: (text) => detectAll(text), counts: (detection) => detection.type !== 'url', scan: findTokensLenient });
+const restore: RestoreFunction = (output) => rehydrateText({ output, entries, policy, language: 'en', caller: {}, channel: 'user_output', scan: findTokensLenient });
+const json = jsonStringRestore(restore, findTokensLenient);
+
+describe('a whole answer: every string of a message is restored and guarded', () => {
+  it('reasoning, content parts, annotations, a custom tool input and unknown fields; identifiers stay', () => {
+    const guard = guardOf();
+    const text: RestoreFunction = (value) => restore(guard.guard(value));
+    const said = `card ${RAW} for ${TOKEN}`;
+    const message = {
+      role: 'assistant',
+      content: [{ type: 'text', text: said }],
+      reasoning_content: said,
+      reasoning: said,
+      thinking_v2: { steps: [said] },
+      annotations: [{ type: 'url_citation', url_citation: { url: 'https://docs.example/', title: said } }],
+      audio: { id: 'audio_4111111111111111', data: 'QUJD', transcript: said },
+      tool_calls: [
+        { id: 'call_1', type: 'custom', custom: { name: 'lookup', input: said } },
+        { id: 'call_2', type: 'function', function: { name: 'mail', arguments: `{"to":"${TOKEN}"}` } },
+      ],
+    };
+    const restored = restoreCompletion({ id: 'x', choices: [{ index: 0, finish_reason: 'stop', message }] }, { text, json });
+    const out = (restored.value.choices as any[])[0].message;
+    const expected = 'card [REDACTED:credit_card] for jane@example.com';
+    expect(out.content).toEqual([{ type: 'text', text: expected }]);
+    expect(out.reasoning_content).toBe(expected);
+    expect(out.reasoning).toBe(expected);
+    expect(out.thinking_v2).toEqual({ steps: [expected] });
+    expect(out.annotations[0].url_citation).toEqual({ url: 'https://docs.example/', title: expected });
+    expect(out.audio).toEqual({ id: 'audio_4111111111111111', data: 'QUJD', transcript: expected });
+    expect(out.tool_calls[0]).toEqual({ id: 'call_1', type: 'custom', custom: { name: 'lookup', input: expected } });
+    expect(JSON.parse(out.tool_calls[1].function.arguments)).toEqual({ to: 'jane@example.com' });
+    expect(out.role).toBe('assistant');
+    expect(JSON.stringify(restored.value)).not.toContain('4111 1111');
+  });
+});
+
+function chunk(delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> {
+  return { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] };
+}
+
+function streamOf(chunks: readonly Record<string, unknown>[]): { deltas: Record<string, unknown>[]; error?: unknown } {
+  const open = (kind: 'text' | 'json'): StreamRehydrator => new StreamRehydrator(kind === 'text' ? restore : json, { guard: new StreamOutputGuard(guardOf(), findTokensLenient) });
+  const restorer = new ChunkRestorer(open);
+  const deltas: Record<string, unknown>[] = [];
+  const collect = (rewritten: Record<string, unknown> | undefined): void => {
+    for (const choice of (rewritten?.choices ?? []) as { delta: Record<string, unknown> }[]) deltas.push(choice.delta);
+  };
+  try {
+    for (const one of chunks) collect(restorer.rewrite(one));
+    collect(restorer.finish());
+  } catch (error) {
+    return { deltas, error };
+  }
+  return { deltas };
+}
+
+describe('a stream: other text members are held back, restored and guarded, or refused', () => {
+  const said = `card ${RAW} for ${TOKEN} ok`;
+
+  it.each([['reasoning_content'], ['reasoning'], ['a_future_text_field']])('%s, one character per chunk', (member) => {
+    const result = streamOf([chunk({ role: 'assistant' }), ...Array.from(said, (char) => chunk({ [member]: char })), chunk({}, 'stop')]);
+    expect(result.error).toBeUndefined();
+    expect(result.deltas.map((delta) => (delta[member] as string | undefined) ?? '').join('')).toBe('card [REDACTED:credit_card] for jane@example.com ok');
+  });
+
+  it('an audio transcript, one character per chunk; its id and data pass', () => {
+    const result = streamOf([...Array.from(said, (char, index) => chunk({ audio: { id: 'a1', ...(index === 0 ? { data: 'QUJD' } : {}), transcript: char } })), chunk({}, 'stop')]);
+    expect(result.error).toBeUndefined();
+    expect(result.deltas.map((delta) => (delta.audio as { transcript?: string } | undefined)?.transcript ?? '').join('')).toBe('card [REDACTED:credit_card] for jane@example.com ok');
+  });
+
+  it.each([
+    ['content parts', { content: [{ type: 'text', text: RAW }] }],
+    ['a custom tool input', { tool_calls: [{ index: 0, id: 'c1', type: 'custom', custom: { name: 'f', input: RAW } }] }],
+    ['a nested member', { annotations: [{ type: 'url_citation', url_citation: { title: RAW } }] }],
+    ['function_call text besides arguments', { function_call: { name: 'f', arguments: '{}', note: RAW } }],
+  ])('%s: refused as malformed, nothing of it sent', (_name, delta) => {
+    const result = streamOf([chunk({ role: 'assistant' }), chunk(delta), chunk({}, 'stop')]);
+    expect(isVeilError(result.error) && result.error.code === 'VEIL_UPSTREAM_FAILED').toBe(true);
+    expect(JSON.stringify(result.deltas)).not.toContain('4111');
+  });
+
+  it('text after the finish_reason in any member is refused', () => {
+    const result = streamOf([chunk({ reasoning_content: 'a' }), chunk({}, 'stop'), chunk({ reasoning_content: RAW })]);
+    expect(isVeilError(result.error) && result.error.code === 'VEIL_UPSTREAM_FAILED').toBe(true);
+  });
+});
