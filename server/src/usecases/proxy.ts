@@ -131,7 +131,7 @@ function restorersOf(opened: OpenedHere, base: RehydrateRequest): ProxyRestorers
 function wholeRestorers(restorers: ProxyRestorers, guard: OutputGuard | undefined): CompletionRestorers {
   const json = jsonStringRestore(restorers.tool, findTokensLenient);
   const guardText = (text: string): string => (guard !== undefined ? guard.guard(text) : text);
-  return { text: (text) => restorers.text(guardText(text)), json: (text) => json(guardText(text)) };
+  return { text: (text) => restorers.text(guardText(text)), json: (text) => json(guardText(text)), guarded: guard !== undefined };
 }
 
 /**
@@ -257,7 +257,7 @@ export class ProxyUseCase {
     const committed = await this.#commit(outcome, answer);
     if (prepared.stream) {
       const live = new LiveSessionCheck(this.#deps.state, opened.session, base.tenant, opened.revokedIds);
-      const chunks = new ChunkRestorer((kind) => streamRehydrator(restorers, guard, kind));
+      const chunks = new ChunkRestorer((kind) => streamRehydrator(restorers, guard, kind), { guarded: guard !== undefined });
       return { ...committed, stream: true, restore: new ProxyStream(call, answer, live, chunks, guard) };
     }
     const restored = restoreCompletion(await answer.json(), wholeRestorers(restorers, guard));
