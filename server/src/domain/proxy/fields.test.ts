@@ -111,3 +111,26 @@ describe('a stream: other text members are held back, restored and guarded, or r
     expect(isVeilError(result.error) && result.error.code === 'VEIL_UPSTREAM_FAILED').toBe(true);
   });
 });
+
+describe('logprobs spell out the model text past the output guard: dropped when it runs', () => {
+  const logprobs = { content: [{ token: '4111', logprob: -0.1, bytes: [52, 49, 49, 49], top_logprobs: [] }] };
+
+  it('a whole answer', () => {
+    const completion = { id: 'x', choices: [{ index: 0, finish_reason: 'stop', logprobs, message: { role: 'assistant', content: `card ${RAW}` } }] };
+    const guard = guardOf();
+    const guarded = restoreCompletion(completion, { text: (value) => restore(guard.guard(value)), json, guarded: true });
+    expect((guarded.value.choices as any[])[0].logprobs).toBeNull();
+    const open = restoreCompletion(completion, { text: restore, json });
+    expect((open.value.choices as any[])[0].logprobs).toEqual(logprobs);
+  });
+
+  it('a stream', () => {
+    const chunks = [{ id: 'c', choices: [{ index: 0, delta: { content: `card ${RAW}` }, logprobs, finish_reason: null }] }, chunk({}, 'stop')];
+    const run = (guarded: boolean): unknown[] => {
+      const restorer = new ChunkRestorer((kind) => new StreamRehydrator(kind === 'text' ? restore : json), { guarded });
+      return chunks.flatMap((one) => ((restorer.rewrite(one)?.choices ?? []) as { logprobs?: unknown }[]).map((choice) => choice.logprobs));
+    };
+    expect(run(true).filter((value) => value !== undefined && value !== null)).toEqual([]);
+    expect(run(false)).toContainEqual(logprobs);
+  });
+});

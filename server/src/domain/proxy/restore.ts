@@ -36,6 +36,11 @@ export const MAX_STREAM_INDEX = 128;
 export interface CompletionRestorers {
   readonly text: RestoreFunction;
   readonly json: RestoreFunction;
+  /**
+   * The output guard runs in `text` and `json`: logprobs are then dropped (null), since they spell
+   * out the model's text token by token, a raw value the guard masks included.
+   */
+  readonly guarded?: boolean;
 }
 
 export interface RestoreTotals {
@@ -151,7 +156,7 @@ export function restoreCompletion(completion: unknown, restorers: CompletionRest
     const message = choice.message;
     if (message === undefined || message === null) return choice;
     if (!isPlainObject(message)) throw malformed('a message is not an object');
-    return { ...choice, message: walk(message, 'message', undefined) };
+    return { ...choice, message: walk(message, 'message', undefined), ...(restorers.guarded === true && choice.logprobs !== undefined ? { logprobs: null } : {}) };
   });
   return { value: { ...completion, choices }, tokensResolved: totals.resolved, tokensUnresolved: totals.unresolved };
 }
@@ -241,9 +246,16 @@ export class ChunkRestorer {
   readonly #finished = new Set<number>();
   #template: Record<string, unknown> | undefined;
 
-  /** `open` makes the rehydrator of one text stream: `text` restore or `json` (arguments). */
-  constructor(open: (kind: 'text' | 'json') => StreamRehydrator) {
+  readonly #guarded: boolean;
+
+  /**
+   * `open` makes the rehydrator of one text stream: `text` restore or `json` (arguments).
+   * `guarded`: the rehydrators run the output guard, so logprobs (the model's text token by
+   * token, a masked value included) are dropped.
+   */
+  constructor(open: (kind: 'text' | 'json') => StreamRehydrator, options: { readonly guarded?: boolean } = {}) {
     this.#open = open;
+    this.#guarded = options.guarded === true;
   }
 
   /** True when every choice that started has finished (a finish_reason was seen). */
@@ -290,8 +302,9 @@ export class ChunkRestorer {
         return { ...choice, delta };
       }
       const rewritten = this.#rewriteDelta(index, delta, finished);
-      if (finished || (choice.logprobs !== undefined && choice.logprobs !== null) || meaningful(rewritten)) keep = true;
-      return { ...choice, delta: rewritten };
+      const logprobs: unknown = this.#guarded ? null : choice.logprobs;
+      if (finished || (logprobs !== undefined && logprobs !== null) || meaningful(rewritten)) keep = true;
+      return this.#guarded && choice.logprobs !== undefined ? { ...choice, delta: rewritten, logprobs } : { ...choice, delta: rewritten };
     });
     return keep ? { ...chunk, choices } : undefined;
   }
