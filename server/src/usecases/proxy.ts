@@ -260,7 +260,11 @@ export class ProxyUseCase {
       const chunks = new ChunkRestorer((kind) => streamRehydrator(restorers, guard, kind), { guarded: guard !== undefined });
       return { ...committed, stream: true, restore: new ProxyStream(call, answer, live, chunks, guard) };
     }
-    const restored = restoreCompletion(await answer.json(), wholeRestorers(restorers, guard));
+    // The session checked again once the upstream answered: a value revoked (or a session
+    // invalidated) while the model was writing restores as [DELETED], as a new rehydrate would.
+    const body = await answer.json();
+    await new LiveSessionCheck(this.#deps.state, opened.session, base.tenant, opened.revokedIds).check(JSON.stringify(body));
+    const restored = restoreCompletion(body, wholeRestorers(restorers, guard));
     if (guard !== undefined) call.facts({ output_guard: guard.triggered });
     return {
       ...committed,
