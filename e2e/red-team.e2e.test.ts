@@ -158,6 +158,42 @@ describe('finding 4: a streamed answer cannot reopen a text stream that ended', 
   }
 });
 
+describe('finding 8: a value revoked while the upstream is answering restores as [DELETED]', () => {
+  for (const stream of [false, true]) {
+    it(stream ? 'streamed, a token split across chunks' : 'whole', async () => {
+      const value = `revoked.while.answering.${stream ? 's' : 'w'}@corp.example`;
+      const transformed = await postJson(`${veil.url}/v1/transform`, { input: `Write to ${value}.` });
+      const token = transformed.body.entities[0].token as string;
+      let release = (): void => undefined;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let received = (): void => undefined;
+      const asked = new Promise<void>((resolve) => {
+        received = resolve;
+      });
+      fake.reply = () => {
+        received();
+        // The token's closing braces arrive with the next word: `Hello {{email:e_001:cap` then `}} by`.
+        return { content: `Hello ${token} bye ${token} end.`, chunkSizes: [6 + token.length - 2, 5, 1_000], until: gate };
+      };
+      const messages = [{ role: 'user' as const, content: 'Go on.' }];
+      const options = { headers: { 'x-veil-session-state': transformed.body.session_state as string } };
+      const pending = stream
+        ? (async () => {
+            let text = '';
+            for await (const chunk of await client.chat.completions.create({ model: 'fake-model', messages, stream: true }, options)) text += chunk.choices[0]?.delta.content ?? '';
+            return text;
+          })()
+        : client.chat.completions.create({ model: 'fake-model', messages }, options).then((completion) => completion.choices[0]!.message.content ?? '');
+      await asked;
+      expect((await postJson(`${veil.url}/v1/revoke`, { entity_type: 'email', value })).status).toBe(200);
+      release();
+      expect(await pending).toBe('Hello [DELETED] bye [DELETED] end.');
+    });
+  }
+});
+
 describe('no probed value in the server logs', () => {
   it('holds after every probe above', () => {
     expect(veil.logs.join('\n')).not.toContain(EMAIL);

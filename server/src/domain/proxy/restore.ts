@@ -273,16 +273,37 @@ export class ChunkRestorer {
 
   /**
    * Every text the next rewrite of `chunk` may restore from (held-back text plus the chunk's
-   * deltas), for the per-delta session checks; the pieces are separated so no token can form
-   * across two of them.
+   * deltas), for the per-delta session checks (revocations, deny list): every token the rewrite
+   * restores is whole in it, also one split between chunks.
    */
   pendingWith(chunk: Readonly<Record<string, unknown>>): string {
-    const parts = this.#all.map((rehydrator) => rehydrator.pending);
+    // Each stream's held-back text joined with its own new text: a token split between the
+    // chunks is whole here (checked before it is restored). Pieces of different streams stay
+    // apart, so no token forms across two of them.
+    const parts: string[] = [];
+    const joined = new Set<StreamRehydrator>();
+    const add = (rehydrator: StreamRehydrator | undefined, text: unknown): void => {
+      if (typeof text !== 'string') return;
+      if (rehydrator !== undefined) joined.add(rehydrator);
+      parts.push(`${rehydrator?.pending ?? ''}${text}`);
+    };
     const choices = Array.isArray(chunk.choices) ? (chunk.choices as unknown[]) : [];
     for (const choice of choices) {
-      const delta = isPlainObject(choice) && isPlainObject(choice.delta) ? choice.delta : undefined;
-      if (delta !== undefined) textLeaves(delta, 'delta', parts);
+      if (!isPlainObject(choice) || !isPlainObject(choice.delta)) continue;
+      const delta = choice.delta;
+      const streams = typeof choice.index === 'number' ? this.#choices.get(choice.index) : undefined;
+      add(streams?.content, delta.content);
+      add(streams?.refusal, delta.refusal);
+      if (isPlainObject(delta.function_call)) add(streams?.functionCall, delta.function_call.arguments);
+      if (isPlainObject(delta.audio)) add(streams?.transcript, delta.audio.transcript);
+      for (const key of Object.keys(delta)) if (!STREAMED_MEMBERS.has(key) && !NOT_TEXT.has(key)) add(streams?.fields.get(key), delta[key]);
+      for (const call of Array.isArray(delta.tool_calls) ? (delta.tool_calls as unknown[]) : []) {
+        if (isPlainObject(call) && isPlainObject(call.function)) add(typeof call.index === 'number' ? streams?.tools.get(call.index) : undefined, call.function.arguments);
+      }
+      // Anything else the delta holds (refused later, but checked all the same).
+      textLeaves(delta, 'delta', parts);
     }
+    for (const rehydrator of this.#all) if (!joined.has(rehydrator)) parts.push(rehydrator.pending);
     return parts.join('\u0000');
   }
 
