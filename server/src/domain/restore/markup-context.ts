@@ -74,8 +74,8 @@ const OPAQUE_SCHEMES: ReadonlySet<string> = new Set(['javascript', 'data', 'vbsc
 const MAX_FORMS = 64;
 /** Longest scheme or tag name tracked; longer ones are not recognized as one. */
 const MAX_NAME = 32;
-/** Longest word (a scheme, or a host name for fuzzy links) the URL recognizer tracks. */
-const MAX_WORD = 253;
+/** Longest word (a scheme, or a host name for fuzzy links: attack hosts are short) the URL recognizer tracks. */
+const MAX_WORD = 64;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const TOP_LEVEL = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
 

@@ -159,7 +159,7 @@ const FUZZY_IN_CONTEXT: readonly string[] = [
   '.. image:: //evil.example/p.png?d=',
   'user@evil.example/?d=',
   'xn--e1afmkfd.xn--p1ai/?d=',
-  `${'sub.'.repeat(40)}evil.example/?d=`,
+  `${'sub.'.repeat(12)}evil.example/?d=`,
   'sms:+15555550100?&body=',
   'intent://scan/#Intent;S.d=',
 ];
