@@ -134,3 +134,14 @@ describe('logprobs spell out the model text past the output guard: dropped when 
     expect(run(false)).toContainEqual(logprobs);
   });
 });
+
+describe('nesting', () => {
+  it('a message or delta nested deeper than 64 levels is malformed, never a stack overflow', () => {
+    let deep: unknown = 'x';
+    for (let level = 0; level < 100_000; level += 1) deep = [deep];
+    const whole = () => restoreCompletion({ id: 'x', choices: [{ index: 0, message: { role: 'assistant', content: 'a', extra: deep } }] }, { text: restore, json });
+    expect(whole).toThrow(/nested too deep/);
+    const result = streamOf([chunk({ extra: deep })]);
+    expect(isVeilError(result.error) && result.error.code === 'VEIL_UPSTREAM_FAILED').toBe(true);
+  });
+});

@@ -121,6 +121,9 @@ function withMember(object: Readonly<Record<string, unknown>>, key: string, valu
  */
 const NOT_TEXT: ReadonlySet<string> = new Set(['role', 'id', 'type', 'name', 'index', 'data', 'expires_at', 'tool_call_id']);
 
+/** Nesting read in an answer's message or delta; deeper is a malformed answer (no deep recursion). */
+const MAX_ANSWER_DEPTH = 64;
+
 /**
  * Arguments members: JSON text written by the model (function_call.arguments,
  * tool_calls[].function.arguments), restored with the `json` restore.
@@ -140,15 +143,16 @@ export function restoreCompletion(completion: unknown, restorers: CompletionRest
   // tool's input, a field a newer API adds): restored and guarded as text, arguments as JSON,
   // identifiers left alone. A field passed through unread would carry a raw value past the
   // output guard.
-  const walk = (value: unknown, key: string, parent: string | undefined): unknown => {
+  const walk = (value: unknown, key: string, parent: string | undefined, depth: number): unknown => {
     if (typeof value === 'string') {
       if (isArguments(key, parent)) return json(value);
       return NOT_TEXT.has(key) ? value : text(value);
     }
-    if (Array.isArray(value)) return value.map((item) => walk(item, key, parent));
+    if (depth > MAX_ANSWER_DEPTH && (Array.isArray(value) || isPlainObject(value))) throw malformed('a message is nested too deep');
+    if (Array.isArray(value)) return value.map((item) => walk(item, key, parent, depth + 1));
     if (!isPlainObject(value)) return value;
     let out: Record<string, unknown> = {};
-    for (const member of Object.keys(value)) out = withMember(out, member, walk(value[member], member, key));
+    for (const member of Object.keys(value)) out = withMember(out, member, walk(value[member], member, key, depth + 1));
     return out;
   };
   const choices = (completion.choices as unknown[]).map((choice) => {
@@ -156,7 +160,7 @@ export function restoreCompletion(completion: unknown, restorers: CompletionRest
     const message = choice.message;
     if (message === undefined || message === null) return choice;
     if (!isPlainObject(message)) throw malformed('a message is not an object');
-    return { ...choice, message: walk(message, 'message', undefined), ...(restorers.guarded === true && choice.logprobs !== undefined ? { logprobs: null } : {}) };
+    return { ...choice, message: walk(message, 'message', undefined, 0), ...(restorers.guarded === true && choice.logprobs !== undefined ? { logprobs: null } : {}) };
   });
   return { value: { ...completion, choices }, tokensResolved: totals.resolved, tokensUnresolved: totals.unresolved };
 }
@@ -190,13 +194,16 @@ interface ChoiceStreams {
 const STREAMED_MEMBERS: ReadonlySet<string> = new Set(['content', 'refusal', 'function_call', 'tool_calls', 'audio']);
 
 /** The text strings of `value` (NOT_TEXT members aside), into `sink`. */
-function textLeaves(value: unknown, key: string, sink: string[]): void {
+function textLeaves(value: unknown, key: string, sink: string[], depth = 0): void {
   if (typeof value === 'string') {
     if (!NOT_TEXT.has(key)) sink.push(value);
-  } else if (Array.isArray(value)) {
-    for (const item of value) textLeaves(item, key, sink);
+    return;
+  }
+  if (depth > MAX_ANSWER_DEPTH) throw malformed('a stream delta is nested too deep');
+  if (Array.isArray(value)) {
+    for (const item of value) textLeaves(item, key, sink, depth + 1);
   } else if (isPlainObject(value)) {
-    for (const member of Object.keys(value)) textLeaves(value[member], member, sink);
+    for (const member of Object.keys(value)) textLeaves(value[member], member, sink, depth + 1);
   }
 }
 
