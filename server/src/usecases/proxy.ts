@@ -23,6 +23,7 @@ import { StreamOutputGuard, type OutputGuard } from '../domain/guard/index.js';
 import { tightest, type Caller } from '../domain/policy/index.js';
 import {
   ChunkRestorer,
+  completionText,
   jsonStringRestore,
   parseChunk,
   prepareChatRequest,
@@ -263,7 +264,7 @@ export class ProxyUseCase {
     // The session checked again once the upstream answered: a value revoked (or a session
     // invalidated) while the model was writing restores as [DELETED], as a new rehydrate would.
     const body = await answer.json();
-    await new LiveSessionCheck(this.#deps.state, opened.session, base.tenant, opened.revokedIds).check(JSON.stringify(body));
+    await new LiveSessionCheck(this.#deps.state, opened.session, base.tenant, opened.revokedIds).check(completionText(body));
     const restored = restoreCompletion(body, wholeRestorers(restorers, guard));
     if (guard !== undefined) call.facts({ output_guard: guard.triggered });
     return {
