@@ -165,6 +165,17 @@ export function restoreCompletion(completion: unknown, restorers: CompletionRest
   return { value: { ...completion, choices }, tokensResolved: totals.resolved, tokensUnresolved: totals.unresolved };
 }
 
+/**
+ * Every text of a whole answer's messages (arguments included), for the session check run before
+ * it is restored; bounded like the restore (a message nested too deep is malformed).
+ */
+export function completionText(completion: unknown): string {
+  const parts: string[] = [];
+  const choices = isPlainObject(completion) && Array.isArray(completion.choices) ? (completion.choices as unknown[]) : [];
+  for (const choice of choices) if (isPlainObject(choice)) textLeaves(choice.message, 'message', parts);
+  return parts.join('\u0000');
+}
+
 /** Parse one `data:` payload of an upstream stream (other than `[DONE]`) into a chunk object. */
 export function parseChunk(data: string): Record<string, unknown> {
   let value: unknown;
