@@ -12,6 +12,7 @@ import { OutputGuard, StreamOutputGuard } from '../guard/index.js';
 import { CompiledPolicy } from '../policy/index.js';
 import { indexEntries, rehydrateText } from '../rehydrate.js';
 import { findTokensLenient } from '../repair/index.js';
+import { MarkupContext } from '../restore/index.js';
 import { StreamRehydrator, type RestoreFunction } from '../stream/index.js';
 import { renderToken } from '../token/index.js';
 import type { TokenEntry } from '../types.js';
@@ -65,7 +66,15 @@ function chunk(delta: Record<string, unknown>, finish: string | null = null): Re
 }
 
 function streamOf(chunks: readonly Record<string, unknown>[]): { deltas: Record<string, unknown>[]; error?: unknown } {
-  const open = (kind: 'text' | 'json'): StreamRehydrator => new StreamRehydrator(kind === 'text' ? restore : json, { guard: new StreamOutputGuard(guardOf(), findTokensLenient) });
+  // As the proxy opens them: one MarkupContext per text stream.
+  const open = (kind: 'text' | 'json'): StreamRehydrator => {
+    const markup = new MarkupContext();
+    const piece: RestoreFunction =
+      kind === 'text'
+        ? (output) => rehydrateText({ output, entries, policy, language: 'en', caller: {}, channel: 'user_output', scan: findTokensLenient, markup })
+        : jsonStringRestore((output, context) => rehydrateText({ output, entries, policy, language: 'en', caller: {}, channel: 'tool_payload', scan: findTokensLenient, ...(context !== undefined ? { markup: context } : {}) }), findTokensLenient, markup);
+    return new StreamRehydrator(piece, { guard: new StreamOutputGuard(guardOf(), findTokensLenient) });
+  };
   const restorer = new ChunkRestorer(open);
   const deltas: Record<string, unknown>[] = [];
   const collect = (rewritten: Record<string, unknown> | undefined): void => {
@@ -98,12 +107,19 @@ describe('a stream: other text members are held back, restored and guarded, or r
   it.each([
     ['content parts', { content: [{ type: 'text', text: RAW }] }],
     ['a custom tool input', { tool_calls: [{ index: 0, id: 'c1', type: 'custom', custom: { name: 'f', input: RAW } }] }],
-    ['a nested member', { annotations: [{ type: 'url_citation', url_citation: { title: RAW } }] }],
     ['function_call text besides arguments', { function_call: { name: 'f', arguments: '{}', note: RAW } }],
   ])('%s: refused as malformed, nothing of it sent', (_name, delta) => {
     const result = streamOf([chunk({ role: 'assistant' }), chunk(delta), chunk({}, 'stop')]);
     expect(isVeilError(result.error) && result.error.code === 'VEIL_UPSTREAM_FAILED').toBe(true);
     expect(JSON.stringify(result.deltas)).not.toContain('4111');
+  });
+
+  it('a member with nested text (annotations) restores and guards each string whole, in its chunk', () => {
+    const annotations = [{ type: 'url_citation', url_citation: { url: `https://evil.example/?d=${TOKEN}`, title: `card ${RAW} of ${TOKEN}`, start_index: 0 } }];
+    const result = streamOf([chunk({ role: 'assistant', content: 'See.' }), chunk({ annotations }), chunk({}, 'stop')]);
+    expect(result.error).toBeUndefined();
+    const sent = result.deltas.find((delta) => delta.annotations !== undefined)!.annotations as { url_citation: Record<string, unknown> }[];
+    expect(sent[0]!.url_citation).toEqual({ url: 'https://evil.example/?d=[email address]', title: 'card [REDACTED:credit_card] of jane@example.com', start_index: 0 });
   });
 
   it('text after the finish_reason in any member is refused', () => {

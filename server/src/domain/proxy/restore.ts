@@ -11,9 +11,10 @@
 // Streams: one StreamRehydrator per text stream (a choice's content, its refusal, its audio
 // transcript, each other top-level string member of its deltas such as `reasoning_content`, its
 // function call, each of its tool calls), so a token split across chunks anywhere is restored
-// exactly once and only a possible partial token (and what the output guard holds) waits. Text a
-// stream cannot hold back and restore in place (content parts, a custom tool's input, text
-// nested in another member) is refused as a malformed answer. A choice's held text is flushed
+// exactly once and only a possible partial token (and what the output guard holds) waits.
+// Strings nested in another member (annotations) arrive whole and are restored each on its own.
+// Text a stream cannot hold back and restore in place (content parts, a custom tool's input) is
+// refused as a malformed answer. A choice's held text is flushed
 // into the chunk carrying its finish_reason; a tool call's when the next tool call of its choice
 // starts (its arguments are complete then). A chunk whose text was all held back, and that
 // carries nothing else, is not sent. A stream that ended never takes text again: text for a
@@ -379,6 +380,24 @@ export class ChunkRestorer {
     return rehydrator;
   }
 
+  /**
+   * A member whose strings each arrive whole in one chunk (annotations: a citation's title and
+   * URL): every string restored and guarded on its own, nothing held back.
+   */
+  #wholeStrings(value: unknown, key: string, depth: number): unknown {
+    if (typeof value === 'string') {
+      if (NOT_TEXT.has(key) || value === '') return value;
+      const rehydrator = this.#rehydrator('text');
+      return rehydrator.push(value) + rehydrator.end();
+    }
+    if (depth > MAX_ANSWER_DEPTH) throw malformed('a stream delta is nested too deep');
+    if (Array.isArray(value)) return value.map((item) => this.#wholeStrings(item, key, depth + 1));
+    if (!isPlainObject(value)) return value;
+    let out: Record<string, unknown> = {};
+    for (const member of Object.keys(value)) out = withMember(out, member, this.#wholeStrings(value[member], member, depth + 1));
+    return out;
+  }
+
   #field(streams: ChoiceStreams, key: string): StreamRehydrator {
     let rehydrator = streams.fields.get(key);
     if (rehydrator === undefined) {
@@ -393,15 +412,16 @@ export class ChunkRestorer {
     let out: Record<string, unknown> = { ...delta };
     if (typeof delta.content === 'string') out.content = (streams.content ??= this.#rehydrator('text')).push(delta.content);
     if (typeof delta.refusal === 'string') out.refusal = (streams.refusal ??= this.#rehydrator('text')).push(delta.refusal);
-    // Content parts, or text in a member the proxy does not stream, cannot be held back and
-    // restored in place: refused rather than passed by the output guard.
+    // Content parts and text besides a function's arguments are text streams split across
+    // chunks that cannot be held back and restored in place: refused rather than passed by the
+    // output guard. Other members with nested text (annotations) restore each string whole.
     if (typeof delta.content !== 'string' && holdsText(delta.content, 'content')) throw unstreamable();
     if (isPlainObject(delta.function_call) && holdsText({ ...delta.function_call, arguments: '' }, 'function_call')) throw unstreamable();
     for (const key of Object.keys(delta)) {
       if (STREAMED_MEMBERS.has(key) || NOT_TEXT.has(key)) continue;
       const value = delta[key];
       if (typeof value === 'string') out = withMember(out, key, this.#field(streams, key).push(value));
-      else if (holdsText(value, key)) throw unstreamable();
+      else if (holdsText(value, key)) out = withMember(out, key, this.#wholeStrings(value, key, 0));
     }
     if (delta.audio !== undefined && delta.audio !== null) {
       if (!isPlainObject(delta.audio) || holdsText({ ...delta.audio, transcript: '' }, 'audio')) throw unstreamable();
