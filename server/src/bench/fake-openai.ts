@@ -30,6 +30,8 @@ export interface FakeReply {
   readonly rawStream?: string;
   /** Wait this long before answering (timeouts). */
   readonly delayMs?: number;
+  /** Answer only once this settles (a test acts while the upstream is answering, untimed). */
+  readonly until?: Promise<unknown>;
   /** Streamed: wait this long between pieces. */
   readonly pieceDelayMs?: number;
   /** Streamed: end without `data: [DONE]`. */
@@ -145,6 +147,7 @@ async function answer(fake: FakeOpenAi, request: IncomingMessage, response: Serv
   fake.requests.push(recorded);
   const reply = fake.reply(recorded);
   if (reply.delayMs !== undefined) await sleep(reply.delayMs);
+  if (reply.until !== undefined) await reply.until.catch(() => undefined);
   if (reply.status !== undefined) {
     response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
     response.end(JSON.stringify(reply.errorBody ?? { error: { message: 'fake failure', type: 'server_error' } }));

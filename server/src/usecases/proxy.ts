@@ -20,9 +20,10 @@
 import { VeilError } from '@veil/common';
 import { streamedUpstreamError, UpstreamError, type UpstreamAnswer, type UpstreamClient } from '../clients/upstream.js';
 import { StreamOutputGuard, type OutputGuard } from '../domain/guard/index.js';
-import type { Caller } from '../domain/policy/index.js';
+import { tightest, type Caller } from '../domain/policy/index.js';
 import {
   ChunkRestorer,
+  completionText,
   jsonStringRestore,
   parseChunk,
   prepareChatRequest,
@@ -37,7 +38,7 @@ import { MarkupContext } from '../domain/restore/index.js';
 import type { RestoreMode } from '../domain/types.js';
 import type { UnresolvedToken } from '../domain/rehydrate.js';
 import { StreamRehydrator, type RestoreFunction } from '../domain/stream/index.js';
-import { createRestorer, outputGuardFor, type RehydrateRequest, type Restorer } from '../services/rehydrate.js';
+import { createRestorer, outputGuardFor, sessionPolicy, type RehydrateRequest, type Restorer } from '../services/rehydrate.js';
 import type { StateDeps } from '../services/state.js';
 import { LiveSessionCheck } from '../services/stream-check.js';
 import type { ChatTransformOutcome, JsonTransformOutcome } from '../services/structured.js';
@@ -120,14 +121,18 @@ interface ProxyRestorers {
 
 function restorersOf(opened: OpenedHere, base: RehydrateRequest): ProxyRestorers {
   const { env, session, revokedIds } = opened;
-  return { text: createRestorer(env, session, { ...base, revokedIds }), tool: createRestorer(env, session, { ...base, channel: TOOL_CHANNEL, revokedIds }) };
+  // Arguments restore under tool_payload, never above the channel the caller asked for: an answer
+  // requested for `log_safe` or a custom channel restores nothing, in its tool calls either.
+  const ceiling = sessionPolicy(env, session).compiled.channelCeiling(base.channel);
+  const toolMode = base.restoreMode === undefined ? ceiling : tightest(base.restoreMode, ceiling);
+  return { text: createRestorer(env, session, { ...base, revokedIds }), tool: createRestorer(env, session, { ...base, channel: TOOL_CHANNEL, restoreMode: toolMode, revokedIds }) };
 }
 
 /** Whole answers: each field is its own rendered whole, guarded before it is restored. */
 function wholeRestorers(restorers: ProxyRestorers, guard: OutputGuard | undefined): CompletionRestorers {
   const json = jsonStringRestore(restorers.tool, findTokensLenient);
   const guardText = (text: string): string => (guard !== undefined ? guard.guard(text) : text);
-  return { text: (text) => restorers.text(guardText(text)), json: (text) => json(guardText(text)) };
+  return { text: (text) => restorers.text(guardText(text)), json: (text) => json(guardText(text)), guarded: guard !== undefined };
 }
 
 /**
@@ -253,10 +258,14 @@ export class ProxyUseCase {
     const committed = await this.#commit(outcome, answer);
     if (prepared.stream) {
       const live = new LiveSessionCheck(this.#deps.state, opened.session, base.tenant, opened.revokedIds);
-      const chunks = new ChunkRestorer((kind) => streamRehydrator(restorers, guard, kind));
+      const chunks = new ChunkRestorer((kind) => streamRehydrator(restorers, guard, kind), { guarded: guard !== undefined });
       return { ...committed, stream: true, restore: new ProxyStream(call, answer, live, chunks, guard) };
     }
-    const restored = restoreCompletion(await answer.json(), wholeRestorers(restorers, guard));
+    // The session checked again once the upstream answered: a value revoked (or a session
+    // invalidated) while the model was writing restores as [DELETED], as a new rehydrate would.
+    const body = await answer.json();
+    await new LiveSessionCheck(this.#deps.state, opened.session, base.tenant, opened.revokedIds).check(completionText(body));
+    const restored = restoreCompletion(body, wholeRestorers(restorers, guard));
     if (guard !== undefined) call.facts({ output_guard: guard.triggered });
     return {
       ...committed,

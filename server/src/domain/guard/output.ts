@@ -14,6 +14,7 @@
 // through) is a predicate the caller supplies; the session's own values (known.ts) always
 // count. Pure: no framework, runs on worker threads.
 import { VeilError } from '@veil/common';
+import { digitWord } from '../detect/spelled-digits.js';
 import { nestedTooDeep } from '../json-depth.js';
 import { setMember } from '../structured/json.js';
 import { isPlainObject, STRUCTURED_LIMITS } from '../structured/limits.js';
@@ -204,9 +205,14 @@ export interface StreamRelease {
   readonly text: string;
 }
 
-const GROUP = /^[\p{L}\p{N}+()\-./#]+$/u;
+const GROUP = /^[\p{L}\p{N}+()\-./#,]+$/u;
 const HAS_DIGIT = /\p{N}/u;
 const TRAILING_ALNUM = /[\p{L}\p{N}]+$/u;
+
+/** A digit word ("four", "eins", "oh"), also with the comma or period after it: a spelled-out number is a chain too. */
+function isDigitWord(group: string): boolean {
+  return digitWord(group, 0, /[,.]$/.test(group) ? group.length - 1 : group.length) >= 0;
+}
 
 function isSpace(code: number): boolean {
   return code === 0x20 || code === 0xa0 || code === 0x202f || (code >= 0x09 && code <= 0x0d);
@@ -215,8 +221,9 @@ function isSpace(code: number): boolean {
 /**
  * Start of the tail of `text` that could still be the start of a value the guard would mask:
  * the last run without whitespace while it may still grow (an e-mail, key, password, URL); a
- * run of short groups with digits separated by single spaces ("4111 1111 1111", "+44 20 7946",
- * "DE89 3704", "3 March 19"), even after one trailing space; an unterminated PEM block.
+ * run of short groups with digits or digit words separated by single spaces ("4111 1111 1111",
+ * "+44 20 7946", "four one one", "DE89 3704", "3 March 19"), even after one trailing space; an
+ * unterminated PEM block.
  * text.length when nothing can still grow.
  */
 export function growingStart(text: string): number {
@@ -248,7 +255,7 @@ export function growingStart(text: string): number {
       }
       break;
     }
-    const hasDigit = HAS_DIGIT.test(group);
+    const hasDigit = HAS_DIGIT.test(group) || isDigitWord(group);
     if (!hasDigit && position !== end && !rightHasDigit) break;
     if (!hasDigit && position === end) {
       // A trailing word without digits is covered by the run rule; a chain needs digits after it.

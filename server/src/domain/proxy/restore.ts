@@ -1,17 +1,27 @@
 // Restoring an OpenAI-style chat completion, whole or streamed (docs/api.md, "OpenAI-compatible
-// proxy"). Text fields (`content`, `refusal`, an audio `transcript`) are restored with the text
-// restore; tool-call and function-call `arguments` are JSON text written by the model, so they
-// are restored with jsonStringRestore: each restored value is escaped as JSON string content, and
-// a value holding a quote or a backslash cannot break the arguments or add members to them.
-// Every other field passes unchanged (ids, usage, logprobs, finish reasons).
+// proxy"). Every string of a message is text the model wrote and is restored (and so guarded)
+// with the text restore: content, refusal, an audio transcript, content parts, reasoning,
+// annotations, a custom tool's input, a member a newer API adds; identifiers (role, ids, types,
+// names) and audio data stay as they are. Tool-call and function-call `arguments` are JSON text
+// written by the model, so they are restored with jsonStringRestore: each restored value is
+// escaped as JSON string content, and a value holding a quote or a backslash cannot break the
+// arguments or add members to them. Members outside the message pass unchanged (ids, usage,
+// logprobs, finish reasons).
 //
-// Streams: one StreamRehydrator per text stream (a choice's content, its refusal, its function
-// call, each of its tool calls), so a token split across chunks anywhere is restored exactly
-// once and only a possible partial token (and what the output guard holds) waits. A choice's held
-// text is flushed into the chunk carrying its finish_reason; a tool call's when the next tool
-// call of its choice starts (its arguments are complete then). A chunk whose text was all held
-// back, and that carries nothing else, is not sent. Pure: the restore functions (session,
-// policy, channels, output guard) come from the caller.
+// Streams: one StreamRehydrator per text stream (a choice's content, its refusal, its audio
+// transcript, each other top-level string member of its deltas such as `reasoning_content`, its
+// function call, each of its tool calls), so a token split across chunks anywhere is restored
+// exactly once and only a possible partial token (and what the output guard holds) waits.
+// Strings nested in another member (annotations) arrive whole and are restored each on its own.
+// Text a stream cannot hold back and restore in place (content parts, a custom tool's input) is
+// refused as a malformed answer. A choice's held text is flushed
+// into the chunk carrying its finish_reason; a tool call's when the next tool call of its choice
+// starts (its arguments are complete then). A chunk whose text was all held back, and that
+// carries nothing else, is not sent. A stream that ended never takes text again: text for a
+// choice after its finish_reason, or for a tool call after the next one started, is a malformed
+// answer (restoring it from a fresh state would lose the URL context and the guard's hold of what
+// came before, while the client appends it to the ended text). Pure: the restore functions
+// (session, policy, channels, output guard) come from the caller.
 import { VeilError } from '@veil/common';
 import type { UnresolvedToken } from '../rehydrate.js';
 import { MarkupContext } from '../restore/index.js';
@@ -27,6 +37,11 @@ export const MAX_STREAM_INDEX = 128;
 export interface CompletionRestorers {
   readonly text: RestoreFunction;
   readonly json: RestoreFunction;
+  /**
+   * The output guard runs in `text` and `json`: logprobs are then dropped (null), since they spell
+   * out the model's text token by token, a raw value the guard masks included.
+   */
+  readonly guarded?: boolean;
 }
 
 export interface RestoreTotals {
@@ -101,39 +116,65 @@ function withMember(object: Readonly<Record<string, unknown>>, key: string, valu
   return out;
 }
 
+/**
+ * Members whose strings are identifiers or binary data, never text the model wrote for a reader:
+ * a role, ids, types, function and tool names, audio data (base64) and its expiry.
+ */
+const NOT_TEXT: ReadonlySet<string> = new Set(['role', 'id', 'type', 'name', 'index', 'data', 'expires_at', 'tool_call_id']);
+
+/** Nesting read in an answer's message or delta; deeper is a malformed answer (no deep recursion). */
+const MAX_ANSWER_DEPTH = 64;
+
+/**
+ * Arguments members: JSON text written by the model (function_call.arguments,
+ * tool_calls[].function.arguments), restored with the `json` restore.
+ */
+function isArguments(key: string, parent: string | undefined): boolean {
+  return key === 'arguments' && (parent === 'function' || parent === 'function_call');
+}
+
 /** Restore a whole (not streamed) chat completion. Throws VEIL_UPSTREAM_FAILED when it is not one. */
 export function restoreCompletion(completion: unknown, restorers: CompletionRestorers): RestoreTotals & { readonly value: Record<string, unknown> } {
   if (!isPlainObject(completion) || !Array.isArray(completion.choices)) throw malformed('no choices');
   const totals = new Totals();
   const text = (value: string): string => totals.add(restorers.text(value));
   const json = (value: string): string => totals.add(restorers.json(value));
+  // Every string of a message is text the model wrote, wherever the upstream put it (content,
+  // refusal, an audio transcript, content parts, `reasoning_content`, annotations, a custom
+  // tool's input, a field a newer API adds): restored and guarded as text, arguments as JSON,
+  // identifiers left alone. A field passed through unread would carry a raw value past the
+  // output guard.
+  const walk = (value: unknown, key: string, parent: string | undefined, depth: number): unknown => {
+    if (typeof value === 'string') {
+      if (isArguments(key, parent)) return json(value);
+      return NOT_TEXT.has(key) ? value : text(value);
+    }
+    if (depth > MAX_ANSWER_DEPTH && (Array.isArray(value) || isPlainObject(value))) throw malformed('a message is nested too deep');
+    if (Array.isArray(value)) return value.map((item) => walk(item, key, parent, depth + 1));
+    if (!isPlainObject(value)) return value;
+    let out: Record<string, unknown> = {};
+    for (const member of Object.keys(value)) out = withMember(out, member, walk(value[member], member, key, depth + 1));
+    return out;
+  };
   const choices = (completion.choices as unknown[]).map((choice) => {
     if (!isPlainObject(choice)) throw malformed('a choice is not an object');
     const message = choice.message;
     if (message === undefined || message === null) return choice;
     if (!isPlainObject(message)) throw malformed('a message is not an object');
-    let restored: Record<string, unknown> = { ...message };
-    if (typeof message.content === 'string') restored.content = text(message.content);
-    if (typeof message.refusal === 'string') restored.refusal = text(message.refusal);
-    if (isPlainObject(message.audio) && typeof message.audio.transcript === 'string') {
-      restored.audio = { ...message.audio, transcript: text(message.audio.transcript) };
-    }
-    if (isPlainObject(message.function_call) && typeof message.function_call.arguments === 'string') {
-      restored.function_call = { ...message.function_call, arguments: json(message.function_call.arguments) };
-    }
-    if (Array.isArray(message.tool_calls)) {
-      restored = withMember(
-        restored,
-        'tool_calls',
-        (message.tool_calls as unknown[]).map((call) => {
-          if (!isPlainObject(call) || !isPlainObject(call.function) || typeof call.function.arguments !== 'string') return call;
-          return { ...call, function: { ...call.function, arguments: json(call.function.arguments) } };
-        }),
-      );
-    }
-    return { ...choice, message: restored };
+    return { ...choice, message: walk(message, 'message', undefined, 0), ...(restorers.guarded === true && choice.logprobs !== undefined ? { logprobs: null } : {}) };
   });
   return { value: { ...completion, choices }, tokensResolved: totals.resolved, tokensUnresolved: totals.unresolved };
+}
+
+/**
+ * Every text of a whole answer's messages (arguments included), for the session check run before
+ * it is restored; bounded like the restore (a message nested too deep is malformed).
+ */
+export function completionText(completion: unknown): string {
+  const parts: string[] = [];
+  const choices = isPlainObject(completion) && Array.isArray(completion.choices) ? (completion.choices as unknown[]) : [];
+  for (const choice of choices) if (isPlainObject(choice)) textLeaves(choice.message, 'message', parts);
+  return parts.join('\u0000');
 }
 
 /** Parse one `data:` payload of an upstream stream (other than `[DONE]`) into a chunk object. */
@@ -154,7 +195,47 @@ interface ChoiceStreams {
   refusal?: StreamRehydrator;
   functionCall?: StreamRehydrator;
   readonly tools: Map<number, StreamRehydrator>;
+  /** Tool calls whose arguments ended (a later call started): they never take text again. */
+  readonly ended: Set<number>;
+  transcript?: StreamRehydrator;
+  /** Other text streams of the choice: top-level strings of the delta (`reasoning_content`, `reasoning`, a field a newer API adds). */
+  readonly fields: Map<string, StreamRehydrator>;
 }
+
+/** Delta members read as their own streams (content, refusal, arguments) or as identifiers. */
+const STREAMED_MEMBERS: ReadonlySet<string> = new Set(['content', 'refusal', 'function_call', 'tool_calls', 'audio']);
+
+/** The text strings of `value` (NOT_TEXT members aside), into `sink`. */
+function textLeaves(value: unknown, key: string, sink: string[], depth = 0): void {
+  if (typeof value === 'string') {
+    if (!NOT_TEXT.has(key)) sink.push(value);
+    return;
+  }
+  if (depth > MAX_ANSWER_DEPTH) throw malformed('a stream delta is nested too deep');
+  if (Array.isArray(value)) {
+    for (const item of value) textLeaves(item, key, sink, depth + 1);
+  } else if (isPlainObject(value)) {
+    for (const member of Object.keys(value)) textLeaves(value[member], member, sink, depth + 1);
+  }
+}
+
+/** Does `value` hold text (a non-empty string outside NOT_TEXT members)? */
+function holdsText(value: unknown, key: string): boolean {
+  const sink: string[] = [];
+  textLeaves(value, key, sink);
+  return sink.some((text) => text !== '');
+}
+
+/** Text a stream cannot hold back and restore in place: refused (fail closed). */
+function unstreamable(): VeilError {
+  return malformed('a stream delta carries text in a member that cannot be restored in a stream');
+}
+
+/** A non-empty string: text a stream would have to restore. */
+function hasText(value: unknown): boolean {
+  return typeof value === 'string' && value !== '';
+}
+
 
 function streamIndex(value: unknown, what: string): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value >= MAX_STREAM_INDEX) throw malformed(`${what} is not a small non-negative integer`);
@@ -165,7 +246,7 @@ function streamIndex(value: unknown, what: string): number {
 function meaningful(delta: Readonly<Record<string, unknown>>): boolean {
   for (const key of Object.keys(delta)) {
     const value = delta[key];
-    if ((key === 'content' || key === 'refusal') && value === '') continue;
+    if (value === '') continue;
     if (key === 'tool_calls' && Array.isArray(value) && value.length === 0) continue;
     if (value === undefined || value === null) continue;
     return true;
@@ -180,11 +261,20 @@ export class ChunkRestorer {
   readonly #all: StreamRehydrator[] = [];
   /** Choices that started and have not finished yet. */
   readonly #unfinished = new Set<number>();
+  /** Choices that finished: their streams ended and never take text again. */
+  readonly #finished = new Set<number>();
   #template: Record<string, unknown> | undefined;
 
-  /** `open` makes the rehydrator of one text stream: `text` restore or `json` (arguments). */
-  constructor(open: (kind: 'text' | 'json') => StreamRehydrator) {
+  readonly #guarded: boolean;
+
+  /**
+   * `open` makes the rehydrator of one text stream: `text` restore or `json` (arguments).
+   * `guarded`: the rehydrators run the output guard, so logprobs (the model's text token by
+   * token, a masked value included) are dropped.
+   */
+  constructor(open: (kind: 'text' | 'json') => StreamRehydrator, options: { readonly guarded?: boolean } = {}) {
     this.#open = open;
+    this.#guarded = options.guarded === true;
   }
 
   /** True when every choice that started has finished (a finish_reason was seen). */
@@ -202,24 +292,37 @@ export class ChunkRestorer {
 
   /**
    * Every text the next rewrite of `chunk` may restore from (held-back text plus the chunk's
-   * deltas), for the per-delta session checks; the pieces are separated so no token can form
-   * across two of them.
+   * deltas), for the per-delta session checks (revocations, deny list): every token the rewrite
+   * restores is whole in it, also one split between chunks.
    */
   pendingWith(chunk: Readonly<Record<string, unknown>>): string {
-    const parts = this.#all.map((rehydrator) => rehydrator.pending);
+    // Each stream's held-back text joined with its own new text: a token split between the
+    // chunks is whole here (checked before it is restored). Pieces of different streams stay
+    // apart, so no token forms across two of them.
+    const parts: string[] = [];
+    const joined = new Set<StreamRehydrator>();
+    const add = (rehydrator: StreamRehydrator | undefined, text: unknown): void => {
+      if (typeof text !== 'string') return;
+      if (rehydrator !== undefined) joined.add(rehydrator);
+      parts.push(`${rehydrator?.pending ?? ''}${text}`);
+    };
     const choices = Array.isArray(chunk.choices) ? (chunk.choices as unknown[]) : [];
     for (const choice of choices) {
-      const delta = isPlainObject(choice) && isPlainObject(choice.delta) ? choice.delta : undefined;
-      if (delta === undefined) continue;
-      if (typeof delta.content === 'string') parts.push(delta.content);
-      if (typeof delta.refusal === 'string') parts.push(delta.refusal);
-      if (isPlainObject(delta.function_call) && typeof delta.function_call.arguments === 'string') parts.push(delta.function_call.arguments);
-      if (Array.isArray(delta.tool_calls)) {
-        for (const call of delta.tool_calls as unknown[]) {
-          if (isPlainObject(call) && isPlainObject(call.function) && typeof call.function.arguments === 'string') parts.push(call.function.arguments);
-        }
+      if (!isPlainObject(choice) || !isPlainObject(choice.delta)) continue;
+      const delta = choice.delta;
+      const streams = typeof choice.index === 'number' ? this.#choices.get(choice.index) : undefined;
+      add(streams?.content, delta.content);
+      add(streams?.refusal, delta.refusal);
+      if (isPlainObject(delta.function_call)) add(streams?.functionCall, delta.function_call.arguments);
+      if (isPlainObject(delta.audio)) add(streams?.transcript, delta.audio.transcript);
+      for (const key of Object.keys(delta)) if (!STREAMED_MEMBERS.has(key) && !NOT_TEXT.has(key)) add(streams?.fields.get(key), delta[key]);
+      for (const call of Array.isArray(delta.tool_calls) ? (delta.tool_calls as unknown[]) : []) {
+        if (isPlainObject(call) && isPlainObject(call.function)) add(typeof call.index === 'number' ? streams?.tools.get(call.index) : undefined, call.function.arguments);
       }
+      // Anything else the delta holds (refused later, but checked all the same).
+      textLeaves(delta, 'delta', parts);
     }
+    for (const rehydrator of this.#all) if (!joined.has(rehydrator)) parts.push(rehydrator.pending);
     return parts.join('\u0000');
   }
 
@@ -234,9 +337,14 @@ export class ChunkRestorer {
       const delta = choice.delta === undefined || choice.delta === null ? {} : choice.delta;
       if (!isPlainObject(delta)) throw malformed('a delta is not an object');
       const finished = choice.finish_reason !== undefined && choice.finish_reason !== null;
+      if (this.#finished.has(index)) {
+        if (holdsText(delta, 'delta')) throw malformed('a choice continued after its finish_reason');
+        return { ...choice, delta };
+      }
       const rewritten = this.#rewriteDelta(index, delta, finished);
-      if (finished || (choice.logprobs !== undefined && choice.logprobs !== null) || meaningful(rewritten)) keep = true;
-      return { ...choice, delta: rewritten };
+      const logprobs: unknown = this.#guarded ? null : choice.logprobs;
+      if (finished || (logprobs !== undefined && logprobs !== null) || meaningful(rewritten)) keep = true;
+      return this.#guarded && choice.logprobs !== undefined ? { ...choice, delta: rewritten, logprobs } : { ...choice, delta: rewritten };
     });
     return keep ? { ...chunk, choices } : undefined;
   }
@@ -259,7 +367,7 @@ export class ChunkRestorer {
   #streams(index: number): ChoiceStreams {
     let streams = this.#choices.get(index);
     if (streams === undefined) {
-      streams = { tools: new Map() };
+      streams = { tools: new Map(), ended: new Set(), fields: new Map() };
       this.#choices.set(index, streams);
       this.#unfinished.add(index);
     }
@@ -272,11 +380,53 @@ export class ChunkRestorer {
     return rehydrator;
   }
 
+  /**
+   * A member whose strings each arrive whole in one chunk (annotations: a citation's title and
+   * URL): every string restored and guarded on its own, nothing held back.
+   */
+  #wholeStrings(value: unknown, key: string, depth: number): unknown {
+    if (typeof value === 'string') {
+      if (NOT_TEXT.has(key) || value === '') return value;
+      const rehydrator = this.#rehydrator('text');
+      return rehydrator.push(value) + rehydrator.end();
+    }
+    if (depth > MAX_ANSWER_DEPTH) throw malformed('a stream delta is nested too deep');
+    if (Array.isArray(value)) return value.map((item) => this.#wholeStrings(item, key, depth + 1));
+    if (!isPlainObject(value)) return value;
+    let out: Record<string, unknown> = {};
+    for (const member of Object.keys(value)) out = withMember(out, member, this.#wholeStrings(value[member], member, depth + 1));
+    return out;
+  }
+
+  #field(streams: ChoiceStreams, key: string): StreamRehydrator {
+    let rehydrator = streams.fields.get(key);
+    if (rehydrator === undefined) {
+      rehydrator = this.#rehydrator('text');
+      streams.fields.set(key, rehydrator);
+    }
+    return rehydrator;
+  }
+
   #rewriteDelta(index: number, delta: Readonly<Record<string, unknown>>, finished: boolean): Record<string, unknown> {
     const streams = this.#streams(index);
     let out: Record<string, unknown> = { ...delta };
     if (typeof delta.content === 'string') out.content = (streams.content ??= this.#rehydrator('text')).push(delta.content);
     if (typeof delta.refusal === 'string') out.refusal = (streams.refusal ??= this.#rehydrator('text')).push(delta.refusal);
+    // Content parts and text besides a function's arguments are text streams split across
+    // chunks that cannot be held back and restored in place: refused rather than passed by the
+    // output guard. Other members with nested text (annotations) restore each string whole.
+    if (typeof delta.content !== 'string' && holdsText(delta.content, 'content')) throw unstreamable();
+    if (isPlainObject(delta.function_call) && holdsText({ ...delta.function_call, arguments: '' }, 'function_call')) throw unstreamable();
+    for (const key of Object.keys(delta)) {
+      if (STREAMED_MEMBERS.has(key) || NOT_TEXT.has(key)) continue;
+      const value = delta[key];
+      if (typeof value === 'string') out = withMember(out, key, this.#field(streams, key).push(value));
+      else if (holdsText(value, key)) out = withMember(out, key, this.#wholeStrings(value, key, 0));
+    }
+    if (delta.audio !== undefined && delta.audio !== null) {
+      if (!isPlainObject(delta.audio) || holdsText({ ...delta.audio, transcript: '' }, 'audio')) throw unstreamable();
+      if (typeof delta.audio.transcript === 'string') out.audio = { ...delta.audio, transcript: (streams.transcript ??= this.#rehydrator('text')).push(delta.audio.transcript) };
+    }
     if (isPlainObject(delta.function_call) && typeof delta.function_call.arguments === 'string') {
       out.function_call = { ...delta.function_call, arguments: (streams.functionCall ??= this.#rehydrator('json')).push(delta.function_call.arguments) };
     }
@@ -285,12 +435,21 @@ export class ChunkRestorer {
       for (const call of delta.tool_calls as unknown[]) {
         if (!isPlainObject(call)) throw malformed('a tool call is not an object');
         const callIndex = streamIndex(call.index, 'a tool call index');
+        // Only a function's arguments are text a tool call streams (a custom tool's input is not
+        // held back and restored in a stream).
+        if (holdsText({ ...call, function: isPlainObject(call.function) ? { ...call.function, arguments: '' } : call.function }, 'tool_call')) throw unstreamable();
+        if (streams.ended.has(callIndex)) {
+          if (isPlainObject(call.function) && hasText(call.function.arguments)) throw malformed('a tool call continued after the next one started');
+          calls.push(call);
+          continue;
+        }
         if (!streams.tools.has(callIndex)) {
           // A new tool call: the earlier ones of this choice are complete, release what they hold.
           for (const [earlier, rehydrator] of [...streams.tools].sort((a, b) => a[0] - b[0])) {
             if (earlier >= callIndex) continue;
             const rest = rehydrator.end();
             streams.tools.delete(earlier);
+            streams.ended.add(earlier);
             if (rest !== '') calls.push({ index: earlier, function: { arguments: rest } });
           }
           streams.tools.set(callIndex, this.#rehydrator('json'));
@@ -316,6 +475,16 @@ export class ChunkRestorer {
     };
     append('content', streams.content);
     append('refusal', streams.refusal);
+    const transcript = streams.transcript?.end() ?? '';
+    if (transcript !== '') {
+      const audio = isPlainObject(out.audio) ? out.audio : {};
+      out.audio = { ...audio, transcript: `${typeof audio.transcript === 'string' ? audio.transcript : ''}${transcript}` };
+    }
+    for (const [key, rehydrator] of streams.fields) {
+      const rest = rehydrator.end();
+      const current = out[key];
+      if (rest !== '') out = withMember(out, key, `${typeof current === 'string' ? current : ''}${rest}`);
+    }
     const functionRest = streams.functionCall?.end() ?? '';
     if (functionRest !== '') {
       const current = isPlainObject(out.function_call) ? out.function_call : {};
@@ -329,6 +498,7 @@ export class ChunkRestorer {
     if (calls.length > 0) out = withMember(out, 'tool_calls', calls);
     this.#choices.delete(index);
     this.#unfinished.delete(index);
+    this.#finished.add(index);
     return out;
   }
 }

@@ -19,14 +19,17 @@
 //   HTML): from `<` + letter (`<img`, `<IMG`, `</a`), `<!` or `<?` to the `>` that ends the tag,
 //   honouring double-, single- and unquoted attribute values (a `>` inside quotes does not end
 //   it), comments to `-->`, and the whole content of raw-text elements (script, style, xmp,
-//   iframe, noembed, noframes, noscript) up to their end tag.
+//   iframe, noembed, noframes, noscript) up to their end tag, and everything inside a `<form>`
+//   (a textarea's or an option's text is sent to the form's action on submit).
 // - Markdown inline link and image targets: from `](` to the balancing `)` (escaped parens do
 //   not count, nor do parens inside `<...>`), whatever whitespace or title is inside.
 // - Markdown reference definitions: `[label]:` at the start of a line (after indentation,
 //   blockquote and list markers) to the end of the line holding the destination (which may be
 //   the next line).
 // - Bare URLs, as autolinkers find them: `scheme://` or `scheme:\\` (any scheme, any case),
-//   the opaque schemes data:, javascript:, vbscript:, mailto:, file: and blob:, and `www.`, to
+//   the opaque schemes data:, javascript:, vbscript:, mailto:, file:, blob:, sms:, smsto: and
+//   intent:, `www.`, and fuzzy links (a host name with a top-level domain of letters followed by
+//   `/`, `?` or `#`: `evil.example/?d=`, `//evil.example/`, as chat clients linkify them), to
 //   the next ASCII whitespace, `<`, `"` or backtick (Unicode spaces do not end a GFM autolink,
 //   so they do not end it here). `&#58;`, `&colon;`, `&#47;`, `&sol;` and `&period;` count as
 //   the characters they encode, since renderers decode entities before autolinking. The one
@@ -34,7 +37,11 @@
 //   arguments, a serialized document), and a URL running on through the next members would
 //   clamp every later value of the document; an autolink is only followed on a click, and its
 //   text shows the whole URL. Images, link targets and attributes do not depend on this rule.
-// Pure, one linear pass, O(1) state. While every recognizer is idle (plain prose) the scan jumps
+// - String escapes: from the first backslash on, the four also read the text with one (and two)
+//   levels of JSON/JavaScript string escapes decoded (`\u003a`, `\x3c`, `\/`, `\n`, ...), since
+//   tool-call arguments, a JSON answer or a serialized document is parsed before it is rendered
+//   or followed; a position in context in any view is in context.
+// Pure, one linear pass (per view), O(1) state. While every recognizer is idle (plain prose) the scan jumps
 // from one trigger character to the next (a single character-class search), so ordinary text
 // costs little; the property test checks that jumping and stepping agree.
 
@@ -62,9 +69,18 @@ const enum Html {
 /** Elements whose content is not text but script, style or a nested document. */
 const RAW_TEXT_ELEMENTS: ReadonlySet<string> = new Set(['script', 'style', 'xmp', 'iframe', 'noembed', 'noframes', 'noscript']);
 /** Schemes that need no `//` to be dangerous links. */
-const OPAQUE_SCHEMES: ReadonlySet<string> = new Set(['javascript', 'data', 'vbscript', 'mailto', 'file', 'blob']);
+const OPAQUE_SCHEMES: ReadonlySet<string> = new Set(['javascript', 'data', 'vbscript', 'mailto', 'file', 'blob', 'sms', 'smsto', 'intent']);
+/** Nesting of open forms tracked (browsers do not nest forms; the bound keeps the state small). */
+const MAX_FORMS = 64;
 /** Longest scheme or tag name tracked; longer ones are not recognized as one. */
 const MAX_NAME = 32;
+/** Longest word (a scheme, or a host name for fuzzy links: attack hosts are short) the URL recognizer tracks. */
+const MAX_WORD = 64;
+/**
+ * A host name with a top-level domain of letters (`evil.example`, `a.b.co`, `xn--p1ai`): what a
+ * linkifier takes for a link without a scheme. Labels hold no dot, so the match is linear.
+ */
+const HOST_LIKE = /^(?:[a-z0-9-]{1,63}\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
 /** Longest character reference decoded by the URL recognizer (`&period;`). */
 const MAX_ENTITY = 10;
 /** CommonMark's limit on a link label. */
@@ -95,9 +111,46 @@ class HtmlMachine {
   #rawElement = '';
   #rawMatched = -1;
   #dashes = 0;
+  /** Open `<form>` elements: what a form holds (a textarea, an option) is sent on submit. */
+  #forms = 0;
+
+  /** A machine in this one's state (the decoded view forks from the view as written). */
+  clone(): HtmlMachine {
+    const copy = new HtmlMachine();
+    copy.#state = this.#state;
+    copy.#name = this.#name;
+    copy.#endTag = this.#endTag;
+    copy.#rawElement = this.#rawElement;
+    copy.#rawMatched = this.#rawMatched;
+    copy.#dashes = this.#dashes;
+    copy.#forms = this.#forms;
+    return copy;
+  }
+
+  /** Same state: fed the same text from now on, both say the same. */
+  sameAs(other: HtmlMachine): boolean {
+    // Only what the state reads later counts (a field left over from an earlier tag does not).
+    const state = this.#state;
+    if (state !== other.#state || this.#forms !== other.#forms) return false;
+    switch (state) {
+      case Html.Data:
+      case Html.TagOpen:
+      case Html.EndTagOpen:
+      case Html.MarkupDeclaration:
+      case Html.MarkupDeclarationDash:
+      case Html.BogusComment:
+        return true;
+      case Html.Comment:
+        return this.#dashes === other.#dashes;
+      case Html.RawText:
+        return this.#rawElement === other.#rawElement && this.#rawMatched === other.#rawMatched;
+      default:
+        return this.#name === other.#name && this.#endTag === other.#endTag;
+    }
+  }
 
   get active(): boolean {
-    return this.#state !== Html.Data;
+    return this.#state !== Html.Data || this.#forms > 0;
   }
 
   /** In text, where only `<` can change anything. */
@@ -211,6 +264,7 @@ class HtmlMachine {
   }
 
   #endOfTag(): void {
+    if (this.#name === 'form') this.#forms = this.#endTag ? Math.max(0, this.#forms - 1) : Math.min(MAX_FORMS, this.#forms + 1);
     if (!this.#endTag && RAW_TEXT_ELEMENTS.has(this.#name)) {
       this.#state = Html.RawText;
       this.#rawElement = this.#name;
@@ -255,6 +309,21 @@ class LinkTargetMachine {
   #depth = 0;
   #angle = false;
   #escaped = false;
+
+  clone(): LinkTargetMachine {
+    const copy = new LinkTargetMachine();
+    copy.#previous = this.#previous;
+    copy.#depth = this.#depth;
+    copy.#angle = this.#angle;
+    copy.#escaped = this.#escaped;
+    return copy;
+  }
+
+  sameAs(other: LinkTargetMachine): boolean {
+    if (this.#depth !== other.#depth) return false;
+    if (this.#depth === 0) return (this.#previous === ']') === (other.#previous === ']');
+    return this.#angle === other.#angle && this.#escaped === other.#escaped;
+  }
 
   get active(): boolean {
     return this.#depth > 0;
@@ -307,6 +376,21 @@ class ReferenceDefinitionMachine {
   #escaped = false;
   /** In a destination: whether anything but whitespace came after the colon. */
   #content = false;
+
+  clone(): ReferenceDefinitionMachine {
+    const copy = new ReferenceDefinitionMachine();
+    copy.#state = this.#state;
+    copy.#labelLength = this.#labelLength;
+    copy.#escaped = this.#escaped;
+    copy.#content = this.#content;
+    return copy;
+  }
+
+  sameAs(other: ReferenceDefinitionMachine): boolean {
+    if (this.#state !== other.#state) return false;
+    if (this.#state === Ref.Label) return this.#labelLength === other.#labelLength && this.#escaped === other.#escaped;
+    return this.#state !== Ref.Destination || this.#content === other.#content;
+  }
 
   get active(): boolean {
     return this.#state === Ref.Destination;
@@ -370,6 +454,18 @@ class BareUrlMachine {
   /** A character reference being read (`&...;`), or null. */
   #entity: string | null = null;
 
+  clone(): BareUrlMachine {
+    const copy = new BareUrlMachine();
+    copy.#state = this.#state;
+    copy.#word = this.#word;
+    copy.#entity = this.#entity;
+    return copy;
+  }
+
+  sameAs(other: BareUrlMachine): boolean {
+    return this.#state === other.#state && this.#word === other.#word && this.#entity === other.#entity;
+  }
+
   get active(): boolean {
     return this.#state === Url.Inside;
   }
@@ -385,18 +481,18 @@ class BareUrlMachine {
   /** Text without a trigger character was read while idle: keep the word it ends with. */
   skipped(text: string, from: number, to: number): void {
     if (this.#state === Url.Inside) return;
-    // The run of scheme characters the text ends with (scanned back at most MAX_NAME + 1).
+    // The run of scheme characters the text ends with (scanned back at most MAX_WORD + 1).
     let start = to;
-    while (start > from && to - start <= MAX_NAME && isSchemeChar(text[start - 1]!)) start -= 1;
+    while (start > from && to - start <= MAX_WORD && isSchemeChar(text[start - 1]!)) start -= 1;
     const run = text.slice(start, to).toLowerCase();
-    const wholeText = start === from && run.length <= MAX_NAME;
+    const wholeText = start === from && run.length <= MAX_WORD;
     if (wholeText) {
       // Every skipped character extends the current word.
       const word = this.#word;
-      this.#word = word === null || word.length + run.length > MAX_NAME ? null : word + run;
+      this.#word = word === null || word.length + run.length > MAX_WORD ? null : word + run;
     } else {
       // A non-scheme character reset the word; the run after it is the word, unless too long.
-      this.#word = run.length > MAX_NAME ? null : run;
+      this.#word = run.length > MAX_WORD ? null : run;
     }
   }
 
@@ -457,8 +553,15 @@ class BareUrlMachine {
       this.#word = '';
       return;
     }
+    if ((char === '/' || char === '?' || char === '#') && word !== null && HOST_LIKE.test(word)) {
+      // A fuzzy link (`evil.example/?d=`, `//evil.example/`): linkifiers in chat clients and
+      // markdown-it's linkify make it a link without a scheme.
+      this.#state = Url.Inside;
+      this.#word = '';
+      return;
+    }
     if (isSchemeChar(char)) {
-      this.#word = word === null || word.length >= MAX_NAME ? null : word + char.toLowerCase();
+      this.#word = word === null || word.length >= MAX_WORD ? null : word + char.toLowerCase();
       return;
     }
     this.#word = '';
@@ -491,19 +594,26 @@ function decodeEntity(name: string): string | undefined {
   return code <= 0x10ffff ? String.fromCodePoint(code) : undefined;
 }
 
-/**
- * The rendering context of the output read so far. Feed everything that will be rendered, in
- * order; ask `active` before a token is restored.
- */
-export class MarkupContext {
-  readonly #html = new HtmlMachine();
-  readonly #link = new LinkTargetMachine();
-  readonly #reference = new ReferenceDefinitionMachine();
-  readonly #url = new BareUrlMachine();
+/** The four recognizers over one view of the output. */
+class Recognizers {
+  readonly #html: HtmlMachine;
+  readonly #link: LinkTargetMachine;
+  readonly #reference: ReferenceDefinitionMachine;
+  readonly #url: BareUrlMachine;
 
-  /** True when the next character would land inside a URL, a link target or markup. */
+  constructor(from?: Recognizers) {
+    this.#html = from === undefined ? new HtmlMachine() : from.#html.clone();
+    this.#link = from === undefined ? new LinkTargetMachine() : from.#link.clone();
+    this.#reference = from === undefined ? new ReferenceDefinitionMachine() : from.#reference.clone();
+    this.#url = from === undefined ? new BareUrlMachine() : from.#url.clone();
+  }
+
   get active(): boolean {
     return this.#html.active || this.#link.active || this.#reference.active || this.#url.active;
+  }
+
+  sameAs(other: Recognizers): boolean {
+    return this.#html.sameAs(other.#html) && this.#link.sameAs(other.#link) && this.#reference.sameAs(other.#reference) && this.#url.sameAs(other.#url);
   }
 
   feed(text: string): void {
@@ -533,7 +643,179 @@ export class MarkupContext {
   }
 }
 
+/**
+ * One view of the output: the recognizers over it and, from a backslash on, the view of the
+ * same text with one level of string escapes decoded, which has its own inner view, down to
+ * MAX_ESCAPE_DEPTH levels (a JSON document inside a JSON string). The decoded view is dropped
+ * again once the escape is behind and both views are in the same state (then the same text
+ * keeps them equal), so text with a few escapes is not read twice to its end.
+ */
+class View {
+  readonly #recognizers: Recognizers;
+  readonly #depth: number;
+  #decoder: EscapeDecoder | undefined;
+  #inner: View | undefined;
+
+  constructor(depth: number, from?: Recognizers) {
+    this.#depth = depth;
+    this.#recognizers = new Recognizers(from);
+  }
+
+  get active(): boolean {
+    return this.#recognizers.active || (this.#inner?.active ?? false);
+  }
+
+  /** Nothing decoded differently is pending: no inner view, or one that can be dropped. */
+  get #settled(): boolean {
+    return this.#inner === undefined;
+  }
+
+  feed(text: string): void {
+    const length = text.length;
+    let position = 0;
+    while (position < length) {
+      if (this.#inner === undefined) {
+        const backslash = this.#depth < MAX_ESCAPE_DEPTH ? text.indexOf('\\', position) : -1;
+        if (backslash < 0) {
+          this.#recognizers.feed(position === 0 ? text : text.slice(position));
+          return;
+        }
+        // Until the backslash both views read the same characters: the decoded view starts
+        // from this view's state there.
+        this.#recognizers.feed(text.slice(position, backslash));
+        this.#decoder = new EscapeDecoder();
+        this.#inner = new View(this.#depth + 1, this.#recognizers);
+        position = backslash;
+      }
+      // Both views read a growing piece (the escape and a little after it), then compare.
+      const end = Math.min(length, position + MERGE_STEP);
+      const piece = text.slice(position, end);
+      this.#recognizers.feed(piece);
+      this.#inner.feed(this.#decoder!.decode(piece));
+      position = end;
+      if (this.#decoder!.idle && this.#inner.#settled && this.#inner.#recognizers.sameAs(this.#recognizers)) {
+        this.#inner = undefined;
+        this.#decoder = undefined;
+      }
+    }
+  }
+}
+
+/** Characters both views read after an escape before they are compared again. */
+const MERGE_STEP = 16;
+
+/** Escape levels decoded below the output as written (a JSON string inside a JSON string). */
+const MAX_ESCAPE_DEPTH = 2;
+
+const enum Escape {
+  Text,
+  Backslash,
+  Hex,
+}
+
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = { '/': '/', n: '\n', r: '\r', t: '\t', f: '\f', b: '\b', v: '\v', '"': '"', "'": "'", '\\': '\\' };
+
+/**
+ * One level of JSON and JavaScript string escapes, decoded incrementally (an escape may be split
+ * between feeds): `\u003a` (any 4 hex digits; a surrogate pair comes out as its two units),
+ * `\x3a`, and the one-character escapes (`\/`, `\n`, `\"`, `\\`, ...). Anything else after a
+ * backslash stays as written, backslash included (Markdown's `\)` still escapes the paren).
+ */
+class EscapeDecoder {
+  #state = Escape.Text;
+  #hex = '';
+  #digits = 0;
+  #letter = '';
+
+  /** Between escapes. */
+  get idle(): boolean {
+    return this.#state === Escape.Text;
+  }
+
+  decode(text: string): string {
+    let out = '';
+    let index = 0;
+    const length = text.length;
+    while (index < length) {
+      if (this.#state === Escape.Text) {
+        // Runs without a backslash are copied whole.
+        const backslash = text.indexOf('\\', index);
+        const stop = backslash < 0 ? length : backslash;
+        if (stop > index) out += index === 0 && stop === length ? text : text.slice(index, stop);
+        if (backslash < 0) break;
+        this.#state = Escape.Backslash;
+        index = backslash + 1;
+        continue;
+      }
+      out += this.#step(text[index]!);
+      index += 1;
+    }
+    return out;
+  }
+
+  #step(char: string): string {
+    switch (this.#state) {
+      case Escape.Text:
+        if (char !== '\\') return char;
+        this.#state = Escape.Backslash;
+        return '';
+      case Escape.Backslash: {
+        if (char === 'u' || char === 'x') {
+          this.#state = Escape.Hex;
+          this.#letter = char;
+          this.#digits = char === 'u' ? 4 : 2;
+          this.#hex = '';
+          return '';
+        }
+        this.#state = Escape.Text;
+        const simple = SIMPLE_ESCAPES[char];
+        if (simple !== undefined) return simple;
+        // Not an escape: the backslash stays, and the character may start a new one.
+        return `\\${this.#step(char)}`;
+      }
+      case Escape.Hex: {
+        if (hexDigit(char)) {
+          this.#hex += char;
+          if (this.#hex.length < this.#digits) return '';
+          this.#state = Escape.Text;
+          return String.fromCharCode(Number.parseInt(this.#hex, 16));
+        }
+        // A broken escape is text as written; the character is read afresh.
+        this.#state = Escape.Text;
+        return `\\${this.#letter}${this.#hex}${this.#step(char)}`;
+      }
+    }
+  }
+}
+
+function hexDigit(char: string): boolean {
+  const code = char.charCodeAt(0);
+  return (code >= 0x30 && code <= 0x39) || ((code | 0x20) >= 0x61 && (code | 0x20) <= 0x66);
+}
+
+/**
+ * The rendering context of the output read so far. Feed everything that will be rendered, in
+ * order; ask `active` before a token is restored.
+ *
+ * The output is read as written and, from its first backslash on, also with its string escapes
+ * decoded (one and two levels): tool-call arguments, a JSON answer (`response_format`) or a
+ * serialized document is parsed before it is used, so `https\u003a//evil.example/?d=` or
+ * `\u003cimg src=` there is a URL or a tag. In context in any view is in context.
+ */
+export class MarkupContext {
+  readonly #view = new View(0);
+
+  /** True when the next character would land inside a URL, a link target or markup. */
+  get active(): boolean {
+    return this.#view.active;
+  }
+
+  feed(text: string): void {
+    this.#view.feed(text);
+  }
+}
+
 /** Characters that can change the state of an idle scanner. */
-const IDLE_TRIGGERS = /[<\](\n:.&]/g;
+const IDLE_TRIGGERS = /[<\](\n:.&/?#]/g;
 /** The same, inside a bare URL: plus what ends it. */
 const URL_TRIGGERS = /[<\](\n:.&\t\v\f\r "`]/g;
