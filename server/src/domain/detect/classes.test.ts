@@ -437,6 +437,11 @@ describe('digit groups joined by gaps no print form uses', () => {
       'card 4111 - 1111 - 1111 - 1112', // Luhn fails
       'ssn 978 - 05 - 1120', // area 978 is never issued
       'My Number: 9725 4024 9292', // print form: numeric.ts has judged it
+      'phone hours 9:00-17:00, 18:00-20:00', // times
+      'call 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11', // a count
+      'call 12, 34, 56, 78, 90', // a list
+      'card 4 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1', // digits one by one
+      'ssn 0780 - 51 - 120', // not 3-2-4
       'card 4111 | 1111 | 1111 | 1111 | 1111', // a longer run is no card
     ]) {
       expect(found(text).filter(([type]) => ['credit_card', 'us_ssn', 'phone'].includes(type)), text).toEqual([]);

@@ -7,7 +7,9 @@
 // start, this module reads the same start again with looser gaps (up to MAX_GAP characters of
 // spaces, punctuation and at most one line break) and judges the digits as the values they can
 // be. Loose forms are everywhere in ordinary text (tables, CSV rows, times, ranges), so a value
-// needs the text to say what it is: a card word, an SSN word or a phone word before it. The one
+// needs the text to say what it is: a card word, an SSN word or a phone word before it, and the
+// groups the shape of that value (an SSN 3-2-4; a phone no times or lists, at most six groups;
+// no run of one-digit groups). The one
 // exception is a card laid out in card groups (4-4-4-4, 4-6-5, ...) with the same gap every
 // time, where the gap is only spaces or tabs around at most one dash, dot or slash: a padded or
 // doubled version of a card's own print form, which tables of amounts do not use.
@@ -51,6 +53,10 @@ function isGapCode(c: number): boolean {
 /** The single separators numeric.ts reads between groups. */
 function isPrintSeparator(c: number): boolean {
   return c === 32 || c === 45 || c === 46 || c === 47 || c === 0xa0 || c === 0x202f;
+}
+
+function isListCode(c: number): boolean {
+  return c === 58 || c === 44 || c === 59;
 }
 
 function isPlainGapCode(c: number): boolean {
@@ -125,6 +131,8 @@ export function detectLooseDigits(state: ScanState, start: number, issuerPlausib
   // Every gap one and the same print-form separator: numeric.ts has judged these digits already.
   let printForm = true;
   let tooLong = false;
+  // A gap with ':' ',' or ';': times (9:00-17:00) and lists (1, 2, 3) write them; no phone does.
+  let listGap = false;
   for (;;) {
     const from = pos;
     while (isDigit(codeAt(text, pos))) pos++;
@@ -141,6 +149,7 @@ export function detectLooseDigits(state: ScanState, start: number, issuerPlausib
       tooLong = true;
       break;
     }
+    if (!listGap) for (let k = pos; k < next; k++) if (isListCode(text.charCodeAt(k))) listGap = true;
     if (firstGapFrom < 0) {
       firstGapFrom = pos;
       firstGapTo = next;
@@ -159,6 +168,9 @@ export function detectLooseDigits(state: ScanState, start: number, issuerPlausib
   // The whole run is the value or nothing: a card is not cut out of a longer run of digits.
   if (groups < 2 || tooLong || isAlnumCode(codeAt(text, pos))) return -1;
   const end = pos;
+  // Digits one by one between loose gaps are a list or a count ("card 4, 5, 6"): every group but
+  // the first (a trunk or country code: "8 (912) …", "1 | 415 | …") and the last holds two digits at least.
+  for (let k = 1; k < groups - 1; k++) if (groupDigits[k]! < 2) return -1;
   if (digits >= 13 && issuerPlausible(text, start, end, digits) && luhnValid(text, start, end)) {
     const cardWord = hasWordBefore(text, start, CONTEXT_DISTANCE, CARD_CONTEXT);
     if (cardWord || (uniform && cardGrouping(groups))) {
@@ -170,11 +182,12 @@ export function detectLooseDigits(state: ScanState, start: number, issuerPlausib
   // numbering plans and contexts ("My Number: 9725 4024 9292" is no phone); a card word and
   // the issuer and Luhn checks above settle a card in any grouping ("card 41 11 11 …").
   if (printForm) return -1;
-  if (digits === 9 && hasWordBefore(text, start, CONTEXT_DISTANCE, SSN_CONTEXT) && ssnDigits(text, start, end, ssnParts)) {
+  const ssnShape = groups === 3 && groupDigits[0] === 3 && groupDigits[1] === 2 && groupDigits[2] === 4;
+  if (digits === 9 && ssnShape && hasWordBefore(text, start, CONTEXT_DISTANCE, SSN_CONTEXT) && ssnDigits(text, start, end, ssnParts)) {
     emit(state, 'us_ssn', start, end, 0.85);
     return end;
   }
-  if (digits >= 10 && digits <= 15 && hasWordBefore(text, start, CONTEXT_DISTANCE, PHONE_CONTEXT) && phoneDigits(text, start, end, digits)) {
+  if (!listGap && groups <= 6 && digits >= 10 && digits <= 15 && hasWordBefore(text, start, CONTEXT_DISTANCE, PHONE_CONTEXT) && phoneDigits(text, start, end, digits)) {
     emit(state, 'phone', start, end, 0.8);
     return end;
   }
