@@ -1,7 +1,9 @@
 // The built-in detector (`builtin_regex`): one pass over the text. The loop moves a word or a
 // punctuation character at a time; cheap anchors decide which detectors look closer: a word's
-// first character (digits -> numeric group checks, key prefixes, eyJ, http/www, IBAN/BIC
-// uppercase, hex -> IPv6/MAC, month names), '@' (email), '=' and ':' (assigned secrets, '::'
+// first two characters, read once from one table (WORD_PAIRS: label and digit words, key
+// prefixes, eyJ, http/www, bc1), its first character (digits -> numeric group checks, IBAN/BIC
+// uppercase, hex -> IPv6/MAC), what follows it (month names before a number, schemes before
+// ':'; a plain word of prose calls nothing), '@' (email), '=' and ':' (assigned secrets, '::'
 // IPv6), '+' and '(' (phones), '-----BEGIN' (private keys), '-' before a letter (command-line
 // options, read after the loop by cli-secret.ts), digit words (numbers spelled out, read after
 // the loop by spelled-digits.ts). Every expansion is bounded, and long
