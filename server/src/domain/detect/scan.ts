@@ -299,7 +299,9 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         // `+` `-` `.`) and no space before a digit. onWord would find nothing in such a word (no
         // id shape, no glued label, no date, no connection string, no hex group): skipped
         // without the call. (NaN past the text fails every `>` and isDigit, and passes every
-        // `!==`, as in onWord.)
+        // `!==`, as in onWord.) A detector added to onWord's letter path must be let through
+        // here too (a WORD_PAIRS bit, or a condition below): property.test.ts holds this loop to
+        // scanBuiltinUngated, and tools/scan-ab/equiv.mjs compares two builds on every corpus.
         const length = end - i;
         const next = text.charCodeAt(end);
         if (
