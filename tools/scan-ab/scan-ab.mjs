@@ -1,7 +1,7 @@
 // A/B of the built-in scan (server/src/domain/detect/scan.ts) between two builds in one process:
 // both builds' `scanBuiltin` and `detectAll` are imported and timed alternately on the same texts
 // (1 KB of entities and of prose, the ratio benchmark's 100 KB body, 100 KB and 1 KB of
-// data/dev-corpus.jsonl), so machine load hits both alike; microseconds per KB. Usage (BENCHMARKS.md,
+// data/dev-corpus.jsonl), so machine load hits both alike; microseconds of CPU time per KB. Usage (BENCHMARKS.md,
 // "Session 8 (lead)" and "Session 10 (wave9/large)"):
 //   git worktree add /tmp/wt-base <rev> && (cd /tmp/wt-base && ln -s /work/main/node_modules && npx tsc -b server)
 //   node tools/scan-ab/scan-ab.mjs /tmp/wt-base/server/dist server/dist [rounds]
@@ -38,11 +38,17 @@ const texts = {
   'dev corpus 1 KB': flat(devCorpus.slice(0, 1024)),
 };
 const rounds = Number(roundsArg ?? 40);
+// The main thread's CPU time (Node 24: process.threadCpuUsage), not wall time: on a shared machine
+// the time the thread waits for a core is not the scan's.
+const cpuMicros = () => {
+  const usage = process.threadCpuUsage();
+  return usage.user + usage.system;
+};
 const time = (run, text) => {
   const n = Math.max(5, Math.round(5_000_000 / text.length));
-  const start = process.hrtime.bigint();
+  const start = cpuMicros();
   for (let i = 0; i < n; i++) run(text);
-  return Number(process.hrtime.bigint() - start) / n / 1000 / (text.length / 1024);
+  return (cpuMicros() - start) / n / (text.length / 1024);
 };
 const summary = (values) => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -76,10 +76,26 @@ export function monthNumber(word: string): number {
   return MONTHS.get(word.toLowerCase()) ?? 0;
 }
 
+/** ASCII lower case (toLowerCase of one ASCII unit). */
+const lowerAscii = (code: number): number => (code >= 65 && code <= 90 ? code | 0x20 : code);
+
+/** The first two units of the month names whose first two are ASCII, as a 128 x 128 table. */
+const MONTH_PAIRS = new Uint8Array(128 * 128);
+for (const name of MONTHS.keys()) {
+  const a = name.charCodeAt(0);
+  const b = name.charCodeAt(1);
+  if (a < 128 && b < 128) MONTH_PAIRS[(a << 7) | b] = 1;
+}
+
 /** Month number for the word text[start, end), or 0. */
 export function monthAt(text: string, start: number, end: number): number {
   const length = end - start;
   if (length < 3 || length > 12) return 0;
+  // A word whose first two units are ASCII lower-cases them to exactly those two (lowerAscii):
+  // unless a month name starts so, no slice and no lookup (most words before a number).
+  const a = text.charCodeAt(start);
+  const b = text.charCodeAt(start + 1);
+  if (a < 128 && b < 128 && MONTH_PAIRS[(lowerAscii(a) << 7) | lowerAscii(b)] === 0) return 0;
   return MONTHS.get(text.slice(start, end).toLowerCase()) ?? 0;
 }
 

@@ -442,7 +442,12 @@ export function nonIdentifyingFor(policy: Policy | undefined): NonIdentifying {
  * True when the policy releases this detection: an address or URL of a class that identifies no
  * one. `text` is the text the detection was found in (a URL given as someone's address is theirs).
  */
-export function identifiesNoOne(text: string, detection: Pick<Detection, 'type' | 'value' | 'start'>, classes: NonIdentifying): boolean {
+export function identifiesNoOne(
+  text: string,
+  detection: Pick<Detection, 'type' | 'value' | 'start'>,
+  classes: NonIdentifying,
+  publicUrls?: Map<string, boolean>,
+): boolean {
   if (detection.type === 'ip_address') {
     if (classes.ip_address.length === 0) return false;
     const klass = ipClass(detection.value);
@@ -450,10 +455,13 @@ export function identifiesNoOne(text: string, detection: Pick<Detection, 'type' 
   }
   if (detection.type === 'url') {
     if (!classes.url.includes('public')) return false;
-    return (
-      urlIsPublic(detection.value, (klass) => klass !== 'identifying' && classes.ip_address.includes(klass)) &&
-      !urlInPersonalContext(text, detection.start)
-    );
+    // `publicUrls` (one release's answers by value: the same URL repeated in a text is judged once).
+    let isPublic = publicUrls?.get(detection.value);
+    if (isPublic === undefined) {
+      isPublic = urlIsPublic(detection.value, (klass) => klass !== 'identifying' && classes.ip_address.includes(klass));
+      publicUrls?.set(detection.value, isPublic);
+    }
+    return isPublic && !urlInPersonalContext(text, detection.start);
   }
   return false;
 }
@@ -464,9 +472,11 @@ export function dropNonIdentifying<T extends Pick<Detection, 'type' | 'value' | 
 export function dropNonIdentifying<T extends Pick<Detection, 'type' | 'value' | 'start'>>(text: string, detections: readonly T[], classes: NonIdentifying): readonly T[] {
   if (classes.ip_address.length === 0 && classes.url.length === 0) return detections;
   let kept: T[] | undefined;
+  // urlIsPublic depends on the value and the classes only, both fixed here.
+  const publicUrls = new Map<string, boolean>();
   for (let index = 0; index < detections.length; index++) {
     const detection = detections[index]!;
-    if (identifiesNoOne(text, detection, classes)) kept ??= detections.slice(0, index);
+    if (identifiesNoOne(text, detection, classes, publicUrls)) kept ??= detections.slice(0, index);
     else kept?.push(detection);
   }
   return kept ?? detections;

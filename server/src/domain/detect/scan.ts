@@ -1,7 +1,9 @@
 // The built-in detector (`builtin_regex`): one pass over the text. The loop moves a word or a
 // punctuation character at a time; cheap anchors decide which detectors look closer: a word's
-// first character (digits -> numeric group checks, key prefixes, eyJ, http/www, IBAN/BIC
-// uppercase, hex -> IPv6/MAC, month names), '@' (email), '=' and ':' (assigned secrets, '::'
+// first two characters, read once from one table (WORD_PAIRS: label and digit words, key
+// prefixes, eyJ, http/www, bc1), its first character (digits -> numeric group checks, IBAN/BIC
+// uppercase, hex -> IPv6/MAC), what follows it (month names before a number, schemes before
+// ':'; a plain word of prose calls nothing), '@' (email), '=' and ':' (assigned secrets, '::'
 // IPv6), '+' and '(' (phones), '-----BEGIN' (private keys), '-' before a letter (command-line
 // options, read after the loop by cli-secret.ts), digit words (numbers spelled out, read after
 // the loop by spelled-digits.ts). Every expansion is bounded, and long
@@ -304,7 +306,9 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         // `+` `-` `.`) and no space before a digit. onWord would find nothing in such a word (no
         // id shape, no glued label, no date, no connection string, no hex group): skipped
         // without the call. (NaN past the text fails every `>` and isDigit, and passes every
-        // `!==`, as in onWord.)
+        // `!==`, as in onWord.) A detector added to onWord's letter path must be let through
+        // here too (a WORD_PAIRS bit, or a condition below): property.test.ts holds this loop to
+        // scanBuiltinUngated, and tools/scan-ab/equiv.mjs compares two builds on every corpus.
         const length = end - i;
         const next = text.charCodeAt(end);
         if (

@@ -110,16 +110,22 @@ const RULES_BY_FIRST: readonly boolean[] = (() => {
   return table;
 })();
 
-const RULES_BY_PAIR: ReadonlyMap<number, readonly KeyRule[]> = (() => {
-  const map = new Map<number, KeyRule[]>();
+/** The rules by their prefix's first two characters (all ASCII): index `(first << 7) | second`. */
+const RULES_BY_PAIR: readonly (readonly KeyRule[] | undefined)[] = (() => {
+  const table: (KeyRule[] | undefined)[] = new Array<KeyRule[] | undefined>(128 * 128).fill(undefined);
   for (const rule of KEY_RULES) {
-    const key = (rule.prefix.charCodeAt(0) << 16) | rule.prefix.charCodeAt(1);
-    const list = map.get(key);
-    if (list === undefined) map.set(key, [rule]);
-    else list.push(rule);
+    const first = rule.prefix.charCodeAt(0);
+    const second = rule.prefix.charCodeAt(1);
+    if (first >= 128 || second >= 128) throw new Error(`key rule prefix ${rule.prefix}: the table holds ASCII pairs only`);
+    (table[(first << 7) | second] ??= []).push(rule);
   }
-  return map;
+  return table;
 })();
+
+/** The rules whose prefix starts with the code units `c`, `second` (undefined: none, or not ASCII). */
+function rulesFor(c: number, second: number): readonly KeyRule[] | undefined {
+  return c < 128 && second < 128 ? RULES_BY_PAIR[(c << 7) | second] : undefined;
+}
 
 /** True when a key rule could start with this character (cheap gate for the main loop). */
 export function mayStartKey(c: number): boolean {
@@ -135,7 +141,7 @@ export function mayStartKey(c: number): boolean {
 export function keyMayStartWith(c: number, second: number): boolean {
   if (!mayStartKey(c)) return false;
   if (c === 77 || c === 78 || c === 79 || (c === 83 && second === 71)) return true;
-  return RULES_BY_PAIR.has((c << 16) | second);
+  return rulesFor(c, second) !== undefined;
 }
 
 /** May detectJwt match at a word starting with `c`, `second`? (`eyJ`; for the scan's pair table.) */
@@ -195,7 +201,7 @@ export function detectApiKey(state: ScanState, start: number): number {
       return end;
     }
   }
-  const rules = RULES_BY_PAIR.get((c << 16) | codeAt(text, start + 1));
+  const rules = rulesFor(c, text.charCodeAt(start + 1));
   if (rules === undefined) return -1;
   for (const rule of rules) {
     if (!text.startsWith(rule.prefix, start)) continue;
