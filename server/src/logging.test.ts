@@ -1,7 +1,9 @@
 // Log lines cannot be forged by caller-supplied text (threat 18), and redaction covers the
 // body and credential paths as a second guard behind "never log values".
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createLogger, recordWriterOf } from './logging.js';
+import { createLogger, LineBatch, recordWriterOf } from './logging.js';
 import { MemorySink } from '../test/support/harness.js';
 
 describe('logger', () => {
@@ -53,5 +55,84 @@ describe('logger', () => {
     recordWriterOf(createLogger({ level: 'error', format: 'text', stream: sink }))!('veil.audit', { a: 1 }, 'audit');
     expect(sink.lines).toHaveLength(0);
     expect(recordWriterOf({})).toBeUndefined();
+  });
+});
+
+// The batching destination (session 10): lines that arrive together share one write, nothing is
+// reordered, changed or lost, and what is held when the process exits is written.
+describe('log line batching', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /** A destination that keeps each write it gets. */
+  function writes(): { chunks: string[]; synced: number; write(text: string): void; flushSync(): void } {
+    return {
+      chunks: [],
+      synced: 0,
+      write(text: string) {
+        this.chunks.push(text);
+      },
+      flushSync() {
+        this.synced += 1;
+      },
+    };
+  }
+
+  it('holds the lines of one batch and writes them together, in order, after the delay', async () => {
+    const out = writes();
+    const batch = new LineBatch(out, 5);
+    for (let index = 0; index < 50; index += 1) batch.write(`line ${index}\n`);
+    expect(out.chunks).toEqual([]);
+    await sleep(60);
+    expect(out.chunks).toEqual([Array.from({ length: 50 }, (_, index) => `line ${index}\n`).join('')]);
+    // The next batch re-arms the same timer.
+    batch.write('later\n');
+    await sleep(60);
+    expect(out.chunks).toEqual([out.chunks[0], 'later\n']);
+  });
+
+  it('writes a batch that reaches its size at once, and everything held on flushSync', () => {
+    const out = writes();
+    const batch = new LineBatch(out, 60_000, 100);
+    batch.write('a'.repeat(60));
+    expect(out.chunks).toEqual([]);
+    batch.write('b'.repeat(40));
+    expect(out.chunks).toEqual(['a'.repeat(60) + 'b'.repeat(40)]);
+    batch.write('tail\n');
+    batch.flushSync();
+    expect(out.chunks.at(-1)).toBe('tail\n');
+    expect(out.synced).toBe(1);
+  });
+
+  for (const format of ['json', 'text'] as const) {
+    it(`a batching logger writes the same lines as an unbatched one (${format})`, async () => {
+      const plain = new MemorySink();
+      const batched = new MemorySink();
+      let chunks = 0;
+      batched.on('pipe', () => undefined);
+      const write = batched.write.bind(batched);
+      batched.write = ((chunk: unknown, ...rest: never[]) => {
+        chunks += 1;
+        return write(chunk as string, ...rest);
+      }) as typeof batched.write;
+      const loggers = [createLogger({ level: 'info', format, stream: plain }), createLogger({ level: 'info', format, stream: batched, batchMs: 5 })];
+      for (const logger of loggers) {
+        for (let index = 0; index < 20; index += 1) logger.child({ name: 'x' }).info({ index, text: 'a "b"\nc' }, `message ${index}`);
+        recordWriterOf(logger)!('veil.audit', { audit: true, event_type: 'transform' }, 'audit');
+      }
+      await sleep(60);
+      const withoutTime = (line: string): string => (format === 'json' ? line.replace(/"time":\d+/, '"time":0') : line.replace(/^\S+/, 'T'));
+      expect(batched.lines.map(withoutTime)).toEqual(plain.lines.map(withoutTime));
+      expect(batched.lines).toHaveLength(21);
+      expect(chunks).toBe(1);
+    });
+  }
+
+  it('a process that exits right after logging on stdout still writes every line', () => {
+    const logging = fileURLToPath(new URL('./logging.ts', import.meta.url));
+    const script = `import { createLogger } from ${JSON.stringify(logging)}; const log = createLogger({ level: 'info', format: 'text' }); for (let i = 0; i < 200; i += 1) log.info({ i }, 'line'); process.exit(0);`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.status).toBe(0);
+    const lines = child.stdout.split('\n').filter((line) => line !== '');
+    expect(lines.map((line) => /i=(\d+)$/.exec(line)?.[1])).toEqual(Array.from({ length: 200 }, (_, index) => String(index)));
   });
 });

@@ -8,6 +8,11 @@ export interface LogOptions {
   readonly format: 'json' | 'text';
   /** Where lines go; stdout by default. */
   readonly stream?: NodeJS.WritableStream;
+  /**
+   * Lines are held for at most this many milliseconds and written together (LineBatch). Default:
+   * LOG_BATCH_MS on stdout; 0 (each line handed on at once) on a given stream, which tests read.
+   */
+  readonly batchMs?: number;
 }
 
 export const REDACT_PATHS = [
@@ -129,9 +134,77 @@ function recordWriter(logger: Logger, format: LogOptions['format'], out: { write
 
 const SERVICE = 'veil-server';
 
+/** How long a log line waits on stdout for others to share its write (LineBatch). */
+export const LOG_BATCH_MS = 20;
+/** A batch this long is written at once, without waiting for the timer. */
+const LOG_BATCH_CHARS = 64 * 1024;
+
+/** What LineBatch writes to: pino's destination (flushSync on exit), or any writable. */
+interface LineOut {
+  write(text: string): unknown;
+  flushSync?(): void;
+}
+
+/**
+ * Log lines (and the audit lines of the `log` sink) coalesced into one write per batch: a line
+ * is held until `delayMs` after the first line of its batch or until the batch reaches
+ * `maxChars`, then the batch goes to `out` in one string, in order and byte for byte. On stdout
+ * `out` is pino's asynchronous destination, which writes on libuv's thread pool: each write it
+ * starts costs a hand-off to a pool thread and an eventfd wake-up of the loop (futex calls and
+ * context switches, BENCHMARKS.md "Session 10 (wave9/hot)"), once per line when requests arrive
+ * one at a time. One timer, built here and re-armed per batch (never per line); unref'd, so it
+ * keeps no process alive. On exit the held lines are written synchronously, after pino's own
+ * exit flush of the destination (process 'exit' listeners run in order).
+ */
+export class LineBatch {
+  #pending = '';
+  readonly #out: LineOut;
+  readonly #maxChars: number;
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(out: LineOut, delayMs: number, maxChars = LOG_BATCH_CHARS) {
+    this.#out = out;
+    this.#maxChars = maxChars;
+    this.#timer = setTimeout(() => this.flush(), delayMs);
+    this.#timer.unref();
+  }
+
+  write(text: string): void {
+    // The first line of a batch arms the timer; later ones ride along.
+    if (this.#pending.length === 0) this.#timer.refresh();
+    this.#pending += text;
+    if (this.#pending.length >= this.#maxChars) this.flush();
+  }
+
+  /** Hand what is held to `out` now. */
+  flush(): void {
+    if (this.#pending.length === 0) return;
+    const text = this.#pending;
+    this.#pending = '';
+    this.#out.write(text);
+  }
+
+  /** Write what is held and have `out` write it synchronously (process exit: no loop turn is left). */
+  flushSync(): void {
+    this.flush();
+    try {
+      this.#out.flushSync?.();
+    } catch {
+      // A destination that cannot flush now (not open yet, destroyed) loses what it held, as pino's own exit flush would.
+    }
+  }
+}
+
 export function createLogger(options: LogOptions): Logger {
   const base = { level: options.level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: SERVICE } };
-  const out = options.stream ?? pino.destination({ dest: 1, sync: false });
+  const destination = options.stream ?? pino.destination({ dest: 1, sync: false });
+  const batchMs = options.batchMs ?? (options.stream === undefined ? LOG_BATCH_MS : 0);
+  let out: { write(text: string): unknown } = destination;
+  if (batchMs > 0) {
+    const batch = new LineBatch(destination as LineOut, batchMs);
+    process.once('exit', () => batch.flushSync());
+    out = batch;
+  }
   const logger = pino(base, options.format === 'json' ? out : textDestination(out));
   (logger as Logger & { [RECORD_WRITER]?: RecordWriter })[RECORD_WRITER] = recordWriter(logger, options.format, out, SERVICE);
   return logger;
