@@ -112,7 +112,7 @@ describe('log line batching', () => {
       const write = batched.write.bind(batched);
       batched.write = ((chunk: unknown, ...rest: never[]) => {
         chunks += 1;
-        return write(chunk as string, ...rest);
+        return write(chunk, ...rest);
       }) as typeof batched.write;
       const loggers = [createLogger({ level: 'info', format, stream: plain }), createLogger({ level: 'info', format, stream: batched, batchMs: 5 })];
       for (const logger of loggers) {

@@ -201,7 +201,7 @@ export function createLogger(options: LogOptions): Logger {
   const batchMs = options.batchMs ?? (options.stream === undefined ? LOG_BATCH_MS : 0);
   let out: { write(text: string): unknown } = destination;
   if (batchMs > 0) {
-    const batch = new LineBatch(destination as LineOut, batchMs);
+    const batch = new LineBatch(destination, batchMs);
     process.once('exit', () => batch.flushSync());
     out = batch;
   }
