@@ -10,13 +10,14 @@ function countRouteOptionReads(app: FastifyInstance): { reads: number } {
   if (symbol === undefined) throw new Error("no request constructor on the app (Fastify's internals moved)");
   const prototype = ((app as unknown as Record<symbol, { prototype: object }>)[symbol]!).prototype;
   let holder: object | null = prototype;
-  let descriptor: PropertyDescriptor | undefined;
-  while (holder !== null && descriptor === undefined) {
-    descriptor = Object.getOwnPropertyDescriptor(holder, 'routeOptions');
+  let owner: object | undefined;
+  while (holder !== null && owner === undefined) {
+    if (Object.hasOwn(holder, 'routeOptions')) owner = holder;
     holder = Object.getPrototypeOf(holder) as object | null;
   }
-  const original = descriptor?.get;
-  if (original === undefined) throw new Error('routeOptions is not a getter');
+  // Fastify's getter, called on the request (Reflect.get with the request as receiver).
+  if (owner === undefined) throw new Error('no routeOptions on the request prototype chain');
+  const base = owner;
   const counter = { reads: 0 };
   Object.defineProperty(prototype, 'routeOptions', {
     configurable: true,
@@ -24,7 +25,7 @@ function countRouteOptionReads(app: FastifyInstance): { reads: number } {
       // Veil's own reads only: a dependency's (@fastify/cors reads it twice) is not ours to cut.
       const caller = new Error().stack?.split('\n')[2] ?? '';
       if (!caller.includes('/node_modules/')) counter.reads += 1;
-      return original.call(this) as unknown;
+      return Reflect.get(base, 'routeOptions', this) as unknown;
     },
   });
   return counter;
