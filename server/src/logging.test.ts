@@ -3,7 +3,9 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createLogger, LineBatch, recordWriterOf } from './logging.js';
+import { buildEvent } from './audit/event.js';
+import { LogAuditSink } from './audit/sink.js';
+import { boundRecordWriterOf, createLogger, LineBatch, recordWriterOf } from './logging.js';
 import { MemorySink } from '../test/support/harness.js';
 
 describe('logger', () => {
@@ -45,6 +47,31 @@ describe('logger', () => {
       expect(direct.lines).toHaveLength(1);
       expect(withoutTime(direct.lines[0]!)).toBe(withoutTime(viaPino.lines[0]!));
       expect(direct.lines[0]).not.toMatch(/\r|\n./);
+    });
+  }
+
+  // The audit line of the `log` sink: the bound writer (constant head formatted once, the event
+  // written without a copy) gives the bytes pino's child logger gives for { audit: true, ...event }.
+  const EVENT = buildEvent(
+    { method: 'POST', url: '/v1/transform', requestId: 'r-2', status: 200, durationMs: 1.23456, identity: 'a\r\nFAKE "x"', tenant: 't\u2028', detectorMode: 'builtin', nowMs: 1_700_000_000_000 },
+    { session_id: 'sid-1', trace_id: 'trace-1', policy: 'default', entity_types: new Set(['phone', 'email']), entity_count: 2, entities_tokenized: 2 },
+  );
+  for (const format of ['json', 'text'] as const) {
+    it(`the bound writer and the log audit sink write what pino's child logger writes (${format})`, async () => {
+      const viaPino = new MemorySink();
+      createLogger({ level: 'info', format, stream: viaPino }).child({ name: 'veil.audit' }).info({ audit: true, ...EVENT }, 'audit');
+      const bound = new MemorySink();
+      const writer = boundRecordWriterOf(createLogger({ level: 'info', format, stream: bound }).child({}), 'veil.audit', 'audit', { audit: true });
+      expect(writer).toBeDefined();
+      writer!(EVENT);
+      const viaSink = new MemorySink();
+      await new LogAuditSink(createLogger({ level: 'info', format, stream: viaSink })).record(EVENT);
+      await new Promise((resolve) => setImmediate(resolve));
+      const withoutTime = (line: string): string => (format === 'json' ? line.replace(/"time":\d+/, '"time":0') : line.replace(/^\S+/, 'T'));
+      expect(viaPino.lines).toHaveLength(1);
+      expect(bound.lines.map(withoutTime)).toEqual(viaPino.lines.map(withoutTime));
+      expect(viaSink.lines.map(withoutTime)).toEqual(viaPino.lines.map(withoutTime));
+      expect(boundRecordWriterOf({}, 'veil.audit', 'audit')).toBeUndefined();
     });
   }
 

@@ -107,28 +107,66 @@ function textDestination(out: { write(text: string): unknown }): { write(line: s
  */
 export type RecordWriter = (name: string, fields: Readonly<Record<string, unknown>>, msg: string) => void;
 
-/** Where createLogger leaves its RecordWriter: pino's children (Fastify's app.log) inherit it. */
+/**
+ * A RecordWriter bound to one name, message and leading fields (`lead`, written before `fields`
+ * as if they were its first keys): everything constant in the line is formatted once, when it is
+ * bound, and each record formats only its own fields. The audit event's `audit: true` is such a
+ * lead, so the event is written as it is rather than copied into a new object first.
+ */
+export type BoundRecordWriter = (fields: object) => void;
+
+interface RecordWriters {
+  readonly write: RecordWriter;
+  bind(name: string, msg: string, lead: Readonly<Record<string, string | number | boolean>>): BoundRecordWriter;
+}
+
+/** Where createLogger leaves its writers: pino's children (Fastify's app.log) inherit them. */
 const RECORD_WRITER = Symbol('veil.recordWriter');
+
+function writersOf(logger: object): RecordWriters | undefined {
+  return (logger as { [RECORD_WRITER]?: RecordWriters })[RECORD_WRITER];
+}
 
 /** The direct record writer of a logger made by createLogger (or a child of one); undefined otherwise. */
 export function recordWriterOf(logger: object): RecordWriter | undefined {
-  return (logger as { [RECORD_WRITER]?: RecordWriter })[RECORD_WRITER];
+  return writersOf(logger)?.write;
+}
+
+/** A direct writer bound to `name`, `msg` and `lead` (BoundRecordWriter); undefined on loggers createLogger did not make. */
+export function boundRecordWriterOf(logger: object, name: string, msg: string, lead: Readonly<Record<string, string | number | boolean>> = {}): BoundRecordWriter | undefined {
+  return writersOf(logger)?.bind(name, msg, lead);
 }
 
 const INFO = 30;
 
-function recordWriter(logger: Logger, format: LogOptions['format'], out: { write(text: string): unknown }, service: string): RecordWriter {
-  return (name, fields, msg) => {
-    // An info record: written only when the logger writes info (not when silent or set to warn and above).
-    if (!logger.isLevelEnabled('info')) return;
-    const time = Date.now();
+/** `fields` as the inside of a JSON object (no braces), followed by a comma when not empty. */
+function jsonMembers(fields: object): string {
+  const body = JSON.stringify(fields);
+  return body.length > 2 ? `${body.slice(1, -1)},` : '';
+}
+
+function recordWriters(logger: Logger, format: LogOptions['format'], out: { write(text: string): unknown }, service: string): RecordWriters {
+  const bind = (name: string, msg: string, lead: Readonly<Record<string, string | number | boolean>>): BoundRecordWriter => {
     if (format === 'text') {
-      out.write(formatText(time, INFO, msg, fields, ` service=${service} name=${clean(name)}`));
-      return;
+      // formatText's prefix: pairs that come before the record's own, escaped as it escapes them.
+      let prefix = ` service=${service} name=${clean(name)}`;
+      for (const key in lead) if (!HEAD_FIELDS.has(key)) prefix += ` ${key}=${valueText(lead[key])}`;
+      return (fields) => {
+        if (!logger.isLevelEnabled('info')) return;
+        out.write(formatText(Date.now(), INFO, msg, fields as Readonly<Record<string, unknown>>, prefix));
+      };
     }
-    const body = JSON.stringify(fields);
-    const middle = body.length > 2 ? `${body.slice(1, -1)},` : '';
-    out.write(`{"level":${INFO},"time":${time},"service":${JSON.stringify(service)},"name":${JSON.stringify(name)},${middle}"msg":${JSON.stringify(msg)}}\n`);
+    const head = `,"service":${JSON.stringify(service)},"name":${JSON.stringify(name)},${jsonMembers(lead)}`;
+    const tail = `"msg":${JSON.stringify(msg)}}\n`;
+    return (fields) => {
+      if (!logger.isLevelEnabled('info')) return;
+      out.write(`{"level":${INFO},"time":${Date.now()}${head}${jsonMembers(fields)}${tail}`);
+    };
+  };
+  return {
+    // Not bound: name and message vary by call (formatted per record).
+    write: (name, fields, msg) => bind(name, msg, {})(fields),
+    bind,
   };
 }
 
@@ -206,6 +244,6 @@ export function createLogger(options: LogOptions): Logger {
     out = batch;
   }
   const logger = pino(base, options.format === 'json' ? out : textDestination(out));
-  (logger as Logger & { [RECORD_WRITER]?: RecordWriter })[RECORD_WRITER] = recordWriter(logger, options.format, out, SERVICE);
+  (logger as Logger & { [RECORD_WRITER]?: RecordWriters })[RECORD_WRITER] = recordWriters(logger, options.format, out, SERVICE);
   return logger;
 }
