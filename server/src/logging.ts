@@ -174,8 +174,14 @@ const SERVICE = 'veil-server';
 
 /** How long a log line waits on stdout for others to share its write (LineBatch). */
 export const LOG_BATCH_MS = 20;
-/** A batch this long is written at once, without waiting for the timer. */
-const LOG_BATCH_CHARS = 64 * 1024;
+/**
+ * A batch this long is written at once, without waiting for the timer. Kept small: on a pipe
+ * (stdout read by a log shipper or a parent process), batches of 30-60 KB cut the server's
+ * throughput under load by a third and tripled its p99 in session 10's runs (main thread waiting
+ * on the run queue), where 8 KB batches served as many requests as no batching (BENCHMARKS.md
+ * "Session 10 (wave9/hot)").
+ */
+const LOG_BATCH_CHARS = 8 * 1024;
 
 /** What LineBatch writes to: pino's destination (flushSync on exit), or any writable. */
 interface LineOut {

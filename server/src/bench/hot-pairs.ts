@@ -7,7 +7,7 @@
 // line and an audit line take. The echo (bench/echo-server.ts) is measured the same way.
 //
 //   node server/dist/bench/hot-pairs.js pairs <after veil.js> <before veil.js> [pairs] [routes]
-//   node server/dist/bench/hot-pairs.js syscalls <veil.js|echo> [route] [requests]
+//   node server/dist/bench/hot-pairs.js syscalls <veil.js|echo> [route] [requests] [connections]
 //
 // A build given as `<veil.js>:secure` runs with api_key auth and a strict file audit sink.
 // routes: a comma list of transform, rehydrate, echo (default transform,rehydrate), each
@@ -161,7 +161,7 @@ function straceTable(text: string): Map<string, number> {
   return calls;
 }
 
-async function syscalls(bin: string, route: string, requests: number): Promise<void> {
+async function syscalls(bin: string, route: string, requests: number, connections: number): Promise<void> {
   if (hasTaskset) spawnSync('taskset', ['-cp', '1', String(process.pid)]);
   const server = await start(bin);
   const dir = mkdtempSync(join(tmpdir(), 'veil-syscalls-'));
@@ -184,14 +184,14 @@ async function syscalls(bin: string, route: string, requests: number): Promise<v
         method: target.method,
         headers: { 'content-type': 'application/json', ...target.headers },
         ...(target.body !== undefined ? { body: target.body } : {}),
-        connections: 16,
+        connections,
         amount: requests,
       });
       const after = counters(pid);
       tracer.kill('SIGINT');
       await new Promise((resolve) => tracer.once('exit', resolve));
       if (name === 'counts') {
-        process.stdout.write(`${bin} ${route}, ${requests} requests (under strace: ${(((after.user + after.system - before.user - before.system) / requests) * 1e6).toFixed(0)} µs each)\n`);
+        process.stdout.write(`${bin} ${route}, ${requests} requests on ${connections} connections (under strace: ${(((after.user + after.system - before.user - before.system) / requests) * 1e6).toFixed(0)} µs each)\n`);
         for (const [call, count] of straceTable(readFileSync(join(dir, 'counts'), 'utf8'))) {
           process.stdout.write(`  ${call.padEnd(16)} ${String(count).padStart(7)}  ${(count / requests).toFixed(3)} per request\n`);
         }
@@ -235,8 +235,8 @@ const [mode, ...rest] = process.argv.slice(2);
 if (mode === 'pairs' && rest.length >= 2) {
   await pairs([rest[0]!, rest[1]!], Number(rest[2] ?? 6), (rest[3] ?? 'transform,rehydrate').split(','));
 } else if (mode === 'syscalls' && rest.length >= 1) {
-  await syscalls(rest[0]!, rest[1] ?? (rest[0] === ECHO ? 'echo' : 'transform'), Number(rest[2] ?? 4000));
+  await syscalls(rest[0]!, rest[1] ?? (rest[0] === ECHO ? 'echo' : 'transform'), Number(rest[2] ?? 4000), Number(rest[3] ?? 16));
 } else {
-  process.stderr.write('usage: hot-pairs.js pairs <after veil.js> <before veil.js> [pairs] [routes] | syscalls <veil.js|echo> [route] [requests]\n');
+  process.stderr.write('usage: hot-pairs.js pairs <after veil.js> <before veil.js> [pairs] [routes] | syscalls <veil.js|echo> [route] [requests] [connections]\n');
   process.exitCode = 2;
 }
