@@ -130,6 +130,15 @@ describe('log line batching', () => {
     expect(out.synced).toBe(1);
   });
 
+  it('a logger writes a batch once it holds 8 K characters, without waiting for the timer', () => {
+    // Large writes to a stdout pipe stalled the server under load (BENCHMARKS.md, session 10).
+    const chunks: string[] = [];
+    const logger = createLogger({ level: 'info', format: 'json', stream: { write: (text: string) => chunks.push(text) } as unknown as NodeJS.WritableStream, batchMs: 60_000 });
+    for (let index = 0; index < 40; index += 1) logger.info({ index, padding: 'p'.repeat(450) }, 'line');
+    expect(chunks.length).toBeGreaterThanOrEqual(2);
+    for (const chunk of chunks) expect(chunk.length).toBeLessThan(8 * 1024 + 600);
+  });
+
   for (const format of ['json', 'text'] as const) {
     it(`a batching logger writes the same lines as an unbatched one (${format})`, async () => {
       const plain = new MemorySink();
