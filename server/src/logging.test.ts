@@ -1,7 +1,11 @@
 // Log lines cannot be forged by caller-supplied text (threat 18), and redaction covers the
 // body and credential paths as a second guard behind "never log values".
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createLogger, recordWriterOf } from './logging.js';
+import { buildEvent } from './audit/event.js';
+import { LogAuditSink } from './audit/sink.js';
+import { boundRecordWriterOf, createLogger, LineBatch, recordWriterOf } from './logging.js';
 import { MemorySink } from '../test/support/harness.js';
 
 describe('logger', () => {
@@ -46,6 +50,31 @@ describe('logger', () => {
     });
   }
 
+  // The audit line of the `log` sink: the bound writer (constant head formatted once, the event
+  // written without a copy) gives the bytes pino's child logger gives for { audit: true, ...event }.
+  const EVENT = buildEvent(
+    { method: 'POST', url: '/v1/transform', requestId: 'r-2', status: 200, durationMs: 1.23456, identity: 'a\r\nFAKE "x"', tenant: 't\u2028', detectorMode: 'builtin', nowMs: 1_700_000_000_000 },
+    { session_id: 'sid-1', trace_id: 'trace-1', policy: 'default', entity_types: new Set(['phone', 'email']), entity_count: 2, entities_tokenized: 2 },
+  );
+  for (const format of ['json', 'text'] as const) {
+    it(`the bound writer and the log audit sink write what pino's child logger writes (${format})`, async () => {
+      const viaPino = new MemorySink();
+      createLogger({ level: 'info', format, stream: viaPino }).child({ name: 'veil.audit' }).info({ audit: true, ...EVENT }, 'audit');
+      const bound = new MemorySink();
+      const writer = boundRecordWriterOf(createLogger({ level: 'info', format, stream: bound }).child({}), 'veil.audit', 'audit', { audit: true });
+      expect(writer).toBeDefined();
+      writer!(EVENT);
+      const viaSink = new MemorySink();
+      await new LogAuditSink(createLogger({ level: 'info', format, stream: viaSink })).record(EVENT);
+      await new Promise((resolve) => setImmediate(resolve));
+      const withoutTime = (line: string): string => (format === 'json' ? line.replace(/"time":\d+/, '"time":0') : line.replace(/^\S+/, 'T'));
+      expect(viaPino.lines).toHaveLength(1);
+      expect(bound.lines.map(withoutTime)).toEqual(viaPino.lines.map(withoutTime));
+      expect(viaSink.lines.map(withoutTime)).toEqual(viaPino.lines.map(withoutTime));
+      expect(boundRecordWriterOf({}, 'veil.audit', 'audit')).toBeUndefined();
+    });
+  }
+
   it('the direct writer is silent when the logger does not write info, and absent on loggers it did not make', () => {
     const sink = new MemorySink();
     recordWriterOf(createLogger({ level: 'silent', format: 'json', stream: sink }))!('veil.audit', { a: 1 }, 'audit');
@@ -53,5 +82,93 @@ describe('logger', () => {
     recordWriterOf(createLogger({ level: 'error', format: 'text', stream: sink }))!('veil.audit', { a: 1 }, 'audit');
     expect(sink.lines).toHaveLength(0);
     expect(recordWriterOf({})).toBeUndefined();
+  });
+});
+
+// The batching destination (session 10): lines that arrive together share one write, nothing is
+// reordered, changed or lost, and what is held when the process exits is written.
+describe('log line batching', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /** A destination that keeps each write it gets. */
+  function writes(): { chunks: string[]; synced: number; write(text: string): void; flushSync(): void } {
+    return {
+      chunks: [],
+      synced: 0,
+      write(text: string) {
+        this.chunks.push(text);
+      },
+      flushSync() {
+        this.synced += 1;
+      },
+    };
+  }
+
+  it('holds the lines of one batch and writes them together, in order, after the delay', async () => {
+    const out = writes();
+    const batch = new LineBatch(out, 5);
+    for (let index = 0; index < 50; index += 1) batch.write(`line ${index}\n`);
+    expect(out.chunks).toEqual([]);
+    await sleep(60);
+    expect(out.chunks).toEqual([Array.from({ length: 50 }, (_, index) => `line ${index}\n`).join('')]);
+    // The next batch re-arms the same timer.
+    batch.write('later\n');
+    await sleep(60);
+    expect(out.chunks).toEqual([out.chunks[0], 'later\n']);
+  });
+
+  it('writes a batch that reaches its size at once, and everything held on flushSync', () => {
+    const out = writes();
+    const batch = new LineBatch(out, 60_000, 100);
+    batch.write('a'.repeat(60));
+    expect(out.chunks).toEqual([]);
+    batch.write('b'.repeat(40));
+    expect(out.chunks).toEqual(['a'.repeat(60) + 'b'.repeat(40)]);
+    batch.write('tail\n');
+    batch.flushSync();
+    expect(out.chunks.at(-1)).toBe('tail\n');
+    expect(out.synced).toBe(1);
+  });
+
+  it('a logger writes a batch once it holds 8 K characters, without waiting for the timer', () => {
+    // Large writes to a stdout pipe stalled the server under load (BENCHMARKS.md, session 10).
+    const chunks: string[] = [];
+    const logger = createLogger({ level: 'info', format: 'json', stream: { write: (text: string) => chunks.push(text) } as unknown as NodeJS.WritableStream, batchMs: 60_000 });
+    for (let index = 0; index < 40; index += 1) logger.info({ index, padding: 'p'.repeat(450) }, 'line');
+    expect(chunks.length).toBeGreaterThanOrEqual(2);
+    for (const chunk of chunks) expect(chunk.length).toBeLessThan(8 * 1024 + 600);
+  });
+
+  for (const format of ['json', 'text'] as const) {
+    it(`a batching logger writes the same lines as an unbatched one (${format})`, async () => {
+      const plain = new MemorySink();
+      const batched = new MemorySink();
+      let chunks = 0;
+      batched.on('pipe', () => undefined);
+      const write = batched.write.bind(batched);
+      batched.write = ((chunk: unknown, ...rest: never[]) => {
+        chunks += 1;
+        return write(chunk, ...rest);
+      }) as typeof batched.write;
+      const loggers = [createLogger({ level: 'info', format, stream: plain }), createLogger({ level: 'info', format, stream: batched, batchMs: 5 })];
+      for (const logger of loggers) {
+        for (let index = 0; index < 20; index += 1) logger.child({ name: 'x' }).info({ index, text: 'a "b"\nc' }, `message ${index}`);
+        recordWriterOf(logger)!('veil.audit', { audit: true, event_type: 'transform' }, 'audit');
+      }
+      await sleep(60);
+      const withoutTime = (line: string): string => (format === 'json' ? line.replace(/"time":\d+/, '"time":0') : line.replace(/^\S+/, 'T'));
+      expect(batched.lines.map(withoutTime)).toEqual(plain.lines.map(withoutTime));
+      expect(batched.lines).toHaveLength(21);
+      expect(chunks).toBe(1);
+    });
+  }
+
+  it('a process that exits right after logging on stdout still writes every line', () => {
+    const logging = fileURLToPath(new URL('./logging.ts', import.meta.url));
+    const script = `import { createLogger } from ${JSON.stringify(logging)}; const log = createLogger({ level: 'info', format: 'text' }); for (let i = 0; i < 200; i += 1) log.info({ i }, 'line'); process.exit(0);`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.status).toBe(0);
+    const lines = child.stdout.split('\n').filter((line) => line !== '');
+    expect(lines.map((line) => /i=(\d+)$/.exec(line)?.[1])).toEqual(Array.from({ length: 200 }, (_, index) => String(index)));
   });
 });

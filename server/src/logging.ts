@@ -8,6 +8,11 @@ export interface LogOptions {
   readonly format: 'json' | 'text';
   /** Where lines go; stdout by default. */
   readonly stream?: NodeJS.WritableStream;
+  /**
+   * Lines are held for at most this many milliseconds and written together (LineBatch). Default:
+   * LOG_BATCH_MS on stdout; 0 (each line handed on at once) on a given stream, which tests read.
+   */
+  readonly batchMs?: number;
 }
 
 export const REDACT_PATHS = [
@@ -102,37 +107,149 @@ function textDestination(out: { write(text: string): unknown }): { write(line: s
  */
 export type RecordWriter = (name: string, fields: Readonly<Record<string, unknown>>, msg: string) => void;
 
-/** Where createLogger leaves its RecordWriter: pino's children (Fastify's app.log) inherit it. */
+/**
+ * A RecordWriter bound to one name, message and leading fields (`lead`, written before `fields`
+ * as if they were its first keys): everything constant in the line is formatted once, when it is
+ * bound, and each record formats only its own fields. The audit event's `audit: true` is such a
+ * lead, so the event is written as it is rather than copied into a new object first.
+ */
+export type BoundRecordWriter = (fields: object) => void;
+
+interface RecordWriters {
+  readonly write: RecordWriter;
+  bind(name: string, msg: string, lead: Readonly<Record<string, string | number | boolean>>): BoundRecordWriter;
+}
+
+/** Where createLogger leaves its writers: pino's children (Fastify's app.log) inherit them. */
 const RECORD_WRITER = Symbol('veil.recordWriter');
+
+function writersOf(logger: object): RecordWriters | undefined {
+  return (logger as { [RECORD_WRITER]?: RecordWriters })[RECORD_WRITER];
+}
 
 /** The direct record writer of a logger made by createLogger (or a child of one); undefined otherwise. */
 export function recordWriterOf(logger: object): RecordWriter | undefined {
-  return (logger as { [RECORD_WRITER]?: RecordWriter })[RECORD_WRITER];
+  return writersOf(logger)?.write;
+}
+
+/** A direct writer bound to `name`, `msg` and `lead` (BoundRecordWriter); undefined on loggers createLogger did not make. */
+export function boundRecordWriterOf(logger: object, name: string, msg: string, lead: Readonly<Record<string, string | number | boolean>> = {}): BoundRecordWriter | undefined {
+  return writersOf(logger)?.bind(name, msg, lead);
 }
 
 const INFO = 30;
 
-function recordWriter(logger: Logger, format: LogOptions['format'], out: { write(text: string): unknown }, service: string): RecordWriter {
-  return (name, fields, msg) => {
-    // An info record: written only when the logger writes info (not when silent or set to warn and above).
-    if (!logger.isLevelEnabled('info')) return;
-    const time = Date.now();
+/** `fields` as the inside of a JSON object (no braces), followed by a comma when not empty. */
+function jsonMembers(fields: object): string {
+  const body = JSON.stringify(fields);
+  return body.length > 2 ? `${body.slice(1, -1)},` : '';
+}
+
+function recordWriters(logger: Logger, format: LogOptions['format'], out: { write(text: string): unknown }, service: string): RecordWriters {
+  const bind = (name: string, msg: string, lead: Readonly<Record<string, string | number | boolean>>): BoundRecordWriter => {
     if (format === 'text') {
-      out.write(formatText(time, INFO, msg, fields, ` service=${service} name=${clean(name)}`));
-      return;
+      // formatText's prefix: pairs that come before the record's own, escaped as it escapes them.
+      let prefix = ` service=${service} name=${clean(name)}`;
+      for (const key in lead) if (!HEAD_FIELDS.has(key)) prefix += ` ${key}=${valueText(lead[key])}`;
+      return (fields) => {
+        if (!logger.isLevelEnabled('info')) return;
+        out.write(formatText(Date.now(), INFO, msg, fields as Readonly<Record<string, unknown>>, prefix));
+      };
     }
-    const body = JSON.stringify(fields);
-    const middle = body.length > 2 ? `${body.slice(1, -1)},` : '';
-    out.write(`{"level":${INFO},"time":${time},"service":${JSON.stringify(service)},"name":${JSON.stringify(name)},${middle}"msg":${JSON.stringify(msg)}}\n`);
+    const head = `,"service":${JSON.stringify(service)},"name":${JSON.stringify(name)},${jsonMembers(lead)}`;
+    const tail = `"msg":${JSON.stringify(msg)}}\n`;
+    return (fields) => {
+      if (!logger.isLevelEnabled('info')) return;
+      out.write(`{"level":${INFO},"time":${Date.now()}${head}${jsonMembers(fields)}${tail}`);
+    };
+  };
+  return {
+    // Not bound: name and message vary by call (formatted per record).
+    write: (name, fields, msg) => bind(name, msg, {})(fields),
+    bind,
   };
 }
 
 const SERVICE = 'veil-server';
 
+/** How long a log line waits on stdout for others to share its write (LineBatch). */
+export const LOG_BATCH_MS = 20;
+/**
+ * A batch this long is written at once, without waiting for the timer. Kept small: on a pipe
+ * (stdout read by a log shipper or a parent process), batches of 30-60 KB cut the server's
+ * throughput under load by a third and tripled its p99 in session 10's runs (main thread waiting
+ * on the run queue), where 8 KB batches served as many requests as no batching (BENCHMARKS.md
+ * "Session 10 (wave9/hot)").
+ */
+const LOG_BATCH_CHARS = 8 * 1024;
+
+/** What LineBatch writes to: pino's destination (flushSync on exit), or any writable. */
+interface LineOut {
+  write(text: string): unknown;
+  flushSync?(): void;
+}
+
+/**
+ * Log lines (and the audit lines of the `log` sink) coalesced into one write per batch: a line
+ * is held until `delayMs` after the first line of its batch or until the batch reaches
+ * `maxChars`, then the batch goes to `out` in one string, in order and byte for byte. On stdout
+ * `out` is pino's asynchronous destination, which writes on libuv's thread pool: each write it
+ * starts costs a hand-off to a pool thread and an eventfd wake-up of the loop (futex calls and
+ * context switches, BENCHMARKS.md "Session 10 (wave9/hot)"), once per line when requests arrive
+ * one at a time. One timer, built here and re-armed per batch (never per line); unref'd, so it
+ * keeps no process alive. On exit the held lines are written synchronously, after pino's own
+ * exit flush of the destination (process 'exit' listeners run in order).
+ */
+export class LineBatch {
+  #pending = '';
+  readonly #out: LineOut;
+  readonly #maxChars: number;
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(out: LineOut, delayMs: number, maxChars = LOG_BATCH_CHARS) {
+    this.#out = out;
+    this.#maxChars = maxChars;
+    this.#timer = setTimeout(() => this.flush(), delayMs);
+    this.#timer.unref();
+  }
+
+  write(text: string): void {
+    // The first line of a batch arms the timer; later ones ride along.
+    if (this.#pending.length === 0) this.#timer.refresh();
+    this.#pending += text;
+    if (this.#pending.length >= this.#maxChars) this.flush();
+  }
+
+  /** Hand what is held to `out` now. */
+  flush(): void {
+    if (this.#pending.length === 0) return;
+    const text = this.#pending;
+    this.#pending = '';
+    this.#out.write(text);
+  }
+
+  /** Write what is held and have `out` write it synchronously (process exit: no loop turn is left). */
+  flushSync(): void {
+    this.flush();
+    try {
+      this.#out.flushSync?.();
+    } catch {
+      // A destination that cannot flush now (not open yet, destroyed) loses what it held, as pino's own exit flush would.
+    }
+  }
+}
+
 export function createLogger(options: LogOptions): Logger {
   const base = { level: options.level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: SERVICE } };
-  const out = options.stream ?? pino.destination({ dest: 1, sync: false });
+  const destination = options.stream ?? pino.destination({ dest: 1, sync: false });
+  const batchMs = options.batchMs ?? (options.stream === undefined ? LOG_BATCH_MS : 0);
+  let out: { write(text: string): unknown } = destination;
+  if (batchMs > 0) {
+    const batch = new LineBatch(destination, batchMs);
+    process.once('exit', () => batch.flushSync());
+    out = batch;
+  }
   const logger = pino(base, options.format === 'json' ? out : textDestination(out));
-  (logger as Logger & { [RECORD_WRITER]?: RecordWriter })[RECORD_WRITER] = recordWriter(logger, options.format, out, SERVICE);
+  (logger as Logger & { [RECORD_WRITER]?: RecordWriters })[RECORD_WRITER] = recordWriters(logger, options.format, out, SERVICE);
   return logger;
 }

@@ -2,7 +2,7 @@
 // writes each event to the process log under the `veil.audit` logger and never fails the
 // request (fail-open, ephemeral); `file` (file-sink.ts) appends to an HMAC-chained file and
 // resolves only after the record is fsynced.
-import { recordWriterOf } from '../logging.js';
+import { boundRecordWriterOf } from '../logging.js';
 import type { AuditEvent } from './event.js';
 
 /** What the log sink needs of a logger (pino's, or Fastify's view of it). */
@@ -35,7 +35,7 @@ export const AUDIT_LOGGER_NAME = 'veil.audit';
  * Audit events on the process log. Logging problems never reach the request (fail-open). With
  * the default `log` sink the event is the request's one line at info (routes log their own
  * completion events at debug): on a logger from createLogger it is written directly in the
- * log's format (logging.ts RecordWriter: the event is flat and value-free by construction, so
+ * log's format (logging.ts BoundRecordWriter: the event is flat and value-free by construction, so
  * pino's generic serialization and redaction have nothing to do), otherwise through a pino child.
  */
 export class LogAuditSink implements AuditSink {
@@ -44,9 +44,11 @@ export class LogAuditSink implements AuditSink {
   readonly #write: (event: AuditEvent) => void;
 
   constructor(logger: AuditLogger) {
-    const direct = recordWriterOf(logger);
+    // The line's constant part (service, logger name, `audit=true`, message) formatted once here;
+    // the event is written as it is, not copied into a new object with `audit` in front.
+    const direct = boundRecordWriterOf(logger, AUDIT_LOGGER_NAME, 'audit', { audit: true });
     if (direct !== undefined) {
-      this.#write = (event) => direct(AUDIT_LOGGER_NAME, { audit: true, ...event }, 'audit');
+      this.#write = direct;
       return;
     }
     // Info level whatever the process level, so VEIL_LOG_LEVEL=warn does not silence the audit

@@ -4,6 +4,7 @@
 // per-type counts, guard flags, policy, trace id) plus the route, status, duration and the
 // error code the envelope carried, and that one observation feeds the Prometheus counters and
 // the tracer. No route increments a metric itself.
+import { routeOptionsOf } from '../plugins/request-slot.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { operationOf } from '../audit/event.js';
 import { factsOf, type CollectedFacts } from '../audit/facts.js';
@@ -66,7 +67,7 @@ function continuesSession(body: unknown): boolean {
 }
 
 export function observe(request: FastifyRequest, status: number, durationMs: number): RequestObservation {
-  const route = request.routeOptions.url;
+  const route = routeOptionsOf(request).url;
   const operation = route === undefined ? 'unmatched' : operationOf(request.method, route);
   const kind = kindOf(operation);
   const facts = factsOf(request);

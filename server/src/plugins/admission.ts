@@ -29,7 +29,7 @@ import type { BodyOffload } from '../usecases/executor.js';
 import type { Admission, Ticket } from '../services/overload.js';
 import type { ConnectionGuard } from './connections.js';
 import { bodySize } from './json.js';
-import { requestSlot } from './request-slot.js';
+import { requestSlot, routeOptionsOf } from './request-slot.js';
 
 /** The longest an early answer's connection stays open to discard what its client still sends. */
 export const EARLY_DRAIN_MS = 5000;
@@ -76,14 +76,14 @@ export interface AdmissionDeps extends ConfigSlice<'server'> {
 
 export function registerAdmission(app: FastifyInstance, deps: AdmissionDeps, admission: Admission, guard: ConnectionGuard | undefined): void {
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.is404 || request.routeOptions.config.scope === 'public') {
+    if (request.is404 || routeOptionsOf(request).config.scope === 'public') {
       done();
       return;
     }
     const headers = request.raw.headers;
     const declared = headers['content-length'];
     const chunked = declared === undefined && headers['transfer-encoding'] !== undefined;
-    const stream = STREAM_ROUTES.has(request.routeOptions.url ?? '') && (headers['content-type'] ?? '').toLowerCase().startsWith(NDJSON);
+    const stream = STREAM_ROUTES.has(routeOptionsOf(request).url ?? '') && (headers['content-type'] ?? '').toLowerCase().startsWith(NDJSON);
     const large = chunked || (declared !== undefined && deps.offload.offloads(Number(declared)));
     if (!stream && !large) {
       done();

@@ -27,7 +27,7 @@ import { authenticatedPrincipal } from '../auth/principal.js';
 import { buildEvent, type AuditEvent } from '../audit/event.js';
 import { factsOf } from '../audit/facts.js';
 import type { AuditSink } from '../audit/sink.js';
-import { requestSlot } from './request-slot.js';
+import { requestSlot, routeOptionsOf } from './request-slot.js';
 
 export type AuditMode = 'always' | 'failures' | 'never';
 
@@ -63,12 +63,12 @@ const audits = requestSlot<RequestAudit>('veil.audit');
 const MAX_ERROR_BODY = 16 * 1024;
 
 function modeOf(request: FastifyRequest): AuditMode {
-  const url = request.routeOptions.url;
+  const url = routeOptionsOf(request).url;
   // Unmatched URLs (404/405) have no route: nothing was executed, and scanners would flood it.
   if (url === undefined) return 'never';
   // CORS preflights carry no credential and run nothing.
   if (request.method === 'OPTIONS') return 'never';
-  const config = request.routeOptions.config;
+  const config = routeOptionsOf(request).config;
   // A public route (no credential, no operation on data) is never audited.
   return config.audit ?? DEFAULT_MODES[url] ?? ((config as { scope?: unknown }).scope === 'public' ? 'never' : 'always');
 }
@@ -111,7 +111,7 @@ function eventOf(
   return buildEvent(
     {
       method: request.method,
-      url: request.routeOptions.url ?? 'unknown',
+      url: routeOptionsOf(request).url ?? 'unknown',
       requestId: request.id,
       status,
       durationMs: reply.elapsedTime,

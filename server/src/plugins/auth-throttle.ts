@@ -11,6 +11,7 @@
 // the proxy and shares one bucket). IPv6 sources are grouped by /64, since one host usually
 // holds a whole /64 and could otherwise mint fresh buckets at will. The table is bounded
 // (max_sources, least recently used forgotten) and idle buckets leave once full again.
+import { routeOptionsOf } from './request-slot.js';
 import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { ConfigSlice } from '../config/index.js';
@@ -49,7 +50,7 @@ export function registerAuthThrottle(app: FastifyInstance, deps: ConfigSlice<'au
   const limits: BucketLimits = { ratePerSecond: settings.per_minute / 60, burst: settings.burst };
 
   app.addHook('onRequest', (request, _reply, done) => {
-    const scope = request.is404 ? 'authenticated' : request.routeOptions.config.scope;
+    const scope = request.is404 ? 'authenticated' : routeOptionsOf(request).config.scope;
     if (scope === 'public') {
       done();
       return;

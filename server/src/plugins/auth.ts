@@ -22,6 +22,7 @@
 // through the normal error handler (envelope, logged once, the credential never in the log).
 // Requests that match no route are authenticated too (401 before 404), so an anonymous caller
 // cannot map the API surface.
+import { routeOptionsOf } from './request-slot.js';
 import cors from '@fastify/cors';
 import { isVeilError, VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
@@ -122,7 +123,7 @@ export async function registerAuth(app: FastifyInstance, config: VeilConfig, aut
   // goes on without a promise; token modes that may fetch a key set take the promise path.
   const now = authenticator.authenticateNow?.bind(authenticator);
   app.addHook('onRequest', (request, reply, done) => {
-    const scope = request.is404 ? 'authenticated' : request.routeOptions.config.scope;
+    const scope = request.is404 ? 'authenticated' : routeOptionsOf(request).config.scope;
     if (scope === 'public') {
       done();
       return;

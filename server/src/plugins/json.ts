@@ -17,7 +17,7 @@ import type { ConfigSlice, VeilConfig } from '../config/index.js';
 import { MAX_BODY_DEPTH, parseJsonBounded, type JsonStructureLimits } from '../domain/json-depth.js';
 import type { BodyOffload } from '../usecases/executor.js';
 import type { DeferrableField, DeferredSource } from '../workers/offload-worker.js';
-import { requestSlot } from './request-slot.js';
+import { requestSlot, routeOptionsOf } from './request-slot.js';
 
 /** What is kept of a request's raw body: its size, and what the idempotency fingerprint needs. */
 interface RawBody {
@@ -39,7 +39,7 @@ export function bodySize(request: FastifyRequest): number {
 
 /** The prefix of the fingerprint: the same request sent to another route is another request. */
 function fingerprintPrefix(request: FastifyRequest): string {
-  return `${request.method}\n${request.routeOptions.url ?? request.url}\n`;
+  return `${request.method}\n${routeOptionsOf(request).url ?? request.url}\n`;
 }
 
 /** SHA-256 of method, route and raw body: what an Idempotency-Key is bound to. */
@@ -166,11 +166,11 @@ export function registerJsonParser(app: FastifyInstance, deps: JsonParserDeps): 
   const limits = jsonLimits(deps.config);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: NodeJS.ReadableStream) => {
-    const bytes = await readBody(payload, request.routeOptions.bodyLimit ?? deps.config.server.body_limit_bytes, request.headers['content-length']);
+    const bytes = await readBody(payload, routeOptionsOf(request).bodyLimit ?? deps.config.server.body_limit_bytes, request.headers['content-length']);
     const size = bytes.length;
     if (size === 0) throw new VeilError('VEIL_VALIDATION_FAILED', 'body: is required');
     // Small: decoded here; large: decoded, parsed and fingerprinted on a worker (the executor decides).
-    const run = deps.offload.parseBody(bytes, () => ({ defer: request.routeOptions.config.deferDocuments === true ? DEFERRABLE : [], fingerprintPrefix: fingerprintPrefix(request) }));
+    const run = deps.offload.parseBody(bytes, () => ({ defer: routeOptionsOf(request).config.deferDocuments === true ? DEFERRABLE : [], fingerprintPrefix: fingerprintPrefix(request) }));
     if (run.where === 'worker') {
       const parsed = await run.parsed;
       rawBodies.set(request, { bytes: size, fingerprint: parsed.fingerprint, ...(parsed.deferred.length > 0 ? { raw: bytes } : {}) });

@@ -28,6 +28,7 @@
 //
 // A refused request gets 429 VEIL_RATE_LIMITED with `Retry-After` in whole seconds (rounded up)
 // and takes nothing from the bucket. The clock is deps.now.
+import { routeOptionsOf } from './request-slot.js';
 import { VeilError } from '@veil/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticatedPrincipal, type Principal } from '../auth/principal.js';
@@ -169,8 +170,8 @@ export function registerRateLimit(app: FastifyInstance, deps: RateLimitDeps): Ra
   if (!config.rate_limit.enabled) return undefined;
   const limiter = new RateLimiter(deps.now);
   app.addHook('onRequest', (request, _reply, done) => {
-    const scope = request.is404 ? 'authenticated' : request.routeOptions.config.scope;
-    const exempt = !request.is404 && request.routeOptions.config.rateLimit === false;
+    const scope = request.is404 ? 'authenticated' : routeOptionsOf(request).config.scope;
+    const exempt = !request.is404 && routeOptionsOf(request).config.rateLimit === false;
     // Authentication failures never get here (the auth hook threw); a missing principal is a
     // public route and is not charged.
     const principal = scope === 'public' || exempt ? undefined : authenticatedPrincipal(request);

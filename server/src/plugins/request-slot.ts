@@ -26,3 +26,23 @@ export function requestSlot<T>(name: string): RequestSlot<T> {
     },
   };
 }
+
+/** A request's route as Fastify describes it (url pattern, config, body limit). */
+export type RouteOptions = FastifyRequest['routeOptions'];
+
+const routeOptionsSlot = requestSlot<RouteOptions>('veil.routeOptions');
+
+/**
+ * `request.routeOptions`, read once per request: Fastify's getter builds a new object of a dozen
+ * fields (and asks the router for its version strategy) on every read, and the layers around a
+ * request (auth, rate limit, admission, the body parser, audit, metrics) read it eight to ten
+ * times between them. The route does not change during a request, so the first read serves all.
+ */
+export function routeOptionsOf(request: FastifyRequest): RouteOptions {
+  let options = routeOptionsSlot.get(request);
+  if (options === undefined) {
+    options = request.routeOptions;
+    routeOptionsSlot.set(request, options);
+  }
+  return options;
+}
