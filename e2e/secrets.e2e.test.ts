@@ -40,11 +40,14 @@ describe('several workers without a configured secret', () => {
   it('share one set of keys: every cross-worker rehydrate works, and a revocation on one worker holds on all', async () => {
     const dir = tempDir();
     const server = await start({ args: ['--workers', '2'], env: sqliteOnly(dir) });
-    // Both workers up, and fresh connections meet both of them.
+    // Both workers up, and fresh connections meet both of them. The server answers once one
+    // worker is ready; on a loaded machine the second can take seconds more, so the probe waits
+    // between rounds (bounded by the hook timeout, not by a timed assertion).
     const pids = new Set<number>();
-    for (let attempt = 0; attempt < 40 && pids.size < 2; attempt += 1) {
+    for (let attempt = 0; attempt < 300 && pids.size < 2; attempt += 1) {
       const diagnostics = await fresh(server.url, 'GET', '/v1/diagnostics');
       if (diagnostics.status === 200) pids.add(diagnostics.json.worker.pid as number);
+      if (pids.size < 2 && attempt % 10 === 9) await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(pids.size).toBe(2);
 
