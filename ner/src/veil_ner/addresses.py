@@ -75,7 +75,7 @@ _SOUTH_TYPES = (
     # more Italian, Spanish and Portuguese street words (toponymy of those countries)
     "Contrada|Borgo|Rotonda|Stretto|Incrocio|Canale|Lungomare|Salita|Vico|Traversa|Prolongación|Circuito|"
     "Cerrada|Privada|Callejón|Pasaje|Glorieta|Cañada|Urbanización|Diagonal|Diag\\.|Ladeira|Esplanada|Rodovia|"
-    "Vereda|Viela|Largo|Beco|Parque|Passeio|R\\.|Av|"
+    "Vereda|Viela|Largo|Beco|Parque|Passeio|R\\.|Av|Rambla|Lagoa|Setor|Quadra|"
     # Polish and Czech: "ul. Wiosenna 11", "Aleja Róż 4", "plac Wolności 3"
     "ul\\.|Ul\\.|ulica|Ulica|al\\.|Al\\.|aleja|Aleja|plac|Plac|pl\\.|os\\.|náměstí|nám\\.|třída"
 )
@@ -164,7 +164,7 @@ _UNIT = re.compile(
     r"(?:,?[ \t]*|[ \t]*\n[ \t]*)"
     r"(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm|Bldg|Building|#|"
     # floors, doors and flats in the catalog's other languages: "Piso 6", "Puerta 2", "Stiege 3"
-    r"Piso|Puerta|Planta|Esc|Escalera|Apto|Depto|Dpto|Andar|Bloco|Sala|Piano|Interno|Scala|Stiege|Tür|Top|"
+    r"Piso|Puerta|Planta|Esc|Escalera|Apto|Depto|Dpto|Andar|Bloco|Sala|Piano|Interno|Scala|Stiege|Tür|Top|Appartamento|"
     r"Étage|Etg|Bte|Boîte)\.?[ \t]*#?\w{1,6}\b"
 )
 _SAME_LINE = re.compile(
@@ -198,11 +198,11 @@ def _is_person_line(value: str) -> bool:
 _NUMBER_BEFORE = re.compile(r"(?:^|(?<=[\s:;(]))\d{1,6}[ \t]+$")
 
 
-def _house_number_before(text: str, match: re.Match[str]) -> int:
+def _house_number_before(text: str, match: re.Match[str], floor: int) -> int:
     start = match.start()
     if match.lastgroup in ("military", "box"):
         return start
-    low = max(0, start - 12)
+    low = max(floor, start - 12)
     before = _NUMBER_BEFORE.search(text[low:start])
     if before is None or (before.start() == 0 and low > 0 and not text[low - 1].isspace()):
         return start
@@ -211,7 +211,7 @@ def _house_number_before(text: str, match: re.Match[str]) -> int:
 
 def find(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of every street address in `text`, in order, not overlapping."""
-    position = 0
+    position = floor = 0  # floor: the end of the last address (a number there is its own)
     while True:
         match = _STREET.search(text, position)
         if match is None:
@@ -246,7 +246,8 @@ def find(text: str) -> Iterator[tuple[int, int]]:
             continue
         while end > match.start() and text[end - 1] in " \t,.":  # a closing dot belongs to the sentence
             end -= 1
-        yield _house_number_before(text, match), end
+        yield _house_number_before(text, match, floor), end
+        floor = end
         position = end
 
 

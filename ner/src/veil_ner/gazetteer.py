@@ -45,8 +45,11 @@ def last_names() -> frozenset[str]:
     return words("last_names")
 
 
+@functools.cache
 def places() -> frozenset[str]:
-    return words("places")
+    """Cities of 15,000+ inhabitants, countries and US states (GeoNames), and the world's
+    first-level regions (ISO 3166-2: "Steiermark", "Jönköpings län"; session 10)."""
+    return words("places") | words("regions")
 
 
 def towns() -> frozenset[str]:
@@ -171,8 +174,9 @@ def has_name_vectors() -> bool:
 
 def load_all() -> None:
     """Read every list once (at model load), so no request pays for it."""
-    for name in ("first_names", "last_names", "places", "towns", "currencies", "tech_terms"):
+    for name in ("first_names", "last_names", "places", "regions", "towns", "currencies", "tech_terms"):
         words(name)
+    places()
     function_words()
     stop_words()
 

@@ -434,7 +434,112 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
             for rival in rivals:
                 kept.remove(rival)
             kept.add(candidate)
+    _add_paired_places(text, kept)
+    if _UPPER_PAIR.search(text):
+        _add_lone_region_codes(text, kept)
     return _merge_address_runs(text, _with_qualifier(text, kept.spans()))
+
+
+# "Springfield, IL", "Salem, OR 97301", "Kongens Lyngby, Denmark", "Hrastnik, Savinjska": a town
+# then a comma and a region (a state or province abbreviation, a country, a first-level region),
+# ending the clause. The region says the words before it are a town, whatever the lists know of
+# them (a small town, or a name shaped like one: "Osborneburgh, ND"); each is its own location, as
+# the held-out corpus and a reader count them (without a street part, "Lyon, France" is two places).
+_REGION_CODES = frozenset(
+    # US states, DC, territories and military "states"; Canadian provinces; Australian states
+    "AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC "
+    "ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC AS GU MP PR VI FM MH PW AA AE AP "
+    "AB BC MB NB NL NS NT NU ON PE QC SK YT NSW VIC QLD SA WA TAS ACT".split()
+)
+# Codes that are also a title or a degree after a person's name ("Jane Smith, MD", "Dr. Ruiz, DO"):
+# after a town only when the town is a known or place-shaped one, never a model person.
+_TITLE_CODES = frozenset(["MD", "DO", "PA", "RN"])
+_PAIR = re.compile(
+    rf"(?<![\w@./\-])(?P<city>{_PLACE})[ \t]*,[ \t]*(?P<region>[A-Z]{{2,3}}|{_PLACE})"
+    r"(?:[ \t]+\d{5}(?:-\d{4})?)?(?=[ \t]*(?:[,.;:!?)\r\n]|$)|[ \t]+[a-z(])"
+)
+_MODEL_LABELS = frozenset(["PERSON", "ORG", "GPE", "LOC", "FAC", "NORP"])
+
+
+def _paired_city(city: str, coded: bool) -> int | None:
+    """The offset in `city` where the town starts: the longest tail of its words that is a place
+    (`_is_place`, a rare word included as after "in"), or, before a region code, a smaller town
+    even when a name list holds it ("Dupont, NH")."""
+    words = city.split(" ")
+    offset = 0
+    for index in range(len(words)):
+        candidate = " ".join(words[index:])
+        if g.fold(words[index]) not in g.CLOSED_CLASS and (
+            _is_place(candidate, "in") or (coded and g.fold(candidate) in g.towns())
+        ):
+            return offset
+        offset += len(words[index]) + 1
+    return None
+
+
+# A state's code alone after a place preposition, ending the clause ("she moved to NJ.", "based in
+# TX, mostly"): not the codes that are English words or name something in technical text ("in
+# PR", "in NS", "in GA", "in DC", "to ID", "in VI", "in PW", "in MS").
+_UPPER_PAIR = re.compile(r"[ \t][A-Z]{2}")  # the cheap test: most texts have no code at all
+_LONE_CODE = re.compile(
+    r"(?<![\w])(?i:in|near|from|to|around|outside|across|through|visiting)[ \t]+(?P<code>[A-Z]{2,3})"
+    r"(?=[ \t]*(?:[,.;:!?)\r\n]|$))"
+)
+_WORD_CODES = frozenset(
+    "IN OR ME OK HI AS ON AA AE AP MD DO PA PR SA NS NT MS CO ID VI GA FM PW DC PE ACT SK BC MB NL".split()
+)
+
+
+def _add_lone_region_codes(text: str, kept: _SpanSet) -> None:
+    for match in _LONE_CODE.finditer(text):
+        code = match.group("code")
+        if code not in _REGION_CODES or code in _WORD_CODES:
+            continue
+        candidate = RawEntity(match.start("code"), match.end("code"), PLACE_LABEL, PLACE_CONFIDENCE)
+        if not kept.overlapping(candidate):
+            kept.add(candidate)
+
+
+def _add_paired_places(text: str, kept: _SpanSet) -> None:
+    for match in _PAIR.finditer(text):
+        region, city = match.group("region"), match.group("city")
+        coded = region in _REGION_CODES
+        region_start = match.start("region")
+        if not coded and (region.isupper() or g.fold(region) not in g.words("regions")):
+            continue
+        placed = [  # the model or a place rule already found the town: "Gaillard, France"
+            r.start
+            for r in kept.overlapping(RawEntity(match.start("city"), match.end("city"), PLACE_LABEL, 0.0))
+            if veil_type(r.label) == "location" and r.end == match.end("city") and r.start >= match.start("city")
+        ]
+        offset = placed[0] - match.start("city") if placed else _paired_city(city, coded and region not in _TITLE_CODES)
+        if offset is None:
+            continue
+        start, end = match.start("city") + offset, match.end("region")
+        if _NAME_COMES.search(text, max(0, start - 20), start):
+            continue  # "Thanks Anna, Norway is lovely": a name the greeting addresses
+        rivals = kept.overlapping(RawEntity(start, end, PLACE_LABEL, PLACE_CONFIDENCE))
+        if any(veil_type(r.label) == "person" and r.start < region_start - 1 for r in rivals) and (
+            g.fold(text[start : match.end("city")].split(" ")[0]) in g.first_names()
+        ):
+            continue  # "Anna, Texas": a person named before a region, not a town
+        if any(
+            r.start < start
+            or r.end > end
+            or not (
+                r.label in _MODEL_LABELS
+                or r.label == PLACE_LABEL
+                or (r.label == PERSON_LABEL and r.start >= region_start)  # "Gaillard, France": no first name
+            )
+            for r in rivals
+        ):
+            continue  # part of an address, a firm, a gazetteer name: those rules know more
+        if any(veil_type(r.label) == "person" for r in rivals) and region in _TITLE_CODES:
+            continue
+        for rival in rivals:
+            kept.remove(rival)
+        kept.add(RawEntity(start, match.end("city"), PLACE_LABEL, PLACE_CONFIDENCE))
+        kept.add(RawEntity(region_start, end, PLACE_LABEL, PLACE_CONFIDENCE))
 
 
 # A place's qualifier in brackets belongs to its name: "Cyprus (Greek)", "Latsia (Lakkia)", "Georgia
