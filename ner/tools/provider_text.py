@@ -39,7 +39,7 @@ from pathlib import Path
 from faker import Faker
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools/ner-heldout"))
-from presidio_synth import to_veil  # noqa: E402  (the corpus's own label conventions)
+from presidio_synth import to_veil
 
 # Faker locales of the countries FakeNameGenerator records come from (their street lines and towns).
 LOCALES = {
@@ -103,7 +103,11 @@ class Values:
     def record(self) -> dict[str, str]:
         locale = self.locale()
         fake = self.fakers[locale]
-        state = getattr(fake, "state", None) or getattr(fake, "administrative_unit", None) or getattr(fake, "region", None)
+        state = (
+            getattr(fake, "state", None)
+            or getattr(fake, "administrative_unit", None)
+            or getattr(fake, "region", None)
+        )
         abbr = getattr(fake, "state_abbr", None) or getattr(fake, "province_abbr", None)
         return {
             "street": fake.street_address(),
@@ -167,7 +171,13 @@ def gpe(parts: Parts, v: Values, rng: random.Random) -> None:
         lambda p: p.add(rec["state"], "GPE"),
         lambda p: p.add(rec["country"], "GPE"),
         lambda p: p.add(rec["city"], "GPE").add(", ").add(rec["state_abbr"], "GPE"),
-        lambda p: p.add(rec["city"], "GPE").add(", ").add(rec["state_abbr"], "GPE").add(" ").add(v.postcode(), "ZIP_CODE"),
+        lambda p: (
+            p.add(rec["city"], "GPE")
+            .add(", ")
+            .add(rec["state_abbr"], "GPE")
+            .add(" ")
+            .add(v.postcode(), "ZIP_CODE")
+        ),
         lambda p: p.add(rec["city"], "GPE").add(", ").add(rec["country"], "GPE"),
         lambda p: p.add(rec["city"], "GPE").add(", ").add(rec["state"], "GPE"),
         lambda p: p.add(rec["state_abbr"], "GPE"),
@@ -184,10 +194,16 @@ def address_value(p: Parts, v: Values, rng: random.Random) -> None:
     street = f"{v.building_number()} {rec['street']}" + (f" {v.secondary()}" if rng.random() < 0.5 else "")
     form = rng.randrange(11)
     if form == 0:
-        p.add(number, "STREET_ADDRESS").add(" ").add(rec["street"], "STREET_ADDRESS").add(" ").add(unit, "STREET_ADDRESS")
-        p.add(" ").add(rec["city"], "GPE").add(" ").add(rng.choice([rec["state"], rec["state_abbr"], rec["country"]]), "GPE")
+        p.add(number, "STREET_ADDRESS").add(" ").add(rec["street"], "STREET_ADDRESS").add(" ").add(
+            unit, "STREET_ADDRESS"
+        )
+        p.add(" ").add(rec["city"], "GPE").add(" ").add(
+            rng.choice([rec["state"], rec["state_abbr"], rec["country"]]), "GPE"
+        )
     elif form in (1, 2):
-        p.add(number, "STREET_ADDRESS").add(" ").add(rec["street"], "STREET_ADDRESS").add("\n ").add(unit, "STREET_ADDRESS")
+        p.add(number, "STREET_ADDRESS").add(" ").add(rec["street"], "STREET_ADDRESS").add("\n ").add(
+            unit, "STREET_ADDRESS"
+        )
         p.add("\n ").add(rec["city"], "GPE").add("\n ").add(rec["country"], "GPE")
         if form == 2:
             p.add(" ").add(v.postcode(), "STREET_ADDRESS")
@@ -197,13 +213,19 @@ def address_value(p: Parts, v: Values, rng: random.Random) -> None:
         p.add(street, "STREET_ADDRESS").add(" ").add(unit, "STREET_ADDRESS").add(", ").add(rec["city"], "GPE")
         p.add(", ").add(rec["country"], "GPE").add(" ").add(v.postcode(), "STREET_ADDRESS")
     elif form in (5, 6):
-        p.add(street, "STREET_ADDRESS").add("\n").add(rec["city"], "GPE").add(", ").add(rec["state_abbr"], "GPE")
+        p.add(street, "STREET_ADDRESS").add("\n").add(rec["city"], "GPE").add(", ").add(
+            rec["state_abbr"], "GPE"
+        )
         p.add(" ").add(v.postcode(), "STREET_ADDRESS")
     elif form in (7, 8):
-        p.add(street, "STREET_ADDRESS").add("\n").add(rec["city"], "GPE").add("\n, ").add(rec["state_abbr"], "GPE")
+        p.add(street, "STREET_ADDRESS").add("\n").add(rec["city"], "GPE").add("\n, ").add(
+            rec["state_abbr"], "GPE"
+        )
         p.add("\n ").add(v.postcode(), "STREET_ADDRESS")
     elif form == 9:
-        p.add(street, "STREET_ADDRESS").add("\n").add(rec["city"], "GPE").add("\n, ").add(rec["state_abbr"], "GPE")
+        p.add(street, "STREET_ADDRESS").add("\n").add(rec["city"], "GPE").add("\n, ").add(
+            rec["state_abbr"], "GPE"
+        )
         p.add("\n ").add(rec["country"], "GPE").add(" ").add(v.postcode(), "STREET_ADDRESS")
     else:
         p.add(rec["street"], "STREET_ADDRESS")
@@ -273,7 +295,9 @@ FAMILIES = {"gpe": gpe, "address": address, "person": person}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--count", type=int, default=300, help="records per class")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--out", type=Path, required=True, help="directory for one JSONL file per class")
@@ -287,7 +311,13 @@ def main() -> int:
                 parts = Parts()
                 family(parts, values, rng)
                 entities, ignored = to_veil(parts.text, parts.spans)
-                record = {"id": f"{name}-{index}", "lang": "en", "text": parts.text, "entities": entities, "ignored": ignored}
+                record = {
+                    "id": f"{name}-{index}",
+                    "lang": "en",
+                    "text": parts.text,
+                    "entities": entities,
+                    "ignored": ignored,
+                }
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 0
 

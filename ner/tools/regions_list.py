@@ -6,10 +6,10 @@ case-folded entry per line, for the recognition pipeline's places (docs/ner.md, 
 A state, province, county or region is how a postal address and a sentence name where someone
 lives ("Steiermark", "Jönköpings län", "Mecklenburg-Vorpommern", "Hajdú-Bihar"); GeoNames' city
 lists (places.txt, towns.txt) hold settlements, not regions. Left out: names in non-Latin scripts
-(the other lists are Latin-script too), and one-word names that are frequent English words
-(`frequent_words.txt`: "Central", "Western", "Unity", "Lakes", "Bay") or names in the person lists
-("Paola", "Ewa") unless places.txt already holds them, so a region list never turns an everyday
-word or a first name into a place.
+(the other lists are Latin-script too), and one-word names that are everyday words saying where
+(`_GENERIC`: "Central", "Western", "Lakes", "Bay") or names in the person lists ("Paola", "Ewa")
+unless places.txt already holds them, so a region list never turns an everyday word or a first
+name into a place. A bracketed alternative name is split off ("A Coruña [La Coruña]").
 
 Run in a throw-away venv (the sidecar never imports pycountry):
   python3 -m venv /tmp/pc && /tmp/pc/bin/pip install pycountry==26.2.16
@@ -25,7 +25,8 @@ from pathlib import Path
 import pycountry
 
 DATA = Path(__file__).resolve().parents[1] / "src/veil_ner/data"
-_CODE = re.compile(r"\s*\[[A-Z]{2}-[A-Z0-9]+\]$")  # "Uppsala län [SE-03]": the code disambiguates
+_BRACKET = re.compile(r"\s*\[(?P<inside>[^\]]+)\]$")  # "Uppsala län [SE-03]", "A Coruña [La Coruña]"
+_CODE = re.compile(r"[A-Z]{2}-[A-Z0-9]+")
 
 
 # English names of countries and of the United Kingdom's nations still in everyday use that ISO
@@ -35,6 +36,85 @@ _IN_USE = [
     *("Wales", "Northern Ireland", "Macedonia", "Swaziland", "Burma", "Ivory Coast", "Cape Verde"),
     *("East Timor", "Turkey", "South Korea", "North Korea", "Vatican City"),
 ]
+
+
+# One-word region names that are everyday English words saying where, not which place
+# ("Central", "Western", "Lakes", "Upper"): left out unless GeoNames lists them as a town.
+_GENERIC = frozenset(
+    [
+        "central",
+        "western",
+        "eastern",
+        "northern",
+        "southern",
+        "north",
+        "south",
+        "east",
+        "west",
+        "northeast",
+        "northwest",
+        "southeast",
+        "southwest",
+        "capital",
+        "coast",
+        "coastal",
+        "lakes",
+        "lake",
+        "upper",
+        "lower",
+        "bay",
+        "valley",
+        "river",
+        "national",
+        "interior",
+        "centre",
+        "center",
+        "islands",
+        "island",
+        "unity",
+        "mountain",
+        "mountains",
+        "plateau",
+        "highlands",
+        "lowlands",
+        "littoral",
+        "oriental",
+        "occidental",
+        "midlands",
+        "border",
+        "borders",
+        "delta",
+        "greater",
+        "inner",
+        "outer",
+        "middle",
+        "mid",
+        "far",
+        "equatorial",
+        "metropolitan",
+        "federal",
+        "district",
+        "region",
+        "province",
+        "state",
+        "city",
+        "town",
+        "port",
+        "harbour",
+        "harbor",
+        "antique",
+        "bloke",
+        "cascade",
+        "est",
+        "gulf",
+        "grad",
+        "lac",
+        "mono",
+        "ain",
+        "afar",
+        "ascension",
+    ]
+)
 
 
 def fold(word: str) -> str:  # the same key as gazetteer.fold
@@ -50,15 +130,19 @@ def main() -> None:
         text = (DATA / name).read_text(encoding="utf-8")
         return {line for line in text.splitlines() if line and not line.startswith("#")}
 
-    frequent = lines("frequent_words.txt")
     places = lines("places.txt")
     people = lines("first_names.txt") | lines("last_names.txt")
     names: set[str] = set()
     countries = {*_IN_USE}
     for country in pycountry.countries:
-        countries.update(getattr(country, a) for a in ("name", "common_name", "official_name") if hasattr(country, a))
+        countries.update(
+            getattr(country, a) for a in ("name", "common_name", "official_name") if hasattr(country, a)
+        )
     for region in pycountry.subdivisions:
-        names.add(_CODE.sub("", region.name))
+        bracket = _BRACKET.search(region.name)
+        names.add(region.name[: bracket.start()] if bracket else region.name)
+        if bracket and not _CODE.fullmatch(bracket.group("inside")):
+            names.add(bracket.group("inside"))
     # "Netherlands, Kingdom of the", "Korea, Republic of": the short name people write
     names.update(name.split(", ")[0] for name in list(names) if ", " in name)
     countries.update(name.split(", ")[0] for name in list(countries) if ", " in name)
@@ -67,10 +151,11 @@ def main() -> None:
         key = fold(name.strip())
         if len(key) < 3 or not latin(key):
             continue
-        if " " not in key and "-" not in key and key not in places and (key in frequent or key in people):
-            continue  # an everyday word or a person's name first ("Central", "Paola")
+        if " " not in key and "-" not in key and key not in places and (key in _GENERIC or key in people):
+            continue  # a word that says where, not which place ("Central"), or a person's name ("Paola")
         keys.add(key)
-    header = f"# ISO 3166-1/3166-2 names via pycountry {pycountry.__version__ if hasattr(pycountry, '__version__') else '26.2.16'} (LGPL-2.1; data from Debian iso-codes)\n"
+    version = getattr(pycountry, "__version__", "26.2.16")
+    header = f"# ISO 3166-1/3166-2 names via pycountry {version} (LGPL-2.1; data from Debian iso-codes)\n"
     (DATA / "regions.txt").write_text(header + "".join(f"{k}\n" for k in sorted(keys)), encoding="utf-8")
     print(f"regions.txt: {len(keys)} entries")
 

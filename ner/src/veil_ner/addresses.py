@@ -46,6 +46,8 @@ _PARTICLE = (
 )
 # A street's name word, never a unit word: in "703, chemin Emmanuel Charles Apt. 581" the unit is a tail.
 _NAME = rf"(?!(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Room|Bldg|Building)\b){CAP}"
+# A house number's second part: "13/35", "1-5", "79/36".
+_RANGE = r"(?:[/\-]\d{1,4}[a-zA-Z]?\b)?"
 _NUM = r"\d{1,6}[A-Za-z]?(?:\s?[-/\u2013]\s?\d{1,5}[A-Za-z]?)?"
 
 _US_TYPES = (
@@ -143,14 +145,14 @@ _STREET = re.compile(
         (?:{_PARTICLE}[ \t]*)*{_NAME}(?:[ \t\-]+(?:{_PARTICLE}[ \t]*)*{_NAME}){{0,4}})
     |(?P<south>\b(?:{_SOUTH_TYPES})[ \t]+(?:{_PARTICLE}[ \t]+)*{_NAME}
         (?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_NAME}){{0,4}}
-        ,?\s*(?:n\.?\s?[º°o]?\.?\s*)?\d{{1,5}}[A-Za-z]?\b)
+        ,?\s*(?:n\.?\s?[º°o]?\.?\s*)?\d{{1,5}}[A-Za-z]?\b{_RANGE})
     |(?P<compound>\b[{_UP}][\w\-]*(?:{_COMPOUND_SUFFIX}|-(?i:{_COMPOUND_SUFFIX}))
-        (?:\s+{CAP})?\s+\d{{1,4}}(?:[ \t]?[a-zA-Z]\b)?(?:[/\-]\d{{1,4}}[a-zA-Z]?\b)?
+        (?:\s+{CAP})?\s+\d{{1,4}}(?:[ \t]?[a-zA-Z]\b)?{_RANGE}
         |\b(?:Am|An\sder|Auf\sder|Im|In\sder|Zum|Zur|Op\sde|Aan\sde)\s+{CAP}\s+\d{{1,4}}[a-z]?\b
         |\b{CAP}\s+(?:Straße|Strasse|Str\.|Gasse|Weg|Platz|Allee|utca|út|körút|tér|rakpart|sétány|köz|fasor|sor|
-            iela|gatvė|prospekt|ulica|cesta|trg|ulice|nábřeží)[ \t]+\d{{1,4}}[a-z]?\b(?:[/\-]\d{{1,4}}[a-z]?\b)?\.?)
+            iela|gatvė|prospekt|ulica|cesta|trg|ulice|nábřeží)[ \t]+\d{{1,4}}[a-z]?\b{_RANGE}\.?)
     |(?P<weak>\b(?:\d{{1,6}}[ \t]+)?(?=[{_UP}])(?!{_MONTHS}|[A-Z]{{2,4}}[ \t])  # not an acronym: "GDR 144A"
-        [{_UP}][^\W\d_]{{2,}}(?:[ \t]+[{_UP}][^\W\d_]+){{0,2}}[ \t]+\d{{1,5}}[a-zA-Z]?\b(?:[/\-]\d{{1,4}}[a-zA-Z]?\b)?)
+        [{_UP}][^\W\d_]{{2,}}(?:[ \t]+[{_UP}][^\W\d_]+){{0,2}}[ \t]+\d{{1,5}}[a-zA-Z]?\b{_RANGE})
     |(?P<box>\b(?:P\.?\s?O\.?\s?Box|Postfach|Apartado|Casella\spostale|Caixa\spostal)\s+\d{{1,6}}\b))
     """
 )
@@ -158,7 +160,8 @@ _STREET = re.compile(
 _POSTCODE = r"(?:\d{4}\s?[A-Z]{2}|\d{4,5}(?:-\d{3,4})?|[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}|[A-Z]-\d{4,5})"
 # A town's name stays on its line; Czech, Slovene and German towns hold particles too
 # ("Rychnov u Jablonce nad Nisou", "Zagorje ob Savi").
-_CITY = rf"{_CAP_NAME}(?:[ \t\-]+(?:(?:{_PARTICLE}|nad|pod|u|ob|na|pri|bei|im|sur|sul|upon)[ \t\-]+)*{_CAP_NAME}){{0,3}}"
+_TOWN_PARTICLE = rf"(?:{_PARTICLE}|nad|pod|u|ob|na|pri|bei|im|sur|sul|upon)"
+_CITY = rf"{_CAP_NAME}(?:[ \t\-]+(?:{_TOWN_PARTICLE}[ \t\-]+)*{_CAP_NAME}){{0,3}}"
 _END = r"(?=[ \t]*(?:[,;\n\r)\]?!]|$|\.(?:\s|$))|[ \t]+[a-z])"
 _UNIT = re.compile(
     r"(?:,?[ \t]*|[ \t]*\n[ \t]*)"
@@ -185,6 +188,7 @@ def _is_person_line(value: str) -> bool:
     words = g.WORD.findall(value)
     return (
         len(words) >= 2
+        and not any(ch.isdigit() for ch in value)  # "Bertrand, ME 63844": a town, a state and a ZIP code
         and not words[0].isupper()  # "LE CREUSOT", "LO": a city or region in capitals, not a name line
         and g.fold(words[0]) in g.first_names()
         and g.fold(words[0]) not in g.places()

@@ -447,9 +447,90 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
 # the held-out corpus and a reader count them (without a street part, "Lyon, France" is two places).
 _REGION_CODES = frozenset(
     # US states, DC, territories and military "states"; Canadian provinces; Australian states
-    "AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC "
-    "ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC AS GU MP PR VI FM MH PW AA AE AP "
-    "AB BC MB NB NL NS NT NU ON PE QC SK YT NSW VIC QLD SA WA TAS ACT".split()
+    [
+        "AL",
+        "AK",
+        "AZ",
+        "AR",
+        "CA",
+        "CO",
+        "CT",
+        "DE",
+        "FL",
+        "GA",
+        "HI",
+        "ID",
+        "IL",
+        "IN",
+        "IA",
+        "KS",
+        "KY",
+        "LA",
+        "ME",
+        "MD",
+        "MA",
+        "MI",
+        "MN",
+        "MS",
+        "MO",
+        "MT",
+        "NE",
+        "NV",
+        "NH",
+        "NJ",
+        "NM",
+        "NY",
+        "NC",
+        "ND",
+        "OH",
+        "OK",
+        "OR",
+        "PA",
+        "RI",
+        "SC",
+        "SD",
+        "TN",
+        "TX",
+        "UT",
+        "VT",
+        "VA",
+        "WA",
+        "WV",
+        "WI",
+        "WY",
+        "DC",
+        "AS",
+        "GU",
+        "MP",
+        "PR",
+        "VI",
+        "FM",
+        "MH",
+        "PW",
+        "AA",
+        "AE",
+        "AP",
+        "AB",
+        "BC",
+        "MB",
+        "NB",
+        "NL",
+        "NS",
+        "NT",
+        "NU",
+        "ON",
+        "PE",
+        "QC",
+        "SK",
+        "YT",
+        "NSW",
+        "VIC",
+        "QLD",
+        "SA",
+        "WA",
+        "TAS",
+        "ACT",
+    ]
 )
 # Codes that are also a title or a degree after a person's name ("Jane Smith, MD", "Dr. Ruiz, DO"):
 # after a town only when the town is a known or place-shaped one, never a model person.
@@ -486,7 +567,39 @@ _LONE_CODE = re.compile(
     r"(?=[ \t]*(?:[,.;:!?)\r\n]|$))"
 )
 _WORD_CODES = frozenset(
-    "IN OR ME OK HI AS ON AA AE AP MD DO PA PR SA NS NT MS CO ID VI GA FM PW DC PE ACT SK BC MB NL".split()
+    [
+        "IN",
+        "OR",
+        "ME",
+        "OK",
+        "HI",
+        "AS",
+        "ON",
+        "AA",
+        "AE",
+        "AP",
+        "MD",
+        "DO",
+        "PA",
+        "PR",
+        "SA",
+        "NS",
+        "NT",
+        "MS",
+        "CO",
+        "ID",
+        "VI",
+        "GA",
+        "FM",
+        "PW",
+        "DC",
+        "PE",
+        "ACT",
+        "SK",
+        "BC",
+        "MB",
+        "NL",
+    ]
 )
 
 
@@ -510,9 +623,15 @@ def _add_paired_places(text: str, kept: _SpanSet) -> None:
         placed = [  # the model or a place rule already found the town: "Gaillard, France"
             r.start
             for r in kept.overlapping(RawEntity(match.start("city"), match.end("city"), PLACE_LABEL, 0.0))
-            if veil_type(r.label) == "location" and r.end == match.end("city") and r.start >= match.start("city")
+            if veil_type(r.label) == "location"
+            and r.start >= match.start("city")
+            and r.end in (match.end("city"), match.end("region"))  # "Staffordland, IA" as one model span
         ]
-        offset = placed[0] - match.start("city") if placed else _paired_city(city, coded and region not in _TITLE_CODES)
+        offset = (
+            placed[0] - match.start("city")
+            if placed
+            else _paired_city(city, coded and region not in _TITLE_CODES)
+        )
         if offset is None:
             continue
         start, end = match.start("city") + offset, match.end("region")
@@ -520,7 +639,7 @@ def _add_paired_places(text: str, kept: _SpanSet) -> None:
             continue  # "Thanks Anna, Norway is lovely": a name the greeting addresses
         rivals = kept.overlapping(RawEntity(start, end, PLACE_LABEL, PLACE_CONFIDENCE))
         if any(veil_type(r.label) == "person" and r.start < region_start - 1 for r in rivals) and (
-            g.fold(text[start : match.end("city")].split(" ")[0]) in g.first_names()
+            g.fold(text[start : match.end("city")].split(" ", maxsplit=1)[0]) in g.first_names()
         ):
             continue  # "Anna, Texas": a person named before a region, not a town
         if any(
