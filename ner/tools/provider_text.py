@@ -119,7 +119,7 @@ class Values:
             "zip": fake.postcode(),
             "first": fake.first_name(),
             "last": fake.last_name(),
-            "prefix": fake.prefix() if hasattr(fake, "prefix") else self.us.prefix(),
+            "prefix": self.rng.choice(["Mr.", "Mrs.", "Ms.", "Dr.", "Miss"]),  # the titles such records hold
         }
 
     def building_number(self) -> str:
