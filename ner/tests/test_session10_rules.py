@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from veil_ner import addresses, gazetteer, pipeline
+from veil_ner import addresses, gazetteer, orgs, pipeline
 from veil_ner.backends import RawEntity
 
 
@@ -182,3 +182,21 @@ def test_regions_leave_out_everyday_words_and_first_names() -> None:
 
 def test_a_region_after_a_preposition_is_a_place() -> None:
     assert places("They moved to Hajdú-Bihar last year.") == ["Hajdú-Bihar"]
+
+
+# --- organizations by form ----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "firm"),
+    [
+        ("Shares of MAXIS TOPIX ETF rose.", "MAXIS TOPIX ETF"),
+        ("He works at Pinnacle West Bancorp now.", "Pinnacle West Bancorp"),
+        ("Merger news: Glacier Bancshares and the rest", "Glacier Bancshares"),
+    ],
+)
+def test_listed_company_forms(text: str, firm: str) -> None:
+    assert [text[s:e] for s, e in orgs.find(text)] == [firm]
+
+
+@pytest.mark.parametrize("text", ["Is an ETF a good idea?", "Buy the S&P 500 ETF today", "What is a REIT?"])
+def test_no_listed_company_form_without_a_name(text: str) -> None:
+    assert list(orgs.find(text)) == []

@@ -43,6 +43,8 @@ _SUFFIX = (
     r"A\.Ş|Ltd\. Şti|Şti|Tic|S\.R\.L|SRL|e\.U|GesbR|KGaA|OÜ|SIA|UAB|EIRL|EURL|SNC|EIRELI|ehf|hf|"
     r"Sp\.k|Sp\.j|S\.L\.U|CommV|BVBA|VOF|Tbk|"
     r"Group|Gruppe|Groep|Groupe|Grupo|Gruppo|Holding|Holdings|Partners|Associates|Foundation|Stiftung|"
+    # the names listed companies and funds are registered under: "Pinnacle Bancorp", "MAXIS TOPIX ETF"
+    r"Bancorp|Bancorporation|Bancshares|Bankshares|BANCORP|ETF|REIT|"
     r"(?:&|and|e|y|et|und|en)\s+(?:Sons|Hijos|Figli|Filhos|Fils|Söhne|Zonen|Co)"
 )
 _BY_SUFFIX = re.compile(
