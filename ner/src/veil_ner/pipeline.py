@@ -535,9 +535,11 @@ _REGION_CODES = frozenset(
 # Codes that are also a title or a degree after a person's name ("Jane Smith, MD", "Dr. Ruiz, DO"):
 # after a town only when the town is a known or place-shaped one, never a model person.
 _TITLE_CODES = frozenset(["MD", "DO", "PA", "RN"])
+# A region's name may end in a lower-case word saying what it is: "Královéhradecký kraj", "Dalarnas län".
+_REGION_WORD = r"(?:[ \t](?:kraj|län|megye|župa|oblast|voivodeship|vojvodství|maakond|fylke|amt|region))?"
 _PAIR = re.compile(
-    rf"(?<![\w@./\-])(?P<city>{_PLACE})[ \t]*,[ \t]*(?P<region>[A-Z]{{2,3}}|{_PLACE})"
-    r"(?:[ \t]+\d{5}(?:-\d{4})?)?(?=[ \t]*(?:[,.;:!?)\r\n]|$)|[ \t]+[a-z(])"
+    rf"(?<![\w@./\-])(?P<city>{_PLACE})[ \t]*,[ \t]*(?P<region>[A-Z]{{2,3}}|{_PLACE}{_REGION_WORD})"
+    r"(?P<zip>[ \t]+\d{5}(?:-\d{4})?)?(?=[ \t]*(?:[,.;:!?)\r\n]|$)|[ \t]+[a-z(])"
 )
 _MODEL_LABELS = frozenset(["PERSON", "ORG", "GPE", "LOC", "FAC", "NORP"])
 
@@ -564,8 +566,11 @@ def _paired_city(city: str, coded: bool) -> int | None:
 _UPPER_PAIR = re.compile(r"[ \t][A-Z]{2}")  # the cheap test: most texts have no code at all
 _LONE_CODE = re.compile(
     r"(?<![\w])(?i:in|near|from|to|around|outside|across|through|visiting)[ \t]+(?P<code>[A-Z]{2,3})"
-    r"(?=[ \t]*(?:[,.;:!?)\r\n]|$))"
+    r"(?=[ \t]*(?P<end>[,.;:!?)\r\n]|$)|[ \t]+[a-z])"
 )
+# Codes that also name something in technical text before a noun ("the CA bundle", "in UT tests"):
+# alone only when the clause ends after them.
+_CLAUSE_CODES = frozenset(["CA", "SC", "UT", "VA", "MT", "NE", "DE", "AL", "LA", "NM", "TN", "AB", "QC"])
 _WORD_CODES = frozenset(
     [
         "IN",
@@ -606,7 +611,9 @@ _WORD_CODES = frozenset(
 def _add_lone_region_codes(text: str, kept: _SpanSet) -> None:
     for match in _LONE_CODE.finditer(text):
         code = match.group("code")
-        if code not in _REGION_CODES or code in _WORD_CODES:
+        if code in _WORD_CODES or code not in _REGION_CODES:
+            continue
+        if code in _CLAUSE_CODES and match.group("end") is None:
             continue
         candidate = RawEntity(match.start("code"), match.end("code"), PLACE_LABEL, PLACE_CONFIDENCE)
         if not kept.overlapping(candidate):
@@ -632,16 +639,25 @@ def _add_paired_places(text: str, kept: _SpanSet) -> None:
             if placed
             else _paired_city(city, coded and region not in _TITLE_CODES)
         )
+        if (
+            offset is None
+            and coded
+            and match.group("zip")
+            and g.fold(city.split(" ")[0]) not in g.CLOSED_CLASS
+        ):
+            offset = 0  # "Jørgensen, AL 35863": a state code and a ZIP code say the words are a town
         if offset is None:
             continue
         start, end = match.start("city") + offset, match.end("region")
         if _NAME_COMES.search(text, max(0, start - 20), start):
             continue  # "Thanks Anna, Norway is lovely": a name the greeting addresses
         rivals = kept.overlapping(RawEntity(start, end, PLACE_LABEL, PLACE_CONFIDENCE))
-        if any(veil_type(r.label) == "person" and r.start < region_start - 1 for r in rivals) and (
-            g.fold(text[start : match.end("city")].split(" ", maxsplit=1)[0]) in g.first_names()
+        if (
+            not coded
+            and any(veil_type(r.label) == "person" and r.start < region_start - 1 for r in rivals)
+            and g.fold(text[start : match.end("city")].split(" ", maxsplit=1)[0]) in g.first_names()
         ):
-            continue  # "Anna, Texas": a person named before a region, not a town
+            continue  # "Anna, Texas": a person named before a region, not a town ("Kalmar, CT" is one)
         if any(
             r.start < start
             or r.end > end
@@ -649,6 +665,8 @@ def _add_paired_places(text: str, kept: _SpanSet) -> None:
                 r.label in _MODEL_LABELS
                 or r.label == PLACE_LABEL
                 or (r.label == PERSON_LABEL and r.start >= region_start)  # "Gaillard, France": no first name
+                # "Częstochowa, NV": a state code that is a legal form too, after a known town
+                or (r.label == ORG_LABEL and coded and r.end == end and _is_place(city[offset:]))
             )
             for r in rivals
         ):
