@@ -45,11 +45,15 @@ def last_names() -> frozenset[str]:
     return words("last_names")
 
 
-@functools.cache
 def places() -> frozenset[str]:
-    """Cities of 15,000+ inhabitants, countries and US states (GeoNames), and the world's
-    first-level regions (ISO 3166-2: "Steiermark", "Jönköpings län"; session 10)."""
-    return words("places") | words("regions")
+    return words("places")
+
+
+def regions() -> frozenset[str]:
+    """Countries and the world's first-level regions (ISO 3166-1/3166-2: "Steiermark", "Jönköpings
+    län"; session 10). Read only where a place is asked for (a place preposition, a line of its
+    own, a town's region), never as evidence for or against a name or a firm."""
+    return words("regions")
 
 
 def towns() -> frozenset[str]:
@@ -176,7 +180,6 @@ def load_all() -> None:
     """Read every list once (at model load), so no request pays for it."""
     for name in ("first_names", "last_names", "places", "regions", "towns", "currencies", "tech_terms"):
         words(name)
-    places()
     function_words()
     stop_words()
 

@@ -49,7 +49,7 @@ _SUFFIX = (
 )
 _BY_SUFFIX = re.compile(
     rf"(?<![\w@.])(?:{_PARTICLE}\s+)?{_WORD}(?:[ \t]+(?:(?:{_PARTICLE}|&|-)[ \t]+)?{_WORD}){{0,4}}"
-    rf",?[ \t]+(?:{_SUFFIX})\b\.?"
+    rf",?[ \t]+(?:{_SUFFIX})\b\.?(?![\-/])"  # not a share class: "UBS ETF-JPM/GBP"
 )
 _INSTITUTION = re.compile(
     rf"(?<![\w@.])(?:University|Universität|Université|Universidad|Università|Universiteit|Bank|Banco|Banca|"

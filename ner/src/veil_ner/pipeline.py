@@ -1022,7 +1022,7 @@ def _is_place(value: str, preposition: str | None = None) -> bool:
         return False  # acronyms: "CSS", "PBM"
     if key in names.MONTHS:
         return False  # "reopens in March", "due in May": towns too, but the month is meant
-    if key in g.places():
+    if key in g.places() or key in g.regions():
         return True
     ambiguous = key in g.first_names() or key in g.last_names() or key in g.words("tech_terms")
     return (
