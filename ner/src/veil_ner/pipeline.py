@@ -435,8 +435,7 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
                 kept.remove(rival)
             kept.add(candidate)
     _add_paired_places(text, kept)
-    if _UPPER_PAIR.search(text):
-        _add_lone_region_codes(text, kept)
+    _add_lone_region_codes(text, kept)
     return _merge_address_runs(text, _with_qualifier(text, kept.spans()))
 
 
@@ -563,9 +562,9 @@ def _paired_city(city: str, coded: bool) -> int | None:
 # A state's code alone after a place preposition, ending the clause ("she moved to NJ.", "based in
 # TX, mostly"): not the codes that are English words or name something in technical text ("in
 # PR", "in NS", "in GA", "in DC", "to ID", "in VI", "in PW", "in MS").
-_UPPER_PAIR = re.compile(r"[ \t][A-Z]{2}")  # the cheap test: most texts have no code at all
 _LONE_CODE = re.compile(
-    r"(?<![\w])(?i:in|near|from|to|around|outside|across|through|visiting)[ \t]+(?P<code>[A-Z]{2,3})"
+    r"(?<![\w])(?:[Ii]n|[Nn]ear|[Ff]rom|[Tt]o|[Aa]round|[Oo]utside|[Aa]cross|[Tt]hrough|[Vv]isiting)[ \t]+"
+    r"(?P<code>[A-Z]{2,3})"
     r"(?=[ \t]*(?P<end>[,.;:!?)\r\n]|$)|[ \t]+[a-z])"
 )
 # Codes that also name something in technical text before a noun ("the CA bundle", "in UT tests"):
