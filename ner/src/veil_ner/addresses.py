@@ -44,6 +44,10 @@ _CAP_NAME = rf"[{_UP}][\w'\u2019\-]*"
 _PARTICLE = (
     r"(?:de|du|des|la|le|les|l'|d'|del|della|dei|degli|delle|di|da|do|dos|das|y|e|van|von|der|den|het|am|an)"
 )
+# A street's name word, never a unit word: in "703, chemin Emmanuel Charles Apt. 581" the unit is a tail.
+_NAME = rf"(?!(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Room|Bldg|Building)\b){CAP}"
+# A house number's second part: "13/35", "1-5", "79/36".
+_RANGE = r"(?:[/\-]\d{1,4}[a-zA-Z]?\b)?"
 _NUM = r"\d{1,6}[A-Za-z]?(?:\s?[-/\u2013]\s?\d{1,5}[A-Za-z]?)?"
 
 _US_TYPES = (
@@ -61,7 +65,7 @@ _US_TYPES = (
     "Fields|Flat|Flats|Ford|Fords|Forest|Forge|Forges|Fork|Forks|Fort|Garden|Gateway|Glen|Glens|Green|Greens|"
     "Hollow|Inlet|Lock|Locks|Mall|Neck|Overpass|Radial|Ramp|Squares|Streets|Brook|Brooks|Burg|Burgs|Bluff|"
     "Bluffs|Bottom|Branch|Bridge|Bridges|Bend|Beach|Arcade|Camp|Canyon|Wynd|Parade|Esplanade|Broadway|Embankment|"
-    "Fall|Drives|Roads|Courts|Lanes|Streets|Avenues|Ways|Plazas|Trails"
+    "Fall|Drives|Roads|Courts|Lanes|Streets|Avenues|Ways|Plazas|Trails|Course|Crossroad|Groves|Loaf|Wall"
 )
 _FR_TYPES = (
     r"rue|avenue|av\.|boulevard|bd|place|chemin|allée|impasse|quai|route|cours|passage|square|faubourg"
@@ -73,7 +77,7 @@ _SOUTH_TYPES = (
     # more Italian, Spanish and Portuguese street words (toponymy of those countries)
     "Contrada|Borgo|Rotonda|Stretto|Incrocio|Canale|Lungomare|Salita|Vico|Traversa|Prolongación|Circuito|"
     "Cerrada|Privada|Callejón|Pasaje|Glorieta|Cañada|Urbanización|Diagonal|Diag\\.|Ladeira|Esplanada|Rodovia|"
-    "Vereda|Viela|Largo|Beco|Parque|Passeio|"
+    "Vereda|Viela|Largo|Beco|Parque|Passeio|R\\.|Av|Rambla|Lagoa|Setor|Quadra|"
     # Polish and Czech: "ul. Wiosenna 11", "Aleja Róż 4", "plac Wolności 3"
     "ul\\.|Ul\\.|ulica|Ulica|al\\.|Al\\.|aleja|Aleja|plac|Plac|pl\\.|os\\.|náměstí|nám\\.|třída"
 )
@@ -135,32 +139,35 @@ _STREET = re.compile(
     (?=[\d{_UP}uapnt])
     (?:(?P<military>\b(?:(?:PSC|CMR|Unit)\s+\d{{3,5}},?\s+Box\s+\d{{3,5}}|(?:USNS|USNV|USS|USCGC)\s+{CAP}(?:\s+{CAP})?)
         [ \t]*(?:,[ \t]*|\r?\n[ \t]*)(?:APO|FPO|DPO)\s+(?:AA|AE|AP)\s+\d{{5}}\b)
-    |(?P<us>\b{_NUM}\s+(?:(?:{CAP}|\d{{1,3}}(?:st|nd|rd|th))\s+){{0,4}}(?:{_US_TYPES})s?\b\.?
+    |(?P<us>\b{_NUM}[ \t]+(?:(?:{CAP}|\d{{1,3}}(?:st|nd|rd|th))[ \t]+){{0,4}}(?:{_US_TYPES})s?\b\.?
         (?:[ \t]+(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\b\.?)?)
     |(?P<fr>\b\d{{1,5}}(?:\s?(?:bis|ter|[A-Za-z]))?,?\s+(?i:{_FR_TYPES})\s+
-        (?:{_PARTICLE}[ \t]*)*{CAP}(?:[ \t\-]+(?:{_PARTICLE}[ \t]*)*{CAP}){{0,4}})
-    |(?P<south>\b(?:{_SOUTH_TYPES})[ \t]+(?:{_PARTICLE}[ \t]+)*{CAP}
-        (?:[ \t]+(?:{_PARTICLE}[ \t]+)*{CAP}){{0,4}}
-        ,?\s*(?:n\.?\s?[º°o]?\.?\s*)?\d{{1,5}}[A-Za-z]?\b)
+        (?:{_PARTICLE}[ \t]*)*{_NAME}(?:[ \t\-]+(?:{_PARTICLE}[ \t]*)*{_NAME}){{0,4}})
+    |(?P<south>\b(?:{_SOUTH_TYPES})[ \t]+(?:{_PARTICLE}[ \t]+)*{_NAME}
+        (?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_NAME}){{0,4}}
+        ,?\s*(?:n\.?\s?[º°o]?\.?\s*)?\d{{1,5}}[A-Za-z]?\b{_RANGE})
     |(?P<compound>\b[{_UP}][\w\-]*(?:{_COMPOUND_SUFFIX}|-(?i:{_COMPOUND_SUFFIX}))
-        (?:\s+{CAP})?\s+\d{{1,4}}[ \t]?[a-zA-Z]?\b
+        (?:\s+{CAP})?\s+\d{{1,4}}(?:[ \t]?[a-zA-Z]\b)?{_RANGE}
         |\b(?:Am|An\sder|Auf\sder|Im|In\sder|Zum|Zur|Op\sde|Aan\sde)\s+{CAP}\s+\d{{1,4}}[a-z]?\b
         |\b{CAP}\s+(?:Straße|Strasse|Str\.|Gasse|Weg|Platz|Allee|utca|út|körút|tér|rakpart|sétány|köz|fasor|sor|
-            iela|gatvė|prospekt)[ \t]+\d{{1,4}}[a-z]?\b\.?)
+            iela|gatvė|prospekt|ulica|cesta|trg|ulice|nábřeží)[ \t]+\d{{1,4}}[a-z]?\b{_RANGE}\.?)
     |(?P<weak>\b(?:\d{{1,6}}[ \t]+)?(?=[{_UP}])(?!{_MONTHS}|[A-Z]{{2,4}}[ \t])  # not an acronym: "GDR 144A"
-        [{_UP}][^\W\d_]{{2,}}(?:[ \t]+[{_UP}][^\W\d_]+){{0,2}}[ \t]+\d{{1,5}}[a-zA-Z]?\b)
+        [{_UP}][^\W\d_]{{2,}}(?:[ \t]+[{_UP}][^\W\d_]+){{0,2}}[ \t]+\d{{1,5}}[a-zA-Z]?\b{_RANGE})
     |(?P<box>\b(?:P\.?\s?O\.?\s?Box|Postfach|Apartado|Casella\spostale|Caixa\spostal)\s+\d{{1,6}}\b))
     """
 )
 
 _POSTCODE = r"(?:\d{4}\s?[A-Z]{2}|\d{4,5}(?:-\d{3,4})?|[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}|[A-Z]-\d{4,5})"
-_CITY = rf"{_CAP_NAME}(?:[\s\-]+(?:{_PARTICLE}[\s\-]+)*{_CAP_NAME}){{0,3}}"
+# A town's name stays on its line; Czech, Slovene and German towns hold particles too
+# ("Rychnov u Jablonce nad Nisou", "Zagorje ob Savi").
+_TOWN_PARTICLE = rf"(?:{_PARTICLE}|nad|pod|u|ob|na|pri|bei|im|sur|sul|upon)"
+_CITY = rf"{_CAP_NAME}(?:[ \t\-]+(?:{_TOWN_PARTICLE}[ \t\-]+)*{_CAP_NAME}){{0,3}}"
 _END = r"(?=[ \t]*(?:[,;\n\r)\]?!]|$|\.(?:\s|$))|[ \t]+[a-z])"
 _UNIT = re.compile(
     r"(?:,?[ \t]*|[ \t]*\n[ \t]*)"
     r"(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm|Bldg|Building|#|"
     # floors, doors and flats in the catalog's other languages: "Piso 6", "Puerta 2", "Stiege 3"
-    r"Piso|Puerta|Planta|Esc|Escalera|Apto|Depto|Dpto|Andar|Bloco|Sala|Piano|Interno|Scala|Stiege|Tür|Top|"
+    r"Piso|Puerta|Planta|Esc|Escalera|Apto|Depto|Dpto|Andar|Bloco|Sala|Piano|Interno|Scala|Stiege|Tür|Top|Appartamento|"
     r"Étage|Etg|Bte|Boîte)\.?[ \t]*#?\w{1,6}\b"
 )
 _SAME_LINE = re.compile(
@@ -181,6 +188,7 @@ def _is_person_line(value: str) -> bool:
     words = g.WORD.findall(value)
     return (
         len(words) >= 2
+        and not any(ch.isdigit() for ch in value)  # "Bertrand, ME 63844": a town, a state and a ZIP code
         and not words[0].isupper()  # "LE CREUSOT", "LO": a city or region in capitals, not a name line
         and g.fold(words[0]) in g.first_names()
         and g.fold(words[0]) not in g.places()
@@ -188,9 +196,26 @@ def _is_person_line(value: str) -> bool:
     )
 
 
+# A house number before a street line that holds its own number: "637 Strojírenská 1006", "5650 69
+# boulevard Aristide Briand", "0915 Rozmanova ulica 771" (a building on a numbered lot, and the form
+# an address takes when a number is written before a street line copied whole).
+_NUMBER_BEFORE = re.compile(r"(?:^|(?<=[\s:;(]))\d{1,6}[ \t]+$")
+
+
+def _house_number_before(text: str, match: re.Match[str], floor: int) -> int:
+    start = match.start()
+    if match.lastgroup in ("military", "box"):
+        return start
+    low = max(floor, start - 12)
+    before = _NUMBER_BEFORE.search(text[low:start])
+    if before is None or (before.start() == 0 and low > 0 and not text[low - 1].isspace()):
+        return start
+    return low + before.start()
+
+
 def find(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of every street address in `text`, in order, not overlapping."""
-    position = 0
+    position = floor = 0  # floor: the end of the last address (a number there is its own)
     while True:
         match = _STREET.search(text, position)
         if match is None:
@@ -225,7 +250,8 @@ def find(text: str) -> Iterator[tuple[int, int]]:
             continue
         while end > match.start() and text[end - 1] in " \t,.":  # a closing dot belongs to the sentence
             end -= 1
-        yield match.start(), end
+        yield _house_number_before(text, match, floor), end
+        floor = end
         position = end
 
 

@@ -49,6 +49,13 @@ def places() -> frozenset[str]:
     return words("places")
 
 
+def regions() -> frozenset[str]:
+    """Countries and the world's first-level regions (ISO 3166-1/3166-2: "Steiermark", "Jönköpings
+    län"; session 10). Read only where a place is asked for (a place preposition, a line of its
+    own, a town's region), never as evidence for or against a name or a firm."""
+    return words("regions")
+
+
 def towns() -> frozenset[str]:
     """Smaller places (1,000+ inhabitants): only where the context already says "a place"."""
     return words("towns")
@@ -171,7 +178,7 @@ def has_name_vectors() -> bool:
 
 def load_all() -> None:
     """Read every list once (at model load), so no request pays for it."""
-    for name in ("first_names", "last_names", "places", "towns", "currencies", "tech_terms"):
+    for name in ("first_names", "last_names", "places", "regions", "towns", "currencies", "tech_terms"):
         words(name)
     function_words()
     stop_words()

@@ -146,7 +146,9 @@ def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None
         word = words[0]
         if kind == "person" and (not _is_person_name(word) or _acronym(word)):
             return None
-        if kind == "location" and g.fold(word) not in g.places() and g.fold(word) not in g.towns():
+        if kind == "location" and not any(
+            g.fold(word) in known for known in (g.places(), g.towns(), g.regions())
+        ):
             return None
     return new_start, new_end
 

@@ -43,11 +43,13 @@ _SUFFIX = (
     r"A\.Ş|Ltd\. Şti|Şti|Tic|S\.R\.L|SRL|e\.U|GesbR|KGaA|OÜ|SIA|UAB|EIRL|EURL|SNC|EIRELI|ehf|hf|"
     r"Sp\.k|Sp\.j|S\.L\.U|CommV|BVBA|VOF|Tbk|"
     r"Group|Gruppe|Groep|Groupe|Grupo|Gruppo|Holding|Holdings|Partners|Associates|Foundation|Stiftung|"
+    # the names listed companies and funds are registered under: "Pinnacle Bancorp", "MAXIS TOPIX ETF"
+    r"Bancorp|Bancorporation|Bancshares|Bankshares|BANCORP|ETF|REIT|"
     r"(?:&|and|e|y|et|und|en)\s+(?:Sons|Hijos|Figli|Filhos|Fils|Söhne|Zonen|Co)"
 )
 _BY_SUFFIX = re.compile(
     rf"(?<![\w@.])(?:{_PARTICLE}\s+)?{_WORD}(?:[ \t]+(?:(?:{_PARTICLE}|&|-)[ \t]+)?{_WORD}){{0,4}}"
-    rf",?[ \t]+(?:{_SUFFIX})\b\.?"
+    rf",?[ \t]+(?:{_SUFFIX})\b\.?(?![\-/])"  # not a share class: "UBS ETF-JPM/GBP"
 )
 _INSTITUTION = re.compile(
     rf"(?<![\w@.])(?:University|Universität|Université|Universidad|Università|Universiteit|Bank|Banco|Banca|"

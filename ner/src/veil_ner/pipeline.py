@@ -434,7 +434,248 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
             for rival in rivals:
                 kept.remove(rival)
             kept.add(candidate)
+    _add_paired_places(text, kept)
+    _add_lone_region_codes(text, kept)
     return _merge_address_runs(text, _with_qualifier(text, kept.spans()))
+
+
+# "Springfield, IL", "Salem, OR 97301", "Kongens Lyngby, Denmark", "Hrastnik, Savinjska": a town
+# then a comma and a region (a state or province abbreviation, a country, a first-level region),
+# ending the clause. The region says the words before it are a town, whatever the lists know of
+# them (a small town, or a name shaped like one: "Osborneburgh, ND"); each is its own location, as
+# the held-out corpus and a reader count them (without a street part, "Lyon, France" is two places).
+_REGION_CODES = frozenset(
+    # US states, DC, territories and military "states"; Canadian provinces; Australian states
+    [
+        "AL",
+        "AK",
+        "AZ",
+        "AR",
+        "CA",
+        "CO",
+        "CT",
+        "DE",
+        "FL",
+        "GA",
+        "HI",
+        "ID",
+        "IL",
+        "IN",
+        "IA",
+        "KS",
+        "KY",
+        "LA",
+        "ME",
+        "MD",
+        "MA",
+        "MI",
+        "MN",
+        "MS",
+        "MO",
+        "MT",
+        "NE",
+        "NV",
+        "NH",
+        "NJ",
+        "NM",
+        "NY",
+        "NC",
+        "ND",
+        "OH",
+        "OK",
+        "OR",
+        "PA",
+        "RI",
+        "SC",
+        "SD",
+        "TN",
+        "TX",
+        "UT",
+        "VT",
+        "VA",
+        "WA",
+        "WV",
+        "WI",
+        "WY",
+        "DC",
+        "AS",
+        "GU",
+        "MP",
+        "PR",
+        "VI",
+        "FM",
+        "MH",
+        "PW",
+        "AA",
+        "AE",
+        "AP",
+        "AB",
+        "BC",
+        "MB",
+        "NB",
+        "NL",
+        "NS",
+        "NT",
+        "NU",
+        "ON",
+        "PE",
+        "QC",
+        "SK",
+        "YT",
+        "NSW",
+        "VIC",
+        "QLD",
+        "SA",
+        "WA",
+        "TAS",
+        "ACT",
+    ]
+)
+# Codes that are also a title or a degree after a person's name ("Jane Smith, MD", "Dr. Ruiz, DO"):
+# after a town only when the town is a known or place-shaped one, never a model person.
+_TITLE_CODES = frozenset(["MD", "DO", "PA", "RN"])
+# A region's name may end in a lower-case word saying what it is: "Královéhradecký kraj", "Dalarnas län".
+_REGION_WORD = r"(?:[ \t](?:kraj|län|megye|župa|oblast|voivodeship|vojvodství|maakond|fylke|amt|region))?"
+_PAIR = re.compile(
+    rf"(?<![\w@./\-])(?P<city>{_PLACE})[ \t]*,[ \t]*(?P<region>[A-Z]{{2,3}}|{_PLACE}{_REGION_WORD})"
+    r"(?P<zip>[ \t]+\d{5}(?:-\d{4})?)?(?=[ \t]*(?:[,.;:!?)\r\n]|$)|[ \t]+[a-z(])"
+)
+_MODEL_LABELS = frozenset(["PERSON", "ORG", "GPE", "LOC", "FAC", "NORP"])
+
+
+def _paired_city(city: str, coded: bool) -> int | None:
+    """The offset in `city` where the town starts: the longest tail of its words that is a place
+    (`_is_place`, a rare word included as after "in"), or, before a region code, a smaller town
+    even when a name list holds it ("Dupont, NH")."""
+    words = city.split(" ")
+    offset = 0
+    for index in range(len(words)):
+        candidate = " ".join(words[index:])
+        if g.fold(words[index]) not in g.CLOSED_CLASS and (
+            _is_place(candidate, "in") or (coded and g.fold(candidate) in g.towns())
+        ):
+            return offset
+        offset += len(words[index]) + 1
+    return None
+
+
+# A state's code alone after a place preposition, ending the clause ("she moved to NJ.", "based in
+# TX, mostly"): not the codes that are English words or name something in technical text ("in
+# PR", "in NS", "in GA", "in DC", "to ID", "in VI", "in PW", "in MS").
+_LONE_CODE = re.compile(
+    r"(?<![\w])(?:[Ii]n|[Nn]ear|[Ff]rom|[Tt]o|[Aa]round|[Oo]utside|[Aa]cross|[Tt]hrough|[Vv]isiting)[ \t]+"
+    r"(?P<code>[A-Z]{2,3})"
+    r"(?=[ \t]*(?P<end>[,.;:!?)\r\n]|$)|[ \t]+[a-z])"
+)
+# Codes that also name something in technical text before a noun ("the CA bundle", "in UT tests"):
+# alone only when the clause ends after them.
+_CLAUSE_CODES = frozenset(["CA", "SC", "UT", "VA", "MT", "NE", "DE", "AL", "LA", "NM", "TN", "AB", "QC"])
+_WORD_CODES = frozenset(
+    [
+        "IN",
+        "OR",
+        "ME",
+        "OK",
+        "HI",
+        "AS",
+        "ON",
+        "AA",
+        "AE",
+        "AP",
+        "MD",
+        "DO",
+        "PA",
+        "PR",
+        "SA",
+        "NS",
+        "NT",
+        "MS",
+        "CO",
+        "ID",
+        "VI",
+        "GA",
+        "FM",
+        "PW",
+        "DC",
+        "PE",
+        "ACT",
+        "SK",
+        "BC",
+        "MB",
+        "NL",
+    ]
+)
+
+
+def _add_lone_region_codes(text: str, kept: _SpanSet) -> None:
+    for match in _LONE_CODE.finditer(text):
+        code = match.group("code")
+        if code in _WORD_CODES or code not in _REGION_CODES:
+            continue
+        if code in _CLAUSE_CODES and match.group("end") is None:
+            continue
+        candidate = RawEntity(match.start("code"), match.end("code"), PLACE_LABEL, PLACE_CONFIDENCE)
+        if not kept.overlapping(candidate):
+            kept.add(candidate)
+
+
+def _add_paired_places(text: str, kept: _SpanSet) -> None:
+    for match in _PAIR.finditer(text):
+        region, city = match.group("region"), match.group("city")
+        coded = region in _REGION_CODES
+        region_start = match.start("region")
+        if not coded and (region.isupper() or g.fold(region) not in g.words("regions")):
+            continue
+        placed = [  # the model or a place rule already found the town: "Gaillard, France"
+            r.start
+            for r in kept.overlapping(RawEntity(match.start("city"), match.end("city"), PLACE_LABEL, 0.0))
+            if veil_type(r.label) == "location"
+            and r.start >= match.start("city")
+            and r.end in (match.end("city"), match.end("region"))  # "Staffordland, IA" as one model span
+        ]
+        offset = (
+            placed[0] - match.start("city")
+            if placed
+            else _paired_city(city, coded and region not in _TITLE_CODES)
+        )
+        if (
+            offset is None
+            and coded
+            and match.group("zip")
+            and g.fold(city.split(" ")[0]) not in g.CLOSED_CLASS
+        ):
+            offset = 0  # "Jørgensen, AL 35863": a state code and a ZIP code say the words are a town
+        if offset is None:
+            continue
+        start, end = match.start("city") + offset, match.end("region")
+        if _NAME_COMES.search(text, max(0, start - 20), start):
+            continue  # "Thanks Anna, Norway is lovely": a name the greeting addresses
+        rivals = kept.overlapping(RawEntity(start, end, PLACE_LABEL, PLACE_CONFIDENCE))
+        if (
+            not coded
+            and any(veil_type(r.label) == "person" and r.start < region_start - 1 for r in rivals)
+            and g.fold(text[start : match.end("city")].split(" ", maxsplit=1)[0]) in g.first_names()
+        ):
+            continue  # "Anna, Texas": a person named before a region, not a town ("Kalmar, CT" is one)
+        if any(
+            r.start < start
+            or r.end > end
+            or not (
+                r.label in _MODEL_LABELS
+                or r.label == PLACE_LABEL
+                or (r.label == PERSON_LABEL and r.start >= region_start)  # "Gaillard, France": no first name
+                # "Częstochowa, NV": a state code that is a legal form too, after a known town
+                or (r.label == ORG_LABEL and coded and r.end == end and _is_place(city[offset:]))
+            )
+            for r in rivals
+        ):
+            continue  # part of an address, a firm, a gazetteer name: those rules know more
+        if any(veil_type(r.label) == "person" for r in rivals) and region in _TITLE_CODES:
+            continue
+        for rival in rivals:
+            kept.remove(rival)
+        kept.add(RawEntity(start, match.end("city"), PLACE_LABEL, PLACE_CONFIDENCE))
+        kept.add(RawEntity(region_start, end, PLACE_LABEL, PLACE_CONFIDENCE))
 
 
 # A place's qualifier in brackets belongs to its name: "Cyprus (Greek)", "Latsia (Lakkia)", "Georgia
@@ -780,7 +1021,7 @@ def _is_place(value: str, preposition: str | None = None) -> bool:
         return False  # acronyms: "CSS", "PBM"
     if key in names.MONTHS:
         return False  # "reopens in March", "due in May": towns too, but the month is meant
-    if key in g.places():
+    if key in g.places() or key in g.regions():
         return True
     ambiguous = key in g.first_names() or key in g.last_names() or key in g.words("tech_terms")
     return (
