@@ -132,6 +132,10 @@ function yescrypt(text: string, from: number): number {
 
 /** A `$id$…` hash at the `$` at `at`: its end, or -1. */
 function cryptAt(text: string, at: number): number {
+  // One load rules out most `$` (prices, shell variables, templates): every id starts `$1` `$2`
+  // `$5` `$6` `$a` `$y` or `$p`.
+  const first = text.charCodeAt(at + 1);
+  if (first !== 49 && first !== 50 && first !== 53 && first !== 54 && first !== 97 && first !== 121 && first !== 112) return -1;
   for (const [id, read] of CRYPT_IDS) {
     if (!text.startsWith(id, at)) continue;
     const end = read(text, at + id.length);
@@ -148,6 +152,8 @@ const DJANGO: ReadonlyMap<string, number> = new Map([
 
 /** Django's `pbkdf2_sha256$260000$salt$digest=` whose first `$` is at `at`: [start, end] or null. */
 function djangoAt(text: string, at: number): readonly [number, number] | null {
+  // Both names end in `sha256` or `sha1`: a digit before the `$`.
+  if (!isDigit(text.charCodeAt(at - 1))) return null;
   const start = at - 13 >= 0 && text.startsWith('pbkdf2_sha256', at - 13) ? at - 13 : at - 11 >= 0 && text.startsWith('pbkdf2_sha1', at - 11) ? at - 11 : -1;
   if (start < 0 || isAlnumCode(codeAt(text, start - 1))) return null;
   const length = DJANGO.get(text.slice(start, at))!;
@@ -177,6 +183,9 @@ const LDAP: ReadonlyMap<string, readonly [digest: number, salted: boolean]> = ne
 
 /** `{SSHA}base64` or `{CRYPT}$6$…` at the `{` at `at`: its end, or -1. */
 function ldapAt(text: string, at: number): number {
+  // Every scheme starts with `s`, `m` or `c` (`{SHA}`, `{SSHA512}`, `{MD5}`, `{CRYPT}`).
+  const first = text.charCodeAt(at + 1) | 0x20;
+  if (first !== 115 && first !== 109 && first !== 99) return -1;
   if (isAlnumCode(codeAt(text, at - 1))) return -1;
   // Bounded: a `{` with no `}` after it must not send every `{` to the end of the text.
   let close = at + 1;
