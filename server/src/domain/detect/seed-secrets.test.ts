@@ -33,6 +33,15 @@ describe('BIP39 seed phrases', () => {
     }
   });
 
+  it('is found wherever it stands in a longer text (the probes every few words reach every phrase)', () => {
+    const prose = 'We met on Tuesday to go over the plan; nothing was decided, so we will meet again soon. ';
+    for (let k = 0; k < 300; k++) {
+      const mnemonic = phrase(`placed ${k}`, k % 2 === 0 ? 12 : 24);
+      const text = `${prose.repeat(1 + (k % 4)).slice(0, 40 + k)}\n${mnemonic}\n${prose.slice(0, k % 50)}`;
+      expect(found(text, 'private_key'), text).toEqual([mnemonic]);
+    }
+  });
+
   it('agrees with the library on the checksum of every length', () => {
     for (let k = 0; k < 200; k++) {
       const mnemonic = phrase(`vector ${k}`, [12, 15, 18, 21, 24][k % 5]!);
