@@ -54,12 +54,35 @@ const BY_PREFIX: ReadonlyMap<number, number> = (() => {
   return table;
 })();
 
-/** The length of the list word by the key of its first four letters (0: none): the probe's one load (27^4 bytes). */
-const LENGTHS: Uint8Array = (() => {
-  const table = new Uint8Array(27 ** 4);
-  for (const word of wordlist) table[keyOf(word, 0, word.length)] = word.length;
-  return table;
-})();
+/**
+ * The length of the list word by the key of its first four letters: an open-addressing table of
+ * 4096 slots (20 KB, stays in cache; a direct table over all 27^4 keys would miss it on every
+ * probe), keys and lengths side by side.
+ */
+const SLOTS = 4096;
+const SLOT_KEYS = new Int32Array(SLOTS).fill(-1);
+const SLOT_LENGTHS = new Uint8Array(SLOTS);
+
+function slotOf(key: number): number {
+  return Math.imul(key, 0x9e3779b1) >>> 20;
+}
+
+for (const word of wordlist) {
+  const key = keyOf(word, 0, word.length);
+  let slot = slotOf(key);
+  while (SLOT_KEYS[slot] !== -1) slot = (slot + 1) & (SLOTS - 1);
+  SLOT_KEYS[slot] = key;
+  SLOT_LENGTHS[slot] = word.length;
+}
+
+/** The length of the list word whose key is `key`, or 0. */
+function lengthByKey(key: number): number {
+  for (let slot = slotOf(key); ; slot = (slot + 1) & (SLOTS - 1)) {
+    const found = SLOT_KEYS[slot]!;
+    if (found === key) return SLOT_LENGTHS[slot]!;
+    if (found === -1) return 0;
+  }
+}
 
 /** The list index of the ASCII letters text[start, end) (any case), or -1. */
 function wordIndex(text: string, start: number, end: number): number {
@@ -127,7 +150,7 @@ function letter(c: number): boolean {
 }
 
 /**
- * The length of the word of the list the letters at `start` may be, by LENGTHS (first four
+ * The length of the word of the list the letters at `start` may be, by lengthByKey (first four
  * letters, then exactly that many letters), or 0: the probe's cheap test, no lookup of the word.
  */
 function listLength(text: string, start: number): number {
@@ -137,7 +160,7 @@ function listLength(text: string, start: number): number {
   if (!letter(a) || !letter(b) || !letter(c)) return 0;
   const d = text.charCodeAt(start + 3);
   const fourth = letter(d);
-  const length = LENGTHS[(((a | 0x20) - 96) * 27 + ((b | 0x20) - 96)) * 729 + ((c | 0x20) - 96) * 27 + (fourth ? (d | 0x20) - 96 : 0)]!;
+  const length = lengthByKey((((a | 0x20) - 96) * 27 + ((b | 0x20) - 96)) * 729 + ((c | 0x20) - 96) * 27 + (fourth ? (d | 0x20) - 96 : 0));
   if (length === 0 || (length === 3) === fourth) return 0;
   for (let k = start + 4; k < start + length; k++) if (!letter(text.charCodeAt(k))) return 0;
   return letter(text.charCodeAt(start + length)) ? 0 : length;
