@@ -37,6 +37,11 @@ const MIN_SPAN = MIN_WORDS * MIN_LETTERS + (MIN_WORDS - 1);
  */
 const STRIDE = 55;
 
+/** An ASCII letter: one subtraction and one unsigned compare (NaN past the text is none). */
+function letter(c: number): boolean {
+  return ((c | 0x20) - 97) >>> 0 < 26;
+}
+
 /** Key of a word's first four letters (lower case; a three-letter word pads with 0): 0 to 27^4 - 1. */
 function keyOf(text: string, start: number, end: number): number {
   const a = (text.charCodeAt(start) | 0x20) - 96;
@@ -132,21 +137,11 @@ function isLetterish(c: number): boolean {
   return !Number.isNaN(c) && isWordCode(c) && !isDigit(c);
 }
 
-/** An ASCII letter (one unsigned compare: the probe loop runs on every text). */
-function isAsciiLetter(c: number): boolean {
-  return ((c | 0x20) - 97) >>> 0 < 26;
-}
-
 /** End of the letters starting at `start` (at most MAX_LETTERS + 1 read). */
 function lettersEnd(text: string, start: number): number {
   let end = start;
-  while (end < text.length && end - start <= MAX_LETTERS && isAsciiLetter(text.charCodeAt(end))) end++;
+  while (end < text.length && end - start <= MAX_LETTERS && letter(text.charCodeAt(end))) end++;
   return end;
-}
-
-/** The letter test of the probe path: one subtraction and one unsigned compare (NaN past the text is none). */
-function letter(c: number): boolean {
-  return ((c | 0x20) - 97) >>> 0 < 26;
 }
 
 /**
@@ -228,9 +223,9 @@ function firstOfRun(text: string, start: number, floor: number): number {
   // One word more than a run may hold (MAX_RUN): then the run is none whatever its start.
   for (let words = 1; words <= MAX_RUN; words++) {
     let k = first;
-    while (k > floor && first - k <= MAX_GAP && !isAsciiLetter(text.charCodeAt(k - 1))) k--;
+    while (k > floor && first - k <= MAX_GAP && !letter(text.charCodeAt(k - 1))) k--;
     const previousEnd = k;
-    while (k > floor && previousEnd - k <= MAX_LETTERS && isAsciiLetter(text.charCodeAt(k - 1))) k--;
+    while (k > floor && previousEnd - k <= MAX_LETTERS && letter(text.charCodeAt(k - 1))) k--;
     if (previousEnd === k || !gapOk(text, previousEnd, first) || !wholeWord(text, k, previousEnd)) return first;
     if (wordIndex(text, k, previousEnd) < 0) return first;
     first = k;
@@ -241,7 +236,7 @@ function firstOfRun(text: string, start: number, floor: number): number {
 /** The end of the next word of the run after the word ending at `wordEnd`, or -1 when the run ends there. */
 function nextWordEnd(text: string, wordEnd: number): number {
   let next = wordEnd;
-  while (next < text.length && next - wordEnd <= MAX_GAP && !isAsciiLetter(text.charCodeAt(next))) next++;
+  while (next < text.length && next - wordEnd <= MAX_GAP && !letter(text.charCodeAt(next))) next++;
   if (!gapOk(text, wordEnd, next)) return -1;
   const end = lettersEnd(text, next);
   return wordIndex(text, next, end) >= 0 && wholeWord(text, next, end) ? end : -1;
@@ -269,7 +264,7 @@ function readRun(state: ScanState, start: number): number {
     indices.push(wordIndex(text, wordStart, wordEnd));
     bounds.push(wordStart, wordEnd);
     wordStart = wordEnd;
-    while (wordStart < runEnd && !isAsciiLetter(text.charCodeAt(wordStart))) wordStart++;
+    while (wordStart < runEnd && !letter(text.charCodeAt(wordStart))) wordStart++;
   }
   const phrase = phraseIn(indices);
   if (phrase !== null) {
@@ -307,7 +302,6 @@ export function checksumHolds(indices: readonly number[]): boolean {
   let accumulator = 0;
   let bits = 0;
   let byte = 0;
-  let checksum = 0;
   for (const index of indices) {
     accumulator = (accumulator << 11) | index;
     bits += 11;
@@ -318,7 +312,7 @@ export function checksumHolds(indices: readonly number[]): boolean {
     accumulator &= (1 << bits) - 1;
   }
   // What is left after the entropy bytes is the checksum (bits < 11 here).
-  checksum = accumulator & ((1 << bits) - 1);
+  const checksum = accumulator & ((1 << bits) - 1);
   if (bits !== checksumBits) return false;
   const digest = hash('sha256', entropy, 'buffer');
   return digest[0]! >>> (8 - checksumBits) === checksum;
