@@ -105,6 +105,16 @@ const INPUTS: [string, string][] = [
   ['foreign at and dot words', repeatTo('a arroba b punto ')],
   ['iban words with loose groups', repeatTo('iban DE 89 - ')],
   ['list delimiters in values', repeatTo('pw=a&b;c,')],
+  ['seed-phrase words', repeatTo('abandon ')],
+  ['numbered seed-phrase words', repeatTo('1. zoo\n')],
+  ['seed-phrase words and punctuation', repeatTo('legal winner. thank ')],
+  ['crypt prefixes', repeatTo('$2y$10$')],
+  ['crypt salts', repeatTo('$6$rounds=5000$saltsalt')],
+  ['argon2 parameters', repeatTo('$argon2id$v=19$m=65536,t=3,p=4$')],
+  ['Django hash prefixes', repeatTo('pbkdf2_sha256$1$')],
+  ['dollar signs', '$'.repeat(SIZE)],
+  ['braces', '{'.repeat(SIZE)],
+  ['LDAP schemes', repeatTo('{SSHA}AAAA')],
 ];
 
 describe('adversarial inputs complete', () => {

@@ -26,6 +26,8 @@ import { detectAssignedSecret } from './password.js';
 import { keywordMayStartWith, mayStartKeyword } from './keywords.js';
 import { detectPhone, fallbackRegionsFor, regionForLanguage } from './phone.js';
 import { detectProseSecrets } from './prose-secret.js';
+import { detectPasswordHashes } from './password-hash.js';
+import { detectSeedPhrases } from './seed-phrase.js';
 import { detectApiKey, detectJwt, detectPrivateKey, detectTelegramToken, jwtMayStartWith, keyMayStartWith } from './secrets.js';
 import { emit, type ScanState } from './state.js';
 import { detectLabelledIds } from './labelled-ids.js';
@@ -382,6 +384,9 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   if (sawCjk) detectCjkDigits(state);
   detectSpelledEmails(state);
   detectLabelledIds(state, keywordStarts);
+  // Secrets no word anchor reads: seed phrases (probed every few words) and password hashes (at `$`, `{`).
+  detectSeedPhrases(state);
+  detectPasswordHashes(state);
   resolveBicCandidates(state);
   // Base64-encoded values, read by this scan one level deep (encoded.ts).
   if (decode && base64Starts.length > 0) detectEncodedValues(state, base64Starts, (decoded) => scanBuiltin(decoded, language, defaultRegion, false));
