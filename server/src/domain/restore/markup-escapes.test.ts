@@ -52,6 +52,18 @@ function activeAfter(text: string): boolean {
   return context.active;
 }
 
+/** Every split of `text` into two feeds gives the answer of one feed; returns that answer. */
+function expectSplitsAgree(text: string): boolean {
+  const whole = activeAfter(text);
+  for (let cut = 0; cut <= text.length; cut += 1) {
+    const context = new MarkupContext();
+    context.feed(text.slice(0, cut));
+    context.feed(text.slice(cut));
+    expect(context.active, `${JSON.stringify(text)} cut at ${cut}`).toBe(whole);
+  }
+  return whole;
+}
+
 describe('MarkupContext reads string escapes as what they encode', () => {
   it.each(ESCAPED_IN_CONTEXT.map((text) => [text]))('is in context after %j', (text) => {
     expect(activeAfter(text)).toBe(true);
@@ -63,13 +75,7 @@ describe('MarkupContext reads string escapes as what they encode', () => {
 
   it('gives the same answer however the text is split, an escape split between feeds included', () => {
     for (const text of [...ESCAPED_IN_CONTEXT, ...ESCAPED_OUT_OF_CONTEXT]) {
-      const whole = activeAfter(text);
-      for (let cut = 0; cut <= text.length; cut += 1) {
-        const context = new MarkupContext();
-        context.feed(text.slice(0, cut));
-        context.feed(text.slice(cut));
-        expect(context.active, `${JSON.stringify(text)} cut at ${cut}`).toBe(whole);
-      }
+      const whole = expectSplitsAgree(text);
       const one = new MarkupContext();
       for (const char of text) one.feed(char);
       expect(one.active, JSON.stringify(text)).toBe(whole);
@@ -187,15 +193,7 @@ describe('fuzzy links', () => {
   });
 
   it('gives the same answer however the text is split', () => {
-    for (const text of [...FUZZY_IN_CONTEXT, ...FUZZY_OUT_OF_CONTEXT]) {
-      const whole = activeAfter(text);
-      for (let cut = 0; cut <= text.length; cut += 1) {
-        const context = new MarkupContext();
-        context.feed(text.slice(0, cut));
-        context.feed(text.slice(cut));
-        expect(context.active, `${JSON.stringify(text)} cut at ${cut}`).toBe(whole);
-      }
-    }
+    for (const text of [...FUZZY_IN_CONTEXT, ...FUZZY_OUT_OF_CONTEXT]) expectSplitsAgree(text);
   });
 
   it('stays linear on long dotted words', () => {
