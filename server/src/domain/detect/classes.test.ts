@@ -458,6 +458,24 @@ describe('digit groups joined by gaps no print form uses', () => {
   });
 });
 
+describe('the word for "+" read out before an international number', () => {
+  it.each([
+    ['call plus 44 20 7946 0958', 'plus 44 20 7946 0958', '+442079460958'],
+    ['Plus 49 30 901820 ist meine Nummer', 'Plus 49 30 901820', '+4930901820'],
+    ['llámame al más 34 612 345 678', 'más 34 612 345 678', '+34612345678'],
+    ['chiamami più 39 312 345 6789', 'più 39 312 345 6789', '+393123456789'],
+  ])('finds the number in %j, one token with the + spelling', (text, value, e164) => {
+    expect(valuesOf('phone', text)).toEqual([value]);
+    expect(normalizeValue('phone', value)).toBe(e164);
+  });
+
+  it('leaves sums and words ending in "plus" alone', () => {
+    for (const text of ['2 plus 2 is 4', 'price 10 plus 20 plus 30', 'surplus 44 20 7946 0958']) {
+      expect(valuesOf('phone', text), text).toEqual([]);
+    }
+  });
+});
+
 describe('IBANs in any grouping after an IBAN word', () => {
   it.each([
     ['IBAN DE 89 37040044 0532013000', 'DE 89 37040044 0532013000'],

@@ -9,7 +9,7 @@ import { luhnValid } from './checksums.js';
 import { dateValid, digitsValue, writtenDateFromDay } from './dates.js';
 import { detectDigitIds, detectDigitLetterIds, scoreId } from './digit-ids.js';
 import { detectLooseDigits } from './loose-digits.js';
-import { detectPhone } from './phone.js';
+import { detectPhone, plusWordBefore } from './phone.js';
 import { cnResidentIdValid, frNirValid, siretValid } from './validators.js';
 import { emit, type ScanState } from './state.js';
 
@@ -429,7 +429,7 @@ function detectNumericAt(state: ScanState, start: number): number {
     }
     if (!letterIds) detectDigitIds(state, count, groupStart, groupEnd, groupSep);
   }
-  if (!claimed && !letterIds && codeAt(text, start - 1) !== PLUS) detectPhone(state, start);
+  if (!claimed && !letterIds && codeAt(text, start - 1) !== PLUS) detectPhone(state, start, plusWordBefore(text, start));
   let end = -1;
   for (let k = emitted; k < state.out.length; k++) {
     const detection = state.out[k]!;

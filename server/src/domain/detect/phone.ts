@@ -67,10 +67,10 @@ interface PhoneShape {
 const MAX_DIGITS = 15;
 const MAX_GROUPS = 8;
 
-function collect(text: string, start: number): PhoneShape | undefined {
+function collect(text: string, start: number, plusWord: boolean): PhoneShape | undefined {
   let pos = start;
-  const international = text.charCodeAt(pos) === PLUS;
-  if (international) pos++;
+  const international = plusWord || text.charCodeAt(pos) === PLUS;
+  if (text.charCodeAt(pos) === PLUS) pos++;
   const shape: PhoneShape = { international, groupDigits: [], groupEnds: [], paren: [], seps: [], digits: [] };
   let total = 0;
   let sep = 0;
@@ -506,10 +506,15 @@ function extensionEnd(text: string, end: number): number {
  * Try a phone number starting at `start` ('+', '(' or the first digit). Emits at most one match
  * (the longest group prefix that validates).
  */
-export function detectPhone(state: ScanState, start: number): void {
+/**
+ * `plusWordStart`: where a word standing for `+` begins ("plus 44 20 7946 0958", as
+ * speech-to-text writes a number read out; plusWordBefore), or -1. The number is then read as
+ * international and the word is part of the value.
+ */
+export function detectPhone(state: ScanState, start: number, plusWordStart = -1): void {
   const text = state.text;
   if (!enoughDigits(text, start, MIN_LABELLED_DIGITS)) return;
-  const shape = collect(text, start);
+  const shape = collect(text, start, plusWordStart >= 0);
   if (shape === undefined) return;
   const context = new CandidateContext(text, start, shape.groupEnds[shape.groupEnds.length - 1]!);
   const groups = shape.groupDigits.length;
@@ -533,8 +538,18 @@ export function detectPhone(state: ScanState, start: number): void {
     if (confidence > 0 && !shape.international && !context.present && ISBN_BEFORE.test(text.slice(Math.max(0, start - 12), start))) return;
     if (confidence > 0) {
       if (confidence < 0.9 && context.present) confidence += 0.1;
-      emit(state, 'phone', start, end, confidence);
+      emit(state, 'phone', plusWordStart >= 0 ? plusWordStart : start, end, confidence);
       return;
     }
   }
+}
+
+/** The words for `+` read out before a number (en, de, fr, nl `plus`; es `más`; it `più`; pt `mais`). */
+const PLUS_WORD = /(?:^|[^\p{L}\p{N}])(plus|m[áa]s|più|mais) $/iu;
+
+/** Where a word for `+` and one space end right before `start` begins, or -1. */
+export function plusWordBefore(text: string, start: number): number {
+  if (codeAt(text, start - 1) !== SPACE) return -1;
+  const match = PLUS_WORD.exec(text.slice(Math.max(0, start - 6), start));
+  return match === null ? -1 : start - match[1]!.length - 1;
 }

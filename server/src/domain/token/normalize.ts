@@ -230,7 +230,11 @@ function canonicalPhone(value: string, region: string): string {
   return result;
 }
 
-function parsePhone(value: string, region: string): string {
+/** A word read out for `+` before the number (detect/phone.ts plusWordBefore). */
+const PLUS_WORD_FIRST = /^(?:plus|m[áa]s|più|mais) (?=[0-9(])/iu;
+
+function parsePhone(spelled: string, region: string): string {
+  const value = spelled.replace(PLUS_WORD_FIRST, '+');
   const digits = value.replace(/[^0-9]/g, '');
   // 00 (and North America's 011) is the international call prefix: the same as '+'.
   const international = value.startsWith('+') || digits.startsWith('00');
