@@ -383,6 +383,22 @@ describe('values hidden by their separators', () => {
   });
 });
 
+describe('numbers spelled out with the dash read out', () => {
+  it.each([
+    ['my ssn: zero seven eight dash zero five dash one one two zero', 'us_ssn', '078051120'],
+    ['call four one five dash five five five dash zero one zero zero', 'phone', '+14155550100'],
+    ['Telefon null drei null Bindestrich eins zwei drei vier fünf sechs sieben', 'phone', undefined],
+  ])('finds the value in %j, normalized to its digits', (text, type, normal) => {
+    const values = valuesOf(type, text);
+    expect(values.length).toBe(1);
+    if (normal !== undefined) expect(normalizeValue(type, values[0]!)).toBe(normal);
+  });
+
+  it('leaves counting with dashes alone', () => {
+    expect(found('one dash two dash three')).toEqual([]);
+  });
+});
+
 describe('numbers read out in Chinese or Japanese numerals', () => {
   it.each([
     ['我的电话是一三八一二三四五六七八', 'phone', '一三八一二三四五六七八'],

@@ -102,10 +102,22 @@ function readGap(text: string, from: number, to: number, digits: number[]): bool
     const c = text.charCodeAt(k);
     if (isDigit(c)) digits.push(c - 48);
     else if (isGapSeparator(c)) sawSeparator = true;
-    else return false;
+    else {
+      // A dash read out ("zero seven eight dash zero five dash …") separates like a written one.
+      let end = k;
+      while (end < to && !isGapSeparator(text.charCodeAt(end)) && !isDigit(text.charCodeAt(end))) end++;
+      if (!DASH_WORDS.has(text.slice(k, end).toLowerCase())) return false;
+      sawSeparator = true;
+      k = end - 1;
+    }
   }
   return sawSeparator;
 }
+
+/** The words for a dash read out, in the languages of DIGIT_WORDS. */
+const DASH_WORDS: ReadonlySet<string> = new Set([
+  'dash', 'hyphen', 'bindestrich', 'strich', 'tiret', 'guion', 'guión', 'trattino', 'hífen', 'traço',
+]);
 
 /** Digit groups (with separators) right before `start`: the new start, their digits prepended. */
 function groupsBefore(text: string, start: number, digits: number[]): number {
@@ -286,6 +298,7 @@ export function unspellDigits(value: string): string | undefined {
       for (let k = 0; k < token.length; k++) values.push(token.charCodeAt(k) - 48);
       continue;
     }
+    if (DASH_WORDS.has(token.toLowerCase())) continue;
     const digit = DIGIT_WORDS.get(token.toLowerCase());
     if (digit === undefined) return undefined;
     values.push(digit);
