@@ -105,6 +105,8 @@ const INPUTS: [string, string][] = [
   ['foreign at and dot words', repeatTo('a arroba b punto ')],
   ['iban words with loose groups', repeatTo('iban DE 89 - ')],
   ['list delimiters in values', repeatTo('pw=a&b;c,')],
+  ['values wrapped over lines', repeatTo('card 4111 1111\n')],
+  ['IBAN groups over lines', repeatTo('IBAN DE89 3704\n')],
   ['seed-phrase words', repeatTo('abandon ')],
   ['numbered seed-phrase words', repeatTo('1. zoo\n')],
   ['seed-phrase words and punctuation', repeatTo('legal winner. thank ')],

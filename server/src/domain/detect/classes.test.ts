@@ -438,6 +438,9 @@ describe('digit groups joined by gaps no print form uses', () => {
     ['SSN: 078  05  1120', 'us_ssn', '078  05  1120'],
     ['phone 415 . 555 . 0100', 'phone', '415 . 555 . 0100'],
     ['call me: 415 | 555 | 0100', 'phone', '415 | 555 | 0100'],
+    // A value wrapped over two lines, where numeric.ts read its first line as something shorter.
+    ['card 4111 1111\n1111 1111', 'credit_card', '4111 1111\n1111 1111'],
+    ['ssn 078-05\n1120', 'us_ssn', '078-05\n1120'],
   ])('finds the value in %j', (text, type, value) => {
     expect(valuesOf(type, text)).toEqual([value]);
   });
@@ -462,6 +465,11 @@ describe('digit groups joined by gaps no print form uses', () => {
     ]) {
       expect(found(text).filter(([type]) => ['credit_card', 'us_ssn', 'phone'].includes(type)), text).toEqual([]);
     }
+  });
+
+  it('never runs a phone over a line break into the next number', () => {
+    expect(valuesOf('phone', 'call 415 555 0100\n2024 report')).toEqual(['415 555 0100']);
+    expect(valuesOf('phone', 'phone 415-555-0100 - 0199')).toEqual(['415-555-0100']);
   });
 
   it('reads "my social" as an SSN word', () => {
@@ -499,6 +507,8 @@ describe('IBANs in any grouping after an IBAN word', () => {
     ['iban: DE89 - 3704 - 0044 - 0532 - 0130 - 00', 'DE89 - 3704 - 0044 - 0532 - 0130 - 00'],
     ['IBAN DE89-3704 0044.0532 0130 00', 'DE89-3704 0044.0532 0130 00'],
     ['bank account: IT 60 X054 2811 1010 0000 0123 456', 'IT 60 X054 2811 1010 0000 0123 456'],
+    ['IBAN: DE89 3704 0044\n0532 0130 00', 'DE89 3704 0044\n0532 0130 00'],
+    ['IBAN: DE89 3704 0044\r\n0532 0130 00', 'DE89 3704 0044\r\n0532 0130 00'],
     // Without a word: the country code apart from its check digits, every group with a digit.
     ['DE 89 3704 0044 0532 0130 00', 'DE 89 3704 0044 0532 0130 00'],
     ['de 89 3704 0044 0532 0130 00 ok', 'de 89 3704 0044 0532 0130 00'],

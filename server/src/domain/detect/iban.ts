@@ -103,9 +103,18 @@ export function detectIban(state: ScanState, start: number): number {
       continue;
     }
     let gap = pos;
-    while (gap - pos < MAX_LOOSE_GAP && isGapCode(codeAt(text, gap))) gap++;
+    let lineBreak = false;
+    while (gap - pos < MAX_LOOSE_GAP) {
+      const g = codeAt(text, gap);
+      // One line break (an IBAN wrapped in a form or an e-mail) counts as a loose gap.
+      if ((g === 10 || g === 13) && !lineBreak) lineBreak = true;
+      else if (g === 10 && codeAt(text, gap - 1) === 13) {
+        // the \n of a \r\n
+      } else if (!isGapCode(g)) break;
+      gap++;
+    }
     if (gap === pos || !isAlnumAscii(codeAt(text, gap))) break;
-    if (gap - pos === 1 && (c === 32 || c === 45 || c === 46) && (separator === -1 || separator === c)) separator = c;
+    if (gap - pos === 1 && !lineBreak && (c === 32 || c === 45 || c === 46) && (separator === -1 || separator === c)) separator = c;
     else loose = true;
     if (count === 2) apart = true;
     if (!groupHasDigit) everyGroupHasDigit = false;

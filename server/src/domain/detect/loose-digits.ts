@@ -118,7 +118,17 @@ type IssuerCheck = (text: string, start: number, end: number, length: number) =>
  * At `start` (a numeric start where numeric.ts found nothing that reaches as far): read digit
  * groups joined by loose gaps and emit the value they spell. Returns the value's end or -1.
  */
-export function detectLooseDigits(state: ScanState, start: number, issuerPlausible: IssuerCheck, ssnParts: (area: number, group: number, serial: number) => boolean): number {
+/**
+ * `phones`: whether a phone may be read (false when numeric.ts found a value at this start that
+ * the digits run on from: only a card or an SSN may then take the longer run).
+ */
+export function detectLooseDigits(
+  state: ScanState,
+  start: number,
+  issuerPlausible: IssuerCheck,
+  ssnParts: (area: number, group: number, serial: number) => boolean,
+  phones = true,
+): number {
   const text = state.text;
   if (state === lastScan && start < lastRunEnd) return -1;
   let groups = 0;
@@ -131,7 +141,8 @@ export function detectLooseDigits(state: ScanState, start: number, issuerPlausib
   // Every gap one and the same print-form separator: numeric.ts has judged these digits already.
   let printForm = true;
   let tooLong = false;
-  // A gap with ':' ',' or ';': times (9:00-17:00) and lists (1, 2, 3) write them; no phone does.
+  // A gap with ':' ',' or ';': times (9:00-17:00) and lists (1, 2, 3) write them; no phone does,
+  // nor does it run over a line break (the next line's number is another one).
   let listGap = false;
   for (;;) {
     const from = pos;
@@ -149,7 +160,7 @@ export function detectLooseDigits(state: ScanState, start: number, issuerPlausib
       tooLong = true;
       break;
     }
-    if (!listGap) for (let k = pos; k < next; k++) if (isListCode(text.charCodeAt(k))) listGap = true;
+    if (!listGap) for (let k = pos; k < next; k++) if (isListCode(text.charCodeAt(k)) || text.charCodeAt(k) === 10 || text.charCodeAt(k) === 13) listGap = true;
     if (firstGapFrom < 0) {
       firstGapFrom = pos;
       firstGapTo = next;
@@ -187,7 +198,7 @@ export function detectLooseDigits(state: ScanState, start: number, issuerPlausib
     emit(state, 'us_ssn', start, end, 0.85);
     return end;
   }
-  if (!listGap && groups <= 6 && digits >= 10 && digits <= 15 && hasWordBefore(text, start, CONTEXT_DISTANCE, PHONE_CONTEXT) && phoneDigits(text, start, end, digits)) {
+  if (phones && !listGap && groups <= 6 && digits >= 10 && digits <= 15 && hasWordBefore(text, start, CONTEXT_DISTANCE, PHONE_CONTEXT) && phoneDigits(text, start, end, digits)) {
     emit(state, 'phone', start, end, 0.8);
     return end;
   }

@@ -391,6 +391,19 @@ function readChain(state: ScanState, first: number): void {
   }
 }
 
+/** Whether a digit follows `end` after a gap no single print separator makes (a line break, ` | `, ` - `). */
+function runsOnLoosely(text: string, end: number): boolean {
+  const c = codeAt(text, end);
+  if (c !== 10 && c !== 13 && c !== 32 && c !== 9 && c !== 124 && c !== 45) return false;
+  if (isSeparator(c) && isDigit(codeAt(text, end + 1))) return false; // the chain's own separator
+  for (let k = end + 1; k <= end + 4; k++) {
+    const next = codeAt(text, k);
+    if (isDigit(next)) return true;
+    if (next !== 10 && next !== 32 && next !== 9 && next !== 124 && next !== 45 && next !== 46) return false;
+  }
+  return false;
+}
+
 /** Lowest confidence of a value after which a chain of groups is read on (see detectNumeric). */
 const CHAIN_CONFIDENCE = 0.5;
 
@@ -435,7 +448,9 @@ function detectNumericAt(state: ScanState, start: number): number {
     const detection = state.out[k]!;
     if (detection.start === start && detection.confidence >= CHAIN_CONFIDENCE && detection.end > end) end = detection.end;
   }
-  // Nothing here: the same digits joined by looser gaps ("4111 | 1111 | …", "078 - 05 - 1120").
-  if (end < 0) end = detectLooseDigits(state, start, cardIssuerPlausible, ssnParts);
+  // Nothing here, or a value the digits run on from with a looser gap ("card 4111 1111\n1111
+  // 1111" read "4111 1111" as a phone): the same digits joined by looser gaps ("4111 | 1111 | …",
+  // "078 - 05 - 1120"); overlap resolution keeps the longer, surer value.
+  if (end < 0 || runsOnLoosely(text, end)) end = Math.max(end, detectLooseDigits(state, start, cardIssuerPlausible, ssnParts, end < 0));
   return end;
 }
