@@ -84,10 +84,9 @@ export function textLine(json: string): string {
 
 /**
  * The text format as a pino destination: pino hands it one record per write (a JSON line, which
- * never contains a raw newline), and the text line goes on to `out`. On stdout `out` is pino's
- * asynchronous destination, like the JSON format's: lines that arrive while a write is in flight
- * go out together in the next one, and pino flushes it on exit. (A synchronous write per line
- * to a pipe cost a quarter of the server's CPU under load.)
+ * never contains a raw newline), and the text line goes on to `out`: on stdout the log's line
+ * batch (createLogger), like the JSON format's. (A synchronous write per line to a pipe cost a
+ * quarter of the server's CPU under load; one per batch costs nothing measurable.)
  */
 function textDestination(out: { write(text: string): unknown }): { write(line: string): void } {
   return {
@@ -192,13 +191,13 @@ interface LineOut {
 /**
  * Log lines (and the audit lines of the `log` sink) coalesced into one write per batch: a line
  * is held until `delayMs` after the first line of its batch or until the batch reaches
- * `maxChars`, then the batch goes to `out` in one string, in order and byte for byte. On stdout
- * `out` is pino's asynchronous destination, which writes on libuv's thread pool: each write it
- * starts costs a hand-off to a pool thread and an eventfd wake-up of the loop (futex calls and
- * context switches, BENCHMARKS.md "Session 10 (wave9/hot)"), once per line when requests arrive
- * one at a time. One timer, built here and re-armed per batch (never per line); unref'd, so it
- * keeps no process alive. On exit the held lines are written synchronously, after pino's own
- * exit flush of the destination (process 'exit' listeners run in order).
+ * `maxChars`, then the batch goes to `out` in one string, in order and byte for byte. Unbatched,
+ * pino's asynchronous destination writes on libuv's thread pool: each write costs a hand-off to a
+ * pool thread and an eventfd wake-up of the loop (futex calls and context switches, BENCHMARKS.md
+ * "Session 10 (wave9/hot)"), once per line when requests arrive one at a time; batched, stdout is
+ * written synchronously, once per batch (createLogger). One timer, built here and re-armed per
+ * batch (never per line); unref'd, so it keeps no process alive. On exit the held lines are
+ * written at once, in order after every earlier batch.
  */
 export class LineBatch {
   #pending = '';
@@ -241,8 +240,12 @@ export class LineBatch {
 
 export function createLogger(options: LogOptions): Logger {
   const base = { level: options.level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: SERVICE } };
-  const destination = options.stream ?? pino.destination({ dest: 1, sync: false });
   const batchMs = options.batchMs ?? (options.stream === undefined ? LOG_BATCH_MS : 0);
+  // Batched, stdout is written synchronously: one write per batch costs nothing measurable, and
+  // a batch can never overtake one still in flight on the thread pool (the exit flush did: lines
+  // 137-199 printed before 0-136 on a loaded machine). Unbatched, a synchronous write per line
+  // would cost a quarter of the CPU under load, so that destination stays asynchronous.
+  const destination = options.stream ?? pino.destination({ dest: 1, sync: batchMs > 0 });
   let out: { write(text: string): unknown } = destination;
   if (batchMs > 0) {
     const batch = new LineBatch(destination, batchMs);
