@@ -33,7 +33,7 @@ const groupDigits = new Int32Array(MAX_GROUPS);
  * The run read last, of which scan: a start inside it is a suffix of that run, and a value is
  * the whole run or nothing, so the run is read once (a flood of "1 | 1 | …" stays one pass).
  */
-let lastScan: ScanState | undefined;
+let lastScan: WeakRef<ScanState> | undefined; // weak: the last scan's text is not kept alive
 let lastRunEnd = -1;
 
 /** Characters a loose gap may hold besides one line break. */
@@ -117,8 +117,6 @@ type IssuerCheck = (text: string, start: number, end: number, length: number) =>
 /**
  * At `start` (a numeric start where numeric.ts found nothing that reaches as far): read digit
  * groups joined by loose gaps and emit the value they spell. Returns the value's end or -1.
- */
-/**
  * `phones`: whether a phone may be read (false when numeric.ts found a value at this start that
  * the digits run on from: only a card or an SSN may then take the longer run).
  */
@@ -130,7 +128,7 @@ export function detectLooseDigits(
   phones = true,
 ): number {
   const text = state.text;
-  if (state === lastScan && start < lastRunEnd) return -1;
+  if (start < lastRunEnd && lastScan?.deref() === state) return -1;
   let groups = 0;
   let digits = 0;
   let pos = start;
@@ -174,7 +172,7 @@ export function detectLooseDigits(
     pos = next;
   }
   if (tooLong) pos = runEnd(text, pos);
-  lastScan = state;
+  if (lastScan?.deref() !== state) lastScan = new WeakRef(state);
   lastRunEnd = pos;
   // The whole run is the value or nothing: a card is not cut out of a longer run of digits.
   if (groups < 2 || tooLong || isAlnumCode(codeAt(text, pos))) return -1;
