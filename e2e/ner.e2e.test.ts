@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nerPieces } from '../server/src/services/ner.js';
-import { postJson, startVeil, type ServerProcess } from './support/server.js';
+import { logsWith, postJson, startVeil, type ServerProcess } from './support/server.js';
 import { nerAvailable as available, startSidecar } from './support/sidecar.js';
 
 const KEY = 'e2e'.repeat(11);
@@ -168,8 +168,9 @@ describe.skipIf(!available)('veil with the real NER sidecar', () => {
     expect(((await (await fetch(`${server.url}/v1/capabilities`)).json()) as { ner_active: boolean }).ner_active).toBe(false);
     const health = (await (await fetch(`${server.url}/v1/health`)).json()) as { components: { detector: { message: string } } };
     expect(health.components.detector.message).toMatch(/^builtin_and_ner; the NER sidecar is not answering: the NER sidecar could not be reached \(ECONNREFUSED\)$/);
-    expect(server.logs.join('\n')).toMatch(/"event":"ner_unavailable","reason":"unreachable"/);
-    expect(server.logs.join('\n')).not.toContain('Obama');
+    const logs = await logsWith(server, /"event":"ner_unavailable"/);
+    expect(logs).toMatch(/"event":"ner_unavailable","reason":"unreachable"/);
+    expect(logs).not.toContain('Obama');
   }, 120_000);
 
   it('gives chat, JSON, batch, stream and RAG input the same NER as text', async () => {

@@ -61,6 +61,21 @@ export async function startVeil(options: { env?: Record<string, string>; args?: 
   };
 }
 
+/**
+ * The server's log text once a line matches `pattern` (bounded wait): stdout lines are batched
+ * for up to 20 ms before they are written (server/src/logging.ts LineBatch), so a line of the
+ * request just answered may still be on its way. Checks that a value is absent read the text
+ * returned here, written after the line that proves the request was logged.
+ */
+export async function logsWith(server: Pick<ServerProcess, 'logs'>, pattern: RegExp, rounds = 200): Promise<string> {
+  for (let round = 0; round < rounds; round += 1) {
+    const text = server.logs.join('\n');
+    if (pattern.test(text)) return text;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return server.logs.join('\n');
+}
+
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; text: string }> {
   const response = await fetch(url, {
     method: 'POST',
