@@ -53,6 +53,33 @@ const CASES: readonly SpellingCase[] = [
     others: ['jörg.erase@bücher.example', 'JÖRG.ERASE@xn--bcher-kva.example', 'jörg.erase＠bücher。example'],
   },
   {
+    name: 'email (session 10): code point escapes, percent-encoding, foreign @ words, base64 and hex',
+    type: 'email',
+    label: 'mail',
+    revoked: 'evasion.erase@corp.example',
+    others: [
+      'evasion.erase\\u0040corp.example',
+      '%65vasion.erase%40corp.example',
+      'evasion.erase arroba corp punto example',
+      'ZXZhc2lvbi5lcmFzZUBjb3JwLmV4YW1wbGU=',
+      '65766173696f6e2e657261736540636f72702e6578616d706c65',
+    ],
+  },
+  {
+    name: 'phone (session 10): loose gaps, + read out, digits read out with dashes',
+    type: 'phone',
+    label: 'call',
+    revoked: '+1 415 555 0166',
+    others: ['415 | 555 | 0166', 'plus 1 415 555 0166', 'four one five dash five five five dash zero one six six'],
+  },
+  {
+    name: 'credit card (session 10): loose and mixed gaps, a line break, CJK numerals',
+    type: 'credit_card',
+    label: 'card',
+    revoked: '5500 0000 0000 0004',
+    others: ['5500 | 0000 | 0000 | 0004', '5500-0000 0000-0004', '5500 0000\n0000 0004', '五五零零零零零零零零零零零零零四'],
+  },
+  {
     name: 'iban: spaces, dashes, dots and lower case',
     type: 'iban',
     label: 'IBAN',
