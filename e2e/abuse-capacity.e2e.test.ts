@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { fresh, ROOT, startVeil, type ServerProcess } from './support/server.js';
+import { fresh, ROOT, startVeil, settledLogs, type ServerProcess } from './support/server.js';
 
 const KEY_A = 'e2e-capacity-tenant-a-0123456789';
 const KEY_B = 'e2e-capacity-tenant-b-0123456789';
@@ -136,7 +136,7 @@ describe('per-tenant capacity, work-charged rate limits, failed-auth throttling 
       return answer.status === 200 ? answer : undefined;
     }, 20_000);
     expect(later.body).toEqual({ revoked: 1, scope: 'tenant' });
-    expect(server.logs.join('\n')).not.toContain(ERASED);
+    expect(await settledLogs(server)).not.toContain(ERASED);
   });
 
   it('a tenant filling its share of the idempotency store gets its own 429; another tenant and its own replays go on', async () => {
@@ -191,7 +191,7 @@ describe('per-tenant capacity, work-charged rate limits, failed-auth throttling 
     expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(10);
     expect((await call(server.url, 'POST', '/v1/detect', { input: 'x' }, as(KEY_A), '127.0.0.4')).status).toBe(200);
     expect((await call(server.url, 'GET', '/livez', undefined, {}, guesser)).status).toBe(200);
-    expect(server.logs.join('\n')).not.toContain('guess-0-0123456789abcdef');
+    expect(await settledLogs(server)).not.toContain('guess-0-0123456789abcdef');
   });
 });
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { postJson, startVeil, type ServerProcess } from './support/server.js';
+import { postJson, startVeil, settledLogs, type ServerProcess } from './support/server.js';
 
 const KEY_A = 'e2e-abuse-tenant-a-0123456789';
 const KEY_B = 'e2e-abuse-tenant-b-0123456789';
@@ -62,7 +62,7 @@ describe('abuse protection (real process)', () => {
     const text = await metrics.text();
     expect(text).toMatch(/veil_prompt_security_triggers_total 1\b/);
     expect(text).toMatch(/veil_output_guard_triggers_total 1\b/);
-    const logs = server.logs.join('\n');
+    const logs = await settledLogs(server);
     expect(logs).not.toContain(ALICE);
     expect(logs).not.toContain(MALLORY);
   });
@@ -99,6 +99,6 @@ describe('abuse protection (real process)', () => {
     const restored = await postJson(`${server.url}/v1/rehydrate`, { output, session_state: made.body.session_state }, as(KEY_A));
     expect(restored.status).toBe(200);
     expect(restored.body.restored_text).toBe('\u{20000}\u{20001} 注: [REDACTED:custom:staff_code] again, \u{1D49C}\u{20002} [REDACTED:custom:staff_code].');
-    expect(server.logs.join('\n')).not.toContain(code);
+    expect(await settledLogs(server)).not.toContain(code);
   });
 });

@@ -1,7 +1,7 @@
 // Batch transform against the real `veil serve` process: a shared-mode batch over HTTP whose
 // last result's session restores every item, and no value in the process log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, startVeil, type ServerProcess } from './support/server.js';
+import { postJson, startVeil, settledLogs, type ServerProcess } from './support/server.js';
 
 const EMAIL = 'e2e.batch@example.com';
 let server: ServerProcess;
@@ -33,6 +33,6 @@ describe('POST /v1/batch/transform (real process)', () => {
       expect(restored.status).toBe(200);
       expect(restored.body.restored_text).toBe(expected);
     }
-    expect(server.logs.join('\n')).not.toContain(EMAIL);
+    expect(await settledLogs(server)).not.toContain(EMAIL);
   });
 });

@@ -5,7 +5,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docxParagraphs, flateBombPdf, makeDocx, makePdf, renderTextPng } from '../server/test/support/documents.js';
-import { postJson, startVeil, type ServerProcess } from './support/server.js';
+import { postJson, startVeil, settledLogs, type ServerProcess } from './support/server.js';
 
 const SECRET = '6a'.repeat(32);
 const EMAIL = 'e2e.files.canary@example.com';
@@ -127,8 +127,8 @@ describe('images over HTTP (real process)', () => {
     }
   });
 
-  it('the process logged no value and no filename', () => {
-    const logs = server.logs.join('\n');
+  it('the process logged no value and no filename', async () => {
+    const logs = await settledLogs(server);
     for (const value of [EMAIL, IBAN, '555 0199', 'statement.pdf', 'letter.docx']) expect(logs).not.toContain(value);
   });
 });

@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nerPieces } from '../server/src/services/ner.js';
-import { logsWith, postJson, startVeil, type ServerProcess } from './support/server.js';
+import { logsWith, postJson, startVeil, settledLogs, type ServerProcess } from './support/server.js';
 import { nerAvailable as available, startSidecar } from './support/sidecar.js';
 
 const KEY = 'e2e'.repeat(11);
@@ -44,7 +44,7 @@ describe.skipIf(!available)('veil with the real NER sidecar', () => {
     expect(transformed.body.safe_text).not.toContain('Obama');
     const restored = await postJson(`${server.url}/v1/rehydrate`, { output: transformed.body.safe_text, session_state: transformed.body.session_state });
     expect(restored.body.restored_text).toBe(input);
-    expect(server.logs.join('\n')).not.toContain('Obama');
+    expect(await settledLogs(server)).not.toContain('Obama');
   });
 
   // Issue 18: the sidecar's recognition pipeline through the real server. Ordinary prompts stay
@@ -224,7 +224,7 @@ describe.skipIf(!available)('veil with the real NER sidecar', () => {
     expect(ingest.status, ingest.text).toBe(200);
     expect(JSON.stringify(ingest.body.chunks)).not.toMatch(surnames);
     expect(ingest.body.total_entities).toBe(2);
-    expect(server.logs.join('\n')).not.toMatch(surnames);
+    expect(await settledLogs(server)).not.toMatch(surnames);
   });
 
   it('falls back when the sidecar has no secret configured (it refuses every detect call)', async () => {

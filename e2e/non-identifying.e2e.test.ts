@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, ROOT, startVeil, type ServerProcess } from './support/server.js';
+import { postJson, ROOT, startVeil, settledLogs, type ServerProcess } from './support/server.js';
 
 const DOCS = 'https://docs.python.org/3/library/asyncio.html';
 const LOOPBACK = '127.0.0.1';
@@ -66,6 +66,6 @@ describe('values that identify no one, through veil serve', () => {
     const found = (body.entities as { span: { start: number; end: number } }[]).map((entity) => TEXT.slice(entity.span.start, entity.span.end));
     expect(found).not.toContain(DOCS);
     expect(found).toContain(CARD_URL);
-    expect(server.logs.join('\n')).not.toContain(CARD);
+    expect(await settledLogs(server)).not.toContain(CARD);
   });
 });

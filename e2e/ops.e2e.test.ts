@@ -283,6 +283,7 @@ describe('tracing', () => {
     expect(all).toContain('"/v1/transform"');
     expect(all).toContain('"veil.entity_types"');
     for (const value of [EMAIL, PHONE, TRACE, transformed.json.session_state as string]) expect(all).not.toContain(value);
+    // The server has exited: its last lines were written on exit, so the logs are complete.
     expect(server.logs.join('\n')).not.toContain(EMAIL);
   });
 

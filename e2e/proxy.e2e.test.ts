@@ -7,7 +7,7 @@
 import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAi, type FakeOpenAi } from '../server/src/bench/fake-openai.js';
-import { startVeil, type ServerProcess } from './support/server.js';
+import { startVeil, settledLogs, type ServerProcess } from './support/server.js';
 import { nerAvailable, startSidecar, type Sidecar } from './support/sidecar.js';
 
 const KEY = 'proxy-e2e'.repeat(4);
@@ -164,8 +164,8 @@ describe.skipIf(!nerAvailable)('the proxy with the official openai npm client an
     expect((bad as APIError).message).toMatch(/^400 x-veil-restore-mode header: /);
   });
 
-  it('logs no raw value and no upstream credential', () => {
-    const logs = veil.logs.join('\n');
+  it('logs no raw value and no upstream credential', async () => {
+    const logs = await settledLogs(veil);
     for (const value of [...REGEX_RAW, ...NAMES, 'sk-upstream-e2e']) expect(logs).not.toContain(value);
   });
 });

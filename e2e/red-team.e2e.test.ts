@@ -8,7 +8,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAi, type FakeOpenAi, type FakeReply } from '../server/src/bench/fake-openai.js';
-import { postJson, startVeil, type ServerProcess } from './support/server.js';
+import { postJson, startVeil, settledLogs, type ServerProcess } from './support/server.js';
 
 const EMAIL = 'red.team.victim@corp.example';
 
@@ -195,8 +195,8 @@ describe('finding 8: a value revoked while the upstream is answering restores as
 });
 
 describe('no probed value in the server logs', () => {
-  it('holds after every probe above', () => {
-    expect(veil.logs.join('\n')).not.toContain(EMAIL);
-    expect(veil.logs.join('\n')).not.toContain('red.team.victim');
+  it('holds after every probe above', async () => {
+    expect(await settledLogs(veil)).not.toContain(EMAIL);
+    expect(await settledLogs(veil)).not.toContain('red.team.victim');
   });
 });

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fresh, startVeil, type ServerProcess } from './support/server.js';
+import { fresh, startVeil, settledLogs, type ServerProcess } from './support/server.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -82,7 +82,7 @@ describe('several workers without a configured secret', () => {
     const keysFile = join(dir, 'veil.db.keys');
     expect(statSync(keysFile).mode & 0o777).toBe(0o600);
     const keys = JSON.parse(readFileSync(keysFile, 'utf8')) as Record<string, string>;
-    const logs = server.logs.join('\n');
+    const logs = await settledLogs(server);
     for (const name of ['session_secret', 'digest_secret', 'corpus_secret']) expect(logs).not.toContain(keys[name]);
     expect(logs).toMatch(/kept beside the SQLite database/);
   }, 120_000);

@@ -1,7 +1,7 @@
 // SSE against the real `veil serve` process: a transform stream's frames and its session feed a
 // rehydrate stream whose frames restore the original text; no value in the process log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startVeil, type ServerProcess } from './support/server.js';
+import { startVeil, settledLogs, type ServerProcess } from './support/server.js';
 
 const EMAIL = 'e2e.stream@example.com';
 const INPUT = `First line for ${EMAIL}.\n\nSecond paragraph, same ${EMAIL}. Done.`;
@@ -42,6 +42,6 @@ describe('SSE routes (real process)', () => {
     const restored = await frames('/v1/rehydrate/stream', { output: safeText, session_state: last.session_state });
     expect(restored.at(-1)).toMatchObject({ complete: true, tokens_resolved: 2 });
     expect(restored.slice(0, -1).map((frame) => frame.restored_text as string).join('')).toBe(INPUT);
-    expect(server.logs.join('\n')).not.toContain(EMAIL);
+    expect(await settledLogs(server)).not.toContain(EMAIL);
   });
 });

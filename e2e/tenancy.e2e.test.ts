@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { postJson, startVeil, type ServerProcess } from './support/server.js';
+import { postJson, startVeil, settledLogs, type ServerProcess } from './support/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'veil-tenancy-e2e-'));
 const ENV = { VEIL_SESSION_SECRET: '6b'.repeat(32), VEIL_ALLOW_EPHEMERAL_AUDIT: '1' };
@@ -199,7 +199,7 @@ describe('admin is scoped to its tenant', () => {
       expect(refused.body.code).toBe('VEIL_VALIDATION_FAILED');
       expect(refused.text).not.toContain(CANARY_FILE);
     }
-    expect(server.logs.join('\n')).not.toContain(CANARY_FILE);
+    expect(await settledLogs(server)).not.toContain(CANARY_FILE);
   });
 });
 

@@ -76,6 +76,22 @@ export async function logsWith(server: Pick<ServerProcess, 'logs'>, pattern: Reg
   return server.logs.join('\n');
 }
 
+/**
+ * The server's whole log text once every line written before this call has arrived, for checks
+ * that a value is absent. stdout lines leave in order but batched (up to 20 ms), so a check that
+ * read `server.logs` at once could pass before the line that would fail it arrived. One request
+ * to an unknown route is sent: it fails with a request id in its body (no value in it) and is
+ * logged with that id; once that line is in, every earlier line is too.
+ */
+export async function settledLogs(server: Pick<ServerProcess, 'url' | 'logs'>): Promise<string> {
+  const response = await fetch(`${server.url}/v1/__settle-logs`);
+  const { request_id: requestId } = (await response.json()) as { request_id?: string };
+  if (typeof requestId !== 'string' || !/^[\w-]+$/.test(requestId)) throw new Error(`no request id in the settle answer (status ${String(response.status)})`);
+  const text = await logsWith(server, new RegExp(requestId));
+  if (!text.includes(requestId)) throw new Error('the settle request was never logged');
+  return text;
+}
+
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; text: string }> {
   const response = await fetch(url, {
     method: 'POST',
