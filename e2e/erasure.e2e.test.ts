@@ -80,6 +80,20 @@ const CASES: readonly SpellingCase[] = [
     others: ['5500 | 0000 | 0000 | 0004', '5500-0000 0000-0004', '5500 0000\n0000 0004', '五五零零零零零零零零零零零零零四'],
   },
   {
+    name: 'email (session 11): a space on one side of the @, spaced dots, blanks and keycaps',
+    type: 'email',
+    label: 'mail',
+    revoked: 'blank.erase@corp.example',
+    others: ['blank.erase@ corp.example', 'blank.erase @corp.example', 'blank . erase @ corp . example', 'blank\u2800.\u2800erase\u2800@\u2800corp.example', 'blank\u20e3.erase\u20e3@\u20e3corp.example'],
+  },
+  {
+    name: 'credit card (session 11): line and paragraph separators, NEL, braille blanks',
+    type: 'credit_card',
+    label: 'card',
+    revoked: '4000 0566 5566 5556',
+    others: ['4000\u20280566\u20285566\u20285556', '4000\u20290566 5566 5556', '4000\u00850566 5566 5556', '4000\u28000566\u28005566\u28005556'],
+  },
+  {
     name: 'iban: spaces, dashes, dots and lower case',
     type: 'iban',
     label: 'IBAN',

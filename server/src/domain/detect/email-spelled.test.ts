@@ -30,6 +30,12 @@ describe('spelled-out e-mail addresses', () => {
     ['jan (małpa) firma (kropka) pl', 'jan (małpa) firma (kropka) pl'],
     ['juan arroba empresa.com', 'juan arroba empresa.com'],
     ['maria (arroba) empresa (ponto) com (ponto) br', 'maria (arroba) empresa (ponto) com (ponto) br'],
+    // A space on one side of the "@", or around the local part's dots.
+    ['mail john.doe@ corp.example now', 'john.doe@ corp.example'],
+    ['mail john_doe @corp.example now', 'john_doe @corp.example'],
+    ['mail j.doe42 @corp.example', 'j.doe42 @corp.example'],
+    ['mail john . doe @ corp . example now', 'john . doe @ corp . example'],
+    ['mail john.doe@\tcorp.co.uk', 'john.doe@\tcorp.co.uk'],
   ])('finds %j', (text, value) => {
     expect(emails(text)).toEqual([value]);
   });
@@ -47,6 +53,10 @@ describe('spelled-out e-mail addresses', () => {
     'meet at noon point blank',
     'una arroba de trigo',
     'ein Punkt at punkt de',
+    'follow me @jane.bsky.social for updates',
+    'ping @john.smith about the release',
+    'install @types/node.js first',
+    'end of sentence. jane @ home',
   ])('leaves %j alone', (text) => {
     expect(emails(text)).toEqual([]);
   });
@@ -56,6 +66,7 @@ describe('spelled-out e-mail addresses', () => {
     for (const spelled of [
       'jane.roe [at] corp [dot] example', 'Jane.Roe(at)Corp.Example', 'jane.roe @ corp.example', 'jane dot roe at corp dot example',
       'jane punto roe arroba corp punto example', 'jane.roe (arobase) corp (point) example',
+      'jane.roe@ corp.example', 'jane.roe @corp.example', 'jane . roe @ corp . example',
     ]) {
       expect(normalizeValue('email', spelled)).toBe(normalizeValue('email', 'jane.roe@corp.example'));
     }

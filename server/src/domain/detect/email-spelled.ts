@@ -1,5 +1,7 @@
 // E-mail addresses spelled out against harvesters: "jane.roe [at] corp [dot] example",
-// "jane.roe(at)corp.example", "jane.roe @ corp.example", "jane dot roe at corp dot example".
+// "jane.roe(at)corp.example", "jane.roe @ corp.example", "jane dot roe at corp dot example", and
+// addresses with a space on one side of the "@" ("jane.roe@ corp.example", "jane_roe @corp.example")
+// or around the dots of the local part ("jane . roe @ corp . example").
 // email.ts anchors on a real '@' glued to both parts; these forms reached the model raw.
 //
 // Anchored on the "at" mark (one case-insensitive regex search), then read with bounded steps:
@@ -23,8 +25,23 @@ const MAX_LOCAL = 64;
 const AT_WORDS = 'at|arroba|arobase|chiocciola|ät|klammeraffe|apenstaartje|małpa';
 const DOT_WORDS = 'dot|punto|ponto|punkt|point|punt|kropka';
 
-/** The "at" marks: bracketed, "@" between spaces, or the bare word between spaces. */
-const AT_MARK = new RegExp(`[([{<][ \\t]{0,2}(?:${AT_WORDS})[ \\t]{0,2}[)\\]}>]|[ \\t]@[ \\t]|[ \\t](?:${AT_WORDS})[ \\t]`, 'giu');
+/**
+ * The "at" marks: bracketed, "@" with a space on either side or both, or the bare word between
+ * spaces. An "@" glued to what follows reads a handle too ("follow me @jane.bsky.social"), so
+ * with a space before it only, the local part must hold a digit or `. _ % + -` (checked below).
+ */
+const AT_MARK = new RegExp(
+  `[([{<][ \\t]{0,2}(?:${AT_WORDS})[ \\t]{0,2}[)\\]}>]|[ \\t]{1,3}@[ \\t]{1,3}|(?<=[\\p{L}\\p{N}_%+-])@[ \\t]{1,3}|[ \\t]{1,3}@(?=[\\p{L}\\p{N}])|[ \\t](?:${AT_WORDS})[ \\t]`,
+  'giu',
+);
+/** A local part that is not a bare word: what an "@" glued to the domain needs. */
+const ADDRESS_LIKE_LOCAL = /[\d._%+-]/;
+/**
+ * Before a local-part segment (never after a bare "at"): a dot between spaces ("jane . roe @ …"),
+ * or spaces when the segment starts with its dot ("jane .roe @ …").
+ */
+const LOCAL_SPACED_DOT = /[ \t]{1,3}\.[ \t]{1,3}$/;
+const LOCAL_SPACES = /[ \t]{1,3}$/;
 
 /** The domain after the mark (sticky): labels and the dot marks between them. */
 const DOMAIN = new RegExp(
@@ -68,7 +85,8 @@ export function detectSpelledEmails(state: ScanState): void {
     for (;;) {
       while (localStart > 0 && localEnd - localStart < MAX_LOCAL && isLocalChar(text.charCodeAt(localStart - 1))) localStart--;
       // "jane dot roe at ...": a dot spelled out inside the local part too.
-      const before = LOCAL_DOT.exec(text.slice(Math.max(0, localStart - 12), localStart));
+      const window = text.slice(Math.max(0, localStart - 12), localStart);
+      const before = LOCAL_DOT.exec(window) ?? (bare ? null : (text.charCodeAt(localStart) === 46 ? LOCAL_SPACES : LOCAL_SPACED_DOT).exec(window));
       if (before === null || localEnd - localStart + before[0].length >= MAX_LOCAL) break;
       const next = localStart - before[0].length;
       if (next === 0 || !isLocalChar(text.charCodeAt(next - 1))) break;
@@ -77,6 +95,7 @@ export function detectSpelledEmails(state: ScanState): void {
     if (localStart > 0 && isLocalChar(text.charCodeAt(localStart - 1))) continue; // longer than an address allows
     while (localStart < localEnd && !isAlnum(text.charCodeAt(localStart))) localStart++;
     if (localStart === localEnd || text.charCodeAt(localEnd - 1) === 46) continue;
+    if (mark.charCodeAt(mark.length - 1) === 64 && !ADDRESS_LIKE_LOCAL.test(text.slice(localStart, localEnd))) continue;
     const markEnd = match.index + mark.length;
     DOMAIN.lastIndex = markEnd;
     const domain = DOMAIN.exec(text);
@@ -95,7 +114,7 @@ export function detectSpelledEmails(state: ScanState): void {
 }
 
 const BARE_AT = /^[ \t]at[ \t]$/iu;
-const UNSPELL_AT = new RegExp(`[ \\t]*[([{<][ \\t]*(?:${AT_WORDS})[ \\t]*[)\\]}>][ \\t]*|[ \\t]+@[ \\t]+|[ \\t]+(?:${AT_WORDS})[ \\t]+`, 'iu');
+const UNSPELL_AT = new RegExp(`[ \\t]*[([{<][ \\t]*(?:${AT_WORDS})[ \\t]*[)\\]}>][ \\t]*|[ \\t]+@[ \\t]*|@[ \\t]+|[ \\t]+(?:${AT_WORDS})[ \\t]+`, 'iu');
 
 /** "jane dot roe [at] corp [dot] example" -> "jane.roe@corp.example" (other text unchanged). */
 export function unspellEmail(value: string): string {

@@ -8,13 +8,22 @@
 //   - default-ignorable characters (zero-width spaces and joiners, soft hyphen, bidi controls,
 //     variation selectors, BOM, tag characters) are dropped: invisible, never part of a value;
 //   - `。` and `｡` become `.`;
-//   - space separators (no-break, ideographic, em space, ...) become an ASCII space;
+//   - the line and paragraph separators (U+2028, U+2029) and NEL (U+0085) become `\n`: editors
+//     and JavaScript treat them as line breaks, so a value broken by one reads as broken by a
+//     line break, and detection's rules for line breaks decide;
+//   - space separators (no-break, ideographic, em space, ...) become an ASCII space, and so do
+//     the characters that print as a blank without being spaces: the braille blank (U+2800, the
+//     usual "invisible character" of chat tricks) and the object replacement character (U+FFFC,
+//     where an editor had an embedded object);
+//   - enclosing marks (\p{Me}: the keycap U+20E3, enclosing circles and squares) are dropped: no
+//     script spells a word with them, they only decorate the character before;
 //   - dashes (\p{Pd}: en dash, U+2011, figure dash, ...) and the minus sign become `-`;
 //   - decimal digits of every script (\p{Nd}) become ASCII digits;
 //   - everything else becomes its NFKC form (full-width forms, `＠`, ligatures, circled and
 //     super/subscript digits), with the rules above applied to what NFKC yields;
-//   - combining marks (\p{Mn}, \p{Me}) on a digit are dropped: `4̂1̂1̂1` is 4111 to a reader, and
-//     no script writes marks on digits (marks on letters stay: they spell the word).
+//   - combining marks (\p{Mn}) on a digit or on the punctuation values are written with (`@`
+//     `.` `-` `+` `_`) are dropped: `4̂1̂1̂1` is 4111 to a reader, and no script writes marks on
+//     digits or on those (marks on letters stay: they spell the word).
 //
 // Besides single characters, three escapes that hide a value's characters in text copied from web
 // pages and URLs fold to what they stand for, each as one unit:
@@ -46,8 +55,14 @@ const SPACE_SEPARATOR = /^\p{Zs}$/u;
 const DASH = /^\p{Pd}$/u;
 const DECIMAL = /^\p{Nd}$/u;
 const COMBINING_MARK = /^[\p{Mn}\p{Me}]$/u;
+const ENCLOSING_MARK = /^\p{Me}$/u;
 
 const MINUS_SIGN = 0x2212;
+const NEXT_LINE = 0x85;
+const LINE_SEPARATOR = 0x2028;
+const PARAGRAPH_SEPARATOR = 0x2029;
+const BRAILLE_BLANK = 0x2800;
+const OBJECT_REPLACEMENT = 0xfffc;
 const IDEOGRAPHIC_FULL_STOP = 0x3002;
 const HALFWIDTH_IDEOGRAPHIC_FULL_STOP = 0xff61;
 
@@ -69,7 +84,9 @@ function digitOf(cp: number): string {
 /** The rules before NFKC; undefined when none applies. */
 function foldSimple(cp: number): string | undefined {
   const ch = String.fromCodePoint(cp);
-  if (IGNORABLE.test(ch)) return '';
+  if (IGNORABLE.test(ch) || ENCLOSING_MARK.test(ch)) return '';
+  if (cp === NEXT_LINE || cp === LINE_SEPARATOR || cp === PARAGRAPH_SEPARATOR) return '\n';
+  if (cp === BRAILLE_BLANK || cp === OBJECT_REPLACEMENT) return ' ';
   if (cp === IDEOGRAPHIC_FULL_STOP || cp === HALFWIDTH_IDEOGRAPHIC_FULL_STOP) return '.';
   if (SPACE_SEPARATOR.test(ch)) return ' ';
   if (cp === MINUS_SIGN || DASH.test(ch)) return '-';
@@ -294,6 +311,11 @@ function isAsciiDigit(code: number): boolean {
   return code >= 48 && code <= 57;
 }
 
+/** An ASCII digit or one of the punctuation characters values are written with: no mark belongs on it. */
+function isBare(code: number): boolean {
+  return isAsciiDigit(code) || code === 0x40 || code === 0x2e || code === 0x2d || code === 0x2b || code === 0x5f;
+}
+
 /**
  * A place where a folded view differs from the original. Also built by the prompt guard's own
  * view (domain/guard/prompt.ts folds look-alikes for token cores), which maps offsets with
@@ -422,6 +444,8 @@ export function foldWithOffsets(text: string): FoldedText {
 /**
  * The fold without escapes and digit marks (what the previous release called the fold): erasure
  * still checks a stored value in this form, the one a revoke request of that release digested.
+ * The character rules added since (line separators, blanks, enclosing marks) apply here too: no
+ * detected value held one of those characters before, as they broke every value they were in.
  */
 export function foldCharacters(text: string): string {
   return foldView(text, false).text;
@@ -447,9 +471,9 @@ function foldView(text: string, escapes: boolean): FoldedText {
   };
   let index = first;
   const length = text.length;
-  // Whether the last character of the folded text so far is a digit (marks on it are dropped);
+  // Whether the last character of the folded text so far is a digit or value punctuation (marks on it are dropped);
   // the character before `first` is an unchanged one.
-  let afterDigit = isAsciiDigit(text.charCodeAt(first - 1));
+  let afterBare = isBare(text.charCodeAt(first - 1));
   while (index < length) {
     const code = text.charCodeAt(index);
     let folded: string | undefined;
@@ -457,17 +481,17 @@ function foldView(text: string, escapes: boolean): FoldedText {
     if (code < 0x80) {
       const escape = escapes && (code === AMPERSAND || code === PERCENT || code === BACKSLASH) ? escapeAt(text, index) : undefined;
       if (escape === undefined) {
-        afterDigit = isAsciiDigit(code);
+        afterBare = isBare(code);
         index++;
         continue;
       }
       folded = escape.folded;
       width = escape.length;
       // A decoded mark on a digit goes like a written one.
-      if (afterDigit && folded.length === 1 && isMarkCode(folded.charCodeAt(0))) folded = '';
+      if (afterBare && folded.length === 1 && isMarkCode(folded.charCodeAt(0))) folded = '';
     } else if (code < 0xd800 || code > 0xdfff) {
       folded = bmpFold(code);
-      if (folded === undefined && escapes && afterDigit && isMarkCode(code)) folded = '';
+      if (folded === undefined && escapes && afterBare && isMarkCode(code)) folded = '';
     } else {
       const cp = text.codePointAt(index)!;
       // A lone surrogate stays as it is (callers treat it as an unknown character).
@@ -476,8 +500,8 @@ function foldView(text: string, escapes: boolean): FoldedText {
         folded = astralFold(cp);
       }
     }
-    if (folded === undefined) afterDigit = false; // an unchanged non-ASCII character is no digit (every digit folds)
-    else if (folded.length > 0) afterDigit = isAsciiDigit(folded.charCodeAt(folded.length - 1));
+    if (folded === undefined) afterBare = false; // an unchanged non-ASCII character is neither (every digit folds)
+    else if (folded.length > 0) afterBare = isBare(folded.charCodeAt(folded.length - 1));
     if (folded !== undefined) {
       if (index > copiedFrom) {
         if (run !== undefined) {

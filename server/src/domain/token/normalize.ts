@@ -281,7 +281,7 @@ export function asciiDomain(domain: string): string {
 
 function canonicalEmail(value: string): string {
   // A spelled-out address ("jane [at] corp [dot] example") is the same address.
-  const lower = (value.includes('@') && !/\s@\s/u.test(value) ? value : unspellEmail(value)).toLowerCase();
+  const lower = (value.includes('@') && !/\s[@.]|[@.]\s/u.test(value) ? value : unspellEmail(value)).toLowerCase();
   const at = lower.lastIndexOf('@');
   if (at <= 0) return lower;
   return `${lower.slice(0, at)}@${asciiDomain(lower.slice(at + 1))}`;
