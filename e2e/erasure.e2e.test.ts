@@ -80,11 +80,11 @@ const CASES: readonly SpellingCase[] = [
     others: ['5500 | 0000 | 0000 | 0004', '5500-0000 0000-0004', '5500 0000\n0000 0004', '五五零零零零零零零零零零零零零四'],
   },
   {
-    name: 'email (session 11): a space on one side of the @, spaced dots, blanks and keycaps',
+    name: 'email (session 11): a space on one side of the @, spaced dots, blanks, keycaps, (a), one character at a time',
     type: 'email',
     label: 'mail',
     revoked: 'blank.erase@corp.example',
-    others: ['blank.erase@ corp.example', 'blank.erase @corp.example', 'blank . erase @ corp . example', 'blank\u2800.\u2800erase\u2800@\u2800corp.example', 'blank\u20e3.erase\u20e3@\u20e3corp.example'],
+    others: ['blank.erase@ corp.example', 'blank.erase @corp.example', 'blank . erase @ corp . example', 'blank\u2800.\u2800erase\u2800@\u2800corp.example', 'blank\u20e3.erase\u20e3@\u20e3corp.example', 'blank.erase(a)corp.example', 'b l a n k . e r a s e @ c o r p . e x a m p l e'],
   },
   {
     name: 'credit card (session 11): line and paragraph separators, NEL, braille blanks',

@@ -36,6 +36,11 @@ describe('spelled-out e-mail addresses', () => {
     ['mail j.doe42 @corp.example', 'j.doe42 @corp.example'],
     ['mail john . doe @ corp . example now', 'john . doe @ corp . example'],
     ['mail john.doe@\tcorp.co.uk', 'john.doe@\tcorp.co.uk'],
+    ['mail jan(a)firma.fi or', 'jan(a)firma.fi'],
+    ['mail jan.kowalski[a]firma.pl', 'jan.kowalski[a]firma.pl'],
+    // One character at a time.
+    ['mail j o h n @ c o r p . e x a m p l e now', 'j o h n @ c o r p . e x a m p l e'],
+    ['write j . d o e 4 2 @ c o r p . c o . u k .', 'j . d o e 4 2 @ c o r p . c o . u k'],
   ])('finds %j', (text, value) => {
     expect(emails(text)).toEqual([value]);
   });
@@ -57,6 +62,11 @@ describe('spelled-out e-mail addresses', () => {
     'ping @john.smith about the release',
     'install @types/node.js first',
     'end of sentence. jane @ home',
+    'choose option (a) config.json or (b) config.yaml',
+    'call f(a) then g(b) x.y',
+    'a b c @ d e f',
+    'x y @ z . w 1',
+    'the set {a @ b . c}',
   ])('leaves %j alone', (text) => {
     expect(emails(text)).toEqual([]);
   });
@@ -66,7 +76,8 @@ describe('spelled-out e-mail addresses', () => {
     for (const spelled of [
       'jane.roe [at] corp [dot] example', 'Jane.Roe(at)Corp.Example', 'jane.roe @ corp.example', 'jane dot roe at corp dot example',
       'jane punto roe arroba corp punto example', 'jane.roe (arobase) corp (point) example',
-      'jane.roe@ corp.example', 'jane.roe @corp.example', 'jane . roe @ corp . example',
+      'jane.roe@ corp.example', 'jane.roe @corp.example', 'jane . roe @ corp . example', 'jane.roe(a)corp.example',
+      'j a n e . r o e @ c o r p . e x a m p l e',
     ]) {
       expect(normalizeValue('email', spelled)).toBe(normalizeValue('email', 'jane.roe@corp.example'));
     }

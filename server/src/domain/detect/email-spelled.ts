@@ -1,7 +1,8 @@
 // E-mail addresses spelled out against harvesters: "jane.roe [at] corp [dot] example",
 // "jane.roe(at)corp.example", "jane.roe @ corp.example", "jane dot roe at corp dot example", and
 // addresses with a space on one side of the "@" ("jane.roe@ corp.example", "jane_roe @corp.example")
-// or around the dots of the local part ("jane . roe @ corp . example").
+// or around the dots of the local part ("jane . roe @ corp . example"), "jan(a)firma.fi", and
+// addresses written one character at a time ("j o h n @ c o r p . e x a m p l e").
 // email.ts anchors on a real '@' glued to both parts; these forms reached the model raw.
 //
 // Anchored on the "at" mark (one case-insensitive regex search), then read with bounded steps:
@@ -29,9 +30,11 @@ const DOT_WORDS = 'dot|punto|ponto|punkt|point|punt|kropka';
  * The "at" marks: bracketed, "@" with a space on either side or both, or the bare word between
  * spaces. An "@" glued to what follows reads a handle too ("follow me @jane.bsky.social"), so
  * with a space before it only, the local part must hold a digit or `. _ % + -` (checked below).
+ * "(a)" and "[a]" stand for "@" in Nordic and Central European addresses ("jan(a)firma.fi"); as
+ * list markers ("option (a) config.json") they stand between spaces, so only the glued form counts.
  */
 const AT_MARK = new RegExp(
-  `[([{<][ \\t]{0,2}(?:${AT_WORDS})[ \\t]{0,2}[)\\]}>]|[ \\t]{1,3}@[ \\t]{1,3}|(?<=[\\p{L}\\p{N}_%+-])@[ \\t]{1,3}|[ \\t]{1,3}@(?=[\\p{L}\\p{N}])|[ \\t](?:${AT_WORDS})[ \\t]`,
+  `[([{<][ \\t]{0,2}(?:${AT_WORDS})[ \\t]{0,2}[)\\]}>]|(?<=[\\p{L}\\p{N}_-])[([]a[)\\]](?=[\\p{L}\\p{N}])|[ \\t]@[ \\t]|(?<=[\\p{L}\\p{N}_%+-])@[ \\t]|[ \\t]@(?=[\\p{L}\\p{N}])|[ \\t](?:${AT_WORDS})[ \\t]`,
   'giu',
 );
 /** A local part that is not a bare word: what an "@" glued to the domain needs. */
@@ -53,7 +56,7 @@ const DOMAIN = new RegExp(
 const LOCAL_DOT = new RegExp(`(?:[([{<][ \\t]{0,2}(?:${DOT_WORDS})[ \\t]{0,2}[)\\]}>]|[ \\t](?:${DOT_WORDS})[ \\t])$`, 'iu');
 const DOT_MARKS = new RegExp(`[ \\t]*[([{<][ \\t]*(?:${DOT_WORDS})[ \\t]*[)\\]}>][ \\t]*|[ \\t]+(?:${DOT_WORDS})[ \\t]+|[ \\t]*\\.[ \\t]*`, 'giu');
 /** An "at" mark right after a domain (sticky). */
-const AT_AFTER = new RegExp(`[ \\t]{0,3}(?:[([{<][ \\t]{0,2}(?:${AT_WORDS})[ \\t]{0,2}[)\\]}>]|@|(?:${AT_WORDS})[ \\t])`, 'iuy');
+const AT_AFTER = new RegExp(`[ \\t]{0,3}(?:[([{<][ \\t]{0,2}(?:${AT_WORDS}|a)[ \\t]{0,2}[)\\]}>]|@|(?:${AT_WORDS})[ \\t])`, 'iuy');
 /** What a bare English "at" needs in its domain: "dot" spelled out (the other words do not count). */
 const SPELLED_DOT = /[([{<][ \t]{0,2}dot[ \t]{0,2}[)\]}>]|[ \t]dot[ \t]/iu;
 /** A dot word other than "dot", between labels (bare or bracketed). */
@@ -111,16 +114,64 @@ export function detectSpelledEmails(state: ScanState): void {
     emit(state, 'email', localStart, end, bare ? 0.75 : 0.85);
     AT_MARK.lastIndex = end;
   }
+  if (text.includes(' @ ')) detectLetterSpacedEmails(state);
+}
+
+/** Most characters of a letter-spaced address (local part and domain together). */
+const MAX_SPACED = 254;
+const SPACED_DOMAIN = /^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+$/u;
+
+/** True when the character at `index` stands alone between spaces (or the text's ends). */
+function standsAlone(text: string, index: number): boolean {
+  return (index === 0 || text.charCodeAt(index - 1) === 32) && (index + 1 === text.length || text.charCodeAt(index + 1) === 32);
+}
+
+/**
+ * "j o h n @ c o r p . e x a m p l e": an address written one character at a time with a space
+ * between them, so no part of it looks like a word. Anchored on " @ "; both sides must be such
+ * runs (at least two characters before, a dotted domain after, ending in letters).
+ */
+function detectLetterSpacedEmails(state: ScanState): void {
+  const text = state.text;
+  for (let at = text.indexOf(' @ '); at >= 0; at = text.indexOf(' @ ', at + 3)) {
+    let start = -1;
+    let count = 0;
+    for (let index = at - 1; index >= 0 && count < MAX_SPACED && isLocalChar(text.charCodeAt(index)) && standsAlone(text, index); index -= 2) {
+      start = index;
+      count++;
+    }
+    if (count < 2) continue;
+    let domain = '';
+    let end = -1;
+    for (let index = at + 3; index < text.length && domain.length < MAX_SPACED && standsAlone(text, index); index += 2) {
+      const c = text.charCodeAt(index);
+      if (!isAlnum(c) && c !== 46 && c !== 45) break;
+      domain += text.charAt(index);
+      end = index + 1;
+    }
+    // A sentence's full stop after the address is not part of it.
+    if (domain.endsWith('.')) {
+      domain = domain.slice(0, -1);
+      end -= 2;
+    }
+    if (!SPACED_DOMAIN.test(domain) || TOP_LABEL.exec(domain) === null) continue;
+    emit(state, 'email', start, end, 0.85);
+  }
+}
+
+/** A part of an address written one character at a time ("j o h n"): without its spaces. */
+function unspace(part: string): string {
+  return /^(?:\S )+\S$/u.test(part) ? part.replaceAll(' ', '') : part;
 }
 
 const BARE_AT = /^[ \t]at[ \t]$/iu;
-const UNSPELL_AT = new RegExp(`[ \\t]*[([{<][ \\t]*(?:${AT_WORDS})[ \\t]*[)\\]}>][ \\t]*|[ \\t]+@[ \\t]*|@[ \\t]+|[ \\t]+(?:${AT_WORDS})[ \\t]+`, 'iu');
+const UNSPELL_AT = new RegExp(`[ \\t]*[([{<][ \\t]*(?:${AT_WORDS}|a)[ \\t]*[)\\]}>][ \\t]*|[ \\t]+@[ \\t]*|@[ \\t]+|[ \\t]+(?:${AT_WORDS})[ \\t]+`, 'iu');
 
 /** "jane dot roe [at] corp [dot] example" -> "jane.roe@corp.example" (other text unchanged). */
 export function unspellEmail(value: string): string {
   const at = UNSPELL_AT.exec(value);
   if (at === null || value.includes('@', at.index + at[0].length)) return value;
-  const local = value.slice(0, at.index).replace(DOT_MARKS, '.');
-  const domain = value.slice(at.index + at[0].length).replace(DOT_MARKS, '.');
+  const local = unspace(value.slice(0, at.index)).replace(DOT_MARKS, '.');
+  const domain = unspace(value.slice(at.index + at[0].length)).replace(DOT_MARKS, '.');
   return `${local}@${domain}`;
 }
