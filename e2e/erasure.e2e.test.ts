@@ -94,6 +94,13 @@ const CASES: readonly SpellingCase[] = [
     others: ['4000\u20280566\u20285566\u20285556', '4000\u20290566 5566 5556', '4000\u00850566 5566 5556', '4000\u28000566\u28005566\u28005556'],
   },
   {
+    name: 'password (session 11): a passphrase of plain words, without quotes, after a colon or a copula',
+    type: 'password',
+    label: 'my password is',
+    revoked: 'lantern orchid velvet comet',
+    others: ['lantern orchid velvet comet.', 'lantern orchid velvet comet\n'],
+  },
+  {
     name: 'iban: spaces, dashes, dots and lower case',
     type: 'iban',
     label: 'IBAN',

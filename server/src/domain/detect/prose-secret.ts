@@ -8,8 +8,10 @@
 // without spaces. A value must look like a credential, not a word: a password holds a digit, a
 // symbol or a capital inside ("incorrect", "required", "Secret" are prose), a key or token is
 // random-looking (highEntropy). Without a copula only unambiguous words ("password", "token",
-// "secret", not "pass", "key", "pin") take a value, and only one that looks generated. Every
-// anchor costs a bounded number of steps, so the pass is linear in the text.
+// "secret", not "pass", "key", "pin") take a value, and only one that looks generated. After a
+// password word and a copula, a passphrase of 3-8 plain words that ends the clause and holds no
+// prose word is one too (passphraseEnd). Every anchor costs a bounded number of steps, so the
+// pass is linear in the text.
 import { isCjkCode, isSpaceCode } from './chars.js';
 import { atKeywords, CJK_KEYWORD_CHAR } from './keywords.js';
 import { highEntropy, isPlaceholder, listDelimiter } from './password.js';
@@ -35,7 +37,7 @@ const BARE_WORDS: ReadonlySet<string> = new Set(['password', 'passwd', 'passphra
  * a copula. Group 1: the copula (undefined when there is none).
  */
 const QUALIFIED_COPULA =
-  /(?:\s+(?:for|to|of|on|at|f[üu]r|pour|de|du|para|di|per|voor|van)(?:\s+[^\s:=]{1,30}){1,3}?)?(?:\s*([:=：＝是为為]|→|は|는|은)\s*|\s+(is\s+set\s+to|is(?:\s+now|\s+still)?|was|will\s+be|remains|ist|lautet|war|est|était|es|era|é|è)\s+)/iuy;
+  /(?:\s+(?:for|to|of|on|at|f[üu]r|pour|de|du|para|di|per|voor|van)(?:\s+[^\s:=]{1,30}){1,3}?)?(?:\s*([:=：＝是为為]|→|は|는|은)\s*|\s+(is\s+set\s+to|is(?:\s+now|\s+still)?|was|will\s+be|remains|ist|lautet|war|est|était|es|era|é|è)\s*[:：]?\s+)/iuy;
 
 /** CJK copulas, written without spaces ("密码是abc123", "パスワードはabc123です"). */
 const CJK_COPULA = /\s*([是为為:：=＝]|は|는|은)\s*/uy;
@@ -133,7 +135,85 @@ function readValue(state: ScanState, start: number, word: string, bare: boolean)
     emit(state, 'api_key', start, end, 0.8);
     return end;
   }
-  if (!passwordLike(value, bare)) return -1;
+  if (!passwordLike(value, bare)) {
+    const phraseEnd = bare || keyWord || word === 'pin' ? -1 : passphraseEnd(text, start);
+    if (phraseEnd < 0) return -1;
+    emit(state, 'password', start, phraseEnd, 0.75);
+    return phraseEnd;
+  }
   emit(state, 'password', start, end, 0.8);
   return end;
+}
+
+/** Fewest and most words of a passphrase given without quotes. */
+const PHRASE_WORDS_MIN = 3;
+const PHRASE_WORDS_MAX = 8;
+/** One word of a passphrase: letters, lower case or capitalized, with at most a digit or two at its end. */
+const PHRASE_WORD = /\p{L}[\p{Ll}\p{M}]{1,14}\p{N}{0,2}/uy;
+
+/**
+ * Words that make a run of words prose rather than a passphrase: function words of the catalog's
+ * languages and what people say about passwords ("must be at least eight characters long", "same
+ * as before", "the name of my dog", "stored in the vault"). A diceware or xkcd-style passphrase
+ * ("correct horse battery staple") is a run of content words that ends the clause.
+ */
+const PROSE_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a an the and or but nor not no yes so if then than that this these those there here it its is are was were be been being am do does did ' +
+    'to of in on at by for with from into onto over under about above below after before between through during without within up down out off ' +
+    'i me my mine you your yours he him his she her hers we us our they them their what which who whom whose when where why how ' +
+    'all any each every some many much more most less least few own same other such only just also too very still again ever never always ' +
+    'can could will would shall should may might must need needs needed have has had get got set use used using make made see seen ' +
+    'now today tomorrow yesterday new old please thanks thank ok okay etc ' +
+    'one two three four five six seven eight nine ten twelve sixteen twenty ' +
+    'character characters letter letters digit digits number numbers symbol symbols word words long short length minimum maximum ' +
+    'strong weak secure insecure random required optional invalid incorrect wrong expired reset changed change forgot forgotten ' +
+    'stored saved hashed encrypted sent shared hidden empty blank unknown default same case sensitive field account login user ' +
+    'der die das den dem des ein eine einen und oder nicht ist sind war mein meine dein deine ihr sein mit von zu auf für bei ' +
+    'le la les un une des et ou pas est sont mon ma mes ton ta son sa avec pour dans sur par ' +
+    'el los las una unos y o es son mi mis tu su con para en por del ' +
+    'o os um uma e é são meu minha com em no na ' +
+    'het een en of niet zijn mijn jouw met voor van op'
+  ).split(' '),
+);
+
+/** Words that start a new clause after a passphrase. */
+const CLAUSE_JOINERS: ReadonlySet<string> = new Set(['and', 'but', 'so', 'because', 'which', 'or', 'und', 'aber', 'et', 'mais', 'y', 'pero', 'e', 'mas', 'en', 'maar']);
+
+/**
+ * A passphrase of plain words after a password word and a copula ("my password is correct horse
+ * battery staple", "passphrase: purple monkey dishwasher lamp"): 3 to 8 words separated by single
+ * spaces, none a prose word, ending the clause (a line end, the text's end, sentence punctuation,
+ * or a conjunction such as "and" starting the next one). Returns the phrase's end, or -1.
+ */
+function passphraseEnd(text: string, start: number): number {
+  let pos = start;
+  let words = 0;
+  for (;;) {
+    PHRASE_WORD.lastIndex = pos;
+    const word = PHRASE_WORD.exec(text);
+    if (word === null) return -1;
+    const lower = word[0].toLowerCase();
+    // "… battery staple and I forgot it": a conjunction after enough words ends the clause.
+    if (words >= PHRASE_WORDS_MIN && CLAUSE_JOINERS.has(lower)) return pos - 1;
+    if (PROSE_WORDS.has(lower)) return -1;
+    words++;
+    pos = PHRASE_WORD.lastIndex;
+    if (text.charCodeAt(pos) === 32 && words < PHRASE_WORDS_MAX && /\p{L}/uy.test(text.charAt(pos + 1))) {
+      pos++;
+      continue;
+    }
+    if (words < PHRASE_WORDS_MIN) return -1;
+    // The clause ends here (spaces before the punctuation allowed): anything else (more words, a
+    // digit, a symbol) makes it prose or a list.
+    let at = pos;
+    while (text.charCodeAt(at) === 32 && at - pos < 3) at++;
+    const next = text.charCodeAt(at);
+    if (Number.isNaN(next) || next === 10 || next === 13) return pos;
+    if (next === 46 || next === 44 || next === 59 || next === 33 || next === 63 || next === 41 || next === 34 || next === 39) {
+      const after = text.charCodeAt(at + 1);
+      return Number.isNaN(after) || after === 32 || after === 10 || after === 13 || after === 34 || after === 39 ? pos : -1;
+    }
+    return -1;
+  }
 }
