@@ -119,7 +119,7 @@ const CASES: readonly SpellingCase[] = [
     type: 'us_ssn',
     label: 'SSN',
     revoked: '078-05-1120',
-    others: ['078.05.1120', '078 05 1120', '٠٧٨-٠٥-١١٢٠', '078\u201305\u20131120'],
+    others: ['078.05.1120', '078 05 1120', '٠٧٨-٠٥-١١٢٠', '078\u201305\u20131120', '078/05/1120', '078_05_1120'],
   },
   {
     name: 'IPv6: compressed, expanded, upper case',

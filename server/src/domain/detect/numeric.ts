@@ -182,7 +182,10 @@ function trySsn(state: ScanState, count: number): boolean {
   const start = groupStart[0]!;
   if (count >= 3 && len(0) === 3 && len(1) === 2 && len(2) === 4) {
     const sep = groupSep[1]!;
-    if ((sep !== DASH && sep !== SPACE && sep !== DOT) || groupSep[2] !== sep) return false;
+    // A slash or an underscore is no print form of an SSN, but after an SSN word it is one
+    // written so ("ssn 078/05/1120"); a 3-2-4 run of slashes is no date either.
+    const loose = sep === SLASH || sep === UNDERSCORE;
+    if ((sep !== DASH && sep !== SPACE && sep !== DOT && !loose) || groupSep[2] !== sep) return false;
     if (count > 3 && groupSep[3] === sep) return false;
     const end = groupEnd[2]!;
     if (!rightBoundaryOk(text, end)) return false;
@@ -191,6 +194,7 @@ function trySsn(state: ScanState, count: number): boolean {
     const serial = digitsValue(text, groupStart[2]!, end);
     if (!ssnParts(area, group, serial)) return false;
     const context = hasWordBefore(text, start, 60, SSN_CONTEXT);
+    if (loose && !context) return false;
     const confidence = sep === DASH ? (context ? 0.95 : 0.85) : context ? 0.85 : 0.6;
     emit(state, 'us_ssn', start, end, confidence);
     return true;

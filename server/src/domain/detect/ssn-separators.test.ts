@@ -1,0 +1,22 @@
+// An SSN written with slashes or underscores after an SSN word (numeric.ts trySsn): "ssn
+// 078/05/1120" reached the model raw; without the word such a run stays alone (no print form).
+import { describe, expect, it } from 'vitest';
+import { normalizeValue } from '../token/normalize.js';
+import { detectAll } from './index.js';
+
+const found = (text: string): string[] => detectAll(text).filter((entity) => entity.confidence >= 0.5).map((entity) => `${entity.type}:${entity.value}`);
+
+describe('SSN with slashes or underscores', () => {
+  it('is an SSN after an SSN word, normalized like the dashed form', () => {
+    expect(found('ssn 078/05/1120')).toEqual(['us_ssn:078/05/1120']);
+    expect(found('SSN: 078_05_1120 thanks')).toEqual(['us_ssn:078_05_1120']);
+    expect(found('my social is 078/05/1120')).toEqual(['us_ssn:078/05/1120']);
+    expect(normalizeValue('us_ssn', '078/05/1120')).toBe(normalizeValue('us_ssn', '078-05-1120'));
+  });
+
+  it('is nothing without one, and never-issued numbers are nothing', () => {
+    expect(found('ref 078/05/1120')).toEqual([]);
+    expect(found('path a_123_45_6789')).toEqual([]);
+    expect(found('ssn 000/05/1120')).toEqual([]);
+  });
+});
