@@ -70,7 +70,7 @@ const CASES: readonly SpellingCase[] = [
     type: 'phone',
     label: 'call',
     revoked: '+1 415 555 0166',
-    others: ['415 | 555 | 0166', 'plus 1 415 555 0166', 'four one five dash five five five dash zero one six six'],
+    others: ['415 | 555 | 0166', 'plus 1 415 555 0166', 'four one five dash five five five dash zero one six six', '4 1 5 5 5 5 0 1 6 6'],
   },
   {
     name: 'credit card (session 10): loose and mixed gaps, a line break, CJK numerals',

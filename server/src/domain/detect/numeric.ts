@@ -4,12 +4,13 @@
 // of at most MAX_GROUP digits, and starts inside a group chain are skipped (see numericStartOk),
 // so the work per character is bounded on any input, including megabytes of digits.
 import { codeAt, isAlnumCode, isDigit, isAsciiLetter } from './chars.js';
-import { CARD_CONTEXT, contextWords, DATE_CONTEXT, hasWordBefore, SSN_CONTEXT } from './context.js';
+import { CARD_CONTEXT, contextWords, DATE_CONTEXT, hasWordBefore, PHONE_CONTEXT, SSN_CONTEXT } from './context.js';
 import { luhnValid } from './checksums.js';
 import { dateValid, digitsValue, writtenDateFromDay } from './dates.js';
 import { detectDigitIds, detectDigitLetterIds, scoreId } from './digit-ids.js';
 import { detectLooseDigits } from './loose-digits.js';
 import { detectPhone, plusWordBefore } from './phone.js';
+import { checkNational } from './phone-metadata.js';
 import { cnResidentIdValid, frNirValid, siretValid } from './validators.js';
 import { emit, type ScanState } from './state.js';
 
@@ -332,8 +333,9 @@ const MAX_SPACED = 19;
 /**
  * Digits written one at a time with one separator between them ("4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1",
  * "0-7-8-0-5-1-1-2-0"), which hides a value from every grouped print form: a card when 13 to 19
- * of them pass the issuer and Luhn checks, an SSN when nine follow an SSN word. Returns the end
- * of the value, or -1. Reads at most MAX_SPACED digits.
+ * of them pass the issuer and Luhn checks, an SSN when nine follow an SSN word, a phone number
+ * when they follow a phone word and form a valid national number. Returns the end of the value,
+ * or -1. Reads at most MAX_SPACED digits.
  */
 function trySpacedDigits(state: ScanState, start: number): number {
   const text = state.text;
@@ -347,13 +349,27 @@ function trySpacedDigits(state: ScanState, start: number): number {
   }
   const end = pos + 1;
   if (digits < 9 || !rightBoundaryOk(text, end) || (asSeparator(codeAt(text, end)) === sep && isDigit(codeAt(text, end + 1)))) return -1;
-  if (digits >= 13) return emitCard(state, start, end, digits, false) ? end : -1;
-  if (digits !== 9 || !hasWordBefore(text, start, 40, SSN_CONTEXT)) return -1;
+  if (digits >= 13 && emitCard(state, start, end, digits, false)) return end;
   const d = (k: number): number => text.charCodeAt(start + 2 * k) - 48;
-  if (!ssnParts(d(0) * 100 + d(1) * 10 + d(2), d(3) * 10 + d(4), d(5) * 1000 + d(6) * 100 + d(7) * 10 + d(8))) return -1;
-  emit(state, 'us_ssn', start, end, 0.8);
-  return end;
+  if (digits === 9 && hasWordBefore(text, start, 40, SSN_CONTEXT)) {
+    if (!ssnParts(d(0) * 100 + d(1) * 10 + d(2), d(3) * 10 + d(4), d(5) * 1000 + d(6) * 100 + d(7) * 10 + d(8))) return -1;
+    emit(state, 'us_ssn', start, end, 0.8);
+    return end;
+  }
+  // A phone number read out digit by digit after a phone word: the whole run, or the phone
+  // detector would take a prefix of it and leave the last digits raw.
+  if (digits <= MAX_SPACED_PHONE && hasWordBefore(text, start, 40, PHONE_CONTEXT)) {
+    let number = '';
+    for (let k = 0; k < digits; k++) number += String.fromCharCode(48 + d(k));
+    if (!checkNational(number, state.region).valid) return -1;
+    emit(state, 'phone', start, end, 0.8);
+    return end;
+  }
+  return -1;
 }
+
+/** Most digits of a phone number written one at a time (a national number with its trunk prefix). */
+const MAX_SPACED_PHONE = 15;
 
 /** Groups 0..groups-2 have four digits and the last at most four. */
 function allFoursButLast(groups: number): boolean {
