@@ -200,6 +200,23 @@ function trySsn(state: ScanState, count: number): boolean {
     emit(state, 'us_ssn', start, end, confidence);
     return true;
   }
+  if (count >= 2 && len(0) < 9) {
+    // Nine digits in another grouping after an SSN word ("ssn 07 80 51 120", "0780 51120"): the
+    // word says what they are (the phone detector would take them otherwise).
+    const sep = groupSep[1]!;
+    let digits = 0;
+    let groups = 0;
+    while (groups < count && digits < 9 && (groups === 0 || groupSep[groups] === sep)) digits += len(groups++);
+    if (digits === 9 && (sep === SPACE || sep === DASH || sep === DOT) && rightBoundaryOk(text, groupEnd[groups - 1]!) && !(groups < count && groupSep[groups] === sep)) {
+      const end = groupEnd[groups - 1]!;
+      let value = '';
+      for (let k = 0; k < groups; k++) value += text.slice(groupStart[k], groupEnd[k]);
+      if (ssnParts(Number(value.slice(0, 3)), Number(value.slice(3, 5)), Number(value.slice(5))) && hasWordBefore(text, start, 40, SSN_CONTEXT)) {
+        emit(state, 'us_ssn', start, end, 0.8);
+        return true;
+      }
+    }
+  }
   if (len(0) === 9 && rightBoundaryOk(text, groupEnd[0]!)) {
     // Bare nine digits are an SSN only when the text says so.
     const area = digitsValue(text, start, start + 3);

@@ -20,3 +20,18 @@ describe('SSN with slashes or underscores', () => {
     expect(found('ssn 000/05/1120')).toEqual([]);
   });
 });
+
+describe('SSN in another grouping after an SSN word', () => {
+  it('is an SSN, not a phone number', () => {
+    expect(found('ssn 07 80 51 120')).toEqual(['us_ssn:07 80 51 120']);
+    expect(found('my social is 0780 51120.')).toEqual(['us_ssn:0780 51120']);
+    expect(found('SSN: 07805-1120')).toEqual(['us_ssn:07805-1120']);
+    expect(normalizeValue('us_ssn', '07 80 51 120')).toBe(normalizeValue('us_ssn', '078-05-1120'));
+  });
+
+  it('needs the word, nine digits exactly and the same separator', () => {
+    expect(found('ref 07 80 51 120')).not.toContain('us_ssn:07 80 51 120');
+    expect(found('ssn 07 80 51 1200 9').some((value) => value.startsWith('us_ssn'))).toBe(false);
+    expect(found('ssn 07 80 51 12').some((value) => value.startsWith('us_ssn'))).toBe(false);
+  });
+});
