@@ -87,11 +87,11 @@ const CASES: readonly SpellingCase[] = [
     others: ['blank.erase@ corp.example', 'blank.erase @corp.example', 'blank . erase @ corp . example', 'blank\u2800.\u2800erase\u2800@\u2800corp.example', 'blank\u20e3.erase\u20e3@\u20e3corp.example', 'blank.erase(a)corp.example', 'b l a n k . e r a s e @ c o r p . e x a m p l e'],
   },
   {
-    name: 'credit card (session 11): line and paragraph separators, NEL, braille blanks',
+    name: 'credit card (session 11): line and paragraph separators, NEL, braille blanks, a digit word among numerals',
     type: 'credit_card',
     label: 'card',
     revoked: '4000 0566 5566 5556',
-    others: ['4000\u20280566\u20285566\u20285556', '4000\u20290566 5566 5556', '4000\u00850566 5566 5556', '4000\u28000566\u28005566\u28005556'],
+    others: ['4000\u20280566\u20285566\u20285556', '4000\u20290566 5566 5556', '4000\u00850566 5566 5556', '4000\u28000566\u28005566\u28005556', 'four 0 0 0 0566 5566 5556'],
   },
   {
     name: 'password (session 11): a passphrase of plain words, without quotes, after a colon or a copula',

@@ -25,6 +25,9 @@ const MAX_DIGITS = 19;
 /** Longest gap between two digit words: separators and digit groups. */
 const MAX_GAP = 24;
 
+/** Punctuation that ends a clause inside a run ("92. Quatre", "92, four"). */
+const CLAUSE_BREAK = /[.,;:!?]\s/u;
+
 const DOUBLE = 10;
 const TRIPLE = 11;
 
@@ -173,8 +176,12 @@ function cardIssuer(digits: readonly number[]): boolean {
   return first >= 2 && first <= 6;
 }
 
-/** Read one run's digits as a value and emit it over [start, end). */
-function classify(state: ScanState, digits: readonly number[], start: number, end: number): void {
+/**
+ * Read one run's digits as a value and emit it over [start, end). `fewWords`: the run has fewer
+ * than three digit words ("four 1 1 1 1111 …", numerals with a word mixed in): then only a card
+ * or a value its context word names counts, not a number by its plan alone.
+ */
+function classify(state: ScanState, digits: readonly number[], start: number, end: number, fewWords = false): void {
   const n = digits.length;
   if (n < MIN_DIGITS || n > MAX_DIGITS) return;
   const text = state.text;
@@ -193,7 +200,7 @@ function classify(state: ScanState, digits: readonly number[], start: number, en
   const phoneWord = hasWordBefore(text, start, 60, PHONE_CONTEXT);
   // North American numbers by their plan: NXX area code and exchange (with or without the 1).
   const national = n === 11 && digits[0] === 1 ? digits.slice(1) : digits;
-  if (national.length === 10 && national[0]! >= 2 && national[3]! >= 2) {
+  if (!fewWords && national.length === 10 && national[0]! >= 2 && national[3]! >= 2) {
     emit(state, 'phone', start, end, phoneWord ? 0.9 : 0.75);
     return;
   }
@@ -206,7 +213,7 @@ function classify(state: ScanState, digits: readonly number[], start: number, en
  */
 export function detectSpelledDigits(state: ScanState, words: readonly number[], values: readonly number[]): void {
   const count = values.length;
-  if (count < 3) return; // three words and numerals around them at least
+  if (count === 0) return;
   const text = state.text;
   let k = 0;
   while (k < count) {
@@ -223,13 +230,19 @@ export function detectSpelledDigits(state: ScanState, words: readonly number[], 
       m++;
     }
     const wordsInRun = m - k;
-    if (wordsInRun >= 3 && raw.length <= MAX_DIGITS + 2) {
+    if (raw.length <= MAX_DIGITS + 2) {
       const digits = expand(raw);
       if (digits !== undefined) {
         const start = groupsBefore(text, words[2 * k]!, digits);
         const end = groupsAfter(text, words[2 * (m - 1) + 1]!, digits);
         // A run inside a word or a longer number is not one.
-        if (!isAlnumCode(codeAt(text, start - 1)) && !isAlnumCode(codeAt(text, end))) classify(state, digits, start, end);
+        // Fewer than three words need numerals around them (a digit word alone is prose) and
+        // one clause: "… +33 2 21 06 67 92. Quatre …" is a number and the next sentence.
+        const numerals = digits.length - wordsInRun;
+        const fewWordsOk = numerals >= 4 && !CLAUSE_BREAK.test(text.slice(start, end));
+        if ((wordsInRun >= 3 || fewWordsOk) && !isAlnumCode(codeAt(text, start - 1)) && !isAlnumCode(codeAt(text, end))) {
+          classify(state, digits, start, end, wordsInRun < 3);
+        }
       }
     }
     k = m;
@@ -275,8 +288,8 @@ const TOKEN = /\p{L}+|\p{N}+/gu;
 /**
  * The digits of a value spelled out (`four one five, five five five, zero one double zero` ->
  * `4155550100`) for normalization: the spelled and the written number are one value (one token,
- * erased together). Undefined unless the value holds at least three digit words and nothing but
- * digit words, numerals and separators.
+ * erased together). Undefined unless the value holds a digit word and nothing but digit words,
+ * numerals and separators (a run of fewer than three words was detected only among numerals).
  */
 export function unspellDigits(value: string): string | undefined {
   const values: number[] = [];
@@ -304,6 +317,7 @@ export function unspellDigits(value: string): string | undefined {
     values.push(digit);
     words++;
   }
-  if (words < 3) return undefined;
+  // Fewer than three words were detected only among numerals (detectSpelledDigits).
+  if (words === 0 || (words < 3 && values.length - words < 4)) return undefined;
   return expand(values)?.join('');
 }

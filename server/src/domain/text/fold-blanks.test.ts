@@ -73,3 +73,10 @@ describe('precision', () => {
     ]) expect(typesOf(text), text).toEqual([]);
   });
 });
+
+describe('decorated digits', () => {
+  it('parenthesized and full-stop digits fold to the bare digits, like circled ones', () => {
+    expect(foldText('⑷⑴⑴⑴ ⒈⒉ ⒇ ①')).toBe('4111 12 20 1');
+    expect(typesOf('card ⑷⑴⑴⑴ ⑴⑴⑴⑴ ⑴⑴⑴⑴ ⑴⑴⑴⑴ ok')).toEqual(['credit_card:⑷⑴⑴⑴ ⑴⑴⑴⑴ ⑴⑴⑴⑴ ⑴⑴⑴⑴']);
+  });
+});

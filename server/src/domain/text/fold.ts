@@ -20,7 +20,8 @@
 //   - dashes (\p{Pd}: en dash, U+2011, figure dash, ...) and the minus sign become `-`;
 //   - decimal digits of every script (\p{Nd}) become ASCII digits;
 //   - everything else becomes its NFKC form (full-width forms, `＠`, ligatures, circled and
-//     super/subscript digits), with the rules above applied to what NFKC yields;
+//     super/subscript digits), with the rules above applied to what NFKC yields; parenthesized
+//     and full-stop digits (`⑴`, `⒈`) become the bare digits, as circled ones do;
 //   - combining marks (\p{Mn}) on a digit or on the punctuation values are written with (`@`
 //     `.` `-` `+` `_`) are dropped: `4̂1̂1̂1` is 4111 to a reader, and no script writes marks on
 //     digits or on those (marks on letters stay: they spell the word).
@@ -101,6 +102,9 @@ function computeFold(cp: number): string | undefined {
   const ch = String.fromCodePoint(cp);
   const normalized = ch.normalize('NFKC');
   if (normalized === ch) return undefined;
+  // Parenthesized and full-stop digits (⑴ ⒈, U+2474-U+249B) are digits drawn with decoration,
+  // like the circled ones NFKC folds to bare digits: "⑷⑴⑴⑴" is 4111, not "(4)(1)(1)(1)".
+  if (cp >= 0x2474 && cp <= 0x249b) return normalized.replace(/[().]/g, '');
   let out = '';
   for (const part of normalized) {
     const code = part.codePointAt(0)!;
