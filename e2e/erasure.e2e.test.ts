@@ -101,6 +101,13 @@ const CASES: readonly SpellingCase[] = [
     others: ['lantern orchid velvet comet.', 'lantern orchid velvet comet\n'],
   },
   {
+    name: 'api key (session 11): wrapped over lines by a terminal',
+    type: 'api_key',
+    label: 'token',
+    revoked: 'ghp_9aB3cD5eF7gH9iJ1kL3mN5oP7qR9sT1uV3w',
+    others: ['ghp_9aB3cD5eF7gH9i\nJ1kL3mN5oP7qR9sT1uV3w', 'ghp_9aB3cD5eF7gH9iJ1kL3m\r\nN5oP7qR9sT1uV3w'],
+  },
+  {
     name: 'iban: spaces, dashes, dots and lower case',
     type: 'iban',
     label: 'IBAN',

@@ -206,16 +206,66 @@ export function detectApiKey(state: ScanState, start: number): number {
   for (const rule of rules) {
     if (!text.startsWith(rule.prefix, start)) continue;
     const from = start + rule.prefix.length;
-    const end = runEnd(text, from, rule.body, rule.max);
-    if (end < 0 || end - from < rule.min) continue;
+    let end = runEnd(text, from, rule.body, rule.max);
+    if (end < 0) continue;
+    let body = end - from;
+    let wrapped = false;
+    // A key wrapped by a terminal or a mail client: the line ends inside the key and the next
+    // line goes on with a chunk of its alphabet.
+    for (let breaks = 0; breaks < MAX_KEY_WRAPS && body < rule.max; breaks++) {
+      const chunkEnd = wrappedChunkEnd(text, end, rule.body, rule.max - body, body >= rule.min);
+      if (chunkEnd < 0) break;
+      const chunkStart = text.charCodeAt(end) === 13 ? end + 2 : end + 1;
+      body += chunkEnd - chunkStart;
+      end = chunkEnd;
+      wrapped = true;
+    }
+    if (body < rule.min) continue;
     // The key must end at a token boundary, not run on into more word characters.
     const next = codeAt(text, end);
     if (isAlnumCode(next) || next === 95) continue;
-    if (rule.check !== undefined && !rule.check(text.slice(from, end))) continue;
+    if (rule.check !== undefined && !rule.check(wrapped ? text.slice(from, end).replace(/\r?\n/g, '') : text.slice(from, end))) continue;
     emit(state, 'api_key', start, end, rule.confidence);
     return end;
   }
   return -1;
+}
+
+/** Most line breaks inside one wrapped key (a 255-character key at 40 columns). */
+const MAX_KEY_WRAPS = 8;
+/** Shortest chunk read after a line break as the rest of a key: a word of prose is shorter or not mixed. */
+const MIN_WRAP_CHUNK = 8;
+
+/** A chunk after a key that is already whole must be this long unless it ends its line. */
+const MIN_TAIL_CHUNK = 16;
+
+/**
+ * When a key's run ends at a line break (`\n` or `\r\n`, no space before it) and the next line
+ * starts with a chunk of the key's alphabet of at least MIN_WRAP_CHUNK characters holding both a
+ * digit and a letter, ending at a token boundary: the chunk's end. Otherwise -1. `whole`: the key
+ * is long enough without the chunk, so the chunk must also end its line or be MIN_TAIL_CHUNK long
+ * (a short id starting the next line is not the key's tail: erasure compares the whole value).
+ */
+function wrappedChunkEnd(text: string, at: number, mask: number, room: number, whole: boolean): number {
+  const c = text.charCodeAt(at);
+  const start = c === 10 ? at + 1 : c === 13 && text.charCodeAt(at + 1) === 10 ? at + 2 : -1;
+  if (start < 0) return -1;
+  const end = runEnd(text, start, mask, room);
+  if (end < 0 || end - start < MIN_WRAP_CHUNK) return -1;
+  // One key per line: the next line's key is its own.
+  const rules = rulesFor(text.charCodeAt(start), text.charCodeAt(start + 1));
+  if (rules?.some((rule) => text.startsWith(rule.prefix, start)) === true) return -1;
+  let digit = false;
+  let letter = false;
+  for (let k = start; k < end; k++) {
+    const f = FLAGS[text.charCodeAt(k)] ?? 0;
+    if ((f & F_DIGIT) !== 0) digit = true;
+    else if ((f & (F_UPPER | F_LOWER)) !== 0) letter = true;
+  }
+  const after = codeAt(text, end);
+  if (!digit || !letter || isAlnumCode(after) || after === 95) return -1;
+  if (whole && end - start < MIN_TAIL_CHUNK && !(end === text.length || after === 10 || after === 13)) return -1;
+  return end;
 }
 
 const MAX_JWT_HEADER = 2048;

@@ -24,7 +24,8 @@
 //   crypto_wallet  bech32 addresses in lower case (base58 is case-sensitive: kept)
 //   names, custom  folded, spaces collapsed; case kept (it can carry meaning)
 //   secrets        (api_key, jwt, private_key, password, connection_string) NFC and trimmed only:
-//                  an exact machine string
+//                  an exact machine string (keys and JWTs without their white space: one wrapped
+//                  over lines is the same key)
 //
 // A value sent base64- or hex-encoded (detect/encoded.ts: printable text that is exactly one value) is
 // normalized as the value it encodes, so it shares the plain value's token and erasure (secrets
@@ -74,6 +75,8 @@ export function normalizeValue(type: string, value: string, region: string = DEF
 
 /** normalizeValue with the given fold (the current one, or foldCharacters for the previous release's form). */
 function normalizeFolded(type: string, value: string, region: string, fold: (text: string) => string): string {
+  // A key or token holds no white space: one wrapped over lines (detect/secrets.ts) is the same key.
+  if (type === 'api_key' || type === 'jwt') return value.normalize('NFC').replace(/\s+/gu, '');
   if (SECRET_TYPES.has(type)) return value.normalize('NFC').trim();
   // A value sent base64- or hex-encoded is the value it encodes (detect/encoded.ts), when the
   // decoded text is exactly one value of this type, as detection decided: a plain value whose
