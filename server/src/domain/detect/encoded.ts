@@ -7,9 +7,11 @@
 // built-in detectors (one level deep: a decoded run is not decoded again), is exactly one value
 // (the detection covers the decoded text but for surrounding spaces), the run is that value and
 // is emitted with its type. Normalization decodes it again (decodeBase64Value), so the encoded
-// and the plain value are one token and one erasure. Text that decodes to several values or to a
-// value inside a sentence is left to a future rule: its erasure could not be matched value by
-// value. Random bytes (hashes, keys, ordinary long words read as base64) are not printable text.
+// and the plain value are one token and one erasure. Text that decodes to a sentence holding
+// values ("My SSN is 078-05-1120", encoded to get it past a filter) is protected too: the run is
+// emitted with the type of the strongest value inside (dates and URLs aside), and normalized as
+// its own exact string (its erasure cannot be matched value by value). Random bytes (hashes,
+// keys, ordinary long words read as base64) are not printable text.
 import { emit, type ScanState } from './state.js';
 import type { Detection } from '../types.js';
 
@@ -128,8 +130,20 @@ export function detectEncodedValues(state: ScanState, starts: readonly number[],
     if (decoded === undefined) continue;
     const lead = decoded.length - decoded.trimStart().length;
     const trail = decoded.trimEnd().length;
-    const whole = scan(decoded).find((detection) => detection.confidence >= 0.5 && detection.start === lead && detection.end === trail);
-    if (whole === undefined) continue;
-    emit(state, whole.type, start, end, Math.min(whole.confidence, 0.85));
+    const found = scan(decoded);
+    const whole = found.find((detection) => detection.confidence >= 0.5 && detection.start === lead && detection.end === trail);
+    if (whole !== undefined) {
+      emit(state, whole.type, start, end, Math.min(whole.confidence, 0.85));
+      continue;
+    }
+    let strongest: Detection | undefined;
+    for (const detection of found) {
+      if (detection.confidence < 0.5 || CONTEXT_ONLY_TYPES.has(detection.type)) continue;
+      if (strongest === undefined || detection.confidence > strongest.confidence) strongest = detection;
+    }
+    if (strongest !== undefined) emit(state, strongest.type, start, end, Math.min(strongest.confidence, 0.8));
   }
 }
+
+/** Types that do not make an encoded sentence a value by themselves: they name no one alone. */
+const CONTEXT_ONLY_TYPES: ReadonlySet<string> = new Set(['url', 'date']);

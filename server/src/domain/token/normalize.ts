@@ -29,7 +29,8 @@
 //
 // A value sent base64- or hex-encoded (detect/encoded.ts: printable text that is exactly one value) is
 // normalized as the value it encodes, so it shares the plain value's token and erasure (secrets
-// excepted: an encoded key stays its own exact string).
+// excepted: an encoded key stays its own exact string); an encoded text that holds values but is
+// not one value is its own exact string.
 //
 // When stripping would leave nothing (a "card" with no digits), the folded, trimmed value is
 // used instead, so two unrelated odd values never collapse onto one empty key.
@@ -81,8 +82,10 @@ function normalizeFolded(type: string, value: string, region: string, fold: (tex
   // A value sent base64- or hex-encoded is the value it encodes (detect/encoded.ts), when the
   // decoded text is exactly one value of this type, as detection decided: a plain value whose
   // characters happen to decode to text keeps its own form.
-  const decoded = encodedValue(type, value.trim());
-  let base = fold(decoded ?? value).normalize('NFC').trim();
+  const encoded = encodedValue(type, value.trim());
+  // An encoded sentence holding values (detect/encoded.ts) is its own exact string.
+  if (encoded === ENCODED_SENTENCE) return value.normalize('NFC').trim();
+  let base = fold(encoded ?? value).normalize('NFC').trim();
   // A number spelled out digit by digit is the number (spelled-digits.ts).
   if ((DIGIT_TYPES.has(type) || type === 'phone') && SPELLED.test(base)) base = unspellDigits(base) ?? base;
   let normalized: string;
@@ -113,16 +116,21 @@ function normalizeFolded(type: string, value: string, region: string, fold: (tex
   return normalized === '' ? base : normalized;
 }
 
-/** The text an encoded value stands for, when that text is exactly one value of `type`. */
-function encodedValue(type: string, value: string): string | undefined {
+/** What encodedValue answers for an encoded text that holds values but is not one value. */
+const ENCODED_SENTENCE = Symbol('encoded sentence');
+
+/**
+ * The text an encoded value stands for, when that text is exactly one value of `type`;
+ * ENCODED_SENTENCE when it is a text holding values (dates and URLs aside) as detection reads it.
+ */
+function encodedValue(type: string, value: string): string | typeof ENCODED_SENTENCE | undefined {
   const decoded = decodeHexValue(value) ?? decodeBase64Value(value);
   if (decoded === undefined) return undefined;
   const lead = decoded.length - decoded.trimStart().length;
   const trail = decoded.trimEnd().length;
-  const whole = scanBuiltin(decoded, undefined, undefined, false).some(
-    (detection) => detection.type === type && detection.confidence >= 0.5 && detection.start === lead && detection.end === trail,
-  );
-  return whole ? decoded : undefined;
+  const found = scanBuiltin(decoded, undefined, undefined, false).filter((detection) => detection.confidence >= 0.5);
+  if (found.some((detection) => detection.type === type && detection.start === lead && detection.end === trail)) return decoded;
+  return found.some((detection) => detection.type !== 'url' && detection.type !== 'date') ? ENCODED_SENTENCE : undefined;
 }
 
 /**
