@@ -126,7 +126,7 @@ const CASES: readonly SpellingCase[] = [
     type: 'us_ssn',
     label: 'SSN',
     revoked: '078-05-1120',
-    others: ['078.05.1120', '078 05 1120', '٠٧٨-٠٥-١١٢٠', '078\u201305\u20131120', '078/05/1120', '078_05_1120', '07 80 51 120'],
+    others: ['078.05.1120', '078 05 1120', '٠٧٨-٠٥-١١٢٠', '078\u201305\u20131120', '078/05/1120', '078_05_1120', '07 80 51 120', Buffer.from('my ssn is 078-05-1120, thanks').toString('base64')],
   },
   {
     name: 'IPv6: compressed, expanded, upper case',

@@ -14,7 +14,7 @@ import { createHmac } from 'node:crypto';
 import { VeilError } from '@veil/common';
 import { secretKeyOf } from '../domain/keys.js';
 import { regionForLanguage } from '../domain/detect/phone.js';
-import { revocationForms, revokeForms } from '../domain/token/index.js';
+import { encodedInnerValues, revocationForms, revokeForms } from '../domain/token/index.js';
 import type { TokenEntry } from '../domain/types.js';
 import { GLOBAL_PARTITION, StoreUnavailableError, type RevocationStore } from '../stores/types.js';
 import { rethrowQuota } from './quota.js';
@@ -67,9 +67,17 @@ export function revocationRegions(language: string | undefined, defaultRegion: s
   return own === defaultRegion ? [defaultRegion] : [own, defaultRegion];
 }
 
-/** Every digest under which a stored value may have been revoked (see the header). */
+/**
+ * Every digest under which a stored value may have been revoked (see the header); for an encoded
+ * text holding values (detect/encoded.ts), also those of every value inside it, each under its own
+ * type: revoking the SSN inside base64 of "My SSN is 078-05-1120" erases the run.
+ */
 export function entryDigests(key: Buffer, entry: Pick<TokenEntry, 'type' | 'value'>, regions: readonly string[]): string[] {
-  return revocationForms(entry.type, entry.value, regions).map((form) => digestOf(key, entry.type, form));
+  const digests = revocationForms(entry.type, entry.value, regions).map((form) => digestOf(key, entry.type, form));
+  for (const inner of encodedInnerValues(entry.value)) {
+    for (const form of revocationForms(inner.type, inner.value, regions)) digests.push(digestOf(key, inner.type, form));
+  }
+  return digests;
 }
 
 export function partitionOf(tenant: string | null): string {

@@ -16,7 +16,7 @@ export {
   MAX_RANDOM_COUNTER,
 } from './grammar.js';
 export type { TokenCandidate } from './grammar.js';
-export { legacyNormalizeValue, normalizeValue, revocationForms, revokeForms } from './normalize.js';
+export { encodedInnerValues, legacyNormalizeValue, normalizeValue, revocationForms, revokeForms } from './normalize.js';
 export { TokenAllocator } from './allocator.js';
 export type { Allocation, RandomSource, ValueAllocator } from './allocator.js';
 export { deriveCorpusKeys, corpusToken, CorpusAllocator, isCorpusEntryOwned } from './corpus.js';

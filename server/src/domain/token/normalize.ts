@@ -116,6 +116,20 @@ function normalizeFolded(type: string, value: string, region: string, fold: (tex
   return normalized === '' ? base : normalized;
 }
 
+/**
+ * The values inside an encoded text that is not one value (detect/encoded.ts protects such a run
+ * with the type of one of them): revoking any of them must erase the run too, so revocation
+ * checks the run under each inside value's own type and forms. Empty for every other value.
+ */
+export function encodedInnerValues(value: string): { readonly type: string; readonly value: string }[] {
+  const trimmed = value.trim();
+  const decoded = decodeHexValue(trimmed) ?? decodeBase64Value(trimmed);
+  if (decoded === undefined) return [];
+  return scanBuiltin(decoded, undefined, undefined, false)
+    .filter((detection) => detection.confidence >= 0.5)
+    .map((detection) => ({ type: detection.type, value: detection.value }));
+}
+
 /** What encodedValue answers for an encoded text that holds values but is not one value. */
 const ENCODED_SENTENCE = Symbol('encoded sentence');
 
