@@ -34,7 +34,7 @@ const DOT_WORDS = 'dot|punto|ponto|punkt|point|punt|kropka';
  * list markers ("option (a) config.json") they stand between spaces, so only the glued form counts.
  */
 const AT_MARK = new RegExp(
-  `[([{<][ \\t]{0,2}(?:${AT_WORDS})[ \\t]{0,2}[)\\]}>]|(?<=[\\p{L}\\p{N}_-])[([]a[)\\]](?=[\\p{L}\\p{N}])|[ \\t]@[ \\t]|(?<=[\\p{L}\\p{N}_%+-])@[ \\t]|[ \\t]@(?=[\\p{L}\\p{N}])|[ \\t](?:${AT_WORDS})[ \\t]`,
+  `[([{<][ \\t]{0,2}(?:${AT_WORDS})[ \\t]{0,2}[)\\]}>]|[([]a[)\\]]|[ \\t]@[ \\t]?|@[ \\t]|[ \\t](?:${AT_WORDS})[ \\t]`,
   'giu',
 );
 /** A local part that is not a bare word: what an "@" glued to the domain needs. */
@@ -68,6 +68,11 @@ function isLocalChar(c: number): boolean {
   return (c >= 48 && c <= 57) || ((c | 0x20) >= 97 && (c | 0x20) <= 122) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45;
 }
 
+/** Whether the character before a glued mark may end a local part (`_ -`, and `% +` before "@"). */
+function gluedBefore(c: number, at: boolean): boolean {
+  return isAlnum(c) || c === 95 || c === 45 || (at && (c === 37 || c === 43));
+}
+
 function isAlnum(c: number): boolean {
   return (c >= 48 && c <= 57) || ((c | 0x20) >= 97 && (c | 0x20) <= 122) || (c >= 128 && isNonAsciiLetter(c));
 }
@@ -76,8 +81,20 @@ function isAlnum(c: number): boolean {
 export function detectSpelledEmails(state: ScanState): void {
   const text = state.text;
   AT_MARK.lastIndex = 0;
+  // Whether an "@" between single spaces was seen: only then can an address be letter-spaced
+  // (the regex finds them anyway; a separate search of the text would cost as much again).
+  let spacedAt = false;
   for (let match = AT_MARK.exec(text); match !== null; match = AT_MARK.exec(text)) {
     const mark = match[0];
+    if (mark === ' @ ') spacedAt = true;
+    // "(a)" and a one-sided "@" are glued to the local part or the domain: checked here, not by
+    // lookarounds in the regex, which would cost a check at every space of the text.
+    const first = mark.charCodeAt(0);
+    const last = mark.charCodeAt(mark.length - 1);
+    const gluedLocal = first === 64 || ((first === 40 || first === 91) && mark.length === 3);
+    if (gluedLocal && !gluedBefore(text.charCodeAt(match.index - 1), first === 64)) continue;
+    const gluedDomain = last === 64 || ((first === 40 || first === 91) && mark.length === 3);
+    if (gluedDomain && !isAlnum(text.charCodeAt(match.index + mark.length))) continue;
     const bare = BARE_AT.test(mark);
     // Local part, read backwards from the mark (a bracketed mark may follow a space or two).
     let localEnd = match.index;
@@ -114,7 +131,7 @@ export function detectSpelledEmails(state: ScanState): void {
     emit(state, 'email', localStart, end, bare ? 0.75 : 0.85);
     AT_MARK.lastIndex = end;
   }
-  if (text.includes(' @ ')) detectLetterSpacedEmails(state);
+  if (spacedAt) detectLetterSpacedEmails(state);
 }
 
 /** Most characters of a letter-spaced address (local part and domain together). */
