@@ -38,6 +38,11 @@ describe('spelled-out e-mail addresses', () => {
     ['mail john.doe@\tcorp.co.uk', 'john.doe@\tcorp.co.uk'],
     ['mail jan(a)firma.fi or', 'jan(a)firma.fi'],
     ['mail jan.kowalski[a]firma.pl', 'jan.kowalski[a]firma.pl'],
+    // A bare "at" before a written domain, when the local part is no word of prose.
+    ['email me: john.doe at gmail.com', 'john.doe at gmail.com'],
+    ['write john_doe at corp.example thanks', 'john_doe at corp.example'],
+    ['Copyright (C) 2020 Petr Novak <petr.novak at atlas.cz>', 'petr.novak at atlas.cz'],
+    ['reach jdoe42 AT corp.co.uk', 'jdoe42 AT corp.co.uk'],
     // One character at a time.
     ['mail j o h n @ c o r p . e x a m p l e now', 'j o h n @ c o r p . e x a m p l e'],
     ['write j . d o e 4 2 @ c o r p . c o . u k .', 'j . d o e 4 2 @ c o r p . c o . u k'],
@@ -63,6 +68,12 @@ describe('spelled-out e-mail addresses', () => {
     'install @types/node.js first',
     'end of sentence. jane @ home',
     'choose option (a) config.json or (b) config.yaml',
+    'released v1.2 at github.com/org/repo',
+    'the file config.yaml at example.com',
+    'see docs.python.org at docs.python.org',
+    'meet j.smith at noon',
+    'Posted by user_1 at 10.30',
+    'we were at example.com',
     'call f(a) then g(b) x.y',
     'a b c @ d e f',
     'x y @ z . w 1',
@@ -78,6 +89,7 @@ describe('spelled-out e-mail addresses', () => {
       'jane punto roe arroba corp punto example', 'jane.roe (arobase) corp (point) example',
       'jane.roe@ corp.example', 'jane.roe @corp.example', 'jane . roe @ corp . example', 'jane.roe(a)corp.example',
       'j a n e . r o e @ c o r p . e x a m p l e',
+      'jane.roe at corp.example',
     ]) {
       expect(normalizeValue('email', spelled)).toBe(normalizeValue('email', 'jane.roe@corp.example'));
     }

@@ -68,6 +68,25 @@ function isLocalChar(c: number): boolean {
   return (c >= 48 && c <= 57) || ((c | 0x20) >= 97 && (c | 0x20) <= 122) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45;
 }
 
+/**
+ * A bare " at " before a written domain ("john.doe at gmail.com"): an address when the local part
+ * is no word of prose (it holds `. _ % + -` or a digit, a letter, and is no version such as
+ * "v1.2", no file or host name) and the domain is a plain host (written dots, letters last, not
+ * followed by a path). "look at example.com", "released v1.2 at github.com/…", "config.yaml at
+ * example.com" stay prose.
+ */
+function addressAtDomain(text: string, localStart: number, localEnd: number, domainEnd: number, domain: string): boolean {
+  const local = text.slice(localStart, localEnd);
+  if (!ADDRESS_LIKE_LOCAL.test(local) || !/\p{L}/u.test(local) || VERSION_LIKE.test(local) || FILE_OR_HOST.test(local)) return false;
+  if (!/^[ \t]?[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+$/u.test(domain)) return false;
+  const after = text.charCodeAt(domainEnd);
+  return after !== 47 && after !== 58 && after !== 64;
+}
+
+const VERSION_LIKE = /^v?\d/i;
+/** A local part that is a file or a host name ("config.yaml at …", "docs.python.org at …"). */
+const FILE_OR_HOST = /\.(?:com|org|net|io|dev|ai|app|co|edu|gov|txt|md|json|ya?ml|xml|csv|py|js|mjs|ts|tsx|jsx|html?|css|sh|rb|go|rs|java|c|h|cpp|log|cfg|conf|ini|toml|lock|zip|tar|gz|pdf|png|jpe?g|gif|svg|docx?|xlsx?|exe|dll|so)$/i;
+
 /** Whether the character before a glued mark may end a local part (`_ -`, and `% +` before "@"). */
 function gluedBefore(c: number, at: boolean): boolean {
   return isAlnum(c) || c === 95 || c === 45 || (at && (c === 37 || c === 43));
@@ -122,7 +141,8 @@ export function detectSpelledEmails(state: ScanState): void {
     if (domain === null) continue;
     const domainText = domain[0];
     if (TOP_LABEL.exec(domainText) === null) continue;
-    if (bare && (!SPELLED_DOT.test(domainText) || FOREIGN_DOT.test(domainText))) continue;
+    if (bare && !SPELLED_DOT.test(domainText) && !addressAtDomain(text, localStart, localEnd, markEnd + domainText.length, domainText)) continue;
+    if (bare && FOREIGN_DOT.test(domainText)) continue;
     const end = markEnd + domainText.length;
     // "reach me at jane dot roe at corp dot example": another mark after this "domain" means
     // this one was prose; the next mark reads the address.
