@@ -80,14 +80,16 @@ function compact(text: string, start: number, end: number): string {
 export function detectIban(state: ScanState, start: number): number {
   const text = state.text;
   const a = codeAt(text, start);
-  const b = codeAt(text, start + 1);
+  // "IBAN D E 8 9 3 7 …": the country code's letters apart too (loose: an IBAN word must say so).
+  const spacedCode = codeAt(text, start + 1) === 32 && isAsciiLetter(codeAt(text, start + 2)) && !isAlnumCode(codeAt(text, start + 3));
+  const b = spacedCode ? codeAt(text, start + 2) : codeAt(text, start + 1);
   if (!isAsciiLetter(a) || !isAsciiLetter(b)) return -1;
   const expected = IBAN_LENGTHS.get(((a & ~0x20) << 8) | (b & ~0x20));
   if (expected === undefined) return -1;
   let count = 2;
-  let pos = start + 2;
+  let pos = spacedCode ? start + 3 : start + 2;
   let separator = -1;
-  let loose = false;
+  let loose = spacedCode;
   let apart = false; // the country code written apart from its check digits
   let groupHasDigit = true;
   let everyGroupHasDigit = true;

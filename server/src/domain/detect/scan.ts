@@ -134,6 +134,10 @@ function onIdWord(state: ScanState, start: number, end: number, flags: number, s
   if (isDigit(third) && isAsciiLetter(second)) resume = Math.max(resume, detectIban(state, start));
   // A country code written apart from its check digits ("DE 89 3704 …").
   else if (length === 2 && isAsciiLetter(second) && isDigit(text.charCodeAt(end + 1))) resume = Math.max(resume, detectIban(state, start));
+  // Its letters apart too ("IBAN D E 8 9 3 7 …"; detectIban wants an IBAN word then).
+  else if (length === 1 && second === 32 && isAsciiLetter(third) && text.charCodeAt(start + 3) === 32 && isDigit(text.charCodeAt(start + 4))) {
+    resume = Math.max(resume, detectIban(state, start));
+  }
   return resume;
 }
 
@@ -304,7 +308,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         }
         // Most words of prose: no pair onWord looks closer at, no digit in the places its id
         // shapes read (the second to fourth units of a long word; a digit after a one- or
-        // two-letter word), not two capitals, and after it no scheme or separator character (`:`
+        // two-letter word; for a one-letter word, at the fifth unit: "D E 8 9 …"), not two
+        // capitals, and after it no scheme or separator character (`:`
         // `+` `-` `.`) and no space before a digit. onWord would find nothing in such a word (no
         // id shape, no glued label, no date, no connection string, no hex group): skipped
         // without the call. (NaN past the text fails every `>` and isDigit, and passes every
@@ -320,7 +325,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
           text.charCodeAt(end - 1) > 57 &&
           (length >= 3
             ? second > 57 && text.charCodeAt(i + 2) > 57 && (length < 10 || text.charCodeAt(i + 3) > 57)
-            : !isDigit(text.charCodeAt(i + 2)) && (length === 1 || !isDigit(text.charCodeAt(end + 1)))) &&
+            : !isDigit(text.charCodeAt(i + 2)) && (length === 1 ? !isDigit(text.charCodeAt(i + 4)) : !isDigit(text.charCodeAt(end + 1)))) &&
           (flags & F_UPPER & FLAGS[second & 127]!) === 0 &&
           (next === 32 ? text.charCodeAt(end + 1) > 57 : next !== 58 && next !== 43 && next !== 45 && next !== 46)
         ) {
