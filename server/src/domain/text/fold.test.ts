@@ -121,6 +121,8 @@ const PIECES = [
   // Escapes and marks on digits (whole pieces: a slice inside one is not a boundary, below).
   '&#64;', '&#x34;', '&commat;', '%40', '%2B', '&#770;', '\u0302', '\u20dd', '&#65296;', '&#8203;',
   '%6A', '%34', '%2e', '%7E', '%5F', '\\u0040', '\\x34', '\\u{40}', '\\U00000034', '\\u0302', '\\u200b', '\\', 'u', 'x', '4',
+  // Markup units (dropped, or a space between two digits) and near misses.
+  '<b>', '</b>', '<span class="x">', '<!-- c -->', '[b]', '[/i]', '[color=red]', '**', '~~', '`', '<', '[', '*', '~', '<a>', 'b>',
 ];
 
 const textArb = fc.oneof(
@@ -142,6 +144,9 @@ function escapedCodePoint(text: string, k: number): [number, number] | undefined
   const more = hex ?? /^\\x([0-9a-fA-F]{2})/.exec(head) ?? /^\\U([0-9a-fA-F]{8})/.exec(head);
   return more === null ? undefined : [parseInt(more[1]!, 16), more[0].length];
 }
+/** Markup units and runs of their marks (over-approximated: markup.ts decides). */
+const MARKUP = /<!--[^]*?-->|<\/?[A-Za-z]+[^<>]*>|\[\/?[A-Za-z]+(?:=[^\][]*)?\]|\*+|~+|`+/g;
+const MARKUP_CHAR = /[<[*~`]/;
 const MARK = /^[\p{Mn}\p{Me}]$/u;
 const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
 
@@ -174,6 +179,19 @@ function markFollows(text: string, k: number): boolean {
 function boundaries(text: string): number[] {
   const inside = new Set<number>();
   for (const match of text.matchAll(ESCAPE)) for (let k = match.index + 1; k < match.index + match[0].length; k++) inside.add(k);
+  // A markup unit folds by its neighbours (a run of `*` counts as a whole; a unit between two
+  // digits is a space): no cut inside a unit or a run of its marks, nor on either side of one.
+  // Invisible characters and escapes between a unit and its neighbour do not separate them.
+  const escaped = new Set<number>();
+  for (const match of text.matchAll(ESCAPE)) for (let k = match.index; k < match.index + match[0].length; k++) escaped.add(k);
+  const see = (k: number): boolean => escaped.has(k) || IGNORABLE.test(text[k] ?? '');
+  for (const match of text.matchAll(MARKUP)) {
+    let from = match.index;
+    while (from > 0 && see(from - 1)) from--;
+    let to = match.index + match[0].length;
+    while (to < text.length && see(to)) to++;
+    for (let k = from; k <= to; k++) inside.add(k);
+  }
   const out = [0];
   let k = 0;
   while (k < text.length) {
@@ -213,6 +231,9 @@ describe('FoldedText properties', () => {
         const span = view.originalSpan(start, end);
         expect(span.start).toBeGreaterThanOrEqual(0);
         expect(span.end).toBeLessThanOrEqual(text.length);
+        // A span cut next to a markup unit folds by its neighbours (see boundaries).
+        const cuts = new Set(boundaries(text));
+        if (MARKUP_CHAR.test(text) && (!cuts.has(span.start) || !cuts.has(span.end))) return;
         const back = view.foldedSpan(span.start, span.end);
         expect(back.start).toBeLessThanOrEqual(start);
         expect(back.end).toBeGreaterThanOrEqual(end);
@@ -222,12 +243,14 @@ describe('FoldedText properties', () => {
     );
   });
 
-  // Escapes are decoded once (`&#38;#64;` is `&#64;`, `\\x5cx40` is `\\x40`), so texts with
-  // ampersands, percent signs or backslashes other than the pieces' own are left out.
+  // Escapes are decoded once (`&#38;#64;` is `&#64;`, `\\x5cx40` is `\\x40`), and dropping a
+  // markup unit may join two halves of another (`<<b>b>`, `~\u200b~`), so texts with ampersands,
+  // percent signs, backslashes or markup characters other than the pieces' escapes are left out.
   it('is idempotent', () => {
     fc.assert(
-      fc.property(textArb.filter((text) => !/[&%\\]/.test(text.replace(ESCAPE, ''))), (text) => {
+      fc.property(textArb.filter((text) => !/[&%\\<[*~`]/.test(text.replace(ESCAPE, ''))), (text) => {
         const once = foldText(text);
+        if (/[<[*~`]/.test(once)) return; // an escape decoded to a markup character (`%7E%7E`)
         expect(foldText(once)).toBe(once);
       }),
       { numRuns: 2000 },

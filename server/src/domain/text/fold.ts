@@ -40,6 +40,8 @@
 // with a binary search. Pure-ASCII text is recognised natively (a UTF-8 byte count) and, like
 // text with no foldable character, returned as is without allocating.
 
+import { MARKUP_STARTS, markupAt, mayStartMarkup } from './markup.js';
+
 // No `g` flags: test() then neither reads nor writes lastIndex.
 const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
 const SPACE_SEPARATOR = /^\p{Zs}$/u;
@@ -182,6 +184,8 @@ for (let code = 0; code < 128; code++) {
 interface Escape {
   readonly folded: string;
   readonly length: number;
+  /** A markup unit (markup.ts): folds to nothing, or to a space between two digits. */
+  readonly markup?: true;
 }
 
 function hexValue(code: number): number {
@@ -273,25 +277,50 @@ function escapeAt(text: string, index: number): Escape | undefined {
   return folded === undefined ? undefined : { folded, length: end + 1 - index };
 }
 
-/** Index of the first escape at or after `from`, or -1 (two native searches, then the candidates). */
+/** The characters an escape or a markup unit starts with (native searches find the first). */
+const UNIT_STARTS: readonly string[] = ['&', '%', '\\', ...MARKUP_STARTS];
+
+/** The escape or markup unit at `index` as an Escape (markup folds to nothing), or undefined. */
+function unitAt(text: string, index: number): Escape | undefined {
+  const code = text.charCodeAt(index);
+  if (code === AMPERSAND || code === PERCENT || code === BACKSLASH) return escapeAt(text, index);
+  const length = markupAt(text, index);
+  return length > 0 ? { folded: '', length, markup: true } : undefined;
+}
+
+/**
+ * Index of the first escape or markup unit at or after `from`, or -1: one native search per
+ * start character, then the candidates in order.
+ */
 function firstEscape(text: string, from: number): number {
-  let amp = text.indexOf('&', from);
-  let pct = text.indexOf('%', from);
-  let slash = text.indexOf('\\', from);
-  while (amp >= 0 || pct >= 0 || slash >= 0) {
-    let next = amp;
-    if (next < 0 || (pct >= 0 && pct < next)) next = pct;
-    if (next < 0 || (slash >= 0 && slash < next)) next = slash;
-    if (escapeAt(text, next) !== undefined) return next;
-    if (next === amp) amp = text.indexOf('&', amp + 1);
-    else if (next === pct) pct = text.indexOf('%', pct + 1);
-    else slash = text.indexOf('\\', slash + 1);
+  const next = UNIT_STARTS.map((ch) => text.indexOf(ch, from));
+  for (;;) {
+    let best = -1;
+    let which = -1;
+    for (let k = 0; k < next.length; k++) {
+      const at = next[k]!;
+      if (at >= 0 && (best < 0 || at < best)) {
+        best = at;
+        which = k;
+      }
+    }
+    if (best < 0) return -1;
+    if (unitAt(text, best) !== undefined) return best;
+    next[which] = text.indexOf(UNIT_STARTS[which]!, best + 1);
   }
-  return -1;
 }
 
 function isAsciiDigit(code: number): boolean {
   return code >= 48 && code <= 57;
+}
+
+/** True when the character at `index` folds to a digit (an ASCII or a BMP decimal digit). */
+function foldsToDigit(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  if (code < 0x80) return isAsciiDigit(code);
+  if (code >= 0xd800 && code <= 0xdfff) return false;
+  const folded = bmpFold(code);
+  return folded !== undefined && folded.length === 1 && isAsciiDigit(folded.charCodeAt(0));
 }
 
 /**
@@ -450,12 +479,16 @@ function foldView(text: string, escapes: boolean): FoldedText {
   // Whether the last character of the folded text so far is a digit (marks on it are dropped);
   // the character before `first` is an unchanged one.
   let afterDigit = isAsciiDigit(text.charCodeAt(first - 1));
+  // The end of the chain of markup units being folded, and whether a digit follows it (read
+  // once per chain, so a long chain costs its length once).
+  let chainEnd = -1;
+  let chainDigit = false;
   while (index < length) {
     const code = text.charCodeAt(index);
     let folded: string | undefined;
     let width = 1;
     if (code < 0x80) {
-      const escape = escapes && (code === AMPERSAND || code === PERCENT || code === BACKSLASH) ? escapeAt(text, index) : undefined;
+      const escape = escapes && (code === AMPERSAND || code === PERCENT || code === BACKSLASH || mayStartMarkup(code)) ? unitAt(text, index) : undefined;
       if (escape === undefined) {
         afterDigit = isAsciiDigit(code);
         index++;
@@ -463,6 +496,16 @@ function foldView(text: string, escapes: boolean): FoldedText {
       }
       folded = escape.folded;
       width = escape.length;
+      // Markup between two digits separates them, as the tag or the emphasis did to the eye
+      // (`4111<b></b>1111 …` and `4111**1111**…` are grouped numbers); elsewhere it is nothing.
+      if (escape.markup === true && afterDigit) {
+        if (index >= chainEnd) {
+          chainEnd = index;
+          for (let unit = markupAt(text, chainEnd); unit > 0; unit = markupAt(text, chainEnd)) chainEnd += unit;
+          chainDigit = foldsToDigit(text, chainEnd);
+        }
+        if (chainDigit) folded = ' ';
+      }
       // A decoded mark on a digit goes like a written one.
       if (afterDigit && folded.length === 1 && isMarkCode(folded.charCodeAt(0))) folded = '';
     } else if (code < 0xd800 || code > 0xdfff) {
