@@ -19,6 +19,8 @@ const load = async (dist) => (await import(pathToFileURL(resolve(dist, 'domain/d
 const before = await load(baseDist);
 const after = await load(newDist);
 const show = (detections) => detections.filter((d) => d.confidence >= 0.5).map((d) => `${d.type}[${d.start},${d.end}]${JSON.stringify(d.value)}`);
+/** Records printed per file (DIFF_SHOW, default 20). */
+const SHOW = Number(process.env.DIFF_SHOW ?? 20);
 let total = 0;
 for (const file of files) {
   if (basename(file).startsWith('heldout-presidio-synth')) {
@@ -39,7 +41,7 @@ for (const file of files) {
     const b = show(after(text));
     if (a.join('\u0000') === b.join('\u0000')) continue;
     changed++;
-    if (changed <= 20) console.log(`${file}\n  text   ${JSON.stringify(text.slice(0, 300))}\n  before ${a.join(' ')}\n  after  ${b.join(' ')}`);
+    if (changed <= SHOW) console.log(`${file}\n  text   ${JSON.stringify(text.slice(0, 300))}\n  before ${a.join(' ')}\n  after  ${b.join(' ')}`);
   }
   total += changed;
   console.log(`${file}: ${texts.length} records, ${changed} changed`);

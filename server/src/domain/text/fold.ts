@@ -314,13 +314,42 @@ function isAsciiDigit(code: number): boolean {
   return code >= 48 && code <= 57;
 }
 
-/** True when the character at `index` folds to a digit (an ASCII or a BMP decimal digit). */
-function foldsToDigit(text: string, index: number): boolean {
+/** The first character the text at `index` folds to (an escape decoded), or -1 at the end. */
+function foldedCodeAt(text: string, index: number): number {
+  if (index >= text.length) return -1;
   const code = text.charCodeAt(index);
-  if (code < 0x80) return isAsciiDigit(code);
-  if (code >= 0xd800 && code <= 0xdfff) return false;
+  if (code === AMPERSAND || code === PERCENT || code === BACKSLASH) {
+    const escape = escapeAt(text, index);
+    return escape === undefined || escape.folded === '' ? code : escape.folded.charCodeAt(0);
+  }
+  if (code < 0x80 || (code >= 0xd800 && code <= 0xdfff)) return code;
   const folded = bmpFold(code);
-  return folded !== undefined && folded.length === 1 && isAsciiDigit(folded.charCodeAt(0));
+  return folded === undefined || folded === '' ? code : folded.charCodeAt(0);
+}
+
+/** A character a value is written with: ASCII letters and digits, `@ . + - _`. */
+function isValueCode(code: number): boolean {
+  return (code >= 48 && code <= 57) || ((code | 0x20) >= 97 && (code | 0x20) <= 122) || code === 0x40 || code === 0x2e || code === 0x2b || code === 0x2d || code === 0x5f;
+}
+
+/** The start or end of the text, a space or a line break. */
+function isEdgeCode(code: number): boolean {
+  return code === -1 || code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d;
+}
+
+/**
+ * What a markup unit folds to between the folded characters `previous` and `next` (past the
+ * other units of its chain): a space between two digits (`4111<b></b>1111 …`, `4111**1111**…`
+ * are grouped numbers to the eye), nothing inside a value (between two characters values are
+ * written with: `john<span>@</span>corp`, `078-05-<i>1120`) or between a digit and a space or an
+ * edge (`` `4111` 1111 …``); elsewhere it is left as written (`**bold**`, `<code>password</code>:`).
+ */
+function markupFold(previous: number, next: number): string | undefined {
+  const digitBefore = isAsciiDigit(previous);
+  const digitAfter = isAsciiDigit(next);
+  if (digitBefore && digitAfter) return ' ';
+  if ((isValueCode(previous) && isValueCode(next)) || (digitBefore && isEdgeCode(next)) || (isEdgeCode(previous) && digitAfter)) return '';
+  return undefined;
 }
 
 /**
@@ -476,41 +505,40 @@ function foldView(text: string, escapes: boolean): FoldedText {
   };
   let index = first;
   const length = text.length;
-  // Whether the last character of the folded text so far is a digit (marks on it are dropped);
-  // the character before `first` is an unchanged one.
-  let afterDigit = isAsciiDigit(text.charCodeAt(first - 1));
-  // The end of the chain of markup units being folded, and whether a digit follows it (read
+  // The last character of the folded text so far (-1 at the start): marks on a digit are
+  // dropped, and markup is dropped by its neighbours. The character before `first` is an unchanged one.
+  let last = first > 0 ? text.charCodeAt(first - 1) : -1;
+  // The end of the chain of markup units being folded, and the folded character after it (read
   // once per chain, so a long chain costs its length once).
   let chainEnd = -1;
-  let chainDigit = false;
+  let chainNext = -1;
   while (index < length) {
     const code = text.charCodeAt(index);
     let folded: string | undefined;
     let width = 1;
     if (code < 0x80) {
-      const escape = escapes && (code === AMPERSAND || code === PERCENT || code === BACKSLASH || mayStartMarkup(code)) ? unitAt(text, index) : undefined;
+      let escape = escapes && (code === AMPERSAND || code === PERCENT || code === BACKSLASH || mayStartMarkup(code)) ? unitAt(text, index) : undefined;
+      if (escape?.markup === true) {
+        if (index >= chainEnd) {
+          chainEnd = index;
+          for (let unit = markupAt(text, chainEnd); unit > 0; unit = markupAt(text, chainEnd)) chainEnd += unit;
+          chainNext = foldedCodeAt(text, chainEnd);
+        }
+        const dropped = markupFold(last, chainNext);
+        escape = dropped === undefined ? undefined : { folded: dropped, length: escape.length };
+      }
       if (escape === undefined) {
-        afterDigit = isAsciiDigit(code);
+        last = code;
         index++;
         continue;
       }
       folded = escape.folded;
       width = escape.length;
-      // Markup between two digits separates them, as the tag or the emphasis did to the eye
-      // (`4111<b></b>1111 …` and `4111**1111**…` are grouped numbers); elsewhere it is nothing.
-      if (escape.markup === true && afterDigit) {
-        if (index >= chainEnd) {
-          chainEnd = index;
-          for (let unit = markupAt(text, chainEnd); unit > 0; unit = markupAt(text, chainEnd)) chainEnd += unit;
-          chainDigit = foldsToDigit(text, chainEnd);
-        }
-        if (chainDigit) folded = ' ';
-      }
       // A decoded mark on a digit goes like a written one.
-      if (afterDigit && folded.length === 1 && isMarkCode(folded.charCodeAt(0))) folded = '';
+      if (isAsciiDigit(last) && folded.length === 1 && isMarkCode(folded.charCodeAt(0))) folded = '';
     } else if (code < 0xd800 || code > 0xdfff) {
       folded = bmpFold(code);
-      if (folded === undefined && escapes && afterDigit && isMarkCode(code)) folded = '';
+      if (folded === undefined && escapes && isAsciiDigit(last) && isMarkCode(code)) folded = '';
     } else {
       const cp = text.codePointAt(index)!;
       // A lone surrogate stays as it is (callers treat it as an unknown character).
@@ -519,8 +547,8 @@ function foldView(text: string, escapes: boolean): FoldedText {
         folded = astralFold(cp);
       }
     }
-    if (folded === undefined) afterDigit = false; // an unchanged non-ASCII character is no digit (every digit folds)
-    else if (folded.length > 0) afterDigit = isAsciiDigit(folded.charCodeAt(folded.length - 1));
+    if (folded === undefined) last = code; // an unchanged non-ASCII character: no digit (every digit folds), no value character
+    else if (folded.length > 0) last = folded.charCodeAt(folded.length - 1);
     if (folded !== undefined) {
       if (index > copiedFrom) {
         if (run !== undefined) {

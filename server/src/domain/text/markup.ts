@@ -9,16 +9,18 @@
 // and only a unit that renders as nothing and can hide nothing:
 //   - HTML inline formatting tags (`<b>`, `</span>`, `<wbr>`, `<span style="…">`; not `<a>`,
 //     whose target is content, nor block or table tags, which break a line or a cell);
-//   - HTML comments (`<!-- … -->`);
+//   - HTML comments of a few words (`<!-- x -->`, `<!---->`: letters, spaces and dashes only);
 //   - BBCode formatting tags (`[b]`, `[/b]`, `[color=red]`);
 //   - markdown emphasis and code marks: exactly two `*` or `~` (`**`, `~~`), one to three
 //     backticks (a run of three or more `*`, as in a masked `****1234`, stays).
-// What a tag or comment holds besides its name (attributes, comment text, a BBCode argument)
-// must be unable to hold a value, since the detectors no longer read it: no `@`, at most four
+// What a tag holds besides its name (attributes, a BBCode argument) must be unable to hold a
+// value, since the detectors no longer read it: no `@`, no URL (`://`, `www.`), at most four
 // digits, no run of 16 letters and digits, at most MAX_UNIT characters in all.
 
-/** Longest unit dropped (a tag with its attributes, a comment). */
+/** Longest tag dropped (with its attributes). */
 const MAX_UNIT = 200;
+/** Longest comment dropped (`<!--` and its text). */
+const MAX_COMMENT = 44;
 
 const INLINE_TAGS: ReadonlySet<string> = new Set([
   'abbr', 'b', 'bdi', 'bdo', 'big', 'cite', 'code', 'del', 'dfn', 'em', 'font', 'i', 'ins', 'kbd', 'mark', 'q', 's', 'samp',
@@ -54,13 +56,27 @@ function isAlnum(code: number): boolean {
   return isLetter(code) || (code >= 48 && code <= 57);
 }
 
-/** True when text[start, end) can hold no value: no `@`, at most four digits, no run of 16 letters and digits. */
+/** True when text[start, end) is letters, spaces and dashes only (a comment that can hide nothing). */
+function onlyWords(text: string, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) {
+    const code = text.charCodeAt(k);
+    if (!isLetter(code) && code !== 0x20 && code !== 0x2d) return false;
+  }
+  return true;
+}
+
+/**
+ * True when text[start, end) can hold no value: no `@`, no `://` or `www.` (a URL), at most four
+ * digits, no run of 16 letters and digits.
+ */
 function holdsNoValue(text: string, start: number, end: number): boolean {
   let digits = 0;
   let run = 0;
   for (let k = start; k < end; k++) {
     const code = text.charCodeAt(k);
     if (code === 0x40) return false;
+    if (code === 0x3a && text.startsWith('//', k + 1)) return false;
+    if ((code | 0x20) === 0x77 && text.slice(k, k + 4).toLowerCase() === 'www.') return false;
     if (code >= 48 && code <= 57) digits++;
     run = isAlnum(code) ? run + 1 : 0;
     if (digits > 4 || run >= 16) return false;
@@ -87,7 +103,7 @@ function tagNameEnd(text: string, pos: number, names: ReadonlySet<string>): numb
 function htmlAt(text: string, index: number): number {
   if (text.startsWith('<!--', index)) {
     const close = text.indexOf('-->', index + 4);
-    if (close < 0 || close + 3 - index > MAX_UNIT || !holdsNoValue(text, index + 4, close)) return 0;
+    if (close < 0 || close - index > MAX_COMMENT || !onlyWords(text, index + 4, close)) return 0;
     return close + 3 - index;
   }
   let pos = index + 1;

@@ -1,0 +1,116 @@
+// Spellings an adversary uses to get a value to the model raw (issue 18 items 4-5, session 11):
+// digits written as look-alike letters (`415-555-O1OO`) and markup inside a value
+// (`4111<b></b>1111 …`, `john<span>@</span>corp.example`). Each is found over its whole span, with
+// the type and the canonical form of the plain value (one token, one erasure), while the words,
+// ids and markup of ordinary text are left as they are.
+import { describe, expect, it } from 'vitest';
+import { normalizeValue } from '../token/normalize.js';
+import { detectAll } from './index.js';
+import { scanBuiltin, scanBuiltinUngated } from './scan.js';
+
+function found(text: string): [string, string][] {
+  return detectAll(text)
+    .filter((d) => d.confidence >= 0.5)
+    .map((d) => [d.type, d.value]);
+}
+
+/** The one detection of `type` in `text`, checked to be the exact slice `value`. */
+function only(text: string, type: string): { value: string; canonical: string } {
+  const hits = detectAll(text).filter((d) => d.confidence >= 0.5 && d.type === type);
+  expect(hits, text).toHaveLength(1);
+  const hit = hits[0]!;
+  expect(text.slice(hit.start, hit.end)).toBe(hit.value);
+  return { value: hit.value, canonical: normalizeValue(type, hit.value, 'US') };
+}
+
+describe('digits written as look-alike letters', () => {
+  it.each([
+    ['call me at 415-555-O1OO', 'phone', '415-555-O1OO', '+14155550100'],
+    ['phone (415) 555-OlOO', 'phone', '(415) 555-OlOO', '+14155550100'],
+    ['tel: +1 415 555 OlOO', 'phone', '+1 415 555 OlOO', '+14155550100'],
+    ['my number is 4155550l00 thanks', 'phone', '4155550l00', '+14155550100'],
+    ['call me on +44 2O 7946 O958', 'phone', '+44 2O 7946 O958', '+442079460958'],
+    ['4111 1lll 1111 1111', 'credit_card', '4111 1lll 1111 1111', '4111111111111111'],
+    ['card 4lll 1111 1111 1111', 'credit_card', '4lll 1111 1111 1111', '4111111111111111'],
+    ['my ssn is O78-O5-1120', 'us_ssn', 'O78-O5-1120', '078051120'],
+    ['O78-O5-1120', 'us_ssn', 'O78-O5-1120', '078051120'],
+    ['ssn: 078 O5 ll20', 'us_ssn', '078 O5 ll20', '078051120'],
+  ])('%j is a %s over %j', (text, type, value, canonical) => {
+    const hit = only(text, type);
+    expect(hit.value).toBe(value);
+    expect(hit.canonical).toBe(canonical);
+    expect(hit.canonical).toBe(normalizeValue(type, value.replace(/[Oo]/g, '0').replace(/[Il]/g, '1'), 'US'));
+  });
+
+  it.each([
+    'O2 and B2B and S3 and 10x and IOI',
+    'version v1.0.l and 2.0.1O-rc1',
+    'octal 0o777, 0o644 and 0o022',
+    'commit 1O2O3O4O5O6O7O8O9O0O ships',
+    'IO 1000, lol 4111',
+    '415-555-O1OO', // a number with letters and no phone word is an id
+    'order 4111 1lll 1111 1112', // no Luhn
+    'ref O78-O5-1120'.replace('O78', 'O00'), // area 000: no SSN
+    'NIF 71854089I', // a DNI-shaped number whose letter is no DNI letter
+    'Call 1-800-FLOWERS now',
+    'the 1O1st airborne, room I0l, call ext l0',
+  ])('leaves %j alone', (text) => {
+    expect(found(text)).toEqual([]);
+  });
+
+  it('finds a look-alike number where the plain one is found, and the gated scan agrees with the ungated one', () => {
+    for (const text of ['call me at 415-555-O1OO', '4111 1lll 1111 1111', 'my ssn is O78-O5-1120', 'x O78-O5-1120 y 4lll 1111 1111 1111']) {
+      expect(scanBuiltin(text, undefined)).toEqual(scanBuiltinUngated(text, undefined));
+    }
+  });
+
+  it('reads each chain once: a long chain of digits and letters costs its length', () => {
+    const flood = '1O '.repeat(20000);
+    expect(found(flood)).toEqual([]);
+    const long = `card ${'4lll 1111 1111 1111 '.repeat(2000)}`;
+    expect(found(long).every(([type]) => type === 'credit_card')).toBe(true);
+  });
+});
+
+describe('markup inside a value', () => {
+  it.each([
+    ['4111<b></b>1111 1111 1111', 'credit_card', '4111<b></b>1111 1111 1111', '4111111111111111'],
+    ['4111**1111**1111 1111', 'credit_card', '4111**1111**1111 1111', '4111111111111111'],
+    ['card 4111<!-- x -->1111 1111 1111', 'credit_card', '4111<!-- x -->1111 1111 1111', '4111111111111111'],
+    ['4111[b]1111[/b]1111[i]1111[/i]', 'credit_card', '4111[b]1111[/b]1111[i]1111', '4111111111111111'],
+    ['card `4111` 1111 1111 1111', 'credit_card', '4111` 1111 1111 1111', '4111111111111111'],
+    ['card 4111<span style="color:red">1111</span> 1111 1111', 'credit_card', '4111<span style="color:red">1111</span> 1111 1111', '4111111111111111'],
+    ['card 4111~~1111~~1111 1111', 'credit_card', '4111~~1111~~1111 1111', '4111111111111111'],
+    ['ssn 078-05-<i>1120</i>', 'us_ssn', '078-05-<i>1120', '078051120'],
+    ['phone 415-<b>555</b>-0100', 'phone', '415-<b>555</b>-0100', '+14155550100'],
+    ['email john<span>@</span>corp.example', 'email', 'john<span>@</span>corp.example', 'john@corp.example'],
+    ['mail jane<wbr>.roe<wbr>@corp<wbr>.example', 'email', 'jane<wbr>.roe<wbr>@corp<wbr>.example', 'jane.roe@corp.example'],
+    ['write to [b]jane[/b]@corp.example', 'email', 'jane[/b]@corp.example', 'jane@corp.example'],
+  ])('%j is a %s over %j', (text, type, value, canonical) => {
+    const hit = only(text, type);
+    expect(hit.value).toBe(value);
+    expect(hit.canonical).toBe(canonical);
+  });
+
+  it.each([
+    // What markup holds is read: a unit that could hold a value is not dropped.
+    ['4111<span title="jane@corp.example">1111</span>', 'email', 'jane@corp.example'],
+    ['4<!-- 4111 1111 1111 1111 -->1', 'credit_card', '4111 1111 1111 1111'],
+    ['a <a href="x">4111</a> b [url=http://x]c[/url]', 'credit_card', ''],
+  ])('does not drop a unit that holds a value: %j', (text, type, value) => {
+    const values = found(text).filter(([t]) => t === type).map(([, v]) => v);
+    expect(values).toEqual(value === '' ? [] : [value]);
+  });
+
+  it("keeps a password's own emphasis marks in its token", () => {
+    expect(only('pw=Tr0ub4dor** ok', 'password').value).toBe('Tr0ub4dor**');
+  });
+
+  it.each([
+    'x = 2**31 - 1; y = a[i] + b[i] ** 2; `code` **bold** ~~old~~',
+    'masked ****1111 and **** **** **** 1111',
+    '<p>Call <b>now</b></p> <td>078</td><td>05</td><td>1120</td>',
+  ])('finds nothing in ordinary markup: %j', (text) => {
+    expect(found(text)).toEqual([]);
+  });
+});
