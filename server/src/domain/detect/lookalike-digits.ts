@@ -71,11 +71,22 @@ export function detectLookalikeDigits(state: ScanState, seeds: readonly number[]
 /** True when a word [start, end) starting with a digit holds a look-alike letter or has one beside it, past up to three separators. */
 export function digitWordNearLookalike(text: string, start: number, end: number): boolean {
   if (holdsLookalike(text, start, end)) return true;
+  // A letter beside it counts when the character past the letter may go on a token (`OlOO`,
+  // `O1`), not in a word of prose (`1111 or`, `2024 In`).
   let after = end;
   while (after < text.length && after - end < 3 && isNumberSeparator(text.charCodeAt(after))) after++;
-  if (after > end && lookalikeDigit(text.charCodeAt(after)) !== 0) return true;
+  if (after > end && lookalikeDigit(text.charCodeAt(after)) !== 0 && mayGoOn(text.charCodeAt(after + 1))) return true;
   let before = start;
   while (before > 0 && start - before < 3 && isNumberSeparator(text.charCodeAt(before - 1))) before--;
-  return before < start && before > 0 && lookalikeDigit(text.charCodeAt(before - 1)) !== 0;
+  return before < start && before > 0 && lookalikeDigit(text.charCodeAt(before - 1)) !== 0 && mayGoOn(text.charCodeAt(before - 2));
+}
+
+/** A digit, a look-alike letter, or no word character (NaN past the text). */
+function mayGoOn(code: number): boolean {
+  return !(code >= 0) || (code >= 48 && code <= 57) || lookalikeDigit(code) !== 0 || !isWordChar(code);
+}
+
+function isWordChar(code: number): boolean {
+  return (code >= 48 && code <= 57) || ((code | 0x20) >= 97 && (code | 0x20) <= 122) || code === 95;
 }
 

@@ -162,6 +162,8 @@ const AMPERSAND = 0x26;
 const PERCENT = 0x25;
 const BACKSLASH = 0x5c;
 const SEMICOLON = 0x3b;
+/** The end of a `\u{…}` escape. */
+const RIGHT_BRACE = 0x7d;
 /** Longest named reference recognised, `;` included (`&commat;`, `&hyphen;`, `&lowbar;`). */
 const NAMED_MAX = 8;
 const NAMED_REFERENCES: ReadonlyMap<string, string> = new Map([
@@ -305,7 +307,8 @@ function firstEscape(text: string, from: number): number {
       }
     }
     if (best < 0) return -1;
-    if (unitAt(text, best) !== undefined) return best;
+    const unit = unitAt(text, best);
+    if (unit !== undefined && (unit.markup !== true || markupMayFold(text, best))) return best;
     next[which] = text.indexOf(UNIT_STARTS[which]!, best + 1);
   }
 }
@@ -335,6 +338,20 @@ function isValueCode(code: number): boolean {
 /** The start or end of the text, a space or a line break. */
 function isEdgeCode(code: number): boolean {
   return code === -1 || code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d;
+}
+
+/**
+ * Whether the markup unit at `index` may fold, read from the raw text around it: exact when the
+ * character before it is ASCII and no escape's end (the fold decides otherwise). Ordinary
+ * markdown and HTML (`**bold**`, `<b>word</b>`) so leave the text unfolded, without the per
+ * character pass.
+ */
+function markupMayFold(text: string, index: number): boolean {
+  const previous = index > 0 ? text.charCodeAt(index - 1) : -1;
+  if (previous >= 0x80 || previous === SEMICOLON || previous === RIGHT_BRACE) return true;
+  let end = index;
+  for (let unit = markupAt(text, end); unit > 0; unit = markupAt(text, end)) end += unit;
+  return markupFold(previous, foldedCodeAt(text, end)) !== undefined;
 }
 
 /**
