@@ -341,6 +341,22 @@ function isEdgeCode(code: number): boolean {
 }
 
 /**
+ * True when the line after the soft break at `index` starts with an assignment (`NAME=`,
+ * `name:`): then the `=` ended an assignment of nothing in a config or env file
+ * (`DB_PASSWORD=⏎API_TOKEN=…`), not a wrapped line.
+ */
+function assignmentFollows(text: string, index: number): boolean {
+  let pos = text.indexOf('\n', index) + 1;
+  while (pos < text.length && (text.charCodeAt(pos) === 0x20 || text.charCodeAt(pos) === 0x09)) pos++;
+  const nameStart = pos;
+  while (pos < text.length && pos - nameStart <= 64 && (isValueCode(text.charCodeAt(pos)) && text.charCodeAt(pos) !== 0x40)) pos++;
+  if (pos === nameStart) return false;
+  while (pos < text.length && text.charCodeAt(pos) === 0x20) pos++;
+  const code = text.charCodeAt(pos);
+  return code === 0x3d || code === 0x3a;
+}
+
+/**
  * Whether the markup unit at `index` may fold, read from the raw text around it: exact when the
  * character before it is ASCII and no escape's end (the fold decides otherwise). Ordinary
  * markdown and HTML (`**bold**`, `<b>word</b>`) so leave the text unfolded, without the per
@@ -351,7 +367,7 @@ function markupMayFold(text: string, index: number): boolean {
   if (previous >= 0x80 || previous === SEMICOLON || previous === RIGHT_BRACE) return true;
   let end = index;
   for (let unit = markupAt(text, end); unit > 0; unit = markupAt(text, end)) end += unit;
-  return markupFold(previous, foldedCodeAt(text, end)) !== undefined;
+  return markupFold(text, index, previous, foldedCodeAt(text, end)) !== undefined;
 }
 
 /**
@@ -361,7 +377,10 @@ function markupMayFold(text: string, index: number): boolean {
  * written with: `john<span>@</span>corp`, `078-05-<i>1120`) or between a digit and a space or an
  * edge (`` `4111` 1111 …``); elsewhere it is left as written (`**bold**`, `<code>password</code>:`).
  */
-function markupFold(previous: number, next: number): string | undefined {
+function markupFold(text: string, index: number, previous: number, next: number): string | undefined {
+  // A quoted-printable soft line break joins the two halves of a word (`05=⏎32` is 0532), but
+  // not before another assignment: `KEY=⏎NEXT=…` in an env file assigns nothing to KEY.
+  if (text.charCodeAt(index) === 0x3d) return isValueCode(previous) && isValueCode(next) && !assignmentFollows(text, index) ? '' : undefined;
   const digitBefore = isAsciiDigit(previous);
   const digitAfter = isAsciiDigit(next);
   if (digitBefore && digitAfter) return ' ';
@@ -541,7 +560,7 @@ function foldView(text: string, escapes: boolean): FoldedText {
           for (let unit = markupAt(text, chainEnd); unit > 0; unit = markupAt(text, chainEnd)) chainEnd += unit;
           chainNext = foldedCodeAt(text, chainEnd);
         }
-        const dropped = markupFold(last, chainNext);
+        const dropped = markupFold(text, index, last, chainNext);
         escape = dropped === undefined ? undefined : { folded: dropped, length: escape.length };
       }
       if (escape === undefined) {

@@ -5,14 +5,17 @@
 // value normalization (one token and one erasure with the plain spelling) and the output guard
 // read through them; every span is mapped back over them, so the token covers the whole value.
 //
-// A unit is dropped wherever it stands (no context: folding a slice stays the slice of the fold),
-// and only a unit that renders as nothing and can hide nothing:
+// The fold drops a unit by its neighbours (fold.ts, markupFold): inside a value, beside a digit,
+// or as a space between two digits; where it formats words (`**bold**`, `<code>x</code>:`) it is
+// left as written. Units are those that render as nothing and can hide nothing:
 //   - HTML inline formatting tags (`<b>`, `</span>`, `<wbr>`, `<span style="…">`; not `<a>`,
 //     whose target is content, nor block or table tags, which break a line or a cell);
 //   - HTML comments of a few words (`<!-- x -->`, `<!---->`: letters, spaces and dashes only);
 //   - BBCode formatting tags (`[b]`, `[/b]`, `[color=red]`);
 //   - markdown emphasis and code marks: exactly two `*` or `~` (`**`, `~~`), one to three
-//     backticks (a run of three or more `*`, as in a masked `****1234`, stays).
+//     backticks (a run of three or more `*`, as in a masked `****1234`, stays);
+//   - quoted-printable soft line breaks (`=` at a line's end), where a mail client wrapped a
+//     line (`DE89 3704 0044 05=⏎32 0130 00`, `john.doe@corp.exa=⏎mple`).
 // What a tag holds besides its name (attributes, a BBCode argument) must be unable to hold a
 // value, since the detectors no longer read it: no `@`, no URL (`://`, `www.`), at most four
 // digits, no run of 16 letters and digits, at most MAX_UNIT characters in all.
@@ -38,14 +41,15 @@ const STAR = 0x2a;
 const TILDE = 0x7e;
 const BACKTICK = 0x60;
 const SLASH = 0x2f;
+const EQUALS = 0x3d;
 
 /** True for the first character of a markup unit (the fold looks closer only there). */
 export function mayStartMarkup(code: number): boolean {
-  return code === LESS_THAN || code === OPEN_BRACKET || code === STAR || code === TILDE || code === BACKTICK;
+  return code === LESS_THAN || code === OPEN_BRACKET || code === STAR || code === TILDE || code === BACKTICK || code === EQUALS;
 }
 
 /** The characters the fold searches for (native indexOf) to find the first unit. */
-export const MARKUP_STARTS: readonly string[] = ['<', '[', '*', '~', '`'];
+export const MARKUP_STARTS: readonly string[] = ['<', '[', '*', '~', '`', '='];
 
 function isLetter(code: number): boolean {
   const lower = code | 0x20;
@@ -151,6 +155,12 @@ export function markupAt(text: string, index: number): number {
       return htmlAt(text, index);
     case OPEN_BRACKET:
       return bbcodeAt(text, index);
+    case EQUALS: {
+      // A quoted-printable soft line break (`=` at a line's end): the mail was wrapped there.
+      const next = text.charCodeAt(index + 1);
+      if (next === 0x0a) return 2;
+      return next === 0x0d && text.charCodeAt(index + 2) === 0x0a ? 3 : 0;
+    }
     case STAR:
     case TILDE:
     case BACKTICK: {
