@@ -134,6 +134,72 @@ function astralFold(cp: number): string | undefined {
   return folded ?? undefined;
 }
 
+// Cyrillic and Greek letters drawn like Latin ones, read as the Latin letter inside a word that
+// also holds an ASCII letter or digit (`jоhn.dое@corp.example`, `DЕ89 3704 …` with a Cyrillic
+// `о`, `е`, `Е`): a word of one script is no spoof, and a Russian or Greek word stays as it is.
+const HOMOGLYPHS: ReadonlyMap<number, string> = new Map(
+  [
+    // Cyrillic lower and upper case
+    ['а', 'a'], ['е', 'e'], ['о', 'o'], ['р', 'p'], ['с', 'c'], ['у', 'y'], ['х', 'x'], ['і', 'i'], ['ј', 'j'], ['ѕ', 's'],
+    ['ԁ', 'd'], ['һ', 'h'], ['ӏ', 'l'], ['ԛ', 'q'], ['ԝ', 'w'],
+    ['А', 'A'], ['В', 'B'], ['Е', 'E'], ['К', 'K'], ['М', 'M'], ['Н', 'H'], ['О', 'O'], ['Р', 'P'], ['С', 'C'], ['Т', 'T'],
+    ['Х', 'X'], ['І', 'I'], ['Ј', 'J'], ['Ѕ', 'S'], ['Ү', 'Y'], ['Ԛ', 'Q'], ['Ԝ', 'W'],
+    // Greek capitals and omicron
+    ['Α', 'A'], ['Β', 'B'], ['Ε', 'E'], ['Ζ', 'Z'], ['Η', 'H'], ['Ι', 'I'], ['Κ', 'K'], ['Μ', 'M'], ['Ν', 'N'], ['Ο', 'O'],
+    ['Ρ', 'P'], ['Τ', 'T'], ['Υ', 'Y'], ['Χ', 'X'], ['ο', 'o'],
+  ].map(([from, to]) => [from!.charCodeAt(0), to!]),
+);
+
+/** The Latin letter a Cyrillic or Greek look-alike stands for, or undefined. */
+export function homoglyphOf(code: number): string | undefined {
+  return code >= 0x370 && code <= 0x52f ? HOMOGLYPHS.get(code) : undefined;
+}
+
+const WORD_CHAR = /^[\p{L}\p{N}\p{M}]$/u;
+
+function isSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdfff;
+}
+
+/** A unit of a word: a letter, digit or mark (astral ones as their two surrogates). */
+function isWordUnit(code: number): boolean {
+  if (code < 0x80) return (code >= 48 && code <= 57) || ((code | 0x20) >= 97 && (code | 0x20) <= 122);
+  return isSurrogate(code) || WORD_CHAR.test(String.fromCharCode(code));
+}
+
+/** True when the unit at `k` is, or folds to, an ASCII letter or digit (full-width, digits of every script). */
+function foldsToAsciiAlnum(text: string, k: number): boolean {
+  const code = text.charCodeAt(k);
+  let first = code;
+  if (code >= 0x80) {
+    let folded: string | undefined;
+    if (!isSurrogate(code)) folded = bmpFold(code);
+    else if (code <= 0xdbff) {
+      const cp = text.codePointAt(k)!;
+      if (cp > 0xffff) folded = astralFold(cp);
+    }
+    if (folded === undefined || folded === '') return false;
+    first = folded.charCodeAt(0);
+  }
+  return (first >= 48 && first <= 57) || ((first | 0x20) >= 97 && (first | 0x20) <= 122);
+}
+
+/** The end of the word holding `index` (letters, digits, marks) and whether it mixes in ASCII letters or digits. */
+function homoglyphWord(text: string, index: number): { end: number; mixed: boolean } {
+  let mixed = false;
+  let start = index;
+  while (start > 0 && isWordUnit(text.charCodeAt(start - 1))) {
+    start--;
+    if (!mixed && foldsToAsciiAlnum(text, start)) mixed = true;
+  }
+  let end = index + 1;
+  while (end < text.length && isWordUnit(text.charCodeAt(end))) {
+    if (!mixed && foldsToAsciiAlnum(text, end)) mixed = true;
+    end++;
+  }
+  return { end, mixed };
+}
+
 const NON_ASCII = /[\u0080-\uffff]/;
 
 /** Index of the first code unit that may fold, or -1. */
@@ -150,6 +216,12 @@ function firstFoldable(text: string): number {
     if (code < 0xd800 || code > 0xdfff) {
       // A mark folds only on a digit: the full pass decides.
       if (bmpFold(code) !== undefined || isMarkCode(code)) return index;
+      if (homoglyphOf(code) !== undefined) {
+        // A look-alike folds only in a word with ASCII in it: a word of one script is skipped whole.
+        const word = homoglyphWord(text, index);
+        if (word.mixed) return index;
+        index = word.end - 1;
+      }
     } else return index; // surrogates: checked by the full pass
   }
   return -1;
@@ -548,6 +620,9 @@ function foldView(text: string, escapes: boolean): FoldedText {
   // once per chain, so a long chain costs its length once).
   let chainEnd = -1;
   let chainNext = -1;
+  // The end of the word of the last look-alike letter read, and whether it mixes scripts (read once per word).
+  let wordEnd = -1;
+  let wordMixed = false;
   while (index < length) {
     const code = text.charCodeAt(index);
     let folded: string | undefined;
@@ -575,12 +650,27 @@ function foldView(text: string, escapes: boolean): FoldedText {
     } else if (code < 0xd800 || code > 0xdfff) {
       folded = bmpFold(code);
       if (folded === undefined && escapes && isAsciiDigit(last) && isMarkCode(code)) folded = '';
+
     } else {
       const cp = text.codePointAt(index)!;
       // A lone surrogate stays as it is (callers treat it as an unknown character).
       if (cp > 0xffff) {
         width = 2;
         folded = astralFold(cp);
+      }
+    }
+    // A Cyrillic or Greek look-alike (written, or what NFKC made of a mathematical letter) in a
+    // word with ASCII in it is the Latin letter.
+    if (escapes && code >= 0x80) {
+      const target = folded === undefined ? (width === 1 ? code : -1) : folded.length === 1 ? folded.charCodeAt(0) : -1;
+      const latin = target >= 0 ? homoglyphOf(target) : undefined;
+      if (latin !== undefined) {
+        if (index >= wordEnd) {
+          const word = homoglyphWord(text, index);
+          wordEnd = word.end;
+          wordMixed = word.mixed;
+        }
+        if (wordMixed) folded = latin;
       }
     }
     if (folded === undefined) last = code; // an unchanged non-ASCII character: no digit (every digit folds), no value character
