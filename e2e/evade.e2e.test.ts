@@ -1,6 +1,7 @@
 // Spellings an adversary uses to get a value to the model raw (session 11, wave10/evade), against
 // the real `veil serve` process: digits written as look-alike letters (`415-555-O1OO`) and markup
-// inside a value (`4111<b></b>1111 …`, `john<span>@</span>corp.example`). Each spelling is
+// inside a value (`4111<b></b>1111 …`, `john<span>@</span>corp.example`), quoted-printable soft
+// line breaks and Cyrillic look-alike letters in e-mail addresses and IBANs. Each spelling is
 // tokenized through /v1/transform (text, JSON and chat modes) and /v1/batch/transform with no
 // fragment of the value left in the safe text, and revoking the plain value erases every
 // spelling, while another value of the same session still restores.
@@ -71,6 +72,22 @@ const CASES: readonly SpellingCase[] = [
     plain: 'markup.erase@corp.example',
     spellings: ['markup.erase<span>@</span>corp.example', 'markup<wbr>.erase<wbr>@corp<wbr>.example', '[b]markup.erase[/b]@corp.example'],
     fragments: ['markup', 'erase', 'corp.example'],
+  },
+  {
+    name: 'IBAN with a Cyrillic letter, wrapped by a mail client',
+    type: 'iban',
+    label: 'IBAN',
+    plain: 'DE89 3704 0044 0532 0130 00',
+    spellings: ['D\u041589 3704 0044 0532 0130 00', 'DE89 3704 0044 05=\n32 0130 00', 'DE89370400440532013000'.toLowerCase()],
+    fragments: ['3704', '0044', '0130'],
+  },
+  {
+    name: 'e-mail with Cyrillic letters, wrapped by a mail client',
+    type: 'email',
+    label: 'mail',
+    plain: 'glyph.erase@corp.example',
+    spellings: ['gl\u0443ph.\u0435r\u0430se@c\u043erp.example', 'glyph.erase@corp.exa=\nmple'],
+    fragments: ['ph.', 'se@', 'corp', 'mple'],
   },
 ];
 

@@ -114,3 +114,34 @@ describe('markup inside a value', () => {
     expect(found(text)).toEqual([]);
   });
 });
+
+describe('values wrapped by a mail client (quoted-printable soft line breaks)', () => {
+  it.each([
+    ['my email: john.doe@corp.exa=\nmple thanks', 'email', 'john.doe@corp.exa=\nmple', 'john.doe@corp.example'],
+    ['mail john.doe=\n@corp.example', 'email', 'john.doe=\n@corp.example', 'john.doe@corp.example'],
+    ['IBAN: DE89 3704 0044 05=\r\n32 0130 00', 'iban', 'DE89 3704 0044 05=\r\n32 0130 00', 'DE89370400440532013000'],
+  ])('%j is a %s over %j', (text, type, value, canonical) => {
+    const hit = only(text, type);
+    expect(hit.value).toBe(value);
+    expect(hit.canonical).toBe(canonical);
+  });
+
+  it('leaves env files with empty values and code line continuations alone', () => {
+    expect(found('DB_PASSWORD=\nAPI_HOST=db.internal\nx =\n5')).toEqual([]);
+  });
+});
+
+describe('Cyrillic and Greek look-alike letters in a Latin value', () => {
+  it.each([
+    ['email j\u043ehn.d\u043e\u0435@corp.example', 'email', 'john.doe@corp.example'],
+    ['IBAN D\u041589 3704 0044 0532 0130 00', 'iban', 'DE89370400440532013000'],
+    ['mail \u0440\u0430\u0443pal@c\u043erp.example', 'email', 'paypal@corp.example'],
+    ['VAT D\u0395136695976', 'eu_vat', 'DE136695976'],
+  ])('%j is a %s with the canonical form of the Latin value', (text, type, canonical) => {
+    expect(only(text, type).canonical).toBe(canonical);
+  });
+
+  it('leaves Cyrillic and Greek words alone', () => {
+    expect(found('\u041c\u043e\u0441\u043a\u0432\u0430 \u0438 \u0391\u03b8\u03ae\u03bd\u03b1, \u041e\u041e\u041e \u0420\u043e\u0433\u0430')).toEqual([]);
+  });
+});
