@@ -33,6 +33,14 @@
 //     code, JSON written by hand or by a serializer that escapes everything non-alphanumeric.
 // An escape is decoded once, as a browser or URL decoder does (`&amp;#64;` reads `&#64;`).
 //
+// Two more folds read a character by its neighbours (so folding a slice cut right beside one may
+// differ from slicing the fold):
+//   - markup that renders as nothing inside a value (markup.ts: inline HTML tags, short comments,
+//     BBCode, markdown emphasis and code marks, quoted-printable soft line breaks): a space
+//     between two digits, nothing inside a value or beside a digit, kept elsewhere (markupFold);
+//   - Cyrillic and Greek letters drawn like Latin ones, read as the Latin letter in a word that
+//     also holds an ASCII letter or digit (`jоhn@corp.example` with a Cyrillic `о`; HOMOGLYPHS).
+//
 // Apart from those units, the mapping is per code point, so folding a slice of the text gives
 // the same result as slicing the folded text at the corresponding boundaries (boundaries inside
 // an escape or between a digit and its marks excepted). Only characters that change are
