@@ -113,6 +113,7 @@ describe('foldText: context-dependent units (session 11)', () => {
     expect(foldText('DE89 3704 0044 05=\r\n32 0130 00')).toBe('DE89 3704 0044 0532 0130 00');
     expect(foldText('DB_PASSWORD=\nAPI_TOKEN=x')).toBe('DB_PASSWORD=\nAPI_TOKEN=x');
     expect(foldText('x =\n5')).toBe('x =\n5');
+    expect(foldText('pwd=\n12abc')).toBe('pwd=\n12abc');
   });
 });
 

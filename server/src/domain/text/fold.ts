@@ -421,6 +421,12 @@ function isEdgeCode(code: number): boolean {
 }
 
 /**
+ * A credential's name before `=` at a line's end (`pwd=⏎…`, `API_TOKEN=⏎…`): read as an
+ * assignment (its value, if any, on the next line is the secret), never joined to the next line.
+ */
+const CREDENTIAL_NAME = /(?:pass(?:word|wd)?|pwd|secret|token|key|auth|credentials?|pin)$/i;
+
+/**
  * True when the line after the soft break at `index` starts with an assignment (`NAME=`,
  * `name:`): then the `=` ended an assignment of nothing in a config or env file
  * (`DB_PASSWORD=⏎API_TOKEN=…`), not a wrapped line.
@@ -459,8 +465,11 @@ function markupMayFold(text: string, index: number): boolean {
  */
 function markupFold(text: string, index: number, previous: number, next: number): string | undefined {
   // A quoted-printable soft line break joins the two halves of a word (`05=⏎32` is 0532), but
-  // not before another assignment: `KEY=⏎NEXT=…` in an env file assigns nothing to KEY.
-  if (text.charCodeAt(index) === 0x3d) return isValueCode(previous) && isValueCode(next) && !assignmentFollows(text, index) ? '' : undefined;
+  // not before another assignment (`KEY=⏎NEXT=…` in an env file assigns nothing to KEY) nor
+  // after a credential's name (`pwd=⏎…`).
+  if (text.charCodeAt(index) === 0x3d) {
+    return isValueCode(previous) && isValueCode(next) && !assignmentFollows(text, index) && !CREDENTIAL_NAME.test(text.slice(Math.max(0, index - 24), index)) ? '' : undefined;
+  }
   const digitBefore = isAsciiDigit(previous);
   const digitAfter = isAsciiDigit(next);
   if (digitBefore && digitAfter) return ' ';
