@@ -98,6 +98,12 @@ describe('foldText: context-dependent units (session 11)', () => {
     expect(foldText('\u03b1\u03b2\u03bf')).toBe('\u03b1\u03b2\u03bf');
   });
 
+  it('reads the katakana prolonged sound mark between two digits as a dash', () => {
+    expect(foldText('\uff14\uff11\uff15\u30fc\uff15\uff15\uff15\u30fc\uff10\uff11\uff10\uff10')).toBe('415-555-0100');
+    expect(foldText('090\uff701234')).toBe('090-1234');
+    expect(foldText('\u30b3\u30fc\u30d2\u30fc 3\u30fc')).toBe('\u30b3\u30fc\u30d2\u30fc 3\u30fc');
+  });
+
   it('drops markup inside a value, spaces it between digits, keeps it where it formats words', () => {
     expect(foldText('4111<b></b>1111')).toBe('4111 1111');
     expect(foldText('john<span>@</span>corp.example')).toBe('john@corp.example');
@@ -178,6 +184,7 @@ function escapedCodePoint(text: string, k: number): [number, number] | undefined
  * text), so cuts and folding twice may read another word; the examples below test it instead.
  */
 function holdsLookalike(text: string): boolean {
+  if (/[\u30fc\uff70]/.test(text)) return true; // `ー` is a dash between two digits only
   return [...text].some((ch) => homoglyphOf(ch.charCodeAt(0)) !== undefined || [...foldCharacters(ch)].some((part) => homoglyphOf(part.charCodeAt(0)) !== undefined));
 }
 

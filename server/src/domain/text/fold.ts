@@ -58,6 +58,8 @@ const DECIMAL = /^\p{Nd}$/u;
 const COMBINING_MARK = /^[\p{Mn}\p{Me}]$/u;
 
 const MINUS_SIGN = 0x2212;
+/** `ー`: a dash between two digits (see foldView). */
+const PROLONGED_SOUND_MARK = 0x30fc;
 const IDEOGRAPHIC_FULL_STOP = 0x3002;
 const HALFWIDTH_IDEOGRAPHIC_FULL_STOP = 0xff61;
 
@@ -224,6 +226,7 @@ function firstFoldable(text: string): number {
     if (code < 0xd800 || code > 0xdfff) {
       // A mark folds only on a digit: the full pass decides.
       if (bmpFold(code) !== undefined || isMarkCode(code)) return index;
+      if ((code === PROLONGED_SOUND_MARK || code === 0xff70) && isAsciiDigit(text.charCodeAt(index - 1))) return index;
       if (homoglyphOf(code) !== undefined) {
         // A look-alike folds only in a word with ASCII in it: a word of one script is skipped whole.
         const word = homoglyphWord(text, index);
@@ -675,6 +678,12 @@ function foldView(text: string, escapes: boolean): FoldedText {
         width = 2;
         folded = astralFold(cp);
       }
+    }
+    // The katakana prolonged sound mark (`ー`, half-width `ｰ`) between two digits is the dash
+    // Japanese input methods type in a number (`０９０ー１２３４ー５６７８`).
+    if (escapes && code >= 0x80 && isAsciiDigit(last)) {
+      const target = folded === undefined ? code : folded.length === 1 ? folded.charCodeAt(0) : -1;
+      if (target === PROLONGED_SOUND_MARK && isAsciiDigit(foldedCodeAt(text, index + width))) folded = '-';
     }
     // A Cyrillic or Greek look-alike (written, or what NFKC made of a mathematical letter) in a
     // word with ASCII in it is the Latin letter.
