@@ -48,7 +48,7 @@
 // with a binary search. Pure-ASCII text is recognised natively (a UTF-8 byte count) and, like
 // text with no foldable character, returned as is without allocating.
 
-import { MARKUP_STARTS, markupAt, mayStartMarkup } from './markup.js';
+import { defangedAt, MARKUP_STARTS, markupAt, mayStartMarkup } from './markup.js';
 
 // No `g` flags: test() then neither reads nor writes lastIndex.
 const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
@@ -470,6 +470,9 @@ function markupFold(text: string, index: number, previous: number, next: number)
   // A quoted-printable soft line break joins the two halves of a word (`05=⏎32` is 0532), but
   // not before another assignment (`KEY=⏎NEXT=…` in an env file assigns nothing to KEY) nor
   // after a credential's name (`pwd=⏎…`).
+  // A defanged `[.]` or `(@)` inside a value is its character.
+  const defanged = defangedAt(text, index);
+  if (defanged !== undefined) return isValueCode(previous) && isValueCode(next) ? defanged : undefined;
   if (text.charCodeAt(index) === 0x3d) {
     return isValueCode(previous) && isValueCode(next) && !assignmentFollows(text, index) && !CREDENTIAL_NAME.test(text.slice(Math.max(0, index - 24), index)) ? '' : undefined;
   }

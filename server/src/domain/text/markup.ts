@@ -15,7 +15,9 @@
 //   - markdown emphasis and code marks: exactly two `*` or `~` (`**`, `~~`), one to three
 //     backticks (a run of three or more `*`, as in a masked `****1234`, stays);
 //   - quoted-printable soft line breaks (`=` at a line's end), where a mail client wrapped a
-//     line (`DE89 3704 0044 05=⏎32 0130 00`, `john.doe@corp.exa=⏎mple`).
+//     line (`DE89 3704 0044 05=⏎32 0130 00`, `john.doe@corp.exa=⏎mple`);
+//   - defanged `[.]` `(.)` `[@]` `(@)`, which fold to the character they hold
+//     (`john.doe[@]corp[.]example`).
 // What a tag holds besides its name (attributes, a BBCode argument) must be unable to hold a
 // value, since the detectors no longer read it: no `@`, no URL (`://`, `www.`), at most four
 // digits, no run of 16 letters and digits, at most MAX_UNIT characters in all.
@@ -42,14 +44,27 @@ const TILDE = 0x7e;
 const BACKTICK = 0x60;
 const SLASH = 0x2f;
 const EQUALS = 0x3d;
+const OPEN_PAREN = 0x28;
 
 /** True for the first character of a markup unit (the fold looks closer only there). */
 export function mayStartMarkup(code: number): boolean {
-  return code === LESS_THAN || code === OPEN_BRACKET || code === STAR || code === TILDE || code === BACKTICK || code === EQUALS;
+  return code === LESS_THAN || code === OPEN_BRACKET || code === STAR || code === TILDE || code === BACKTICK || code === EQUALS || code === OPEN_PAREN;
+}
+
+/**
+ * The character a defanged `[.]`, `(.)`, `[@]` or `(@)` at `index` stands for (security reports
+ * and mail filters write addresses so: `john.doe[@]corp[.]example`), or undefined.
+ */
+export function defangedAt(text: string, index: number): string | undefined {
+  const open = text.charCodeAt(index);
+  const inner = text.charCodeAt(index + 1);
+  const close = text.charCodeAt(index + 2);
+  if ((inner !== 0x2e && inner !== 0x40) || close !== (open === OPEN_PAREN ? 0x29 : CLOSE_BRACKET)) return undefined;
+  return inner === 0x2e ? '.' : '@';
 }
 
 /** The characters the fold searches for (native indexOf) to find the first unit. */
-export const MARKUP_STARTS: readonly string[] = ['<', '[', '*', '~', '`', '='];
+export const MARKUP_STARTS: readonly string[] = ['<', '[', '*', '~', '`', '=', '('];
 
 function isLetter(code: number): boolean {
   const lower = code | 0x20;
@@ -154,7 +169,9 @@ export function markupAt(text: string, index: number): number {
     case LESS_THAN:
       return htmlAt(text, index);
     case OPEN_BRACKET:
-      return bbcodeAt(text, index);
+      return defangedAt(text, index) === undefined ? bbcodeAt(text, index) : 3;
+    case OPEN_PAREN:
+      return defangedAt(text, index) === undefined ? 0 : 3;
     case EQUALS: {
       // A quoted-printable soft line break (`=` at a line's end): the mail was wrapped there.
       const next = text.charCodeAt(index + 1);
