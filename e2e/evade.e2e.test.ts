@@ -30,7 +30,7 @@ const CASES: readonly SpellingCase[] = [
     type: 'phone',
     label: 'call me at',
     plain: '+1 415 555 0142',
-    spellings: ['415-555-O142', '(415) 555-Ol42', '4l5 555 Ol42'],
+    spellings: ['415-555-O142', '(415) 555-Ol42', '4l5 555 Ol42', '\uff14\uff11\uff15\u30fc\uff15\uff15\uff15\u30fc\uff10\uff11\uff14\uff12'],
     fragments: ['415', '4l5', '555', 'O142', 'Ol42'],
   },
   {
@@ -70,7 +70,7 @@ const CASES: readonly SpellingCase[] = [
     type: 'email',
     label: 'mail',
     plain: 'markup.erase@corp.example',
-    spellings: ['markup.erase<span>@</span>corp.example', 'markup<wbr>.erase<wbr>@corp<wbr>.example', '[b]markup.erase[/b]@corp.example'],
+    spellings: ['markup.erase<span>@</span>corp.example', 'markup<wbr>.erase<wbr>@corp<wbr>.example', '[b]markup.erase[/b]@corp.example', 'markup.erase[@]corp[.]example'],
     fragments: ['markup', 'erase', 'corp.example'],
   },
   {

@@ -145,3 +145,20 @@ describe('Cyrillic and Greek look-alike letters in a Latin value', () => {
     expect(found('\u041c\u043e\u0441\u043a\u0432\u0430 \u0438 \u0391\u03b8\u03ae\u03bd\u03b1, \u041e\u041e\u041e \u0420\u043e\u0433\u0430')).toEqual([]);
   });
 });
+
+describe('more spellings found by probing', () => {
+  it.each([
+    ['email john.doe@corp[.]example', 'email', 'john.doe@corp[.]example', 'john.doe@corp.example'],
+    ['mail jane(@)corp(.)example ok', 'email', 'jane(@)corp(.)example', 'jane@corp.example'],
+    ['phone \uff14\uff11\uff15\u30fc\uff15\uff15\uff15\u30fc\uff10\uff11\uff10\uff10', 'phone', '\uff14\uff11\uff15\u30fc\uff15\uff15\uff15\u30fc\uff10\uff11\uff10\uff10', '+14155550100'],
+    ['token: eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.\r\n    eyJzdWIiOiIxMjM0NTY3ODkwIn0.\r\n    SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c ok', 'jwt', 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.\r\n    eyJzdWIiOiIxMjM0NTY3ODkwIn0.\r\n    SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c', ''],
+  ])('%j is a %s over %j', (text, type, value, canonical) => {
+    const hit = only(text, type);
+    expect(hit.value).toBe(value);
+    if (canonical !== '') expect(hit.canonical).toBe(canonical);
+  });
+
+  it('leaves calls, katakana words and a JWT-looking header alone', () => {
+    expect(found('f(.) and g(@) and \u30b3\u30fc\u30d2\u30fc 3\u30fc, eyJhbGciOiJIUzI1NiJ9.\n\nplain text')).toEqual([]);
+  });
+});
