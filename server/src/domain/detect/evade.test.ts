@@ -162,3 +162,18 @@ describe('more spellings found by probing', () => {
     expect(found('f(.) and g(@) and \u30b3\u30fc\u30d2\u30fc 3\u30fc, eyJhbGciOiJIUzI1NiJ9.\n\nplain text')).toEqual([]);
   });
 });
+
+describe('floods of markup and look-alike chains', () => {
+  it.each([
+    ['unclosed comments', '4<!--'.repeat(40000)],
+    ['unclosed BBCode arguments', '4[color='.repeat(30000)],
+    ['unclosed tags with attributes', '4<span a="b" '.repeat(20000)],
+    ['emphasis between digits', '4**'.repeat(60000)],
+    ['soft line breaks', 'a=\n'.repeat(60000)],
+    ['defanged dots', 'a[.]'.repeat(50000)],
+    ['look-alike chains', '1O-'.repeat(60000)],
+    ['mixed-script words', 'a\u043e'.repeat(60000)],
+  ])('%s: finishes and finds no value', (_name, text) => {
+    expect(found(text).filter(([type]) => type !== 'email' && type !== 'url')).toEqual([]);
+  });
+});

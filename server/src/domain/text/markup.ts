@@ -121,8 +121,11 @@ function tagNameEnd(text: string, pos: number, names: ReadonlySet<string>): numb
 /** `<tag …>`, `</tag>`, `<tag/>`, `<!-- … -->` at `index`: its length, or 0. */
 function htmlAt(text: string, index: number): number {
   if (text.startsWith('<!--', index)) {
-    const close = text.indexOf('-->', index + 4);
-    if (close < 0 || close - index > MAX_COMMENT || !onlyWords(text, index + 4, close)) return 0;
+    // Searched within MAX_COMMENT only: a text of unclosed `<!--` stays linear.
+    const found = text.slice(index + 4, index + MAX_COMMENT + 3).indexOf('-->');
+    if (found < 0) return 0;
+    const close = index + 4 + found;
+    if (!onlyWords(text, index + 4, close)) return 0;
     return close + 3 - index;
   }
   let pos = index + 1;
@@ -154,8 +157,12 @@ function bbcodeAt(text: string, index: number): number {
   if (nameEnd < 0) return 0;
   if (text.charCodeAt(nameEnd) === CLOSE_BRACKET) return nameEnd + 1 - index;
   if (closing || text.charCodeAt(nameEnd) !== 0x3d) return 0; // '='
-  const close = text.indexOf(']', nameEnd + 1);
-  if (close < 0 || close - nameEnd > 32 || text.lastIndexOf('[', close) > index || !holdsNoValue(text, nameEnd + 1, close)) return 0;
+  // The argument: up to 32 characters, no bracket (searched within them: linear on any text).
+  const argument = text.slice(nameEnd + 1, nameEnd + 33);
+  const found = argument.indexOf(']');
+  if (found < 0 || argument.lastIndexOf('[', found) >= 0) return 0;
+  const close = nameEnd + 1 + found;
+  if (!holdsNoValue(text, nameEnd + 1, close)) return 0;
   return close + 1 - index;
 }
 
