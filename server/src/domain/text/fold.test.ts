@@ -127,6 +127,12 @@ describe('foldText: context-dependent units (session 11)', () => {
     expect(foldText('jane(@)corp(.)example')).toBe('jane@corp.example');
     expect(foldText('f(.) and [@] and a[.]')).toBe('f(.) and [@] and a[.]');
   });
+
+  it('reads a number wrapped after a dash as one number', () => {
+    expect(foldText('+1 (415) 555-\n0100')).toBe('+1 (415) 555-0100');
+    expect(foldText('ssn 078-05-\r\n    1120')).toBe('ssn 078-05-1120');
+    expect(foldText('-----BEGIN X-----\nMIIE and a-\nb and 5-\nx')).toBe('-----BEGIN X-----\nMIIE and a-\nb and 5-\nx');
+  });
 });
 
 describe('FoldedText offsets', () => {
@@ -162,7 +168,7 @@ const PIECES = [
   '&#64;', '&#x34;', '&commat;', '%40', '%2B', '&#770;', '\u0302', '\u20dd', '&#65296;', '&#8203;',
   '%6A', '%34', '%2e', '%7E', '%5F', '\\u0040', '\\x34', '\\u{40}', '\\U00000034', '\\u0302', '\\u200b', '\\', 'u', 'x', '4',
   // Markup units (dropped, or a space between two digits) and near misses.
-  '<b>', '</b>', '<span class="x">', '<!-- c -->', '[b]', '[/i]', '[color=red]', '**', '~~', '`', '<', '[', '*', '~', '<a>', 'b>', '=\n', '=\r\n', '=', '\n', '[.]', '(@)', '(',
+  '<b>', '</b>', '<span class="x">', '<!-- c -->', '[b]', '[/i]', '[color=red]', '**', '~~', '`', '<', '[', '*', '~', '<a>', 'b>', '=\n', '=\r\n', '=', '\n', '[.]', '(@)', '(', '-\n', '-\r\n  ',
 ];
 
 const textArb = fc.oneof(
@@ -195,8 +201,8 @@ function holdsLookalike(text: string): boolean {
 }
 
 /** Markup units and runs of their marks (over-approximated: markup.ts decides). */
-const MARKUP = /<!--[^]*?-->|<\/?[A-Za-z]+[^<>]*>|\[\/?[A-Za-z]+(?:=[^\][]*)?\]|\*+|~+|`+|=\r?\n|[[(][.@][)\]]/g;
-const MARKUP_CHAR = /[<[*~`=(]/;
+const MARKUP = /<!--[^]*?-->|<\/?[A-Za-z]+[^<>]*>|\[\/?[A-Za-z]+(?:=[^\][]*)?\]|\*+|~+|`+|=\r?\n|[[(][.@][)\]]|-\r?\n[ \t]*/g;
+const MARKUP_CHAR = /[<[*~`=(]|-\r?\n/;
 const MARK = /^[\p{Mn}\p{Me}]$/u;
 const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
 
@@ -307,7 +313,7 @@ describe('FoldedText properties', () => {
     fc.assert(
       fc.property(textArb.filter((text) => !/[&%\\<[*~`]/.test(text.replace(ESCAPE, ''))), (text) => {
         const once = foldText(text);
-        if (/[<[*~`(]|=\r?\n/.test(once)) return; // an escape decoded to a markup character (`%7E%7E`)
+        if (/[<[*~`(]|[=-]\r?\n/.test(once)) return; // an escape decoded to a markup character (`%7E%7E`)
         if (holdsLookalike(text)) return;
         expect(foldText(once)).toBe(once);
       }),

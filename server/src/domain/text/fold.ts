@@ -470,6 +470,8 @@ function markupFold(text: string, index: number, previous: number, next: number)
   // A quoted-printable soft line break joins the two halves of a word (`05=⏎32` is 0532), but
   // not before another assignment (`KEY=⏎NEXT=…` in an env file assigns nothing to KEY) nor
   // after a credential's name (`pwd=⏎…`).
+  // A number wrapped after a dash is the number (`555-⏎0100`).
+  if (text.charCodeAt(index) === 0x2d) return isAsciiDigit(previous) && isAsciiDigit(next) ? '-' : undefined;
   // A defanged `[.]` or `(@)` inside a value is its character.
   const defanged = defangedAt(text, index);
   if (defanged !== undefined) return isValueCode(previous) && isValueCode(next) ? defanged : undefined;

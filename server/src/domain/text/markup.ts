@@ -17,7 +17,8 @@
 //   - quoted-printable soft line breaks (`=` at a line's end), where a mail client wrapped a
 //     line (`DE89 3704 0044 05=⏎32 0130 00`, `john.doe@corp.exa=⏎mple`);
 //   - defanged `[.]` `(.)` `[@]` `(@)`, which fold to the character they hold
-//     (`john.doe[@]corp[.]example`).
+//     (`john.doe[@]corp[.]example`);
+//   - a line break after a dash between two digits (`+1 (415) 555-⏎0100`), which folds to the dash.
 // What a tag holds besides its name (attributes, a BBCode argument) must be unable to hold a
 // value, since the detectors no longer read it: no `@`, no URL (`://`, `www.`), at most four
 // digits, no run of 16 letters and digits, at most MAX_UNIT characters in all.
@@ -45,10 +46,11 @@ const BACKTICK = 0x60;
 const SLASH = 0x2f;
 const EQUALS = 0x3d;
 const OPEN_PAREN = 0x28;
+const DASH = 0x2d;
 
 /** True for the first character of a markup unit (the fold looks closer only there). */
 export function mayStartMarkup(code: number): boolean {
-  return code === LESS_THAN || code === OPEN_BRACKET || code === STAR || code === TILDE || code === BACKTICK || code === EQUALS || code === OPEN_PAREN;
+  return code === LESS_THAN || code === OPEN_BRACKET || code === STAR || code === TILDE || code === BACKTICK || code === EQUALS || code === OPEN_PAREN || code === DASH;
 }
 
 /**
@@ -64,7 +66,7 @@ export function defangedAt(text: string, index: number): string | undefined {
 }
 
 /** The characters the fold searches for (native indexOf) to find the first unit. */
-export const MARKUP_STARTS: readonly string[] = ['<', '[', '*', '~', '`', '=', '('];
+export const MARKUP_STARTS: readonly string[] = ['<', '[', '*', '~', '`', '=', '(', '-'];
 
 function isLetter(code: number): boolean {
   const lower = code | 0x20;
@@ -179,6 +181,17 @@ export function markupAt(text: string, index: number): number {
       return defangedAt(text, index) === undefined ? bbcodeAt(text, index) : 3;
     case OPEN_PAREN:
       return defangedAt(text, index) === undefined ? 0 : 3;
+    case DASH: {
+      // A number wrapped after a dash (`555-⏎0100`): the dash, the line break and the next
+      // line's indentation are one unit (the fold keeps the dash between two digits).
+      let end = index + 1;
+      if (text.charCodeAt(end) === 0x0d) end++;
+      if (text.charCodeAt(end) !== 0x0a) return 0;
+      end++;
+      const limit = end + 16;
+      while (end < limit && (text.charCodeAt(end) === 0x20 || text.charCodeAt(end) === 0x09)) end++;
+      return end - index;
+    }
     case EQUALS: {
       // A quoted-printable soft line break (`=` at a line's end): the mail was wrapped there.
       const next = text.charCodeAt(index + 1);
