@@ -46,7 +46,7 @@ const CASES: readonly SpellingCase[] = [
     type: 'us_ssn',
     label: 'my ssn is',
     plain: '078-05-1120',
-    spellings: ['O78-O5-1120', '078 O5 ll20'],
+    spellings: ['O78-O5-1120', '078 O5 ll20', '078-05-\n1120'],
     fragments: ['O78', '078', '1120', 'll20'],
   },
   {

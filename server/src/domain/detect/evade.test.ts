@@ -151,6 +151,8 @@ describe('more spellings found by probing', () => {
     ['email john.doe@corp[.]example', 'email', 'john.doe@corp[.]example', 'john.doe@corp.example'],
     ['mail jane(@)corp(.)example ok', 'email', 'jane(@)corp(.)example', 'jane@corp.example'],
     ['phone \uff14\uff11\uff15\u30fc\uff15\uff15\uff15\u30fc\uff10\uff11\uff10\uff10', 'phone', '\uff14\uff11\uff15\u30fc\uff15\uff15\uff15\u30fc\uff10\uff11\uff10\uff10', '+14155550100'],
+    ['my phone is +1 (415) 555-\n0100', 'phone', '+1 (415) 555-\n0100', '+14155550100'],
+    ['ssn 078-05-\r\n    1120', 'us_ssn', '078-05-\r\n    1120', '078051120'],
     ['token: eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.\r\n    eyJzdWIiOiIxMjM0NTY3ODkwIn0.\r\n    SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c ok', 'jwt', 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.\r\n    eyJzdWIiOiIxMjM0NTY3ODkwIn0.\r\n    SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c', ''],
   ])('%j is a %s over %j', (text, type, value, canonical) => {
     const hit = only(text, type);

@@ -25,11 +25,11 @@ const CONTEXT_BEFORE = 64;
 const CONTEXT_AFTER = 2;
 
 /**
- * Types a reading may give: numbers a check (Luhn and issuer, SSN ranges) or a phone word
- * validates. Not the national ids whose own letters look like digits (`71854089I`: a DNI-shaped
+ * Types a reading may give: numbers a check (Luhn and issuer, SSN ranges, an IBAN's mod-97
+ * check digits) or a phone word validates. Not the national ids whose own letters look like digits (`71854089I`: a DNI-shaped
  * number whose letter is no DNI letter is no NIF either), dates, IP or MAC addresses, versions.
  */
-const READ_TYPES: ReadonlySet<string> = new Set(['credit_card', 'us_ssn', 'us_itin', 'phone']);
+const READ_TYPES: ReadonlySet<string> = new Set(['credit_card', 'us_ssn', 'us_itin', 'phone', 'iban']);
 
 /** True when text[start, end) is only separators (a `+` or `(` a value starts with). */
 function onlySeparators(text: string, start: number, end: number): boolean {
@@ -38,7 +38,7 @@ function onlySeparators(text: string, start: number, end: number): boolean {
 }
 
 /** True when text[start, end) holds a look-alike letter. */
-function holdsLookalike(text: string, start: number, end: number): boolean {
+export function holdsLookalikeLetter(text: string, start: number, end: number): boolean {
   for (let k = start; k < end; k++) if (lookalikeDigit(text.charCodeAt(k)) !== 0) return true;
   return false;
 }
@@ -54,12 +54,12 @@ export function detectLookalikeDigits(state: ScanState, seeds: readonly number[]
     if (run.start < 0) continue;
     const from = Math.max(0, run.start - CONTEXT_BEFORE);
     const to = Math.min(text.length, run.end + CONTEXT_AFTER);
-    const reading = withLookalikeDigits(text.slice(from, to), run.start - from, run.end - from);
+    const reading = withLookalikeDigits(text.slice(from, to), run.from - from, run.end - from);
     for (const found of scan(reading)) {
       if (found.confidence < 0.5 || !READ_TYPES.has(found.type)) continue;
       const start = found.start + from;
       const end = found.end + from;
-      if (start < from || end > to || !holdsLookalike(text, start, end)) continue;
+      if (start < from || end > to || !holdsLookalikeLetter(text, Math.max(start, run.from), end)) continue;
       if ((start < run.start && !onlySeparators(text, start, run.start)) || (end > run.end && !onlySeparators(text, run.end, end))) continue;
       // A phone read so needs its word: without one, a number with letters is an id.
       if (found.type === 'phone' && !hasWordBefore(text, start, 40, PHONE_CONTEXT)) continue;
@@ -70,7 +70,7 @@ export function detectLookalikeDigits(state: ScanState, seeds: readonly number[]
 
 /** True when a word [start, end) starting with a digit holds a look-alike letter or has one beside it, past up to three separators. */
 export function digitWordNearLookalike(text: string, start: number, end: number): boolean {
-  if (holdsLookalike(text, start, end)) return true;
+  if (holdsLookalikeLetter(text, start, end)) return true;
   // A letter beside it counts when the character past the letter may go on a token (`OlOO`,
   // `O1`), not in a word of prose (`1111 or`, `2024 In`).
   let after = end;

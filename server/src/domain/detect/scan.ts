@@ -31,7 +31,7 @@ import { detectSeedPhrases } from './seed-phrase.js';
 import { detectApiKey, detectJwt, detectPrivateKey, detectTelegramToken, jwtMayStartWith, keyMayStartWith } from './secrets.js';
 import { emit, type ScanState } from './state.js';
 import { detectLabelledIds } from './labelled-ids.js';
-import { detectLookalikeDigits, digitWordNearLookalike } from './lookalike-digits.js';
+import { detectLookalikeDigits, digitWordNearLookalike, holdsLookalikeLetter } from './lookalike-digits.js';
 import { lookalikeDigit } from '../text/lookalike.js';
 import { detectUrl, urlMayStartWith } from './url.js';
 import { bech32MayStartWith, detectBase58Address, detectBech32Address, detectEthereumAddress } from './wallet.js';
@@ -183,8 +183,10 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
     return resume;
   }
   if ((pair & P_KEY) !== 0) resume = Math.max(resume, detectApiKey(state, start));
-  // `O78-O5-1120`: a look-alike letter before a digit may be a digit (lookalike-digits.ts).
+  // `O78-O5-1120`: a look-alike letter before a digit may be a digit; `DE8937O4OO44…`: an IBAN
+  // written whole with look-alike letters (lookalike-digits.ts).
   if (lookalikeDigit(c) !== 0 && isDigit(text.charCodeAt(start + 1))) state.lookalikeSeeds.push(start);
+  else if (end - start >= 12 && isUpper(c) && isDigit(text.charCodeAt(start + 2)) && holdsLookalikeLetter(text, start + 2, end)) state.lookalikeSeeds.push(start);
   // Most words end in a letter: the glued-label check only for a word ending in a digit.
   const lastCode = text.charCodeAt(end - 1);
   if (lastCode >= 48 && lastCode <= 57) {

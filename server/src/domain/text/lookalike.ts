@@ -50,13 +50,24 @@ interface Token {
   readonly end: number;
   readonly digits: number;
   readonly letters: number;
+  /** Where its digits start: after an IBAN's country code (`DE89`, `DE8937O4…`), else `start`. */
+  readonly from: number;
 }
 
-/** The token of digits and look-alike letters at `start` (a word start), or undefined. */
-function tokenAt(text: string, start: number): Token | undefined {
+function isUpperLetter(code: number): boolean {
+  return code >= 65 && code <= 90;
+}
+
+/**
+ * The token of digits and look-alike letters at `start` (a word start), or undefined. With
+ * `head`, a token may start with an IBAN's two-letter country code, which is read as letters
+ * (`IT60…`, `IE29…` keep their `I`).
+ */
+function tokenAt(text: string, start: number, head = false): Token | undefined {
+  const from = head && isUpperLetter(text.charCodeAt(start)) && isUpperLetter(text.charCodeAt(start + 1)) ? start + 2 : start;
   let digits = 0;
   let letters = 0;
-  let end = start;
+  let end = from;
   for (; end < text.length; end++) {
     const code = text.charCodeAt(end);
     if (isDigit(code)) digits++;
@@ -64,9 +75,9 @@ function tokenAt(text: string, start: number): Token | undefined {
     else if (isWordCode(code)) return undefined;
     else break;
   }
-  // One letter alone is a word (`I`, `O`), not a digit.
-  if (end === start || (digits === 0 && letters < 2)) return undefined;
-  return { start, end, digits, letters };
+  // One letter alone is a word (`I`, `O`), not a digit; a country code needs its check digits.
+  if (end === from || (digits === 0 && letters < 2) || (from > start && end - from < 2)) return undefined;
+  return { start, end, digits, letters, from };
 }
 
 /** A chain of tokens: its tokens (maybe none) and where reading stopped. */
@@ -81,7 +92,7 @@ function chainAt(text: string, start: number): Chain {
   let pos = start;
   let end = start;
   for (;;) {
-    const token = tokenAt(text, pos);
+    const token = tokenAt(text, pos) ?? (tokens.length === 0 ? tokenAt(text, pos, true) : undefined);
     if (token === undefined) break;
     tokens.push(token);
     end = token.end;
@@ -113,6 +124,8 @@ function readable(tokens: readonly Token[]): boolean {
 export interface LookalikeRun {
   readonly start: number;
   readonly end: number;
+  /** Where its letters may be read as digits (after an IBAN's country code). */
+  readonly from: number;
   /** Where the chain ended (runs of later seeds before it are this one). */
   readonly chainEnd: number;
 }
@@ -129,21 +142,26 @@ function wordStart(text: string, index: number): number {
  * when its chain is readable (strict); `undefined` run otherwise. Reads left to the chain's first
  * token, then right to its end: linear in the chain.
  */
-export function lookalikeRunAt(text: string, seed: number): LookalikeRun | { readonly start: -1; readonly end: -1; readonly chainEnd: number } {
+export function lookalikeRunAt(text: string, seed: number): LookalikeRun | { readonly start: -1; readonly end: -1; readonly from: -1; readonly chainEnd: number } {
   let start = wordStart(text, seed);
-  if (tokenAt(text, start) === undefined) return { start: -1, end: -1, chainEnd: seed + 1 };
+  if (tokenAt(text, start) === undefined && tokenAt(text, start, true) === undefined) return { start: -1, end: -1, from: -1, chainEnd: seed + 1 };
   // Back over earlier tokens of the chain.
   for (;;) {
     let gap = start;
     while (gap > 0 && start - gap < MAX_GAP && isNumberSeparator(text.charCodeAt(gap - 1))) gap--;
     if (gap === start || gap === 0 || !isWordCode(text.charCodeAt(gap - 1))) break;
     const previous = wordStart(text, gap - 1);
-    if (tokenAt(text, previous)?.end !== gap) break;
-    start = previous;
+    if (tokenAt(text, previous)?.end === gap) {
+      start = previous;
+      continue;
+    }
+    // An IBAN's country code and check digits begin the chain.
+    if (tokenAt(text, previous, true)?.end === gap) start = previous;
+    break;
   }
   const chain = chainAt(text, start);
-  if (chain.tokens.length === 0 || !readable(chain.tokens)) return { start: -1, end: -1, chainEnd: chain.end };
-  return { start: chain.tokens[0]!.start, end: chain.tokens[chain.tokens.length - 1]!.end, chainEnd: chain.end };
+  if (chain.tokens.length === 0 || !readable(chain.tokens)) return { start: -1, end: -1, from: -1, chainEnd: chain.end };
+  return { start: chain.tokens[0]!.start, end: chain.tokens[chain.tokens.length - 1]!.end, from: chain.tokens[0]!.from, chainEnd: chain.end };
 }
 
 /** `text` with the look-alike letters of [start, end) as digits. */
@@ -175,7 +193,7 @@ export function readLookalikeDigits(value: string): string {
     }
     const chain = chainAt(value, index);
     if (chain.tokens.some((token) => token.letters > 0) && chain.tokens.some((token) => token.digits > 0)) {
-      out = withLookalikeDigits(out, chain.tokens[0]!.start, chain.tokens[chain.tokens.length - 1]!.end);
+      out = withLookalikeDigits(out, chain.tokens[0]!.from, chain.tokens[chain.tokens.length - 1]!.end);
     }
     index = chain.end;
   }

@@ -86,7 +86,7 @@ function normalizeFolded(type: string, value: string, region: string, fold: (tex
   // A number spelled out digit by digit is the number (spelled-digits.ts).
   if ((DIGIT_TYPES.has(type) || type === 'phone') && SPELLED.test(base)) base = unspellDigits(base) ?? base;
   // Digits written as look-alike letters (`415-555-O1OO`) are the digits (text/lookalike.ts).
-  if ((DIGIT_TYPES.has(type) || type === 'phone') && LOOKALIKE.test(base)) base = readLookalikeDigits(base);
+  if ((DIGIT_TYPES.has(type) || type === 'phone' || type === 'iban') && LOOKALIKE.test(base)) base = readLookalikeDigits(base);
   let normalized: string;
   if (DIGIT_TYPES.has(type)) normalized = base.replace(/[^0-9]/g, '');
   else if (COMPACT_TYPES.has(type)) normalized = base.toUpperCase().replace(/[^0-9A-Z]/g, '');
