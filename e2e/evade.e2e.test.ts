@@ -74,12 +74,12 @@ const CASES: readonly SpellingCase[] = [
     fragments: ['markup', 'erase', 'corp.example'],
   },
   {
-    name: 'IBAN with a Cyrillic letter, wrapped by a mail client',
+    name: 'IBAN with a Cyrillic letter, wrapped by a mail client, with look-alike digits',
     type: 'iban',
     label: 'IBAN',
     plain: 'DE89 3704 0044 0532 0130 00',
-    spellings: ['D\u041589 3704 0044 0532 0130 00', 'DE89 3704 0044 05=\n32 0130 00', 'DE89370400440532013000'.toLowerCase()],
-    fragments: ['3704', '0044', '0130'],
+    spellings: ['D\u041589 3704 0044 0532 0130 00', 'DE89 3704 0044 05=\n32 0130 00', 'DE89370400440532013000'.toLowerCase(), 'DE89 37O4 OO44 O532 O13O OO'],
+    fragments: ['3704', '0044', '0130', '37O4', 'O532'],
   },
   {
     name: 'e-mail with Cyrillic letters, wrapped by a mail client',
