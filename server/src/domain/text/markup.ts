@@ -65,8 +65,11 @@ export function defangedAt(text: string, index: number): string | undefined {
   return inner === 0x2e ? '.' : '@';
 }
 
-/** The characters the fold searches for (native indexOf) to find the first unit. */
-export const MARKUP_STARTS: readonly string[] = ['<', '[', '*', '~', '`', '=', '(', '-'];
+/**
+ * What the fold searches for (native indexOf) to find the first unit: each unit starts with one
+ * of these (the longer ones keep ordinary hyphens, parentheses and assignments off the search).
+ */
+export const MARKUP_STARTS: readonly string[] = ['<', '[', '**', '~~', '`', '=\n', '=\r\n', '(.)', '(@)', '-\n', '-\r\n'];
 
 function isLetter(code: number): boolean {
   const lower = code | 0x20;
