@@ -2,7 +2,8 @@
 // the real `veil serve` process: digits written as look-alike letters (`415-555-O1OO`) and markup
 // inside a value (`4111<b></b>1111 …`, `john<span>@</span>corp.example`), quoted-printable soft
 // line breaks and Cyrillic look-alike letters in e-mail addresses and IBANs. Each spelling is
-// tokenized through /v1/transform (text, JSON and chat modes) and /v1/batch/transform with no
+// tokenized through /v1/transform (text, JSON and chat modes), /v1/transform/stream and
+// /v1/batch/transform with no
 // fragment of the value left in the safe text, and revoking the plain value erases every
 // spelling, while another value of the same session still restores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,6 +98,18 @@ async function restore(server: ServerProcess, session: { safe: string; state: st
   return restored.body.restored_text as string;
 }
 
+/** The safe text of a /v1/transform/stream response (its frames' `safe_text`, joined). */
+async function streamedSafeText(server: ServerProcess, input: string): Promise<string> {
+  const response = await fetch(`${server.url}/v1/transform/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
+  expect(response.status).toBe(200);
+  const frames = (await response.text())
+    .split('\n\n')
+    .filter((block) => block.startsWith('data: '))
+    .map((block) => JSON.parse(block.slice(6)) as { safe_text?: string; complete?: boolean });
+  expect(frames.at(-1)?.complete).toBe(true);
+  return frames.map((frame) => frame.safe_text ?? '').join('');
+}
+
 function expectNoFragment(safe: string, fragments: readonly string[], spelling: string): void {
   for (const fragment of fragments) expect(safe, `${spelling}: ${fragment}`).not.toContain(fragment);
 }
@@ -128,6 +141,8 @@ describe('adversarial spellings against the real server', () => {
       expect(chat.status, chat.text).toBe(200);
       expectNoFragment(chat.body.safe_text as string, fragments, spelling);
       sessions.push({ spelling, safe: chat.body.safe_text as string, state: chat.body.session_state as string });
+
+      expectNoFragment(await streamedSafeText(server, input), fragments, spelling);
 
       const batch = await postJson(`${server.url}/v1/batch/transform`, { items: [{ text: input }] });
       expect(batch.status, batch.text).toBe(200);
