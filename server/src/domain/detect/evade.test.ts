@@ -157,6 +157,8 @@ describe('more spellings found by probing', () => {
     ['phone \uff14\uff11\uff15\u30fc\uff15\uff15\uff15\u30fc\uff10\uff11\uff10\uff10', 'phone', '\uff14\uff11\uff15\u30fc\uff15\uff15\uff15\u30fc\uff10\uff11\uff10\uff10', '+14155550100'],
     ['my phone is +1 (415) 555-\n0100', 'phone', '+1 (415) 555-\n0100', '+14155550100'],
     ['ssn 078-05-\r\n    1120', 'us_ssn', '078-05-\r\n    1120', '078051120'],
+    ['database:\n  password: |\n    Sup3rS3cret!\n  user: admin', 'password', 'Sup3rS3cret!', ''],
+    ['password: >-\n  Tr0ub4dor&3\n', 'password', 'Tr0ub4dor&3', ''],
     ['token: eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.\r\n    eyJzdWIiOiIxMjM0NTY3ODkwIn0.\r\n    SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c ok', 'jwt', 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.\r\n    eyJzdWIiOiIxMjM0NTY3ODkwIn0.\r\n    SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c', ''],
   ])('%j is a %s over %j', (text, type, value, canonical) => {
     const hit = only(text, type);
@@ -166,6 +168,7 @@ describe('more spellings found by probing', () => {
 
   it('leaves calls, katakana words and a JWT-looking header alone', () => {
     expect(found('f(.) and g(@) and \u30b3\u30fc\u30d2\u30fc 3\u30fc, eyJhbGciOiJIUzI1NiJ9.\n\nplain text')).toEqual([]);
+    expect(found('password: |\n  please ask the admin for it\ndescription: |\n  Sup3rS3cret!')).toEqual([]);
   });
 });
 
