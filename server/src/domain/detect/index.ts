@@ -30,6 +30,22 @@ export interface DetectOptions {
   readonly defaultRegion?: string;
 }
 
+/** True when text[start, end) is only `*` and `~`. */
+function onlyStars(text: string, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) if (text.charCodeAt(k) !== 42 && text.charCodeAt(k) !== 126) return false;
+  return true;
+}
+
+/** `start` moved back to `gapStart` when the dropped characters between are emphasis marks. */
+function starsBefore(text: string, start: number, gapStart: number): number {
+  return gapStart < start && onlyStars(text, gapStart, start) ? gapStart : start;
+}
+
+/** `end` moved on to `gapEnd` when the dropped characters between are emphasis marks. */
+function starsAfter(text: string, end: number, gapEnd: number): number {
+  return gapEnd > end && onlyStars(text, end, gapEnd) ? gapEnd : end;
+}
+
 /** Types that builtin_regex can emit. */
 export const BUILTIN_REGEX_TYPES: readonly string[] = BUILTIN_TYPES;
 
@@ -76,6 +92,12 @@ export function detectAll(text: string, options?: DetectOptions): Detection[] {
   // characters) and resolved again with the caller's patterns matched on the original.
   const mapped: Detection[] = resolveOverlaps(candidates).map((candidate) => {
     const span = view.originalSpan(candidate.start, candidate.end);
+    // A password is any string: `*` and `~` the fold dropped as emphasis right against it may be
+    // its own characters (`pw=Tr0ub4dor**`), so its token takes them too.
+    if (candidate.type === 'password') {
+      if (candidate.start > 0) span.start = starsBefore(text, span.start, view.originalSpan(candidate.start - 1, candidate.start).end);
+      if (candidate.end < view.text.length) span.end = starsAfter(text, span.end, view.originalSpan(candidate.end, candidate.end + 1).start);
+    }
     return { ...candidate, start: span.start, end: span.end, value: text.slice(span.start, span.end) };
   });
   if (compiled !== undefined) runCustomPatterns(text, compiled, mapped);

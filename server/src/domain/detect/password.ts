@@ -3,7 +3,7 @@
 // secret_key, AccountKey) take their value as an api_key only when it has high entropy. Anchored on '=' and ':'; the key is read backwards (bounded) and
 // matched against password/secret/token-like names; only the value is reported. Placeholders
 // (***, <redacted>, ${VAR}, type annotations such as `password: str`) are not secrets.
-import { codeAt, isAlnumCode, isNonAsciiLetter, isSpaceCode, isUpper } from './chars.js';
+import { codeAt, isAlnumCode, isDigit, isNonAsciiLetter, isSpaceCode, isUpper } from './chars.js';
 import { emit, type ScanState } from './state.js';
 
 const MAX_KEY = 48;
@@ -202,6 +202,24 @@ function authorizationValue(state: ScanState, at: number): number {
  * provider key in the value keeps its own type); separators inside an already-scanned value are
  * not examined again, so "password=password=..." floods stay linear.
  */
+/**
+ * Where the value of a YAML block scalar opened at `v` (`|` or `>`, an optional chomping or
+ * indentation indicator, the line's end) starts: the first character of the next line past its
+ * indentation; `v` when there is no block scalar.
+ */
+function blockScalarValue(text: string, v: number): number {
+  const open = text.charCodeAt(v);
+  if (open !== 124 && open !== 62) return v;
+  let b = v + 1;
+  while (b < text.length && b - v <= 3 && (text.charCodeAt(b) === 45 || text.charCodeAt(b) === 43 || isDigit(text.charCodeAt(b)))) b++;
+  while (b < text.length && b - v <= 8 && (text.charCodeAt(b) === 32 || text.charCodeAt(b) === 9)) b++;
+  if (text.charCodeAt(b) === 13) b++;
+  if (text.charCodeAt(b) !== 10) return v;
+  const indent = ++b;
+  while (b < text.length && b - indent <= 16 && (text.charCodeAt(b) === 32 || text.charCodeAt(b) === 9)) b++;
+  return b > indent ? b : v;
+}
+
 export function detectAssignedSecret(state: ScanState, at: number): number {
   const text = state.text;
   if (at < state.assignScanEnd) return -1;
@@ -227,6 +245,8 @@ export function detectAssignedSecret(state: ScanState, at: number): number {
   // Value: skip spaces, then a quoted string or an unquoted run.
   let v = at + 1;
   while (v < text.length && v - at <= 8 && (text.charCodeAt(v) === 32 || text.charCodeAt(v) === 9)) v++;
+  // A YAML block scalar (`password: |⏎  S3cret!`, `>-`): the value is on the next, indented line.
+  if (sep === 58) v = blockScalarValue(text, v);
   const open = codeAt(text, v);
   let valueStart: number;
   let valueEnd: number;

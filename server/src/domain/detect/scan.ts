@@ -31,6 +31,8 @@ import { detectSeedPhrases } from './seed-phrase.js';
 import { detectApiKey, detectJwt, detectPrivateKey, detectTelegramToken, jwtMayStartWith, keyMayStartWith } from './secrets.js';
 import { emit, type ScanState } from './state.js';
 import { detectLabelledIds } from './labelled-ids.js';
+import { detectLookalikeDigits, digitWordNearLookalike, holdsLookalikeLetter } from './lookalike-digits.js';
+import { lookalikeDigit } from '../text/lookalike.js';
 import { detectUrl, urlMayStartWith } from './url.js';
 import { bech32MayStartWith, detectBase58Address, detectBech32Address, detectEthereumAddress } from './wallet.js';
 
@@ -171,6 +173,7 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   const next = text.charCodeAt(end);
   if ((flags & F_DIGIT) !== 0) {
     detectNumeric(state, start);
+    if (digitWordNearLookalike(text, start, end)) state.lookalikeSeeds.push(start);
     // A digit word with letters in it: MBI (1EG4-TE5-MK73), VIN, Chinese id ending in X,
     // Corsican NIR (2A/2B).
     const length = end - start;
@@ -184,6 +187,10 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
     return resume;
   }
   if ((pair & P_KEY) !== 0) resume = Math.max(resume, detectApiKey(state, start));
+  // `O78-O5-1120`: a look-alike letter before a digit may be a digit; `DE8937O4OO44…`: an IBAN
+  // written whole with look-alike letters (lookalike-digits.ts).
+  if (lookalikeDigit(c) !== 0 && isDigit(text.charCodeAt(start + 1))) state.lookalikeSeeds.push(start);
+  else if (end - start >= 12 && isUpper(c) && isDigit(text.charCodeAt(start + 2)) && holdsLookalikeLetter(text, start + 2, end)) state.lookalikeSeeds.push(start);
   // Most words end in a letter: the glued-label check only for a word ending in a digit.
   const lastCode = text.charCodeAt(end - 1);
   if (lastCode >= 48 && lastCode <= 57) {
@@ -260,7 +267,7 @@ export function scanBuiltinUngated(text: string, language: string | undefined, d
   return scan(text, language, defaultRegion, false, true);
 }
 
-/** `decode`: read base64- and hex-encoded values (encoded.ts); off for a decoded text (one level deep). */
+/** `decode`: read base64- and hex-encoded values (encoded.ts) and look-alike digits (lookalike-digits.ts); off for a decoded or read text (one level deep). */
 function scan(text: string, language: string | undefined, defaultRegion: string | undefined, gated: boolean, decode: boolean): Detection[] {
   const region = regionForLanguage(language, defaultRegion);
   const state: ScanState = {
@@ -271,6 +278,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
     pemEndAt: -2,
     assignScanEnd: 0,
     bicPending: [],
+    lookalikeSeeds: [],
   };
   const n = text.length;
   /** Word starts where a label or credential word may begin (keywords.ts). */
@@ -393,6 +401,10 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   detectSeedPhrases(state);
   detectPasswordHashes(state);
   resolveBicCandidates(state);
+  // Numbers written with look-alike letters, read by this scan one level deep (lookalike-digits.ts).
+  if (decode && state.lookalikeSeeds.length > 0) {
+    detectLookalikeDigits(state, state.lookalikeSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+  }
   // Base64-encoded values, read by this scan one level deep (encoded.ts).
   if (decode && base64Starts.length > 0) detectEncodedValues(state, base64Starts, (decoded) => scanBuiltin(decoded, language, defaultRegion, false));
   return state.out;

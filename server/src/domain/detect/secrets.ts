@@ -282,21 +282,36 @@ function headerHasAlg(segment: string): boolean {
 }
 
 /** header.payload.signature, each base64url; header decodes to JSON with "alg". At "eyJ". */
+/**
+ * `pos`, or past a line break (and the indentation after it) there: a token wrapped after a dot
+ * by a terminal, a mail client or a YAML file (`eyJ….⏎eyJ….⏎Sfl…`) is one token.
+ */
+function afterLineBreak(text: string, pos: number): number {
+  let at = pos;
+  if (text.charCodeAt(at) === 13) at++;
+  if (text.charCodeAt(at) !== 10) return pos;
+  at++;
+  const limit = at + 16;
+  while (at < limit && (text.charCodeAt(at) === 32 || text.charCodeAt(at) === 9)) at++;
+  return at;
+}
+
 export function detectJwt(state: ScanState, start: number): number {
   const text = state.text;
   if (!text.startsWith('eyJ', start)) return -1;
   const headerEnd = runEnd(text, start, F_B64URL, MAX_JWT_HEADER);
   if (headerEnd < 0 || text.charCodeAt(headerEnd) !== 46) return -1;
-  const payloadStart = headerEnd + 1;
+  const payloadStart = afterLineBreak(text, headerEnd + 1);
   if (!text.startsWith('ey', payloadStart)) return -1;
   const payloadEnd = runEnd(text, payloadStart, F_B64URL, MAX_JWT_PAYLOAD);
   if (payloadEnd < 0 || payloadEnd - payloadStart < 2 || codeAt(text, payloadEnd) !== 46) return -1;
-  const signatureEnd = runEnd(text, payloadEnd + 1, F_B64URL, MAX_JWT_SIGNATURE);
+  const signatureStart = afterLineBreak(text, payloadEnd + 1);
+  const signatureEnd = runEnd(text, signatureStart, F_B64URL, MAX_JWT_SIGNATURE);
   if (signatureEnd < 0) return -1;
   const next = codeAt(text, signatureEnd);
   if (isAlnumCode(next) || (next === 46 && ((FLAGS[codeAt(text, signatureEnd + 1)] ?? 0) & F_B64URL) !== 0)) return -1;
   if (!headerHasAlg(text.slice(start, headerEnd))) return -1;
-  const signed = signatureEnd - payloadEnd - 1 >= 16;
+  const signed = signatureEnd - signatureStart >= 16;
   emit(state, 'jwt', start, signed ? signatureEnd : payloadEnd + 1, signed ? 0.95 : 0.85);
   return signatureEnd;
 }

@@ -16,6 +16,8 @@ export interface ScanState {
   assignScanEnd: number;
   /** BIC candidates without a context word; kept if an IBAN is found near them. */
   readonly bicPending: Detection[];
+  /** Word starts where a number may be written with look-alike letters (lookalike-digits.ts). */
+  readonly lookalikeSeeds: number[];
 }
 
 export function emit(state: ScanState, type: string, start: number, end: number, confidence: number): void {

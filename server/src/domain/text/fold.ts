@@ -43,12 +43,22 @@
 //     code, JSON written by hand or by a serializer that escapes everything non-alphanumeric.
 // An escape is decoded once, as a browser or URL decoder does (`&amp;#64;` reads `&#64;`).
 //
+// Two more folds read a character by its neighbours (so folding a slice cut right beside one may
+// differ from slicing the fold):
+//   - markup that renders as nothing inside a value (markup.ts: inline HTML tags, short comments,
+//     BBCode, markdown emphasis and code marks, quoted-printable soft line breaks): a space
+//     between two digits, nothing inside a value or beside a digit, kept elsewhere (markupFold);
+//   - Cyrillic and Greek letters drawn like Latin ones, read as the Latin letter in a word that
+//     also holds an ASCII letter or digit (`jоhn@corp.example` with a Cyrillic `о`; HOMOGLYPHS).
+//
 // Apart from those units, the mapping is per code point, so folding a slice of the text gives
 // the same result as slicing the folded text at the corresponding boundaries (boundaries inside
 // an escape or between a digit and its marks excepted). Only characters that change are
 // recorded (sparse anchors), so offsets in the folded view map back to the original exactly
 // with a binary search. Pure-ASCII text is recognised natively (a UTF-8 byte count) and, like
 // text with no foldable character, returned as is without allocating.
+
+import { defangedAt, MARKUP_STARTS, markupAt, mayStartMarkup } from './markup.js';
 
 // No `g` flags: test() then neither reads nor writes lastIndex.
 const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
@@ -64,6 +74,8 @@ const LINE_SEPARATOR = 0x2028;
 const PARAGRAPH_SEPARATOR = 0x2029;
 const BRAILLE_BLANK = 0x2800;
 const OBJECT_REPLACEMENT = 0xfffc;
+/** `ー`: a dash between two digits (see foldView). */
+const PROLONGED_SOUND_MARK = 0x30fc;
 const IDEOGRAPHIC_FULL_STOP = 0x3002;
 const HALFWIDTH_IDEOGRAPHIC_FULL_STOP = 0xff61;
 
@@ -153,6 +165,72 @@ function astralFold(cp: number): string | undefined {
   return folded ?? undefined;
 }
 
+// Cyrillic and Greek letters drawn like Latin ones, read as the Latin letter inside a word that
+// also holds an ASCII letter or digit (`jоhn.dое@corp.example`, `DЕ89 3704 …` with a Cyrillic
+// `о`, `е`, `Е`): a word of one script is no spoof, and a Russian or Greek word stays as it is.
+const HOMOGLYPHS: ReadonlyMap<number, string> = new Map(
+  [
+    // Cyrillic lower and upper case
+    ['а', 'a'], ['е', 'e'], ['о', 'o'], ['р', 'p'], ['с', 'c'], ['у', 'y'], ['х', 'x'], ['і', 'i'], ['ј', 'j'], ['ѕ', 's'],
+    ['ԁ', 'd'], ['һ', 'h'], ['ӏ', 'l'], ['ԛ', 'q'], ['ԝ', 'w'],
+    ['А', 'A'], ['В', 'B'], ['Е', 'E'], ['К', 'K'], ['М', 'M'], ['Н', 'H'], ['О', 'O'], ['Р', 'P'], ['С', 'C'], ['Т', 'T'],
+    ['Х', 'X'], ['І', 'I'], ['Ј', 'J'], ['Ѕ', 'S'], ['Ү', 'Y'], ['Ԛ', 'Q'], ['Ԝ', 'W'],
+    // Greek capitals and omicron
+    ['Α', 'A'], ['Β', 'B'], ['Ε', 'E'], ['Ζ', 'Z'], ['Η', 'H'], ['Ι', 'I'], ['Κ', 'K'], ['Μ', 'M'], ['Ν', 'N'], ['Ο', 'O'],
+    ['Ρ', 'P'], ['Τ', 'T'], ['Υ', 'Y'], ['Χ', 'X'], ['ο', 'o'],
+  ].map(([from, to]) => [from!.charCodeAt(0), to!]),
+);
+
+/** The Latin letter a Cyrillic or Greek look-alike stands for, or undefined. */
+export function homoglyphOf(code: number): string | undefined {
+  return code >= 0x370 && code <= 0x52f ? HOMOGLYPHS.get(code) : undefined;
+}
+
+const WORD_CHAR = /^[\p{L}\p{N}\p{M}]$/u;
+
+function isSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdfff;
+}
+
+/** A unit of a word: a letter, digit or mark (astral ones as their two surrogates). */
+function isWordUnit(code: number): boolean {
+  if (code < 0x80) return (code >= 48 && code <= 57) || ((code | 0x20) >= 97 && (code | 0x20) <= 122);
+  return isSurrogate(code) || WORD_CHAR.test(String.fromCharCode(code));
+}
+
+/** True when the unit at `k` is, or folds to, an ASCII letter or digit (full-width, digits of every script). */
+function foldsToAsciiAlnum(text: string, k: number): boolean {
+  const code = text.charCodeAt(k);
+  let first = code;
+  if (code >= 0x80) {
+    let folded: string | undefined;
+    if (!isSurrogate(code)) folded = bmpFold(code);
+    else if (code <= 0xdbff) {
+      const cp = text.codePointAt(k)!;
+      if (cp > 0xffff) folded = astralFold(cp);
+    }
+    if (folded === undefined || folded === '') return false;
+    first = folded.charCodeAt(0);
+  }
+  return (first >= 48 && first <= 57) || ((first | 0x20) >= 97 && (first | 0x20) <= 122);
+}
+
+/** The end of the word holding `index` (letters, digits, marks) and whether it mixes in ASCII letters or digits. */
+function homoglyphWord(text: string, index: number): { end: number; mixed: boolean } {
+  let mixed = false;
+  let start = index;
+  while (start > 0 && isWordUnit(text.charCodeAt(start - 1))) {
+    start--;
+    if (!mixed && foldsToAsciiAlnum(text, start)) mixed = true;
+  }
+  let end = index + 1;
+  while (end < text.length && isWordUnit(text.charCodeAt(end))) {
+    if (!mixed && foldsToAsciiAlnum(text, end)) mixed = true;
+    end++;
+  }
+  return { end, mixed };
+}
+
 const NON_ASCII = /[\u0080-\uffff]/;
 
 /** Index of the first code unit that may fold, or -1. */
@@ -169,6 +247,13 @@ function firstFoldable(text: string): number {
     if (code < 0xd800 || code > 0xdfff) {
       // A mark folds only on a digit: the full pass decides.
       if (bmpFold(code) !== undefined || isMarkCode(code)) return index;
+      if ((code === PROLONGED_SOUND_MARK || code === 0xff70) && isAsciiDigit(text.charCodeAt(index - 1))) return index;
+      if (homoglyphOf(code) !== undefined) {
+        // A look-alike folds only in a word with ASCII in it: a word of one script is skipped whole.
+        const word = homoglyphWord(text, index);
+        if (word.mixed) return index;
+        index = word.end - 1;
+      }
     } else return index; // surrogates: checked by the full pass
   }
   return -1;
@@ -181,6 +266,8 @@ const AMPERSAND = 0x26;
 const PERCENT = 0x25;
 const BACKSLASH = 0x5c;
 const SEMICOLON = 0x3b;
+/** The end of a `\u{…}` escape. */
+const RIGHT_BRACE = 0x7d;
 /** Longest named reference recognised, `;` included (`&commat;`, `&hyphen;`, `&lowbar;`). */
 const NAMED_MAX = 8;
 const NAMED_REFERENCES: ReadonlyMap<string, string> = new Map([
@@ -203,6 +290,8 @@ for (let code = 0; code < 128; code++) {
 interface Escape {
   readonly folded: string;
   readonly length: number;
+  /** A markup unit (markup.ts): folds to nothing, or to a space between two digits. */
+  readonly markup?: true;
 }
 
 function hexValue(code: number): number {
@@ -294,21 +383,38 @@ function escapeAt(text: string, index: number): Escape | undefined {
   return folded === undefined ? undefined : { folded, length: end + 1 - index };
 }
 
-/** Index of the first escape at or after `from`, or -1 (two native searches, then the candidates). */
+/** The characters an escape or a markup unit starts with (native searches find the first). */
+const UNIT_STARTS: readonly string[] = ['&', '%', '\\', ...MARKUP_STARTS];
+
+/** The escape or markup unit at `index` as an Escape (markup folds to nothing), or undefined. */
+function unitAt(text: string, index: number): Escape | undefined {
+  const code = text.charCodeAt(index);
+  if (code === AMPERSAND || code === PERCENT || code === BACKSLASH) return escapeAt(text, index);
+  const length = markupAt(text, index);
+  return length > 0 ? { folded: '', length, markup: true } : undefined;
+}
+
+/**
+ * Index of the first escape or markup unit at or after `from`, or -1: one native search per
+ * start character, then the candidates in order.
+ */
 function firstEscape(text: string, from: number): number {
-  let amp = text.indexOf('&', from);
-  let pct = text.indexOf('%', from);
-  let slash = text.indexOf('\\', from);
-  while (amp >= 0 || pct >= 0 || slash >= 0) {
-    let next = amp;
-    if (next < 0 || (pct >= 0 && pct < next)) next = pct;
-    if (next < 0 || (slash >= 0 && slash < next)) next = slash;
-    if (escapeAt(text, next) !== undefined) return next;
-    if (next === amp) amp = text.indexOf('&', amp + 1);
-    else if (next === pct) pct = text.indexOf('%', pct + 1);
-    else slash = text.indexOf('\\', slash + 1);
+  const next = UNIT_STARTS.map((ch) => text.indexOf(ch, from));
+  for (;;) {
+    let best = -1;
+    let which = -1;
+    for (let k = 0; k < next.length; k++) {
+      const at = next[k]!;
+      if (at >= 0 && (best < 0 || at < best)) {
+        best = at;
+        which = k;
+      }
+    }
+    if (best < 0) return -1;
+    const unit = unitAt(text, best);
+    if (unit !== undefined && (unit.markup !== true || markupMayFold(text, best))) return best;
+    next[which] = text.indexOf(UNIT_STARTS[which]!, best + 1);
   }
-  return -1;
 }
 
 function isAsciiDigit(code: number): boolean {
@@ -318,6 +424,91 @@ function isAsciiDigit(code: number): boolean {
 /** An ASCII digit or one of the punctuation characters values are written with: no mark belongs on it. */
 function isBare(code: number): boolean {
   return isAsciiDigit(code) || code === 0x40 || code === 0x2e || code === 0x2d || code === 0x2b || code === 0x5f;
+}
+
+/** The first character the text at `index` folds to (an escape decoded), or -1 at the end. */
+function foldedCodeAt(text: string, index: number): number {
+  if (index >= text.length) return -1;
+  const code = text.charCodeAt(index);
+  if (code === AMPERSAND || code === PERCENT || code === BACKSLASH) {
+    const escape = escapeAt(text, index);
+    return escape === undefined || escape.folded === '' ? code : escape.folded.charCodeAt(0);
+  }
+  if (code < 0x80 || (code >= 0xd800 && code <= 0xdfff)) return code;
+  const folded = bmpFold(code);
+  return folded === undefined || folded === '' ? code : folded.charCodeAt(0);
+}
+
+/** A character a value is written with: ASCII letters and digits, `@ . + - _`. */
+function isValueCode(code: number): boolean {
+  return (code >= 48 && code <= 57) || ((code | 0x20) >= 97 && (code | 0x20) <= 122) || code === 0x40 || code === 0x2e || code === 0x2b || code === 0x2d || code === 0x5f;
+}
+
+/** The start or end of the text, a space or a line break. */
+function isEdgeCode(code: number): boolean {
+  return code === -1 || code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d;
+}
+
+/**
+ * A credential's name before `=` at a line's end (`pwd=⏎…`, `API_TOKEN=⏎…`): read as an
+ * assignment (its value, if any, on the next line is the secret), never joined to the next line.
+ */
+const CREDENTIAL_NAME = /(?:pass(?:word|wd)?|pwd|secret|token|key|auth|credentials?|pin)$/i;
+
+/**
+ * True when the line after the soft break at `index` starts with an assignment (`NAME=`,
+ * `name:`): then the `=` ended an assignment of nothing in a config or env file
+ * (`DB_PASSWORD=⏎API_TOKEN=…`), not a wrapped line.
+ */
+function assignmentFollows(text: string, index: number): boolean {
+  let pos = text.indexOf('\n', index) + 1;
+  while (pos < text.length && (text.charCodeAt(pos) === 0x20 || text.charCodeAt(pos) === 0x09)) pos++;
+  const nameStart = pos;
+  while (pos < text.length && pos - nameStart <= 64 && (isValueCode(text.charCodeAt(pos)) && text.charCodeAt(pos) !== 0x40)) pos++;
+  if (pos === nameStart) return false;
+  while (pos < text.length && text.charCodeAt(pos) === 0x20) pos++;
+  const code = text.charCodeAt(pos);
+  return code === 0x3d || code === 0x3a;
+}
+
+/**
+ * Whether the markup unit at `index` may fold, read from the raw text around it: exact when the
+ * character before it is ASCII and no escape's end (the fold decides otherwise). Ordinary
+ * markdown and HTML (`**bold**`, `<b>word</b>`) so leave the text unfolded, without the per
+ * character pass.
+ */
+function markupMayFold(text: string, index: number): boolean {
+  const previous = index > 0 ? text.charCodeAt(index - 1) : -1;
+  if (previous >= 0x80 || previous === SEMICOLON || previous === RIGHT_BRACE) return true;
+  let end = index;
+  for (let unit = markupAt(text, end); unit > 0; unit = markupAt(text, end)) end += unit;
+  return markupFold(text, index, previous, foldedCodeAt(text, end)) !== undefined;
+}
+
+/**
+ * What a markup unit folds to between the folded characters `previous` and `next` (past the
+ * other units of its chain): a space between two digits (`4111<b></b>1111 …`, `4111**1111**…`
+ * are grouped numbers to the eye), nothing inside a value (between two characters values are
+ * written with: `john<span>@</span>corp`, `078-05-<i>1120`) or between a digit and a space or an
+ * edge (`` `4111` 1111 …``); elsewhere it is left as written (`**bold**`, `<code>password</code>:`).
+ */
+function markupFold(text: string, index: number, previous: number, next: number): string | undefined {
+  // A quoted-printable soft line break joins the two halves of a word (`05=⏎32` is 0532), but
+  // not before another assignment (`KEY=⏎NEXT=…` in an env file assigns nothing to KEY) nor
+  // after a credential's name (`pwd=⏎…`).
+  // A number wrapped after a dash is the number (`555-⏎0100`).
+  if (text.charCodeAt(index) === 0x2d) return isAsciiDigit(previous) && isAsciiDigit(next) ? '-' : undefined;
+  // A defanged `[.]` or `(@)` inside a value is its character.
+  const defanged = defangedAt(text, index);
+  if (defanged !== undefined) return isValueCode(previous) && isValueCode(next) ? defanged : undefined;
+  if (text.charCodeAt(index) === 0x3d) {
+    return isValueCode(previous) && isValueCode(next) && !assignmentFollows(text, index) && !CREDENTIAL_NAME.test(text.slice(Math.max(0, index - 24), index)) ? '' : undefined;
+  }
+  const digitBefore = isAsciiDigit(previous);
+  const digitAfter = isAsciiDigit(next);
+  if (digitBefore && digitAfter) return ' ';
+  if ((isValueCode(previous) && isValueCode(next)) || (digitBefore && isEdgeCode(next)) || (isEdgeCode(previous) && digitAfter)) return '';
+  return undefined;
 }
 
 /**
@@ -475,27 +666,44 @@ function foldView(text: string, escapes: boolean): FoldedText {
   };
   let index = first;
   const length = text.length;
-  // Whether the last character of the folded text so far is a digit or value punctuation (marks on it are dropped);
-  // the character before `first` is an unchanged one.
-  let afterBare = isBare(text.charCodeAt(first - 1));
+  // The last character of the folded text so far (-1 at the start): marks on a digit or on value
+  // punctuation are dropped, and markup is dropped by its neighbours. The character before
+  // `first` is an unchanged one.
+  let last = first > 0 ? text.charCodeAt(first - 1) : -1;
+  // The end of the chain of markup units being folded, and the folded character after it (read
+  // once per chain, so a long chain costs its length once).
+  let chainEnd = -1;
+  let chainNext = -1;
+  // The end of the word of the last look-alike letter read, and whether it mixes scripts (read once per word).
+  let wordEnd = -1;
+  let wordMixed = false;
   while (index < length) {
     const code = text.charCodeAt(index);
     let folded: string | undefined;
     let width = 1;
     if (code < 0x80) {
-      const escape = escapes && (code === AMPERSAND || code === PERCENT || code === BACKSLASH) ? escapeAt(text, index) : undefined;
+      let escape = escapes && (code === AMPERSAND || code === PERCENT || code === BACKSLASH || mayStartMarkup(code)) ? unitAt(text, index) : undefined;
+      if (escape?.markup === true) {
+        if (index >= chainEnd) {
+          chainEnd = index;
+          for (let unit = markupAt(text, chainEnd); unit > 0; unit = markupAt(text, chainEnd)) chainEnd += unit;
+          chainNext = foldedCodeAt(text, chainEnd);
+        }
+        const dropped = markupFold(text, index, last, chainNext);
+        escape = dropped === undefined ? undefined : { folded: dropped, length: escape.length };
+      }
       if (escape === undefined) {
-        afterBare = isBare(code);
+        last = code;
         index++;
         continue;
       }
       folded = escape.folded;
       width = escape.length;
       // A decoded mark on a digit goes like a written one.
-      if (afterBare && folded.length === 1 && isMarkCode(folded.charCodeAt(0))) folded = '';
+      if (isBare(last) && folded.length === 1 && isMarkCode(folded.charCodeAt(0))) folded = '';
     } else if (code < 0xd800 || code > 0xdfff) {
       folded = bmpFold(code);
-      if (folded === undefined && escapes && afterBare && isMarkCode(code)) folded = '';
+      if (folded === undefined && escapes && isBare(last) && isMarkCode(code)) folded = '';
     } else {
       const cp = text.codePointAt(index)!;
       // A lone surrogate stays as it is (callers treat it as an unknown character).
@@ -504,8 +712,28 @@ function foldView(text: string, escapes: boolean): FoldedText {
         folded = astralFold(cp);
       }
     }
-    if (folded === undefined) afterBare = false; // an unchanged non-ASCII character is neither (every digit folds)
-    else if (folded.length > 0) afterBare = isBare(folded.charCodeAt(folded.length - 1));
+    // The katakana prolonged sound mark (`ー`, half-width `ｰ`) between two digits is the dash
+    // Japanese input methods type in a number (`０９０ー１２３４ー５６７８`).
+    if (escapes && code >= 0x80 && isAsciiDigit(last)) {
+      const target = folded === undefined ? code : folded.length === 1 ? folded.charCodeAt(0) : -1;
+      if (target === PROLONGED_SOUND_MARK && isAsciiDigit(foldedCodeAt(text, index + width))) folded = '-';
+    }
+    // A Cyrillic or Greek look-alike (written, or what NFKC made of a mathematical letter) in a
+    // word with ASCII in it is the Latin letter.
+    if (escapes && code >= 0x80) {
+      const target = folded === undefined ? (width === 1 ? code : -1) : folded.length === 1 ? folded.charCodeAt(0) : -1;
+      const latin = target >= 0 ? homoglyphOf(target) : undefined;
+      if (latin !== undefined) {
+        if (index >= wordEnd) {
+          const word = homoglyphWord(text, index);
+          wordEnd = word.end;
+          wordMixed = word.mixed;
+        }
+        if (wordMixed) folded = latin;
+      }
+    }
+    if (folded === undefined) last = code; // an unchanged non-ASCII character: no digit (every digit folds), no value character
+    else if (folded.length > 0) last = folded.charCodeAt(folded.length - 1);
     if (folded !== undefined) {
       if (index > copiedFrom) {
         if (run !== undefined) {

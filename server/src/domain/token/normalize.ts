@@ -44,6 +44,7 @@ import { unspellDigits } from '../detect/spelled-digits.js';
 import { DEFAULT_PHONE_REGION } from '../detect/phone.js';
 import { isKnownRegion } from '../detect/phone-metadata.js';
 import { foldCharacters, foldText } from '../text/fold.js';
+import { readLookalikeDigits } from '../text/lookalike.js';
 
 const SECRET_TYPES: ReadonlySet<string> = new Set(['api_key', 'jwt', 'private_key', 'password', 'connection_string']);
 
@@ -65,6 +66,8 @@ const COMPACT_TYPES: ReadonlySet<string> = new Set([
 const WHITESPACE_RUN = /\s+/gu;
 /** Letters in a number: maybe spelled out (checked by unspellDigits). */
 const SPELLED = /\p{L}{2}/u;
+/** A look-alike letter (text/lookalike.ts reads it as a digit only in a chain with digits). */
+const LOOKALIKE = /[OoIl]/;
 
 /**
  * Normalize `value` for `type` (see the header). `region` (ISO 3166-1 alpha-2) reads national
@@ -88,6 +91,8 @@ function normalizeFolded(type: string, value: string, region: string, fold: (tex
   let base = fold(encoded ?? value).normalize('NFC').trim();
   // A number spelled out digit by digit is the number (spelled-digits.ts).
   if ((DIGIT_TYPES.has(type) || type === 'phone') && SPELLED.test(base)) base = unspellDigits(base) ?? base;
+  // Digits written as look-alike letters (`415-555-O1OO`) are the digits (text/lookalike.ts).
+  if ((DIGIT_TYPES.has(type) || type === 'phone' || type === 'iban') && LOOKALIKE.test(base)) base = readLookalikeDigits(base);
   let normalized: string;
   if (DIGIT_TYPES.has(type)) normalized = base.replace(/[^0-9]/g, '');
   else if (COMPACT_TYPES.has(type)) normalized = base.toUpperCase().replace(/[^0-9A-Z]/g, '');
