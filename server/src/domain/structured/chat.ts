@@ -22,6 +22,7 @@ import { setMember, tokenizeJsonDocument, type StructuredResult } from './json.j
 import { StructuredBudget, STRUCTURED_LIMITS, isPlainObject, type StructuredLimits } from './limits.js';
 import { childPointer, nameForError } from './pointer.js';
 import { slotEntities, type SlotScanner, type StructuredEntity } from './slots.js';
+import type { Detection } from '../types.js';
 
 const FIELD = 'input_messages';
 /** Root of entity paths in chat mode: `/messages/2/content/0/text`. */
@@ -173,6 +174,11 @@ export function prepareChatMessages(messages: unknown, limits: StructuredLimits 
   return { messages: checked, arguments: parsed };
 }
 
+/** The member of a content part that holds its text (`text` of a text part, `refusal` of a refusal part). */
+function textField(part: Readonly<Record<string, unknown>>): 'text' | 'refusal' | undefined {
+  return part.type === 'text' ? 'text' : part.type === 'refusal' ? 'refusal' : undefined;
+}
+
 class ChatWalker {
   readonly entities: StructuredEntity[] = [];
   readonly #scanner: SlotScanner;
@@ -183,17 +189,17 @@ class ChatWalker {
     this.#prepared = prepared;
   }
 
-  #text(value: string, path: string): string {
-    const scan = this.#scanner.text(value);
+  #text(value: string, path: string, parts?: readonly Detection[]): string {
+    const scan = this.#scanner.text(value, undefined, parts);
     for (const entity of slotEntities(scan, value, path, false)) this.entities.push(entity);
     return scan.safeText;
   }
 
-  #part(part: Readonly<Record<string, unknown>>, path: string): Record<string, unknown> {
-    const field = part.type === 'text' ? 'text' : part.type === 'refusal' ? 'refusal' : undefined;
+  #part(part: Readonly<Record<string, unknown>>, path: string, parts: readonly Detection[] | undefined): Record<string, unknown> {
+    const field = textField(part);
     if (field === undefined) return { ...part };
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(part)) setMember(out, key, key === field ? this.#text(part[key] as string, childPointer(path, field)) : part[key]);
+    for (const key of Object.keys(part)) setMember(out, key, key === field ? this.#text(part[key] as string, childPointer(path, field), parts) : part[key]);
     return out;
   }
 
@@ -218,7 +224,16 @@ class ChatWalker {
         if (typeof value === 'string') return this.#text(value, childPointer(path, 'content'));
         if (Array.isArray(value)) {
           const contentPath = childPointer(path, 'content');
-          return (value as Readonly<Record<string, unknown>>[]).map((part, partIndex) => this.#part(part, childPointer(contentPath, partIndex)));
+          const contentParts = value as Readonly<Record<string, unknown>>[];
+          // The model reads the text parts as one text: a value split across adjacent parts is one value (joins.ts).
+          const split = this.#scanner.splitParts(
+            contentParts.map((part) => {
+              const field = textField(part);
+              return field === undefined ? undefined : (part[field] as string);
+            }),
+            [],
+          );
+          return contentParts.map((part, partIndex) => this.#part(part, childPointer(contentPath, partIndex), split.get(partIndex)));
         }
         return value;
       case 'name':
