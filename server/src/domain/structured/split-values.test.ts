@@ -3,7 +3,7 @@
 // raw, the document keeps its shape and restores to the same members (numbers that were
 // personal data come back as strings, JSON rule 3), and ordinary JSON (ids, counts, coordinates,
 // timestamps, version arrays, span records) is left alone.
-import { DEFAULT_POLICY, type Policy } from '@veil/common';
+import { DEFAULT_POLICY } from '@veil/common';
 import { describe, expect, it } from 'vitest';
 import { detectAll } from '../detect/index.js';
 import { CompiledPolicy } from '../policy/index.js';
@@ -99,7 +99,7 @@ describe('a value split across JSON members', () => {
     const policy = new CompiledPolicy({
       ...DEFAULT_POLICY,
       rules: [{ name: 'cards-partial', match: { entity_types: ['credit_card'] }, action: 'tokenize', restore_mode: 'partial' }],
-    } as Policy);
+    });
     const { restored } = run({ card: ['4111', '1111', '1111', '1111'] }, policy);
     expect(JSON.stringify(restored)).not.toMatch(/\d/);
   });
