@@ -18,6 +18,7 @@ import { digitWord } from '../detect/spelled-digits.js';
 import { nestedTooDeep } from '../json-depth.js';
 import { setMember } from '../structured/json.js';
 import { isPlainObject, STRUCTURED_LIMITS } from '../structured/limits.js';
+import { gluedTail } from '../restore/right-context.js';
 import type { TokenCandidate } from '../token/index.js';
 import type { Detection } from '../types.js';
 import { mergeSpans, type KnownValues } from './known.js';
@@ -349,7 +350,12 @@ export class StreamOutputGuard {
     }
     const tokenSpans: { start: number; end: number }[] = [];
     for (const candidate of candidates) {
-      if (candidate.end - offset > 0) tokenSpans.push({ start: Math.max(0, candidate.start - offset), end: candidate.end - offset });
+      if (candidate.end - offset <= 0) continue;
+      // A token and the text glued right of it that makes it part of a link are cut as one, so
+      // the piece the token is restored in holds what decides it (restore/right-context.ts).
+      const tail = candidate.token === null ? undefined : gluedTail(window, candidate.end, final);
+      const end = tail !== undefined && tail.verdict !== 'plain' ? Math.max(candidate.end, tail.end) : candidate.end;
+      tokenSpans.push({ start: Math.max(0, candidate.start - offset), end: end - offset });
     }
 
     let cut = pending.length;

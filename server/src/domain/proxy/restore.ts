@@ -24,7 +24,7 @@
 // (session, policy, channels, output guard) come from the caller.
 import { VeilError } from '@veil/common';
 import type { UnresolvedToken } from '../rehydrate.js';
-import { MarkupContext } from '../restore/index.js';
+import { gluedTail, MarkupContext } from '../restore/index.js';
 import type { RestoreFunction, RestoreResult } from '../stream/index.js';
 import type { StreamRehydrator } from '../stream/index.js';
 import { isPlainObject } from '../structured/index.js';
@@ -86,6 +86,8 @@ export function jsonStringRestore(restore: MarkupRestore, scan: (text: string) =
       parts.push(before);
       context.feed(before);
       cursor = candidate.end;
+      // The token is restored apart from the text after it: say what that text makes of it.
+      if (gluedTail(text, candidate.end, true).verdict !== 'plain') context.glueRight();
       const one = restore(candidate.raw, context);
       resolved += one.tokensResolved;
       unresolved.push(...one.tokensUnresolved);
