@@ -185,7 +185,7 @@ export function streamCut(text: string): number {
     if (openEnd && closes < MAX_HELD_BRACE_RUN && (strictAlive || lenientAlive)) return holdFrom;
     // A whole candidate: held while the text glued to its right may still make it part of a
     // host name or an address (restore/right-context.ts), so its piece holds what decides it.
-    if ((strictAlive || lenientAlive) && gluedTail(text, cursor, false).verdict === 'open') return holdFrom;
+    if (closes <= 2 && (strictAlive || lenientAlive) && gluedTail(text, cursor, false).verdict === 'open') return holdFrom;
     index = cursor;
   }
   // Nothing undecided. Hold a trailing backslash (it may escape a brace) and never split a
