@@ -149,6 +149,30 @@ export class OutputGuard {
     }
   }
 
+  /**
+   * An identifier of an answer (a tool or function name, a tool call id, a role): checked like
+   * text, but never masked, since a masked name no longer names the tool the client dispatches
+   * and a masked id no longer matches its result. Under `mask` and `block` a raw value there
+   * refuses the answer (VEIL_OUTPUT_BLOCKED, counted); under `warn` it is counted and kept.
+   */
+  guardIdentifier(value: string, field: string): void {
+    if (value.length === 0) return;
+    // `send_4111111111111111`, `call_jane.doe@corp.example`: an underscore joins the words of an
+    // identifier, where a detector would read it as part of one word; read as a space (same length).
+    const view = value.replaceAll('_', ' ');
+    // Ids are digits and dates by nature (`req_20260127_0001`): what counts there is a value whose
+    // form proves it (a checksum or an address's syntax, a credential) or one of the session's.
+    const own = this.#options.known?.find(view) ?? [];
+    const findings = this.findings(view).filter(
+      (finding) => IDENTIFIER_PROVEN.has(finding.type) || own.some((known) => known.start < finding.end && finding.start < known.end),
+    );
+    if (findings.length === 0) return;
+    this.apply(value, findings, field);
+    if (this.action === 'mask') {
+      throw new VeilError('VEIL_OUTPUT_BLOCKED', `${field}: an identifier contains personal data the model produced (output protection; an identifier is refused, not masked)`);
+    }
+  }
+
   get triggered(): boolean {
     return this.#counts.size > 0;
   }
@@ -158,6 +182,11 @@ export class OutputGuard {
     return { triggered: findings.length > 0, action: this.action, findings };
   }
 }
+
+/** Types whose form proves them (checksums, an address's syntax, credentials): what counts in an identifier. */
+const IDENTIFIER_PROVEN: ReadonlySet<string> = new Set([
+  'credit_card', 'iban', 'email', 'us_ssn', 'crypto_wallet', 'api_key', 'jwt', 'private_key', 'password', 'connection_string',
+]);
 
 function maskFindings(text: string, findings: readonly OutputFinding[]): string {
   const parts: string[] = [];
