@@ -22,6 +22,7 @@ import { gluedTail } from '../restore/right-context.js';
 import type { TokenCandidate } from '../token/index.js';
 import type { Detection } from '../types.js';
 import { mergeSpans, type KnownValues } from './known.js';
+import { renderedView } from './markup.js';
 
 export type OutputGuardAction = 'allow' | 'warn' | 'mask' | 'block';
 
@@ -95,6 +96,15 @@ export class OutputGuard {
       if (this.#options.counts(detection, blanked)) counted.push(detection);
     }
     for (const known of this.#options.known?.find(blanked) ?? []) counted.push(known);
+    // The text as it renders (markup.ts): a value markup breaks only as written, masked whole.
+    const rendered = renderedView(blanked);
+    if (!rendered.identity) {
+      const across = (finding: OutputFinding): void => {
+        if (rendered.spansMarkup(finding.start, finding.end)) counted.push({ type: finding.type, ...rendered.originalSpan(finding.start, finding.end) });
+      };
+      for (const detection of this.#options.detect(rendered.text)) if (this.#options.counts(detection, rendered.text)) across(detection);
+      for (const known of this.#options.known?.find(rendered.text) ?? []) across(known);
+    }
     const out: OutputFinding[] = [];
     let next = 0;
     for (const finding of mergeSpans(counted)) {
@@ -392,7 +402,7 @@ export class StreamOutputGuard {
       // On the text as detection sees it: a token is blanked, so a value right after a token
       // starts at the token's end, as in the one-shot guard.
       const blanked = blankTokens(window, candidates);
-      const growing = Math.max(0, Math.min(growingStart(blanked), this.#guard.knownPendingStart(blanked)) - offset);
+      const growing = Math.max(0, Math.min(growingStart(blanked), this.#guard.knownPendingStart(blanked), renderedGrowingStart(blanked, this.#guard)) - offset);
       const limit = Math.min(tokenCut, growing);
       cut = safeCut(pending, limit, [...found, ...tokenSpans]);
       // Bounded hold: past the bound, release up to it anyway (never inside a token); under
@@ -416,6 +426,18 @@ export class StreamOutputGuard {
     this.#context = (this.#context + released).slice(-CONTEXT_CHARS);
     return { consumed: cut, text };
   }
+}
+
+/**
+ * growingStart and knownPendingStart on the text as it renders (markup.ts), mapped back: a value
+ * followed by a tag (closed or still open) may go on after it, so it is held like a value at the
+ * end of the text.
+ */
+function renderedGrowingStart(text: string, guard: OutputGuard): number {
+  const rendered = renderedView(text);
+  if (rendered.identity) return text.length;
+  const start = Math.min(growingStart(rendered.text), guard.knownPendingStart(rendered.text));
+  return start >= rendered.text.length ? text.length : rendered.originalIndex(start);
 }
 
 /**

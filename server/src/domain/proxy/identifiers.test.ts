@@ -75,7 +75,7 @@ describe('a whole answer', () => {
       error = caught;
     }
     expect(blocked(error)).toBe(true);
-    expect(String((error as Error).message)).not.toContain(value);
+    expect((error as Error).message).not.toContain(value);
   });
 
   it('under warn the value is counted and kept', () => {
