@@ -41,6 +41,8 @@ export interface RenderedView {
   originalIndex(index: number): number;
   /** Does the original span of view[start, end) hold a removed piece? */
   spansMarkup(start: number, end: number): boolean;
+  /** View indices where a piece was removed, ascending. */
+  readonly cuts: readonly number[];
 }
 
 const IDENTITY = (text: string): RenderedView => ({
@@ -49,6 +51,7 @@ const IDENTITY = (text: string): RenderedView => ({
   originalSpan: (start, end) => ({ start, end }),
   originalIndex: (index) => index,
   spansMarkup: () => false,
+  cuts: [],
 });
 
 /** Next index of `needle` at or after `from` (text.length when none), remembered per needle. */
@@ -112,46 +115,101 @@ function pieceEnd(text: string, index: number, next: { gt: NextIndex; lt: NextIn
   return -1;
 }
 
+/** Characters at which a piece can start. */
+const START = /[<\]![*~`]/g;
+
 /**
  * The text with markup removed, and the map back. A removed piece between two letters or digits
  * leaves a space (`4111<b></b>1111` reads `4111 1111`, the grouping detectors know), else nothing.
+ * The map is kept as runs (a view index and the original index it starts at), looked up by
+ * binary search, so the pass costs a search for the next possible piece, not work per character.
  */
 export function renderedView(text: string): RenderedView {
   if (!HINT.test(text)) return IDENTITY(text);
   const next = { gt: new NextIndex(text, '>'), lt: new NextIndex(text, '<'), comment: new NextIndex(text, '-->') };
-  let view = '';
-  // positions[i]: original index of view character i; positions[view length]: original length.
-  const positions: number[] = [];
+  const parts: string[] = [];
+  // Run r covers view [runView[r], runView[r + 1]) and starts at original runOriginal[r].
+  const runView: number[] = [0];
+  const runOriginal: number[] = [0];
+  const cuts: number[] = [];
+  let viewLength = 0;
   let kept = 0;
-  let removed = false;
-  let index = 0;
-  while (index < text.length) {
+  START.lastIndex = 0;
+  for (let found = START.exec(text); found !== null; found = START.exec(text)) {
+    const index = found.index;
     const end = pieceEnd(text, index, next);
-    if (end < 0) {
-      index += 1;
-      continue;
-    }
-    for (let at = kept; at < index; at += 1) positions.push(at);
-    view += text.slice(kept, index);
-    const before = view.at(-1);
+    if (end < 0) continue;
+    parts.push(text.slice(kept, index));
+    viewLength += index - kept;
+    const before = index > kept ? text[index - 1] : parts.length > 1 ? lastChar(parts) : undefined;
     const after = text[end];
-    if (before !== undefined && after !== undefined && ALNUM.test(before) && ALNUM.test(after) && !ALNUM.test(text[index]!)) {
-      view += ' ';
-      positions.push(index);
+    const space = before !== undefined && after !== undefined && ALNUM.test(before) && ALNUM.test(after) && !ALNUM.test(text[index]!);
+    if (space) {
+      // The space stands for the piece: it maps to the piece's first character.
+      runView.push(viewLength);
+      runOriginal.push(index);
+      parts.push(' ');
+      viewLength += 1;
     }
-    removed = true;
+    if (cuts.at(-1) !== viewLength) cuts.push(viewLength);
+    runView.push(viewLength);
+    runOriginal.push(end);
     kept = end;
-    index = end;
+    START.lastIndex = end;
   }
-  if (!removed) return IDENTITY(text);
-  for (let at = kept; at < text.length; at += 1) positions.push(at);
-  view += text.slice(kept);
-  positions.push(text.length);
+  if (cuts.length === 0) return IDENTITY(text);
+  parts.push(text.slice(kept));
+  const view = parts.join('');
+  const originalIndex = (at: number): number => {
+    if (at >= view.length) return text.length;
+    let low = 0;
+    let high = runView.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (runView[middle]! <= at) low = middle;
+      else high = middle - 1;
+    }
+    return runOriginal[low]! + (at - runView[low]!);
+  };
   return {
     text: view,
     identity: false,
-    originalSpan: (start, end) => ({ start: positions[start]!, end: positions[end - 1]! + 1 }),
-    originalIndex: (at) => positions[at]!,
-    spansMarkup: (start, end) => positions[end - 1]! - positions[start]! !== end - 1 - start,
+    originalSpan: (start, end) => ({ start: originalIndex(start), end: originalIndex(end - 1) + 1 }),
+    originalIndex,
+    spansMarkup: (start, end) => originalIndex(end - 1) - originalIndex(start) !== end - 1 - start,
+    cuts,
   };
+}
+
+/** The last character of the view built so far (parts may be empty strings). */
+function lastChar(parts: readonly string[]): string | undefined {
+  for (let index = parts.length - 1; index >= 0; index -= 1) {
+    const part = parts[index]!;
+    if (part.length > 0) return part[part.length - 1];
+  }
+  return undefined;
+}
+
+/** Characters read on each side of a cut: longer than any value a cut can break (an IBAN, an address). */
+export const CUT_WINDOW = 96;
+/** A value the pattern detectors find holds a digit or an `@` (cards, ids, phones, IBANs, e-mail addresses, keys). */
+const VALUE_MARK = /[\p{N}@]/u;
+
+/**
+ * The stretches of the view worth detecting on: CUT_WINDOW characters on each side of every cut
+ * that has a digit or an `@` near it, merged. Prose with markup and no number near it (bold words,
+ * links to documentation) costs no detection pass.
+ */
+export function cutWindows(view: RenderedView): { start: number; end: number }[] {
+  const windows: { start: number; end: number }[] = [];
+  for (const cut of view.cuts) {
+    const start = Math.max(0, cut - CUT_WINDOW);
+    const end = Math.min(view.text.length, cut + CUT_WINDOW);
+    const near = view.text.slice(Math.max(0, cut - 32), Math.min(view.text.length, cut + 32));
+    if (!VALUE_MARK.test(near)) continue;
+    const last = windows.at(-1);
+    if (last !== undefined && start <= last.end) last.end = end;
+    else windows.push({ start, end });
+  }
+  return windows;
 }

@@ -22,7 +22,7 @@ import { gluedTail } from '../restore/right-context.js';
 import type { TokenCandidate } from '../token/index.js';
 import type { Detection } from '../types.js';
 import { mergeSpans, type KnownValues } from './known.js';
-import { renderedView } from './markup.js';
+import { cutWindows, renderedView } from './markup.js';
 
 export type OutputGuardAction = 'allow' | 'warn' | 'mask' | 'block';
 
@@ -102,7 +102,13 @@ export class OutputGuard {
       const across = (finding: OutputFinding): void => {
         if (rendered.spansMarkup(finding.start, finding.end)) counted.push({ type: finding.type, ...rendered.originalSpan(finding.start, finding.end) });
       };
-      for (const detection of this.#options.detect(rendered.text)) if (this.#options.counts(detection, rendered.text)) across(detection);
+      // Detection near the cuts only (cutWindows); the session's values everywhere (one linear search).
+      for (const window of cutWindows(rendered)) {
+        const stretch = rendered.text.slice(window.start, window.end);
+        for (const detection of this.#options.detect(stretch)) {
+          if (this.#options.counts(detection, stretch)) across({ type: detection.type, start: detection.start + window.start, end: detection.end + window.start });
+        }
+      }
       for (const known of this.#options.known?.find(rendered.text) ?? []) across(known);
     }
     const out: OutputFinding[] = [];
