@@ -440,11 +440,16 @@ export class StreamOutputGuard {
  * end of the text.
  */
 function renderedGrowingStart(text: string, guard: OutputGuard): number {
-  const rendered = renderedView(text);
+  // Only the end of the text can still grow: read its last RENDERED_TAIL characters.
+  const from = Math.max(0, text.length - RENDERED_TAIL);
+  const rendered = renderedView(from === 0 ? text : text.slice(from));
   if (rendered.identity) return text.length;
   const start = Math.min(growingStart(rendered.text), guard.knownPendingStart(rendered.text));
-  return start >= rendered.text.length ? text.length : rendered.originalIndex(start);
+  return start >= rendered.text.length ? text.length : from + rendered.originalIndex(start);
 }
+
+/** Characters at the end of a stream's pending text read as rendered (a value and the markup inside it). */
+const RENDERED_TAIL = 512;
 
 /**
  * The largest cut <= limit strictly inside no span and at a safe character boundary. Spans are

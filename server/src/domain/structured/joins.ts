@@ -13,8 +13,10 @@
 //
 // A long string (a sentence) takes part with its edges only: its head joins the member before it
 // and its tail the member after, and a run breaks between them, so a paragraph is never read
-// twice and cost stays bounded. Only detections at NUMBER_MIN_CONFIDENCE or above count, like
-// a number's. Pure: detection is passed in.
+// twice and cost stays bounded. A run is read only when it holds an `@` or six digits or more
+// (what a split e-mail address, card, IBAN, phone or national id leaves), so most ordinary JSON
+// costs no extra pass. Only detections at NUMBER_MIN_CONFIDENCE or above count, like a number's.
+// Pure: detection is passed in.
 import type { Detection } from '../types.js';
 
 /** Characters of a long slot read at each edge; a slot up to twice this is read whole. */
@@ -57,6 +59,25 @@ function runsOf(slots: readonly (string | undefined)[]): Segment[][] {
   });
   close();
   return runs;
+}
+
+/** Fewest digits a run must hold to be read (an SSN has 9, a national phone number 7 or more). */
+const MIN_RUN_DIGITS = 6;
+const DIGIT = /\p{Nd}/gu;
+
+/**
+ * Can the run hold a split value at all: an `@` (an e-mail address) or at least MIN_RUN_DIGITS
+ * digits (cards, IBANs, phones, national ids)? Span records (`{"type": "phone", "start": 19,
+ * "end": 32}`) and short counts are not read, which keeps ordinary JSON at one pass.
+ */
+function mayHoldValue(run: readonly Segment[]): boolean {
+  let digits = 0;
+  for (const segment of run) {
+    if (segment.text.includes('@')) return true;
+    digits += segment.text.match(DIGIT)?.length ?? 0;
+    if (digits >= MIN_RUN_DIGITS) return true;
+  }
+  return false;
 }
 
 /** The run read as one text after `prefix`, and where each segment starts in it. */
@@ -107,6 +128,7 @@ export function splitValueParts(
   const parts = new Map<number, Detection[]>();
   const prefix = context.length > 0 ? `${context}: ` : '';
   for (const run of runsOf(slots)) {
+    if (!mayHoldValue(run)) continue;
     const { text, starts } = joined(prefix, run);
     for (const detection of detect(text)) {
       if (detection.start < prefix.length || detection.confidence < minConfidence || NOT_JOINED.has(detection.type)) continue;
