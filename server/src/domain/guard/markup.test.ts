@@ -41,6 +41,9 @@ const BROKEN: readonly [string, readonly string[]][] = [
   ['078-<i>05</i>-1120', ['078', '1120']],
   ['GB82 <b>WEST</b> 1234 5698 7654 32', ['GB82', '5698']],
   ['Quentin <em>Zyxwort</em>', ['Quentin', 'Zyxwort']],
+  ['<span>4</span><span>1</span>11 1111 1111 1111', ['1111']],
+  ['4111 \\(1111\\) 1111 1111', ['4111', '1111']],
+  ['4111 $1111$ 1111 1111', ['4111', '1111']],
 ];
 
 describe('a value broken by markup in the answer', () => {

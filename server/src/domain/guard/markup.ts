@@ -3,7 +3,8 @@
 // for the detectors: `4111<b></b>1111 1111 1111`, `[4111](https://x.example) 1111 1111 1111`,
 // `**4111** 1111 …`, `jane<!-- -->.doe@corp.example`. The guard also reads this view, where HTML
 // tags and comments, Markdown link syntax (`[`, `![`, `](target)`) and emphasis and code markers
-// (`*`, `~`, backticks) are removed, with an exact map back to the original, so such a value is
+// (`*`, `~`, backticks, `$`, LaTeX's `\(` `\)` `\[` `\]`) are removed, with an exact map back to
+// the original, so such a value is
 // masked where it stands, the markup inside it included. A tag still open at the end of the text
 // (`4111<b cla`, a stream's pending text) is read as removed too, so a stream holds the value
 // while a tag may still continue it. Only findings that cross a removed piece are taken from this
@@ -20,7 +21,7 @@ const MAX_COMMENT = 1024;
 const MAX_TARGET = 512;
 const MAX_LINK_TEXT = 256;
 /** Can the text hold a piece at all (a quick test before the pass)? */
-const HINT = /[<\]*~`[]/;
+const HINT = /[<\]*~`[$\\]/;
 const ALNUM = /[\p{L}\p{N}]/u;
 
 function isAsciiAlpha(code: number): boolean {
@@ -107,7 +108,13 @@ function pieceEnd(text: string, index: number, next: { gt: NextIndex; lt: NextIn
     }
     return -1;
   }
-  if (char === '*' || char === '~' || char === '`') {
+  if (char === '\\') {
+    // LaTeX inline and display math delimiters: `\(1111\)` renders the digits alone.
+    const after = text[index + 1];
+    if (after === undefined) return text.length; // a backslash at the very end: a delimiter may follow
+    return after === '(' || after === ')' || after === '[' || after === ']' ? index + 2 : -1;
+  }
+  if (char === '*' || char === '~' || char === '`' || char === '$') {
     let at = index + 1;
     while (at < length && text[at] === char) at += 1;
     return at;
@@ -116,15 +123,17 @@ function pieceEnd(text: string, index: number, next: { gt: NextIndex; lt: NextIn
 }
 
 /** Characters at which a piece can start. */
-const START = /[<\]![*~`]/g;
+const START = /[<\]![*~`$\\]/g;
 
 /**
- * The text with markup removed, and the map back. A removed piece between two letters or digits
- * leaves a space (`4111<b></b>1111` reads `4111 1111`, the grouping detectors know), else nothing.
+ * The text with markup removed, and the map back. `spaced`: a removed piece between two letters
+ * or digits leaves a space (`4111<b></b>1111` reads `4111 1111`, the grouping detectors know);
+ * else nothing, as it renders (`<span>4</span><span>1</span>11 1111 …` reads `4111 1111 …`). The
+ * guard reads both.
  * The map is kept as runs (a view index and the original index it starts at), looked up by
  * binary search, so the pass costs a search for the next possible piece, not work per character.
  */
-export function renderedView(text: string): RenderedView {
+export function renderedView(text: string, spaced = true): RenderedView {
   if (!HINT.test(text)) return IDENTITY(text);
   const next = { gt: new NextIndex(text, '>'), lt: new NextIndex(text, '<'), comment: new NextIndex(text, '-->') };
   const parts: string[] = [];
@@ -143,7 +152,7 @@ export function renderedView(text: string): RenderedView {
     viewLength += index - kept;
     const before = index > kept ? text[index - 1] : parts.length > 1 ? lastChar(parts) : undefined;
     const after = text[end];
-    const space = before !== undefined && after !== undefined && ALNUM.test(before) && ALNUM.test(after) && !ALNUM.test(text[index]!);
+    const space = spaced && before !== undefined && after !== undefined && ALNUM.test(before) && ALNUM.test(after) && !ALNUM.test(text[index]!);
     if (space) {
       // The space stands for the piece: it maps to the piece's first character.
       runView.push(viewLength);

@@ -96,20 +96,23 @@ export class OutputGuard {
       if (this.#options.counts(detection, blanked)) counted.push(detection);
     }
     for (const known of this.#options.known?.find(blanked) ?? []) counted.push(known);
-    // The text as it renders (markup.ts): a value markup breaks only as written, masked whole.
-    const rendered = renderedView(blanked);
-    if (!rendered.identity) {
+    // The text as it renders (markup.ts), with and without a space where a piece joined two
+    // words: a value markup breaks only as written is masked whole.
+    for (const spaced of [true, false]) {
+      const rendered = renderedView(blanked, spaced);
+      if (rendered.identity) break;
       const across = (finding: OutputFinding): void => {
         if (rendered.spansMarkup(finding.start, finding.end)) counted.push({ type: finding.type, ...rendered.originalSpan(finding.start, finding.end) });
       };
-      // Detection near the cuts only (cutWindows); the session's values everywhere (one linear search).
+      // Detection near the cuts only (cutWindows); the session's values everywhere (one linear
+      // search, on one view: it ignores spacing).
       for (const window of cutWindows(rendered)) {
         const stretch = rendered.text.slice(window.start, window.end);
         for (const detection of this.#options.detect(stretch)) {
           if (this.#options.counts(detection, stretch)) across({ type: detection.type, start: detection.start + window.start, end: detection.end + window.start });
         }
       }
-      for (const known of this.#options.known?.find(rendered.text) ?? []) across(known);
+      if (spaced) for (const known of this.#options.known?.find(rendered.text) ?? []) across(known);
     }
     const out: OutputFinding[] = [];
     let next = 0;
