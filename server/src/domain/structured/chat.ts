@@ -218,10 +218,10 @@ class ChatWalker {
     return out;
   }
 
-  #field(key: string, value: unknown, path: string, index: number): unknown {
+  #field(key: string, value: unknown, path: string, index: number, parts: readonly Detection[] | undefined): unknown {
     switch (key) {
       case 'content':
-        if (typeof value === 'string') return this.#text(value, childPointer(path, 'content'));
+        if (typeof value === 'string') return this.#text(value, childPointer(path, 'content'), parts);
         if (Array.isArray(value)) {
           const contentPath = childPointer(path, 'content');
           const contentParts = value as Readonly<Record<string, unknown>>[];
@@ -248,10 +248,11 @@ class ChatWalker {
     }
   }
 
-  message(message: Readonly<Record<string, unknown>>, index: number): Record<string, unknown> {
+  /** `parts`: of values split between this message's text content and its neighbours' (joins.ts). */
+  message(message: Readonly<Record<string, unknown>>, index: number, parts?: readonly Detection[]): Record<string, unknown> {
     const path = childPointer(CHAT_PATH_ROOT, index);
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(message)) setMember(out, key, this.#field(key, message[key], path, index));
+    for (const key of Object.keys(message)) setMember(out, key, this.#field(key, message[key], path, index, parts));
     return out;
   }
 }
@@ -259,6 +260,12 @@ class ChatWalker {
 /** Tokenize a prepared message array; the scanner holds totals and new session entries. */
 export function tokenizeChatMessages(prepared: PreparedChat, scanner: SlotScanner): StructuredResult<Record<string, unknown>[]> {
   const walker = new ChatWalker(scanner, prepared);
-  const value = prepared.messages.map((message, index) => walker.message(message, index));
+  // The model reads the conversation as one text: a value split between the text contents of
+  // consecutive messages ("my card is 4111 1111", then "1111 1111") is one value (joins.ts).
+  const across = scanner.splitParts(
+    prepared.messages.map((message) => (typeof message.content === 'string' ? message.content : undefined)),
+    [],
+  );
+  const value = prepared.messages.map((message, index) => walker.message(message, index, across.get(index)));
   return { value, entities: walker.entities };
 }

@@ -84,6 +84,19 @@ describe('a value split across JSON members', () => {
     expect(text).toContain(', thanks"');
   });
 
+  it('text contents of consecutive messages are one conversation', () => {
+    const messages = [
+      { role: 'user', content: 'My card number is 4111 1111' },
+      { role: 'user', content: '1111 1111, sorry, it got cut' },
+      { role: 'assistant', content: 'Thanks, noted.' },
+    ];
+    const scanner = new SlotScanner({ detect, policy: defaultPolicy, context: {}, allocator: new TokenAllocator() });
+    const text = JSON.stringify(tokenizeChatMessages(prepareChatMessages(messages), scanner).value);
+    for (const raw of ['4111', '1111']) expect(text).not.toContain(raw);
+    expect(text).toContain(', sorry, it got cut');
+    expect(text).toContain('Thanks, noted.');
+  });
+
   it('a long member takes part with its edges only (a value at the end of a sentence)', () => {
     const sentence = `${'The account holder asked us to update the details on file. '.repeat(3)}Reach her at jane.doe`;
     expect(sentence.length).toBeGreaterThan(2 * JOIN_EDGE);
