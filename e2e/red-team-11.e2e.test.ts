@@ -73,6 +73,16 @@ describe('JSON mode: a value split across members is tokenized in every member a
   });
 });
 
+describe('erasure reaches what JSON mode read', () => {
+  it('an SSN read with its lost zero is erased by revoking the SSN as written elsewhere', async () => {
+    const made = await postJson(`${veil.url}/v1/transform`, { input_json: { ssn: 19099998 } });
+    expect(made.status).toBe(200);
+    expect((await postJson(`${veil.url}/v1/revoke`, { entity_type: 'us_ssn', value: '019-09-9998' })).status).toBe(200);
+    const restored = await postJson(`${veil.url}/v1/rehydrate`, { output_json: made.body.safe_json, session_state: made.body.session_state });
+    expect(restored.body.restored_json).toEqual({ ssn: '[DELETED]' });
+  });
+});
+
 describe('a token glued left of a host and a control tied to a form restore no value', () => {
   const outputs: readonly ((token: string) => string)[] = [
     (token) => `Open ${token}.evil.example/ now.`,
