@@ -2,7 +2,8 @@
 // fed alternately, so machine load hits both alike): the one-shot guard (OutputGuard.guard, the
 // default strict/mask settings as services/output-guard.ts builds them) over the 603 ordinary
 // answers of data/guard-ordinary.jsonl, the same answers streamed through the stream guard in
-// 10-character deltas, and tokenizeJsonDocument over the JSON records of data/dev-corpus.jsonl.
+// 10-character deltas, and tokenizeJsonDocument over the JSON records of data/dev-corpus.jsonl;
+// process CPU time per batch, best and median of ROUNDS.
 // Used for BENCHMARKS.md "Restore-side red team" (session 11: the rendered view of the guard,
 // joined JSON members).
 //   node tools/scan-ab/guard-ab.mjs BASE_DIST NEW_DIST [ROUNDS]
@@ -55,10 +56,13 @@ async function build(dist) {
 
 const base = await build(baseDist);
 const candidate = await build(newDist);
+// CPU time of this process (user + system), not wall time: on a shared machine a batch waits for
+// the CPU, and the wait is not the code's cost.
 const time = (run) => {
-  const started = performance.now();
+  const started = process.cpuUsage();
   run();
-  return performance.now() - started;
+  const used = process.cpuUsage(started);
+  return (used.user + used.system) / 1000;
 };
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 for (const [name, unit, count] of [

@@ -44,6 +44,8 @@ export interface RenderedView {
   spansMarkup(start: number, end: number): boolean;
   /** View indices where a piece was removed, ascending. */
   readonly cuts: readonly number[];
+  /** How many removed pieces left a space (joined two letters or digits); 0 when not `spaced`. */
+  readonly joins: number;
 }
 
 const IDENTITY = (text: string): RenderedView => ({
@@ -53,6 +55,7 @@ const IDENTITY = (text: string): RenderedView => ({
   originalIndex: (index) => index,
   spansMarkup: () => false,
   cuts: [],
+  joins: 0,
 });
 
 /** Next index of `needle` at or after `from` (text.length when none), remembered per needle. */
@@ -141,6 +144,7 @@ export function renderedView(text: string, spaced = true): RenderedView {
   const runView: number[] = [0];
   const runOriginal: number[] = [0];
   const cuts: number[] = [];
+  let joins = 0;
   let viewLength = 0;
   let kept = 0;
   START.lastIndex = 0;
@@ -159,6 +163,7 @@ export function renderedView(text: string, spaced = true): RenderedView {
       runOriginal.push(index);
       parts.push(' ');
       viewLength += 1;
+      joins += 1;
     }
     if (cuts.at(-1) !== viewLength) cuts.push(viewLength);
     runView.push(viewLength);
@@ -187,6 +192,7 @@ export function renderedView(text: string, spaced = true): RenderedView {
     originalIndex,
     spansMarkup: (start, end) => originalIndex(end - 1) - originalIndex(start) !== end - 1 - start,
     cuts,
+    joins,
   };
 }
 
@@ -201,12 +207,17 @@ function lastChar(parts: readonly string[]): string | undefined {
 
 /** Characters read on each side of a cut: longer than any value a cut can break (an IBAN, an address). */
 export const CUT_WINDOW = 96;
+/**
+ * How near a cut a digit or an `@` must be: markup that breaks a value sits inside it, next to its
+ * characters (an e-mail's `@` may be a few letters away).
+ */
+const MARK_NEAR = 16;
 /** A value the pattern detectors find holds a digit or an `@` (cards, ids, phones, IBANs, e-mail addresses, keys). */
 const VALUE_MARK = /[\p{N}@]/u;
 
 /**
  * The stretches of the view worth detecting on: CUT_WINDOW characters on each side of every cut
- * that has a digit or an `@` near it, merged. Prose with markup and no number near it (bold words,
+ * that has a digit or an `@` within MARK_NEAR characters, merged. Prose with markup and no number near it (bold words,
  * links to documentation) costs no detection pass.
  */
 export function cutWindows(view: RenderedView): { start: number; end: number }[] {
@@ -214,7 +225,7 @@ export function cutWindows(view: RenderedView): { start: number; end: number }[]
   for (const cut of view.cuts) {
     const start = Math.max(0, cut - CUT_WINDOW);
     const end = Math.min(view.text.length, cut + CUT_WINDOW);
-    const near = view.text.slice(Math.max(0, cut - 32), Math.min(view.text.length, cut + 32));
+    const near = view.text.slice(Math.max(0, cut - MARK_NEAR), Math.min(view.text.length, cut + MARK_NEAR));
     if (!VALUE_MARK.test(near)) continue;
     const last = windows.at(-1);
     if (last !== undefined && start <= last.end) last.end = end;

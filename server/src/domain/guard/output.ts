@@ -98,9 +98,13 @@ export class OutputGuard {
     for (const known of this.#options.known?.find(blanked) ?? []) counted.push(known);
     // The text as it renders (markup.ts), with and without a space where a piece joined two
     // words: a value markup breaks only as written is masked whole.
+    let joined = false;
     for (const spaced of [true, false]) {
+      // Without the spaces the view differs only where a piece joined two words.
+      if (!spaced && !joined) break;
       const rendered = renderedView(blanked, spaced);
       if (rendered.identity) break;
+      joined = rendered.joins > 0;
       const across = (finding: OutputFinding): void => {
         if (rendered.spansMarkup(finding.start, finding.end)) counted.push({ type: finding.type, ...rendered.originalSpan(finding.start, finding.end) });
       };
