@@ -3,9 +3,10 @@
 // reported the same way (no oracle), and each value's mode comes from the policy, the caller,
 // the channel, and where the token sits: the output as it will be rendered (text, unresolved
 // tokens verbatim, restored values) is fed through a MarkupContext, and a token inside a URL, a
-// link target or an HTML tag gets the channel's url_restore_mode at most (threats.md 9).
+// link target or an HTML tag gets the channel's url_restore_mode at most (threats.md 9), as does
+// a token the text right of it makes part of a host name or an address (restore/right-context.ts).
 import type { Caller, CompiledPolicy } from './policy/index.js';
-import { MarkupContext, restoreValue, type RestoreTemplates } from './restore/index.js';
+import { gluedTail, MarkupContext, restoreValue, type RestoreTemplates } from './restore/index.js';
 import { capsEqual, findTokens, type TokenCandidate } from './token/index.js';
 import type { RestoreMode, TokenEntry } from './types.js';
 
@@ -99,7 +100,8 @@ export function rehydrateText(input: RehydrateInput): RehydrateResult {
         requested: input.requestedMode,
         tokenOverride: input.tokenOverrides?.[entry.id],
         channel: input.channel,
-        inMarkup: markup.active,
+        // Right of the token too: `{{…}}.evil.example/` puts the value in a link's host.
+        inMarkup: markup.active || gluedTail(output, candidate.end, true).verdict !== 'plain',
       });
       const strategy = strategyName !== undefined ? policy.strategy(strategyName) : undefined;
       restored = restoreValue(entry, mode, {

@@ -132,7 +132,12 @@ function restorersOf(opened: OpenedHere, base: RehydrateRequest): ProxyRestorers
 function wholeRestorers(restorers: ProxyRestorers, guard: OutputGuard | undefined): CompletionRestorers {
   const json = jsonStringRestore(restorers.tool, findTokensLenient);
   const guardText = (text: string): string => (guard !== undefined ? guard.guard(text) : text);
-  return { text: (text) => restorers.text(guardText(text)), json: (text) => json(guardText(text)), guarded: guard !== undefined };
+  return { text: (text) => restorers.text(guardText(text)), json: (text) => json(guardText(text)), guarded: guard !== undefined, identifier: identifierCheck(guard) };
+}
+
+/** The output guard over an answer's identifiers (names, ids): refuses rather than masks. */
+function identifierCheck(guard: OutputGuard | undefined): ((value: string) => void) | undefined {
+  return guard === undefined ? undefined : (value) => guard.guardIdentifier(value, 'answer identifier');
 }
 
 /**
@@ -258,7 +263,7 @@ export class ProxyUseCase {
     const committed = await this.#commit(outcome, answer);
     if (prepared.stream) {
       const live = new LiveSessionCheck(this.#deps.state, opened.session, base.tenant, opened.revokedIds);
-      const chunks = new ChunkRestorer((kind) => streamRehydrator(restorers, guard, kind), { guarded: guard !== undefined });
+      const chunks = new ChunkRestorer((kind) => streamRehydrator(restorers, guard, kind), { guarded: guard !== undefined, identifier: identifierCheck(guard) });
       return { ...committed, stream: true, restore: new ProxyStream(call, answer, live, chunks, guard) };
     }
     // The session checked again once the upstream answered: a value revoked (or a session

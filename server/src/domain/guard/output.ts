@@ -18,9 +18,11 @@ import { digitWord } from '../detect/spelled-digits.js';
 import { nestedTooDeep } from '../json-depth.js';
 import { setMember } from '../structured/json.js';
 import { isPlainObject, STRUCTURED_LIMITS } from '../structured/limits.js';
+import { gluedTail } from '../restore/right-context.js';
 import type { TokenCandidate } from '../token/index.js';
 import type { Detection } from '../types.js';
 import { mergeSpans, type KnownValues } from './known.js';
+import { cutWindows, renderedView } from './markup.js';
 
 export type OutputGuardAction = 'allow' | 'warn' | 'mask' | 'block';
 
@@ -94,6 +96,28 @@ export class OutputGuard {
       if (this.#options.counts(detection, blanked)) counted.push(detection);
     }
     for (const known of this.#options.known?.find(blanked) ?? []) counted.push(known);
+    // The text as it renders (markup.ts), with and without a space where a piece joined two
+    // words: a value markup breaks only as written is masked whole.
+    let joined = false;
+    for (const spaced of [true, false]) {
+      // Without the spaces the view differs only where a piece joined two words.
+      if (!spaced && !joined) break;
+      const rendered = renderedView(blanked, spaced);
+      if (rendered.identity) break;
+      joined = rendered.joins > 0;
+      const across = (finding: OutputFinding): void => {
+        if (rendered.spansMarkup(finding.start, finding.end)) counted.push({ type: finding.type, ...rendered.originalSpan(finding.start, finding.end) });
+      };
+      // Detection near the cuts only (cutWindows); the session's values everywhere (one linear
+      // search, on one view: it ignores spacing).
+      for (const window of cutWindows(rendered)) {
+        const stretch = rendered.text.slice(window.start, window.end);
+        for (const detection of this.#options.detect(stretch)) {
+          if (this.#options.counts(detection, stretch)) across({ type: detection.type, start: detection.start + window.start, end: detection.end + window.start });
+        }
+      }
+      if (spaced) for (const known of this.#options.known?.find(rendered.text) ?? []) across(known);
+    }
     const out: OutputFinding[] = [];
     let next = 0;
     for (const finding of mergeSpans(counted)) {
@@ -148,6 +172,30 @@ export class OutputGuard {
     }
   }
 
+  /**
+   * An identifier of an answer (a tool or function name, a tool call id, a role): checked like
+   * text, but never masked, since a masked name no longer names the tool the client dispatches
+   * and a masked id no longer matches its result. Under `mask` and `block` a raw value there
+   * refuses the answer (VEIL_OUTPUT_BLOCKED, counted); under `warn` it is counted and kept.
+   */
+  guardIdentifier(value: string, field: string): void {
+    if (value.length === 0) return;
+    // `send_4111111111111111`, `call_jane.doe@corp.example`: an underscore joins the words of an
+    // identifier, where a detector would read it as part of one word; read as a space (same length).
+    const view = value.replaceAll('_', ' ');
+    // Ids are digits and dates by nature (`req_20260127_0001`): what counts there is a value whose
+    // form proves it (a checksum or an address's syntax, a credential) or one of the session's.
+    const own = this.#options.known?.find(view) ?? [];
+    const findings = this.findings(view).filter(
+      (finding) => IDENTIFIER_PROVEN.has(finding.type) || own.some((known) => known.start < finding.end && finding.start < known.end),
+    );
+    if (findings.length === 0) return;
+    this.apply(value, findings, field);
+    if (this.action === 'mask') {
+      throw new VeilError('VEIL_OUTPUT_BLOCKED', `${field}: an identifier contains personal data the model produced (output protection; an identifier is refused, not masked)`);
+    }
+  }
+
   get triggered(): boolean {
     return this.#counts.size > 0;
   }
@@ -157,6 +205,11 @@ export class OutputGuard {
     return { triggered: findings.length > 0, action: this.action, findings };
   }
 }
+
+/** Types whose form proves them (checksums, an address's syntax, credentials): what counts in an identifier. */
+const IDENTIFIER_PROVEN: ReadonlySet<string> = new Set([
+  'credit_card', 'iban', 'email', 'us_ssn', 'crypto_wallet', 'api_key', 'jwt', 'private_key', 'password', 'connection_string',
+]);
 
 function maskFindings(text: string, findings: readonly OutputFinding[]): string {
   const parts: string[] = [];
@@ -349,7 +402,12 @@ export class StreamOutputGuard {
     }
     const tokenSpans: { start: number; end: number }[] = [];
     for (const candidate of candidates) {
-      if (candidate.end - offset > 0) tokenSpans.push({ start: Math.max(0, candidate.start - offset), end: candidate.end - offset });
+      if (candidate.end - offset <= 0) continue;
+      // A token and the text glued right of it that makes it part of a link are cut as one, so
+      // the piece the token is restored in holds what decides it (restore/right-context.ts).
+      const tail = candidate.token === null ? undefined : gluedTail(window, candidate.end, final);
+      const end = tail !== undefined && tail.verdict !== 'plain' ? Math.max(candidate.end, tail.end) : candidate.end;
+      tokenSpans.push({ start: Math.max(0, candidate.start - offset), end: end - offset });
     }
 
     let cut = pending.length;
@@ -357,7 +415,7 @@ export class StreamOutputGuard {
       // On the text as detection sees it: a token is blanked, so a value right after a token
       // starts at the token's end, as in the one-shot guard.
       const blanked = blankTokens(window, candidates);
-      const growing = Math.max(0, Math.min(growingStart(blanked), this.#guard.knownPendingStart(blanked)) - offset);
+      const growing = Math.max(0, Math.min(growingStart(blanked), this.#guard.knownPendingStart(blanked), renderedGrowingStart(blanked, this.#guard)) - offset);
       const limit = Math.min(tokenCut, growing);
       cut = safeCut(pending, limit, [...found, ...tokenSpans]);
       // Bounded hold: past the bound, release up to it anyway (never inside a token); under
@@ -382,6 +440,23 @@ export class StreamOutputGuard {
     return { consumed: cut, text };
   }
 }
+
+/**
+ * growingStart and knownPendingStart on the text as it renders (markup.ts), mapped back: a value
+ * followed by a tag (closed or still open) may go on after it, so it is held like a value at the
+ * end of the text.
+ */
+function renderedGrowingStart(text: string, guard: OutputGuard): number {
+  // Only the end of the text can still grow: read its last RENDERED_TAIL characters.
+  const from = Math.max(0, text.length - RENDERED_TAIL);
+  const rendered = renderedView(from === 0 ? text : text.slice(from));
+  if (rendered.identity) return text.length;
+  const start = Math.min(growingStart(rendered.text), guard.knownPendingStart(rendered.text));
+  return start >= rendered.text.length ? text.length : from + rendered.originalIndex(start);
+}
+
+/** Characters at the end of a stream's pending text read as rendered (a value and the markup inside it). */
+const RENDERED_TAIL = 512;
 
 /**
  * The largest cut <= limit strictly inside no span and at a safe character boundary. Spans are

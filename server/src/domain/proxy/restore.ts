@@ -2,7 +2,9 @@
 // proxy"). Every string of a message is text the model wrote and is restored (and so guarded)
 // with the text restore: content, refusal, an audio transcript, content parts, reasoning,
 // annotations, a custom tool's input, a member a newer API adds; identifiers (role, ids, types,
-// names) and audio data stay as they are. Tool-call and function-call `arguments` are JSON text
+// names) and audio data stay as they are, but the output guard reads the identifiers: a raw value
+// there refuses the answer (an identifier cannot be masked), and in a stream an identifier
+// arrives whole or not at all. Tool-call and function-call `arguments` are JSON text
 // written by the model, so they are restored with jsonStringRestore: each restored value is
 // escaped as JSON string content, and a value holding a quote or a backslash cannot break the
 // arguments or add members to them. Members outside the message pass unchanged (ids, usage,
@@ -24,7 +26,7 @@
 // (session, policy, channels, output guard) come from the caller.
 import { VeilError } from '@veil/common';
 import type { UnresolvedToken } from '../rehydrate.js';
-import { MarkupContext } from '../restore/index.js';
+import { gluedTail, MarkupContext } from '../restore/index.js';
 import type { RestoreFunction, RestoreResult } from '../stream/index.js';
 import type { StreamRehydrator } from '../stream/index.js';
 import { isPlainObject } from '../structured/index.js';
@@ -42,6 +44,11 @@ export interface CompletionRestorers {
    * out the model's text token by token, a raw value the guard masks included.
    */
   readonly guarded?: boolean;
+  /**
+   * The output guard over an identifier (a tool or function name, an id, a role; `key` names the
+   * member): throws when the answer must be refused (OutputGuard.guardIdentifier).
+   */
+  readonly identifier?: ((value: string, key: string) => void) | undefined;
 }
 
 export interface RestoreTotals {
@@ -86,6 +93,8 @@ export function jsonStringRestore(restore: MarkupRestore, scan: (text: string) =
       parts.push(before);
       context.feed(before);
       cursor = candidate.end;
+      // The token is restored apart from the text after it: say what that text makes of it.
+      if (gluedTail(text, candidate.end, true).verdict !== 'plain') context.glueRight();
       const one = restore(candidate.raw, context);
       resolved += one.tokensResolved;
       unresolved.push(...one.tokensUnresolved);
@@ -122,6 +131,43 @@ function withMember(object: Readonly<Record<string, unknown>>, key: string, valu
  */
 const NOT_TEXT: ReadonlySet<string> = new Set(['role', 'id', 'type', 'name', 'index', 'data', 'expires_at', 'tool_call_id']);
 
+/**
+ * Identifier members the output guard still reads (red team, session 11: a model may write a card
+ * or an address as a tool name, an upstream as an id): every NOT_TEXT member but binary data.
+ */
+const GUARDED_IDENTIFIER = (key: string): boolean => NOT_TEXT.has(key) && key !== 'data' && key !== 'expires_at' && key !== 'index';
+
+/**
+ * Run `check` over every guarded identifier string of `value` (bounded like the restore); with
+ * `every`, over every string (the envelope around the messages: the answer's id, model, system
+ * fingerprint, a finish reason).
+ */
+function checkIdentifiers(value: unknown, key: string, check: (value: string, key: string) => void, depth = 0, every = false): void {
+  if (typeof value === 'string') {
+    if (every || GUARDED_IDENTIFIER(key)) check(value, key);
+    return;
+  }
+  if (depth > MAX_ANSWER_DEPTH) throw malformed('a message is nested too deep');
+  if (Array.isArray(value)) {
+    for (const item of value) checkIdentifiers(item, key, check, depth + 1);
+  } else if (isPlainObject(value)) {
+    for (const member of Object.keys(value)) checkIdentifiers(value[member], member, check, depth + 1, every);
+  }
+}
+
+/** The envelope of an answer or a chunk: every string outside its messages, deltas and logprobs. */
+function checkEnvelope(answer: Readonly<Record<string, unknown>>, check: (value: string, key: string) => void): void {
+  for (const key of Object.keys(answer)) {
+    if (key !== 'choices') checkIdentifiers(answer[key], key, check, 1, true);
+  }
+  for (const choice of Array.isArray(answer.choices) ? (answer.choices as unknown[]) : []) {
+    if (!isPlainObject(choice)) continue;
+    for (const key of Object.keys(choice)) {
+      if (key !== 'message' && key !== 'delta' && key !== 'logprobs') checkIdentifiers(choice[key], key, check, 1, true);
+    }
+  }
+}
+
 /** Nesting read in an answer's message or delta; deeper is a malformed answer (no deep recursion). */
 const MAX_ANSWER_DEPTH = 64;
 
@@ -136,6 +182,7 @@ function isArguments(key: string, parent: string | undefined): boolean {
 /** Restore a whole (not streamed) chat completion. Throws VEIL_UPSTREAM_FAILED when it is not one. */
 export function restoreCompletion(completion: unknown, restorers: CompletionRestorers): RestoreTotals & { readonly value: Record<string, unknown> } {
   if (!isPlainObject(completion) || !Array.isArray(completion.choices)) throw malformed('no choices');
+  if (restorers.identifier !== undefined) checkEnvelope(completion, restorers.identifier);
   const totals = new Totals();
   const text = (value: string): string => totals.add(restorers.text(value));
   const json = (value: string): string => totals.add(restorers.json(value));
@@ -161,6 +208,7 @@ export function restoreCompletion(completion: unknown, restorers: CompletionRest
     const message = choice.message;
     if (message === undefined || message === null) return choice;
     if (!isPlainObject(message)) throw malformed('a message is not an object');
+    if (restorers.identifier !== undefined) checkIdentifiers(message, 'message', restorers.identifier);
     return { ...choice, message: walk(message, 'message', undefined, 0), ...(restorers.guarded === true && choice.logprobs !== undefined ? { logprobs: null } : {}) };
   });
   return { value: { ...completion, choices }, tokensResolved: totals.resolved, tokensUnresolved: totals.unresolved };
@@ -200,6 +248,8 @@ interface ChoiceStreams {
   transcript?: StreamRehydrator;
   /** Other text streams of the choice: top-level strings of the delta (`reasoning_content`, `reasoning`, a field a newer API adds). */
   readonly fields: Map<string, StreamRehydrator>;
+  /** Identifiers seen (`role`, `tool/2/id`, `tool/2/name`, `function_call/name`): each arrives whole, once. */
+  readonly identifiers: Map<string, string>;
 }
 
 /** Delta members read as their own streams (content, refusal, arguments) or as identifiers. */
@@ -266,15 +316,43 @@ export class ChunkRestorer {
   #template: Record<string, unknown> | undefined;
 
   readonly #guarded: boolean;
+  readonly #identifier: ((value: string, key: string) => void) | undefined;
 
   /**
    * `open` makes the rehydrator of one text stream: `text` restore or `json` (arguments).
    * `guarded`: the rehydrators run the output guard, so logprobs (the model's text token by
-   * token, a masked value included) are dropped.
+   * token, a masked value included) are dropped. `identifier`: the output guard over an
+   * identifier (CompletionRestorers.identifier).
    */
-  constructor(open: (kind: 'text' | 'json') => StreamRehydrator, options: { readonly guarded?: boolean } = {}) {
+  constructor(
+    open: (kind: 'text' | 'json') => StreamRehydrator,
+    options: { readonly guarded?: boolean; readonly identifier?: ((value: string, key: string) => void) | undefined } = {},
+  ) {
     this.#open = open;
     this.#guarded = options.guarded === true;
+    this.#identifier = options.identifier;
+  }
+
+  /**
+   * Identifiers are checked whole, so none may arrive in pieces: a later chunk may repeat one
+   * (some upstreams resend a tool call's id and name) but not change it, else a value could be
+   * spread over chunks that each pass the guard (and clients that join the pieces would show it).
+   */
+  #identifiers(streams: ChoiceStreams, delta: Readonly<Record<string, unknown>>): void {
+    const seen = (slot: string, value: unknown, key: string): void => {
+      if (typeof value !== 'string' || value === '') return;
+      const before = streams.identifiers.get(slot);
+      if (before !== undefined && before !== value) throw malformed(`an identifier (${key}) arrived in pieces`);
+      streams.identifiers.set(slot, value);
+    };
+    seen('role', delta.role, 'role');
+    if (isPlainObject(delta.function_call)) seen('function_call/name', delta.function_call.name, 'name');
+    for (const call of Array.isArray(delta.tool_calls) ? (delta.tool_calls as unknown[]) : []) {
+      if (!isPlainObject(call)) continue;
+      seen(`tool/${String(call.index)}/id`, call.id, 'id');
+      if (isPlainObject(call.function)) seen(`tool/${String(call.index)}/name`, call.function.name, 'name');
+    }
+    if (this.#identifier !== undefined) checkIdentifiers(delta, 'delta', this.#identifier);
   }
 
   /** True when every choice that started has finished (a finish_reason was seen). */
@@ -330,6 +408,7 @@ export class ChunkRestorer {
   rewrite(chunk: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined {
     if (!Array.isArray(chunk.choices)) throw malformed('a stream chunk has no choices');
     this.#template = chunk;
+    if (this.#identifier !== undefined) checkEnvelope(chunk, this.#identifier);
     let keep = chunk.choices.length === 0 || (chunk.usage !== undefined && chunk.usage !== null);
     const choices = (chunk.choices as unknown[]).map((choice) => {
       if (!isPlainObject(choice)) throw malformed('a choice is not an object');
@@ -339,6 +418,7 @@ export class ChunkRestorer {
       const finished = choice.finish_reason !== undefined && choice.finish_reason !== null;
       if (this.#finished.has(index)) {
         if (holdsText(delta, 'delta')) throw malformed('a choice continued after its finish_reason');
+        if (this.#identifier !== undefined) checkIdentifiers(delta, 'delta', this.#identifier);
         return { ...choice, delta };
       }
       const rewritten = this.#rewriteDelta(index, delta, finished);
@@ -367,7 +447,7 @@ export class ChunkRestorer {
   #streams(index: number): ChoiceStreams {
     let streams = this.#choices.get(index);
     if (streams === undefined) {
-      streams = { tools: new Map(), ended: new Set(), fields: new Map() };
+      streams = { tools: new Map(), ended: new Set(), fields: new Map(), identifiers: new Map() };
       this.#choices.set(index, streams);
       this.#unfinished.add(index);
     }
@@ -409,6 +489,7 @@ export class ChunkRestorer {
 
   #rewriteDelta(index: number, delta: Readonly<Record<string, unknown>>, finished: boolean): Record<string, unknown> {
     const streams = this.#streams(index);
+    this.#identifiers(streams, delta);
     let out: Record<string, unknown> = { ...delta };
     if (typeof delta.content === 'string') out.content = (streams.content ??= this.#rehydrator('text')).push(delta.content);
     if (typeof delta.refusal === 'string') out.refusal = (streams.refusal ??= this.#rehydrator('text')).push(delta.refusal);

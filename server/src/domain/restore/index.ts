@@ -6,3 +6,5 @@ export { ABSTRACT_LANGUAGES, BUILTIN_ABSTRACT_LABELS } from './labels.js';
 export { applyBidiRule } from './bidi.js';
 export { FAMILY_FIRST_LANGUAGES } from './partial.js';
 export { MarkupContext } from './markup-context.js';
+export { gluedTail, MAX_GLUED_TAIL } from './right-context.js';
+export type { TailVerdict } from './right-context.js';

@@ -19,8 +19,10 @@
 //   HTML): from `<` + letter (`<img`, `<IMG`, `</a`), `<!` or `<?` to the `>` that ends the tag,
 //   honouring double-, single- and unquoted attribute values (a `>` inside quotes does not end
 //   it), comments to `-->`, and the whole content of raw-text elements (script, style, xmp,
-//   iframe, noembed, noframes, noscript) up to their end tag, and everything inside a `<form>`
-//   (a textarea's or an option's text is sent to the form's action on submit).
+//   iframe, noembed, noframes, noscript) up to their end tag, everything inside a `<form>`
+//   (a textarea's or an option's text is sent to the form's action on submit), and the content
+//   of a textarea, select or datalist wherever it stands (a `form=` attribute ties a control to a
+//   form anywhere in the document, even one written after it).
 // - Markdown inline link and image targets: from `](` to the balancing `)` (escaped parens do
 //   not count, nor do parens inside `<...>`), whatever whitespace or title is inside.
 // - Markdown reference definitions: `[label]:` at the start of a line (after indentation,
@@ -68,6 +70,8 @@ const enum Html {
 
 /** Elements whose content is not text but script, style or a nested document. */
 const RAW_TEXT_ELEMENTS: ReadonlySet<string> = new Set(['script', 'style', 'xmp', 'iframe', 'noembed', 'noframes', 'noscript']);
+/** Form controls whose content is what they submit (option text is a select's or datalist's value). */
+const FORM_CONTROLS: ReadonlySet<string> = new Set(['textarea', 'select', 'datalist']);
 /** Schemes that need no `//` to be dangerous links. */
 const OPAQUE_SCHEMES: ReadonlySet<string> = new Set(['javascript', 'data', 'vbscript', 'mailto', 'file', 'blob', 'sms', 'smsto', 'intent']);
 /** Nesting of open forms tracked (browsers do not nest forms; the bound keeps the state small). */
@@ -113,6 +117,12 @@ class HtmlMachine {
   #dashes = 0;
   /** Open `<form>` elements: what a form holds (a textarea, an option) is sent on submit. */
   #forms = 0;
+  /**
+   * Open form controls whose text is what they submit (a textarea's text, a select's options):
+   * a `form=` attribute ties one to a form anywhere in the document, before or after it, so
+   * their content is a context wherever they stand.
+   */
+  #controls = 0;
 
   /** A machine in this one's state (the decoded view forks from the view as written). */
   clone(): HtmlMachine {
@@ -124,6 +134,7 @@ class HtmlMachine {
     copy.#rawMatched = this.#rawMatched;
     copy.#dashes = this.#dashes;
     copy.#forms = this.#forms;
+    copy.#controls = this.#controls;
     return copy;
   }
 
@@ -131,7 +142,7 @@ class HtmlMachine {
   sameAs(other: HtmlMachine): boolean {
     // Only what the state reads later counts (a field left over from an earlier tag does not).
     const state = this.#state;
-    if (state !== other.#state || this.#forms !== other.#forms) return false;
+    if (state !== other.#state || this.#forms !== other.#forms || this.#controls !== other.#controls) return false;
     switch (state) {
       case Html.Data:
       case Html.TagOpen:
@@ -150,7 +161,7 @@ class HtmlMachine {
   }
 
   get active(): boolean {
-    return this.#state !== Html.Data || this.#forms > 0;
+    return this.#state !== Html.Data || this.#forms > 0 || this.#controls > 0;
   }
 
   /** In text, where only `<` can change anything. */
@@ -265,6 +276,7 @@ class HtmlMachine {
 
   #endOfTag(): void {
     if (this.#name === 'form') this.#forms = this.#endTag ? Math.max(0, this.#forms - 1) : Math.min(MAX_FORMS, this.#forms + 1);
+    else if (FORM_CONTROLS.has(this.#name)) this.#controls = this.#endTag ? Math.max(0, this.#controls - 1) : Math.min(MAX_FORMS, this.#controls + 1);
     if (!this.#endTag && RAW_TEXT_ELEMENTS.has(this.#name)) {
       this.#state = Html.RawText;
       this.#rawElement = this.#name;
@@ -585,7 +597,7 @@ function isEntityChar(char: string): boolean {
   return char === '#' || isAsciiAlpha(char) || (code >= 0x30 && code <= 0x39);
 }
 
-function decodeEntity(name: string): string | undefined {
+export function decodeEntity(name: string): string | undefined {
   const named = NAMED_ENTITIES[name.toLowerCase()];
   if (named !== undefined) return named;
   const numeric = /^#(?:(\d{1,7})|[xX]([0-9a-fA-F]{1,6}))$/.exec(name);
@@ -721,7 +733,7 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = { '/': '/', n: '\n', r:
  * `\x3a`, and the one-character escapes (`\/`, `\n`, `\"`, `\\`, ...). Anything else after a
  * backslash stays as written, backslash included (Markdown's `\)` still escapes the paren).
  */
-class EscapeDecoder {
+export class EscapeDecoder {
   #state = Escape.Text;
   #hex = '';
   #digits = 0;
@@ -804,13 +816,25 @@ function hexDigit(char: string): boolean {
  */
 export class MarkupContext {
   readonly #view = new View(0);
+  /** The next value is glued to a host on its right (right-context.ts); until text is fed. */
+  #gluedRight = false;
 
   /** True when the next character would land inside a URL, a link target or markup. */
   get active(): boolean {
-    return this.#view.active;
+    return this.#gluedRight || this.#view.active;
+  }
+
+  /**
+   * The text right of the next value makes it part of a link (right-context.ts gluedTail): a
+   * caller that restores a token apart from the text after it (a JSON string's tokens one by one)
+   * says so here, and `active` is true until the value is fed.
+   */
+  glueRight(): void {
+    this.#gluedRight = true;
   }
 
   feed(text: string): void {
+    if (text.length > 0) this.#gluedRight = false;
     this.#view.feed(text);
   }
 }

@@ -30,6 +30,7 @@
 // still the one-shot text.
 import type { UnresolvedToken } from '../rehydrate.js';
 import { MAX_LENIENT_SPAN } from '../repair/lenient.js';
+import { gluedTail, MAX_GLUED_TAIL } from '../restore/right-context.js';
 import { MAX_CANDIDATE_INNER } from '../token/index.js';
 
 /** What a restore of one piece of output reports (rehydrateText's result fits). */
@@ -65,7 +66,7 @@ export const MAX_HELD_BRACE_RUN = 16;
  * Upper bound of the held-back suffix: the held opening and closing runs (two characters per
  * escaped unit), the longest undecided body and a trailing backslash.
  */
-export const MAX_HOLDBACK = 4 * MAX_HELD_BRACE_RUN + MAX_HELD_BODY + 1;
+export const MAX_HOLDBACK = 4 * MAX_HELD_BRACE_RUN + MAX_HELD_BODY + MAX_GLUED_TAIL + 1;
 
 function isAsciiWhitespace(code: number): boolean {
   return code === 0x20 || (code >= 0x09 && code <= 0x0d);
@@ -182,6 +183,9 @@ export function streamCut(text: string): number {
     }
     const openEnd = cursor >= length || (cursor === length - 1 && text.charCodeAt(cursor) === BACKSLASH);
     if (openEnd && closes < MAX_HELD_BRACE_RUN && (strictAlive || lenientAlive)) return holdFrom;
+    // A whole candidate: held while the text glued to its right may still make it part of a
+    // host name or an address (restore/right-context.ts), so its piece holds what decides it.
+    if (closes <= 2 && (strictAlive || lenientAlive) && gluedTail(text, cursor, false).verdict === 'open') return holdFrom;
     index = cursor;
   }
   // Nothing undecided. Hold a trailing backslash (it may escape a brace) and never split a

@@ -22,6 +22,7 @@ import { setMember, tokenizeJsonDocument, type StructuredResult } from './json.j
 import { StructuredBudget, STRUCTURED_LIMITS, isPlainObject, type StructuredLimits } from './limits.js';
 import { childPointer, nameForError } from './pointer.js';
 import { slotEntities, type SlotScanner, type StructuredEntity } from './slots.js';
+import type { Detection } from '../types.js';
 
 const FIELD = 'input_messages';
 /** Root of entity paths in chat mode: `/messages/2/content/0/text`. */
@@ -173,6 +174,11 @@ export function prepareChatMessages(messages: unknown, limits: StructuredLimits 
   return { messages: checked, arguments: parsed };
 }
 
+/** The member of a content part that holds its text (`text` of a text part, `refusal` of a refusal part). */
+function textField(part: Readonly<Record<string, unknown>>): 'text' | 'refusal' | undefined {
+  return part.type === 'text' ? 'text' : part.type === 'refusal' ? 'refusal' : undefined;
+}
+
 class ChatWalker {
   readonly entities: StructuredEntity[] = [];
   readonly #scanner: SlotScanner;
@@ -183,17 +189,17 @@ class ChatWalker {
     this.#prepared = prepared;
   }
 
-  #text(value: string, path: string): string {
-    const scan = this.#scanner.text(value);
+  #text(value: string, path: string, parts?: readonly Detection[]): string {
+    const scan = this.#scanner.text(value, undefined, parts);
     for (const entity of slotEntities(scan, value, path, false)) this.entities.push(entity);
     return scan.safeText;
   }
 
-  #part(part: Readonly<Record<string, unknown>>, path: string): Record<string, unknown> {
-    const field = part.type === 'text' ? 'text' : part.type === 'refusal' ? 'refusal' : undefined;
+  #part(part: Readonly<Record<string, unknown>>, path: string, parts: readonly Detection[] | undefined): Record<string, unknown> {
+    const field = textField(part);
     if (field === undefined) return { ...part };
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(part)) setMember(out, key, key === field ? this.#text(part[key] as string, childPointer(path, field)) : part[key]);
+    for (const key of Object.keys(part)) setMember(out, key, key === field ? this.#text(part[key] as string, childPointer(path, field), parts) : part[key]);
     return out;
   }
 
@@ -212,13 +218,22 @@ class ChatWalker {
     return out;
   }
 
-  #field(key: string, value: unknown, path: string, index: number): unknown {
+  #field(key: string, value: unknown, path: string, index: number, parts: readonly Detection[] | undefined): unknown {
     switch (key) {
       case 'content':
-        if (typeof value === 'string') return this.#text(value, childPointer(path, 'content'));
+        if (typeof value === 'string') return this.#text(value, childPointer(path, 'content'), parts);
         if (Array.isArray(value)) {
           const contentPath = childPointer(path, 'content');
-          return (value as Readonly<Record<string, unknown>>[]).map((part, partIndex) => this.#part(part, childPointer(contentPath, partIndex)));
+          const contentParts = value as Readonly<Record<string, unknown>>[];
+          // The model reads the text parts as one text: a value split across adjacent parts is one value (joins.ts).
+          const split = this.#scanner.splitParts(
+            contentParts.map((part) => {
+              const field = textField(part);
+              return field === undefined ? undefined : (part[field] as string);
+            }),
+            [],
+          );
+          return contentParts.map((part, partIndex) => this.#part(part, childPointer(contentPath, partIndex), split.get(partIndex)));
         }
         return value;
       case 'name':
@@ -233,10 +248,11 @@ class ChatWalker {
     }
   }
 
-  message(message: Readonly<Record<string, unknown>>, index: number): Record<string, unknown> {
+  /** `parts`: of values split between this message's text content and its neighbours' (joins.ts). */
+  message(message: Readonly<Record<string, unknown>>, index: number, parts?: readonly Detection[]): Record<string, unknown> {
     const path = childPointer(CHAT_PATH_ROOT, index);
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(message)) setMember(out, key, this.#field(key, message[key], path, index));
+    for (const key of Object.keys(message)) setMember(out, key, this.#field(key, message[key], path, index, parts));
     return out;
   }
 }
@@ -244,6 +260,12 @@ class ChatWalker {
 /** Tokenize a prepared message array; the scanner holds totals and new session entries. */
 export function tokenizeChatMessages(prepared: PreparedChat, scanner: SlotScanner): StructuredResult<Record<string, unknown>[]> {
   const walker = new ChatWalker(scanner, prepared);
-  const value = prepared.messages.map((message, index) => walker.message(message, index));
+  // The model reads the conversation as one text: a value split between the text contents of
+  // consecutive messages ("my card is 4111 1111", then "1111 1111") is one value (joins.ts).
+  const across = scanner.splitParts(
+    prepared.messages.map((message) => (typeof message.content === 'string' ? message.content : undefined)),
+    [],
+  );
+  const value = prepared.messages.map((message, index) => walker.message(message, index, across.get(index)));
   return { value, entities: walker.entities };
 }

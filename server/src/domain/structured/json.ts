@@ -9,6 +9,7 @@ import { VeilError } from '@veil/common';
 import { nestedTooDeep } from '../json-depth.js';
 import { StructuredBudget, STRUCTURED_LIMITS, isPlainObject, type StructuredLimits } from './limits.js';
 import { childPointer, nameForError } from './pointer.js';
+import type { Detection } from '../types.js';
 import { slotEntities, type SlotScanner, type StructuredEntity } from './slots.js';
 
 export interface StructuredResult<T> {
@@ -39,6 +40,13 @@ export function setMember(target: Record<string, unknown>, key: string, value: u
   else target[key] = value;
 }
 
+/** The text a scalar member offers to a joined reading (joins.ts): a string, a number's JSON text. */
+function scalarText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return JSON.stringify(value);
+  return undefined;
+}
+
 class JsonWalker {
   readonly entities: StructuredEntity[] = [];
   readonly #scanner: SlotScanner;
@@ -49,16 +57,16 @@ class JsonWalker {
     this.#maxDepth = maxDepth;
   }
 
-  walk(value: unknown, path: string, errorPath: string, contextKey: string | undefined, depth: number): unknown {
+  walk(value: unknown, path: string, errorPath: string, contextKey: string | undefined, depth: number, parts: readonly Detection[] = []): unknown {
     switch (typeof value) {
       case 'string': {
-        const scan = this.#scanner.text(value, contextKey);
+        const scan = this.#scanner.text(value, contextKey, parts);
         for (const entity of slotEntities(scan, value, path, false)) this.entities.push(entity);
         return scan.safeText;
       }
       case 'number': {
         const text = JSON.stringify(value);
-        const scan = this.#scanner.number(text, contextKey);
+        const scan = this.#scanner.number(text, contextKey, parts);
         if (!scan.changed) return value;
         for (const entity of slotEntities(scan, text, path, false)) this.entities.push(entity);
         return scan.safeText;
@@ -74,16 +82,19 @@ class JsonWalker {
     if (depth >= this.#maxDepth) throw nestedTooDeep(errorPath, this.#maxDepth);
     if (Array.isArray(value)) {
       const items = value as unknown[];
+      const split = this.#scanner.splitParts(items.map(scalarText), [contextKey]);
       const out = new Array<unknown>(items.length);
       for (let index = 0; index < items.length; index += 1) {
-        out[index] = this.walk(items[index], childPointer(path, index), `${errorPath}/${index}`, contextKey, depth + 1);
+        out[index] = this.walk(items[index], childPointer(path, index), `${errorPath}/${index}`, contextKey, depth + 1, split.get(index));
       }
       return out;
     }
     if (!isPlainObject(value)) throw new VeilError('VEIL_VALIDATION_FAILED', `${errorPath}: holds a value that is not JSON`);
     const out: Record<string, unknown> = {};
     const seen = new Set<string>();
-    for (const key of Object.keys(value)) {
+    const keys = Object.keys(value);
+    const split = this.#scanner.splitParts(keys.map((key) => scalarText(value[key])), [contextKey, ...keys]);
+    for (const [index, key] of keys.entries()) {
       const scan = this.#scanner.text(key);
       const safeKey = scan.safeText;
       if (seen.has(safeKey)) {
@@ -96,7 +107,7 @@ class JsonWalker {
       const memberPath = childPointer(path, safeKey);
       for (const entity of slotEntities(scan, key, memberPath, true)) this.entities.push(entity);
       const memberErrorPath = `${errorPath}/${nameForError(safeKey)}`;
-      setMember(out, safeKey, this.walk(value[key], memberPath, memberErrorPath, key, depth + 1));
+      setMember(out, safeKey, this.walk(value[key], memberPath, memberErrorPath, key, depth + 1, split.get(index)));
     }
     return out;
   }

@@ -7,6 +7,7 @@ import { utf16ToCodePoints } from '../text/codepoints.js';
 import type { TokenAllocator } from '../token/index.js';
 import { tokenizeText, type TokenizedEntity } from '../tokenize.js';
 import type { Detection, RequestContext, RestoreMode, TokenEntry } from '../types.js';
+import { splitValueParts } from './joins.js';
 import { keyedDetection, keyedType } from './key-types.js';
 
 /**
@@ -71,7 +72,7 @@ export interface SlotScannerOptions {
  * `customerPhone`, `phone_number`, `card-no` read as words, so detector context words match; a
  * plural key (`phones`, `ssns`) also gets its singular, since context words are singular.
  */
-function contextWords(key: string): string {
+export function contextWords(key: string): string {
   const words = key
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/[_\-.]+/g, ' ')
@@ -81,6 +82,9 @@ function contextWords(key: string): string {
   const singular = words.map((word) => (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word));
   return singular.join(' ') === words.join(' ') ? words.join(' ') : `${words.join(' ')} ${singular.join(' ')}`;
 }
+
+/** Longest run of context words before a run of joined members. */
+const MAX_JOIN_CONTEXT = 160;
 
 /** Longest string value that is also read with its member key as context. */
 const MAX_KEYED_VALUE = 256;
@@ -157,12 +161,15 @@ export class SlotScanner {
    * A key that names a person's name, an address or a company (key-types.ts) makes the whole
    * value one, when nothing found it whole.
    */
-  text(value: string, contextKey?: string): SlotScan {
+  text(value: string, contextKey?: string, parts: readonly Detection[] = []): SlotScan {
     // Screened on every occurrence (its findings count each time), detected once per text.
     const screened = this.#options.screen !== undefined && value.length > 0 ? this.#options.screen(value) : value;
     const prefix = screened.length > 0 && screened.length <= MAX_KEYED_VALUE ? keyPrefix(contextKey) : '';
     const cacheKey = prefix === '' ? screened : `${prefix}\u0000${screened}`;
-    const cached = this.#cache.get(cacheKey);
+    // Parts of a split value (joins.ts) hold for this occurrence only: never cached, and only
+    // over the text they were found in (prompt security may have changed the slot).
+    const split = screened === value ? parts : [];
+    const cached = split.length === 0 ? this.#cache.get(cacheKey) : undefined;
     if (cached !== undefined) return this.#count(cached, screened !== value ? screened : undefined);
     let detections = screened.length === 0 ? [] : (this.#options.detectText ?? this.#options.detect)(screened);
     if (prefix !== '') detections = preferKeyed(this.#keyed(prefix, screened), detections);
@@ -172,6 +179,7 @@ export class SlotScanner {
       const whole = keyedDetection(named, screened);
       if (whole !== undefined) detections = preferKeyed([whole], detections);
     }
+    if (split.length > 0) return this.#count(this.#tokenize(screened, withParts(screened, split, detections), split));
     const result = this.#tokenize(screened, detections);
     this.#cache.set(cacheKey, result);
     return this.#count(result, screened !== value ? screened : undefined);
@@ -182,8 +190,41 @@ export class SlotScanner {
    * member key works as a context word (`phone: 4155552671`); only detections inside the number
    * at NUMBER_MIN_CONFIDENCE or above count. The caller turns a changed number into a string.
    */
-  number(numberText: string, contextKey: string | undefined): SlotScan {
-    return this.#count(this.#tokenize(numberText, this.#keyed(keyPrefix(contextKey), numberText)));
+  number(numberText: string, contextKey: string | undefined, parts: readonly Detection[] = []): SlotScan {
+    const prefix = keyPrefix(contextKey);
+    let detections: readonly Detection[] = this.#keyed(prefix, numberText);
+    if (detections.length === 0 && prefix !== '') detections = this.#padded(prefix, numberText);
+    return this.#count(this.#tokenize(numberText, withParts(numberText, parts, detections), parts));
+  }
+
+  /**
+   * A JSON number drops leading zeros: `{"ssn": 78051120}` is SSN 078-05-1120, `{"phone":
+   * 7700900123}` the UK mobile 07700 900123. An integer of six digits or more under a member key
+   * is also read with one and two zeros restored; a detection of the whole padded number (the key
+   * being the context, at NUMBER_MIN_CONFIDENCE or above) makes it that value, padded, since that
+   * is the value the number stood for (and what a revocation of it names).
+   */
+  #padded(prefix: string, numberText: string): Detection[] {
+    if (!/^[1-9]\d{5,}$/.test(numberText)) return [];
+    for (const zeros of ['0', '00']) {
+      const padded = zeros + numberText;
+      const whole = this.#keyed(prefix, padded).find((detection) => detection.start === 0 && detection.end === padded.length);
+      if (whole !== undefined) return [{ ...whole, start: 0, end: numberText.length, value: padded }];
+    }
+    return [];
+  }
+
+  /**
+   * Parts of values split across the scalar members of one container (joins.ts), per member
+   * index; `keys` (the container's own key, then its members' keys) are read as context words.
+   */
+  splitParts(slots: readonly (string | undefined)[], keys: readonly (string | undefined)[]): Map<number, Detection[]> {
+    const words = keys
+      .filter((key): key is string => key !== undefined && key.length > 0 && key.length <= MAX_CONTEXT_KEY)
+      .map(contextWords)
+      .join(' ')
+      .slice(0, MAX_JOIN_CONTEXT);
+    return splitValueParts(slots, words, this.#options.detect, NUMBER_MIN_CONFIDENCE);
   }
 
   /** Pattern detections inside `text` when read after `prefix`, at NUMBER_MIN_CONFIDENCE or above. */
@@ -198,7 +239,7 @@ export class SlotScanner {
     return shifted;
   }
 
-  #tokenize(text: string, detections: readonly Detection[]): Cached {
+  #tokenize(text: string, detections: readonly Detection[], parts: readonly Detection[] = []): Cached {
     if (detections.length === 0) return { scan: { safeText: text, changed: false, entities: [] }, detected: 0, transformed: 0, blocked: 0 };
     const result = tokenizeText({
       text,
@@ -206,7 +247,7 @@ export class SlotScanner {
       policy: this.#options.policy,
       context: this.#options.context,
       allocator: this.#options.allocator,
-      protectionOverrides: this.#options.protectionOverrides,
+      protectionOverrides: this.#partOverrides(parts),
     });
     for (const entry of result.newEntries) this.#newEntries.push(entry);
     return {
@@ -217,12 +258,56 @@ export class SlotScanner {
     };
   }
 
+  /**
+   * The request's overrides, tightened for the types of a split value's parts: a `partial` rule
+   * (last four digits, the domain of an e-mail) applied to each part on its own would reveal
+   * every part, so a part restores `masked` where the whole would restore `partial`.
+   */
+  #partOverrides(parts: readonly Detection[]): Readonly<Record<string, RestoreMode>> | undefined {
+    const base = this.#options.protectionOverrides;
+    if (parts.length === 0) return base;
+    const overrides: Record<string, RestoreMode> = { ...base };
+    for (const part of parts) {
+      const decided = this.#options.policy.decide(part.type, this.#options.context, part.value).restore_mode;
+      const own = overrides[part.type];
+      if (decided === 'partial' && (own === undefined || own === 'full' || own === 'formatted' || own === 'partial')) overrides[part.type] = 'masked';
+    }
+    return overrides;
+  }
+
   #count(cached: Cached, source?: string): SlotScan {
     this.#detected += cached.detected;
     this.#transformed += cached.transformed;
     this.#blocked += cached.blocked;
     return source === undefined ? cached.scan : { ...cached.scan, source };
   }
+}
+
+/**
+ * A slot's detections with the parts of split values (joins.ts) added: a part an own detection
+ * already covers whole is dropped; otherwise the part wins where they overlap.
+ */
+function withParts(text: string, parts: readonly Detection[], own: readonly Detection[]): readonly Detection[] {
+  const needed: Detection[] = [];
+  for (const part of parts) {
+    if (own.some((detection) => detection.start <= part.start && part.end <= detection.end)) continue;
+    // An own detection the part overlaps only in part would give way whole: the part grows over
+    // it instead, so no character of either value is left raw.
+    let { start, end } = part;
+    for (const detection of own) {
+      if (detection.start < end && start < detection.end) {
+        start = Math.min(start, detection.start);
+        end = Math.max(end, detection.end);
+      }
+    }
+    const previous = needed.at(-1);
+    if (previous !== undefined && start < previous.end) {
+      needed[needed.length - 1] = { ...previous, end: Math.max(previous.end, end), value: text.slice(previous.start, Math.max(previous.end, end)) };
+      continue;
+    }
+    needed.push({ ...part, start, end, value: text.slice(start, end) });
+  }
+  return preferKeyed(needed, own);
 }
 
 /**
