@@ -428,15 +428,19 @@ async function startupAndMemory(options: RatioOptions, rows: RatioRow[]): Promis
   const cold = median(times);
   rows.push({ name: 'cold start: spawn `veil serve` to the first 200 from /readyz', result: `${cold.toFixed(0)} ms (${range(times, 0)})`, target: '≤ 1000 ms', met: cold <= 1000 });
 
-  // The default environment, glibc's malloc arena cap that the server image and `make run` set,
+  // The default environment; as the server image and `make run` start it (node
+  // --max-semi-space-size=16, a bounded young generation that a running process cannot set for
+  // itself, and glibc's malloc arena cap); each of those with TurboFan compiling on the main thread
+  // (--no-concurrent-recompilation: the optimizing compiler's memory is malloc'ed on the main
+  // thread instead of in a compiler thread's arena, which glibc keeps once freed; session 11);
   // and the chart's pod (1 GiB limit): the server relaunches itself with a 512 MiB heap and a
   // bounded young generation (cli/launcher.ts), and the relaunched process is the one measured.
-  // Also as the server image and `make run` start it: node --max-semi-space-size=16 (a bounded
-  // young generation, which a running process cannot set for itself).
+  const image = ['--max-semi-space-size=16'];
   const variants: readonly (readonly [string, Record<string, string>, readonly string[]])[] = [
     ['', {}, []],
-    [' with MALLOC_ARENA_MAX=2', { MALLOC_ARENA_MAX: '2' }, []],
-    [' started with --max-semi-space-size=16 and MALLOC_ARENA_MAX=2 (the image, make run)', { MALLOC_ARENA_MAX: '2' }, ['--max-semi-space-size=16']],
+    [' started with --no-concurrent-recompilation', {}, ['--no-concurrent-recompilation']],
+    [' started with --max-semi-space-size=16 and MALLOC_ARENA_MAX=2 (the image, make run)', { MALLOC_ARENA_MAX: '2' }, image],
+    [' started as the image with --no-concurrent-recompilation', { MALLOC_ARENA_MAX: '2' }, [...image, '--no-concurrent-recompilation']],
     [' with server.memory_budget_mb 1024 (the chart pod; relaunched)', { VEIL_SERVER__MEMORY_BUDGET_MB: '1024' }, []],
   ];
   for (const [label, env, nodeFlags] of variants) await rssUnderLoad(label, env, nodeFlags, options, rows);
