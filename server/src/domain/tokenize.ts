@@ -43,7 +43,7 @@ export interface TokenizeInput {
 /** What one distinct (type, value) of a call was given: its decision, and its token once allocated. */
 interface ValueOutcome {
   readonly decision: Decision;
-  token?: string;
+  token: string | undefined;
 }
 
 /**
@@ -59,12 +59,17 @@ interface ValueOutcome {
  */
 export function tokenizeText(input: TokenizeInput): TokenizeResult {
   const { text, detections, policy, context, allocator } = input;
-  // Keyed by type NUL value: a type never contains NUL (token grammar), so the pair is unambiguous.
-  const outcomes = new Map<string, ValueOutcome>();
+  // By type, then by value: the value string is the key itself (its hash is computed once and
+  // kept by the engine), so a text of distinct values pays a lookup, not a new key string each.
+  const byType = new Map<string, Map<string, ValueOutcome>>();
   const perDetection: ValueOutcome[] = [];
   for (const detection of detections) {
-    const key = `${detection.type}\u0000${detection.value}`;
-    let outcome = outcomes.get(key);
+    let outcomes = byType.get(detection.type);
+    if (outcomes === undefined) {
+      outcomes = new Map();
+      byType.set(detection.type, outcomes);
+    }
+    let outcome = outcomes.get(detection.value);
     if (outcome === undefined) {
       const decision = policy.decide(detection.type, context, detection.value);
       if (decision.action === 'deny') {
@@ -73,8 +78,9 @@ export function tokenizeText(input: TokenizeInput): TokenizeResult {
           `request denied by policy rule '${decision.rule_matched}' for entity type '${decision.entity_type}'`,
         );
       }
-      outcome = { decision };
-      outcomes.set(key, outcome);
+      // One object shape from the start (the token is filled in by the second pass).
+      outcome = { decision, token: undefined };
+      outcomes.set(detection.value, outcome);
     }
     perDetection.push(outcome);
   }
