@@ -27,11 +27,12 @@ if [ -z "${VEIL_CONFIG:-}" ]; then
   export VEIL_IDEMPOTENCY__BACKEND=${VEIL_IDEMPOTENCY__BACKEND:-sqlite}
   echo "make run: revocations, replay counters and idempotency records are kept in $VEIL_STORAGE__SQLITE_PATH (durable across restarts)" >&2
 fi
-# Two malloc arenas and a young generation bounded at 32 MiB, as in the server image
-# (docs/operations.md "Malloc arenas", "Young generation").
+# Two malloc arenas, a young generation bounded at 32 MiB and optimizing compiles on the main
+# thread, as in the server image (docs/operations.md "Malloc arenas", "Young generation",
+# "Compiler memory").
 export MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}
 if [ "${NER:-1}" = "0" ]; then
-  exec node --max-semi-space-size=16 server/bin/veil.js serve "${listen[@]}"
+  exec node --max-semi-space-size=16 --no-concurrent-recompilation server/bin/veil.js serve "${listen[@]}"
 fi
 key=$(node -e "process.stdout.write(require('node:crypto').randomBytes(24).toString('hex'))")
 # VEIL_NER_* only on the sidecar's command line: the server refuses unknown VEIL_* variables.
@@ -50,4 +51,4 @@ const deadline = Date.now() + 120000;
   process.exit(1);
 })();"
 VEIL_DETECTOR__MODE=both VEIL_DETECTOR__ADVANCED_URL=http://127.0.0.1:$NER_PORT VEIL_DETECTOR__API_KEY=$key \
-  node --max-semi-space-size=16 server/bin/veil.js serve "${listen[@]}"
+  node --max-semi-space-size=16 --no-concurrent-recompilation server/bin/veil.js serve "${listen[@]}"

@@ -10,7 +10,9 @@
 //   node server/dist/bench/hot-pairs.js syscalls <veil.js|echo> [route] [requests] [connections]
 //
 // A build given as `<veil.js>:secure` runs with api_key auth and a strict file audit sink.
-// routes: a comma list of transform, rehydrate, echo (default transform,rehydrate), each
+// routes: a comma list of transform, rehydrate, echo, large, echo-large (default
+// transform,rehydrate; `large` is the ratio benchmark's 100 KB transform and `echo-large` the echo
+// of that body, both on one connection, one request at a time, as the 100 KB row sends them), each
 // optionally `@<req/s>` for a fixed rate (the echo at Veil's rate shows what an idle load generator
 // costs the server's writes). Each server
 // is `veil serve` in the default configuration (text log on a pipe, as the ratio benchmark runs
@@ -80,20 +82,24 @@ function headersOf(spec: string): Record<string, string> {
   return spec.endsWith(':secure') ? { 'x-api-key': API_KEY } : {};
 }
 
+/** Routes sent by one connection, one request at a time (the ratio benchmark's 100 KB row). */
+const SEQUENTIAL = new Set(['large', 'echo-large']);
+
 async function targets(server: ServerProcess, spec: string): Promise<Record<string, Target>> {
   const input = JSON.stringify({ input: textWithEntities(1024, 180) });
-  if (spec === ECHO) return { echo: { method: 'POST', path: '/echo', body: input } };
+  const large = JSON.stringify({ input: textWithEntities(100 * 1024, 180) });
+  if (spec === ECHO) return { echo: { method: 'POST', path: '/echo', body: input }, 'echo-large': { method: 'POST', path: '/echo', body: large } };
   const headers = headersOf(spec);
   const transform: Target = { method: 'POST', path: '/v1/transform', body: input, headers };
   const answer = JSON.parse((await send(server.url, 'POST', '/v1/transform', input, headers)).text) as { safe_text: string; session_state: string };
   const rehydrate: Target = { method: 'POST', path: '/v1/rehydrate', body: JSON.stringify({ output: answer.safe_text, session_state: answer.session_state }), headers };
-  return { transform, rehydrate };
+  return { transform, rehydrate, large: { method: 'POST', path: '/v1/transform', body: large, headers } };
 }
 
-async function measure(server: ServerProcess, target: Target, seconds: number, rate?: number): Promise<Sample> {
+async function measure(server: ServerProcess, target: Target, seconds: number, rate?: number, connections = 16): Promise<Sample> {
   const pid = servingPid(server.pid);
   const before = counters(pid);
-  const run = await throughput(server.url, target, 16, seconds, rate);
+  const run = await throughput(server.url, target, connections, seconds, rate);
   const after = counters(pid);
   const requests = run.rps * seconds;
   const per = (value: number) => value / requests;
@@ -120,17 +126,18 @@ async function pairs(builds: readonly string[], count: number, routes: readonly 
   for (let pair = 0; pair < count; pair += 1) {
     // Alternate which build goes first, so a drift in the machine's load does not favour one.
     const order = pair % 2 === 0 ? builds : [...builds].reverse();
-    for (const bin of routes.some((route) => routeName(route) === ECHO) ? [...order, ECHO] : order) {
+    for (const bin of routes.some((route) => routeName(route).startsWith(ECHO)) ? [...order, ECHO] : order) {
       const server = await start(bin);
       try {
         const byRoute = await targets(server, bin);
         const mine = routes.filter((route) => byRoute[routeName(route)] !== undefined);
         if (mine.length === 0) continue;
-        await throughput(server.url, byRoute[routeName(mine[0]!)]!, 16, 6);
+        const connectionsOf = (route: string) => (SEQUENTIAL.has(routeName(route)) ? 1 : 16);
+        await throughput(server.url, byRoute[routeName(mine[0]!)]!, connectionsOf(mine[0]!), 6);
         for (const route of mine) {
           // `route@rate`: at that many requests per second over all connections, not as fast as it goes.
           const rate = route.includes('@') ? Number(route.split('@')[1]) : undefined;
-          const sample = await measure(server, byRoute[routeName(route)]!, 5, rate);
+          const sample = await measure(server, byRoute[routeName(route)]!, 5, rate, connectionsOf(route));
           const key = `${route} ${bin}`;
           samples.set(key, [...(samples.get(key) ?? []), sample]);
           process.stdout.write(

@@ -6,10 +6,13 @@
 // Node's own frames pass through to the caller, and a stack of Node frames alone is Node's HTTP.
 // Also prints the server CPU per request of the run and the functions with the most self time.
 //
-//   node server/dist/bench/hot-stages.js run transform|rehydrate [warm-up s] [measured s]
+//   node server/dist/bench/hot-stages.js run transform|rehydrate|transform-100k [warm-up s] [measured s]
+//
+// `transform-100k` is the ratio benchmark's 100 KB body (bench/ratios.ts largeRatio) sent by one
+// connection, one request at a time, as that row measures it.
 //   node server/dist/bench/hot-stages.js analyse <file.cpuprofile> [from] [to]   (fractions of the run)
 //
-// VEIL_BENCH_BIN measures another build (bench/common.ts). Run it in a raised scheduling group
+// VEIL_BENCH_BIN measures another build; VEIL_BENCH_KEEP_PROFILE=1 keeps the .cpuprofile (bench/common.ts). Run it in a raised scheduling group
 // on a shared machine (BENCHMARKS.md "Reading the figures").
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -101,22 +104,25 @@ function print(result: ReturnType<typeof analyse>): void {
   for (const [frame, count] of result.self) process.stdout.write(`${share(count)}  ${frame}\n`);
 }
 
-async function run(route: 'transform' | 'rehydrate', warmSeconds: number, seconds: number): Promise<void> {
+type Route = 'transform' | 'rehydrate' | 'transform-100k';
+
+async function run(route: Route, warmSeconds: number, seconds: number): Promise<void> {
   if (hasTaskset) spawnSync('taskset', ['-cp', '1', String(process.pid)]);
   const dir = mkdtempSync(join(tmpdir(), 'veil-stages-'));
   const env = { VEIL_SESSION_SECRET: '3c'.repeat(32), NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir} --cpu-prof-interval=200` };
   const server = await spawnServer([VEIL_BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], env, 0);
   try {
     const pid = servingPid(server.pid);
-    const transform: Target = { method: 'POST', path: '/v1/transform', body: JSON.stringify({ input: textWithEntities(1024, 180) }) };
+    const transform: Target = { method: 'POST', path: '/v1/transform', body: JSON.stringify({ input: textWithEntities(route === 'transform-100k' ? 100 * 1024 : 1024, 180) }) };
+    const connections = route === 'transform-100k' ? 1 : 16;
     let target = transform;
     if (route === 'rehydrate') {
       const answer = JSON.parse((await send(server.url, 'POST', '/v1/transform', transform.body)).text) as { safe_text: string; session_state: string };
       target = { method: 'POST', path: '/v1/rehydrate', body: JSON.stringify({ output: answer.safe_text, session_state: answer.session_state }) };
     }
-    await throughput(server.url, target, 16, warmSeconds);
+    await throughput(server.url, target, connections, warmSeconds);
     const before = cpuSeconds(pid);
-    const measured = await throughput(server.url, target, 16, seconds);
+    const measured = await throughput(server.url, target, connections, seconds);
     const after = cpuSeconds(pid);
     closeClient();
     if (before !== undefined && after !== undefined) {
@@ -133,15 +139,17 @@ async function run(route: 'transform' | 'rehydrate', warmSeconds: number, second
   const total = warmSeconds + seconds;
   // The measured window, less its last half second.
   print(analyse(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, warmSeconds / total, (total - 0.5) / total));
-  rmSync(dir, { recursive: true, force: true });
+  // VEIL_BENCH_KEEP_PROFILE=1 keeps the profile for `analyse` or DevTools.
+  if (process.env.VEIL_BENCH_KEEP_PROFILE === '1') process.stdout.write(`\nprofile kept: ${join(dir, file)}\n`);
+  else rmSync(dir, { recursive: true, force: true });
 }
 
 const [mode, first, second, third] = process.argv.slice(2);
 if (mode === 'analyse' && first !== undefined) {
   print(analyse(JSON.parse(readFileSync(first, 'utf8')) as CpuProfile, Number(second ?? 0.45), Number(third ?? 0.97)));
-} else if (mode === 'run' && (first === 'transform' || first === 'rehydrate')) {
+} else if (mode === 'run' && (first === 'transform' || first === 'rehydrate' || first === 'transform-100k')) {
   await run(first, Number(second ?? 6), Number(third ?? 8));
 } else {
-  process.stderr.write('usage: hot-stages.js run transform|rehydrate [warm-up s] [measured s] | analyse <file.cpuprofile> [from] [to]\n');
+  process.stderr.write('usage: hot-stages.js run transform|rehydrate|transform-100k [warm-up s] [measured s] | analyse <file.cpuprofile> [from] [to]\n');
   process.exitCode = 2;
 }

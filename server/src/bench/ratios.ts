@@ -428,21 +428,37 @@ async function startupAndMemory(options: RatioOptions, rows: RatioRow[]): Promis
   const cold = median(times);
   rows.push({ name: 'cold start: spawn `veil serve` to the first 200 from /readyz', result: `${cold.toFixed(0)} ms (${range(times, 0)})`, target: '≤ 1000 ms', met: cold <= 1000 });
 
-  // The default environment, glibc's malloc arena cap that the server image and `make run` set,
+  // The default environment; as the server image and `make run` start it (node
+  // --max-semi-space-size=16, a bounded young generation that a running process cannot set for
+  // itself, and glibc's malloc arena cap); each of those with TurboFan compiling on the main thread
+  // (--no-concurrent-recompilation: the optimizing compiler's memory is malloc'ed on the main
+  // thread instead of in a compiler thread's arena, which glibc keeps once freed; session 11);
   // and the chart's pod (1 GiB limit): the server relaunches itself with a 512 MiB heap and a
   // bounded young generation (cli/launcher.ts), and the relaunched process is the one measured.
-  // Also as the server image and `make run` start it: node --max-semi-space-size=16 (a bounded
-  // young generation, which a running process cannot set for itself).
+  const image = ['--max-semi-space-size=16'];
   const variants: readonly (readonly [string, Record<string, string>, readonly string[]])[] = [
     ['', {}, []],
-    [' with MALLOC_ARENA_MAX=2', { MALLOC_ARENA_MAX: '2' }, []],
-    [' started with --max-semi-space-size=16 and MALLOC_ARENA_MAX=2 (the image, make run)', { MALLOC_ARENA_MAX: '2' }, ['--max-semi-space-size=16']],
+    [' started with --no-concurrent-recompilation', {}, ['--no-concurrent-recompilation']],
+    [' started with --max-semi-space-size=16 and MALLOC_ARENA_MAX=2 (the image, make run)', { MALLOC_ARENA_MAX: '2' }, image],
+    [' started as the image with --no-concurrent-recompilation', { MALLOC_ARENA_MAX: '2' }, [...image, '--no-concurrent-recompilation']],
     [' with server.memory_budget_mb 1024 (the chart pod; relaunched)', { VEIL_SERVER__MEMORY_BUDGET_MB: '1024' }, []],
   ];
   for (const [label, env, nodeFlags] of variants) await rssUnderLoad(label, env, nodeFlags, options, rows);
 }
 
-/** Idle RSS, then RSS right after `options.loadSeconds` of 1 KB transforms and rehydrates. */
+/** Seconds of load (half transforms, half rehydrates) and of quiet that make a warm idle. */
+const WARM_LOAD_SECONDS = 10;
+const WARM_QUIET_SECONDS = 10;
+
+/**
+ * RSS at two idles, then right after `options.loadSeconds` of 1 KB transforms and rehydrates.
+ * "Idle" is measured two ways (BENCHMARKS.md, "Session 11 (wave10/hot)"): after one transform
+ * and 3 s of quiet (the cold idle: nothing compiled, the young generation at its start size),
+ * and after 10 s of load and 10 s of quiet (the warm idle: what a server that has served traffic
+ * holds when it is quiet again, V8's optimized code and compiler memory and its grown young
+ * generation included). Growth over the cold idle is the warm-up plus any growth; over the warm
+ * idle it is what sustained load adds (a leak, a cache, garbage kept). Both are printed.
+ */
 async function rssUnderLoad(label: string, env: Record<string, string>, nodeFlags: readonly string[], options: RatioOptions, rows: RatioRow[]): Promise<void> {
   const veil = nodeFlags.length === 0 ? await startVeil(env, 0) : await spawnServer([...nodeFlags, VEIL_BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], env, 0);
   try {
@@ -451,6 +467,10 @@ async function rssUnderLoad(label: string, env: Record<string, string>, nodeFlag
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const pid = servingPid(veil.pid);
     const idle = rssMiB(pid);
+    await throughput(veil.url, transform, options.connections, WARM_LOAD_SECONDS / 2);
+    await throughput(veil.url, rehydrate, options.connections, WARM_LOAD_SECONDS / 2);
+    await new Promise((resolve) => setTimeout(resolve, WARM_QUIET_SECONDS * 1000));
+    const warm = rssMiB(pid);
     // Load in 10-s slices, transform and rehydrate in turn.
     const slices = Math.max(1, Math.round(options.loadSeconds / 10));
     const cpuBefore = cpuSeconds(pid) ?? 0;
@@ -464,15 +484,14 @@ async function rssUnderLoad(label: string, env: Record<string, string>, nodeFlag
     const loaded = rssMiB(pid);
     await new Promise((resolve) => setTimeout(resolve, 5000));
     const settled = rssMiB(pid);
-    if (idle === undefined || loaded === undefined || settled === undefined) return;
-    rows.push({ name: `idle RSS (default configuration${label}, after one transform, 3 s idle)`, result: `${idle.toFixed(1)} MiB`, target: 'reported', met: undefined });
-    const growth = loaded / idle - 1;
-    rows.push({
-      name: `RSS right after ${options.loadSeconds} s of 1 KB transforms and rehydrates${label} (${options.connections} connections); 5 s later`,
-      result: `${loaded.toFixed(1)} MiB (${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(0)} %); ${settled.toFixed(1)} MiB (${((settled / idle - 1) * 100).toFixed(0)} %); ${cpuUs.toFixed(0)} µs CPU per request`,
-      target: '≤ +20 %',
-      met: growth <= 0.2,
-    });
+    if (idle === undefined || warm === undefined || loaded === undefined || settled === undefined) return;
+    const percent = (value: number) => `${value >= 0 ? '+' : ''}${(value * 100).toFixed(0)} %`;
+    rows.push({ name: `idle RSS (default configuration${label}): cold (after one transform, 3 s quiet); warm (then ${WARM_LOAD_SECONDS} s of load, ${WARM_QUIET_SECONDS} s quiet)`, result: `${idle.toFixed(1)} MiB; ${warm.toFixed(1)} MiB`, target: 'reported', met: undefined });
+    const growth = (reference: number) => loaded / reference - 1;
+    const after = `RSS right after ${options.loadSeconds} s more of 1 KB transforms and rehydrates${label} (${options.connections} connections)`;
+    const tail = `${settled.toFixed(1)} MiB 5 s later; ${cpuUs.toFixed(0)} µs CPU per request`;
+    rows.push({ name: `${after}, over the cold idle`, result: `${loaded.toFixed(1)} MiB (${percent(growth(idle))}); ${tail}`, target: '≤ +20 %', met: growth(idle) <= 0.2 });
+    rows.push({ name: `${after}, over the warm idle`, result: `${loaded.toFixed(1)} MiB (${percent(growth(warm))})`, target: '≤ +20 %', met: growth(warm) <= 0.2 });
   } finally {
     await veil.stop();
   }

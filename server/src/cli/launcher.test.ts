@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/index.js';
 import { TEST_SECRET } from '../../test/support/harness.js';
 import { tempDir } from '../audit/testing.js';
-import { launchPlan, LAUNCHED_ENV, openFileLimits, relaunch, SEMI_SPACE_MB } from './launcher.js';
+import { launchPlan, LAUNCHED_ENV, MAIN_THREAD_COMPILE, openFileLimits, relaunch, SEMI_SPACE_MB } from './launcher.js';
 
 const configWith = (server: Record<string, unknown>) => loadConfig({ env: { VEIL_SESSION_SECRET: TEST_SECRET }, overrides: { server } }).config;
 const currentHeapMb = getHeapStatistics().heap_size_limit / (1024 * 1024);
@@ -18,7 +18,17 @@ describe('launchPlan', () => {
   it('lowers the heap to half of a budget smaller than the current heap', () => {
     const budget = Math.max(256, Math.floor(currentHeapMb / 2));
     const plan = launchPlan(configWith({ memory_budget_mb: budget }), {}, []);
-    expect(plan?.execArgv).toEqual([`--max-old-space-size=${Math.max(256, Math.floor(budget / 2))}`, `--max-semi-space-size=${SEMI_SPACE_MB}`]);
+    expect(plan?.execArgv).toEqual([`--max-old-space-size=${Math.max(256, Math.floor(budget / 2))}`, `--max-semi-space-size=${SEMI_SPACE_MB}`, MAIN_THREAD_COMPILE]);
+  });
+
+  it('compiles on the main thread in a relaunched server unless the operator chose either way (session 11)', () => {
+    const budget = Math.max(256, Math.floor(currentHeapMb / 2));
+    const compileFlags = (env: NodeJS.ProcessEnv, execArgv: string[]) =>
+      launchPlan(configWith({ memory_budget_mb: budget }), env, execArgv)?.execArgv.filter((flag) => flag.includes('concurrent')) ?? [];
+    expect(compileFlags({}, [])).toEqual(['--no-concurrent-recompilation']);
+    expect(compileFlags({ NODE_OPTIONS: '--concurrent-recompilation' }, [])).toEqual([]);
+    expect(compileFlags({}, ['--no-concurrent-recompilation'])).toEqual([]);
+    expect(compileFlags({}, ['--concurrent_recompilation'])).toEqual([]);
   });
 
   it('bounds the young generation of a relaunched server unless the operator sized it, and never relaunches for it alone', () => {
@@ -65,9 +75,9 @@ describe('relaunch', () => {
   });
 
   it("runs the server with the plan's V8 flags", async () => {
-    // The child exits 0 only when it was started with the young-generation bound.
+    // The child exits 0 only when it was started with the young-generation bound and main-thread compiles.
     const script = join(tempDir('veil-launch-'), 'flags.mjs');
-    writeFileSync(script, `process.exit(process.execArgv.includes('--max-semi-space-size=${SEMI_SPACE_MB}') ? 0 : 3);\n`);
+    writeFileSync(script, `process.exit(process.execArgv.includes('--max-semi-space-size=${SEMI_SPACE_MB}') && process.execArgv.includes('${MAIN_THREAD_COMPILE}') ? 0 : 3);\n`);
     const budget = Math.max(256, Math.floor(currentHeapMb / 2));
     const plan = launchPlan(configWith({ memory_budget_mb: budget }), {}, [])!;
     expect(await relaunch(plan, script, [])).toBe(0);

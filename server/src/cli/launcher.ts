@@ -8,7 +8,9 @@
 //   server.max_connections plus a reserve (every connection is a file descriptor).
 // A relaunched server also gets a bounded young generation (--max-semi-space-size, SEMI_SPACE_MB)
 // unless the operator set one: V8's default lets new space grow from 64 to 128 MiB under load,
-// most of the RSS growth a pod sees (BENCHMARKS.md, "Session 7 (wave6/large)").
+// most of the RSS growth a pod sees (BENCHMARKS.md, "Session 7 (wave6/large)"); and TurboFan on
+// the main thread (MAIN_THREAD_COMPILE) unless the operator chose either way: the memory a
+// concurrent compile mallocs in its own thread's arena stays resident once freed (session 11).
 // The launcher forwards SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2 to the server and exits with
 // its exit code; the server exits when the launcher disappears (its IPC channel closes), so
 // killing either never leaves the other running. __VEIL_LAUNCHED marks the child: it never
@@ -30,6 +32,18 @@ const FILE_RESERVE = 1024;
  * 32 MiB instead of V8's 64-128 MiB under load; 8 scavenges twice as often for 16 MiB more saved.
  */
 export const SEMI_SPACE_MB = 16;
+
+/**
+ * V8 flag of the relaunched server: optimizing compiles run on the main thread, between requests,
+ * instead of on a compiler thread. The compiler's memory (tens of MiB while the hot path is
+ * optimized in the first seconds of load) is then malloc'ed in the main thread's arena, which the
+ * next allocations reuse; a compiler thread's arena keeps it resident after it is freed. Measured
+ * with the image's other settings: RSS after 60 s of load +18 % over a server that answered one
+ * request (+27 % without), +10 % over a warm one, at 332 vs 342 µs of CPU per request
+ * (BENCHMARKS.md "Session 11 (wave10/hot)"). The cost: a compile holds the event loop while it
+ * runs (during warm-up only); on one core, as pinned there, the compiler thread took the same core.
+ */
+export const MAIN_THREAD_COMPILE = '--no-concurrent-recompilation';
 
 const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1', 'SIGUSR2'];
 
@@ -68,6 +82,8 @@ export function launchPlan(config: VeilConfig, env: NodeJS.ProcessEnv, execArgv:
   // second start to every `veil serve` (NODE_OPTIONS sets it there, docs/operations.md).
   const semiSet = flags.some((flag) => flag.startsWith('--max-semi-space-size'));
   if (!semiSet) execArgvOut.push(`--max-semi-space-size=${SEMI_SPACE_MB}`);
+  const compileSet = flags.some((flag) => /^--(?:no-)?concurrent[-_]recompilation(?:=|$)/.test(flag));
+  if (!compileSet) execArgvOut.push(MAIN_THREAD_COMPILE);
   return { execArgv: execArgvOut, ...(files !== undefined ? { files } : {}) };
 }
 

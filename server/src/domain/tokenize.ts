@@ -40,19 +40,49 @@ export interface TokenizeInput {
   readonly protectionOverrides?: Readonly<Record<string, RestoreMode>> | undefined;
 }
 
+/** What one distinct (type, value) of a call was given: its decision, and its token once allocated. */
+interface ValueOutcome {
+  readonly decision: Decision;
+  token: string | undefined;
+}
+
 /**
  * Decide every detection first so that a deny anywhere refuses the whole request before any
  * token is allocated; then rewrite the text in one left-to-right pass.
+ *
+ * A value repeated in the text (the same type and the same characters) is decided, normalized,
+ * allocated and rendered once per call: the policy's decision depends on the type, the request
+ * context and the value only, and an allocator gives the same id and cap for the same (type,
+ * value) (ValueAllocator's contract), so the later occurrences take the first one's outcome
+ * (a 100 KB text mentioning seven values 398 times made 398 normalizations and 398 token
+ * renderings; BENCHMARKS.md "Session 11 (wave10/hot)").
  */
 export function tokenizeText(input: TokenizeInput): TokenizeResult {
   const { text, detections, policy, context, allocator } = input;
-  const decisions: Decision[] = detections.map((detection) => policy.decide(detection.type, context, detection.value));
-  const denied = decisions.find((decision) => decision.action === 'deny');
-  if (denied !== undefined) {
-    throw new VeilError(
-      'VEIL_POLICY_DENIED',
-      `request denied by policy rule '${denied.rule_matched}' for entity type '${denied.entity_type}'`,
-    );
+  // By type, then by value: the value string is the key itself (its hash is computed once and
+  // kept by the engine), so a text of distinct values pays a lookup, not a new key string each.
+  const byType = new Map<string, Map<string, ValueOutcome>>();
+  const perDetection: ValueOutcome[] = [];
+  for (const detection of detections) {
+    let outcomes = byType.get(detection.type);
+    if (outcomes === undefined) {
+      outcomes = new Map();
+      byType.set(detection.type, outcomes);
+    }
+    let outcome = outcomes.get(detection.value);
+    if (outcome === undefined) {
+      const decision = policy.decide(detection.type, context, detection.value);
+      if (decision.action === 'deny') {
+        throw new VeilError(
+          'VEIL_POLICY_DENIED',
+          `request denied by policy rule '${decision.rule_matched}' for entity type '${decision.entity_type}'`,
+        );
+      }
+      // One object shape from the start (the token is filled in by the second pass).
+      outcome = { decision, token: undefined };
+      outcomes.set(detection.value, outcome);
+    }
+    perDetection.push(outcome);
   }
 
   const parts: string[] = [];
@@ -63,7 +93,8 @@ export function tokenizeText(input: TokenizeInput): TokenizeResult {
   let transformed = 0;
   for (let index = 0; index < detections.length; index += 1) {
     const detection = detections[index]!;
-    const decision = decisions[index]!;
+    const outcome = perDetection[index]!;
+    const decision = outcome.decision;
     if (decision.action === 'allow') continue;
     parts.push(text.slice(cursor, detection.start));
     cursor = detection.end;
@@ -73,25 +104,29 @@ export function tokenizeText(input: TokenizeInput): TokenizeResult {
       entities.push(entityOf(detection, decision, REDACTED, 'redact'));
       continue;
     }
-    const { id, cap, isNew } = allocator.allocate(detection.type, detection.value);
-    const token = renderToken({ type: detection.type, id, cap });
+    let token = outcome.token;
+    if (token === undefined) {
+      const { id, cap, isNew } = allocator.allocate(detection.type, detection.value);
+      token = renderToken({ type: detection.type, id, cap });
+      outcome.token = token;
+      if (isNew) {
+        const override = input.protectionOverrides?.[detection.type];
+        newEntries.push({
+          id,
+          type: detection.type,
+          cap,
+          value: detection.value,
+          mode: decision.restore_mode,
+          ...(decision.restore_strategy !== undefined ? { strategy: decision.restore_strategy } : {}),
+          ...(override !== undefined ? { override } : {}),
+          // Rehydrate re-decides caller-dependent rules for this destination (engine.ts resolveRestore).
+          ...(context.destination !== undefined && context.destination !== DEFAULT_DESTINATION ? { destination: context.destination } : {}),
+        });
+      }
+    }
     parts.push(token);
     transformed += 1;
     entities.push(entityOf(detection, decision, token, 'tokenize'));
-    if (isNew) {
-      const override = input.protectionOverrides?.[detection.type];
-      newEntries.push({
-        id,
-        type: detection.type,
-        cap,
-        value: detection.value,
-        mode: decision.restore_mode,
-        ...(decision.restore_strategy !== undefined ? { strategy: decision.restore_strategy } : {}),
-        ...(override !== undefined ? { override } : {}),
-        // Rehydrate re-decides caller-dependent rules for this destination (engine.ts resolveRestore).
-        ...(context.destination !== undefined && context.destination !== DEFAULT_DESTINATION ? { destination: context.destination } : {}),
-      });
-    }
   }
   parts.push(text.slice(cursor));
   return { safeText: parts.join(''), entities, newEntries, blocked, transformed };

@@ -38,6 +38,32 @@ describe('textCost (what a transform weighs: values cost per value, not per byte
     );
   });
 
+  it('gives the same count on long texts, counted over their UTF-8 bytes in slices (session 11), stops included', () => {
+    const anchors = new Set('0123456789@:/.+-_=');
+    const reference = (text: string, stopAt: number, weight: number): number => {
+      let total = text.length;
+      for (let index = 0; index < text.length && total <= stopAt; index += 1) if (anchors.has(text[index]!)) total += weight;
+      return total;
+    };
+    // Pieces that put surrogate pairs, lone surrogates and non-ASCII digits across the 16 K slice boundaries.
+    const piece = fc.constantFrom('a', ' ', '7', '@', '.', '-', '\u00e9', '\u0660', '\uff10', '\ud83d\ude00', '\ud800', '\udfff', 'word ', '+1 415 555 0134 ');
+    const longTexts = fc.array(piece, { minLength: 1200, maxLength: 9000 }).map((pieces) => pieces.join(''));
+    fc.assert(
+      fc.property(longTexts, fc.double({ min: 0.5, max: 3, noNaN: true }), fc.constantFrom(ANCHOR_WEIGHT, TEXT_ANCHOR_WEIGHT), (text, factor, weight) => {
+        const stopAt = Math.floor(text.length * factor);
+        expect(textCost(text, stopAt, weight)).toBe(reference(text, stopAt, weight));
+        expect(textCost(text, text.length, weight)).toBe(reference(text, text.length, weight));
+        expect(textCost(text, Infinity, weight)).toBe(reference(text, Infinity, weight));
+      }),
+      // No shrinking: a failing text of thousands of pieces would take minutes to shrink.
+      { numRuns: 150, endOnFailure: true },
+    );
+    const benchmark = textWithEntities(100 * 1024, 180);
+    for (const stopAt of [0, benchmark.length, 200_000, THRESHOLD * TEXT_INLINE_FACTOR, Infinity]) {
+      expect(textCost(benchmark, stopAt, TEXT_ANCHOR_WEIGHT)).toBe(reference(benchmark, stopAt, TEXT_ANCHOR_WEIGHT));
+    }
+  });
+
   it('weighs anchors by the weight asked for (a text transform: TEXT_ANCHOR_WEIGHT)', () => {
     expect(textCost('+1 415 555 0134', Infinity, TEXT_ANCHOR_WEIGHT)).toBe(15 + 12 * TEXT_ANCHOR_WEIGHT);
     expect(textCost('plain words here', Infinity, TEXT_ANCHOR_WEIGHT)).toBe(16);

@@ -3,8 +3,9 @@
 // and "john smith"); the canonical digest is still written, so a replica of the previous release
 // (which checks only that one) honours the revocation during an upgrade; other types keep their
 // own normalization (an e-mail's case never mattered, a password's always does).
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { entryDigests, revocationDigests } from './revocation.js';
+import { entryDigests, revocationDigests, sessionDigests } from './revocation.js';
 
 const KEY = Buffer.alloc(32, 7);
 const erases = (type: string, revoked: string, stored: string): boolean => {
@@ -34,5 +35,13 @@ describe('revocation digests', () => {
     expect(erases('password', 'Hunter2x', 'hunter2x')).toBe(false);
     expect(erases('email', 'Jane@Example.com', 'jane@example.com')).toBe(true);
     expect(revocationDigests(KEY, 'email', 'Jane@Example.com', 'US')).toHaveLength(1);
+  });
+
+  it('is HMAC-SHA-256 of v1|<type length>:<type>|<form>, the format every revocation store holds', () => {
+    const expected = createHmac('sha256', KEY).update('v1|5:email|jane@example.com').digest('hex');
+    expect(revocationDigests(KEY, 'email', 'Jane@Example.com', 'US')).toEqual([expected]);
+    const digests = sessionDigests(KEY, { language: 'en', entries: [{ id: 'e_001', type: 'email', value: 'jane@example.com' }, { id: 'p_001', type: 'phone', value: '(415) 555-0134' }] }, 'US');
+    expect(digests[0]).toEqual({ id: 'e_001', digest: expected });
+    expect(digests).toContainEqual({ id: 'p_001', digest: createHmac('sha256', KEY).update('v1|5:phone|+14155550134').digest('hex') });
   });
 });
