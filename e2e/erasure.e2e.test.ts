@@ -84,7 +84,7 @@ const CASES: readonly SpellingCase[] = [
     type: 'email',
     label: 'mail',
     revoked: 'blank.erase@corp.example',
-    others: ['blank.erase@ corp.example', 'blank.erase @corp.example', 'blank . erase @ corp . example', 'blank\u2800.\u2800erase\u2800@\u2800corp.example', 'blank\u20e3.erase\u20e3@\u20e3corp.example', 'blank.erase(a)corp.example', 'b l a n k . e r a s e @ c o r p . e x a m p l e', 'blank.erase at corp.example'],
+    others: ['blank.erase@ corp.example', 'blank.erase @corp.example', 'blank . erase @ corp . example', 'blank\u2800.\u2800erase\u2800@\u2800corp.example', 'blank\u20e3.erase\u20e3@\u20e3corp.example', 'blank.erase(a)corp.example', 'b l a n k . e r a s e @ c o r p . e x a m p l e', 'blank.erase at corp.example', "'blank.erase' + '@corp.example'"],
   },
   {
     name: 'credit card (session 11): line and paragraph separators, NEL, braille blanks, a digit word among numerals',

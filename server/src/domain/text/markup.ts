@@ -18,7 +18,10 @@
 //     line (`DE89 3704 0044 05=⏎32 0130 00`, `john.doe@corp.exa=⏎mple`);
 //   - defanged `[.]` `(.)` `[@]` `(@)`, which fold to the character they hold
 //     (`john.doe[@]corp[.]example`);
-//   - a line break after a dash between two digits (`+1 (415) 555-⏎0100`), which folds to the dash.
+//   - a line break after a dash between two digits (`+1 (415) 555-⏎0100`), which folds to the dash;
+//   - the joint of two string literals concatenated in code (`'jane.doe' + '@corp.example'`,
+//     `"4111" + "1111" + …`): a closing quote, `+` with at most one space on each side, the same
+//     opening quote. A value split into literals is the value to whoever runs (or reads) the code.
 // What a tag holds besides its name (attributes, a BBCode argument) must be unable to hold a
 // value, since the detectors no longer read it: no `@`, no URL (`://`, `www.`), at most four
 // digits, no run of 16 letters and digits, at most MAX_UNIT characters in all.
@@ -47,10 +50,16 @@ const SLASH = 0x2f;
 const EQUALS = 0x3d;
 const OPEN_PAREN = 0x28;
 const DASH = 0x2d;
+const QUOTE = 0x22;
+const APOSTROPHE = 0x27;
+const PLUS = 0x2b;
 
 /** True for the first character of a markup unit (the fold looks closer only there). */
 export function mayStartMarkup(code: number): boolean {
-  return code === LESS_THAN || code === OPEN_BRACKET || code === STAR || code === TILDE || code === BACKTICK || code === EQUALS || code === OPEN_PAREN || code === DASH;
+  return (
+    code === LESS_THAN || code === OPEN_BRACKET || code === STAR || code === TILDE || code === BACKTICK || code === EQUALS || code === OPEN_PAREN ||
+    code === DASH || code === QUOTE || code === APOSTROPHE
+  );
 }
 
 /**
@@ -69,7 +78,7 @@ export function defangedAt(text: string, index: number): string | undefined {
  * What the fold searches for (native indexOf) to find the first unit: each unit starts with one
  * of these (the longer ones keep ordinary hyphens, parentheses and assignments off the search).
  */
-export const MARKUP_STARTS: readonly string[] = ['<', '[', '**', '~~', '`', '=\n', '=\r\n', '(.)', '(@)', '-\n', '-\r\n'];
+export const MARKUP_STARTS: readonly string[] = ['<', '[', '**', '~~', '`', '=\n', '=\r\n', '(.)', '(@)', '-\n', '-\r\n', "' + '", '" + "', "'+'", '"+"'];
 
 function isLetter(code: number): boolean {
   const lower = code | 0x20;
@@ -194,6 +203,16 @@ export function markupAt(text: string, index: number): number {
       const limit = end + 16;
       while (end < limit && (text.charCodeAt(end) === 0x20 || text.charCodeAt(end) === 0x09)) end++;
       return end - index;
+    }
+    case QUOTE:
+    case APOSTROPHE: {
+      // The joint of two concatenated literals: `' + '`, `"+"` (the same quote both sides).
+      let end = index + 1;
+      if (text.charCodeAt(end) === 0x20) end++;
+      if (text.charCodeAt(end) !== PLUS) return 0;
+      end++;
+      if (text.charCodeAt(end) === 0x20) end++;
+      return text.charCodeAt(end) === code ? end + 1 - index : 0;
     }
     case EQUALS: {
       // A quoted-printable soft line break (`=` at a line's end): the mail was wrapped there.

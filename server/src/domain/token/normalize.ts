@@ -79,8 +79,9 @@ export function normalizeValue(type: string, value: string, region: string = DEF
 
 /** normalizeValue with the given fold (the current one, or foldCharacters for the previous release's form). */
 function normalizeFolded(type: string, value: string, region: string, fold: (text: string) => string): string {
-  // A key or token holds no white space: one wrapped over lines (detect/secrets.ts) is the same key.
-  if (type === 'api_key' || type === 'jwt') return value.normalize('NFC').replace(/\s+/gu, '');
+  // A key or token holds no white space: one wrapped over lines (detect/secrets.ts) or split into
+  // concatenated literals (text/markup.ts, read through by the fold) is the same key.
+  if (type === 'api_key' || type === 'jwt') return fold(value).normalize('NFC').replace(/\s+/gu, '');
   if (SECRET_TYPES.has(type)) return value.normalize('NFC').trim();
   // A value sent base64- or hex-encoded is the value it encodes (detect/encoded.ts), when the
   // decoded text is exactly one value of this type, as detection decided: a plain value whose
