@@ -720,11 +720,57 @@ def _street_like(text: str, span: RawEntity) -> bool:
     )
 
 
+# "Monika and Turjaška 48", "Gunnar and Næssvika 26B": a first name joined to a street line by
+# "and", one address as a whole, after "at"/"to"/"from"/"near", a colon or at a line's start; the
+# street line is the address recognizer's, or capitalized words (name particles between them) and
+# a house number ending the clause. Session 11.
+_FIRST_AND_TEXT = rf"(?:(?<![\w])(?:at|to|from|near)[ \t]+|:[ \t]*|^[ \t]*)(?P<first>[{_UP}][^\W\d_]+)[ \t]+and[ \t]+"
+_FIRST_AND = re.compile(_FIRST_AND_TEXT, re.MULTILINE)
+_FIRST_AND_BEFORE = re.compile(_FIRST_AND_TEXT + "$", re.MULTILINE)
+_TYPELESS_STREET = re.compile(
+    rf"(?P<street>[{_UP}][^\W\d_]+(?:[ \t]+(?:[{_UP}][^\W\d_]+|{_PLACE_PARTICLES}|[a-zà-ÿ][^\W\d_]*)){{0,3}}"
+    r",?[ \t]+\d{1,5}[A-Za-z]?)\.?(?=[ \t]*(?:$|[\r\n,;!?)]|\.(?:[ \t]|$)|[ \t]+(?:for|by|on|in|and)\b))",
+    re.MULTILINE,
+)
+
+
+def _first_name_before(text: str, start: int) -> int | None:
+    """Where "<first name> and " opens the address at `start` (`_FIRST_AND`), or None."""
+    match = _FIRST_AND_BEFORE.search(text, max(0, start - 40), start)
+    if match is None or match.end() != start:
+        return None
+    key = g.fold(match.group("first"))
+    return match.start("first") if key in g.first_names() and key not in g.CLOSED_CLASS else None
+
+
+def _typeless_after_first(text: str, spans: list[RawEntity]) -> list[RawEntity]:
+    """`_FIRST_AND` before capitalized words and a house number that no recognizer took as a
+    street: an `ADDRESS` span over the whole, model spans inside it dropped."""
+    out = list(spans)
+    for match in _FIRST_AND.finditer(text):
+        street = _TYPELESS_STREET.match(text, match.end())
+        if street is None or g.fold(match.group("first")) not in g.first_names():
+            continue
+        words = [g.fold(w) for w in g.WORD.findall(street.group("street"))]
+        if any(w in g.words("tech_terms") or w in g.CLOSED_CLASS for w in words) or all(
+            w in g.first_names() for w in words
+        ):
+            continue  # "Maria and Windows 11", "to John and Mary 2."
+        start, end = match.start("first"), street.end("street")
+        if any(_street_like(text, s) and s.start < end and start < s.end for s in out):
+            continue  # found as a street already: extended in `_merge_address_runs`
+        out = [s for s in out if s.end <= start or s.start >= end]
+        out.append(RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE))
+    return sorted(out, key=lambda s: s.start)
+
+
 def _merge_address_runs(text: str, spans: list[RawEntity]) -> list[RawEntity]:
     """One span per postal address (docs/ner.md): a street part followed by city, region or
     country spans joined only by commas or line breaks (and a postcode) becomes one `ADDRESS`
     span, with a postcode that closes the last part ("Finland 96882"). "Lyon, France" without a
-    street part stays two places."""
+    street part stays two places. A street part takes a first name joined to it by "and"
+    (`_FIRST_AND`)."""
+    spans = _typeless_after_first(text, spans)
     out: list[RawEntity] = []
     index = 0
     while index < len(spans):
@@ -733,8 +779,11 @@ def _merge_address_runs(text: str, spans: list[RawEntity]) -> list[RawEntity]:
         if not _street_like(text, span):
             out.append(span)
             continue
-        end = span.end
+        start, end = span.start, span.end
         merged = False
+        first = _first_name_before(text, start)
+        if first is not None and not (out and out[-1].end > first):
+            start, merged = first, True
         while index < len(spans) and veil_type(spans[index].label) == "location":
             join = _ADDRESS_JOIN.fullmatch(text, end, spans[index].start)
             if join is None:
@@ -748,7 +797,7 @@ def _merge_address_runs(text: str, spans: list[RawEntity]) -> list[RawEntity]:
         tail = _TRAILING_POSTCODE.match(text, end)
         if tail is not None:
             end = tail.end()
-        out.append(RawEntity(span.start, end, ADDRESS_LABEL, max(span.confidence, ADDRESS_CONFIDENCE)))
+        out.append(RawEntity(start, end, ADDRESS_LABEL, max(span.confidence, ADDRESS_CONFIDENCE)))
     return out
 
 
