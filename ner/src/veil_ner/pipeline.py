@@ -57,8 +57,8 @@ _UP = g.UPPER
 _PLACE_PARTICLES = "de|del|la|le|am|an|der|sur|sul|do|da|dos|das|los|las|el|di|du|des|nad|pod|na|im|bei|upon"
 _PLACE = rf"[{_UP}][^\W\d_]*(?:[ \t\-](?:(?:{_PLACE_PARTICLES})[ \t\-]){{0,2}}[{_UP}][^\W\d_]*){{0,3}}"
 _PREPOSITION = re.compile(
-    rf"(?<![\w])(?P<preposition>in|from|to|at|near|via|visit|visiting|en|à|au|aus|nach|bei|von|zu|a|da|em|para|"
-    rf"naar|uit|te|desde|hacia|di|verso|vers)[ \t]+(?P<place>{_PLACE})"
+    rf"(?<![\w])(?P<preposition>in|from|to|at|near|via|visit|visiting|visited|through|around|outside|across|"
+    rf"en|à|au|aus|nach|bei|von|zu|a|da|em|para|naar|uit|te|desde|hacia|di|verso|vers)[ \t]+(?P<place>{_PLACE})"
 )
 _LINE = re.compile(rf"(?m)^[ \t]*(?P<place>{_PLACE})[ \t]*$")
 _ANY_WORD = r"[^\W\d_][^\W\d_'\u2019]*(?:-[^\W\d_]+)*"
@@ -1187,10 +1187,8 @@ def _unknown_after_in(value: str) -> bool:
     )
 
 
-# The place prepositions of `_PREPOSITION`, as a set, plus "through", "outside", "across".
-_PLACE_PREPOSITIONS = frozenset(
-    _PREPOSITION.pattern.split("(?P<preposition>")[1].split(")")[0].split("|") + ["through", "outside", "across"]
-)
+# The place prepositions of `_PREPOSITION`, as a set.
+_PLACE_PREPOSITIONS = frozenset(_PREPOSITION.pattern.split("(?P<preposition>")[1].split(")")[0].split("|"))
 
 
 def _region_not_name(value: str) -> bool:
