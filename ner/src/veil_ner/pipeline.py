@@ -723,7 +723,8 @@ def _street_like(text: str, span: RawEntity) -> bool:
 # "Monika and Turjaška 48", "Gunnar and Næssvika 26B": a first name joined to a street line by
 # "and", one address as a whole, after "at"/"to"/"from"/"near", a colon or at a line's start; the
 # street line is the address recognizer's, or capitalized words (name particles between them) and
-# a house number ending the clause. Session 11.
+# a house number ending the clause, every capitalized word rare (the model's vectors do not know
+# it: "Turjaška", not "Chapter" or "Windows") and no first name. Session 11.
 _FIRST_AND_TEXT = rf"(?:(?<![\w])(?:at|to|from|near)[ \t]+|:[ \t]*|^[ \t]*)(?P<first>[{_UP}][^\W\d_]+)[ \t]+and[ \t]+"
 _FIRST_AND = re.compile(_FIRST_AND_TEXT, re.MULTILINE)
 _FIRST_AND_BEFORE = re.compile(_FIRST_AND_TEXT + "$", re.MULTILINE)
@@ -751,11 +752,9 @@ def _typeless_after_first(text: str, spans: list[RawEntity]) -> list[RawEntity]:
         street = _TYPELESS_STREET.match(text, match.end())
         if street is None or g.fold(match.group("first")) not in g.first_names():
             continue
-        words = [g.fold(w) for w in g.WORD.findall(street.group("street"))]
-        if any(w in g.words("tech_terms") or w in g.CLOSED_CLASS for w in words) or all(
-            w in g.first_names() for w in words
-        ):
-            continue  # "Maria and Windows 11", "to John and Mary 2."
+        capitalized = [w for w in g.WORD.findall(street.group("street")) if w[0].isupper() and len(w) > 2]
+        if not capitalized or any(g.common_word(w) or g.fold(w) in g.first_names() for w in capitalized):
+            continue  # "Maria and Windows 11", "to John and Mary 2.", "Anna and Chapter 3": no street name
         start, end = match.start("first"), street.end("street")
         if any(_street_like(text, s) and s.start < end and start < s.end for s in out):
             continue  # found as a street already: extended in `_merge_address_runs`
@@ -941,7 +940,10 @@ def _filtered(text: str, span: RawEntity) -> RawEntity | None:
         # "Ireland's new mayor", "Uusimaa was the first stop": a region the model calls a person or
         # a firm, judged as the place it is ("Uusimaa" is no known person name)
         kind, label = "location", PLACE_LABEL
-    refined = None if line is None else nonentity.refine(text, line[0], line[1], kind)
+    if line is not None and label == PLACE_LABEL:
+        refined: tuple[int, int] | None = line  # the whole region ("Rio Grande do Sul": "do" is no verb)
+    else:
+        refined = None if line is None else nonentity.refine(text, line[0], line[1], kind)
     if refined is None:
         return None
     value = text[refined[0] : refined[1]]
