@@ -17,7 +17,9 @@ from veil_ner.backends import RawEntity
 class FakeVocab:
     """Word vectors for a few common words only: every other word is rare."""
 
-    COMMON = frozenset(["chapter", "windows", "peter", "mary", "times", "users", "room", "our", "offices", "located"])
+    COMMON = frozenset(
+        ["chapter", "windows", "peter", "mary", "times", "users", "room", "our", "offices", "located"]
+    )
 
     def has_vector(self, word: str) -> bool:
         return word.lower() in self.COMMON
@@ -137,7 +139,7 @@ def test_no_second_street_name_without_a_street_line(text: str) -> None:
     ],
 )
 def test_a_first_name_and_a_street_line_are_one_address(text: str, address: str, vocabulary: None) -> None:
-    first = address.split()[0]
+    first = address.split(maxsplit=1)[0]
     assert locations(text, [(first, "PERSON")]) == [address]
 
 

@@ -40,7 +40,8 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[2] / "tools/ner-heldout"))
 sys.path.insert(0, str(HERE.parent))
 from presidio_synth import to_veil  # noqa: E402
-from provider_text import LOCALES, Parts, Values, _emit  # noqa: E402
+
+from provider_text import Parts, Values, _emit  # noqa: E402
 
 PLACES = HERE.parents[1] / "src/veil_ner/data/places.txt"
 
@@ -68,8 +69,22 @@ LONE_FRAMES = [
 ]
 
 NEGATIVE_VALUES = [
-    "Kubernetes", "Monday", "Excel", "Python", "Marketing", "Finance", "Chrome", "Docker",
-    "Slack", "the server", "Legal", "Sales", "Support", "Jenkins", "Terraform", "Outlook",
+    "Kubernetes",
+    "Monday",
+    "Excel",
+    "Python",
+    "Marketing",
+    "Finance",
+    "Chrome",
+    "Docker",
+    "Slack",
+    "the server",
+    "Legal",
+    "Sales",
+    "Support",
+    "Jenkins",
+    "Terraform",
+    "Outlook",
 ]
 
 
@@ -89,7 +104,9 @@ class Places:
             if line and not line.startswith("#")
         ]
         # real towns, as the records' cities are: Latin-script one- or two-word names
-        self.towns = [_title(r) for r in rows if r.replace(" ", "").isalpha() and r.count(" ") <= 1 and len(r) > 3]
+        self.towns = [
+            _title(r) for r in rows if r.replace(" ", "").isalpha() and r.count(" ") <= 1 and len(r) > 3
+        ]
 
     def lone(self) -> str:
         rec = self.values.record()
@@ -159,7 +176,9 @@ FAMILIES = {"lone": lone, "world": world, "forms": forms, "negatives": negatives
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--count", type=int, default=300, help="records per class")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--out", type=Path, required=True, help="directory for one JSONL file per class")
@@ -167,15 +186,19 @@ def main() -> int:
     rng = random.Random(args.seed)  # noqa: S311 - reproducible synthetic text, not a secret
     places = Places(rng, args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
-    assert set(LOCALES)  # the same locales as provider_text.py
     for name, family in FAMILIES.items():
         with (args.out / f"{name}.jsonl").open("w", encoding="utf-8") as out:
             for index in range(args.count):
                 parts = Parts()
                 family(parts, places, rng)
                 entities, ignored = to_veil(parts.text, parts.spans)
-                record = {"id": f"{name}-{index}", "lang": "en", "text": parts.text,
-                          "entities": entities, "ignored": ignored}
+                record = {
+                    "id": f"{name}-{index}",
+                    "lang": "en",
+                    "text": parts.text,
+                    "entities": entities,
+                    "ignored": ignored,
+                }
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 0
 

@@ -57,8 +57,9 @@ _UP = g.UPPER
 _PLACE_PARTICLES = "de|del|la|le|am|an|der|sur|sul|do|da|dos|das|los|las|el|di|du|des|nad|pod|na|im|bei|upon"
 _PLACE = rf"[{_UP}][^\W\d_]*(?:[ \t\-](?:(?:{_PLACE_PARTICLES})[ \t\-]){{0,2}}[{_UP}][^\W\d_]*){{0,3}}"
 _PREPOSITION = re.compile(
-    rf"(?<![\w])(?P<preposition>in|from|to|at|near|via|visit|visiting|visited|through|around|outside|across|"
-    rf"en|à|au|aus|nach|bei|von|zu|a|da|em|para|naar|uit|te|desde|hacia|di|verso|vers)[ \t]+(?P<place>{_PLACE})"
+    rf"(?<![\w])(?P<preposition>in|from|to|at|near|via|visit|visiting|visited|through|around|outside|"
+    rf"across|en|à|au|aus|nach|bei|von|zu|a|da|em|para|naar|uit|te|desde|hacia|di|verso|vers)[ \t]+"
+    rf"(?P<place>{_PLACE})"
 )
 _LINE = re.compile(rf"(?m)^[ \t]*(?P<place>{_PLACE})[ \t]*$")
 _ANY_WORD = r"[^\W\d_][^\W\d_'\u2019]*(?:-[^\W\d_]+)*"
@@ -725,7 +726,9 @@ def _street_like(text: str, span: RawEntity) -> bool:
 # street line is the address recognizer's, or capitalized words (name particles between them) and
 # a house number ending the clause, every capitalized word rare (the model's vectors do not know
 # it: "Turjaška", not "Chapter" or "Windows") and no first name. Session 11.
-_FIRST_AND_TEXT = rf"(?:(?<![\w])(?:at|to|from|near)[ \t]+|:[ \t]*|^[ \t]*)(?P<first>[{_UP}][^\W\d_]+)[ \t]+and[ \t]+"
+_FIRST_AND_TEXT = (
+    rf"(?:(?<![\w])(?:at|to|from|near)[ \t]+|:[ \t]*|^[ \t]*)(?P<first>[{_UP}][^\W\d_]+)[ \t]+and[ \t]+"
+)
 _FIRST_AND = re.compile(_FIRST_AND_TEXT, re.MULTILINE)
 _FIRST_AND_BEFORE = re.compile(_FIRST_AND_TEXT + "$", re.MULTILINE)
 _TYPELESS_STREET = re.compile(
