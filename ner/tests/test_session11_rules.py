@@ -187,3 +187,36 @@ def test_a_known_place_after_more_prepositions(text: str, place: str) -> None:
 )
 def test_no_place_after_the_new_prepositions_for_terms_and_months(text: str) -> None:
     assert locations(text) == []
+
+
+# --- one known name where a sentence puts a person (rule 11) ------------------------------------
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("The account belongs to Sipos.", "Sipos"),
+        ("According to Martinez, the shipment left on time.", "Martinez"),
+        ("Can you add Nagy to the mailing list?", "Nagy"),
+        ("The form was signed by Beverly in blue ink.", "Beverly"),
+        ("Please forward this to Gunilla when you get a chance.", "Gunilla"),
+        ("Regards,\nBlackburn", "Blackburn"),
+        ("Thanks,\nHjálmþórsson", "Hjálmþórsson"),  # a rare word after a closing
+    ],
+)
+def test_a_known_name_where_a_sentence_puts_a_person(text: str, name: str, vocabulary: None) -> None:
+    assert people(text) == [name]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "According to Paris, nothing changed.",  # a region's name too
+        "Add Redis to the stack.",  # a technical term
+        "The ticket belongs to Support.",
+        "Thanks,\nThe team",
+        "According to Reuters, markets fell.",  # no list knows it
+        "The release is signed by Morgan executives.",  # a noun follows the name
+        "Please add May to the calendar.",  # a month
+    ],
+)
+def test_no_name_after_a_person_cue_for_words_places_and_terms(text: str, vocabulary: None) -> None:
+    assert people(text) == []
