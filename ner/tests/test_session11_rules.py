@@ -220,3 +220,22 @@ def test_a_known_name_where_a_sentence_puts_a_person(text: str, name: str, vocab
 )
 def test_no_name_after_a_person_cue_for_words_places_and_terms(text: str, vocabulary: None) -> None:
     assert people(text) == []
+
+
+# --- a place a firm or a person is based in ------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Our Rio Grande do Sul-based supplier raised prices again.", "Rio Grande do Sul"),
+        ("We hired an Esbjerg-based agency.", "Esbjerg"),
+    ],
+)
+def test_a_place_before_based(text: str, place: str) -> None:
+    assert locations(text) == [place]
+
+
+@pytest.mark.parametrize(
+    "text", ["A Python-based tool and a Java-based server.", "Our Kubernetes-based platform is ready."]
+)
+def test_no_place_before_based_for_technical_terms(text: str) -> None:
+    assert locations(text) == []

@@ -62,6 +62,10 @@ _PREPOSITION = re.compile(
     rf"(?P<place>{_PLACE})"
 )
 _LINE = re.compile(rf"(?m)^[ \t]*(?P<place>{_PLACE})[ \t]*$")
+# "a Konstantinovsk-based supplier", "our Rio Grande do Sul-based team": a place a firm or a person
+# is based in (session 11); the words must be a place as after a preposition, never a term
+# ("Python-based", "Java-based" stay out: technical terms).
+_BASED = re.compile(rf"(?<![\w\-])(?P<place>{_PLACE})-based(?![\w])")
 _ANY_WORD = r"[^\W\d_][^\W\d_'\u2019]*(?:-[^\W\d_]+)*"
 _PLACE_CONTEXT_PHRASES = (
     r"(?:lives|live|living|lived|resides|reside|residing|born|grew up|based) in|"
@@ -209,6 +213,14 @@ def _places(text: str) -> list[RawEntity]:
                     start = match.start("place")
                     out.append(RawEntity(start, start + len(candidate), PLACE_LABEL, PLACE_CONFIDENCE))
                     break
+    for match in _BASED.finditer(text):
+        # the longest suffix that is a place: "Our Konstantinovsk-based" -> "Konstantinovsk"
+        end = match.end("place")
+        for word in re.finditer(r"[^ \t]+", match.group("place")):
+            start = match.start("place") + word.start()
+            if _is_place(text[start:end]):
+                out.append(RawEntity(start, end, PLACE_LABEL, PLACE_CONFIDENCE))
+                break
     out.extend(_rare_known_places(text))
     return out
 
