@@ -18,7 +18,22 @@ class FakeVocab:
     """Word vectors for a few common words only: every other word is rare."""
 
     COMMON = frozenset(
-        ["chapter", "windows", "peter", "mary", "times", "users", "room", "our", "offices", "located"]
+        [
+            "chapter",
+            "windows",
+            "peter",
+            "mary",
+            "times",
+            "users",
+            "room",
+            "our",
+            "offices",
+            "located",
+            "gate",
+            "the",
+            "invoice",
+            "my",
+        ]
     )
 
     def has_vector(self, word: str) -> bool:
@@ -154,6 +169,28 @@ def test_a_first_name_and_a_street_line_are_one_address(text: str, address: str,
     ],
 )
 def test_no_first_name_and_street_line_without_a_street(text: str, vocabulary: None) -> None:
+    assert [v for v, label in recognized(text) if label == "ADDRESS"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("I'm staying at Eidehaugen 48 until the end of the month.", "Eidehaugen 48"),
+        ("The invoice went to Dózsa györgy utca 13. by mistake.", "Dózsa györgy utca 13"),
+        ("My address is Strojírenská 1006.", "Strojírenská 1006"),
+    ],
+)
+def test_a_street_line_without_a_type_word_where_a_street_stands_alone(
+    text: str, address: str, vocabulary: None
+) -> None:
+    assert locations(text) == [address]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Meet at Gate 5.", "Upgrade to Windows 11 today.", "Go to Kubernetes 1.29 docs", "Jump to Chapter 3."],
+)
+def test_no_typeless_street_for_common_words_and_versions(text: str, vocabulary: None) -> None:
     assert [v for v, label in recognized(text) if label == "ADDRESS"] == []
 
 

@@ -741,17 +741,26 @@ def _street_like(text: str, span: RawEntity) -> bool:
 _FIRST_AND_TEXT = (
     rf"(?:(?<![\w])(?:at|to|from|near)[ \t]+|:[ \t]*|^[ \t]*)(?P<first>[{_UP}][^\W\d_]+)[ \t]+and[ \t]+"
 )
-_FIRST_AND = re.compile(_FIRST_AND_TEXT, re.MULTILINE)
 _FIRST_AND_BEFORE = re.compile(_FIRST_AND_TEXT + "$", re.MULTILINE)
+# Where a street line stands alone: after "at"/"to"/"on"/"near", "address (is)", a colon or at a
+# line's start, optionally after "<first name> and ".
+_STREET_OPENER = re.compile(
+    rf"(?:(?<![\w])(?:at|to|on|near|address|address is)[ \t]*:?[ \t]+|:[ \t]*|^[ \t]*)"
+    rf"(?:(?P<first>[{_UP}][^\W\d_]+)[ \t]+and[ \t]+)?(?=[{_UP}])",
+    re.MULTILINE,
+)
 _TYPELESS_STREET = re.compile(
-    rf"(?P<street>[{_UP}][^\W\d_]+(?:[ \t]+(?:[{_UP}][^\W\d_]+|{_PLACE_PARTICLES}|[a-zà-ÿ][^\W\d_]*)){{0,3}}"
-    r",?[ \t]+\d{1,5}[A-Za-z]?)\.?(?=[ \t]*(?:$|[\r\n,;!?)]|\.(?:[ \t]|$)|[ \t]+(?:for|by|on|in|and)\b))",
+    # a short capitalized word opens a street only before another ("Na Fišerce 8", "U Dětského Hřiště 4")
+    rf"(?P<street>(?:[{_UP}][^\W\d_]{{0,2}}[ \t]+(?=[{_UP}]))?[{_UP}][^\W\d_]{{2,}}"
+    rf"(?:[ \t]+(?:[{_UP}][^\W\d_]+|{_PLACE_PARTICLES}|[a-zà-ÿ][^\W\d_]*)){{0,3}}"
+    r",?[ \t]+\d{1,5}[A-Za-z]?)\.?(?=[ \t]*(?:$|[\r\n,;!?)]|\.(?:[ \t]|$)|[ \t]+(?:for|by|on|in|and|until|"
+    r"before|after|with|from)\b))",
     re.MULTILINE,
 )
 
 
 def _first_name_before(text: str, start: int) -> int | None:
-    """Where "<first name> and " opens the address at `start` (`_FIRST_AND`), or None."""
+    """Where "<first name> and " opens the address at `start` (`_FIRST_AND_TEXT`), or None."""
     match = _FIRST_AND_BEFORE.search(text, max(0, start - 40), start)
     if match is None or match.end() != start:
         return None
@@ -759,20 +768,27 @@ def _first_name_before(text: str, start: int) -> int | None:
     return match.start("first") if key in g.first_names() and key not in g.CLOSED_CLASS else None
 
 
-def _typeless_after_first(text: str, spans: list[RawEntity]) -> list[RawEntity]:
-    """`_FIRST_AND` before capitalized words and a house number that no recognizer took as a
-    street: an `ADDRESS` span over the whole, model spans inside it dropped."""
+def _typeless_streets(text: str, spans: list[RawEntity]) -> list[RawEntity]:
+    """A street line without a type word that no recognizer took ("staying at Eidehaugen 48",
+    "at Monika and Turjaška 48"), where a street line stands alone (`_STREET_OPENER`):
+    capitalized words (name particles and lower-case words between them: "Dózsa györgy utca 13.")
+    and a house number ending the clause, every capitalized word rare (the model's vectors do not
+    know it: "Eidehaugen", not "Windows", "Chapter" or "Gate") and no first name. Session 11."""
     out = list(spans)
-    for match in _FIRST_AND.finditer(text):
+    for match in _STREET_OPENER.finditer(text):
         street = _TYPELESS_STREET.match(text, match.end())
-        if street is None or g.fold(match.group("first")) not in g.first_names():
+        if street is None:
+            continue
+        first = match.group("first")
+        if first is not None and (g.fold(first) not in g.first_names() or g.fold(first) in g.CLOSED_CLASS):
             continue
         capitalized = [w for w in g.WORD.findall(street.group("street")) if w[0].isupper() and len(w) > 2]
         if not capitalized or any(g.common_word(w) or g.fold(w) in g.first_names() for w in capitalized):
             continue  # "Maria and Windows 11", "to John and Mary 2.", "Anna and Chapter 3": no street name
-        start, end = match.start("first"), street.end("street")
+        start = match.start("first") if first is not None else street.start("street")
+        end = street.end("street")
         if any(_street_like(text, s) and s.start < end and start < s.end for s in out):
-            continue  # found as a street already: extended in `_merge_address_runs`
+            continue  # found as a street already (extended in `_merge_address_runs`)
         out = [s for s in out if s.end <= start or s.start >= end]
         out.append(RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE))
     return sorted(out, key=lambda s: s.start)
@@ -783,8 +799,8 @@ def _merge_address_runs(text: str, spans: list[RawEntity]) -> list[RawEntity]:
     country spans joined only by commas or line breaks (and a postcode) becomes one `ADDRESS`
     span, with a postcode that closes the last part ("Finland 96882"). "Lyon, France" without a
     street part stays two places. A street part takes a first name joined to it by "and"
-    (`_FIRST_AND`)."""
-    spans = _typeless_after_first(text, spans)
+    (`_FIRST_AND_TEXT`); a street line without a type word stands alone (`_typeless_streets`)."""
+    spans = _typeless_streets(text, spans)
     out: list[RawEntity] = []
     index = 0
     while index < len(spans):
