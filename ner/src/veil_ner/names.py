@@ -45,6 +45,9 @@ letters alone (and never words in all capitals):
    colleague Isabeus Simpert", "Professor Barbfia", "our attorney Wibenne") and as the subject of
    a verb only people do ("Harhèle asked", "Andrador was born"); every word a known name or a rare
    word (no vector) in Latin script that is no label, term, place or organization word.
+11. Where a sentence puts a person (session 11): one known first name or surname after "according
+   to", "belongs to", "signed by", "forward this to", "add", "ask", ... ("The account belongs to
+   Sipos."), and a one-word name on the line after a closing ("Thanks,\nRita"); see `_cued`.
 6. Relations: a known first name addressed at the end of a sentence (", Tiffany!"), the object of a
    speech verb ("shouted at Lauren", "talked to Maria"), and any capitalized word that owns a
    relative ("Klaudijo's kid", "Anna's husband").
