@@ -213,7 +213,7 @@ def _places(text: str) -> list[RawEntity]:
                     start = match.start("place")
                     out.append(RawEntity(start, start + len(candidate), PLACE_LABEL, PLACE_CONFIDENCE))
                     break
-    for match in _BASED.finditer(text):
+    for match in _BASED.finditer(text) if "-based" in text else ():
         # the longest suffix that is a place: "Our Konstantinovsk-based" -> "Konstantinovsk"
         end = match.end("place")
         for word in re.finditer(r"[^ \t]+", match.group("place")):
@@ -742,6 +742,7 @@ _FIRST_AND_TEXT = (
     rf"(?:(?<![\w])(?:at|to|from|near)[ \t]+|:[ \t]*|^[ \t]*)(?P<first>[{_UP}][^\W\d_]+)[ \t]+and[ \t]+"
 )
 _FIRST_AND_BEFORE = re.compile(_FIRST_AND_TEXT + "$", re.MULTILINE)
+_DIGIT = re.compile(r"\d")
 # Where a street line stands alone: after "at"/"to"/"on"/"near", "address (is)", a colon or at a
 # line's start, optionally after "<first name> and ".
 _STREET_OPENER = re.compile(
@@ -775,6 +776,8 @@ def _typeless_streets(text: str, spans: list[RawEntity]) -> list[RawEntity]:
     and a house number ending the clause, every capitalized word rare (the model's vectors do not
     know it: "Eidehaugen", not "Windows", "Chapter" or "Gate") and no first name. Session 11."""
     out = list(spans)
+    if _DIGIT.search(text) is None:
+        return out  # no house number, no street line
     for match in _STREET_OPENER.finditer(text):
         street = _TYPELESS_STREET.match(text, match.end())
         if street is None:
@@ -1230,9 +1233,11 @@ def _region_not_name(value: str) -> bool:
     word, and not a lone word that is a known surname too ("Ireland", "Montana" stay the model's;
     the vectors do not tell a place from a name). Session 11: the model calls such regions people
     or firms before a verb or a possessive, and the person filter then dropped them."""
-    words = g.WORD.findall(value)
     key = g.fold(value)
-    if not words or key not in g.regions() or g.fold(words[0]) in g.first_names():
+    if key not in g.regions():  # the cheap test first: most spans are no region
+        return False
+    words = g.WORD.findall(value)
+    if not words or g.fold(words[0]) in g.first_names():
         return False
     return len(words) > 1 or key not in g.last_names()
 
