@@ -182,6 +182,14 @@ _NEXT = re.compile(
     ){_END}"""
 )
 _MAX_TAIL = 5
+# A second street name on a street line's own line, after its house number ("Maapadonkuja 6 Baldwin
+# Harbor", "ul. Nad Jarem 22 Petheö Canyon": a street line copied whole, then the street of the
+# building): one to three capitalized words and a USPS/UK street type, then the line, the clause or
+# a unit. Session 11.
+_SECOND_STREET = re.compile(
+    rf"[ \t]+(?:{_NAME}[ \t]+){{1,3}}(?:{_US_TYPES})s?\b\.?(?=[ \t]*(?:$|[\r\n,;]|(?:Apt|Suite|Unit)\b))",
+    re.MULTILINE,
+)
 
 
 def _is_person_line(value: str) -> bool:
@@ -221,9 +229,12 @@ def find(text: str) -> Iterator[tuple[int, int]]:
         if match is None:
             return
         end = match.end()
+        second = _SECOND_STREET.match(text, end)
+        if second is not None:
+            end = second.end()  # "Maapadonkuja 6 Baldwin Harbor": a second street name on the line
         # A street named without a type ("Erbenova 1334") is an address only with a leading house
         # number or a unit or postcode after it: "Windows 10" and "Python 3" have neither.
-        confirmed = match.lastgroup != "weak" or bool(re.match(r"\d", match.group()))
+        confirmed = match.lastgroup != "weak" or bool(re.match(r"\d", match.group())) or second is not None
         after_unit = False
         for _ in range(_MAX_TAIL):
             unit = _UNIT.match(text, end)

@@ -45,6 +45,9 @@ letters alone (and never words in all capitals):
    colleague Isabeus Simpert", "Professor Barbfia", "our attorney Wibenne") and as the subject of
    a verb only people do ("Harhèle asked", "Andrador was born"); every word a known name or a rare
    word (no vector) in Latin script that is no label, term, place or organization word.
+11. Where a sentence puts a person (session 11): one known first name or surname after "according
+   to", "belongs to", "signed by", "forward this to", "add", "ask", ... ("The account belongs to
+   Sipos."), and a one-word name on the line after a closing ("Thanks,\nRita"); see `_cued`.
 6. Relations: a known first name addressed at the end of a sentence (", Tiffany!"), the object of a
    speech verb ("shouted at Lauren", "talked to Maria"), and any capitalized word that owns a
    relative ("Klaudijo's kid", "Anna's husband").
@@ -563,9 +566,60 @@ def _only_people(text: str) -> Iterator[tuple[int, int]]:
                 yield base + words[1].start(), match.end("name")
 
 
+# Rule 11 (session 11): one known name where a sentence puts a person, not a thing: the object of
+# "according to", "belongs to", "signed by", "forward this to", "add ... to the list", ... ("The
+# account belongs to Sipos.", "According to Gunilla, ...", "Can you add Nagy to the mailing list?"),
+# and the line after a closing ("Thanks,\nRita"). The word is a known first name or surname (after a
+# closing a rare word too), a plain word (no place, term, label, street type or organization
+# head: "according to Paris", "belongs to Support" stay out), and the clause goes on as a person's
+# would (a comma or the end, or "to", "when", "in", "yesterday", ...; not a noun it modifies:
+# "signed by Morgan Stanley" is rule 1's or the model's).
+_CUE_PHRASES = (
+    r"according to|belongs to|belonging to|belonged to|signed by|approved by|sent by|submitted by|"
+    r"reviewed by|written by|authored by|assigned to|forward this to|forward it to|forwarded to|"
+    r"reach out to|get in touch with|on behalf of|add|ask|tell|remind|ping|email|e-mail|cc"
+)
+_CUE = g.trigger(r"(?<![\w])", _CUE_PHRASES, r"(?=[ \t])")
+_CUED_NAME = re.compile(
+    rf"[ \t]+(?P<name>{_NAME})(?=[ \t]*(?:[,.;:!?)]|$)|[ \t]+(?:to|when|in|on|for|at|about|yesterday|today|"
+    r"tomorrow|before|after|and|as|with)\b)",
+    re.MULTILINE,
+)
+_CLOSING_LINE = re.compile(
+    r"(?im)^[ \t]*(?:thanks|thank you|many thanks|regards|best regards|kind regards|warm regards|best|"
+    r"best wishes|cheers|sincerely|yours|yours truly|cordially)[ \t]*[,!.]?[ \t]*\r?\n"
+    rf"[ \t]*(?P<name>{_NAME})[ \t]*$"
+)
+
+
+def _cued(text: str) -> Iterator[tuple[int, int]]:
+    """Rule 11 (above)."""
+    for _, match in g.triggered(text, _CUE, _CUED_NAME):
+        if _cued_word(match.group("name")):
+            yield match.start("name"), match.end("name")
+    for match in _CLOSING_LINE.finditer(text):
+        name = match.group("name")
+        if _cued_word(name) or (_plain_word(name) and _rare_name(name)):
+            yield match.start("name"), match.end("name")
+
+
+def _cued_word(name: str) -> bool:
+    """A known first name or surname that is a plain word; a town too ("Beverly", "Martinez"), not
+    a country or region ("according to Paris" is a département's word too); its vector, when it has
+    one, leaning clearly towards names ("belongs to Apple": "apple" is a surname in the lists)."""
+    key = g.fold(name)
+    if not (_first(name) or _last(name)) or not _plain_word(name, places=False):
+        return False
+    if key in MONTHS or key in g.regions():
+        return False
+    score = g.name_score(key)
+    return score is None or score >= _FIRST_SCORE
+
+
 def find(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of gazetteer-backed person names, possibly overlapping (the caller resolves)."""
     yield from _full_names(text)
+    yield from _cued(text)
     yield from _last_first(text)
     yield from _only_people(text)
     yield from _case_folded(text)

@@ -57,10 +57,15 @@ _UP = g.UPPER
 _PLACE_PARTICLES = "de|del|la|le|am|an|der|sur|sul|do|da|dos|das|los|las|el|di|du|des|nad|pod|na|im|bei|upon"
 _PLACE = rf"[{_UP}][^\W\d_]*(?:[ \t\-](?:(?:{_PLACE_PARTICLES})[ \t\-]){{0,2}}[{_UP}][^\W\d_]*){{0,3}}"
 _PREPOSITION = re.compile(
-    rf"(?<![\w])(?P<preposition>in|from|to|at|near|via|visit|visiting|en|à|au|aus|nach|bei|von|zu|a|da|em|para|"
-    rf"naar|uit|te|desde|hacia|di|verso|vers)[ \t]+(?P<place>{_PLACE})"
+    rf"(?<![\w])(?P<preposition>in|from|to|at|near|via|visit|visiting|visited|through|around|outside|"
+    rf"across|en|à|au|aus|nach|bei|von|zu|a|da|em|para|naar|uit|te|desde|hacia|di|verso|vers)[ \t]+"
+    rf"(?P<place>{_PLACE})"
 )
 _LINE = re.compile(rf"(?m)^[ \t]*(?P<place>{_PLACE})[ \t]*$")
+# "a Konstantinovsk-based supplier", "our Rio Grande do Sul-based team": a place a firm or a person
+# is based in (session 11); the words must be a place as after a preposition, never a term
+# ("Python-based", "Java-based" stay out: technical terms).
+_BASED = re.compile(rf"(?<![\w\-])(?P<place>{_PLACE})-based(?![\w])")
 _ANY_WORD = r"[^\W\d_][^\W\d_'\u2019]*(?:-[^\W\d_]+)*"
 _PLACE_CONTEXT_PHRASES = (
     r"(?:lives|live|living|lived|resides|reside|residing|born|grew up|based) in|"
@@ -208,6 +213,14 @@ def _places(text: str) -> list[RawEntity]:
                     start = match.start("place")
                     out.append(RawEntity(start, start + len(candidate), PLACE_LABEL, PLACE_CONFIDENCE))
                     break
+    for match in _BASED.finditer(text) if "-based" in text else ():
+        # the longest suffix that is a place: "Our Konstantinovsk-based" -> "Konstantinovsk"
+        end = match.end("place")
+        for word in re.finditer(r"[^ \t]+", match.group("place")):
+            start = match.start("place") + word.start()
+            if _is_place(text[start:end]):
+                out.append(RawEntity(start, end, PLACE_LABEL, PLACE_CONFIDENCE))
+                break
     out.extend(_rare_known_places(text))
     return out
 
@@ -720,11 +733,77 @@ def _street_like(text: str, span: RawEntity) -> bool:
     )
 
 
+# "Monika and Turjaška 48", "Gunnar and Næssvika 26B": a first name joined to a street line by
+# "and", one address as a whole, after "at"/"to"/"from"/"near", a colon or at a line's start; the
+# street line is the address recognizer's, or capitalized words (name particles between them) and
+# a house number ending the clause, every capitalized word rare (the model's vectors do not know
+# it: "Turjaška", not "Chapter" or "Windows") and no first name. Session 11.
+_FIRST_AND_TEXT = (
+    rf"(?:(?<![\w])(?:at|to|from|near)[ \t]+|:[ \t]*|^[ \t]*)(?P<first>[{_UP}][^\W\d_]+)[ \t]+and[ \t]+"
+)
+_FIRST_AND_BEFORE = re.compile(_FIRST_AND_TEXT + "$", re.MULTILINE)
+_DIGIT = re.compile(r"\d")
+# Where a street line stands alone: after "at"/"to"/"on"/"near", "address (is)", a colon or at a
+# line's start, optionally after "<first name> and ".
+_STREET_OPENER = re.compile(
+    rf"(?:(?<![\w])(?:at|to|on|near|address|address is)[ \t]*:?[ \t]+|:[ \t]*|^[ \t]*)"
+    rf"(?:(?P<first>[{_UP}][^\W\d_]+)[ \t]+and[ \t]+)?(?=[{_UP}])",
+    re.MULTILINE,
+)
+_TYPELESS_STREET = re.compile(
+    # a short capitalized word opens a street only before another ("Na Fišerce 8", "U Dětského Hřiště 4")
+    rf"(?P<street>(?:[{_UP}][^\W\d_]{{0,2}}[ \t]+(?=[{_UP}]))?[{_UP}][^\W\d_]{{2,}}"
+    rf"(?:[ \t]+(?:[{_UP}][^\W\d_]+|{_PLACE_PARTICLES}|[a-zà-ÿ][^\W\d_]*)){{0,3}}"
+    r",?[ \t]+\d{1,5}[A-Za-z]?)\.?(?=[ \t]*(?:$|[\r\n,;!?)]|\.(?:[ \t]|$)|[ \t]+(?:for|by|on|in|and|until|"
+    r"before|after|with|from)\b))",
+    re.MULTILINE,
+)
+
+
+def _first_name_before(text: str, start: int) -> int | None:
+    """Where "<first name> and " opens the address at `start` (`_FIRST_AND_TEXT`), or None."""
+    match = _FIRST_AND_BEFORE.search(text, max(0, start - 40), start)
+    if match is None or match.end() != start:
+        return None
+    key = g.fold(match.group("first"))
+    return match.start("first") if key in g.first_names() and key not in g.CLOSED_CLASS else None
+
+
+def _typeless_streets(text: str, spans: list[RawEntity]) -> list[RawEntity]:
+    """A street line without a type word that no recognizer took ("staying at Eidehaugen 48",
+    "at Monika and Turjaška 48"), where a street line stands alone (`_STREET_OPENER`):
+    capitalized words (name particles and lower-case words between them: "Dózsa györgy utca 13.")
+    and a house number ending the clause, every capitalized word rare (the model's vectors do not
+    know it: "Eidehaugen", not "Windows", "Chapter" or "Gate") and no first name. Session 11."""
+    out = list(spans)
+    if _DIGIT.search(text) is None:
+        return out  # no house number, no street line
+    for match in _STREET_OPENER.finditer(text):
+        street = _TYPELESS_STREET.match(text, match.end())
+        if street is None:
+            continue
+        first = match.group("first")
+        if first is not None and (g.fold(first) not in g.first_names() or g.fold(first) in g.CLOSED_CLASS):
+            continue
+        capitalized = [w for w in g.WORD.findall(street.group("street")) if w[0].isupper() and len(w) > 2]
+        if not capitalized or any(g.common_word(w) or g.fold(w) in g.first_names() for w in capitalized):
+            continue  # "Maria and Windows 11", "to John and Mary 2.", "Anna and Chapter 3": no street name
+        start = match.start("first") if first is not None else street.start("street")
+        end = street.end("street")
+        if any(_street_like(text, s) and s.start < end and start < s.end for s in out):
+            continue  # found as a street already (extended in `_merge_address_runs`)
+        out = [s for s in out if s.end <= start or s.start >= end]
+        out.append(RawEntity(start, end, ADDRESS_LABEL, ADDRESS_CONFIDENCE))
+    return sorted(out, key=lambda s: s.start)
+
+
 def _merge_address_runs(text: str, spans: list[RawEntity]) -> list[RawEntity]:
     """One span per postal address (docs/ner.md): a street part followed by city, region or
     country spans joined only by commas or line breaks (and a postcode) becomes one `ADDRESS`
     span, with a postcode that closes the last part ("Finland 96882"). "Lyon, France" without a
-    street part stays two places."""
+    street part stays two places. A street part takes a first name joined to it by "and"
+    (`_FIRST_AND_TEXT`); a street line without a type word stands alone (`_typeless_streets`)."""
+    spans = _typeless_streets(text, spans)
     out: list[RawEntity] = []
     index = 0
     while index < len(spans):
@@ -733,8 +812,11 @@ def _merge_address_runs(text: str, spans: list[RawEntity]) -> list[RawEntity]:
         if not _street_like(text, span):
             out.append(span)
             continue
-        end = span.end
+        start, end = span.start, span.end
         merged = False
+        first = _first_name_before(text, start)
+        if first is not None and not (out and out[-1].end > first):
+            start, merged = first, True
         while index < len(spans) and veil_type(spans[index].label) == "location":
             join = _ADDRESS_JOIN.fullmatch(text, end, spans[index].start)
             if join is None:
@@ -748,7 +830,7 @@ def _merge_address_runs(text: str, spans: list[RawEntity]) -> list[RawEntity]:
         tail = _TRAILING_POSTCODE.match(text, end)
         if tail is not None:
             end = tail.end()
-        out.append(RawEntity(span.start, end, ADDRESS_LABEL, max(span.confidence, ADDRESS_CONFIDENCE)))
+        out.append(RawEntity(start, end, ADDRESS_LABEL, max(span.confidence, ADDRESS_CONFIDENCE)))
     return out
 
 
@@ -887,12 +969,21 @@ def _filtered(text: str, span: RawEntity) -> RawEntity | None:
     if kind is None:
         return None
     line = clean_span(text, span.start, span.end)  # a name never crosses a line break
-    refined = None if line is None else nonentity.refine(text, line[0], line[1], kind)
+    label = span.label
+    if line is not None and kind in ("person", "organization") and _region_not_name(text[line[0] : line[1]]):
+        # "Ireland's new mayor", "Uusimaa was the first stop": a region the model calls a person or
+        # a firm, judged as the place it is ("Uusimaa" is no known person name)
+        kind, label = "location", PLACE_LABEL
+    if line is not None and label == PLACE_LABEL:
+        refined: tuple[int, int] | None = line  # the whole region ("Rio Grande do Sul": "do" is no verb)
+    else:
+        refined = None if line is None else nonentity.refine(text, line[0], line[1], kind)
     if refined is None:
         return None
-    label = span.label
     value = text[refined[0] : refined[1]]
-    if kind == "person" and _known_place_not_name(value):
+    if label == PLACE_LABEL:
+        pass
+    elif kind == "person" and _known_place_not_name(value):
         label = PLACE_LABEL  # "Den Haag", "Amoreira da Gândara": places the model calls people
     elif kind == "person":
         refined = _extend_person(text, *refined)
@@ -1132,6 +1223,25 @@ def _unknown_after_in(value: str) -> bool:
     )
 
 
+# The place prepositions of `_PREPOSITION`, as a set.
+_PLACE_PREPOSITIONS = frozenset(_PREPOSITION.pattern.split("(?P<preposition>")[1].split(")")[0].split("|"))
+
+
+def _region_not_name(value: str) -> bool:
+    """A country or first-level region as a whole (`gazetteer.regions()`: "Ireland", "Uusimaa",
+    "Rio Grande do Sul") that does not read as a person's name: no known first name as its first
+    word, and not a lone word that is a known surname too ("Ireland", "Montana" stay the model's;
+    the vectors do not tell a place from a name). Session 11: the model calls such regions people
+    or firms before a verb or a possessive, and the person filter then dropped them."""
+    key = g.fold(value)
+    if key not in g.regions():  # the cheap test first: most spans are no region
+        return False
+    words = g.WORD.findall(value)
+    if not words or g.fold(words[0]) in g.first_names():
+        return False
+    return len(words) > 1 or key not in g.last_names()
+
+
 def _known_place_not_name(value: str) -> bool:
     words = g.WORD.findall(value)
     if not words or g.fold(value) not in g.places() or g.fold(words[0]) in g.first_names():
@@ -1148,7 +1258,24 @@ def _yields_to(text: str, existing: RawEntity, person: RawEntity) -> bool:
         return (person.end - person.start) > (existing.end - existing.start)
     if _known_place_of_words(text, existing) and (existing.start, existing.end) == (person.start, person.end):
         return False  # "in Mar del Plata", "to Pau dos Ferros": a first name, particle, surname, and a town
+    if _model_country(text, existing) and (existing.start, existing.end) == (person.start, person.end):
+        return False  # "The shipment to France left": the model's place, not a first name before a verb
     return covered
+
+
+def _model_country(text: str, span: RawEntity) -> bool:
+    """A model (or place-rule) GPE/LOC span of one word that is a country or first-level region after a place
+    preposition ("The shipment to France left", "flights from Kenya arrive"): the model and the
+    preposition read it as a place, a first-name rule (a verb after it; "France" and "Kenya" are
+    first names too) is weaker there. At a sentence's start ("Georgia said") the name rule wins."""
+    value = text[span.start : span.end]
+    if span.label not in ("GPE", "LOC", PLACE_LABEL) or " " in value or g.fold(value) not in g.regions():
+        return False
+    window = max(0, span.start - 24)
+    before = _PREVIOUS.search(text[window : span.start])
+    if before is None or (before.start(1) == 0 and window > 0 and text[window - 1].isalnum()):
+        return False  # no word before, or the window cut one ("reach" read as "ach")
+    return before.group(1).lower() in _PLACE_PREPOSITIONS
 
 
 def _known_place_of_words(text: str, span: RawEntity) -> bool:
