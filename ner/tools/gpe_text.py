@@ -28,8 +28,6 @@ Classes (one JSONL file each):
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import sys
 from pathlib import Path
@@ -39,9 +37,8 @@ from faker import Faker
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[2] / "tools/ner-heldout"))
 sys.path.insert(0, str(HERE.parent))
-from presidio_synth import to_veil  # noqa: E402
 
-from provider_text import Parts, Values, _emit  # noqa: E402
+from provider_text import Parts, Values, _emit, write_classes  # noqa: E402
 
 PLACES = HERE.parents[1] / "src/veil_ner/data/places.txt"
 
@@ -176,31 +173,7 @@ FAMILIES = {"lone": lone, "world": world, "forms": forms, "negatives": negatives
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--count", type=int, default=300, help="records per class")
-    parser.add_argument("--seed", type=int, default=3)
-    parser.add_argument("--out", type=Path, required=True, help="directory for one JSONL file per class")
-    args = parser.parse_args()
-    rng = random.Random(args.seed)  # noqa: S311 - reproducible synthetic text, not a secret
-    places = Places(rng, args.seed)
-    args.out.mkdir(parents=True, exist_ok=True)
-    for name, family in FAMILIES.items():
-        with (args.out / f"{name}.jsonl").open("w", encoding="utf-8") as out:
-            for index in range(args.count):
-                parts = Parts()
-                family(parts, places, rng)
-                entities, ignored = to_veil(parts.text, parts.spans)
-                record = {
-                    "id": f"{name}-{index}",
-                    "lang": "en",
-                    "text": parts.text,
-                    "entities": entities,
-                    "ignored": ignored,
-                }
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    return 0
+    return write_classes(__doc__, FAMILIES, Places)
 
 
 if __name__ == "__main__":

@@ -294,18 +294,20 @@ def person(parts: Parts, v: Values, rng: random.Random) -> None:
 FAMILIES = {"gpe": gpe, "address": address, "person": person}
 
 
-def main() -> int:
+def write_classes(description: str | None, families: dict, make_values) -> int:
+    """The command line of a class check: one JSONL file of `--count` records per family, each
+    family writing into a Parts from the values `make_values(rng, seed)` builds."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--count", type=int, default=300, help="records per class")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--out", type=Path, required=True, help="directory for one JSONL file per class")
     args = parser.parse_args()
     rng = random.Random(args.seed)  # noqa: S311 - reproducible synthetic text, not a secret
-    values = Values(rng, args.seed)
+    values = make_values(rng, args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
-    for name, family in FAMILIES.items():
+    for name, family in families.items():
         with (args.out / f"{name}.jsonl").open("w", encoding="utf-8") as out:
             for index in range(args.count):
                 parts = Parts()
@@ -320,6 +322,10 @@ def main() -> int:
                 }
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 0
+
+
+def main() -> int:
+    return write_classes(__doc__, FAMILIES, Values)
 
 
 if __name__ == "__main__":
