@@ -6,30 +6,29 @@
 // by markup in an answer. At the end no probed value appears in the server's logs.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAi, type FakeOpenAi, type FakeReply } from '../server/src/bench/fake-openai.js';
-import { postJson, startVeil, type ServerProcess } from './support/server.js';
+import type { FakeOpenAi, FakeReply } from '../server/src/bench/fake-openai.js';
+import { sessionWith, startRedTeam, type RedTeam } from './support/red-team.js';
+import { postJson, settledLogs, type ServerProcess } from './support/server.js';
 
 const EMAIL = 'red.eleven.victim@corp.example';
 const CARD = '4111111111111111';
 
+let team: RedTeam;
 let fake: FakeOpenAi;
 let veil: ServerProcess;
 let client: OpenAI;
 
 beforeAll(async () => {
-  fake = await startFakeOpenAi();
-  veil = await startVeil({ env: { VEIL_PROXY__UPSTREAM_URL: fake.url, VEIL_PROXY__UPSTREAM_API_KEY: 'sk-upstream-red-0123456789' } });
-  client = new OpenAI({ baseURL: `${veil.url}/openai/v1`, apiKey: 'not-used-by-veil', maxRetries: 0 });
+  team = await startRedTeam();
+  ({ fake, veil, client } = team);
 }, 120_000);
 afterAll(async () => {
-  await veil.stop();
-  await fake.close();
+  await team.stop();
 });
 
-async function sessionWithEmail(): Promise<{ token: string; state: string }> {
-  const response = await postJson(`${veil.url}/v1/transform`, { input: `Write to ${EMAIL}.` });
-  expect(response.status).toBe(200);
-  return { token: response.body.entities[0].token as string, state: response.body.session_state as string };
+/** A fresh session holding EMAIL: its token and state. */
+function sessionWithEmail(): Promise<{ token: string; state: string }> {
+  return sessionWith(veil, EMAIL);
 }
 
 /** One proxied answer (content and the first tool call's arguments), whole or streamed; `failure` when the client threw. */
@@ -146,8 +145,8 @@ describe('a value broken by markup in an answer is masked whole', () => {
 });
 
 describe('no probed value in the server logs', () => {
-  it('holds after every probe above', () => {
-    const logs = veil.logs.join('\n');
+  it('holds after every probe above', async () => {
+    const logs = await settledLogs(veil);
     for (const value of [EMAIL, 'red.eleven', CARD, '78051120']) expect(logs).not.toContain(value);
   });
 });

@@ -1,0 +1,36 @@
+// The red-team suites' setup (e2e/red-team*.e2e.test.ts): the real `veil serve` proxying to a
+// local mock of the upstream model only (server/src/bench/fake-openai.ts), and the official
+// `openai` client pointed at Veil.
+import OpenAI from 'openai';
+import { expect } from 'vitest';
+import { startFakeOpenAi, type FakeOpenAi } from '../../server/src/bench/fake-openai.js';
+import { postJson, startVeil, type ServerProcess } from './server.js';
+
+export interface RedTeam {
+  readonly fake: FakeOpenAi;
+  readonly veil: ServerProcess;
+  readonly client: OpenAI;
+  stop(): Promise<void>;
+}
+
+export async function startRedTeam(): Promise<RedTeam> {
+  const fake = await startFakeOpenAi();
+  const veil = await startVeil({ env: { VEIL_PROXY__UPSTREAM_URL: fake.url, VEIL_PROXY__UPSTREAM_API_KEY: 'sk-upstream-red-0123456789' } });
+  const client = new OpenAI({ baseURL: `${veil.url}/openai/v1`, apiKey: 'not-used-by-veil', maxRetries: 0 });
+  return {
+    fake,
+    veil,
+    client,
+    stop: async () => {
+      await veil.stop();
+      await fake.close();
+    },
+  };
+}
+
+/** A fresh session holding `email`: its token and state. */
+export async function sessionWith(veil: ServerProcess, email: string): Promise<{ token: string; state: string }> {
+  const response = await postJson(`${veil.url}/v1/transform`, { input: `Write to ${email}.` });
+  expect(response.status).toBe(200);
+  return { token: response.body.entities[0].token as string, state: response.body.session_state as string };
+}
