@@ -91,7 +91,7 @@ const CASES: readonly SpellingCase[] = [
     type: 'credit_card',
     label: 'card',
     revoked: '4000 0566 5566 5556',
-    others: ['4000\u20280566\u20285566\u20285556', '4000\u20290566 5566 5556', '4000\u00850566 5566 5556', '4000\u28000566\u28005566\u28005556', 'four 0 0 0 0566 5566 5556'],
+    others: ['4000\u20280566\u20285566\u20285556', '4000\u20290566 5566 5556', '4000\u00850566 5566 5556', '4000\u28000566\u28005566\u28005556', 'four 0 0 0 0566 5566 5556', "4000'0566'5566'5556"],
   },
   {
     name: 'password (session 11): a passphrase of plain words, without quotes, after a colon or a copula',

@@ -44,6 +44,7 @@ function isGapCode(c: number): boolean {
     case 124: case 42: case 43: case 126: case 35: case 61: // | * + ~ # =
     case 40: case 41: case 91: case 93: // ( ) [ ]
     case 0xb7: case 0x2022: case 0x2027: case 0x2219: // middle dots and bullets
+    case 39: case 0x2019: // ' and ’: the digit group separator of Swiss numbers (1'250'000)
       return true;
     default:
       return false;

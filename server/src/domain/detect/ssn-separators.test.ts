@@ -35,3 +35,14 @@ describe('SSN in another grouping after an SSN word', () => {
     expect(found('ssn 07 80 51 12').some((value) => value.startsWith('us_ssn'))).toBe(false);
   });
 });
+
+describe('apostrophes between digit groups (the Swiss group separator)', () => {
+  it('join a card, an SSN or a phone after its word, and nothing without one', () => {
+    expect(found("card 4111'1111'1111'1111")).toEqual(["credit_card:4111'1111'1111'1111"]);
+    expect(found('ssn 078’05’1120')).toEqual(['us_ssn:078’05’1120']);
+    expect(found("phone 415'555'0100")).toEqual(["phone:415'555'0100"]);
+    expect(normalizeValue('credit_card', "4111'1111'1111'1111")).toBe('4111111111111111');
+    expect(found("4111'1111'1111'1111")).toEqual([]);
+    expect(found("total CHF 1'250'000")).toEqual([]);
+  });
+});
