@@ -5,26 +5,18 @@
 // control tied to a form by `form=`, values written in an answer's identifiers, and values broken
 // by markup in an answer. At the end no probed value appears in the server's logs.
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FakeOpenAi, FakeReply } from '../server/src/bench/fake-openai.js';
-import { sessionWith, startRedTeam, type RedTeam } from './support/red-team.js';
+import { sessionWith, useRedTeam } from './support/red-team.js';
 import { postJson, settledLogs, type ServerProcess } from './support/server.js';
 
 const EMAIL = 'red.eleven.victim@corp.example';
 const CARD = '4111111111111111';
 
-let team: RedTeam;
 let fake: FakeOpenAi;
 let veil: ServerProcess;
 let client: OpenAI;
-
-beforeAll(async () => {
-  team = await startRedTeam();
-  ({ fake, veil, client } = team);
-}, 120_000);
-afterAll(async () => {
-  await team.stop();
-});
+useRedTeam((team) => ({ fake, veil, client } = team));
 
 /** A fresh session holding EMAIL: its token and state. */
 function sessionWithEmail(): Promise<{ token: string; state: string }> {

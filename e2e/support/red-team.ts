@@ -2,7 +2,7 @@
 // local mock of the upstream model only (server/src/bench/fake-openai.ts), and the official
 // `openai` client pointed at Veil.
 import OpenAI from 'openai';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startFakeOpenAi, type FakeOpenAi } from '../../server/src/bench/fake-openai.js';
 import { postJson, startVeil, type ServerProcess } from './server.js';
 
@@ -26,6 +26,21 @@ export async function startRedTeam(): Promise<RedTeam> {
       await fake.close();
     },
   };
+}
+
+/**
+ * Start the red team before the suite's tests and stop it after them; `take` receives it once
+ * started (the suite keeps `fake`, `veil` and `client` in its own variables).
+ */
+export function useRedTeam(take: (team: RedTeam) => void): void {
+  let team: RedTeam | undefined;
+  beforeAll(async () => {
+    team = await startRedTeam();
+    take(team);
+  }, 120_000);
+  afterAll(async () => {
+    await team?.stop();
+  });
 }
 
 /** A fresh session holding `email`: its token and state. */
