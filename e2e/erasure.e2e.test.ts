@@ -7,7 +7,7 @@
 // the regions: a German session's national number erases with its +49 spelling, and
 // detector.default_region reads a revoke request's national number.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, startVeil, type ServerProcess } from './support/server.js';
+import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
 
 const SECRET = '6f'.repeat(32);
 /** A value that is never revoked: it must still restore next to the erased one. */
@@ -203,6 +203,11 @@ describe('erasure across spellings (default region US)', () => {
       expect(text, spelling).not.toContain(spelling);
       expect(text).toContain(WITNESS);
     }
+  });
+
+  it('logged none of the values, in any spelling', async () => {
+    const logs = await settledLogs(server);
+    for (const { revoked, others } of CASES) for (const value of [revoked, ...others]) expect(logs, value).not.toContain(value);
   });
 
   it('erases a German national number with its +49 spelling, and the reverse', async () => {

@@ -7,7 +7,7 @@
 // fragment of the value left in the safe text, and revoking the plain value erases every
 // spelling, while another value of the same session still restores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, startVeil, type ServerProcess } from './support/server.js';
+import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
 
 const SECRET = '7a'.repeat(32);
 /** A value that is never revoked: it must still restore next to the erased one. */
@@ -160,6 +160,11 @@ describe('adversarial spellings against the real server', () => {
       expect(restored, session.spelling).not.toContain(session.spelling);
       expect(restored).toContain(WITNESS);
     }
+  });
+
+  it('logged none of the values, in any spelling', async () => {
+    const logs = await settledLogs(server);
+    for (const { plain, spellings } of CASES) for (const value of [plain, ...spellings]) expect(logs, value).not.toContain(value);
   });
 
   it('leaves ordinary words, ids and markup as they are', async () => {
