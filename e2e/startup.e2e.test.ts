@@ -1,7 +1,7 @@
 // Start-up cost of the real `veil serve` process (issue 20, cold start to /readyz): the optional
 // heavy libraries load only when something needs them. A module-load hook, preloaded through
 // NODE_OPTIONS, reports each npm package the moment the process first loads a file of it.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,5 +56,41 @@ describe('veil serve start-up (real process)', () => {
     // The hook works: the framework itself was reported.
     expect(packages).toContain('fastify');
     expect(packages.filter((name) => OPTIONAL.includes(name))).toEqual([]);
+  });
+});
+
+/** The command line, the environment and the child processes of a live process (Linux /proc). */
+function processOf(pid: number): { argv: string[]; env: string[]; children: string } {
+  const read = (file: string): string[] => readFileSync(`/proc/${pid}/${file}`, 'utf8').split('\0').filter((part) => part !== '');
+  return { argv: read('cmdline'), env: read('environ'), children: readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim() };
+}
+
+describe.runIf(process.platform === 'linux')('a plain `veil serve` replaces itself with the image\'s process settings (cli/serve-exec.ts)', () => {
+  it('runs in the spawned process itself, with the young generation bounded, compiles on the main thread and the arena cap', async () => {
+    const server = await startVeil();
+    try {
+      const pid = server.child.pid!;
+      const { argv, env, children } = processOf(pid);
+      expect(argv).toEqual(expect.arrayContaining(['--max-semi-space-size=16', '--no-concurrent-recompilation']));
+      expect(env).toEqual(expect.arrayContaining(['MALLOC_ARENA_MAX=2']));
+      // Nothing beside it: the same PID serves (no launcher, no child process).
+      expect(children).toBe('');
+      expect((await postJson(`${server.url}/v1/transform`, { input: 'Write to jane.doe@example.com' })).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("keeps the operator's own choice of each setting", async () => {
+    // Node refuses the compiler flags in NODE_OPTIONS: the command line is where they go.
+    const server = await startVeil({ nodeArgs: ['--concurrent-recompilation'], env: { MALLOC_ARENA_MAX: '4' } });
+    try {
+      const { argv, env } = processOf(server.child.pid!);
+      expect(argv).toContain('--max-semi-space-size=16');
+      expect(argv).not.toContain('--no-concurrent-recompilation');
+      expect(env).toEqual(expect.arrayContaining(['MALLOC_ARENA_MAX=4']));
+    } finally {
+      await server.stop();
+    }
   });
 });

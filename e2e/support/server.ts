@@ -15,8 +15,8 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startVeil(options: { env?: Record<string, string>; args?: string[]; timeoutMs?: number } = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [VEIL_BIN, 'serve', '--host', '127.0.0.1', '--port', '0', ...(options.args ?? [])], {
+export async function startVeil(options: { env?: Record<string, string>; args?: string[]; nodeArgs?: string[]; timeoutMs?: number } = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), VEIL_BIN, 'serve', '--host', '127.0.0.1', '--port', '0', ...(options.args ?? [])], {
     cwd: ROOT,
     // One process unless a suite asks for more (`--workers N` wins over this default).
     env: { PATH: process.env.PATH ?? '', VEIL_LOG_FORMAT: 'json', VEIL_SERVER__WORKERS: '1', ...(options.env ?? {}) },

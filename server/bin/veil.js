@@ -11,6 +11,10 @@ if (major < 22) {
 // V8's on-disk code cache (Node 22.1+; NODE_COMPILE_CACHE or <tmpdir>/node-compile-cache): a
 // restart skips compiling the ~2,500 modules the server loads, about half of its start time.
 // Where the directory cannot be written it is simply not used.
+// A plain `veil serve` first replaces itself with the same command started with the server
+// image's process settings (cli/serve-exec.ts); it returns when there is nothing to change.
+const { execServe } = await import('../dist/cli/serve-exec.js');
+execServe(process.argv[1], process.argv.slice(2));
 const { enableCompileCache } = await import('node:module');
 enableCompileCache?.();
 const { main } = await import('../dist/cli/veil.js');
