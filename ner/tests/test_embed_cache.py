@@ -3,6 +3,10 @@ filled once at load and never from requests (a word one caller sent is not kept 
 the model's output with it is the output without it, bit for bit (the rows the encoder reads, and
 so the entities), for words in the table and others, single and batched, short texts that bypass
 it, and a small table where most words miss; the model's graph and weights are unchanged.
+"Bit for bit" holds where the BLAS kernels give a row the same bits in any batch of 13+ rows (the
+Intel machines the cache was measured on); where the plain model itself rounds a row differently
+by batch (the AMD EPYC machines: up to 4e-6 between a text alone and in a batch), the rows match
+within that rounding and the entities exactly (`_same_rows`).
 ner/tools/model_equivalence.py runs the same comparison on every text of the dev and ordinary sets."""
 
 from __future__ import annotations
@@ -58,6 +62,21 @@ def _tok2vec(backend: SpacyBackend, texts: list[str]) -> numpy.ndarray:
     return model.predict([nlp.make_doc(text) for text in texts])
 
 
+@pytest.fixture(scope="module")
+def bitwise(plain: SpacyBackend) -> bool:
+    """Whether this machine's kernels give the plain model's rows the same bits in any batch."""
+    texts = _texts()
+    whole = _tok2vec(plain, texts)
+    return bool(numpy.array_equal(whole, numpy.concatenate([_tok2vec(plain, [text]) for text in texts])))
+
+
+def _same_rows(got: numpy.ndarray, want: numpy.ndarray, bitwise: bool) -> bool:
+    """Bit for bit where the kernels allow it, else within float32 rounding of a batch (1e-5)."""
+    if got.shape != want.shape:
+        return False
+    return bool(numpy.array_equal(got, want) if bitwise else numpy.allclose(got, want, rtol=1e-5, atol=1e-5))
+
+
 def _texts() -> list[str]:
     """Texts long enough for the cache (32+ tokens), each a different mix of the sentences."""
     return [" ".join(SENTENCES[i:] + SENTENCES[:i]) for i in range(len(SENTENCES))]
@@ -75,15 +94,15 @@ def test_the_backend_installs_it_and_the_model_is_unchanged(
     assert embed_cache.install(cached._nlp["en"]) is _cache(cached)  # twice: the same cache
 
 
-def test_rows_are_bit_identical_new_and_seen(cached: SpacyBackend) -> None:
+def test_rows_are_bit_identical_new_and_seen(cached: SpacyBackend, bitwise: bool) -> None:
     plain = _backend(0)
     texts = _texts()
     want = _tok2vec(plain, texts)
     assert want.shape[0] == sum(len(cached._nlp["en"].make_doc(text)) for text in texts)
     for _ in range(2):  # twice: the second call finds nothing new stored
-        assert numpy.array_equal(_tok2vec(cached, texts), want)
+        assert _same_rows(_tok2vec(cached, texts), want, bitwise)
     for text in texts:  # one at a time too (each text its own batch)
-        assert numpy.array_equal(_tok2vec(cached, [text]), _tok2vec(plain, [text]))
+        assert _same_rows(_tok2vec(cached, [text]), _tok2vec(plain, [text]), bitwise)
 
 
 def test_entities_are_identical_single_and_batched(plain: SpacyBackend, cached: SpacyBackend) -> None:
@@ -103,26 +122,26 @@ def test_a_short_text_is_embedded_as_before(plain: SpacyBackend) -> None:
     assert len(_cache(backend)) == size
 
 
-def test_a_small_table_where_most_words_miss_gives_the_same_rows(plain: SpacyBackend) -> None:
+def test_a_small_table_where_most_words_miss_gives_the_same_rows(plain: SpacyBackend, bitwise: bool) -> None:
     """50 words: most tokens of a call are embedded for that call, single and many texts at once."""
     small = _backend(50)
     assert 50 <= len(_cache(small)) < 200  # the words, capitalized, and the symbols
     texts = _texts()
-    assert numpy.array_equal(_tok2vec(small, texts), _tok2vec(plain, texts))
+    assert _same_rows(_tok2vec(small, texts), _tok2vec(plain, texts), bitwise)
     for text in texts:
-        assert numpy.array_equal(_tok2vec(small, [text]), _tok2vec(plain, [text]))
+        assert _same_rows(_tok2vec(small, [text]), _tok2vec(plain, [text]), bitwise)
 
 
-def test_training_goes_through_the_plain_layer(cached: SpacyBackend) -> None:
+def test_training_goes_through_the_plain_layer(cached: SpacyBackend, bitwise: bool) -> None:
     nlp = cached._nlp["en"]
     embed = nlp.get_pipe("ner").model.get_ref("tok2vec").layers[0].get_ref("embed")
     doc = nlp.make_doc(_texts()[0])
     rows, backprop = embed([doc], is_train=True)
     assert callable(backprop)
-    assert numpy.array_equal(rows[0], embed.predict([doc])[0])
+    assert _same_rows(rows[0], embed.predict([doc])[0], bitwise)
 
 
-def test_a_few_new_words_are_embedded_as_in_a_whole_text(plain: SpacyBackend) -> None:
+def test_a_few_new_words_are_embedded_as_in_a_whole_text(plain: SpacyBackend, bitwise: bool) -> None:
     """One to three unseen words in a text of seen ones: a batch of 1-3 rows would take other BLAS
     kernels (other rounding), so they are embedded in a padded batch and match the plain model."""
     backend = _backend(embed_cache.DEFAULT_WORDS)
@@ -130,7 +149,8 @@ def test_a_few_new_words_are_embedded_as_in_a_whole_text(plain: SpacyBackend) ->
     _tok2vec(backend, [base])
     for extra in ("Zdzisława", "Zdzisława Wróblewska-Kuś", "Zdzisława Wróblewska-Kuś from Przasnysz"):
         text = f"{base} {extra}"
-        assert numpy.array_equal(_tok2vec(backend, [text]), _tok2vec(plain, [text]))
+        assert _same_rows(_tok2vec(backend, [text]), _tok2vec(plain, [text]), bitwise)
+        assert backend.detect([text], "en") == plain.detect([text], "en")
 
 
 def _keys(backend: SpacyBackend, text: str) -> list[bytes]:
@@ -148,7 +168,7 @@ def test_the_table_is_filled_at_load_from_the_fixed_list_only() -> None:
     assert embed_cache.frequent_words(3) == ["the", "to", "and"]
 
 
-def test_words_of_a_request_are_not_kept_for_the_next_one(plain: SpacyBackend) -> None:
+def test_words_of_a_request_are_not_kept_for_the_next_one(plain: SpacyBackend, bitwise: bool) -> None:
     """A rare surname one caller sends must not be cheaper for the next caller (a timing channel
     between tenants, and request-derived state that outlives an erasure): the table after traffic
     is the table at load, key for key and bit for bit."""
@@ -161,7 +181,7 @@ def test_words_of_a_request_are_not_kept_for_the_next_one(plain: SpacyBackend) -
     assert len(new) >= 5
     for batch in ([text], [text, *_texts()]):
         assert backend.detect(batch, "en") == plain.detect(batch, "en")
-        assert numpy.array_equal(_tok2vec(backend, batch), _tok2vec(plain, batch))
+        assert _same_rows(_tok2vec(backend, batch), _tok2vec(plain, batch), bitwise)
     assert cache.index == index
     assert numpy.array_equal(cache.rows, rows)
     assert not any(key in cache.index for key in new)
