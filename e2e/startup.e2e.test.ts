@@ -94,3 +94,19 @@ describe.runIf(process.platform === 'linux')('a plain `veil serve` replaces itse
     }
   });
 });
+
+describe.runIf(process.platform === 'linux')('a `veil serve` that needs a smaller heap replaces itself (cli/launcher.ts replace)', () => {
+  it('serves from the spawned PID with the heap sized to the budget, nothing beside it, and stops on SIGTERM', async () => {
+    // A 512 MiB budget: half of it for the main heap, well below V8's default here.
+    const server = await startVeil({ env: { VEIL_SERVER__MEMORY_BUDGET_MB: '512' } });
+    const pid = server.child.pid!;
+    const { argv, env, children } = processOf(pid);
+    expect(argv).toEqual(expect.arrayContaining(['--max-old-space-size=256', '--max-semi-space-size=16', '--no-concurrent-recompilation']));
+    // Each flag once: the relaunch does not repeat what the first replacement added.
+    expect(argv.filter((arg) => arg.startsWith('--max-semi-space-size'))).toHaveLength(1);
+    expect(env).toEqual(expect.arrayContaining(['__VEIL_LAUNCHED=exec', 'MALLOC_ARENA_MAX=2']));
+    expect(children).toBe('');
+    expect((await postJson(`${server.url}/v1/transform`, { input: 'Write to jane.doe@example.com' })).status).toBe(200);
+    expect(await server.stop()).toBe(0);
+  });
+});

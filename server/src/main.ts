@@ -21,7 +21,7 @@ import { deriveCorpusKeys } from './domain/token/index.js';
 import { createLogger } from './logging.js';
 import { createOffload } from './services/offload.js';
 import { memoryBudgetMb, workerHeapMb } from './services/overload.js';
-import { followLauncher, launchPlan, openFileLimits, relaunch } from './cli/launcher.js';
+import { followLauncher, launchPlan, openFileLimits, relaunch, replace } from './cli/launcher.js';
 import { loadPolicyRegistry } from './services/policies.js';
 import { checkDigestKey } from './services/revocation.js';
 import { durabilityWarning, openAppStores } from './services/stores.js';
@@ -334,7 +334,10 @@ export async function runServe(options: StartOptions): Promise<number> {
     // A heap too large for the memory budget, or too few file descriptors for max_connections:
     // run the server again in a process that gets them, and wait for it.
     const plan = options.relaunch !== undefined ? launchPlan(config, process.env, process.execArgv) : undefined;
-    if (plan !== undefined && options.relaunch !== undefined) return relaunch(plan, options.relaunch.script, options.relaunch.args);
+    if (plan !== undefined && options.relaunch !== undefined) {
+      replace(plan, options.relaunch.script, options.relaunch.args);
+      return relaunch(plan, options.relaunch.script, options.relaunch.args);
+    }
     const { workers, note } = resolveWorkers(config);
     if (workers > 1) {
       // Each worker would generate a secret of its own: blobs sealed by one would not open on

@@ -11,10 +11,14 @@
 // most of the RSS growth a pod sees (BENCHMARKS.md, "Session 7 (wave6/large)"); and TurboFan on
 // the main thread (MAIN_THREAD_COMPILE) unless the operator chose either way: the memory a
 // concurrent compile mallocs in its own thread's arena stays resident once freed (session 11).
-// The launcher forwards SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2 to the server and exits with
-// its exit code; the server exits when the launcher disappears (its IPC channel closes), so
-// killing either never leaves the other running. __VEIL_LAUNCHED marks the child: it never
-// relaunches again. With neither limit to change, `veil serve` runs in its own process as before.
+// Where the platform can (process.execve: Node 22.15+, Linux) the server replaces this process
+// (`replace`): the same PID, nothing beside it (a launcher process held ~140 MiB of its own, the
+// application it had loaded to read the configuration), no signal to forward. Elsewhere a child
+// process (`relaunch`): the launcher forwards SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2 to the
+// server and exits with its exit code; the server exits when the launcher disappears (its IPC
+// channel closes), so killing either never leaves the other running. __VEIL_LAUNCHED marks the
+// new server (`1` a child, `exec` a replacement): it never relaunches again. With neither limit to
+// change, `veil serve` runs in its own process as before.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
@@ -68,7 +72,7 @@ export interface LaunchPlan {
 
 /** What a relaunch would change, or undefined when this process already fits. */
 export function launchPlan(config: VeilConfig, env: NodeJS.ProcessEnv, execArgv: readonly string[]): LaunchPlan | undefined {
-  if (env[LAUNCHED_ENV] === '1') return undefined;
+  if (env[LAUNCHED_ENV] === '1' || env[LAUNCHED_ENV] === 'exec') return undefined;
   const flags = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
   const heapSet = flags.some((flag) => flag.startsWith('--max-old-space-size'));
   const wantedHeap = mainHeapMb(config);
@@ -87,17 +91,43 @@ export function launchPlan(config: VeilConfig, env: NodeJS.ProcessEnv, execArgv:
   return { execArgv: execArgvOut, ...(files !== undefined ? { files } : {}) };
 }
 
+/** The program and arguments that run `node [flags] <script> <args>` under the plan's limits. */
+function command(plan: LaunchPlan, script: string, args: readonly string[]): [string, string[]] {
+  const node = [...plan.execArgv, ...process.execArgv, script, ...args];
+  // `ulimit -n` in a shell that then becomes node (exec): the only way to raise a limit from Node.
+  return plan.files !== undefined ? ['/bin/sh', ['-c', `ulimit -n ${plan.files} 2>/dev/null; exec "$0" "$@"`, process.execPath, ...node]] : [process.execPath, node];
+}
+
+/** A new process also gets glibc's malloc arena cap (read only at process start), unless one is set. */
+function launchedEnv(marker: '1' | 'exec'): NodeJS.ProcessEnv {
+  return { MALLOC_ARENA_MAX: '2', ...process.env, [LAUNCHED_ENV]: marker };
+}
+
+type Execve = (file: string, args?: readonly string[], env?: NodeJS.ProcessEnv) => never;
+
+/**
+ * Replace this process with the server under the plan's limits (process.execve); returns false,
+ * having done nothing, where that is not possible (then `relaunch`).
+ */
+export function replace(plan: LaunchPlan, script: string, args: readonly string[]): boolean {
+  const execve = (process as unknown as { execve?: Execve }).execve;
+  if (typeof execve !== 'function' || process.platform !== 'linux') return false;
+  const [program, argv] = command(plan, script, args);
+  try {
+    execve.call(process, program, [program, ...argv], launchedEnv('exec'));
+  } catch {
+    // Not replaced (the program is missing): a child process instead.
+  }
+  return false;
+}
+
 /**
  * Run `node [flags] <script> <args>` as the server and wait for it: resolves to its exit code
  * (128 + the signal number when a signal ended it).
  */
 export function relaunch(plan: LaunchPlan, script: string, args: readonly string[]): Promise<number> {
-  const node = [...plan.execArgv, ...process.execArgv, script, ...args];
-  // `ulimit -n` in a shell that then becomes node (exec): the only way to raise a limit from Node.
-  const [command, argv] = plan.files !== undefined ? ['/bin/sh', ['-c', `ulimit -n ${plan.files} 2>/dev/null; exec "$0" "$@"`, process.execPath, ...node]] : [process.execPath, node];
-  // A new process also gets glibc's malloc arena cap (read only at process start), unless one is set.
-  const env = { MALLOC_ARENA_MAX: '2', ...process.env, [LAUNCHED_ENV]: '1' };
-  const child = spawn(command, argv, { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env });
+  const [program, argv] = command(plan, script, args);
+  const child = spawn(program, argv, { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env: launchedEnv('1') });
   const forward = (signal: NodeJS.Signals) => () => {
     child.kill(signal);
   };

@@ -40,7 +40,7 @@ export interface ServeExec {
  */
 export function serveExecPlan(args: readonly string[], execArgv: readonly string[], env: NodeJS.ProcessEnv): ServeExec | undefined {
   if (args[0] !== 'serve' || args.includes('--help') || args.includes('-h')) return undefined;
-  if (env[EXEC_ENV] === '1' || env[LAUNCHED] === '1' || env.NODE_UNIQUE_ID !== undefined) return undefined;
+  if (env[EXEC_ENV] === '1' || env[LAUNCHED] !== undefined || env.NODE_UNIQUE_ID !== undefined) return undefined;
   const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
   const flags = FLAGS.filter(({ set }) => !given.some((flag) => set.test(flag))).map(({ flag }) => flag);
   const arenas = env.MALLOC_ARENA_MAX === undefined ? { MALLOC_ARENA_MAX: '2' } : {};
