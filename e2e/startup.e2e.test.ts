@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { postJson, startVeil, type ServerProcess } from './support/server.js';
 
 const MARK = 'veil-e2e-loaded-package';
@@ -99,6 +99,9 @@ describe.runIf(process.platform === 'linux')('a `veil serve` that needs a smalle
   it('serves from the spawned PID with the heap sized to the budget, nothing beside it, and stops on SIGTERM', async () => {
     // A 512 MiB budget: half of it for the main heap, well below V8's default here.
     const server = await startVeil({ env: { VEIL_SERVER__MEMORY_BUDGET_MB: '512' } });
+    onTestFinished(async () => {
+      await server.stop();
+    });
     const pid = server.child.pid!;
     const { argv, env, children } = processOf(pid);
     expect(argv).toEqual(expect.arrayContaining(['--max-old-space-size=256', '--max-semi-space-size=16', '--no-concurrent-recompilation']));
