@@ -61,12 +61,14 @@ def start_sidecar(
     *,
     log_path: Path,
     wait_for: str = "ready",
-    timeout: float = 60.0,
+    timeout: float = 180.0,
 ) -> Sidecar:
     """Start `python -m veil_ner` with `env` (plus a free port) and wait.
 
     wait_for: `ready` (/readyz 200), `loaded` (/health detector_loaded, even if not ready),
     `live` (/livez 200) or `exit` (the process ends by itself; used for startup failures).
+    timeout bounds the wait (a bound, not a timing: a loaded machine took over 60 s to load the
+    English model and fill its embedding table).
     """
     port = free_port()
     child_env = {key: value for key, value in os.environ.items() if not key.startswith("VEIL_NER_")}
