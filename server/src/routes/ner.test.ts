@@ -7,7 +7,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import { buildTestApp, post } from '../../test/support/harness.js';
+import { TransformResponseSchema } from './schemas.js';
+
+/** The /v1/transform answer schema's own serializer (Fastify's compiler). */
+const serializeAnswer = SerializerSelector()({}, {})({ schema: TransformResponseSchema, method: 'POST', url: '/v1/transform', httpStatus: '200' }) as (value: unknown) => string;
 
 const NAME = 'Jonathan Canary';
 const TEXT = `Please call ${NAME} at jane.doe@example.com about card 4111 1111 1111 1111.`;
@@ -249,6 +254,9 @@ describe('detector modes', () => {
       expect(email).toMatchObject({ type: 'email', belongs_to: person.token });
       expect(shown.body.entity_context.find((item: any) => item.type === 'person')).toMatchObject({ gender: 'female' });
       expect(JSON.stringify(shown.body.entities)).not.toContain('Canary');
+      // The answer with metadata is written as the schema serializer writes it (routes/answer-json.ts).
+      const raw = await open.app.inject({ method: 'POST', url: '/v1/transform', payload: { input, language: 'en' } });
+      expect(raw.body).toBe(serializeAnswer(JSON.parse(raw.body)));
       const plain = await post(closed.app, '/v1/transform', { input, language: 'en' });
       for (const entity of plain.body.entities) {
         for (const field of ['gender', 'formality', 'role', 'belongs_to', 'language']) expect(entity[field]).toBeUndefined();

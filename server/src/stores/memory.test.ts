@@ -148,6 +148,24 @@ describe('memory store bounds', () => {
     expect(await store.revoked(['t'], ['d1', 'd3', 'd4'])).toEqual(new Set(['d3', 'd4']));
   });
 
+  it('holdsAny is false exactly when revoked finds nothing in those partitions, whatever the digests (expired ones included)', async () => {
+    const retention = 10_000;
+    for (const store of [new MemoryRevocationStore(), new MemoryRevocationStore({ retentionMs: retention })]) {
+      const all = ['d1', 'd2', 'd3'];
+      const agrees = async (partitions: string[]): Promise<void> => {
+        const found = await store.revoked(partitions, all);
+        expect(store.holdsAny(partitions)).toBe(found.size > 0);
+      };
+      for (const partitions of [[], ['a'], ['a', '*'], ['*']]) await agrees(partitions);
+      await store.add('a', ['d1'], T0);
+      for (const partitions of [['a'], ['b'], ['b', '*'], ['a', '*']]) await agrees(partitions);
+      await store.add('*', ['d2'], T0);
+      for (const partitions of [['b'], ['b', '*'], ['*']]) await agrees(partitions);
+      // An expired digest not yet removed is still held (and still found: fail closed).
+      expect(store.holdsAny(['a'])).toBe(true);
+    }
+  });
+
   it('a store that never forgets has no extend', () => {
     expect(new MemoryRevocationStore().extend).toBeUndefined();
   });

@@ -81,6 +81,13 @@ export interface RevocationStore {
   readonly extend?: ((partitions: readonly string[], digests: () => readonly string[], nowMs: number) => Promise<void>) | undefined;
   /** The subset of `digests` revoked in any of `partitions`. */
   revoked(partitions: readonly string[], digests: readonly string[]): Promise<Set<string>>;
+  /**
+   * Present only on a store that answers in process without I/O (memory): false when none of
+   * `partitions` holds a revocation now, so `revoked` would find none of any digests. A rehydrate
+   * then skips computing its digests (an HMAC of every form of every value of its session); a
+   * store without it is always asked with the digests.
+   */
+  readonly holdsAny?: ((partitions: readonly string[]) => boolean) | undefined;
   count(partition: string): Promise<number>;
   /**
    * The store's key check: a value derived from the digest key its digests were written under

@@ -53,7 +53,7 @@ function checks(revoke: (ids: string[]) => string[] = () => []): SessionChecks &
       return Promise.resolve();
     },
     revoked: (_tenant, digests) => {
-      const ids = [...new Set(digests.map((item) => item.id))];
+      const ids = [...new Set(digests().map((item) => item.id))];
       digestIds.push(ids);
       return Promise.resolve(revoke(ids));
     },

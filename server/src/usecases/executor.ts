@@ -90,10 +90,12 @@ export interface OpenedBlob {
 /**
  * The store checks between opening a blob and restoring it, supplied by the use case (they need
  * the stores): `admit` refuses a denied or too old session, `revoked` names the revoked entries.
+ * The digests are asked for only when the store may hold a revocation for the tenant (computing
+ * them is an HMAC per form of every value: usecases/rehydrate.ts revokedIn).
  */
 export interface SessionChecks {
   admit(blob: OpenedBlob): Promise<void>;
-  revoked(tenant: string | null, digests: readonly EntryDigest[]): Promise<string[]>;
+  revoked(tenant: string | null, digests: () => readonly EntryDigest[]): Promise<string[]>;
 }
 
 /** A blob opened on the event loop and checked: what a restore here (or a stream) needs. */
@@ -298,7 +300,7 @@ export class Executor implements BodyOffload {
     const opened = openForRehydrate(env, sessionState, scope.tenant, kinds);
     await checks.admit(opened);
     const session = clearance !== undefined ? withinClearance(opened, clearance) : opened;
-    const revokedIds = await checks.revoked(scope.tenant, sessionDigests(this.#settings.digestKey, session, this.#settings.defaultRegion));
+    const revokedIds = await checks.revoked(scope.tenant, () => sessionDigests(this.#settings.digestKey, session, this.#settings.defaultRegion));
     return { env, session, revokedIds };
   }
 
@@ -346,7 +348,7 @@ export class Executor implements BodyOffload {
     });
     const blob: OpenedBlob = { sid: opened.sid, iat: opened.iat, policy: opened.policy };
     await checks.admit(blob);
-    const revokedIds = await checks.revoked(scope.tenant, opened.digests);
+    const revokedIds = await checks.revoked(scope.tenant, () => opened.digests);
     const result = await this.#offload.run({
       op: 'rehydrate',
       // The opened session travels instead of the blob: it is not decrypted twice.

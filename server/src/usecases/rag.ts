@@ -34,11 +34,12 @@ import {
   type Sealed,
 } from '../services/rag.js';
 import type { RehydrateRequest } from '../services/rehydrate.js';
-import { partitionOf, revocationDigests, revocationRegions, revokedIdsOf, withStore } from '../services/revocation.js';
+import { partitionOf, revocationDigests, revocationRegions, withStore } from '../services/revocation.js';
 import { assertNotDenied, denySession, incomingSession, outgoingHandle, type StateDeps } from '../services/state.js';
 import { StoreUnavailableError } from '../stores/types.js';
 import { ringMaterialOf, type Executor, type RequestScope, type SessionChecks } from './executor.js';
 import type { SessionHandle } from './transform.js';
+import { revokedIn } from './rehydrate.js';
 
 /** What the RAG use case needs: the executor, detection planning, the session stores, the corpus keys, prompt security, the request scope. */
 export interface RagDeps {
@@ -302,7 +303,7 @@ export async function answerRag(deps: RagDeps, request: AnswerRequest): Promise<
   // The deny list and the revocation digests, exactly as /v1/rehydrate checks them.
   const checks: SessionChecks = {
     admit: (blob) => assertNotDenied(state, blob),
-    revoked: (tenant, digests) => revokedIdsOf(state.stores.revocation, tenant, digests),
+    revoked: (tenant, digests) => revokedIn(state.stores.revocation, tenant, digests),
   };
   const clearance = { levels: state.config.rag.classification_levels, rank: request.clearance };
   const run = await deps.executor.answer(deps.scopeOf(request.tenant), base, checks, CONTEXT_KINDS, clearance);

@@ -11,8 +11,9 @@ import { recordingRefusal, type FactSink } from '../audit/facts.js';
 import type { Caller } from '../domain/policy/index.js';
 import type { RestoreMode } from '../domain/types.js';
 import type { RehydrateRequest } from '../services/rehydrate.js';
-import { revokedIdsOf } from '../services/revocation.js';
+import { partitionsFor, revokedIdsOf, type EntryDigest } from '../services/revocation.js';
 import { assertNotDenied, incomingSession, type StateDeps } from '../services/state.js';
+import type { RevocationStore } from '../stores/types.js';
 import type { DeferredSource } from '../workers/offload-worker.js';
 import { jsonCost } from '../services/offload.js';
 import type { Executor, OpenedHere, RehydrateRun, SessionChecks } from './executor.js';
@@ -33,6 +34,16 @@ export interface RehydrateCommand {
   readonly channel: string;
   readonly caller: Caller;
   readonly traceId: string;
+}
+
+/**
+ * The revoked entries of an opened session: none, without computing a digest, when the store
+ * answers in process that the caller's partitions hold no revocation (RevocationStore.holdsAny,
+ * the memory store); otherwise every digest is computed and looked up (services/revocation.ts).
+ */
+export function revokedIn(store: RevocationStore, tenant: string | null, digests: () => readonly EntryDigest[]): Promise<string[]> {
+  if (store.holdsAny?.(partitionsFor(tenant)) === false) return Promise.resolve([]);
+  return revokedIdsOf(store, tenant, digests());
 }
 
 /** A rehydrate refused by the output guard (action block) still records that it triggered. */
@@ -77,7 +88,7 @@ export class RehydrateUseCase {
         facts({ session_id: blob.sid, trace_id: traceId ?? '', ...(blob.policy !== undefined ? { policy: blob.policy } : {}) });
         await assertNotDenied(state, blob);
       },
-      revoked: (tenant, digests) => revokedIdsOf(state.stores.revocation, tenant, digests),
+      revoked: (tenant, digests) => revokedIn(state.stores.revocation, tenant, digests),
     };
   }
 

@@ -68,6 +68,12 @@ export class MemoryRevocationStore implements RevocationStore {
     return Promise.resolve(found);
   }
 
+  /** Whether `revoked` could find anything in `partitions` (the same test it makes first). */
+  holdsAny(partitions: readonly string[]): boolean {
+    for (const partition of partitions) if (this.digests.countOf(partition) > 0) return true;
+    return false;
+  }
+
   count(partition: string): Promise<number> {
     return Promise.resolve(this.digests.countOf(partition));
   }

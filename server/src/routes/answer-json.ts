@@ -1,0 +1,60 @@
+// The inline text transform's answer (POST /v1/transform, text mode) written by JSON.stringify
+// instead of the route's compiled schema serializer (fast-json-stringify), byte for byte the
+// same (issue 20, session 12). The serializer builds its output by concatenation: the answer of
+// a 1 KB transform (~11 KB: forty entities) is a string of hundreds of pieces, which Fastify then
+// flattens into a new string to measure its length before writing it. JSON.stringify writes one
+// flat string at about the serializer's own cost, so the flattening copy is saved (BENCHMARKS.md
+// "Session 12 (wave11/hot)").
+//
+// The same bytes because:
+//   - order: the serializer writes an object's required properties first, then its optional
+//     ones, each group in the schema's order (TransformResponseSchema), skipping undefined;
+//     JSON.stringify writes own properties in insertion order, skipping undefined. The top level
+//     is built here in the serializer's order. The nested objects are built in their schemas'
+//     order, with no other properties, where they are made: entities, spans and stats in
+//     services/transform.ts (entity metadata after the span, in schema order, by
+//     services/metadata.ts), entity_context there too, prompt_security and its findings in
+//     domain/guard/prompt.ts. answer-json.test.ts checks that every answer the route writes is
+//     exactly what the schema serializer writes for it parsed back (which it would not be if any
+//     of those orders or property sets changed);
+//   - strings: the serializer writes a string that needs no escape as it is, and escapes any
+//     other with JSON.stringify (quotes, backslashes, controls, lone surrogates);
+//   - numbers: both write a finite number as String(n) (counts and offsets are integers; the
+//     times are rounded to the microsecond); booleans as true/false; arrays in order;
+//   - entity_summary, a record: the schema gives its keys as the pattern `^(.*)$`, which no key
+//     holding a line terminator matches, so the serializer leaves such a key out. Entity types
+//     never hold one (the token grammar), but a summary with one is written without it all the
+//     same.
+import type { TransformResponse } from '../services/transform.js';
+import type { SessionHandle } from '../usecases/transform.js';
+
+/** The answer of an inline text transform with its session handle, as the schema serializer writes it. */
+export function transformAnswerJson(response: TransformResponse, handle: SessionHandle): string {
+  const session = handle as { readonly session_state?: string; readonly session_id?: string };
+  return JSON.stringify({
+    // Required, in the schema's order.
+    safe_text: response.safe_text,
+    entities: response.entities,
+    stats: response.stats,
+    detector_mode: response.detector_mode,
+    policy_version: response.policy_version,
+    trace_id: response.trace_id,
+    // Optional, in the schema's order (safe_json and safe_messages are never in a text answer).
+    session_state: session.session_state,
+    session_id: session.session_id,
+    entity_context: response.entity_context,
+    entity_summary: response.entity_summary === undefined ? undefined : summaryAsSerialized(response.entity_summary),
+    warnings: response.warnings,
+    prompt_security: response.prompt_security,
+  });
+}
+
+/** A line terminator: what `.` in the schema's key pattern `^(.*)$` does not match. */
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+
+/** The summary with only the keys the schema serializer writes (every entity type's; see the header). */
+function summaryAsSerialized(summary: Readonly<Record<string, number>>): Readonly<Record<string, number>> {
+  const keys = Object.keys(summary);
+  if (!keys.some((key) => LINE_TERMINATOR.test(key))) return summary;
+  return Object.fromEntries(keys.filter((key) => !LINE_TERMINATOR.test(key)).map((key) => [key, summary[key]!]));
+}
