@@ -59,12 +59,16 @@ export class LiveSessionCheck {
   }
 
   async #revokedAmong(ids: readonly string[]): Promise<Set<string>> {
+    const store = this.#deps.stores.revocation;
+    const partitions = partitionsFor(this.#tenant);
+    // A store that answers in process that these partitions hold no revocation (the memory store):
+    // no digest to compute for this delta (asked again on the next one: a revocation may arrive).
+    if (store.holdsAny?.(partitions) === false) return new Set();
     const byDigest = new Map<string, string[]>();
     for (const id of ids) {
       for (const digest of this.#digestsOf(id)) byDigest.set(digest, [...(byDigest.get(digest) ?? []), id]);
     }
-    const store = this.#deps.stores.revocation;
-    const revoked = await withStore(() => store.revoked(partitionsFor(this.#tenant), [...byDigest.keys()]));
+    const revoked = await withStore(() => store.revoked(partitions, [...byDigest.keys()]));
     return new Set([...revoked].flatMap((digest) => byDigest.get(digest) ?? []));
   }
 
