@@ -36,8 +36,12 @@ function seam(left: string, right: string): string {
   return left.endsWith('@') || right.startsWith('@') ? '' : ' ';
 }
 
-/** Runs of segments: adjacent scalar slots; a long slot ends one run with its head and starts the next with its tail. */
-function runsOf(slots: readonly (string | undefined)[]): Segment[][] {
+/**
+ * Runs of segments: adjacent scalar slots; a long slot ends one run with its head and starts the
+ * next with its tail. A slot that holds nothing (null: a JSON null, a boolean, an empty
+ * container; an empty string) is passed over (session 12: `["4111", null, "1111", …]`).
+ */
+function runsOf(slots: readonly (string | null | undefined)[]): Segment[][] {
   const runs: Segment[][] = [];
   let run: Segment[] = [];
   const close = (): void => {
@@ -45,7 +49,8 @@ function runsOf(slots: readonly (string | undefined)[]): Segment[][] {
     run = [];
   };
   slots.forEach((text, slot) => {
-    if (text === undefined || text.length === 0) {
+    if (text === null || text === '') return;
+    if (text === undefined) {
       close();
       return;
     }
@@ -117,10 +122,11 @@ function standsAlone(
 /**
  * Detections of values split across the slots of one container, per slot index, in the slot's
  * own coordinates (sorted, non-overlapping). `slots[i]` is the text of a scalar member (a string,
- * or a number's JSON text) or undefined for anything else; `context` is read before each run.
+ * or a number's JSON text), null for a member that holds nothing (passed over), or undefined for
+ * anything else (it breaks the run); `context` is read before each run.
  */
 export function splitValueParts(
-  slots: readonly (string | undefined)[],
+  slots: readonly (string | null | undefined)[],
   context: string,
   detect: (text: string) => readonly Detection[],
   minConfidence: number,
@@ -140,7 +146,7 @@ export function splitValueParts(
         const { segment } = piece;
         const start = piece.start - starts[piece.index]! + segment.offset;
         const end = piece.end - starts[piece.index]! + segment.offset;
-        const own = slots[segment.slot]!;
+        const own = slots[segment.slot] ?? '';
         const list = parts.get(segment.slot) ?? [];
         if (list.some((other) => other.start < end && start < other.end)) continue;
         list.push({ type: detection.type, start, end, value: own.slice(start, end), confidence: detection.confidence, detector: detection.detector });

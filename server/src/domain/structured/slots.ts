@@ -218,13 +218,13 @@ export class SlotScanner {
    * Parts of values split across the scalar members of one container (joins.ts), per member
    * index; `keys` (the container's own key, then its members' keys) are read as context words.
    */
-  splitParts(slots: readonly (string | undefined)[], keys: readonly (string | undefined)[]): Map<number, Detection[]> {
+  splitParts(slots: readonly (string | null | undefined)[], keys: readonly (string | undefined)[], minConfidence = NUMBER_MIN_CONFIDENCE): Map<number, Detection[]> {
     const words = keys
       .filter((key): key is string => key !== undefined && key.length > 0 && key.length <= MAX_CONTEXT_KEY)
       .map(contextWords)
       .join(' ')
       .slice(0, MAX_JOIN_CONTEXT);
-    return splitValueParts(slots, words, this.#options.detect, NUMBER_MIN_CONFIDENCE);
+    return splitValueParts(slots, words, this.#options.detect, minConfidence);
   }
 
   /** Pattern detections inside `text` when read after `prefix`, at NUMBER_MIN_CONFIDENCE or above. */
