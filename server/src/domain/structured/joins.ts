@@ -19,6 +19,20 @@
 // Pure: detection is passed in.
 import type { Detection } from '../types.js';
 
+/**
+ * A part of a split value: a detection of the value's type over the member's part, with the whole
+ * value as read joined (what a revocation of the value names; TokenEntry.wholes).
+ */
+export interface SplitPart extends Detection {
+  readonly whole: string;
+}
+
+/** The whole value a detection is a part of, when it is one (spreads of a SplitPart keep it). */
+export function wholeOf(detection: Detection): string | undefined {
+  const whole = (detection as Partial<SplitPart>).whole;
+  return typeof whole === 'string' ? whole : undefined;
+}
+
 /** Characters of a long slot read at each edge; a slot up to twice this is read whole. */
 export const JOIN_EDGE = 64;
 
@@ -149,7 +163,8 @@ export function splitValueParts(
         const own = slots[segment.slot] ?? '';
         const list = parts.get(segment.slot) ?? [];
         if (list.some((other) => other.start < end && start < other.end)) continue;
-        list.push({ type: detection.type, start, end, value: own.slice(start, end), confidence: detection.confidence, detector: detection.detector });
+        const part: SplitPart = { type: detection.type, start, end, value: own.slice(start, end), confidence: detection.confidence, detector: detection.detector, whole: detection.value };
+        list.push(part);
         parts.set(segment.slot, list);
       }
     }

@@ -7,7 +7,8 @@ import { utf16ToCodePoints } from '../text/codepoints.js';
 import type { TokenAllocator } from '../token/index.js';
 import { tokenizeText, type TokenizedEntity } from '../tokenize.js';
 import type { Detection, RequestContext, RestoreMode, TokenEntry } from '../types.js';
-import { splitValueParts } from './joins.js';
+import { findTokens } from '../token/index.js';
+import { splitValueParts, wholeOf } from './joins.js';
 import { keyedDetection, keyedType } from './key-types.js';
 
 /**
@@ -127,6 +128,8 @@ export class SlotScanner {
   /** Repeated strings (keys above all) are detected once: same text, same tokens. */
   readonly #cache = new Map<string, Cached>();
   readonly #newEntries: TokenEntry[] = [];
+  /** Entry id -> the whole values it is a part of (split values, joins.ts). */
+  readonly #wholes = new Map<string, Set<string>>();
   #detected = 0;
   #transformed = 0;
   #blocked = 0;
@@ -150,7 +153,12 @@ export class SlotScanner {
 
   /** Session entries created so far (values first seen in this session). */
   get newEntries(): readonly TokenEntry[] {
-    return this.#newEntries;
+    if (this.#wholes.size === 0) return this.#newEntries;
+    // A part carries the wholes it belongs to, so revoking a whole erases it (TokenEntry.wholes).
+    return this.#newEntries.map((entry) => {
+      const wholes = this.#wholes.get(entry.id);
+      return wholes === undefined ? entry : { ...entry, wholes: [...(entry.wholes ?? []), ...wholes].filter((whole, index, all) => all.indexOf(whole) === index) };
+    });
   }
 
   /**
@@ -250,12 +258,29 @@ export class SlotScanner {
       protectionOverrides: this.#partOverrides(parts),
     });
     for (const entry of result.newEntries) this.#newEntries.push(entry);
+    if (parts.length > 0) this.#linkWholes(result.entities, parts);
     return {
       scan: { safeText: result.safeText, changed: result.transformed + result.blocked > 0, entities: result.entities },
       detected: detections.length,
       transformed: result.transformed,
       blocked: result.blocked,
     };
+  }
+
+  /** Record, for each token a part of a split value became, the whole value it is a part of. */
+  #linkWholes(entities: readonly TokenizedEntity[], parts: readonly Detection[]): void {
+    for (const entity of entities) {
+      if (entity.action_applied !== 'tokenize') continue;
+      const id = findTokens(entity.token)[0]?.token?.id;
+      if (id === undefined) continue;
+      for (const part of parts) {
+        const whole = wholeOf(part);
+        if (whole === undefined || part.type !== entity.type || part.end <= entity.start || entity.end <= part.start) continue;
+        const set = this.#wholes.get(id) ?? new Set<string>();
+        set.add(whole);
+        this.#wholes.set(id, set);
+      }
+    }
   }
 
   /**
