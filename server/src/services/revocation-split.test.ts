@@ -14,15 +14,20 @@ import { newSessionId, openSession, sealSession, type SessionPayload } from '../
 import { tokenizeJsonDocument } from '../domain/structured/json.js';
 import { SlotScanner } from '../domain/structured/slots.js';
 import { TokenAllocator } from '../domain/token/index.js';
+import type { TokenEntry } from '../domain/types.js';
 import { entryDigests, revocationDigests } from './revocation.js';
 
 const policy = new CompiledPolicy(DEFAULT_POLICY);
 const KEY = randomBytes(32);
 
-function entriesOf(document: unknown) {
-  const scanner = new SlotScanner({ detect: (text) => detectAll(text, { language: 'en' }), policy, context: {}, allocator: new TokenAllocator() });
+function scannerOf(document: unknown, previous: readonly TokenEntry[] = []): SlotScanner {
+  const scanner = new SlotScanner({ detect: (text) => detectAll(text, { language: 'en' }), policy, context: {}, allocator: new TokenAllocator(previous) });
   tokenizeJsonDocument(document, scanner);
-  return scanner.newEntries;
+  return scanner;
+}
+
+function entriesOf(document: unknown) {
+  return scannerOf(document).newEntries;
 }
 
 /** Is the entry erased by revoking (type, value) as a revoke request writes it? */
@@ -56,6 +61,16 @@ describe('revoking a whole split value erases its parts', () => {
     const other = entries.find((entry) => entry.value === '5500')!;
     expect(erasedBy(other, 'credit_card', '4111111111111111')).toBe(false);
     expect(erasedBy(other, 'credit_card', '5500 0000 0000 0004')).toBe(true);
+  });
+
+  it('a part first tokenized in an earlier turn is linked to the wholes of a later one', () => {
+    const first = entriesOf({ card: ['4111', '1111', '1111', '1111'] });
+    const later = scannerOf({ other: ['4111', '1111', '1111', '1129'] }, first);
+    const continued = [...later.linked(first), ...later.newEntries];
+    const shared = continued.find((entry) => entry.value === '4111')!;
+    expect(erasedBy(shared, 'credit_card', '4111111111111111')).toBe(true);
+    expect(erasedBy(shared, 'credit_card', '4111111111111129')).toBe(true);
+    expect(continued.find((entry) => entry.value === '1129')?.wholes).toEqual(['4111 1111 1111 1129']);
   });
 
   it('values that are not split carry no wholes', () => {

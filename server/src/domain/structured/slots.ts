@@ -153,11 +153,19 @@ export class SlotScanner {
 
   /** Session entries created so far (values first seen in this session). */
   get newEntries(): readonly TokenEntry[] {
-    if (this.#wholes.size === 0) return this.#newEntries;
-    // A part carries the wholes it belongs to, so revoking a whole erases it (TokenEntry.wholes).
-    return this.#newEntries.map((entry) => {
+    return this.linked(this.#newEntries);
+  }
+
+  /**
+   * `entries` (this request's new ones, or the continued session's) with the wholes each part
+   * belongs to added (TokenEntry.wholes), so revoking a whole erases the part: a part first
+   * tokenized in an earlier turn is linked to the wholes of this one too.
+   */
+  linked(entries: readonly TokenEntry[]): readonly TokenEntry[] {
+    if (this.#wholes.size === 0) return entries;
+    return entries.map((entry) => {
       const wholes = this.#wholes.get(entry.id);
-      return wholes === undefined ? entry : { ...entry, wholes: [...(entry.wholes ?? []), ...wholes].filter((whole, index, all) => all.indexOf(whole) === index) };
+      return wholes === undefined ? entry : { ...entry, wholes: [...new Set([...(entry.wholes ?? []), ...wholes])] };
     });
   }
 
