@@ -94,4 +94,10 @@ export interface TokenEntry {
    * cleared to that level; context entries without one count as the most restrictive level.
    */
   readonly classification?: string;
+  /**
+   * A part of a value split across JSON members (structured/joins.ts): the whole values (same
+   * type) it is a part of, so revoking a whole erases its parts (services/revocation.ts
+   * entryDigests) in every session that holds them, also those made before the revocation.
+   */
+  readonly wholes?: readonly string[];
 }

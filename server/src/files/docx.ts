@@ -4,13 +4,16 @@
 // runs of its WordprocessingML parts. A token can be split across several `w:t` runs (a model
 // or an editor changed formatting mid-token), so runs are read as one stream per paragraph, the
 // tokens found in the stream, and each restored value written into the run where its token
-// starts while the token's remainder is removed from the following runs. Runs on a worker thread.
+// starts while the token's remainder is removed from the following runs. The link rules of any
+// output hold (session 12): the text right of a token, in its run or the next, can glue it to a
+// host; a field instruction (`w:instrText`) and a relationship's target are link targets, so a
+// token there gets the channel's url_restore_mode at most. Runs on a worker thread.
 import JSZip from 'jszip';
 import mammoth from 'mammoth';
 import { InflateBudget, inflateEntry, readZipDirectory, ZipError, type ZipEntry, type ZipLimits } from './zip.js';
 import { findTokensLenient } from '../domain/repair/index.js';
 import type { UnresolvedToken } from '../domain/rehydrate.js';
-import { MarkupContext } from '../domain/restore/index.js';
+import { gluedTail, MarkupContext } from '../domain/restore/index.js';
 
 export class DocxError extends Error {
   readonly problem: 'damaged' | 'limit' | 'unsafe' | 'unsupported';
@@ -28,6 +31,8 @@ function isXmlPart(name: string): boolean {
 
 /** The parts whose text runs carry document text (body, headers, footers, notes, comments). */
 const TEXT_PARTS = /^word\/(?:document|header\d*|footer\d*|footnotes|endnotes|comments)\.xml$/;
+/** The relationships of those parts: their targets are URLs (hyperlinks, linked images). */
+const RELATIONSHIP_PARTS = /^word\/_rels\/[^/]+\.rels$/;
 
 const DECLARATION = /<!DOCTYPE|<!ENTITY/i;
 
@@ -147,8 +152,11 @@ interface TextRun {
   readonly streamStart: number;
 }
 
-/** `<w:t>` runs (any attributes) and paragraph ends, in document order. */
-const RUN_OR_PARAGRAPH_END = /(<w:t(?:\s[^>]*)?>)([^<]*)<\/w:t>|<\/w:p>/g;
+/**
+ * `<w:t>` runs, `<w:instrText>` runs (a field's instruction: HYPERLINK, INCLUDEPICTURE, ...) and
+ * paragraph ends, in document order.
+ */
+const RUN_OR_PARAGRAPH_END = /(<w:(t|instrText)(?:\s[^>]*)?>)([^<]*)<\/w:(?:t|instrText)>|<\/w:p>/g;
 
 interface Replacement {
   readonly start: number;
@@ -178,6 +186,55 @@ function rewriteRuns(runs: readonly TextRun[], replacements: readonly Replacemen
   return rewritten;
 }
 
+/**
+ * Restore a text every token of which stands in a link target (a field instruction, a
+ * relationship's target): each token gets the channel's url_restore_mode at most.
+ */
+export function restoreAsLink(text: string, restore: Restorer): RestoreResult {
+  const markup = new MarkupContext();
+  const parts: string[] = [];
+  const unresolved: UnresolvedToken[] = [];
+  let resolved = 0;
+  let cursor = 0;
+  for (const candidate of findTokensLenient(text)) {
+    const before = text.slice(cursor, candidate.start);
+    parts.push(before);
+    markup.feed(before);
+    cursor = candidate.end;
+    markup.glueRight();
+    const result = restore(candidate.raw, markup);
+    resolved += result.tokensResolved;
+    unresolved.push(...result.tokensUnresolved);
+    parts.push(result.restoredText);
+  }
+  parts.push(text.slice(cursor));
+  return { restoredText: parts.join(''), tokensResolved: resolved, tokensUnresolved: unresolved };
+}
+
+/** A relationship's target attribute (hyperlinks, images linked from outside the package). */
+const RELATIONSHIP_TARGET = /(<Relationship\s[^>]*?\bTarget=)(?:"([^"]*)"|'([^']*)')/g;
+
+/**
+ * Restore the targets of a relationships part (`word/_rels/*.rels`): a target is a URL, so a token
+ * there is restored as inside one; the guard reads each target like text.
+ */
+export function restoreRelationships(xml: string, restore: Restorer, guard?: TextGuard): PartRestore {
+  const unresolved: UnresolvedToken[] = [];
+  let resolved = 0;
+  const out = xml.replace(RELATIONSHIP_TARGET, (whole, head: string, double?: string, single?: string) => {
+    const raw = double ?? single ?? '';
+    const target = unescapeXml(raw);
+    const guarded = guard !== undefined ? guard(target) : target;
+    if (guarded === target && !target.includes('{{')) return whole;
+    const result = restoreAsLink(guarded, restore);
+    resolved += result.tokensResolved;
+    unresolved.push(...result.tokensUnresolved);
+    if (result.restoredText === target) return whole;
+    return `${head}"${escapeXml(result.restoredText).replaceAll('"', '&quot;')}"`;
+  });
+  return { xml: out, tokensResolved: resolved, tokensUnresolved: unresolved };
+}
+
 export interface PartRestore {
   readonly xml: string;
   readonly tokensResolved: number;
@@ -194,28 +251,30 @@ export function restoreWordXml(xml: string, restore: Restorer, guard?: TextGuard
   const unresolved: UnresolvedToken[] = [];
   let resolved = 0;
   const allRewrites: { run: TextRun; text: string }[] = [];
-  let paragraph: TextRun[] = [];
-  let stream = '';
+  // A paragraph's text runs and its field-instruction runs: two streams (an instruction is not
+  // rendered text, and its runs are split as Word pleases).
+  const streams = { text: { runs: [] as TextRun[], stream: '' }, instr: { runs: [] as TextRun[], stream: '' } };
 
-  const flush = (): void => {
+  const flushStream = (paragraph: TextRun[], stream: string, link: boolean): void => {
     if (paragraph.length === 0) return;
     const guarded = guard !== undefined ? guard(stream) : stream;
     if (guarded !== stream) {
-      const result = restore(guarded);
+      const result = link ? restoreAsLink(guarded, restore) : restore(guarded);
       resolved += result.tokensResolved;
       unresolved.push(...result.tokensUnresolved);
       paragraph.forEach((run, index) => allRewrites.push({ run, text: index === 0 ? result.restoredText : '' }));
-      paragraph = [];
-      stream = '';
       return;
     }
     const replacements: Replacement[] = [];
-    // The paragraph is one rendered whole: the text between tokens goes through its context.
+    // The paragraph is one rendered whole: the text between tokens goes through its context, and
+    // the text right of a token (in its run or the next ones) says whether it glues the token to a
+    // host (restore/right-context.ts). A field instruction is a link target throughout.
     const markup = new MarkupContext();
     let fed = 0;
     for (const candidate of findTokensLenient(stream)) {
       markup.feed(stream.slice(fed, candidate.start));
       fed = candidate.end;
+      if (link || gluedTail(stream, candidate.end, true).verdict !== 'plain') markup.glueRight();
       const result = restore(candidate.raw, markup);
       resolved += result.tokensResolved;
       unresolved.push(...result.tokensUnresolved);
@@ -224,8 +283,13 @@ export function restoreWordXml(xml: string, restore: Restorer, guard?: TextGuard
     if (replacements.length > 0) {
       for (const [run, text] of rewriteRuns(paragraph, replacements)) allRewrites.push({ run, text });
     }
-    paragraph = [];
-    stream = '';
+  };
+
+  const flush = (): void => {
+    flushStream(streams.text.runs, streams.text.stream, false);
+    flushStream(streams.instr.runs, streams.instr.stream, true);
+    streams.text = { runs: [], stream: '' };
+    streams.instr = { runs: [], stream: '' };
   };
 
   RUN_OR_PARAGRAPH_END.lastIndex = 0;
@@ -236,13 +300,15 @@ export function restoreWordXml(xml: string, restore: Restorer, guard?: TextGuard
     }
     const tag = match[1];
     const contentStart = match.index + tag.length;
-    const text = unescapeXml(match[2]!);
-    paragraph.push({ contentStart, contentEnd: contentStart + match[2]!.length, tagStart: match.index, tagEnd: contentStart, text, streamStart: stream.length });
-    stream += text;
+    const text = unescapeXml(match[3]!);
+    const into = match[2] === 't' ? streams.text : streams.instr;
+    into.runs.push({ contentStart, contentEnd: contentStart + match[3]!.length, tagStart: match.index, tagEnd: contentStart, text, streamStart: into.stream.length });
+    into.stream += text;
   }
   flush();
   if (allRewrites.length === 0) return { xml, tokensResolved: resolved, tokensUnresolved: unresolved };
 
+  allRewrites.sort((a, b) => a.run.tagStart - b.run.tagStart);
   const parts: string[] = [];
   let cursor = 0;
   for (const { run, text } of allRewrites) {
@@ -271,6 +337,13 @@ export async function restoreDocx(opened: OpenedDocx, restore: Restorer, guard?:
     const xml = opened.xml.get(entry.name);
     if (xml !== undefined && TEXT_PARTS.test(entry.name)) {
       const restored = restoreWordXml(xml, restore, guard);
+      resolved += restored.tokensResolved;
+      unresolved.push(...restored.tokensUnresolved);
+      output.file(entry.name, restored.xml, { compression: 'DEFLATE' });
+      continue;
+    }
+    if (xml !== undefined && RELATIONSHIP_PARTS.test(entry.name)) {
+      const restored = restoreRelationships(xml, restore, guard);
       resolved += restored.tokensResolved;
       unresolved.push(...restored.tokensUnresolved);
       output.file(entry.name, restored.xml, { compression: 'DEFLATE' });

@@ -72,10 +72,24 @@ export function revocationRegions(language: string | undefined, defaultRegion: s
  * text holding values (detect/encoded.ts), also those of every value inside it, each under its own
  * type: revoking the SSN inside base64 of "My SSN is 078-05-1120" erases the run.
  */
-export function entryDigests(key: Buffer, entry: Pick<TokenEntry, 'type' | 'value'>, regions: readonly string[]): string[] {
+export function entryDigests(key: Buffer, entry: Pick<TokenEntry, 'type' | 'value' | 'wholes'>, regions: readonly string[]): string[] {
   const digests = revocationForms(entry.type, entry.value, regions).map((form) => digestOf(key, entry.type, form));
+  digests.push(...wholeDigests(key, entry, regions));
   for (const inner of encodedInnerValues(entry.value)) {
     for (const form of revocationForms(inner.type, inner.value, regions)) digests.push(digestOf(key, inner.type, form));
+  }
+  return digests;
+}
+
+/**
+ * A part of a value split across JSON members (TokenEntry.wholes) is also erased by revoking the
+ * whole value it is a part of: the digests of every whole, under the part's type (the whole's),
+ * in every form a revocation of the whole may have been written in.
+ */
+export function wholeDigests(key: Buffer, entry: Pick<TokenEntry, 'type' | 'wholes'>, regions: readonly string[]): string[] {
+  const digests: string[] = [];
+  for (const whole of entry.wholes ?? []) {
+    for (const form of revocationForms(entry.type, whole, regions)) digests.push(digestOf(key, entry.type, form));
   }
   return digests;
 }
@@ -113,7 +127,7 @@ export interface EntryDigest {
  * (the event loop, or the worker that opened a large blob) and looked up in the store by the
  * event loop (revokedIdsOf).
  */
-export function sessionDigests(key: Buffer, session: { readonly language: string; readonly entries: readonly Pick<TokenEntry, 'id' | 'type' | 'value'>[] }, defaultRegion: string): EntryDigest[] {
+export function sessionDigests(key: Buffer, session: { readonly language: string; readonly entries: readonly Pick<TokenEntry, 'id' | 'type' | 'value' | 'wholes'>[] }, defaultRegion: string): EntryDigest[] {
   const regions = revocationRegions(session.language, defaultRegion);
   return session.entries.flatMap((entry) => entryDigests(key, entry, regions).map((digest) => ({ id: entry.id, digest })));
 }

@@ -227,7 +227,8 @@ function runStructured<T>(
   const result = walk(scanner);
   const walkMs = elapsedMs(walkStarted);
 
-  const allEntries = [...previousEntries, ...scanner.newEntries];
+  // A continued session's entries that became parts of a split value here carry its wholes too.
+  const allEntries = [...scanner.linked(previousEntries), ...scanner.newEntries];
   const payload: SessionPayload = {
     sid: previous?.sid ?? newSessionId(),
     kind: 'transform',

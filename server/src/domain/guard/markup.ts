@@ -11,6 +11,9 @@
 // view; the others the guard finds in the text as written. A piece removed between two letters or
 // digits leaves a space, so `4111<b></b>1111` reads as the grouping detectors know.
 //
+// String escapes are decoded first (session 12): a JSON answer renders `4111\u003cb\u003e1111`
+// as `4111<b>1111` once parsed (see escapesDecoded below).
+//
 // The detectors' folded view (domain/text/fold.ts) may learn to read through markup in the input
 // (wave10/evade); this view is the guard's own and does not depend on it. Linear: one pass, every
 // piece bounded, the next `>`, `<` and `-->` remembered rather than searched again.
@@ -115,6 +118,9 @@ function pieceEnd(text: string, index: number, next: { gt: NextIndex; lt: NextIn
     // LaTeX inline and display math delimiters: `\(1111\)` renders the digits alone.
     const after = text[index + 1];
     if (after === undefined) return text.length; // a backslash at the very end: a delimiter may follow
+    // A string escape cut by the end of the text (`\u00`: a stream's pending text) may still
+    // decode to markup: read as removed, like a tag still open at the end.
+    if (PARTIAL_ESCAPE_AT_END.test(text.slice(index, index + 6)) && index + 6 > text.length) return text.length;
     return after === '(' || after === ')' || after === '[' || after === ']' ? index + 2 : -1;
   }
   if (char === '*' || char === '~' || char === '`' || char === '$') {
@@ -124,6 +130,9 @@ function pieceEnd(text: string, index: number, next: { gt: NextIndex; lt: NextIn
   }
   return -1;
 }
+
+/** A string escape cut short: `\u`, `\u0`…`\u003`, `\x`, `\x3` (tested on the text's last characters). */
+const PARTIAL_ESCAPE_AT_END = /^\\(?:u[0-9a-fA-F]{0,3}|x[0-9a-fA-F]?)$/;
 
 /** Characters at which a piece can start. */
 const START = /[<\]![*~`$\\]/g;
@@ -137,6 +146,30 @@ const START = /[<\]![*~`$\\]/g;
  * binary search, so the pass costs a search for the next possible piece, not work per character.
  */
 export function renderedView(text: string, spaced = true): RenderedView {
+  if (!HINT.test(text)) return IDENTITY(text);
+  const decoded = text.includes('\\') ? escapesDecoded(text) : undefined;
+  if (decoded === undefined) return markupView(text, spaced);
+  const inner = markupView(decoded.text, spaced);
+  if (inner.identity) return IDENTITY(text);
+  // Compose: view -> decoded text (inner) -> original (the decode's map).
+  const { from, to } = decoded;
+  const originalIndex = (at: number): number => from[inner.originalIndex(at)]!;
+  return {
+    text: inner.text,
+    identity: false,
+    originalSpan: (start, end) => {
+      const span = inner.originalSpan(start, end);
+      return { start: from[span.start]!, end: to[span.end - 1]! };
+    },
+    originalIndex,
+    spansMarkup: (start, end) => inner.spansMarkup(start, end),
+    cuts: inner.cuts,
+    joins: inner.joins,
+  };
+}
+
+/** The markup view of a text read as written (renderedView without the escape decode). */
+function markupView(text: string, spaced: boolean): RenderedView {
   if (!HINT.test(text)) return IDENTITY(text);
   const next = { gt: new NextIndex(text, '>'), lt: new NextIndex(text, '<'), comment: new NextIndex(text, '-->') };
   const parts: string[] = [];
@@ -193,6 +226,84 @@ export function renderedView(text: string, spaced = true): RenderedView {
     spansMarkup: (start, end) => originalIndex(end - 1) - originalIndex(start) !== end - 1 - start,
     cuts,
     joins,
+  };
+}
+
+// String escapes (session 12): a JSON answer, a tool call's arguments or a serialized document is
+// parsed before it renders, so `4111\u003cb\u003e1111 …` renders as `4111<b>1111 …`. The view
+// decodes JSON and JavaScript string escapes (`\uXXXX`, `\xXX`, `\n`, `\"`, `\\`, …; one and two
+// levels, as the restore's MarkupContext reads them) before it removes markup, and keeps the map.
+
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = { '/': '/', n: '\n', r: '\r', t: '\t', f: '\f', b: '\b', v: '\v', '"': '"', "'": "'", '\\': '\\' };
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+const HEX2 = /^[0-9a-fA-F]{2}$/;
+
+interface Decoded {
+  readonly text: string;
+  /** Original index where decoded character i starts; from[text.length] is the original's length. */
+  readonly from: readonly number[];
+  /** Original index where decoded character i ends (exclusive). */
+  readonly to: readonly number[];
+}
+
+/** One level of string escapes decoded, or undefined when there is none. */
+function decodeOnce(text: string): Decoded | undefined {
+  let out = '';
+  const from: number[] = [];
+  const to: number[] = [];
+  let changed = false;
+  let index = 0;
+  const emit = (chars: string, start: number, end: number): void => {
+    out += chars;
+    for (let k = 0; k < chars.length; k += 1) {
+      from.push(start);
+      to.push(end);
+    }
+  };
+  while (index < text.length) {
+    const backslash = text.indexOf('\\', index);
+    const stop = backslash < 0 ? text.length : backslash;
+    for (let at = index; at < stop; at += 1) {
+      from.push(at);
+      to.push(at + 1);
+    }
+    out += text.slice(index, stop);
+    if (backslash < 0) break;
+    const next = text[backslash + 1];
+    const simple = next === undefined ? undefined : SIMPLE_ESCAPES[next];
+    if (simple !== undefined) {
+      emit(simple, backslash, backslash + 2);
+      index = backslash + 2;
+      changed = true;
+      continue;
+    }
+    const hex = next === 'u' ? text.slice(backslash + 2, backslash + 6) : next === 'x' ? text.slice(backslash + 2, backslash + 4) : '';
+    if ((next === 'u' && HEX4.test(hex)) || (next === 'x' && HEX2.test(hex))) {
+      const end = backslash + 2 + hex.length;
+      emit(String.fromCharCode(Number.parseInt(hex, 16)), backslash, end);
+      index = end;
+      changed = true;
+      continue;
+    }
+    // Not an escape: the backslash stays, and the next character is read afresh.
+    emit('\\', backslash, backslash + 1);
+    index = backslash + 1;
+  }
+  if (!changed) return undefined;
+  from.push(text.length);
+  return { text: out, from, to };
+}
+
+/** The text with one or two levels of string escapes decoded, mapped to the original; undefined when none. */
+function escapesDecoded(text: string): Decoded | undefined {
+  const first = decodeOnce(text);
+  if (first === undefined) return undefined;
+  const second = first.text.includes('\\') ? decodeOnce(first.text) : undefined;
+  if (second === undefined) return first;
+  return {
+    text: second.text,
+    from: second.from.map((at) => first.from[at]!),
+    to: second.to.map((end) => first.to[end - 1]!),
   };
 }
 

@@ -109,15 +109,16 @@ function associatedData(kid: string, kind: string, tenant: string | null, classi
 // ---------------------------------------------------------------------------------------------
 // Plaintext: compact JSON with short keys; entries as arrays
 // [id, type, cap, value, mode] + optional strategy (or null) + optional override (or null) +
-// optional extras object {d: destination, cl: classification}, each position present only when
-// a later one is.
+// optional extras object {d: destination, cl: classification, w: wholes (a split value's part)},
+// each position present only when a later one is.
 
 interface WireExtras {
   d?: string;
   cl?: string;
+  w?: readonly string[];
 }
 type WireEntry = (string | null | WireExtras)[];
-const EXTRA_KEYS: ReadonlySet<string> = new Set(['d', 'cl']);
+const EXTRA_KEYS: ReadonlySet<string> = new Set(['d', 'cl', 'w']);
 
 interface WirePayload {
   s: string;
@@ -150,10 +151,11 @@ function toWire(payload: SessionPayload): WirePayload {
     ex: payload.exp,
     e: payload.entries.map((entry) => {
       const row: WireEntry = [entry.id, entry.type, entry.cap, entry.value, entry.mode];
-      if (entry.destination !== undefined || entry.classification !== undefined) {
+      if (entry.destination !== undefined || entry.classification !== undefined || entry.wholes !== undefined) {
         const extras: WireExtras = {};
         if (entry.destination !== undefined) extras.d = entry.destination;
         if (entry.classification !== undefined) extras.cl = entry.classification;
+        if (entry.wholes !== undefined) extras.w = entry.wholes;
         row.push(entry.strategy ?? null, entry.override ?? null, extras);
       } else if (entry.override !== undefined) row.push(entry.strategy ?? null, entry.override);
       else if (entry.strategy !== undefined) row.push(entry.strategy);
@@ -182,14 +184,20 @@ function wireInteger(value: unknown, field: string): number {
   return value;
 }
 
-function wireExtras(cell: unknown): { destination?: string; classification?: string } {
+function wireExtras(cell: unknown): { destination?: string; classification?: string; wholes?: readonly string[] } {
   if (!isObject(cell)) throw new Reject('plaintext entry extras');
   const keys = Object.keys(cell);
   if (keys.length === 0 || keys.some((key) => !EXTRA_KEYS.has(key))) throw new Reject('plaintext entry extras');
   return {
     ...('d' in cell ? { destination: wireString(cell.d, 'entry.destination') } : {}),
     ...('cl' in cell ? { classification: wireString(cell.cl, 'entry.classification') } : {}),
+    ...('w' in cell ? { wholes: wireWholes(cell.w) } : {}),
   };
+}
+
+function wireWholes(cell: unknown): string[] {
+  if (!Array.isArray(cell) || cell.length === 0) throw new Reject('plaintext entry wholes');
+  return cell.map((whole) => wireString(whole, 'entry.wholes'));
 }
 
 function wireEntry(row: unknown): TokenEntry {
@@ -295,6 +303,7 @@ function payloadProblem(payload: SessionPayload): string | null {
     if (entry.override !== undefined && !MODE_SET.has(entry.override)) return 'entries.override';
     if (entry.destination !== undefined && !isLabel(entry.destination)) return 'entries.destination';
     if (entry.classification !== undefined && !isLabel(entry.classification)) return 'entries.classification';
+    if (entry.wholes !== undefined && (!Array.isArray(entry.wholes) || entry.wholes.length === 0 || entry.wholes.some((whole) => typeof whole !== 'string'))) return 'entries.wholes';
   }
   return null;
 }

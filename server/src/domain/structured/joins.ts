@@ -19,6 +19,20 @@
 // Pure: detection is passed in.
 import type { Detection } from '../types.js';
 
+/**
+ * A part of a split value: a detection of the value's type over the member's part, with the whole
+ * value as read joined (what a revocation of the value names; TokenEntry.wholes).
+ */
+export interface SplitPart extends Detection {
+  readonly whole: string;
+}
+
+/** The whole value a detection is a part of, when it is one (spreads of a SplitPart keep it). */
+export function wholeOf(detection: Detection): string | undefined {
+  const whole = (detection as Partial<SplitPart>).whole;
+  return typeof whole === 'string' ? whole : undefined;
+}
+
 /** Characters of a long slot read at each edge; a slot up to twice this is read whole. */
 export const JOIN_EDGE = 64;
 
@@ -36,8 +50,12 @@ function seam(left: string, right: string): string {
   return left.endsWith('@') || right.startsWith('@') ? '' : ' ';
 }
 
-/** Runs of segments: adjacent scalar slots; a long slot ends one run with its head and starts the next with its tail. */
-function runsOf(slots: readonly (string | undefined)[]): Segment[][] {
+/**
+ * Runs of segments: adjacent scalar slots; a long slot ends one run with its head and starts the
+ * next with its tail. A slot that holds nothing (null: a JSON null, a boolean, an empty
+ * container; an empty string) is passed over (session 12: `["4111", null, "1111", …]`).
+ */
+function runsOf(slots: readonly (string | null | undefined)[]): Segment[][] {
   const runs: Segment[][] = [];
   let run: Segment[] = [];
   const close = (): void => {
@@ -45,7 +63,8 @@ function runsOf(slots: readonly (string | undefined)[]): Segment[][] {
     run = [];
   };
   slots.forEach((text, slot) => {
-    if (text === undefined || text.length === 0) {
+    if (text === null || text === '') return;
+    if (text === undefined) {
       close();
       return;
     }
@@ -117,10 +136,11 @@ function standsAlone(
 /**
  * Detections of values split across the slots of one container, per slot index, in the slot's
  * own coordinates (sorted, non-overlapping). `slots[i]` is the text of a scalar member (a string,
- * or a number's JSON text) or undefined for anything else; `context` is read before each run.
+ * or a number's JSON text), null for a member that holds nothing (passed over), or undefined for
+ * anything else (it breaks the run); `context` is read before each run.
  */
 export function splitValueParts(
-  slots: readonly (string | undefined)[],
+  slots: readonly (string | null | undefined)[],
   context: string,
   detect: (text: string) => readonly Detection[],
   minConfidence: number,
@@ -140,10 +160,11 @@ export function splitValueParts(
         const { segment } = piece;
         const start = piece.start - starts[piece.index]! + segment.offset;
         const end = piece.end - starts[piece.index]! + segment.offset;
-        const own = slots[segment.slot]!;
+        const own = slots[segment.slot] ?? '';
         const list = parts.get(segment.slot) ?? [];
         if (list.some((other) => other.start < end && start < other.end)) continue;
-        list.push({ type: detection.type, start, end, value: own.slice(start, end), confidence: detection.confidence, detector: detection.detector });
+        const part: SplitPart = { type: detection.type, start, end, value: own.slice(start, end), confidence: detection.confidence, detector: detection.detector, whole: detection.value };
+        list.push(part);
         parts.set(segment.slot, list);
       }
     }

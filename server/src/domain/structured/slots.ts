@@ -7,7 +7,8 @@ import { utf16ToCodePoints } from '../text/codepoints.js';
 import type { TokenAllocator } from '../token/index.js';
 import { tokenizeText, type TokenizedEntity } from '../tokenize.js';
 import type { Detection, RequestContext, RestoreMode, TokenEntry } from '../types.js';
-import { splitValueParts } from './joins.js';
+import { findTokens } from '../token/index.js';
+import { splitValueParts, wholeOf } from './joins.js';
 import { keyedDetection, keyedType } from './key-types.js';
 
 /**
@@ -127,6 +128,8 @@ export class SlotScanner {
   /** Repeated strings (keys above all) are detected once: same text, same tokens. */
   readonly #cache = new Map<string, Cached>();
   readonly #newEntries: TokenEntry[] = [];
+  /** Entry id -> the whole values it is a part of (split values, joins.ts). */
+  readonly #wholes = new Map<string, Set<string>>();
   #detected = 0;
   #transformed = 0;
   #blocked = 0;
@@ -150,7 +153,20 @@ export class SlotScanner {
 
   /** Session entries created so far (values first seen in this session). */
   get newEntries(): readonly TokenEntry[] {
-    return this.#newEntries;
+    return this.linked(this.#newEntries);
+  }
+
+  /**
+   * `entries` (this request's new ones, or the continued session's) with the wholes each part
+   * belongs to added (TokenEntry.wholes), so revoking a whole erases the part: a part first
+   * tokenized in an earlier turn is linked to the wholes of this one too.
+   */
+  linked(entries: readonly TokenEntry[]): readonly TokenEntry[] {
+    if (this.#wholes.size === 0) return entries;
+    return entries.map((entry) => {
+      const wholes = this.#wholes.get(entry.id);
+      return wholes === undefined ? entry : { ...entry, wholes: [...new Set([...(entry.wholes ?? []), ...wholes])] };
+    });
   }
 
   /**
@@ -218,13 +234,13 @@ export class SlotScanner {
    * Parts of values split across the scalar members of one container (joins.ts), per member
    * index; `keys` (the container's own key, then its members' keys) are read as context words.
    */
-  splitParts(slots: readonly (string | undefined)[], keys: readonly (string | undefined)[]): Map<number, Detection[]> {
+  splitParts(slots: readonly (string | null | undefined)[], keys: readonly (string | undefined)[], minConfidence = NUMBER_MIN_CONFIDENCE): Map<number, Detection[]> {
     const words = keys
       .filter((key): key is string => key !== undefined && key.length > 0 && key.length <= MAX_CONTEXT_KEY)
       .map(contextWords)
       .join(' ')
       .slice(0, MAX_JOIN_CONTEXT);
-    return splitValueParts(slots, words, this.#options.detect, NUMBER_MIN_CONFIDENCE);
+    return splitValueParts(slots, words, this.#options.detect, minConfidence);
   }
 
   /** Pattern detections inside `text` when read after `prefix`, at NUMBER_MIN_CONFIDENCE or above. */
@@ -250,12 +266,29 @@ export class SlotScanner {
       protectionOverrides: this.#partOverrides(parts),
     });
     for (const entry of result.newEntries) this.#newEntries.push(entry);
+    if (parts.length > 0) this.#linkWholes(result.entities, parts);
     return {
       scan: { safeText: result.safeText, changed: result.transformed + result.blocked > 0, entities: result.entities },
       detected: detections.length,
       transformed: result.transformed,
       blocked: result.blocked,
     };
+  }
+
+  /** Record, for each token a part of a split value became, the whole value it is a part of. */
+  #linkWholes(entities: readonly TokenizedEntity[], parts: readonly Detection[]): void {
+    for (const entity of entities) {
+      if (entity.action_applied !== 'tokenize') continue;
+      const id = findTokens(entity.token)[0]?.token?.id;
+      if (id === undefined) continue;
+      for (const part of parts) {
+        const whole = wholeOf(part);
+        if (whole === undefined || part.type !== entity.type || part.end <= entity.start || entity.end <= part.start) continue;
+        const set = this.#wholes.get(id) ?? new Set<string>();
+        set.add(whole);
+        this.#wholes.set(id, set);
+      }
+    }
   }
 
   /**
