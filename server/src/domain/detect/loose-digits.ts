@@ -28,6 +28,11 @@ const MAX_GROUPS = MAX_DIGITS;
 const CONTEXT_DISTANCE = 40;
 
 const groupDigits = new Int32Array(MAX_GROUPS);
+/** Where each gap of the run read last starts and ends (gap k follows group k). */
+const gapFrom = new Int32Array(MAX_GROUPS);
+const gapTo = new Int32Array(MAX_GROUPS);
+/** Fewest digits written one by one that are read as letter-spaced (`0 7 8 - 0 5 - 1 1 2 0`). */
+const MIN_SPACED = 7;
 
 /**
  * The run read last, of which scan: a start inside it is a suffix of that run, and a value is
@@ -159,6 +164,8 @@ export function detectLooseDigits(
       tooLong = true;
       break;
     }
+    gapFrom[groups - 1] = pos;
+    gapTo[groups - 1] = next;
     if (!listGap) for (let k = pos; k < next; k++) if (isListCode(text.charCodeAt(k)) || text.charCodeAt(k) === 10 || text.charCodeAt(k) === 13) listGap = true;
     if (firstGapFrom < 0) {
       firstGapFrom = pos;
@@ -178,9 +185,21 @@ export function detectLooseDigits(
   // The whole run is the value or nothing: a card is not cut out of a longer run of digits.
   if (groups < 2 || tooLong || isAlnumCode(codeAt(text, pos))) return -1;
   const end = pos;
-  // Digits one by one between loose gaps are a list or a count ("card 4, 5, 6"): every group but
-  // the first (a trunk or country code: "8 (912) …", "1 | 415 | …") and the last holds two digits at least.
-  for (let k = 1; k < groups - 1; k++) if (groupDigits[k]! < 2) return -1;
+  if (groups >= MIN_SPACED && digits === groups) {
+    // Every digit on its own: letter-spaced, as a person types a number past a filter
+    // ("4 1 1 1  1 1 1 1 …", "0 7 8 - 0 5 - 1 1 2 0", "0'7'8'0'5'1'1'2'0"). The commonest gap is
+    // the spacing; the other gaps (fewer) part the value's groups. Read so, the run is judged as
+    // the groups it spells, and always with the value's word before it (no grouping alone).
+    const regrouped = letterSpacedGroups(text, groups);
+    if (regrouped < 1) return -1;
+    groups = regrouped;
+    uniform = false;
+    printForm = false;
+  } else {
+    // Digits one by one between loose gaps are a list or a count ("card 4, 5, 6"): every group but
+    // the first (a trunk or country code: "8 (912) …", "1 | 415 | …") and the last holds two digits at least.
+    for (let k = 1; k < groups - 1; k++) if (groupDigits[k]! < 2) return -1;
+  }
   if (digits >= 13 && issuerPlausible(text, start, end, digits) && luhnValid(text, start, end)) {
     const cardWord = hasWordBefore(text, start, CONTEXT_DISTANCE, CARD_CONTEXT);
     if (cardWord || (uniform && cardGrouping(groups))) {
@@ -192,7 +211,7 @@ export function detectLooseDigits(
   // numbering plans and contexts ("My Number: 9725 4024 9292" is no phone); a card word and
   // the issuer and Luhn checks above settle a card in any grouping ("card 41 11 11 …").
   if (printForm) return -1;
-  const ssnShape = groups === 3 && groupDigits[0] === 3 && groupDigits[1] === 2 && groupDigits[2] === 4;
+  const ssnShape = (groups === 3 && groupDigits[0] === 3 && groupDigits[1] === 2 && groupDigits[2] === 4) || (groups === 1 && groupDigits[0] === 9);
   if (digits === 9 && ssnShape && hasWordBefore(text, start, CONTEXT_DISTANCE, SSN_CONTEXT) && ssnDigits(text, start, end, ssnParts)) {
     emit(state, 'us_ssn', start, end, 0.85);
     return end;
@@ -202,6 +221,38 @@ export function detectLooseDigits(
     return end;
   }
   return -1;
+}
+
+/**
+ * The groups of a letter-spaced run of `count` single digits (gaps in gapFrom/gapTo): the
+ * commonest gap is the spacing, and it must be the gap more often than all others together;
+ * every other gap ends a group. Writes groupDigits and returns the number of groups, or -1.
+ */
+function letterSpacedGroups(text: string, count: number): number {
+  // The spacing: the gap that equals the most others (at most 18 gaps: a quadratic count is cheap).
+  let spacing = 0;
+  let best = 0;
+  for (let a = 0; a < count - 1; a++) {
+    let same = 0;
+    for (let b = 0; b < count - 1; b++) if (sameGap(text, gapFrom[a]!, gapTo[a]!, gapFrom[b]!, gapTo[b]!)) same++;
+    if (same > best) {
+      best = same;
+      spacing = a;
+    }
+  }
+  if (best * 2 <= count - 1) return -1;
+  let groups = 0;
+  let size = 1;
+  for (let k = 0; k < count - 1; k++) {
+    if (sameGap(text, gapFrom[spacing]!, gapTo[spacing]!, gapFrom[k]!, gapTo[k]!)) {
+      size++;
+      continue;
+    }
+    groupDigits[groups++] = size;
+    size = 1;
+  }
+  groupDigits[groups++] = size;
+  return groups;
 }
 
 /** The end of the run of groups and loose gaps that goes on at `pos`. */

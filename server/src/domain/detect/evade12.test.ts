@@ -1,0 +1,97 @@
+// Spellings found by the probe matrix of session 12 (tools/evade-matrix/matrix.mjs, wave11/evade):
+// digits written one by one with a spacing and a wider group gap (`0 7 8 - 0 5 - 1 1 2 0`,
+// `4 1 1 1  1 1 1 1 …`, `0'7'8'0'5'1'1'2'0`), the separators of a number percent-escaped
+// (`4111%201111%20…`, `%28415%29%20555%2D0142`) and an e-mail address in quoted-printable
+// (`jane=2Edoe=40corp=2Eexample`). Each is found over its whole span with the canonical form of
+// the plain value (one token, one erasure); ordinary text that looks alike is left alone.
+import { describe, expect, it } from 'vitest';
+import { normalizeValue } from '../token/normalize.js';
+import { detectAll } from './index.js';
+
+function found(text: string): [string, string][] {
+  return detectAll(text)
+    .filter((d) => d.confidence >= 0.5)
+    .map((d) => [d.type, d.value]);
+}
+
+/** The one detection of `type` in `text`, checked to be the exact slice `value`; its canonical form. */
+function only(text: string, type: string): { value: string; canonical: string } {
+  const hits = detectAll(text).filter((d) => d.confidence >= 0.5 && d.type === type);
+  expect(hits, text).toHaveLength(1);
+  const hit = hits[0]!;
+  expect(text.slice(hit.start, hit.end)).toBe(hit.value);
+  return { value: hit.value, canonical: normalizeValue(type, hit.value, 'US') };
+}
+
+describe('digits written one by one (letter-spaced)', () => {
+  it.each([
+    ['my card is 4 1 1 1  1 1 1 1  1 1 1 1  1 1 1 1', 'credit_card', '4 1 1 1  1 1 1 1  1 1 1 1  1 1 1 1', '4111111111111111'],
+    ['card: 4 1 1 1 - 1 1 1 1 - 1 1 1 1 - 1 1 1 1', 'credit_card', '4 1 1 1 - 1 1 1 1 - 1 1 1 1 - 1 1 1 1', '4111111111111111'],
+    ['card 5.5.0.0.0.0.0.0.0.0.0.0.0.0.0.4', 'credit_card', '5.5.0.0.0.0.0.0.0.0.0.0.0.0.0.4', '5500000000000004'],
+    ['card 4 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1', 'credit_card', '4 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1', '4111111111111111'],
+    ['my SSN is 0 7 8 - 0 5 - 1 1 2 0', 'us_ssn', '0 7 8 - 0 5 - 1 1 2 0', '078051120'],
+    ["my SSN is 0'7'8'0'5'1'1'2'0", 'us_ssn', "0'7'8'0'5'1'1'2'0", '078051120'],
+    ['ssn 0_7_8_0_5_1_1_2_0', 'us_ssn', '0_7_8_0_5_1_1_2_0', '078051120'],
+    ['ssn 0 7 8  0 5  1 1 2 0', 'us_ssn', '0 7 8  0 5  1 1 2 0', '078051120'],
+    ['call me at 4 1 5  5 5 5  0 1 4 2', 'phone', '4 1 5  5 5 5  0 1 4 2', '+14155550142'],
+    ['call me at 4-1-5-5-5-5-0-1-4-2', 'phone', '4-1-5-5-5-5-0-1-4-2', '+14155550142'],
+    // The HTML entity of a space (a spaced number written through an encoder) folds to a space first.
+    ['my card is 4 1 1 1 &#32; 1 1 1 1 &#32; 1 1 1 1 &#32; 1 1 1 1', 'credit_card', '4 1 1 1 &#32; 1 1 1 1 &#32; 1 1 1 1 &#32; 1 1 1 1', '4111111111111111'],
+  ])('%s', (text, type, value, canonical) => {
+    expect(only(text, type)).toEqual({ value, canonical });
+  });
+
+  it('needs the value word, the checks and one spacing that most gaps share', () => {
+    for (const text of [
+      '4 1 1 1  1 1 1 1  1 1 1 1  1 1 1 1', // no card word, and no grouping alone decides
+      'card 4 1 1 1  1 1 1 1  1 1 1 1  1 1 1 2', // Luhn fails
+      'ids 0 7 8 - 0 5 - 1 1 2 0', // no SSN word
+      'ssn 9 7 8 - 0 5 - 1 1 2 0', // area 978 is never issued
+      'ssn 0 7 8 - 0 5 - 1 1 2', // eight digits
+      'call 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1', // a count: a list gap
+      'phone 1 - 2 -- 3 --- 4 - 5 -- 6 --- 7 - 8 -- 9 --- 0', // no spacing most gaps share
+      'card 1 2 3 4 5 6 7', // too few digits for any value
+      'score 3 1 4 1 5 9 2 6 5 3 5', // no value word
+    ]) {
+      expect(found(text).filter(([type]) => ['credit_card', 'us_ssn', 'phone'].includes(type)), text).toEqual([]);
+    }
+  });
+});
+
+describe('the separators of a number percent-escaped', () => {
+  it.each([
+    ['card 4111%201111%201111%201111', 'credit_card', '4111%201111%201111%201111', '4111111111111111'],
+    ['card %34%31%31%31%20%31%31%31%31%20%31%31%31%31%20%31%31%31%31', 'credit_card', '%34%31%31%31%20%31%31%31%31%20%31%31%31%31%20%31%31%31%31', '4111111111111111'],
+    ['call %2B1%20415%20555%200142', 'phone', '%2B1%20415%20555%200142', '+14155550142'],
+    ['tel %28415%29%20555%2D0142', 'phone', '%28415%29%20555%2D0142', '+14155550142'],
+    ['ssn=078%2005%201120', 'us_ssn', '078%2005%201120', '078051120'],
+  ])('%s', (text, type, value, canonical) => {
+    expect(only(text, type)).toEqual({ value, canonical });
+  });
+
+  it('leaves a path or a URL whole, and escapes between words as written', () => {
+    expect(found('see https://x.example/report%202024%2001.pdf')).toEqual([['url', 'https://x.example/report%202024%2001.pdf']]);
+    expect(found('open /srv/files/report%202024%2001.pdf now')).toEqual([]);
+    expect(found('q=hello%20world%202024')).toEqual([]);
+    expect(found('a %20 b %28 c %29 d 10%20')).toEqual([]);
+  });
+});
+
+describe('an e-mail address in quoted-printable', () => {
+  it.each([
+    ['mail jane.doe=40corp.example', 'jane.doe=40corp.example'],
+    ['mail jane=2Edoe=40corp=2Eexample', 'jane=2Edoe=40corp=2Eexample'],
+    ['mail =6A=61=6E=65=40=63orp=2E=65xample', '=6A=61=6E=65=40=63orp=2E=65xample'],
+    ['reply to jane_doe=40corp-mail.example.', 'jane_doe=40corp-mail.example'],
+  ])('%s', (text, value) => {
+    expect(only(text, 'email')).toEqual({ value, canonical: normalizeValue('email', value.replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))), 'US') });
+  });
+
+  it('decodes no assignment: only an address word reads its escapes', () => {
+    for (const text of ['width=40px; height=40', 'token=2E9f8e7d6c5b', 'id=2D4F and x=40', 'timeout=40s.', 'color=5F5F5F', 'ratio=40.5', 'a=40 b.example']) {
+      expect(found(text).filter(([type]) => type === 'email'), text).toEqual([]);
+    }
+    // A secret assigned a value that starts like an escape keeps its own detection.
+    expect(found('password=40Tr0ub4dor&3').map(([type]) => type)).toEqual(['password']);
+  });
+});
