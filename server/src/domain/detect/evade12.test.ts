@@ -95,3 +95,37 @@ describe('an e-mail address in quoted-printable', () => {
     expect(found('password=40Tr0ub4dor&3').map(([type]) => type)).toEqual(['password']);
   });
 });
+
+describe('an address split before its top-level label', () => {
+  it.each([
+    ['mail jane.doe@corp .example thanks', 'jane.doe@corp .example'],
+    ['mail jane.doe@corp . example', 'jane.doe@corp . example'],
+    ['write to jane.doe@corp .example.', 'jane.doe@corp .example'],
+  ])('%s', (text, value) => {
+    expect(only(text, 'email')).toEqual({ value, canonical: 'jane.doe@corp.example' });
+  });
+
+  it('needs a blank before the dot, a lower-case label and no path after it', () => {
+    for (const text of ['scp x user@host .ssh/', 'mail jane@corp. Example', 'user@host .Then we left', '@Component .foo', 'mail jane@corp. thanks', 'ping a@b .c']) {
+      expect(found(text).filter(([type]) => type === 'email'), text).toEqual([]);
+    }
+  });
+});
+
+describe('values sent base32-encoded', () => {
+  it.each([
+    ['mail NJQW4ZJOMRXWKQDDN5ZHALTFPBQW24DMMU======', 'email', 'jane.doe@corp.example'],
+    ['card GQYTCMJAGEYTCMJAGEYTCMJAGEYTCMI=', 'credit_card', '4111111111111111'],
+    ['ssn GA3TQLJQGUWTCMJSGA======', 'us_ssn', '078051120'],
+    ['call FMYSANBRGUQDKNJVEAYDCNBS', 'phone', '+14155550142'],
+  ])('%s', (text, type, canonical) => {
+    const value = text.slice(text.indexOf(' ') + 1);
+    expect(only(text, type)).toEqual({ value, canonical });
+  });
+
+  it('reads no ordinary capitals, hashes or base32 of plain words', () => {
+    for (const text of ['HTTPSCONNECTIONPOOL ERROR', 'see README2FIRST7ABCDEFG', 'secret JBSWY3DPEHPK3PXP', 'MFRGGZDFMZTWQ2LKNNWG23TPOBYXE43UOV3HO6DZPI======']) {
+      expect(found(text).filter(([type]) => ['email', 'credit_card', 'us_ssn', 'phone'].includes(type)), text).toEqual([]);
+    }
+  });
+});
