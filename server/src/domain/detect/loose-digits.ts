@@ -197,8 +197,10 @@ export function detectLooseDigits(
     printForm = false;
   } else {
     // Digits one by one between loose gaps are a list or a count ("card 4, 5, 6"): every group but
-    // the first (a trunk or country code: "8 (912) …", "1 | 415 | …") and the last holds two digits at least.
-    for (let k = 1; k < groups - 1; k++) if (groupDigits[k]! < 2) return -1;
+    // the first (a trunk or country code: "8 (912) …", "1 | 415 | …") and the last holds two digits
+    // at least; after a `+`, the second may be a one-digit area code too (`+33 | 1 | 42 …`, `+81_3_1234_5678`).
+    const international = codeAt(text, start - 1) === 43;
+    for (let k = international ? 2 : 1; k < groups - 1; k++) if (groupDigits[k]! < 2) return -1;
   }
   if (digits >= 13 && issuerPlausible(text, start, end, digits) && luhnValid(text, start, end)) {
     const cardWord = hasWordBefore(text, start, CONTEXT_DISTANCE, CARD_CONTEXT);
@@ -217,7 +219,10 @@ export function detectLooseDigits(
     return end;
   }
   if (phones && !listGap && groups <= 6 && digits >= 10 && digits <= 15 && hasWordBefore(text, start, CONTEXT_DISTANCE, PHONE_CONTEXT) && phoneDigits(text, start, end, digits)) {
-    emit(state, 'phone', start, end, 0.8);
+    // The `+` before the country code is the value's (`+49_30_…` normalizes as +49, one token
+    // and one erasure with `+49 30 …`), also typed apart from it (`+ 4 4   2 0 …`).
+    const plus = codeAt(text, start - 1) === 43 ? start - 1 : codeAt(text, start - 1) === 32 && codeAt(text, start - 2) === 43 ? start - 2 : start;
+    emit(state, 'phone', plus, end, 0.8);
     return end;
   }
   return -1;
