@@ -129,3 +129,39 @@ describe('values sent base32-encoded', () => {
     }
   });
 });
+
+describe('IBANs grouped by a form-encoded space or an apostrophe, and look-alike digits after a bank code', () => {
+  it.each([
+    ['iban=DE89+3704+0044+0532+0130+00', 'DE89+3704+0044+0532+0130+00', 'DE89370400440532013000'],
+    ["IBAN DE89'3704'0044'0532'0130'00", "DE89'3704'0044'0532'0130'00", 'DE89370400440532013000'],
+    ['IBAN GB82 WEST l234 5698 7654 32', 'GB82 WEST l234 5698 7654 32', 'GB82WEST12345698765432'],
+    ['IBAN IE29 AIBK 93l1 5212 3456 78', 'IE29 AIBK 93l1 5212 3456 78', 'IE29AIBK93115212345678'],
+  ])('%s', (text, value, canonical) => {
+    expect(only(text, 'iban')).toEqual({ value, canonical });
+  });
+
+  it('reads a bank code as letters and still needs mod 97', () => {
+    // The bank code's own I stays a letter: the plain IBAN keeps its canonical form.
+    expect(normalizeValue('iban', 'IE29 AIBK 9311 5212 3456 78')).toBe('IE29AIBK93115212345678');
+    for (const text of ['IBAN GB82 WEST l234 5698 7654 33', 'IBAN GB82 WEST l234 5698 7654 3Z', 'GB82 WEST lOl', 'sum 1+2+3+4+5+6+7+8+9']) {
+      expect(found(text).filter(([type]) => type === 'iban'), text).toEqual([]);
+    }
+  });
+});
+
+describe('international phones in loose groups after a +', () => {
+  it.each([
+    ['call me at +33 | 1 | 42 | 68 | 53 | 00', '+33 | 1 | 42 | 68 | 53 | 00', '+33142685300'],
+    ['call me at +81_3_1234_5678', '+81_3_1234_5678', '+81312345678'],
+    ['call me at +49_30_90182044', '+49_30_90182044', '+493090182044'],
+    ['call me at + 4 4   2 0   7 9 4 6   0 9 5 8', '+ 4 4   2 0   7 9 4 6   0 9 5 8', '+442079460958'],
+  ])('%s', (text, value, canonical) => {
+    expect(only(text, 'phone')).toEqual({ value, canonical });
+  });
+
+  it('keeps counts and short runs out', () => {
+    for (const text of ['call +1 | 2 | 3 | 4', 'call 1+2+3+4+5+6', 'call +3 | 1 | 4 | 1 | 5 | 9 | 2 | 6']) {
+      expect(found(text).filter(([type]) => type === 'phone'), text).toEqual([]);
+    }
+  });
+});
