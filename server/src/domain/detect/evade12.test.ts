@@ -155,6 +155,7 @@ describe('international phones in loose groups after a +', () => {
     ['call me at +81_3_1234_5678', '+81_3_1234_5678', '+81312345678'],
     ['call me at +49_30_90182044', '+49_30_90182044', '+493090182044'],
     ['call me at + 4 4   2 0   7 9 4 6   0 9 5 8', '+ 4 4   2 0   7 9 4 6   0 9 5 8', '+442079460958'],
+    ['call me at + 3 3   1   4 2   6 8   5 3   0 0', '+ 3 3   1   4 2   6 8   5 3   0 0', '+33142685300'],
   ])('%s', (text, value, canonical) => {
     expect(only(text, 'phone')).toEqual({ value, canonical });
   });

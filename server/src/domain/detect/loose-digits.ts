@@ -230,8 +230,8 @@ export function detectLooseDigits(
 
 /**
  * The groups of a letter-spaced run of `count` single digits (gaps in gapFrom/gapTo): the
- * commonest gap is the spacing, and it must be the gap more often than all others together;
- * every other gap ends a group. Writes groupDigits and returns the number of groups, or -1.
+ * commonest gap (the shorter of two as common) is the spacing, and it must be at least half of
+ * the gaps; every other gap ends a group. Writes groupDigits and returns the number of groups, or -1.
  */
 function letterSpacedGroups(text: string, count: number): number {
   // The spacing: the gap that equals the most others (at most 18 gaps: a quadratic count is cheap).
@@ -240,12 +240,13 @@ function letterSpacedGroups(text: string, count: number): number {
   for (let a = 0; a < count - 1; a++) {
     let same = 0;
     for (let b = 0; b < count - 1; b++) if (sameGap(text, gapFrom[a]!, gapTo[a]!, gapFrom[b]!, gapTo[b]!)) same++;
-    if (same > best) {
+    // Ties go to the shorter gap: `+ 3 3   1   4 2 …` has as many spacings as group gaps.
+    if (same > best || (same === best && gapTo[a]! - gapFrom[a]! < gapTo[spacing]! - gapFrom[spacing]!)) {
       best = same;
       spacing = a;
     }
   }
-  if (best * 2 <= count - 1) return -1;
+  if (best * 2 < count - 1) return -1;
   let groups = 0;
   let size = 1;
   for (let k = 0; k < count - 1; k++) {
