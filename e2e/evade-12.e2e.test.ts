@@ -1,7 +1,9 @@
 // Spellings the session-12 probe matrix found reaching the model raw (tools/evade-matrix/matrix.mjs,
 // wave11/evade), against the real `veil serve` process: digits written one by one with a spacing
 // and wider group gaps, percent-escaped separators of a number, quoted-printable e-mail addresses,
-// an address split before its top-level label, and values sent base32-encoded. Each spelling is
+// an address split before its top-level label, IBANs grouped by `+` or apostrophes or with
+// look-alike digits after a bank code, international phones in loose groups after a `+`, and
+// values sent base32-encoded. Each spelling is
 // tokenized through /v1/transform as text, as a JSON body and as a chat body with no fragment of
 // the value left in the safe text; revoking the plain value makes every spelling restore
 // `[DELETED]` while another value of the same session still restores; and no value, in any
@@ -59,6 +61,22 @@ const CASES: readonly SpellingCase[] = [
     fragments: ['qp', 'erase', 'corp'],
   },
   {
+    name: 'IBAN grouped by a form-encoded space or apostrophes, look-alike digits after its bank code',
+    type: 'iban',
+    label: 'IBAN',
+    plain: 'GB82 WEST 1234 5698 7654 32',
+    spellings: ['GB82+WEST+1234+5698+7654+32', "GB82'WEST'1234'5698'7654'32", 'GB82 WEST l234 5698 7654 32'],
+    fragments: ['1234', 'l234', '5698', '7654'],
+  },
+  {
+    name: 'international phone in loose groups after a +',
+    type: 'phone',
+    label: 'call me at',
+    plain: '+33 1 42 68 53 01',
+    spellings: ['+33 | 1 | 42 | 68 | 53 | 01', '+33_1_42_68_53_01', '+ 3 3   1   4 2   6 8   5 3   0 1'],
+    fragments: ['42', '68', '53', '4 2', '6 8'],
+  },
+  {
     name: 'values sent base32-encoded',
     type: 'email',
     label: 'mail',
@@ -98,7 +116,7 @@ describe('session-12 spellings against the real server', () => {
     for (const byte of Buffer.from('b32.erase@corp.example')) bits += byte.toString(2).padStart(8, '0');
     let out = '';
     for (let k = 0; k < bits.length; k += 5) out += alphabet[parseInt(bits.slice(k, k + 5).padEnd(5, '0'), 2)] ?? '';
-    expect(`${out}${'='.repeat((8 - (out.length % 8)) % 8)}`).toBe(CASES[4]!.spellings[0]);
+    expect(`${out}${'='.repeat((8 - (out.length % 8)) % 8)}`).toBe(CASES[6]!.spellings[0]);
   });
 
   it.each(CASES)('$name: tokenized whole as text, JSON and chat, erased with the plain value', async ({ type, label, plain, spellings, fragments }) => {
