@@ -166,3 +166,17 @@ describe('international phones in loose groups after a +', () => {
     }
   });
 });
+
+describe('percent-escaped separators of values with letters', () => {
+  it.each([
+    ['IBAN GB82%20WEST%201234%205698%207654%2032', 'iban', 'GB82%20WEST%201234%205698%207654%2032'],
+    ['mac 00%3A1A%3A2B%3A3C%3A4D%3A5E', 'mac_address', '00%3A1A%3A2B%3A3C%3A4D%3A5E'],
+    ['ip 2a00%3A1450%3A4001%3A82a%3A%3A200e', 'ip_address', '2a00%3A1450%3A4001%3A82a%3A%3A200e'],
+  ])('%s', (text, type, value) => {
+    expect(only(text, type).value).toBe(value);
+  });
+
+  it('leaves words and host names as written', () => {
+    for (const text of ['Version%202 is out', 'host%3A8080', 'a%20b 1%20x', 'name%3Avalue']) expect(found(text), text).toEqual([]);
+  });
+});

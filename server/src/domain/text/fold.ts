@@ -366,6 +366,11 @@ function backslashEscapeAt(text: string, index: number): Escape | undefined {
   return { folded: foldOf(cp), length };
 }
 
+function isAsciiAlnumCode(code: number): boolean {
+  const lower = code | 0x20;
+  return (code >= 48 && code <= 57) || (lower >= 97 && lower <= 122);
+}
+
 /** True when a digit, written or percent-escaped (`%34`: its last character is a digit too), ends at `end` (exclusive). */
 function digitEndsAt(text: string, end: number): boolean {
   return isAsciiDigit(text.charCodeAt(end - 1));
@@ -385,8 +390,9 @@ function percentOf(text: string, index: number, code: number): boolean {
 
 /**
  * The separators of a number percent-escaped in a URL (`?card=4111%201111%201111%201111`,
- * `tel=%28415%29%20555%2D0142`): `%20` between two digits (or after `%29`, before `%28` or
- * `%2B`), `%28` before a digit, `%29` after one. Elsewhere a `%20` stays: in a path or a query it
+ * `tel=%28415%29%20555%2D0142`): `%20` between two digits or a digit and a letter (or after
+ * `%29`, before `%28` or `%2B`), `%28` before a digit, `%29` after one, `%3A` between two hex
+ * digits (a MAC or an IPv6 address). Elsewhere a `%20` stays: in a path or a query it
  * separates words, and decoding it there would cut a URL in two.
  */
 function percentSeparator(text: string, index: number, code: number): boolean {
@@ -394,8 +400,14 @@ function percentSeparator(text: string, index: number, code: number): boolean {
   if (code === 0x28) ok = digitStartsAt(text, index + 3);
   else if (code === 0x29) ok = digitEndsAt(text, index);
   else if (code === 0x20) {
+    // Between two digits; or between a digit and a letter, as an IBAN's groups stand (`GB82%20WEST`).
     const before = digitEndsAt(text, index) || percentOf(text, index - 3, 0x29);
-    ok = before && (digitStartsAt(text, index + 3) || percentOf(text, index + 3, 0x28) || percentOf(text, index + 3, 0x2b));
+    const after = digitStartsAt(text, index + 3) || percentOf(text, index + 3, 0x28) || percentOf(text, index + 3, 0x2b);
+    ok = (before && (after || isAsciiAlnumCode(text.charCodeAt(index + 3)))) || (after && isAsciiAlnumCode(text.charCodeAt(index - 1)));
+  } else if (code === 0x3a) {
+    // The colons of a MAC or an IPv6 address (`00%3A1A%3A2B…`): between two hex digits.
+    // `%3A%3A` is an IPv6 address's `::`.
+    ok = (hexValue(text.charCodeAt(index - 1)) >= 0 || percentOf(text, index - 3, 0x3a)) && (hexValue(text.charCodeAt(index + 3)) >= 0 || percentOf(text, index + 3, 0x3a));
   } else return false;
   return ok && !inPath(text, index);
 }
