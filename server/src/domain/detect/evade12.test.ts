@@ -180,3 +180,23 @@ describe('percent-escaped separators of values with letters', () => {
     for (const text of ['Version%202 is out', 'host%3A8080', 'a%20b 1%20x', 'name%3Avalue']) expect(found(text), text).toEqual([]);
   });
 });
+
+describe('cards and phones written backwards', () => {
+  it.each([
+    ['my card number backwards: 1881 8888 8888 2104', 'credit_card', '1881 8888 8888 2104', '4012888888881881'],
+    ['card 1111111111111114', 'credit_card', '1111111111111114', '4111111111111111'],
+    ['call me at 2410 555 514 1+', 'phone', '2410 555 514 1+', '+14155550142'],
+    ['call me at 2410-555-514-1+', 'phone', '2410-555-514-1+', '+14155550142'],
+    ['call 8590 6497 02 44+', 'phone', '8590 6497 02 44+', '+442079460958'],
+  ])('%s', (text, type, value, canonical) => {
+    expect(only(text, type)).toEqual({ value, canonical });
+  });
+
+  it('needs the value word, and a phone its + at the end', () => {
+    for (const text of ['order 1881 8888 8888 2104', 'ref 1111111111111114', 'call 2410 555 514 1', 'total 2410 555 514 1+ items', 'card 1881 8888 8888 2105']) {
+      expect(found(text).filter(([type]) => type === 'credit_card' || (type === 'phone' && text.includes('+'))), text).toEqual([]);
+    }
+    // A forward card keeps its digits.
+    expect(normalizeValue('credit_card', '4012 8888 8888 1881')).toBe('4012888888881881');
+  });
+});

@@ -183,7 +183,14 @@ export function detectLooseDigits(
   if (lastScan?.deref() !== state) lastScan = new WeakRef(state);
   lastRunEnd = pos;
   // The whole run is the value or nothing: a card is not cut out of a longer run of digits.
-  if (groups < 2 || tooLong || isAlnumCode(codeAt(text, pos))) return -1;
+  if (tooLong || isAlnumCode(codeAt(text, pos))) return -1;
+  // Nine digits or more where nothing is found: reversed.ts reads the run backwards. Only where
+  // a card or phone word stands near (checked there), so seeds cost little on ordinary numbers.
+  const seed = digits >= 9 && digits <= MAX_DIGITS;
+  if (groups < 2) {
+    if (seed) state.reversedSeeds.push(start, pos);
+    return -1;
+  }
   const end = pos;
   if (groups >= MIN_SPACED && digits === groups) {
     // Every digit on its own: letter-spaced, as a person types a number past a filter
@@ -191,7 +198,7 @@ export function detectLooseDigits(
     // the spacing; the other gaps (fewer) part the value's groups. Read so, the run is judged as
     // the groups it spells, and always with the value's word before it (no grouping alone).
     const regrouped = letterSpacedGroups(text, groups);
-    if (regrouped < 1) return -1;
+    if (regrouped < 1) return unread(state, seed, start, end);
     groups = regrouped;
     uniform = false;
     printForm = false;
@@ -200,7 +207,7 @@ export function detectLooseDigits(
     // the first (a trunk or country code: "8 (912) …", "1 | 415 | …") and the last holds two digits
     // at least; after a `+`, the second may be a one-digit area code too (`+33 | 1 | 42 …`, `+81_3_1234_5678`).
     const international = codeAt(text, start - 1) === 43;
-    for (let k = international ? 2 : 1; k < groups - 1; k++) if (groupDigits[k]! < 2) return -1;
+    for (let k = international ? 2 : 1; k < groups - 1; k++) if (groupDigits[k]! < 2) return unread(state, seed, start, end);
   }
   if (digits >= 13 && issuerPlausible(text, start, end, digits) && luhnValid(text, start, end)) {
     const cardWord = hasWordBefore(text, start, CONTEXT_DISTANCE, CARD_CONTEXT);
@@ -212,7 +219,7 @@ export function detectLooseDigits(
   // Phones and SSNs in a print form have been judged by numeric.ts and phone.ts, by their
   // numbering plans and contexts ("My Number: 9725 4024 9292" is no phone); a card word and
   // the issuer and Luhn checks above settle a card in any grouping ("card 41 11 11 …").
-  if (printForm) return -1;
+  if (printForm) return unread(state, seed, start, end);
   const ssnShape = (groups === 3 && groupDigits[0] === 3 && groupDigits[1] === 2 && groupDigits[2] === 4) || (groups === 1 && groupDigits[0] === 9);
   if (digits === 9 && ssnShape && hasWordBefore(text, start, CONTEXT_DISTANCE, SSN_CONTEXT) && ssnDigits(text, start, end, ssnParts)) {
     emit(state, 'us_ssn', start, end, 0.85);
@@ -225,7 +232,7 @@ export function detectLooseDigits(
     emit(state, 'phone', plus, end, 0.8);
     return end;
   }
-  return -1;
+  return unread(state, seed, start, end);
 }
 
 /**
@@ -259,6 +266,12 @@ function letterSpacedGroups(text: string, count: number): number {
   }
   groupDigits[groups++] = size;
   return groups;
+}
+
+/** No value in the run [start, end): recorded for reversed.ts when it is long enough; -1. */
+function unread(state: ScanState, seed: boolean, start: number, end: number): number {
+  if (seed) state.reversedSeeds.push(start, end);
+  return -1;
 }
 
 /** The end of the run of groups and loose gaps that goes on at `pos`. */

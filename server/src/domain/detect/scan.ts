@@ -17,6 +17,7 @@ import { DATE_CONTEXT, hasWordBefore } from './context.js';
 import { writtenDateFromMonth } from './dates.js';
 import { detectEmail } from './email.js';
 import { detectEncodedValues, mayStartBase64 } from './encoded.js';
+import { detectReversedNumbers } from './reversed.js';
 import { detectSpelledEmails } from './email-spelled.js';
 import { detectCjkDigits, detectSpelledDigits, digitWord, digitWordMayStartWith, SPELLED_GATE, spelledGate } from './spelled-digits.js';
 import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
@@ -279,6 +280,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
     assignScanEnd: 0,
     bicPending: [],
     lookalikeSeeds: [],
+    reversedSeeds: [],
   };
   const n = text.length;
   /** Word starts where a label or credential word may begin (keywords.ts). */
@@ -405,6 +407,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   if (decode && state.lookalikeSeeds.length > 0) {
     detectLookalikeDigits(state, state.lookalikeSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   }
+  // Numbers written backwards, read by this scan one level deep (reversed.ts).
+  if (decode) detectReversedNumbers(state, state.reversedSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Base64-encoded values, read by this scan one level deep (encoded.ts).
   if (decode && base64Starts.length > 0) detectEncodedValues(state, base64Starts, (decoded) => scanBuiltin(decoded, language, defaultRegion, false));
   return state.out;
