@@ -2,8 +2,8 @@
 // wave11/evade), against the real `veil serve` process: digits written one by one with a spacing
 // and wider group gaps, percent-escaped separators of a number, quoted-printable e-mail addresses,
 // an address split before its top-level label, IBANs grouped by `+` or apostrophes or with
-// look-alike digits after a bank code, international phones in loose groups after a `+`, and
-// values sent base32-encoded. Each spelling is
+// look-alike digits after a bank code, international phones in loose groups after a `+`, cards
+// and phones written backwards, and values sent base32-encoded. Each spelling is
 // tokenized through /v1/transform as text, as a JSON body and as a chat body with no fragment of
 // the value left in the safe text; revoking the plain value makes every spelling restore
 // `[DELETED]` while another value of the same session still restores; and no value, in any
@@ -77,6 +77,22 @@ const CASES: readonly SpellingCase[] = [
     fragments: ['42', '68', '53', '4 2', '6 8'],
   },
   {
+    name: 'card written backwards',
+    type: 'credit_card',
+    label: 'my card number backwards:',
+    plain: '5500 0000 0000 0004',
+    spellings: ['4000 0000 0000 0055', '4000000000000055'],
+    fragments: ['4000', '0055', '4000000000000055'],
+  },
+  {
+    name: 'phone written backwards',
+    type: 'phone',
+    label: 'call me at',
+    plain: '+1 415 555 0144',
+    spellings: ['4410 555 514 1+', '4410-555-514-1+'],
+    fragments: ['4410', '555', '514'],
+  },
+  {
     name: 'values sent base32-encoded',
     type: 'email',
     label: 'mail',
@@ -116,7 +132,7 @@ describe('session-12 spellings against the real server', () => {
     for (const byte of Buffer.from('b32.erase@corp.example')) bits += byte.toString(2).padStart(8, '0');
     let out = '';
     for (let k = 0; k < bits.length; k += 5) out += alphabet[parseInt(bits.slice(k, k + 5).padEnd(5, '0'), 2)] ?? '';
-    expect(`${out}${'='.repeat((8 - (out.length % 8)) % 8)}`).toBe(CASES[6]!.spellings[0]);
+    expect(`${out}${'='.repeat((8 - (out.length % 8)) % 8)}`).toBe(CASES[8]!.spellings[0]);
   });
 
   it.each(CASES)('$name: tokenized whole as text, JSON and chat, erased with the plain value', async ({ type, label, plain, spellings, fragments }) => {
