@@ -200,3 +200,28 @@ describe('cards and phones written backwards', () => {
     expect(normalizeValue('credit_card', '4012 8888 8888 1881')).toBe('4012888888881881');
   });
 });
+
+describe('values written one character at a time (letter-spaced)', () => {
+  const spaced = (value: string): string => [...value].join(' ');
+  it.each([
+    ['token', 'ghp_R7mK2pQ9xV4nL8wZ3cT6yB1hJ5dF0sG2aE9u', 'api_key'],
+    ['server ip', '81.2.69.160', 'ip_address'],
+    ['mac address', '00:1A:2B:3C:4D:5E', 'mac_address'],
+    ['my NI number is', 'AB123456C', 'uk_nino'],
+    ['DNI', '12345678Z', 'es_dni'],
+    ['send to', '1BoatSLRHtKNngkdXEeobR76b53LETtpyT', 'crypto_wallet'],
+    ['IBAN', 'GB82WEST12345698765432', 'iban'],
+  ])('%s %s', (label, value, type) => {
+    const text = `${label} ${spaced(value)} ok`;
+    const hit = only(text, type);
+    expect(hit.value).toBe(spaced(value));
+    expect(hit.canonical).toBe(normalizeValue(type, value, 'US'));
+  });
+
+  it('reads words of a spaced phrase apart, and finds nothing in spaced prose', () => {
+    expect(found('my password is T r 0 u b 4 d o r & 3 x').map(([type]) => type)).toEqual(['password']);
+    for (const text of ['a b c d e f g h i j k', 'S P E C I A L   O F F E R', 'x = 1 + 2 + 3 + 4 + 5', '| a | b | c | d | e |', '1 2 3 4 5 6 7 8 9 10', 'w w w . e x a m p l e . c o m']) {
+      expect(found(text), text).toEqual([]);
+    }
+  });
+});

@@ -108,7 +108,8 @@ function normalizeFolded(type: string, value: string, region: string, fold: (tex
         normalized = canonicalPhone(base, region);
         break;
       case 'ip_address':
-        return canonicalIp(base.toLowerCase());
+        // No address holds a blank: one written a character at a time (detect/letter-spaced.ts) is the address.
+        return canonicalIp(base.toLowerCase().replace(/\s+/gu, ''));
       case 'mac_address':
         normalized = base.toLowerCase().replace(/[^0-9a-f]/g, '');
         break;
@@ -116,8 +117,10 @@ function normalizeFolded(type: string, value: string, region: string, fold: (tex
         return canonicalDate(base, region) ?? base.toLowerCase().replace(WHITESPACE_RUN, ' ');
       case 'url':
         return canonicalUrl(base);
-      case 'crypto_wallet':
-        return /^(?:bc|tb|ltc)1/i.test(base) ? base.toLowerCase() : base;
+      case 'crypto_wallet': {
+        const compact = base.replace(/\s+/gu, ''); // letter-spaced (detect/letter-spaced.ts)
+        return /^(?:bc|tb|ltc)1/i.test(compact) ? compact.toLowerCase() : compact;
+      }
       default:
         return base.replace(WHITESPACE_RUN, ' ');
     }
