@@ -3,7 +3,8 @@
 // and wider group gaps, percent-escaped separators of a number, quoted-printable e-mail addresses,
 // an address split before its top-level label, IBANs grouped by `+` or apostrophes or with
 // look-alike digits after a bank code, international phones in loose groups after a `+`, cards
-// and phones written backwards, and values sent base32-encoded. Each spelling is
+// and phones written backwards, values written one character at a time, and values sent
+// base32-encoded. Each spelling is
 // tokenized through /v1/transform as text, as a JSON body and as a chat body with no fragment of
 // the value left in the safe text; revoking the plain value makes every spelling restore
 // `[DELETED]` while another value of the same session still restores; and no value, in any
@@ -93,6 +94,22 @@ const CASES: readonly SpellingCase[] = [
     fragments: ['4410', '555', '514'],
   },
   {
+    name: 'IP address written one character at a time',
+    type: 'ip_address',
+    label: 'server ip',
+    plain: '81.2.69.161',
+    spellings: ['8 1 . 2 . 6 9 . 1 6 1'],
+    fragments: ['8 1', '6 9', '1 6 1'],
+  },
+  {
+    name: 'UK NI number written one character at a time',
+    type: 'uk_nino',
+    label: 'my NI number is',
+    plain: 'AB123457C',
+    spellings: ['A B 1 2 3 4 5 7 C'],
+    fragments: ['A B', '1 2', '5 7', '1 2 3 4'],
+  },
+  {
     name: 'values sent base32-encoded',
     type: 'email',
     label: 'mail',
@@ -132,7 +149,7 @@ describe('session-12 spellings against the real server', () => {
     for (const byte of Buffer.from('b32.erase@corp.example')) bits += byte.toString(2).padStart(8, '0');
     let out = '';
     for (let k = 0; k < bits.length; k += 5) out += alphabet[parseInt(bits.slice(k, k + 5).padEnd(5, '0'), 2)] ?? '';
-    expect(`${out}${'='.repeat((8 - (out.length % 8)) % 8)}`).toBe(CASES[8]!.spellings[0]);
+    expect(`${out}${'='.repeat((8 - (out.length % 8)) % 8)}`).toBe(CASES[10]!.spellings[0]);
   });
 
   it.each(CASES)('$name: tokenized whole as text, JSON and chat, erased with the plain value', async ({ type, label, plain, spellings, fragments }) => {
