@@ -225,3 +225,14 @@ describe('values written one character at a time (letter-spaced)', () => {
     }
   });
 });
+
+describe('"call me" in the catalog languages is a phone word', () => {
+  it.each([
+    ['ruf mich an unter +49_30_90182044', '+49_30_90182044'],
+    ['appelez-moi au +33_1_42_68_53_00', '+33_1_42_68_53_00'],
+    ['llámame al +34 | 612 | 345 | 678', '+34 | 612 | 345 | 678'],
+    ['chiamami al +39 | 06 | 6982 | 1234', '+39 | 06 | 6982 | 1234'],
+  ])('%s', (text, value) => {
+    expect(only(text, 'phone').value).toBe(value);
+  });
+});
