@@ -188,6 +188,8 @@ describe('cards and phones written backwards', () => {
     ['call me at 2410 555 514 1+', 'phone', '2410 555 514 1+', '+14155550142'],
     ['call me at 2410-555-514-1+', 'phone', '2410-555-514-1+', '+14155550142'],
     ['call 8590 6497 02 44+', 'phone', '8590 6497 02 44+', '+442079460958'],
+    // Forwards its first digits read as a phone; the run goes on to the `+`.
+    ['ruf mich an unter 44028109 03 94+', 'phone', '44028109 03 94+', '+493090182044'],
   ])('%s', (text, type, value, canonical) => {
     expect(only(text, type)).toEqual({ value, canonical });
   });

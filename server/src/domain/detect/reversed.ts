@@ -34,10 +34,27 @@ function reverse(text: string): string {
 export function detectReversedNumbers(state: ScanState, seeds: readonly number[], scan: ReadingScanner): void {
   const text = state.text;
   // A reversed phone's digits may read as a shorter phone forwards ("2410 555 514" of
-  // "2410 555 514 1+"): a phone right before a `+` is read reversed too (overlap joins the two).
+  // "2410 555 514 1+"): a phone whose digits go on to a `+` is read reversed too (overlap joins the two).
   const all = [...seeds];
-  for (const found of state.out) if (found.type === 'phone' && text.charCodeAt(found.end) === 43 && text.charCodeAt(found.start) !== 43) all.push(found.start, found.end);
+  for (const found of state.out) {
+    if (found.type !== 'phone' || text.charCodeAt(found.start) === 43) continue;
+    const plus = plusAfter(text, found.end);
+    if (plus >= 0) all.push(found.start, plus);
+  }
   readReversed(state, all, scan);
+}
+
+/** Most characters between a phone found forwards and the `+` that ends its reversed run ("44028109 03| 94+"). */
+const PLUS_REACH = 8;
+
+/** Where the `+` is that ends the digits and separators going on at `from` (within PLUS_REACH), or -1. */
+function plusAfter(text: string, from: number): number {
+  for (let k = from; k < text.length && k - from <= PLUS_REACH; k++) {
+    const code = text.charCodeAt(k);
+    if (code === 43) return k > from && text.charCodeAt(k - 1) === 32 ? -1 : k;
+    if (!((code >= 48 && code <= 57) || code === 32 || code === 45 || code === 46)) return -1;
+  }
+  return -1;
 }
 
 function readReversed(state: ScanState, seeds: readonly number[], scan: ReadingScanner): void {
