@@ -133,6 +133,9 @@ export const PHONE_CONTEXT: ContextWords = contextWords([
   'telefonu', 'komórka', 'τηλέφωνο', 'κινητό', '电话', '手机', '電話', '携帯', '전화', '휴대폰', 'fone', 'whats',
   // How people hand out a number in chat.
   'my number', 'reach me', 'reach us', 'text me', 'text us', 'ring me', 'dial', 'hotline', 'helpline', 'landline',
+  // "Call me" in the catalog's other languages (session 12: `ruf mich an unter +49 …` in loose groups was raw).
+  'ruf mich an', 'rufen sie', 'anrufen', 'erreichbar unter', 'appelez-moi', 'appelle-moi', 'appeler', 'joignable',
+  'llámame', 'llámeme', 'llamar al', 'chiamami', 'chiamare', 'liga-me', 'ligue-me', 'me liga', 'bel me', 'bel mij', 'bellen',
   // Beyond the catalog's languages: Russian, Arabic, Hindi, Indonesian, Vietnamese.
   'телефон', 'тел.', 'тел:', 'моб.', 'мобильн', 'сотов', 'هاتف', 'جوال', 'موبايل', 'تلفن', 'موبایل', 'טלפון', 'נייד', 'โทร', 'เบอร์',
   'फ़ोन', 'फोन', 'मोबाइल', 'telepon', 'ponsel', 'nomor hp', 'no hp', 'điện thoại', 'sđt',

@@ -207,7 +207,13 @@ const UNSPELL_AT = new RegExp(`[ \\t]*[([{<][ \\t]*(?:${AT_WORDS}|a)[ \\t]*[)\\]
 /** "jane dot roe [at] corp [dot] example" -> "jane.roe@corp.example" (other text unchanged). */
 export function unspellEmail(value: string): string {
   const at = UNSPELL_AT.exec(value);
-  if (at === null || value.includes('@', at.index + at[0].length)) return value;
+  if (at === null) {
+    // An address split before its top-level label ("jane@corp .example", email.ts splitTopLabel).
+    const sign = value.indexOf('@');
+    if (sign < 0 || value.includes('@', sign + 1) || !/[ \t]/.test(value)) return value;
+    return `${value.slice(0, sign)}@${value.slice(sign + 1).replace(/[ \t]*\.[ \t]*/g, '.')}`;
+  }
+  if (value.includes('@', at.index + at[0].length)) return value;
   const local = unspace(value.slice(0, at.index)).replace(DOT_MARKS, '.');
   const domain = unspace(value.slice(at.index + at[0].length)).replace(DOT_MARKS, '.');
   return `${local}@${domain}`;

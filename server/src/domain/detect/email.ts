@@ -60,6 +60,36 @@ function hasAsciiLetterOrDigit(text: string, start: number, end: number): boolea
   return false;
 }
 
+/** Longest top-level label read past a blank (`.example`, `.com`, `.museum`). */
+const MAX_SPLIT_LABEL = 24;
+
+function isLowerAscii(c: number): boolean {
+  return c >= 97 && c <= 122;
+}
+
+/**
+ * A domain of one label followed by its top-level label past a blank (`jane@corp .example`,
+ * `jane@corp . example`: an address split before its dot, as typed to get it past a filter):
+ * the end past that label, or `end` when none follows. A blank before the dot (no sentence puts
+ * one there), at most one blank after it, two to 24 lower-case letters, and then a blank, the end
+ * or sentence punctuation (not a path: `user@host .ssh/`).
+ */
+function splitTopLabel(text: string, end: number): number {
+  let k = end;
+  const blank = (c: number): boolean => c === 32 || c === 9;
+  if (!blank(text.charCodeAt(k))) return end;
+  k++;
+  if (text.charCodeAt(k) !== 46) return end;
+  k++;
+  if (blank(text.charCodeAt(k))) k++;
+  const labelStart = k;
+  while (k - labelStart <= MAX_SPLIT_LABEL && isLowerAscii(text.charCodeAt(k))) k++;
+  if (k - labelStart < 2 || k - labelStart > MAX_SPLIT_LABEL) return end;
+  const next = codeAt(text, k);
+  if (!(next < 0 || blank(next) || next === 10 || next === 13 || next === 44 || next === 59 || next === 33 || next === 63 || next === 41 || (next === 46 && !isAlnumCode(codeAt(text, k + 1))))) return end;
+  return k;
+}
+
 /** At '@' (position `at`): returns the end of an emitted address, or -1. */
 export function detectEmail(state: ScanState, at: number): number {
   const text = state.text;
@@ -103,7 +133,17 @@ export function detectEmail(state: ScanState, at: number): number {
     domainEnd--;
   }
   if (domainEnd <= at + 1 || isAlnumCode(codeAt(text, domainEnd))) return -1;
-  if (!domainValid(text, at + 1, domainEnd)) return -1;
+  let dotted = false;
+  for (let k = at + 1; k < domainEnd && !dotted; k++) dotted = text.charCodeAt(k) === 46;
+  const split = dotted ? domainEnd : splitTopLabel(text, domainEnd);
+  if (split !== domainEnd) {
+    // Validated as written without the blanks: "corp" and "example" joined by the dot.
+    let labelStart = split;
+    while (isLowerAscii(text.charCodeAt(labelStart - 1))) labelStart--;
+    const joined = `${text.slice(at + 1, domainEnd)}.${text.slice(labelStart, split)}`;
+    if (!domainValid(joined, 0, joined.length)) return -1;
+    domainEnd = split;
+  } else if (!domainValid(text, at + 1, domainEnd)) return -1;
   // "a..b@x.com" is not an address.
   if (text.slice(localStart, at).includes('..')) return -1;
   emit(state, 'email', localStart, domainEnd, 0.9);

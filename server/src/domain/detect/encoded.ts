@@ -1,4 +1,4 @@
-// Values sent base64- or hex-encoded: "my email is am9obi5kb2VAY29ycC5leGFtcGxl", a card or an API key
+// Values sent base64-, base32- or hex-encoded: "my email is am9obi5kb2VAY29ycC5leGFtcGxl", a card or an API key
 // encoded to get it past a filter. A model decodes base64 on sight, so the encoded value reaches
 // it as surely as the plain one.
 //
@@ -44,6 +44,10 @@ function printableLead(code: number): boolean {
  */
 export function decodeBase64Value(value: string): string | undefined {
   if (value.length < MIN_RUN || value.length > MAX_RUN) return undefined;
+  return readBase64(value) ?? decodeBase32Value(value);
+}
+
+function readBase64(value: string): string | undefined {
   const standard = STANDARD.test(value);
   if (!standard && !URL_SAFE.test(value)) return undefined;
   const body = value.replace(/=+$/, '');
@@ -53,6 +57,40 @@ export function decodeBase64Value(value: string): string | undefined {
   if (bytes.length < 6) return undefined;
   for (const byte of bytes) if ((byte < 0x20 && byte !== 9 && byte !== 10 && byte !== 13) || byte > 0x7e) return undefined;
   return bytes.toString('latin1');
+}
+
+/** Shortest base32 run: 10 bytes (16 characters). */
+const MIN_BASE32 = 16;
+const BASE32 = /^[A-Z2-7]+={0,6}$/;
+
+/**
+ * The text a base32 run (RFC 4648 alphabet `A-Z2-7`, upper case, optional padding) encodes, when
+ * it is printable ASCII (tab and line breaks allowed); undefined otherwise. Tried after base64
+ * (decodeBase64Value falls back to it, so detection and normalization read both): a base32 run
+ * is a valid base64 run too, whose base64 reading is not printable text. The first character of
+ * every 8 is the top five bits of a byte, `E`-`P` for a printable one, so ordinary capitals
+ * (`README`, `HTTPSCONNECTIONPOOL`) fail before any decoding or at the bytes.
+ */
+export function decodeBase32Value(value: string): string | undefined {
+  if (value.length < MIN_BASE32 || value.length > MAX_RUN || !BASE32.test(value)) return undefined;
+  const body = value.replace(/=+$/, '');
+  if ([1, 3, 6].includes(body.length % 8)) return undefined; // no byte sequence encodes so
+  let bits = 0;
+  let buffer = 0;
+  let out = '';
+  for (let k = 0; k < body.length; k++) {
+    const code = body.charCodeAt(k);
+    const quint = code >= 65 ? code - 65 : code - 24; // 'A'-'Z' 0-25, '2'-'7' 26-31
+    buffer = ((buffer << 5) | quint) & 0xfff;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      const byte = (buffer >> bits) & 0xff;
+      if ((byte < 0x20 && byte !== 9 && byte !== 10 && byte !== 13) || byte > 0x7e) return undefined;
+      out += String.fromCharCode(byte);
+    }
+  }
+  return out.length >= 6 ? out : undefined;
 }
 
 /** The scanner the decoded text goes through (scanBuiltin without this pass). */
@@ -125,7 +163,8 @@ export function detectEncodedValues(state: ScanState, starts: readonly number[],
     if (before === 46 || before === 92 || before === 37 || before === 38) continue; // . \ % &
     const run = text.slice(start, end);
     const hex = mayBeHexText(text, start, end);
-    if (!hex && (!printableLead(text.charCodeAt(start + 4)) || !printableLead(text.charCodeAt(start + 8)))) continue;
+    const base32 = end - start >= MIN_BASE32 && BASE32.test(run);
+    if (!hex && !base32 && (!printableLead(text.charCodeAt(start + 4)) || !printableLead(text.charCodeAt(start + 8)))) continue;
     const decoded = (hex ? decodeHexValue(run) : undefined) ?? decodeBase64Value(run);
     if (decoded === undefined) continue;
     const lead = decoded.length - decoded.trimStart().length;

@@ -56,9 +56,12 @@ function isAlnumAscii(c: number): boolean {
 /** Longest gap between two groups of an IBAN after an IBAN word ("DE89 - 3704", "GB82 | WEST"). */
 const MAX_LOOSE_GAP = 3;
 
-/** Characters of a gap between groups: spaces, dashes, dots, slashes, underscores, bars. */
+/**
+ * Characters of a gap between groups: spaces, dashes, dots, slashes, underscores, bars, `+` (a
+ * space in a form-encoded query: `iban=DE89+3704+…`) and apostrophes (the Swiss group separator).
+ */
 function isGapCode(c: number): boolean {
-  return c === 32 || c === 9 || c === 0xa0 || c === 45 || c === 46 || c === 47 || c === 95 || c === 124;
+  return c === 32 || c === 9 || c === 0xa0 || c === 45 || c === 46 || c === 47 || c === 95 || c === 124 || c === 43 || c === 39 || c === 0x2019;
 }
 
 /** The letters and digits of [start, end). */

@@ -28,6 +28,11 @@ const MAX_GROUPS = MAX_DIGITS;
 const CONTEXT_DISTANCE = 40;
 
 const groupDigits = new Int32Array(MAX_GROUPS);
+/** Where each gap of the run read last starts and ends (gap k follows group k). */
+const gapFrom = new Int32Array(MAX_GROUPS);
+const gapTo = new Int32Array(MAX_GROUPS);
+/** Fewest digits written one by one that are read as letter-spaced (`0 7 8 - 0 5 - 1 1 2 0`). */
+const MIN_SPACED = 7;
 
 /**
  * The run read last, of which scan: a start inside it is a suffix of that run, and a value is
@@ -159,6 +164,8 @@ export function detectLooseDigits(
       tooLong = true;
       break;
     }
+    gapFrom[groups - 1] = pos;
+    gapTo[groups - 1] = next;
     if (!listGap) for (let k = pos; k < next; k++) if (isListCode(text.charCodeAt(k)) || text.charCodeAt(k) === 10 || text.charCodeAt(k) === 13) listGap = true;
     if (firstGapFrom < 0) {
       firstGapFrom = pos;
@@ -176,11 +183,32 @@ export function detectLooseDigits(
   if (lastScan?.deref() !== state) lastScan = new WeakRef(state);
   lastRunEnd = pos;
   // The whole run is the value or nothing: a card is not cut out of a longer run of digits.
-  if (groups < 2 || tooLong || isAlnumCode(codeAt(text, pos))) return -1;
+  if (tooLong || isAlnumCode(codeAt(text, pos))) return -1;
+  // Nine digits or more where nothing is found: reversed.ts reads the run backwards. Only where
+  // a card or phone word stands near (checked there), so seeds cost little on ordinary numbers.
+  const seed = digits >= 9 && digits <= MAX_DIGITS;
+  if (groups < 2) {
+    if (seed) state.reversedSeeds.push(start, pos);
+    return -1;
+  }
   const end = pos;
-  // Digits one by one between loose gaps are a list or a count ("card 4, 5, 6"): every group but
-  // the first (a trunk or country code: "8 (912) …", "1 | 415 | …") and the last holds two digits at least.
-  for (let k = 1; k < groups - 1; k++) if (groupDigits[k]! < 2) return -1;
+  if (groups >= MIN_SPACED && digits === groups) {
+    // Every digit on its own: letter-spaced, as a person types a number past a filter
+    // ("4 1 1 1  1 1 1 1 …", "0 7 8 - 0 5 - 1 1 2 0", "0'7'8'0'5'1'1'2'0"). The commonest gap is
+    // the spacing; the other gaps (fewer) part the value's groups. Read so, the run is judged as
+    // the groups it spells, and always with the value's word before it (no grouping alone).
+    const regrouped = letterSpacedGroups(text, groups);
+    if (regrouped < 1) return unread(state, seed, start, end);
+    groups = regrouped;
+    uniform = false;
+    printForm = false;
+  } else {
+    // Digits one by one between loose gaps are a list or a count ("card 4, 5, 6"): every group but
+    // the first (a trunk or country code: "8 (912) …", "1 | 415 | …") and the last holds two digits
+    // at least; after a `+`, the second may be a one-digit area code too (`+33 | 1 | 42 …`, `+81_3_1234_5678`).
+    const international = codeAt(text, start - 1) === 43;
+    for (let k = international ? 2 : 1; k < groups - 1; k++) if (groupDigits[k]! < 2) return unread(state, seed, start, end);
+  }
   if (digits >= 13 && issuerPlausible(text, start, end, digits) && luhnValid(text, start, end)) {
     const cardWord = hasWordBefore(text, start, CONTEXT_DISTANCE, CARD_CONTEXT);
     if (cardWord || (uniform && cardGrouping(groups))) {
@@ -191,16 +219,58 @@ export function detectLooseDigits(
   // Phones and SSNs in a print form have been judged by numeric.ts and phone.ts, by their
   // numbering plans and contexts ("My Number: 9725 4024 9292" is no phone); a card word and
   // the issuer and Luhn checks above settle a card in any grouping ("card 41 11 11 …").
-  if (printForm) return -1;
-  const ssnShape = groups === 3 && groupDigits[0] === 3 && groupDigits[1] === 2 && groupDigits[2] === 4;
+  if (printForm) return unread(state, seed, start, end);
+  const ssnShape = (groups === 3 && groupDigits[0] === 3 && groupDigits[1] === 2 && groupDigits[2] === 4) || (groups === 1 && groupDigits[0] === 9);
   if (digits === 9 && ssnShape && hasWordBefore(text, start, CONTEXT_DISTANCE, SSN_CONTEXT) && ssnDigits(text, start, end, ssnParts)) {
     emit(state, 'us_ssn', start, end, 0.85);
     return end;
   }
   if (phones && !listGap && groups <= 6 && digits >= 10 && digits <= 15 && hasWordBefore(text, start, CONTEXT_DISTANCE, PHONE_CONTEXT) && phoneDigits(text, start, end, digits)) {
-    emit(state, 'phone', start, end, 0.8);
+    // The `+` before the country code is the value's (`+49_30_…` normalizes as +49, one token
+    // and one erasure with `+49 30 …`), also typed apart from it (`+ 4 4   2 0 …`).
+    const plus = codeAt(text, start - 1) === 43 ? start - 1 : codeAt(text, start - 1) === 32 && codeAt(text, start - 2) === 43 ? start - 2 : start;
+    emit(state, 'phone', plus, end, 0.8);
     return end;
   }
+  return unread(state, seed, start, end);
+}
+
+/**
+ * The groups of a letter-spaced run of `count` single digits (gaps in gapFrom/gapTo): the
+ * commonest gap (the shorter of two as common) is the spacing, and it must be at least half of
+ * the gaps; every other gap ends a group. Writes groupDigits and returns the number of groups, or -1.
+ */
+function letterSpacedGroups(text: string, count: number): number {
+  // The spacing: the gap that equals the most others (at most 18 gaps: a quadratic count is cheap).
+  let spacing = 0;
+  let best = 0;
+  for (let a = 0; a < count - 1; a++) {
+    let same = 0;
+    for (let b = 0; b < count - 1; b++) if (sameGap(text, gapFrom[a]!, gapTo[a]!, gapFrom[b]!, gapTo[b]!)) same++;
+    // Ties go to the shorter gap: `+ 3 3   1   4 2 …` has as many spacings as group gaps.
+    if (same > best || (same === best && gapTo[a]! - gapFrom[a]! < gapTo[spacing]! - gapFrom[spacing]!)) {
+      best = same;
+      spacing = a;
+    }
+  }
+  if (best * 2 < count - 1) return -1;
+  let groups = 0;
+  let size = 1;
+  for (let k = 0; k < count - 1; k++) {
+    if (sameGap(text, gapFrom[spacing]!, gapTo[spacing]!, gapFrom[k]!, gapTo[k]!)) {
+      size++;
+      continue;
+    }
+    groupDigits[groups++] = size;
+    size = 1;
+  }
+  groupDigits[groups++] = size;
+  return groups;
+}
+
+/** No value in the run [start, end): recorded for reversed.ts when it is long enough; -1. */
+function unread(state: ScanState, seed: boolean, start: number, end: number): number {
+  if (seed) state.reversedSeeds.push(start, end);
   return -1;
 }
 

@@ -17,6 +17,8 @@ import { DATE_CONTEXT, hasWordBefore } from './context.js';
 import { writtenDateFromMonth } from './dates.js';
 import { detectEmail } from './email.js';
 import { detectEncodedValues, mayStartBase64 } from './encoded.js';
+import { detectReversedNumbers } from './reversed.js';
+import { detectLetterSpaced, mayStartLetterSpaced } from './letter-spaced.js';
 import { detectSpelledEmails } from './email-spelled.js';
 import { detectCjkDigits, detectSpelledDigits, digitWord, digitWordMayStartWith, SPELLED_GATE, spelledGate } from './spelled-digits.js';
 import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
@@ -279,6 +281,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
     assignScanEnd: 0,
     bicPending: [],
     lookalikeSeeds: [],
+    reversedSeeds: [],
   };
   const n = text.length;
   /** Word starts where a label or credential word may begin (keywords.ts). */
@@ -290,6 +293,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   const spelledValues: number[] = [];
   /** Word starts that may begin a base64-encoded value (encoded.ts). */
   const base64Starts: number[] = [];
+  /** One-character words that begin a letter-spaced run (letter-spaced.ts). */
+  const spacedStarts: number[] = [];
   let sawCjk = false;
   let i = 0;
   while (i < n) {
@@ -304,6 +309,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         const pair = gated ? WORD_PAIRS[pairIndex(c, second)]! : P_ALL;
         if ((pair & P_KEYWORD) !== 0 && mayStartKeyword(text, i)) keywordStarts.push(i);
         if (decode && end - i >= 4 && mayStartBase64(text, i, end)) base64Starts.push(i);
+        if (decode && end - i === 1 && mayStartLetterSpaced(text, i)) spacedStarts.push(i);
         if ((pair & P_DIGIT_WORD) !== 0 && end - i <= 7) {
           const gate = spelledGate(c, second, text.charCodeAt(i + 2));
           if ((SPELLED_GATE[gate >>> 5]! & (1 << (gate & 31))) !== 0) {
@@ -405,6 +411,10 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   if (decode && state.lookalikeSeeds.length > 0) {
     detectLookalikeDigits(state, state.lookalikeSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   }
+  // Values written one character at a time, read by this scan one level deep (letter-spaced.ts).
+  if (spacedStarts.length > 0) detectLetterSpaced(state, spacedStarts, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+  // Numbers written backwards, read by this scan one level deep (reversed.ts).
+  if (decode) detectReversedNumbers(state, state.reversedSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Base64-encoded values, read by this scan one level deep (encoded.ts).
   if (decode && base64Starts.length > 0) detectEncodedValues(state, base64Starts, (decoded) => scanBuiltin(decoded, language, defaultRegion, false));
   return state.out;

@@ -18,6 +18,8 @@ export interface ScanState {
   readonly bicPending: Detection[];
   /** Word starts where a number may be written with look-alike letters (lookalike-digits.ts). */
   readonly lookalikeSeeds: number[];
+  /** Runs of digit groups (start, end pairs) where no value was found, read reversed (reversed.ts). */
+  readonly reversedSeeds: number[];
 }
 
 export function emit(state: ScanState, type: string, start: number, end: number, confidence: number): void {

@@ -366,6 +366,69 @@ function backslashEscapeAt(text: string, index: number): Escape | undefined {
   return { folded: foldOf(cp), length };
 }
 
+function isAsciiAlnumCode(code: number): boolean {
+  const lower = code | 0x20;
+  return (code >= 48 && code <= 57) || (lower >= 97 && lower <= 122);
+}
+
+/** True when a digit, written or percent-escaped (`%34`: its last character is a digit too), ends at `end` (exclusive). */
+function digitEndsAt(text: string, end: number): boolean {
+  return isAsciiDigit(text.charCodeAt(end - 1));
+}
+
+/** True when a digit, written or percent-escaped (`%34`), starts at `start`. */
+function digitStartsAt(text: string, start: number): boolean {
+  const code = text.charCodeAt(start);
+  if (isAsciiDigit(code)) return true;
+  return code === PERCENT && text.charCodeAt(start + 1) === 0x33 && isAsciiDigit(text.charCodeAt(start + 2));
+}
+
+/** True when the percent escape of `code` (two hex digits, any case) stands at `index`. */
+function percentOf(text: string, index: number, code: number): boolean {
+  return text.charCodeAt(index) === PERCENT && hexValue(text.charCodeAt(index + 1)) === code >> 4 && hexValue(text.charCodeAt(index + 2)) === (code & 15);
+}
+
+/**
+ * The separators of a number percent-escaped in a URL (`?card=4111%201111%201111%201111`,
+ * `tel=%28415%29%20555%2D0142`): `%20` between two digits or a digit and a letter (or after
+ * `%29`, before `%28` or `%2B`), `%28` before a digit, `%29` after one, `%3A` between two hex
+ * digits (a MAC or an IPv6 address). Elsewhere a `%20` stays: in a path or a query it
+ * separates words, and decoding it there would cut a URL in two.
+ */
+function percentSeparator(text: string, index: number, code: number): boolean {
+  let ok: boolean;
+  if (code === 0x28) ok = digitStartsAt(text, index + 3);
+  else if (code === 0x29) ok = digitEndsAt(text, index);
+  else if (code === 0x20) {
+    // Between two digits; or between a digit and a letter, as an IBAN's groups stand (`GB82%20WEST`).
+    const before = digitEndsAt(text, index) || percentOf(text, index - 3, 0x29);
+    const after = digitStartsAt(text, index + 3) || percentOf(text, index + 3, 0x28) || percentOf(text, index + 3, 0x2b);
+    ok = (before && (after || isAsciiAlnumCode(text.charCodeAt(index + 3)))) || (after && isAsciiAlnumCode(text.charCodeAt(index - 1)));
+  } else if (code === 0x3a) {
+    // The colons of a MAC or an IPv6 address (`00%3A1A%3A2B…`): between two hex digits.
+    // `%3A%3A` is an IPv6 address's `::`.
+    ok = (hexValue(text.charCodeAt(index - 1)) >= 0 || percentOf(text, index - 3, 0x3a)) && (hexValue(text.charCodeAt(index + 3)) >= 0 || percentOf(text, index + 3, 0x3a));
+  } else return false;
+  return ok && !inPath(text, index);
+}
+
+/** How far back a path is looked for (a word longer than this is read as no path). */
+const PATH_LOOKBACK = 512;
+
+/**
+ * True when the word holding `index` has a `/` before it: a URL or a path, whose detectors read
+ * its escapes themselves (identifying.ts decodes a URL's path and query), and where a decoded
+ * blank would cut it in two (`/report%202024%2001.pdf`).
+ */
+function inPath(text: string, index: number): boolean {
+  for (let k = index - 1; k >= 0 && index - k <= PATH_LOOKBACK; k--) {
+    const code = text.charCodeAt(k);
+    if (code === 0x2f) return true;
+    if (code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d || code === 0x22 || code === 0x27 || code === 0x3c || code === 0x3e) return false;
+  }
+  return false;
+}
+
 /** The escape at `index` (an `&`, a `%` or a backslash), or undefined. */
 function escapeAt(text: string, index: number): Escape | undefined {
   if (text.charCodeAt(index) === BACKSLASH) return backslashEscapeAt(text, index);
@@ -374,7 +437,7 @@ function escapeAt(text: string, index: number): Escape | undefined {
     const low = hexValue(text.charCodeAt(index + 2));
     if (high < 0 || low < 0) return undefined;
     const code = high * 16 + low;
-    return PERCENT_DECODED[code] === 1 ? { folded: String.fromCharCode(code), length: 3 } : undefined;
+    return PERCENT_DECODED[code] === 1 || percentSeparator(text, index, code) ? { folded: String.fromCharCode(code), length: 3 } : undefined;
   }
   if (text.charCodeAt(index + 1) === 0x23) return numericReferenceAt(text, index); // &#
   const end = text.indexOf(';', index + 2);
@@ -383,13 +446,90 @@ function escapeAt(text: string, index: number): Escape | undefined {
   return folded === undefined ? undefined : { folded, length: end + 1 - index };
 }
 
+// Quoted-printable escapes of an e-mail address (`jane=2Edoe=40corp=2Eexample`, as a raw mail
+// body or an adversary writes it). `=XX` is everywhere in assignments (`width=40`, `id=2D4F`,
+// `token=2E9f…`), so only an address decodes: a `=40` between a local part and a domain (a
+// letter or digit after it, a dot or `=2E` before the next blank), and the `=2E` `=2D` `=5F`
+// `=2B` of the word that holds such a `=40`. Uppercase hex only, as quoted-printable writes it.
+const EQUALS = 0x3d;
+/** How far a quoted-printable address word is read either side of an escape. */
+const QP_WORD = 64;
+/** The characters an address's quoted-printable escapes decode to (punctuation, letters, digits), by code. */
+const QP_DECODED = new Uint8Array(128);
+for (let code = 0; code < 128; code++) if (/[A-Za-z0-9@._+-]/.test(String.fromCharCode(code))) QP_DECODED[code] = 1;
+
+function upperHexValue(code: number): number {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 70) ? hexValue(code) : -1;
+}
+
+/** True for a character an address word holds (letters, digits, `.` `-` `_` `+` `=`). */
+function qpWordCode(code: number): boolean {
+  return isAsciiAlnum(code) || code === 0x2e || code === 0x2d || code === 0x5f || code === 0x2b || code === EQUALS;
+}
+
+function isAsciiAlnum(code: number): boolean {
+  const lower = code | 0x20;
+  return (code >= 48 && code <= 57) || (lower >= 97 && lower <= 122);
+}
+
+/** True when the `=40` at `index` joins a local part and a domain. */
+function qpAtSign(text: string, index: number): boolean {
+  if (!qpWordCode(text.charCodeAt(index - 1)) || text.charCodeAt(index - 1) === EQUALS) return false;
+  if (!isAsciiAlnum(text.charCodeAt(index + 3)) && !qpAlnumAt(text, index + 3)) return false;
+  for (let k = index + 4; k < index + 3 + QP_WORD && k < text.length; k++) {
+    const code = text.charCodeAt(k);
+    if (code === 0x2e) return isAsciiAlnum(text.charCodeAt(k + 1)) || qpAlnumAt(text, k + 1);
+    if (code === EQUALS && text.startsWith('=2E', k)) return isAsciiAlnum(text.charCodeAt(k + 3)) || qpAlnumAt(text, k + 3);
+    if (!qpWordCode(code)) return false;
+  }
+  return false;
+}
+
+/** True when the quoted-printable escape of a letter or digit stands at `index` (`=63`). */
+function qpAlnumAt(text: string, index: number): boolean {
+  if (text.charCodeAt(index) !== EQUALS) return false;
+  const high = upperHexValue(text.charCodeAt(index + 1));
+  const low = upperHexValue(text.charCodeAt(index + 2));
+  return high >= 0 && low >= 0 && isAsciiAlnum(high * 16 + low);
+}
+
+/** The start of the address word around `index` (bounded), for the first escape to decode. */
+function qpWordStart(text: string, index: number): number {
+  let k = index;
+  while (k > 0 && index - k < QP_WORD && qpWordCode(text.charCodeAt(k - 1))) k--;
+  return k;
+}
+
+/** The quoted-printable escape at `index` (an `=`) of an address, or undefined. */
+function qpEscapeAt(text: string, index: number): Escape | undefined {
+  const high = upperHexValue(text.charCodeAt(index + 1));
+  const low = upperHexValue(text.charCodeAt(index + 2));
+  if (high < 0 || low < 0) return undefined;
+  const code = high * 16 + low;
+  if (QP_DECODED[code] !== 1) return undefined;
+  const folded = String.fromCharCode(code);
+  if (code === 0x40) return qpAtSign(text, index) ? { folded, length: 3 } : undefined;
+  // Another escape: decoded in a word that holds an address's `=40`, before or after it.
+  const from = qpWordStart(text, index);
+  for (let k = from; k < index + QP_WORD && k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c === EQUALS && text.startsWith('=40', k) && qpAtSign(text, k)) return { folded, length: 3 };
+    if (k > index && !qpWordCode(c)) break;
+  }
+  return undefined;
+}
+
 /** The characters an escape or a markup unit starts with (native searches find the first). */
-const UNIT_STARTS: readonly string[] = ['&', '%', '\\', ...MARKUP_STARTS];
+const UNIT_STARTS: readonly string[] = ['&', '%', '\\', '=40', ...MARKUP_STARTS];
 
 /** The escape or markup unit at `index` as an Escape (markup folds to nothing), or undefined. */
 function unitAt(text: string, index: number): Escape | undefined {
   const code = text.charCodeAt(index);
   if (code === AMPERSAND || code === PERCENT || code === BACKSLASH) return escapeAt(text, index);
+  if (code === EQUALS && upperHexValue(text.charCodeAt(index + 1)) >= 0) {
+    const qp = qpEscapeAt(text, index);
+    if (qp !== undefined) return qp;
+  }
   const length = markupAt(text, index);
   return length > 0 ? { folded: '', length, markup: true } : undefined;
 }
@@ -412,6 +552,8 @@ function firstEscape(text: string, from: number): number {
     }
     if (best < 0) return -1;
     const unit = unitAt(text, best);
+    // An address's `=40`: its word's other escapes (`jane=2Edoe=40…`) may come before it.
+    if (unit !== undefined && unit.markup !== true && text.charCodeAt(best) === EQUALS) return Math.max(from, qpWordStart(text, best));
     if (unit !== undefined && (unit.markup !== true || markupMayFold(text, best))) return best;
     next[which] = text.indexOf(UNIT_STARTS[which]!, best + 1);
   }

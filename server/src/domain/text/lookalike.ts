@@ -80,6 +80,21 @@ function tokenAt(text: string, start: number, head = false): Token | undefined {
   return { start, end, digits, letters, from };
 }
 
+/**
+ * The bank code after an IBAN's country code and check digits (`GB82 WEST l234 …`, `IE29 AIBK …`):
+ * four capital letters as a word of its own, read as letters (a bank code's `O` and `I` are
+ * letters). Its end, or -1.
+ */
+function bankCodeAt(text: string, start: number): number {
+  for (let k = start; k < start + 4; k++) if (!isUpperLetter(text.charCodeAt(k))) return -1;
+  return start + 4 < text.length && isWordCode(text.charCodeAt(start + 4)) ? -1 : start + 4;
+}
+
+/** True for a head token of an IBAN alone: country code and two check digits (`GB82`). */
+function ibanHead(token: Token | undefined): boolean {
+  return token !== undefined && token.from === token.start + 2 && token.end === token.start + 4 && token.letters === 0;
+}
+
 /** A chain of tokens: its tokens (maybe none) and where reading stopped. */
 interface Chain {
   readonly tokens: Token[];
@@ -92,7 +107,12 @@ function chainAt(text: string, start: number): Chain {
   let pos = start;
   let end = start;
   for (;;) {
-    const token = tokenAt(text, pos) ?? (tokens.length === 0 ? tokenAt(text, pos, true) : undefined);
+    let token = tokenAt(text, pos) ?? (tokens.length === 0 ? tokenAt(text, pos, true) : undefined);
+    if (token === undefined && tokens.length === 1 && ibanHead(tokens[0])) {
+      const bankEnd = bankCodeAt(text, pos);
+      // The bank code is read as letters: the run's reading starts after it.
+      if (bankEnd > 0) token = { start: pos, end: bankEnd, digits: 0, letters: 0, from: bankEnd };
+    }
     if (token === undefined) break;
     tokens.push(token);
     end = token.end;
@@ -155,13 +175,25 @@ export function lookalikeRunAt(text: string, seed: number): LookalikeRun | { rea
       start = previous;
       continue;
     }
-    // An IBAN's country code and check digits begin the chain.
+    // An IBAN's country code and check digits begin the chain, maybe with its bank code after them.
     if (tokenAt(text, previous, true)?.end === gap) start = previous;
+    else if (bankCodeAt(text, previous) === gap) {
+      let head = previous;
+      while (head > 0 && previous - head < MAX_GAP && isNumberSeparator(text.charCodeAt(head - 1))) head--;
+      const headStart = head < previous && head > 0 ? wordStart(text, head - 1) : -1;
+      if (headStart >= 0 && ibanHead(tokenAt(text, headStart, true)) && tokenAt(text, headStart, true)?.end === head) start = headStart;
+    }
     break;
   }
   const chain = chainAt(text, start);
   if (chain.tokens.length === 0 || !readable(chain.tokens)) return { start: -1, end: -1, from: -1, chainEnd: chain.end };
-  return { start: chain.tokens[0]!.start, end: chain.tokens[chain.tokens.length - 1]!.end, from: chain.tokens[0]!.from, chainEnd: chain.end };
+  return { start: chain.tokens[0]!.start, end: chain.tokens[chain.tokens.length - 1]!.end, from: readFrom(chain.tokens), chainEnd: chain.end };
+}
+
+/** Where a chain's letters may be read as digits: after an IBAN's country code, or after its bank code. */
+function readFrom(tokens: readonly Token[]): number {
+  const bank = tokens.length > 1 && tokens[1]!.from > tokens[1]!.start ? tokens[1]!.from : -1;
+  return bank > 0 ? bank : tokens[0]!.from;
 }
 
 /** `text` with the look-alike letters of [start, end) as digits. */
@@ -193,7 +225,7 @@ export function readLookalikeDigits(value: string): string {
     }
     const chain = chainAt(value, index);
     if (chain.tokens.some((token) => token.letters > 0) && chain.tokens.some((token) => token.digits > 0)) {
-      out = withLookalikeDigits(out, chain.tokens[0]!.from, chain.tokens[chain.tokens.length - 1]!.end);
+      out = withLookalikeDigits(out, readFrom(chain.tokens), chain.tokens[chain.tokens.length - 1]!.end);
     }
     index = chain.end;
   }

@@ -38,6 +38,7 @@ import { domainToASCII } from 'node:url';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { dateValid, monthNumber } from '../detect/dates.js';
 import { unspellEmail } from '../detect/email-spelled.js';
+import { unreverseValue } from '../detect/reversed.js';
 import { decodeBase64Value, decodeHexValue } from '../detect/encoded.js';
 import { scanBuiltin } from '../detect/scan.js';
 import { unspellDigits } from '../detect/spelled-digits.js';
@@ -94,6 +95,8 @@ function normalizeFolded(type: string, value: string, region: string, fold: (tex
   if ((DIGIT_TYPES.has(type) || type === 'phone') && SPELLED.test(base)) base = unspellDigits(base) ?? base;
   // Digits written as look-alike letters (`415-555-O1OO`) are the digits (text/lookalike.ts).
   if ((DIGIT_TYPES.has(type) || type === 'phone' || type === 'iban') && LOOKALIKE.test(base)) base = readLookalikeDigits(base);
+  // A card or phone written backwards is the number (detect/reversed.ts; session 12, wave11/evade).
+  if (type === 'credit_card' || type === 'phone') base = unreverseValue(type, base);
   let normalized: string;
   if (DIGIT_TYPES.has(type)) normalized = base.replace(/[^0-9]/g, '');
   else if (COMPACT_TYPES.has(type)) normalized = base.toUpperCase().replace(/[^0-9A-Z]/g, '');
@@ -105,7 +108,8 @@ function normalizeFolded(type: string, value: string, region: string, fold: (tex
         normalized = canonicalPhone(base, region);
         break;
       case 'ip_address':
-        return canonicalIp(base.toLowerCase());
+        // No address holds a blank: one written a character at a time (detect/letter-spaced.ts) is the address.
+        return canonicalIp(base.toLowerCase().replace(/\s+/gu, ''));
       case 'mac_address':
         normalized = base.toLowerCase().replace(/[^0-9a-f]/g, '');
         break;
@@ -113,8 +117,10 @@ function normalizeFolded(type: string, value: string, region: string, fold: (tex
         return canonicalDate(base, region) ?? base.toLowerCase().replace(WHITESPACE_RUN, ' ');
       case 'url':
         return canonicalUrl(base);
-      case 'crypto_wallet':
-        return /^(?:bc|tb|ltc)1/i.test(base) ? base.toLowerCase() : base;
+      case 'crypto_wallet': {
+        const compact = base.replace(/\s+/gu, ''); // letter-spaced (detect/letter-spaced.ts)
+        return /^(?:bc|tb|ltc)1/i.test(compact) ? compact.toLowerCase() : compact;
+      }
       default:
         return base.replace(WHITESPACE_RUN, ' ');
     }

@@ -1,0 +1,196 @@
+// Spellings the session-12 probe matrix found reaching the model raw (tools/evade-matrix/matrix.mjs,
+// wave11/evade), against the real `veil serve` process: digits written one by one with a spacing
+// and wider group gaps, percent-escaped separators of a number, quoted-printable e-mail addresses,
+// an address split before its top-level label, IBANs grouped by `+` or apostrophes or with
+// look-alike digits after a bank code, international phones in loose groups after a `+`, cards
+// and phones written backwards, values written one character at a time, and values sent
+// base32-encoded. Each spelling is
+// tokenized through /v1/transform as text, as a JSON body and as a chat body with no fragment of
+// the value left in the safe text; revoking the plain value makes every spelling restore
+// `[DELETED]` while another value of the same session still restores; and no value, in any
+// spelling, reaches the server's logs.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
+
+const SECRET = '3c'.repeat(32);
+/** A value that is never revoked: it must still restore next to the erased one. */
+const WITNESS = 'witness.evade12@example.org';
+
+interface SpellingCase {
+  readonly name: string;
+  readonly type: string;
+  /** The words before each spelling. */
+  readonly label: string;
+  /** The plain value, revoked. */
+  readonly plain: string;
+  readonly spellings: readonly string[];
+  /** Fragments of the value that must not reach the safe text. */
+  readonly fragments: readonly string[];
+}
+
+const CASES: readonly SpellingCase[] = [
+  {
+    name: 'card written one digit at a time',
+    type: 'credit_card',
+    label: 'my card is',
+    plain: '4012 8888 8888 1881',
+    spellings: ['4 0 1 2  8 8 8 8  8 8 8 8  1 8 8 1', '4 0 1 2 - 8 8 8 8 - 8 8 8 8 - 1 8 8 1', '4 0 1 2 &#32; 8 8 8 8 &#32; 8 8 8 8 &#32; 1 8 8 1', '4012%208888%208888%201881'],
+    fragments: ['4 0 1 2', '8 8 8 8', '1 8 8 1', '4012', '8888', '1881'],
+  },
+  {
+    name: 'SSN written one digit at a time',
+    type: 'us_ssn',
+    label: 'my SSN is',
+    plain: '078-05-1121',
+    spellings: ['0 7 8 - 0 5 - 1 1 2 1', "0'7'8'0'5'1'1'2'1", '0_7_8_0_5_1_1_2_1', '078%2005%201121'],
+    fragments: ['0 7 8', '1 1 2 1', "0'7'8", '0_7_8', '1121', '078'],
+  },
+  {
+    name: 'phone with percent-escaped separators and written one digit at a time',
+    type: 'phone',
+    label: 'call me at',
+    plain: '+1 415 555 0143',
+    spellings: ['%2B1%20415%20555%200143', '%28415%29%20555%2D0143', '4 1 5  5 5 5  0 1 4 3', '4-1-5-5-5-5-0-1-4-3'],
+    fragments: ['415', '555', '0143', '4 1 5', '0 1 4 3', '4-1-5'],
+  },
+  {
+    name: 'e-mail in quoted-printable and split before its dot',
+    type: 'email',
+    label: 'mail',
+    plain: 'qp.erase@corp.example',
+    spellings: ['qp.erase=40corp.example', 'qp=2Eerase=40corp=2Eexample', 'qp.erase@corp .example', 'qp.erase@corp . example'],
+    fragments: ['qp', 'erase', 'corp'],
+  },
+  {
+    name: 'IBAN grouped by a form-encoded space or apostrophes, look-alike digits after its bank code',
+    type: 'iban',
+    label: 'IBAN',
+    plain: 'GB82 WEST 1234 5698 7654 32',
+    spellings: ['GB82+WEST+1234+5698+7654+32', "GB82'WEST'1234'5698'7654'32", 'GB82 WEST l234 5698 7654 32'],
+    fragments: ['1234', 'l234', '5698', '7654'],
+  },
+  {
+    name: 'international phone in loose groups after a +',
+    type: 'phone',
+    label: 'call me at',
+    plain: '+33 1 42 68 53 01',
+    spellings: ['+33 | 1 | 42 | 68 | 53 | 01', '+33_1_42_68_53_01', '+ 3 3   1   4 2   6 8   5 3   0 1'],
+    fragments: ['42', '68', '53', '4 2', '6 8'],
+  },
+  {
+    name: 'card written backwards',
+    type: 'credit_card',
+    label: 'my card number backwards:',
+    plain: '5500 0000 0000 0004',
+    spellings: ['4000 0000 0000 0055', '4000000000000055'],
+    fragments: ['4000', '0055', '4000000000000055'],
+  },
+  {
+    name: 'phone written backwards',
+    type: 'phone',
+    label: 'call me at',
+    plain: '+1 415 555 0144',
+    spellings: ['4410 555 514 1+', '4410-555-514-1+'],
+    fragments: ['4410', '555', '514'],
+  },
+  {
+    name: 'IP address written one character at a time',
+    type: 'ip_address',
+    label: 'server ip',
+    plain: '81.2.69.161',
+    spellings: ['8 1 . 2 . 6 9 . 1 6 1'],
+    fragments: ['8 1', '6 9', '1 6 1'],
+  },
+  {
+    name: 'UK NI number written one character at a time',
+    type: 'uk_nino',
+    label: 'my NI number is',
+    plain: 'AB123457C',
+    spellings: ['A B 1 2 3 4 5 7 C'],
+    fragments: ['A B', '1 2', '5 7', '1 2 3 4'],
+  },
+  {
+    name: 'values sent base32-encoded',
+    type: 'email',
+    label: 'mail',
+    plain: 'b32.erase@corp.example',
+    // base32 of "b32.erase@corp.example"
+    spellings: ['MIZTELTFOJQXGZKAMNXXE4BOMV4GC3LQNRSQ===='],
+    fragments: ['MIZTELTFOJQXGZKAMNXXE4BOMV4GC3LQNRSQ'],
+  },
+];
+
+async function restore(server: ServerProcess, session: { safe: string; state: string }): Promise<string> {
+  const restored = await postJson(`${server.url}/v1/rehydrate`, { output: session.safe, session_state: session.state });
+  expect(restored.status, restored.text).toBe(200);
+  return restored.body.restored_text as string;
+}
+
+/** Tokens taken out first: a token's random cap may hold a fragment's digits by chance. */
+const TOKEN = /\{\{[a-z_]+:[a-z]+_\d+:[0-9a-f]+\}\}/g;
+
+function expectNoFragment(safe: string, fragments: readonly string[], spelling: string): void {
+  const outside = safe.replace(TOKEN, '{{token}}');
+  for (const fragment of fragments) expect(outside, `${spelling}: ${fragment}`).not.toContain(fragment);
+}
+
+describe('session-12 spellings against the real server', () => {
+  let server: ServerProcess;
+  beforeAll(async () => {
+    server = await startVeil({ env: { VEIL_SESSION_SECRET: SECRET } });
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('the base32 spelling encodes the plain value', () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+    let bits = '';
+    for (const byte of Buffer.from('b32.erase@corp.example')) bits += byte.toString(2).padStart(8, '0');
+    let out = '';
+    for (let k = 0; k < bits.length; k += 5) out += alphabet[parseInt(bits.slice(k, k + 5).padEnd(5, '0'), 2)] ?? '';
+    expect(`${out}${'='.repeat((8 - (out.length % 8)) % 8)}`).toBe(CASES[10]!.spellings[0]);
+  });
+
+  it.each(CASES)('$name: tokenized whole as text, JSON and chat, erased with the plain value', async ({ type, label, plain, spellings, fragments }) => {
+    const sessions: { spelling: string; safe: string; state: string }[] = [];
+    for (const spelling of spellings) {
+      const input = `${label} ${spelling} ; contact ${WITNESS}`;
+      const text = await postJson(`${server.url}/v1/transform`, { input });
+      expect(text.status, text.text).toBe(200);
+      expect((text.body.entities as { type: string }[]).map((entity) => entity.type), spelling).toContain(type);
+      expectNoFragment(text.body.safe_text as string, fragments, spelling);
+      sessions.push({ spelling, safe: text.body.safe_text as string, state: text.body.session_state as string });
+
+      const json = await postJson(`${server.url}/v1/transform`, { input_json: { note: input } });
+      expect(json.status, json.text).toBe(200);
+      expectNoFragment(JSON.stringify(json.body.safe_json), fragments, spelling);
+
+      const chat = await postJson(`${server.url}/v1/transform`, { input_messages: [{ role: 'user', content: input }] });
+      expect(chat.status, chat.text).toBe(200);
+      const content = chat.body.safe_messages[0].content as string;
+      expectNoFragment(content, fragments, spelling);
+      sessions.push({ spelling, safe: content, state: chat.body.session_state as string });
+    }
+    const done = await postJson(`${server.url}/v1/revoke`, { entity_type: type, value: plain });
+    expect(done.status, done.text).toBe(200);
+    for (const session of sessions) {
+      const restored = await restore(server, session);
+      expect(restored, session.spelling).toContain('[DELETED]');
+      expect(restored, session.spelling).not.toContain(session.spelling);
+      expect(restored).toContain(WITNESS);
+    }
+  });
+
+  it('logged none of the values, in any spelling', async () => {
+    const logs = await settledLogs(server);
+    for (const { plain, spellings } of CASES) for (const value of [plain, ...spellings]) expect(logs, value).not.toContain(value);
+  });
+
+  it('leaves ordinary text that looks alike as it is', async () => {
+    const input = 'width=40px; token count 1, 2, 3, 4, 5, 6, 7; see /docs/report%202024%2001.pdf; scp a user@host .ssh/; README2FIRST';
+    const made = await postJson(`${server.url}/v1/transform`, { input });
+    expect(made.status, made.text).toBe(200);
+    expect(made.body.safe_text).toBe(input);
+  });
+});
