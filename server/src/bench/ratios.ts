@@ -10,9 +10,9 @@
 // the trivial routes; 100 KB transform p50 against the echo's p50 of the same body (one
 // connection, sequential); `--workers 2` against one worker in requests per server CPU-second,
 // beside the same ratio of an echo made CPU-bound (the control); cold start to /readyz; idle RSS
-// and RSS after 60 s of load with the CPU per request under it (also with MALLOC_ARENA_MAX=2, with that and
-// --max-semi-space-size=16 as the server image and `make run` start it, and with the chart pod's
-// memory budget, relaunched). VEIL_BENCH_PARTS picks parts (throughput, large, workers, memory).
+// and RSS after 60 s of load with the CPU per request under it (a plain `veil serve`, which
+// replaces itself with the image's settings; the process without that replacement; the chart
+// pod's memory budget, relaunched). VEIL_BENCH_PARTS picks parts (throughput, large, workers, memory).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
@@ -428,22 +428,19 @@ async function startupAndMemory(options: RatioOptions, rows: RatioRow[]): Promis
   const cold = median(times);
   rows.push({ name: 'cold start: spawn `veil serve` to the first 200 from /readyz', result: `${cold.toFixed(0)} ms (${range(times, 0)})`, target: '≤ 1000 ms', met: cold <= 1000 });
 
-  // The default environment; as the server image and `make run` start it (node
-  // --max-semi-space-size=16, a bounded young generation that a running process cannot set for
-  // itself, and glibc's malloc arena cap); each of those with TurboFan compiling on the main thread
-  // (--no-concurrent-recompilation: the optimizing compiler's memory is malloc'ed on the main
-  // thread instead of in a compiler thread's arena, which glibc keeps once freed; session 11);
-  // and the chart's pod (1 GiB limit): the server relaunches itself with a 512 MiB heap and a
-  // bounded young generation (cli/launcher.ts), and the relaunched process is the one measured.
-  const image = ['--max-semi-space-size=16'];
-  const variants: readonly (readonly [string, Record<string, string>, readonly string[]])[] = [
-    ['', {}, []],
-    [' started with --no-concurrent-recompilation', {}, ['--no-concurrent-recompilation']],
-    [' started with --max-semi-space-size=16 and MALLOC_ARENA_MAX=2 (the image, make run)', { MALLOC_ARENA_MAX: '2' }, image],
-    [' started as the image with --no-concurrent-recompilation', { MALLOC_ARENA_MAX: '2' }, [...image, '--no-concurrent-recompilation']],
-    [' with server.memory_budget_mb 1024 (the chart pod; relaunched)', { VEIL_SERVER__MEMORY_BUDGET_MB: '1024' }, []],
+  // A plain `veil serve` replaces itself (cli/serve-exec.ts, session 12) with the image's and
+  // `make run`'s settings: --max-semi-space-size=16 (a bounded young generation), TurboFan on the
+  // main thread (--no-concurrent-recompilation: the optimizing compiler's memory is malloc'ed on
+  // the main thread instead of in a compiler thread's arena, which glibc keeps once freed) and
+  // MALLOC_ARENA_MAX=2; the second row is the process as started, without that replacement (V8's
+  // defaults, no arena cap: what a plain `veil serve` was before session 12); the third the chart's
+  // pod (1 GiB limit): the server relaunches itself, in place, with a 512 MiB heap (cli/launcher.ts).
+  const variants: readonly (readonly [string, Record<string, string>])[] = [
+    [' (replaced in place with the image settings, as every plain `veil serve`)', {}],
+    [' without that replacement (V8 defaults, no arena cap)', { __VEIL_EXEC: '1' }],
+    [' with server.memory_budget_mb 1024 (the chart pod; relaunched)', { VEIL_SERVER__MEMORY_BUDGET_MB: '1024' }],
   ];
-  for (const [label, env, nodeFlags] of variants) await rssUnderLoad(label, env, nodeFlags, options, rows);
+  for (const [label, env] of variants) await rssUnderLoad(label, env, options, rows);
 }
 
 /** Seconds of load (half transforms, half rehydrates) and of quiet that make a warm idle. */
@@ -459,8 +456,8 @@ const WARM_QUIET_SECONDS = 10;
  * generation included). Growth over the cold idle is the warm-up plus any growth; over the warm
  * idle it is what sustained load adds (a leak, a cache, garbage kept). Both are printed.
  */
-async function rssUnderLoad(label: string, env: Record<string, string>, nodeFlags: readonly string[], options: RatioOptions, rows: RatioRow[]): Promise<void> {
-  const veil = nodeFlags.length === 0 ? await startVeil(env, 0) : await spawnServer([...nodeFlags, VEIL_BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], env, 0);
+async function rssUnderLoad(label: string, env: Record<string, string>, options: RatioOptions, rows: RatioRow[]): Promise<void> {
+  const veil = await startVeil(env, 0);
   try {
     const transform: Target = { method: 'POST', path: '/v1/transform', body: JSON.stringify({ input: textWithEntities(1024, 180) }) };
     const rehydrate: Target = { method: 'POST', path: '/v1/rehydrate', body: await transformOnce(veil, transform.body!) };
