@@ -5,7 +5,7 @@
 // for every key at every position finds.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DENSE_CELLS, DIRECT_WORK_BASE, DIRECT_WORK_PER_UNIT, KnownValues, mergeSpans, MIN_KNOWN_CHARS, NARROW_STATES, skeletonOf, skeletonUnits, trieStates, type KnownEntry, type KnownFinding } from './known.js';
+import { DENSE_CELLS, DIRECT_WORK_BASE, DIRECT_WORK_PER_UNIT, KnownValues, mergeSpans, MIN_KNOWN_CHARS, NARROW_STATES, skeletonKey, skeletonOf, skeletonUnits, trieStates, type KnownEntry, type KnownFinding } from './known.js';
 import { emailSearchForms, phoneSearchForms } from './forms.js';
 import { guardView } from './view.js';
 
@@ -61,6 +61,19 @@ describe('skeletonOf', () => {
       expect(String.fromCharCode(...units.subarray(0, Math.min(length, 4096)))).toBe(reference.chars.slice(0, 4096));
       expect(Array.from(positions.subarray(0, length))).toEqual(reference.positions);
     }
+  });
+
+  it('skeletonKey is skeletonOf\'s chars, on short and long texts (built in chunks) and any text', () => {
+    for (const text of ['', 'Jane.Doe@Example.com', 'İstanbul ǅemal ß ＡＢＣ 𝐀𝟏', `${'Ab-9 '.repeat(3000)}İ`, 'x'.repeat(8192), `${'y'.repeat(4095)}İz`]) {
+      expect(skeletonKey(text)).toBe(skeletonOf(text).chars);
+    }
+    const char = fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0x80, max: 0x10ffff })).map((code) => String.fromCodePoint(code));
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 40 }), (chars) => {
+        expect(skeletonKey(chars.join(''))).toBe(skeletonOf(chars.join('')).chars);
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it('the search gives the same findings whatever text came before (the scratch is reused)', () => {

@@ -131,6 +131,18 @@ export function skeletonOf(text: string): { chars: string; positions: number[] }
   return { chars, positions: indexes };
 }
 
+/** Lower-cased letters and digits of `text` as a string (skeletonOf's chars, without its positions). */
+export function skeletonKey(text: string): string {
+  const { units, length } = skeletonUnits(text);
+  let key = '';
+  // In chunks: a spread of a long array would overflow the stack.
+  // (apply reads the typed array by index; a spread would walk it with an iterator, ~5x slower).
+  for (let from = 0; from < length; from += KEY_CHUNK) key += String.fromCharCode.apply(null, units.subarray(from, Math.min(length, from + KEY_CHUNK)) as unknown as number[]);
+  return key;
+}
+
+const KEY_CHUNK = 4096;
+
 /** End (exclusive) in `text` of the character at `index`. */
 function charEnd(text: string, index: number): number {
   return (text.codePointAt(index) ?? 0) > 0xffff ? index + 2 : index + 1;
@@ -392,9 +404,14 @@ export class KnownValues {
   readonly #search: KnownSearch;
   #keys: string[] | undefined;
   #types: string[] = [];
-  /** Keys by their first unit (ASCII by code), each bucket longest key first. */
-  #ascii: (number[] | undefined)[] = [];
-  #other = new Map<number, number[]>();
+  /**
+   * Keys by their first unit, as lists linked through #nextKey (in no particular order: the
+   * direct search sorts what it finds): the first key of an ASCII unit in #asciiHead (-1 none),
+   * of any other unit in #otherHead.
+   */
+  #asciiHead: readonly number[] = [];
+  #otherHead = new Map<number, number>();
+  #nextKey: readonly number[] = [];
   #automaton: Automaton | undefined;
 
   constructor(entries: readonly KnownEntry[], region?: string, search: KnownSearch = 'auto') {
@@ -425,7 +442,7 @@ export class KnownValues {
     const types: string[] = [];
     const seen = new Set<string>();
     for (const entry of this.#entries) {
-      const forms = [skeletonOf(guardView(entry.value).text).chars];
+      const forms = [skeletonKey(guardView(entry.value).text)];
       // A phone number without its country code, an address with "at" for its "@", ...
       forms.push(...searchForms(entry.type, entry.value, this.#region));
       for (const key of forms) {
@@ -435,21 +452,21 @@ export class KnownValues {
         types.push(entry.type);
       }
     }
-    const ascii: (number[] | undefined)[] = new Array<number[] | undefined>(128).fill(undefined);
+    // Plain arrays: allocating typed ones costs more than these few cells are read.
+    const asciiHead = new Array<number>(128).fill(-1);
+    const nextKey = new Array<number>(keys.length).fill(-1);
     for (let index = 0; index < keys.length; index++) {
       const first = keys[index]!.charCodeAt(0);
-      let bucket = first < 128 ? ascii[first] : this.#other.get(first);
-      if (bucket === undefined) {
-        bucket = [];
-        if (first < 128) ascii[first] = bucket;
-        else this.#other.set(first, bucket);
+      if (first < 128) {
+        nextKey[index] = asciiHead[first]!;
+        asciiHead[first] = index;
+      } else {
+        nextKey[index] = this.#otherHead.get(first) ?? -1;
+        this.#otherHead.set(first, index);
       }
-      bucket.push(index);
     }
-    const longestFirst = (a: number, b: number): number => keys[b]!.length - keys[a]!.length || a - b;
-    for (const bucket of ascii) bucket?.sort(longestFirst);
-    for (const bucket of this.#other.values()) bucket.sort(longestFirst);
-    this.#ascii = ascii;
+    this.#asciiHead = asciiHead;
+    this.#nextKey = nextKey;
     this.#types = types;
     this.#keys = keys;
     return keys;
@@ -500,15 +517,16 @@ export class KnownValues {
    */
   #direct(units: Uint16Array, length: number, budget: number): number[] | undefined {
     const keys = this.#keys!;
-    const ascii = this.#ascii;
-    const other = this.#other;
+    const asciiHead = this.#asciiHead;
+    const otherHead = this.#otherHead;
+    const nextKey = this.#nextKey;
     const found: number[] = [];
     let work = 0;
     for (let i = 0; i < length; i++) {
       const code = units[i]!;
-      const bucket = code < 128 ? ascii[code] : other.get(code);
-      if (bucket === undefined) continue;
-      for (const keyIndex of bucket) {
+      let keyIndex = code < 128 ? asciiHead[code]! : (otherHead.get(code) ?? -1);
+      if (keyIndex < 0) continue;
+      for (; keyIndex >= 0; keyIndex = nextKey[keyIndex]!) {
         const key = keys[keyIndex]!;
         if (i + key.length > length) continue;
         let unit = 1;
