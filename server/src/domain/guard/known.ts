@@ -8,8 +8,9 @@
 //     for an entry "4111 1111 1111 1111", "Alice@Example.com" for "alice@example.com");
 //   - a text search for every entry, detected or not (names, custom types): on the skeleton of
 //     the guard view (its letters and digits, lower-cased), matched at word boundaries, so
-//     spacing, separators and case do not hide a value ("Alice  Smith", "alice-smith"). One
-//     Aho-Corasick automaton over the entries' skeletons: linear in the output.
+//     spacing, separators and case do not hide a value ("Alice  Smith", "alice-smith"). A direct
+//     search by first unit while it stays cheap, else one Aho-Corasick automaton over the
+//     entries' skeletons (KnownValues): linear in the output either way.
 // Skeletons shorter than MIN_KNOWN_CHARS are not searched (a two-letter value would match
 // every such word); such values are still found through their detection.
 import { normalizeValue } from '../token/normalize.js';
