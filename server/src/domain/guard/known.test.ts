@@ -5,7 +5,7 @@
 // for every key at every position finds.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DENSE_CELLS, KnownValues, mergeSpans, MIN_KNOWN_CHARS, NARROW_STATES, skeletonOf, skeletonUnits, trieStates, type KnownEntry, type KnownFinding } from './known.js';
+import { DENSE_CELLS, DIRECT_WORK_BASE, DIRECT_WORK_PER_UNIT, KnownValues, mergeSpans, MIN_KNOWN_CHARS, NARROW_STATES, skeletonKey, skeletonOf, skeletonUnits, trieStates, type KnownEntry, type KnownFinding } from './known.js';
 import { emailSearchForms, phoneSearchForms } from './forms.js';
 import { guardView } from './view.js';
 
@@ -61,6 +61,19 @@ describe('skeletonOf', () => {
       expect(String.fromCharCode(...units.subarray(0, Math.min(length, 4096)))).toBe(reference.chars.slice(0, 4096));
       expect(Array.from(positions.subarray(0, length))).toEqual(reference.positions);
     }
+  });
+
+  it('skeletonKey is skeletonOf\'s chars, on short and long texts (built in chunks) and any text', () => {
+    for (const text of ['', 'Jane.Doe@Example.com', 'İstanbul ǅemal ß ＡＢＣ 𝐀𝟏', `${'Ab-9 '.repeat(3000)}İ`, 'x'.repeat(8192), `${'y'.repeat(4095)}İz`]) {
+      expect(skeletonKey(text)).toBe(skeletonOf(text).chars);
+    }
+    const char = fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0x80, max: 0x10ffff })).map((code) => String.fromCodePoint(code));
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 40 }), (chars) => {
+        expect(skeletonKey(chars.join(''))).toBe(skeletonOf(chars.join('')).chars);
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it('the search gives the same findings whatever text came before (the scratch is reused)', () => {
@@ -325,5 +338,82 @@ describe('KnownValues search', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('KnownValues: the direct search and the automaton (built only past a work bound)', () => {
+  // Types differ per entry so that which entry a span is reported for is compared too; phone and
+  // e-mail entries bring their other spellings (forms.ts) as keys.
+  const piece = fc.constantFrom('a', 'b', 'ab', 'ba', 'A', '1', '2', '4', ' ', '-', '.', '@', 'é', '１', '\u00ad', 'İ', '\u4e00', '\u{20000}', 'at', 'dot');
+  const text = (max: number) => fc.array(piece, { maxLength: max }).map((parts) => parts.join(''));
+  const entry = fc.oneof(
+    fc.record({ type: fc.constantFrom('person', 'custom', 'iban', 'credit_card'), value: text(8) }),
+    fc.record({ type: fc.constant('email'), value: fc.tuple(text(5), text(5)).map(([local, domain]) => `${local}@${domain}`) }),
+    fc.record({ type: fc.constant('phone'), value: fc.constantFrom('+1 415 555 0134', '+44 20 7946 0958', '4155550134', '+49 30 1234567') }),
+  );
+
+  it('find gives exactly the same spans and types by either search, and by the automatic choice', () => {
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 6 }), fc.array(text(40), { minLength: 1, maxLength: 4 }), (entries, outputs) => {
+        const direct = new KnownValues(entries, 'US', 'direct');
+        const automaton = new KnownValues(entries, 'US', 'automaton');
+        const auto = new KnownValues(entries, 'US');
+        for (const output of outputs) {
+          const expected = automaton.find(output);
+          expect(direct.find(output)).toEqual(expected);
+          expect(auto.find(output)).toEqual(expected);
+          expect(auto.pendingStart(output)).toBe(automaton.pendingStart(output));
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('finds a session value written raw in the output with the same spans both ways (phones, addresses, names)', () => {
+    const entries: KnownEntry[] = [
+      { type: 'email', value: 'jane.doe@example.com' },
+      { type: 'phone', value: '+1 415 555 0134' },
+      { type: 'credit_card', value: '4111 1111 1111 1111' },
+      { type: 'person', value: 'Jane Doe' },
+    ];
+    const output = 'Write JANE.DOE@example.com or jane dot doe at example dot com, call (415) 555-0134 or 001 415 555 0134; card 4111-1111-1111-1111; Jane  Doe agreed.';
+    const direct = new KnownValues(entries, 'US', 'direct').find(output);
+    expect(direct).toEqual(new KnownValues(entries, 'US', 'automaton').find(output));
+    expect(direct.map((hit) => output.slice(hit.start, hit.end))).toEqual([
+      'JANE.DOE@example.com', 'jane dot doe at example dot com', '415) 555-0134', '001 415 555 0134', '4111-1111-1111-1111', 'Jane  Doe',
+    ]);
+  });
+
+  it('past the work bound (a value of one repeated letter against a run of it) the automatic choice finds what the automaton finds', () => {
+    const value = 'a'.repeat(300);
+    const entries: KnownEntry[] = [{ type: 'custom', value }, { type: 'custom', value: `${'a'.repeat(150)}b` }, { type: 'person', value: 'Ann Roe' }];
+    for (const output of [`x ${'a'.repeat(5000)} y`, `${value} and Ann Roe`, `${'a'.repeat(2000)}b ${value}`]) {
+      // The direct search would compare ~300 units at each of the run's positions: far past the bound.
+      expect(300 * 5000).toBeGreaterThan(DIRECT_WORK_PER_UNIT * 5000 + DIRECT_WORK_BASE);
+      const auto = new KnownValues(entries);
+      const expected = new KnownValues(entries, undefined, 'automaton').find(output);
+      expect(auto.find(output)).toEqual(expected);
+      // The automaton, once built, serves the rest of the request.
+      expect(auto.find(`${output} Ann Roe`)).toEqual(new KnownValues(entries, undefined, 'automaton').find(`${output} Ann Roe`));
+      expect(new KnownValues(entries, undefined, 'direct').find(output)).toEqual(expected);
+    }
+  });
+
+  it('has() compares a detection with the session values of its type in any order of calls', () => {
+    const entries: KnownEntry[] = [
+      { type: 'phone', value: '+1 415 555 0134' },
+      { type: 'email', value: 'Jane.Doe@example.com' },
+      { type: 'phone', value: '+44 20 7946 0958' },
+    ];
+    const known = new KnownValues(entries, 'US');
+    expect(known.empty).toBe(false);
+    expect(new KnownValues([], 'US').empty).toBe(true);
+    expect(known.has('person', 'Jane Doe')).toBe(false);
+    expect(known.has('phone', '(415) 555-0134')).toBe(true);
+    expect(known.find('mail jane.doe@example.com')).toEqual([{ type: 'email', start: 5, end: 25 }]);
+    expect(known.has('email', 'jane.doe@EXAMPLE.com')).toBe(true);
+    expect(known.has('phone', '+44 20 7946 0958')).toBe(true);
+    expect(known.has('phone', '+1 415 555 0135')).toBe(false);
+    expect(known.has('email', 'john@example.com')).toBe(false);
   });
 });

@@ -8,8 +8,9 @@
 //     for an entry "4111 1111 1111 1111", "Alice@Example.com" for "alice@example.com");
 //   - a text search for every entry, detected or not (names, custom types): on the skeleton of
 //     the guard view (its letters and digits, lower-cased), matched at word boundaries, so
-//     spacing, separators and case do not hide a value ("Alice  Smith", "alice-smith"). One
-//     Aho-Corasick automaton over the entries' skeletons: linear in the output.
+//     spacing, separators and case do not hide a value ("Alice  Smith", "alice-smith"). A direct
+//     search by first unit while it stays cheap, else one Aho-Corasick automaton over the
+//     entries' skeletons (KnownValues): linear in the output either way.
 // Skeletons shorter than MIN_KNOWN_CHARS are not searched (a two-letter value would match
 // every such word); such values are still found through their detection.
 import { normalizeValue } from '../token/normalize.js';
@@ -130,6 +131,18 @@ export function skeletonOf(text: string): { chars: string; positions: number[] }
   }
   return { chars, positions: indexes };
 }
+
+/** Lower-cased letters and digits of `text` as a string (skeletonOf's chars, without its positions). */
+export function skeletonKey(text: string): string {
+  const { units, length } = skeletonUnits(text);
+  let key = '';
+  // In chunks: a spread of a long array would overflow the stack.
+  // (apply reads the typed array by index; a spread would walk it with an iterator, ~5x slower).
+  for (let from = 0; from < length; from += KEY_CHUNK) key += String.fromCharCode.apply(null, units.subarray(from, Math.min(length, from + KEY_CHUNK)) as unknown as number[]);
+  return key;
+}
+
+const KEY_CHUNK = 4096;
 
 /** End (exclusive) in `text` of the character at `index`. */
 function charEnd(text: string, index: number): number {
@@ -356,41 +369,114 @@ function buildSparse(keys: readonly string[]): Automaton {
   };
 }
 
+/**
+ * How a search for the session's values runs: 'auto' (the direct search while it stays cheap,
+ * else the automaton), or one of the two alone (tests compare them).
+ */
+export type KnownSearch = 'auto' | 'automaton' | 'direct';
+
+/**
+ * The direct search gives up (and the automaton is built) once it has compared more units than
+ * this many per unit of the text's skeleton, plus DIRECT_WORK_BASE: its cost stays linear in
+ * the output whatever the session's values and the output are (a value of repeated letters
+ * against a run of that letter would otherwise cost the value's length at every position).
+ */
+export const DIRECT_WORK_PER_UNIT = 8;
+export const DIRECT_WORK_BASE = 1024;
+
+/**
+ * The session's values for one request. Nothing is computed up front (issue 20: building the
+ * search for every value on every rehydrate was ~9 % of a 1 KB rehydrate): a type's normalized
+ * values when a detection of that type is first asked about (`has`), the values' search keys
+ * (skeletons and other spellings) at the first search. A search first runs directly (each
+ * position of the output tried against the keys that start with its unit, found through a
+ * table by first unit), which for the few values of a session and an answer of a few KB costs
+ * less than building the Aho-Corasick automaton; past a work bound (DIRECT_WORK_PER_UNIT) the
+ * automaton is built, kept for the rest of the request and used from then on. Both find the
+ * same spans with the same types (known.test.ts). Everything lives in this object, made per
+ * request: no value is kept beyond it.
+ */
 export class KnownValues {
-  readonly #normalized = new Map<string, Set<string>>();
-  readonly #keys: string[] = [];
-  readonly #types: string[] = [];
-  readonly #automaton: Automaton | undefined;
+  readonly #entries: readonly KnownEntry[];
+  /** Normalized values by type, filled per type on the first `has` for it. */
+  readonly #normalized = new Map<string, ReadonlySet<string>>();
   /** Region national phone numbers are read in (the session language's, else the default). */
   readonly #region: string | undefined;
+  readonly #search: KnownSearch;
+  #keys: string[] | undefined;
+  #types: string[] = [];
+  /**
+   * Keys by their first unit, as lists linked through #nextKey (in no particular order: the
+   * direct search sorts what it finds): the first key of an ASCII unit in #asciiHead (-1 none),
+   * of any other unit in #otherHead.
+   */
+  #asciiHead: readonly number[] = [];
+  #otherHead = new Map<number, number>();
+  #nextKey: readonly number[] = [];
+  #automaton: Automaton | undefined;
 
-  constructor(entries: readonly KnownEntry[], region?: string) {
+  constructor(entries: readonly KnownEntry[], region?: string, search: KnownSearch = 'auto') {
+    this.#entries = [...entries];
     this.#region = region;
-    const seen = new Map<string, number>();
-    for (const entry of entries) {
-      let set = this.#normalized.get(entry.type);
-      if (set === undefined) this.#normalized.set(entry.type, (set = new Set()));
-      set.add(normalizeValue(entry.type, entry.value, region));
-      const keys = [skeletonOf(guardView(entry.value).text).chars];
-      // A phone number without its country code, an address with "at" for its "@", ...
-      keys.push(...searchForms(entry.type, entry.value, region));
-      for (const key of keys) {
-        if (key.length < MIN_KNOWN_CHARS || seen.has(key)) continue;
-        seen.set(key, this.#keys.length);
-        this.#keys.push(key);
-        this.#types.push(entry.type);
-      }
-    }
-    this.#automaton = this.#keys.length > 0 ? build(this.#keys) : undefined;
+    this.#search = search;
   }
 
   get empty(): boolean {
-    return this.#normalized.size === 0;
+    return this.#entries.length === 0;
   }
 
   /** Is `value`, detected as `type`, a session value of that type (normalized)? */
   has(type: string, value: string): boolean {
-    return this.#normalized.get(type)?.has(normalizeValue(type, value, this.#region)) ?? false;
+    let set = this.#normalized.get(type);
+    if (set === undefined) {
+      const values = new Set<string>();
+      for (const entry of this.#entries) if (entry.type === type) values.add(normalizeValue(type, entry.value, this.#region));
+      this.#normalized.set(type, (set = values));
+    }
+    return set.size > 0 && set.has(normalizeValue(type, value, this.#region));
+  }
+
+  /** The search keys (skeletons of every spelling) and their types, computed once. */
+  #prepare(): readonly string[] {
+    if (this.#keys !== undefined) return this.#keys;
+    const keys: string[] = [];
+    const types: string[] = [];
+    const seen = new Set<string>();
+    for (const entry of this.#entries) {
+      const forms = [skeletonKey(guardView(entry.value).text)];
+      // A phone number without its country code, an address with "at" for its "@", ...
+      forms.push(...searchForms(entry.type, entry.value, this.#region));
+      for (const key of forms) {
+        if (key.length < MIN_KNOWN_CHARS || seen.has(key)) continue;
+        seen.add(key);
+        keys.push(key);
+        types.push(entry.type);
+      }
+    }
+    // Plain arrays: allocating typed ones costs more than these few cells are read.
+    const asciiHead = new Array<number>(128).fill(-1);
+    const nextKey = new Array<number>(keys.length).fill(-1);
+    for (let index = 0; index < keys.length; index++) {
+      const first = keys[index]!.charCodeAt(0);
+      if (first < 128) {
+        nextKey[index] = asciiHead[first]!;
+        asciiHead[first] = index;
+      } else {
+        nextKey[index] = this.#otherHead.get(first) ?? -1;
+        this.#otherHead.set(first, index);
+      }
+    }
+    this.#asciiHead = asciiHead;
+    this.#nextKey = nextKey;
+    this.#types = types;
+    this.#keys = keys;
+    return keys;
+  }
+
+  #built(): Automaton | undefined {
+    const keys = this.#prepare();
+    if (this.#automaton === undefined && keys.length > 0) this.#automaton = build(keys);
+    return this.#automaton;
   }
 
   /**
@@ -398,29 +484,67 @@ export class KnownValues {
    * first). Word-aligned: a match neither starts nor ends inside a word or a number (`joined`).
    */
   find(text: string): KnownFinding[] {
-    const automaton = this.#automaton;
-    if (automaton === undefined) return [];
+    const keys = this.#prepare();
+    if (keys.length === 0) return [];
     const view = guardView(text);
     const { units, positions, length } = skeletonUnits(view.text);
+    // Matches as (end unit, key) pairs, in the order the automaton reports them: by end, then
+    // the longest key first (a state's own key, then its fail chain's).
+    let ends: number[] | undefined;
+    if (this.#automaton === undefined && this.#search !== 'automaton') {
+      ends = this.#direct(units, length, this.#search === 'direct' ? Infinity : DIRECT_WORK_PER_UNIT * length + DIRECT_WORK_BASE);
+    }
+    if (ends === undefined) ends = walk(this.#built()!, units, length);
     const hits: KnownFinding[] = [];
-    let node = 0;
-    for (let j = 0; j < length; j++) {
-      node = automaton.step(node, units[j]!);
-      const ends = automaton.out[node]!;
-      if (ends.length === 0) continue;
+    for (let pair = 0; pair < ends.length; pair += 2) {
+      const j = ends[pair]!;
+      const keyIndex = ends[pair + 1]!;
       const endPos = positions[j]!;
       // Word end: the next letter or digit does not continue the same word.
       if (j + 1 < length && joined(view.text, endPos, positions[j + 1]!)) continue;
-      for (const keyIndex of ends) {
-        const i = j - this.#keys[keyIndex]!.length + 1;
-        const startPos = positions[i]!;
-        // Word start: the previous letter or digit does not either.
-        if (i > 0 && joined(view.text, positions[i - 1]!, startPos)) continue;
-        const span = view.originalSpan(startPos, charEnd(view.text, endPos));
-        hits.push({ type: this.#types[keyIndex]!, start: span.start, end: span.end });
-      }
+      const i = j - keys[keyIndex]!.length + 1;
+      const startPos = positions[i]!;
+      // Word start: the previous letter or digit does not either.
+      if (i > 0 && joined(view.text, positions[i - 1]!, startPos)) continue;
+      const span = view.originalSpan(startPos, charEnd(view.text, endPos));
+      hits.push({ type: this.#types[keyIndex]!, start: span.start, end: span.end });
     }
     return mergeSpans(hits);
+  }
+
+  /**
+   * Every key at every position of the skeleton, as (end unit, key) pairs ordered as `walk`
+   * orders them; undefined once more than `budget` units were compared.
+   */
+  #direct(units: Uint16Array, length: number, budget: number): number[] | undefined {
+    const keys = this.#keys!;
+    const asciiHead = this.#asciiHead;
+    const otherHead = this.#otherHead;
+    const nextKey = this.#nextKey;
+    const found: number[] = [];
+    let work = 0;
+    for (let i = 0; i < length; i++) {
+      const code = units[i]!;
+      let keyIndex = code < 128 ? asciiHead[code]! : (otherHead.get(code) ?? -1);
+      if (keyIndex < 0) continue;
+      for (; keyIndex >= 0; keyIndex = nextKey[keyIndex]!) {
+        const key = keys[keyIndex]!;
+        if (i + key.length > length) continue;
+        let unit = 1;
+        while (unit < key.length && units[i + unit] === key.charCodeAt(unit)) unit++;
+        work += unit;
+        if (unit === key.length) found.push(i + unit - 1, keyIndex);
+      }
+      if (work > budget) return undefined;
+    }
+    if (found.length <= 2) return found;
+    // Found by start; the automaton reports by end, the longest key first.
+    const order: number[] = [];
+    for (let pair = 0; pair < found.length; pair += 2) order.push(pair);
+    order.sort((a, b) => found[a]! - found[b]! || keys[found[b + 1]!]!.length - keys[found[a + 1]!]!.length);
+    const sorted: number[] = [];
+    for (const pair of order) sorted.push(found[pair]!, found[pair + 1]!);
+    return sorted;
   }
 
   /**
@@ -428,7 +552,7 @@ export class KnownValues {
    * prefix of an entry's skeleton that begins at a word start), or text.length when none.
    */
   pendingStart(text: string): number {
-    const automaton = this.#automaton;
+    const automaton = this.#built();
     if (automaton === undefined) return text.length;
     const view = guardView(text);
     const { units, positions, length } = skeletonUnits(view.text);
@@ -443,6 +567,17 @@ export class KnownValues {
     }
     return text.length;
   }
+}
+
+/** The automaton's matches in the skeleton, as (end unit, key) pairs. */
+function walk(automaton: Automaton, units: Uint16Array, length: number): number[] {
+  const found: number[] = [];
+  let node = 0;
+  for (let j = 0; j < length; j++) {
+    node = automaton.step(node, units[j]!);
+    for (const keyIndex of automaton.out[node]!) found.push(j, keyIndex);
+  }
+  return found;
 }
 
 /** Sort by start and merge overlapping spans (the first span's type is kept). */
