@@ -1,11 +1,12 @@
 """Session 12's recognizer rules (docs/ner.md, "Session 12 added"): exchange listing names, legal
-forms written onto the name's last word, share classes after a legal form. Pure Python (no model)."""
+forms written onto the name's last word, share classes after a legal form; street lines bracketed
+by a building number and a unit, a French-form street line's own number. Pure Python (no model)."""
 
 from __future__ import annotations
 
 import pytest
 
-from veil_ner import orgs
+from veil_ner import addresses, orgs
 
 
 def found(text: str) -> set[str]:
@@ -87,3 +88,71 @@ def test_share_class_after_a_legal_form(text: str, name: str) -> None:
 def test_share_tail_needs_a_share_word() -> None:
     assert "Acme Inc." in found("Acme Inc. A new product ships soon.")
     assert "Acme Inc. A" not in found("Acme Inc. A new product ships soon.")
+
+
+def addresses_in(text: str) -> list[str]:
+    return [text[start:end] for start, end in addresses.find(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        (
+            "please send a new one to 44485 Rue Supexhe 303 Apt. 888 Sint-Denijs Belgium? Thanks",
+            "44485 Rue Supexhe 303 Apt. 888 Sint-Denijs Belgium",
+        ),
+        (
+            "Robert Pirogov\n\n9188 115 Av. Habib bourguiba\n Suite 055\n Zeldou\n\n Tunisia 85106",
+            "9188 115 Av. Habib bourguiba\n Suite 055\n Zeldou\n\n Tunisia 85106",
+        ),
+        (
+            "it is 2204 86 Pavlou Drandaki Apt. 923, ROW HEATH, United Kingdom",
+            "2204 86 Pavlou Drandaki Apt. 923, ROW HEATH, United Kingdom",
+        ),
+        (
+            "Andja\n\n1220 Agip u. 91.\n Apt. 615\n Kisszentmárton\n\n Hungary 52324",
+            "1220 Agip u. 91.\n Apt. 615\n Kisszentmárton\n\n Hungary 52324",
+        ),
+        (
+            "Karp\n08398 Hans Nielsen Hauges gate 79 Apt. 983, HYPPELN, Sweden 26574\nMobile: 719-210-7512",
+            "08398 Hans Nielsen Hauges gate 79 Apt. 983, HYPPELN, Sweden 26574",
+        ),
+        (
+            "it is 694 4558 Boulevard Laflèche Suite 088 St Georges Canada",
+            "694 4558 Boulevard Laflèche Suite 088 St Georges Canada",
+        ),
+    ],
+)
+def test_a_number_and_a_unit_bracket_a_street_line(text: str, address: str) -> None:
+    assert addresses_in(text) == [address]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I booked 2 rooms at the Hilton, Suite 12 was nice.",
+        "We need 3 Large Pizzas for Suite 400 please.",
+        "Our team of 12 Engineers in Suite 300 is hiring.",
+    ],
+)
+def test_no_bracket_around_sentence_words(text: str) -> None:
+    assert addresses_in(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        (
+            "Our offices are located at 71470 Rue de la Brasserie 211\nUrbanov\n, VY\n Czech Republic 65019",
+            "71470 Rue de la Brasserie 211\nUrbanov\n, VY\n Czech Republic 65019",
+        ),
+        (
+            "Motoko Sato\n\n29668 Rue du Commerce 12\n Suite 582\n Witry\n\n Belgium 60850",
+            "29668 Rue du Commerce 12\n Suite 582\n Witry\n\n Belgium 60850",
+        ),
+        ("Send it to 12 rue de la Paix 75002 Paris please.", "12 rue de la Paix 75002 Paris"),
+        ("Write to 3 rue Victor Hugo 12 Bis now", "3 rue Victor Hugo"),
+    ],
+)
+def test_a_french_form_street_line_keeps_its_own_number(text: str, address: str) -> None:
+    assert addresses_in(text) == [address]
