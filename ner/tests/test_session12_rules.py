@@ -4,9 +4,11 @@ by a building number and a unit, a French-form street line's own number. Pure Py
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
-from veil_ner import addresses, orgs
+from veil_ner import addresses, gazetteer, orgs, pipeline
 
 
 def found(text: str) -> set[str]:
@@ -156,3 +158,61 @@ def test_no_bracket_around_sentence_words(text: str) -> None:
 )
 def test_a_french_form_street_line_keeps_its_own_number(text: str, address: str) -> None:
     assert addresses_in(text) == [address]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("I used to work for THE TOTTORI BANKLTD. as a clerk.", "TOTTORI BANKLTD."),
+        ("I used to work for Strike CompanyLimited as a clerk.", "Strike CompanyLimited"),
+        ("at FUJI SOFT SERVICE BUREAU INCORPORATED since", "FUJI SOFT SERVICE BUREAU INCORPORATED"),
+        ("I used to work for iQIYI Inc. as a clerk.", "iQIYI Inc."),
+        ("from uCloudlink Group Inc. is here", "uCloudlink Group Inc."),
+    ],
+)
+def test_more_legal_forms(text: str, name: str) -> None:
+    assert name in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the Limited edition", "a Delimited file", "an eBay seller", "iPhone users like iOS", "Sublimited?"],
+)
+def test_no_firm_in_look_alikes(text: str) -> None:
+    assert not found(text)
+
+
+class FakeVocab:
+    """Word vectors for a few common words only: every other word is rare."""
+
+    COMMON = frozenset(["spanish", "trouble", "error", "production", "capital", "letters", "json", "html"])
+
+    def has_vector(self, word: str) -> bool:
+        return word.lower() in self.COMMON
+
+
+@pytest.fixture
+def vocabulary() -> Iterator[None]:
+    gazetteer.use_vocabulary(FakeVocab())
+    try:
+        yield
+    finally:
+        gazetteer._vocabulary.clear()
+
+
+@pytest.mark.usefixtures("vocabulary")
+def test_a_town_in_capitals_after_in_is_judged_in_title_case() -> None:
+    assert pipeline._unknown_after_in("HASKAYNE")
+    assert pipeline._unknown_after_in("Haskayne")
+    text = "My card is lost. I am in TEEBAR for a business trip"
+    assert [text[s.start : s.end] for s in pipeline.recognize(text, [])] == ["TEEBAR"]
+
+
+@pytest.mark.usefixtures("vocabulary")
+@pytest.mark.parametrize(
+    "word", ["JSON", "HTML", "SPANISH", "TROUBLE", "ERROR", "PRODUCTION", "CAPITAL LETTERS"]
+)
+def test_capitals_after_in_that_are_words_or_acronyms(word: str) -> None:
+    assert not pipeline._unknown_after_in(word)
+    text = f"Please reply in {word} for the team."
+    assert pipeline.recognize(text, []) == []

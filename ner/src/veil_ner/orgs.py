@@ -29,12 +29,13 @@ from collections.abc import Iterator
 from . import gazetteer as g
 
 _UP = g.UPPER
-_WORD = rf"[{_UP}][\w'\u2019&\-]*"
+# A name word: capitalized, or camel case after one or two lower-case letters ("iQIYI", "uCloudlink").
+_WORD = rf"(?:[{_UP}]|[a-z]{{1,2}}(?=[A-Z]))[\w'\u2019&\-]*"
 _PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|do|dos|das|du|le|la|ter|ten)"
 _SUFFIX = (
     # "Co., Ltd." (Japanese, Chinese and Korean firms' English names) before the plain forms
     r"Co\.?,?[ \t]?Ltd|CO\.?,?[ \t]?LTD|Co\.,?[ \t]?LTD|CO\.,?[ \t]?LIMITED|Co\.,?[ \t]?LIMITED|"
-    r"Inc|INC|Incorporated|LLC|L\.L\.C|LLP|Ltd|LTD|Limited|LIMITED|PLC|Plc|plc|Corp|CORP|Corporation|CORPORATION|"
+    r"Inc|INC|Incorporated|INCORPORATED|LLC|L\.L\.C|LLP|Ltd|LTD|Limited|LIMITED|PLC|Plc|plc|Corp|CORP|Corporation|CORPORATION|"
     r"Company|COMPANY|GmbH|AG|KG|OHG|UG|"
     r"BV|B\.V|NV|N\.V|S\.A|SA|SAS|SARL|SpA|SPA|S\.p\.A|Srl|S\.r\.l|S\.L|Lda|Ltda|Oy|Oyj|AB|ASA|A/S|ApS|Pty|"
     # Central and Eastern European, Nordic, Turkish and other legal forms (Czech/Slovak, Polish,
@@ -56,8 +57,8 @@ _BY_SUFFIX = re.compile(
 # "Hankyu Hanshin HoldingsInc.", "SHARINGTECHNOLOGY.INC". The word before the form has at least four
 # letters ("UNLIMITED", "ZINC" and "Unincorporated" are words, not firms), and "Inc" is capitalized.
 _GLUED = re.compile(
-    rf"(?<![\w@.])(?:{_WORD}[ \t]+){{0,4}}[{_UP}][\w&\-]*?[^\W\d_]{{4}}"
-    rf"(?:\.?(?:LTD|LIMITED|INC)|\.?Inc|\.inc|Incorporated)\b\.?(?![\w\-/])"
+    rf"(?<![\w@.])(?:{_WORD}[ \t]+){{0,4}}[{_UP}][\w&\-]*?[^\W\d_]{{3}}"
+    rf"(?:\.?(?:LTD|LIMITED|INC)|\.?Inc|\.inc|Incorporated|Limited|Ltd)\b\.?(?![\w\-/])"
 )
 # Share classes and series after a firm's legal form belong to the listed name: "Metlife Inc Preferred
 # Shares Series A", "Sartorius AG Preference Shares", "PAVmed Inc. - Series Z", "Alok Industries Ltd

@@ -1209,8 +1209,10 @@ def place_shaped(value: str) -> bool:  # noqa: PLR0911 - one return per form
 def _unknown_after_in(value: str) -> bool:
     """ "in Rünga", "near Bíldudalur": capitalized words that no list knows as a name and the
     model's vocabulary does not know at all (a product or a technology usually has a vector: "in
-    Kubernetes"); in title case, each at least four letters."""
-    words = value.split()
+    Kubernetes"); in title case, each at least four letters. A town in capitals, as address lists and
+    forms print them ("I am in HASKAYNE"), is judged in title case when it has five letters or more
+    (shorter capitals are acronyms: "in HR", "in JSON"). Session 12."""
+    words = [w.capitalize() if len(w) >= 5 and w.isupper() else w for w in value.split()]
     return len(words) <= 2 and all(
         len(word) >= 4
         and word[0].isupper()
