@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from veil_ner import addresses, gazetteer, orgs, pipeline
+from veil_ner.backends import RawEntity
 
 
 def found(text: str) -> set[str]:
@@ -185,7 +186,12 @@ def test_no_firm_in_look_alikes(text: str) -> None:
 class FakeVocab:
     """Word vectors for a few common words only: every other word is rare."""
 
-    COMMON = frozenset(["spanish", "trouble", "error", "production", "capital", "letters", "json", "html"])
+    COMMON = frozenset(
+        [
+            *("spanish", "trouble", "error", "production", "capital", "letters", "json", "html"),
+            *("windows", "chapter", "the", "room", "what", "your", "address", "here", "they", "are"),
+        ]
+    )
 
     def has_vector(self, word: str) -> bool:
         return word.lower() in self.COMMON
@@ -216,3 +222,43 @@ def test_capitals_after_in_that_are_words_or_acronyms(word: str) -> None:
     assert not pipeline._unknown_after_in(word)
     text = f"Please reply in {word} for the team."
     assert pipeline.recognize(text, []) == []
+
+
+def location_values(text: str, model: list[tuple[str, str]] | None = None) -> list[str]:
+    spans = [RawEntity(text.index(v), text.index(v) + len(v), label, 0.85) for v, label in model or []]
+    return [
+        text[s.start : s.end]
+        for s in pipeline.recognize(text, spans)
+        if s.label in ("GPE_GAZ", "GPE", "LOC", "ADDRESS")
+    ]
+
+
+@pytest.mark.usefixtures("vocabulary")
+@pytest.mark.parametrize(
+    ("text", "model", "address"),
+    [
+        (
+            "here they are: PSC 5344, Box 3405\nAPO AA 22190, and Alexandra and 52 Essex Rd",
+            [("Alexandra", "PERSON")],
+            "Alexandra and 52 Essex Rd",
+        ),
+        ("What is your address? it is Darda and Coronilla 3599", [], "Darda and Coronilla 3599"),
+        (
+            "here: PSC 5344, Box 3405\nAPO AA 22190, and Felix and Buitenburen 28",
+            [],
+            "Felix and Buitenburen 28",
+        ),
+    ],
+)
+def test_a_first_name_joined_to_a_street_after_and_or_is(
+    text: str, model: list[tuple[str, str]], address: str
+) -> None:
+    assert address in location_values(text, model)
+
+
+@pytest.mark.usefixtures("vocabulary")
+@pytest.mark.parametrize(
+    "text", ["It is Maria and Windows 11 now.", "My favourite is Anna and Chapter 3.", "and The and Room 2"]
+)
+def test_no_street_after_a_first_name_and_a_common_word(text: str) -> None:
+    assert location_values(text) == []
