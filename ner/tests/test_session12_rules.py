@@ -262,3 +262,30 @@ def test_a_first_name_joined_to_a_street_after_and_or_is(
 )
 def test_no_street_after_a_first_name_and_a_common_word(text: str) -> None:
     assert location_values(text) == []
+
+
+@pytest.mark.usefixtures("vocabulary")
+@pytest.mark.parametrize(
+    ("text", "model", "town"),
+    [
+        ("My friend lives in Lipník u Hrotovic", [("Lipník", "GPE")], "Lipník u Hrotovic"),
+        (
+            "the home city Kostelec nad Cernými Lesy: ACME",
+            [("Kostelec", "GPE"), ("Cernými Lesy", "PERSON")],
+            "Kostelec nad Cernými Lesy",
+        ),
+        ("I am in Zagorje ob Savi now", [("Zagorje", "GPE")], "Zagorje ob Savi"),
+    ],
+)
+def test_a_town_keeps_its_particle_and_the_rest(text: str, model: list[tuple[str, str]], town: str) -> None:
+    assert location_values(text, model) == [town]
+
+
+@pytest.mark.usefixtures("vocabulary")
+def test_no_town_tail_without_a_particle_or_after_an_address() -> None:
+    assert location_values("I live in Paris and Rome", [("Paris", "GPE"), ("Rome", "GPE")]) == [
+        "Paris",
+        "Rome",
+    ]
+    text = "Send it to 12 Main Street u Bob"
+    assert location_values(text) == ["12 Main Street"]

@@ -449,7 +449,7 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
             kept.add(candidate)
     _add_paired_places(text, kept)
     _add_lone_region_codes(text, kept)
-    return _merge_address_runs(text, _with_qualifier(text, kept.spans()))
+    return _merge_address_runs(text, _with_qualifier(text, _with_town_tail(text, kept.spans())))
 
 
 # "Springfield, IL", "Salem, OR 97301", "Kongens Lyngby, Denmark", "Hrastnik, Savinjska": a town
@@ -694,6 +694,28 @@ def _add_paired_places(text: str, kept: _SpanSet) -> None:
 # A place's qualifier in brackets belongs to its name: "Cyprus (Greek)", "Latsia (Lakkia)", "Georgia
 # (country)". Not another known place: "Paris (France)" names two places.
 _QUALIFIER = re.compile(rf"[ \t]?\((?P<words>[{_UP}][^\W\d_]*(?:[ \t][^\W\d_]+)?)\)")
+
+
+# Czech, Slovak and Slovene towns named after a river, a forest or a nearby town keep the particle
+# and the rest: "Lipník u Hrotovic", "Kostelec nad Černými Lesy", "Črni Vrh nad Idrijo", "Zagorje ob
+# Savi". The model and the lists often stop at the first word. Session 12.
+_TOWN_TAIL = re.compile(
+    rf"[ \t]+(?:u|nad|pod|ob|pri)[ \t]+[{_UP}][^\W\d_]+(?:[ \t][{_UP}][^\W\d_]+)?(?![\w\-])"
+)
+
+
+def _with_town_tail(text: str, spans: list[RawEntity]) -> list[RawEntity]:
+    out: list[RawEntity] = []
+    skip_until = -1
+    for span in spans:
+        if span.start < skip_until:
+            continue  # the tail's words, taken by the model as a person or a place of their own
+        match = _TOWN_TAIL.match(text, span.end) if veil_type(span.label) == "location" else None
+        if match is not None and not _DIGIT.search(text, span.start, span.end):
+            span = RawEntity(span.start, match.end(), span.label, span.confidence)  # noqa: PLW2901
+            skip_until = match.end()
+        out.append(span)
+    return out
 
 
 def _with_qualifier(text: str, spans: list[RawEntity]) -> list[RawEntity]:
