@@ -199,7 +199,13 @@ def test_listed_company_forms(text: str, firm: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["Is an ETF a good idea?", "Buy the S&P 500 ETF today", "What is a REIT?", "Sell UBS ETF-JPM/GBP now"],
+    ["Is an ETF a good idea?", "Buy the S&P 500 ETF today", "What is a REIT?"],
 )
 def test_no_listed_company_form_without_a_name(text: str) -> None:
     assert list(orgs.find(text)) == []
+
+
+def test_a_share_class_listing_is_one_name_not_a_cut_legal_form() -> None:
+    # Session 12: the listing name as a whole (orgs.securities), never "UBS ETF" cut from it.
+    text = "Sell UBS ETF-JPM/GBP now"
+    assert [text[s:e] for s, e in orgs.find(text)] == ["UBS ETF-JPM/GBP"]

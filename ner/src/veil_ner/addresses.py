@@ -142,7 +142,11 @@ _STREET = re.compile(
     |(?P<us>\b{_NUM}[ \t]+(?:(?:{CAP}|\d{{1,3}}(?:st|nd|rd|th))[ \t]+){{0,4}}(?:{_US_TYPES})s?\b\.?
         (?:[ \t]+(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\b\.?)?)
     |(?P<fr>\b\d{{1,5}}(?:\s?(?:bis|ter|[A-Za-z]))?,?\s+(?i:{_FR_TYPES})\s+
-        (?:{_PARTICLE}[ \t]*)*{_NAME}(?:[ \t\-]+(?:{_PARTICLE}[ \t]*)*{_NAME}){{0,4}})
+        (?:{_PARTICLE}[ \t]*)*{_NAME}(?:[ \t\-]+(?:{_PARTICLE}[ \t]*)*{_NAME}){{0,4}}
+        # a street line copied whole after a building number keeps its own number: "44485 Rue
+        # Supexhe 303 Apt. 888", "29668 Rue du Commerce 12\n Suite 582" (never a postcode: "12 rue
+        # de la Paix 75002 Paris" ends at the street)
+        (?:[ \t]+\d{{1,4}}[A-Za-z]?\b(?=[ \t]*(?:$|[\r\n,;]|(?:Apt|Apartment|Suite|Ste|Unit)\b)))?)
     |(?P<south>\b(?:{_SOUTH_TYPES})[ \t]+(?:{_PARTICLE}[ \t]+)*{_NAME}
         (?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_NAME}){{0,4}}
         ,?\s*(?:n\.?\s?[º°o]?\.?\s*)?\d{{1,5}}[A-Za-z]?\b{_RANGE})
@@ -182,6 +186,39 @@ _NEXT = re.compile(
     ){_END}"""
 )
 _MAX_TAIL = 5
+# A building number, a street line in any language and a unit: "44485 Rue Supexhe 303 Apt. 888",
+# "9188 115 Av. Habib bourguiba\n Suite 055", "2204 86 Pavlou Drandaki Apt. 923", "1220 Agip u.
+# 91.\n Apt. 615". The number and the apartment or suite bracket the street whatever its words
+# (a street type this file does not list, a name in lower case, an abbreviation with a dot); the
+# city, region, country and postcode after the unit follow as after any unit. Session 12.
+_BRACKETED = re.compile(
+    r"(?<![\w.,/\-])\d{1,6}[A-Za-z]?(?P<words>(?:[ \t]+[^\W_][\w'\u2019.\-]*){1,7}?)"
+    r"[ \t]*(?:,[ \t]*|\r?\n[ \t]*)?(?:Apt|Apartment|Suite|Ste)\.?[ \t]*#?\d{1,5}[A-Za-z]?\b"
+)
+# English words that a sentence has between a number and "Suite 5" but a street line never has.
+_NOT_STREET_WORDS = frozenset(
+    [
+        *("to", "for", "the", "and", "at", "is", "of", "in", "on", "my", "our", "your", "with", "from", "by"),
+        *("was", "are", "be", "it", "this", "that", "have", "has", "or", "as", "me", "we", "you", "i", "a"),
+        *("an", "per", "rooms", "room", "nights", "night", "guests", "people", "days", "years", "floor"),
+    ]
+)
+
+
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t]+$")
+
+
+def _bracketed(text: str, match: re.Match[str]) -> bool:
+    words = match.group("words").split()
+    if not any(w[0].isupper() for w in words):
+        return False
+    if any(w.lower().strip(".") in _NOT_STREET_WORDS for w in words):
+        return False
+    # "Version 3 Beta Suite 2024", "Chapter 4 ... Suite 2": the number is a version, a chapter, a step
+    before = _WORD_BEFORE.search(text, max(0, match.start() - 20), match.start())
+    return before is None or re.match(_MONTHS, before.group(1)) is None
+
+
 # A second street name on a street line's own line, after its house number ("Maapadonkuja 6 Baldwin
 # Harbor", "ul. Nad Jarem 22 Petheö Canyon": a street line copied whole, then the street of the
 # building): one to three capitalized words and a USPS/UK street type, then the line, the clause or
@@ -224,8 +261,18 @@ def _house_number_before(text: str, match: re.Match[str], floor: int) -> int:
 def find(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of every street address in `text`, in order, not overlapping."""
     position = floor = 0  # floor: the end of the last address (a number there is its own)
+    has_unit = "Apt" in text or "Suite" in text or "Ste" in text  # the cheap test for _BRACKETED
     while True:
         match = _STREET.search(text, position)
+        bracket = _BRACKETED.search(text, position) if has_unit else None
+        while bracket is not None and not _bracketed(text, bracket):
+            bracket = _BRACKETED.search(text, bracket.start() + 1)
+        if bracket is not None and (
+            match is None
+            or bracket.end() <= match.start()  # an address of its own before the street match
+            or (bracket.start() <= match.start() and bracket.end() > match.end())  # the street and more
+        ):
+            match = bracket
         if match is None:
             return
         end = match.end()
@@ -235,7 +282,7 @@ def find(text: str) -> Iterator[tuple[int, int]]:
         # A street named without a type ("Erbenova 1334") is an address only with a leading house
         # number or a unit or postcode after it: "Windows 10" and "Python 3" have neither.
         confirmed = match.lastgroup != "weak" or bool(re.match(r"\d", match.group())) or second is not None
-        after_unit = False
+        after_unit = match.re is _BRACKETED
         for _ in range(_MAX_TAIL):
             unit = _UNIT.match(text, end)
             tail = unit or _SAME_LINE.match(text, end)

@@ -29,12 +29,13 @@ from collections.abc import Iterator
 from . import gazetteer as g
 
 _UP = g.UPPER
-_WORD = rf"[{_UP}][\w'\u2019&\-]*"
+# A name word: capitalized, or camel case after one or two lower-case letters ("iQIYI", "uCloudlink").
+_WORD = rf"(?:[{_UP}]|[a-z]{{1,2}}(?=[A-Z]))[\w'\u2019&\-]*"
 _PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|do|dos|das|du|le|la|ter|ten)"
 _SUFFIX = (
     # "Co., Ltd." (Japanese, Chinese and Korean firms' English names) before the plain forms
-    r"Co\.?,?[ \t]?Ltd|CO\.?,?[ \t]?LTD|"
-    r"Inc|INC|Incorporated|LLC|L\.L\.C|LLP|Ltd|LTD|Limited|LIMITED|PLC|Plc|plc|Corp|CORP|Corporation|CORPORATION|"
+    r"Co\.?,?[ \t]?Ltd|CO\.?,?[ \t]?LTD|Co\.,?[ \t]?LTD|CO\.,?[ \t]?LIMITED|Co\.,?[ \t]?LIMITED|"
+    r"Inc|INC|Incorporated|INCORPORATED|LLC|L\.L\.C|LLP|Ltd|LTD|Limited|LIMITED|PLC|Plc|plc|Corp|CORP|Corporation|CORPORATION|"
     r"Company|COMPANY|GmbH|AG|KG|OHG|UG|"
     r"BV|B\.V|NV|N\.V|S\.A|SA|SAS|SARL|SpA|SPA|S\.p\.A|Srl|S\.r\.l|S\.L|Lda|Ltda|Oy|Oyj|AB|ASA|A/S|ApS|Pty|"
     # Central and Eastern European, Nordic, Turkish and other legal forms (Czech/Slovak, Polish,
@@ -44,12 +45,28 @@ _SUFFIX = (
     r"Sp\.k|Sp\.j|S\.L\.U|CommV|BVBA|VOF|Tbk|"
     r"Group|Gruppe|Groep|Groupe|Grupo|Gruppo|Holding|Holdings|Partners|Associates|Foundation|Stiftung|"
     # the names listed companies and funds are registered under: "Pinnacle Bancorp", "MAXIS TOPIX ETF"
-    r"Bancorp|Bancorporation|Bancshares|Bankshares|BANCORP|ETF|REIT|"
+    r"Bancorp|Bancorporation|Bancshares|Bankshares|BANCORP|ETF|ETN|REIT|"
     r"(?:&|and|e|y|et|und|en)\s+(?:Sons|Hijos|Figli|Filhos|Fils|Söhne|Zonen|Co)"
 )
 _BY_SUFFIX = re.compile(
     rf"(?<![\w@.])(?:{_PARTICLE}\s+)?{_WORD}(?:[ \t]+(?:(?:{_PARTICLE}|&|-)[ \t]+)?{_WORD}){{0,4}}"
     rf",?[ \t]+(?:{_SUFFIX})\b\.?(?![\-/])"  # not a share class: "UBS ETF-JPM/GBP"
+)
+# A legal form written onto the last word of the name, as register extracts and listing files print
+# them when a comma or space is dropped: "TOKYO KIKAI SEISAKUSHOLTD.", "THE ROYAL HOTELLIMITED",
+# "Hankyu Hanshin HoldingsInc.", "SHARINGTECHNOLOGY.INC". The word before the form has at least four
+# letters ("UNLIMITED", "ZINC" and "Unincorporated" are words, not firms), and "Inc" is capitalized.
+_GLUED = re.compile(
+    rf"(?<![\w@.])(?:{_WORD}[ \t]+){{0,4}}[{_UP}][\w&\-]*?[^\W\d_]{{3}}"
+    rf"(?:\.?(?:LTD|LIMITED|INC)|\.?Inc|\.inc|Incorporated|Limited|Ltd)\b\.?(?![\w\-/])"
+)
+# Share classes and series after a firm's legal form belong to the listed name: "Metlife Inc Preferred
+# Shares Series A", "Sartorius AG Preference Shares", "PAVmed Inc. - Series Z", "Alok Industries Ltd
+# Fully Paid Ord. Shrs", "ING Groep N.V. PERP DBT 6.125".
+_SHARE_TAIL = re.compile(
+    r"(?:[ \t]+-)?[ \t]+(?:Preferred|Preference|Ordinary|Fully[ \t]Paid|Series|Class|PERP|Shares)(?![\w\-])"
+    r"(?:[ \t]+(?:Preferred|Preference|Ordinary|Shares|Shrs|Ord\.|Series|Class|Units|DBT|[A-Z]|[IVX]{1,3}|"
+    r"\d{1,3}(?:\.\d{1,3})?)(?![\w\-/]))*"
 )
 _INSTITUTION = re.compile(
     rf"(?<![\w@.])(?:University|Universität|Université|Universidad|Università|Universiteit|Bank|Banco|Banca|"
@@ -113,7 +130,8 @@ def _is_firm(value: str) -> bool:
 
 def find(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of organization names by form; may overlap (the caller resolves)."""
-    for pattern in (_BY_SUFFIX, _INSTITUTION):
+    yield from securities(text)
+    for pattern in (_BY_SUFFIX, _GLUED, _INSTITUTION):
         for match in pattern.finditer(text):
             # "Dear Acme Ltd" -> "Acme Ltd": greetings, labels, instructions and stop words are not
             # part of it.
@@ -124,9 +142,13 @@ def find(text: str) -> Iterator[tuple[int, int]]:
             ):
                 words.pop(0)
             # A legal form needs a name before it: "BUT NOT LIMITED" (licence text) has none.
-            if words and (pattern is _INSTITUTION or len(words) >= 2):
+            if words and (pattern is not _BY_SUFFIX or len(words) >= 2):
                 start = max(start, words[0].start())
-                yield (start if pattern is _INSTITUTION else _extend_left(text, start)), match.end()
+                end = match.end()
+                if pattern is not _INSTITUTION:
+                    tail = _SHARE_TAIL.match(text, end)
+                    end = tail.end() if tail is not None else end
+                yield (start if pattern is _INSTITUTION else _extend_left(text, start)), end
     # Tried at every word: the leftmost match may start too early ("Analyst, Heller, Daugherty and
     # Cummings" is not a firm, "Heller, Daugherty and Cummings" is).
     # Only words with a conjunction ahead of them in the same run of name characters are tried:
@@ -146,3 +168,49 @@ def find(text: str) -> Iterator[tuple[int, int]]:
         if match is not None and _is_firm(match.group("firm")):
             yield match.start("firm"), match.end("firm")
             position = match.end()
+
+
+# Exchange listing names: the short names that stock exchanges and fund lists print for shares,
+# preferred stock, notes and exchange-traded products ("STIFL FNL DS REP NN CUM SRS A PRF", "HSBC
+# HOLDINGS P/ADR", "ETFS FORE/LONG JPY SHORT GBP", "XTRACKERS FTSE CHN/USD", "MANX TELE/PAR VTG FPD
+# 0.002"): a run of capitals, digits and listing punctuation, words joined by spaces or slashes. Found
+# by their evidence: security-class abbreviations (preferred, cumulative, series, voting, depositary
+# receipts, notes, perpetual) or a currency code joined by a slash, at least two pieces of it, and a
+# name word of three letters or more that is neither. "TCP/IP STACK", "CI/CD" and a capitals prompt
+# ("CAN I SPEAK TO A REAL PERSON") hold none.
+_SECURITY_CLASS = frozenset(
+    [
+        *("PRF", "PFD", "PREF", "PRP", "CUM", "CNV", "SRS", "SR", "VTG", "FPD", "NV", "GDR", "ADR", "ADS"),
+        *("ETN", "ETF", "ETFS", "SHS", "SH", "PERP", "DBT", "NTS", "UNSEC", "UNDTD", "DLY", "BKD", "144A"),
+        *("3X", "2X", "3XS"),
+    ]
+)
+_CURRENCY_CODES = frozenset(
+    ["USD", "EUR", "GBP", "JPY", "CHF", "AUD", "CAD", "NZD", "SEK", "NOK", "DKK", "HKD", "SGD", "CNY", "INR"]
+)
+_LISTING_PIECE = r"[A-Z0-9][A-Z0-9.&+%\-]*"
+_SECURITY_RUN = re.compile(
+    rf"(?<![\w@./\-])[A-Z][A-Z0-9.&+%\-]*(?:(?:[ \t]{{1,3}}/?|/)[ \t]?{_LISTING_PIECE})+"
+)
+_SECURITY_SPLIT = re.compile(r"[ \t]*/[ \t]*|[ \t]+")
+
+
+def securities(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of exchange listing names (the comment above)."""
+    if "/" not in text and not any(word in text for word in (" PRF", " PFD", " CUM", " ETN", " GDR", " VTG")):
+        return  # the cheap test: most texts hold neither a slash nor a class abbreviation
+    for match in _SECURITY_RUN.finditer(text):
+        value = match.group().rstrip(".,")
+        tokens = [t.strip(".") for t in _SECURITY_SPLIT.split(value) if t.strip(".")]
+        evidence = sum(t in _SECURITY_CLASS for t in tokens)
+        for left, right in re.findall(r"([A-Z0-9.]+)[ \t]*/[ \t]*([A-Z0-9.]+)", value):
+            evidence += 1 + (left.strip(".") in _CURRENCY_CODES or right.strip(".") in _CURRENCY_CODES)
+        names = [
+            t
+            for t in tokens
+            if sum(c.isalpha() for c in t) >= 3
+            and t not in _SECURITY_CLASS
+            and t.rstrip("0123456789") not in _CURRENCY_CODES  # "GBP1": a par value, no name
+        ]
+        if evidence >= 2 and names and len(tokens) >= 2:
+            yield match.start(), match.start() + len(value)

@@ -449,7 +449,7 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
             kept.add(candidate)
     _add_paired_places(text, kept)
     _add_lone_region_codes(text, kept)
-    return _merge_address_runs(text, _with_qualifier(text, kept.spans()))
+    return _merge_address_runs(text, _with_qualifier(text, _with_town_tail(text, kept.spans())))
 
 
 # "Springfield, IL", "Salem, OR 97301", "Kongens Lyngby, Denmark", "Hrastnik, Savinjska": a town
@@ -696,6 +696,28 @@ def _add_paired_places(text: str, kept: _SpanSet) -> None:
 _QUALIFIER = re.compile(rf"[ \t]?\((?P<words>[{_UP}][^\W\d_]*(?:[ \t][^\W\d_]+)?)\)")
 
 
+# Czech, Slovak and Slovene towns named after a river, a forest or a nearby town keep the particle
+# and the rest: "Lipník u Hrotovic", "Kostelec nad Černými Lesy", "Črni Vrh nad Idrijo", "Zagorje ob
+# Savi". The model and the lists often stop at the first word. Session 12.
+_TOWN_TAIL = re.compile(
+    rf"[ \t]+(?:u|nad|pod|ob|pri)[ \t]+[{_UP}][^\W\d_]+(?:[ \t][{_UP}][^\W\d_]+)?(?![\w\-])"
+)
+
+
+def _with_town_tail(text: str, spans: list[RawEntity]) -> list[RawEntity]:
+    out: list[RawEntity] = []
+    skip_until = -1
+    for span in spans:
+        if span.start < skip_until:
+            continue  # the tail's words, taken by the model as a person or a place of their own
+        match = _TOWN_TAIL.match(text, span.end) if veil_type(span.label) == "location" else None
+        if match is not None and not _DIGIT.search(text, span.start, span.end):
+            span = RawEntity(span.start, match.end(), span.label, span.confidence)  # noqa: PLW2901
+            skip_until = match.end()
+        out.append(span)
+    return out
+
+
 def _with_qualifier(text: str, spans: list[RawEntity]) -> list[RawEntity]:
     out = []
     for index, span in enumerate(spans):
@@ -739,15 +761,16 @@ def _street_like(text: str, span: RawEntity) -> bool:
 # a house number ending the clause, every capitalized word rare (the model's vectors do not know
 # it: "Turjaška", not "Chapter" or "Windows") and no first name. Session 11.
 _FIRST_AND_TEXT = (
-    rf"(?:(?<![\w])(?:at|to|from|near)[ \t]+|:[ \t]*|^[ \t]*)(?P<first>[{_UP}][^\W\d_]+)[ \t]+and[ \t]+"
+    rf"(?:(?<![\w])(?:at|to|from|near|and|is)[ \t]+|:[ \t]*|^[ \t]*)"
+    rf"(?P<first>[{_UP}][^\W\d_]+(?:-[^\W\d_]+)?)[ \t]+and[ \t]+"
 )
 _FIRST_AND_BEFORE = re.compile(_FIRST_AND_TEXT + "$", re.MULTILINE)
 _DIGIT = re.compile(r"\d")
 # Where a street line stands alone: after "at"/"to"/"on"/"near", "address (is)", a colon or at a
 # line's start, optionally after "<first name> and ".
 _STREET_OPENER = re.compile(
-    rf"(?:(?<![\w])(?:at|to|on|near|address|address is)[ \t]*:?[ \t]+|:[ \t]*|^[ \t]*)"
-    rf"(?:(?P<first>[{_UP}][^\W\d_]+)[ \t]+and[ \t]+)?(?=[{_UP}])",
+    rf"(?:(?<![\w])(?:at|to|on|near|address|address is|is|and)[ \t]*:?[ \t]+|:[ \t]*|^[ \t]*)"
+    rf"(?:(?P<first>[{_UP}][^\W\d_]+(?:-[^\W\d_]+)?)[ \t]+and[ \t]+)?(?=[{_UP}])",
     re.MULTILINE,
 )
 _TYPELESS_STREET = re.compile(
@@ -765,8 +788,17 @@ def _first_name_before(text: str, start: int) -> int | None:
     match = _FIRST_AND_BEFORE.search(text, max(0, start - 40), start)
     if match is None or match.end() != start:
         return None
-    key = g.fold(match.group("first"))
-    return match.start("first") if key in g.first_names() and key not in g.CLOSED_CLASS else None
+    return match.start("first") if _first_before_street(match.group("first")) else None
+
+
+def _first_before_street(word: str) -> bool:
+    """A known first name, or a rare word in its place ("Alibek and De Veurs Comberg 429", "Amy-leigh
+    and 646 Tait St": first names no list holds); never a label or a stop word. Session 12."""
+    key = g.fold(word)
+    if key in g.CLOSED_CLASS or key in g.function_words():
+        return False
+    head = g.fold(word.split("-", maxsplit=1)[0])  # "Amy-leigh"
+    return key in g.first_names() or head in g.first_names() or not g.common_word(word)
 
 
 def _typeless_streets(text: str, spans: list[RawEntity]) -> list[RawEntity]:
@@ -783,7 +815,7 @@ def _typeless_streets(text: str, spans: list[RawEntity]) -> list[RawEntity]:
         if street is None:
             continue
         first = match.group("first")
-        if first is not None and (g.fold(first) not in g.first_names() or g.fold(first) in g.CLOSED_CLASS):
+        if first is not None and not _first_before_street(first):
             continue
         capitalized = [w for w in g.WORD.findall(street.group("street")) if w[0].isupper() and len(w) > 2]
         if not capitalized or any(g.common_word(w) or g.fold(w) in g.first_names() for w in capitalized):
@@ -815,6 +847,13 @@ def _merge_address_runs(text: str, spans: list[RawEntity]) -> list[RawEntity]:
         start, end = span.start, span.end
         merged = False
         first = _first_name_before(text, start)
+        if (
+            first is not None
+            and out
+            and first <= out[-1].start < out[-1].end <= start
+            and veil_type(out[-1].label) == "person"
+        ):
+            out.pop()  # "and Alexandra and 52 Essex Rd": the first name the model took is the address's
         if first is not None and not (out and out[-1].end > first):
             start, merged = first, True
         while index < len(spans) and veil_type(spans[index].label) == "location":
@@ -1209,8 +1248,10 @@ def place_shaped(value: str) -> bool:  # noqa: PLR0911 - one return per form
 def _unknown_after_in(value: str) -> bool:
     """ "in Rünga", "near Bíldudalur": capitalized words that no list knows as a name and the
     model's vocabulary does not know at all (a product or a technology usually has a vector: "in
-    Kubernetes"); in title case, each at least four letters."""
-    words = value.split()
+    Kubernetes"); in title case, each at least four letters. A town in capitals, as address lists and
+    forms print them ("I am in HASKAYNE"), is judged in title case when it has five letters or more
+    (shorter capitals are acronyms: "in HR", "in JSON"). Session 12."""
+    words = [w.capitalize() if len(w) >= 5 and w.isupper() else w for w in value.split()]
     return len(words) <= 2 and all(
         len(word) >= 4
         and word[0].isupper()
