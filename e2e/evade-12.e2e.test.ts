@@ -9,7 +9,7 @@
 // the value left in the safe text; revoking the plain value makes every spelling restore
 // `[DELETED]` while another value of the same session still restores; and no value, in any
 // spelling, reaches the server's logs. Round 2 (wave11/evade2): values written wholly in
-// quoted-printable escapes.
+// quoted-printable escapes; an e-mail address, a wallet and a JWT broken by one line break.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
 
@@ -135,6 +135,30 @@ const CASES: readonly SpellingCase[] = [
     plain: '+1 415 555 0145',
     spellings: ['=2B=31=20=34=31=35=20=35=35=35=20=30=31=34=35', '=28=34=31=35=29=20=35=35=35=2D=30=31=34=35'],
     fragments: ['=34=31=35', '=35=35=35', '=30=31=34=35'],
+  },
+  {
+    name: 'e-mail broken by one line break in its domain',
+    type: 'email',
+    label: 'email me at',
+    plain: 'nl.erase@corp.example',
+    spellings: ['nl.erase@c\norp.example', 'nl.erase@co\r\nrp.example'],
+    fragments: ['nl.erase', 'orp.example', 'rp.example'],
+  },
+  {
+    name: 'wallet broken by one line break',
+    type: 'crypto_wallet',
+    label: 'send to',
+    plain: '1BoatSLRHtKNngkdXEeobR76b53LETtpyT',
+    spellings: ['1BoatSLRHtKNngkdX\nEeobR76b53LETtpyT', '1BoatSLRHtKNngkdXEeob\r\nR76b53LETtpyT'],
+    fragments: ['1BoatSLRHtKNngkdX', 'EeobR76b53LETtpyT', 'R76b53LETtpyT'],
+  },
+  {
+    name: 'JWT broken by one line break inside its payload',
+    type: 'jwt',
+    label: 'auth',
+    plain: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI5ODc2NTQzMjEwIn0.c2lnbmF0dXJlLW9mLXRoZS1ldmFkZTEyYi10ZXN0',
+    spellings: ['eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI5O\nDc2NTQzMjEwIn0.c2lnbmF0dXJlLW9mLXRoZS1ldmFkZTEyYi10ZXN0'],
+    fragments: ['eyJzdWIiOiI5O', 'Dc2NTQzMjEwIn0', 'c2lnbmF0dXJl'],
   },
 ];
 
