@@ -550,9 +550,18 @@ function qpEscapeAt(text: string, index: number): Escape | undefined {
 }
 
 /** The characters an escape or a markup unit starts with (native searches find the first). */
-const UNIT_STARTS: readonly string[] = ['&', '%', '\\', '=40', ...MARKUP_STARTS, '='];
-/** The index in UNIT_STARTS of a bare `=`: only a quoted-printable run starts there (checked in a few reads). */
-const EQUALS_START = UNIT_STARTS.length - 1;
+const UNIT_STARTS: readonly string[] = ['&', '%', '\\', '=40', ...MARKUP_STARTS];
+
+/**
+ * Index of the first escape of a quoted-printable run at or after `from`, or -1: one native
+ * search per `=`, rejected in two reads unless `=` stands where the run's next escapes would.
+ */
+function firstQpRun(text: string, from: number): number {
+  for (let at = text.indexOf('=', from); at >= 0; at = text.indexOf('=', at + 1)) {
+    if (text.charCodeAt(at + 3) === EQUALS && text.charCodeAt(at + 3 * (QP_RUN - 1)) === EQUALS && inQpRun(text, at)) return at;
+  }
+  return -1;
+}
 
 /** The escape or markup unit at `index` as an Escape (markup folds to nothing), or undefined. */
 function unitAt(text: string, index: number): Escape | undefined {
@@ -572,6 +581,7 @@ function unitAt(text: string, index: number): Escape | undefined {
  */
 function firstEscape(text: string, from: number): number {
   const next = UNIT_STARTS.map((ch) => text.indexOf(ch, from));
+  const qpRun = firstQpRun(text, from);
   for (;;) {
     let best = -1;
     let which = -1;
@@ -582,13 +592,8 @@ function firstEscape(text: string, from: number): number {
         which = k;
       }
     }
+    if (qpRun >= 0 && (best < 0 || qpRun <= best)) return qpRun;
     if (best < 0) return -1;
-    if (which === EQUALS_START) {
-      // Any `=`: a quoted-printable run (the first escape of a run is found first), nothing else.
-      if (inQpRun(text, best)) return best;
-      next[which] = text.indexOf('=', best + 1);
-      continue;
-    }
     const unit = unitAt(text, best);
     // An address's `=40`: its word's other escapes (`jane=2Edoe=40…`) may come before it.
     if (unit !== undefined && unit.markup !== true && text.charCodeAt(best) === EQUALS) return Math.max(from, qpWordStart(text, best));
