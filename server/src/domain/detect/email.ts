@@ -163,9 +163,9 @@ export function detectEmail(state: ScanState, at: number): number {
  * after), so two words of prose never join. The span holds the break (normalization drops it).
  */
 function brokenDomainEnd(text: string, at: number, domainEnd: number): number {
-  for (let k = at + 1; k < domainEnd; k++) if (text.charCodeAt(k) === 46) return -1;
   const next = continuedLineAt(text, domainEnd, ALNUM);
   if (next < 0) return -1;
+  for (let k = at + 1; k < domainEnd; k++) if (text.charCodeAt(k) === 46) return -1;
   let end = next;
   let dot = false;
   while (end < text.length && end - next <= MAX_DOMAIN && isDomainChar(text.charCodeAt(end)) && text.charCodeAt(end) < 128) {
