@@ -8,7 +8,8 @@
 // tokenized through /v1/transform as text, as a JSON body and as a chat body with no fragment of
 // the value left in the safe text; revoking the plain value makes every spelling restore
 // `[DELETED]` while another value of the same session still restores; and no value, in any
-// spelling, reaches the server's logs.
+// spelling, reaches the server's logs. Round 2 (wave11/evade2): values written wholly in
+// quoted-printable escapes; an e-mail address, a wallet and a JWT broken by one line break.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
 
@@ -117,6 +118,47 @@ const CASES: readonly SpellingCase[] = [
     // base32 of "b32.erase@corp.example"
     spellings: ['MIZTELTFOJQXGZKAMNXXE4BOMV4GC3LQNRSQ===='],
     fragments: ['MIZTELTFOJQXGZKAMNXXE4BOMV4GC3LQNRSQ'],
+  },
+  // Round 2 (wave11/evade2).
+  {
+    name: 'card written wholly in quoted-printable escapes',
+    type: 'credit_card',
+    label: 'my card is',
+    plain: '4012 8888 8888 1881',
+    spellings: ['=34=30=31=32=20=38=38=38=38=20=38=38=38=38=20=31=38=38=31', '=34=30=31=32=38=38=38=38=38=38=38=38=31=38=38=31'],
+    fragments: ['=34=30=31=32', '=34=30', '=31=38=38=31'],
+  },
+  {
+    name: 'phone written wholly in quoted-printable escapes',
+    type: 'phone',
+    label: 'call me at',
+    plain: '+1 415 555 0145',
+    spellings: ['=2B=31=20=34=31=35=20=35=35=35=20=30=31=34=35', '=28=34=31=35=29=20=35=35=35=2D=30=31=34=35'],
+    fragments: ['=34=31=35', '=35=35=35', '=30=31=34=35'],
+  },
+  {
+    name: 'e-mail broken by one line break in its domain',
+    type: 'email',
+    label: 'email me at',
+    plain: 'nl.erase@corp.example',
+    spellings: ['nl.erase@c\norp.example', 'nl.erase@co\r\nrp.example'],
+    fragments: ['nl.erase', 'orp.example', 'rp.example'],
+  },
+  {
+    name: 'wallet broken by one line break',
+    type: 'crypto_wallet',
+    label: 'send to',
+    plain: '1BoatSLRHtKNngkdXEeobR76b53LETtpyT',
+    spellings: ['1BoatSLRHtKNngkdX\nEeobR76b53LETtpyT', '1BoatSLRHtKNngkdXEeob\r\nR76b53LETtpyT'],
+    fragments: ['1BoatSLRHtKNngkdX', 'EeobR76b53LETtpyT', 'R76b53LETtpyT'],
+  },
+  {
+    name: 'JWT broken by one line break inside its payload',
+    type: 'jwt',
+    label: 'auth',
+    plain: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI5ODc2NTQzMjEwIn0.c2lnbmF0dXJlLW9mLXRoZS1ldmFkZTEyYi10ZXN0',
+    spellings: ['eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI5O\nDc2NTQzMjEwIn0.c2lnbmF0dXJlLW9mLXRoZS1ldmFkZTEyYi10ZXN0'],
+    fragments: ['eyJzdWIiOiI5O', 'Dc2NTQzMjEwIn0', 'c2lnbmF0dXJl'],
   },
 ];
 

@@ -116,6 +116,20 @@ export function isSpaceCode(c: number): boolean {
  * End of the run of ASCII characters whose flags intersect `mask`, starting at `from`; -1 when
  * the run is longer than `max` (so a caller never expands past its format's bound).
  */
+/**
+ * The start of the next line when one line break (`\n` or `\r\n`) stands at `at` and the next
+ * line goes straight on (no indentation) with a character of `mask`; otherwise -1. For values
+ * whose joined form proves itself (a checksum, a JSON header), read across one break in the
+ * middle (session 12, wave11/evade2).
+ */
+export function continuedLineAt(text: string, at: number, mask: number): number {
+  const c = text.charCodeAt(at);
+  const next = c === 10 ? at + 1 : c === 13 && text.charCodeAt(at + 1) === 10 ? at + 2 : -1;
+  if (next < 0 || next >= text.length) return -1;
+  const code = text.charCodeAt(next);
+  return code < 128 && (FLAGS[code]! & mask) !== 0 ? next : -1;
+}
+
 export function runEnd(text: string, from: number, mask: number, max: number): number {
   let k = from;
   while (k < text.length) {

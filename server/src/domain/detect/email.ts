@@ -1,7 +1,7 @@
 // Email addresses (ASCII and internationalized, RFC 6531 / IDNA), anchored on '@': expand left over local-part characters (at most 64, RFC 5321)
 // and right over domain characters (at most 255), then validate labels and the TLD. Expansions
 // stop at another '@', so near-miss floods (a@a@a@..., aaaa...@) stay linear.
-import { codeAt, F_DIGIT, F_LOWER, F_UPPER, FLAGS, isAlnumCode, isCjkCode, isNonAsciiLetter } from './chars.js';
+import { codeAt, continuedLineAt, F_DIGIT, F_LOWER, F_UPPER, FLAGS, isAlnumCode, isCjkCode, isNonAsciiLetter } from './chars.js';
 import { emit, type ScanState } from './state.js';
 
 const MAX_LOCAL = 64;
@@ -133,6 +133,11 @@ export function detectEmail(state: ScanState, at: number): number {
     domainEnd--;
   }
   if (domainEnd <= at + 1 || isAlnumCode(codeAt(text, domainEnd))) return -1;
+  const broken = brokenDomainEnd(text, at, domainEnd);
+  if (broken > 0) {
+    emit(state, 'email', localStart, broken, 0.9);
+    return broken;
+  }
   let dotted = false;
   for (let k = at + 1; k < domainEnd && !dotted; k++) dotted = text.charCodeAt(k) === 46;
   const split = dotted ? domainEnd : splitTopLabel(text, domainEnd);
@@ -148,4 +153,27 @@ export function detectEmail(state: ScanState, at: number): number {
   if (text.slice(localStart, at).includes('..')) return -1;
   emit(state, 'email', localStart, domainEnd, 0.9);
   return domainEnd;
+}
+
+/**
+ * An address broken by one line break inside its domain (`jane.doe@c⏎orp.example`): the domain
+ * before the break is no domain (no dot: the half is no address), the next line goes straight on
+ * with domain characters holding a dot, and the joined domain is valid; the end of the joined
+ * address, or -1. Both halves are address-like (a local part and `@` before, a dotted domain
+ * after), so two words of prose never join. The span holds the break (normalization drops it).
+ */
+function brokenDomainEnd(text: string, at: number, domainEnd: number): number {
+  const next = continuedLineAt(text, domainEnd, ALNUM);
+  if (next < 0) return -1;
+  for (let k = at + 1; k < domainEnd; k++) if (text.charCodeAt(k) === 46) return -1;
+  let end = next;
+  let dot = false;
+  while (end < text.length && end - next <= MAX_DOMAIN && isDomainChar(text.charCodeAt(end)) && text.charCodeAt(end) < 128) {
+    if (text.charCodeAt(end) === 46) dot = true;
+    end++;
+  }
+  while (end > next && (text.charCodeAt(end - 1) === 46 || text.charCodeAt(end - 1) === 45)) end--;
+  if (!dot || end - next > MAX_DOMAIN || isAlnumCode(codeAt(text, end))) return -1;
+  const joined = text.slice(at + 1, domainEnd) + text.slice(next, end);
+  return joined.includes('.') && domainValid(joined, 0, joined.length) ? end : -1;
 }

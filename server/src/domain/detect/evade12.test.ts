@@ -238,3 +238,55 @@ describe('"call me" in the catalog languages is a phone word', () => {
     expect(only(text, 'phone').value).toBe(value);
   });
 });
+
+// Round 2 (wave11/evade2).
+describe('a value written wholly in quoted-printable escapes', () => {
+  const qp = (value: string): string => [...value].map((c) => `=${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
+  it.each([
+    ['my card is', '4111 1111 1111 1111', 'credit_card', '4111111111111111'],
+    ['my SSN is', '078-05-1120', 'us_ssn', '078051120'],
+    ['call me at', '+1 415 555 0142', 'phone', '+14155550142'],
+    ['email me at', 'jane.doe@corp.example', 'email', 'jane.doe@corp.example'],
+  ])('%s %s', (label, value, type, canonical) => {
+    const spelled = qp(value);
+    const hit = only(`${label} ${spelled} ok`, type);
+    expect(hit.value).toBe(spelled);
+    expect(hit.canonical).toBe(canonical);
+    expect(normalizeValue(type, value, 'US')).toBe(canonical);
+  });
+});
+
+describe('a value broken by one line break whose joined form proves itself', () => {
+  const JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkphbmUgRG9lIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
+  it.each([
+    ['email me at jane.doe@c\norp.example ok', 'email', 'jane.doe@c\norp.example', 'jane.doe@corp.example'],
+    ['email me at jane.doe@corp\r\n.example ok', 'email', 'jane.doe@corp', ''],
+    ['email me at jane.doe@c\r\norp.example ok', 'email', 'jane.doe@c\r\norp.example', 'jane.doe@corp.example'],
+    [`auth ${JWT.slice(0, 64)}\n${JWT.slice(64)} ok`, 'jwt', `${JWT.slice(0, 64)}\n${JWT.slice(64)}`, JWT],
+    [`auth ${JWT.slice(0, 20)}\r\n${JWT.slice(20)} ok`, 'jwt', `${JWT.slice(0, 20)}\r\n${JWT.slice(20)}`, JWT],
+    ['send to 1BoatSLRHtKNngkdX\nEeobR76b53LETtpyT ok', 'crypto_wallet', '1BoatSLRHtKNngkdX\nEeobR76b53LETtpyT', '1BoatSLRHtKNngkdXEeobR76b53LETtpyT'],
+    ['send to bc1qar0srrr7xfkvy5l6\r\n43lydnw9re59gtzzwf5mdq ok', 'crypto_wallet', 'bc1qar0srrr7xfkvy5l6\r\n43lydnw9re59gtzzwf5mdq', 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq'],
+  ])('%j', (text, type, value, canonical) => {
+    if (canonical === '') {
+      // A break right before the dot: the half before it is no address, and no line starts with a dot.
+      expect(found(text).filter(([t]) => t === type)).toEqual([]);
+      return;
+    }
+    const hit = only(text, type);
+    expect(hit.value).toBe(value);
+    expect(hit.canonical).toBe(normalizeValue(type, canonical, 'US'));
+  });
+
+  it('joins nothing when a half is a value, the joined form fails its check, or the lines are prose', () => {
+    // The half before the break is an address already: kept as it is, the next line is not read into it.
+    expect(found('mail jane@corp.example\nexample.org is ours')).toEqual([['email', 'jane@corp.example']]);
+    // Checksums fail: no join, no wallet.
+    expect(found('send to 1BoatSLRHtKNngkdX\nEeobR76b53LETtpyX ok')).toEqual([]);
+    // A JWT header or payload that does not decode once joined.
+    expect(found('auth eyJhbGciOiJIUz\nzzzz.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6 ok').filter(([t]) => t === 'jwt')).toEqual([]);
+    // Words on two lines, an address-like word without a dotted domain after it, indentation.
+    expect(found('Thanks\nJohn')).toEqual([]);
+    expect(found('see user@host\nnext line')).toEqual([]);
+    expect(found('ssh admin@bastion\n  corp.example')).toEqual([]);
+  });
+});

@@ -3,7 +3,7 @@
 // bot tokens, JSON Web Tokens and PEM / OpenSSH private-key blocks. Prefix rules are bucketed by first character, so a word that
 // cannot start a key costs one array load; key bodies are bounded runs of their alphabet.
 import { Buffer } from 'node:buffer';
-import { codeAt, F_B64URL, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isSpaceCode, runEnd } from './chars.js';
+import { codeAt, continuedLineAt, F_B64URL, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isSpaceCode, runEnd } from './chars.js';
 import { emit, type ScanState } from './state.js';
 
 const ALNUM = F_DIGIT | F_UPPER | F_LOWER;
@@ -296,21 +296,53 @@ function afterLineBreak(text: string, pos: number): number {
   return at;
 }
 
+/** True when a base64url segment decodes to a JSON object (a JWT's payload). */
+function segmentIsJsonObject(segment: string): boolean {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    return typeof value === 'object' && value !== null;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A JWT's header or payload segment from `start`, read across one line break in the middle
+ * (`…iwib⏎mFtZSI6…`) when the segment ends at the break and the next line goes straight on with
+ * base64url characters up to the dot; `breaks` counts it (one per token). -1: no segment.
+ */
+function jwtSegmentEnd(text: string, start: number, max: number, breaks: { count: number; joined: string }): number {
+  const end = runEnd(text, start, F_B64URL, max);
+  if (end < 0 || breaks.count > 0 || text.charCodeAt(end) === 46) return end;
+  const next = continuedLineAt(text, end, F_B64URL);
+  if (next < 0) return end;
+  const tail = runEnd(text, next, F_B64URL, max - (end - start));
+  if (tail < 0 || text.charCodeAt(tail) !== 46) return end;
+  breaks.count++;
+  breaks.joined = text.slice(start, end) + text.slice(next, tail);
+  return tail;
+}
+
 export function detectJwt(state: ScanState, start: number): number {
   const text = state.text;
   if (!text.startsWith('eyJ', start)) return -1;
-  const headerEnd = runEnd(text, start, F_B64URL, MAX_JWT_HEADER);
+  // One line break inside the header or the payload: the joined segment must decode (a header
+  // with "alg", a payload to a JSON object), so two words on two lines never join.
+  const headerBreak = { count: 0, joined: '' };
+  const headerEnd = jwtSegmentEnd(text, start, MAX_JWT_HEADER, headerBreak);
   if (headerEnd < 0 || text.charCodeAt(headerEnd) !== 46) return -1;
   const payloadStart = afterLineBreak(text, headerEnd + 1);
   if (!text.startsWith('ey', payloadStart)) return -1;
-  const payloadEnd = runEnd(text, payloadStart, F_B64URL, MAX_JWT_PAYLOAD);
+  const payloadBreak = { count: headerBreak.count, joined: '' };
+  const payloadEnd = jwtSegmentEnd(text, payloadStart, MAX_JWT_PAYLOAD, payloadBreak);
   if (payloadEnd < 0 || payloadEnd - payloadStart < 2 || codeAt(text, payloadEnd) !== 46) return -1;
+  if (payloadBreak.count > headerBreak.count && !segmentIsJsonObject(payloadBreak.joined)) return -1;
   const signatureStart = afterLineBreak(text, payloadEnd + 1);
   const signatureEnd = runEnd(text, signatureStart, F_B64URL, MAX_JWT_SIGNATURE);
   if (signatureEnd < 0) return -1;
   const next = codeAt(text, signatureEnd);
   if (isAlnumCode(next) || (next === 46 && ((FLAGS[codeAt(text, signatureEnd + 1)] ?? 0) & F_B64URL) !== 0)) return -1;
-  if (!headerHasAlg(text.slice(start, headerEnd))) return -1;
+  if (!headerHasAlg(headerBreak.count > 0 ? headerBreak.joined : text.slice(start, headerEnd))) return -1;
   const signed = signatureEnd - signatureStart >= 16;
   emit(state, 'jwt', start, signed ? signatureEnd : payloadEnd + 1, signed ? 0.95 : 0.85);
   return signatureEnd;

@@ -122,6 +122,21 @@ describe('foldText: context-dependent units (session 11)', () => {
     expect(foldText('pwd=\n12abc')).toBe('pwd=\n12abc');
   });
 
+  it('decodes a run of six or more quoted-printable escapes of printable ASCII, separators included', () => {
+    expect(foldText('card =34=31=31=31=20=31=31=31=31 ok')).toBe('card 4111 1111 ok');
+    expect(foldText('=2B=31=20=34=31=35')).toBe('+1 415');
+    expect(foldText('ssn =30=37=38=2D=30=35=2D=31=31=32=30.')).toBe('ssn 078-05-1120.');
+    expect(foldText('=6a=61=6e=65=40=78=2e=69=6f')).toBe('jane@x.io'); // either case of hex
+    const mapped = foldWithOffsets('x =34=31=31=31=31=31 y');
+    expect(mapped.text).toBe('x 411111 y');
+    expect(mapped.originalSpan(2, 8)).toEqual({ start: 2, end: 20 });
+    // Fewer than six in a row, non-ASCII bytes (UTF-8 text in quoted-printable) and assignments stay.
+    expect(foldText('a=3D=3D=41=42=43 x=1 y=2 width=40 b=20c')).toBe('a=3D=3D=41=42=43 x=1 y=2 width=40 b=20c');
+    expect(foldText('=E4=BD=A0=E5=A5=BD =C3=A9=C3=A9=C3=A9')).toBe('=E4=BD=A0=E5=A5=BD =C3=A9=C3=A9=C3=A9');
+    expect(foldText('=0A=0D=0A=0D=0A=0D=7F')).toBe('=0A=0D=0A=0D=0A=0D=7F'); // controls
+    expect(foldWithOffsets('a = b; x=1; y == z; ==== ; =\n').identity).toBe(true);
+  });
+
   it('reads a defanged dot or at sign inside a value', () => {
     expect(foldText('john.doe[@]corp[.]example')).toBe('john.doe@corp.example');
     expect(foldText('jane(@)corp(.)example')).toBe('jane@corp.example');

@@ -41,6 +41,9 @@
 //   - the code point escapes of programming languages and JSON (`\u0040`, `\u{40}`, `\x40`,
 //     `\U00000040`) for any character but controls and surrogates: text pasted from source
 //     code, JSON written by hand or by a serializer that escapes everything non-alphanumeric.
+//   - a run of six or more contiguous quoted-printable escapes of printable ASCII
+//     (`=34=31=31=31=20…`, either case of hex), separators included: no encoder writes a text
+//     wholly so, and no assignment writes six `=HH` in a row (qpEscapeAt, inQpRun).
 // An escape is decoded once, as a browser or URL decoder does (`&amp;#64;` reads `&#64;`).
 //
 // Two more folds read a character by its neighbours (so folding a slice cut right beside one may
@@ -500,8 +503,35 @@ function qpWordStart(text: string, index: number): number {
   return k;
 }
 
-/** The quoted-printable escape at `index` (an `=`) of an address, or undefined. */
+// A run of quoted-printable escapes (`=34=31=31=31=20=31…`): a text written wholly as escapes
+// is hidden on purpose (quoted-printable escapes only what it must, and no assignment writes six
+// `=HH` in a row), so every escape of printable ASCII in a run of QP_RUN or more is decoded,
+// separators included (`=20`, `=2D`). Either case of hex (decoders read both).
+/** The fewest contiguous escapes read as a quoted-printable run. */
+const QP_RUN = 6;
+
+/** The printable ASCII character escaped at `index` (`=HH`, any case), or -1. */
+function qpPrintableAt(text: string, index: number): number {
+  if (index < 0 || text.charCodeAt(index) !== EQUALS) return -1;
+  const high = hexValue(text.charCodeAt(index + 1));
+  const low = hexValue(text.charCodeAt(index + 2));
+  if (high < 0 || low < 0) return -1;
+  const code = high * 16 + low;
+  return code >= 0x20 && code <= 0x7e ? code : -1;
+}
+
+/** True when the escape at `index` is one of QP_RUN or more contiguous escapes of printable ASCII (bounded reads). */
+export function inQpRun(text: string, index: number): boolean {
+  if (qpPrintableAt(text, index) < 0) return false;
+  let count = 1;
+  for (let k = index - 3; count < QP_RUN && qpPrintableAt(text, k) >= 0; k -= 3) count++;
+  for (let k = index + 3; count < QP_RUN && qpPrintableAt(text, k) >= 0; k += 3) count++;
+  return count >= QP_RUN;
+}
+
+/** The quoted-printable escape at `index` (an `=`) of an address or of a run, or undefined. */
 function qpEscapeAt(text: string, index: number): Escape | undefined {
+  if (inQpRun(text, index)) return { folded: String.fromCharCode(qpPrintableAt(text, index)), length: 3 };
   const high = upperHexValue(text.charCodeAt(index + 1));
   const low = upperHexValue(text.charCodeAt(index + 2));
   if (high < 0 || low < 0) return undefined;
@@ -522,11 +552,22 @@ function qpEscapeAt(text: string, index: number): Escape | undefined {
 /** The characters an escape or a markup unit starts with (native searches find the first). */
 const UNIT_STARTS: readonly string[] = ['&', '%', '\\', '=40', ...MARKUP_STARTS];
 
+/**
+ * Index of the first escape of a quoted-printable run at or after `from`, or -1: one native
+ * search per `=`, rejected in two reads unless `=` stands where the run's next escapes would.
+ */
+function firstQpRun(text: string, from: number): number {
+  for (let at = text.indexOf('=', from); at >= 0; at = text.indexOf('=', at + 1)) {
+    if (text.charCodeAt(at + 3) === EQUALS && text.charCodeAt(at + 3 * (QP_RUN - 1)) === EQUALS && inQpRun(text, at)) return at;
+  }
+  return -1;
+}
+
 /** The escape or markup unit at `index` as an Escape (markup folds to nothing), or undefined. */
 function unitAt(text: string, index: number): Escape | undefined {
   const code = text.charCodeAt(index);
   if (code === AMPERSAND || code === PERCENT || code === BACKSLASH) return escapeAt(text, index);
-  if (code === EQUALS && upperHexValue(text.charCodeAt(index + 1)) >= 0) {
+  if (code === EQUALS && hexValue(text.charCodeAt(index + 1)) >= 0) {
     const qp = qpEscapeAt(text, index);
     if (qp !== undefined) return qp;
   }
@@ -540,6 +581,7 @@ function unitAt(text: string, index: number): Escape | undefined {
  */
 function firstEscape(text: string, from: number): number {
   const next = UNIT_STARTS.map((ch) => text.indexOf(ch, from));
+  const qpRun = firstQpRun(text, from);
   for (;;) {
     let best = -1;
     let which = -1;
@@ -550,6 +592,7 @@ function firstEscape(text: string, from: number): number {
         which = k;
       }
     }
+    if (qpRun >= 0 && (best < 0 || qpRun <= best)) return qpRun;
     if (best < 0) return -1;
     const unit = unitAt(text, best);
     // An address's `=40`: its word's other escapes (`jane=2Edoe=40…`) may come before it.

@@ -131,6 +131,12 @@ describe('revocationForms', () => {
     expect(revokeForms('email', 'jane@corp.example', 'US')).toEqual(['jane@corp.example']);
   });
 
+  it('reads a value written wholly in quoted-printable escapes as the plain value', () => {
+    expect(normalizeValue('credit_card', '=34=31=31=31=20=31=31=31=31=20=31=31=31=31=20=31=31=31=31')).toBe('4111111111111111');
+    expect(normalizeValue('email', '=6A=61=6E=65=40=63=6F=72=70=2E=65=78')).toBe('jane@corp.ex');
+    expect(normalizeValue('phone', '=2B=31=20=34=31=35=20=35=35=35=20=30=31=34=32')).toBe(normalizeValue('phone', '+1 415 555 0142'));
+  });
+
   it('reads a number spelled out digit by digit as its digits', () => {
     expect(normalizeValue('phone', 'four one five, five five five, zero one double zero')).toBe(normalizeValue('phone', '(415) 555-0100'));
     expect(normalizeValue('credit_card', 'four one one one one one one one one one one one one one one one')).toBe('4111111111111111');

@@ -103,7 +103,8 @@ function normalizeFolded(type: string, value: string, region: string, fold: (tex
   else {
     switch (type) {
       case 'email':
-        return canonicalEmail(base);
+        // No address holds a line break: one broken in its domain (detect/email.ts) is the address.
+        return canonicalEmail(base.replace(/\r?\n/g, ''));
       case 'phone':
         normalized = canonicalPhone(base, region);
         break;
