@@ -8,6 +8,7 @@
 // detector.default_region reads a revoke request's national number.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
+import { restore } from './support/spellings.js';
 
 const SECRET = '6f'.repeat(32);
 /** A value that is never revoked: it must still restore next to the erased one. */
@@ -170,12 +171,6 @@ async function tokenize(server: ServerProcess, label: string, spelling: string, 
     state: transformed.body.session_state as string,
     types: (transformed.body.entities as { type: string }[]).map((entity) => entity.type),
   };
-}
-
-async function restore(server: ServerProcess, session: { safe: string; state: string }): Promise<string> {
-  const restored = await postJson(`${server.url}/v1/rehydrate`, { output: session.safe, session_state: session.state });
-  expect(restored.status, restored.text).toBe(200);
-  return restored.body.restored_text as string;
 }
 
 describe('erasure across spellings (default region US)', () => {

@@ -12,22 +12,11 @@
 // quoted-printable escapes; an e-mail address, a wallet and a JWT broken by one line break.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
+import { expectNoFragment, restore, type SpellingCase } from './support/spellings.js';
 
 const SECRET = '3c'.repeat(32);
 /** A value that is never revoked: it must still restore next to the erased one. */
 const WITNESS = 'witness.evade12@example.org';
-
-interface SpellingCase {
-  readonly name: string;
-  readonly type: string;
-  /** The words before each spelling. */
-  readonly label: string;
-  /** The plain value, revoked. */
-  readonly plain: string;
-  readonly spellings: readonly string[];
-  /** Fragments of the value that must not reach the safe text. */
-  readonly fragments: readonly string[];
-}
 
 const CASES: readonly SpellingCase[] = [
   {
@@ -161,20 +150,6 @@ const CASES: readonly SpellingCase[] = [
     fragments: ['eyJzdWIiOiI5O', 'Dc2NTQzMjEwIn0', 'c2lnbmF0dXJl'],
   },
 ];
-
-async function restore(server: ServerProcess, session: { safe: string; state: string }): Promise<string> {
-  const restored = await postJson(`${server.url}/v1/rehydrate`, { output: session.safe, session_state: session.state });
-  expect(restored.status, restored.text).toBe(200);
-  return restored.body.restored_text as string;
-}
-
-/** Tokens taken out first: a token's random cap may hold a fragment's digits by chance. */
-const TOKEN = /\{\{[a-z_]+:[a-z]+_\d+:[0-9a-f]+\}\}/g;
-
-function expectNoFragment(safe: string, fragments: readonly string[], spelling: string): void {
-  const outside = safe.replace(TOKEN, '{{token}}');
-  for (const fragment of fragments) expect(outside, `${spelling}: ${fragment}`).not.toContain(fragment);
-}
 
 describe('session-12 spellings against the real server', () => {
   let server: ServerProcess;

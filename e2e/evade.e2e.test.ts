@@ -8,22 +8,11 @@
 // spelling, while another value of the same session still restores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
+import { expectNoFragment, restore, type SpellingCase } from './support/spellings.js';
 
 const SECRET = '7a'.repeat(32);
 /** A value that is never revoked: it must still restore next to the erased one. */
 const WITNESS = 'witness.evade@example.org';
-
-interface SpellingCase {
-  readonly name: string;
-  readonly type: string;
-  /** The words before each spelling. */
-  readonly label: string;
-  /** The plain value, revoked. */
-  readonly plain: string;
-  readonly spellings: readonly string[];
-  /** Fragments of the value that must not reach the safe text. */
-  readonly fragments: readonly string[];
-}
 
 const CASES: readonly SpellingCase[] = [
   {
@@ -92,12 +81,6 @@ const CASES: readonly SpellingCase[] = [
   },
 ];
 
-async function restore(server: ServerProcess, session: { safe: string; state: string }): Promise<string> {
-  const restored = await postJson(`${server.url}/v1/rehydrate`, { output: session.safe, session_state: session.state });
-  expect(restored.status, restored.text).toBe(200);
-  return restored.body.restored_text as string;
-}
-
 /** The safe text of a /v1/transform/stream response (its frames' `safe_text`, joined). */
 async function streamedSafeText(server: ServerProcess, input: string): Promise<string> {
   const response = await fetch(`${server.url}/v1/transform/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
@@ -108,14 +91,6 @@ async function streamedSafeText(server: ServerProcess, input: string): Promise<s
     .map((block) => JSON.parse(block.slice(6)) as { safe_text?: string; complete?: boolean });
   expect(frames.at(-1)?.complete).toBe(true);
   return frames.map((frame) => frame.safe_text ?? '').join('');
-}
-
-/** Tokens taken out first: a token's random cap may hold a fragment's digits by chance ("{{phone:ph_001:415340e4…"). */
-const TOKEN = /\{\{[a-z_]+:[a-z]+_\d+:[0-9a-f]+\}\}/g;
-
-function expectNoFragment(safe: string, fragments: readonly string[], spelling: string): void {
-  const outside = safe.replace(TOKEN, '{{token}}');
-  for (const fragment of fragments) expect(outside, `${spelling}: ${fragment}`).not.toContain(fragment);
 }
 
 describe('adversarial spellings against the real server', () => {

@@ -6,15 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { normalizeValue } from '../token/normalize.js';
 import { decodeBase64Value } from './encoded.js';
 import { detectAll } from './index.js';
+import { found } from '../../../test/support/detections.js';
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 const b64url = (text: string): string => Buffer.from(text).toString('base64url');
-
-function found(text: string): [string, string][] {
-  return detectAll(text)
-    .filter((d) => d.confidence >= 0.5)
-    .map((d) => [d.type, d.value]);
-}
 
 describe('base64-encoded values', () => {
   it.each([

@@ -5,23 +5,8 @@
 // ids and markup of ordinary text are left as they are.
 import { describe, expect, it } from 'vitest';
 import { normalizeValue } from '../token/normalize.js';
-import { detectAll } from './index.js';
 import { scanBuiltin, scanBuiltinUngated } from './scan.js';
-
-function found(text: string): [string, string][] {
-  return detectAll(text)
-    .filter((d) => d.confidence >= 0.5)
-    .map((d) => [d.type, d.value]);
-}
-
-/** The one detection of `type` in `text`, checked to be the exact slice `value`. */
-function only(text: string, type: string): { value: string; canonical: string } {
-  const hits = detectAll(text).filter((d) => d.confidence >= 0.5 && d.type === type);
-  expect(hits, text).toHaveLength(1);
-  const hit = hits[0]!;
-  expect(text.slice(hit.start, hit.end)).toBe(hit.value);
-  return { value: hit.value, canonical: normalizeValue(type, hit.value, 'US') };
-}
+import { found, only } from '../../../test/support/detections.js';
 
 describe('digits written as look-alike letters', () => {
   it.each([

@@ -6,22 +6,7 @@
 // the plain value (one token, one erasure); ordinary text that looks alike is left alone.
 import { describe, expect, it } from 'vitest';
 import { normalizeValue } from '../token/normalize.js';
-import { detectAll } from './index.js';
-
-function found(text: string): [string, string][] {
-  return detectAll(text)
-    .filter((d) => d.confidence >= 0.5)
-    .map((d) => [d.type, d.value]);
-}
-
-/** The one detection of `type` in `text`, checked to be the exact slice `value`; its canonical form. */
-function only(text: string, type: string): { value: string; canonical: string } {
-  const hits = detectAll(text).filter((d) => d.confidence >= 0.5 && d.type === type);
-  expect(hits, text).toHaveLength(1);
-  const hit = hits[0]!;
-  expect(text.slice(hit.start, hit.end)).toBe(hit.value);
-  return { value: hit.value, canonical: normalizeValue(type, hit.value, 'US') };
-}
+import { found, only } from '../../../test/support/detections.js';
 
 describe('digits written one by one (letter-spaced)', () => {
   it.each([

@@ -6,12 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { foldText, foldWithOffsets } from '../text/fold.js';
 import { detectAll } from './index.js';
-
-function found(text: string): [string, string][] {
-  return detectAll(text)
-    .filter((d) => d.confidence >= 0.5)
-    .map((d) => [d.type, d.value]);
-}
+import { found } from '../../../test/support/detections.js';
 
 const FULL_WIDTH_DIGITS = '０１２３４５６７８９';
 const ARABIC_INDIC = '٠١٢٣٤٥٦٧٨٩';

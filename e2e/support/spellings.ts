@@ -1,0 +1,35 @@
+// Shared by the suites that send a value in other spellings to the real server and revoke its
+// plain form (e2e/evade.e2e.test.ts, e2e/evade-12.e2e.test.ts, e2e/erasure.e2e.test.ts): the
+// shape of a case, a restore through /v1/rehydrate, and the check that no fragment of the value
+// is left outside the tokens of a safe text.
+import { expect } from 'vitest';
+import { postJson, type ServerProcess } from './server.js';
+
+/** A value sent in other spellings, each after the same words, and revoked in its plain form. */
+export interface SpellingCase {
+  readonly name: string;
+  readonly type: string;
+  /** The words before each spelling. */
+  readonly label: string;
+  /** The plain value, revoked. */
+  readonly plain: string;
+  readonly spellings: readonly string[];
+  /** Fragments of the value that must not reach the safe text. */
+  readonly fragments: readonly string[];
+}
+
+/** The restored text of a session's safe text (/v1/rehydrate, status 200). */
+export async function restore(server: ServerProcess, session: { safe: string; state: string }): Promise<string> {
+  const restored = await postJson(`${server.url}/v1/rehydrate`, { output: session.safe, session_state: session.state });
+  expect(restored.status, restored.text).toBe(200);
+  return restored.body.restored_text as string;
+}
+
+/** Tokens taken out first: a token's random cap may hold a fragment's digits by chance ("{{phone:ph_001:415340e4…"). */
+const TOKEN = /\{\{[a-z_]+:[a-z]+_\d+:[0-9a-f]+\}\}/g;
+
+/** No fragment of the value in the safe text outside its tokens. */
+export function expectNoFragment(safe: string, fragments: readonly string[], spelling: string): void {
+  const outside = safe.replace(TOKEN, '{{token}}');
+  for (const fragment of fragments) expect(outside, `${spelling}: ${fragment}`).not.toContain(fragment);
+}
