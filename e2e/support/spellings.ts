@@ -33,3 +33,18 @@ export function expectNoFragment(safe: string, fragments: readonly string[], spe
   const outside = safe.replace(TOKEN, '{{token}}');
   for (const fragment of fragments) expect(outside, `${spelling}: ${fragment}`).not.toContain(fragment);
 }
+
+/**
+ * Revoke the plain value, then every session restores `[DELETED]` in place of its spelling while
+ * the witness (a value never revoked) still restores.
+ */
+export async function expectErased(server: ServerProcess, type: string, plain: string, sessions: readonly { spelling: string; safe: string; state: string }[], witness: string): Promise<void> {
+  const done = await postJson(`${server.url}/v1/revoke`, { entity_type: type, value: plain });
+  expect(done.status, done.text).toBe(200);
+  for (const session of sessions) {
+    const restored = await restore(server, session);
+    expect(restored, session.spelling).toContain('[DELETED]');
+    expect(restored, session.spelling).not.toContain(session.spelling);
+    expect(restored).toContain(witness);
+  }
+}
