@@ -46,7 +46,7 @@ function policyResource(version: string, emailAction: string): KubeObject {
 }
 
 /** Sends transforms round-robin to every server until stopped; counts every non-200. */
-function traffic(servers: readonly ServerProcess[]): { stop(): Promise<{ sent: number; failed: string[] }> } {
+function traffic(servers: readonly ServerProcess[]): { sent(): number; stop(): Promise<{ sent: number; failed: string[] }> } {
   let running = true;
   let sent = 0;
   const failed: string[] = [];
@@ -63,6 +63,7 @@ function traffic(servers: readonly ServerProcess[]): { stop(): Promise<{ sent: n
     }
   })();
   return {
+    sent: () => sent,
     stop: async () => {
       running = false;
       await loop;
@@ -126,6 +127,9 @@ describe('operator -> mounted directories -> two hot-reloading servers (no Kuber
       const after = await postJson(`${server.url}/v1/transform`, { input: 'mail bob@example.com' });
       expect(after.body.safe_text).toContain('[REDACTED]');
     }
+    // Traffic flows under v2 (counted, not timed: a loaded machine may be slow to start it).
+    const sentUnderV2 = load.sent();
+    await waitFor(() => load.sent() >= sentUnderV2 + 6, 30_000, 'traffic under v2');
 
     // v3 is invalid for the server's validator: never published, v2 stays live everywhere.
     const v2 = await client.get('TokenizationPolicy', NAMESPACE, 'support');
@@ -134,6 +138,9 @@ describe('operator -> mounted directories -> two hot-reloading servers (no Kuber
     await client.replace('TokenizationPolicy', { ...v2!, spec: broken.spec });
     await waitFor(() => conditionOf(simulator.peek('TokenizationPolicy', NAMESPACE, 'support'), 'Valid')?.status === 'False');
     expect(readFileSync(join(policyDir, 'support.yaml'), 'utf8')).toContain('2.0.0');
+    // And keeps flowing after the refused v3.
+    const sentAfterV3 = load.sent();
+    await waitFor(() => load.sent() >= sentAfterV3 + 6, 30_000, 'traffic after the refused v3');
 
     const result = await load.stop();
     expect(result.sent).toBeGreaterThan(10);
