@@ -3,11 +3,16 @@
 // caller (usecases/rehydrate.ts revokedIn), so every restore path must still erase a value
 // revoked after its session was first restored: the small body restored on the event loop, a
 // large one restored on workers, the SSE stream, in two tenants, one of which revokes.
+// Session 13: the long inline transform answer, built as one Buffer in two pieces
+// (routes/answer-json.ts transformAnswerBytes), is the route schema serializer's bytes.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { textWithEntities } from '../server/src/bench/attacks.js';
+import { TransformResponseSchema } from '../server/src/routes/schemas.js';
 import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
 
 const KEYS = { a: 'e2e-hot-tenant-a-0123456789ab', b: 'e2e-hot-tenant-b-0123456789ab' } as const;
@@ -104,5 +109,36 @@ describe('restores after a revoke, when the earlier restores computed no digest'
     const logs = await settledLogs(server);
     expect(logs).not.toContain(ERASED);
     expect(logs).not.toContain(KEPT);
+  });
+});
+
+describe('the answer of a transform past 64 K units, answered inline (session 13)', () => {
+  // The route's own serializer: Fastify's compiler with the /v1/transform answer schema.
+  const serialize = SerializerSelector()({}, {})({ schema: TransformResponseSchema, method: 'POST', url: '/v1/transform', httpStatus: '200' }) as (value: unknown) => string;
+  const odd = 'quote " backslash \\ tab \t controls \u0001\u001f lone \ud800 pair 😀 é ';
+  // The ratio benchmark's 100 KB body, and a long text with escapes and non-ASCII at both ends
+  // (both inline by their cost).
+  const inputs = [textWithEntities(100 * 1024, 180), `${odd}${textWithEntities(80 * 1024, 400)}${odd}`];
+
+  it('is the schema serializer\'s output, its content-length its byte length, and its session restores every token', async () => {
+    for (const input of inputs) {
+      const response = await fetch(`${server.url}/v1/transform`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': KEYS.a },
+        body: JSON.stringify({ input }),
+      });
+      expect(response.status).toBe(200);
+      const raw = Buffer.from(await response.arrayBuffer());
+      expect(Number(response.headers.get('content-length'))).toBe(raw.length);
+      const text = raw.toString('utf8');
+      const answer = JSON.parse(text) as { safe_text: string; session_state: string };
+      expect(answer.safe_text.length).toBeGreaterThan(64 * 1024);
+      // A boolean, not toBe on the strings: a difference would print two 190 KB bodies.
+      expect(text === serialize(answer)).toBe(true);
+      // Its session opens and restores every token (the default policy restores URLs masked).
+      const back = await restored('a', { safe: answer.safe_text, state: answer.session_state });
+      expect(back.length).toBeGreaterThan(64 * 1024);
+      expect(/\{\{[a-z_]+:/.test(back)).toBe(false);
+    }
   });
 });

@@ -6,8 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { auditFacts } from '../audit/facts.js';
 import type { UseCases } from '../compose.js';
 import { deferredSource } from '../plugins/json.js';
-import { transformAnswerJson } from './answer-json.js';
-import { JSON_BYTES_ABOVE, textAnswerBytes } from '../services/json-text.js';
+import { transformAnswerBytes, transformAnswerJson } from './answer-json.js';
+import { JSON_BYTES_ABOVE } from '../services/json-text.js';
 import { withHandleParts } from '../services/state.js';
 import type { TransformCommand } from '../usecases/transform.js';
 import { callOf, effectiveContext, type CallerDeps, type ConfigSlice, fingerprint, logCompleted, policyFact, principalOf, sendJson, traceIdOf, type Principal } from './common.js';
@@ -69,10 +69,9 @@ export function transformRoutes(deps: CallerDeps, useCases: Pick<UseCases, 'scop
         }
         const response = done.response!;
         logCompleted(request.log, 'transform_completed', () => ({ ...logFields(), entities: response.entities.length }));
-        // A long answer is written as the bytes the schema's serializer would write, built in two
-        // pieces (services/json-text.ts); a shorter one as the one flat string it would write (answer-json.ts).
-        const bytes = response.safe_text.length > JSON_BYTES_ABOVE ? textAnswerBytes({ ...response, ...done.handle }, (value) => reply.serialize(value)) : undefined;
-        return sendJson(reply, [bytes ?? transformAnswerJson(response, done.handle)]);
+        // The bytes the schema's serializer would write (answer-json.ts): a long answer as one
+        // Buffer built in two pieces, a shorter one as one flat string.
+        return sendJson(reply, [response.safe_text.length > JSON_BYTES_ABOVE ? transformAnswerBytes(response, done.handle) : transformAnswerJson(response, done.handle)]);
       },
     );
   };
