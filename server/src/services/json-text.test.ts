@@ -5,7 +5,7 @@ import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TransformResponseSchema } from '../routes/schemas.js';
-import { JSON_BYTES_ABOVE, jsonPayload, jsonString, textAnswerBytes, toJsonText, transferablesOf, withTrailingFields } from './json-text.js';
+import { JSON_BYTES_ABOVE, jsonPayload, jsonString, toJsonText, transferablesOf, withTrailingFields } from './json-text.js';
 
 async function text(payload: { body: string | Buffer | Readable; length?: number }): Promise<string> {
   if (typeof payload.body === 'string') return payload.body;
@@ -53,44 +53,3 @@ describe('json-text', () => {
   });
 });
 
-describe('textAnswerBytes', () => {
-  // The route's own serializer: Fastify's compiler with the /v1/transform answer schema.
-  const serialize = SerializerSelector()({}, {})({ schema: TransformResponseSchema, method: 'POST', url: '/v1/transform', httpStatus: '200' });
-  const entity = { token: '{{email:e_001:49ce53807dce}}', type: 'email', protection_level: 'high', action_applied: 'tokenize', confidence: 0.9, detector: 'builtin_regex', span: { start: 3, end: 9 } };
-  const answer = (safeText: string, extra: Record<string, unknown> = {}) => ({
-    safe_text: safeText,
-    entities: [entity, { ...entity, token: 'tab\there "quoted" \u00e9', span: { start: 10, end: 12 } }],
-    stats: { entities_detected: 2, entities_transformed: 2, entities_blocked: 0, detection_time_ms: 1.25, transform_time_ms: 3.5 },
-    detector_mode: 'builtin_regex',
-    warnings: ['ner_unavailable'],
-    policy_version: 'v1',
-    trace_id: 't-1',
-    ...extra,
-  });
-
-  it('leaves a short answer to the serializer', () => {
-    expect(textAnswerBytes(answer('short'), serialize)).toBeUndefined();
-    expect(textAnswerBytes({}, serialize)).toBeUndefined();
-  });
-
-  it('writes the bytes the schema serializer writes, in its key order, for any long text', () => {
-    const unit = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('"', '\\', '\n', '\u0000', '\uD800', '\uDFFF', '😀', 'é', '{{email:e_001:49ce53807dce}}'));
-    fc.assert(
-      fc.property(fc.array(unit, { maxLength: 30 }), fc.boolean(), (pieces, byId) => {
-        const safeText = `${pieces.join('')}${'prose and a value '.repeat(4000)}`;
-        expect(safeText.length).toBeGreaterThan(JSON_BYTES_ABOVE);
-        // Members in another order than the schema's, as the route spreads the handle last.
-        const value = { ...answer(safeText, { entity_summary: { email: 2 }, prompt_security: { triggered: true, action: 'warn', findings: [{ kind: 'override', count: 1 }] } }), ...(byId ? { session_id: 'sid-1' } : { session_state: 'v1.abc' }) };
-        const bytes = textAnswerBytes(value, serialize);
-        expect(bytes).toBeInstanceOf(Buffer);
-        expect(bytes!.equals(Buffer.from(serialize(value), 'utf8'))).toBe(true);
-      }),
-      { numRuns: 60 },
-    );
-  });
-
-  it('declines when the serializer does not start with safe_text', () => {
-    expect(textAnswerBytes(answer('x'.repeat(JSON_BYTES_ABOVE + 1)), () => '{"other":1}')).toBeUndefined();
-    expect(textAnswerBytes(answer('x'.repeat(JSON_BYTES_ABOVE + 1)), () => Buffer.from('{}'))).toBeUndefined();
-  });
-});

@@ -60,35 +60,3 @@ export function withTrailingFields(json: JsonText, fields: string): JsonText[] {
   if (typeof json === 'string') return [`${json.slice(0, -1)}${fields}}`];
   return [json.subarray(0, json.byteLength - 1), `${fields}}`];
 }
-
-/** What the answer schema's serializer writes first for an empty `safe_text` (it is the schema's first, required member). */
-const EMPTY_SAFE_TEXT = '{"safe_text":""';
-/** The same member's head, before its escaped value (ASCII: its UTF-8 length is its length). */
-const SAFE_TEXT_HEAD = '{"safe_text":';
-
-/**
- * A text transform's answer with a long `safe_text` (above JSON_BYTES_ABOVE), as the bytes the
- * route's schema serializer would write for it; undefined for a shorter one (the serializer
- * writes that). The serializer (fast-json-stringify) builds its output by concatenation: for a
- * 100 KB text a string of thousands of pieces, which Fastify flattens into a new string of ~190
- * KB to measure its length, then encodes again to write it. Here `safe_text` is escaped on its
- * own (JSON.stringify, as the serializer escapes every string of eight units or more) and the
- * rest of the answer is serialized by `serialize` with an empty `safe_text`; the member's head,
- * the escaped text and the rest are each encoded once into one Buffer, written as it is (never
- * joined into one string first: that would copy the 100 KB text once more). Same bytes, same
- * key order.
- */
-export function textAnswerBytes(answer: { readonly safe_text?: string | undefined }, serialize: (value: unknown) => unknown): Buffer | undefined {
-  const text = answer.safe_text;
-  if (text === undefined || text.length <= JSON_BYTES_ABOVE) return undefined;
-  const rest = serialize({ ...answer, safe_text: '' });
-  if (typeof rest !== 'string' || !rest.startsWith(EMPTY_SAFE_TEXT)) return undefined;
-  const escaped = JSON.stringify(text);
-  const tail = rest.slice(EMPTY_SAFE_TEXT.length);
-  const escapedLength = Buffer.byteLength(escaped);
-  const bytes = Buffer.allocUnsafe(SAFE_TEXT_HEAD.length + escapedLength + Buffer.byteLength(tail));
-  bytes.write(SAFE_TEXT_HEAD, 0, 'latin1');
-  bytes.write(escaped, SAFE_TEXT_HEAD.length);
-  bytes.write(tail, SAFE_TEXT_HEAD.length + escapedLength);
-  return bytes;
-}
