@@ -7,8 +7,8 @@ get every text of the development sets, one per `/v1/detect` request and in batc
 Only counts are printed (no text). The two sidecars run side by side, one client thread each.
 
 Usage (ner/.venv; BASE is a `ner/src` of the code to compare with, e.g. a detached worktree of
-the starting commit):
-  ner/.venv/bin/python ner/tools/sidecar_equivalence.py --base /tmp/wt-base/ner/src [--limit N]
+the starting commit; SETS default to the three above, the held-out set's dev split only):
+  ner/.venv/bin/python ner/tools/sidecar_equivalence.py --base /tmp/wt-base/ner/src [--limit N] [SETS]
 Exit status 1 when any answer differs.
 """
 
@@ -42,6 +42,7 @@ def items_of(path: Path) -> list[dict[str, str]]:
     return [
         {"text": r["text"], **({"language": r["lang"]} if isinstance(r.get("lang"), str) else {})}
         for r in records
+        if isinstance(r.get("text"), str)  # headers and other lines without a text are skipped
     ]
 
 
@@ -88,6 +89,7 @@ def main() -> int:
         "--new", default=str(ROOT / "ner/src"), help="the new code's ner/src (default: this checkout)"
     )
     parser.add_argument("--limit", type=int, help="records per set (default: all)")
+    parser.add_argument("sets", nargs="*", default=list(SETS), help="JSONL files from the repository root")
     args = parser.parse_args()
     paths = {"base": args.base, "new": args.new}
     for name, path in paths.items():
@@ -99,7 +101,7 @@ def main() -> int:
     }
     differing_total = 0
     try:
-        for name in SETS:
+        for name in args.sets:
             items = items_of(ROOT / name)[: args.limit]
             got: dict[str, list[bytes]] = {key: [] for key in sidecars}
             threads = [
