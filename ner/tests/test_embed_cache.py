@@ -29,6 +29,8 @@ SENTENCES = [
     "😀 Report from Barack Obama about Microsoft, filed 03/04/2025 at https://example.org/a?b=1",
     "Σκαφίδια 233, ΠΑΦΟΣ, Cyprus — call +357 22 123456 or write to støtte@firma.no",
     "Herr Müller wohnt in Bad Brückenau und arbeitet bei der Harter Gruppe GmbH & Co. KG.",
+    # session 13's generated tokens: numbers, calling codes, indentation, punctuation pairs
+    'Traceback (most recent call last):\n    File "app.py", line 42\n  Dr. Ruiz paid 0042 on 2024 (+44).',
 ]
 
 
@@ -125,7 +127,8 @@ def test_a_short_text_is_embedded_as_before(plain: SpacyBackend) -> None:
 def test_a_small_table_where_most_words_miss_gives_the_same_rows(plain: SpacyBackend, bitwise: bool) -> None:
     """50 words: most tokens of a call are embedded for that call, single and many texts at once."""
     small = _backend(50)
-    assert 50 <= len(_cache(small)) < 200  # the words, capitalized, and the symbols
+    generated = len(embed_cache.generated_tokens(small._nlp["en"]))  # numbers and the like (session 13)
+    assert 50 <= len(_cache(small)) < generated + 200  # those, the words, capitalized, and the symbols
     texts = _texts()
     assert _same_rows(_tok2vec(small, texts), _tok2vec(plain, texts), bitwise)
     for text in texts:
@@ -185,3 +188,17 @@ def test_words_of_a_request_are_not_kept_for_the_next_one(plain: SpacyBackend, b
     assert cache.index == index
     assert numpy.array_equal(cache.rows, rows)
     assert not any(key in cache.index for key in new)
+
+
+def test_the_generated_tokens_are_in_the_table(cached: SpacyBackend) -> None:
+    """Numbers of up to four digits, calling codes, indentation, punctuation pairs and the
+    tokenizer's special cases have rows from load (a fixed list: nothing from requests)."""
+    nlp = cached._nlp["en"]
+    cache = _cache(cached)
+    generated = embed_cache.generated_tokens(nlp)
+    assert generated == embed_cache.generated_tokens(nlp)  # the same list every time
+    assert {"7", "42", "0042", "2024", "+44", "):", "\n    ", "Dr."} <= set(generated)
+    doc = nlp.make_doc(SENTENCES[-1])
+    keys = dict(zip([t.text for t in doc], embed_cache._keys(doc), strict=True))
+    for word in ("42", "0042", "2024", "+44", "):", "\n    ", "Dr."):
+        assert keys[word] in cache.index, word
