@@ -4,8 +4,8 @@
 // national id proves nothing by itself, and a line break between two numbers is also two numbers
 // on two lines, so the reading here needs three things:
 //
-// - the break sits between two characters a value is written with (a digit on at least one side,
-//   at most one blank on each side): the scan records such breaks (mayJoinAt) at a few reads each;
+// - the break sits inside a number: digits or separators on both sides, a digit on one (at most
+//   one blank on each side): the scan records such breaks (mayJoinAt) at a few reads each;
 // - the text read with the break taken out holds a value of one of these types that spans the
 //   break, found by the same built-in scan one level deep, its own checks and all;
 // - the value's word stands before it (`ssn`, `call me at`, `DNI`: the type's context words), and
@@ -31,13 +31,14 @@ const CONTEXT_DISTANCE = 48;
 const MAX_BREAKS = 32;
 
 const isDigitCode = (code: number): boolean => code >= 48 && code <= 57;
-const isAlnumCode = (code: number): boolean => isDigitCode(code) || ((code | 0x20) >= 97 && (code | 0x20) <= 122);
-/** A character a number or id is written with on either side of the break. */
-const isValueCode = (code: number): boolean => isAlnumCode(code) || code === 45 || code === 46 || code === 41 || code === 40 || code === 43 || code === 58;
+/** A character a number is written with on either side of the break: a digit or a separator. */
+const isNumberCode = (code: number): boolean => isDigitCode(code) || code === 45 || code === 46 || code === 41 || code === 40 || code === 43;
 
 /**
- * May the line break at `at` (a `\n`) break a value? The characters on both sides of it (past a
- * `\r` and one blank) are characters of a value, one a digit.
+ * May the line break at `at` (a `\n`) break a number? The characters on both sides of it (past a
+ * `\r` and one blank) are digits or separators (`-` `.` `(` `)` `+`), one a digit: a break inside
+ * a digit group or at a group's edge. A line ending in a number and a line starting with a word
+ * (`264-81-1498⏎Birth date`, the common case in records) is not read.
  */
 export function mayJoinAt(text: string, at: number): boolean {
   let before = at - 1;
@@ -47,7 +48,7 @@ export function mayJoinAt(text: string, at: number): boolean {
   if (text.charCodeAt(after) === 32) after++;
   const a = text.charCodeAt(before);
   const b = text.charCodeAt(after);
-  return isValueCode(a) && isValueCode(b) && (isDigitCode(a) || isDigitCode(b));
+  return isNumberCode(a) && isNumberCode(b) && (isDigitCode(a) || isDigitCode(b));
 }
 
 /** The context words a value of `type` broken over two lines needs before it, or undefined (not read). */

@@ -35,17 +35,19 @@ function lower(code: number): number {
  * exactly one of the SHORT ones backwards (`NSS`, `yek`, `pi`), or ends with one of the LONG ones
  * backwards (`…enohp`: `phon`). Short words are whole words only: `ind` (dni) ends `kind`.
  */
-const WORDS_SHORT = ['ssn', 'key', 'aws', 'dob', 'cpf', 'dni', 'mac', 'ip', 'db', 'pin', 'ruf', 'vat'];
+const WORDS_SHORT = ['ssn', 'key', 'aws', 'dob', 'cpf', 'dni', 'mac', 'ip', 'db', 'pin', 'ruf', 'vat', 'nif'];
 const WORDS_LONG = [
   'soci', 'pass', 'toke', 'card', 'cred', 'phon', 'call', 'mobi', 'iban', 'acco', 'emai', 'wall', 'send', 'addr', 'birt',
-  'born', 'nino', 'numb', 'stri', 'slac', 'auth', 'bear', 'date', 'tele', 'appe', 'secr', 'serv', 'pass', 'iden', 'lice',
+  'born', 'nino', 'numb', 'stri', 'slac', 'auth', 'bear', 'date', 'tele', 'appe', 'secr', 'serv', 'iden', 'lice', 'unte',
 ];
 /** Value prefixes, read backwards at a word's end (the word ends the reversed value). */
-const PREFIXES_LONG = ['akia', 'asia', 'ghp_', 'gho_', 'ghs_', 'ghu_', 'sk_', 'xox', 'eyj', 'post', 'http', 'mysq', 'mong', 'redi', 'amqp'];
+const PREFIXES_LONG = ['akia', 'asia', 'ghp_', 'gho_', 'ghs_', 'ghu_', 'sk_', 'xox', 'eyj', 'post', 'http', 'mysq', 'mong', 'amqp'];
 /** `sk-…`, `pk-…` keys: the reversed key ends in the word `ks`. */
 const PREFIXES_SHORT = ['sk', 'pk', 'rk'];
 
 const keyOf = (text: string): string => text.toLowerCase();
+const isUpperCode = (code: number): boolean => code >= 65 && code <= 90;
+const isDigitCode = (code: number): boolean => code >= 48 && code <= 57;
 
 const SHORT_WORDS: ReadonlySet<string> = new Set(WORDS_SHORT.map(keyOf));
 const SHORT_PREFIXES: ReadonlySet<string> = new Set(PREFIXES_SHORT.map(keyOf));
@@ -63,6 +65,30 @@ const slot = (code: number): number => (code < 127 ? code : 127);
 const PAIRS = new Uint8Array(128 * 128);
 for (const entry of [...WORDS_SHORT, ...WORDS_LONG, ...PREFIXES_LONG, ...PREFIXES_SHORT, '0x']) {
   PAIRS[(slot(entry.charCodeAt(0)) << 7) | slot(entry.charCodeAt(1))] = 1;
+}
+
+/** The bit of a word's third-last code (7 bits; or of the code before a two-character word) in END_THIRD. */
+export const THIRD_BIT = new Int32Array(128);
+for (let code = 0; code < 128; code++) {
+  const folded = code | 0x20;
+  if (folded >= 97 && folded <= 122) THIRD_BIT[code] = 1 << (folded - 97);
+  else if (code === 95) THIRD_BIT[code] = 1 << 26; // _
+  else if (code >= 48 && code <= 57) THIRD_BIT[code] = 1 << 27;
+  else THIRD_BIT[code] = 1 << 28; // no word character: a two-character word (or `-ks`)
+}
+
+/**
+ * For a word's last two codes (each `| 0x20` and 7 bits, as the scan reads them): the third-last
+ * codes an entry allows, as THIRD_BIT bits. The scan tests every word ending in a small letter
+ * against it inline (no call): common endings (`es`, `er`, `th`, `in`) pass the pair but fail the
+ * third code unless an entry asks for it. A word ending in a capital (a reversed IBAN, `NSS`) or in
+ * a digit and 26 characters long or more (a reversed bitcoin or `0x` address) goes to
+ * pushReversedWord without it.
+ */
+export const END_THIRD = new Int32Array(128 * 128);
+for (const entry of [...WORDS_SHORT, ...WORDS_LONG, ...PREFIXES_LONG, ...PREFIXES_SHORT]) {
+  const pair = (((entry.charCodeAt(0) | 0x20) & 127) << 7) | ((entry.charCodeAt(1) | 0x20) & 127);
+  END_THIRD[pair]! |= entry.length === 2 ? 1 << 28 : THIRD_BIT[entry.charCodeAt(2) & 127]!;
 }
 
 /** What a word ending backwards may be: a value's word, a value's prefix, or nothing (0). */
@@ -110,8 +136,6 @@ export function reversedBase58At(text: string, start: number, end: number): bool
   return true;
 }
 
-const isUpperCode = (code: number): boolean => code >= 65 && code <= 90;
-const isDigitCode = (code: number): boolean => code >= 48 && code <= 57;
 
 /**
  * An IBAN written backwards: a word ending in two digits and two capitals (`…98ED`, the country
@@ -140,6 +164,12 @@ function runStartAt(text: string, start: number): number {
     runStart = k;
   }
   return runStart;
+}
+
+/** Record the word [start, end) in `into` (start, end, kind) if it ends with a value's word or prefix written backwards. */
+export function pushReversedWord(into: number[], text: string, start: number, end: number): void {
+  const kind = reversedWordAt(text, start, end) || ((end - start >= 26 && reversedBase58At(text, start, end)) || reversedIbanAt(text, start, end) ? REVERSED_PREFIX : 0);
+  if (kind !== 0) into.push(start, end, kind);
 }
 
 /** Forward text before a reversed value's word that is read with it (the value and its sentence). */
