@@ -130,6 +130,8 @@ export const SPELLINGS = [
   ['thin', regroup('\u2009')],
   ['en-dash', regroup('\u2013')],
   ['newline-mid', (v) => (v.length < 8 ? undefined : `${v.slice(0, Math.floor(v.length / 2))}\n${v.slice(Math.floor(v.length / 2))}`)],
+  // Session 13: a grouped number broken after its first separator (the break at a group's edge).
+  ['newline-edge', (v, _label, kind) => (GROUPED.has(kind) && /[ \-.]/.test(v) ? v.replace(/([ \-.])/, '$1\n') : undefined)],
   ['crlf-mid', (v) => (v.length < 8 ? undefined : `${v.slice(0, Math.floor(v.length / 2))}\r\n${v.slice(Math.floor(v.length / 2))}`)],
   ['ent-dec-all', (v) => chars(v).map((c) => `&#${c.codePointAt(0)};`).join('')],
   ['ent-hex-all', (v) => chars(v).map((c) => `&#x${hex2(c)};`).join('')],
@@ -148,6 +150,8 @@ export const SPELLINGS = [
   ['base32', (v) => base32(v)],
   ['reversed', (v) => chars(v).reverse().join('')],
   // The reversed label words (`si NSS ym`) are prose: only the value's characters count (session 13).
+  // Session 13: the value written backwards, then its label written backwards after a colon.
+  ['reversed-kv', (v, label) => ({ label: 'note', value: `${chars(v).reverse().join('')} :${chars(label).reverse().join('')}`, prose: `:${chars(label).reverse().join('')}` })],
   ['reversed-sentence', (v, label) => ({ label: 'read backwards:', value: chars(`${label} ${v}`).reverse().join(''), prose: chars(label).reverse().join('') })],
   ['markup-b', (v) => `${v.slice(0, Math.floor(v.length / 2))}<b></b>${v.slice(Math.floor(v.length / 2))}`],
   ['markup-span', (v) => `<span>${v.slice(0, Math.floor(v.length / 2))}</span><span>${v.slice(Math.floor(v.length / 2))}</span>`],
