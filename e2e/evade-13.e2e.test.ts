@@ -2,7 +2,8 @@
 // against the real `veil serve` process: a value's word written backwards after the value
 // ("1211-50-870 si NSS ym"), a value's prefix written backwards at its end ("…QAIKA", "…aoB1"), an
 // IBAN whose country code and check digits end it reversed; an SSN, a phone and a national id broken
-// by one line break (server/src/domain/detect/broken-lines.ts). Each spelling is tokenized through
+// by one line break (server/src/domain/detect/broken-lines.ts); an IBAN and a MAC address
+// percent-escaped character by character. Each spelling is tokenized through
 // /v1/transform as text, as a JSON body and as a chat body with no fragment of the value left in
 // the safe text; restore gives back the text as written; revoking the plain (forward) value makes
 // every spelling restore `[DELETED]` while another value of the same session still restores; and
@@ -88,6 +89,23 @@ const CASES: readonly SpellingCase[] = [
     plain: '12345678Z',
     spellings: ['1234\n5678Z', '1234\r\n5678Z'],
     fragments: ['1234', '5678'],
+  },
+  // Every character percent-escaped (server/src/domain/text/fold.ts, percentSeparator).
+  {
+    name: 'MAC address percent-escaped character by character',
+    type: 'mac_address',
+    label: 'mac address',
+    plain: '00:1A:2B:3C:4D:5F',
+    spellings: ['%30%30%3A%31%41%3A%32%42%3A%33%43%3A%34%44%3A%35%46'],
+    fragments: ['%30%30', '%35%46'],
+  },
+  {
+    name: 'IBAN percent-escaped character by character',
+    type: 'iban',
+    label: 'IBAN',
+    plain: 'GB82 WEST 1234 5698 7654 32',
+    spellings: ['%47%42%38%32%20%57%45%53%54%20%31%32%33%34%20%35%36%39%38%20%37%36%35%34%20%33%32'],
+    fragments: ['%47%42', '%33%32'],
   },
 ];
 

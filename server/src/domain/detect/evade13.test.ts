@@ -173,3 +173,22 @@ describe('an SSN, a phone or a national id broken by one line break (broken-line
     }
   });
 });
+
+describe('an IBAN, an IPv6 or a MAC address percent-escaped character by character (text/fold.ts)', () => {
+  it.each([
+    ['IBAN %47%42%38%32%20%57%45%53%54%20%31%32%33%34%20%35%36%39%38%20%37%36%35%34%20%33%32', 'iban', 'GB82WEST12345698765432'],
+    ['server ip %32%61%30%30%3A%31%34%35%30%3A%34%30%30%31%3A%38%32%61%3A%3A%32%30%30%65', 'ip_address', '2a00:1450:4001:82a::200e'],
+    ['mac address %30%30%3A%31%41%3A%32%42%3A%33%43%3A%34%44%3A%35%45', 'mac_address', '001a2b3c4d5e'],
+    // Of this session's own: lower-case hex, a DE IBAN.
+    ['mac %30%30%3a%31%41%3a%32%42%3a%33%43%3a%34%44%3a%35%45', 'mac_address', '001a2b3c4d5e'],
+    ['IBAN %44%45%38%39%20%33%37%30%34%20%30%30%34%34%20%30%35%33%32%20%30%31%33%30%20%30%30', 'iban', 'DE89370400440532013000'],
+  ])('%s', (text, type, canonical) => {
+    const hits = detectAll(text).filter((d) => d.confidence >= 0.5 && d.type === type);
+    expect(hits, text).toHaveLength(1);
+    expect(normalizeValue(type, hits[0]!.value, 'US')).toBe(canonical);
+  });
+
+  it('leaves a blank or a colon between words of a path or prose escaped', () => {
+    for (const text of ['see /docs/report%202024%20%41nnex.pdf', 'see page%201%20%41nnex', 'ratio 1%3A%32 then']) expect(found(text), text).toEqual([]);
+  });
+});
