@@ -130,6 +130,8 @@ export const SPELLINGS = [
   ['thin', regroup('\u2009')],
   ['en-dash', regroup('\u2013')],
   ['newline-mid', (v) => (v.length < 8 ? undefined : `${v.slice(0, Math.floor(v.length / 2))}\n${v.slice(Math.floor(v.length / 2))}`)],
+  // Session 13: a grouped number broken after its first separator (the break at a group's edge).
+  ['newline-edge', (v, _label, kind) => (GROUPED.has(kind) && /[ \-.]/.test(v) ? v.replace(/([ \-.])/, '$1\n') : undefined)],
   ['crlf-mid', (v) => (v.length < 8 ? undefined : `${v.slice(0, Math.floor(v.length / 2))}\r\n${v.slice(Math.floor(v.length / 2))}`)],
   ['ent-dec-all', (v) => chars(v).map((c) => `&#${c.codePointAt(0)};`).join('')],
   ['ent-hex-all', (v) => chars(v).map((c) => `&#x${hex2(c)};`).join('')],
@@ -147,7 +149,10 @@ export const SPELLINGS = [
   ['hex-sentence', (v, label) => ({ label: 'decode:', value: Buffer.from(`${label} ${v}`).toString('hex') })],
   ['base32', (v) => base32(v)],
   ['reversed', (v) => chars(v).reverse().join('')],
-  ['reversed-sentence', (v, label) => ({ label: 'read backwards:', value: chars(`${label} ${v}`).reverse().join('') })],
+  // The reversed label words (`si NSS ym`) are prose: only the value's characters count (session 13).
+  // Session 13: the value written backwards, then its label written backwards after a colon.
+  ['reversed-kv', (v, label) => ({ label: 'note', value: `${chars(v).reverse().join('')} :${chars(label).reverse().join('')}`, prose: `:${chars(label).reverse().join('')}` })],
+  ['reversed-sentence', (v, label) => ({ label: 'read backwards:', value: chars(`${label} ${v}`).reverse().join(''), prose: chars(label).reverse().join('') })],
   ['markup-b', (v) => `${v.slice(0, Math.floor(v.length / 2))}<b></b>${v.slice(Math.floor(v.length / 2))}`],
   ['markup-span', (v) => `<span>${v.slice(0, Math.floor(v.length / 2))}</span><span>${v.slice(Math.floor(v.length / 2))}</span>`],
   ['md-bold-mid', (v) => `**${v.slice(0, Math.floor(v.length / 2))}**${v.slice(Math.floor(v.length / 2))}`],
@@ -167,17 +172,19 @@ const ALNUM = /[\p{L}\p{N}]/gu;
 const SUFFIX = ' ok thanks';
 
 /** What the spelled value left outside tokens, as `{kind: 'ok'|'partial'|'raw', left}`. */
-function judge(safe, label, spelled) {
+function judge(safe, label, spelled, prose) {
   let middle = safe;
   if (middle.startsWith(`${label} `)) middle = middle.slice(label.length + 1);
   if (middle.endsWith(SUFFIX)) middle = middle.slice(0, -SUFFIX.length);
   if (middle === spelled) return { kind: 'raw', left: spelled };
   // Markup the spelling added (tags, emphasis) is no part of the value.
-  const left = middle.replace(TOKEN, ' ').replace(/<\/?[a-z]+>|\*\*/g, ' ').trim();
-  // Only letters and digits of the spelling itself count (the label word `decode:` is prose).
+  let left = middle.replace(TOKEN, ' ').replace(/<\/?[a-z]+>|\*\*/g, ' ').trim();
+  // Only letters and digits of the spelling itself count (the label word `decode:` is prose, and
+  // so are label words the spelling carries inside it: `prose`).
+  if (prose !== undefined) left = left.replace(prose, ' ').trim();
   const count = (left.match(ALNUM) ?? []).length;
   if (count === 0) return { kind: 'ok', left: '' };
-  const whole = (spelled.match(ALNUM) ?? []).length;
+  const whole = ((prose === undefined ? spelled : spelled.replace(prose, '')).match(ALNUM) ?? []).length;
   return { kind: count >= whole ? 'raw' : 'partial', left };
 }
 
@@ -188,7 +195,7 @@ async function post(url, body) {
   return JSON.parse(text);
 }
 
-async function probe(url, label, spelled) {
+async function probe(url, label, spelled, prose) {
   const input = `${label} ${spelled}${SUFFIX}`;
   const [text, json, chat] = await Promise.all([
     post(url, { input }),
@@ -196,9 +203,9 @@ async function probe(url, label, spelled) {
     post(url, { input_messages: [{ role: 'user', content: input }] }),
   ]);
   const results = {
-    text: text.error ? { kind: 'error', left: text.error } : judge(text.safe_text, label, spelled),
-    json: json.error ? { kind: 'error', left: json.error } : judge(json.safe_json?.note ?? '', label, spelled),
-    chat: chat.error ? { kind: 'error', left: chat.error } : judge(chat.safe_messages?.[0]?.content ?? "", label, spelled),
+    text: text.error ? { kind: 'error', left: text.error } : judge(text.safe_text, label, spelled, prose),
+    json: json.error ? { kind: 'error', left: json.error } : judge(json.safe_json?.note ?? '', label, spelled, prose),
+    chat: chat.error ? { kind: 'error', left: chat.error } : judge(chat.safe_messages?.[0]?.content ?? "", label, spelled, prose),
   };
   const order = { ok: 0, partial: 1, raw: 2, error: 3 };
   const worst = Object.values(results).reduce((a, b) => (order[b.kind] > order[a.kind] ? b : a));
@@ -239,8 +246,8 @@ try {
         row.cells[name] = { mark: '-' };
         return;
       }
-      const { label: useLabel, value: spelled } = typeof made === 'string' ? { label, value: made } : made;
-      const { worst, results, types } = await probe(server.url, useLabel, spelled);
+      const { label: useLabel, value: spelled, prose } = typeof made === 'string' ? { label, value: made } : made;
+      const { worst, results, types } = await probe(server.url, useLabel, spelled, prose);
       const mark = { ok: '.', partial: 'p', raw: 'R', error: 'E' }[worst.kind];
       row.cells[name] = { mark, spelled, left: worst.left, types, modes: Object.fromEntries(Object.entries(results).map(([m, r]) => [m, r.kind])) };
     });

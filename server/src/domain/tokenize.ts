@@ -2,6 +2,7 @@
 // session's new token entries. Pure: detection, policy, allocation and clocks are passed in.
 import { VeilError } from '@veil/common';
 import { DEFAULT_DESTINATION, type CompiledPolicy, type Decision } from './policy/index.js';
+import { reverseText } from './detect/reversed-words.js';
 import { renderToken, type ValueAllocator } from './token/index.js';
 import type { Detection, RequestContext, RestoreMode, TokenEntry } from './types.js';
 
@@ -106,7 +107,10 @@ export function tokenizeText(input: TokenizeInput): TokenizeResult {
     }
     let token = outcome.token;
     if (token === undefined) {
-      const { id, cap, isNew } = allocator.allocate(detection.type, detection.value);
+      // A value written backwards (detect/reversed-words.ts) is the forward value: one token with
+      // it, and revoking it (the entry's wholes) erases this spelling; restore gives back the text as written.
+      const forward = detection.reading === 'reversed' ? reverseText(detection.value) : undefined;
+      const { id, cap, isNew } = allocator.allocate(detection.type, forward ?? detection.value);
       token = renderToken({ type: detection.type, id, cap });
       outcome.token = token;
       if (isNew) {
@@ -119,6 +123,7 @@ export function tokenizeText(input: TokenizeInput): TokenizeResult {
           mode: decision.restore_mode,
           ...(decision.restore_strategy !== undefined ? { strategy: decision.restore_strategy } : {}),
           ...(override !== undefined ? { override } : {}),
+          ...(forward !== undefined ? { wholes: [forward] } : {}),
           // Rehydrate re-decides caller-dependent rules for this destination (engine.ts resolveRestore).
           ...(context.destination !== undefined && context.destination !== DEFAULT_DESTINATION ? { destination: context.destination } : {}),
         });

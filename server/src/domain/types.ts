@@ -29,6 +29,12 @@ export interface Detection {
   /** 0.0 to 1.0. */
   readonly confidence: number;
   readonly detector: DetectorName;
+  /**
+   * How the value is written when not as read: `reversed`, backwards (detect/reversed-words.ts).
+   * Tokenization keys the token by the forward value and records it in the entry's wholes, so
+   * revoking the forward value erases this spelling; restore gives back the text as written.
+   */
+  readonly reading?: 'reversed';
   // Optional entity metadata (interface.md 2.3), filled by detect/metadata.ts inferMetadata() and
   // exposed only when the policy's metadata_policy allows it. Declared labels, never raw values.
   /** `female` or `male`, from a salutation or a gendered greeting before a person. */

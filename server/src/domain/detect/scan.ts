@@ -10,6 +10,7 @@
 // matches are skipped over, so the scan is linear in the text length on any input.
 import type { Detection } from '../types.js';
 import { detectAlnumIds } from './alnum-ids.js';
+import { detectBrokenLines, mayJoinAt } from './broken-lines.js';
 import { detectCliSecrets, optionMayStart } from './cli-secret.js';
 import { detectConnectionString } from './connection.js';
 import { codeAt, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isAsciiLetter, isCjkCode, isDigit, isNonAsciiLetter, isUpper, isWordCode } from './chars.js';
@@ -18,6 +19,7 @@ import { writtenDateFromMonth } from './dates.js';
 import { detectEmail } from './email.js';
 import { detectEncodedValues, mayStartBase64 } from './encoded.js';
 import { detectReversedNumbers } from './reversed.js';
+import { detectReversedReadings, END_THIRD, pushReversedWord, THIRD_BIT } from './reversed-words.js';
 import { detectLetterSpaced, mayStartLetterSpaced } from './letter-spaced.js';
 import { detectSpelledEmails } from './email-spelled.js';
 import { detectCjkDigits, detectSpelledDigits, digitWord, digitWordMayStartWith, SPELLED_GATE, spelledGate } from './spelled-digits.js';
@@ -295,6 +297,10 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   const base64Starts: number[] = [];
   /** One-character words that begin a letter-spaced run (letter-spaced.ts). */
   const spacedStarts: number[] = [];
+  /** Words ending with a value's word or prefix written backwards: start, end, kind (reversed-words.ts). */
+  const reversedWords: number[] = [];
+  /** Line breaks that may break a value (broken-lines.ts). */
+  const lineBreaks: number[] = [];
   let sawCjk = false;
   let i = 0;
   while (i < n) {
@@ -310,6 +316,17 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         if ((pair & P_KEYWORD) !== 0 && mayStartKeyword(text, i)) keywordStarts.push(i);
         if (decode && end - i >= 4 && mayStartBase64(text, i, end)) base64Starts.push(i);
         if (decode && end - i === 1 && mayStartLetterSpaced(text, i)) spacedStarts.push(i);
+        // A value's word or prefix written backwards ends this word (reversed-words.ts; END_THIRD
+        // read inline: a call per word cost 5 us per KB of prose on this loop).
+        const last = text.charCodeAt(end - 1);
+        if (
+          decode &&
+          (last <= 90
+            ? last >= 65 || end - i >= 26
+            : (END_THIRD[(((last | 32) & 127) << 7) | ((text.charCodeAt(end - 2) | 32) & 127)]! & THIRD_BIT[text.charCodeAt(end - 3) & 127]!) !== 0)
+        ) {
+          pushReversedWord(reversedWords, text, i, end);
+        }
         if ((pair & P_DIGIT_WORD) !== 0 && end - i <= 7) {
           const gate = spelledGate(c, second, text.charCodeAt(i + 2));
           if ((SPELLED_GATE[gate >>> 5]! & (1 << (gate & 31))) !== 0) {
@@ -369,6 +386,9 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         case 61: // '='
           detectAssignedSecret(state, i);
           break;
+        case 10: // '\n'
+          if (decode && mayJoinAt(text, i)) lineBreaks.push(i);
+          break;
         case 43: // '+'
         case 40: // '('
           if (isDigit(codeAt(text, i + 1)) && !isAlnumCode(codeAt(text, i - 1)) && codeAt(text, i - 1) !== 43) detectPhone(state, i);
@@ -415,6 +435,10 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   if (spacedStarts.length > 0) detectLetterSpaced(state, spacedStarts, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Numbers written backwards, read by this scan one level deep (reversed.ts).
   if (decode) detectReversedNumbers(state, state.reversedSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+  // SSNs, phones and national ids broken by a line break, read by this scan one level deep (broken-lines.ts).
+  if (lineBreaks.length > 0) detectBrokenLines(state, lineBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+  // Values and sentences written backwards, read by this scan one level deep (reversed-words.ts).
+  if (reversedWords.length > 0) detectReversedReadings(state, reversedWords, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Base64-encoded values, read by this scan one level deep (encoded.ts).
   if (decode && base64Starts.length > 0) detectEncodedValues(state, base64Starts, (decoded) => scanBuiltin(decoded, language, defaultRegion, false));
   return state.out;

@@ -386,6 +386,28 @@ function digitStartsAt(text: string, start: number): boolean {
   return code === PERCENT && text.charCodeAt(start + 1) === 0x33 && isAsciiDigit(text.charCodeAt(start + 2));
 }
 
+/** The character a percent escape at `index` decodes to (0 when there is none). */
+function percentCodeAt(text: string, index: number): number {
+  if (text.charCodeAt(index) !== PERCENT) return 0;
+  const high = hexValue(text.charCodeAt(index + 1));
+  const low = hexValue(text.charCodeAt(index + 2));
+  return high < 0 || low < 0 ? 0 : high * 16 + low;
+}
+
+/**
+ * True when a letter or digit, written or percent-escaped (`%57`), starts at `start`: a value
+ * escaped character by character (`%47%42%38%32%20%57%45…`) has its separators between escapes.
+ * Session 13 (wave12/evade).
+ */
+function alnumStartsAt(text: string, start: number): boolean {
+  return isAsciiAlnumCode(text.charCodeAt(start)) || isAsciiAlnumCode(percentCodeAt(text, start));
+}
+
+/** True when a hex digit, written or percent-escaped (`%41`), starts at `start`. */
+function hexStartsAt(text: string, start: number): boolean {
+  return hexValue(text.charCodeAt(start)) >= 0 || hexValue(percentCodeAt(text, start)) >= 0;
+}
+
 /** True when the percent escape of `code` (two hex digits, any case) stands at `index`. */
 function percentOf(text: string, index: number, code: number): boolean {
   return text.charCodeAt(index) === PERCENT && hexValue(text.charCodeAt(index + 1)) === code >> 4 && hexValue(text.charCodeAt(index + 2)) === (code & 15);
@@ -406,11 +428,11 @@ function percentSeparator(text: string, index: number, code: number): boolean {
     // Between two digits; or between a digit and a letter, as an IBAN's groups stand (`GB82%20WEST`).
     const before = digitEndsAt(text, index) || percentOf(text, index - 3, 0x29);
     const after = digitStartsAt(text, index + 3) || percentOf(text, index + 3, 0x28) || percentOf(text, index + 3, 0x2b);
-    ok = (before && (after || isAsciiAlnumCode(text.charCodeAt(index + 3)))) || (after && isAsciiAlnumCode(text.charCodeAt(index - 1)));
+    ok = (before && (after || alnumStartsAt(text, index + 3))) || (after && isAsciiAlnumCode(text.charCodeAt(index - 1)));
   } else if (code === 0x3a) {
     // The colons of a MAC or an IPv6 address (`00%3A1A%3A2B…`): between two hex digits.
     // `%3A%3A` is an IPv6 address's `::`.
-    ok = (hexValue(text.charCodeAt(index - 1)) >= 0 || percentOf(text, index - 3, 0x3a)) && (hexValue(text.charCodeAt(index + 3)) >= 0 || percentOf(text, index + 3, 0x3a));
+    ok = (hexValue(text.charCodeAt(index - 1)) >= 0 || percentOf(text, index - 3, 0x3a)) && (hexStartsAt(text, index + 3) || percentOf(text, index + 3, 0x3a));
   } else return false;
   return ok && !inPath(text, index);
 }

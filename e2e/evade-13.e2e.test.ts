@@ -1,0 +1,166 @@
+// Values and sentences written backwards (session 13, wave12/evade; server/src/domain/detect/reversed-words.ts),
+// against the real `veil serve` process: a value's word written backwards after the value
+// ("1211-50-870 si NSS ym"), a value's prefix written backwards at its end ("…QAIKA", "…aoB1"), an
+// IBAN whose country code and check digits end it reversed; an SSN, a phone and a national id broken
+// by one line break (server/src/domain/detect/broken-lines.ts); an IBAN and a MAC address
+// percent-escaped character by character. Each spelling is tokenized through
+// /v1/transform as text, as a JSON body and as a chat body with no fragment of the value left in
+// the safe text; restore gives back the text as written; revoking the plain (forward) value makes
+// every spelling restore `[DELETED]` while another value of the same session still restores; and
+// no value, in any spelling, reaches the server's logs.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
+import { expectErased, expectNoFragment, restore, type SpellingCase } from './support/spellings.js';
+
+const SECRET = '3d'.repeat(32);
+/** A value that is never revoked: it must still restore next to the erased one. */
+const WITNESS = 'witness.evade13@example.org';
+
+const CASES: readonly SpellingCase[] = [
+  {
+    name: 'SSN in a sentence written backwards',
+    type: 'us_ssn',
+    label: 'read backwards:',
+    plain: '078-05-1121',
+    spellings: ['1211-50-870 si NSS ym', '1211-50-870 :NSS', '1211-50-870 :rebmun ytiruces laicos'],
+    fragments: ['1211', '870'],
+  },
+  {
+    name: 'phone in a sentence written backwards',
+    type: 'phone',
+    label: 'read backwards:',
+    plain: '+1 415 555 0144',
+    spellings: ['4410 555 514 1+ ta em llac', '4410-555 )514( si rebmun enohp ym'],
+    fragments: ['4410', '514'],
+  },
+  {
+    name: 'e-mail in a sentence written backwards',
+    type: 'email',
+    label: 'read backwards:',
+    plain: 'rev.erase@corp.example',
+    spellings: ['elpmaxe.proc@esare.ver ta em liame', 'elpmaxe.proc@esare.ver :liame ym'],
+    fragments: ['esare', 'elpmaxe'],
+  },
+  {
+    name: 'IBAN written backwards after its word or in a reversed sentence',
+    type: 'iban',
+    label: 'IBAN',
+    plain: 'DE89 3704 0044 0532 0130 00',
+    spellings: ['00 0310 2350 4400 4073 98ED', '00 0310 2350 4400 4073 98ED NABI ,ereh'],
+    fragments: ['0310', '2350', '4073', '98ED'],
+  },
+  {
+    name: 'AWS key written backwards',
+    type: 'api_key',
+    label: 'aws key',
+    plain: 'AKIAQ3EGRT7VXZ4MPL2J',
+    spellings: ['J2LPM4ZXV7TRGE3QAIKA', 'J2LPM4ZXV7TRGE3QAIKA yek swa'],
+    fragments: ['J2LPM4', 'QAIKA'],
+  },
+  {
+    name: 'bitcoin address written backwards',
+    type: 'crypto_wallet',
+    label: 'send to',
+    plain: '1BoatSLRHtKNngkdXEeobR76b53LETtpyT',
+    spellings: ['TyptTEL35b67RboeEXdkgnNKtHRLStaoB1', 'TyptTEL35b67RboeEXdkgnNKtHRLStaoB1 ot dnes'],
+    fragments: ['Typt', 'aoB1'],
+  },
+  // Numbers without a check broken by one line break (broken-lines.ts).
+  {
+    name: 'SSN broken by a line break',
+    type: 'us_ssn',
+    label: 'my SSN is',
+    plain: '078-05-1122',
+    spellings: ['078-0\n5-1122', '078-0\r\n5-1122', '078 05 \n 1122'],
+    fragments: ['078', '1122'],
+  },
+  {
+    name: 'phone broken by a line break',
+    type: 'phone',
+    label: 'call me at',
+    plain: '+49 30 90182045',
+    spellings: ['+49 30 \n90182045', '+49 30 90\n182045', '+49 3\n0 90182045'],
+    fragments: ['9018', '182045', '2045'],
+  },
+  {
+    name: 'national id broken by a line break',
+    type: 'es_dni',
+    label: 'DNI',
+    plain: '12345678Z',
+    spellings: ['1234\n5678Z', '1234\r\n5678Z'],
+    fragments: ['1234', '5678'],
+  },
+  // Every character percent-escaped (server/src/domain/text/fold.ts, percentSeparator).
+  {
+    name: 'MAC address percent-escaped character by character',
+    type: 'mac_address',
+    label: 'mac address',
+    plain: '00:1A:2B:3C:4D:5F',
+    spellings: ['%30%30%3A%31%41%3A%32%42%3A%33%43%3A%34%44%3A%35%46'],
+    fragments: ['%30%30', '%35%46'],
+  },
+  {
+    name: 'IBAN percent-escaped character by character',
+    type: 'iban',
+    label: 'IBAN',
+    plain: 'GB82 WEST 1234 5698 7654 32',
+    spellings: ['%47%42%38%32%20%57%45%53%54%20%31%32%33%34%20%35%36%39%38%20%37%36%35%34%20%33%32'],
+    fragments: ['%47%42', '%33%32'],
+  },
+];
+
+describe('session-13 spellings against the real server', () => {
+  let server: ServerProcess;
+  beforeAll(async () => {
+    server = await startVeil({ env: { VEIL_SESSION_SECRET: SECRET } });
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it.each(CASES)('$name: tokenized whole as text, JSON and chat, restored as written, erased with the plain value', async ({ type, label, plain, spellings, fragments }) => {
+    const sessions: { spelling: string; safe: string; state: string }[] = [];
+    for (const spelling of spellings) {
+      const input = `${label} ${spelling} ; contact ${WITNESS}`;
+      const text = await postJson(`${server.url}/v1/transform`, { input });
+      expect(text.status, text.text).toBe(200);
+      expect((text.body.entities as { type: string }[]).map((entity) => entity.type), spelling).toContain(type);
+      expectNoFragment(text.body.safe_text as string, fragments, spelling);
+      const session = { spelling, safe: text.body.safe_text as string, state: text.body.session_state as string };
+      // Restore gives back the text as written (backwards), not the forward value.
+      expect(await restore(server, session), spelling).toBe(input);
+      sessions.push(session);
+
+      const json = await postJson(`${server.url}/v1/transform`, { input_json: { note: input } });
+      expect(json.status, json.text).toBe(200);
+      expectNoFragment(JSON.stringify(json.body.safe_json), fragments, spelling);
+
+      const chat = await postJson(`${server.url}/v1/transform`, { input_messages: [{ role: 'user', content: input }] });
+      expect(chat.status, chat.text).toBe(200);
+      const content = chat.body.safe_messages[0].content as string;
+      expectNoFragment(content, fragments, spelling);
+      sessions.push({ spelling, safe: content, state: chat.body.session_state as string });
+    }
+    await expectErased(server, type, plain, sessions, WITNESS);
+  });
+
+  it('gives a value and its reversed spelling one token in a session', async () => {
+    const made = await postJson(`${server.url}/v1/transform`, { input: 'my SSN is 078-05-1129; read backwards: 9211-50-870 si NSS ym' });
+    expect(made.status, made.text).toBe(200);
+    const tokens = (made.body.entities as { token: string }[]).map((entity) => entity.token);
+    expect(tokens).toHaveLength(2);
+    expect(new Set(tokens).size).toBe(1);
+  });
+
+  it('logged none of the values, in any spelling', async () => {
+    const logs = await settledLogs(server);
+    for (const { plain, spellings } of CASES) for (const value of [plain, ...spellings]) expect(logs, value).not.toContain(value);
+  });
+
+  it('leaves prose whose words end like a value word backwards as it is', async () => {
+    const input = 'William sent the turkey to the API team; kind regards, IND; the webcam res is fine, let the outlet handle it; shelf codes A4 12CD and 2024 98ED';
+    const made = await postJson(`${server.url}/v1/transform`, { input });
+    expect(made.status, made.text).toBe(200);
+    expect(made.body.safe_text).toBe(input);
+  });
+});
