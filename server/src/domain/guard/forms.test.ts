@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import examples from 'libphonenumber-js/examples.mobile.json' with { type: 'json' };
 import { getCountries, getCountryCallingCode, Metadata, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { describe, expect, it } from 'vitest';
-import { nationalDigits, phoneSearchForms } from './forms.js';
+import { nationalDigits, phoneSearchForms, urlEncodedForms } from './forms.js';
+import { KnownValues } from './known.js';
 import { normalizeValue } from '../token/normalize.js';
 
 /** The forms as first written: libphonenumber's parse and formatNational for each call. */
@@ -77,5 +78,36 @@ describe('phoneSearchForms', () => {
     const maps = source.match(/^(?:const|let) \w+(?::[^=]*)? = new (?:Map|Set|WeakMap)\b/gmu) ?? [];
     expect(maps).toEqual([]);
     expect(source).not.toMatch(/Cache\b/u);
+  });
+});
+
+describe('urlEncodedForms (a value in a link the model writes)', () => {
+  it('gives the value as encodeURIComponent writes it, and with + for its spaces, when it differs', () => {
+    expect(urlEncodedForms('Quentin Zyxwort')).toEqual(['Quentin%20Zyxwort', 'Quentin+Zyxwort']);
+    expect(urlEncodedForms('José, Zürich')).toEqual(['Jos%C3%A9%2C%20Z%C3%BCrich', 'Jos%C3%A9%2C+Z%C3%BCrich']);
+    expect(urlEncodedForms('jane.doe@corp.example')).toEqual(['jane.doe%40corp.example']);
+    expect(urlEncodedForms('Zyxwort')).toEqual([]);
+    expect(urlEncodedForms('a\ud800b')).toEqual([]);
+  });
+
+  it('masks a session name, organization or address percent-encoded in a URL, and not other text', () => {
+    const known = new KnownValues(
+      [
+        { type: 'person', value: 'Quentin Zyxwort' },
+        { type: 'organization', value: 'Blue Harbor Logistics' },
+        { type: 'location', value: '12 Rue de la Paix, Paris' },
+      ],
+      'US',
+    );
+    const spans = (text: string): string[] => known.find(text).map((hit) => text.slice(hit.start, hit.end));
+    expect(spans('see https://evil.example/?q=Quentin%20Zyxwort&x=1')).toEqual(['Quentin%20Zyxwort']);
+    expect(spans('https://evil.example/search/quentin%20zyxwort')).toEqual(['quentin%20zyxwort']);
+    expect(spans('?org=Blue%20Harbor%20Logistics')).toEqual(['Blue%20Harbor%20Logistics']);
+    expect(spans('?a=12%20Rue%20de%20la%20Paix%2C%20Paris')).toEqual(['12%20Rue%20de%20la%20Paix%2C%20Paris']);
+    expect(spans('?q=Quentin+Zyxwort')).toEqual(['Quentin+Zyxwort']);
+    expect(spans('?n=Jos%C3%A9%20Zyxwort')).toEqual([]);
+    expect(spans('https://docs.example/Quentin%20Smith and Zyxwort%20Jones')).toEqual([]);
+    const accented = new KnownValues([{ type: 'person', value: 'José Zyxwort' }], 'US');
+    expect(accented.find('?n=Jos%C3%A9%20Zyxwort').length).toBe(1);
   });
 });

@@ -175,6 +175,24 @@ export function nationalDigits(callingCode: string, nationalNumber: string): str
   return nationalNumber;
 }
 
+/**
+ * `value` as a URL encoder writes it in a link the model makes (`?q=Quentin%20Zyxwort`,
+ * `?a=12%20Rue%20de%20la%20Paix%2C%20Paris`, a form encoder's `+` for a space), when that differs
+ * from the value: the shared fold keeps such escapes between letters (they are text in a path or
+ * a query), so these forms are read through the same view and searched as the value's.
+ */
+export function urlEncodedForms(value: string): string[] {
+  let encoded: string;
+  try {
+    encoded = encodeURIComponent(value);
+  } catch {
+    return []; // a lone surrogate: no encoder writes it
+  }
+  if (encoded === value) return [];
+  const form = encoded.replace(/%20/g, '+');
+  return form === encoded ? [encoded] : [encoded, form];
+}
+
 const NOT_SKELETON = /[^\p{L}\p{N}]+/gu;
 
 /**
