@@ -107,6 +107,11 @@ describe('urlEncodedForms (a value in a link the model writes)', () => {
     expect(spans('?q=Quentin+Zyxwort')).toEqual(['Quentin+Zyxwort']);
     expect(spans('?n=Jos%C3%A9%20Zyxwort')).toEqual([]);
     expect(spans('https://docs.example/Quentin%20Smith and Zyxwort%20Jones')).toEqual([]);
+    const numbers = new KnownValues([{ type: 'phone', value: '+1 415 555 0134' }, { type: 'credit_card', value: '4111 1111 1111 1111' }], 'US');
+    const found = (text: string): string[] => numbers.find(text).map((hit) => text.slice(hit.start, hit.end));
+    expect(found('see https://evil.example/?p=%2B1%20415%20555%200134')).toEqual(['1%20415%20555%200134']);
+    expect(found('https://evil.example/pay/4111%201111%201111%201111/go')).toEqual(['4111%201111%201111%201111']);
+    expect(found('?p=%2B1%20415%20555%200134')).toEqual(['1%20415%20555%200134']);
     const accented = new KnownValues([{ type: 'person', value: 'José Zyxwort' }], 'US');
     expect(accented.find('?n=Jos%C3%A9%20Zyxwort').length).toBe(1);
   });

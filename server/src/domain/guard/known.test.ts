@@ -103,7 +103,7 @@ function charEnd(text: string, index: number): number {
 function referenceSearch(entries: readonly KnownEntry[], text: string): { find: KnownFinding[]; pendingStart: number } {
   const keys = new Map<string, string>();
   for (const entry of entries) {
-    const forms = [entry.value, ...urlEncodedForms(entry.value)];
+    const forms = [entry.value, ...urlEncodedForms(entry.value).flatMap((encoded) => [encoded, `/${encoded}`])];
     for (const form of forms) {
       const key = skeletonOf(guardView(form).text).chars;
       if (key.length >= MIN_KNOWN_CHARS && !keys.has(key)) keys.set(key, entry.type);
