@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DENSE_CELLS, DIRECT_WORK_BASE, DIRECT_WORK_PER_UNIT, KnownValues, mergeSpans, MIN_KNOWN_CHARS, NARROW_STATES, skeletonKey, skeletonOf, skeletonUnits, trieStates, type KnownEntry, type KnownFinding } from './known.js';
-import { emailSearchForms, phoneSearchForms } from './forms.js';
+import { emailSearchForms, phoneSearchForms, urlEncodedForms } from './forms.js';
 import { guardView } from './view.js';
 
 /** The general path alone: what skeletonOf computed for every character before the ASCII fast path. */
@@ -103,8 +103,11 @@ function charEnd(text: string, index: number): number {
 function referenceSearch(entries: readonly KnownEntry[], text: string): { find: KnownFinding[]; pendingStart: number } {
   const keys = new Map<string, string>();
   for (const entry of entries) {
-    const key = skeletonOf(guardView(entry.value).text).chars;
-    if (key.length >= MIN_KNOWN_CHARS && !keys.has(key)) keys.set(key, entry.type);
+    const forms = [entry.value, ...urlEncodedForms(entry.value).flatMap((encoded) => [encoded, `/${encoded}`])];
+    for (const form of forms) {
+      const key = skeletonOf(guardView(form).text).chars;
+      if (key.length >= MIN_KNOWN_CHARS && !keys.has(key)) keys.set(key, entry.type);
+    }
   }
   const view = guardView(text);
   const { chars, positions } = skeletonOf(view.text);

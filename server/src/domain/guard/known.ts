@@ -14,7 +14,7 @@
 // Skeletons shorter than MIN_KNOWN_CHARS are not searched (a two-letter value would match
 // every such word); such values are still found through their detection.
 import { normalizeValue } from '../token/normalize.js';
-import { searchForms } from './forms.js';
+import { searchForms, urlEncodedForms } from './forms.js';
 import { guardView } from './view.js';
 
 /** Shortest skeleton (letters and digits) a session value is searched for as text. */
@@ -446,6 +446,10 @@ export class KnownValues {
       const forms = [skeletonKey(guardView(entry.value).text)];
       // A phone number without its country code, an address with "at" for its "@", ...
       forms.push(...searchForms(entry.type, entry.value, this.#region));
+      // As a URL encoder writes it in a link (`?q=Quentin%20Zyxwort`), read through the same view,
+      // alone and after a path (the fold keeps a `%20` between digits in a run with a `/`:
+      // `https://x.example/?p=%2B1%20415%20555%200134`).
+      for (const encoded of urlEncodedForms(entry.value)) forms.push(skeletonKey(guardView(encoded).text), skeletonKey(guardView(`/${encoded}`).text));
       for (const key of forms) {
         if (key.length < MIN_KNOWN_CHARS || seen.has(key)) continue;
         seen.add(key);
