@@ -254,18 +254,13 @@ export function revocationForms(type: string, value: string, regions: readonly s
 // Phones.
 
 const EXTENSION_MARK = ';ext=';
-const PHONE_CACHE_LIMIT = 4096;
-/** Parsing costs 10-30 us; rehydrate checks the same few values again and again. */
-const phoneCache = new Map<string, string>();
-
+/**
+ * A phone number's canonical form, parsed afresh for every call (10-30 µs). No cache across calls:
+ * one would hold raw numbers of every tenant in the process after their erasure, and its hits
+ * would tell one tenant which numbers another had used (guard/forms.ts keeps none either).
+ */
 function canonicalPhone(value: string, region: string): string {
-  const key = `${region}\u0000${value}`;
-  const cached = phoneCache.get(key);
-  if (cached !== undefined) return cached;
-  const result = parsePhone(value, isKnownRegion(region) ? region : DEFAULT_PHONE_REGION);
-  if (phoneCache.size >= PHONE_CACHE_LIMIT) phoneCache.clear();
-  phoneCache.set(key, result);
-  return result;
+  return parsePhone(value, isKnownRegion(region) ? region : DEFAULT_PHONE_REGION);
 }
 
 /** A word read out for `+` before the number (detect/phone.ts plusWordBefore). */
