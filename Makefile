@@ -1,6 +1,13 @@
 # Thin wrappers over npm scripts. `make run` and `make test` work on a fresh clone: they install
 # what they need first.
-SHELL := /bin/bash
+# Every recipe line runs through scripts/timeline.sh: bash, plus one line on stderr per step that
+# took a second or more (wall clock, time since the outermost make started, duration, command), so
+# the log of `make test` shows where its time goes. VEIL_TIMELINE=0 turns the lines off.
+ifndef VEIL_TIMELINE_T0
+VEIL_TIMELINE_T0 := $(shell date +%s%N)
+endif
+export VEIL_TIMELINE_T0
+SHELL := $(CURDIR)/scripts/timeline.sh
 .DEFAULT_GOAL := help
 NPM_STAMP := node_modules/.veil-installed
 
