@@ -2,11 +2,11 @@
 # what they need first.
 # Every recipe line runs through scripts/timeline.sh: bash, plus one line on stderr per step that
 # took a second or more (wall clock, time since the outermost make started, duration, command), so
-# the log of `make test` shows where its time goes. VEIL_TIMELINE=0 turns the lines off.
-ifndef VEIL_TIMELINE_T0
-VEIL_TIMELINE_T0 := $(shell date +%s%N)
+# the log of `make test` shows where its time goes. MAKE_TIMELINE=0 turns the lines off.
+ifndef MAKE_TIMELINE_T0
+MAKE_TIMELINE_T0 := $(shell date +%s%N)
 endif
-export VEIL_TIMELINE_T0
+export MAKE_TIMELINE_T0
 SHELL := $(CURDIR)/scripts/timeline.sh
 .DEFAULT_GOAL := help
 NPM_STAMP := node_modules/.veil-installed
