@@ -54,7 +54,10 @@ help:
 	@echo "make compare-presidio - Veil vs Presidio (pinned, in .venv-presidio) on the same corpora, free text held out"
 	@echo "make compare-presidio-ner - NER sidecar vs Presidio with the same spaCy model (person/organization/location)"
 
+# A node_modules that is a symlink (a worktree borrowing another checkout's) is refused: npm ci
+# would empty the other checkout's node_modules through it.
 $(NPM_STAMP): package.json package-lock.json common/package.json server/package.json operator/package.json e2e/package.json clients/typescript/package.json
+	@if [ -L node_modules ]; then echo "install: node_modules is a symlink to $$(readlink node_modules); npm ci would empty it there. Install in that checkout and run make here with NPM_STAMP=<a file newer than package-lock.json>." >&2; exit 1; fi
 	npm ci --no-audit --no-fund
 	@touch $@
 
