@@ -1,6 +1,13 @@
 # Thin wrappers over npm scripts. `make run` and `make test` work on a fresh clone: they install
 # what they need first.
-SHELL := /bin/bash
+# Every recipe line runs through scripts/timeline.sh: bash, plus one line on stderr per step that
+# took a second or more (wall clock, time since the outermost make started, duration, command), so
+# the log of `make test` shows where its time goes. MAKE_TIMELINE=0 turns the lines off.
+ifndef MAKE_TIMELINE_T0
+MAKE_TIMELINE_T0 := $(shell date +%s%N)
+endif
+export MAKE_TIMELINE_T0
+SHELL := $(CURDIR)/scripts/timeline.sh
 .DEFAULT_GOAL := help
 NPM_STAMP := node_modules/.veil-installed
 
@@ -21,7 +28,7 @@ PORT ?= $(or $(VEIL_PORT),3000)
 HOST ?= $(VEIL_HOST)
 NER ?= 1
 
-.PHONY: help install build run test test-node22 openapi schemathesis typecheck lint unit integration e2e bench bench-proxy eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers bench-patterns bench-stream bench-loop guard-corpus k8s-build k8s-up k8s-down images image-tools
+.PHONY: help install build run test test-prep test-node22 openapi schemathesis typecheck lint unit integration e2e bench bench-proxy eval eval-offline compare-presidio compare-presidio-ner clean redis-server crds chart example-rag test-tools bench-files bench-workers bench-patterns bench-stream bench-loop guard-corpus k8s-build k8s-up k8s-down images image-tools
 
 help:
 	@echo "make run    - install, build and start Veil on port $(PORT) with the NER sidecar (NER=0: regex only)"
@@ -47,7 +54,10 @@ help:
 	@echo "make compare-presidio - Veil vs Presidio (pinned, in .venv-presidio) on the same corpora, free text held out"
 	@echo "make compare-presidio-ner - NER sidecar vs Presidio with the same spaCy model (person/organization/location)"
 
+# A node_modules that is a symlink (a worktree borrowing another checkout's) is refused: npm ci
+# would empty the other checkout's node_modules through it.
 $(NPM_STAMP): package.json package-lock.json common/package.json server/package.json operator/package.json e2e/package.json clients/typescript/package.json
+	@if [ -L node_modules ]; then echo "install: node_modules is a symlink to $$(readlink node_modules); npm ci would empty it there. Install in that checkout and run make here with NPM_STAMP=<a file newer than package-lock.json>." >&2; exit 1; fi
 	npm ci --no-audit --no-fund
 	@touch $@
 
@@ -60,8 +70,9 @@ build: install
 run: build $(if $(filter 0,$(NER)),,ner-venv)
 	PORT=$(PORT) HOST=$(HOST) NER_PORT=$(NER_PORT) NER=$(NER) scripts/run.sh
 
-typecheck: install
-	npx tsc -b
+# The project build (tsc -b, shared with every target that needs server/dist) and the tools
+# config (tests, tools and scripts; no output).
+typecheck: build
 	npx tsc -p tsconfig.tools.json
 
 lint: install
@@ -84,10 +95,17 @@ e2e: build test-tools ner-venv image-tools $(if $(REDIS_URL),,redis-server)
 
 # The vitest run prints the 15 slowest test files and each project's total before its summary
 # (tools/vitest/timing-reporter.ts; the figures also go to .cache/vitest-timings.json).
-test: typecheck lint ner-test $(if $(REDIS_URL),,redis-server) test-tools image-tools python-client-test
+test: test-prep
 	$(K8S_RUN) npx vitest run
 	$(MAKE) --no-print-directory schemathesis
 	$(MAKE) --no-print-directory test-node22
+
+# Everything `make test` runs before vitest. The system packages first, one after the other (two
+# apt-get runs would contend for dpkg's lock); then the type checks and the lint (Node) beside the
+# Python venvs, lint and tests, two steps at a time: each is single-threaded and the machine
+# this runs on has two cores. --output-sync=target prints each step's output in one piece.
+test-prep: $(if $(REDIS_URL),,redis-server) test-tools image-tools
+	$(MAKE) --no-print-directory -j2 --output-sync=target typecheck lint ner-test python-client-test
 
 # --- Kubernetes control plane for the real-cluster suites (scripts/k8s-testenv.sh) --------------
 # `run` builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok once (cached
@@ -254,12 +272,11 @@ NER_PORT ?= 8001
 
 .PHONY: ner-venv ner-lint ner-test ner-run tools-lint
 
-$(NER_STAMP): ner/requirements.lock ner/requirements-dev.lock ner/pyproject.toml
-	rm -rf $(NER_VENV)
-	$(NER_PYTHON) -m venv $(NER_VENV)
-	$(NER_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes --only-binary :all: -r ner/requirements.lock -r ner/requirements-dev.lock
-	$(NER_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --no-index -e ner
-	$(NER_VENV)/bin/python -m pip check
+# The locked packages are installed once per lock content and Python into a venv under
+# ~/.cache/veil/venv/ (scripts/py-venv.sh); ner/.venv is a small venv on top of it with ner
+# installed editable, so a fresh clone takes seconds instead of minutes when the locks are unchanged.
+$(NER_STAMP): ner/requirements.lock ner/requirements-dev.lock ner/pyproject.toml scripts/py-venv.sh
+	scripts/py-venv.sh $(NER_VENV) $(NER_PYTHON) ner/requirements.lock ner/requirements-dev.lock --editable ner
 	@touch $@
 
 ner-venv: $(NER_STAMP)
@@ -286,11 +303,10 @@ PY_CLIENT_STAMP := $(PY_CLIENT_VENV)/.veil-installed
 
 .PHONY: python-client-venv python-client-lint python-client-test
 
-$(PY_CLIENT_STAMP): clients/python/requirements.lock clients/python/requirements-dev.lock clients/python/pyproject.toml
-	rm -rf $(PY_CLIENT_VENV)
-	$(NER_PYTHON) -m venv $(PY_CLIENT_VENV)
-	$(PY_CLIENT_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes --only-binary :all: -r clients/python/requirements.lock -r clients/python/requirements-dev.lock
-	$(PY_CLIENT_VENV)/bin/python -m pip check
+# The same keyed cache (scripts/py-venv.sh); clients/python/.venv is a symlink to it (the tests
+# import the package from src/, nothing is installed from the checkout).
+$(PY_CLIENT_STAMP): clients/python/requirements.lock clients/python/requirements-dev.lock clients/python/pyproject.toml scripts/py-venv.sh
+	scripts/py-venv.sh $(PY_CLIENT_VENV) $(NER_PYTHON) clients/python/requirements.lock clients/python/requirements-dev.lock
 	@touch $@
 
 python-client-venv: $(PY_CLIENT_STAMP)

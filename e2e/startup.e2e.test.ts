@@ -24,8 +24,8 @@ registerHooks({
 });
 `;
 
-/** Loaded only by the routes or settings that use them (tracing, Redis, images, OCR, DOCX, PDF). */
-const OPTIONAL = ['@opentelemetry/sdk-node', '@opentelemetry/exporter-trace-otlp-http', '@grpc/grpc-js', 'ioredis', 'sharp', 'tesseract.js', 'mammoth', 'jszip', 'unpdf'];
+/** Loaded only by the routes or settings that use them (tracing, Redis, images, OCR, DOCX, PDF, JWT/OIDC auth). */
+const OPTIONAL = ['@opentelemetry/sdk-node', '@opentelemetry/exporter-trace-otlp-http', '@grpc/grpc-js', 'ioredis', 'sharp', 'tesseract.js', 'mammoth', 'jszip', 'unpdf', 'jose'];
 
 describe('veil serve start-up (real process)', () => {
   let dir: string;

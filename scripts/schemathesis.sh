@@ -2,7 +2,7 @@
 # `make schemathesis`: contract-fuzz the real server against its OpenAPI document. Starts
 # `veil serve` (dev mode, sealed sessions, SQLite stores in a temporary directory) on a free
 # loopback port, runs schemathesis (PyPI, hash-pinned in tools/schemathesis/requirements.lock,
-# installed into .venv-schemathesis) on docs/openapi.json with a bounded number of examples per
+# in .venv-schemathesis, a link to a venv cached per lock: scripts/py-venv.sh) on docs/openapi.json with a bounded number of examples per
 # operation and the checks not_a_server_error and response_schema_conformance, then checks that
 # the server survived (still running, /livez answers, no fatal log line): crash detection.
 # SCHEMATHESIS_EXAMPLES (default 8) bounds the fuzzing examples per operation; SCHEMATHESIS_SEED
@@ -13,10 +13,9 @@ python=${NER_PYTHON:-python3}
 venv=.venv-schemathesis
 lock=tools/schemathesis/requirements.lock
 if [ ! -f "$venv/.veil-installed" ] || [ "$lock" -nt "$venv/.veil-installed" ]; then
-  echo "schemathesis: installing the pinned version into $venv"
-  rm -rf "$venv"
-  "$python" -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes --only-binary :all: -r "$lock"
+  # Built once per lock and Python under ~/.cache/veil/venv/ and linked here (scripts/py-venv.sh).
+  echo "schemathesis: the pinned version in $venv"
+  scripts/py-venv.sh "$venv" "$python" "$lock"
   touch "$venv/.veil-installed"
 fi
 

@@ -14,10 +14,10 @@
 //   containing `verify`), reduced to their public members before import: a symmetric (`oct`)
 //   key in the set can never become an HMAC secret, and a private key published by mistake is
 //   used as a public key only.
-import { importJWK, type CryptoKey, type JWK } from 'jose';
+import type { CryptoKey, JWK } from 'jose';
 import { VeilError } from '@veil/common';
 import type { OidcAlgorithm } from '../config/schema.js';
-import { invalidToken, type TokenHeader } from './token.js';
+import { invalidToken, loadJose, type TokenHeader } from './token.js';
 
 export const REFETCH_COOLDOWN_MS = 30_000;
 export const MAX_AGE_MS = 10 * 60_000;
@@ -139,7 +139,8 @@ export class JwksCache {
     }
     let imported = key.imported.get(header.alg);
     if (imported === undefined) {
-      imported = importJWK(key.jwk, header.alg) as Promise<CryptoKey>;
+      const jwk = key.jwk;
+      imported = loadJose().then(({ importJWK }) => importJWK(jwk, header.alg)) as Promise<CryptoKey>;
       key.imported.set(header.alg, imported);
     }
     try {

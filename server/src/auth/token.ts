@@ -18,8 +18,19 @@
 // - a payload that is not a JSON object or has duplicate keys.
 import type { IncomingHttpHeaders } from 'node:http';
 import { VeilError } from '@veil/common';
-import { jwtVerify, type CryptoKey, type KeyObject } from 'jose';
+import type { CryptoKey, KeyObject } from 'jose';
 import { isScope, makePrincipal, TENANT_ID_PATTERN, type Principal } from './principal.js';
+
+/**
+ * jose (~46 modules) loads with the first token verified or key imported, not with the server:
+ * a deployment without auth.mode jwt or oidc never loads it (BENCHMARKS.md, "Session 13
+ * (wave12/boot)"; e2e/startup.e2e.test.ts checks a default server does not).
+ */
+let joseModule: Promise<typeof import('jose')> | undefined;
+export function loadJose(): Promise<typeof import('jose')> {
+  joseModule ??= import('jose');
+  return joseModule;
+}
 
 export const MAX_TOKEN_BYTES = 8 * 1024;
 export const MAX_KID_LENGTH = 256;
@@ -209,6 +220,7 @@ export interface VerifyRules {
  * payload, or throws verificationError's VEIL_AUTH_INVALID.
  */
 export async function verifyClaims(token: string, key: Uint8Array | CryptoKey | KeyObject, rules: VerifyRules): Promise<Record<string, unknown>> {
+  const { jwtVerify } = await loadJose();
   try {
     const { payload } = await jwtVerify(token, key, {
       algorithms: [...rules.algorithms],

@@ -5,10 +5,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './load.js';
 import type { LoadOptions } from './load.js';
-import { MAX_BATCH_SIZE_CEILING } from './schema.js';
+import { CONFIG_SCHEMA, MAX_BATCH_SIZE_CEILING } from './schema.js';
 import { Secret, kidForSecret, parseSecret } from './secrets.js';
 
 const HEX_SECRET = '5e'.repeat(32);
@@ -48,6 +49,23 @@ function isDeepFrozen(value: unknown): boolean {
   if (!Object.isFrozen(value)) return false;
   return Object.values(value).every(isDeepFrozen);
 }
+
+describe('the schema', () => {
+  // The loader compiles CONFIG_SCHEMA without ajv's meta-schema check (a start-up cost); the
+  // check happens here, with the loader's options and its two custom formats.
+  it('is a valid JSON Schema under the options the loader compiles it with', () => {
+    const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, unicodeRegExp: true });
+    ajv.addFormat('http-url', { type: 'string', validate: () => true });
+    ajv.addFormat('redis-url', { type: 'string', validate: () => true });
+    expect(ajv.validateSchema(CONFIG_SCHEMA), ajv.errorsText()).toBe(true);
+    expect(() => ajv.compile(CONFIG_SCHEMA)).not.toThrow();
+  });
+
+  it('still fails to compile in strict mode on an unknown keyword (the meta-schema check is not what catches it)', () => {
+    const ajv = new Ajv({ strict: true, validateSchema: false });
+    expect(() => ajv.compile({ type: 'object', properties: { a: { type: 'string', minLenght: 1 } } })).toThrow(/unknown keyword/);
+  });
+});
 
 describe('defaults', () => {
   it('starts with no file and no environment (dev mode, generated secret)', () => {

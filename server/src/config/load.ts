@@ -226,7 +226,12 @@ let compiled: ValidateFunction | undefined;
 
 function validator(): ValidateFunction {
   if (compiled === undefined) {
-    const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, unicodeRegExp: true });
+    // validateSchema off: ajv would otherwise compile the JSON Schema meta-schema and check
+    // CONFIG_SCHEMA against it on every start (about a third of this compile, measured in
+    // BENCHMARKS.md "Session 13 (wave12/boot)"); the schema is a constant, checked against the
+    // meta-schema by load.test.ts instead. Strict mode (unknown keywords, ambiguous types) still
+    // applies while compiling.
+    const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, unicodeRegExp: true, validateSchema: false });
     ajv.addFormat('http-url', { type: 'string', validate: isHttpUrl });
     ajv.addFormat('redis-url', { type: 'string', validate: isRedisUrl });
     compiled = ajv.compile(CONFIG_SCHEMA);
