@@ -103,9 +103,9 @@ test: test-prep
 # Everything `make test` runs before vitest. The system packages first, one after the other (two
 # apt-get runs would contend for dpkg's lock); then the type checks and the lint (Node) beside the
 # Python venvs, lint and tests, two steps at a time: each is single-threaded and the machine
-# this runs on has two cores. --output-sync=target prints each step's output in one piece.
+# this runs on has two cores. --output-sync=line keeps lines whole and progress visible.
 test-prep: $(if $(REDIS_URL),,redis-server) test-tools image-tools
-	$(MAKE) --no-print-directory -j2 --output-sync=target typecheck lint ner-test python-client-test
+	$(MAKE) --no-print-directory -j2 --output-sync=line typecheck lint ner-test python-client-test
 
 # --- Kubernetes control plane for the real-cluster suites (scripts/k8s-testenv.sh) --------------
 # `run` builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok once (cached
