@@ -124,3 +124,29 @@ def test_pair_after_and_before_a_person() -> None:
 )
 def test_pair_negatives(text: str, spans: list[tuple[str, str]], absent: str) -> None:
     assert not any(value == absent for value, _ in recognized(text, spans))
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Send the slides to Marc by noon.", "Marc"),
+        ("Please give the keys back to Salma tomorrow.", "Salma"),
+        ("I handed the report to Jonathan.", "Jonathan"),
+        ("can you pass this to Arkadiusz when you are done", "Arkadiusz"),
+    ],
+)
+def test_receiver_of_something_handed_on(text: str, name: str) -> None:
+    assert name in people(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "absent"),
+    [
+        ("Send the package to Georgia by Friday.", "Georgia"),  # a region
+        ("Send the slides to Support by noon.", "Support"),  # no name
+        ("Return the form to May 3.", "May"),
+        ("Send the slides to the team by noon.", "the"),
+    ],
+)
+def test_receiver_negatives(text: str, absent: str) -> None:
+    assert absent not in people(text)

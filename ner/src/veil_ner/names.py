@@ -643,8 +643,23 @@ _CLOSING_LINE = re.compile(
 )
 
 
+# Session 13: the receiver of something handed on ("Send the slides to Marc by noon", "give the
+# keys back to Salma tomorrow"): a verb of giving, at most six words of the same sentence, "to", and
+# one known name word (`_cued_word`) that ends the clause or is followed by a time or clause word.
+_HANDED = re.compile(
+    r"(?i:\b(?:send|sent|give|gave|hand|handed|pass|passed|show|showed|mail|mailed|forward|deliver|"
+    r"return|returned|text|lend|lent|bring|brought|take|took)\b)(?:[ \t]+[\w'\u2019\-]+){0,6}?[ \t]+to"
+    rf"[ \t]+(?P<name>{_NAME})(?=[ \t]*(?:[,.;:!?)]|$)|[ \t]+(?:by|before|after|today|tomorrow|tonight|"
+    r"when|once|first|asap|so|and)\b)",
+    re.MULTILINE,
+)
+
+
 def _cued(text: str) -> Iterator[tuple[int, int]]:
     """Rule 11 (above)."""
+    for match in _HANDED.finditer(text):
+        if _cued_word(match.group("name")):
+            yield match.start("name"), match.end("name")
     for _, match in g.triggered(text, _CUE, _CUED_NAME):
         if _cued_word(match.group("name")):
             yield match.start("name"), match.end("name")
