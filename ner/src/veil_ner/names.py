@@ -192,6 +192,8 @@ def _surname_part(part: str) -> bool:
 
 
 def _compound_surname(word: str) -> bool:
+    if "-" not in word and not word.startswith(("Mc", "Mac", "Fitz", "O'", "D'", "O\u2019", "D\u2019")):
+        return False  # the common case, decided without a pattern
     glued = _GLUED.fullmatch(word)
     if glued is not None:
         return _surname_part(glued.group("rest"))
@@ -646,9 +648,13 @@ _CLOSING_LINE = re.compile(
 # Session 13: the receiver of something handed on ("Send the slides to Marc by noon", "give the
 # keys back to Salma tomorrow"): a verb of giving, at most six words of the same sentence, "to", and
 # one known name word (`_cued_word`) that ends the clause or is followed by a time or clause word.
-_HANDED = re.compile(
-    r"(?i:\b(?:send|sent|give|gave|hand|handed|pass|passed|show|showed|mail|mailed|forward|deliver|"
-    r"return|returned|text|lend|lent|bring|brought|take|took)\b)(?:[ \t]+[\w'\u2019\-]+){0,6}?[ \t]+to"
+_HANDED_VERBS = (
+    r"send|sent|give|gave|hand|handed|pass|passed|show|showed|mail|mailed|forward|deliver|return|"
+    r"returned|text|lend|lent|bring|brought|take|took"
+)
+_HANDED = g.trigger(r"(?<![\w])", _HANDED_VERBS, r"(?=[ \t])")
+_HANDED_NAME = re.compile(
+    r"(?:[ \t]+[\w'\u2019\-]+){0,6}?[ \t]+to"
     rf"[ \t]+(?P<name>{_NAME})(?=[ \t]*(?:[,.;:!?)]|$)|[ \t]+(?:by|before|after|today|tomorrow|tonight|"
     r"when|once|first|asap|so|and)\b)",
     re.MULTILINE,
@@ -657,7 +663,7 @@ _HANDED = re.compile(
 
 def _cued(text: str) -> Iterator[tuple[int, int]]:
     """Rule 11 (above)."""
-    for match in _HANDED.finditer(text):
+    for _, match in g.triggered(text, _HANDED, _HANDED_NAME):
         if _cued_word(match.group("name")):
             yield match.start("name"), match.end("name")
     for _, match in g.triggered(text, _CUE, _CUED_NAME):
