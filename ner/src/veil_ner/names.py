@@ -157,11 +157,52 @@ MONTHS = frozenset(
 
 
 def _first(word: str) -> bool:
-    return g.fold(word) in g.first_names()
+    key = g.fold(word)
+    if key in g.first_names():
+        return True
+    # Session 13: a hyphenated first name whose parts are first names ("Hans-Peter", "Mary-Kate")
+    parts = word.split("-")
+    return 2 <= len(parts) <= 3 and all(p[:1].isupper() and g.fold(p) in g.first_names() for p in parts)
 
 
 def _last(word: str) -> bool:
-    return g.fold(word) in g.last_names()
+    return g.fold(word) in g.last_names() or _compound_surname(word)
+
+
+# Session 13: surnames built from parts (names no list holds whole). An Arabic article or
+# patronymic before a capitalized part ("Al-Masri", "El-Amin", "bin-Laden" is not written so;
+# "Ibn-Rushd"); a Gaelic or Norman prefix glued to a capitalized part ("McPowell", "MacLeod",
+# "FitzMorris", "O'Shea", "D'Abrego"); two or three hyphenated parts, each a surname, a first name
+# or a rare word, at least one a listed surname ("Payne-Willis", "Guerra-Laureano"). Every part
+# after the prefix or article is a capitalized word of three or more letters that is no common
+# word unless a name list holds it.
+_ARTICLES = frozenset(
+    ["al", "el", "ul", "ud", "ad", "ar", "as", "ash", "ibn", "bin", "ben", "abu", "abd", "bint"]
+)
+_GLUED = re.compile(rf"(?:Mc|Mac|Fitz|O['\u2019]|D['\u2019])(?P<rest>[{_UP}][^\W\d_]{{2,}})")
+
+
+def _surname_part(part: str) -> bool:
+    if len(part) < 3 or not part[0].isupper() or any(ch.isupper() for ch in part[1:]):
+        return False
+    key = g.fold(part)
+    if key in g.CLOSED_CLASS or key in g.function_words() or key in g.words("tech_terms"):
+        return False
+    return key in g.last_names() or key in g.first_names() or not g.common_word(part)
+
+
+def _compound_surname(word: str) -> bool:
+    if "-" not in word and not word.startswith(("Mc", "Mac", "Fitz", "O'", "D'", "O\u2019", "D\u2019")):
+        return False  # the common case, decided without a pattern
+    glued = _GLUED.fullmatch(word)
+    if glued is not None:
+        return _surname_part(glued.group("rest"))
+    parts = re.split(r"[-\u2019']", word)
+    if not 2 <= len(parts) <= 3:
+        return False
+    if g.fold(parts[0]) in _ARTICLES and len(parts) == 2:
+        return _surname_part(parts[1])
+    return all(_surname_part(p) for p in parts) and any(g.fold(p) in g.last_names() for p in parts)
 
 
 def _full_names(text: str) -> Iterator[tuple[int, int]]:
@@ -178,6 +219,13 @@ def _full_names(text: str) -> Iterator[tuple[int, int]]:
             or (head.start() > 0 and text[head.start() - 1] in "@.\\/_")
         ):
             continue
+        if (
+            g.fold(word) in g.stop_words()
+            and i + 1 < len(words)
+            and text[head.end() : words[i + 1].start()] == " "
+            and _first(words[i + 1].group())
+        ):
+            continue  # "Per Hamza Al-Masri's email": a preposition that is a first name too
         best = None
         previous = head
         for follower in words[i + 1 : i + _MAX_NAME_WORDS]:
@@ -185,6 +233,11 @@ def _full_names(text: str) -> Iterator[tuple[int, int]]:
             if not gap or gap.strip(" \t"):
                 break
             value = follower.group()
+            if value.endswith(("'s", "\u2019s")) and len(value) > 3:
+                # a possessive ends the name: "Hamza Al-Masri's email", "Anna Kowalczyk's report"
+                if value[0].isupper() and not _shouted(value) and _last(value[:-2]):
+                    best = follower.end() - 2
+                break
             after_particle = g.fold(previous.group()) in _PARTICLE_SET and previous is not head
             if g.fold(value) in g.STREET_TYPES:
                 best = None  # "Sille Ranch Street", "Emma Terrace": a street, not a person
@@ -592,8 +645,27 @@ _CLOSING_LINE = re.compile(
 )
 
 
+# Session 13: the receiver of something handed on ("Send the slides to Marc by noon", "give the
+# keys back to Salma tomorrow"): a verb of giving, at most six words of the same sentence, "to", and
+# one known name word (`_cued_word`) that ends the clause or is followed by a time or clause word.
+_HANDED_VERBS = (
+    r"send|sent|give|gave|hand|handed|pass|passed|show|showed|mail|mailed|forward|deliver|return|"
+    r"returned|text|lend|lent|bring|brought|take|took"
+)
+_HANDED = g.trigger(r"(?<![\w])", _HANDED_VERBS, r"(?=[ \t])")
+_HANDED_NAME = re.compile(
+    r"(?:[ \t]+[\w'\u2019\-]+){0,6}?[ \t]+to"
+    rf"[ \t]+(?P<name>{_NAME})(?=[ \t]*(?:[,.;:!?)]|$)|[ \t]+(?:by|before|after|today|tomorrow|tonight|"
+    r"when|once|first|asap|so|and)\b)",
+    re.MULTILINE,
+)
+
+
 def _cued(text: str) -> Iterator[tuple[int, int]]:
     """Rule 11 (above)."""
+    for _, match in g.triggered(text, _HANDED, _HANDED_NAME):
+        if _cued_word(match.group("name")):
+            yield match.start("name"), match.end("name")
     for _, match in g.triggered(text, _CUE, _CUED_NAME):
         if _cued_word(match.group("name")):
             yield match.start("name"), match.end("name")
@@ -616,9 +688,44 @@ def _cued_word(name: str) -> bool:
     return score is None or score >= _FIRST_SCORE
 
 
+# Session 13: initials before a surname ("B.R. Cox signed", "Approved by: F. Al-Masri", "J. P.
+# Kowalczyk"): one to three capitals each with its dot, then a listed or compound surname that is a
+# plain word whose vector (when it has one) does not lean away from names, after a space ("B.Eng."
+# is a degree). Not after another
+# capital with a dot ("U.S.A. Today"), never a country code's letters ("U.S. Steel", "U.K. Border").
+_INITIALS_NAME = re.compile(
+    rf"(?<![\w.])(?P<initials>(?:[{_UP}]\.[ \t]?){{0,2}}[{_UP}]\.)[ \t]+(?P<last>{_NAME})(?![\w@])"
+)
+
+
+def _initialled(text: str) -> Iterator[tuple[int, int]]:
+    for match in _INITIALS_NAME.finditer(text):
+        last = match.group("last")
+        if last.endswith(("'s", "\u2019s")) and len(last) > 3:
+            last = last[:-2]
+        letters = re.sub(r"[^\w]", "", match.group("initials"))
+        if len(letters) > 1 and g.fold(letters) in g.regions() | _COUNTRY_CODES:
+            continue
+        if _shouted(last) or not _last(last) or not _plain_word(last):
+            continue
+        key = g.fold(last)
+        if key in MONTHS or key in g.stop_words():
+            continue
+        score = g.name_score(key)
+        if score is not None and score < _LAST_SCORE and not _compound_surname(last):
+            continue
+        yield match.start(), match.start("last") + len(last)
+
+
+_COUNTRY_CODES = frozenset(
+    ["us", "uk", "eu", "un", "usa", "dc", "la", "ny", "nyc", "sf", "gb", "ca", "nz", "uae"]
+)
+
+
 def find(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of gazetteer-backed person names, possibly overlapping (the caller resolves)."""
     yield from _full_names(text)
+    yield from _initialled(text)
     yield from _cued(text)
     yield from _last_first(text)
     yield from _only_people(text)

@@ -428,9 +428,12 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
     for span in kept.spans():
         structural.add(span)
     for span in model_spans:
-        candidate = None if structural.overlapping(span) else _filtered(text, span)
-        if candidate is not None and not kept.overlapping(candidate):  # model entities never overlap
-            kept.add(candidate)
+        if structural.overlapping(span):
+            continue
+        for piece in _split_pair(text, span) or [span]:
+            candidate = _filtered(text, piece)
+            if candidate is not None and not kept.overlapping(candidate):  # model entities never overlap
+                kept.add(candidate)
     _add_list_members(text, kept)
     for start, end in _longest_first(set(names.find(text))):
         candidate = RawEntity(start, end, PERSON_LABEL, PERSON_CONFIDENCE)
@@ -440,6 +443,7 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
         for rival in rivals:
             kept.remove(rival)
         kept.add(candidate)
+    _add_paired_people(text, kept)
     _add_later_mentions(text, kept)
     for candidate in _places(text):
         rivals = kept.overlapping(candidate)
@@ -886,6 +890,63 @@ def _fragment_of(existing: RawEntity, place: RawEntity) -> bool:
             PERSON_LABEL,
         )
     )
+
+
+# Session 13: two people joined by "and" / "&" / "or". A known first name next to a person
+# already found ("Efe Şensoy and Rita", "Attendees: ..., Maria Laura Novais and Hellena") is a
+# person too; a model PERSON span that is two single names joined so ("meeting Anna and Philip")
+# is two people. The word must be capitalized, a listed first name (or, in a split pair, a listed
+# surname), a plain word (names._plain_word: no label, term, street or organization word; a town
+# may be one, no country or region), no month, and its vector (when it has one) must not lean away from names.
+_PAIR_AFTER = re.compile(rf"[ \t]+(?:and|&|or)[ \t]+(?P<name>{_ANY_WORD})(?![\w@'\u2019\-])(?![ \t]+[{_UP}])")
+_PAIR_BEFORE = re.compile(rf"(?<![\w@.'\u2019\-])(?P<name>{_ANY_WORD})[ \t]+(?:and|&|or)[ \t]+$")
+_PAIR_SPAN = re.compile(rf"(?P<a>{_ANY_WORD})[ \t]+(?:and|&)[ \t]+(?P<b>{_ANY_WORD})")
+
+
+def _pair_word(word: str, surnames: bool = False) -> bool:
+    if not word[:1].isupper() or word.isupper() or len(word) < 2:
+        return False
+    key = g.fold(word)
+    listed = names._first(word) or (surnames and key in g.last_names())
+    if not listed or not names._plain_word(word, places=False) or key in g.regions():
+        return False  # a town may be a first name too ("Rita", "Anna"), a country or region not
+    if key in names.MONTHS or key in g.stop_words():
+        return False
+    score = g.name_score(key)
+    return score is None or score >= names._FIRST_SCORE
+
+
+def _split_pair(text: str, span: RawEntity) -> list[RawEntity] | None:
+    """A model PERSON span "Anna and Philip": the two names, or None when it is no such pair."""
+    if veil_type(span.label) != "person":
+        return None
+    match = _PAIR_SPAN.fullmatch(text, span.start, span.end)
+    if match is None or not (_pair_word(match.group("a"), True) and _pair_word(match.group("b"), True)):
+        return None
+    return [
+        RawEntity(match.start("a"), match.end("a"), span.label, span.confidence),
+        RawEntity(match.start("b"), match.end("b"), span.label, span.confidence),
+    ]
+
+
+def _add_paired_people(text: str, kept: _SpanSet) -> None:
+    people = [s for s in kept.spans() if veil_type(s.label) == "person"]
+    for span in people:
+        if " " not in text[span.start : span.end] and (
+            text[max(0, span.start - 2) : span.start].strip() == "," or text[span.end : span.end + 1] == ","
+        ):
+            continue  # a single word in a comma list: "Analyst, Nikolaus, Witting and Douglas" is a firm
+        found = []
+        after = _PAIR_AFTER.match(text, span.end)
+        if after is not None:
+            found.append((after.start("name"), after.end("name")))
+        before = _PAIR_BEFORE.search(text, max(0, span.start - 40), span.start)
+        if before is not None:
+            found.append((before.start("name"), before.end("name")))
+        for start, end in found:
+            candidate = RawEntity(start, end, PERSON_LABEL, PERSON_CONFIDENCE)
+            if _pair_word(text[start:end]) and not kept.overlapping(candidate):
+                kept.add(candidate)
 
 
 def _add_later_mentions(text: str, kept: _SpanSet) -> None:
