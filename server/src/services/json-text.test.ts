@@ -1,10 +1,7 @@
 // services/json-text.ts: long serialized answers cross from a worker as bytes and leave as parts;
 // what the client receives must be the same JSON as the string would have been.
 import { Readable } from 'node:stream';
-import SerializerSelector from '@fastify/fast-json-stringify-compiler';
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TransformResponseSchema } from '../routes/schemas.js';
 import { JSON_BYTES_ABOVE, jsonPayload, jsonString, toJsonText, transferablesOf, withTrailingFields } from './json-text.js';
 
 async function text(payload: { body: string | Buffer | Readable; length?: number }): Promise<string> {
