@@ -32,7 +32,7 @@ import { detectPhone, fallbackRegionsFor, regionForLanguage } from './phone.js';
 import { detectProseSecrets } from './prose-secret.js';
 import { detectPasswordHashes } from './password-hash.js';
 import { detectSeedPhrases } from './seed-phrase.js';
-import { detectApiKey, detectJwt, detectPrivateKey, detectTelegramToken, jwtMayStartWith, keyMayStartWith } from './secrets.js';
+import { detectApiKey, detectJwt, detectPrivateKey, detectTelegramToken, jwtMayStartWith, keyMayStartAt, keyMayStartWith } from './secrets.js';
 import { emit, type ScanState } from './state.js';
 import { detectLabelledIds } from './labelled-ids.js';
 import { detectLookalikeDigits, digitWordNearLookalike, holdsLookalikeLetter } from './lookalike-digits.js';
@@ -312,7 +312,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         let end = i + 1;
         while (end < n && isWordCode(text.charCodeAt(end))) end++;
         const second = text.charCodeAt(i + 1);
-        const pair = gated ? WORD_PAIRS[pairIndex(c, second)]! : P_ALL;
+        let pair = gated ? WORD_PAIRS[pairIndex(c, second)]! : P_ALL;
         if ((pair & P_KEYWORD) !== 0 && mayStartKeyword(text, i)) keywordStarts.push(i);
         if (decode && end - i >= 4 && mayStartBase64(text, i, end)) base64Starts.push(i);
         if (decode && end - i === 1 && mayStartLetterSpaced(text, i)) spacedStarts.push(i);
@@ -337,6 +337,9 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
             }
           }
         }
+        // A key pair whose third unit starts none of its prefixes (`do`g, `fo`r, `wh`ile): no key
+        // there (secrets.ts keyMayStartAt), so the word may take the quiet path below.
+        if ((pair & P_KEY) !== 0 && gated && !keyMayStartAt(text, i)) pair &= ~P_KEY;
         // Most words of prose: no pair onWord looks closer at, no digit in the places its id
         // shapes read (the second to fourth units of a long word; a digit after a one- or
         // two-letter word; for a one-letter word, at the fifth unit: "D E 8 9 …"), not two
@@ -360,7 +363,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
           (flags & F_UPPER & FLAGS[second & 127]!) === 0 &&
           (next === 32 ? text.charCodeAt(end + 1) > 57 : next !== 58 && next !== 43 && next !== 45 && next !== 46)
         ) {
-          i = end;
+          // The space after the word too (the loop would only step over it).
+          i = next === 32 ? end + 1 : end;
           continue;
         }
         i = onWord(state, i, end, c, flags, pair);

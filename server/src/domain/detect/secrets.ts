@@ -127,6 +127,43 @@ function rulesFor(c: number, second: number): readonly KeyRule[] | undefined {
   return c < 128 && second < 128 ? RULES_BY_PAIR[(c << 7) | second] : undefined;
 }
 
+/** Every key rule's literal prefix (for the tests of keyMayStartAt). */
+export const KEY_RULE_PREFIXES: readonly string[] = KEY_RULES.map((rule) => rule.prefix);
+
+/**
+ * The third code units the rules of each pair allow (KEY_RULES prefixes of three units or more):
+ * KEY_THIRD holds 128 bits per pair, KEY_ANY marks a pair with a two-unit prefix (any third unit).
+ */
+const KEY_THIRD: Uint32Array = new Uint32Array(128 * 128 * 4);
+const KEY_ANY: Uint8Array = new Uint8Array(128 * 128);
+for (const rule of KEY_RULES) {
+  const pair = (rule.prefix.charCodeAt(0) << 7) | rule.prefix.charCodeAt(1);
+  if (rule.prefix.length === 2) KEY_ANY[pair] = 1;
+  else {
+    const third = rule.prefix.charCodeAt(2);
+    if (third >= 128) KEY_ANY[pair] = 1;
+    else KEY_THIRD[pair * 4 + (third >>> 5)]! |= 1 << (third & 31);
+  }
+}
+
+/**
+ * May detectApiKey match at `start`, a word whose first two units keyMayStartWith allows? False
+ * only when its third unit starts no prefix of the pair's rules (`do`g, `fo`r, `wh`ile: each rule
+ * wants its whole prefix, so detectApiKey would return -1 there without a side effect). Discord
+ * (M, N, O) and SendGrid (S) words have readers of their own: always true.
+ */
+export function keyMayStartAt(text: string, start: number): boolean {
+  const c = text.charCodeAt(start);
+  if (c === 77 || c === 78 || c === 79 || c === 83 || c >= 128) return true;
+  const second = text.charCodeAt(start + 1);
+  if (!(second < 128)) return true;
+  const pair = (c << 7) | second;
+  if (KEY_ANY[pair] !== 0) return true;
+  // NaN past the text fails `< 128`: a prefix of three units or more cannot match there.
+  const third = text.charCodeAt(start + 2);
+  return third < 128 && (KEY_THIRD[pair * 4 + (third >>> 5)]! & (1 << (third & 31))) !== 0;
+}
+
 /** True when a key rule could start with this character (cheap gate for the main loop). */
 export function mayStartKey(c: number): boolean {
   return c < 128 && (RULES_BY_FIRST[c] === true || c === 77 || c === 78 || c === 79);
