@@ -12,7 +12,7 @@
 // quoted-printable escapes; an e-mail address, a wallet and a JWT broken by one line break.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
-import { expectErased, expectNoFragment, type SpellingCase } from './support/spellings.js';
+import { expectErased, transformEveryMode, type SpellingCase } from './support/spellings.js';
 
 const SECRET = '3c'.repeat(32);
 /** A value that is never revoked: it must still restore next to the erased one. */
@@ -173,21 +173,8 @@ describe('session-12 spellings against the real server', () => {
     const sessions: { spelling: string; safe: string; state: string }[] = [];
     for (const spelling of spellings) {
       const input = `${label} ${spelling} ; contact ${WITNESS}`;
-      const text = await postJson(`${server.url}/v1/transform`, { input });
-      expect(text.status, text.text).toBe(200);
-      expect((text.body.entities as { type: string }[]).map((entity) => entity.type), spelling).toContain(type);
-      expectNoFragment(text.body.safe_text as string, fragments, spelling);
-      sessions.push({ spelling, safe: text.body.safe_text as string, state: text.body.session_state as string });
-
-      const json = await postJson(`${server.url}/v1/transform`, { input_json: { note: input } });
-      expect(json.status, json.text).toBe(200);
-      expectNoFragment(JSON.stringify(json.body.safe_json), fragments, spelling);
-
-      const chat = await postJson(`${server.url}/v1/transform`, { input_messages: [{ role: 'user', content: input }] });
-      expect(chat.status, chat.text).toBe(200);
-      const content = chat.body.safe_messages[0].content as string;
-      expectNoFragment(content, fragments, spelling);
-      sessions.push({ spelling, safe: content, state: chat.body.session_state as string });
+      const { text, chat } = await transformEveryMode(server, type, input, spelling, fragments);
+      sessions.push(text, chat);
     }
     await expectErased(server, type, plain, sessions, WITNESS);
   });

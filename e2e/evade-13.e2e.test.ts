@@ -10,7 +10,7 @@
 // no value, in any spelling, reaches the server's logs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
-import { expectErased, expectNoFragment, restore, type SpellingCase } from './support/spellings.js';
+import { expectErased, restore, transformEveryMode, type SpellingCase } from './support/spellings.js';
 
 const SECRET = '3d'.repeat(32);
 /** A value that is never revoked: it must still restore next to the erased one. */
@@ -122,24 +122,10 @@ describe('session-13 spellings against the real server', () => {
     const sessions: { spelling: string; safe: string; state: string }[] = [];
     for (const spelling of spellings) {
       const input = `${label} ${spelling} ; contact ${WITNESS}`;
-      const text = await postJson(`${server.url}/v1/transform`, { input });
-      expect(text.status, text.text).toBe(200);
-      expect((text.body.entities as { type: string }[]).map((entity) => entity.type), spelling).toContain(type);
-      expectNoFragment(text.body.safe_text as string, fragments, spelling);
-      const session = { spelling, safe: text.body.safe_text as string, state: text.body.session_state as string };
+      const { text, chat } = await transformEveryMode(server, type, input, spelling, fragments);
       // Restore gives back the text as written (backwards), not the forward value.
-      expect(await restore(server, session), spelling).toBe(input);
-      sessions.push(session);
-
-      const json = await postJson(`${server.url}/v1/transform`, { input_json: { note: input } });
-      expect(json.status, json.text).toBe(200);
-      expectNoFragment(JSON.stringify(json.body.safe_json), fragments, spelling);
-
-      const chat = await postJson(`${server.url}/v1/transform`, { input_messages: [{ role: 'user', content: input }] });
-      expect(chat.status, chat.text).toBe(200);
-      const content = chat.body.safe_messages[0].content as string;
-      expectNoFragment(content, fragments, spelling);
-      sessions.push({ spelling, safe: content, state: chat.body.session_state as string });
+      expect(await restore(server, text), spelling).toBe(input);
+      sessions.push(text, chat);
     }
     await expectErased(server, type, plain, sessions, WITNESS);
   });

@@ -8,7 +8,7 @@
 // spelling, while another value of the same session still restores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
-import { expectErased, expectNoFragment, type SpellingCase } from './support/spellings.js';
+import { expectErased, expectNoFragment, transformEveryMode, type SpellingCase } from './support/spellings.js';
 
 const SECRET = '7a'.repeat(32);
 /** A value that is never revoked: it must still restore next to the erased one. */
@@ -106,20 +106,8 @@ describe('adversarial spellings against the real server', () => {
     const sessions: { spelling: string; safe: string; state: string }[] = [];
     for (const spelling of spellings) {
       const input = `${label} ${spelling} ; contact ${WITNESS}`;
-      const text = await postJson(`${server.url}/v1/transform`, { input });
-      expect(text.status, text.text).toBe(200);
-      expect((text.body.entities as { type: string }[]).map((entity) => entity.type), spelling).toContain(type);
-      expectNoFragment(text.body.safe_text as string, fragments, spelling);
-      sessions.push({ spelling, safe: text.body.safe_text as string, state: text.body.session_state as string });
-
-      const json = await postJson(`${server.url}/v1/transform`, { input_json: { note: input } });
-      expect(json.status, json.text).toBe(200);
-      expectNoFragment(JSON.stringify(json.body.safe_json), fragments, spelling);
-
-      const chat = await postJson(`${server.url}/v1/transform`, { input_messages: [{ role: 'user', content: input }] });
-      expect(chat.status, chat.text).toBe(200);
-      expectNoFragment(chat.body.safe_text as string, fragments, spelling);
-      sessions.push({ spelling, safe: chat.body.safe_text as string, state: chat.body.session_state as string });
+      const { text, chat } = await transformEveryMode(server, type, input, spelling, fragments);
+      sessions.push(text, chat);
 
       expectNoFragment(await streamedSafeText(server, input), fragments, spelling);
 

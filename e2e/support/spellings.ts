@@ -1,5 +1,5 @@
 // Shared by the suites that send a value in other spellings to the real server and revoke its
-// plain form (e2e/evade.e2e.test.ts, e2e/evade-12.e2e.test.ts, e2e/erasure.e2e.test.ts): the
+// plain form (e2e/evade.e2e.test.ts, e2e/evade-12.e2e.test.ts, e2e/evade-13.e2e.test.ts, e2e/erasure.e2e.test.ts): the
 // shape of a case, a restore through /v1/rehydrate, and the check that no fragment of the value
 // is left outside the tokens of a safe text.
 import { expect } from 'vitest';
@@ -47,4 +47,37 @@ export async function expectErased(server: ServerProcess, type: string, plain: s
     expect(restored, session.spelling).not.toContain(session.spelling);
     expect(restored).toContain(witness);
   }
+}
+
+/** A safe text with its session, for a restore and an erasure check. */
+export interface SpellingSession {
+  readonly spelling: string;
+  readonly safe: string;
+  readonly state: string;
+}
+
+/**
+ * `input` (which holds `spelling`) transformed as text, as a JSON member and as a chat message:
+ * each answer is 200 and leaves no fragment outside its tokens, and the text finds a value of
+ * `type`. Returns the text and chat sessions (the chat's safe text is its message's content).
+ */
+export async function transformEveryMode(server: ServerProcess, type: string, input: string, spelling: string, fragments: readonly string[]): Promise<{ text: SpellingSession; chat: SpellingSession }> {
+  const text = await postJson(`${server.url}/v1/transform`, { input });
+  expect(text.status, text.text).toBe(200);
+  expect((text.body.entities as { type: string }[]).map((entity) => entity.type), spelling).toContain(type);
+  expectNoFragment(text.body.safe_text as string, fragments, spelling);
+
+  const json = await postJson(`${server.url}/v1/transform`, { input_json: { note: input } });
+  expect(json.status, json.text).toBe(200);
+  expectNoFragment(JSON.stringify(json.body.safe_json), fragments, spelling);
+
+  const chat = await postJson(`${server.url}/v1/transform`, { input_messages: [{ role: 'user', content: input }] });
+  expect(chat.status, chat.text).toBe(200);
+  const content = chat.body.safe_messages[0].content as string;
+  expectNoFragment(content, fragments, spelling);
+  expectNoFragment(chat.body.safe_text as string, fragments, spelling);
+  return {
+    text: { spelling, safe: text.body.safe_text as string, state: text.body.session_state as string },
+    chat: { spelling, safe: content, state: chat.body.session_state as string },
+  };
 }
