@@ -21,13 +21,22 @@ afterEach(async () => {
 });
 
 /** A server whose handler never answers `/hold` (a request being processed) and answers the rest. */
-async function start(options: { maxConnections: number; maxPerSource?: number; requestTimeoutMs?: number }, onRequest?: (request: IncomingMessage) => void): Promise<number> {
+async function start(
+  options: { maxConnections: number; maxPerSource?: number; requestTimeoutMs?: number; idleMs?: number },
+  onRequest?: (request: IncomingMessage) => void,
+): Promise<number> {
   server = createServer((request: IncomingMessage, response: ServerResponse) => {
     onRequest?.(request);
     if (request.url === '/hold') return;
     request.resume();
-    request.on('end', () => response.end('ok'));
+    // /work: the answer comes after a silence of 3 idle timeouts (a long computation);
+    // /stall: the answer starts, then nothing more moves (as for a client that stopped reading).
+    if (request.url === '/work') request.on('end', () => setTimeout(() => response.end('done'), 3 * (options.idleMs ?? 0)));
+    else if (request.url === '/stall') request.on('end', () => response.writeHead(200, { 'content-length': '100' }).write('part'));
+    else request.on('end', () => response.end('ok'));
   });
+  // Node's idle timeout (Fastify's connectionTimeout): no byte moving either way for this long.
+  if (options.idleMs !== undefined) server.setTimeout(options.idleMs);
   guard = new ConnectionGuard(server, {
     maxConnections: options.maxConnections,
     maxPerSource: options.maxPerSource ?? 0,
@@ -126,5 +135,22 @@ describe('ConnectionGuard', () => {
     expect(JSON.parse(body!)).toEqual({ code: 'VEIL_REQUEST_TIMEOUT', error: 'request not received in time', request_id: expect.any(String) });
     expect(slow.received()).not.toContain('canary');
     expect(stream.socket.destroyed).toBe(false);
+  });
+
+  it("Node's idle timeout closes idle, still-sending and stalled-answer connections, never one the server is still answering", async () => {
+    const port = await start({ maxConnections: 100, idleMs: 150 });
+    const idle = await open(port);
+    const sending = await open(port);
+    sending.socket.write('POST /slow HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{');
+    const stalled = await open(port);
+    stalled.socket.write('GET /stall HTTP/1.1\r\nhost: x\r\n\r\n');
+    const working = await open(port);
+    working.socket.write('GET /work HTTP/1.1\r\nhost: x\r\n\r\n');
+    await Promise.all([idle.closed, sending.closed, stalled.closed]);
+    expect(stalled.received()).toMatch(/^HTTP\/1\.1 200[\s\S]*part$/);
+    // The working request outlived its idle timeout three times over and got its whole answer;
+    // then the timer ran again and closed the connection, idle by then.
+    await working.closed;
+    expect(working.received()).toMatch(/^HTTP\/1\.1 200[\s\S]*\r\n\r\ndone$/);
   });
 });

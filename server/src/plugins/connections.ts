@@ -13,6 +13,11 @@
 //   headers is answered 408 VEIL_REQUEST_TIMEOUT and its connection closed (a trickled body).
 //   Streams (the incremental ndjson rehydrate, whose body is a model's output) are exempt; they
 //   have limits.max_stream_seconds. Headers are bounded by Node's own headersTimeout.
+// - server.idle_timeout_seconds (Node's socket timeout: no byte moving either way) closes a
+//   connection that is idle, still sending, or not reading its answer, but never one whose
+//   request is complete while the server is still working on the answer: there the silence is
+//   the server's, not the client's (a multi-megabyte request on a loaded machine computes for
+//   longer than the idle timeout). The timer re-arms with the answer's first write.
 //
 // What was shed (evicted, refused, timed out) is logged as one summary line at most every 10
 // seconds, never per connection: a slow-client attack must not turn into a log flood.
@@ -59,6 +64,8 @@ export class ConnectionGuard {
     this.#options = options;
     server.on('connection', (socket: Socket) => this.#connect(socket));
     server.on('request', (request: IncomingMessage, response: ServerResponse) => this.#request(request, response));
+    // With a listener here Node no longer closes a timed-out socket itself: #idle decides.
+    server.on('timeout', (socket: Socket) => this.#idle(socket));
     this.#sweeper = setInterval(() => this.#sweep(), options.sweepMs ?? 1000);
     this.#sweeper.unref();
     server.once('close', () => clearInterval(this.#sweeper));
@@ -113,6 +120,19 @@ export class ConnectionGuard {
       tracked.response = undefined;
       if (this.#tracked.has(socket)) this.#move(socket, tracked, 'idle');
     });
+  }
+
+  /**
+   * Node's idle timeout fired on this socket. Kept open only while its request is complete and
+   * the answer has not started (the server is working); the socket's next write re-arms the
+   * timer, so a client that then stops reading is still closed. Everything else closes, as Node
+   * would have.
+   */
+  #idle(socket: Socket): void {
+    const tracked = this.#tracked.get(socket);
+    const request = tracked?.request;
+    const working = tracked?.phase === 'request' && request?.complete === true && tracked.response?.headersSent === false;
+    if (!working) socket.destroy();
   }
 
   #move(socket: Socket, tracked: Tracked, phase: Phase): void {
