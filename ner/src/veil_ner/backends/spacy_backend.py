@@ -19,7 +19,9 @@ model's per-token embeddings of a fixed list of frequent words are computed once
 never kept (no timing channel between callers). Session 13: that table also holds numbers,
 calling codes, indentation and punctuation pairs (generated, fixed), and the tokenizer's chunk
 cache is filled from a fixed list at load and then frozen (token_cache.py): the same tokens, about
-0.4 ms less per 1 KB text, and no chunk of a request is ever kept.
+0.4 ms less per 1 KB text, and no chunk of a request is ever kept. Session 14: the `ner` transition
+loop's per-token product runs in a kernel compiled at load instead of blis's packing `sgemm`,
+bit-identical, checked against blis at load (parser_gemm.py; blis stays without llvmlite).
 """
 
 from __future__ import annotations
