@@ -226,3 +226,72 @@ def test_the_fixed_chunks_are_a_fixed_list() -> None:
     assert len(out) == len(set(out))
     assert {"the,", "The.", "(the", '"Report', "report's"} <= set(out)
     assert token_cache.chunks(["x"], words, 2) == token_cache.chunks(["x"], words, 2)
+
+
+def test_the_parser_kernel_computes_what_blis_computes_bit_for_bit() -> None:
+    """Session 14: the transition loop's product (backends/parser_gemm.py) against blis's sgemm on
+    random operands: the loop's own call (A, B transposed, alpha 1, beta 0) in the kernel, every
+    other call (another transposition, alpha, beta, or K past blis's block) passed on to blis; the
+    outputs must be the same bytes."""
+    import numpy as np  # noqa: PLC0415
+
+    from veil_ner.backends import parser_gemm  # noqa: PLC0415
+
+    kernel = parser_gemm.Kernel()
+    rng = np.random.default_rng(14)
+    cases = [(m, n, k, 0, 1, 1.0, 0.0) for m in (1, 3, 8, 64) for n in (1, 7, 8, 9, 74) for k in (1, 64, 256)]
+    cases += [(2, 74, 64, 1, 1, 1.0, 0.0), (2, 74, 64, 0, 0, 1.0, 0.0), (2, 74, 64, 0, 1, 0.5, 0.0)]
+    cases += [(2, 74, 64, 0, 1, 1.0, 1.0), (2, 74, 300, 0, 1, 1.0, 0.0)]
+    for m, n, k, trans_a, trans_b, alpha, beta in cases:
+        a = rng.standard_normal((k, m) if trans_a else (m, k)).astype(np.float32)
+        b = rng.standard_normal((n, k) if trans_b else (k, n)).astype(np.float32)
+        start = rng.standard_normal((m, n)).astype(np.float32)
+        out = []
+        for call in (kernel.call_blis, kernel.call):
+            c = start.copy()
+            lda, ldb = a.shape[1], b.shape[1]
+            call(
+                trans_a,
+                trans_b,
+                m,
+                n,
+                k,
+                alpha,
+                a.ctypes.data,
+                lda,
+                b.ctypes.data,
+                ldb,
+                beta,
+                c.ctypes.data,
+                n,
+            )
+            out.append(c.tobytes())
+        assert out[0] == out[1], (m, n, k, trans_a, trans_b, alpha, beta)
+
+
+def test_the_ner_model_runs_the_parser_kernel_with_the_same_entities(default_backend: SpacyBackend) -> None:
+    """The loaded model's transition loop uses the kernel (checked against blis at load), and its
+    entities are those of the same model with blis's sgemm, one text per call and in a batch."""
+    from thinc.api import NumpyOps  # noqa: PLC0415
+
+    model = default_backend._nlp["en"].get_pipe("ner").model
+    ops = model.ops
+    assert ops.cblas() is ops.kernel.cblas
+    texts = [
+        "Dear Ms. Jane Roe, Acme Corp. will visit 221B Baker Street, London NW1 6XE, on Monday.",
+        "Marie Curie and Pierre Curie worked in Paris; Albert Einstein wrote from Princeton.",
+        "Contact Rajesh Kumar at Infosys in Bangalore or Sofia Rossi of Banca Intesa in Milan.",
+        "Please send the draft to Tom before Friday. Nothing here is a name, only plain words.",
+    ]
+    with_kernel = [default_backend.detect([text], "en") for text in texts] + [
+        default_backend.detect(texts, "en")
+    ]
+    model.ops = NumpyOps(use_blis=False)
+    try:
+        with_blis = [default_backend.detect([text], "en") for text in texts] + [
+            default_backend.detect(texts, "en")
+        ]
+    finally:
+        model.ops = ops
+    assert with_kernel == with_blis
+    assert any(with_kernel[1][0])

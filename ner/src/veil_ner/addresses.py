@@ -135,8 +135,9 @@ _COMPOUND_SUFFIX = (
 _STREET = re.compile(
     rf"""(?x)
     # every form opens with a digit, a capital or a Polish/Czech street word in lower case: one
-    # character test rejects most positions before the seven forms are tried there
-    (?=[\d{_UP}uapnt])
+    # character test rejects most positions before the seven forms are tried there; and every form
+    # opens at a word boundary (session 14: tested once here, not once per form)
+    (?=[\d{_UP}uapnt])\b
     (?:(?P<military>\b(?:(?:PSC|CMR|Unit)\s+\d{{3,5}},?\s+Box\s+\d{{3,5}}|(?:USNS|USNV|USS|USCGC)\s+{CAP}(?:\s+{CAP})?)
         [ \t]*(?:,[ \t]*|\r?\n[ \t]*)(?:APO|FPO|DPO)\s+(?:AA|AE|AP)\s+\d{{5}}\b)
     |(?P<us>\b{_NUM}[ \t]+(?:(?:{CAP}|\d{{1,3}}(?:st|nd|rd|th))[ \t]+){{0,4}}(?:{_US_TYPES})s?\b\.?
@@ -150,12 +151,17 @@ _STREET = re.compile(
     |(?P<south>\b(?:{_SOUTH_TYPES})[ \t]+(?:{_PARTICLE}[ \t]+)*{_NAME}
         (?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_NAME}){{0,4}}
         ,?\s*(?:n\.?\s?[º°o]?\.?\s*)?\d{{1,5}}[A-Za-z]?\b{_RANGE})
-    |(?P<compound>\b[{_UP}][\w\-]*(?:{_COMPOUND_SUFFIX}|-(?i:{_COMPOUND_SUFFIX}))
+    # (the look-ahead, session 14: only a word followed by a number, or by one word and a number,
+    # is tried against every ending of the suffix list)
+    |(?P<compound>\b(?=[{_UP}][\w\-]*\.?\s+(?:{CAP}\s+)?\d)[{_UP}][\w\-]*(?:{_COMPOUND_SUFFIX}|-(?i:{_COMPOUND_SUFFIX}))
         (?:\s+{CAP})?\s+\d{{1,4}}(?:[ \t]?[a-zA-Z]\b)?{_RANGE}
         |\b(?:Am|An\sder|Auf\sder|Im|In\sder|Zum|Zur|Op\sde|Aan\sde)\s+{CAP}\s+\d{{1,4}}[a-z]?\b
         |\b{CAP}\s+(?:Straße|Strasse|Str\.|Gasse|Weg|Platz|Allee|utca|út|körút|tér|rakpart|sétány|köz|fasor|sor|
             iela|gatvė|prospekt|ulica|cesta|trg|ulice|nábřeží)[ \t]+\d{{1,4}}[a-z]?\b{_RANGE}\.?)
-    |(?P<weak>\b(?:\d{{1,6}}[ \t]+)?(?=[{_UP}])(?!{_MONTHS}|[A-Z]{{2,4}}[ \t])  # not an acronym: "GDR 144A"
+    # (the look-ahead is the form's own words and number, session 14: checked before the list of
+    # month and product words is tried at every capitalized word)
+    |(?P<weak>\b(?:\d{{1,6}}[ \t]+)?(?=[{_UP}][^\W\d_]{{2,}}(?:[ \t]+[{_UP}][^\W\d_]+){{0,2}}[ \t]+\d)
+        (?!{_MONTHS}|[A-Z]{{2,4}}[ \t])  # not an acronym: "GDR 144A"
         [{_UP}][^\W\d_]{{2,}}(?:[ \t]+[{_UP}][^\W\d_]+){{0,2}}[ \t]+\d{{1,5}}[a-zA-Z]?\b{_RANGE})
     |(?P<box>\b(?:P\.?\s?O\.?\s?Box|Postfach|Apartado|Casella\spostale|Caixa\spostal)\s+\d{{1,6}}\b))
     """
@@ -366,10 +372,18 @@ def _named_after_people(match: re.Match[str]) -> bool:
     )
 
 
+# Pre-checks (session 14, speed only): both patterns end in a street type after a space or tab
+# (`_NAMED_TYPES` are among `_US_TYPES`), so one scan that skips to the spaces tells whether either
+# can match; most texts name no street type.
+_TYPE_AFTER_SPACE = re.compile(rf"[ \t](?:{_US_TYPES})\b")
+
+
 def street_names(text: str) -> Iterator[tuple[int, int]]:
     """Streets named without a house number after a preposition: "on Hoffmann Point Street",
     "on Lee Shore" (`_NAME_STREET`). The words before the type must not be greetings, labels or
     instructions ("on Reply Street" is rare; "at Main Street" is a place)."""
+    if _TYPE_AFTER_SPACE.search(text) is None:
+        return
     seen = set()
     for match in _NAMED_STREET.finditer(text):
         words = g.WORD.findall(match.group("street"))[:-1]
@@ -394,6 +408,7 @@ _CORNER = re.compile(
     rf"(?<![\w])(?i:corner|intersection|crossroads|junction)[ \t]+of[ \t]+(?:the[ \t]+)?"
     rf"(?P<streets>{_CROSS_PART}[ \t]+(?:and|&)[ \t]+{_CROSS_PART})(?![\w'\u2019])"
 )
+_PLURAL_TYPES = ("streets", "avenues", "roads", "Streets", "Avenues", "Roads")
 _STREETS = re.compile(
     rf"(?<![\w])(?P<streets>{_CAP_NAME}(?:[ \t]+{_CAP_NAME})?[ \t]+(?:and|&)[ \t]+"
     rf"{_CAP_NAME}(?:[ \t]+{_CAP_NAME})?[ \t]+(?:streets|avenues|roads|Streets|Avenues|Roads))\b"
@@ -420,6 +435,8 @@ def corners(text: str) -> Iterator[tuple[int, int]]:
     "intersection of" any two capitalized street names joined by "and" or "&"; otherwise two
     names and "and" before a plural street word."""
     for pattern in (_CORNER, _STREETS):
+        if pattern is _STREETS and not any(word in text for word in _PLURAL_TYPES):
+            continue  # the cheap test (session 14): `_STREETS` ends in one of these words
         for match in pattern.finditer(text):
             parts = re.split(r"[ \t]+(?:and|&)[ \t]+", match.group("streets"))
             if all(_street_words(part) for part in parts):

@@ -19,7 +19,9 @@ model's per-token embeddings of a fixed list of frequent words are computed once
 never kept (no timing channel between callers). Session 13: that table also holds numbers,
 calling codes, indentation and punctuation pairs (generated, fixed), and the tokenizer's chunk
 cache is filled from a fixed list at load and then frozen (token_cache.py): the same tokens, about
-0.4 ms less per 1 KB text, and no chunk of a request is ever kept.
+0.4 ms less per 1 KB text, and no chunk of a request is ever kept. Session 14: the `ner` transition
+loop's per-token product runs in a kernel compiled at load instead of blis's packing `sgemm`,
+bit-identical, checked against blis at load (parser_gemm.py; blis stays without llvmlite).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import Any
 
 from .. import gazetteer, overlays
 from ..labels import confidence_for, confidence_table
-from . import embed_cache, token_cache
+from . import embed_cache, parser_gemm, token_cache
 from .base import BackendError, LoadReport, RawEntity
 
 log = logging.getLogger("veil_ner.spacy")
@@ -64,10 +66,12 @@ class SpacyBackend:
         max_text_chars: int,
         embed_cache_words: int = embed_cache.DEFAULT_WORDS,
         freeze_tokenizer: bool = True,
+        parser_kernel: bool = True,
     ) -> None:
         self._packages = dict(models)
         self._embed_cache_words = embed_cache_words  # 0: no cache (the equivalence checks compare both)
         self._freeze_tokenizer = freeze_tokenizer  # False: spaCy's own cache (the benchmarks compare both)
+        self._parser_kernel = parser_kernel  # False: blis's sgemm in the transition loop (benchmarks)
         self._max_text_chars = max_text_chars
         self._nlp: dict[str, Any] = {}
         self._confidence: dict[str, dict[str, float]] = {}
@@ -139,6 +143,9 @@ class SpacyBackend:
                 fine_tuned = overlays.apply(nlp, package, str(meta.get("version", "")))
                 nlp.add_pipe("sentencizer", before="ner")
                 use_numpy_blas(nlp)
+                # The transition loop's per-token product without blis's packing, bit-identical
+                # (parser_gemm.py; blis stays without llvmlite or when the check at load fails).
+                parser_kernel = parser_gemm.install(nlp) if self._parser_kernel else False
                 # Last: the table of frequent words' rows is computed from the loaded layer, once,
                 # before the first request (embed_cache.py: same rows, fewer computed, fixed content).
                 words = self._embed_cache_words
@@ -162,6 +169,7 @@ class SpacyBackend:
                         "pipes": ",".join(nlp.pipe_names),
                         "fine_tuned_ner": fine_tuned,
                         "embed_cache": cached is not None,
+                        "parser_kernel": parser_kernel,
                     },
                 )
             except Exception as error:
