@@ -27,7 +27,7 @@ import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
 import { detectDoubleColonAt, detectHexAt } from './network.js';
 import { detectNumeric, detectNumericGlued } from './numeric.js';
 import { detectAssignedSecret } from './password.js';
-import { keywordMayStartWith, mayStartKeyword } from './keywords.js';
+import { KEYWORD_ROW, KEYWORD_THIRD, keywordMayStartWith, mayStartKeyword } from './keywords.js';
 import { detectPhone, fallbackRegionsFor, regionForLanguage } from './phone.js';
 import { detectProseSecrets } from './prose-secret.js';
 import { detectPasswordHashes } from './password-hash.js';
@@ -313,8 +313,21 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         while (end < n && isWordCode(text.charCodeAt(end))) end++;
         const second = text.charCodeAt(i + 1);
         let pair = gated ? WORD_PAIRS[pairIndex(c, second)]! : P_ALL;
-        if ((pair & P_KEYWORD) !== 0 && mayStartKeyword(text, i)) keywordStarts.push(i);
-        if (decode && end - i >= 4 && mayStartBase64(text, i, end)) base64Starts.push(i);
+        if ((pair & P_KEYWORD) !== 0) {
+          // keywords.ts keywordStartAt, inlined (a call per word of prose cost more than the test).
+          const third = text.charCodeAt(i + 2);
+          if (
+            second < 127 && third < 128
+              ? (KEYWORD_THIRD[(KEYWORD_ROW[(c << 7) | second]! << 2) | (third >>> 5)]! & (1 << (third & 31))) !== 0
+              : mayStartKeyword(text, i)
+          ) {
+            keywordStarts.push(i);
+          }
+        }
+        const next = text.charCodeAt(end);
+        // mayStartBase64 refuses a word shorter than 12 units unless a `+ / -` follows it (encoded.ts
+        // base64MayStartAfter): the call only for those.
+        if (decode && end - i >= 4 && (end - i >= 12 || next === 43 || next === 47 || next === 45) && mayStartBase64(text, i, end)) base64Starts.push(i);
         if (decode && end - i === 1 && mayStartLetterSpaced(text, i)) spacedStarts.push(i);
         // A value's word or prefix written backwards ends this word (reversed-words.ts; END_THIRD
         // read inline: a call per word cost 5 us per KB of prose on this loop).
@@ -351,7 +364,6 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         // here too (a WORD_PAIRS bit, or a condition below): property.test.ts holds this loop to
         // scanBuiltinUngated, and tools/scan-ab/equiv.mjs compares two builds on every corpus.
         const length = end - i;
-        const next = text.charCodeAt(end);
         if (
           (pair & P_ON_WORD) === 0 &&
           gated &&

@@ -1,0 +1,78 @@
+// The word loop's inline gates of session 14 (scan.ts), each held to the function whose answer it
+// stands for: keywordStartAt (the table read the scan inlines) against mayStartKeyword over every
+// three-unit start of ASCII (and non-ASCII or missing second and third units), and the length and
+// next-unit test before mayStartBase64 (base64MayStartAfter) against mayStartBase64 itself.
+import { describe, expect, it } from 'vitest';
+import { base64MayStartAfter, mayStartBase64 } from './encoded.js';
+import { keywordStartAt, mayStartKeyword } from './keywords.js';
+
+const NON_ASCII = ['ü', 'Ü', 'ú', 'Ú', 'ó', '°', 'é', 'ß', '\u00a0', '密', '😀'];
+
+describe('keywordStartAt (the scan inline)', () => {
+  it('answers as mayStartKeyword for every ASCII word start, any second and third unit', () => {
+    const seconds: string[] = [];
+    for (let code = 0; code < 128; code++) seconds.push(String.fromCharCode(code));
+    seconds.push(...NON_ASCII);
+    const wrong: string[] = [];
+    let allowed = 0;
+    for (let c = 0; c < 128; c++) {
+      if (!/[A-Za-z0-9_]/.test(String.fromCharCode(c))) continue;
+      const first = String.fromCharCode(c);
+      for (const second of seconds) {
+        // Each start followed by every third unit, by a non-ASCII one, and by nothing (the text's end).
+        for (const third of [...seconds, '']) {
+          for (const text of [`${first}${second}${third}`, `x ${first}${second}${third}x`]) {
+            const start = text.startsWith('x ') ? 2 : 0;
+            const expected = mayStartKeyword(text, start);
+            const got = keywordStartAt(text, start, c, text.charCodeAt(start + 1), text.charCodeAt(start + 2));
+            if (got !== expected) wrong.push(JSON.stringify(text));
+            if (got) allowed++;
+          }
+        }
+      }
+    }
+    expect(wrong.slice(0, 20)).toEqual([]);
+    expect(allowed).toBeGreaterThan(0);
+  });
+
+  it('allows the label words in any case and refuses words of prose', () => {
+    for (const word of ['password', 'PASSWORD', 'Token', 'a/c', 'n° ', 'Prüfnummer', 'Führerschein', 'núm', 'cód', 'policy', 'POLICY']) {
+      expect(keywordStartAt(word, 0, word.charCodeAt(0), word.charCodeAt(1), word.charCodeAt(2))).toBe(true);
+    }
+    for (const word of ['the', 'quick', 'dog', 'while', 'team', 'fo', 'p']) {
+      expect(keywordStartAt(word, 0, word.charCodeAt(0), word.charCodeAt(1), word.charCodeAt(2))).toBe(false);
+    }
+  });
+});
+
+describe('base64MayStartAfter (before mayStartBase64)', () => {
+  it('is true wherever mayStartBase64 is, for words of every length up to 40 and every unit after them', () => {
+    const lead = 'TWFuIGlzIGRpc3Rpbmd1aXNoZWQsIG5vdCBvbmx5IGJ5IGhpcyByZWFzb24';
+    const hex = '48656c6c6f20776f726c6420616e642061206c6f6e67';
+    const wrong: string[] = [];
+    let passed = 0;
+    for (let length = 1; length <= 40; length++) {
+      for (const body of [lead, hex, 'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz', '2'.repeat(60)]) {
+        const word = body.slice(0, length);
+        for (let next = 0; next < 160; next++) {
+          for (const text of [`${word}${String.fromCharCode(next)}`, ` ${word}${String.fromCharCode(next)}`, word]) {
+            const start = text.startsWith(' ') ? 1 : 0;
+            const end = start + length;
+            if (!mayStartBase64(text, start, end)) continue;
+            passed++;
+            if (!base64MayStartAfter(length, text.charCodeAt(end))) wrong.push(JSON.stringify(text));
+          }
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(passed).toBeGreaterThan(0);
+  });
+
+  it('is the test the scan inlines: 12 units, or + / - after the word', () => {
+    expect(base64MayStartAfter(12, 32)).toBe(true);
+    expect(base64MayStartAfter(11, 32)).toBe(false);
+    expect(base64MayStartAfter(11, Number.NaN)).toBe(false);
+    for (const next of ['+', '/', '-']) expect(base64MayStartAfter(4, next.charCodeAt(0))).toBe(true);
+  });
+});
