@@ -21,7 +21,7 @@ import { detectEncodedValues, mayStartBase64 } from './encoded.js';
 import { detectReversedNumbers } from './reversed.js';
 import { detectReversedReadings, END_THIRD, pushReversedWord, THIRD_BIT } from './reversed-words.js';
 import { detectLetterSpaced, mayStartLetterSpaced } from './letter-spaced.js';
-import { detectSpelledEmails } from './email-spelled.js';
+import { atMarkAfterBracket, atMarkBesideAt, atMarkIn, atWordAt, atWordMayStartWith, detectSpelledEmails } from './email-spelled.js';
 import { detectCjkDigits, detectSpelledDigits, digitWord, digitWordMayStartWith, SPELLED_GATE, spelledGate } from './spelled-digits.js';
 import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
 import { detectDoubleColonAt, detectHexAt } from './network.js';
@@ -63,10 +63,12 @@ const P_KEY = 4;
 const P_URL = 8;
 const P_JWT = 16;
 const P_BECH32 = 32;
+/** An at-word ("at", "arroba", ...) may start here: the spelled-e-mail regex's gate (email-spelled.ts). */
+const P_AT = 64;
 /** The bits onWord reads (the first two are read by the main loop). */
 const P_ON_WORD = P_KEY | P_URL | P_JWT | P_BECH32;
 /** Every bit: no gate (scanBuiltinUngated). */
-const P_ALL = P_KEYWORD | P_DIGIT_WORD | P_ON_WORD;
+const P_ALL = P_KEYWORD | P_DIGIT_WORD | P_ON_WORD | P_AT;
 
 /** Index of a word's first two code units in WORD_PAIRS (`second` from 127 up, or NaN past the text: slot 127). */
 function pairIndex(c: number, second: number): number {
@@ -84,7 +86,8 @@ const WORD_PAIRS: Uint8Array = (() => {
         (keyMayStartWith(c, second) ? P_KEY : 0) |
         (urlMayStartWith(c, second) ? P_URL : 0) |
         (jwtMayStartWith(c, second) ? P_JWT : 0) |
-        (bech32MayStartWith(c, second) ? P_BECH32 : 0);
+        (bech32MayStartWith(c, second) ? P_BECH32 : 0) |
+        (atWordMayStartWith(c, second) ? P_AT : 0);
     }
   }
   return table;
@@ -302,6 +305,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   /** Line breaks that may break a value (broken-lines.ts). */
   const lineBreaks: number[] = [];
   let sawCjk = false;
+  /** Whether the spelled-e-mail regex may match (email-spelled.ts: an at-word, "@" or bracket the loop saw). */
+  let sawAtMark = false;
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
@@ -325,6 +330,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
           }
         }
         const next = text.charCodeAt(end);
+        if ((pair & P_AT) !== 0 && (next === 32 || next === 9) && !sawAtMark) sawAtMark = atWordAt(text, i, end);
         // mayStartBase64 refuses a word shorter than 12 units unless a `+ / -` follows it (encoded.ts
         // base64MayStartAfter): the call only for those.
         if (decode && end - i >= 4 && (end - i >= 12 || next === 43 || next === 47 || next === 45) && mayStartBase64(text, i, end)) base64Starts.push(i);
@@ -379,13 +385,18 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
           i = next === 32 ? end + 1 : end;
           continue;
         }
-        i = onWord(state, i, end, c, flags, pair);
+        const resume = onWord(state, i, end, c, flags, pair);
+        // A span a detector matched past the word is stepped over: an "at" mark in it still counts.
+        if (resume > end && !sawAtMark) sawAtMark = atMarkIn(text, end, resume);
+        i = resume;
         continue;
       }
       switch (c) {
         case 64: {
           // '@'
+          if (!sawAtMark) sawAtMark = atMarkBesideAt(text, i);
           const end = detectEmail(state, i);
+          if (end > i + 1 && !sawAtMark) sawAtMark = atMarkIn(text, i + 1, end);
           i = end > i ? end : i + 1;
           continue;
         }
@@ -393,6 +404,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
           if (codeAt(text, i + 1) === 58) {
             const end = detectDoubleColonAt(state, i);
             if (end > i) {
+              if (!sawAtMark) sawAtMark = atMarkIn(text, i + 1, end);
               i = end;
               continue;
             }
@@ -405,14 +417,21 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         case 10: // '\n'
           if (decode && mayJoinAt(text, i)) lineBreaks.push(i);
           break;
+        case 91: // '['
+        case 123: // '{'
+        case 60: // '<'
+          if (!sawAtMark) sawAtMark = atMarkAfterBracket(text, i);
+          break;
         case 43: // '+'
         case 40: // '('
+          if (c === 40 && !sawAtMark) sawAtMark = atMarkAfterBracket(text, i);
           if (isDigit(codeAt(text, i + 1)) && !isAlnumCode(codeAt(text, i - 1)) && codeAt(text, i - 1) !== 43) detectPhone(state, i);
           break;
         case 45: // '-'
           if (codeAt(text, i + 1) === 45 && codeAt(text, i - 1) !== 45) {
             const end = detectPrivateKey(state, i);
             if (end > i) {
+              if (!sawAtMark) sawAtMark = atMarkIn(text, i + 1, end);
               i = end;
               continue;
             }
@@ -425,11 +444,13 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
       i++;
     } else if (isNonAsciiLetter(c) && !isCjkCode(c)) {
       // A word that starts with a non-ASCII letter: no detector anchors there; skip it whole.
-      // (A CJK character is a word of its own: what follows it may start a value.)
+      // (A CJK character is a word of its own: what follows it may start a value.) "ät" is an at-word.
+      if (c === 0xe4 || c === 0xc4) sawAtMark = true;
       i++;
       while (i < n && isWordCode(text.charCodeAt(i))) i++;
     } else {
       if (c >= 0x1100) sawCjk = true; // CJK credential words are searched only then (prose-secret.ts)
+      if (c === 0x212a) sawAtMark = true; // the Kelvin sign is a k to the regex (Klammeraffe)
       i++;
     }
   }
@@ -437,7 +458,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   detectCliSecrets(state, optionStarts);
   detectSpelledDigits(state, spelledWords, spelledValues);
   if (sawCjk) detectCjkDigits(state);
-  detectSpelledEmails(state);
+  // The spelled-e-mail regex only where the loop saw an "at" mark may stand (always when ungated).
+  if (sawAtMark || !gated) detectSpelledEmails(state);
   detectLabelledIds(state, keywordStarts);
   // Secrets no word anchor reads: seed phrases (probed every few words) and password hashes (at `$`, `{`).
   detectSeedPhrases(state);

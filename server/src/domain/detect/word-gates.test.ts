@@ -1,10 +1,16 @@
 // The word loop's inline gates of session 14 (scan.ts), each held to the function whose answer it
 // stands for: keywordStartAt (the table read the scan inlines) against mayStartKeyword over every
 // three-unit start of ASCII (and non-ASCII or missing second and third units), and the length and
-// next-unit test before mayStartBase64 (base64MayStartAfter) against mayStartBase64 itself.
+// next-unit test before mayStartBase64 (base64MayStartAfter) against mayStartBase64 itself; the
+// spelled-e-mail regex's gate (an "at" mark the loop saw, email-spelled.ts) by the scan's answers
+// with the gate against the scan that always runs the regex (scanBuiltinUngated), on texts made of
+// the regex's pieces, the values the loop steps over, and the Unicode letters `iu` folds.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { atWordAt } from './email-spelled.js';
 import { base64MayStartAfter, mayStartBase64 } from './encoded.js';
 import { keywordStartAt, mayStartKeyword } from './keywords.js';
+import { scanBuiltin, scanBuiltinUngated } from './scan.js';
 
 const NON_ASCII = ['ü', 'Ü', 'ú', 'Ú', 'ó', '°', 'é', 'ß', '\u00a0', '密', '😀'];
 
@@ -74,5 +80,50 @@ describe('base64MayStartAfter (before mayStartBase64)', () => {
     expect(base64MayStartAfter(11, 32)).toBe(false);
     expect(base64MayStartAfter(11, Number.NaN)).toBe(false);
     for (const next of ['+', '/', '-']) expect(base64MayStartAfter(4, next.charCodeAt(0))).toBe(true);
+  });
+});
+
+describe('the spelled-e-mail gate', () => {
+  it('reads an at-word in any case the regex folds, between spaces or tabs only', () => {
+    for (const word of ['at', 'AT', 'At', 'arroba', 'AROBASE', 'chiocciola', 'Klammeraffe', '\u212alammeraffe', 'apenſtaartje', 'MAŁPA', 'małpa', 'ät', 'ÄT']) {
+      expect(atWordAt(`x ${word} y`, 2, 2 + word.length)).toBe(true);
+      expect(atWordAt(`x\t${word}\ty`, 2, 2 + word.length)).toBe(true);
+      expect(atWordAt(`x.${word} y`, 2, 2 + word.length)).toBe(false);
+      expect(atWordAt(`x ${word}. y`, 2, 2 + word.length)).toBe(false);
+    }
+    for (const word of ['a', 'an', 'are', 'atom', 'make', 'klammer']) expect(atWordAt(`x ${word} y`, 2, 2 + word.length)).toBe(false);
+  });
+
+  // Pieces of every AT_MARK alternative, of local parts and domains, and values the loop steps over
+  // (e-mails, URLs, IBANs with spaces, IPv6, a PEM block), joined with and without separators.
+  const PIECES = [
+    'jane.roe', 'jane', 'roe', 'j.r_2', 'corp', 'example', 'com', 'fi', 'at', 'AT', 'At', 'arroba', 'Arobase', 'chiocciola', 'klammeraffe',
+    '\u212alammeraffe', 'apenſtaartje', 'małpa', 'MAŁPA', 'ät', 'Ät', 'a', 'A', 'dot', 'DOT', 'punto', 'point', '.', ' . ', '@', ' @ ', '@ ', ' @',
+    '(', ')', '[', ']', '{', '}', '<', '>', '(at)', '[at]', '{ at }', '<AT>', '(a)', '[a]', 'jane@example.com', 'x@y.org (at) corp',
+    'https://example.org/a at b', 'https://u:p@host.example/x', 'DE89 3704 0044 0532 0130 00', '2001:db8::1', 'fe80:: at ',
+    '-----BEGIN RSA PRIVATE KEY-----\nMIIE at\n-----END RSA PRIVATE KEY-----', 'look', 'we', 'meet', '4111 1111 1111 1111', '😀', 'é',
+    // Whole spelled addresses, and marks inside values the loop steps over.
+    'jane.roe @ corp.example', 'jane.roe@ corp.example', 'jane_roe @corp.example', 'jane dot roe at corp dot example', 'jan(a)firma.fi',
+    'jane [at] corp [dot] example', 'j o h n @ c o r p . e x a m p l e', 'https://x.org/jane(at)corp.example', 'https://x.org/a@ corp.example',
+    'https://x.org/j.r_2 at corp dot example', 'GB82WEST12345698765432(at)corp.example', 'sk-abc123def456ghi789jkl012 @ corp.example',
+  ];
+  const SEPARATORS = [' ', ' ', ' ', '\t', '', '  ', '\n', ',', '. '];
+  const atSoup = fc
+    .array(fc.tuple(fc.constantFrom(...PIECES), fc.constantFrom(...SEPARATORS)), { maxLength: 24 })
+    .map((items) => items.map(([piece, separator]) => `${piece}${separator}`).join(''));
+
+  it('finds what the scan that always runs the regex finds', () => {
+    fc.assert(
+      fc.property(atSoup, fc.constantFrom(undefined, 'en', 'de'), (text, language) => {
+        expect(scanBuiltin(text, language)).toEqual(scanBuiltinUngated(text, language));
+      }),
+      { numRuns: 4000 },
+    );
+  });
+
+  it('still finds the spelled addresses the regex anchors on', () => {
+    for (const text of ['mail jane.roe at corp dot example today', 'jane.roe (at) corp.example', 'jane.roe @ corp.example', 'jan(a)firma.fi', 'jane.roe\tarroba\tcorp.example', 'jane.roe ÄT corp.example', 'j o h n @ c o r p . e x a m p l e']) {
+      expect(scanBuiltin(text, 'en').some((found) => found.type === 'email')).toBe(true);
+    }
   });
 });
