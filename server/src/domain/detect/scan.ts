@@ -338,11 +338,13 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         // A value's word or prefix written backwards ends this word (reversed-words.ts; END_THIRD
         // read inline: a call per word cost 5 us per KB of prose on this loop).
         const last = text.charCodeAt(end - 1);
+        // (Most words end in a pair no value's word starts with backwards: the third unit is read only after a hit.)
         if (
           decode &&
           (last <= 90
             ? last >= 65 || end - i >= 26
-            : (END_THIRD[(((last | 32) & 127) << 7) | ((text.charCodeAt(end - 2) | 32) & 127)]! & THIRD_BIT[text.charCodeAt(end - 3) & 127]!) !== 0)
+            : END_THIRD[(((last | 32) & 127) << 7) | ((text.charCodeAt(end - 2) | 32) & 127)]! !== 0 &&
+              (END_THIRD[(((last | 32) & 127) << 7) | ((text.charCodeAt(end - 2) | 32) & 127)]! & THIRD_BIT[text.charCodeAt(end - 3) & 127]!) !== 0)
         ) {
           pushReversedWord(reversedWords, text, i, end);
         }
