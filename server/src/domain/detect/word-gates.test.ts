@@ -94,6 +94,30 @@ describe('the spelled-e-mail gate', () => {
     for (const word of ['a', 'an', 'are', 'atom', 'make', 'klammer']) expect(atWordAt(`x ${word} y`, 2, 2 + word.length)).toBe(false);
   });
 
+  it('reads an at-word written with any code unit the iu flags match with its letters (every BMP unit tried)', () => {
+    const words = ['at', 'arroba', 'arobase', 'chiocciola', 'ät', 'klammeraffe', 'apenstaartje', 'małpa'];
+    const matching = new Map<string, string[]>();
+    for (const letter of new Set(words.join(''))) {
+      const one = new RegExp(`^${letter}$`, 'iu');
+      const units: string[] = [];
+      for (let unit = 0; unit < 0x10000; unit++) if (one.test(String.fromCharCode(unit))) units.push(String.fromCharCode(unit));
+      matching.set(letter, units);
+    }
+    const wrong: string[] = [];
+    for (const word of words) {
+      for (let k = 0; k < word.length; k++) {
+        for (const unit of matching.get(word[k]!)!) {
+          const spelled = word.slice(0, k) + unit + word.slice(k + 1);
+          expect(new RegExp(`^(?:${words.join('|')})$`, 'iu').test(spelled)).toBe(true);
+          if (!atWordAt(` ${spelled} `, 1, 1 + spelled.length)) wrong.push(spelled);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(matching.get('k')).toContain('\u212a');
+    expect(matching.get('s')).toContain('ſ');
+  });
+
   // Pieces of every AT_MARK alternative, of local parts and domains, and values the loop steps over
   // (e-mails, URLs, IBANs with spaces, IPv6, a PEM block), joined with and without separators.
   const PIECES = [
