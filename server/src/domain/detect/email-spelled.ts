@@ -38,13 +38,14 @@ const AT_MARK = new RegExp(
   'giu',
 );
 
-// Where AT_MARK may match, as the scan's word loop sees it (scan.ts runs detectSpelledEmails only
-// when one of these fired, or always in scanBuiltinUngated): a word between a space or tab on
-// each side that folds to an at-word; a bracket followed, past at most two spaces or tabs, by a
-// letter an at-word (or the "a" of "(a)") starts with; an "@" beside a space or tab; an "ä" or
-// Kelvin sign (non-ASCII starts the word path does not see); and any of those inside a span the
-// loop stepped over (atMarkIn). Each is a superset of where its alternatives of AT_MARK start:
-// word-gates.test.ts holds them to the regex on texts made of its pieces.
+// Where AT_MARK may match, as the scan's word loop sees it (scan.ts hands detectSpelledEmails
+// these positions, searches the whole text when a span it stepped over holds a mark (atMarkIn),
+// and always in scanBuiltinUngated): the space or tab before a word that folds to an at-word with
+// a space or tab after it; a bracket followed, past at most two spaces or tabs, by a letter an
+// at-word (or the "a" of "(a)") starts with; an "@" with a space or tab before it (that unit) or
+// after it (the "@"); the unit before an "ä" or Kelvin sign (non-ASCII starts the word path does
+// not see). Each is a superset of where its alternatives of AT_MARK start: word-gates.test.ts
+// holds them to the regex on texts made of its pieces.
 
 const AT_WORD_LIST: readonly string[] = AT_WORDS.split('|');
 
@@ -94,13 +95,6 @@ export function atMarkAfterBracket(text: string, index: number): boolean {
   if (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 9) k++;
   if (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 9) k++;
   return atLetter(text.charCodeAt(k));
-}
-
-/** Is the "@" at `index` beside a space or tab? */
-export function atMarkBesideAt(text: string, index: number): boolean {
-  const before = text.charCodeAt(index - 1);
-  const after = text.charCodeAt(index + 1);
-  return before === 32 || before === 9 || after === 32 || after === 9;
 }
 
 /**
@@ -177,14 +171,39 @@ function isAlnum(c: number): boolean {
   return (c >= 48 && c <= 57) || ((c | 0x20) >= 97 && (c | 0x20) <= 122) || (c >= 128 && isNonAsciiLetter(c));
 }
 
-/** Emit the spelled-out addresses in `state.text`. */
-export function detectSpelledEmails(state: ScanState): void {
+/** AT_MARK tried at one position (the marks the scan's loop found). */
+const AT_MARK_AT = new RegExp(AT_MARK.source, 'iuy');
+
+/**
+ * Emit the spelled-out addresses in `state.text`. `marks`: where an "at" mark may start, in
+ * ascending order, from the scan's word loop (a superset of AT_MARK's match starts: the space
+ * before an at-word or an "@", an "@", a bracket); the regex is then tried at those positions
+ * only, and finds the same matches in the same order as its search of the whole text (each match
+ * is the leftmost one after the previous, as the search's). Without marks the whole text is searched.
+ */
+export function detectSpelledEmails(state: ScanState, marks?: readonly number[]): void {
   const text = state.text;
   AT_MARK.lastIndex = 0;
   // Whether an "@" between single spaces was seen: only then can an address be letter-spaced
   // (the regex finds them anyway; a separate search of the text would cost as much again).
   let spacedAt = false;
-  for (let match = AT_MARK.exec(text); match !== null; match = AT_MARK.exec(text)) {
+  let markIndex = 0;
+  // The next match at or after AT_MARK.lastIndex, as AT_MARK.exec would return it.
+  const nextMatch = (): RegExpExecArray | null => {
+    if (marks === undefined) return AT_MARK.exec(text);
+    while (markIndex < marks.length) {
+      const at = marks[markIndex++]!;
+      if (at < AT_MARK.lastIndex) continue;
+      AT_MARK_AT.lastIndex = at;
+      const match = AT_MARK_AT.exec(text);
+      if (match !== null) {
+        AT_MARK.lastIndex = at + match[0].length;
+        return match;
+      }
+    }
+    return null;
+  };
+  for (let match = nextMatch(); match !== null; match = nextMatch()) {
     const mark = match[0];
     if (mark === ' @ ') spacedAt = true;
     // "(a)" and a one-sided "@" are glued to the local part or the domain: checked here, not by

@@ -21,7 +21,7 @@ import { detectEncodedValues, mayStartBase64 } from './encoded.js';
 import { detectReversedNumbers } from './reversed.js';
 import { detectReversedReadings, END_THIRD, pushReversedWord, THIRD_BIT } from './reversed-words.js';
 import { detectLetterSpaced, mayStartLetterSpaced } from './letter-spaced.js';
-import { atMarkAfterBracket, atMarkBesideAt, atMarkIn, atWordAt, atWordMayStartWith, detectSpelledEmails } from './email-spelled.js';
+import { atMarkAfterBracket, atMarkIn, atWordAt, atWordMayStartWith, detectSpelledEmails } from './email-spelled.js';
 import { detectCjkDigits, detectSpelledDigits, digitWord, digitWordMayStartWith, SPELLED_GATE, spelledGate } from './spelled-digits.js';
 import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
 import { detectDoubleColonAt, detectHexAt } from './network.js';
@@ -305,8 +305,10 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   /** Line breaks that may break a value (broken-lines.ts). */
   const lineBreaks: number[] = [];
   let sawCjk = false;
-  /** Whether the spelled-e-mail regex may match (email-spelled.ts: an at-word, "@" or bracket the loop saw). */
-  let sawAtMark = false;
+  /** Where the spelled-e-mail regex may match (email-spelled.ts: at-words, "@" and brackets the loop saw), ascending. */
+  const atMarks: number[] = [];
+  /** A span the loop stepped over may hold an "at" mark: the regex searches the whole text. */
+  let atMarkSkipped = false;
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
@@ -330,7 +332,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
           }
         }
         const next = text.charCodeAt(end);
-        if ((pair & P_AT) !== 0 && (next === 32 || next === 9) && !sawAtMark) sawAtMark = atWordAt(text, i, end);
+        if ((pair & P_AT) !== 0 && (next === 32 || next === 9) && atWordAt(text, i, end)) atMarks.push(i - 1);
         // mayStartBase64 refuses a word shorter than 12 units unless a `+ / -` follows it (encoded.ts
         // base64MayStartAfter): the call only for those.
         if (decode && end - i >= 4 && (end - i >= 12 || next === 43 || next === 47 || next === 45) && mayStartBase64(text, i, end)) base64Starts.push(i);
@@ -389,16 +391,19 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         }
         const resume = onWord(state, i, end, c, flags, pair);
         // A span a detector matched past the word is stepped over: an "at" mark in it still counts.
-        if (resume > end && !sawAtMark) sawAtMark = atMarkIn(text, end, resume);
+        if (resume > end && !atMarkSkipped) atMarkSkipped = atMarkIn(text, end, resume);
         i = resume;
         continue;
       }
       switch (c) {
         case 64: {
           // '@'
-          if (!sawAtMark) sawAtMark = atMarkBesideAt(text, i);
+          const before = text.charCodeAt(i - 1);
+          if (before === 32 || before === 9) atMarks.push(i - 1);
+          const after = text.charCodeAt(i + 1);
+          if (after === 32 || after === 9) atMarks.push(i);
           const end = detectEmail(state, i);
-          if (end > i + 1 && !sawAtMark) sawAtMark = atMarkIn(text, i + 1, end);
+          if (end > i + 1 && !atMarkSkipped) atMarkSkipped = atMarkIn(text, i + 1, end);
           i = end > i ? end : i + 1;
           continue;
         }
@@ -406,7 +411,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
           if (codeAt(text, i + 1) === 58) {
             const end = detectDoubleColonAt(state, i);
             if (end > i) {
-              if (!sawAtMark) sawAtMark = atMarkIn(text, i + 1, end);
+              if (!atMarkSkipped) atMarkSkipped = atMarkIn(text, i + 1, end);
               i = end;
               continue;
             }
@@ -422,18 +427,18 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         case 91: // '['
         case 123: // '{'
         case 60: // '<'
-          if (!sawAtMark) sawAtMark = atMarkAfterBracket(text, i);
+          if (atMarkAfterBracket(text, i)) atMarks.push(i);
           break;
         case 43: // '+'
         case 40: // '('
-          if (c === 40 && !sawAtMark) sawAtMark = atMarkAfterBracket(text, i);
+          if (c === 40 && atMarkAfterBracket(text, i)) atMarks.push(i);
           if (isDigit(codeAt(text, i + 1)) && !isAlnumCode(codeAt(text, i - 1)) && codeAt(text, i - 1) !== 43) detectPhone(state, i);
           break;
         case 45: // '-'
           if (codeAt(text, i + 1) === 45 && codeAt(text, i - 1) !== 45) {
             const end = detectPrivateKey(state, i);
             if (end > i) {
-              if (!sawAtMark) sawAtMark = atMarkIn(text, i + 1, end);
+              if (!atMarkSkipped) atMarkSkipped = atMarkIn(text, i + 1, end);
               i = end;
               continue;
             }
@@ -447,12 +452,12 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
     } else if (isNonAsciiLetter(c) && !isCjkCode(c)) {
       // A word that starts with a non-ASCII letter: no detector anchors there; skip it whole.
       // (A CJK character is a word of its own: what follows it may start a value.) "ät" is an at-word.
-      if (c === 0xe4 || c === 0xc4) sawAtMark = true;
+      if ((c === 0xe4 || c === 0xc4) && i > 0) atMarks.push(i - 1);
       i++;
       while (i < n && isWordCode(text.charCodeAt(i))) i++;
     } else {
       if (c >= 0x1100) sawCjk = true; // CJK credential words are searched only then (prose-secret.ts)
-      if (c === 0x212a) sawAtMark = true; // the Kelvin sign is a k to the regex (Klammeraffe)
+      if (c === 0x212a && i > 0) atMarks.push(i - 1); // the Kelvin sign is a k to the regex (Klammeraffe)
       i++;
     }
   }
@@ -460,8 +465,10 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   detectCliSecrets(state, optionStarts);
   detectSpelledDigits(state, spelledWords, spelledValues);
   if (sawCjk) detectCjkDigits(state);
-  // The spelled-e-mail regex only where the loop saw an "at" mark may stand (always when ungated).
-  if (sawAtMark || !gated) detectSpelledEmails(state);
+  // The spelled-e-mail regex only where the loop saw an "at" mark may start (the whole text when
+  // ungated, or when a span the loop stepped over held a mark).
+  if (atMarkSkipped || !gated) detectSpelledEmails(state);
+  else if (atMarks.length > 0) detectSpelledEmails(state, atMarks);
   detectLabelledIds(state, keywordStarts);
   // Secrets no word anchor reads: seed phrases (probed every few words) and password hashes (at `$`, `{`).
   detectSeedPhrases(state);

@@ -141,9 +141,9 @@ describe('the spelled-e-mail gate', () => {
       fc.property(atSoup, fc.constantFrom(undefined, 'en', 'de'), (text, language) => {
         expect(scanBuiltin(text, language)).toEqual(scanBuiltinUngated(text, language));
       }),
-      { numRuns: 4000 },
+      { numRuns: 2000 },
     );
-  });
+  }, 120_000);
 
   it('still finds the spelled addresses the regex anchors on', () => {
     for (const text of ['mail jane.roe at corp dot example today', 'jane.roe (at) corp.example', 'jane.roe @ corp.example', 'jan(a)firma.fi', 'jane.roe\tarroba\tcorp.example', 'jane.roe ÄT corp.example', 'j o h n @ c o r p . e x a m p l e']) {
