@@ -6,7 +6,9 @@
 // ':'; a plain word of prose calls nothing), '@' (email), '=' and ':' (assigned secrets, '::'
 // IPv6), '+' and '(' (phones), '-----BEGIN' (private keys), '-' before a letter (command-line
 // options, read after the loop by cli-secret.ts), digit words (numbers spelled out, read after
-// the loop by spelled-digits.ts). Every expansion is bounded, and long
+// the loop by spelled-digits.ts), the marks of spelled e-mail addresses (an at-word between
+// blanks, an '@' beside a blank, a bracket before an at-word's letter: the only places
+// email-spelled.ts tries its regex). Every expansion is bounded, and long
 // matches are skipped over, so the scan is linear in the text length on any input.
 import type { Detection } from '../types.js';
 import { detectAlnumIds } from './alnum-ids.js';
