@@ -80,6 +80,9 @@ const FRAGMENTS = [
   '+44 20 7946 0958', '(415) 555-0134', 'https://docs.python.org/3/whatsnew/3.12.html', 'https://github.com/nodejs/node/blob/main/README.md',
   'https://www.example.com/products?page=2&sort=price', 'https://example.org/a+b%20c?q=1+2', 'https://x.org/%E0%A4%A', 'https://linkedin.com/in/jane',
   'https://jane.github.io/', 'https://acme.atlassian.net/wiki', 'https://example.com/users/4711', 'http://10.0.0.1/admin', '?email=jane%40corp.example',
+  // Spelled e-mail marks (the scan hands their positions to email-spelled.ts, session 14).
+  'jane.roe @ corp.example', 'jane.roe@ corp.example', 'jane_roe @corp.example', 'jan(a)firma.fi', ' arroba ', ' ÄT ', ' MAŁPA ',
+  '\u212alammeraffe', 'apenſtaartje', '(at)', '{ at }', '<AT>', '[a]', ' @ ', '@ ', ' @', 'j o h n @ c o r p . e x a m p l e',
   'https://example.org/#/profile/8812', 'https://host-81-2-69-160.isp.example/x', 'https://example.org/track?id=Xk3Lm9Qp2Rs7Tv5W', '_', '__', 'a', 'I', 'to', 'of', 'the', 'Be', 'hf', 'Fo', 'wW', 'Ht', 'hT', 'e', 'b', 'B',
 ];
 // mulberry32: a small seeded generator whose low bits are as random as its high ones.

@@ -37,6 +37,81 @@ const AT_MARK = new RegExp(
   `[([{<][ \\t]{0,2}(?:${AT_WORDS})[ \\t]{0,2}[)\\]}>]|[([]a[)\\]]|[ \\t]@[ \\t]?|@[ \\t]|[ \\t](?:${AT_WORDS})[ \\t]`,
   'giu',
 );
+
+// Where AT_MARK may match, as the scan's word loop sees it (scan.ts hands detectSpelledEmails
+// these positions, searches the whole text when a span it stepped over holds a mark (atMarkIn),
+// and always in scanBuiltinUngated): the space or tab before a word that folds to an at-word with
+// a space or tab after it; a bracket followed, past at most two spaces or tabs, by a letter an
+// at-word (or the "a" of "(a)") starts with; an "@" with a space or tab before it (that unit) or
+// after it (the "@"); the unit before an "ä" or Kelvin sign (non-ASCII starts the word path does
+// not see). Each is a superset of where its alternatives of AT_MARK start: word-gates.test.ts
+// holds them to the regex on texts made of its pieces.
+
+const AT_WORD_LIST: readonly string[] = AT_WORDS.split('|');
+
+/**
+ * A code unit as the `iu` flags compare it with an at-word's letter (simple case folding of the
+ * letters they hold: ASCII capitals, Ä, Ł, ſ to s, the Kelvin sign to k).
+ */
+function foldAt(c: number): number {
+  if (c >= 65 && c <= 90) return c | 32;
+  if (c < 128) return c;
+  if (c === 0x17f) return 115;
+  if (c === 0x212a) return 107;
+  if (c === 0xc4) return 0xe4;
+  if (c === 0x141) return 0x142;
+  return c;
+}
+
+/** Does an at-word start with the code units `c`, `second` (127 for any from 127 up, or none)? For the scan's pair table. */
+export function atWordMayStartWith(c: number, second: number): boolean {
+  const first = foldAt(c);
+  return AT_WORD_LIST.some((word) => word.charCodeAt(0) === first && (second >= 127 || word.charCodeAt(1) === foldAt(second)));
+}
+
+/** Is text[start, end) an at-word (any case) with a space or tab on each side? */
+export function atWordAt(text: string, start: number, end: number): boolean {
+  const before = text.charCodeAt(start - 1);
+  const after = text.charCodeAt(end);
+  if ((before !== 32 && before !== 9) || (after !== 32 && after !== 9)) return false;
+  for (const word of AT_WORD_LIST) {
+    if (word.length !== end - start) continue;
+    let k = 0;
+    while (k < word.length && foldAt(text.charCodeAt(start + k)) === word.charCodeAt(k)) k++;
+    if (k === word.length) return true;
+  }
+  return false;
+}
+
+/** May an at-word, or the "a" of "(a)", start at the code unit `c` (folded: a, c, k, m, ä)? */
+function atLetter(c: number): boolean {
+  const folded = foldAt(c);
+  return folded === 97 || folded === 99 || folded === 107 || folded === 109 || folded === 0xe4;
+}
+
+/** A bracket at `index`: may a bracketed "at" mark start there (the letter after at most two spaces or tabs)? */
+export function atMarkAfterBracket(text: string, index: number): boolean {
+  let k = index + 1;
+  if (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 9) k++;
+  if (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 9) k++;
+  return atLetter(text.charCodeAt(k));
+}
+
+/**
+ * May an "at" mark start, or its at-word or "@" stand, in text[from, to), a span the scan's loop
+ * stepped over (a value a detector matched)? Any "@" or bracket, or an at-word's first letter
+ * after a space or tab.
+ */
+export function atMarkIn(text: string, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 64 || c === 40 || c === 91 || c === 123 || c === 60) return true;
+    if ((c === 32 || c === 9) && atLetter(text.charCodeAt(k + 1))) return true;
+  }
+  const before = text.charCodeAt(from - 1);
+  return (before === 32 || before === 9) && atLetter(text.charCodeAt(from));
+}
+
 /** A local part that is not a bare word: what an "@" glued to the domain needs. */
 const ADDRESS_LIKE_LOCAL = /[\d._%+-]/;
 /**
@@ -96,14 +171,39 @@ function isAlnum(c: number): boolean {
   return (c >= 48 && c <= 57) || ((c | 0x20) >= 97 && (c | 0x20) <= 122) || (c >= 128 && isNonAsciiLetter(c));
 }
 
-/** Emit the spelled-out addresses in `state.text`. */
-export function detectSpelledEmails(state: ScanState): void {
+/** AT_MARK tried at one position (the marks the scan's loop found). */
+const AT_MARK_AT = new RegExp(AT_MARK.source, 'iuy');
+
+/**
+ * Emit the spelled-out addresses in `state.text`. `marks`: where an "at" mark may start, in
+ * ascending order, from the scan's word loop (a superset of AT_MARK's match starts: the space
+ * before an at-word or an "@", an "@", a bracket); the regex is then tried at those positions
+ * only, and finds the same matches in the same order as its search of the whole text (each match
+ * is the leftmost one after the previous, as the search's). Without marks the whole text is searched.
+ */
+export function detectSpelledEmails(state: ScanState, marks?: readonly number[]): void {
   const text = state.text;
   AT_MARK.lastIndex = 0;
   // Whether an "@" between single spaces was seen: only then can an address be letter-spaced
   // (the regex finds them anyway; a separate search of the text would cost as much again).
   let spacedAt = false;
-  for (let match = AT_MARK.exec(text); match !== null; match = AT_MARK.exec(text)) {
+  let markIndex = 0;
+  // The next match at or after AT_MARK.lastIndex, as AT_MARK.exec would return it.
+  const nextMatch = (): RegExpExecArray | null => {
+    if (marks === undefined) return AT_MARK.exec(text);
+    while (markIndex < marks.length) {
+      const at = marks[markIndex++]!;
+      if (at < AT_MARK.lastIndex) continue;
+      AT_MARK_AT.lastIndex = at;
+      const match = AT_MARK_AT.exec(text);
+      if (match !== null) {
+        AT_MARK.lastIndex = at + match[0].length;
+        return match;
+      }
+    }
+    return null;
+  };
+  for (let match = nextMatch(); match !== null; match = nextMatch()) {
     const mark = match[0];
     if (mark === ' @ ') spacedAt = true;
     // "(a)" and a one-sided "@" are glued to the local part or the domain: checked here, not by

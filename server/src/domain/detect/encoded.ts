@@ -135,6 +135,15 @@ function isBase64Code(code: number): boolean {
 }
 
 /**
+ * What mayStartBase64 needs of a word `length` units long followed by the unit `next` (NaN past
+ * the text): MIN_RUN units or more (a hex text, MIN_HEX, is longer), or a `+ / -` after it. The
+ * scan's word loop tests this inline (the literal 12) before the call; encoded.test.ts holds the two together.
+ */
+export function base64MayStartAfter(length: number, next: number): boolean {
+  return length >= MIN_RUN || next === 43 || next === 47 || next === 45;
+}
+
+/**
  * Whether a word of the scan ([start, end), word characters) may begin a base64 run worth
  * decoding: its first character can lead a quartet of printable ASCII, nothing base64 stands
  * before it, and the run is long enough or goes on with a `+ / -` (checked again on the run).

@@ -55,6 +55,50 @@ export function keywordMayStartWith(c: number, second: number): boolean {
   return KEYWORD_FIRST[c] === 1 && PAIRS[(slot(lower(c)) << 7) | slot(lower(second))] === 1;
 }
 
+/**
+ * The third units the prefixes allow after an ASCII pair, for the scan's word loop (no call, no
+ * Set): KEYWORD_ROW holds, for a word's first two code units `c`, `second` (both below 127, as
+ * the scan's pair index reads them), a row number (0: no prefix starts with the pair in any
+ * case); KEYWORD_THIRD holds 128 bits per row, one per ASCII third unit (any case). A third unit
+ * from 128 up, a second from 127 up or none go to mayStartKeyword itself (keywordStartAt, which the
+ * scan inlines; keywords.test.ts holds it to mayStartKeyword over every ASCII triple).
+ */
+export const KEYWORD_ROW = new Uint8Array(128 * 128);
+const keywordRows: number[][] = [[0, 0, 0, 0]];
+{
+  const rowOfLowerPair = new Map<number, number>();
+  for (let c = 0; c < 128; c++) {
+    for (let second = 0; second < 127; second++) {
+      const lowerPair = (lower(c) << 7) | lower(second);
+      if (PAIRS[lowerPair] !== 1) continue;
+      let row = rowOfLowerPair.get(lowerPair);
+      if (row === undefined) {
+        const bits = [0, 0, 0, 0];
+        for (let third = 0; third < 128; third++) {
+          if (KEYS.has(prefixKey(lower(c), lower(second), lower(third)))) bits[third >>> 5]! |= 1 << (third & 31);
+        }
+        row = keywordRows.length;
+        keywordRows.push(bits);
+        rowOfLowerPair.set(lowerPair, row);
+      }
+      KEYWORD_ROW[(c << 7) | second] = row;
+    }
+  }
+  if (keywordRows.length > 255) throw new Error('keywords: too many prefix pairs for KEYWORD_ROW');
+}
+export const KEYWORD_THIRD = new Uint32Array(keywordRows.flat());
+
+/**
+ * mayStartKeyword as the scan's word loop computes it inline (`c`: the word's ASCII first code
+ * unit, `second`, `third`: the next two, NaN past the text): a table read for ASCII units, the
+ * full test otherwise. Same answer as mayStartKeyword(text, start) everywhere.
+ */
+export function keywordStartAt(text: string, start: number, c: number, second: number, third: number): boolean {
+  return second < 127 && third < 128
+    ? (KEYWORD_THIRD[(KEYWORD_ROW[(c << 7) | second]! << 2) | (third >>> 5)]! & (1 << (third & 31))) !== 0
+    : mayStartKeyword(text, start);
+}
+
 /** May a label or credential word start at `start` (a word's first character)? */
 export function mayStartKeyword(text: string, start: number): boolean {
   const a = lower(text.charCodeAt(start));

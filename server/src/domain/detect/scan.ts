@@ -6,7 +6,9 @@
 // ':'; a plain word of prose calls nothing), '@' (email), '=' and ':' (assigned secrets, '::'
 // IPv6), '+' and '(' (phones), '-----BEGIN' (private keys), '-' before a letter (command-line
 // options, read after the loop by cli-secret.ts), digit words (numbers spelled out, read after
-// the loop by spelled-digits.ts). Every expansion is bounded, and long
+// the loop by spelled-digits.ts), the marks of spelled e-mail addresses (an at-word between
+// blanks, an '@' beside a blank, a bracket before an at-word's letter: the only places
+// email-spelled.ts tries its regex). Every expansion is bounded, and long
 // matches are skipped over, so the scan is linear in the text length on any input.
 import type { Detection } from '../types.js';
 import { detectAlnumIds } from './alnum-ids.js';
@@ -21,13 +23,13 @@ import { detectEncodedValues, mayStartBase64 } from './encoded.js';
 import { detectReversedNumbers } from './reversed.js';
 import { detectReversedReadings, END_THIRD, pushReversedWord, THIRD_BIT } from './reversed-words.js';
 import { detectLetterSpaced, mayStartLetterSpaced } from './letter-spaced.js';
-import { detectSpelledEmails } from './email-spelled.js';
+import { atMarkAfterBracket, atMarkIn, atWordAt, atWordMayStartWith, detectSpelledEmails } from './email-spelled.js';
 import { detectCjkDigits, detectSpelledDigits, digitWord, digitWordMayStartWith, SPELLED_GATE, spelledGate } from './spelled-digits.js';
 import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
 import { detectDoubleColonAt, detectHexAt } from './network.js';
 import { detectNumeric, detectNumericGlued } from './numeric.js';
 import { detectAssignedSecret } from './password.js';
-import { keywordMayStartWith, mayStartKeyword } from './keywords.js';
+import { KEYWORD_ROW, KEYWORD_THIRD, keywordMayStartWith, mayStartKeyword } from './keywords.js';
 import { detectPhone, fallbackRegionsFor, regionForLanguage } from './phone.js';
 import { detectProseSecrets } from './prose-secret.js';
 import { detectPasswordHashes } from './password-hash.js';
@@ -63,10 +65,12 @@ const P_KEY = 4;
 const P_URL = 8;
 const P_JWT = 16;
 const P_BECH32 = 32;
+/** An at-word ("at", "arroba", ...) may start here: the spelled-e-mail regex's gate (email-spelled.ts). */
+const P_AT = 64;
 /** The bits onWord reads (the first two are read by the main loop). */
 const P_ON_WORD = P_KEY | P_URL | P_JWT | P_BECH32;
 /** Every bit: no gate (scanBuiltinUngated). */
-const P_ALL = P_KEYWORD | P_DIGIT_WORD | P_ON_WORD;
+const P_ALL = P_KEYWORD | P_DIGIT_WORD | P_ON_WORD | P_AT;
 
 /** Index of a word's first two code units in WORD_PAIRS (`second` from 127 up, or NaN past the text: slot 127). */
 function pairIndex(c: number, second: number): number {
@@ -84,7 +88,8 @@ const WORD_PAIRS: Uint8Array = (() => {
         (keyMayStartWith(c, second) ? P_KEY : 0) |
         (urlMayStartWith(c, second) ? P_URL : 0) |
         (jwtMayStartWith(c, second) ? P_JWT : 0) |
-        (bech32MayStartWith(c, second) ? P_BECH32 : 0);
+        (bech32MayStartWith(c, second) ? P_BECH32 : 0) |
+        (atWordMayStartWith(c, second) ? P_AT : 0);
     }
   }
   return table;
@@ -302,6 +307,10 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   /** Line breaks that may break a value (broken-lines.ts). */
   const lineBreaks: number[] = [];
   let sawCjk = false;
+  /** Where the spelled-e-mail regex may match (email-spelled.ts: at-words, "@" and brackets the loop saw), ascending. */
+  const atMarks: number[] = [];
+  /** A span the loop stepped over may hold an "at" mark: the regex searches the whole text. */
+  let atMarkSkipped = false;
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
@@ -313,17 +322,33 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         while (end < n && isWordCode(text.charCodeAt(end))) end++;
         const second = text.charCodeAt(i + 1);
         let pair = gated ? WORD_PAIRS[pairIndex(c, second)]! : P_ALL;
-        if ((pair & P_KEYWORD) !== 0 && mayStartKeyword(text, i)) keywordStarts.push(i);
-        if (decode && end - i >= 4 && mayStartBase64(text, i, end)) base64Starts.push(i);
+        if ((pair & P_KEYWORD) !== 0) {
+          // keywords.ts keywordStartAt, inlined (a call per word of prose cost more than the test).
+          const third = text.charCodeAt(i + 2);
+          if (
+            second < 127 && third < 128
+              ? (KEYWORD_THIRD[(KEYWORD_ROW[(c << 7) | second]! << 2) | (third >>> 5)]! & (1 << (third & 31))) !== 0
+              : mayStartKeyword(text, i)
+          ) {
+            keywordStarts.push(i);
+          }
+        }
+        const next = text.charCodeAt(end);
+        if ((pair & P_AT) !== 0 && (next === 32 || next === 9) && atWordAt(text, i, end)) atMarks.push(i - 1);
+        // mayStartBase64 refuses a word shorter than 12 units unless a `+ / -` follows it (encoded.ts
+        // base64MayStartAfter): the call only for those.
+        if (decode && end - i >= 4 && (end - i >= 12 || next === 43 || next === 47 || next === 45) && mayStartBase64(text, i, end)) base64Starts.push(i);
         if (decode && end - i === 1 && mayStartLetterSpaced(text, i)) spacedStarts.push(i);
         // A value's word or prefix written backwards ends this word (reversed-words.ts; END_THIRD
         // read inline: a call per word cost 5 us per KB of prose on this loop).
         const last = text.charCodeAt(end - 1);
+        // (Most words end in a pair no value's word starts with backwards: the third unit is read only after a hit.)
         if (
           decode &&
           (last <= 90
             ? last >= 65 || end - i >= 26
-            : (END_THIRD[(((last | 32) & 127) << 7) | ((text.charCodeAt(end - 2) | 32) & 127)]! & THIRD_BIT[text.charCodeAt(end - 3) & 127]!) !== 0)
+            : END_THIRD[(((last | 32) & 127) << 7) | ((text.charCodeAt(end - 2) | 32) & 127)]! !== 0 &&
+              (END_THIRD[(((last | 32) & 127) << 7) | ((text.charCodeAt(end - 2) | 32) & 127)]! & THIRD_BIT[text.charCodeAt(end - 3) & 127]!) !== 0)
         ) {
           pushReversedWord(reversedWords, text, i, end);
         }
@@ -351,7 +376,6 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         // here too (a WORD_PAIRS bit, or a condition below): property.test.ts holds this loop to
         // scanBuiltinUngated, and tools/scan-ab/equiv.mjs compares two builds on every corpus.
         const length = end - i;
-        const next = text.charCodeAt(end);
         if (
           (pair & P_ON_WORD) === 0 &&
           gated &&
@@ -367,13 +391,21 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
           i = next === 32 ? end + 1 : end;
           continue;
         }
-        i = onWord(state, i, end, c, flags, pair);
+        const resume = onWord(state, i, end, c, flags, pair);
+        // A span a detector matched past the word is stepped over: an "at" mark in it still counts.
+        if (resume > end && !atMarkSkipped) atMarkSkipped = atMarkIn(text, end, resume);
+        i = resume;
         continue;
       }
       switch (c) {
         case 64: {
           // '@'
+          const before = text.charCodeAt(i - 1);
+          if (before === 32 || before === 9) atMarks.push(i - 1);
+          const after = text.charCodeAt(i + 1);
+          if (after === 32 || after === 9) atMarks.push(i);
           const end = detectEmail(state, i);
+          if (end > i + 1 && !atMarkSkipped) atMarkSkipped = atMarkIn(text, i + 1, end);
           i = end > i ? end : i + 1;
           continue;
         }
@@ -381,6 +413,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
           if (codeAt(text, i + 1) === 58) {
             const end = detectDoubleColonAt(state, i);
             if (end > i) {
+              if (!atMarkSkipped) atMarkSkipped = atMarkIn(text, i + 1, end);
               i = end;
               continue;
             }
@@ -393,14 +426,21 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         case 10: // '\n'
           if (decode && mayJoinAt(text, i)) lineBreaks.push(i);
           break;
+        case 91: // '['
+        case 123: // '{'
+        case 60: // '<'
+          if (atMarkAfterBracket(text, i)) atMarks.push(i);
+          break;
         case 43: // '+'
         case 40: // '('
+          if (c === 40 && atMarkAfterBracket(text, i)) atMarks.push(i);
           if (isDigit(codeAt(text, i + 1)) && !isAlnumCode(codeAt(text, i - 1)) && codeAt(text, i - 1) !== 43) detectPhone(state, i);
           break;
         case 45: // '-'
           if (codeAt(text, i + 1) === 45 && codeAt(text, i - 1) !== 45) {
             const end = detectPrivateKey(state, i);
             if (end > i) {
+              if (!atMarkSkipped) atMarkSkipped = atMarkIn(text, i + 1, end);
               i = end;
               continue;
             }
@@ -413,11 +453,13 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
       i++;
     } else if (isNonAsciiLetter(c) && !isCjkCode(c)) {
       // A word that starts with a non-ASCII letter: no detector anchors there; skip it whole.
-      // (A CJK character is a word of its own: what follows it may start a value.)
+      // (A CJK character is a word of its own: what follows it may start a value.) "ät" is an at-word.
+      if ((c === 0xe4 || c === 0xc4) && i > 0) atMarks.push(i - 1);
       i++;
       while (i < n && isWordCode(text.charCodeAt(i))) i++;
     } else {
       if (c >= 0x1100) sawCjk = true; // CJK credential words are searched only then (prose-secret.ts)
+      if (c === 0x212a && i > 0) atMarks.push(i - 1); // the Kelvin sign is a k to the regex (Klammeraffe)
       i++;
     }
   }
@@ -425,7 +467,10 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   detectCliSecrets(state, optionStarts);
   detectSpelledDigits(state, spelledWords, spelledValues);
   if (sawCjk) detectCjkDigits(state);
-  detectSpelledEmails(state);
+  // The spelled-e-mail regex only where the loop saw an "at" mark may start (the whole text when
+  // ungated, or when a span the loop stepped over held a mark).
+  if (atMarkSkipped || !gated) detectSpelledEmails(state);
+  else if (atMarks.length > 0) detectSpelledEmails(state, atMarks);
   detectLabelledIds(state, keywordStarts);
   // Secrets no word anchor reads: seed phrases (probed every few words) and password hashes (at `$`, `{`).
   detectSeedPhrases(state);
