@@ -3,7 +3,9 @@ package gender-guesser 0.4.0) added to data/first_names.txt by ner/tools/nam_dic
 (docs/ner.md, "Session 14 added"). Romanized Japanese, Korean, Chinese, Arabic, Caucasian and
 Central Asian given names the Faker lists lack become evidence for a person; the section leaves
 out stop words, frequent English words, places and the first word of a place's name, so no
-everyday word or town line becomes a name through it. Pure Python (no model, no word vectors)."""
+everyday word or town line becomes a name through it.
+Also: the employer on a signature's title line ("Senior Analyst, Wolters Combinatie" under a
+name line) is a firm, not a person. Pure Python (no model, no word vectors)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ from importlib import resources
 
 import pytest
 
-from veil_ner import gazetteer, names, pipeline
+from veil_ner import gazetteer, labels, names, pipeline
+from veil_ner.backends import RawEntity
 
 
 def people(text: str) -> set[str]:
@@ -94,3 +97,50 @@ def test_listed_given_names_are_found_in_frames_that_need_a_known_name(text: str
 def test_place_heads_and_words_stay_unnamed(text: str, absent: str) -> None:
     assert absent not in people(text)
     assert absent not in persons(text)
+
+
+def recognized(text: str, spans: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    model = []
+    for value, label in spans:
+        start = text.index(value)
+        model.append(RawEntity(start, start + len(value), label, 0.86))
+    return {(text[e.start : e.end], labels.veil_type(e.label)) for e in pipeline.recognize(text, model)}
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "firm"),
+    [
+        (
+            "Best regards,\nBeau van den Berg\nSenior Analyst, Wolters Combinatie\nMobile: 1",
+            "Beau van den Berg",
+            "Wolters Combinatie",
+        ),
+        (
+            "Thanks,\nIsabella Nogueira\nAccount Manager, Xavier-Batista\n",
+            "Isabella Nogueira",
+            "Xavier-Batista",
+        ),
+        ("Cheers,\nDestini Berge MD\nHead Engineer, Skiles Berge", "Destini Berge", "Skiles Berge"),
+    ],
+)
+def test_employer_on_a_signature_title_line_is_a_firm(text: str, name: str, firm: str) -> None:
+    found = recognized(text, [(name, "PERSON"), (firm, "PERSON")])
+    assert (name, "person") in found
+    assert (firm, "organization") in found
+
+
+@pytest.mark.parametrize(
+    ("text", "spans", "person"),
+    [
+        (
+            "Reviewers:\nAnna Schmidt\nBen Carter, Jane Roe\n",
+            ["Anna Schmidt", "Ben Carter", "Jane Roe"],
+            "Jane Roe",
+        ),
+        ("Thanks,\nAnna Schmidt\nPlease ask Analyst, Jane Roe\n", ["Anna Schmidt", "Jane Roe"], "Jane Roe"),
+        ("Senior Analyst, Jane Roe\n", ["Jane Roe"], "Jane Roe"),
+        ("Anna Schmidt\nSenior Analyst, Jane Roe and Ben Carter\n", ["Anna Schmidt", "Jane Roe"], "Jane Roe"),
+    ],
+)
+def test_title_line_negatives(text: str, spans: list[str], person: str) -> None:
+    assert (person, "person") in recognized(text, [(s, "PERSON") for s in spans])
