@@ -523,6 +523,7 @@ def name_vectors() -> Iterator[None]:
         "will",
         "kenyon",
         "chadd",
+        "vantage",
         "everyday",
         "health",
     ]
@@ -818,7 +819,8 @@ def test_model_organization_shaped_like_a_person_is_a_person(
     ("text", "org"),
     [
         ("She works at Kenyon Walker now", "Kenyon Walker"),  # an organization's context
-        ("a spokesperson for Chadd Pouros said", "Chadd Pouros"),
+        # a word (not a listed name: "Chadd" is one since session 14) and a surname
+        ("a spokesperson for Vantage Pouros said", "Vantage Pouros"),
         ("Everyday Health published it", "Everyday Health"),  # common words
         ("Kenyon Pouros Bank published it", "Kenyon Pouros Bank"),  # a head noun
         ("Chadd - Pouros published it", "Chadd - Pouros"),  # joined the way firms are

@@ -453,7 +453,56 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
             kept.add(candidate)
     _add_paired_places(text, kept)
     _add_lone_region_codes(text, kept)
-    return _merge_address_runs(text, _with_qualifier(text, _with_town_tail(text, kept.spans())))
+    spans = _merge_address_runs(text, _with_qualifier(text, _with_town_tail(text, kept.spans())))
+    return _signature_employers(text, spans)
+
+
+# Session 14: the employer on a signature's title line. "Jane Roe\nSenior Analyst, Wolters
+# Combinatie" names a firm after "<job title>," whatever its words look like (surnames joined by
+# a hyphen or "e", a first name that is a surname too): a person span that fills the rest of such
+# a line, right under a line that is a person's name (the name may carry a short suffix: "MD"),
+# is that firm. The title must end in a role noun only people hold ("Analyst", "Manager"), so a
+# comma list of people ("Anna, Ben") or a name line alone ("Jane Roe\nAnna Schmidt") is untouched.
+_ROLE_NOUNS = frozenset(
+    [
+        *("analyst", "manager", "engineer", "director", "officer", "consultant", "specialist"),
+        *("developer", "architect", "designer", "administrator", "coordinator", "associate"),
+        *("assistant", "advisor", "adviser", "accountant", "counsel", "attorney", "executive"),
+        *("president", "vice-president", "representative", "scientist", "researcher", "strategist"),
+        *("supervisor", "technician", "planner", "auditor", "editor", "producer", "recruiter"),
+    ]
+)
+_EOL = re.compile(r"[ \t]*(?:\r?\n|$)")
+_TITLE_LINE = re.compile(r"[ \t]*(?P<title>(?:[A-Z][\w\-]*[ \t]+){0,3}(?P<role>[A-Z][\w\-]*))[ \t]*,[ \t]*$")
+
+
+def _signature_employers(text: str, spans: list[RawEntity]) -> list[RawEntity]:
+    people = [s for s in spans if veil_type(s.label) == "person"]
+    if not people or "," not in text:
+        return spans
+    out: list[RawEntity] = []
+    for span in spans:
+        if veil_type(span.label) == "person" and _employer_on_title_line(text, span, people):
+            out.append(RawEntity(span.start, span.end, ORG_LABEL, ORG_CONFIDENCE))
+        else:
+            out.append(span)
+    return out
+
+
+def _employer_on_title_line(text: str, span: RawEntity, people: list[RawEntity]) -> bool:
+    line_start = text.rfind("\n", 0, span.start) + 1
+    if line_start == 0 or not _EOL.match(text, span.end):
+        return False
+    title = _TITLE_LINE.fullmatch(text, line_start, span.start)
+    if title is None or g.fold(title.group("role")) not in _ROLE_NOUNS:
+        return False
+    above_end = line_start - 1
+    above_start = text.rfind("\n", 0, above_end) + 1
+    above = text[above_start:above_end].strip()
+    if not above:
+        return False
+    first = above_start + len(text[above_start:above_end]) - len(text[above_start:above_end].lstrip())
+    return any(p.start == first and p.end - p.start >= len(above) - 4 for p in people)
 
 
 # "Springfield, IL", "Salem, OR 97301", "Kongens Lyngby, Denmark", "Hrastnik, Savinjska": a town
