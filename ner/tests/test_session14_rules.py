@@ -1,5 +1,5 @@
 """Session 14: the first names of `nam_dict.txt` (Jörg Michael, GNU FDL; shipped in the PyPI
-package gender-guesser 0.4.0) added to data/first_names.txt by ner/tools/nam_dict_names.py
+package gender-guesser 0.4.0) written to data/first_names_nam_dict.txt by ner/tools/nam_dict_names.py
 (docs/ner.md, "Session 14 added"). Romanized Japanese, Korean, Chinese, Arabic, Caucasian and
 Central Asian given names the Faker lists lack become evidence for a person; the section leaves
 out stop words, frequent English words, places and the first word of a place's name, so no
@@ -26,10 +26,8 @@ def persons(text: str) -> set[str]:
 
 
 def _section() -> list[str]:
-    text = (resources.files("veil_ner") / "data" / "first_names.txt").read_text(encoding="utf-8")
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("# nam_dict"))
-    return lines[start + 1 :]
+    text = (resources.files("veil_ner") / "data" / "first_names_nam_dict.txt").read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if not line.startswith("#")]
 
 
 @pytest.mark.parametrize(

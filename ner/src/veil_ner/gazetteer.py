@@ -37,8 +37,11 @@ def words(name: str) -> frozenset[str]:
     return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
 
 
+@functools.cache
 def first_names() -> frozenset[str]:
-    return words("first_names")
+    """Faker + US Census given names, and (session 14) the nam_dict given names, kept in a file
+    of their own under their own licence (GNU FDL 1.2+; data/SOURCES.md)."""
+    return words("first_names") | words("first_names_nam_dict")
 
 
 def last_names() -> frozenset[str]:
