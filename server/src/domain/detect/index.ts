@@ -12,6 +12,7 @@ import { foldWithOffsets } from '../text/fold.js';
 import { checkPattern, compilePatterns, entityNameError, runCustomPatterns, type CompiledPattern as InternalPattern } from './custom.js';
 import { resolveOverlaps } from './overlap.js';
 import { BUILTIN_TYPES, scanBuiltin } from './scan.js';
+import { addMarkupJoined } from './markup-joined.js';
 
 /** A compiled custom pattern; `type` is `custom:<name>`. Other fields are internal. */
 export interface CompiledPattern {
@@ -75,6 +76,8 @@ export function patternScanCost(patterns: readonly CompiledPattern[]): number {
 export function detectAll(text: string, options?: DetectOptions): Detection[] {
   const view = foldWithOffsets(text);
   const candidates = scanBuiltin(view.text, options?.language, options?.defaultRegion);
+  // Values split by markup, read with it taken out (markup-joined.ts; session 14, wave13/evade).
+  addMarkupJoined(text, view, candidates, (reading) => scanBuiltin(reading, options?.language, options?.defaultRegion, false));
   const custom = options?.customPatterns;
   let compiled: InternalPattern[] | undefined;
   if (custom !== undefined && custom.length > 0) {

@@ -46,6 +46,7 @@ import { DEFAULT_PHONE_REGION } from '../detect/phone.js';
 import { isKnownRegion } from '../detect/phone-metadata.js';
 import { foldCharacters, foldText } from '../text/fold.js';
 import { readLookalikeDigits } from '../text/lookalike.js';
+import { stripMarkupValue } from '../text/markup-strip.js';
 
 const SECRET_TYPES: ReadonlySet<string> = new Set(['api_key', 'jwt', 'private_key', 'password', 'connection_string']);
 
@@ -79,7 +80,10 @@ export function normalizeValue(type: string, value: string, region: string = DEF
 }
 
 /** normalizeValue with the given fold (the current one, or foldCharacters for the previous release's form). */
-function normalizeFolded(type: string, value: string, region: string, fold: (text: string) => string): string {
+function normalizeFolded(type: string, written: string, region: string, fold: (text: string) => string): string {
+  // Markup inside a value is print form (detect/markup-joined.ts, session 14): `1234<b></b>5678Z` is
+  // the DNI 12345678Z. A secret loses HTML tags and comments only (its `**` or backticks may be its own).
+  const value = stripMarkupValue(written, SECRET_TYPES.has(type) && type !== 'api_key' && type !== 'jwt');
   // A key or token holds no white space: one wrapped over lines (detect/secrets.ts) or split into
   // concatenated literals (text/markup.ts, read through by the fold) is the same key.
   if (type === 'api_key' || type === 'jwt') return fold(value).normalize('NFC').replace(/\s+/gu, '');

@@ -1,0 +1,108 @@
+// Evasion round 4 (session 14, wave13/evade), against the real `veil serve` process: values split
+// by markup that renders as nothing (server/src/domain/detect/markup-joined.ts: HTML tags, comments,
+// BBCode, markdown emphasis, code marks and links, concatenated literals). Each spelling is
+// tokenized through /v1/transform as text, as a JSON body and as a chat body with no fragment of
+// the value left in the safe text; restore gives back the text as written; revoking the plain
+// value makes every spelling restore `[DELETED]` while another value of the same session still
+// restores; and no value, in any spelling, reaches the server's logs.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
+import { expectErased, restore, transformEveryMode, type SpellingCase } from './support/spellings.js';
+
+const SECRET = '4e'.repeat(32);
+/** A value that is never revoked: it must still restore next to the erased one. */
+const WITNESS = 'witness.evade14@example.org';
+
+const CASES: readonly SpellingCase[] = [
+  // Markup inside the value (markup-joined.ts).
+  {
+    name: 'DNI split by a tag, BBCode or a string concatenation',
+    type: 'es_dni',
+    label: 'DNI',
+    plain: '87654321X',
+    spellings: ['8765<b></b>4321X', '8765[b][/b]4321X', '"8765" + "4321X"'],
+    fragments: ['8765', '4321'],
+  },
+  {
+    name: 'passport number split by markdown marks or a tag with attributes',
+    type: 'us_passport',
+    label: 'passport number',
+    plain: '912803457',
+    spellings: ['**9128**03457', '9128`03457`', '9128<span class="x">03457</span>', '9128~~03457~~'],
+    fragments: ['9128', '3457'],
+  },
+  {
+    name: 'MAC address split by a tag beside its colon',
+    type: 'mac_address',
+    label: 'mac address',
+    plain: '00:1A:2B:3C:4D:60',
+    spellings: ['00:1A:2B<b></b>:3C:4D:60', '<span>00:1A:2B</span><span>:3C:4D:60</span>'],
+    fragments: ['1A:2B', '4D:60'],
+  },
+  {
+    name: 'IPv6 address split by a tag or bold marks',
+    type: 'ip_address',
+    label: 'server ip',
+    plain: '2a00:1450:4001:82a::200f',
+    spellings: ['2a00:1450:40<b></b>01:82a::200f', '2a00:1450:40**01:82a::200f'],
+    fragments: ['1450', '82a'],
+  },
+  {
+    name: 'password split by tags',
+    type: 'password',
+    label: 'my password is',
+    plain: 'Tr0ub4dor&3y',
+    spellings: ['<span>Tr0ub4</span><span>dor&3y</span>'],
+    fragments: ['Tr0ub4', 'dor&3y'],
+  },
+  {
+    name: 'card split by a markdown link',
+    type: 'credit_card',
+    label: 'card',
+    plain: '4111 1111 1111 1111',
+    spellings: ['[41](x)11 1111 1111 1111', '[4111 1111](https://x.example) 1111 1111'],
+    fragments: ['4111', '1111'],
+  },
+  {
+    name: 'Slack token split by a tag between two digits',
+    type: 'api_key',
+    label: 'slack',
+    plain: 'xoxb-2417350914-8812094412-Rt9Vb4Kp8Zc3Wn6Hy1Jd5Ft',
+    spellings: ['xoxb-2417350914-881209441<b></b>2-Rt9Vb4Kp8Zc3Wn6Hy1Jd5Ft'],
+    fragments: ['Rt9Vb4', '881209441'],
+  },
+];
+
+describe('session-14 spellings against the real server', () => {
+  let server: ServerProcess;
+  beforeAll(async () => {
+    server = await startVeil({ env: { VEIL_SESSION_SECRET: SECRET } });
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it.each(CASES)('$name: tokenized whole as text, JSON and chat, restored as written, erased with the plain value', async ({ type, label, plain, spellings, fragments }) => {
+    const sessions: { spelling: string; safe: string; state: string }[] = [];
+    for (const spelling of spellings) {
+      const input = `${label} ${spelling} ; contact ${WITNESS}`;
+      const { text, chat } = await transformEveryMode(server, type, input, spelling, fragments);
+      // Restore gives back the text as written, markup and all.
+      expect(await restore(server, text), spelling).toBe(input);
+      sessions.push(text, chat);
+    }
+    await expectErased(server, type, plain, sessions, WITNESS);
+  });
+
+  it('logged none of the values, in any spelling', async () => {
+    const logs = await settledLogs(server);
+    for (const { plain, spellings } of CASES) for (const value of [plain, ...spellings]) expect(logs, value).not.toContain(value);
+  });
+
+  it('leaves markup between numbers that prove nothing as it is', async () => {
+    const input = 'Version **2024**:12 and <b>10</b>:30 and **Note**: 123<b>4</b>5 items; ref 9128**03456 closed; see [page 12](x)3';
+    const made = await postJson(`${server.url}/v1/transform`, { input });
+    expect(made.status, made.text).toBe(200);
+    expect(made.body.safe_text).toBe(input);
+  });
+});
