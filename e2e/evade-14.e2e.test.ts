@@ -1,6 +1,7 @@
 // Evasion round 4 (session 14, wave13/evade), against the real `veil serve` process: values split
 // by markup that renders as nothing (server/src/domain/detect/markup-joined.ts: HTML tags, comments,
-// BBCode, markdown emphasis, code marks and links, concatenated literals). Each spelling is
+// BBCode, markdown emphasis, code marks and links, concatenated literals) and numbers written with
+// look-alike letters on the value's word (server/src/domain/detect/lookalike-worded.ts). Each spelling is
 // tokenized through /v1/transform as text, as a JSON body and as a chat body with no fragment of
 // the value left in the safe text; restore gives back the text as written; revoking the plain
 // value makes every spelling restore `[DELETED]` while another value of the same session still
@@ -71,6 +72,47 @@ const CASES: readonly SpellingCase[] = [
     spellings: ['xoxb-2417350914-881209441<b></b>2-Rt9Vb4Kp8Zc3Wn6Hy1Jd5Ft'],
     fragments: ['Rt9Vb4', '881209441'],
   },
+  // Look-alike letters in numbers, on the value's word (lookalike-worded.ts).
+  {
+    name: 'card with more look-alike letters than digits',
+    type: 'credit_card',
+    label: 'my card is',
+    plain: '5500 0000 0000 0004',
+    spellings: ['55OO OOOO OOOO OOO4', '55ＯＯ ＯＯＯＯ ＯＯＯＯ ＯＯＯ4'],
+    fragments: ['55OO', 'OOO4', 'ＯＯＯ4'],
+  },
+  {
+    name: 'SSN with Latin and Greek look-alike letters',
+    type: 'us_ssn',
+    label: 'my SSN is',
+    plain: '078-05-1120',
+    spellings: ['O78-O5-ll2O', 'Ο78-Ο5-ll2Ο'],
+    fragments: ['78-', 'll2'],
+  },
+  {
+    name: 'IP address with look-alike letters',
+    type: 'ip_address',
+    label: 'server ip',
+    plain: '81.2.69.160',
+    spellings: ['8l.2.69.l6O'],
+    fragments: ['8l.2', 'l6O'],
+  },
+  {
+    name: 'date of birth with look-alike letters',
+    type: 'date',
+    label: 'date of birth',
+    plain: '1985-03-04',
+    spellings: ['l985-O3-O4'],
+    fragments: ['l985', 'O3-O4'],
+  },
+  {
+    name: 'passport number with look-alike letters',
+    type: 'us_passport',
+    label: 'passport number',
+    plain: '912803458',
+    spellings: ['9l28O3458'],
+    fragments: ['9l28', 'O3458'],
+  },
 ];
 
 describe('session-14 spellings against the real server', () => {
@@ -99,8 +141,8 @@ describe('session-14 spellings against the real server', () => {
     for (const { plain, spellings } of CASES) for (const value of [plain, ...spellings]) expect(logs, value).not.toContain(value);
   });
 
-  it('leaves markup between numbers that prove nothing as it is', async () => {
-    const input = 'Version **2024**:12 and <b>10</b>:30 and **Note**: 123<b>4</b>5 items; ref 9128**03456 closed; see [page 12](x)3';
+  it('leaves markup between numbers that prove nothing, and look-alikes without a value word, as they are', async () => {
+    const input = 'Version **2024**:12 and <b>10</b>:30 and **Note**: 123<b>4</b>5 items; ref 9128**03456 closed; see [page 12](x)3; lol lOl SOLO BOB 4lll llll llll llll';
     const made = await postJson(`${server.url}/v1/transform`, { input });
     expect(made.status, made.text).toBe(200);
     expect(made.body.safe_text).toBe(input);

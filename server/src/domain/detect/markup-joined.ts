@@ -19,8 +19,7 @@ import type { Detection } from '../types.js';
 import type { FoldedText } from '../text/fold.js';
 import { foldWithOffsets } from '../text/fold.js';
 import { chainEnd, jointsInText, stripMarkup } from '../text/markup-strip.js';
-import { contextWords, DATE_CONTEXT, hasWordBefore, PHONE_CONTEXT, SSN_CONTEXT, type ContextWords } from './context.js';
-import { ID_CONTEXT } from './id-context.js';
+import { hasValueWordBefore } from './value-words.js';
 
 /** The scanner a reading goes through (scanBuiltin one level deep). */
 export type ReadingScanner = (text: string) => Detection[];
@@ -31,38 +30,11 @@ const MAX_JOINTS = 32;
 const BEFORE = 64;
 /** Longest run read on either side of a joint. */
 const RUN_MAX = 160;
-/** How far before the value its word may stand. */
-const CONTEXT_DISTANCE = 48;
 
 /** Types whose detector proves the value by a check, a prefix or its own word. */
 const SELF_PROVING: ReadonlySet<string> = new Set([
   'credit_card', 'iban', 'crypto_wallet', 'api_key', 'jwt', 'private_key', 'password', 'email', 'connection_string',
 ]);
-
-/** The words of an IP or a MAC address. */
-export const ADDRESS_CONTEXT: ContextWords = contextWords([
-  'ip', 'ip address', 'ipv4', 'ipv6', 'ip addr', 'server', 'host', 'address', 'mac', 'mac address', 'hwaddr', 'ether', 'bssid', 'device',
-]);
-
-/** The value words a value of `type` read through markup needs, or undefined (no words: not read unless self-proving). */
-function contextFor(type: string): readonly ContextWords[] | undefined {
-  switch (type) {
-    case 'us_ssn':
-      return [SSN_CONTEXT];
-    case 'phone':
-      return [PHONE_CONTEXT];
-    case 'date':
-      return [DATE_CONTEXT];
-    case 'ip_address':
-    case 'mac_address':
-      return [ADDRESS_CONTEXT];
-    default: {
-      const id = ID_CONTEXT[type];
-      if (id === undefined) return undefined;
-      return id.generic === undefined ? [id.specific] : [id.specific, id.generic];
-    }
-  }
-}
 
 function isBlank(code: number): boolean {
   return !(code > 0x20);
@@ -123,7 +95,5 @@ function isGroupStart(text: string, at: number): boolean {
 
 /** A value of `type` at `start` (original text) proves itself or has its value word before it. */
 function proves(text: string, type: string, start: number): boolean {
-  if (SELF_PROVING.has(type)) return true;
-  const words = contextFor(type);
-  return words !== undefined && words.some((context) => hasWordBefore(text, start, CONTEXT_DISTANCE, context));
+  return SELF_PROVING.has(type) || hasValueWordBefore(text, type, start);
 }

@@ -68,6 +68,12 @@ const COMPACT_TYPES: ReadonlySet<string> = new Set([
 const WHITESPACE_RUN = /\s+/gu;
 /** Letters in a number: maybe spelled out (checked by unspellDigits). */
 const SPELLED = /\p{L}{2}/u;
+/**
+ * Numbers besides DIGIT_TYPES whose look-alike letters are digits: phones and IBANs (session 12),
+ * dates, IP addresses and passport numbers (session 14, detect/lookalike-worded.ts; a chain of
+ * look-alikes and digits only: an id's own letters are in words of other letters and stay).
+ */
+const LOOKALIKE_NUMBERS: ReadonlySet<string> = new Set(['phone', 'iban', 'date', 'ip_address', 'us_passport', 'uk_passport']);
 /** A look-alike letter (text/lookalike.ts reads it as a digit only in a chain with digits). */
 const LOOKALIKE = /[OoIl]/;
 
@@ -98,7 +104,7 @@ function normalizeFolded(type: string, written: string, region: string, fold: (t
   // A number spelled out digit by digit is the number (spelled-digits.ts).
   if ((DIGIT_TYPES.has(type) || type === 'phone') && SPELLED.test(base)) base = unspellDigits(base) ?? base;
   // Digits written as look-alike letters (`415-555-O1OO`) are the digits (text/lookalike.ts).
-  if ((DIGIT_TYPES.has(type) || type === 'phone' || type === 'iban') && LOOKALIKE.test(base)) base = readLookalikeDigits(base);
+  if ((DIGIT_TYPES.has(type) || LOOKALIKE_NUMBERS.has(type)) && LOOKALIKE.test(base)) base = readLookalikeDigits(base);
   // A card or phone written backwards is the number (detect/reversed.ts; session 12, wave11/evade).
   if (type === 'credit_card' || type === 'phone') base = unreverseValue(type, base);
   let normalized: string;
