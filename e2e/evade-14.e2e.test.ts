@@ -1,7 +1,8 @@
 // Evasion round 4 (session 14, wave13/evade), against the real `veil serve` process: values split
 // by markup that renders as nothing (server/src/domain/detect/markup-joined.ts: HTML tags, comments,
 // BBCode, markdown emphasis, code marks and links, concatenated literals) and numbers written with
-// look-alike letters on the value's word (server/src/domain/detect/lookalike-worded.ts). Each spelling is
+// look-alike letters on the value's word (server/src/domain/detect/lookalike-worded.ts), and values
+// with their punctuation quoted-printable escaped (server/src/domain/detect/qp-joined.ts). Each spelling is
 // tokenized through /v1/transform as text, as a JSON body and as a chat body with no fragment of
 // the value left in the safe text; restore gives back the text as written; revoking the plain
 // value makes every spelling restore `[DELETED]` while another value of the same session still
@@ -113,6 +114,39 @@ const CASES: readonly SpellingCase[] = [
     spellings: ['9l28O3458'],
     fragments: ['9l28', 'O3458'],
   },
+  // Punctuation written as quoted-printable escapes (qp-joined.ts).
+  {
+    name: 'SSN with its dashes quoted-printable escaped',
+    type: 'us_ssn',
+    label: 'my SSN is',
+    plain: '078-05-1126',
+    spellings: ['078=2D05=2D1126', '078=2D05%2D1126', '078=2D05&#45;1126'],
+    fragments: ['078', '1126'],
+  },
+  {
+    name: 'phone with its plus and parentheses quoted-printable escaped',
+    type: 'phone',
+    label: 'call me at',
+    plain: '+1 415 555 0143',
+    spellings: ['=2B1 415 555 0143', '=2B1 =28415=29 555=2D0143'],
+    fragments: ['415', '0143'],
+  },
+  {
+    name: 'MAC address with its colons quoted-printable escaped',
+    type: 'mac_address',
+    label: 'mac address',
+    plain: '00:1A:2B:3C:4D:61',
+    spellings: ['00=3A1A=3A2B=3A3C=3A4D=3A61'],
+    fragments: ['1A=3A', '4D=3A61'],
+  },
+  {
+    name: 'OpenAI key with its dashes quoted-printable escaped',
+    type: 'api_key',
+    label: 'key',
+    plain: 'sk-proj-Xq7Lm2Rt9Vb4Kp8Zc3Wn6Hy1Jd5Fs0Gb',
+    spellings: ['sk=2Dproj=2DXq7Lm2Rt9Vb4Kp8Zc3Wn6Hy1Jd5Fs0Gb'],
+    fragments: ['Xq7Lm2', 'Fs0Gb'],
+  },
 ];
 
 describe('session-14 spellings against the real server', () => {
@@ -142,7 +176,7 @@ describe('session-14 spellings against the real server', () => {
   });
 
   it('leaves markup between numbers that prove nothing, and look-alikes without a value word, as they are', async () => {
-    const input = 'Version **2024**:12 and <b>10</b>:30 and **Note**: 123<b>4</b>5 items; ref 9128**03456 closed; see [page 12](x)3; lol lOl SOLO BOB 4lll llll llll llll';
+    const input = 'Version **2024**:12 and <b>10</b>:30 and **Note**: 123<b>4</b>5 items; ref 9128**03456 closed; see [page 12](x)3; lol lOl SOLO BOB 4lll llll llll llll; width=2D4 id=2D4F ref 078=2D05=2D1120';
     const made = await postJson(`${server.url}/v1/transform`, { input });
     expect(made.status, made.text).toBe(200);
     expect(made.body.safe_text).toBe(input);

@@ -145,6 +145,15 @@ export const SPELLINGS = [
   ['x-escape-special', mapChars((c) => (special(c) ? `\\x${hex2(c)}` : c))],
   ['qp-special', mapChars((c) => (special(c) && c !== ' ' ? `=${hex2(c)}` : c))],
   ['qp-all', (v) => chars(v).map((c) => `=${hex2(c)}`).join('')],
+  // Session 14: quoted-printable mixed with percent escapes or HTML references, punctuation only.
+  ['qp+pct-mix', (v) => {
+    let k = 0;
+    return mapChars((c) => (special(c) && c !== ' ' ? (k++ % 2 ? `%${hex2(c)}` : `=${hex2(c)}`) : c))(v);
+  }],
+  ['qp+ent-mix', (v) => {
+    let k = 0;
+    return mapChars((c) => (special(c) && c !== ' ' ? (k++ % 2 ? `&#${c.codePointAt(0)};` : `=${hex2(c)}`) : c))(v);
+  }],
   ['base64', (v) => b64(v)],
   ['base64-sentence', (v, label) => ({ label: 'decode:', value: b64(`${label} ${v}`) })],
   ['hex', (v) => Buffer.from(v).toString('hex')],
@@ -174,6 +183,11 @@ export const SPELLINGS = [
   ['fw+zwsp', (v) => chars(v).map(fullWidth).join('\u200b')],
   ['ent+spaced', (v) => chars(v).map((c) => (special(c) ? `&#${c.codePointAt(0)};` : c)).join(' ')],
   ['cyr+O0', mapChars((c) => CYRILLIC[c] ?? LOOK_DIGITS[c] ?? c)],
+  // Session 14: the look-alike digits in other scripts: Greek capital omicron for 0 (and `l`),
+  // full-width letters, mathematical bold letters.
+  ['greek-O0', mapChars((c) => (c === '0' ? 'Ο' : c === '1' ? 'l' : c))],
+  ['fw-O0-l1', mapChars((c) => (c === '0' ? 'Ｏ' : c === '1' ? 'ｌ' : c))],
+  ['math-O0-l1', mapChars((c) => (c === '0' ? '𝐎' : c === '1' ? '𝐥' : c))],
 ];
 
 // ---------------------------------------------------------------------------------------------

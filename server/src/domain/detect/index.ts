@@ -13,6 +13,7 @@ import { checkPattern, compilePatterns, entityNameError, runCustomPatterns, type
 import { resolveOverlaps } from './overlap.js';
 import { BUILTIN_TYPES, scanBuiltin } from './scan.js';
 import { addMarkupJoined } from './markup-joined.js';
+import { addQpJoined } from './qp-joined.js';
 
 /** A compiled custom pattern; `type` is `custom:<name>`. Other fields are internal. */
 export interface CompiledPattern {
@@ -76,8 +77,10 @@ export function patternScanCost(patterns: readonly CompiledPattern[]): number {
 export function detectAll(text: string, options?: DetectOptions): Detection[] {
   const view = foldWithOffsets(text);
   const candidates = scanBuiltin(view.text, options?.language, options?.defaultRegion);
-  // Values split by markup, read with it taken out (markup-joined.ts; session 14, wave13/evade).
+  // Values split by markup, or with their punctuation quoted-printable escaped, read with the markup
+  // taken out or the escapes decoded (markup-joined.ts, qp-joined.ts; session 14, wave13/evade).
   addMarkupJoined(text, view, candidates, (reading) => scanBuiltin(reading, options?.language, options?.defaultRegion, false));
+  addQpJoined(text, view, candidates, (reading) => scanBuiltin(reading, options?.language, options?.defaultRegion, false));
   const custom = options?.customPatterns;
   let compiled: InternalPattern[] | undefined;
   if (custom !== undefined && custom.length > 0) {

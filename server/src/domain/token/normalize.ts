@@ -47,6 +47,7 @@ import { isKnownRegion } from '../detect/phone-metadata.js';
 import { foldCharacters, foldText } from '../text/fold.js';
 import { readLookalikeDigits } from '../text/lookalike.js';
 import { stripMarkupValue } from '../text/markup-strip.js';
+import { decodeQpPunctValue } from '../text/qp-punct.js';
 
 const SECRET_TYPES: ReadonlySet<string> = new Set(['api_key', 'jwt', 'private_key', 'password', 'connection_string']);
 
@@ -74,6 +75,8 @@ const SPELLED = /\p{L}{2}/u;
  * look-alikes and digits only: an id's own letters are in words of other letters and stay).
  */
 const LOOKALIKE_NUMBERS: ReadonlySet<string> = new Set(['phone', 'iban', 'date', 'ip_address', 'us_passport', 'uk_passport']);
+/** Types besides DIGIT_TYPES and COMPACT_TYPES whose `=2D`, `=2E`, `=3A`, `=2B` are the punctuation (not URLs, addresses, secrets but keys). */
+const QP_DECODED_TYPES: ReadonlySet<string> = new Set(['phone', 'ip_address', 'mac_address', 'date', 'api_key', 'jwt', 'crypto_wallet']);
 /** A look-alike letter (text/lookalike.ts reads it as a digit only in a chain with digits). */
 const LOOKALIKE = /[OoIl]/;
 
@@ -89,7 +92,9 @@ export function normalizeValue(type: string, value: string, region: string = DEF
 function normalizeFolded(type: string, written: string, region: string, fold: (text: string) => string): string {
   // Markup inside a value is print form (detect/markup-joined.ts, session 14): `1234<b></b>5678Z` is
   // the DNI 12345678Z. A secret loses HTML tags and comments only (its `**` or backticks may be its own).
-  const value = stripMarkupValue(written, SECRET_TYPES.has(type) && type !== 'api_key' && type !== 'jwt');
+  const stripped = stripMarkupValue(written, SECRET_TYPES.has(type) && type !== 'api_key' && type !== 'jwt');
+  // Punctuation written as quoted-printable escapes is the punctuation (detect/qp-joined.ts, session 14).
+  const value = QP_DECODED_TYPES.has(type) || DIGIT_TYPES.has(type) || COMPACT_TYPES.has(type) ? decodeQpPunctValue(stripped) : stripped;
   // A key or token holds no white space: one wrapped over lines (detect/secrets.ts) or split into
   // concatenated literals (text/markup.ts, read through by the fold) is the same key.
   if (type === 'api_key' || type === 'jwt') return fold(value).normalize('NFC').replace(/\s+/gu, '');
