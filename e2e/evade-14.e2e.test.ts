@@ -114,6 +114,14 @@ const CASES: readonly SpellingCase[] = [
     spellings: ['9l28O3458'],
     fragments: ['9l28', 'O3458'],
   },
+  {
+    name: 'Ethereum address with look-alike letters',
+    type: 'crypto_wallet',
+    label: 'wallet',
+    plain: '0x52908400098527886E0F7030069857D2E4169EE8',
+    spellings: ['Ox529O84OOO98527886EOF7O3OO69857D2E4l69EE8', 'Οx529Ο84ΟΟΟ98527886EΟF7Ο3ΟΟ69857D2E4l69EE8'],
+    fragments: ['529O84', '69EE8', '529Ο84'],
+  },
   // Punctuation written as quoted-printable escapes (qp-joined.ts).
   {
     name: 'SSN with its dashes quoted-printable escaped',

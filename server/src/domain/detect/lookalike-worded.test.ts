@@ -54,3 +54,18 @@ describe('look-alike letters without the value word, or without a digit, stay le
     expect(found(text)).toEqual([]);
   });
 });
+
+describe('an Ethereum address with look-alike letters, on its word (lookalike-wallet.ts)', () => {
+  it.each([
+    ['wallet Ox529O84OOO98527886EOF7O3OO69857D2E4l69EE7 ok', 'Ox529O84OOO98527886EOF7O3OO69857D2E4l69EE7'],
+    ['wallet Οx529Ο84ΟΟΟ98527886EΟF7Ο3ΟΟ69857D2E4l69EE7 ok', 'Οx529Ο84ΟΟΟ98527886EΟF7Ο3ΟΟ69857D2E4l69EE7'],
+    ['send to Ｏx529Ｏ84ＯＯＯ98527886EＯF7Ｏ3ＯＯ69857D2E4ｌ69EE7', 'Ｏx529Ｏ84ＯＯＯ98527886EＯF7Ｏ3ＯＯ69857D2E4ｌ69EE7'],
+  ])('%s', (text, value) => {
+    expect(found(text)).toContain(`crypto_wallet[${value}]`);
+    expect(normalizeValue('crypto_wallet', value, 'US')).toBe('0x52908400098527886E0F7030069857D2E4169EE7');
+  });
+
+  it.each(['hash Ox529O84OOO98527886EOF7O3OO69857D2E4l69EE7', 'wallet Ox529O84OOO98527886EOF7O3OO69857D2E4l69EE', 'wallet 0xdeadbeef'])('%s stays as written', (text) => {
+    expect(found(text)).toEqual([]);
+  });
+});

@@ -48,6 +48,7 @@ import { foldCharacters, foldText } from '../text/fold.js';
 import { readLookalikeDigits } from '../text/lookalike.js';
 import { stripMarkupValue } from '../text/markup-strip.js';
 import { decodeQpPunctValue } from '../text/qp-punct.js';
+import { readLookalikeWallet } from '../detect/lookalike-wallet.js';
 
 const SECRET_TYPES: ReadonlySet<string> = new Set(['api_key', 'jwt', 'private_key', 'password', 'connection_string']);
 
@@ -134,7 +135,8 @@ function normalizeFolded(type: string, written: string, region: string, fold: (t
       case 'url':
         return canonicalUrl(base);
       case 'crypto_wallet': {
-        const compact = base.replace(/\s+/gu, ''); // letter-spaced (detect/letter-spaced.ts)
+        // Letter-spaced (detect/letter-spaced.ts); an Ethereum address with look-alike letters (detect/lookalike-wallet.ts).
+        const compact = readLookalikeWallet(base.replace(/\s+/gu, ''));
         return /^(?:bc|tb|ltc)1/i.test(compact) ? compact.toLowerCase() : compact;
       }
       default:
