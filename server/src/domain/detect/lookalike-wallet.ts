@@ -16,11 +16,6 @@ export const WALLET_CONTEXT: ContextWords = contextWords([
 /** Most `x` looked at in one text. */
 const MAX_CANDIDATES = 256;
 
-/** A hex digit or one of the letters drawn like 0 and 1 (O o l I). */
-function hexOrLookalike(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 65 && code <= 70) || (code >= 97 && code <= 102) || code === 0x4f || code === 0x6f || code === 0x6c || code === 0x49;
-}
-
 function isLookalike(code: number): boolean {
   return code === 0x4f || code === 0x6f || code === 0x6c || code === 0x49;
 }
@@ -39,7 +34,7 @@ export function addLookalikeWallets(text: string, candidates: Detection[]): void
     if (zero !== 0x30 && zero !== 0x4f && zero !== 0x6f) continue;
     const start = x - 1;
     const end = x + 41;
-    if (isAlnum(text.charCodeAt(start - 1)) || isAlnum(text.charCodeAt(end)) || end > text.length) continue;
+    if (end > text.length || isAlnum(text.charCodeAt(start - 1)) || isAlnum(text.charCodeAt(end))) continue;
     let letters = zero === 0x30 ? 0 : 1;
     let k = x + 1;
     for (; k < end && hexOrLookalike(text.charCodeAt(k)); k++) if (isLookalike(text.charCodeAt(k))) letters++;
@@ -47,6 +42,11 @@ export function addLookalikeWallets(text: string, candidates: Detection[]): void
     candidates.push({ type: 'crypto_wallet', start, end, value: text.slice(start, end), confidence: 0.85, detector: 'builtin_regex' });
     x = end;
   }
+}
+
+/** A hex digit or one of the letters drawn like 0 and 1 (O o l I). */
+function hexOrLookalike(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 70) || (code >= 97 && code <= 102) || code === 0x4f || code === 0x6f || code === 0x6c || code === 0x49;
 }
 
 /** An Ethereum address written with look-alike letters, with its digits (normalization); any other value as it is. */

@@ -99,6 +99,8 @@ export function chainEnd(text: string, index: number): number {
  * joint, `" + "`) has a `+` one or two characters after its start. Seven native searches per text.
  */
 const UNIT_STARTS: readonly string[] = ['<', '**', '~~', '`', '[', '](', '+'];
+/** Any character UNIT_STARTS begins with (no `g` flag: test() keeps no state). */
+const MAY_START_UNIT = /[<*~`[\]+]/;
 
 /**
  * Where `text` holds a chain of units inside a run of a value: between two characters that are not
@@ -108,6 +110,8 @@ const UNIT_STARTS: readonly string[] = ['<', '**', '~~', '`', '[', '](', '+'];
  */
 export function jointsInText(text: string, limit: number): number[] {
   const found: number[] = [];
+  // One native pass first: most texts hold no character a unit starts with.
+  if (!MAY_START_UNIT.test(text)) return found;
   for (const search of UNIT_STARTS) {
     for (let hit = text.indexOf(search); hit >= 0 && found.length < limit * 4; hit = text.indexOf(search, hit + 1)) {
       const at = search === '+' ? (text.charCodeAt(hit - 1) === 0x20 ? hit - 2 : hit - 1) : hit;

@@ -5,6 +5,9 @@
 // decoding them in the fold would change what every assignment reads. This module gives a reading
 // of a run with the escapes of punctuation decoded and an exact map back to the text;
 // detect/qp-joined.ts keeps only the values found in it that span an escape and prove themselves.
+// An escape in a run of six or more is the fold's (inQpRun): left as written here, so the fold of
+// the reading still decodes the whole run.
+import { inQpRun } from './fold.js';
 
 /** Upper-case hex (quoted-printable writes its escapes so). */
 function upperHex(code: number): number {
@@ -36,7 +39,7 @@ function isAsciiAlnum(code: number): boolean {
 export function qpEscapesInText(text: string, limit: number): number[] {
   const found: number[] = [];
   for (let at = text.indexOf('='); at >= 0 && found.length < limit; at = text.indexOf('=', at + 1)) {
-    if (qpPunctAt(text, at) < 0) continue;
+    if (qpPunctAt(text, at) < 0 || inQpRun(text, at)) continue;
     const after = text.charCodeAt(at + 3);
     if (!isAsciiAlnum(after) && qpPunctAt(text, at + 3) < 0) continue;
     const before = text.charCodeAt(at - 1);
@@ -62,7 +65,7 @@ export function decodeQpPunct(text: string, from: number, to: number): QpReading
   let out = '';
   let k = from;
   while (k < to) {
-    const code = k + 3 <= to ? qpPunctAt(text, k) : -1;
+    const code = k + 3 <= to && !inQpRun(text, k) ? qpPunctAt(text, k) : -1;
     origin[out.length] = k;
     if (code < 0) {
       out += text.charAt(k);

@@ -93,12 +93,13 @@ export function normalizeValue(type: string, value: string, region: string = DEF
 function normalizeFolded(type: string, written: string, region: string, fold: (text: string) => string): string {
   // Markup inside a value is print form (detect/markup-joined.ts, session 14): `1234<b></b>5678Z` is
   // the DNI 12345678Z. A secret loses HTML tags and comments only (its `**` or backticks may be its own).
-  const stripped = stripMarkupValue(written, SECRET_TYPES.has(type) && type !== 'api_key' && type !== 'jwt');
-  // Punctuation written as quoted-printable escapes is the punctuation (detect/qp-joined.ts, session 14).
-  const value = QP_DECODED_TYPES.has(type) || DIGIT_TYPES.has(type) || COMPACT_TYPES.has(type) ? decodeQpPunctValue(stripped) : stripped;
+  const value = stripMarkupValue(written, SECRET_TYPES.has(type) && type !== 'api_key' && type !== 'jwt');
+  // Punctuation written as quoted-printable escapes is the punctuation (detect/qp-joined.ts, session
+  // 14), decoded after the fold (which decodes a run of six escapes or more whole).
+  const qp = QP_DECODED_TYPES.has(type) || DIGIT_TYPES.has(type) || COMPACT_TYPES.has(type);
   // A key or token holds no white space: one wrapped over lines (detect/secrets.ts) or split into
   // concatenated literals (text/markup.ts, read through by the fold) is the same key.
-  if (type === 'api_key' || type === 'jwt') return fold(value).normalize('NFC').replace(/\s+/gu, '');
+  if (type === 'api_key' || type === 'jwt') return decodeQpPunctValue(fold(value)).normalize('NFC').replace(/\s+/gu, '');
   if (SECRET_TYPES.has(type)) return value.normalize('NFC').trim();
   // A value sent base64- or hex-encoded is the value it encodes (detect/encoded.ts), when the
   // decoded text is exactly one value of this type, as detection decided: a plain value whose
@@ -107,6 +108,7 @@ function normalizeFolded(type: string, written: string, region: string, fold: (t
   // An encoded sentence holding values (detect/encoded.ts) is its own exact string.
   if (encoded === ENCODED_SENTENCE) return value.normalize('NFC').trim();
   let base = fold(encoded ?? value).normalize('NFC').trim();
+  if (qp) base = decodeQpPunctValue(base);
   // A number spelled out digit by digit is the number (spelled-digits.ts).
   if ((DIGIT_TYPES.has(type) || type === 'phone') && SPELLED.test(base)) base = unspellDigits(base) ?? base;
   // Digits written as look-alike letters (`415-555-O1OO`) are the digits (text/lookalike.ts).
