@@ -85,6 +85,8 @@ const regroup = (sep) => (value, _label, kind) => {
   if (value.length < 8) return undefined;
   return value.replace(/(.{4})(?=.)/g, `$1${sep}`);
 };
+/** The value cut in two halves (the first the shorter). */
+const half = (value) => [value.slice(0, Math.floor(value.length / 2)), value.slice(Math.floor(value.length / 2))];
 const b64 = (s) => Buffer.from(s, 'utf8').toString('base64');
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 const base32 = (s) => {
@@ -143,6 +145,15 @@ export const SPELLINGS = [
   ['x-escape-special', mapChars((c) => (special(c) ? `\\x${hex2(c)}` : c))],
   ['qp-special', mapChars((c) => (special(c) && c !== ' ' ? `=${hex2(c)}` : c))],
   ['qp-all', (v) => chars(v).map((c) => `=${hex2(c)}`).join('')],
+  // Session 14: quoted-printable mixed with percent escapes or HTML references, punctuation only.
+  ['qp+pct-mix', (v) => {
+    let k = 0;
+    return mapChars((c) => (special(c) && c !== ' ' ? (k++ % 2 ? `%${hex2(c)}` : `=${hex2(c)}`) : c))(v);
+  }],
+  ['qp+ent-mix', (v) => {
+    let k = 0;
+    return mapChars((c) => (special(c) && c !== ' ' ? (k++ % 2 ? `&#${c.codePointAt(0)};` : `=${hex2(c)}`) : c))(v);
+  }],
   ['base64', (v) => b64(v)],
   ['base64-sentence', (v, label) => ({ label: 'decode:', value: b64(`${label} ${v}`) })],
   ['hex', (v) => Buffer.from(v).toString('hex')],
@@ -156,6 +167,14 @@ export const SPELLINGS = [
   ['markup-b', (v) => `${v.slice(0, Math.floor(v.length / 2))}<b></b>${v.slice(Math.floor(v.length / 2))}`],
   ['markup-span', (v) => `<span>${v.slice(0, Math.floor(v.length / 2))}</span><span>${v.slice(Math.floor(v.length / 2))}</span>`],
   ['md-bold-mid', (v) => `**${v.slice(0, Math.floor(v.length / 2))}**${v.slice(Math.floor(v.length / 2))}`],
+  // Session 14: other markup inside the value (a comment, BBCode, a markdown link, code marks,
+  // strikethrough, a tag with attributes).
+  ['markup-comment', (v) => `${half(v)[0]}<!-- -->${half(v)[1]}`],
+  ['bbcode-mid', (v) => `${half(v)[0]}[b][/b]${half(v)[1]}`],
+  ['md-link-mid', (v) => `[${half(v)[0]}](x)${half(v)[1]}`],
+  ['md-code-mid', (v) => `\`${half(v)[0]}\`${half(v)[1]}`],
+  ['md-strike-mid', (v) => `~~${half(v)[0]}~~${half(v)[1]}`],
+  ['markup-attr', (v) => `${half(v)[0]}<span class="x">${half(v)[1]}</span>`],
   ['words-at-dot', (v) => (v.includes('@') ? v.replace('@', ' at ').replace(/\./g, ' dot ') : undefined)],
   ['words-bracket', (v) => (v.includes('@') ? v.replace('@', ' [at] ').replace(/\./g, ' [dot] ') : undefined)],
   ['split-before-dot', (v) => (v.includes('@') ? v.replace(/\.(?=[a-z]+$)/, ' .') : undefined)],
@@ -164,6 +183,11 @@ export const SPELLINGS = [
   ['fw+zwsp', (v) => chars(v).map(fullWidth).join('\u200b')],
   ['ent+spaced', (v) => chars(v).map((c) => (special(c) ? `&#${c.codePointAt(0)};` : c)).join(' ')],
   ['cyr+O0', mapChars((c) => CYRILLIC[c] ?? LOOK_DIGITS[c] ?? c)],
+  // Session 14: the look-alike digits in other scripts: Greek capital omicron for 0 (and `l`),
+  // full-width letters, mathematical bold letters.
+  ['greek-O0', mapChars((c) => (c === '0' ? 'Ο' : c === '1' ? 'l' : c))],
+  ['fw-O0-l1', mapChars((c) => (c === '0' ? 'Ｏ' : c === '1' ? 'ｌ' : c))],
+  ['math-O0-l1', mapChars((c) => (c === '0' ? '𝐎' : c === '1' ? '𝐥' : c))],
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -178,7 +202,7 @@ function judge(safe, label, spelled, prose) {
   if (middle.endsWith(SUFFIX)) middle = middle.slice(0, -SUFFIX.length);
   if (middle === spelled) return { kind: 'raw', left: spelled };
   // Markup the spelling added (tags, emphasis) is no part of the value.
-  let left = middle.replace(TOKEN, ' ').replace(/<\/?[a-z]+>|\*\*/g, ' ').trim();
+  let left = middle.replace(TOKEN, ' ').replace(/<\/?[a-z]+(?: [a-z]+="[a-z]+")?>|<!-- -->|\[\/?b\]|\]\(x\)|\*\*|~~|`/g, ' ').trim();
   // Only letters and digits of the spelling itself count (the label word `decode:` is prose, and
   // so are label words the spelling carries inside it: `prose`).
   if (prose !== undefined) left = left.replace(prose, ' ').trim();

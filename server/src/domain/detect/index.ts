@@ -12,6 +12,9 @@ import { foldWithOffsets } from '../text/fold.js';
 import { checkPattern, compilePatterns, entityNameError, runCustomPatterns, type CompiledPattern as InternalPattern } from './custom.js';
 import { resolveOverlaps } from './overlap.js';
 import { BUILTIN_TYPES, scanBuiltin } from './scan.js';
+import { addMarkupJoined } from './markup-joined.js';
+import { addQpJoined } from './qp-joined.js';
+import { addLookalikeWallets } from './lookalike-wallet.js';
 
 /** A compiled custom pattern; `type` is `custom:<name>`. Other fields are internal. */
 export interface CompiledPattern {
@@ -75,6 +78,12 @@ export function patternScanCost(patterns: readonly CompiledPattern[]): number {
 export function detectAll(text: string, options?: DetectOptions): Detection[] {
   const view = foldWithOffsets(text);
   const candidates = scanBuiltin(view.text, options?.language, options?.defaultRegion);
+  // Values split by markup, or with their punctuation quoted-printable escaped, read with the markup
+  // taken out or the escapes decoded, and Ethereum addresses with look-alike letters (markup-joined.ts,
+  // qp-joined.ts, lookalike-wallet.ts; session 14, wave13/evade).
+  addMarkupJoined(text, view, candidates, (reading) => scanBuiltin(reading, options?.language, options?.defaultRegion, false));
+  addQpJoined(text, view, candidates, (reading) => scanBuiltin(reading, options?.language, options?.defaultRegion, false));
+  addLookalikeWallets(view.text, candidates);
   const custom = options?.customPatterns;
   let compiled: InternalPattern[] | undefined;
   if (custom !== undefined && custom.length > 0) {

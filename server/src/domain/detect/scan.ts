@@ -39,6 +39,7 @@ import { emit, type ScanState } from './state.js';
 import { detectLabelledIds } from './labelled-ids.js';
 import { detectLookalikeDigits, digitWordNearLookalike, holdsLookalikeLetter } from './lookalike-digits.js';
 import { lookalikeDigit } from '../text/lookalike.js';
+import { detectLookalikeWorded } from './lookalike-worded.js';
 import { detectUrl, urlMayStartWith } from './url.js';
 import { bech32MayStartWith, detectBase58Address, detectBech32Address, detectEthereumAddress } from './wallet.js';
 
@@ -479,6 +480,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   // Numbers written with look-alike letters, read by this scan one level deep (lookalike-digits.ts).
   if (decode && state.lookalikeSeeds.length > 0) {
     detectLookalikeDigits(state, state.lookalikeSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+    // Session 14 (wave13/evade): more letters than digits, and other numbers, on the value's word (lookalike-worded.ts).
+    detectLookalikeWorded(state, state.lookalikeSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   }
   // Values written one character at a time, read by this scan one level deep (letter-spaced.ts).
   if (spacedStarts.length > 0) detectLetterSpaced(state, spacedStarts, (reading) => scanBuiltin(reading, language, defaultRegion, false));

@@ -130,14 +130,16 @@ function chainAt(text: string, start: number): Chain {
  * digits as letters, and seven or more characters of either (the shortest value read so: a
  * seven-digit phone number).
  */
-function readable(tokens: readonly Token[]): boolean {
+function readable(tokens: readonly Token[], worded: boolean): boolean {
   let digits = 0;
   let letters = 0;
   for (const token of tokens) {
     digits += token.digits;
     letters += token.letters;
   }
-  return letters > 0 && digits >= letters && digits + letters >= 7;
+  // Worded (session 14): more letters than digits (`4lll llll llll llll`, `O78-O5-ll2O`), but one
+  // digit at least, for a caller that then wants the value's word before it (detect/lookalike-worded.ts).
+  return letters > 0 && (worded ? digits > 0 : digits >= letters) && digits + letters >= 7;
 }
 
 /** A run of text to read with look-alike letters as digits, and where the chain it came from ends. */
@@ -162,7 +164,7 @@ function wordStart(text: string, index: number): number {
  * when its chain is readable (strict); `undefined` run otherwise. Reads left to the chain's first
  * token, then right to its end: linear in the chain.
  */
-export function lookalikeRunAt(text: string, seed: number): LookalikeRun | { readonly start: -1; readonly end: -1; readonly from: -1; readonly chainEnd: number } {
+export function lookalikeRunAt(text: string, seed: number, worded = false): LookalikeRun | { readonly start: -1; readonly end: -1; readonly from: -1; readonly chainEnd: number } {
   let start = wordStart(text, seed);
   if (tokenAt(text, start) === undefined && tokenAt(text, start, true) === undefined) return { start: -1, end: -1, from: -1, chainEnd: seed + 1 };
   // Back over earlier tokens of the chain.
@@ -186,7 +188,7 @@ export function lookalikeRunAt(text: string, seed: number): LookalikeRun | { rea
     break;
   }
   const chain = chainAt(text, start);
-  if (chain.tokens.length === 0 || !readable(chain.tokens)) return { start: -1, end: -1, from: -1, chainEnd: chain.end };
+  if (chain.tokens.length === 0 || !readable(chain.tokens, worded)) return { start: -1, end: -1, from: -1, chainEnd: chain.end };
   return { start: chain.tokens[0]!.start, end: chain.tokens[chain.tokens.length - 1]!.end, from: readFrom(chain.tokens), chainEnd: chain.end };
 }
 

@@ -46,6 +46,9 @@ import { DEFAULT_PHONE_REGION } from '../detect/phone.js';
 import { isKnownRegion } from '../detect/phone-metadata.js';
 import { foldCharacters, foldText } from '../text/fold.js';
 import { readLookalikeDigits } from '../text/lookalike.js';
+import { stripMarkupValue } from '../text/markup-strip.js';
+import { decodeQpPunctValue } from '../text/qp-punct.js';
+import { readLookalikeWallet } from '../detect/lookalike-wallet.js';
 
 const SECRET_TYPES: ReadonlySet<string> = new Set(['api_key', 'jwt', 'private_key', 'password', 'connection_string']);
 
@@ -67,6 +70,14 @@ const COMPACT_TYPES: ReadonlySet<string> = new Set([
 const WHITESPACE_RUN = /\s+/gu;
 /** Letters in a number: maybe spelled out (checked by unspellDigits). */
 const SPELLED = /\p{L}{2}/u;
+/**
+ * Numbers besides DIGIT_TYPES whose look-alike letters are digits: phones and IBANs (session 12),
+ * dates, IP addresses and passport numbers (session 14, detect/lookalike-worded.ts; a chain of
+ * look-alikes and digits only: an id's own letters are in words of other letters and stay).
+ */
+const LOOKALIKE_NUMBERS: ReadonlySet<string> = new Set(['phone', 'iban', 'date', 'ip_address', 'us_passport', 'uk_passport']);
+/** Types besides DIGIT_TYPES and COMPACT_TYPES whose `=2D`, `=2E`, `=3A`, `=2B` are the punctuation (not URLs, addresses, secrets but keys). */
+const QP_DECODED_TYPES: ReadonlySet<string> = new Set(['phone', 'ip_address', 'mac_address', 'date', 'api_key', 'jwt', 'crypto_wallet']);
 /** A look-alike letter (text/lookalike.ts reads it as a digit only in a chain with digits). */
 const LOOKALIKE = /[OoIl]/;
 
@@ -79,10 +90,16 @@ export function normalizeValue(type: string, value: string, region: string = DEF
 }
 
 /** normalizeValue with the given fold (the current one, or foldCharacters for the previous release's form). */
-function normalizeFolded(type: string, value: string, region: string, fold: (text: string) => string): string {
+function normalizeFolded(type: string, written: string, region: string, fold: (text: string) => string): string {
+  // Markup inside a value is print form (detect/markup-joined.ts, session 14): `1234<b></b>5678Z` is
+  // the DNI 12345678Z. A secret loses HTML tags and comments only (its `**` or backticks may be its own).
+  const value = stripMarkupValue(written, SECRET_TYPES.has(type) && type !== 'api_key' && type !== 'jwt');
+  // Punctuation written as quoted-printable escapes is the punctuation (detect/qp-joined.ts, session
+  // 14), decoded after the fold (which decodes a run of six escapes or more whole).
+  const qp = QP_DECODED_TYPES.has(type) || DIGIT_TYPES.has(type) || COMPACT_TYPES.has(type);
   // A key or token holds no white space: one wrapped over lines (detect/secrets.ts) or split into
   // concatenated literals (text/markup.ts, read through by the fold) is the same key.
-  if (type === 'api_key' || type === 'jwt') return fold(value).normalize('NFC').replace(/\s+/gu, '');
+  if (type === 'api_key' || type === 'jwt') return decodeQpPunctValue(fold(value)).normalize('NFC').replace(/\s+/gu, '');
   if (SECRET_TYPES.has(type)) return value.normalize('NFC').trim();
   // A value sent base64- or hex-encoded is the value it encodes (detect/encoded.ts), when the
   // decoded text is exactly one value of this type, as detection decided: a plain value whose
@@ -91,10 +108,11 @@ function normalizeFolded(type: string, value: string, region: string, fold: (tex
   // An encoded sentence holding values (detect/encoded.ts) is its own exact string.
   if (encoded === ENCODED_SENTENCE) return value.normalize('NFC').trim();
   let base = fold(encoded ?? value).normalize('NFC').trim();
+  if (qp) base = decodeQpPunctValue(base);
   // A number spelled out digit by digit is the number (spelled-digits.ts).
   if ((DIGIT_TYPES.has(type) || type === 'phone') && SPELLED.test(base)) base = unspellDigits(base) ?? base;
   // Digits written as look-alike letters (`415-555-O1OO`) are the digits (text/lookalike.ts).
-  if ((DIGIT_TYPES.has(type) || type === 'phone' || type === 'iban') && LOOKALIKE.test(base)) base = readLookalikeDigits(base);
+  if ((DIGIT_TYPES.has(type) || LOOKALIKE_NUMBERS.has(type)) && LOOKALIKE.test(base)) base = readLookalikeDigits(base);
   // A card or phone written backwards is the number (detect/reversed.ts; session 12, wave11/evade).
   if (type === 'credit_card' || type === 'phone') base = unreverseValue(type, base);
   let normalized: string;
@@ -119,7 +137,8 @@ function normalizeFolded(type: string, value: string, region: string, fold: (tex
       case 'url':
         return canonicalUrl(base);
       case 'crypto_wallet': {
-        const compact = base.replace(/\s+/gu, ''); // letter-spaced (detect/letter-spaced.ts)
+        // Letter-spaced (detect/letter-spaced.ts); an Ethereum address with look-alike letters (detect/lookalike-wallet.ts).
+        const compact = readLookalikeWallet(base.replace(/\s+/gu, ''));
         return /^(?:bc|tb|ltc)1/i.test(compact) ? compact.toLowerCase() : compact;
       }
       default:
