@@ -1,13 +1,17 @@
 // Start-up cost of the real `veil serve` process (issue 20, cold start to /readyz): the optional
 // heavy libraries load only when something needs them. A module-load hook, preloaded through
-// NODE_OPTIONS, reports each npm package the moment the process first loads a file of it.
+// NODE_OPTIONS, reports each npm package the moment the process first loads a file of it, and
+// each file of the bundle (server/dist/bundle/, scripts/bundle.mjs) it loads: the packages bundled
+// into that file count as loaded (the bundle's manifest.json lists them per file; a dynamic
+// import is a file of its own).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { postJson, startVeil, type ServerProcess } from './support/server.js';
+import { postJson, ROOT, startVeil, type ServerProcess } from './support/server.js';
 
 const MARK = 'veil-e2e-loaded-package';
+const CHUNK_MARK = 'veil-e2e-loaded-chunk';
 const HOOK = `
 import { registerHooks } from 'node:module';
 import { writeSync } from 'node:fs';
@@ -19,10 +23,19 @@ registerHooks({
       seen.add(match[1]);
       writeSync(2, '${MARK} ' + match[1] + '\\n');
     }
+    const chunk = /\\/server\\/dist\\/bundle\\/([^/]+[.]js)$/.exec(url);
+    if (chunk !== null && !seen.has(chunk[1])) {
+      seen.add(chunk[1]);
+      writeSync(2, '${CHUNK_MARK} ' + chunk[1] + '\\n');
+    }
     return next(url, context);
   },
 });
 `;
+
+interface BundleManifest {
+  readonly outputs: Record<string, string[]>;
+}
 
 /** Loaded only by the routes or settings that use them (tracing, Redis, images, OCR, DOCX, PDF, JWT/OIDC auth). */
 const OPTIONAL = ['@opentelemetry/sdk-node', '@opentelemetry/exporter-trace-otlp-http', '@grpc/grpc-js', 'ioredis', 'sharp', 'tesseract.js', 'mammoth', 'jszip', 'unpdf', 'jose'];
@@ -41,12 +54,23 @@ describe('veil serve start-up (real process)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const loaded = (): string[] =>
+  const marked = (mark: string): string[] =>
     server.logs
       .join('\n')
       .split('\n')
-      .filter((line) => line.startsWith(`${MARK} `))
-      .map((line) => line.slice(MARK.length + 1));
+      .filter((line) => line.startsWith(`${mark} `))
+      .map((line) => line.slice(mark.length + 1));
+  /** Packages loaded from node_modules, and those inside each bundle file loaded. */
+  const loaded = (): string[] => {
+    const chunks = marked(CHUNK_MARK);
+    const manifest = chunks.length === 0 ? undefined : (JSON.parse(readFileSync(join(ROOT, 'server/dist/bundle/manifest.json'), 'utf8')) as BundleManifest);
+    return [...new Set([...marked(MARK), ...chunks.flatMap((chunk) => manifest?.outputs[chunk] ?? [])])];
+  };
+
+  it('runs the bundle `make build` writes (server/bin/veil.js)', () => {
+    // Missing or older than tsc's output: run `make build` (or `node scripts/bundle.mjs`) first.
+    expect(marked(CHUNK_MARK)).toContain('veil.js');
+  });
 
   it('loads no optional library to become ready, nor to serve a transform', async () => {
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);

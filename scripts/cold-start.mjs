@@ -3,14 +3,16 @@
 // coldStart: spawn on core 0 with a bare environment, poll /readyz every 5 ms), plus the CPU time
 // the process had used at its first 200 (/proc/<pid>/stat; the same PID after the in-place exec),
 // which moves less with the machine's load than the wall time does.
-//   node scripts/cold-start.mjs [BIN=server/bin/veil.js] [RUNS=5]
+//   node scripts/cold-start.mjs [BIN=server/bin/veil.js] [RUNS=5] [SETTLE_MS]
+// With SETTLE_MS, also the CPU time SETTLE_MS after the first 200 (what the start cost in all,
+// the route compilers' warm-up after readiness included).
 // Interleave two builds for an A/B: node scripts/cold-start.mjs <base>/server/bin/veil.js 3, then
 // this tree's, a few rounds.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 
-const [bin = 'server/bin/veil.js', runs = '5'] = process.argv.slice(2);
+const [bin = 'server/bin/veil.js', runs = '5', settle] = process.argv.slice(2);
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 const ticksMs = 10; // USER_HZ 100 on Linux
 
@@ -43,6 +45,7 @@ function cpuMs(pid) {
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 const wall = [];
 const cpu = [];
+const settled = [];
 for (let run = 0; run < Number(runs); run += 1) {
   const port = await freePort();
   const started = performance.now();
@@ -55,7 +58,11 @@ for (let run = 0; run < Number(runs); run += 1) {
   }
   wall.push(performance.now() - started);
   cpu.push(cpuMs(child.pid));
+  if (settle !== undefined) {
+    await new Promise((resolve) => setTimeout(resolve, Number(settle)));
+    settled.push(cpuMs(child.pid));
+  }
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
 }
-console.log(`${bin}: to the first 200 of /readyz ${median(wall).toFixed(0)} ms median (${wall.map((t) => t.toFixed(0)).join(' ')}); CPU ${median(cpu)} ms median (${cpu.join(' ')})`);
+console.log(`${bin}: to the first 200 of /readyz ${median(wall).toFixed(0)} ms median (${wall.map((t) => t.toFixed(0)).join(' ')}); CPU ${median(cpu)} ms median (${cpu.join(' ')})${settle !== undefined ? `; CPU ${settle} ms later ${median(settled)} ms median (${settled.join(' ')})` : ''}`);

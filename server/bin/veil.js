@@ -17,7 +17,20 @@ const { execServe } = await import('../dist/cli/serve-exec.js');
 execServe(process.argv[1], process.argv.slice(2));
 const { enableCompileCache } = await import('node:module');
 enableCompileCache?.();
-const { main } = await import('../dist/cli/veil.js');
+// The bundle (scripts/bundle.mjs, run by `make build` after tsc): the whole CLI in one file, a
+// start loads a handful of files instead of ~1,550 modules. It runs when it is at least as new as
+// tsc's last build of server/ and common/ (the image deletes the *.tsbuildinfo: its bundle is
+// built with it); a stale or missing bundle leaves the unbundled server/dist to run, said on
+// stderr when stale. Source maps map its stack traces back with VEIL_DEBUG=1.
+const { statSync } = await import('node:fs');
+const mtime = (relative) => statSync(new URL(relative, import.meta.url), { throwIfNoEntry: false })?.mtimeMs;
+const bundled = mtime('../dist/bundle/veil.js');
+const built = Math.max(mtime('../dist/.tsbuildinfo') ?? 0, mtime('../../common/dist/.tsbuildinfo') ?? 0);
+if (bundled !== undefined && bundled < built) {
+  process.stderr.write('veil: server/dist/bundle is older than the last tsc build; running the unbundled server/dist (`make build` or `node scripts/bundle.mjs` bundles it again)\n');
+}
+if (process.env.VEIL_DEBUG === '1') process.setSourceMapsEnabled(true);
+const { main } = await import(bundled !== undefined && bundled >= built ? '../dist/bundle/veil.js' : '../dist/cli/veil.js');
 try {
   const code = await main(process.argv.slice(2));
   if (code >= 0) process.exitCode = code;

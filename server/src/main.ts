@@ -27,7 +27,11 @@ import { checkDigestKey } from './services/revocation.js';
 import { durabilityWarning, openAppStores } from './services/stores.js';
 import { workerReport } from './routes/diagnostics.js';
 
-export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+/** Set by the bundle (scripts/bundle.mjs define), whose place in dist/ is not this module's. */
+declare const __VEIL_VERSION__: string | undefined;
+
+export const VERSION =
+  typeof __VEIL_VERSION__ === 'string' ? __VEIL_VERSION__ : (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export interface StartOptions {
   readonly configFile?: string | undefined;

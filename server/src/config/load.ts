@@ -28,16 +28,16 @@
 //   the next kid switch and silently orphan every stored revocation.
 import { createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Ajv } from 'ajv';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { parseDocument } from 'yaml';
 import { isKnownRegion } from '../domain/detect/phone-metadata.js';
 import { KeyRing } from '../domain/seal/keyring.js';
 import { keyRingFromData, readKeyRingFile } from './keyring-file.js';
 import { readEnv, type EnvOverride } from './env.js';
-import { CONFIG_SCHEMA, MAX_BATCH_SIZE_CEILING, MIN_JWT_SECRET_BYTES } from './schema.js';
+import { MAX_BATCH_SIZE_CEILING, MIN_JWT_SECRET_BYTES } from './schema.js';
 import type { StoreCapacity, VeilConfig } from './schema.js';
 import { Secret, kidForSecret, parseSecret, secretFingerprint } from './secrets.js';
+import { configValidator } from './validator.js';
 import { ensureStateKeys, readStateKeys, StateKeysError, stateKeysPath, type StateKeys } from './state-keys.js';
 
 export class ConfigError extends Error {
@@ -203,41 +203,6 @@ function readConfigFile(file: string, problems: string[]): Plain {
 
 // ---------------------------------------------------------------------------------------------
 // Schema validation
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
-
-function isRedisUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'redis:' || url.protocol === 'rediss:';
-  } catch {
-    return false;
-  }
-}
-
-let compiled: ValidateFunction | undefined;
-
-function validator(): ValidateFunction {
-  if (compiled === undefined) {
-    // validateSchema off: ajv would otherwise compile the JSON Schema meta-schema and check
-    // CONFIG_SCHEMA against it on every start (about a third of this compile, measured in
-    // BENCHMARKS.md "Session 13 (wave12/boot)"); the schema is a constant, checked against the
-    // meta-schema by load.test.ts instead. Strict mode (unknown keywords, ambiguous types) still
-    // applies while compiling.
-    const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, unicodeRegExp: true, validateSchema: false });
-    ajv.addFormat('http-url', { type: 'string', validate: isHttpUrl });
-    ajv.addFormat('redis-url', { type: 'string', validate: isRedisUrl });
-    compiled = ajv.compile(CONFIG_SCHEMA);
-  }
-  return compiled;
-}
 
 /** `/auth/api_keys/0/key` -> `auth.api_keys[0].key`. */
 function keyPath(pointer: string): string {
@@ -666,7 +631,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     sources.set(path.join('.'), `override ${key}`);
   }
 
-  const validate = validator();
+  const validate = configValidator();
   if (!validate(data)) {
     for (const error of validate.errors ?? []) {
       const described = describeAjvError(error);

@@ -20,6 +20,8 @@ async function appWith(compilers: LazyCompilers | undefined): Promise<FastifyIns
   // The response carries a field the schema does not list: the serializer drops it.
   app.post('/echo', { schema: { body: BodySchema, response: { 200: ResponseSchema } } }, (request) => ({ ...(request.body as object), extra: 'dropped' }));
   app.post('/other', { schema: { body: BodySchema } }, () => ({ ok: true }));
+  // No schema: nothing to compile.
+  app.get('/probe', () => 'ok');
   await app.ready();
   return app;
 }
@@ -48,10 +50,27 @@ describe('lazy route compilers', () => {
   });
 
   it('warm() compiles every remaining schema', async () => {
-    const compilers = lazyCompilers();
+    const compilers = lazyCompilers({ warmDelayMs: 0 });
     apps.push(await appWith(compilers));
     expect(compilers.pending()).toBe(3);
     await compilers.warm();
+    expect(compilers.pending()).toBe(0);
+  });
+
+  it('warm() starts once the server has finished its first response, not before', async () => {
+    // A delay no test run reaches: only the response can start the warm-up here.
+    const compilers = lazyCompilers({ warmDelayMs: 3_600_000 });
+    const app = await appWith(compilers);
+    apps.push(app);
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    let warmed = false;
+    const warming = compilers.warm().then(() => {
+      warmed = true;
+    });
+    for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect({ warmed, pending: compilers.pending() }).toEqual({ warmed: false, pending: 3 });
+    expect((await fetch(`${url}/probe`)).status).toBe(200);
+    await warming;
     expect(compilers.pending()).toBe(0);
   });
 });
