@@ -132,7 +132,13 @@ function restorersOf(opened: OpenedHere, base: RehydrateRequest): ProxyRestorers
 function wholeRestorers(restorers: ProxyRestorers, guard: OutputGuard | undefined): CompletionRestorers {
   const json = jsonStringRestore(restorers.tool, findTokensLenient);
   const guardText = (text: string): string => (guard !== undefined ? guard.guard(text) : text);
-  return { text: (text) => restorers.text(guardText(text)), json: (text) => json(guardText(text)), guarded: guard !== undefined, identifier: identifierCheck(guard) };
+  // A text member the guard left as it was is restored on the guard's token scan of it.
+  const text: RestoreFunction = (member) => {
+    if (guard === undefined) return restorers.text(member);
+    const guarded = guard.guardScanned(member);
+    return restorers.text(guarded.text, undefined, guarded.candidates);
+  };
+  return { text, json: (member) => json(guardText(member)), guarded: guard !== undefined, identifier: identifierCheck(guard) };
 }
 
 /** The output guard over an answer's identifiers (names, ids): refuses rather than masks. */
@@ -147,8 +153,11 @@ function identifierCheck(guard: OutputGuard | undefined): ((value: string) => vo
  */
 function streamRehydrator(restorers: ProxyRestorers, guard: OutputGuard | undefined, kind: 'text' | 'json'): StreamRehydrator {
   const markup = new MarkupContext();
-  const restore: RestoreFunction = kind === 'text' ? (text) => restorers.text(text, markup) : jsonStringRestore(restorers.tool, findTokensLenient, markup);
-  return new StreamRehydrator(restore, { guard: guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined });
+  const streamGuard = guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined;
+  // A text piece the guard released as it was is restored on the guard's token scan of it
+  // (scanOf); a JSON stream's pieces are scanned string by string, not as released.
+  const restore: RestoreFunction = kind === 'text' ? (text) => restorers.text(text, markup, streamGuard?.scanOf(text)) : jsonStringRestore(restorers.tool, findTokensLenient, markup);
+  return new StreamRehydrator(restore, { guard: streamGuard });
 }
 
 /**
