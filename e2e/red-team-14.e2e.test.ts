@@ -4,7 +4,9 @@
 // from a request's custom pattern) or backwards; `/v1/rehydrate` and `output_json` must mask
 // every one, and leave ordinary base64 alone. At the end no probed value is in the logs.
 import { describe, expect, it } from 'vitest';
-import { useRedTeam } from './support/red-team.js';
+import type OpenAI from 'openai';
+import type { FakeOpenAi } from '../server/src/bench/fake-openai.js';
+import { sessionWith, useRedTeam } from './support/red-team.js';
 import { postJson, settledLogs, type ServerProcess } from './support/server.js';
 
 const CODE = 'Zyxwortquentin Brightwater';
@@ -12,8 +14,12 @@ const EMAIL = 'red.fourteen.victim@corp.example';
 const PATTERNS = [{ entity_type: 'holder', pattern: 'Zyxwortquentin Brightwater' }];
 
 let veil: ServerProcess;
+let fake: FakeOpenAi;
+let client: OpenAI;
 useRedTeam((team) => {
   veil = team.veil;
+  fake = team.fake;
+  client = team.client;
 });
 
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
@@ -63,6 +69,20 @@ describe('red team 14: the model writes a session value base64-encoded or backwa
     const restored = await postJson(`${veil.url}/v1/rehydrate`, { output, session_state: state });
     expect(restored.status).toBe(200);
     expect(restored.body.restored_text).toBe(output);
+  });
+
+  it('a token that is the whole url of a streamed citation restores as a link target (the label), through the official client', async () => {
+    const { token, state } = await sessionWith(veil, EMAIL);
+    const chunk = (delta: unknown, finish: string | null = null): string =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-red14', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    fake.reply = () => ({
+      rawStream: `${chunk({ role: 'assistant', content: 'See the source.' })}${chunk({ annotations: [{ type: 'url_citation', url_citation: { url: token, title: token, start_index: 0, end_index: 3 } }] })}${chunk({}, 'stop')}data: [DONE]\n\n`,
+    });
+    let text = '';
+    const stream = await client.chat.completions.create({ model: 'fake-model', messages: [{ role: 'user', content: 'Go on.' }], stream: true }, { headers: { 'x-veil-session-state': state } });
+    for await (const part of stream) text += JSON.stringify(part);
+    expect(text).toContain('"url":"[email address]"');
+    expect(text).toContain(`"title":"${EMAIL}"`);
   });
 
   it('logs no probed value', async () => {
