@@ -3,7 +3,7 @@
 // bodies and on a worker thread for large ones; free of Fastify.
 import { randomUUID } from 'node:crypto';
 import { isVeilError, VeilError } from '@veil/common';
-import { guardJsonValue, outputGuardWarning, type OutputGuard, type OutputGuardSummary } from '../domain/guard/index.js';
+import { guardJsonValue, outputGuardWarning, type JsonScans, type OutputGuard, type OutputGuardSummary } from '../domain/guard/index.js';
 import type { Caller } from '../domain/policy/index.js';
 import { indexEntries, rehydrateText, type RehydrateResult, type UnresolvedToken } from '../domain/rehydrate.js';
 import { findTokensLenient } from '../domain/repair/index.js';
@@ -177,11 +177,17 @@ export interface RehydrateJsonResponse extends RehydrateResponse {
 export function restoreJsonOpened(env: RehydrateEnvironment, session: SessionPayload, request: RehydrateRequest, document: unknown, started = performance.now()): RehydrateJsonResponse {
   let traceId = request.traceId ?? '';
   const guard = outputGuardFor(env, session, request.caller);
-  const guarded = guard !== undefined ? guardJsonValue(document, guard) : document;
+  // The guard's token scan of each string it left as it was is the restore's (one scan a string).
+  const scans: JsonScans = new Map();
+  const guarded = guard !== undefined ? guardJsonValue(document, guard, undefined, scans) : document;
+  // One restorer for every string, made at the first string that holds a `{` (as before: a
+  // document without one validates nothing and restores nothing).
+  let restorer: Restorer | undefined;
   const restored = restoreJsonValue(guarded, (text) => {
-    const one = restoreOpened(env, session, { ...request, output: text }, started, null);
-    traceId = one.trace_id;
-    return { restoredText: one.restored_text, tokensResolved: one.tokens_resolved, tokensUnresolved: one.tokens_unresolved };
+    restorer ??= createRestorer(env, session, request);
+    const one = restorer(text, undefined, scans.get(text));
+    traceId = request.traceId ?? randomUUID();
+    return one;
   });
   const response: RehydrateJsonResponse = {
     restored_text: JSON.stringify(restored.value),

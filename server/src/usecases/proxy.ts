@@ -29,6 +29,7 @@ import {
   prepareChatRequest,
   prepareEmbeddingRequest,
   restoreCompletion,
+  urlTarget,
   type CompletionRestorers,
   type PreparedChatRequest,
   type PreparedEmbeddingRequest,
@@ -132,7 +133,18 @@ function restorersOf(opened: OpenedHere, base: RehydrateRequest): ProxyRestorers
 function wholeRestorers(restorers: ProxyRestorers, guard: OutputGuard | undefined): CompletionRestorers {
   const json = jsonStringRestore(restorers.tool, findTokensLenient);
   const guardText = (text: string): string => (guard !== undefined ? guard.guard(text) : text);
-  return { text: (text) => restorers.text(guardText(text)), json: (text) => json(guardText(text)), guarded: guard !== undefined, identifier: identifierCheck(guard) };
+  // A text member the guard left as it was is restored on the guard's token scan of it.
+  const text: RestoreFunction = (member) => {
+    if (guard === undefined) return restorers.text(member);
+    const guarded = guard.guardScanned(member);
+    return restorers.text(guarded.text, undefined, guarded.candidates);
+  };
+  // A URL member (url_citation.url, image_url.url) is restored as a link target.
+  const url: RestoreFunction = (member) => {
+    const guarded = guard !== undefined ? guard.guardScanned(member) : { text: member };
+    return restorers.text(guarded.text, urlTarget(), guarded.candidates);
+  };
+  return { text, json: (member) => json(guardText(member)), url, guarded: guard !== undefined, identifier: identifierCheck(guard) };
 }
 
 /** The output guard over an answer's identifiers (names, ids): refuses rather than masks. */
@@ -145,10 +157,14 @@ function identifierCheck(guard: OutputGuard | undefined): ((value: string) => vo
  * arguments), with one MarkupContext for the stream (a URL opened in an earlier chunk still
  * clamps) and the stream output guard deciding what may leave, as /v1/rehydrate/stream does.
  */
-function streamRehydrator(restorers: ProxyRestorers, guard: OutputGuard | undefined, kind: 'text' | 'json'): StreamRehydrator {
-  const markup = new MarkupContext();
-  const restore: RestoreFunction = kind === 'text' ? (text) => restorers.text(text, markup) : jsonStringRestore(restorers.tool, findTokensLenient, markup);
-  return new StreamRehydrator(restore, { guard: guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined });
+function streamRehydrator(restorers: ProxyRestorers, guard: OutputGuard | undefined, kind: 'text' | 'json' | 'url'): StreamRehydrator {
+  // A URL member's text renders inside a link target.
+  const markup = kind === 'url' ? urlTarget() : new MarkupContext();
+  const streamGuard = guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined;
+  // A text piece the guard released as it was is restored on the guard's token scan of it
+  // (scanOf); a JSON stream's pieces are scanned string by string, not as released.
+  const restore: RestoreFunction = kind !== 'json' ? (text) => restorers.text(text, markup, streamGuard?.scanOf(text)) : jsonStringRestore(restorers.tool, findTokensLenient, markup);
+  return new StreamRehydrator(restore, { guard: streamGuard });
 }
 
 /**
@@ -263,7 +279,11 @@ export class ProxyUseCase {
     const committed = await this.#commit(outcome, answer);
     if (prepared.stream) {
       const live = new LiveSessionCheck(this.#deps.state, opened.session, base.tenant, opened.revokedIds);
-      const chunks = new ChunkRestorer((kind) => streamRehydrator(restorers, guard, kind), { guarded: guard !== undefined, identifier: identifierCheck(guard) });
+      const chunks = new ChunkRestorer((kind) => streamRehydrator(restorers, guard, kind), {
+        guarded: guard !== undefined,
+        identifier: identifierCheck(guard),
+        openUrl: () => streamRehydrator(restorers, guard, 'url'),
+      });
       return { ...committed, stream: true, restore: new ProxyStream(call, answer, live, chunks, guard) };
     }
     // The session checked again once the upstream answered: a value revoked (or a session

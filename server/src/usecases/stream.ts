@@ -59,9 +59,9 @@ export class RestoreStream {
     // an earlier delta still clamps the tokens of later ones.
     const restorer = createRestorer(env, session, { ...base, revokedIds });
     const markup = new MarkupContext();
-    const rehydrator = new StreamRehydrator((text) => restorer(text, markup), {
-      guard: guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined,
-    });
+    // A piece the guard released as it was is restored on the guard's token scan of it (scanOf).
+    const streamGuard = guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined;
+    const rehydrator = new StreamRehydrator((text) => restorer(text, markup, streamGuard?.scanOf(text)), { guard: streamGuard });
     return new RestoreStream(call, live, rehydrator, guard);
   }
 

@@ -20,4 +20,4 @@ export { flagsByRisk, isReservedIp, ruleForLevel } from './risk.js';
 export type { GuardMode, GuardRule } from './risk.js';
 export { guardView } from './view.js';
 export type { GuardView } from './view.js';
-export type { OutputFinding, OutputGuardAction, OutputGuardOptions, OutputGuardSummary, StreamRelease } from './output.js';
+export type { JsonScans, OutputFinding, OutputGuardAction, OutputGuardOptions, OutputGuardSummary, StreamRelease } from './output.js';

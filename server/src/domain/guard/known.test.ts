@@ -5,7 +5,7 @@
 // for every key at every position finds.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DENSE_CELLS, DIRECT_WORK_BASE, DIRECT_WORK_PER_UNIT, KnownValues, mergeSpans, MIN_KNOWN_CHARS, NARROW_STATES, skeletonKey, skeletonOf, skeletonUnits, trieStates, type KnownEntry, type KnownFinding } from './known.js';
+import { DENSE_CELLS, DIRECT_WORK_BASE, DIRECT_WORK_PER_UNIT, encodedRuns, KnownValues, reversedKey, mergeSpans, MIN_KNOWN_CHARS, NARROW_STATES, skeletonKey, skeletonOf, skeletonUnits, trieStates, type KnownEntry, type KnownFinding } from './known.js';
 import { emailSearchForms, phoneSearchForms, urlEncodedForms } from './forms.js';
 import { guardView } from './view.js';
 
@@ -104,11 +104,19 @@ function referenceSearch(entries: readonly KnownEntry[], text: string): { find: 
   const keys = new Map<string, string>();
   for (const entry of entries) {
     const forms = [entry.value, ...urlEncodedForms(entry.value).flatMap((encoded) => [encoded, `/${encoded}`])];
-    for (const form of forms) {
-      const key = skeletonOf(guardView(form).text).chars;
+    const own = skeletonOf(guardView(entry.value).text).chars;
+    const reversed = reversedKey(own);
+    for (const key of [...forms.map((form) => skeletonOf(guardView(form).text).chars), ...(reversed !== undefined ? [reversed] : [])]) {
       if (key.length >= MIN_KNOWN_CHARS && !keys.has(key)) keys.set(key, entry.type);
     }
   }
+  const plain = referencePlain(keys, text);
+  // Base64 runs that decode to text holding a value (the run decoder is shared: encoded-known.test.ts tests it).
+  const encoded = encodedRuns(text, (decoded) => referencePlain(keys, decoded).find[0]?.type);
+  return { find: mergeSpans([...plain.find, ...encoded]), pendingStart: plain.pendingStart };
+}
+
+function referencePlain(keys: ReadonlyMap<string, string>, text: string): { find: KnownFinding[]; pendingStart: number } {
   const view = guardView(text);
   const { chars, positions } = skeletonOf(view.text);
   // Two touching characters are one word when both are digits, or both letters of scripts that

@@ -450,6 +450,10 @@ export class KnownValues {
       // alone and after a path (the fold keeps a `%20` between digits in a run with a `/`:
       // `https://x.example/?p=%2B1%20415%20555%200134`).
       for (const encoded of urlEncodedForms(entry.value)) forms.push(skeletonKey(guardView(encoded).text), skeletonKey(guardView(`/${encoded}`).text));
+      // Written backwards (`trowxyZ nitneuQ`): the skeleton read from its end, for values long
+      // enough that their reversal is no ordinary word (`Leon` is `noel`, `Emil` is `lime`).
+      const reversed = reversedKey(forms[0]!);
+      if (reversed !== undefined) forms.push(reversed);
       for (const key of forms) {
         if (key.length < MIN_KNOWN_CHARS || seen.has(key)) continue;
         seen.add(key);
@@ -490,6 +494,16 @@ export class KnownValues {
   find(text: string): KnownFinding[] {
     const keys = this.#prepare();
     if (keys.length === 0) return [];
+    const found = this.#findIn(text);
+    // A value written base64-encoded, alone or inside an encoded text: each run of base64 that
+    // decodes to printable text is searched as text, and masked whole when it holds a value.
+    const encoded = encodedRuns(text, (decoded) => this.#findIn(decoded)[0]?.type);
+    return encoded.length === 0 ? found : mergeSpans([...found, ...encoded]);
+  }
+
+  /** find() on the text as written (no decoding). */
+  #findIn(text: string): KnownFinding[] {
+    const keys = this.#keys!;
     const view = guardView(text);
     const { units, positions, length } = skeletonUnits(view.text);
     // Matches as (end unit, key) pairs, in the order the automaton reports them: by end, then
@@ -571,6 +585,72 @@ export class KnownValues {
     }
     return text.length;
   }
+}
+
+/** Shortest skeleton whose reversal is searched: a shorter one reversed is too often a word. */
+export const MIN_REVERSED_CHARS = 8;
+
+/** The skeleton `key` read backwards (by code point), when long enough and not a palindrome. */
+export function reversedKey(key: string): string | undefined {
+  if (key.length < MIN_REVERSED_CHARS) return undefined;
+  // By code point: an astral letter (two UTF-16 units) stays one letter.
+  let reversed = '';
+  for (let index = 0; index < key.length; ) {
+    const width = (key.codePointAt(index) ?? 0) > 0xffff ? 2 : 1;
+    reversed = key.slice(index, index + width) + reversed;
+    index += width;
+  }
+  return reversed === key ? undefined : reversed;
+}
+
+/**
+ * Runs of base64 (either alphabet, optional padding) at least this long: the base64 of a
+ * six-character value ("Bob Li" is `Qm9iIExp`).
+ */
+export const MIN_ENCODED_RUN = 8;
+/** Longest run decoded (1 MiB of base64): a longer one is an attachment, not a value. */
+const MAX_ENCODED_RUN = 1 << 20;
+const BASE64_RUN = /[A-Za-z0-9+/_-]{8,}={0,2}/g;
+const WORD = /^(?:[A-Za-z][a-z]*|[A-Z]+)$/;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Decoded bytes that are text: no control character other than tab and line breaks. */
+function isText(decoded: string): boolean {
+  for (let index = 0; index < decoded.length; index++) {
+    const code = decoded.charCodeAt(index);
+    if ((code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) || code === 0x7f) return false;
+  }
+  return decoded.length > 0;
+}
+
+/**
+ * The base64 runs of `text` (either alphabet) that decode to printable UTF-8 text in which
+ * `typeIn` finds a session value, as findings over the whole run with that value's type (the
+ * run is one encoded value; a value split at a run's edge is not read). Ordinary base64 (an
+ * image, a hash, a key) decodes to bytes that are not text, or to text without a session value,
+ * and is left as it is. Not recursive: a decoded text is not decoded again.
+ */
+export function encodedRuns(text: string, typeIn: (decoded: string) => string | undefined): KnownFinding[] {
+  const out: KnownFinding[] = [];
+  BASE64_RUN.lastIndex = 0;
+  for (let match = BASE64_RUN.exec(text); match !== null; match = BASE64_RUN.exec(text)) {
+    const run = match[0];
+    // An ordinary word (`Internationalization`, `README`) is no base64 of a text: the base64 of a
+    // text has a capital or a digit past its first character (not decoded: most of the runs).
+    if (WORD.test(run)) continue;
+    const body = run.replace(/=+$/, '');
+    if (body.length % 4 === 1 || run.length > MAX_ENCODED_RUN) continue;
+    let decoded: string;
+    try {
+      decoded = UTF8.decode(Buffer.from(body, 'base64'));
+    } catch {
+      continue; // not UTF-8: bytes, not text
+    }
+    if (!isText(decoded)) continue;
+    const type = typeIn(decoded);
+    if (type !== undefined) out.push({ type, start: match.index, end: match.index + run.length });
+  }
+  return out;
 }
 
 /** The automaton's matches in the skeleton, as (end unit, key) pairs. */

@@ -363,6 +363,8 @@ export class StreamOutputGuard {
   #held = 0;
   /** Pending length at the last detection pass. */
   #passedAt = 0;
+  /** The last released text when the guard left it as it was, and its token scan (scanOf). */
+  #released: { readonly text: string; readonly candidates: readonly TokenCandidate[] } | undefined;
 
   constructor(guard: OutputGuard, scan: (text: string) => readonly TokenCandidate[]) {
     this.#guard = guard;
@@ -436,9 +438,41 @@ export class StreamOutputGuard {
     const released = pending.slice(0, cut);
     // A carried remainder was counted when its value was first released.
     const text = this.#guard.apply(released, inside, 'output', inside[0]?.start === 0 ? carried : 0);
+    this.#released = text === released ? releasedScan(text, candidates, offset, cut) : undefined;
     this.#context = (this.#context + released).slice(-CONTEXT_CHARS);
     return { consumed: cut, text };
   }
+
+  /**
+   * The token scan of `text` when it is the text the last release handed out unchanged (nothing
+   * masked): the window's scan, cut to the piece. The restore of that piece takes it instead of
+   * scanning again (issue 20 item 2; the guard's scan must be the restore's). Undefined
+   * otherwise; each scan is handed out once.
+   */
+  scanOf(text: string): readonly TokenCandidate[] | undefined {
+    const released = this.#released;
+    this.#released = undefined;
+    return released !== undefined && released.text === text ? released.candidates : undefined;
+  }
+}
+
+/**
+ * The candidates of a window's scan that lie in the released piece [offset, offset + cut),
+ * shifted to the piece: the piece's own scan, since a cut never falls next to a brace or a
+ * backslash (unsafeCut) nor inside a candidate (safeCut), so no attempt of the scanner reads
+ * across either end. Undefined (the restore scans the piece itself) when a candidate still
+ * reaches over an end.
+ */
+function releasedScan(text: string, candidates: readonly TokenCandidate[], offset: number, cut: number): { text: string; candidates: readonly TokenCandidate[] } | undefined {
+  const piece: TokenCandidate[] = [];
+  for (const candidate of candidates) {
+    if (candidate.end <= offset) continue;
+    const start = candidate.start - offset;
+    if (start >= cut) break;
+    if (start < 0 || candidate.end - offset > cut) return undefined;
+    piece.push(offset === 0 ? candidate : { start, end: candidate.end - offset, raw: candidate.raw, token: candidate.token });
+  }
+  return { text, candidates: piece };
 }
 
 /**
@@ -486,13 +520,27 @@ function safeCut(text: string, limit: number, spans: readonly { start: number; e
 }
 
 /**
+ * The guard's token scan (the rehydrate's `findTokensLenient`) of each string of a JSON document
+ * that it left as it was and that may hold a token (a `{`), by the string: the restore of the
+ * same string takes it instead of scanning again (issue 20 item 2). A scan depends on the text
+ * only, so one entry serves every equal string. Made per request, dropped with it.
+ */
+export type JsonScans = Map<string, readonly TokenCandidate[]>;
+
+/**
  * Guard every string of a JSON document (values and keys) as model output; returns the guarded
  * document. A key that would become equal to another key of its object once masked fails the
  * request (VEIL_OUTPUT_BLOCKED) rather than lose a member. Nesting is bounded like JSON mode.
  */
-export function guardJsonValue(value: unknown, guard: OutputGuard, maxDepth: number = STRUCTURED_LIMITS.maxDepth): unknown {
+export function guardJsonValue(value: unknown, guard: OutputGuard, maxDepth: number = STRUCTURED_LIMITS.maxDepth, scans?: JsonScans): unknown {
+  // A string the guard left as it was keeps the guard's token scan, for the restore (JsonScans).
+  const guardString = (text: string): string => {
+    const guarded = guard.guardScanned(text, 'output_json');
+    if (scans !== undefined && guarded.candidates !== undefined && text.includes('{')) scans.set(text, guarded.candidates);
+    return guarded.text;
+  };
   const walk = (current: unknown, depth: number): unknown => {
-    if (typeof current === 'string') return guard.guard(current, 'output_json');
+    if (typeof current === 'string') return guardString(current);
     if (typeof current !== 'object' || current === null) return current;
     if (depth >= maxDepth) throw nestedTooDeep('document', maxDepth);
     if (Array.isArray(current)) return (current as unknown[]).map((item) => walk(item, depth + 1));
@@ -501,7 +549,7 @@ export function guardJsonValue(value: unknown, guard: OutputGuard, maxDepth: num
     const keys = Object.keys(current);
     const taken = new Set<string>(keys);
     for (const key of keys) {
-      const guardedKey = guard.guard(key, 'output_json');
+      const guardedKey = guardString(key);
       if (guardedKey !== key) {
         if (taken.has(guardedKey)) throw new VeilError('VEIL_OUTPUT_BLOCKED', 'output_json: two keys of one object become the same key once masked');
         taken.delete(key);

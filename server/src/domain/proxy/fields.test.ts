@@ -16,7 +16,7 @@ import { MarkupContext } from '../restore/index.js';
 import { StreamRehydrator, type RestoreFunction } from '../stream/index.js';
 import { renderToken } from '../token/index.js';
 import type { TokenEntry } from '../types.js';
-import { ChunkRestorer, jsonStringRestore, restoreCompletion } from './restore.js';
+import { ChunkRestorer, jsonStringRestore, restoreCompletion, urlTarget } from './restore.js';
 
 const ENTRY: TokenEntry = { id: 'e_001', type: 'email', cap: '0123456789ab', value: 'jane@example.com', mode: 'full' };
 const TOKEN = renderToken(ENTRY);
@@ -159,5 +159,38 @@ describe('nesting', () => {
     expect(whole).toThrow(/nested too deep/);
     const result = streamOf([chunk({ extra: deep })]);
     expect(isVeilError(result.error) && result.error.code === 'VEIL_UPSTREAM_FAILED').toBe(true);
+  });
+});
+
+// Session 14 (wave13/red): a token that is the whole of a URL member (`url_citation.url`,
+// `image_url.url`) restored in full: the member is a link or image target by its name, so it
+// restores as in a URL (the channel's url_restore_mode, the label by default), whole and streamed.
+describe('a URL member restores as a link target', () => {
+  const markupRestore = (output: string, markup?: MarkupContext) => rehydrateText({ output, entries, policy, language: 'en', caller: {}, channel: 'user_output', scan: findTokensLenient, ...(markup !== undefined ? { markup } : {}) });
+
+  it('whole: a token that is the whole url of a citation or an image gets the label; the title its value', () => {
+    const message = {
+      role: 'assistant',
+      content: [{ type: 'image_url', image_url: { url: TOKEN } }],
+      annotations: [{ type: 'url_citation', url_citation: { url: TOKEN, title: TOKEN } }],
+    };
+    const restored = restoreCompletion({ id: 'x', choices: [{ index: 0, message }] }, { text: restore, json, url: (value) => markupRestore(value, urlTarget()) });
+    const out = (restored.value.choices as { message: typeof message }[])[0]!.message;
+    expect(out.content[0]!.image_url.url).toBe('[email address]');
+    expect(out.annotations[0]!.url_citation).toEqual({ url: '[email address]', title: 'jane@example.com' });
+    // An ordinary URL member without a token is unchanged.
+    const plain = restoreCompletion({ id: 'x', choices: [{ index: 0, message: { role: 'assistant', annotations: [{ type: 'url_citation', url_citation: { url: 'https://docs.example/a?b=c', title: 't' } }] } }] }, { text: restore, json, url: (value) => markupRestore(value, urlTarget()) });
+    expect(JSON.stringify(plain.value)).toContain('https://docs.example/a?b=c');
+  });
+
+  it('streamed: a whole-token url in an annotation gets the label', () => {
+    const open = (): StreamRehydrator => {
+      const markup = urlTarget();
+      return new StreamRehydrator((output) => markupRestore(output, markup), { guard: new StreamOutputGuard(guardOf(), findTokensLenient) });
+    };
+    const restorer = new ChunkRestorer(() => new StreamRehydrator(restore), { openUrl: open });
+    const rewritten = restorer.rewrite({ id: 'x', choices: [{ index: 0, delta: { annotations: [{ type: 'url_citation', url_citation: { url: TOKEN, title: TOKEN } }] } }] });
+    const sent = (rewritten?.choices as { delta: { annotations: { url_citation: Record<string, unknown> }[] } }[])[0]!.delta.annotations[0]!.url_citation;
+    expect(sent).toEqual({ url: '[email address]', title: 'jane@example.com' });
   });
 });

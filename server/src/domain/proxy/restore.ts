@@ -49,6 +49,25 @@ export interface CompletionRestorers {
    * member): throws when the answer must be refused (OutputGuard.guardIdentifier).
    */
   readonly identifier?: ((value: string, key: string) => void) | undefined;
+  /**
+   * A string member named `url` (`url_citation.url`, `image_url.url`): a link or image target by
+   * its name, so a token in it, even the whole of it, restores as in a URL (the channel's
+   * url_restore_mode, threats.md 9), as in `![x]({{…}})`. `urlTarget()` gives the context. Absent:
+   * `text` (callers without a URL restore).
+   */
+  readonly url?: RestoreFunction | undefined;
+}
+
+/** A rendering context already inside a link target: what a URL member's text is restored in. */
+export function urlTarget(): MarkupContext {
+  const context = new MarkupContext();
+  context.feed('[](');
+  return context;
+}
+
+/** A member whose string is a URL by its name (CompletionRestorers.url). */
+export function isUrlMember(key: string): boolean {
+  return key === 'url';
 }
 
 export interface RestoreTotals {
@@ -186,6 +205,7 @@ export function restoreCompletion(completion: unknown, restorers: CompletionRest
   const totals = new Totals();
   const text = (value: string): string => totals.add(restorers.text(value));
   const json = (value: string): string => totals.add(restorers.json(value));
+  const url = (value: string): string => totals.add((restorers.url ?? restorers.text)(value));
   // Every string of a message is text the model wrote, wherever the upstream put it (content,
   // refusal, an audio transcript, content parts, `reasoning_content`, annotations, a custom
   // tool's input, a field a newer API adds): restored and guarded as text, arguments as JSON,
@@ -194,6 +214,7 @@ export function restoreCompletion(completion: unknown, restorers: CompletionRest
   const walk = (value: unknown, key: string, parent: string | undefined, depth: number): unknown => {
     if (typeof value === 'string') {
       if (isArguments(key, parent)) return json(value);
+      if (isUrlMember(key)) return url(value);
       return NOT_TEXT.has(key) ? value : text(value);
     }
     if (depth > MAX_ANSWER_DEPTH && (Array.isArray(value) || isPlainObject(value))) throw malformed('a message is nested too deep');
@@ -317,6 +338,8 @@ export class ChunkRestorer {
 
   readonly #guarded: boolean;
   readonly #identifier: ((value: string, key: string) => void) | undefined;
+  /** The rehydrator of one URL member (CompletionRestorers.url); absent: a text one. */
+  readonly #openUrl: (() => StreamRehydrator) | undefined;
 
   /**
    * `open` makes the rehydrator of one text stream: `text` restore or `json` (arguments).
@@ -326,9 +349,10 @@ export class ChunkRestorer {
    */
   constructor(
     open: (kind: 'text' | 'json') => StreamRehydrator,
-    options: { readonly guarded?: boolean; readonly identifier?: ((value: string, key: string) => void) | undefined } = {},
+    options: { readonly guarded?: boolean; readonly identifier?: ((value: string, key: string) => void) | undefined; readonly openUrl?: (() => StreamRehydrator) | undefined } = {},
   ) {
     this.#open = open;
+    this.#openUrl = options.openUrl;
     this.#guarded = options.guarded === true;
     this.#identifier = options.identifier;
   }
@@ -467,7 +491,7 @@ export class ChunkRestorer {
   #wholeStrings(value: unknown, key: string, depth: number): unknown {
     if (typeof value === 'string') {
       if (NOT_TEXT.has(key) || value === '') return value;
-      const rehydrator = this.#rehydrator('text');
+      const rehydrator = isUrlMember(key) && this.#openUrl !== undefined ? this.#openUrl() : this.#rehydrator('text');
       return rehydrator.push(value) + rehydrator.end();
     }
     if (depth > MAX_ANSWER_DEPTH) throw malformed('a stream delta is nested too deep');
