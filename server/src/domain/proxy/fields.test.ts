@@ -16,7 +16,7 @@ import { MarkupContext } from '../restore/index.js';
 import { StreamRehydrator, type RestoreFunction } from '../stream/index.js';
 import { renderToken } from '../token/index.js';
 import type { TokenEntry } from '../types.js';
-import { ChunkRestorer, jsonStringRestore, restoreCompletion, urlTarget } from './restore.js';
+import { ChunkRestorer, isUrlMember, jsonStringRestore, restoreCompletion, urlTarget } from './restore.js';
 
 const ENTRY: TokenEntry = { id: 'e_001', type: 'email', cap: '0123456789ab', value: 'jane@example.com', mode: 'full' };
 const TOKEN = renderToken(ENTRY);
@@ -192,5 +192,14 @@ describe('a URL member restores as a link target', () => {
     const rewritten = restorer.rewrite({ id: 'x', choices: [{ index: 0, delta: { annotations: [{ type: 'url_citation', url_citation: { url: TOKEN, title: TOKEN } }] } }] });
     const sent = (rewritten?.choices as { delta: { annotations: { url_citation: Record<string, unknown> }[] } }[])[0]!.delta.annotations[0]!.url_citation;
     expect(sent).toEqual({ url: '[email address]', title: 'jane@example.com' });
+  });
+
+  it('a member named as a link or resource target in other APIs (href, link, src, uri, image_url, imageUrl) is one too; other names are text', () => {
+    for (const key of ['href', 'HREF', 'link', 'src', 'uri', 'image_url', 'website-uri', 'next_link', 'imageUrl', 'sourceURI', 'canonicalHref']) expect(isUrlMember(key)).toBe(true);
+    for (const key of ['title', 'text', 'content', 'urls', 'curl', 'hurl', 'unlink', 'linked', 'description', 'source']) expect(isUrlMember(key)).toBe(false);
+    const message = { role: 'assistant', content: 'see', tool_results: [{ href: TOKEN, link: TOKEN, imageUrl: TOKEN, title: TOKEN }] };
+    const restored = restoreCompletion({ id: 'x', choices: [{ index: 0, message }] }, { text: restore, json, url: (value) => markupRestore(value, urlTarget()) });
+    const out = (restored.value.choices as { message: typeof message }[])[0]!.message;
+    expect(out.tool_results[0]).toEqual({ href: '[email address]', link: '[email address]', imageUrl: '[email address]', title: 'jane@example.com' });
   });
 });

@@ -65,9 +65,21 @@ export function urlTarget(): MarkupContext {
   return context;
 }
 
-/** A member whose string is a URL by its name (CompletionRestorers.url). */
+/** Member names that hold a link or resource target by themselves. */
+const URL_NAMES = new Set(['url', 'uri', 'href', 'src', 'link']);
+/** `image_url`, `website-uri`, `source_href`, `next_link`: a target named by its last part. */
+const URL_SUFFIX = /[_-](?:url|uri|href|link)$/;
+/** `imageUrl`, `sourceURI`, `canonicalHref`: the same in camel case. */
+const URL_CAMEL = /[a-z0-9](?:Url|URL|Uri|URI|Href|Link)$/;
+
+/**
+ * A member whose string is a URL by its name (CompletionRestorers.url): `url` (OpenAI's
+ * `url_citation.url`, `image_url.url`) and the names other APIs and tools use for a link or
+ * resource target. A text member misread as one only restores its tokens as labels (the channel's
+ * url_restore_mode): the error is on the side that reveals less.
+ */
 export function isUrlMember(key: string): boolean {
-  return key === 'url';
+  return URL_NAMES.has(key.toLowerCase()) || URL_SUFFIX.test(key.toLowerCase()) || URL_CAMEL.test(key);
 }
 
 export interface RestoreTotals {
