@@ -44,6 +44,9 @@ _CAP_NAME = rf"[{_UP}][\w'\u2019\-]*"
 _PARTICLE = (
     r"(?:de|du|des|la|le|les|l'|d'|del|della|dei|degli|delle|di|da|do|dos|das|y|e|van|von|der|den|het|am|an)"
 )
+# An elided article or preposition glued to the name that follows it: "Avenue d'Ouchy 109", "Via
+# dell'Indipendenza 8", "rue de l'Université 7" (Italian and French). Session 14 (wave13/ner2).
+_ELIDED = rf"(?:[dlDL]|dell|dall|all|sull|nell|coll|Dell|Dall|All|Sull|Nell)['\u2019](?=[{g.UPPER}])"
 # A street's name word, never a unit word: in "703, chemin Emmanuel Charles Apt. 581" the unit is a tail.
 _NAME = rf"(?!(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Room|Bldg|Building)\b){CAP}"
 # A house number's second part: "13/35", "1-5", "79/36".
@@ -79,7 +82,10 @@ _SOUTH_TYPES = (
     "Cerrada|Privada|Callejón|Pasaje|Glorieta|Cañada|Urbanización|Diagonal|Diag\\.|Ladeira|Esplanada|Rodovia|"
     "Vereda|Viela|Largo|Beco|Parque|Passeio|R\\.|Av|Rambla|Lagoa|Setor|Quadra|"
     # Polish and Czech: "ul. Wiosenna 11", "Aleja Róż 4", "plac Wolności 3"
-    "ul\\.|Ul\\.|ulica|Ulica|al\\.|Al\\.|aleja|Aleja|plac|Plac|pl\\.|os\\.|náměstí|nám\\.|třída"
+    "ul\\.|Ul\\.|ulica|Ulica|al\\.|Al\\.|aleja|Aleja|Aleje|plac|Plac|pl\\.|os\\.|náměstí|nám\\.|třída|"
+    # Dutch and Flemish street words before the name: "Laan van Meerdervoort 50", "Plein 1944 3"
+    # (session 14, wave13/ner2)
+    "Laan|Plein|Kade|Dreef|Singel|Steenweg"
 )
 
 
@@ -132,6 +138,8 @@ _COMPOUND_SUFFIX = (
     "gatan|gata|gränd|vägen|väg|gade|vej|veien|vegen|gaten|katu|tie|kuja|tee|ulica|ulice"
 )
 
+_GLUED_TYPES = "straße|strasse|weg|gasse|platz|allee|laan|straat|gracht|steeg|kade|plein"
+
 _STREET = re.compile(
     rf"""(?x)
     # every form opens with a digit, a capital or a Polish/Czech street word in lower case: one
@@ -143,16 +151,20 @@ _STREET = re.compile(
     |(?P<us>\b{_NUM}[ \t]+(?:(?:{CAP}|\d{{1,3}}(?:st|nd|rd|th))[ \t]+){{0,4}}(?:{_US_TYPES})s?\b\.?
         (?:[ \t]+(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\b\.?)?)
     |(?P<fr>\b\d{{1,5}}(?:\s?(?:bis|ter|[A-Za-z]))?,?\s+(?i:{_FR_TYPES})\s+
-        (?:{_PARTICLE}[ \t]*)*{_NAME}(?:[ \t\-]+(?:{_PARTICLE}[ \t]*)*{_NAME}){{0,4}}
+        (?:{_PARTICLE}[ \t]*|{_ELIDED})*{_NAME}(?:[ \t\-]+(?:{_PARTICLE}[ \t]*|{_ELIDED})*{_NAME}){{0,4}}
         # a street line copied whole after a building number keeps its own number: "44485 Rue
         # Supexhe 303 Apt. 888", "29668 Rue du Commerce 12\n Suite 582" (never a postcode: "12 rue
         # de la Paix 75002 Paris" ends at the street)
         (?:[ \t]+\d{{1,4}}[A-Za-z]?\b(?=[ \t]*(?:$|[\r\n,;]|(?:Apt|Apartment|Suite|Ste|Unit)\b)))?)
-    |(?P<south>\b(?:{_SOUTH_TYPES})[ \t]+(?:{_PARTICLE}[ \t]+)*{_NAME}
-        (?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_NAME}){{0,4}}
+    |(?P<south>\b(?:{_SOUTH_TYPES})[ \t]+(?:{_PARTICLE}[ \t]+|{_ELIDED})*{_NAME}
+        (?:[ \t]+(?:{_PARTICLE}[ \t]+|{_ELIDED})*{_NAME}){{0,4}}
         ,?\s*(?:n\.?\s?[º°o]?\.?\s*)?\d{{1,5}}[A-Za-z]?\b{_RANGE})
     # (the look-ahead, session 14: only a word followed by a number, or by one word and a number,
     # is tried against every ending of the suffix list)
+    # a house number before a name glued to its German or Dutch street type, the English order:
+    # "12 Hauptstrasse", "7 Keizersgracht" (session 14, wave13/ner2); with its own number after it,
+    # a street line copied whole, it is the compound form below
+    |(?P<glued>\b\d{{1,5}}[a-zA-Z]?[ \t]+[{_UP}][\w\-]{{2,}}(?:{_GLUED_TYPES})\b(?![ \t]*\d))
     |(?P<compound>\b(?=[{_UP}][\w\-]*\.?\s+(?:{CAP}\s+)?\d)[{_UP}][\w\-]*(?:{_COMPOUND_SUFFIX}|-(?i:{_COMPOUND_SUFFIX}))
         (?:\s+{CAP})?\s+\d{{1,4}}(?:[ \t]?[a-zA-Z]\b)?{_RANGE}
         |\b(?:Am|An\sder|Auf\sder|Im|In\sder|Zum|Zur|Op\sde|Aan\sde)\s+{CAP}\s+\d{{1,4}}[a-z]?\b
@@ -264,6 +276,12 @@ def _house_number_before(text: str, match: re.Match[str], floor: int) -> int:
     return low + before.start()
 
 
+# The word "street" (or "road", "avenue") right after a name and a number names it as a street whose
+# own type is in its language or left out: "refers to Bonaröd 15 street in LÄNGHEM", "Democracia
+# 7069 street". Session 14 (wave13/ner2).
+_STREET_WORD_AFTER = re.compile(r"[ \t]+(?i:street|road|avenue)\b")
+
+
 def find(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of every street address in `text`, in order, not overlapping."""
     position = floor = 0  # floor: the end of the last address (a number there is its own)
@@ -287,7 +305,12 @@ def find(text: str) -> Iterator[tuple[int, int]]:
             end = second.end()  # "Maapadonkuja 6 Baldwin Harbor": a second street name on the line
         # A street named without a type ("Erbenova 1334") is an address only with a leading house
         # number or a unit or postcode after it: "Windows 10" and "Python 3" have neither.
-        confirmed = match.lastgroup != "weak" or bool(re.match(r"\d", match.group())) or second is not None
+        confirmed = (
+            match.lastgroup != "weak"
+            or bool(re.match(r"\d", match.group()))
+            or second is not None
+            or _STREET_WORD_AFTER.match(text, end) is not None  # "Bonaröd 15 street in LÄNGHEM"
+        )
         after_unit = match.re is _BRACKETED
         for _ in range(_MAX_TAIL):
             unit = _UNIT.match(text, end)
@@ -400,9 +423,23 @@ def street_names(text: str) -> Iterator[tuple[int, int]]:
 # Street & Åström Viaduct", and "Bond and Porter streets". One place, one span (both streets).
 _ORDINAL = r"\d{1,3}(?:st|nd|rd|th)"
 _CROSS_WORD = rf"(?:{_CAP_NAME}|{_ORDINAL})"
+# A street type of the French, Southern European and Polish/Czech forms before the name, in either
+# case and abbreviated ("rue", "ul.", "C/", "Avda.", "via"), and the types that follow the name in
+# lower case ("Rákóczi út", "Gosposka ulica", "Síp utca") or glued in lower case after a space
+# ("Kieler strasse"): the first street of an intersection is often written the local way ("the
+# corner of 14 rue Marie de Médicis and Alexandra Row", "the corner of ul. Spychalskiego 96 and
+# Dávila Villages"). Session 14 (wave13/ner2).
+_CROSS_TYPE = rf"(?i:{_FR_TYPES}|{_SOUTH_TYPES})(?:[ \t]+|(?<=[./]))"
+_CROSS_AFTER = (
+    r"(?:utca|út|útja|körút|tér|rakpart|sétány|köz|fasor|sor|kapu|iela|gatvė|prospekt|ulica|cesta|trg|"
+    r"ulice|nábřeží|třída|straße|strasse|str\.|gasse|weg|platz|allee|plass|vej|gata|gatan|põik|tee|"
+    r"laan|straat|gracht|kade|plein)"
+)
+# a house number after the name, with the Hungarian and Czech closing dot before "and" ("Budaörsi út 44.")
+_CROSS_NUMBER = r"\d{1,5}[A-Za-z]?(?:\.(?=[ \t]+(?:and|&)[ \t]))?"
 _CROSS_PART = (
-    rf"(?:{_NUM}[ \t]+)?(?:{_PARTICLE}[ \t]+)*{_CROSS_WORD}"
-    rf"(?:[ \t]+(?:{_PARTICLE}[ \t]+)*(?:{_CROSS_WORD}|\d{{1,5}}[A-Za-z]?)){{0,5}}"
+    rf"(?:{_NUM}[ \t]+)?(?:{_CROSS_TYPE})?(?:{_PARTICLE}[ \t]+)*{_CROSS_WORD}"
+    rf"(?:[ \t]+(?:{_PARTICLE}[ \t]+)*(?:{_CROSS_WORD}|{_CROSS_AFTER}\b|{_CROSS_NUMBER})){{0,5}}"
 )
 _CORNER = re.compile(
     rf"(?<![\w])(?i:corner|intersection|crossroads|junction)[ \t]+of[ \t]+(?:the[ \t]+)?"
@@ -420,7 +457,8 @@ def _street_words(part: str) -> bool:
     term alone, and no stop word first ("the corner of Reply and Send", "corner of This and That"); a street
     type or a house number always may ("Morris Street", "David Well")."""
     words = part.split()
-    if g.fold(words[0]) in g.function_words() and not words[0][:1].isdigit():
+    opener = g.fold(words[0].rstrip(".")) in STREET_OPENERS  # "Via Roma": "via" is a stop word too
+    if g.fold(words[0]) in g.function_words() and not words[0][:1].isdigit() and not opener:
         return False
     if len(words) == 1 and g.fold(part) in g.words("tech_terms"):
         return False  # "the intersection of Python and Rust"; inside a longer name ("Impala St") fine
