@@ -1,5 +1,5 @@
 // Shared by the suites that send a value in other spellings to the real server and revoke its
-// plain form (e2e/evade.e2e.test.ts, e2e/evade-12.e2e.test.ts, e2e/evade-13.e2e.test.ts, e2e/erasure.e2e.test.ts): the
+// plain form (e2e/evade.e2e.test.ts, e2e/evade-12.e2e.test.ts, e2e/evade-13.e2e.test.ts, e2e/evade-14.e2e.test.ts, e2e/erasure.e2e.test.ts): the
 // shape of a case, a restore through /v1/rehydrate, and the check that no fragment of the value
 // is left outside the tokens of a safe text.
 import { expect } from 'vitest';
@@ -80,4 +80,22 @@ export async function transformEveryMode(server: ServerProcess, type: string, in
     text: { spelling, safe: text.body.safe_text as string, state: text.body.session_state as string },
     chat: { spelling, safe: content, state: chat.body.session_state as string },
   };
+}
+
+/**
+ * One case against the real server: each spelling, after the case's label and before a witness
+ * value, is tokenized whole as text, JSON and chat (transformEveryMode); with `restoresAsWritten`
+ * the text session restores to the input exactly (the spelling as written, not the plain value);
+ * then revoking the plain value erases every spelling in every session (expectErased).
+ */
+export async function expectSpellingCase(server: ServerProcess, spellingCase: SpellingCase, witness: string, options: { restoresAsWritten: boolean }): Promise<void> {
+  const { type, label, plain, spellings, fragments } = spellingCase;
+  const sessions: SpellingSession[] = [];
+  for (const spelling of spellings) {
+    const input = `${label} ${spelling} ; contact ${witness}`;
+    const { text, chat } = await transformEveryMode(server, type, input, spelling, fragments);
+    if (options.restoresAsWritten) expect(await restore(server, text), spelling).toBe(input);
+    sessions.push(text, chat);
+  }
+  await expectErased(server, type, plain, sessions, witness);
 }

@@ -21,3 +21,16 @@ export function only(text: string, type: string): { value: string; canonical: st
   expect(text.slice(hit.start, hit.end)).toBe(hit.value);
   return { value: hit.value, canonical: normalizeValue(type, hit.value, 'US') };
 }
+
+/**
+ * Every detection at the default threshold as `type[value]`, each checked to be the text's own
+ * slice at its span (session 14's readings: lookalike-worded, markup-joined, qp-joined tests).
+ */
+export function foundTagged(text: string): string[] {
+  return detectAll(text)
+    .filter((d) => d.confidence >= 0.5)
+    .map((d) => {
+      expect(text.slice(d.start, d.end)).toBe(d.value);
+      return `${d.type}[${d.value}]`;
+    });
+}

@@ -5,16 +5,7 @@
 // letters alone and chains without the value's word are left alone.
 import { describe, expect, it } from 'vitest';
 import { normalizeValue } from '../token/normalize.js';
-import { detectAll } from './index.js';
-
-function found(text: string): string[] {
-  return detectAll(text)
-    .filter((d) => d.confidence >= 0.5)
-    .map((d) => {
-      expect(text.slice(d.start, d.end)).toBe(d.value);
-      return `${d.type}[${d.value}]`;
-    });
-}
+import { foundTagged as found } from '../../../test/support/detections.js';
 
 describe('look-alike letters read as digits on the value word', () => {
   it.each([

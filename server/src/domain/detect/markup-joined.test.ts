@@ -5,18 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeValue } from '../token/normalize.js';
 import { chainEnd, jointsInText, stripMarkup, stripMarkupValue } from '../text/markup-strip.js';
-import { detectAll } from './index.js';
+import { foundTagged as found } from '../../../test/support/detections.js';
 
 /** The detections of `text` at the reporting threshold, as `type[value]`. */
-function found(text: string): string[] {
-  return detectAll(text)
-    .filter((d) => d.confidence >= 0.5)
-    .map((d) => {
-      expect(text.slice(d.start, d.end)).toBe(d.value);
-      return `${d.type}[${d.value}]`;
-    });
-}
-
 describe('a value split by markup is read with the markup taken out', () => {
   it.each([
     // The matrix's spellings (tools/evade-matrix/matrix.mjs: markup-b, markup-span, md-bold-mid, concat-js).

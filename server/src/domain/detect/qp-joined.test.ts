@@ -4,16 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeValue } from '../token/normalize.js';
 import { decodeQpPunct, qpEscapesInText } from '../text/qp-punct.js';
-import { detectAll } from './index.js';
-
-function found(text: string): string[] {
-  return detectAll(text)
-    .filter((d) => d.confidence >= 0.5)
-    .map((d) => {
-      expect(text.slice(d.start, d.end)).toBe(d.value);
-      return `${d.type}[${d.value}]`;
-    });
-}
+import { foundTagged as found } from '../../../test/support/detections.js';
 
 describe('punctuation written as quoted-printable escapes inside a value', () => {
   it.each([
