@@ -91,7 +91,7 @@ describe('several worker processes', () => {
     });
     // The primary logs the line tooling waits for, once.
     expect(server.logs.filter((line) => line.includes('veil server listening'))).toHaveLength(1);
-    await until(async () => ((await fresh(server.url, 'GET', '/v1/diagnostics')).json?.workers?.length === 2 ? true : undefined));
+    await until(async () => ((await fresh(server.url, 'GET', '/v1/diagnostics')).json?.workers?.filter((worker: { state: string }) => worker.state === 'ready').length === 2 ? true : undefined), 150_000);
 
     const transforms = 24;
     const pids = new Set<number>();
@@ -123,11 +123,17 @@ describe('several worker processes', () => {
     const victim = [...pids][0]!;
     process.kill(victim, 'SIGKILL');
     expect(await until(async () => ((await fresh(server.url, 'GET', '/livez')).status === 200 ? true : undefined))).toBe(true);
+    // The replacement is listed by its pid as soon as it is forked (state `starting`, nothing
+    // loaded yet), `ready` once it listens; /metrics and /v1/diagnostics gather only from ready
+    // workers, so neither waits on one that cannot answer yet.
+    const startingSeen: Record<string, unknown>[] = [];
     const replaced = await until(async () => {
-      const workers = (await fresh(server.url, 'GET', '/v1/diagnostics')).json?.workers as { pid: number }[] | undefined;
-      return workers?.length === 2 && !workers.some((worker) => worker.pid === victim) ? workers : undefined;
-    });
+      const workers = (await fresh(server.url, 'GET', '/v1/diagnostics')).json?.workers as { pid: number; state: string }[] | undefined;
+      for (const worker of workers ?? []) if (worker.state === 'starting') startingSeen.push(worker);
+      return workers?.length === 2 && workers.every((worker) => worker.state === 'ready' && worker.pid !== victim) ? workers : undefined;
+    }, 150_000);
     expect(replaced).toHaveLength(2);
+    for (const worker of startingSeen) expect(Object.keys(worker).sort()).toEqual(['pid', 'state', 'worker_id']);
     expect(server.logs.some((line) => line.includes('worker exited unexpectedly; restarting'))).toBe(true);
     expect(sample((await fresh(server.url, 'GET', '/metrics')).text, 'veil_worker_restarts_total')).toBe(1);
 
@@ -138,7 +144,7 @@ describe('several worker processes', () => {
       const output = execFileSync(process.execPath, [VEIL_BIN, 'audit', 'verify', join(dir, `audit.log.w${slot}`), '--key', AUDIT_KEY], { encoding: 'utf8' });
       expect(output).toMatch(/ok|valid|verified/i);
     }
-  }, 120_000);
+  }, 400_000);
 
   it('refuses several workers on per-process (memory) stores', async () => {
     await expect(startVeil({ args: ['--workers', '2'], env: SECRET, timeoutMs: 10_000 })).rejects.toThrow(/server\.workers: 2 workers need shared state/);

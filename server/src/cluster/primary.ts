@@ -3,6 +3,11 @@
 // the workers' metrics for /metrics, gathers their diagnostics, relays reload broadcasts, and
 // on SIGTERM/SIGINT tells every worker to drain and waits for them (exit 0 when all drained).
 //
+// A worker is `starting` from its fork until it reports that it listens, then `ready`. Cluster-wide
+// collections ask only ready workers (a starting one has served nothing and cannot answer yet),
+// and /v1/diagnostics lists a starting worker by its pid and state, so the view never stalls on
+// a worker that is still loading or has just died (gather.ts).
+//
 // The primary serves no HTTP itself and loads no policies; it only validated the configuration
 // before forking, so a bad file fails once with exit 1 instead of N crash loops. A worker that
 // dies before any worker ever listened is a startup failure: the primary stops and exits 1.
@@ -10,7 +15,8 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, Counter, Registry } from 'prom-client';
 import { capTypeLabels, LabelCap, TYPE_LABELLED } from '../metrics/registry.js';
-import { IPC_TIMEOUT_MS, isIpcMessage, PendingRequests, type IpcMessage, type MetricsJson, type WorkerReport } from './ipc.js';
+import { Gathers } from './gather.js';
+import { IPC_TIMEOUT_MS, isIpcMessage, type IpcMessage, type MetricsJson, type WorkerReport } from './ipc.js';
 
 export interface PrimaryOptions {
   readonly workers: number;
@@ -43,10 +49,10 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
   const restarts = new Counter({ name: 'veil_worker_restarts_total', help: 'Worker processes restarted after an unexpected exit.', registers: [registry] });
   const starts = new Counter({ name: 'veil_worker_starts_total', help: 'Worker processes started.', registers: [registry] });
   const caps = new Map(TYPE_LABELLED.map((name) => [name, new LabelCap()]));
-  const metricCollections = new Map<number, { pending: number; arrays: MetricsJson[]; done: (arrays: MetricsJson[] | undefined) => void }>();
-  const reportCollections = new PendingRequests<WorkerReport[]>();
-  const reportParts = new Map<number, { pending: number; reports: WorkerReport[] }>();
-  let nextCollection = 1;
+  const metricGathers = new Gathers<MetricsJson>();
+  const reportGathers = new Gathers<WorkerReport>();
+  /** Workers that reported listening (the rest of `live()` is starting). */
+  const ready = new Set<number>();
   let everListening = false;
   let shuttingDown = false;
   let consecutiveFailures = 0;
@@ -68,31 +74,18 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       starts.inc();
     };
 
-    /** Ask every connected worker for its metrics JSON; undefined when one does not answer. */
+    const readyWorkers = (): Worker[] => live().filter((worker) => ready.has(worker.id) && worker.isConnected());
+
+    /** Ask every ready worker for its metrics JSON; undefined when a live one does not answer. */
     const collectMetrics = (): Promise<MetricsJson[] | undefined> => {
-      const targets = live().filter((worker) => worker.isConnected());
-      const id = nextCollection;
-      nextCollection += 1;
-      return new Promise((resolve) => {
-        if (targets.length === 0) {
-          resolve([]);
-          return;
-        }
-        const timer = setTimeout(() => {
-          metricCollections.delete(id);
-          resolve(undefined);
-        }, IPC_TIMEOUT_MS);
-        metricCollections.set(id, {
-          pending: targets.length,
-          arrays: [],
-          done: (arrays) => {
-            clearTimeout(timer);
-            metricCollections.delete(id);
-            resolve(arrays);
-          },
-        });
-        for (const worker of targets) send(worker, { veil: 1, kind: 'metrics:collect', id });
-      });
+      const targets = readyWorkers();
+      return metricGathers.open(
+        targets.map((worker) => worker.id),
+        IPC_TIMEOUT_MS,
+        (id) => {
+          for (const worker of targets) send(worker, { veil: 1, kind: 'metrics:collect', id });
+        },
+      );
     };
 
     const clusterMetrics = async (): Promise<string> => {
@@ -104,21 +97,28 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       return AggregatorRegistry.aggregate(arrays).metrics();
     };
 
-    const collectReports = (): Promise<WorkerReport[]> => {
-      const targets = live().filter((worker) => worker.isConnected());
-      const { id, promise } = reportCollections.open(IPC_TIMEOUT_MS);
-      if (targets.length === 0) reportCollections.resolve(id, []);
-      else {
-        reportParts.set(id, { pending: targets.length, reports: [] });
-        for (const worker of targets) send(worker, { veil: 1, kind: 'report:collect', id });
-      }
-      return promise.finally(() => reportParts.delete(id));
+    /** Every ready worker's own report, and each starting worker by its pid. */
+    const collectReports = async (): Promise<WorkerReport[]> => {
+      const targets = readyWorkers();
+      const starting = live()
+        .filter((worker) => !ready.has(worker.id))
+        .map((worker): WorkerReport => ({ worker_id: worker.id, pid: worker.process.pid ?? 0, state: 'starting' }));
+      const reports = await reportGathers.open(
+        targets.map((worker) => worker.id),
+        IPC_TIMEOUT_MS,
+        (id) => {
+          for (const worker of targets) send(worker, { veil: 1, kind: 'report:collect', id });
+        },
+      );
+      if (reports === undefined) throw new Error('a worker did not answer the report collection');
+      return [...reports.map((report): WorkerReport => ({ ...report, state: 'ready' })), ...starting].sort((a, b) => a.worker_id - b.worker_id);
     };
 
     const onMessage = (worker: Worker, message: unknown): void => {
       if (!isIpcMessage(message)) return;
       switch (message.kind) {
         case 'listening':
+          ready.add(worker.id);
           if (!everListening) {
             everListening = true;
             // The one line tooling waits for (e2e/support/server.ts): logged once, here.
@@ -131,28 +131,18 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
             (error: unknown) => send(worker, { veil: 1, kind: 'metrics:response', id: message.id, error: error instanceof Error ? error.message : 'failed' }),
           );
           return;
-        case 'metrics:collected': {
-          const collection = metricCollections.get(message.id);
-          if (collection === undefined) return;
-          collection.arrays.push(message.metrics);
-          collection.pending -= 1;
-          if (collection.pending === 0) collection.done(collection.arrays);
+        case 'metrics:collected':
+          metricGathers.answer(message.id, worker.id, message.metrics);
           return;
-        }
         case 'report:request':
           collectReports().then(
             (reports) => send(worker, { veil: 1, kind: 'report:response', id: message.id, reports }),
             (error: unknown) => send(worker, { veil: 1, kind: 'report:response', id: message.id, error: error instanceof Error ? error.message : 'failed' }),
           );
           return;
-        case 'report:collected': {
-          const parts = reportParts.get(message.id);
-          if (parts === undefined) return;
-          parts.reports.push(message.report);
-          parts.pending -= 1;
-          if (parts.pending === 0) reportCollections.resolve(message.id, parts.reports.sort((a, b) => a.worker_id - b.worker_id));
+        case 'report:collected':
+          reportGathers.answer(message.id, worker.id, message.report);
           return;
-        }
         case 'reload:broadcast':
           for (const other of live()) if (other !== worker) send(other, { veil: 1, kind: 'reload:apply', source: message.source });
           return;
@@ -195,6 +185,9 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       const slot = slots.get(worker.id) ?? 0;
       startedAt.delete(worker.id);
       slots.delete(worker.id);
+      ready.delete(worker.id);
+      metricGathers.gone(worker.id);
+      reportGathers.gone(worker.id);
       if (shuttingDown) {
         if (code !== 0 && code !== null) exitCode = 1;
         finish();
