@@ -51,6 +51,9 @@ letters alone (and never words in all capitals):
 6. Relations: a known first name addressed at the end of a sentence (", Tiffany!"), the object of a
    speech verb ("shouted at Lauren", "talked to Maria"), and any capitalized word that owns a
    relative ("Klaudijo's kid", "Anna's husband").
+No rule yields a name where a sentence puts a place (session 15, `_in_place_frame`): after "city",
+"town", "village", or after "in"/"near" when the run is a known place or opens with a place word
+("home city Carlos Reyles", "in Monte Gil"), unless a possessive follows.
 """
 
 from __future__ import annotations

@@ -11,11 +11,15 @@ with evidence that is data, not guesswork (gazetteer.py):
    nothing left -> dropped.
 2. Code shape: a span glued to code punctuation (`config.yaml`, `foo_bar`, `main()`, `$HOME`,
    backticks), holding code punctuation (`Client(key="...`), or holding a token with an inner
-   capital or a digit (`JavaScript`, `OAuth2`) is an identifier, not a name -> dropped.
+   capital or a digit (`JavaScript`, `OAuth2`) is an identifier, not a name -> dropped. A capital
+   after a hyphen or an apostrophe starts a name's next part (`Smith-Jones`, `O'Brien`,
+   `Aix-en-Provence`: person and location spans), and a PERSON span's glued surname prefix
+   (`McKenzie`, `LeBatelier`) or Dutch `IJ` (`IJzermans`) is no inner capital (session 15).
 3. Vocabulary: when every token is a technical term (Pygments lexers, trove classifiers), a
    currency (ISO 4217 code or name) or a closed-class word -> dropped. A token that is also a
    known person name keeps a PERSON span ("Ruby", "Julia"): a missed name costs more than a
-   spared word.
+   spared word. A middle initial between capitalized words is no term ("Nusa M Weress"), and a
+   listed first name before an initial is no edge word ("Saber A. Mailly"; session 15).
 4. Evidence for single tokens: a one-word PERSON must be a known first name or surname and not a
    technical term ("Bash", "Rust": a greeting still makes "Hi Ruby," a name, names.py); a
    PERSON with a technical term and no known name is dropped ("Javascript Redis"); a
