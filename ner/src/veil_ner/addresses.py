@@ -351,8 +351,11 @@ _NAMED_TYPES = (
     "Meadow|Plaza|Court|Circle|Trail|Ridge|Pike|Crossing|Esplanade|Embankment|Parade|Wynd|Row|Walk|Knoll|"
     "Knolls|Glen|Hollow|Manor|Orchard|Summit|Vista|Overpass|Underpass|Throughway|Trafficway|Skyway"
 )
+# Session 15: after "from", "to", "near", "via" too ("My family comes from Cardoso Bypass", "sent
+# from Sato Mill"): a street or an address generator's town named this way is a place there too,
+# unless a capitalized word follows the type ("the invoice from Orchard Lane Foods Group": a firm).
 _NAMED_STREET = re.compile(
-    rf"(?<![\w])(?:on|in|at|along|off|down|up|into)[ \t]+"
+    rf"(?<![\w])(?P<preposition>on|in|at|along|off|down|up|into|from|to|near|via|towards)[ \t]+"
     rf"(?P<street>{_CAP_NAME}(?:[ \t]+{_CAP_NAME}){{0,3}}[ \t]+(?:{_NAMED_TYPES}))\b(?![\-.]\w)"
 )
 
@@ -362,7 +365,7 @@ _NAMED_STREET = re.compile(
 # (address generators and towns name streets after people). Everyday nouns among the types ("Park",
 # "Station", "Key") count here only because the words before them are names.
 _NAME_STREET = re.compile(
-    rf"(?<![\w])(?:on|at|along|off|down|up|into)[ \t]+"
+    rf"(?<![\w])(?P<preposition>on|at|along|off|down|up|into|in|from|to|near|via|towards)[ \t]+"
     rf"(?P<street>(?P<names>{_CAP_NAME}(?:[ \t]+{_CAP_NAME})?)[ \t]+(?P<type>{_US_TYPES}))\b(?![\-.]\w|'s)"
 )
 
@@ -401,6 +404,17 @@ def _named_after_people(match: re.Match[str]) -> bool:
 _TYPE_AFTER_SPACE = re.compile(rf"[ \t](?:{_US_TYPES})\b")
 
 
+# The prepositions session 15 added to each pattern: after them a capitalized word that follows the
+# street type continues a firm's name instead.
+_ADDED_NAMED = frozenset(["from", "to", "near", "via", "towards"])
+_ADDED_NAME = _ADDED_NAMED | {"in"}
+_CAPITAL_AFTER = re.compile(rf"[ \t]+[{_UP}]")
+
+
+def _firm_goes_on(text: str, match: re.Match[str], added: frozenset[str]) -> bool:
+    return match.group("preposition") in added and _CAPITAL_AFTER.match(text, match.end()) is not None
+
+
 def street_names(text: str) -> Iterator[tuple[int, int]]:
     """Streets named without a house number after a preposition: "on Hoffmann Point Street",
     "on Lee Shore" (`_NAME_STREET`). The words before the type must not be greetings, labels or
@@ -409,12 +423,16 @@ def street_names(text: str) -> Iterator[tuple[int, int]]:
         return
     seen = set()
     for match in _NAMED_STREET.finditer(text):
+        if _firm_goes_on(text, match, _ADDED_NAMED):
+            continue
         words = g.WORD.findall(match.group("street"))[:-1]
         if any(g.fold(word) in g.CLOSED_CLASS or g.fold(word) in g.function_words() for word in words):
             continue
         seen.add(match.span("street"))
         yield match.start("street"), match.end("street")
     for match in _NAME_STREET.finditer(text):
+        if _firm_goes_on(text, match, _ADDED_NAME):
+            continue
         if match.span("street") not in seen and _named_after_people(match):
             yield match.start("street"), match.end("street")
 

@@ -51,6 +51,9 @@ letters alone (and never words in all capitals):
 6. Relations: a known first name addressed at the end of a sentence (", Tiffany!"), the object of a
    speech verb ("shouted at Lauren", "talked to Maria"), and any capitalized word that owns a
    relative ("Klaudijo's kid", "Anna's husband").
+No rule yields a name where a sentence puts a place (session 15, `_in_place_frame`): after "city",
+"town", "village", or after "in"/"near" when the run is a known place or opens with a place word
+("home city Carlos Reyles", "in Monte Gil"), unless a possessive follows.
 """
 
 from __future__ import annotations
@@ -230,7 +233,8 @@ def _full_names(text: str) -> Iterator[tuple[int, int]]:
         previous = head
         for follower in words[i + 1 : i + _MAX_NAME_WORDS]:
             gap = text[previous.end() : follower.start()]
-            if not gap or gap.strip(" \t"):
+            # a zero-width no-break space (U+FEFF) pasted before a word ("Václav \ufeffHorák") joins it
+            if not gap or gap.strip(" \t\ufeff") or not gap.strip("\ufeff"):
                 break
             value = follower.group()
             if value.endswith(("'s", "\u2019s")) and len(value) > 3:
@@ -722,8 +726,44 @@ _COUNTRY_CODES = frozenset(
 )
 
 
+# Session 15: a name-shaped run where a sentence puts a place. After "city", "town", "village" (the
+# "home city Carlos Reyles", "the town Monte Gil") no person follows; after "in" or "near" only a
+# run with a place's evidence is left out: a known place, region or town as a whole ("in Santa
+# Lucia Del Mela", "in Campo Largo"), or a first word that opens place names ("in Monte Gil", "in
+# El Alouj"). A possessive after it keeps it a person ("in Ana Lopez's team"). The model's own
+# span (a GPE there) or the place rules then name it.
+_PLACE_FRAME = re.compile(
+    r"(?i:(?<![\w])(?P<strong>city|town|village|hometown|municipality)|(?<![\w])(?:in|near))[ \t]+$"
+)
+_PLACE_OPENERS = frozenset(
+    [
+        *("santa", "santo", "san", "são", "sao", "saint", "sainte", "st", "monte", "mount", "port", "porto"),
+        *("puerto", "villa", "vila", "nueva", "nuevo", "bad", "castel", "lake", "fort", "el", "la", "le"),
+        *("les", "los", "las", "al", "il", "agios", "agia", "agioi", "ayios", "ciudad", "cite", "cité"),
+    ]
+)
+
+
+def _in_place_frame(text: str, start: int, end: int) -> bool:
+    frame = _PLACE_FRAME.search(text, max(0, start - 16), start)
+    if frame is None or text.startswith(("'s", "\u2019s"), end):
+        return False
+    if frame.group("strong"):
+        return True
+    value = g.fold(text[start:end])
+    first = value.split()[0]
+    return value in g.places() or value in g.regions() or value in g.towns() or first in _PLACE_OPENERS
+
+
 def find(text: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of gazetteer-backed person names, possibly overlapping (the caller resolves)."""
+    """(start, end) of gazetteer-backed person names, possibly overlapping (the caller resolves);
+    none where a sentence puts a place (`_in_place_frame`)."""
+    for start, end in _find(text):
+        if not _in_place_frame(text, start, end):
+            yield start, end
+
+
+def _find(text: str) -> Iterator[tuple[int, int]]:
     yield from _full_names(text)
     yield from _initialled(text)
     yield from _cued(text)

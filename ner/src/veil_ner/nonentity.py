@@ -11,11 +11,15 @@ with evidence that is data, not guesswork (gazetteer.py):
    nothing left -> dropped.
 2. Code shape: a span glued to code punctuation (`config.yaml`, `foo_bar`, `main()`, `$HOME`,
    backticks), holding code punctuation (`Client(key="...`), or holding a token with an inner
-   capital or a digit (`JavaScript`, `OAuth2`) is an identifier, not a name -> dropped.
+   capital or a digit (`JavaScript`, `OAuth2`) is an identifier, not a name -> dropped. A capital
+   after a hyphen or an apostrophe starts a name's next part (`Smith-Jones`, `O'Brien`,
+   `Aix-en-Provence`: person and location spans), and a PERSON span's glued surname prefix
+   (`McKenzie`, `LeBatelier`) or Dutch `IJ` (`IJzermans`) is no inner capital (session 15).
 3. Vocabulary: when every token is a technical term (Pygments lexers, trove classifiers), a
    currency (ISO 4217 code or name) or a closed-class word -> dropped. A token that is also a
    known person name keeps a PERSON span ("Ruby", "Julia"): a missed name costs more than a
-   spared word.
+   spared word. A middle initial between capitalized words is no term ("Nusa M Weress"), and a
+   listed first name before an initial is no edge word ("Saber A. Mailly"; session 15).
 4. Evidence for single tokens: a one-word PERSON must be a known first name or surname and not a
    technical term ("Bash", "Rust": a greeting still makes "Hi Ruby," a name, names.py); a
    PERSON with a technical term and no known name is dropped ("Javascript Redis"); a
@@ -88,7 +92,75 @@ def _name_evidence(token: str) -> bool:
     return score >= (_LISTED_SCORE if _is_person_name(token) else _UNLISTED_SCORE)
 
 
-def _code_shaped(token: str) -> bool:
+# Surnames written with a capital inside (session 15): a prefix glued to a capitalized name
+# ("McKenzie", "LeBatelier", "DiCaprio", "VanDyke") and the Dutch digraph "IJ" ("IJzermans"). In a
+# PERSON span they are names, not identifiers; the name after the prefix must be a listed name or
+# a word the model's vectors do not know ("MacBook": "Book" is a common word).
+_GLUED_SURNAME = re.compile(
+    r"(?:Mc|Mac|Fitz|Le|La|De|Di|Du|Da|Del|Van|Von|St)(?P<rest>[A-Z][a-z\u00df-\u00ff]{2,})"
+)
+_IJ_NAME = re.compile(r"IJ[a-z\u00df-\u00ff]{2,}")
+
+
+def _glued_surname(token: str) -> bool:
+    if _IJ_NAME.fullmatch(token):
+        return True
+    match = _GLUED_SURNAME.fullmatch(token)
+    if match is None or _is_term(token):
+        return False
+    rest = match.group("rest")
+    return _is_person_name(rest) or not g.common_word(rest)
+
+
+def _initial(token: str) -> bool:
+    """A middle initial: one capital letter ("M", "A." is tokenized as "A")."""
+    return len(token) == 1 and token.isupper()
+
+
+def _initialled_name(tokens: list[tuple[int, int, str]]) -> bool:
+    """A span opening "First I. Last" whose first word is a listed name ("Saber A. Mailly": "Saber"
+    is a Spanish stop word too, "A" an article): the first word and the initial are not edges."""
+    return (
+        len(tokens) >= 3
+        and _is_person_name(tokens[0][2])
+        and tokens[0][2][:1].isupper()
+        and g.fold(tokens[0][2]) not in g.CLOSED_CLASS
+        and _initial(tokens[1][2])
+        and tokens[2][2][:1].isupper()
+        and len(tokens[2][2]) > 1
+    )
+
+
+# Session 15: hyphens and apostrophes join the parts of names ("Smith-Jones", "Jean-Pierre",
+# "O'Brien", "L'Heureux", "Aix-en-Provence"); a capital after one is the next part's, not an
+# identifier's inner capital. Each part must be a capitalized word, a lone capital before an
+# apostrophe ("O'", "D'"), a glued surname ("Smith-McKenzie") or a lower-case particle.
+_NAME_JOINS = re.compile(r"[-'\u2019]")
+_JOIN_PARTICLES = frozenset(
+    ["en", "sur", "sous", "upon", "on", "am", "an", "im", "le", "la", "les", "lès", "lez", "de", "del", "di"]
+)
+
+
+def _joined_name(token: str) -> bool:
+    parts = _NAME_JOINS.split(token)
+    if len(parts) < 2 or not parts[0]:
+        return False
+    for index, part in enumerate(parts):
+        if not part:
+            return False
+        titled = part[0].isupper() and (len(part) == 1 or part[1:].islower())
+        if len(part) == 1 and token[len(part)] not in "'\u2019" and index == 0:
+            return False  # "T-Mobile", "X-Ray": a letter and a hyphen, a product's form
+        if not (titled or _glued_surname(part) or (index > 0 and part in _JOIN_PARTICLES)):
+            return False
+    return True
+
+
+def _code_shaped(token: str, kind: str = "") -> bool:
+    if kind == "person" and _glued_surname(token):
+        return False
+    if kind in ("person", "location") and _joined_name(token):  # not firms: "Floating-Point Arithmetic"
+        return any(ch.isdigit() for ch in token) or "_" in token or "." in token
     inner_capital = any(ch.isupper() for ch in token[1:]) and not token.isupper()
     has_digit = any(ch.isdigit() for ch in token)
     return inner_capital or has_digit or "_" in token or "." in token  # `Node.js`, `num.lcm`
@@ -107,9 +179,13 @@ def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None
     """The span trimmed of non-name edges, or None when it is not a name (module docstring)."""
     tokens = _tokens(text[start:end])
     # A particle opens a name only before a capital: "van Leeuwen", not "du mir bei".
-    while tokens and (
-        _edge_word(tokens[0][2])
-        or (tokens[0][2][:1].islower() and (len(tokens) == 1 or tokens[1][2][:1].islower()))
+    while (
+        tokens
+        and not (kind == "person" and _initialled_name(tokens))
+        and (
+            _edge_word(tokens[0][2])
+            or (tokens[0][2][:1].islower() and (len(tokens) == 1 or tokens[1][2][:1].islower()))
+        )
     ):
         tokens.pop(0)
     while tokens and (_edge_word(tokens[-1][2]) or tokens[-1][2][:1].islower()):
@@ -126,13 +202,24 @@ def refine(text: str, start: int, end: int, kind: str) -> tuple[int, int] | None
     if _field_label(text, new_end):
         return None
     words = [token for _, _, token in tokens]
-    if any(_code_shaped(word) for word in words) or _CODE_INSIDE.search(text, new_start, new_end):
+    if any(_code_shaped(word, kind) for word in words) or _CODE_INSIDE.search(text, new_start, new_end):
         return None
     if all(_is_term(word) for word in words) and not (
         kind == "person" and len(words) > 1 and any(_is_person_name(word) for word in words)
     ):
         return None
-    if kind == "person" and any(_is_term(w) for w in words) and not any(_is_person_name(w) for w in words):
+    # A middle initial between two capitalized words is no term ("Nusa M Weress": "M" is a unit)
+    middle = [
+        word
+        for i, word in enumerate(words)
+        if not (
+            0 < i < len(words) - 1
+            and _initial(word)
+            and words[i - 1][:1].isupper()
+            and words[i + 1][:1].isupper()
+        )
+    ]
+    if kind == "person" and any(_is_term(w) for w in middle) and not any(_is_person_name(w) for w in words):
         return None  # "Javascript Redis": a term and no name
     if kind == "organization" and not _organization_evidence(text, new_start, new_end, words):
         return None
