@@ -1,13 +1,20 @@
 // The scan's word loop reads the text's code units from a typed array (scan.ts codeUnits, session
 // 15, wave14/large). Held here: the array holds exactly the string's units (lone surrogates,
-// astral pairs, every length around Buffer's pool), and a read past either end, undefined where
-// charCodeAt gives NaN, answers every operation the loop applies to a unit as NaN does. The spans
+// astral pairs, every length around Buffer's pool), a read past either end, undefined where
+// charCodeAt gives NaN, answers every operation the loop applies to a unit as NaN does, and the
+// seed-phrase probe (seed-phrase.ts) finds on the units what it finds by charCodeAt. The spans
 // themselves are held to the previous build's by tools/scan-ab/equiv.mjs and diff.mjs (BENCHMARKS.md,
 // "Session 15 (wave14/large)") and to the ungated scan by property.test.ts.
+import { createHash } from 'node:crypto';
+import { entropyToMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { Detection } from '../types.js';
 import { isDigit } from './chars.js';
 import { codeUnits, copiedUnits, scanBuiltin, scanBuiltinUngated } from './scan.js';
+import { detectSeedPhrases } from './seed-phrase.js';
+import type { ScanState } from './state.js';
 
 const charCodes = (text: string): number[] => Array.from({ length: text.length }, (_, k) => text.charCodeAt(k));
 
@@ -59,5 +66,42 @@ describe('codeUnits', () => {
       const piece = text.slice(0, cut);
       expect(scanBuiltin(piece, 'en')).toEqual(scanBuiltinUngated(piece, 'en'));
     }
+  });
+});
+
+/** The units as charCodeAt reads them, NaN past either end: the probe's former reads. */
+function asCharCodes(text: string): Readonly<Uint16Array> {
+  return new Proxy({} as Uint16Array, {
+    get: (_, key) => (key === 'length' ? text.length : typeof key === 'string' && /^-?\d+$/.test(key) ? text.charCodeAt(Number(key)) : undefined),
+  });
+}
+
+function seedPhrasesBy(text: string, codes: Readonly<Uint16Array>): Detection[] {
+  const state: ScanState = { text, out: [], region: 'US', fallbackRegions: [], pemEndAt: -2, assignScanEnd: 0, bicPending: [], lookalikeSeeds: [], reversedSeeds: [] };
+  detectSeedPhrases(state, codes);
+  return state.out;
+}
+
+describe('the seed-phrase probe on the code units', () => {
+  it('finds what it finds by charCodeAt on seeded random texts of list words, gaps and prose, cut at every end', () => {
+    const piece = fc.oneof(
+      fc.constantFrom(...wordlist.slice(0, 64), ...wordlist.slice(-64)),
+      fc.constantFrom(' ', ' ', ', ', '\n', '1. ', '-', '. ', ' the ', ' while ', 'x', '12', 'Zoo'),
+      fc.integer({ min: 0, max: 1 << 30 }).map((seed) => entropyToMnemonic(createHash('sha256').update(String(seed)).digest().subarray(0, 16), wordlist)),
+    );
+    let phrases = 0;
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), fc.nat(), (parts, cut) => {
+        const whole = parts.join('');
+        for (const text of [whole, whole.slice(0, cut % (whole.length + 1)), whole.slice(cut % (whole.length + 1))]) {
+          const found = seedPhrasesBy(text, codeUnits(text));
+          expect(found).toEqual(seedPhrasesBy(text, asCharCodes(text)));
+          phrases += found.length;
+        }
+      }),
+      { numRuns: 600, seed: 15 },
+    );
+    // The texts hold phrases, at their ends too: the comparison is not of empty answers only.
+    expect(phrases).toBeGreaterThan(100);
   });
 });

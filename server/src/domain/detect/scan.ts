@@ -498,7 +498,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   else if (atMarks.length > 0) detectSpelledEmails(state, atMarks);
   detectLabelledIds(state, keywordStarts);
   // Secrets no word anchor reads: seed phrases (probed every few words) and password hashes (at `$`, `{`).
-  detectSeedPhrases(state);
+  detectSeedPhrases(state, codes);
   detectPasswordHashes(state);
   resolveBicCandidates(state);
   // Numbers written with look-alike letters, read by this scan one level deep (lookalike-digits.ts).
