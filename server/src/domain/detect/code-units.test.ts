@@ -11,8 +11,8 @@ import { wordlist } from '@scure/bip39/wordlists/english.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Detection } from '../types.js';
-import { isDigit } from './chars.js';
-import { codeUnits, copiedUnits, scanBuiltin, scanBuiltinUngated } from './scan.js';
+import { isDigit, isWordCode } from './chars.js';
+import { codeUnits, copiedUnits, scanBuiltin, scanBuiltinUngated, WORD_UNITS } from './scan.js';
 import { detectSeedPhrases } from './seed-phrase.js';
 import type { ScanState } from './state.js';
 
@@ -103,5 +103,14 @@ describe('the seed-phrase probe on the code units', () => {
     );
     // The texts hold phrases, at their ends too: the comparison is not of empty answers only.
     expect(phrases).toBeGreaterThan(100);
+  });
+});
+
+describe('WORD_UNITS (the word extension of the scan loop)', () => {
+  it('is isWordCode for every code unit', () => {
+    const wrong: number[] = [];
+    for (let unit = 0; unit < 0x10000; unit++) if ((WORD_UNITS[unit] === 1) !== isWordCode(unit)) wrong.push(unit);
+    expect(wrong).toEqual([]);
+    expect(WORD_UNITS.length).toBe(0x10000);
   });
 });

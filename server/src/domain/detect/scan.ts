@@ -96,6 +96,13 @@ const WORD_PAIRS: Uint8Array = (() => {
   return table;
 })();
 
+/** isWordCode of every code unit, as a table (64 KB): the word's extension reads one byte per unit. */
+export const WORD_UNITS: Uint8Array = (() => {
+  const table = new Uint8Array(0x10000);
+  for (let unit = 0; unit < 0x10000; unit++) table[unit] = isWordCode(unit) ? 1 : 0;
+  return table;
+})();
+
 const fallbackCache = new Map<string, readonly string[]>();
 
 function fallbacks(region: string): readonly string[] {
@@ -344,7 +351,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
       if ((flags & F_WORD) !== 0) {
         // A word: [A-Za-z0-9_] then word characters (non-ASCII letters included).
         let end = i + 1;
-        while (end < n && isWordCode(codes[end]!)) end++;
+        while (end < n && WORD_UNITS[codes[end]!] !== 0) end++;
         const second = codes[i + 1]!;
         let pair = gated ? WORD_PAIRS[pairIndex(c, second)]! : P_ALL;
         if ((pair & P_KEYWORD) !== 0) {
@@ -481,7 +488,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
       // (A CJK character is a word of its own: what follows it may start a value.) "ät" is an at-word.
       if ((c === 0xe4 || c === 0xc4) && i > 0) atMarks.push(i - 1);
       i++;
-      while (i < n && isWordCode(codes[i]!)) i++;
+      while (i < n && WORD_UNITS[codes[i]!] !== 0) i++;
     } else {
       if (c >= 0x1100) sawCjk = true; // CJK credential words are searched only then (prose-secret.ts)
       if (c === 0x212a && i > 0) atMarks.push(i - 1); // the Kelvin sign is a k to the regex (Klammeraffe)
