@@ -15,9 +15,10 @@
 // VEIL_BENCH_BIN measures another build; VEIL_BENCH_KEEP_PROFILE=1 keeps the .cpuprofile (bench/common.ts). Run it in a raised scheduling group
 // on a shared machine (BENCHMARKS.md "Reading the figures").
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { closeClient, cpuSeconds, hasTaskset, send, servingPid, spawnServer, textWithEntities, throughput, VEIL_BIN, type Target } from './common.js';
 
 interface ProfileNode {
@@ -58,8 +59,56 @@ const STAGES: readonly (readonly [string, RegExp])[] = [
 const NODE_HTTP = 'Node HTTP in (parser, streams, events, timers)';
 const UNATTRIBUTED = 'other (native frames without a caller above)';
 
+/**
+ * The modules of a bundle (scripts/bundle.mjs, esbuild): the line each starts at and its path, from
+ * the `// <path>` line esbuild writes before each module. Empty when the file cannot be read.
+ */
+const bundles = new Map<string, { readonly lines: number[]; readonly paths: string[] }>();
+
+function bundleModules(url: string): { readonly lines: number[]; readonly paths: string[] } {
+  let modules = bundles.get(url);
+  if (modules === undefined) {
+    modules = { lines: [], paths: [] };
+    try {
+      readFileSync(fileURLToPath(url), 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          const marker = /^\/\/ (\S+\.[cm]?js)$/.exec(line);
+          if (marker !== null) {
+            modules!.lines.push(index);
+            modules!.paths.push(marker[1]!);
+          }
+        });
+    } catch {
+      // Not readable here (a profile from elsewhere): frames keep the bundle's name.
+    }
+    bundles.set(url, modules);
+  }
+  return modules;
+}
+
+/** A frame's source path: for a bundle's frame, the module it came from, so the stages' patterns apply. */
+function sourceOf(node: ProfileNode): string {
+  const url = node.callFrame.url;
+  if (!/\/dist\/bundle\/[^/]+\.js$/.test(url)) return url;
+  const { lines, paths } = bundleModules(url);
+  let low = 0;
+  let high = lines.length - 1;
+  let found = -1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (lines[middle]! <= node.callFrame.lineNumber) {
+      found = middle;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  return found < 0 ? url : `file:///${paths[found]!}`;
+}
+
 function frameKey(node: ProfileNode): string {
-  const url = node.callFrame.url.replace(/^file:\/\/.*?\/(?:server|common)\/dist\//, 'server/dist/').replace(/^file:\/\/.*\/node_modules\//, 'node_modules/');
+  const url = sourceOf(node)
+    .replace(/^file:\/\/.*?\/(?:server|common)\/dist\//, 'server/dist/')
+    .replace(/^file:\/\/.*\/node_modules\//, 'node_modules/');
   return `${node.callFrame.functionName || '(anonymous)'} ${url}:${node.callFrame.lineNumber}`;
 }
 
@@ -134,7 +183,11 @@ async function run(route: Route, warmSeconds: number, seconds: number): Promise<
   } finally {
     await server.stop();
   }
-  const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+  // A plain `veil serve` replaces itself with the image's process settings (cli/serve-exec.ts): the
+  // first process writes a short profile of its start too. The server's is the largest.
+  const file = readdirSync(dir)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .sort((a, b) => statSync(join(dir, b)).size - statSync(join(dir, a)).size)[0];
   if (file === undefined) throw new Error(`no profile written in ${dir}`);
   const total = warmSeconds + seconds;
   // The measured window, less its last half second.

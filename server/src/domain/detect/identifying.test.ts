@@ -180,6 +180,28 @@ describe('dropNonIdentifying', () => {
     expect(dropNonIdentifying('', all, NONE_RELEASED)).toBe(all);
   });
 
+  it('judges repeated values as each alone (its addresses classed and URLs judged once per value)', () => {
+    const values: [string, string][] = [
+      ['ip_address', '127.0.0.1'], ['ip_address', '192.168.10.24'], ['ip_address', '81.2.69.160'], ['ip_address', '[fe80::1%eth0]'],
+      ['ip_address', '10.0.0.1:8080'], ['ip_address', '2001:db8::7'], ['ip_address', '8.8.8.8'],
+      ['url', 'https://example.org/account'], ['url', 'https://docs.python.org/3/'], ['url', 'https://jdoe.github.io/'], ['email', 'jane@example.com'],
+    ];
+    const text = 'My homepage: https://example.org/account and docs at https://docs.python.org/3/ from 127.0.0.1 ';
+    // A seeded draw of repeated values at starts in and out of a personal context.
+    let state = 15;
+    const next = (bound: number) => (state = (state * 1103515245 + 12345) % 2147483648) % bound;
+    const special = { ip_address: ['special_purpose'] as const, url: ['public'] as const };
+    for (let round = 0; round < 50; round++) {
+      const list = Array.from({ length: 1 + next(40) }, () => {
+        const [type, value] = values[next(values.length)]!;
+        return { type, value, start: next(text.length) };
+      });
+      for (const classes of [DEFAULT_NON_IDENTIFYING, special, NONE_RELEASED]) {
+        expect(dropNonIdentifying(text, list, classes)).toEqual(list.filter((one) => !identifiesNoOne(text, one, classes)));
+      }
+    }
+  });
+
   it('a URL on a private address is public only when private addresses are released', () => {
     const url = detection('url', 'http://10.0.0.5:8080/status');
     expect(identifiesNoOne('', url, DEFAULT_NON_IDENTIFYING)).toBe(true);

@@ -447,10 +447,17 @@ export function identifiesNoOne(
   detection: Pick<Detection, 'type' | 'value' | 'start'>,
   classes: NonIdentifying,
   publicUrls?: Map<string, boolean>,
+  ipClasses?: Map<string, IpClass>,
 ): boolean {
   if (detection.type === 'ip_address') {
     if (classes.ip_address.length === 0) return false;
-    const klass = ipClass(detection.value);
+    // `ipClasses` (one release's classes by value: ipClass depends on the value alone, and the same
+    // address repeated in a text is classed once).
+    let klass = ipClasses?.get(detection.value);
+    if (klass === undefined) {
+      klass = ipClass(detection.value);
+      ipClasses?.set(detection.value, klass);
+    }
     return klass !== 'identifying' && classes.ip_address.includes(klass);
   }
   if (detection.type === 'url') {
@@ -474,9 +481,10 @@ export function dropNonIdentifying<T extends Pick<Detection, 'type' | 'value' | 
   let kept: T[] | undefined;
   // urlIsPublic depends on the value and the classes only, both fixed here.
   const publicUrls = new Map<string, boolean>();
+  const ipClasses = new Map<string, IpClass>();
   for (let index = 0; index < detections.length; index++) {
     const detection = detections[index]!;
-    if (identifiesNoOne(text, detection, classes, publicUrls)) kept ??= detections.slice(0, index);
+    if (identifiesNoOne(text, detection, classes, publicUrls, ipClasses)) kept ??= detections.slice(0, index);
     else kept?.push(detection);
   }
   return kept ?? detections;

@@ -96,6 +96,13 @@ const WORD_PAIRS: Uint8Array = (() => {
   return table;
 })();
 
+/** isWordCode of every code unit, as a table (64 KB): the word's extension reads one byte per unit. */
+export const WORD_UNITS: Uint8Array = (() => {
+  const table = new Uint8Array(0x10000);
+  for (let unit = 0; unit < 0x10000; unit++) table[unit] = isWordCode(unit) ? 1 : 0;
+  return table;
+})();
+
 const fallbackCache = new Map<string, readonly string[]>();
 
 function fallbacks(region: string): readonly string[] {
@@ -263,6 +270,23 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   return resume;
 }
 
+/**
+ * The UTF-16 code units of `text` as a typed array of its length: Buffer's utf16le encoding copies
+ * each unit as it is (lone surrogates too) in the machine's order, little-endian on every platform
+ * Node ships for; a view when its bytes are aligned, a copy otherwise.
+ */
+export function codeUnits(text: string): Uint16Array {
+  const bytes = Buffer.from(text, 'utf16le');
+  return (bytes.byteOffset & 1) === 0 ? new Uint16Array(bytes.buffer, bytes.byteOffset, text.length) : copiedUnits(text);
+}
+
+/** codeUnits by charCodeAt (a Buffer at an odd offset cannot be viewed as 16-bit units). */
+export function copiedUnits(text: string): Uint16Array {
+  const units = new Uint16Array(text.length);
+  for (let k = 0; k < text.length; k++) units[k] = text.charCodeAt(k);
+  return units;
+}
+
 /** Run the built-in detector. Candidates may overlap; index.ts resolves overlaps. */
 export function scanBuiltin(text: string, language: string | undefined, defaultRegion?: string, decode = true): Detection[] {
   return scan(text, language, defaultRegion, true, decode);
@@ -292,6 +316,13 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
     reversedSeeds: [],
   };
   const n = text.length;
+  // The loop reads the text's code units from a typed array: V8 compiles an indexed load of it to
+  // one bounds check and a load, where each charCodeAt of a string dispatches on its layout first
+  // (flat, sliced, cons; one or two bytes), a cost the loop paid ~10 times per word. Past either end
+  // the array gives undefined where charCodeAt gives NaN; the loop only compares such a unit
+  // (`<` `>` `===` `!==`) or masks it (`|` `&`), where both are NaN, so it reads the same (the
+  // detectors it calls still read the string). See codeUnits.
+  const codes = codeUnits(text);
   /** Word starts where a label or credential word may begin (keywords.ts). */
   const keywordStarts: number[] = [];
   /** Command-line options (`-p`, `--password`) the scan passed (cli-secret.ts). */
@@ -314,18 +345,18 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   let atMarkSkipped = false;
   let i = 0;
   while (i < n) {
-    const c = text.charCodeAt(i);
+    const c = codes[i]!;
     if (c < 128) {
       const flags = FLAGS[c]!;
       if ((flags & F_WORD) !== 0) {
         // A word: [A-Za-z0-9_] then word characters (non-ASCII letters included).
         let end = i + 1;
-        while (end < n && isWordCode(text.charCodeAt(end))) end++;
-        const second = text.charCodeAt(i + 1);
+        while (end < n && WORD_UNITS[codes[end]!] !== 0) end++;
+        const second = codes[i + 1]!;
         let pair = gated ? WORD_PAIRS[pairIndex(c, second)]! : P_ALL;
         if ((pair & P_KEYWORD) !== 0) {
           // keywords.ts keywordStartAt, inlined (a call per word of prose cost more than the test).
-          const third = text.charCodeAt(i + 2);
+          const third = codes[i + 2]!;
           if (
             second < 127 && third < 128
               ? (KEYWORD_THIRD[(KEYWORD_ROW[(c << 7) | second]! << 2) | (third >>> 5)]! & (1 << (third & 31))) !== 0
@@ -334,7 +365,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
             keywordStarts.push(i);
           }
         }
-        const next = text.charCodeAt(end);
+        const next = codes[end]!;
         if ((pair & P_AT) !== 0 && (next === 32 || next === 9) && atWordAt(text, i, end)) atMarks.push(i - 1);
         // mayStartBase64 refuses a word shorter than 12 units unless a `+ / -` follows it (encoded.ts
         // base64MayStartAfter): the call only for those.
@@ -342,19 +373,19 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         if (decode && end - i === 1 && mayStartLetterSpaced(text, i)) spacedStarts.push(i);
         // A value's word or prefix written backwards ends this word (reversed-words.ts; END_THIRD
         // read inline: a call per word cost 5 us per KB of prose on this loop).
-        const last = text.charCodeAt(end - 1);
+        const last = codes[end - 1]!;
         // (Most words end in a pair no value's word starts with backwards: the third unit is read only after a hit.)
         if (
           decode &&
           (last <= 90
             ? last >= 65 || end - i >= 26
-            : END_THIRD[(((last | 32) & 127) << 7) | ((text.charCodeAt(end - 2) | 32) & 127)]! !== 0 &&
-              (END_THIRD[(((last | 32) & 127) << 7) | ((text.charCodeAt(end - 2) | 32) & 127)]! & THIRD_BIT[text.charCodeAt(end - 3) & 127]!) !== 0)
+            : END_THIRD[(((last | 32) & 127) << 7) | ((codes[end - 2]! | 32) & 127)]! !== 0 &&
+              (END_THIRD[(((last | 32) & 127) << 7) | ((codes[end - 2]! | 32) & 127)]! & THIRD_BIT[codes[end - 3]! & 127]!) !== 0)
         ) {
           pushReversedWord(reversedWords, text, i, end);
         }
         if ((pair & P_DIGIT_WORD) !== 0 && end - i <= 7) {
-          const gate = spelledGate(c, second, text.charCodeAt(i + 2));
+          const gate = spelledGate(c, second, codes[i + 2]!);
           if ((SPELLED_GATE[gate >>> 5]! & (1 << (gate & 31))) !== 0) {
             const value = digitWord(text, i, end);
             if (value >= 0) {
@@ -381,12 +412,12 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
           (pair & P_ON_WORD) === 0 &&
           gated &&
           (flags & F_DIGIT) === 0 &&
-          text.charCodeAt(end - 1) > 57 &&
+          codes[end - 1]! > 57 &&
           (length >= 3
-            ? second > 57 && text.charCodeAt(i + 2) > 57 && (length < 10 || text.charCodeAt(i + 3) > 57)
-            : !isDigit(text.charCodeAt(i + 2)) && (length === 1 ? !isDigit(text.charCodeAt(i + 4)) : !isDigit(text.charCodeAt(end + 1)))) &&
+            ? second > 57 && codes[i + 2]! > 57 && (length < 10 || codes[i + 3]! > 57)
+            : !isDigit(codes[i + 2]!) && (length === 1 ? !isDigit(codes[i + 4]!) : !isDigit(codes[end + 1]!))) &&
           (flags & F_UPPER & FLAGS[second & 127]!) === 0 &&
-          (next === 32 ? text.charCodeAt(end + 1) > 57 : next !== 58 && next !== 43 && next !== 45 && next !== 46)
+          (next === 32 ? codes[end + 1]! > 57 : next !== 58 && next !== 43 && next !== 45 && next !== 46)
         ) {
           // The space after the word too (the loop would only step over it).
           i = next === 32 ? end + 1 : end;
@@ -401,9 +432,9 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
       switch (c) {
         case 64: {
           // '@'
-          const before = text.charCodeAt(i - 1);
+          const before = codes[i - 1]!;
           if (before === 32 || before === 9) atMarks.push(i - 1);
-          const after = text.charCodeAt(i + 1);
+          const after = codes[i + 1]!;
           if (after === 32 || after === 9) atMarks.push(i);
           const end = detectEmail(state, i);
           if (end > i + 1 && !atMarkSkipped) atMarkSkipped = atMarkIn(text, i + 1, end);
@@ -457,7 +488,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
       // (A CJK character is a word of its own: what follows it may start a value.) "ät" is an at-word.
       if ((c === 0xe4 || c === 0xc4) && i > 0) atMarks.push(i - 1);
       i++;
-      while (i < n && isWordCode(text.charCodeAt(i))) i++;
+      while (i < n && WORD_UNITS[codes[i]!] !== 0) i++;
     } else {
       if (c >= 0x1100) sawCjk = true; // CJK credential words are searched only then (prose-secret.ts)
       if (c === 0x212a && i > 0) atMarks.push(i - 1); // the Kelvin sign is a k to the regex (Klammeraffe)
@@ -474,7 +505,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   else if (atMarks.length > 0) detectSpelledEmails(state, atMarks);
   detectLabelledIds(state, keywordStarts);
   // Secrets no word anchor reads: seed phrases (probed every few words) and password hashes (at `$`, `{`).
-  detectSeedPhrases(state);
+  detectSeedPhrases(state, codes);
   detectPasswordHashes(state);
   resolveBicCandidates(state);
   // Numbers written with look-alike letters, read by this scan one level deep (lookalike-digits.ts).

@@ -37,6 +37,15 @@ const MIN_SPAN = MIN_WORDS * MIN_LETTERS + (MIN_WORDS - 1);
  */
 const STRIDE = 55;
 
+/**
+ * The text's code units (scan.ts codeUnits): the probe reads them there, a typed array's indexed
+ * load being cheaper than charCodeAt of a string. Past either end a read gives undefined where
+ * charCodeAt gives NaN; the probe only masks, subtracts and compares such a unit, where both are
+ * NaN (letter() is false for both), so it reads the same. Reading a run (wordIndex, readRun) keeps
+ * the string.
+ */
+type Units = Readonly<Uint16Array>;
+
 /** An ASCII letter: one subtraction and one unsigned compare (NaN past the text is none). */
 function letter(c: number): boolean {
   return ((c | 0x20) - 97) >>> 0 < 26;
@@ -148,34 +157,34 @@ function lettersEnd(text: string, start: number): number {
  * The length of the word of the list the letters at `start` may be, by lengthByKey (first four
  * letters, then exactly that many letters), or 0: the probe's cheap test, no lookup of the word.
  */
-function listLength(text: string, start: number): number {
-  const a = text.charCodeAt(start);
-  const b = text.charCodeAt(start + 1);
-  const c = text.charCodeAt(start + 2);
+function listLength(codes: Units, start: number): number {
+  const a = codes[start]!;
+  const b = codes[start + 1]!;
+  const c = codes[start + 2]!;
   if (!letter(a) || !letter(b) || !letter(c)) return 0;
-  const d = text.charCodeAt(start + 3);
+  const d = codes[start + 3]!;
   const fourth = letter(d);
   const length = lengthByKey((((a | 0x20) - 96) * 27 + ((b | 0x20) - 96)) * 729 + ((c | 0x20) - 96) * 27 + (fourth ? (d | 0x20) - 96 : 0));
   if (length === 0 || (length === 3) === fourth) return 0;
-  for (let k = start + 4; k < start + length; k++) if (!letter(text.charCodeAt(k))) return 0;
-  return letter(text.charCodeAt(start + length)) ? 0 : length;
+  for (let k = start + 4; k < start + length; k++) if (!letter(codes[k]!)) return 0;
+  return letter(codes[start + length]!) ? 0 : length;
 }
 
 /** The end of the word after the word ending at `end` (over any gap) when listLength, or -1: the probe's cheap count. */
-function listWordAfter(text: string, end: number): number {
+function listWordAfter(codes: Units, end: number): number {
   let k = end;
-  while (k < text.length && k - end <= MAX_GAP && !letter(text.charCodeAt(k))) k++;
-  const length = listLength(text, k);
+  while (k < codes.length && k - end <= MAX_GAP && !letter(codes[k]!)) k++;
+  const length = listLength(codes, k);
   return length > 0 ? k + length : -1;
 }
 
 /** The start of the word before the word starting at `start` (over any gap, not before `floor`) when listLength, or -1. */
-function listWordBefore(text: string, start: number, floor: number): number {
+function listWordBefore(codes: Units, start: number, floor: number): number {
   let k = start;
-  while (k > floor && start - k <= MAX_GAP && !letter(text.charCodeAt(k - 1))) k--;
+  while (k > floor && start - k <= MAX_GAP && !letter(codes[k - 1]!)) k--;
   const previousEnd = k;
-  while (k > floor && previousEnd - k <= MAX_LETTERS && letter(text.charCodeAt(k - 1))) k--;
-  return k < previousEnd && listLength(text, k) === previousEnd - k ? k : -1;
+  while (k > floor && previousEnd - k <= MAX_LETTERS && letter(codes[k - 1]!)) k--;
+  return k < previousEnd && listLength(codes, k) === previousEnd - k ? k : -1;
 }
 
 /**
@@ -183,15 +192,15 @@ function listWordBefore(text: string, start: number, floor: number): number {
  * edges unchecked? An upper bound of the run's length, read with at most MIN_WORDS lookups:
  * a word of the list in prose ("review", "next year") stops here.
  */
-function mayBeRun(text: string, start: number, end: number, floor: number): boolean {
+function mayBeRun(codes: Units, start: number, end: number, floor: number): boolean {
   let count = 1;
-  for (let k = listWordAfter(text, end); k > 0 && count < MIN_WORDS; k = listWordAfter(text, k)) count++;
-  for (let k = listWordBefore(text, start, floor); k >= 0 && count < MIN_WORDS; k = listWordBefore(text, k, floor)) count++;
+  for (let k = listWordAfter(codes, end); k > 0 && count < MIN_WORDS; k = listWordAfter(codes, k)) count++;
+  for (let k = listWordBefore(codes, start, floor); k >= 0 && count < MIN_WORDS; k = listWordBefore(codes, k, floor)) count++;
   return count >= MIN_WORDS;
 }
 
 /** Emit the seed phrases in `state.text` (see the header). */
-export function detectSeedPhrases(state: ScanState): void {
+export function detectSeedPhrases(state: ScanState, codes: Units): void {
   const text = state.text;
   const n = text.length;
   if (n < MIN_SPAN) return;
@@ -200,17 +209,17 @@ export function detectSeedPhrases(state: ScanState): void {
   for (let probe = 0; probe < n; probe = Math.max(probe + STRIDE, covered)) {
     // The word at the probe, or the first one after a gap.
     let start = probe;
-    if (letter(text.charCodeAt(start))) {
-      while (start > covered && probe - start < MAX_LETTERS && letter(text.charCodeAt(start - 1))) start--;
+    if (letter(codes[start]!)) {
+      while (start > covered && probe - start < MAX_LETTERS && letter(codes[start - 1]!)) start--;
     } else {
-      while (start < n && start - probe <= MAX_GAP && !letter(text.charCodeAt(start))) start++;
+      while (start < n && start - probe <= MAX_GAP && !letter(codes[start]!)) start++;
     }
     // Most probes in prose stop at the table (the word's first four letters and its length), and
     // a word of the list in prose at its neighbours.
-    const length = listLength(text, start);
+    const length = listLength(codes, start);
     if (length === 0) continue;
     const end = start + length;
-    if (!mayBeRun(text, start, end, covered)) continue;
+    if (!mayBeRun(codes, start, end, covered)) continue;
     if (wordIndex(text, start, end) >= 0 && wholeWord(text, start, end)) {
       covered = readRun(state, firstOfRun(text, start, covered));
     }
