@@ -2,8 +2,8 @@
 """A/B in one process of the session-15 tokenizer changes (docs/ner.md, "Throughput, latency and
 memory", session 15): two `SpacyBackend`s, one with spaCy's own lexeme getters and suffix search
 (`fast_tokenizer=False`) and one with `veil_ner/backends/lex_attrs.py` and
-`veil_ner/backends/suffix_search.py`, the same 1 KB texts as ner/tools/bench_ner.py, rounds
-alternated (the order flips every round) so a shared machine's drift hits both alike. Per round:
+`veil_ner/backends/suffix_search.py`, the same 1 KB texts as ner/tools/bench_ner.py, text by text
+(each text to both, the order flipping every round) so a shared machine's drift hits both alike. Per round:
 p50 of the tokenizer alone (in a memory zone, as a request runs) and of `SpacyBackend.detect`; and
 whether the entities are the same.
 
@@ -51,21 +51,23 @@ def main() -> int:
     print(f"same entities: {same} of {len(texts)} texts")
     for round_ in range(args.rounds):
         order = list(backends) if round_ % 2 == 0 else list(reversed(backends))
-        figures = {}
-        for name in order:
-            backend = backends[name]
-            nlp = backend._nlp["en"]
-            tokenizer, detect = [], []
-            for text in texts:
+        tokenizer: dict[str, list[float]] = {name: [] for name in order}
+        detect: dict[str, list[float]] = {name: [] for name in order}
+        for text in texts:  # text by text, both backends: the machine's drift hits both alike
+            for name in order:
+                nlp = backends[name]._nlp["en"]
                 with nlp.memory_zone():
                     t0 = time.perf_counter()
                     nlp.tokenizer(text)
-                    tokenizer.append(time.perf_counter() - t0)
+                    tokenizer[name].append(time.perf_counter() - t0)
+            for name in order:
                 t0 = time.perf_counter()
-                backend.detect([text], "en")
-                detect.append(time.perf_counter() - t0)
-            figures[name] = (_p50_ms(tokenizer), _p50_ms(detect))
-        line = "; ".join(f"{n}: tokenizer {t:.2f} ms, detect {d:.2f} ms" for n, (t, d) in figures.items())
+                backends[name].detect([text], "en")
+                detect[name].append(time.perf_counter() - t0)
+        line = "; ".join(
+            f"{n}: tokenizer {_p50_ms(tokenizer[n]):.2f} ms, detect {_p50_ms(detect[n]):.2f} ms"
+            for n in backends
+        )
         print(f"round {round_ + 1}: {line}; load {os.getloadavg()[0]:.1f}")
     return 0 if same == len(texts) else 1
 
