@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib import resources
 from pathlib import Path
 from typing import NamedTuple
@@ -27,6 +27,8 @@ _DATA = "data"
 
 def fold(word: str) -> str:
     """The lookup key for a word: NFC, case-folded, typographic apostrophe made plain."""
+    if word.isascii():  # the same key: ASCII is NFC already, has no U+2019, and folds as it lowers
+        return word.lower()
     return unicodedata.normalize("NFC", word).replace("\u2019", "'").casefold()
 
 
@@ -109,7 +111,21 @@ def common_word(word: str) -> bool:
     so the rules that need a rare word stay off."""
     if not _vocabulary:
         return True
-    return _row(word) is not None or _row(word.lower()) is not None
+    vectors = getattr(_vocabulary[0], "vectors", None)
+    key2row = getattr(vectors, "key2row", None)
+    if not key2row:
+        return _row(word) is not None or _row(word.lower()) is not None
+    # Session 15: `_row(word) is not None` without fetching the row (the same keys, one lookup).
+    string_id = _string_id()
+    return string_id(word) in key2row or string_id(word.lower()) in key2row
+
+
+@functools.cache
+def _string_id() -> Callable[[str], int]:
+    """spaCy's string hash (imported once, not on every lookup)."""
+    from spacy.strings import get_string_id  # noqa: PLC0415 - only with a spaCy vocabulary
+
+    return get_string_id
 
 
 def _row(word: str) -> object | None:
@@ -121,9 +137,7 @@ def _row(word: str) -> object | None:
     key2row = getattr(vectors, "key2row", None)
     if not key2row:  # a vocabulary without a vector table (tests' fakes): its own lookup
         return True if vocab.has_vector(word) else None  # type: ignore[attr-defined]
-    from spacy.strings import get_string_id  # noqa: PLC0415 - only with a spaCy vocabulary
-
-    row = key2row.get(get_string_id(word))
+    row = key2row.get(_string_id()(word))
     return None if row is None else vectors.data[row]  # type: ignore[union-attr]
 
 

@@ -22,6 +22,9 @@ cache is filled from a fixed list at load and then frozen (token_cache.py): the 
 0.4 ms less per 1 KB text, and no chunk of a request is ever kept. Session 14: the `ner` transition
 loop's per-token product runs in a kernel compiled at load instead of blis's packing `sgemm`,
 bit-identical, checked against blis at load (parser_gemm.py; blis stays without llvmlite).
+Session 15: a request's new words get their lexeme attributes from getters that compute the same
+values in fewer Python steps (lex_attrs.py), and the tokenizer's suffix search starts near the end
+of a chunk (suffix_search.py), the same matches: both checked against spaCy's at load.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from typing import Any
 
 from .. import gazetteer, overlays
 from ..labels import confidence_for, confidence_table
-from . import embed_cache, parser_gemm, token_cache
+from . import embed_cache, lex_attrs, parser_gemm, suffix_search, token_cache
 from .base import BackendError, LoadReport, RawEntity
 
 log = logging.getLogger("veil_ner.spacy")
@@ -64,14 +67,17 @@ class SpacyBackend:
         self,
         models: Mapping[str, str],
         max_text_chars: int,
+        *,
         embed_cache_words: int = embed_cache.DEFAULT_WORDS,
         freeze_tokenizer: bool = True,
         parser_kernel: bool = True,
+        fast_tokenizer: bool = True,
     ) -> None:
         self._packages = dict(models)
         self._embed_cache_words = embed_cache_words  # 0: no cache (the equivalence checks compare both)
         self._freeze_tokenizer = freeze_tokenizer  # False: spaCy's own cache (the benchmarks compare both)
         self._parser_kernel = parser_kernel  # False: blis's sgemm in the transition loop (benchmarks)
+        self._fast_tokenizer = fast_tokenizer  # False: spaCy's own lexeme getters and suffix search
         self._max_text_chars = max_text_chars
         self._nlp: dict[str, Any] = {}
         self._confidence: dict[str, dict[str, float]] = {}
@@ -146,6 +152,11 @@ class SpacyBackend:
                 # The transition loop's per-token product without blis's packing, bit-identical
                 # (parser_gemm.py; blis stays without llvmlite or when the check at load fails).
                 parser_kernel = parser_gemm.install(nlp) if self._parser_kernel else False
+                # Same lexeme attributes and suffix matches with fewer Python steps (lex_attrs.py,
+                # suffix_search.py), each checked against spaCy's at load; before the caches below
+                # (changing the suffix search empties the tokenizer's cache).
+                getters = lex_attrs.install(nlp.vocab) if self._fast_tokenizer else 0
+                suffix = suffix_search.install(nlp.tokenizer) if self._fast_tokenizer else False
                 # Last: the table of frequent words' rows is computed from the loaded layer, once,
                 # before the first request (embed_cache.py: same rows, fewer computed, fixed content).
                 words = self._embed_cache_words
@@ -170,6 +181,8 @@ class SpacyBackend:
                         "fine_tuned_ner": fine_tuned,
                         "embed_cache": cached is not None,
                         "parser_kernel": parser_kernel,
+                        "lexeme_getters": getters,
+                        "suffix_window": suffix,
                     },
                 )
             except Exception as error:
