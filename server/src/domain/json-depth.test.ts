@@ -1,7 +1,8 @@
 // The structure pre-scan counts only structural brackets, colons and commas, and stops at the limit.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { checkJsonDepth, checkJsonStructure, stringEnd } from './json-depth.js';
+import sjson from 'secure-json-parse';
+import { checkJsonDepth, checkJsonStructure, parseJsonText, stringEnd } from './json-depth.js';
 
 describe('checkJsonDepth', () => {
   it('accepts documents within the limit and ignores brackets inside strings', () => {
@@ -118,5 +119,57 @@ describe('stringEnd (the pre-scan skips a string with one native search)', () =>
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('parseJsonText (a text that cannot hold a `__proto__` key skips secure-json-parse’s regex)', () => {
+  const safely = (text: string): unknown => sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'ignore' }) as unknown;
+  const outcome = (parse: () => unknown): unknown => {
+    try {
+      return { value: parse() };
+    } catch {
+      return 'refused';
+    }
+  };
+
+  it('refuses every spelling of a `__proto__` key, escaped or not, at any depth, and strips a BOM', () => {
+    for (const key of ['__proto__', '\\u005f_proto__', '_\\u005Fproto__', '\\u005f\\u005fproto\\u005f\\u005f', '__\\u0070roto__']) {
+      expect(() => parseJsonText(`{"${key}": {"x": 1}}`)).toThrow(/not valid JSON/);
+      expect(() => parseJsonText(`[1, {"a": {"${key}" : 2}}]`)).toThrow(/not valid JSON/);
+    }
+    expect(parseJsonText('\ufeff{"a": 1}')).toEqual({ a: 1 });
+    expect(parseJsonText('{"constructor": {"prototype": 1}}')).toEqual({ constructor: { prototype: 1 } });
+    expect(parseJsonText('{"text": "a \\"__proto__\\": b"}')).toEqual({ text: 'a "__proto__": b' });
+  });
+
+  it('answers as secure-json-parse does on seeded random documents with risky keys and strings', () => {
+    // Keys and strings written as they appear in the text (escapes included).
+    const keys = ['__proto__', '\\u005f_proto__', '_a', '_', 'x', 'constructor', '\\u005', 'a\\"_b', '__proto_', 'proto'];
+    const strings = ['', '_', '__proto__', '\\u005f', 'a \\"__proto__\\": b', 'plain'];
+    let seed = 15;
+    const random = (bound: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % bound;
+    };
+    const value = (depth: number): string => {
+      const kind = depth > 3 ? random(3) : random(5);
+      if (kind === 0) return String(random(100));
+      if (kind === 1) return `"${strings[random(strings.length)]!}"`;
+      if (kind === 2) return random(2) === 0 ? 'null' : 'true';
+      const count = random(4);
+      const items = Array.from({ length: count }, () => (kind === 3 ? `"${keys[random(keys.length)]!}" ${random(2) === 0 ? '' : ' '}: ${value(depth + 1)}` : value(depth + 1)));
+      return kind === 3 ? `{${items.join(',')}}` : `[${items.join(', ')}]`;
+    };
+    const counts = { parsed: 0, refused: 0 };
+    for (let round = 0; round < 3000; round += 1) {
+      let text = value(0);
+      if (random(10) === 0) text = `\ufeff${text}`;
+      if (random(20) === 0) text = text.slice(0, random(text.length + 1));
+      const expected = outcome(() => safely(text));
+      counts[expected === 'refused' ? 'refused' : 'parsed'] += 1;
+      expect(outcome(() => parseJsonText(text))).toEqual(expected);
+    }
+    expect(counts.parsed).toBeGreaterThan(500);
+    expect(counts.refused).toBeGreaterThan(100);
   });
 });

@@ -123,6 +123,11 @@ export function checkJsonDepth(text: string, maxDepth: number = MAX_BODY_DEPTH, 
  */
 export function parseJsonText(text: string, where = 'body'): unknown {
   try {
+    // secure-json-parse tests a regex from every quote of the text for a `"__proto__":` key
+    // (spelled with `_` or `\u005f`); a text where no quote is followed by `_` or `\u005` cannot
+    // hold one, and two native searches say so faster than the regex (1 % of a 100 KB transform).
+    // A leading byte-order mark is secure-json-parse's to strip.
+    if (text.charCodeAt(0) !== 0xfeff && !text.includes('"_') && !text.includes('"\\u005')) return JSON.parse(text) as unknown;
     return sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'ignore' }) as unknown;
   } catch {
     throw new VeilError('VEIL_VALIDATION_FAILED', `${where}: is not valid JSON`);
