@@ -6,7 +6,6 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AUDIT_USAGE, auditCommand } from '../audit/cli.js';
 import { ConfigError, keygen } from '../config/index.js';
 import { runServe, VERSION } from '../main.js';
-import { startIdleRelease } from '../runtime/idle-release.js';
 import { loadPolicyRegistry, PolicyLoadError } from '../services/policies.js';
 
 const SERVE_USAGE = `usage: veil serve [--config FILE] [--host HOST] [--port PORT] [--workers N]
@@ -92,9 +91,6 @@ async function serve(args: string[]): Promise<number> {
       ...(workers !== undefined ? { workers: Number(workers) } : {}),
     };
   }
-  // Heap grown under load taken back once the process is quiet (runtime/idle-release.ts); its
-  // timer is unref'd and lives as long as the process.
-  startIdleRelease();
   try {
     // -1: keep running (the server, or the cluster primary until its workers exit).
     return await runServe({
