@@ -446,7 +446,7 @@ async function startupAndMemory(options: RatioOptions, rows: RatioRow[]): Promis
 /** Seconds of load (half transforms, half rehydrates) and of quiet that make a warm idle. */
 const WARM_LOAD_SECONDS = 10;
 const WARM_QUIET_SECONDS = 10;
-/** Seconds of quiet after the load at which RSS is read again (the idle release's effect). */
+/** Seconds of quiet after the load at which RSS is read again (what V8 gave back by itself). */
 const QUIET_AFTER_SECONDS = 20;
 
 /**
@@ -483,8 +483,8 @@ async function rssUnderLoad(label: string, env: Record<string, string>, options:
     const loaded = rssMiB(pid);
     await new Promise((resolve) => setTimeout(resolve, 5000));
     const settled = rssMiB(pid);
-    // Quiet again: what the server gives back by itself (runtime/idle-release.ts looks every 5 s
-    // and collects on the first quiet interval after a busy one, so within ~10 s).
+    // Quiet again: what V8's memory reducer has given back by itself (not reliably: BENCHMARKS.md
+    // "Session 15 (wave14/mem)"; an explicit collection on going quiet was measured and not kept).
     await new Promise((resolve) => setTimeout(resolve, (QUIET_AFTER_SECONDS - 5) * 1000));
     const quiet = rssMiB(pid);
     if (idle === undefined || warm === undefined || loaded === undefined || settled === undefined || quiet === undefined) return;
