@@ -34,8 +34,8 @@ const FILE_RESERVE = 1024;
 /**
  * V8 semi-space size of the relaunched server, MiB (new space holds two). 8 keeps new space at
  * 16 MiB instead of V8's 64-128 MiB under load (session 15: RSS after 60 s of load 137-138 MiB
- * against 146-150 with 16, no throughput cost measured in six A/B pairs; cli/serve-exec.ts
- * gives a plain `veil serve` the same).
+ * against 146-150 with 16; no consistent throughput cost in ten A/B pairs at load 13-17, ~5 %
+ * more CPU per request not excluded; cli/serve-exec.ts gives a plain `veil serve` the same).
  */
 export const SEMI_SPACE_MB = 8;
 
