@@ -185,7 +185,7 @@ describe('make run honours VEIL_PORT and VEIL_HOST; make eval stays in the repos
       expect(url).toBe(`http://127.0.0.1:${port}`);
       expect((await fetch(`${url}/livez`)).status).toBe(200);
       // It execs node with a bounded young generation (docs/operations.md "Young generation").
-      if (existsSync(`/proc/${child.pid}/cmdline`)) expect(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=16');
+      if (existsSync(`/proc/${child.pid}/cmdline`)) expect(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=8');
     } finally {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

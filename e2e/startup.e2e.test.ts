@@ -95,7 +95,7 @@ describe.runIf(process.platform === 'linux')('a plain `veil serve` replaces itse
     try {
       const pid = server.child.pid!;
       const { argv, env, children } = processOf(pid);
-      expect(argv).toEqual(expect.arrayContaining(['--max-semi-space-size=16', '--no-concurrent-recompilation']));
+      expect(argv).toEqual(expect.arrayContaining(['--max-semi-space-size=8', '--no-concurrent-recompilation']));
       expect(env).toEqual(expect.arrayContaining(['MALLOC_ARENA_MAX=2']));
       // Nothing beside it: the same PID serves (no launcher, no child process).
       expect(children).toBe('');
@@ -110,7 +110,7 @@ describe.runIf(process.platform === 'linux')('a plain `veil serve` replaces itse
     const server = await startVeil({ nodeArgs: ['--concurrent-recompilation'], env: { MALLOC_ARENA_MAX: '4' } });
     try {
       const { argv, env } = processOf(server.child.pid!);
-      expect(argv).toContain('--max-semi-space-size=16');
+      expect(argv).toContain('--max-semi-space-size=8');
       expect(argv).not.toContain('--no-concurrent-recompilation');
       expect(env).toEqual(expect.arrayContaining(['MALLOC_ARENA_MAX=4']));
     } finally {
@@ -128,7 +128,7 @@ describe.runIf(process.platform === 'linux')('a `veil serve` that needs a smalle
     });
     const pid = server.child.pid!;
     const { argv, env, children } = processOf(pid);
-    expect(argv).toEqual(expect.arrayContaining(['--max-old-space-size=256', '--max-semi-space-size=16', '--no-concurrent-recompilation']));
+    expect(argv).toEqual(expect.arrayContaining(['--max-old-space-size=256', '--max-semi-space-size=8', '--no-concurrent-recompilation']));
     // Each flag once: the relaunch does not repeat what the first replacement added.
     expect(argv.filter((arg) => arg.startsWith('--max-semi-space-size'))).toHaveLength(1);
     expect(env).toEqual(expect.arrayContaining(['__VEIL_LAUNCHED=exec', 'MALLOC_ARENA_MAX=2']));

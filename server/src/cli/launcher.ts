@@ -32,10 +32,12 @@ export const LAUNCHED_ENV = '__VEIL_LAUNCHED';
 const FILE_RESERVE = 1024;
 
 /**
- * V8 semi-space size of the relaunched server, MiB (new space holds two). 16 keeps new space at
- * 32 MiB instead of V8's 64-128 MiB under load; 8 scavenges twice as often for 16 MiB more saved.
+ * V8 semi-space size of the relaunched server, MiB (new space holds two). 8 keeps new space at
+ * 16 MiB instead of V8's 64-128 MiB under load (session 15: RSS after 60 s of load 137-138 MiB
+ * against 146-150 with 16; no consistent throughput cost in ten A/B pairs at load 13-17, ~5 %
+ * more CPU per request not excluded; cli/serve-exec.ts gives a plain `veil serve` the same).
  */
-export const SEMI_SPACE_MB = 16;
+export const SEMI_SPACE_MB = 8;
 
 /**
  * V8 flag of the relaunched server: optimizing compiles run on the main thread, between requests,

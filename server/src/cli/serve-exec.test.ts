@@ -7,7 +7,7 @@ import { EXEC_ENV, serveExecPlan } from './serve-exec.js';
 describe('serveExecPlan', () => {
   it('adds the bounded young generation, main-thread compiles and the arena cap to a plain serve', () => {
     expect(serveExecPlan(['serve', '--port', '0'], [], {})).toEqual({
-      flags: ['--max-semi-space-size=16', '--no-concurrent-recompilation'],
+      flags: ['--max-semi-space-size=8', '--no-concurrent-recompilation'],
       env: { MALLOC_ARENA_MAX: '2', [EXEC_ENV]: '1' },
     });
   });

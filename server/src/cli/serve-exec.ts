@@ -23,7 +23,7 @@ const LAUNCHED = '__VEIL_LAUNCHED';
 
 /** V8 flags of a plainly started server, each kept out when the operator set it either way. */
 const FLAGS: readonly { readonly flag: string; readonly set: RegExp }[] = [
-  { flag: '--max-semi-space-size=16', set: /^--max[-_]semi[-_]space[-_]size(?:=|$)/ },
+  { flag: '--max-semi-space-size=8', set: /^--max[-_]semi[-_]space[-_]size(?:=|$)/ },
   { flag: '--no-concurrent-recompilation', set: /^--(?:no-)?concurrent[-_]recompilation(?:=|$)/ },
 ];
 
