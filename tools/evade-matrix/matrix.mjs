@@ -188,6 +188,10 @@ export const SPELLINGS = [
   ['greek-O0', mapChars((c) => (c === '0' ? 'Ο' : c === '1' ? 'l' : c))],
   ['fw-O0-l1', mapChars((c) => (c === '0' ? 'Ｏ' : c === '1' ? 'ｌ' : c))],
   ['math-O0-l1', mapChars((c) => (c === '0' ? '𝐎' : c === '1' ? '𝐥' : c))],
+  // Session 15: capital I for 1 and small o for 0, and a Cyrillic capital O for 0 (a group of it
+  // alone stays Cyrillic through the fold).
+  ['I1-o0', mapChars((c) => (c === '0' ? 'o' : c === '1' ? 'I' : c))],
+  ['cyrO0-l1', mapChars((c) => (c === '0' ? 'О' : c === '1' ? 'l' : c))],
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -40,6 +40,8 @@ import { detectLabelledIds } from './labelled-ids.js';
 import { detectLookalikeDigits, digitWordNearLookalike, holdsLookalikeLetter } from './lookalike-digits.js';
 import { lookalikeDigit } from '../text/lookalike.js';
 import { detectLookalikeWorded } from './lookalike-worded.js';
+import { BASE58_MAX, BASE58_MIN, detectLookalikeBase58, lookalikeBase58MayStart } from './lookalike-base58.js';
+import { addLookalikeHex } from './lookalike-hex.js';
 import { detectUrl, urlMayStartWith } from './url.js';
 import { bech32MayStartWith, detectBase58Address, detectBech32Address, detectEthereumAddress } from './wallet.js';
 
@@ -353,6 +355,11 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         let end = i + 1;
         while (end < n && WORD_UNITS[codes[end]!] !== 0) end++;
         const second = codes[i + 1]!;
+        // Session 15 (wave14/evade): a base58 address with `l` or `I` for its `1`s (lookalike-base58.ts).
+        if (decode && end - i >= BASE58_MIN && end - i <= BASE58_MAX && lookalikeBase58MayStart(c) && detectLookalikeBase58(state, i, end) > 0) {
+          i = end;
+          continue;
+        }
         let pair = gated ? WORD_PAIRS[pairIndex(c, second)]! : P_ALL;
         if ((pair & P_KEYWORD) !== 0) {
           // keywords.ts keywordStartAt, inlined (a call per word of prose cost more than the test).
@@ -514,6 +521,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
     // Session 14 (wave13/evade): more letters than digits, and other numbers, on the value's word (lookalike-worded.ts).
     detectLookalikeWorded(state, state.lookalikeSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   }
+  // Session 15 (wave14/evade): IP and MAC addresses with look-alike letters in their hex groups (lookalike-hex.ts).
+  if (decode) addLookalikeHex(text, state.out, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Values written one character at a time, read by this scan one level deep (letter-spaced.ts).
   if (spacedStarts.length > 0) detectLetterSpaced(state, spacedStarts, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Numbers written backwards, read by this scan one level deep (reversed.ts).

@@ -49,6 +49,8 @@ import { readLookalikeDigits } from '../text/lookalike.js';
 import { stripMarkupValue } from '../text/markup-strip.js';
 import { decodeQpPunctValue } from '../text/qp-punct.js';
 import { readLookalikeWallet } from '../detect/lookalike-wallet.js';
+import { readLookalikeBase58 } from '../detect/lookalike-base58.js';
+import { readLookalikeHex } from '../detect/lookalike-hex.js';
 
 const SECRET_TYPES: ReadonlySet<string> = new Set(['api_key', 'jwt', 'private_key', 'password', 'connection_string']);
 
@@ -111,6 +113,8 @@ function normalizeFolded(type: string, written: string, region: string, fold: (t
   if (qp) base = decodeQpPunctValue(base);
   // A number spelled out digit by digit is the number (spelled-digits.ts).
   if ((DIGIT_TYPES.has(type) || type === 'phone') && SPELLED.test(base)) base = unspellDigits(base) ?? base;
+  // An IP or MAC address with look-alike letters in its hex groups (detect/lookalike-hex.ts; session 15).
+  if (type === 'ip_address' || type === 'mac_address') base = readLookalikeHex(base) ?? base;
   // Digits written as look-alike letters (`415-555-O1OO`) are the digits (text/lookalike.ts).
   if ((DIGIT_TYPES.has(type) || LOOKALIKE_NUMBERS.has(type)) && LOOKALIKE.test(base)) base = readLookalikeDigits(base);
   // A card or phone written backwards is the number (detect/reversed.ts; session 12, wave11/evade).
@@ -138,7 +142,9 @@ function normalizeFolded(type: string, written: string, region: string, fold: (t
         return canonicalUrl(base);
       case 'crypto_wallet': {
         // Letter-spaced (detect/letter-spaced.ts); an Ethereum address with look-alike letters (detect/lookalike-wallet.ts).
-        const compact = readLookalikeWallet(base.replace(/\s+/gu, ''));
+        const spaced = readLookalikeWallet(base.replace(/\s+/gu, ''));
+        // A base58 address with `l` or `I` for its `1`s (detect/lookalike-base58.ts; session 15).
+        const compact = readLookalikeBase58(spaced) ?? spaced;
         return /^(?:bc|tb|ltc)1/i.test(compact) ? compact.toLowerCase() : compact;
       }
       default:
