@@ -23,6 +23,7 @@ import { StreamOutputGuard, type OutputGuard } from '../domain/guard/index.js';
 import { tightest, type Caller } from '../domain/policy/index.js';
 import {
   ChunkRestorer,
+  completionMembers,
   completionText,
   jsonStringRestore,
   parseChunk,
@@ -290,6 +291,9 @@ export class ProxyUseCase {
     // invalidated) while the model was writing restores as [DELETED], as a new rehydrate would.
     const body = await answer.json();
     await new LiveSessionCheck(this.#deps.state, opened.session, base.tenant, opened.revokedIds).check(completionText(body));
+    // A value the model split across two members (content and arguments, two choices) is masked
+    // in both: the guard reads the members as one answer first.
+    guard?.acrossMembers(completionMembers(body), 'answer');
     const restored = restoreCompletion(body, wholeRestorers(restorers, guard));
     if (guard !== undefined) call.facts({ output_guard: guard.triggered });
     return {

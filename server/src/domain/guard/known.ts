@@ -481,6 +481,13 @@ export class KnownValues {
     return keys;
   }
 
+  /** Length (UTF-16 units) of the longest search key: how far a value reaches in a skeleton. */
+  longestKey(): number {
+    let longest = 0;
+    for (const key of this.#prepare()) if (key.length > longest) longest = key.length;
+    return longest;
+  }
+
   #built(): Automaton | undefined {
     const keys = this.#prepare();
     if (this.#automaton === undefined && keys.length > 0) this.#automaton = build(keys);

@@ -81,6 +81,8 @@ export class OutputGuard {
   readonly action: OutputGuardAction;
   readonly #options: OutputGuardOptions;
   readonly #counts = new Map<string, number>();
+  /** Pieces of values split across the members of the answer being guarded, by member (acrossMembers). */
+  #across: Map<string, Piece[]> | undefined;
 
   constructor(options: OutputGuardOptions) {
     this.action = options.action;
@@ -147,9 +149,114 @@ export class OutputGuard {
   guardScanned(text: string, field = 'output'): { readonly text: string; readonly candidates?: readonly TokenCandidate[] } {
     if (text.length === 0) return { text };
     const candidates = this.#options.scan(text);
-    const guarded = this.apply(text, this.findings(text, candidates), field);
+    const own = this.findings(text, candidates);
+    // The pieces of a value split across this member and another (acrossMembers): masked here
+    // too, counted once (when it was found), so not again.
+    const across = this.#across?.get(text);
+    const overlaps = (spans: readonly OutputFinding[], finding: OutputFinding): boolean => spans.some((span) => span.start < finding.end && finding.start < span.end);
+    const fresh = across?.filter((piece) => piece.counted) ?? [];
+    const guarded =
+      across === undefined
+        ? this.apply(text, own, field)
+        : this.apply(text, mergeSpans([...own, ...across]), field, (finding) => !overlaps(own, finding) && !overlaps(fresh, finding));
     return guarded === text ? { text, candidates } : { text: guarded };
   }
+
+  /**
+   * Before the text members of one whole answer (content and tool-call arguments, two choices, a
+   * refusal, the strings of an `output_json` document) are guarded one by one: the session
+   * values the model split across two of them ("Quentin" ending the content, "Zyxwort" opening
+   * the arguments). The members are read as one text, in their order, joined by a line break,
+   * around each boundary only (as far back and on as the longest search key reaches, plus
+   * TOKEN_SLACK so that a token there is whole and blanked); a value found across a boundary is
+   * mapped back to its piece in each member, counted once here (refused here under `block`), and
+   * masked in each member by guardScanned. A value inside one member is the member's own guard's.
+   * Keyed by member text: two equal members get the same pieces (masking more, never less).
+   */
+  acrossMembers(members: readonly string[], field = 'output'): void {
+    this.#across = undefined;
+    const known = this.#options.known;
+    if (known === undefined || known.empty || members.length === 0) return;
+    const reach = known.longestKey();
+    if (reach === 0) return;
+    // A member that is a JSON text (tool-call arguments) is read by its values: keys and syntax
+    // blanked (same length), so a value split over two of its strings or next to the content
+    // is read as written ('{"first":"Quentin","last":"Zyxwort"}').
+    const valueRanges = members.map(jsonValueRanges);
+    const views = members.map((member, index) => (valueRanges[index] === undefined ? member : blankOutside(member, valueRanges[index])));
+    const joined = views.join('\n');
+    const starts: number[] = [];
+    let offset = 0;
+    for (const member of members) {
+      starts.push(offset);
+      offset += member.length + 1;
+    }
+    // The windows around the boundaries, and a JSON member whole, overlapping ones read as one
+    // (many short strings of a document are one region, read once).
+    const windows: { from: number; to: number }[] = [];
+    for (let index = 0; index < members.length; index++) {
+      if (valueRanges[index] !== undefined) windows.push({ from: starts[index]!, to: starts[index]! + members[index]!.length });
+      if (index === 0) continue;
+      const boundary = starts[index]! - 1; // the line break between member index - 1 and index
+      const from = wordStart(joined, Math.max(0, alnumBack(joined, boundary, reach) - TOKEN_SLACK));
+      const to = wordEnd(joined, Math.min(joined.length, alnumOn(joined, boundary + 1, reach) + TOKEN_SLACK));
+      windows.push({ from, to });
+    }
+    windows.sort((a, b) => a.from - b.from);
+    const regions: { from: number; to: number }[] = [];
+    for (const { from, to } of windows) {
+      const last = regions[regions.length - 1];
+      if (last !== undefined && from <= last.to) last.to = Math.max(last.to, to);
+      else regions.push({ from, to });
+    }
+    const memberAt = (position: number): number => {
+      let low = 0;
+      let high = starts.length - 1;
+      while (low < high) {
+        const middle = (low + high + 1) >> 1;
+        if (starts[middle]! <= position) low = middle;
+        else high = middle - 1;
+      }
+      return low;
+    };
+    const found: (OutputFinding & { readonly within: boolean })[] = [];
+    for (const { from, to } of regions) {
+      const window = joined.slice(from, to);
+      const candidates = this.#options.scan(window).filter((candidate) => candidate.token !== null);
+      for (const finding of known.find(blankTokens(window, candidates))) {
+        const start = from + finding.start;
+        const end = from + finding.end;
+        const within = memberAt(start) === memberAt(end - 1);
+        // Inside one plain member: its own guard's. Inside one JSON member: over two of its strings.
+        if (within && valueRanges[memberAt(start)] === undefined) continue;
+        if (candidates.some((candidate) => from + candidate.start < end && start < from + candidate.end)) continue; // never into a token
+        found.push({ type: finding.type, start, end, within });
+      }
+    }
+    if (found.length === 0) return;
+    const across = new Map<string, Piece[]>();
+    for (const finding of found) {
+      // A value over two members is counted here, once; one inside a JSON member where masked.
+      if (!finding.within) this.#counts.set(finding.type, (this.#counts.get(finding.type) ?? 0) + 1);
+      for (let index = 0; index < members.length; index++) {
+        const start = Math.max(finding.start, starts[index]!) - starts[index]!;
+        const end = Math.min(finding.end, starts[index]! + members[index]!.length) - starts[index]!;
+        if (start >= end) continue;
+        const pieces = across.get(members[index]!) ?? [];
+        // In a JSON member, the piece in each string it covers: its keys and syntax stay.
+        let first = true;
+        for (const range of valueRanges[index] ?? [{ start, end }]) {
+          if (range.start >= end || start >= range.end) continue;
+          pieces.push({ type: finding.type, start: Math.max(start, range.start), end: Math.min(end, range.end), counted: finding.within && first });
+          first = false;
+        }
+        across.set(members[index]!, pieces);
+      }
+    }
+    if (this.action === 'block' && found.some((finding) => !finding.within)) throw new VeilError('VEIL_OUTPUT_BLOCKED', `${field}: contains personal data the model produced, split across two members (output protection)`);
+    this.#across = across;
+  }
+
 
   /**
    * Handle `findings` (sorted, non-overlapping, within `text`): count them, then mask, keep or
@@ -157,12 +264,18 @@ export class OutputGuard {
    * findings are the rest of a value already counted (a stream's forced cut): handled, not
    * counted again.
    */
-  apply(text: string, findings: readonly OutputFinding[], field = 'output', uncounted = 0): string {
+  apply(text: string, findings: readonly OutputFinding[], field = 'output', uncounted: number | ((finding: OutputFinding) => boolean) = 0): string {
     if (findings.length === 0) return text;
-    for (const finding of findings.slice(uncounted)) this.#counts.set(finding.type, (this.#counts.get(finding.type) ?? 0) + 1);
+    const skip = typeof uncounted === 'number' ? (_finding: OutputFinding, index: number) => index < uncounted : uncounted;
+    let counted = 0;
+    findings.forEach((finding, index) => {
+      if (skip(finding, index)) return;
+      counted += 1;
+      this.#counts.set(finding.type, (this.#counts.get(finding.type) ?? 0) + 1);
+    });
     switch (this.action) {
       case 'block':
-        if (findings.length === uncounted) return text;
+        if (counted === 0) return text;
         throw new VeilError('VEIL_OUTPUT_BLOCKED', `${field}: contains personal data the model produced (output protection)`);
       case 'allow':
       case 'warn':
@@ -210,6 +323,99 @@ export class OutputGuard {
 const IDENTIFIER_PROVEN: ReadonlySet<string> = new Set([
   'credit_card', 'iban', 'email', 'us_ssn', 'crypto_wallet', 'api_key', 'jwt', 'private_key', 'password', 'connection_string',
 ]);
+
+/**
+ * A piece of a session value that acrossMembers found for one member. A value over a member
+ * boundary is counted when found; one over two strings of one JSON member where it is masked,
+ * on its first piece (`counted`).
+ */
+interface Piece extends OutputFinding {
+  readonly counted: boolean;
+}
+
+/**
+ * The ranges of `text`, when it is a JSON object or array, that a reader takes for its values:
+ * the inside of each string that is not a key, and each number. Lenient (a model's arguments
+ * may be cut or malformed): a lexer, not a parser. Undefined for any other text.
+ */
+export function jsonValueRanges(text: string): { start: number; end: number }[] | undefined {
+  let index = 0;
+  while (index < text.length && isSpace(text.charCodeAt(index))) index += 1;
+  const first = text.charCodeAt(index);
+  if (first !== 0x7b && first !== 0x5b) return undefined;
+  const ranges: { start: number; end: number }[] = [];
+  while (index < text.length) {
+    const code = text.charCodeAt(index);
+    if (code === 0x22) {
+      const start = index + 1;
+      let end = start;
+      while (end < text.length && text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
+      end = Math.min(end, text.length);
+      let after = end + 1;
+      while (after < text.length && isSpace(text.charCodeAt(after))) after += 1;
+      if (text.charCodeAt(after) !== 0x3a && end > start) ranges.push({ start, end });
+      index = end + 1;
+    } else if ((code >= 0x30 && code <= 0x39) || code === 0x2d) {
+      const start = index;
+      while (index < text.length && /[0-9eE+\-.]/.test(text[index]!)) index += 1;
+      ranges.push({ start, end: index });
+    } else {
+      index += 1;
+    }
+  }
+  return ranges;
+}
+
+/** `text` with every character outside `ranges` (sorted) a space: the same length. */
+function blankOutside(text: string, ranges: readonly { start: number; end: number }[]): string {
+  const parts: string[] = [];
+  let cursor = 0;
+  for (const range of ranges) {
+    parts.push(' '.repeat(range.start - cursor), text.slice(range.start, range.end));
+    cursor = range.end;
+  }
+  parts.push(' '.repeat(text.length - cursor));
+  return parts.join('');
+}
+
+/** Characters read past a boundary window's reach, so that a token near it is whole in the window (and blanked). */
+const TOKEN_SLACK = 128;
+
+function isAlnumAt(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  if (code < 0x80) return (code >= 0x30 && code <= 0x39) || ((code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a);
+  return ALNUM_CHAR.test(text[index]!) || (code >= 0xd800 && code <= 0xdfff);
+}
+
+const ALNUM_CHAR = /[\p{L}\p{N}]/u;
+
+/** The index before `end` from which `count` letters or digits of `text` lead up to `end` (0 if fewer). */
+function alnumBack(text: string, end: number, count: number): number {
+  let index = end;
+  for (let seen = 0; index > 0 && seen < count; ) if (isAlnumAt(text, --index)) seen += 1;
+  return index;
+}
+
+/** The index after `start` up to which `count` letters or digits of `text` follow `start` (its length if fewer). */
+function alnumOn(text: string, start: number, count: number): number {
+  let index = start;
+  for (let seen = 0; index < text.length && seen < count; index++) if (isAlnumAt(text, index)) seen += 1;
+  return index;
+}
+
+/** `index` moved back to the start of the word it is in. */
+function wordStart(text: string, index: number): number {
+  let start = index;
+  while (start > 0 && isAlnumAt(text, start - 1)) start -= 1;
+  return start;
+}
+
+/** `index` moved on to the end of the word it is in. */
+function wordEnd(text: string, index: number): number {
+  let end = index;
+  while (end < text.length && isAlnumAt(text, end)) end += 1;
+  return end;
+}
 
 function maskFindings(text: string, findings: readonly OutputFinding[]): string {
   const parts: string[] = [];
@@ -539,6 +745,17 @@ export function guardJsonValue(value: unknown, guard: OutputGuard, maxDepth: num
     if (scans !== undefined && guarded.candidates !== undefined && text.includes('{')) scans.set(text, guarded.candidates);
     return guarded.text;
   };
+  // A value split across two strings of the document ("first": "Quentin", "last": "Zyxwort"):
+  // its string values in document order read as one answer (keys are names, not text read on).
+  const members: string[] = [];
+  const collect = (current: unknown, depth: number): void => {
+    if (typeof current === 'string') members.push(current);
+    else if (typeof current !== 'object' || current === null || depth >= maxDepth) return;
+    else if (Array.isArray(current)) for (const item of current as unknown[]) collect(item, depth + 1);
+    else if (isPlainObject(current)) for (const key of Object.keys(current)) collect(current[key], depth + 1);
+  };
+  collect(value, 0);
+  guard.acrossMembers(members, 'output_json');
   const walk = (current: unknown, depth: number): unknown => {
     if (typeof current === 'string') return guardString(current);
     if (typeof current !== 'object' || current === null) return current;

@@ -3,6 +3,6 @@
 // reading the upstream's server-sent events.
 export { CHAT_PASSTHROUGH_FIELDS, EMBEDDING_PASSTHROUGH_FIELDS, prepareChatRequest, prepareEmbeddingRequest } from './request.js';
 export type { PreparedChatRequest, PreparedEmbeddingRequest } from './request.js';
-export { ChunkRestorer, completionText, isUrlMember, jsonStringRestore, MAX_STREAM_INDEX, parseChunk, restoreCompletion, urlTarget } from './restore.js';
+export { ChunkRestorer, completionMembers, completionText, isUrlMember, jsonStringRestore, MAX_STREAM_INDEX, parseChunk, restoreCompletion, urlTarget } from './restore.js';
 export type { CompletionRestorers, RestoreTotals } from './restore.js';
 export { SseFormatError, SseParser } from './sse.js';

@@ -252,10 +252,18 @@ export function restoreCompletion(completion: unknown, restorers: CompletionRest
  * it is restored; bounded like the restore (a message nested too deep is malformed).
  */
 export function completionText(completion: unknown): string {
+  return completionMembers(completion).join('\u0000');
+}
+
+/**
+ * Every text member of a whole answer's messages (arguments and URL members included), choice
+ * by choice in document order: what the output guard reads as one answer (acrossMembers).
+ */
+export function completionMembers(completion: unknown): string[] {
   const parts: string[] = [];
   const choices = isPlainObject(completion) && Array.isArray(completion.choices) ? (completion.choices as unknown[]) : [];
   for (const choice of choices) if (isPlainObject(choice)) textLeaves(choice.message, 'message', parts);
-  return parts.join('\u0000');
+  return parts;
 }
 
 /** Parse one `data:` payload of an upstream stream (other than `[DONE]`) into a chunk object. */
