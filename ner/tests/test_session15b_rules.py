@@ -3,11 +3,12 @@ preposition (`pipeline.py`).
 
 - A model GPE/LOC span of one word that no list holds, after a place preposition ("comes from
   Kangerlussuaq", "moving to SLUSSFORS"), is kept as a town: before, the non-entity filter dropped
-  every one-word location no list knew. Not after "at", not a listed name ("from Kwabena"), not an
+  every one-word location no list knew. Not after "at", not after "to"/"from" that address a person
+  ("spoke to", "forward the invoice to", "according to"), not a listed name ("from Kwabena"), not an
   acronym, not a word glued into an identifier elsewhere in the text ("ExporterZipkin ... to
   Zipkin"), not a part of an address, path or handle.
-- A model GPE/LOC span of one word after "with" that is a listed first name, or a listed surname
-  that is no city, and no country or region, is a person ("lunch with Courtney"; "trade with
+- A model GPE/LOC span of one word after "with" that is a listed first name or surname, and no
+  country or region, is a person ("lunch with Courtney"; "trade with
   Holland" stays a place).
 - "in <place>, <capitalized words>" closing a sentence is a town-region pair: the second part is a
   place whatever the name rules or the model made of it ("in Kruså, Møller Prairie"); not a listed
@@ -78,6 +79,9 @@ def test_rare_towns_the_model_finds_after_a_preposition(text: str, value: str) -
         ("Convert it to JSON now.", "JSON", "GPE"),  # capitals under five letters: an acronym
         ("My family comes from Kangerlussuaq.", "Kangerlussuaq", "ORG"),  # the model's type says firm
         ("Copy it from Tujetsch/config now.", "Tujetsch", "GPE"),  # a path
+        ("Please forward the invoice to Kinuho before Friday.", "Kinuho", "GPE"),  # a person addressed
+        ("I spoke to Czcibor on the phone.", "Czcibor", "GPE"),
+        ("According to Tamao, the shipment is late.", "Tamao", "GPE"),
     ],
 )
 @pytest.mark.usefixtures("vocabulary")
@@ -91,6 +95,7 @@ def test_no_rare_town_without_the_frame(text: str, value: str, label: str) -> No
         ("I had lunch with Courtney yesterday.", "Courtney"),
         ("I had lunch with Mayer yesterday.", "Mayer"),  # a surname and a small town
         ("A call with Dalton at noon.", "Dalton"),  # a first name and a place
+        ("I had lunch with Torres yesterday.", "Torres"),  # a surname and a town
     ],
 )
 def test_a_name_after_with_is_a_person(text: str, value: str) -> None:

@@ -1201,6 +1201,20 @@ _TOWN_PREPOSITIONS = frozenset(
 )
 
 
+# Words before "to"/"from" that address a person ("spoke to", "forward the invoice to", "according
+# to", "a message from"): a rare word after them is a name no list holds, not a town.
+_TO_A_PERSON = frozenset(
+    [
+        *("spoke", "speak", "speaks", "speaking", "talk", "talked", "talking", "talks", "said", "say"),
+        *("wrote", "write", "writes", "reply", "replied", "respond", "responded", "according"),
+        *("invoice", "invoices", "email", "emails", "message", "messages", "letter", "note", "mail"),
+        *("report", "reported", "reports", "forward", "forwarded", "introduce", "introduced", "thanks"),
+        *("belongs", "belonged", "assigned", "addressed", "listen", "listened", "explain", "explained"),
+        *("call", "called", "text", "texted", "gift", "gave", "give", "hand", "handed", "it", "them"),
+    ]
+)
+
+
 def _previous_word(text: str, start: int) -> str | None:
     window = max(0, start - 24)
     before = _PREVIOUS.search(text[window:start])
@@ -1215,8 +1229,14 @@ def _rare_town_after_preposition(text: str, start: int, end: int) -> bool:
         return False
     if (end < len(text) and text[end] in "@/\\:_-") or (start > 0 and text[start - 1] in "@/\\#._-"):
         return False  # part of an address, a path or a handle
-    if _previous_word(text, start) not in _TOWN_PREPOSITIONS or not _unknown_after_in(value):
+    preposition = _previous_word(text, start)
+    if preposition not in _TOWN_PREPOSITIONS or not _unknown_after_in(value):
         return False
+    if preposition in ("to", "from"):
+        head = text[max(0, start - 40) : start].rstrip()
+        verb = _PREVIOUS.search(head[: len(head) - len(preposition)])
+        if verb is not None and verb.group(1).lower() in _TO_A_PERSON:
+            return False  # "forward the invoice to Kinuho", "spoke to Czcibor": a person's name
     # a word glued into an identifier elsewhere in the text is a product's ("ExporterZipkin ...
     # send traces to Zipkin"): a town's name is not
     return not any(
@@ -1227,8 +1247,8 @@ def _rare_town_after_preposition(text: str, start: int, end: int) -> bool:
 
 # Session 15 (wave14/ner2): "I had lunch with Courtney yesterday", "a call with Mayer": the model
 # calls a lone name after "with" a place (some are towns too: "Mayer", "Guerrero", "Dalton"). A
-# word that is a known first name, or a known surname that is no city, and no country or region
-# ("trade with Holland", "a deal with China" stay places), is the person one meets.
+# word that is a known first name or surname, and no country or region ("trade with Holland",
+# "a deal with China" stay places), is the person one meets ("lunch with Torres": a town too).
 def _person_after_with(text: str, start: int, end: int) -> bool:
     value = text[start:end]
     if " " in value or not _TITLE_WORD.fullmatch(value) or _previous_word(text, start) != "with":
@@ -1236,7 +1256,7 @@ def _person_after_with(text: str, start: int, end: int) -> bool:
     key = g.fold(value)
     if key in g.regions() or key in g.CLOSED_CLASS or key in g.function_words() or key in g.stop_words():
         return False
-    return key in g.first_names() or (key in g.last_names() and key not in g.places())
+    return key in g.first_names() or key in g.last_names()
 
 
 def _place_not_organization(value: str) -> bool:
