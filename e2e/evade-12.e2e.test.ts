@@ -10,9 +10,8 @@
 // `[DELETED]` while another value of the same session still restores; and no value, in any
 // spelling, reaches the server's logs. Round 2 (wave11/evade2): values written wholly in
 // quoted-printable escapes; an e-mail address, a wallet and a JWT broken by one line break.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
-import { expectSpellingCase, type SpellingCase } from './support/spellings.js';
+import { expect, it } from 'vitest';
+import { describeSpellings, type SpellingCase } from './support/spellings.js';
 
 const SECRET = '3c'.repeat(32);
 /** A value that is never revoked: it must still restore next to the erased one. */
@@ -151,37 +150,23 @@ const CASES: readonly SpellingCase[] = [
   },
 ];
 
-describe('session-12 spellings against the real server', () => {
-  let server: ServerProcess;
-  beforeAll(async () => {
-    server = await startVeil({ env: { VEIL_SESSION_SECRET: SECRET } });
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
-
-  it('the base32 spelling encodes the plain value', () => {
-    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-    let bits = '';
-    for (const byte of Buffer.from('b32.erase@corp.example')) bits += byte.toString(2).padStart(8, '0');
-    let out = '';
-    for (let k = 0; k < bits.length; k += 5) out += alphabet[parseInt(bits.slice(k, k + 5).padEnd(5, '0'), 2)] ?? '';
-    expect(`${out}${'='.repeat((8 - (out.length % 8)) % 8)}`).toBe(CASES[10]!.spellings[0]);
-  });
-
-  it.each(CASES)('$name: tokenized whole as text, JSON and chat, erased with the plain value', async (spellingCase) => {
-    await expectSpellingCase(server, spellingCase, WITNESS, { restoresAsWritten: false });
-  });
-
-  it('logged none of the values, in any spelling', async () => {
-    const logs = await settledLogs(server);
-    for (const { plain, spellings } of CASES) for (const value of [plain, ...spellings]) expect(logs, value).not.toContain(value);
-  });
-
-  it('leaves ordinary text that looks alike as it is', async () => {
-    const input = 'width=40px; token count 1, 2, 3, 4, 5, 6, 7; see /docs/report%202024%2001.pdf; scp a user@host .ssh/; README2FIRST';
-    const made = await postJson(`${server.url}/v1/transform`, { input });
-    expect(made.status, made.text).toBe(200);
-    expect(made.body.safe_text).toBe(input);
-  });
+describeSpellings('session-12 spellings against the real server', {
+  secret: SECRET,
+  witness: WITNESS,
+  cases: CASES,
+  restoresAsWritten: false,
+  untouched: {
+    name: 'leaves ordinary text that looks alike as it is',
+    input: 'width=40px; token count 1, 2, 3, 4, 5, 6, 7; see /docs/report%202024%2001.pdf; scp a user@host .ssh/; README2FIRST',
+  },
+  more: () => {
+    it('the base32 spelling encodes the plain value', () => {
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+      let bits = '';
+      for (const byte of Buffer.from('b32.erase@corp.example')) bits += byte.toString(2).padStart(8, '0');
+      let out = '';
+      for (let k = 0; k < bits.length; k += 5) out += alphabet[parseInt(bits.slice(k, k + 5).padEnd(5, '0'), 2)] ?? '';
+      expect(`${out}${'='.repeat((8 - (out.length % 8)) % 8)}`).toBe(CASES[10]!.spellings[0]);
+    });
+  },
 });

@@ -8,9 +8,9 @@
 // the safe text; restore gives back the text as written; revoking the plain (forward) value makes
 // every spelling restore `[DELETED]` while another value of the same session still restores; and
 // no value, in any spelling, reaches the server's logs.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
-import { expectSpellingCase, type SpellingCase } from './support/spellings.js';
+import { expect, it } from 'vitest';
+import { postJson } from './support/server.js';
+import { describeSpellings, type SpellingCase } from './support/spellings.js';
 
 const SECRET = '3d'.repeat(32);
 /** A value that is never revoked: it must still restore next to the erased one. */
@@ -109,37 +109,23 @@ const CASES: readonly SpellingCase[] = [
   },
 ];
 
-describe('session-13 spellings against the real server', () => {
-  let server: ServerProcess;
-  beforeAll(async () => {
-    server = await startVeil({ env: { VEIL_SESSION_SECRET: SECRET } });
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
-
+describeSpellings('session-13 spellings against the real server', {
+  secret: SECRET,
+  witness: WITNESS,
+  cases: CASES,
+  restoresAsWritten: true,
   // Restore gives back the text as written (backwards), not the forward value.
-  it.each(CASES)('$name: tokenized whole as text, JSON and chat, restored as written, erased with the plain value', async (spellingCase) => {
-    await expectSpellingCase(server, spellingCase, WITNESS, { restoresAsWritten: true });
-  });
-
-  it('gives a value and its reversed spelling one token in a session', async () => {
-    const made = await postJson(`${server.url}/v1/transform`, { input: 'my SSN is 078-05-1129; read backwards: 9211-50-870 si NSS ym' });
-    expect(made.status, made.text).toBe(200);
-    const tokens = (made.body.entities as { token: string }[]).map((entity) => entity.token);
-    expect(tokens).toHaveLength(2);
-    expect(new Set(tokens).size).toBe(1);
-  });
-
-  it('logged none of the values, in any spelling', async () => {
-    const logs = await settledLogs(server);
-    for (const { plain, spellings } of CASES) for (const value of [plain, ...spellings]) expect(logs, value).not.toContain(value);
-  });
-
-  it('leaves prose whose words end like a value word backwards as it is', async () => {
-    const input = 'William sent the turkey to the API team; kind regards, IND; the webcam res is fine, let the outlet handle it; shelf codes A4 12CD and 2024 98ED';
-    const made = await postJson(`${server.url}/v1/transform`, { input });
-    expect(made.status, made.text).toBe(200);
-    expect(made.body.safe_text).toBe(input);
-  });
+  untouched: {
+    name: 'leaves prose whose words end like a value word backwards as it is',
+    input: 'William sent the turkey to the API team; kind regards, IND; the webcam res is fine, let the outlet handle it; shelf codes A4 12CD and 2024 98ED',
+  },
+  more: (server) => {
+    it('gives a value and its reversed spelling one token in a session', async () => {
+      const made = await postJson(`${server().url}/v1/transform`, { input: 'my SSN is 078-05-1129; read backwards: 9211-50-870 si NSS ym' });
+      expect(made.status, made.text).toBe(200);
+      const tokens = (made.body.entities as { token: string }[]).map((entity) => entity.token);
+      expect(tokens).toHaveLength(2);
+      expect(new Set(tokens).size).toBe(1);
+    });
+  },
 });

@@ -7,9 +7,7 @@
 // the value left in the safe text; restore gives back the text as written; revoking the plain
 // value makes every spelling restore `[DELETED]` while another value of the same session still
 // restores; and no value, in any spelling, reaches the server's logs.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
-import { expectSpellingCase, type SpellingCase } from './support/spellings.js';
+import { describeSpellings, type SpellingCase } from './support/spellings.js';
 
 const SECRET = '4e'.repeat(32);
 /** A value that is never revoked: it must still restore next to the erased one. */
@@ -157,29 +155,14 @@ const CASES: readonly SpellingCase[] = [
   },
 ];
 
-describe('session-14 spellings against the real server', () => {
-  let server: ServerProcess;
-  beforeAll(async () => {
-    server = await startVeil({ env: { VEIL_SESSION_SECRET: SECRET } });
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
-
+describeSpellings('session-14 spellings against the real server', {
+  secret: SECRET,
+  witness: WITNESS,
+  cases: CASES,
+  restoresAsWritten: true,
   // Restore gives back the text as written, markup and all.
-  it.each(CASES)('$name: tokenized whole as text, JSON and chat, restored as written, erased with the plain value', async (spellingCase) => {
-    await expectSpellingCase(server, spellingCase, WITNESS, { restoresAsWritten: true });
-  });
-
-  it('logged none of the values, in any spelling', async () => {
-    const logs = await settledLogs(server);
-    for (const { plain, spellings } of CASES) for (const value of [plain, ...spellings]) expect(logs, value).not.toContain(value);
-  });
-
-  it('leaves markup between numbers that prove nothing, and look-alikes without a value word, as they are', async () => {
-    const input = 'Version **2024**:12 and <b>10</b>:30 and **Note**: 123<b>4</b>5 items; ref 9128**03456 closed; see [page 12](x)3; lol lOl SOLO BOB 4lll llll llll llll; width=2D4 id=2D4F ref 078=2D05=2D1120';
-    const made = await postJson(`${server.url}/v1/transform`, { input });
-    expect(made.status, made.text).toBe(200);
-    expect(made.body.safe_text).toBe(input);
-  });
+  untouched: {
+    name: 'leaves markup between numbers that prove nothing, and look-alikes without a value word, as they are',
+    input: 'Version **2024**:12 and <b>10</b>:30 and **Note**: 123<b>4</b>5 items; ref 9128**03456 closed; see [page 12](x)3; lol lOl SOLO BOB 4lll llll llll llll; width=2D4 id=2D4F ref 078=2D05=2D1120',
+  },
 });

@@ -6,9 +6,7 @@
 // a chat body with no fragment of the value left in the safe text; restore gives back the text as
 // written; revoking the plain value makes every spelling restore `[DELETED]` while another value of
 // the same session still restores; and no value, in any spelling, reaches the server's logs.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
-import { expectSpellingCase, type SpellingCase } from './support/spellings.js';
+import { describeSpellings, type SpellingCase } from './support/spellings.js';
 
 const SECRET = '4f'.repeat(32);
 /** A value that is never revoked: it must still restore next to the erased one. */
@@ -41,28 +39,13 @@ const CASES: readonly SpellingCase[] = [
   },
 ];
 
-describe('session-15 spellings against the real server', () => {
-  let server: ServerProcess;
-  beforeAll(async () => {
-    server = await startVeil({ env: { VEIL_SESSION_SECRET: SECRET } });
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
-
-  it.each(CASES)('$name: tokenized whole as text, JSON and chat, restored as written, erased with the plain value', async (spellingCase) => {
-    await expectSpellingCase(server, spellingCase, WITNESS, { restoresAsWritten: true });
-  });
-
-  it('logged none of the values, in any spelling', async () => {
-    const logs = await settledLogs(server);
-    for (const { plain, spellings } of CASES) for (const value of [plain, ...spellings]) expect(logs, value).not.toContain(value);
-  });
-
-  it('leaves hex runs with look-alikes and no address word, and look-alike words failing the checksum, as they are', async () => {
-    const input = 'build 2aOO:l45O:4OOl:82a::2OOe passed; checksum OO:lA:2B:3C:4D:5E; times lO:3O:OO:l5; send to lBoatSLRHtKNngkdXEeobR76b53LETtpyU';
-    const made = await postJson(`${server.url}/v1/transform`, { input });
-    expect(made.status, made.text).toBe(200);
-    expect(made.body.safe_text).toBe(input);
-  });
+describeSpellings('session-15 spellings against the real server', {
+  secret: SECRET,
+  witness: WITNESS,
+  cases: CASES,
+  restoresAsWritten: true,
+  untouched: {
+    name: 'leaves hex runs with look-alikes and no address word, and look-alike words failing the checksum, as they are',
+    input: 'build 2aOO:l45O:4OOl:82a::2OOe passed; checksum OO:lA:2B:3C:4D:5E; times lO:3O:OO:l5; send to lBoatSLRHtKNngkdXEeobR76b53LETtpyU',
+  },
 });

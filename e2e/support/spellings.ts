@@ -1,9 +1,10 @@
 // Shared by the suites that send a value in other spellings to the real server and revoke its
-// plain form (e2e/evade.e2e.test.ts, e2e/evade-12.e2e.test.ts, e2e/evade-13.e2e.test.ts, e2e/evade-14.e2e.test.ts, e2e/erasure.e2e.test.ts): the
-// shape of a case, a restore through /v1/rehydrate, and the check that no fragment of the value
-// is left outside the tokens of a safe text.
-import { expect } from 'vitest';
-import { postJson, type ServerProcess } from './server.js';
+// plain form (e2e/evade.e2e.test.ts, e2e/evade-12.e2e.test.ts to e2e/evade-15.e2e.test.ts,
+// e2e/erasure.e2e.test.ts): the shape of a case, a restore through /v1/rehydrate, the check that
+// no fragment of the value is left outside the tokens of a safe text, and (describeSpellings) the
+// body the evasion rounds share.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson, settledLogs, startVeil, type ServerProcess } from './server.js';
 
 /** A value sent in other spellings, each after the same words, and revoked in its plain form. */
 export interface SpellingCase {
@@ -98,4 +99,54 @@ export async function expectSpellingCase(server: ServerProcess, spellingCase: Sp
     sessions.push(text, chat);
   }
   await expectErased(server, type, plain, sessions, witness);
+}
+
+/** One evasion round's suite (describeSpellings). */
+export interface SpellingSuite {
+  /** VEIL_SESSION_SECRET of the suite's server. */
+  readonly secret: string;
+  /** A value that is never revoked: it must still restore next to the erased one. */
+  readonly witness: string;
+  readonly cases: readonly SpellingCase[];
+  /** The round's spellings restore to the text as written (else only their erasure is checked). */
+  readonly restoresAsWritten: boolean;
+  /** Ordinary text the round's readings must leave as it is (`name` titles the test). */
+  readonly untouched: { readonly name: string; readonly input: string };
+  /** The round's own tests, inside the same describe, against its server. */
+  readonly more?: (server: () => ServerProcess) => void;
+}
+
+/**
+ * The body of an evasion round against one real `veil serve`: every case through
+ * expectSpellingCase, none of the values in any spelling in the server's logs, and the round's
+ * ordinary text transformed unchanged.
+ */
+export function describeSpellings(title: string, suite: SpellingSuite): void {
+  describe(title, () => {
+    let server: ServerProcess;
+    beforeAll(async () => {
+      server = await startVeil({ env: { VEIL_SESSION_SECRET: suite.secret } });
+    });
+    afterAll(async () => {
+      await server.stop();
+    });
+
+    const done = suite.restoresAsWritten ? 'restored as written, erased with the plain value' : 'erased with the plain value';
+    it.each(suite.cases)(`$name: tokenized whole as text, JSON and chat, ${done}`, async (spellingCase) => {
+      await expectSpellingCase(server, spellingCase, suite.witness, { restoresAsWritten: suite.restoresAsWritten });
+    });
+
+    suite.more?.(() => server);
+
+    it('logged none of the values, in any spelling', async () => {
+      const logs = await settledLogs(server);
+      for (const { plain, spellings } of suite.cases) for (const value of [plain, ...spellings]) expect(logs, value).not.toContain(value);
+    });
+
+    it(suite.untouched.name, async () => {
+      const made = await postJson(`${server.url}/v1/transform`, { input: suite.untouched.input });
+      expect(made.status, made.text).toBe(200);
+      expect(made.body.safe_text).toBe(suite.untouched.input);
+    });
+  });
 }
