@@ -22,6 +22,7 @@ from veil_client import (
     Client,
     ConnectionError,
     PermissionDeniedError,
+    RateLimitError,
     SessionError,
     StreamError,
     ValidationError,
@@ -300,23 +301,28 @@ def test_non_idempotent_calls_are_not_repeated_after_a_lost_connection(veil: Vei
 
 
 def test_rate_limited_calls_wait_for_retry_after() -> None:
+    # One request per 20 s, burst 1: the second call is refused however loaded the machine is (a
+    # token takes 20 s to come back), so nothing here depends on timing. The injected sleep records
+    # each wait without waiting: every retry is refused again, and the call ends in RateLimitError
+    # after max_retries waits, each the server's Retry-After in whole seconds (never the jittered
+    # backoff, which stays under a second here), counting down as the token comes back.
     limited = start_veil(
         {
             "VEIL_RATE_LIMIT__ENABLED": "true",
-            "VEIL_RATE_LIMIT__REQUESTS_PER_SECOND": "1",
+            "VEIL_RATE_LIMIT__REQUESTS_PER_SECOND": "0.05",
             "VEIL_RATE_LIMIT__BURST_SIZE": "1",
         }
     )
     waits: list[float] = []
-
-    def sleep(seconds: float) -> None:
-        waits.append(seconds)
-        threading.Event().wait(seconds)
-
     try:
-        with Client(limited.url, sleep=sleep) as patient:
+        with Client(limited.url, sleep=waits.append, max_retries=2) as patient:
             patient.detect({"input": "a"})
-            patient.detect({"input": "b"})
-        assert waits == [1.0]
+            with pytest.raises(RateLimitError) as refused:
+                patient.detect({"input": "b"})
+        last = refused.value.retry_after_seconds
+        assert last is not None
+        assert len(waits) == 2
+        assert all(wait == int(wait) and 1 <= wait <= 20 for wait in waits)
+        assert waits[0] >= waits[1] >= last
     finally:
         stop_veil(limited)

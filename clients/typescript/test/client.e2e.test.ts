@@ -305,17 +305,32 @@ describe('retries', () => {
   });
 
   it('retries 429 after the Retry-After the real rate limiter sends', async () => {
-    const limited = await startVeil({ env: { VEIL_RATE_LIMIT__ENABLED: 'true', VEIL_RATE_LIMIT__REQUESTS_PER_SECOND: '1', VEIL_RATE_LIMIT__BURST_SIZE: '1' } });
+    // One request per 20 s, burst 1: the second call is refused however loaded the machine is (a
+    // token takes 20 s to come back), so nothing here depends on timing. The injected sleep records
+    // each wait without waiting: every retry is refused again, and the call ends in RateLimitError
+    // after maxRetries waits, each the server's Retry-After in whole seconds (never the jittered
+    // backoff, under a second here), counting down as the token comes back.
+    const limited = await startVeil({ env: { VEIL_RATE_LIMIT__ENABLED: 'true', VEIL_RATE_LIMIT__REQUESTS_PER_SECOND: '0.05', VEIL_RATE_LIMIT__BURST_SIZE: '1' } });
     try {
       const waits: number[] = [];
-      const patient = new VeilClient({ baseUrl: limited.url, sleep: (ms) => { waits.push(ms); return new Promise((resolve) => setTimeout(resolve, ms)); } });
+      const patient = new VeilClient({ baseUrl: limited.url, maxRetries: 2, sleep: (ms) => { waits.push(ms); return Promise.resolve(); } });
       await patient.detect({ input: 'a' });
-      await patient.detect({ input: 'b' });
-      expect(waits).toEqual([1000]);
-      const impatient = new VeilClient({ baseUrl: limited.url, maxRetries: 0 });
-      const refused = await impatient.detect({ input: 'c' }).catch((error: unknown) => error);
+      const refused = await patient.detect({ input: 'b' }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(RateLimitError);
-      expect((refused as RateLimitError).retryAfterSeconds).toBe(1);
+      const last = (refused as RateLimitError).retryAfterSeconds;
+      expect(waits).toHaveLength(2);
+      for (const wait of waits) {
+        expect(wait % 1000).toBe(0);
+        expect(wait).toBeGreaterThanOrEqual(1000);
+        expect(wait).toBeLessThanOrEqual(20_000);
+      }
+      expect(waits[0]).toBeGreaterThanOrEqual(waits[1]!);
+      expect(waits[1]).toBeGreaterThanOrEqual((last ?? Number.NaN) * 1000);
+      const impatient = new VeilClient({ baseUrl: limited.url, maxRetries: 0 });
+      const again = await impatient.detect({ input: 'c' }).catch((error: unknown) => error);
+      expect(again).toBeInstanceOf(RateLimitError);
+      expect((again as RateLimitError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      expect((again as RateLimitError).retryAfterSeconds).toBeLessThanOrEqual(20);
     } finally {
       await limited.stop();
     }
