@@ -70,6 +70,10 @@ _US_TYPES = (
     "Bluffs|Bottom|Branch|Bridge|Bridges|Bend|Beach|Arcade|Camp|Canyon|Wynd|Parade|Esplanade|Broadway|Embankment|"
     "Fall|Drives|Roads|Courts|Lanes|Streets|Avenues|Ways|Plazas|Trails|Course|Crossroad|Groves|Loaf|Wall"
 )
+# The street and place types above as words (session 15, wave14/ner3), with the place nouns address
+# generators also put after a name ("Liviana Land", "Verda Via", "Tadzio Rue"): the last word of a
+# model place the pipeline keeps after a preposition (`pipeline.typed_place_after_preposition`).
+PLACE_TYPE_WORDS = frozenset(word.lower() for word in _US_TYPES.split("|")) | {"land", "via", "rue"}
 _FR_TYPES = (
     r"rue|avenue|av\.|boulevard|bd|place|chemin|allée|impasse|quai|route|cours|passage|square|faubourg"
 )

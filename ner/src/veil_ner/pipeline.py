@@ -1173,16 +1173,26 @@ def _filtered(text: str, span: RawEntity) -> RawEntity | None:
         return None
     line = clean_span(text, span.start, span.end)  # a name never crosses a line break
     label = span.label
-    if line is not None and kind in ("person", "organization") and _region_not_name(text[line[0] : line[1]]):
+    if line is not None and (
+        (kind in ("person", "organization") and _region_not_name(text[line[0] : line[1]]))
+        or (label == "ORG" and capital_town_from(text, *line))
+    ):
         # "Ireland's new mayor", "Uusimaa was the first stop": a region the model calls a person or
-        # a firm, judged as the place it is ("Uusimaa" is no known person name)
+        # a firm, judged as the place it is ("Uusimaa" is no known person name); "My family comes
+        # from NØTTERØY": the model's firm is the town one comes from (session 15, wave14/ner3)
         kind, label = "location", PLACE_LABEL
     if line is not None and label in ("GPE", "LOC") and _person_after_with(text, *line):
         kind, label = "person", "PERSON"  # "lunch with Courtney": a known name, not a town
     if line is not None and label == PLACE_LABEL:
         refined: tuple[int, int] | None = line  # the whole region ("Rio Grande do Sul": "do" is no verb)
-    elif line is not None and label in ("GPE", "LOC") and _rare_town_after_preposition(text, *line):
-        refined = line  # "comes from Kangerlussuaq", "moving to SLUSSFORS": no list holds the town
+    elif (
+        line is not None
+        and label in ("GPE", "LOC")
+        and (_rare_town_after_preposition(text, *line) or typed_place_after_preposition(text, *line))
+    ):
+        # "comes from Kangerlussuaq", "moving to SLUSSFORS": no list holds the town; "sent from
+        # Liviana Land": a name and a place noun (session 15, wave14/ner3)
+        refined = line
     else:
         refined = None if line is None else nonentity.refine(text, line[0], line[1], kind)
     if refined is None:
@@ -1260,6 +1270,83 @@ def _rare_town_after_preposition(text: str, start: int, end: int) -> bool:
 # calls a lone name after "with" a place (some are towns too: "Mayer", "Guerrero", "Dalton"). A
 # word that is a known first name or surname, and no country or region ("trade with Holland",
 # "a deal with China" stay places), is the person one meets ("lunch with Torres": a town too).
+# Session 15 (wave14/ner3): a model GPE/LOC span of two or three title-case words after a place
+# preposition whose last word is a common place noun ("in Tot Trace", "sent from Liviana Land", "located
+# in Layla Lake", "moving to Felix Shoals"): address generators and towns name places after people
+# with a place noun. The non-entity filter dropped the span for its common last word, or a
+# first-name + surname rule took it as a person ("Lake" is a surname too). Kept as the model's place
+# when the words before the last are names or words the vectors do not know (not "in Data Lake",
+# "to Google Cloud"), no capitalized word follows (a firm's name goes on: "from Orchard Lane
+# Foods"), and "to"/"from" do not follow a word that addresses a person ("wrote to Anna Wells").
+_TYPED_PLACE = re.compile(rf"[{_UP}][^\W\d_]+(?:[ \t][{_UP}][^\W\d_]+){{1,2}}")
+
+
+def typed_place_after_preposition(text: str, start: int, end: int) -> bool:
+    value = text[start:end]
+    preposition = _previous_word(text, start)
+    if (
+        not _TYPED_PLACE.fullmatch(value)
+        or _CAPITAL_NEXT.match(text, end)
+        or preposition not in _TOWN_PREPOSITIONS
+    ):
+        return False
+    words = value.split()
+    last = g.fold(words[-1])
+    if last not in addresses.PLACE_TYPE_WORDS or not g.common_word(words[-1]):
+        return False
+    for word in words[:-1]:
+        key = g.fold(word)
+        if key in g.CLOSED_CLASS or key in g.function_words() or key in g.words("tech_terms"):
+            return False
+        if g.common_word(word) and key not in g.first_names() and key not in g.last_names():
+            return False
+    if preposition in ("to", "from"):
+        head = text[max(0, start - 40) : start].rstrip()
+        verb = _PREVIOUS.search(head[: len(head) - len(preposition)])
+        if verb is not None and verb.group(1).lower() in _TO_A_PERSON:
+            return False
+    return True
+
+
+_CAPITAL_NEXT = re.compile(rf"[ \t]+[{_UP}]")
+
+
+# Session 15 (wave14/ner3): a word in capitals no list or vector knows after "from", when the word
+# before "from" says where someone or something comes from ("My family comes from NØTTERØY", "sent
+# from TANYGRISIAU on Monday", "I am originally from STEINPARZ"): the model reads a capitals word as
+# a firm, the verb makes it the town (an email or an update "from ZENDESK" stays a firm's: no origin
+# verb before "from"). The word must pass the one-word rare-town test too.
+_ORIGIN_VERBS = frozenset(
+    [
+        *(
+            "come",
+            "comes",
+            "came",
+            "coming",
+            "hail",
+            "hails",
+            "hailed",
+            "originally",
+            "originate",
+            "originates",
+        ),
+        *("sent", "shipped", "mailed", "posted", "flew", "fly", "flying", "moved", "relocated", "emigrated"),
+        *("travelled", "traveled", "arrived", "arrives", "am", "family", "born", "drove", "driving"),
+    ]
+)
+
+
+def capital_town_from(text: str, start: int, end: int) -> bool:
+    value = text[start:end]
+    if not value.isupper() or _previous_word(text, start) != "from":
+        return False
+    head = text[max(0, start - 40) : start].rstrip()
+    verb = _PREVIOUS.search(head[: len(head) - len("from")])
+    if verb is None or verb.group(1).lower() not in _ORIGIN_VERBS:
+        return False
+    return _rare_town_after_preposition(text, start, end)
+
+
 def _person_after_with(text: str, start: int, end: int) -> bool:
     value = text[start:end]
     if " " in value or not _TITLE_WORD.fullmatch(value) or _previous_word(text, start) != "with":
@@ -1532,6 +1619,12 @@ def _yields_to(text: str, existing: RawEntity, person: RawEntity) -> bool:
     if existing.label in (ADDRESS_LABEL, ORG_LABEL, PERSON_LABEL):
         return False
     covered = person.start <= existing.start and existing.end <= person.end
+    if (
+        existing.label in ("GPE", "LOC", PLACE_LABEL)
+        and (existing.start, existing.end) == (person.start, person.end)
+        and typed_place_after_preposition(text, existing.start, existing.end)
+    ):
+        return False  # "located in Layla Lake": a place, not a first name and a surname
     if veil_type(existing.label) == "person":  # the same name, found twice: keep the model's unless longer
         return (person.end - person.start) > (existing.end - existing.start)
     if _known_place_of_words(text, existing) and (existing.start, existing.end) == (person.start, person.end):
