@@ -12,6 +12,7 @@
 // matches are skipped over, so the scan is linear in the text length on any input.
 import type { Detection } from '../types.js';
 import { detectAlnumIds } from './alnum-ids.js';
+import { detectBrokenAddresses, mayBreakAddressAt } from './broken-addresses.js';
 import { detectBrokenLines, mayJoinAt } from './broken-lines.js';
 import { detectCliSecrets, optionMayStart } from './cli-secret.js';
 import { detectConnectionString } from './connection.js';
@@ -340,6 +341,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   const reversedWords: number[] = [];
   /** Line breaks that may break a value (broken-lines.ts). */
   const lineBreaks: number[] = [];
+  /** Line breaks that may break an IP, MAC or wallet address (broken-addresses.ts; session 15, wave14/evade2). */
+  const addressBreaks: number[] = [];
   let sawCjk = false;
   /** Where the spelled-e-mail regex may match (email-spelled.ts: at-words, "@" and brackets the loop saw), ascending. */
   const atMarks: number[] = [];
@@ -464,6 +467,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
           break;
         case 10: // '\n'
           if (decode && mayJoinAt(text, i)) lineBreaks.push(i);
+          if (decode && mayBreakAddressAt(text, i)) addressBreaks.push(i);
           break;
         case 91: // '['
         case 123: // '{'
@@ -529,6 +533,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   if (decode) detectReversedNumbers(state, state.reversedSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // SSNs, phones and national ids broken by a line break, read by this scan one level deep (broken-lines.ts).
   if (lineBreaks.length > 0) detectBrokenLines(state, lineBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+  // Session 15 (wave14/evade2): IP, MAC and wallet addresses broken by a line break (broken-addresses.ts).
+  if (addressBreaks.length > 0) detectBrokenAddresses(state, addressBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Values and sentences written backwards, read by this scan one level deep (reversed-words.ts).
   if (reversedWords.length > 0) detectReversedReadings(state, reversedWords, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Base64-encoded values, read by this scan one level deep (encoded.ts).
