@@ -1,11 +1,12 @@
 // Evasion round 5b (session 15, wave14/evade2), against the real `veil serve` process: IP, MAC and
 // wallet addresses broken by a line break, LF or CRLF, with the next line's indentation or without
 // (server/src/domain/detect/broken-addresses.ts: an IP or MAC address on its word, a checksummed
-// wallet on its checksum, an Ethereum address on a wallet word). Each spelling is tokenized through
-// /v1/transform as text, as a JSON body and as a chat body with no fragment of the value left in the
-// safe text; restore gives back the text as written; revoking the plain value makes every spelling
-// restore `[DELETED]` while another value of the same session still restores; and no value, in any
-// spelling, reaches the server's logs.
+// wallet on its checksum, an Ethereum address on a wallet word); cards and SSNs with `S` for 5 and
+// `B` for 8 (server/src/domain/detect/lookalike-sb.ts: a card on its check, an SSN on its word).
+// Each spelling is tokenized through /v1/transform as text, as a JSON body and as a chat body with
+// no fragment of the value left in the safe text; restore gives back the text as written; revoking
+// the plain value makes every spelling restore `[DELETED]` while another value of the same session
+// still restores; and no value, in any spelling, reaches the server's logs.
 import { describeSpellings, type SpellingCase } from './support/spellings.js';
 
 const SECRET = '5e'.repeat(32);
@@ -53,6 +54,22 @@ const CASES: readonly SpellingCase[] = [
     spellings: ['0x52908400098527886E0\nF7030069857D2E4169EE7', '0x52908400098527886E0\r\n  F7030069857D2E4169EE7'],
     fragments: ['5290840009', '69857D2E41'],
   },
+  {
+    name: 'card number with S for 5 and B for 8',
+    type: 'credit_card',
+    label: 'card',
+    plain: '5105 1051 0510 5100',
+    spellings: ['S10S 10S1 0S10 S100', 'S10S10S10S10S100'],
+    fragments: ['S10S', '10S1', '0S10', 'S100'],
+  },
+  {
+    name: 'SSN with S for 5 and B for 8, on its word',
+    type: 'us_ssn',
+    label: 'my SSN is',
+    plain: '078-05-1128',
+    spellings: ['078-0S-112B', '07B-05-1128'],
+    fragments: ['078', '07B', '0S', '112B', '1128'],
+  },
 ];
 
 describeSpellings('session-15b spellings against the real server', {
@@ -62,6 +79,6 @@ describeSpellings('session-15b spellings against the real server', {
   restoresAsWritten: true,
   untouched: {
     name: 'leaves line breaks with no address word, and joined runs failing the checksum, as they are',
-    input: 'version 81.2.\n69.160 released; build 00:1A:2B\n:3C:4D:5E done; ref bc1qar0sr\nrr7xfkvy5l643lydnw9re59gtzzwf5mdx thanks; at 10:30\nbe there',
+    input: 'version 81.2.\n69.160 released; build 00:1A:2B\n:3C:4D:5E done; ref bc1qar0sr\nrr7xfkvy5l643lydnw9re59gtzzwf5mdx thanks; at 10:30\nbe there; the BOSS said SOS, B2B up; a 8B model on S3; ref 078-0S-1120',
   },
 });

@@ -43,6 +43,7 @@ import { lookalikeDigit } from '../text/lookalike.js';
 import { detectLookalikeWorded } from './lookalike-worded.js';
 import { BASE58_MAX, BASE58_MIN, detectLookalikeBase58, lookalikeBase58MayStart } from './lookalike-base58.js';
 import { addLookalikeHex } from './lookalike-hex.js';
+import { addLookalikeSB } from './lookalike-sb.js';
 import { detectUrl, urlMayStartWith } from './url.js';
 import { bech32MayStartWith, detectBase58Address, detectBech32Address, detectEthereumAddress } from './wallet.js';
 
@@ -527,6 +528,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   }
   // Session 15 (wave14/evade): IP and MAC addresses with look-alike letters in their hex groups (lookalike-hex.ts).
   if (decode) addLookalikeHex(text, state.out, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+  // Session 15 (wave14/evade2): cards, SSNs and phones with S for 5 and B for 8 (lookalike-sb.ts).
+  if (decode) addLookalikeSB(text, state.out, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Values written one character at a time, read by this scan one level deep (letter-spaced.ts).
   if (spacedStarts.length > 0) detectLetterSpaced(state, spacedStarts, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Numbers written backwards, read by this scan one level deep (reversed.ts).
