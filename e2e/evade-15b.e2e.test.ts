@@ -2,7 +2,8 @@
 // wallet addresses broken by a line break, LF or CRLF, with the next line's indentation or without
 // (server/src/domain/detect/broken-addresses.ts: an IP or MAC address on its word, a checksummed
 // wallet on its checksum, an Ethereum address on a wallet word); cards and SSNs with `S` for 5 and
-// `B` for 8 (server/src/domain/detect/lookalike-sb.ts: a card on its check, an SSN on its word).
+// `B` for 8 (server/src/domain/detect/lookalike-sb.ts: a card on its check, an SSN on its word); a
+// connection string with quoted-printable escapes after its scheme (server/src/domain/text/qp-connection.ts).
 // Each spelling is tokenized through /v1/transform as text, as a JSON body and as a chat body with
 // no fragment of the value left in the safe text; restore gives back the text as written; revoking
 // the plain value makes every spelling restore `[DELETED]` while another value of the same session
@@ -69,6 +70,14 @@ const CASES: readonly SpellingCase[] = [
     plain: '078-05-1128',
     spellings: ['078-0S-112B', '07B-05-1128'],
     fragments: ['078', '07B', '0S', '112B', '1128'],
+  },
+  {
+    name: 'connection string with quoted-printable escapes after its scheme',
+    type: 'connection_string',
+    label: 'db',
+    plain: 'postgres://admin:s3cretPw15b@db.example.com:5432/app',
+    spellings: ['postgres://admin=3As3cretPw15b=40db.example.com:5432/app', 'postgres:=2F=2Fadmin=3As3cretPw15b=40db.example.com=3A5432=2Fapp'],
+    fragments: ['s3cretPw15b', 'db.example'],
   },
 ];
 

@@ -47,6 +47,7 @@ import { isKnownRegion } from '../detect/phone-metadata.js';
 import { foldCharacters, foldText } from '../text/fold.js';
 import { readLookalikeDigits } from '../text/lookalike.js';
 import { readSBDigits } from '../text/lookalike-sb.js';
+import { decodeQpConnection } from '../text/qp-connection.js';
 import { stripMarkupValue } from '../text/markup-strip.js';
 import { decodeQpPunctValue } from '../text/qp-punct.js';
 import { readLookalikeWallet } from '../detect/lookalike-wallet.js';
@@ -103,6 +104,8 @@ function normalizeFolded(type: string, written: string, region: string, fold: (t
   // A key or token holds no white space: one wrapped over lines (detect/secrets.ts) or split into
   // concatenated literals (text/markup.ts, read through by the fold) is the same key.
   if (type === 'api_key' || type === 'jwt') return decodeQpPunctValue(fold(value)).normalize('NFC').replace(/\s+/gu, '');
+  // A connection string with quoted-printable escapes after its scheme (text/qp-connection.ts; session 15, wave14/evade2).
+  if (type === 'connection_string') return decodeQpConnection(value.normalize('NFC').trim());
   if (SECRET_TYPES.has(type)) return value.normalize('NFC').trim();
   // A value sent base64- or hex-encoded is the value it encodes (detect/encoded.ts), when the
   // decoded text is exactly one value of this type, as detection decided: a plain value whose
