@@ -55,16 +55,10 @@ function nextLineStart(text: string, at: number): number {
   return k < text.length ? k : -1;
 }
 
-/**
- * May the line break at `at` (a `\n`) break an address? The run the line ends with (letters, digits,
- * `.` and `:`, no blank before the break) holds a separator and a digit, or starts like a wallet;
- * the next line goes on with a letter, a digit or a separator.
- */
-export function mayBreakAddressAt(text: string, at: number): boolean {
-  const lineEnd = text.charCodeAt(at - 1) === 13 ? at - 1 : at;
-  if (lineEnd < 1 || !isRunCode(text.charCodeAt(lineEnd - 1))) return false;
-  const next = nextLineStart(text, at);
-  if (next < 0 || !isRunCode(text.charCodeAt(next))) return false;
+const isHexCode = (c: number): boolean => isDigitCode(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+
+/** What the run a line ends with (letters, digits, `.` and `:`) may start: 0 nothing, 1 an IP or MAC address, 2 a wallet. */
+function runKind(text: string, lineEnd: number, next: number): { kind: 0 | 1 | 2; start: number } {
   let start = lineEnd;
   let separator = false;
   let digit = false;
@@ -77,12 +71,38 @@ export function mayBreakAddressAt(text: string, at: number): boolean {
     if (!isBase58Code(c)) base58 = false;
     start--;
   }
-  if (separator && digit) return true;
+  const after = text.charCodeAt(next);
+  if (separator && digit && (isHexCode(after) || isSeparatorCode(after))) return { kind: 1, start };
   const first = text.charCodeAt(start);
   const second = text.charCodeAt(start + 1);
-  if ((first === 98 || first === 66) && (second === 99 || second === 67) && text.charCodeAt(start + 2) === 49) return true; // bc1
-  if (first === 48 && second === 120) return true; // 0x
-  return base58 && (first === 49 || first === 51) && lineEnd - start >= 8;
+  if ((first === 98 || first === 66) && (second === 99 || second === 67) && text.charCodeAt(start + 2) === 49) return { kind: 2, start }; // bc1
+  if (first === 48 && second === 120) return { kind: 2, start }; // 0x
+  return { kind: base58 && (first === 49 || first === 51) && lineEnd - start >= 8 ? 2 : 0, start };
+}
+
+/**
+ * May the line break at `at` (a `\n`) break an address? The run the line ends with (letters, digits,
+ * `.` and `:`, no blank before the break) holds a separator and a digit and the next line goes on
+ * with a hex digit or a separator, or the run starts like a wallet and the next line goes on with a
+ * letter or a digit.
+ */
+export function mayBreakAddressAt(text: string, at: number): boolean {
+  const lineEnd = text.charCodeAt(at - 1) === 13 ? at - 1 : at;
+  if (lineEnd < 1 || !isRunCode(text.charCodeAt(lineEnd - 1))) return false;
+  const next = nextLineStart(text, at);
+  if (next < 0 || !isRunCode(text.charCodeAt(next))) return false;
+  return runKind(text, lineEnd, next).kind !== 0;
+}
+
+/**
+ * Is an IP or MAC address reading at this break worth a scan? Its word stands before the run, and
+ * the run is no address found forwards (a line that ends with an address, the common case in
+ * records, is followed by other text).
+ */
+function addressMayJoin(state: ScanState, start: number, lineEnd: number): boolean {
+  const text = state.text;
+  if (!hasValueWordBefore(text, 'ip_address', start)) return false;
+  return !state.out.some((detection) => (detection.type === 'ip_address' || detection.type === 'mac_address') && detection.start <= start && detection.end >= lineEnd);
 }
 
 /** Is the address `detection` (read in the joined text) one to keep where it starts (`start`, in the text)? */
@@ -110,6 +130,8 @@ export function detectBrokenAddresses(state: ScanState, breaks: readonly number[
     const lineEnd = text.charCodeAt(at - 1) === 13 ? at - 1 : at;
     const next = nextLineStart(text, at);
     if (next < 0) continue;
+    const run = runKind(text, lineEnd, next);
+    if (run.kind === 0 || (run.kind === 1 && !addressMayJoin(state, run.start, lineEnd))) continue;
     const from = Math.max(0, lineEnd - BEFORE);
     let to = next;
     while (to < n && to - next < AFTER && text.charCodeAt(to) !== 10 && text.charCodeAt(to) !== 13) to++;

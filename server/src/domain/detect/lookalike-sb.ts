@@ -2,7 +2,9 @@
 // `my SSN is 078-0S-1120`, `call me at 41S-SSS-0142`. The round-4 measurement stands (units and
 // tiers: `8B`, `B2B`, `S3`; `SOS`, `BOSS` in prose), so the reading is narrow:
 //
-// - trigger: a digit beside an upper-case `S` or `B` (one native search over the text);
+// - trigger: the scan's word loop marks a text holding a word that starts with a digit and holds an
+//   upper-case `S` or `B`, or starts with one of them and a digit (markSBWord); only a marked text
+//   is searched for a digit beside `S` or `B` (the search alone costs ~15 % of a prose scan);
 // - the chain around it: words of digits, `S` and `B` only (text/lookalike-sb.ts), joined by one
 //   number separator (blank, `-`, `.`), no word character on either side, at least nine characters
 //   of digits and letters with at least twice as many digits as letters;
@@ -61,8 +63,28 @@ function chainAround(text: string, at: number): { start: number; end: number } |
   return digits + letters >= 9 && digits >= 2 * letters ? { start, end } : undefined;
 }
 
-/** Add the cards, SSNs and phones read with `S` as 5 and `B` as 8 to `out`. */
-export function addLookalikeSB(text: string, out: Detection[], scan: ReadingScanner): void {
+/** Scans (their state objects) that saw a word of digits with `S` or `B`. */
+const marked = new WeakSet<object>();
+
+/** Mark `scan` when the word [start, end) starts with a digit and holds `S` or `B`, or starts with one of them and a digit. */
+export function markSBWord(scan: object, text: string, start: number, end: number): void {
+  const c = text.charCodeAt(start);
+  if (isSB(c)) {
+    if (isDigit(text.charCodeAt(start + 1))) marked.add(scan);
+    return;
+  }
+  for (let k = start + 1; k < end; k++) {
+    if (isSB(text.charCodeAt(k))) {
+      marked.add(scan);
+      return;
+    }
+  }
+}
+
+/** Add the cards, SSNs and phones read with `S` as 5 and `B` as 8 to `out`, when `scan` was marked (markSBWord). */
+export function addLookalikeSB(scan: object, text: string, out: Detection[], read: ReadingScanner): void {
+  if (!marked.has(scan)) return;
+  marked.delete(scan);
   SEED.lastIndex = 0;
   const found: Detection[] = [];
   let readUpTo = -1;
@@ -76,7 +98,7 @@ export function addLookalikeSB(text: string, out: Detection[], scan: ReadingScan
     SEED.lastIndex = chain.end;
     const from = Math.max(0, chain.start - BEFORE);
     const reading = `${text.slice(from, chain.start)}${readSBDigits(text.slice(chain.start, chain.end))} `;
-    for (const detection of scan(reading)) {
+    for (const detection of read(reading)) {
       if (detection.confidence < 0.5) continue;
       const start = from + detection.start;
       const end = from + detection.end;

@@ -43,7 +43,7 @@ import { lookalikeDigit } from '../text/lookalike.js';
 import { detectLookalikeWorded } from './lookalike-worded.js';
 import { BASE58_MAX, BASE58_MIN, detectLookalikeBase58, lookalikeBase58MayStart } from './lookalike-base58.js';
 import { addLookalikeHex } from './lookalike-hex.js';
-import { addLookalikeSB } from './lookalike-sb.js';
+import { addLookalikeSB, markSBWord } from './lookalike-sb.js';
 import { detectUrl, urlMayStartWith } from './url.js';
 import { bech32MayStartWith, detectBase58Address, detectBech32Address, detectEthereumAddress } from './wallet.js';
 
@@ -195,6 +195,7 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   if ((flags & F_DIGIT) !== 0) {
     detectNumeric(state, start);
     if (digitWordNearLookalike(text, start, end)) state.lookalikeSeeds.push(start);
+    markSBWord(state, text, start, end); // Session 15 (wave14/evade2): S for 5, B for 8 (lookalike-sb.ts).
     // A digit word with letters in it: MBI (1EG4-TE5-MK73), VIN, Chinese id ending in X,
     // Corsican NIR (2A/2B).
     const length = end - start;
@@ -210,6 +211,7 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   if ((pair & P_KEY) !== 0) resume = Math.max(resume, detectApiKey(state, start));
   // `O78-O5-1120`: a look-alike letter before a digit may be a digit; `DE8937O4OO44…`: an IBAN
   // written whole with look-alike letters (lookalike-digits.ts).
+  if ((c === 83 || c === 66) && isDigit(text.charCodeAt(start + 1))) markSBWord(state, text, start, end);
   if (lookalikeDigit(c) !== 0 && isDigit(text.charCodeAt(start + 1))) state.lookalikeSeeds.push(start);
   else if (end - start >= 12 && isUpper(c) && isDigit(text.charCodeAt(start + 2)) && holdsLookalikeLetter(text, start + 2, end)) state.lookalikeSeeds.push(start);
   // Most words end in a letter: the glued-label check only for a word ending in a digit.
@@ -529,7 +531,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   // Session 15 (wave14/evade): IP and MAC addresses with look-alike letters in their hex groups (lookalike-hex.ts).
   if (decode) addLookalikeHex(text, state.out, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Session 15 (wave14/evade2): cards, SSNs and phones with S for 5 and B for 8 (lookalike-sb.ts).
-  if (decode) addLookalikeSB(text, state.out, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+  if (decode) addLookalikeSB(state, text, state.out, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Values written one character at a time, read by this scan one level deep (letter-spaced.ts).
   if (spacedStarts.length > 0) detectLetterSpaced(state, spacedStarts, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Numbers written backwards, read by this scan one level deep (reversed.ts).
