@@ -135,6 +135,11 @@ export const SPELLINGS = [
   // Session 13: a grouped number broken after its first separator (the break at a group's edge).
   ['newline-edge', (v, _label, kind) => (GROUPED.has(kind) && /[ \-.]/.test(v) ? v.replace(/([ \-.])/, '$1\n') : undefined)],
   ['crlf-mid', (v) => (v.length < 8 ? undefined : `${v.slice(0, Math.floor(v.length / 2))}\r\n${v.slice(Math.floor(v.length / 2))}`)],
+  // Session 15 (wave14/evade2): a break with the next line's indentation; S for 5 and B for 8 in a
+  // number (one of each at most); quoted-printable after a connection string's scheme.
+  ['newline-indent', (v) => (v.length < 8 ? undefined : `${v.slice(0, Math.floor(v.length / 2))}\n    ${v.slice(Math.floor(v.length / 2))}`)],
+  ['S5-B8', (v) => (/^[0-9 \-+().]+$/.test(v) && /[58]/.test(v) ? v.replace(/5/, 'S').replace(/8/, 'B') : undefined)],
+  ['qp-scheme', (v) => (/^[a-z+]+:\/\/[^@/]+@/.test(v) ? v.replace(/^([a-z+]+:\/\/[^:@/]*):([^@/]*)@/, '$1=3A$2=40') : undefined)],
   ['ent-dec-all', (v) => chars(v).map((c) => `&#${c.codePointAt(0)};`).join('')],
   ['ent-hex-all', (v) => chars(v).map((c) => `&#x${hex2(c)};`).join('')],
   ['ent-special', mapChars((c) => (c === '@' ? '&commat;' : c === '.' ? '&period;' : special(c) && c !== ' ' ? `&#${c.codePointAt(0)};` : c))],

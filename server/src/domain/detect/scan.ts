@@ -12,6 +12,7 @@
 // matches are skipped over, so the scan is linear in the text length on any input.
 import type { Detection } from '../types.js';
 import { detectAlnumIds } from './alnum-ids.js';
+import { detectBrokenAddresses, mayBreakAddressAt } from './broken-addresses.js';
 import { detectBrokenLines, mayJoinAt } from './broken-lines.js';
 import { detectCliSecrets, optionMayStart } from './cli-secret.js';
 import { detectConnectionString } from './connection.js';
@@ -42,6 +43,7 @@ import { lookalikeDigit } from '../text/lookalike.js';
 import { detectLookalikeWorded } from './lookalike-worded.js';
 import { BASE58_MAX, BASE58_MIN, detectLookalikeBase58, lookalikeBase58MayStart } from './lookalike-base58.js';
 import { addLookalikeHex } from './lookalike-hex.js';
+import { addLookalikeSB, markSBWord } from './lookalike-sb.js';
 import { detectUrl, urlMayStartWith } from './url.js';
 import { bech32MayStartWith, detectBase58Address, detectBech32Address, detectEthereumAddress } from './wallet.js';
 
@@ -193,6 +195,7 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   if ((flags & F_DIGIT) !== 0) {
     detectNumeric(state, start);
     if (digitWordNearLookalike(text, start, end)) state.lookalikeSeeds.push(start);
+    markSBWord(state, text, start, end); // Session 15 (wave14/evade2): S for 5, B for 8 (lookalike-sb.ts).
     // A digit word with letters in it: MBI (1EG4-TE5-MK73), VIN, Chinese id ending in X,
     // Corsican NIR (2A/2B).
     const length = end - start;
@@ -208,6 +211,7 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   if ((pair & P_KEY) !== 0) resume = Math.max(resume, detectApiKey(state, start));
   // `O78-O5-1120`: a look-alike letter before a digit may be a digit; `DE8937O4OO44…`: an IBAN
   // written whole with look-alike letters (lookalike-digits.ts).
+  if ((c === 83 || c === 66) && isDigit(text.charCodeAt(start + 1))) markSBWord(state, text, start, end);
   if (lookalikeDigit(c) !== 0 && isDigit(text.charCodeAt(start + 1))) state.lookalikeSeeds.push(start);
   else if (end - start >= 12 && isUpper(c) && isDigit(text.charCodeAt(start + 2)) && holdsLookalikeLetter(text, start + 2, end)) state.lookalikeSeeds.push(start);
   // Most words end in a letter: the glued-label check only for a word ending in a digit.
@@ -340,6 +344,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   const reversedWords: number[] = [];
   /** Line breaks that may break a value (broken-lines.ts). */
   const lineBreaks: number[] = [];
+  /** Line breaks that may break an IP, MAC or wallet address (broken-addresses.ts; session 15, wave14/evade2). */
+  const addressBreaks: number[] = [];
   let sawCjk = false;
   /** Where the spelled-e-mail regex may match (email-spelled.ts: at-words, "@" and brackets the loop saw), ascending. */
   const atMarks: number[] = [];
@@ -464,6 +470,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
           break;
         case 10: // '\n'
           if (decode && mayJoinAt(text, i)) lineBreaks.push(i);
+          if (decode && mayBreakAddressAt(text, i)) addressBreaks.push(i);
           break;
         case 91: // '['
         case 123: // '{'
@@ -523,12 +530,16 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   }
   // Session 15 (wave14/evade): IP and MAC addresses with look-alike letters in their hex groups (lookalike-hex.ts).
   if (decode) addLookalikeHex(text, state.out, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+  // Session 15 (wave14/evade2): cards, SSNs and phones with S for 5 and B for 8 (lookalike-sb.ts).
+  if (decode) addLookalikeSB(state, text, state.out, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Values written one character at a time, read by this scan one level deep (letter-spaced.ts).
   if (spacedStarts.length > 0) detectLetterSpaced(state, spacedStarts, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Numbers written backwards, read by this scan one level deep (reversed.ts).
   if (decode) detectReversedNumbers(state, state.reversedSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // SSNs, phones and national ids broken by a line break, read by this scan one level deep (broken-lines.ts).
   if (lineBreaks.length > 0) detectBrokenLines(state, lineBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+  // Session 15 (wave14/evade2): IP, MAC and wallet addresses broken by a line break (broken-addresses.ts).
+  if (addressBreaks.length > 0) detectBrokenAddresses(state, addressBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Values and sentences written backwards, read by this scan one level deep (reversed-words.ts).
   if (reversedWords.length > 0) detectReversedReadings(state, reversedWords, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Base64-encoded values, read by this scan one level deep (encoded.ts).

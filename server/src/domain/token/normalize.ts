@@ -46,6 +46,8 @@ import { DEFAULT_PHONE_REGION } from '../detect/phone.js';
 import { isKnownRegion } from '../detect/phone-metadata.js';
 import { foldCharacters, foldText } from '../text/fold.js';
 import { readLookalikeDigits } from '../text/lookalike.js';
+import { readSBDigits } from '../text/lookalike-sb.js';
+import { decodeQpConnection } from '../text/qp-connection.js';
 import { stripMarkupValue } from '../text/markup-strip.js';
 import { decodeQpPunctValue } from '../text/qp-punct.js';
 import { readLookalikeWallet } from '../detect/lookalike-wallet.js';
@@ -102,6 +104,8 @@ function normalizeFolded(type: string, written: string, region: string, fold: (t
   // A key or token holds no white space: one wrapped over lines (detect/secrets.ts) or split into
   // concatenated literals (text/markup.ts, read through by the fold) is the same key.
   if (type === 'api_key' || type === 'jwt') return decodeQpPunctValue(fold(value)).normalize('NFC').replace(/\s+/gu, '');
+  // A connection string with quoted-printable escapes after its scheme (text/qp-connection.ts; session 15, wave14/evade2).
+  if (type === 'connection_string') return decodeQpConnection(value.normalize('NFC').trim());
   if (SECRET_TYPES.has(type)) return value.normalize('NFC').trim();
   // A value sent base64- or hex-encoded is the value it encodes (detect/encoded.ts), when the
   // decoded text is exactly one value of this type, as detection decided: a plain value whose
@@ -115,6 +119,8 @@ function normalizeFolded(type: string, written: string, region: string, fold: (t
   if ((DIGIT_TYPES.has(type) || type === 'phone') && SPELLED.test(base)) base = unspellDigits(base) ?? base;
   // An IP or MAC address with look-alike letters in its hex groups (detect/lookalike-hex.ts; session 15).
   if (type === 'ip_address' || type === 'mac_address') base = readLookalikeHex(base) ?? base;
+  // S for 5 and B for 8 in a number's words (detect/lookalike-sb.ts; session 15, wave14/evade2).
+  if (type === 'credit_card' || type === 'us_ssn' || type === 'phone') base = readSBDigits(base);
   // Digits written as look-alike letters (`415-555-O1OO`) are the digits (text/lookalike.ts).
   if ((DIGIT_TYPES.has(type) || LOOKALIKE_NUMBERS.has(type)) && LOOKALIKE.test(base)) base = readLookalikeDigits(base);
   // A card or phone written backwards is the number (detect/reversed.ts; session 12, wave11/evade).
