@@ -21,35 +21,19 @@ from collections.abc import Iterator
 
 import pytest
 
-from veil_ner import gazetteer, pipeline
-from veil_ner.backends import RawEntity
-from veil_ner.labels import veil_type
+from rule_support import common_words, recognized
 
-
-class FakeVocab:
-    """Word vectors for a few common words only: every other word is rare."""
-
-    COMMON = frozenset(["traces", "file", "trade", "lunch", "package"])
-
-    def has_vector(self, word: str) -> bool:
-        return word.lower() in self.COMMON
+COMMON = frozenset(["traces", "file", "trade", "lunch", "package"])
 
 
 @pytest.fixture
 def vocabulary() -> Iterator[None]:
-    gazetteer.use_vocabulary(FakeVocab())
-    try:
+    """Word vectors for COMMON only: every other word is rare."""
+    with common_words(COMMON):
         yield
-    finally:
-        gazetteer._vocabulary.clear()
 
 
-def run(text: str, model: list[tuple[str, str]]) -> set[tuple[str, str | None]]:
-    spans = []
-    for value, label in model:
-        start = text.index(value)
-        spans.append(RawEntity(start, start + len(value), label, 0.9))
-    return {(text[s.start : s.end], veil_type(s.label)) for s in pipeline.recognize(text, spans)}
+run = recognized
 
 
 def test_no_rare_town_without_a_vocabulary() -> None:

@@ -15,50 +15,35 @@ from collections.abc import Iterator
 
 import pytest
 
-from veil_ner import gazetteer, pipeline
-from veil_ner.backends import RawEntity
-from veil_ner.labels import veil_type
+from rule_support import common_words, recognized
+from veil_ner import pipeline
 
-
-class FakeVocab:
-    """Word vectors for a few common words only: every other word is rare."""
-
-    COMMON = frozenset(
-        [
-            "land",
-            "trace",
-            "lake",
-            "lodge",
-            "shoals",
-            "mountain",
-            "data",
-            "wells",
-            "point",
-            "package",
-            "tot",
-            "rossi",
-        ]
-    )
-
-    def has_vector(self, word: str) -> bool:
-        return word.lower() in self.COMMON
+COMMON = frozenset(
+    [
+        "land",
+        "trace",
+        "lake",
+        "lodge",
+        "shoals",
+        "mountain",
+        "data",
+        "wells",
+        "point",
+        "package",
+        "tot",
+        "rossi",
+    ]
+)
 
 
 @pytest.fixture
 def vocabulary() -> Iterator[None]:
-    gazetteer.use_vocabulary(FakeVocab())
-    try:
+    """Word vectors for COMMON only: every other word is rare."""
+    with common_words(COMMON):
         yield
-    finally:
-        gazetteer._vocabulary.clear()
 
 
-def run(text: str, model: list[tuple[str, str]]) -> set[tuple[str, str | None]]:
-    spans = []
-    for value, label in model:
-        start = text.index(value)
-        spans.append(RawEntity(start, start + len(value), label, 0.9))
-    return {(text[s.start : s.end], veil_type(s.label)) for s in pipeline.recognize(text, spans)}
+run = recognized
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@
 // The value is reported over both lines, the break included; normalization drops blanks from these
 // types (token/normalize.ts), so it is one token and one erasure with the value written on one line.
 import type { Detection } from '../types.js';
+import { firstLineIsValue, joinFound } from './broken-lines.js';
 import { contextWords, hasWordBefore } from './context.js';
 import type { ReadingScanner } from './reversed.js';
 import type { ScanState } from './state.js';
@@ -147,17 +148,6 @@ export function detectBrokenAddresses(state: ScanState, breaks: readonly number[
       break;
     }
   }
-  if (found.length === 0) return;
   // What the scan found of either half gives way to the joined address.
-  const kept = state.out.filter((detection) => !found.some((joined) => detection.start < joined.end && detection.end > joined.start));
-  state.out.length = 0;
-  state.out.push(...kept, ...found);
-}
-
-/** Is the first line's half [start, end) (blanks trimmed) an address of `type` found forwards? */
-function firstLineIsValue(state: ScanState, type: string, start: number, end: number): boolean {
-  const text = state.text;
-  while (start < end && text.charCodeAt(start) === 32) start++;
-  while (end > start && (text.charCodeAt(end - 1) === 32 || text.charCodeAt(end - 1) === 13)) end--;
-  return state.out.some((detection) => detection.type === type && detection.start <= start && detection.end >= end);
+  joinFound(state, found);
 }

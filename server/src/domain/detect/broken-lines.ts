@@ -86,8 +86,12 @@ export function detectBrokenLines(state: ScanState, breaks: readonly number[], s
       break;
     }
   }
+  joinFound(state, found);
+}
+
+/** What the scan found of either half of a line break gives way to the joined values `found`. */
+export function joinFound(state: ScanState, found: readonly Detection[]): void {
   if (found.length === 0) return;
-  // What the scan found of either half gives way to the joined value.
   const kept = state.out.filter((detection) => !found.some((joined) => detection.start < joined.end && detection.end > joined.start));
   state.out.length = 0;
   state.out.push(...kept, ...found);
@@ -99,7 +103,7 @@ export function detectBrokenLines(state: ScanState, breaks: readonly number[], s
  * The second half may be a shorter value of its own (`555 0142` after `call me at +1 415⏎`): the
  * first half, no value alone, is what the join completes.
  */
-function firstLineIsValue(state: ScanState, type: string, start: number, end: number): boolean {
+export function firstLineIsValue(state: ScanState, type: string, start: number, end: number): boolean {
   const text = state.text;
   while (start < end && text.charCodeAt(start) === 32) start++;
   while (end > start && (text.charCodeAt(end - 1) === 32 || text.charCodeAt(end - 1) === 13)) end--;
