@@ -147,3 +147,40 @@ def test_find_equals_find_with_every_pattern_in_full(
     slow = [list(names.find(text)) for text in sample]
     assert fast == slow
     assert sum(map(len, fast)) > 1_000
+
+
+def test_recognize_with_parts_computed_ahead_is_the_same(texts: list[str]) -> None:
+    from veil_ner.backends import RawEntity  # noqa: PLC0415
+    from veil_ner.pipeline import recognize, text_parts  # noqa: PLC0415
+
+    g.load_all()
+    for text in [*texts[::25], "x" * 90 + " Dr. Anna Kowalski lives in Lyon, France."]:
+        model = [RawEntity(0, min(4, len(text)), "PERSON", 0.9)] if text[:1].isupper() else []
+        assert recognize(text, model, text_parts(text)) == recognize(text, model)
+
+
+def test_detector_with_overlap_answers_as_without(texts: list[str]) -> None:
+    from conftest import FakeBackend  # noqa: PLC0415
+    from veil_ner.detector import Detector, Item  # noqa: PLC0415
+
+    g.load_all()
+    items = [Item(text, None, None) for text in texts[::40]]
+    answers = []
+    for overlap in (False, True):
+        detector = Detector(FakeBackend(), ["en"], "en", overlap=overlap)
+        detector.load()
+        answers.append(
+            [(r.entities, r.degraded, r.warnings) for r in detector.detect(items)]
+            + [(r.entities, r.degraded, r.warnings) for item in items[:50] for r in detector.detect([item])]
+        )
+    assert answers[0] == answers[1]
+    assert sum(len(entities) for entities, _, _ in answers[1]) > 500
+
+
+def test_overlap_setting() -> None:
+    from veil_ner.config import ConfigError, load_settings  # noqa: PLC0415
+
+    assert load_settings({}).overlap is True
+    assert load_settings({"VEIL_NER_OVERLAP": "0"}).overlap is False
+    with pytest.raises(ConfigError):
+        load_settings({"VEIL_NER_OVERLAP": "sometimes"})

@@ -102,7 +102,7 @@ def main() -> int:
         if server is not None:
             server.should_exit = True
 
-    detector = Detector(backend, settings.languages, settings.default_language)
+    detector = Detector(backend, settings.languages, settings.default_language, overlap=settings.overlap)
     app = create_app(settings, detector, on_fatal=on_fatal)
     config = uvicorn.Config(
         app,
