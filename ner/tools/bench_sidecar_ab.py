@@ -8,6 +8,9 @@ per round and the resident memory of each sidecar after the run.
 
 Usage (ner/.venv, in a raised autogroup like bench_ner.py):
   ner/.venv/bin/python ner/tools/bench_sidecar_ab.py data/dev-corpus.jsonl --base /tmp/wt-base/ner/src
+A switch of one code base against itself (session 16): `--base <this checkout's ner/src>
+--base-env VEIL_NER_OVERLAP=0` (`--base-env`/`--new-env NAME=VALUE`, repeatable, go to that
+sidecar's environment).
 """
 
 from __future__ import annotations
@@ -38,7 +41,13 @@ def main() -> int:
     )
     parser.add_argument("--texts", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--base-env", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--new-env", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args()
+    extra = {
+        name: dict(pair.split("=", 1) for pair in pairs)
+        for name, pairs in (("base", args.base_env), ("new", args.new_env))
+    }
     texts = one_kb_texts(args.corpus, args.texts)
     logs = Path(tempfile.mkdtemp())
     names = ("base", "new")
@@ -47,7 +56,7 @@ def main() -> int:
     for name, path in zip(names, (args.base, args.new), strict=True):
         t0 = time.perf_counter()
         sidecars[name] = start_sidecar(
-            {"VEIL_NER_API_KEY": API_KEY, "PYTHONPATH": path}, log_path=logs / f"{name}.log"
+            {"VEIL_NER_API_KEY": API_KEY, "PYTHONPATH": path, **extra[name]}, log_path=logs / f"{name}.log"
         )
         started[name] = time.perf_counter() - t0
     headers = {"Content-Type": "application/json", "X-Detector-API-Key": API_KEY}
@@ -67,7 +76,7 @@ def main() -> int:
         return elapsed
 
     try:
-        print(f"startup to /readyz s: base {started['base']:.2f}, new {started['new']:.2f}")
+        print(f"startup to /readyz s: base {started['base']:.2f}, new {started['new']:.2f}; env {extra}")
         for text in texts:  # warm-up: both have seen every text once
             for name in names:
                 post(name, text)

@@ -60,6 +60,9 @@ def fail(message: str, code: int) -> int:
     return code
 
 
+OVERLAP_SWITCH_INTERVAL = 0.0005  # seconds (`VEIL_NER_OVERLAP`)
+
+
 def main() -> int:
     configure_logging(os.environ.get("VEIL_NER_LOG_LEVEL", "info").strip().lower() or "info")
     log = logging.getLogger("veil_ner")
@@ -102,7 +105,12 @@ def main() -> int:
         if server is not None:
             server.should_exit = True
 
-    detector = Detector(backend, settings.languages, settings.default_language)
+    if settings.overlap:
+        # Session 16: the text's recognizers run on a second thread beside the model
+        # (detector.py); the model's thread gets the GIL back after its products within this
+        # interval, not Python's default 5 ms, which cost more than the overlap saved.
+        sys.setswitchinterval(OVERLAP_SWITCH_INTERVAL)
+    detector = Detector(backend, settings.languages, settings.default_language, overlap=settings.overlap)
     app = create_app(settings, detector, on_fatal=on_fatal)
     config = uvicorn.Config(
         app,

@@ -46,6 +46,7 @@ KNOWN_VARIABLES = frozenset(
         "VEIL_NER_MAX_BATCH_ITEMS",
         "VEIL_NER_MAX_PENDING",
         "VEIL_NER_LOG_LEVEL",
+        "VEIL_NER_OVERLAP",
     }
 )
 
@@ -94,6 +95,7 @@ class Settings:
     max_batch_items: int = 64
     max_pending: int = 32
     log_level: str = "info"
+    overlap: bool = True
     warnings: tuple[str, ...] = ()
 
     @property
@@ -281,6 +283,9 @@ def load_settings(env: Mapping[str, str]) -> Settings:  # noqa: PLR0912, PLR0915
     for name, key, low, high in limits:
         if name in given:
             values[key] = _int(name, given[name], low, high, problems)
+
+    if "VEIL_NER_OVERLAP" in given:
+        values["overlap"] = _flag("VEIL_NER_OVERLAP", given["VEIL_NER_OVERLAP"], problems)
 
     if "VEIL_NER_LOG_LEVEL" in given:
         level = given["VEIL_NER_LOG_LEVEL"].strip().lower()

@@ -13,12 +13,13 @@ import enum
 import logging
 import threading
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from . import gazetteer
 from .backends import Backend, LoadReport
 from .labels import veil_type
-from .pipeline import ADDRESS_LABEL, recognize
+from .pipeline import ADDRESS_LABEL, TextParts, recognize, text_parts
 from .postprocess import clean_span
 
 log = logging.getLogger("veil_ner.detector")
@@ -49,8 +50,20 @@ class Result:
 
 
 class Detector:
-    def __init__(self, backend: Backend, configured_languages: Sequence[str], default_language: str) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        configured_languages: Sequence[str],
+        default_language: str,
+        overlap: bool = False,
+    ) -> None:
         self.backend = backend
+        # Session 16 (`VEIL_NER_OVERLAP`): the recognizers that read only the text
+        # (`pipeline.text_parts`) run on this thread while the model computes; the model's products
+        # release the GIL. The same values as inline (pure functions of the text); off, inline.
+        self._text_worker = (
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="veil-ner-text") if overlap else None
+        )
         self.configured_languages = tuple(configured_languages)
         self.default_language = default_language
         self._state = State.LOADING
@@ -133,11 +146,21 @@ class Detector:
             if warning is not None:
                 warnings[index] = warning
         for language, indexes in groups.items():
-            raw = self.backend.detect([items[i].text for i in indexes], language)
-            for index, spans in zip(indexes, raw, strict=True):
+            texts = [items[i].text for i in indexes]
+            ahead: list[Future[TextParts]] = []
+            if self._text_worker is not None:
+                ahead = [self._text_worker.submit(text_parts, text) for text in texts]
+            try:
+                raw = self.backend.detect(texts, language)
+            except BaseException:
+                for future in ahead:
+                    future.cancel()
+                raise
+            for position, (index, spans) in enumerate(zip(indexes, raw, strict=True)):
                 item = items[index]
                 entities: list[dict[str, object]] = []
-                for span in recognize(item.text, spans):
+                parts = ahead[position].result() if ahead else None
+                for span in recognize(item.text, spans, parts):
                     kind = veil_type(span.label)
                     if kind is None or (item.labels is not None and kind not in item.labels):
                         continue

@@ -64,6 +64,21 @@ from collections.abc import Iterator
 from . import gazetteer as g
 
 _UP = g.UPPER
+
+
+def _scan(pattern: re.Pattern[str], needed: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)`, or nothing when `needed` finds nothing in the text.
+
+    Session 16 (speed only, the same matches): `needed` is a literal part that every match of
+    `pattern` holds at the same place (same flags, no look-behind before it), so without it
+    `pattern` has no match. It opens with a literal or a character class, which the engine skips
+    to in C, while `pattern` opens with a look-behind or a capitalized word tried at every
+    position. ner/tests/test_session16_speed.py checks each pair on seeded texts."""
+    if needed.search(text) is None:
+        return iter(())
+    return pattern.finditer(text)
+
+
 # One way only to read each part after a hyphen or apostrophe: an optional capital before a run
 # that may itself start with a capital read "-Aaa" two ways, exponential on "Aaa-Aaa-Aaa-...".
 _NAME = rf"[{_UP}][^\W\d_]*(?:['\u2019\-][^\W\d_]+)*"
@@ -344,16 +359,22 @@ def _shaped(text: str) -> Iterator[tuple[int, int]]:
 
 _NAME_LINE = re.compile(rf"(?m)^[ \t]*(?P<name>{_NAME}(?:[ \t]+{_NAME}){{1,2}})[ \t]*$")
 _VOCATIVE = re.compile(rf",[ \t]+(?P<name>{_NAME})[ \t]*(?:[!?]|\.?[ \t]*$)", re.MULTILINE)
-_SPOKEN_TO = re.compile(
-    rf"\b(?:shouted|yelled|screamed|said|talked|spoke|wrote|replied|waved|smiled|looked|pointed|turned|"
-    rf"whispered|called out)[ \t]+(?:at|to|with)[ \t]+(?P<name>{_NAME})(?![\w@])"
+_SPOKEN_VERBS = (
+    r"shouted|yelled|screamed|said|talked|spoke|wrote|replied|waved|smiled|looked|pointed|turned|"
+    r"whispered|called out"
 )
+_SPOKEN_TO = re.compile(rf"\b(?:{_SPOKEN_VERBS})[ \t]+(?:at|to|with)[ \t]+(?P<name>{_NAME})(?![\w@])")
+# `_scan`'s literal: every verb above ends in one of these (fewer first letters to skip to).
+_SPOKEN_ENDINGS = ("ed", "said", "spoke", "wrote", "called out")
+_SPOKEN_TO_NEEDED = re.compile(rf"(?:{'|'.join(_SPOKEN_ENDINGS)})[ \t]+(?:at|to|with)[ \t]")
 # Kin that name a person on either side: "Anna's sister", "my sister Anna" (_RELATIVE, _ROLE).
 _KIN = "son|daughter|wife|husband|brother|sister|uncle|aunt|cousin|nephew|niece|boyfriend|girlfriend|fiancée?"
-_RELATIVE = re.compile(
-    rf"(?<![\w@.])(?P<name>{_NAME})['\u2019]s[ \t]+(?:{_KIN}|kid|kids|mother|father|mom|mum|dad|"
-    rf"child|children|baby|partner|grandmother|grandfather|parents|family)\b"
+_RELATIVE_WORDS = (
+    rf"{_KIN}|kid|kids|mother|father|mom|mum|dad|child|children|baby|partner|grandmother|grandfather|"
+    r"parents|family"
 )
+_RELATIVE = re.compile(rf"(?<![\w@.])(?P<name>{_NAME})['\u2019]s[ \t]+(?:{_RELATIVE_WORDS})\b")
+_RELATIVE_NEEDED = re.compile(rf"['\u2019]s[ \t]+(?:{_RELATIVE_WORDS})\b")
 
 
 def _addressable(name: str) -> bool:
@@ -371,12 +392,12 @@ def _relations(text: str) -> Iterator[tuple[int, int]]:
         words = match.group("name").split()
         if all(_plain_word(word) and _rare_name(word) for word in words):
             yield match.start("name"), match.end("name")
-    for pattern in (_VOCATIVE, _SPOKEN_TO):
-        for match in pattern.finditer(text):
+    for matches in (_VOCATIVE.finditer(text), _scan(_SPOKEN_TO, _SPOKEN_TO_NEEDED, text)):
+        for match in matches:
             name = match.group("name")
             if _first(name) and _addressable(name) and g.fold(name) not in g.ADDRESSEES:
                 yield match.start("name"), match.end("name")
-    for match in _RELATIVE.finditer(text):
+    for match in _scan(_RELATIVE, _RELATIVE_NEEDED, text):
         if _plain_word(match.group("name")) and g.fold(match.group("name")) not in g.stop_words():
             yield match.start("name"), match.end("name")
 
@@ -459,12 +480,15 @@ def _case_folded(text: str) -> Iterator[tuple[int, int]]:
 
 # Rule 8: a first name opening a sentence that describes someone: "Megan is a very sympathetic
 # person", "Daniel was the first to leave", "Noah has a dog".
-_DESCRIBED = re.compile(
-    rf"(?:^|(?<=[.!?\n])[ \t]*|(?<=[.!?][\"'\u201d)]) *)(?P<name>{_NAME})[ \t]+"
+_DESCRIBING = (
     r"(?:is|was|has|had|seems|looks|feels)[ \t]+"
-    r"(?:a|an|the|very|so|really|always|never|my|our|his|her|their|not|quite|such)\b",
+    r"(?:a|an|the|very|so|really|always|never|my|our|his|her|their|not|quite|such)\b"
+)
+_DESCRIBED = re.compile(
+    rf"(?:^|(?<=[.!?\n])[ \t]*|(?<=[.!?][\"'\u201d)]) *)(?P<name>{_NAME})[ \t]+{_DESCRIBING}",
     re.MULTILINE,
 )
+_DESCRIBED_NEEDED = re.compile(_DESCRIBING, re.MULTILINE)
 _DESCRIBED_SCORE = 0.05
 _SUBJECT_SCORE = 0.04  # a conjunction before and a verb after: a little more evidence than rule 8
 
@@ -487,7 +511,7 @@ def _described(text: str) -> Iterator[tuple[int, int]]:
     "Grant is a ...": common words); off without the model's vectors."""
     if not g.has_name_vectors():
         return
-    found = [(m, _DESCRIBED_SCORE) for m in _DESCRIBED.finditer(text)]
+    found = [(m, _DESCRIBED_SCORE) for m in _scan(_DESCRIBED, _DESCRIBED_NEEDED, text)]
     found += [(m, _SUBJECT_SCORE) for m in _SUBJECT.finditer(text)]
     for match, threshold in found:
         name = match.group("name")
@@ -530,11 +554,14 @@ def _opened(text: str) -> Iterator[tuple[int, int]]:
 # Rule 9: "Last, First" where rosters, forms and filings put it: after a label's colon, a
 # semicolon, "under" or "by", or alone at a line's start, and ending the entry (line end, `;`, `.`,
 # `(`): "Patient: Kowalski, Anna", "Attendees: Dean, Javi; Borg, Mateusz", "Signed: DUPONT, Marie".
+_FIRST_ENDING_ENTRY = rf"(?P<first>{_NAME})(?:[ \t]+{_INITIAL})?)(?=[ \t]*(?:$|[;.(\r]))"
 _LAST_FIRST = re.compile(
     rf"(?:^|[:;]|\b(?:under|by))[ \t]*(?P<name>(?:(?:{_PARTICLES})[ \t]+)*(?P<last>{_NAME}),[ \t]*"
-    rf"(?P<first>{_NAME})(?:[ \t]+{_INITIAL})?)(?=[ \t]*(?:$|[;.(\r]))",
+    + _FIRST_ENDING_ENTRY,
     re.MULTILINE,
 )
+# `_scan`'s literal: the comma and the first name that ends the entry.
+_LAST_FIRST_NEEDED = re.compile(rf",[ \t]*(?:{_FIRST_ENDING_ENTRY}", re.MULTILINE)
 
 
 def _last_first(text: str) -> Iterator[tuple[int, int]]:
@@ -542,7 +569,7 @@ def _last_first(text: str) -> Iterator[tuple[int, int]]:
     surname, a rare word or one in capitals (a filing's habit), neither a label or stop word, the
     surname no technical term unless a surname list holds it ("Berry" is both), and not two places
     ("Lyon, France")."""
-    for match in _LAST_FIRST.finditer(text):
+    for match in _scan(_LAST_FIRST, _LAST_FIRST_NEEDED, text):
         last, first = match.group("last"), match.group("first")
         first_key = g.fold(first)
         if not _first(first) or _shouted(first) or len(first) < 2:
@@ -563,20 +590,43 @@ def _last_first(text: str) -> Iterator[tuple[int, int]]:
 # Rule 10: where only a person fits, a name no list knows. After a role noun that only people
 # hold ("my colleague Isabeus Simpert", "Professor Barbfia", "our attorney Wibenne"), and as the
 # subject of a verb only people do ("Harhèle asked", "Andrador was born").
-_ROLE = re.compile(
-    # the look-ahead (a word, then a capital) skips most positions before the long alternation
-    rf"(?<![\w])(?=[^\W\d_][\w\-.]*[ \t]+[{_UP}])"
-    r"(?i:professor|judge|detective|inspector|sergeant|officer|captain|reverend|rev\.|pastor|"
+_ROLE_WORDS = (
+    r"professor|judge|detective|inspector|sergeant|officer|captain|reverend|rev\.|pastor|"
     r"coach|nurse|attorney|lawyer|solicitor|barrister|colleague|co-?worker|boss|manager|supervisor|doctor|"
     r"landlord|landlady|neighbou?r|friend|teacher|tutor|dentist|therapist|accountant|assistant|roommate|"
-    rf"flatmate|{_KIN}|grandson|granddaughter|grandma|grandpa|kollege|kollegin|collègue|colega|collega)"
+    rf"flatmate|{_KIN}|grandson|granddaughter|grandma|grandpa|kollege|kollegin|collègue|colega|collega"
+)
+_ROLE = re.compile(
+    # the look-ahead (a word, then a capital) skips most positions before the long alternation
+    rf"(?<![\w])(?=[^\W\d_][\w\-.]*[ \t]+[{_UP}])(?i:{_ROLE_WORDS})"
     rf"[ \t]+(?P<name>{_NAME}(?:[ \t]+{_NAME})?)(?![\w@])"
 )
-_PERSON_VERB = re.compile(
-    rf"(?<![\w@.\-])(?P<name>{_NAME}(?:[ \t]+{_NAME})?)[ \t]+"
+# `_roles`' literal, on the lower-cased view of the text after a blank: a role word after a
+# character that is no word character (the look-behind) and before a blank.
+_ROLE_NEEDED = re.compile(rf"[^\w](?:{_ROLE_WORDS})[ \t]")
+# The only characters that match a letter of `_ROLE_WORDS` case-insensitively yet do not lower-case
+# to it (dotless i, long s); with one of them in the text the whole pattern runs.
+_CASELESS_TWINS = ("\u0131", "\u017f")
+
+
+def _roles(text: str) -> Iterator[re.Match[str]]:
+    """`_ROLE.finditer(text)` (Session 16, speed only): nothing when the lower-cased view (the same
+    offsets, `gazetteer.lower_view`) holds no role word after a non-word character or the text's
+    start. Every character lowers to a non-word character when it is one, and matches a role
+    word's letter case-insensitively only if it lowers to it, but for `_CASELESS_TWINS`."""
+    view = g.lower_view(text)
+    twins = any(c in text for c in _CASELESS_TWINS)
+    if view is not None and not twins and _ROLE_NEEDED.search(" " + view) is None:
+        return iter(())
+    return _ROLE.finditer(text)
+
+
+_PERSON_VERBS = (
     r"(?:said|says|wrote|asked|asks|replied|told|shouted|yelled|texted|emailed|answered|whispered|laughed|"
     r"smiled|insisted|argued|was born|died|married)\b"
 )
+_PERSON_VERB = re.compile(rf"(?<![\w@.\-])(?P<name>{_NAME}(?:[ \t]+{_NAME})?)[ \t]+" + _PERSON_VERBS)
+_PERSON_VERB_NEEDED = re.compile(r"[ \t]" + _PERSON_VERBS)
 
 
 def _unknown_name_word(word: str) -> bool:
@@ -604,8 +654,11 @@ def _only_people(text: str) -> Iterator[tuple[int, int]]:
     """Rule 10 (module docstring): the name's words (one or two) all pass `_unknown_name_word`;
     before a verb a failing first word leaves the second alone unless it is a determiner ("Then
     Harhèle asked" -> "Harhèle"; "The Kubelet said" -> nothing: a thing)."""
-    for pattern in (_ROLE, _PERSON_VERB):
-        for match in pattern.finditer(text):
+    for pattern, matches in (
+        (_ROLE, _roles(text)),
+        (_PERSON_VERB, _scan(_PERSON_VERB, _PERSON_VERB_NEEDED, text)),
+    ):
+        for match in matches:
             if pattern is _PERSON_VERB and _AFTER_PREPOSITION.search(
                 text, max(0, match.start() - 12), match.start()
             ):
@@ -700,10 +753,11 @@ def _cued_word(name: str) -> bool:
 _INITIALS_NAME = re.compile(
     rf"(?<![\w.])(?P<initials>(?:[{_UP}]\.[ \t]?){{0,2}}[{_UP}]\.)[ \t]+(?P<last>{_NAME})(?![\w@])"
 )
+_INITIALS_NAME_NEEDED = re.compile(rf"[{_UP}]\.[ \t]+[{_UP}]")  # the last initial and the name's capital
 
 
 def _initialled(text: str) -> Iterator[tuple[int, int]]:
-    for match in _INITIALS_NAME.finditer(text):
+    for match in _scan(_INITIALS_NAME, _INITIALS_NAME_NEEDED, text):
         last = match.group("last")
         if last.endswith(("'s", "\u2019s")) and len(last) > 3:
             last = last[:-2]

@@ -34,6 +34,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from . import addresses, names, nonentity, orgs
 from . import gazetteer as g
@@ -431,10 +432,30 @@ def _blank_long_runs(text: str) -> str:
     return _LONG_RUN.sub(lambda match: " " * len(match.group()), text)
 
 
-def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
-    """The pipeline above (module docstring) for one text."""
-    text = _blank_long_runs(text)
-    kept = _structural(text)
+class TextParts(NamedTuple):
+    """What the recognizers that read only the text find (Session 16): the text with its long runs
+    blanked, the structural spans, the gazetteer names and the place candidates. `text_parts` of a
+    text gives the same values whenever and on whichever thread it runs (pure functions of the
+    text), so the detector computes them beside the model (detector.py, `overlap`)."""
+
+    text: str
+    structural: _SpanSet
+    people: set[tuple[int, int]]
+    places: list[RawEntity]
+
+
+def text_parts(text: str) -> TextParts:
+    blanked = _blank_long_runs(text)
+    return TextParts(blanked, _structural(blanked), set(names.find(blanked)), _places(blanked))
+
+
+def recognize(text: str, model_spans: Sequence[RawEntity], parts: TextParts | None = None) -> list[RawEntity]:
+    """The pipeline above (module docstring) for one text; `parts`, when given, is `text_parts(text)`
+    computed ahead (it is then this call's to change)."""
+    if parts is None:
+        parts = text_parts(text)
+    text = parts.text
+    kept = parts.structural
     structural = _SpanSet()
     for span in kept.spans():
         structural.add(span)
@@ -446,7 +467,7 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
             if candidate is not None and not kept.overlapping(candidate):  # model entities never overlap
                 kept.add(candidate)
     _add_list_members(text, kept)
-    for start, end in _longest_first(set(names.find(text))):
+    for start, end in _longest_first(parts.people):
         candidate = RawEntity(start, end, PERSON_LABEL, PERSON_CONFIDENCE)
         rivals = kept.overlapping(candidate)
         if any(not _yields_to(text, rival, candidate) for rival in rivals):
@@ -456,7 +477,7 @@ def recognize(text: str, model_spans: Sequence[RawEntity]) -> list[RawEntity]:
         kept.add(candidate)
     _add_paired_people(text, kept)
     _add_later_mentions(text, kept)
-    for candidate in _places(text):
+    for candidate in parts.places:
         rivals = kept.overlapping(candidate)
         if all(_fragment_of(rival, candidate) for rival in rivals):
             for rival in rivals:
