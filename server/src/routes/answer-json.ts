@@ -51,14 +51,19 @@ const SAFE_TEXT_HEAD = '{"safe_text":';
 export function transformAnswerBytes(response: TransformResponse, handle: SessionHandle): Buffer {
   const escaped = JSON.stringify(response.safe_text);
   // The rest with no entities, then the entity list written by entitiesJson in their place (the
-  // second member, as answerJson writes it).
-  const rest = answerJson(response, handle, '', NO_ENTITIES);
-  const tail = `${ENTITIES_HEAD}${entitiesJson(response.entities)}${rest.slice(EMPTY_HEAD.length)}`;
+  // second member, as answerJson writes it). Each piece encoded on its own, as the text is: no
+  // string joins them (a join would be one more copy of ~80 KB to flatten).
+  const entities = entityMembers(response.entities);
+  const rest = answerJson(response, handle, '', NO_ENTITIES).slice(EMPTY_HEAD.length);
   const escapedBytes = Buffer.byteLength(escaped);
-  const bytes = Buffer.allocUnsafe(SAFE_TEXT_HEAD.length + escapedBytes + Buffer.byteLength(tail));
-  bytes.write(SAFE_TEXT_HEAD, 0, 'latin1');
-  bytes.write(escaped, SAFE_TEXT_HEAD.length);
-  bytes.write(tail, SAFE_TEXT_HEAD.length + escapedBytes);
+  const entitiesBytes = Buffer.byteLength(entities);
+  const bytes = Buffer.allocUnsafe(SAFE_TEXT_HEAD.length + escapedBytes + ENTITIES_HEAD.length + entitiesBytes + 1 + Buffer.byteLength(rest));
+  let at = bytes.write(SAFE_TEXT_HEAD, 0, 'latin1');
+  at += bytes.write(escaped, at);
+  at += bytes.write(ENTITIES_HEAD, at, 'latin1');
+  at += bytes.write(entities, at);
+  bytes[at++] = CLOSE_BRACKET;
+  bytes.write(rest, at);
   return bytes;
 }
 
@@ -67,8 +72,10 @@ type Entity = TransformResponse['entities'][number];
 const NO_ENTITIES: readonly Entity[] = [];
 /** What JSON.stringify writes first for an empty `safe_text` and no entities (the answer's first two members). */
 const EMPTY_HEAD = '{"safe_text":"","entities":[]';
-/** The entities member's name, after the escaped text. */
-const ENTITIES_HEAD = ',"entities":';
+/** The entities member's name and the list's opening bracket, after the escaped text. */
+const ENTITIES_HEAD = ',"entities":[';
+/** `]`. */
+const CLOSE_BRACKET = 0x5d;
 /** An entity's own keys as services/transform.ts writes one without metadata, in its order. */
 const ENTITY_KEYS: readonly string[] = ['token', 'type', 'protection_level', 'action_applied', 'confidence', 'detector', 'span'];
 
@@ -85,13 +92,17 @@ const ENTITY_KEYS: readonly string[] = ['token', 'type', 'protection_level', 'ac
  * those it was made from, and an integer's JSON is String(n).
  */
 export function entitiesJson(entities: readonly Entity[]): string {
+  return `[${entityMembers(entities)}]`;
+}
+
+/** entitiesJson without its brackets (flat: transformAnswerBytes writes the brackets apart). */
+function entityMembers(entities: readonly Entity[]): string {
   const heads = new Map<string, { readonly entity: Entity; readonly text: string }>();
-  let out = '[';
-  for (let index = 0; index < entities.length; index++) {
-    const entity = entities[index]!;
-    if (index > 0) out += ',';
+  // One join: a flat string made once, not a rope of a few pieces per entity.
+  const parts: string[] = [];
+  for (const entity of entities) {
     if (!plainEntity(entity)) {
-      out += JSON.stringify(entity);
+      parts.push(JSON.stringify(entity));
       continue;
     }
     let head = heads.get(entity.token);
@@ -101,9 +112,9 @@ export function entitiesJson(entities: readonly Entity[]): string {
       head = { entity, text: JSON.stringify({ token, type, protection_level, action_applied, confidence, detector, span: 0 }).slice(0, -2) };
       heads.set(entity.token, head);
     }
-    out += `${head.text}{"start":${entity.span.start},"end":${entity.span.end}}}`;
+    parts.push(`${head.text}{"start":${entity.span.start},"end":${entity.span.end}}}`);
   }
-  return `${out}]`;
+  return parts.join(',');
 }
 
 /** Own keys exactly ENTITY_KEYS in order, the span's exactly `start`, `end`, both integers. */
