@@ -12,7 +12,8 @@
 // A build given as `<veil.js>:secure` runs with api_key auth and a strict file audit sink.
 // routes: a comma list of transform, rehydrate, echo, large, echo-large (default
 // transform,rehydrate; `large` is the ratio benchmark's 100 KB transform and `echo-large` the echo
-// of that body, both on one connection, one request at a time, as the 100 KB row sends them), each
+// of that body, both on one connection, one request at a time, as the 100 KB row sends them;
+// `large-lines` the same body in lines of about 80 units, sent the same way), each
 // optionally `@<req/s>` for a fixed rate (the echo at Veil's rate shows what an idle load generator
 // costs the server's writes). Each server
 // is `veil serve` in the default configuration (text log on a pipe, as the ratio benchmark runs
@@ -83,7 +84,24 @@ function headersOf(spec: string): Record<string, string> {
 }
 
 /** Routes sent by one connection, one request at a time (the ratio benchmark's 100 KB row). */
-const SEQUENTIAL = new Set(['large', 'echo-large']);
+const SEQUENTIAL = new Set(['large', 'echo-large', 'large-lines']);
+
+/**
+ * `text` in lines of about `width` units: the first blank between two lower-case letters at or
+ * past `width` units of a line becomes a line feed, so no value of the text is cut (`large-lines`:
+ * the 100 KB body as most long texts arrive, in lines; the ratio benchmark's body is one line).
+ */
+export function wrapped(text: string, width = 80): string {
+  const lower = (index: number) => /[a-z]/.test(text.charAt(index));
+  let out = '';
+  let lineStart = 0;
+  for (let blank = text.indexOf(' ', width); blank >= 0; blank = text.indexOf(' ', blank + 1)) {
+    if (blank - lineStart < width || !lower(blank - 1) || !lower(blank + 1)) continue;
+    out += `${text.slice(lineStart, blank)}\n`;
+    lineStart = blank + 1;
+  }
+  return out + text.slice(lineStart);
+}
 
 async function targets(server: ServerProcess, spec: string): Promise<Record<string, Target>> {
   const input = JSON.stringify({ input: textWithEntities(1024, 180) });
@@ -93,7 +111,8 @@ async function targets(server: ServerProcess, spec: string): Promise<Record<stri
   const transform: Target = { method: 'POST', path: '/v1/transform', body: input, headers };
   const answer = JSON.parse((await send(server.url, 'POST', '/v1/transform', input, headers)).text) as { safe_text: string; session_state: string };
   const rehydrate: Target = { method: 'POST', path: '/v1/rehydrate', body: JSON.stringify({ output: answer.safe_text, session_state: answer.session_state }), headers };
-  return { transform, rehydrate, large: { method: 'POST', path: '/v1/transform', body: large, headers } };
+  const largeLines = JSON.stringify({ input: wrapped(textWithEntities(100 * 1024, 180)) });
+  return { transform, rehydrate, large: { method: 'POST', path: '/v1/transform', body: large, headers }, 'large-lines': { method: 'POST', path: '/v1/transform', body: largeLines, headers } };
 }
 
 async function measure(server: ServerProcess, target: Target, seconds: number, rate?: number, connections = 16): Promise<Sample> {

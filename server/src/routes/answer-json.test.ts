@@ -8,7 +8,7 @@ import { buildTestApp, type TestApp } from '../../test/support/harness.js';
 import { textWithEntities } from '../bench/common.js';
 import type { TransformResponse } from '../services/transform.js';
 import type { SessionHandle } from '../usecases/transform.js';
-import { transformAnswerBytes, transformAnswerJson } from './answer-json.js';
+import { entitiesJson, transformAnswerBytes, transformAnswerJson } from './answer-json.js';
 import { TransformResponseSchema } from './schemas.js';
 
 // The route's own serializer: Fastify's compiler with the /v1/transform answer schema.
@@ -91,6 +91,42 @@ describe('transformAnswerBytes', () => {
         expect(transformAnswerBytes(answer, kept).equals(Buffer.from(serialize({ ...answer, ...kept }), 'utf8'))).toBe(true);
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('entitiesJson (each distinct head written once; session 16)', () => {
+  // Entities as a text makes them: a few tokens repeated, each with the same head; now and then
+  // the same token with another value in its head, metadata, keys in another order, a span that
+  // is not two integers (none of which the services write, all of which must still be JSON.stringify's).
+  const head = fc.record({ token: fc.constantFrom('{{email:e_001:aaaaaaaaaaaa}}', '{{phone:p_001:bbbbbbbbbbbb}}', 'q"\\ \u2028', '\ud800'), type: fc.constantFrom('email', 'phone', 'é'), protection_level: fc.constantFrom('high', 'medium'), action_applied: fc.constantFrom('tokenize', 'redact'), confidence: fc.constantFrom(0.9, 0.95, 1, 0, -0, Number.NaN, 1e21, 0.1 + 0.2), detector: fc.constantFrom('builtin_regex', 'ner') });
+  const offset = fc.oneof({ weight: 8, arbitrary: fc.nat({ max: 200_000 }) }, { weight: 1, arbitrary: fc.constantFrom(-0, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 1e21) });
+  const entity = fc
+    .tuple(head, offset, offset, fc.nat({ max: 9 }), fc.option(metadata, { nil: undefined }))
+    .map(([drawn, start, end, shape, meta]) => {
+      const span = shape === 0 ? { end, start } : { start, end };
+      if (shape === 1) return { span, ...drawn };
+      if (shape === 2) return { ...drawn, span, ...meta };
+      if (shape === 3) return { ...drawn, span: { start, end, extra: 1 } };
+      return { ...drawn, span };
+    });
+
+  it('writes what JSON.stringify writes for 2,000 lists of repeated, varied and odd entities', () => {
+    fc.assert(
+      fc.property(fc.array(entity, { maxLength: 60 }), (list) => {
+        expect(entitiesJson(list as TransformResponse['entities'])).toBe(JSON.stringify(list));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('and transformAnswerBytes with such lists the bytes of JSON.stringify of the whole answer (transformAnswerJson)', () => {
+    fc.assert(
+      fc.property(response, handle, fc.array(entity, { maxLength: 40 }), (built, kept, list) => {
+        const answer = { ...built, entities: list as TransformResponse['entities'] };
+        expect(transformAnswerBytes(answer, kept).equals(Buffer.from(transformAnswerJson(answer, kept), 'utf8'))).toBe(true);
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -4,7 +4,7 @@
 // and the scan stays linear on adversarial input.
 import { describe, expect, it } from 'vitest';
 import { findTokensLenient } from '../repair/index.js';
-import { PromptGuard, promptSecurityWarning, scanPrompt, sessionTokenKeys, STRIPPED_TOKEN_MARK, type PromptFinding } from './prompt.js';
+import { foldVisible, hiddenKind, PromptGuard, promptSecurityWarning, scanPrompt, sessionTokenKeys, STRIPPED_TOKEN_MARK, type PromptFinding } from './prompt.js';
 
 const CAP = '0a1b2c3d4e5f';
 const TOKEN = `{{email:e_001:${CAP}}}`;
@@ -271,4 +271,28 @@ describe('scanPrompt: long runs of printable ASCII', () => {
       }
     });
   }
+});
+
+describe('the fold pass takes every ASCII unit on its fast path (session 16)', () => {
+  // foldText skips runs of ASCII, controls included, without asking hiddenKind or foldVisible:
+  // the same answer only while both leave every ASCII unit alone, whatever is around it.
+  const AROUND = [-1, 0x00, 0x09, 0x0a, 0x0d, 0x1f, 0x20, 0x23, 0x2a, 0x30, 0x39, 0x41, 0x7f, 0xa9, 0x200d, 0x20e3, 0x2764, 0xfe0f, 0x1f600, 0xe0100];
+
+  it('hiddenKind and foldVisible leave all 128 ASCII units as they are', () => {
+    for (let cp = 0; cp < 0x80; cp++) {
+      expect(foldVisible(cp)).toBeUndefined();
+      for (const previous of AROUND) for (const next of AROUND) for (const selector of [false, true]) expect(hiddenKind(cp, previous, selector, next)).toBeUndefined();
+    }
+  });
+
+  it('finds hidden characters and variants after lines of ASCII controls as inside one line', () => {
+    const lines = (separator: string) => ['plain line one', 'a\u200bhidden one', 'x'.repeat(40) + '\u202e' + 'y', 'keycap 1\ufe0f\u20e3 and \u00a0space', '{{email:e_001:aaaaaaaaaaaa}}'].join(separator);
+    for (const separator of ['\n', '\r\n', '\t', '\u0000', '\u007f', '\n'.repeat(20)]) {
+      const text = lines(separator);
+      const oneLine = lines(' '.repeat(separator.length));
+      // Same units but the separators, each separator as many units as the blank it replaces: the
+      // findings (kinds and offsets) are the same.
+      expect(scanPrompt(text).map(({ kind, start, end }) => [kind, start, end])).toEqual(scanPrompt(oneLine).map(({ kind, start, end }) => [kind, start, end]));
+    }
+  });
 });

@@ -2,7 +2,7 @@
 // per-prefix counters, CSPRNG caps drawn in batches, and seeding from an existing session.
 import { describe, expect, it } from 'vitest';
 import type { TokenEntry } from '../types.js';
-import { TokenAllocator } from './allocator.js';
+import { TokenAllocator, ValueKeys, valueKey } from './allocator.js';
 import { parseToken, renderToken } from './grammar.js';
 
 /** A deterministic random source that counts its calls. */
@@ -92,5 +92,43 @@ describe('TokenAllocator', () => {
     expect(() => new TokenAllocator().allocate('Email', 'a@x.io')).toThrow();
     expect(() => new TokenAllocator().allocate('custom:', 'x')).toThrow();
     expect(() => new TokenAllocator([], () => Buffer.alloc(3)).allocate('email', 'a@x.io')).toThrow();
+  });
+});
+
+describe('ValueKeys (valueKey memoized per written value; session 16)', () => {
+  /** Seeded draws, so a failure repeats. */
+  function seeded(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state / 2147483648;
+    };
+  }
+  const TYPES = ['email', 'phone', 'credit_card', 'us_ssn', 'iban', 'ip_address', 'mac_address', 'url', 'date', 'api_key', 'jwt', 'connection_string', 'person', 'custom:ticket'];
+  const PIECES = ['Alice@Example.com', ' alice@example.COM ', '+1 415 555 0134', '(415) 555-O134', '030 1234567', '4111 1111 1111 1111', '4111-1111-1111-1111', '219-09-9999', 'DE89 3704 0044 0532 0130 00', '192.168.10.24', '192.168.1O.24', 'AA:BB:CC:DD:EE:FF', 'https://example.org/account', '12/03/2024', '03.12.2024', 'sk_live_4eC39HqLyjWDarjtT1zdp7dc', 'postgres://u:p@h/db', 'Jane Doe', 'ＪＡＮＥ', '=2D', '<b></b>', '\n', ' ', '5', 'S', 'B'];
+
+  it('answers valueKey for every draw, repeated or not, in each region', () => {
+    for (const region of [undefined, 'US', 'DE', 'FR', 'GB']) {
+      const random = seeded(region === undefined ? 7 : region.charCodeAt(0) * 31 + region.charCodeAt(1));
+      const keys = new ValueKeys(region);
+      const drawn: [string, string][] = [];
+      for (let index = 0; index < 1500; index++) {
+        const repeat = drawn.length > 0 && random() < 0.4;
+        let pair: [string, string];
+        if (repeat) pair = drawn[Math.floor(random() * drawn.length)]!;
+        else {
+          const parts = Array.from({ length: 1 + Math.floor(random() * 3) }, () => PIECES[Math.floor(random() * PIECES.length)]!);
+          pair = [TYPES[Math.floor(random() * TYPES.length)]!, parts.join(random() < 0.5 ? '' : ' ')];
+          drawn.push(pair);
+        }
+        expect(keys.of(pair[0], pair[1])).toBe(valueKey(pair[0], pair[1], region));
+      }
+    }
+  });
+
+  it('keeps a type apart from another with the same written value', () => {
+    const keys = new ValueKeys();
+    expect(keys.of('phone', '4111 1111 1111 1111')).toBe(valueKey('phone', '4111 1111 1111 1111'));
+    expect(keys.of('credit_card', '4111 1111 1111 1111')).toBe(valueKey('credit_card', '4111 1111 1111 1111'));
   });
 });

@@ -7,7 +7,7 @@ import { createHmac, hkdfSync } from 'node:crypto';
 import { prefixFor } from '../catalog.js';
 import { secretKeyOf } from '../keys.js';
 import type { TokenEntry } from '../types.js';
-import { valueKey, type Allocation, type ValueAllocator } from './allocator.js';
+import { ValueKeys, type Allocation, type ValueAllocator } from './allocator.js';
 import { capsEqual } from './caps.js';
 import { CORPUS_CAP_LENGTH, CORPUS_ID_SUFFIX_LENGTH, isValidTokenType } from './grammar.js';
 import { normalizeValue } from './normalize.js';
@@ -92,18 +92,20 @@ export class CorpusAllocator implements ValueAllocator {
   readonly #keys: CorpusKeys;
   readonly #scope: CorpusScope;
   readonly #seen = new Map<string, { id: string; cap: string }>();
+  readonly #valueKeys: ValueKeys;
 
   constructor(keys: CorpusKeys, scope: CorpusScope, existing: readonly TokenEntry[] = []) {
     this.#keys = keys;
     this.#scope = scope;
+    this.#valueKeys = new ValueKeys(scope.region);
     for (const entry of existing) {
-      const key = valueKey(entry.type, entry.value, scope.region);
+      const key = this.#valueKeys.of(entry.type, entry.value);
       if (!this.#seen.has(key)) this.#seen.set(key, { id: entry.id, cap: entry.cap });
     }
   }
 
   allocate(type: string, value: string): Allocation {
-    const key = valueKey(type, value, this.#scope.region);
+    const key = this.#valueKeys.of(type, value);
     const known = this.#seen.get(key);
     if (known !== undefined) return { ...known, isNew: false };
     const token = corpusToken(this.#keys, { tenant: this.#scope.tenant, corpusId: this.#scope.corpusId, type, value, region: this.#scope.region });
