@@ -612,14 +612,23 @@ export function reversedKey(key: string): string | undefined {
 
 /**
  * Runs of base64 (either alphabet, optional padding) at least this long: the base64 of a
- * six-character value ("Bob Li" is `Qm9iIExp`).
+ * six-character value ("Bob Li" is `Qm9iIExp`). Hex and base32 runs too.
  */
 export const MIN_ENCODED_RUN = 8;
 /** Longest run decoded (1 MiB of base64): a longer one is an attachment, not a value. */
 const MAX_ENCODED_RUN = 1 << 20;
-const BASE64_RUN = /[A-Za-z0-9+/_-]{8,}={0,2}/g;
+/**
+ * Longest run also decoded at its other alignments and read around bytes that are not text:
+ * a value's encoding glued to other characters or inside encoded bytes. A longer run (an
+ * image, an attachment) is read as before: whole, aligned, only when all of it is text.
+ */
+export const MAX_ALIGNED_RUN = 16 * 1024;
 const WORD = /^(?:[A-Za-z][a-z]*|[A-Z]+)$/;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const UTF8_LENIENT = new TextDecoder('utf-8');
+/** What is not text in decoded bytes: control characters (but tab and line breaks) and invalid UTF-8. */
+// eslint-disable-next-line no-control-regex -- control characters are what this matches
+const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]+/g;
 
 /** Decoded bytes that are text: no control character other than tab and line breaks. */
 function isText(decoded: string): boolean {
@@ -630,34 +639,108 @@ function isText(decoded: string): boolean {
   return decoded.length > 0;
 }
 
+const BASE32_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** RFC 4648 base32 (upper case), trailing bits dropped. */
+function base32Bytes(body: string): Buffer {
+  const out: number[] = [];
+  let bits = 0;
+  let value = 0;
+  for (const char of body) {
+    value = (value << 5) | BASE32_ALPHABET.indexOf(char);
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push((value >>> bits) & 0xff);
+    }
+    value &= (1 << bits) - 1;
+  }
+  return Buffer.from(out);
+}
+
+/** An encoding the model may write a value in: its runs, its group (characters per whole bytes), its decoder. */
+interface Encoding {
+  readonly runs: RegExp;
+  readonly group: number;
+  /** Bytes a group decodes to. */
+  readonly bytes: number;
+  /** An ordinary run that is no encoding of a text (not decoded). */
+  readonly ordinary?: (run: string) => boolean;
+  readonly decode: (body: string) => Buffer;
+}
+
+const ENCODINGS: readonly Encoding[] = [
+  // Base64, either alphabet. An ordinary word (`Internationalization`, `README`) is no base64
+  // of a text: the base64 of a text has a capital or a digit past its first character.
+  { runs: /[A-Za-z0-9+/_-]{8,}={0,2}/g, group: 4, bytes: 3, ordinary: (run) => WORD.test(run), decode: (body) => Buffer.from(body, 'base64') },
+  // Hex of the value's bytes, either case.
+  { runs: /[0-9A-Fa-f]{8,}/g, group: 2, bytes: 1, decode: (body) => Buffer.from(body.slice(0, body.length - (body.length % 2)), 'hex') },
+  // Base32 (RFC 4648, upper case as encoders write it).
+  { runs: /[A-Z2-7]{8,}=*/g, group: 8, bytes: 5, decode: base32Bytes },
+];
+
 /**
- * The base64 runs of `text` (either alphabet) that decode to printable UTF-8 text in which
- * `typeIn` finds a session value, as findings over the whole run with that value's type (the
- * run is one encoded value; a value split at a run's edge is not read). Ordinary base64 (an
- * image, a hash, a key) decodes to bytes that are not text, or to text without a session value,
- * and is left as it is. Not recursive: a decoded text is not decoded again.
+ * The runs of `text` in an encoding (base64 of either alphabet, hex, base32) that decode to
+ * text in which `typeIn` finds a session value, as findings over the whole run with that
+ * value's type (the run is one encoded value). A run is read at each alignment of its groups
+ * (the encoding may start one to three characters into a base64 run: glued to a word, or the
+ * value's bytes inside a longer encoding), and its decoded bytes are read around anything that
+ * is not text (the bytes an alignment gets wrong, a binary header). Ordinary encoded runs (an
+ * image, a hash, a key) decode to bytes that hold no session value and are left as they are.
+ * Not recursive: a decoded text is not decoded again.
  */
 export function encodedRuns(text: string, typeIn: (decoded: string) => string | undefined): KnownFinding[] {
   const out: KnownFinding[] = [];
-  BASE64_RUN.lastIndex = 0;
-  for (let match = BASE64_RUN.exec(text); match !== null; match = BASE64_RUN.exec(text)) {
-    const run = match[0];
-    // An ordinary word (`Internationalization`, `README`) is no base64 of a text: the base64 of a
-    // text has a capital or a digit past its first character (not decoded: most of the runs).
-    if (WORD.test(run)) continue;
-    const body = run.replace(/=+$/, '');
-    if (body.length % 4 === 1 || run.length > MAX_ENCODED_RUN) continue;
-    let decoded: string;
-    try {
-      decoded = UTF8.decode(Buffer.from(body, 'base64'));
-    } catch {
-      continue; // not UTF-8: bytes, not text
+  for (const encoding of ENCODINGS) {
+    encoding.runs.lastIndex = 0;
+    for (let match = encoding.runs.exec(text); match !== null; match = encoding.runs.exec(text)) {
+      const run = match[0];
+      if (encoding.ordinary?.(run) === true || run.length > MAX_ENCODED_RUN) continue;
+      const at = { start: match.index, end: match.index + run.length };
+      if (out.some((found) => found.start <= at.start && at.end <= found.end)) continue; // read already (a hex run inside a base64 one)
+      const body = run.replace(/=+$/, '');
+      const type = run.length > MAX_ALIGNED_RUN ? wholeText(encoding, body, typeIn) : alignedText(encoding, body, typeIn);
+      if (type !== undefined) out.push({ type, ...at });
     }
-    if (!isText(decoded)) continue;
-    const type = typeIn(decoded);
-    if (type !== undefined) out.push({ type, start: match.index, end: match.index + run.length });
   }
-  return out;
+  return out.length > 1 ? mergeSpans(out) : out;
+}
+
+/** A long run: decoded aligned, read only when all of it is text. */
+function wholeText(encoding: Encoding, body: string, typeIn: (decoded: string) => string | undefined): string | undefined {
+  if (encoding.group === 4 && body.length % 4 === 1) return undefined;
+  let decoded: string;
+  try {
+    decoded = UTF8.decode(encoding.decode(body));
+  } catch {
+    return undefined; // not UTF-8: bytes, not text
+  }
+  return isText(decoded) ? typeIn(decoded) : undefined;
+}
+
+/**
+ * Whole groups of other characters glued before a value's encoding read: the bytes they decode
+ * to may be letters that join the value's first word (`data` + base64 decodes to `u?Z` before it).
+ */
+export const GLUED_GROUPS = 2;
+
+/**
+ * A run read at each alignment of its groups, around what is not text; at each alignment also
+ * without its first one or two groups (what a word glued before the encoding decodes to).
+ */
+function alignedText(encoding: Encoding, body: string, typeIn: (decoded: string) => string | undefined): string | undefined {
+  for (let skip = 0; skip < encoding.group && body.length - skip >= MIN_ENCODED_RUN; skip++) {
+    const bytes = encoding.decode(body.slice(skip));
+    for (let glued = 0; glued <= GLUED_GROUPS; glued++) {
+      const from = glued * encoding.bytes;
+      if (glued > 0 && bytes.length - from < MIN_ENCODED_RUN / 2) break;
+      const decoded = UTF8_LENIENT.decode(bytes.subarray(from)).replace(NOT_TEXT, '\n');
+      if (decoded.trim().length === 0) continue;
+      const type = typeIn(decoded);
+      if (type !== undefined) return type;
+    }
+  }
+  return undefined;
 }
 
 /** The automaton's matches in the skeleton, as (end unit, key) pairs. */
