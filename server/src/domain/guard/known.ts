@@ -726,21 +726,22 @@ export const GLUED_GROUPS = 2;
 
 /**
  * A run read at each alignment of its groups, around what is not text; at each alignment also
- * without its first one or two groups (what a word glued before the encoding decodes to).
+ * without its first one or two groups (what a word glued before the encoding decodes to). The
+ * readings are searched as one text (one search a run, not one a reading), a line break between
+ * them; a value found in any of them is the run's.
  */
 function alignedText(encoding: Encoding, body: string, typeIn: (decoded: string) => string | undefined): string | undefined {
+  const readings: string[] = [];
   for (let skip = 0; skip < encoding.group && body.length - skip >= MIN_ENCODED_RUN; skip++) {
     const bytes = encoding.decode(body.slice(skip));
     for (let glued = 0; glued <= GLUED_GROUPS; glued++) {
       const from = glued * encoding.bytes;
       if (glued > 0 && bytes.length - from < MIN_ENCODED_RUN / 2) break;
       const decoded = UTF8_LENIENT.decode(bytes.subarray(from)).replace(NOT_TEXT, '\n');
-      if (decoded.trim().length === 0) continue;
-      const type = typeIn(decoded);
-      if (type !== undefined) return type;
+      if (decoded.trim().length > 0) readings.push(decoded);
     }
   }
-  return undefined;
+  return readings.length === 0 ? undefined : typeIn(readings.join('\n'));
 }
 
 /** The automaton's matches in the skeleton, as (end unit, key) pairs. */
