@@ -481,6 +481,13 @@ export class KnownValues {
     return keys;
   }
 
+  /** Length (UTF-16 units) of the shortest search key: the letters and digits a text needs to hold a value. */
+  #shortestKey(): number {
+    let shortest = Infinity;
+    for (const key of this.#prepare()) if (key.length < shortest) shortest = key.length;
+    return Number.isFinite(shortest) ? shortest : 1;
+  }
+
   /** Length (UTF-16 units) of the longest search key: how far a value reaches in a skeleton. */
   longestKey(): number {
     let longest = 0;
@@ -504,7 +511,7 @@ export class KnownValues {
     const found = this.#findIn(text);
     // A value written base64-encoded, alone or inside an encoded text: each run of base64 that
     // decodes to printable text is searched as text, and masked whole when it holds a value.
-    const encoded = encodedRuns(text, (decoded) => this.#findIn(decoded)[0]?.type);
+    const encoded = encodedRuns(text, (decoded) => this.#findIn(decoded)[0]?.type, Math.ceil(this.#shortestKey() / 3));
     return encoded.length === 0 ? found : mergeSpans([...found, ...encoded]);
   }
 
@@ -661,22 +668,27 @@ function base32Bytes(body: string): Buffer {
 /** An encoding the model may write a value in: its runs, its group (characters per whole bytes), its decoder. */
 interface Encoding {
   readonly runs: RegExp;
+  /** A quick test: the base64 run holds a run of this encoding (base64 runs hold every other one). */
+  readonly within?: RegExp;
   readonly group: number;
   /** Bytes a group decodes to. */
   readonly bytes: number;
-  /** An ordinary run that is no encoding of a text (not decoded). */
-  readonly ordinary?: (run: string) => boolean;
   readonly decode: (body: string) => Buffer;
 }
 
-const ENCODINGS: readonly Encoding[] = [
-  // Base64, either alphabet. An ordinary word (`Internationalization`, `README`) is no base64
-  // of a text: the base64 of a text has a capital or a digit past its first character.
-  { runs: /[A-Za-z0-9+/_-]{8,}={0,2}/g, group: 4, bytes: 3, ordinary: (run) => WORD.test(run), decode: (body) => Buffer.from(body, 'base64') },
+/** Base64, either alphabet: its runs hold the runs of every other encoding read. */
+const BASE64: Encoding = {
+  runs: /[A-Za-z0-9+/_-]{8,}=*/g,
+  group: 4,
+  bytes: 3,
+  decode: (body) => Buffer.from(body, 'base64'),
+};
+
+const INNER_ENCODINGS: readonly Encoding[] = [
   // Hex of the value's bytes, either case.
-  { runs: /[0-9A-Fa-f]{8,}/g, group: 2, bytes: 1, decode: (body) => Buffer.from(body.slice(0, body.length - (body.length % 2)), 'hex') },
+  { runs: /[0-9A-Fa-f]{8,}/g, within: /[0-9A-Fa-f]{8}/, group: 2, bytes: 1, decode: (body) => Buffer.from(body.slice(0, body.length - (body.length % 2)), 'hex') },
   // Base32 (RFC 4648, upper case as encoders write it).
-  { runs: /[A-Z2-7]{8,}=*/g, group: 8, bytes: 5, decode: base32Bytes },
+  { runs: /[A-Z2-7]{8,}=*/g, within: /[A-Z2-7]{8}/, group: 8, bytes: 5, decode: base32Bytes },
 ];
 
 /**
@@ -687,24 +699,42 @@ const ENCODINGS: readonly Encoding[] = [
  * value's bytes inside a longer encoding), and its decoded bytes are read around anything that
  * is not text (the bytes an alignment gets wrong, a binary header). Ordinary encoded runs (an
  * image, a hash, a key) decode to bytes that hold no session value and are left as they are.
- * Not recursive: a decoded text is not decoded again.
+ * Not recursive: a decoded text is not decoded again. One scan of the text: a hex or base32
+ * run is always inside a base64 run, and is looked for there only.
  */
-export function encodedRuns(text: string, typeIn: (decoded: string) => string | undefined): KnownFinding[] {
+export function encodedRuns(text: string, typeIn: (decoded: string) => string | undefined, minChars = 1): KnownFinding[] {
   const out: KnownFinding[] = [];
-  for (const encoding of ENCODINGS) {
-    encoding.runs.lastIndex = 0;
-    for (let match = encoding.runs.exec(text); match !== null; match = encoding.runs.exec(text)) {
-      const run = match[0];
-      if (encoding.ordinary?.(run) === true || run.length > MAX_ENCODED_RUN) continue;
-      const at = { start: match.index, end: match.index + run.length };
-      if (out.some((found) => found.start <= at.start && at.end <= found.end)) continue; // read already (a hex run inside a base64 one)
-      const body = run.replace(/=+$/, '');
-      const type = run.length > MAX_ALIGNED_RUN ? wholeText(encoding, body, typeIn) : alignedText(encoding, body, typeIn);
-      if (type !== undefined) out.push({ type, ...at });
+  BASE64.runs.lastIndex = 0;
+  for (let match = BASE64.runs.exec(text); match !== null; match = BASE64.runs.exec(text)) {
+    const run = match[0];
+    if (run.length > MAX_ENCODED_RUN) continue;
+    // An ordinary word (`Internationalization`, `README`) is no base64 of a text: the base64 of a
+    // text has a capital or a digit past its first character.
+    if (!WORD.test(run)) {
+      const type = readRun(BASE64, run, typeIn, minChars);
+      if (type !== undefined) {
+        out.push({ type, start: match.index, end: match.index + run.length });
+        continue;
+      }
+    }
+    for (const encoding of INNER_ENCODINGS) {
+      if (!encoding.within!.test(run)) continue;
+      encoding.runs.lastIndex = 0;
+      for (let inner = encoding.runs.exec(run); inner !== null; inner = encoding.runs.exec(run)) {
+        const type = readRun(encoding, inner[0], typeIn, minChars);
+        if (type !== undefined) out.push({ type, start: match.index + inner.index, end: match.index + inner.index + inner[0].length });
+      }
     }
   }
   return out.length > 1 ? mergeSpans(out) : out;
 }
+
+function readRun(encoding: Encoding, run: string, typeIn: (decoded: string) => string | undefined, minChars: number): string | undefined {
+  const body = run.replace(/=+$/, '');
+  return run.length > MAX_ALIGNED_RUN ? wholeText(encoding, body, typeIn) : alignedText(encoding, body, typeIn, minChars);
+}
+
+const SPACES = /\s+/g;
 
 /** A long run: decoded aligned, read only when all of it is text. */
 function wholeText(encoding: Encoding, body: string, typeIn: (decoded: string) => string | undefined): string | undefined {
@@ -730,15 +760,19 @@ export const GLUED_GROUPS = 2;
  * readings are searched as one text (one search a run, not one a reading), a line break between
  * them; a value found in any of them is the run's.
  */
-function alignedText(encoding: Encoding, body: string, typeIn: (decoded: string) => string | undefined): string | undefined {
+function alignedText(encoding: Encoding, body: string, typeIn: (decoded: string) => string | undefined, minChars: number): string | undefined {
   const readings: string[] = [];
   for (let skip = 0; skip < encoding.group && body.length - skip >= MIN_ENCODED_RUN; skip++) {
     const bytes = encoding.decode(body.slice(skip));
     for (let glued = 0; glued <= GLUED_GROUPS; glued++) {
       const from = glued * encoding.bytes;
       if (glued > 0 && bytes.length - from < MIN_ENCODED_RUN / 2) break;
-      const decoded = UTF8_LENIENT.decode(bytes.subarray(from)).replace(NOT_TEXT, '\n');
-      if (decoded.trim().length > 0) readings.push(decoded);
+      // The text between what is not text, where it has room for the shortest search key: at
+      // least a third of its length in characters other than spaces (the view's folding, NFKC,
+      // writes at most three letters for one character but for a few ligatures of words).
+      for (const piece of UTF8_LENIENT.decode(bytes.subarray(from)).split(NOT_TEXT)) {
+        if (piece.length >= minChars && piece.replace(SPACES, '').length >= minChars) readings.push(piece);
+      }
     }
   }
   return readings.length === 0 ? undefined : typeIn(readings.join('\n'));
