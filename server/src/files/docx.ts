@@ -242,20 +242,31 @@ export interface PartRestore {
 }
 
 /**
- * Restore the tokens of one WordprocessingML part. With a guard, each paragraph is first
- * checked for raw values the model wrote; a paragraph the guard changes (masked values) is
- * restored as a whole into its first run and its other runs emptied, since the masks do not
- * line up with the runs (formatting inside that paragraph is lost; no value is).
+ * The output guard's reading of a whole part or answer, before its members are guarded one by
+ * one (OutputGuard.acrossMembers): the values the model split across two of them.
  */
-export function restoreWordXml(xml: string, restore: Restorer, guard?: TextGuard): PartRestore {
+export type MembersGuard = (members: readonly string[]) => void;
+
+/** One paragraph's text runs and its field-instruction runs: two streams. */
+interface Paragraph {
+  readonly text: { readonly runs: TextRun[]; stream: string };
+  readonly instr: { readonly runs: TextRun[]; stream: string };
+}
+
+/**
+ * Restore the tokens of one WordprocessingML part. With a guard, the part's paragraphs (and
+ * table cells, which hold paragraphs) are first read together in document order (`across`:
+ * a value the model split across two paragraphs or cells), then each paragraph is checked for
+ * raw values the model wrote; a paragraph the guard changes (masked values) is restored as a
+ * whole into its first run and its other runs emptied, since the masks do not line up with the
+ * runs (formatting inside that paragraph is lost; no value is).
+ */
+export function restoreWordXml(xml: string, restore: Restorer, guard?: TextGuard, across?: MembersGuard): PartRestore {
   const unresolved: UnresolvedToken[] = [];
   let resolved = 0;
   const allRewrites: { run: TextRun; text: string }[] = [];
-  // A paragraph's text runs and its field-instruction runs: two streams (an instruction is not
-  // rendered text, and its runs are split as Word pleases).
-  const streams = { text: { runs: [] as TextRun[], stream: '' }, instr: { runs: [] as TextRun[], stream: '' } };
 
-  const flushStream = (paragraph: TextRun[], stream: string, link: boolean): void => {
+  const flushStream = (paragraph: readonly TextRun[], stream: string, link: boolean): void => {
     if (paragraph.length === 0) return;
     const guarded = guard !== undefined ? guard(stream) : stream;
     if (guarded !== stream) {
@@ -285,27 +296,43 @@ export function restoreWordXml(xml: string, restore: Restorer, guard?: TextGuard
     }
   };
 
-  const flush = (): void => {
-    flushStream(streams.text.runs, streams.text.stream, false);
-    flushStream(streams.instr.runs, streams.instr.stream, true);
-    streams.text = { runs: [], stream: '' };
-    streams.instr = { runs: [], stream: '' };
+  // A paragraph's text runs and its field-instruction runs: two streams (an instruction is not
+  // rendered text, and its runs are split as Word pleases). The part's paragraphs are collected
+  // first, so the guard reads them together before it reads each.
+  const paragraphs: Paragraph[] = [];
+  let current: Paragraph = { text: { runs: [], stream: '' }, instr: { runs: [], stream: '' } };
+  const close = (): void => {
+    if (current.text.runs.length > 0 || current.instr.runs.length > 0) paragraphs.push(current);
+    current = { text: { runs: [], stream: '' }, instr: { runs: [], stream: '' } };
   };
-
   RUN_OR_PARAGRAPH_END.lastIndex = 0;
   for (let match = RUN_OR_PARAGRAPH_END.exec(xml); match !== null; match = RUN_OR_PARAGRAPH_END.exec(xml)) {
     if (match[1] === undefined) {
-      flush();
+      close();
       continue;
     }
     const tag = match[1];
     const contentStart = match.index + tag.length;
     const text = unescapeXml(match[3]!);
-    const into = match[2] === 't' ? streams.text : streams.instr;
+    const into = match[2] === 't' ? current.text : current.instr;
     into.runs.push({ contentStart, contentEnd: contentStart + match[3]!.length, tagStart: match.index, tagEnd: contentStart, text, streamStart: into.stream.length });
     into.stream += text;
   }
-  flush();
+  close();
+  if (guard !== undefined && across !== undefined) {
+    const members: string[] = [];
+    for (const paragraph of paragraphs) {
+      if (paragraph.text.runs.length > 0) members.push(paragraph.text.stream);
+      if (paragraph.instr.runs.length > 0) members.push(paragraph.instr.stream);
+    }
+    across(members);
+  }
+  for (const paragraph of paragraphs) {
+    flushStream(paragraph.text.runs, paragraph.text.stream, false);
+    flushStream(paragraph.instr.runs, paragraph.instr.stream, true);
+  }
+  // The pieces found across paragraphs belong to this part only.
+  if (guard !== undefined && across !== undefined) across([]);
   if (allRewrites.length === 0) return { xml, tokensResolved: resolved, tokensUnresolved: unresolved };
 
   allRewrites.sort((a, b) => a.run.tagStart - b.run.tagStart);
@@ -322,21 +349,117 @@ export function restoreWordXml(xml: string, restore: Restorer, guard?: TextGuard
   return { xml: parts.join(''), tokensResolved: resolved, tokensUnresolved: unresolved };
 }
 
+/** Markup of an XML part: a comment, a CDATA section, a processing instruction, a tag. */
+const MARKUP = /<!--([\s\S]*?)-->|<!\[CDATA\[([\s\S]*?)\]\]>|<\?[\s\S]*?\?>|<([^>]*)>/g;
+/** An attribute of a tag, its value in either quotes. */
+const ATTRIBUTE = /(\s([^\s=/>]+)\s*=\s*)(?:"([^"]*)"|'([^']*)')/g;
+/** The opening tag of a text run or a field-instruction run (restoreWordXml reads those). */
+const RUN_OPEN = /^w:(?:t|instrText)(?:\s|$)/;
+
+/**
+ * The output guard over everything of an XML part that is not a text run: character data
+ * outside runs (deleted text of a tracked change, the document's properties, a chart's labels,
+ * a custom XML part), comments, CDATA, and every attribute value (an image's alternative text,
+ * a comment's author, a content control's title, a field's instruction in `w:fldSimple`), all
+ * of which travel in the file the caller gets back. A text the guard changes is written back
+ * escaped; the rest of the part stays byte for byte. `skipRuns`: the part's text runs are
+ * restoreWordXml's (read there paragraph by paragraph). Namespace declarations name schemas and
+ * are not read. A text repeated in the part (a style name, a revision id) is guarded once.
+ */
+export function guardXmlPart(xml: string, guard: TextGuard, skipRuns: boolean): string {
+  const seen = new Map<string, string>();
+  const check = (text: string): string => {
+    if (!/[\p{L}\p{N}]/u.test(text)) return text;
+    let guarded = seen.get(text);
+    if (guarded === undefined) {
+      guarded = guard(text);
+      seen.set(text, guarded);
+    }
+    return guarded;
+  };
+  const parts: string[] = [];
+  let changed = false;
+  let cursor = 0;
+  let inRun = false;
+  const characterData = (raw: string): void => {
+    if (inRun || raw.length === 0) {
+      parts.push(raw);
+      return;
+    }
+    const text = unescapeXml(raw);
+    const guarded = check(text);
+    if (guarded === text) parts.push(raw);
+    else {
+      changed = true;
+      parts.push(escapeXml(guarded));
+    }
+  };
+  MARKUP.lastIndex = 0;
+  for (let match = MARKUP.exec(xml); match !== null; match = MARKUP.exec(xml)) {
+    characterData(xml.slice(cursor, match.index));
+    cursor = match.index + match[0].length;
+    const [whole, comment, cdata, tag] = match;
+    if (comment !== undefined || cdata !== undefined) {
+      const text = comment ?? cdata!;
+      const guarded = check(text);
+      if (guarded === text) parts.push(whole);
+      else {
+        changed = true;
+        parts.push(comment !== undefined ? `<!--${guarded.replaceAll('--', '- -')}-->` : `<![CDATA[${guarded.replaceAll(']]>', ']] >')}]]>`);
+      }
+      continue;
+    }
+    if (tag === undefined) {
+      parts.push(whole);
+      continue;
+    }
+    inRun = skipRuns && RUN_OPEN.test(tag) && !tag.endsWith('/');
+    const rewritten = tag.replace(ATTRIBUTE, (attribute, head: string, name: string, double?: string, single?: string) => {
+      if (name === 'xmlns' || name.startsWith('xmlns:')) return attribute;
+      const text = unescapeXml(double ?? single ?? '');
+      const guarded = check(text);
+      if (guarded === text) return attribute;
+      changed = true;
+      return `${head}"${escapeXml(guarded).replaceAll('"', '&quot;')}"`;
+    });
+    parts.push(rewritten === tag ? whole : `<${rewritten}>`);
+  }
+  characterData(xml.slice(cursor));
+  return changed ? parts.join('') : xml;
+}
+
+/** Valid UTF-8 text without NUL bytes: an entry Word or a reader may show as text (an altChunk). */
+function asText(data: Buffer): string | undefined {
+  if (data.includes(0)) return undefined;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(data);
+  } catch {
+    return undefined;
+  }
+}
+
 export interface DocxRestore {
   readonly bytes: Uint8Array;
   readonly tokensResolved: number;
   readonly tokensUnresolved: UnresolvedToken[];
 }
 
-/** Restore every text part and write the archive back (other entries copied unchanged). */
-export async function restoreDocx(opened: OpenedDocx, restore: Restorer, guard?: TextGuard): Promise<DocxRestore> {
+/**
+ * Restore every text part and write the archive back (other entries copied unchanged). With a
+ * guard, every XML part is read by it outside its text runs too (guardXmlPart), and an entry
+ * that is text (UTF-8, no NUL byte: an altChunk, a custom part) is read as text; binary media
+ * are copied as they are.
+ */
+export async function restoreDocx(opened: OpenedDocx, restore: Restorer, guard?: TextGuard, across?: MembersGuard): Promise<DocxRestore> {
   const output = new JSZip();
   let resolved = 0;
   const unresolved: UnresolvedToken[] = [];
   for (const entry of opened.entries) {
-    const xml = opened.xml.get(entry.name);
-    if (xml !== undefined && TEXT_PARTS.test(entry.name)) {
-      const restored = restoreWordXml(xml, restore, guard);
+    const original = opened.xml.get(entry.name);
+    const textPart = TEXT_PARTS.test(entry.name);
+    const xml = original !== undefined && guard !== undefined ? guardXmlPart(original, guard, textPart) : original;
+    if (xml !== undefined && textPart) {
+      const restored = restoreWordXml(xml, restore, guard, across);
       resolved += restored.tokensResolved;
       unresolved.push(...restored.tokensUnresolved);
       output.file(entry.name, restored.xml, { compression: 'DEFLATE' });
@@ -349,8 +472,20 @@ export async function restoreDocx(opened: OpenedDocx, restore: Restorer, guard?:
       output.file(entry.name, restored.xml, { compression: 'DEFLATE' });
       continue;
     }
+    if (xml !== undefined) {
+      output.file(entry.name, xml === original ? opened.contents.get(entry.name)! : xml, { compression: entry.method === 8 ? 'DEFLATE' : 'STORE' });
+      continue;
+    }
     const data = opened.contents.get(entry.name);
     if (data === undefined) throw new DocxError('damaged', 'the DOCX could not be read');
+    const text = guard !== undefined ? asText(data) : undefined;
+    if (text !== undefined) {
+      const guarded = guard!(text);
+      if (guarded !== text) {
+        output.file(entry.name, guarded, { compression: entry.method === 8 ? 'DEFLATE' : 'STORE' });
+        continue;
+      }
+    }
     output.file(entry.name, data, { compression: entry.method === 8 ? 'DEFLATE' : 'STORE' });
   }
   // Entries keep their original order ([Content_Types].xml first in every Office-written file).

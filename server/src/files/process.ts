@@ -123,7 +123,7 @@ async function restoreByFormat(bytes: Uint8Array, hint: FileHint, limits: FileLi
     case 'zip':
       try {
         const opened = openDocx(bytes, { maxEntries: limits.maxArchiveEntries, maxUncompressedBytes: limits.maxUncompressedBytes }, true);
-        const restored = await restoreDocx(opened, restore, guardText);
+        const restored = await restoreDocx(opened, restore, guardText, guard !== undefined ? (members) => guard.acrossMembers(members, 'file') : undefined);
         return { format: 'docx', bytes: restored.bytes, tokensResolved: restored.tokensResolved, tokensUnresolved: restored.tokensUnresolved };
       } catch (error) {
         throw docxFailure(error);

@@ -117,3 +117,28 @@ describe('acrossMembers: precision on ordinary answers', () => {
     expect(changed).toEqual([]);
   });
 });
+
+// Session 16 (wave15/red): the members were read in document order only, so a value whose end
+// the model wrote first (the arguments) and its start after (the content) passed.
+describe('OutputGuard.acrossMembers: a value split in the reverse order of the members', () => {
+  it('masks a value whose first piece is in the later member, at every cut, and counts it once', () => {
+    const value = 'ada.lovelace@example.com';
+    for (let cut = 1; cut < value.length; cut++) {
+      const guard = guardOf();
+      const out = guardMembers([`${value.slice(cut)} is the rest.`, `{"start":${JSON.stringify(value.slice(0, cut))}}`], guard);
+      expect(out[0], `${cut}`).toBe('[REDACTED:email] is the rest.');
+      expect(out[1]).toBe('{"start":"[REDACTED:email]"}');
+      expect(guard.summary().findings).toEqual([{ type: 'email', count: 1 }]);
+    }
+  });
+
+  it('masks a name written surname piece first across two plain members', () => {
+    expect(guardMembers(['Zyxwort will call.', 'Please greet Quentin'])).toEqual(['[REDACTED:person] will call.', 'Please greet [REDACTED:person]']);
+  });
+
+  it('counts a value over two strings of one JSON member once', () => {
+    const guard = guardOf();
+    expect(guardMembers(['Here it is:', '{"first":"Quentin","last":"Zyxwort"}'], guard)[1]).toBe('{"first":"[REDACTED:person]","last":"[REDACTED:person]"}');
+    expect(guard.summary().findings).toEqual([{ type: 'person', count: 1 }]);
+  });
+});

@@ -481,6 +481,13 @@ export class KnownValues {
     return keys;
   }
 
+  /** Length (UTF-16 units) of the shortest search key: the letters and digits a text needs to hold a value. */
+  #shortestKey(): number {
+    let shortest = Infinity;
+    for (const key of this.#prepare()) if (key.length < shortest) shortest = key.length;
+    return Number.isFinite(shortest) ? shortest : 1;
+  }
+
   /** Length (UTF-16 units) of the longest search key: how far a value reaches in a skeleton. */
   longestKey(): number {
     let longest = 0;
@@ -504,7 +511,7 @@ export class KnownValues {
     const found = this.#findIn(text);
     // A value written base64-encoded, alone or inside an encoded text: each run of base64 that
     // decodes to printable text is searched as text, and masked whole when it holds a value.
-    const encoded = encodedRuns(text, (decoded) => this.#findIn(decoded)[0]?.type);
+    const encoded = encodedRuns(text, (decoded) => this.#findIn(decoded)[0]?.type, Math.ceil(this.#shortestKey() / 3));
     return encoded.length === 0 ? found : mergeSpans([...found, ...encoded]);
   }
 
@@ -612,14 +619,23 @@ export function reversedKey(key: string): string | undefined {
 
 /**
  * Runs of base64 (either alphabet, optional padding) at least this long: the base64 of a
- * six-character value ("Bob Li" is `Qm9iIExp`).
+ * six-character value ("Bob Li" is `Qm9iIExp`). Hex and base32 runs too.
  */
 export const MIN_ENCODED_RUN = 8;
 /** Longest run decoded (1 MiB of base64): a longer one is an attachment, not a value. */
 const MAX_ENCODED_RUN = 1 << 20;
-const BASE64_RUN = /[A-Za-z0-9+/_-]{8,}={0,2}/g;
+/**
+ * Longest run also decoded at its other alignments and read around bytes that are not text:
+ * a value's encoding glued to other characters or inside encoded bytes. A longer run (an
+ * image, an attachment) is read as before: whole, aligned, only when all of it is text.
+ */
+export const MAX_ALIGNED_RUN = 16 * 1024;
 const WORD = /^(?:[A-Za-z][a-z]*|[A-Z]+)$/;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const UTF8_LENIENT = new TextDecoder('utf-8');
+/** What is not text in decoded bytes: control characters (but tab and line breaks) and invalid UTF-8. */
+// eslint-disable-next-line no-control-regex -- control characters are what this matches
+const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]+/g;
 
 /** Decoded bytes that are text: no control character other than tab and line breaks. */
 function isText(decoded: string): boolean {
@@ -630,34 +646,136 @@ function isText(decoded: string): boolean {
   return decoded.length > 0;
 }
 
-/**
- * The base64 runs of `text` (either alphabet) that decode to printable UTF-8 text in which
- * `typeIn` finds a session value, as findings over the whole run with that value's type (the
- * run is one encoded value; a value split at a run's edge is not read). Ordinary base64 (an
- * image, a hash, a key) decodes to bytes that are not text, or to text without a session value,
- * and is left as it is. Not recursive: a decoded text is not decoded again.
- */
-export function encodedRuns(text: string, typeIn: (decoded: string) => string | undefined): KnownFinding[] {
-  const out: KnownFinding[] = [];
-  BASE64_RUN.lastIndex = 0;
-  for (let match = BASE64_RUN.exec(text); match !== null; match = BASE64_RUN.exec(text)) {
-    const run = match[0];
-    // An ordinary word (`Internationalization`, `README`) is no base64 of a text: the base64 of a
-    // text has a capital or a digit past its first character (not decoded: most of the runs).
-    if (WORD.test(run)) continue;
-    const body = run.replace(/=+$/, '');
-    if (body.length % 4 === 1 || run.length > MAX_ENCODED_RUN) continue;
-    let decoded: string;
-    try {
-      decoded = UTF8.decode(Buffer.from(body, 'base64'));
-    } catch {
-      continue; // not UTF-8: bytes, not text
+const BASE32_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** RFC 4648 base32 (upper case), trailing bits dropped. */
+function base32Bytes(body: string): Buffer {
+  const out: number[] = [];
+  let bits = 0;
+  let value = 0;
+  for (const char of body) {
+    value = (value << 5) | BASE32_ALPHABET.indexOf(char);
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push((value >>> bits) & 0xff);
     }
-    if (!isText(decoded)) continue;
-    const type = typeIn(decoded);
-    if (type !== undefined) out.push({ type, start: match.index, end: match.index + run.length });
+    value &= (1 << bits) - 1;
   }
-  return out;
+  return Buffer.from(out);
+}
+
+/** An encoding the model may write a value in: its runs, its group (characters per whole bytes), its decoder. */
+interface Encoding {
+  readonly runs: RegExp;
+  /** A quick test: the base64 run holds a run of this encoding (base64 runs hold every other one). */
+  readonly within?: RegExp;
+  readonly group: number;
+  /** Bytes a group decodes to. */
+  readonly bytes: number;
+  readonly decode: (body: string) => Buffer;
+}
+
+/** Base64, either alphabet: its runs hold the runs of every other encoding read. */
+const BASE64: Encoding = {
+  runs: /[A-Za-z0-9+/_-]{8,}=*/g,
+  group: 4,
+  bytes: 3,
+  decode: (body) => Buffer.from(body, 'base64'),
+};
+
+const INNER_ENCODINGS: readonly Encoding[] = [
+  // Hex of the value's bytes, either case.
+  { runs: /[0-9A-Fa-f]{8,}/g, within: /[0-9A-Fa-f]{8}/, group: 2, bytes: 1, decode: (body) => Buffer.from(body.slice(0, body.length - (body.length % 2)), 'hex') },
+  // Base32 (RFC 4648, upper case as encoders write it).
+  { runs: /[A-Z2-7]{8,}=*/g, within: /[A-Z2-7]{8}/, group: 8, bytes: 5, decode: base32Bytes },
+];
+
+/**
+ * The runs of `text` in an encoding (base64 of either alphabet, hex, base32) that decode to
+ * text in which `typeIn` finds a session value, as findings over the whole run with that
+ * value's type (the run is one encoded value). A run is read at each alignment of its groups
+ * (the encoding may start one to three characters into a base64 run: glued to a word, or the
+ * value's bytes inside a longer encoding), and its decoded bytes are read around anything that
+ * is not text (the bytes an alignment gets wrong, a binary header). Ordinary encoded runs (an
+ * image, a hash, a key) decode to bytes that hold no session value and are left as they are.
+ * Not recursive: a decoded text is not decoded again. One scan of the text: a hex or base32
+ * run is always inside a base64 run, and is looked for there only.
+ */
+export function encodedRuns(text: string, typeIn: (decoded: string) => string | undefined, minChars = 1): KnownFinding[] {
+  const out: KnownFinding[] = [];
+  BASE64.runs.lastIndex = 0;
+  for (let match = BASE64.runs.exec(text); match !== null; match = BASE64.runs.exec(text)) {
+    const run = match[0];
+    if (run.length > MAX_ENCODED_RUN) continue;
+    // An ordinary word (`Internationalization`, `README`) is no base64 of a text: the base64 of a
+    // text has a capital or a digit past its first character.
+    if (!WORD.test(run)) {
+      const type = readRun(BASE64, run, typeIn, minChars);
+      if (type !== undefined) {
+        out.push({ type, start: match.index, end: match.index + run.length });
+        continue;
+      }
+    }
+    for (const encoding of INNER_ENCODINGS) {
+      if (!encoding.within!.test(run)) continue;
+      encoding.runs.lastIndex = 0;
+      for (let inner = encoding.runs.exec(run); inner !== null; inner = encoding.runs.exec(run)) {
+        const type = readRun(encoding, inner[0], typeIn, minChars);
+        if (type !== undefined) out.push({ type, start: match.index + inner.index, end: match.index + inner.index + inner[0].length });
+      }
+    }
+  }
+  return out.length > 1 ? mergeSpans(out) : out;
+}
+
+function readRun(encoding: Encoding, run: string, typeIn: (decoded: string) => string | undefined, minChars: number): string | undefined {
+  const body = run.replace(/=+$/, '');
+  return run.length > MAX_ALIGNED_RUN ? wholeText(encoding, body, typeIn) : alignedText(encoding, body, typeIn, minChars);
+}
+
+const SPACES = /\s+/g;
+
+/** A long run: decoded aligned, read only when all of it is text. */
+function wholeText(encoding: Encoding, body: string, typeIn: (decoded: string) => string | undefined): string | undefined {
+  if (encoding.group === 4 && body.length % 4 === 1) return undefined;
+  let decoded: string;
+  try {
+    decoded = UTF8.decode(encoding.decode(body));
+  } catch {
+    return undefined; // not UTF-8: bytes, not text
+  }
+  return isText(decoded) ? typeIn(decoded) : undefined;
+}
+
+/**
+ * Whole groups of other characters glued before a value's encoding read: the bytes they decode
+ * to may be letters that join the value's first word (`data` + base64 decodes to `u?Z` before it).
+ */
+export const GLUED_GROUPS = 2;
+
+/**
+ * A run read at each alignment of its groups, around what is not text; at each alignment also
+ * without its first one or two groups (what a word glued before the encoding decodes to). The
+ * readings are searched as one text (one search a run, not one a reading), a line break between
+ * them; a value found in any of them is the run's.
+ */
+function alignedText(encoding: Encoding, body: string, typeIn: (decoded: string) => string | undefined, minChars: number): string | undefined {
+  const readings: string[] = [];
+  for (let skip = 0; skip < encoding.group && body.length - skip >= MIN_ENCODED_RUN; skip++) {
+    const bytes = encoding.decode(body.slice(skip));
+    for (let glued = 0; glued <= GLUED_GROUPS; glued++) {
+      const from = glued * encoding.bytes;
+      if (glued > 0 && bytes.length - from < MIN_ENCODED_RUN / 2) break;
+      // The text between what is not text, where it has room for the shortest search key: at
+      // least a third of its length in characters other than spaces (the view's folding, NFKC,
+      // writes at most three letters for one character but for a few ligatures of words).
+      for (const piece of UTF8_LENIENT.decode(bytes.subarray(from)).split(NOT_TEXT)) {
+        if (piece.length >= minChars && piece.replace(SPACES, '').length >= minChars) readings.push(piece);
+      }
+    }
+  }
+  return readings.length === 0 ? undefined : typeIn(readings.join('\n'));
 }
 
 /** The automaton's matches in the skeleton, as (end unit, key) pairs. */

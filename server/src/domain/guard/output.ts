@@ -182,7 +182,46 @@ export class OutputGuard {
     // A member that is a JSON text (tool-call arguments) is read by its values: keys and syntax
     // blanked (same length), so a value split over two of its strings or next to the content
     // is read as written ('{"first":"Quentin","last":"Zyxwort"}').
-    const valueRanges = members.map(jsonValueRanges);
+    const ranges = members.map(jsonValueRanges);
+    const found: AcrossFinding[] = [];
+    // In document order, and in the reverse order (the rest of a value in the arguments, its
+    // start in the content after them: the client may show them in either order).
+    const forward = members.map((_member, index) => index);
+    const seen = new Set<string>();
+    for (const order of members.length > 1 ? [forward, [...forward].reverse()] : [forward]) {
+      for (const finding of this.#acrossIn(order.map((index) => members[index]!), order.map((index) => ranges[index]), reach)) {
+        const parts = finding.parts.map((part) => ({ ...part, member: order[part.member]! })).sort((a, b) => a.member - b.member);
+        // A value inside one JSON member, or one both orders read: once.
+        const key = `${finding.type} ${parts.map((part) => `${part.member}:${part.start}-${part.end}`).join(' ')}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        found.push({ ...finding, parts });
+      }
+    }
+    if (found.length === 0) return;
+    const across = new Map<string, Piece[]>();
+    for (const finding of found) {
+      // A value over two members is counted here, once; one inside a JSON member where masked.
+      if (!finding.within) this.#counts.set(finding.type, (this.#counts.get(finding.type) ?? 0) + 1);
+      for (const { member: index, start, end } of finding.parts) {
+        const pieces = across.get(members[index]!) ?? [];
+        // In a JSON member, the piece in each string it covers: its keys and syntax stay.
+        let first = true;
+        for (const range of ranges[index] ?? [{ start, end }]) {
+          if (range.start >= end || start >= range.end) continue;
+          pieces.push({ type: finding.type, start: Math.max(start, range.start), end: Math.min(end, range.end), counted: finding.within && first });
+          first = false;
+        }
+        across.set(members[index]!, pieces);
+      }
+    }
+    if (this.action === 'block' && found.some((finding) => !finding.within)) throw new VeilError('VEIL_OUTPUT_BLOCKED', `${field}: contains personal data the model produced, split across two members (output protection)`);
+    this.#across = across;
+  }
+
+  /** acrossMembers over `members` in this order: the values found, each as its part in each member. */
+  #acrossIn(members: readonly string[], valueRanges: readonly ({ start: number; end: number }[] | undefined)[], reach: number): AcrossFinding[] {
+    const known = this.#options.known!;
     const views = members.map((member, index) => (valueRanges[index] === undefined ? member : blankOutside(member, valueRanges[index])));
     const joined = views.join('\n');
     const starts: number[] = [];
@@ -219,7 +258,7 @@ export class OutputGuard {
       }
       return low;
     };
-    const found: (OutputFinding & { readonly within: boolean })[] = [];
+    const found: AcrossFinding[] = [];
     for (const { from, to } of regions) {
       const window = joined.slice(from, to);
       const candidates = this.#options.scan(window).filter((candidate) => candidate.token !== null);
@@ -230,31 +269,16 @@ export class OutputGuard {
         // Inside one plain member: its own guard's. Inside one JSON member: over two of its strings.
         if (within && valueRanges[memberAt(start)] === undefined) continue;
         if (candidates.some((candidate) => from + candidate.start < end && start < from + candidate.end)) continue; // never into a token
-        found.push({ type: finding.type, start, end, within });
-      }
-    }
-    if (found.length === 0) return;
-    const across = new Map<string, Piece[]>();
-    for (const finding of found) {
-      // A value over two members is counted here, once; one inside a JSON member where masked.
-      if (!finding.within) this.#counts.set(finding.type, (this.#counts.get(finding.type) ?? 0) + 1);
-      for (let index = 0; index < members.length; index++) {
-        const start = Math.max(finding.start, starts[index]!) - starts[index]!;
-        const end = Math.min(finding.end, starts[index]! + members[index]!.length) - starts[index]!;
-        if (start >= end) continue;
-        const pieces = across.get(members[index]!) ?? [];
-        // In a JSON member, the piece in each string it covers: its keys and syntax stay.
-        let first = true;
-        for (const range of valueRanges[index] ?? [{ start, end }]) {
-          if (range.start >= end || start >= range.end) continue;
-          pieces.push({ type: finding.type, start: Math.max(start, range.start), end: Math.min(end, range.end), counted: finding.within && first });
-          first = false;
+        const parts: AcrossFinding['parts'][number][] = [];
+        for (let index = 0; index < members.length; index++) {
+          const partStart = Math.max(start, starts[index]!) - starts[index]!;
+          const partEnd = Math.min(end, starts[index]! + members[index]!.length) - starts[index]!;
+          if (partStart < partEnd) parts.push({ member: index, start: partStart, end: partEnd });
         }
-        across.set(members[index]!, pieces);
+        found.push({ type: finding.type, within, parts });
       }
     }
-    if (this.action === 'block' && found.some((finding) => !finding.within)) throw new VeilError('VEIL_OUTPUT_BLOCKED', `${field}: contains personal data the model produced, split across two members (output protection)`);
-    this.#across = across;
+    return found;
   }
 
 
@@ -323,6 +347,14 @@ export class OutputGuard {
 const IDENTIFIER_PROVEN: ReadonlySet<string> = new Set([
   'credit_card', 'iban', 'email', 'us_ssn', 'crypto_wallet', 'api_key', 'jwt', 'private_key', 'password', 'connection_string',
 ]);
+
+/** A value acrossMembers found: its part in each member it covers (offsets in that member). */
+interface AcrossFinding {
+  readonly type: string;
+  /** Inside one (JSON) member, over two of its strings. */
+  readonly within: boolean;
+  readonly parts: readonly { readonly member: number; readonly start: number; readonly end: number }[];
+}
 
 /**
  * A piece of a session value that acrossMembers found for one member. A value over a member
