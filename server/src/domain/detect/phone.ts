@@ -204,6 +204,15 @@ const PHONE_LABEL_AFTER =
   /^[ \t]*(?:\([ \t]*(?:mobile|cell|cellphone|home|work|office|landline|fax|tel|phone|private|business)[ \t]*\)|(?:is|=)[ \t]+(?:my|our|his|her|their|the)[ \t]+(?:(?:direct|home|work|office|private|business|personal|new|main)[ \t]+)?(?:phone|cell|cellphone|mobile|line|landline|fax|(?:phone|cell|mobile|contact|telephone)[ \t]+number)(?![\p{L}\p{N}]))/iu;
 const AFTER_WINDOW = 48;
 
+/** `text` ends with the word "at" or "on" (then spaces and a colon at most): CALL_SOMEONE_AT's cheap gate. */
+function endsWithAtOrOn(text: string): boolean {
+  let k = text.length;
+  while (k > 0 && (text.charCodeAt(k - 1) === SPACE || text.charCodeAt(k - 1) === 9 || text.charCodeAt(k - 1) === 58)) k--;
+  if (k < 3 || (text.charCodeAt(k - 3) !== SPACE && text.charCodeAt(k - 3) !== 9)) return false;
+  const word = text.slice(k - 2, k);
+  return word === 'at' || word === 'on';
+}
+
 /** Phone context of one candidate, computed at most once (only candidates past the gates get here). */
 class CandidateContext {
   private known = false;
@@ -235,7 +244,7 @@ class CandidateContext {
     if (!this.labelKnown) {
       let before = this.text.slice(Math.max(0, this.start - LIST_WINDOW), this.start);
       const near = before.slice(-DIRECT_LABEL_WINDOW);
-      this.labelValue = DIRECT_PHONE_LABEL.test(near) || CALL_SOMEONE_AT.test(near);
+      this.labelValue = DIRECT_PHONE_LABEL.test(near) || (endsWithAtOrOn(near) && CALL_SOMEONE_AT.test(near));
       for (let k = 0; k < 3 && !this.labelValue; k++) {
         const listed = PREVIOUS_LISTED_NUMBER.exec(before);
         if (listed === null) break;
