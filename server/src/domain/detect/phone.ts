@@ -62,6 +62,8 @@ interface PhoneShape {
   /** Separator code before each group (0 for the first, or none after a parenthesis). */
   readonly seps: number[];
   readonly digits: string[];
+  /** The country code was written in parentheses, "(+30) 6946 223059": the value starts at the '('. */
+  ccParen: boolean;
 }
 
 const MAX_DIGITS = 15;
@@ -71,7 +73,7 @@ function collect(text: string, start: number, plusWord: boolean): PhoneShape | u
   let pos = start;
   const international = plusWord || text.charCodeAt(pos) === PLUS;
   if (text.charCodeAt(pos) === PLUS) pos++;
-  const shape: PhoneShape = { international, groupDigits: [], groupEnds: [], paren: [], seps: [], digits: [] };
+  const shape: PhoneShape = { international, groupDigits: [], groupEnds: [], paren: [], seps: [], digits: [], ccParen: false };
   let total = 0;
   let sep = 0;
   while (shape.groupDigits.length < MAX_GROUPS) {
@@ -85,6 +87,13 @@ function collect(text: string, start: number, plusWord: boolean): PhoneShape | u
       if (pos - digitStart > MAX_DIGITS) return undefined; // an overlong run is not a phone
     }
     const digitEnd = pos;
+    // "(+30) 6946 223059", "(+57)3011832288": the country code in parentheses.
+    const ccParen = !paren && international && !plusWord && shape.groupDigits.length === 0 && digitEnd - digitStart <= 3 &&
+      codeAt(text, start - 1) === LPAREN && codeAt(text, pos) === RPAREN;
+    if (ccParen) {
+      shape.ccParen = true;
+      pos++;
+    }
     if (paren) {
       if (codeAt(text, pos) !== RPAREN || digitEnd - digitStart > 5) break;
       pos++;
@@ -107,10 +116,15 @@ function collect(text: string, start: number, plusWord: boolean): PhoneShape | u
       }
     }
     const raw = codeAt(text, pos);
+    // "+1(212)555-0143", "+90(719)157-5492": an area code in parentheses glued to the country code.
+    if (international && shape.groupDigits.length === 1 && !paren && !ccParen && raw === LPAREN) {
+      sep = 0;
+      continue;
+    }
     const s = raw === 0xa0 || raw === 0x202f ? SPACE : raw; // no-break spaces count as spaces
     let next = pos;
     if (s === SPACE || s === DASH || s === DOT || s === SLASH) next = pos + 1;
-    else if (!paren) break;
+    else if (!paren && !ccParen) break;
     const after = codeAt(text, next);
     if (!isDigit(after) && after !== LPAREN) break;
     sep = next === pos ? 0 : s;
@@ -168,6 +182,13 @@ const DIRECT_PHONE_LABEL =
   /(?<![\p{L}\p{N}])(?:(?:phone|tel|telephone|mobile|mob|cell|cellphone|fax|contact|whatsapp|sms|telefon|handy|téléphone|portable|tél|teléfono|móvil|celular|telefono|cellulare|telefoon|mobiel|telefone|telemóvel|tlf|my number)s?(?:[ \t]*(?:numbers?|no\.?|nr\.?|#))?|(?:call|ring|text|reach|dial)(?:[ \t]+(?:me|us|him|her|them))?|(?:be|been|is|are)[ \t]+reached)[ \t]*(?:[.:#]{1,2}|is|at|on)?[ \t]*$/iu;
 const DIRECT_LABEL_WINDOW = 40;
 /**
+ * A calling verb, the one to call and "at"/"on" right before the number: "You can reach Mei Tanaka
+ * at ...", "call Dr. Smith on ...", "reach out to the front desk at ...". The callee is a capitalised
+ * word or a determiner, then at most two more words (a lower-cased name: "reach john smith at").
+ */
+const CALL_SOMEONE_AT =
+  /(?<![\p{L}\p{N}])(?:[Cc]all|[Rr]each(?:[ \t]+out[ \t]+to)?|[Rr]ing|[Tt]ext|[Pp]hone|[Dd]ial|[Cc]ontact|[Ww]hats[Aa]pp)[ \t]+\p{L}[\p{L}'’.-]*(?:[ \t]+\p{L}[\p{L}'’.-]*){0,2}[ \t]+(?:at|on)[ \t]*:?[ \t]*$/u;
+/**
  * The next number of a list after a labelled one: "Phone: 609 141 777, 6911 524493", "call me on
  * 0354911160 or 92723362", "Mobile: 500 080 636 / Office: 22 565 08 89". Matched at the end of
  * the text before the candidate; what stands before the earlier number must be a label again.
@@ -182,6 +203,15 @@ const LIST_WINDOW = 120;
 const PHONE_LABEL_AFTER =
   /^[ \t]*(?:\([ \t]*(?:mobile|cell|cellphone|home|work|office|landline|fax|tel|phone|private|business)[ \t]*\)|(?:is|=)[ \t]+(?:my|our|his|her|their|the)[ \t]+(?:(?:direct|home|work|office|private|business|personal|new|main)[ \t]+)?(?:phone|cell|cellphone|mobile|line|landline|fax|(?:phone|cell|mobile|contact|telephone)[ \t]+number)(?![\p{L}\p{N}]))/iu;
 const AFTER_WINDOW = 48;
+
+/** `text` ends with the word "at" or "on" (then spaces and a colon at most): CALL_SOMEONE_AT's cheap gate. */
+function endsWithAtOrOn(text: string): boolean {
+  let k = text.length;
+  while (k > 0 && (text.charCodeAt(k - 1) === SPACE || text.charCodeAt(k - 1) === 9 || text.charCodeAt(k - 1) === 58)) k--;
+  if (k < 3 || (text.charCodeAt(k - 3) !== SPACE && text.charCodeAt(k - 3) !== 9)) return false;
+  const word = text.slice(k - 2, k);
+  return word === 'at' || word === 'on';
+}
 
 /** Phone context of one candidate, computed at most once (only candidates past the gates get here). */
 class CandidateContext {
@@ -213,7 +243,8 @@ class CandidateContext {
   get labelled(): boolean {
     if (!this.labelKnown) {
       let before = this.text.slice(Math.max(0, this.start - LIST_WINDOW), this.start);
-      this.labelValue = DIRECT_PHONE_LABEL.test(before.slice(-DIRECT_LABEL_WINDOW));
+      const near = before.slice(-DIRECT_LABEL_WINDOW);
+      this.labelValue = DIRECT_PHONE_LABEL.test(near) || (endsWithAtOrOn(near) && CALL_SOMEONE_AT.test(near));
       for (let k = 0; k < 3 && !this.labelValue; k++) {
         const listed = PREVIOUS_LISTED_NUMBER.exec(before);
         if (listed === null) break;
@@ -448,7 +479,8 @@ function separatorsPlausible(shape: PhoneShape, count: number, phoneWord: boolea
  */
 function enoughDigits(text: string, start: number, minimum: number): boolean {
   let digits = 0;
-  let open = false;
+  // "(+30) 6946 223059": a country code opened before the '+' closes after it.
+  let open = codeAt(text, start) === PLUS && codeAt(text, start - 1) === LPAREN;
   let previousSeparator = false;
   const limit = Math.min(text.length, start + 28);
   for (let k = start; k < limit; k++) {
@@ -538,7 +570,7 @@ export function detectPhone(state: ScanState, start: number, plusWordStart = -1)
     if (confidence > 0 && !shape.international && !context.present && ISBN_BEFORE.test(text.slice(Math.max(0, start - 12), start))) return;
     if (confidence > 0) {
       if (confidence < 0.9 && context.present) confidence += 0.1;
-      emit(state, 'phone', plusWordStart >= 0 ? plusWordStart : start, end, confidence);
+      emit(state, 'phone', plusWordStart >= 0 ? plusWordStart : shape.ccParen ? start - 1 : start, end, confidence);
       return;
     }
   }

@@ -1,0 +1,54 @@
+// Phone numbers as generators and people write them (session 16, tools/phone-formats): a country
+// code in parentheses ("(+30) 6946 223059"), an area code in parentheses glued to the country code
+// ("+1(212)555-0143"), and a number after a calling verb and the one to call ("You can reach Mei
+// Tanaka at 5308507537"). Each class is checked with its negatives: the same shapes that are not
+// phone numbers stay unprotected.
+import { describe, expect, it } from 'vitest';
+import { normalizeValue } from '../token/normalize.js';
+import { detectAll } from './index.js';
+
+const phones = (text: string): string[] =>
+  detectAll(text).filter((entity) => entity.confidence >= 0.5 && entity.type === 'phone').map((entity) => entity.value);
+
+describe('a country code in parentheses', () => {
+  it('is part of the number, with or without a space after it', () => {
+    expect(phones('Ask Raj Patel on (+30) 6946 223059 before Friday.')).toEqual(['(+30) 6946 223059']);
+    expect(phones('Tom Reyes ((+57)3011832288) will bring the slides.')).toEqual(['(+57)3011832288']);
+    expect(phones('phone (+44) 20 7946 0958')).toEqual(['(+44) 20 7946 0958']);
+    expect(phones('Office\n(+49) 30 1234567\n')).toEqual(['(+49) 30 1234567']);
+  });
+
+  it('normalizes like the plain international form', () => {
+    expect(normalizeValue('phone', '(+44) 20 7946 0958')).toBe(normalizeValue('phone', '+44 20 7946 0958'));
+  });
+
+  it('is not read into a formula or a short code', () => {
+    expect(phones('f(+1)(2) = 3')).toEqual([]);
+    expect(phones('the offset (+12) was applied')).toEqual([]);
+  });
+});
+
+describe('an area code in parentheses glued to the country code', () => {
+  it('is read as one international number, an extension included', () => {
+    expect(phones('+1(212)555-0143')).toEqual(['+1(212)555-0143']);
+    expect(phones('call +1(555)123-4567 today')).toEqual(['+1(555)123-4567']);
+    expect(phones('Call +44(20)79460958')).toEqual(['+44(20)79460958']);
+    expect(phones('My phone number is +90(722)197-6584x4900, call after 5.')).toEqual(['+90(722)197-6584x4900']);
+  });
+});
+
+describe('a calling verb, the one to call and "at" or "on"', () => {
+  it('labels a number that no numbering plan confirms', () => {
+    expect(phones('You can reach Mei Tanaka at 5308507537.')).toEqual(['5308507537']);
+    expect(phones('You can reach Jonas Berg at 0883449907.')).toEqual(['0883449907']);
+    expect(phones('Call the front desk at 2125550143 today.')).toEqual(['2125550143']);
+    expect(phones('reach john smith at 2125550143')).toEqual(['2125550143']);
+    expect(phones('Contact Mei on 7268658204.')).toEqual(['7268658204']);
+  });
+
+  it('does not label numbers without the verb, nor dates, amounts or ids after it', () => {
+    expect(phones('Mei Tanaka arrived at 5308507537.')).toEqual([]);
+    expect(phones('Call the team on 2024-12-05 about it.')).toEqual([]);
+    expect(phones('Contact support at 12.05.2024 or later.')).toEqual([]);
+  });
+});
