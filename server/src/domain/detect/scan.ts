@@ -14,6 +14,7 @@ import type { Detection } from '../types.js';
 import { detectAlnumIds } from './alnum-ids.js';
 import { detectBrokenAddresses, mayBreakAddressAt } from './broken-addresses.js';
 import { detectBrokenLines, mayJoinAt } from './broken-lines.js';
+import { detectBrokenIndent, mayJoinIndentedAt } from './broken-indent.js';
 import { detectCliSecrets, optionMayStart } from './cli-secret.js';
 import { detectConnectionString } from './connection.js';
 import { codeAt, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isAsciiLetter, isCjkCode, isDigit, isNonAsciiLetter, isUpper, isWordCode } from './chars.js';
@@ -346,6 +347,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   const lineBreaks: number[] = [];
   /** Line breaks that may break an IP, MAC or wallet address (broken-addresses.ts; session 15, wave14/evade2). */
   const addressBreaks: number[] = [];
+  /** Line breaks the next line's indentation follows that may break a value (broken-indent.ts; session 16, wave15/evade). */
+  const indentBreaks: number[] = [];
   let sawCjk = false;
   /** Where the spelled-e-mail regex may match (email-spelled.ts: at-words, "@" and brackets the loop saw), ascending. */
   const atMarks: number[] = [];
@@ -471,6 +474,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         case 10: // '\n'
           if (decode && mayJoinAt(text, i)) lineBreaks.push(i);
           if (decode && mayBreakAddressAt(text, i)) addressBreaks.push(i);
+          if (decode && mayJoinIndentedAt(text, i)) indentBreaks.push(i);
           break;
         case 91: // '['
         case 123: // '{'
@@ -540,6 +544,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   if (lineBreaks.length > 0) detectBrokenLines(state, lineBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Session 15 (wave14/evade2): IP, MAC and wallet addresses broken by a line break (broken-addresses.ts).
   if (addressBreaks.length > 0) detectBrokenAddresses(state, addressBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+  // Session 16 (wave15/evade): other values broken by a line break and the next line's indentation (broken-indent.ts).
+  if (indentBreaks.length > 0) detectBrokenIndent(state, indentBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Values and sentences written backwards, read by this scan one level deep (reversed-words.ts).
   if (reversedWords.length > 0) detectReversedReadings(state, reversedWords, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Base64-encoded values, read by this scan one level deep (encoded.ts).
