@@ -5,8 +5,10 @@
 // as a JSON body and as a chat body with no fragment of the value left in the safe text; restore
 // gives back the text as written; revoking the plain value makes every spelling restore
 // `[DELETED]` while another value of the same session still restores; and no value, in any
-// spelling, reaches the server's logs. An e-mail address and a connection string broken so are
-// tokenized whole too (their erasure form keeps the blanks: docs/detection.md, session 16).
+// spelling, reaches the server's logs. A connection string whose scheme's `://` is escaped
+// (server/src/domain/detect/escaped-scheme.ts) is read the same way. An e-mail address and a
+// connection string broken over a line, and a percent-encoded connection string, are tokenized
+// whole too (their erasure form keeps the blanks or the escapes: docs/detection.md, session 16).
 import { expect, it } from 'vitest';
 import { describeSpellings, transformEveryMode, type SpellingCase } from './support/spellings.js';
 
@@ -82,6 +84,14 @@ const CASES: readonly SpellingCase[] = [
     spellings: [`${JWT.slice(0, 66)}\n    ${JWT.slice(66)}`],
     fragments: [JWT.slice(0, 40), JWT.slice(70, 110)],
   },
+  {
+    name: 'connection string with a quoted-printable scheme',
+    type: 'connection_string',
+    label: 'db',
+    plain: 'postgres://admin:s3cretPw16@db.example.com:5432/app',
+    spellings: ['postgres=3A//admin:s3cretPw16@db.example.com:5432/app'],
+    fragments: ['s3cretPw16', 'db.example', '5432/app'],
+  },
 ];
 
 describeSpellings('session-16 spellings against the real server', {
@@ -94,7 +104,9 @@ describeSpellings('session-16 spellings against the real server', {
       ['email', 'email me at', 'jane.d\n    oe16@corp.example', ['jane.d', 'oe16@corp']],
       ['connection_string', 'db', 'postgres://admin:S3cretPw\n    16@db.corp.example:5432/app', ['S3cretPw', '16@db', 'db.corp']],
       ['connection_string', 'db', 'postgres://admin:S3cretPw\r\n16@db.corp.example:5432/app', ['S3cretPw', '16@db', 'db.corp']],
-    ] as const)('%s broken by a line break: tokenized whole as text, JSON and chat', async (type, label, spelling, fragments) => {
+      ['connection_string', 'db', 'postgres%3A%2F%2Fadmin%3AS3cretPw16%40db%2Ecorp%2Eexample%3A5432%2Fapp', ['S3cretPw16', '5432%2Fapp', 'corp%2Eexample']],
+      ['connection_string', 'db', 'postgres=3A%2F=2Fadmin%3AS3cretPw16=40db%2Ecorp=2Eexample%3A5432=2Fapp', ['S3cretPw16', '5432=2Fapp', 'postgres=3A']],
+    ] as const)('%s broken by a line break or with an escaped scheme: tokenized whole as text, JSON and chat', async (type, label, spelling, fragments) => {
       const { text } = await transformEveryMode(server(), type, `${label} ${spelling} ; contact ${WITNESS}`, spelling, fragments);
       expect(text.safe).not.toContain(spelling);
     });
@@ -102,6 +114,6 @@ describeSpellings('session-16 spellings against the real server', {
   untouched: {
     name: 'leaves indented lines with no value word, and joined runs failing the checksum, as they are',
     input:
-      'build 078-0\n    5-1120 done; IBAN DE89 3704 00\n    44 0532 0130 01 ok; x = 1\n    y = 2; - step 1\n    - step 2; Contact Bob\n    for more',
+      'see https%3A%2F%2Fexample.com%2Fdocs; build 078-0\n    5-1120 done; IBAN DE89 3704 00\n    44 0532 0130 01 ok; x = 1\n    y = 2; - step 1\n    - step 2; Contact Bob\n    for more',
   },
 });

@@ -15,6 +15,7 @@ import { detectAlnumIds } from './alnum-ids.js';
 import { detectBrokenAddresses, mayBreakAddressAt } from './broken-addresses.js';
 import { detectBrokenLines, mayJoinAt } from './broken-lines.js';
 import { detectBrokenIndent, mayJoinIndentedAt } from './broken-indent.js';
+import { detectEscapedSchemes } from './escaped-scheme.js';
 import { detectCliSecrets, optionMayStart } from './cli-secret.js';
 import { detectConnectionString } from './connection.js';
 import { codeAt, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isAsciiLetter, isCjkCode, isDigit, isNonAsciiLetter, isUpper, isWordCode } from './chars.js';
@@ -546,6 +547,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   if (addressBreaks.length > 0) detectBrokenAddresses(state, addressBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Session 16 (wave15/evade): other values broken by a line break and the next line's indentation (broken-indent.ts).
   if (indentBreaks.length > 0) detectBrokenIndent(state, indentBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+  // Session 16 (wave15/evade): connection strings with an escaped scheme (`postgres=3A//…`, `%3A%2F%2F`; escaped-scheme.ts).
+  if (decode) detectEscapedSchemes(state, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Values and sentences written backwards, read by this scan one level deep (reversed-words.ts).
   if (reversedWords.length > 0) detectReversedReadings(state, reversedWords, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Base64-encoded values, read by this scan one level deep (encoded.ts).
