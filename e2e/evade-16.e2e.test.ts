@@ -7,8 +7,9 @@
 // `[DELETED]` while another value of the same session still restores; and no value, in any
 // spelling, reaches the server's logs. A connection string whose scheme's `://` is escaped
 // (server/src/domain/detect/escaped-scheme.ts) is read the same way. An e-mail address and a
-// connection string broken over a line, and a percent-encoded connection string, are tokenized
-// whole too (their erasure form keeps the blanks or the escapes: docs/detection.md, session 16).
+// connection string broken over a line, a percent-encoded connection string, and national ids with
+// look-alike letters for digits (server/src/domain/detect/lookalike-ids.ts) are tokenized whole too
+// (their erasure form keeps the blanks, the escapes or the letters: docs/detection.md, session 16).
 import { expect, it } from 'vitest';
 import { describeSpellings, transformEveryMode, type SpellingCase } from './support/spellings.js';
 
@@ -106,7 +107,9 @@ describeSpellings('session-16 spellings against the real server', {
       ['connection_string', 'db', 'postgres://admin:S3cretPw\r\n16@db.corp.example:5432/app', ['S3cretPw', '16@db', 'db.corp']],
       ['connection_string', 'db', 'postgres%3A%2F%2Fadmin%3AS3cretPw16%40db%2Ecorp%2Eexample%3A5432%2Fapp', ['S3cretPw16', '5432%2Fapp', 'corp%2Eexample']],
       ['connection_string', 'db', 'postgres=3A%2F=2Fadmin%3AS3cretPw16=40db%2Ecorp=2Eexample%3A5432=2Fapp', ['S3cretPw16', '5432=2Fapp', 'postgres=3A']],
-    ] as const)('%s broken by a line break or with an escaped scheme: tokenized whole as text, JSON and chat', async (type, label, spelling, fragments) => {
+      ['uk_nino', 'my NI number is', 'ABl23456C', ['ABl23456C', '23456C']],
+      ['es_dni', 'DNI', 'l2345678Z', ['l2345678Z', '2345678Z']],
+    ] as const)('%s %j: tokenized whole as text, JSON and chat', async (type, label, spelling, fragments) => {
       const { text } = await transformEveryMode(server(), type, `${label} ${spelling} ; contact ${WITNESS}`, spelling, fragments);
       expect(text.safe).not.toContain(spelling);
     });
@@ -114,6 +117,6 @@ describeSpellings('session-16 spellings against the real server', {
   untouched: {
     name: 'leaves indented lines with no value word, and joined runs failing the checksum, as they are',
     input:
-      'see https%3A%2F%2Fexample.com%2Fdocs; build 078-0\n    5-1120 done; IBAN DE89 3704 00\n    44 0532 0130 01 ok; x = 1\n    y = 2; - step 1\n    - step 2; Contact Bob\n    for more',
+      'see https%3A%2F%2Fexample.com%2Fdocs; ref ABl23456C; NIF 71854089I; build 078-0\n    5-1120 done; IBAN DE89 3704 00\n    44 0532 0130 01 ok; x = 1\n    y = 2; - step 1\n    - step 2; Contact Bob\n    for more',
   },
 });

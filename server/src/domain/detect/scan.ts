@@ -16,6 +16,7 @@ import { detectBrokenAddresses, mayBreakAddressAt } from './broken-addresses.js'
 import { detectBrokenLines, mayJoinAt } from './broken-lines.js';
 import { detectBrokenIndent, mayJoinIndentedAt } from './broken-indent.js';
 import { detectEscapedSchemes } from './escaped-scheme.js';
+import { detectLookalikeIds, lookalikeIdMayStart } from './lookalike-ids.js';
 import { detectCliSecrets, optionMayStart } from './cli-secret.js';
 import { detectConnectionString } from './connection.js';
 import { codeAt, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isAsciiLetter, isCjkCode, isDigit, isNonAsciiLetter, isUpper, isWordCode } from './chars.js';
@@ -216,6 +217,7 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   if ((c === 83 || c === 66) && isDigit(text.charCodeAt(start + 1))) markSBWord(state, text, start, end);
   if (lookalikeDigit(c) !== 0 && isDigit(text.charCodeAt(start + 1))) state.lookalikeSeeds.push(start);
   else if (end - start >= 12 && isUpper(c) && isDigit(text.charCodeAt(start + 2)) && holdsLookalikeLetter(text, start + 2, end)) state.lookalikeSeeds.push(start);
+  else if (isUpper(c) && lookalikeIdMayStart(text, start, end)) state.lookalikeSeeds.push(start); // Session 16: `ABl23456C` (lookalike-ids.ts).
   // Most words end in a letter: the glued-label check only for a word ending in a digit.
   const lastCode = text.charCodeAt(end - 1);
   if (lastCode >= 48 && lastCode <= 57) {
@@ -532,6 +534,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
     detectLookalikeDigits(state, state.lookalikeSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
     // Session 14 (wave13/evade): more letters than digits, and other numbers, on the value's word (lookalike-worded.ts).
     detectLookalikeWorded(state, state.lookalikeSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+    // Session 16 (wave15/evade): national ids with letters of their own (`ABl23456C`, `l2345678Z`; lookalike-ids.ts).
+    detectLookalikeIds(state, state.lookalikeSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   }
   // Session 15 (wave14/evade): IP and MAC addresses with look-alike letters in their hex groups (lookalike-hex.ts).
   if (decode) addLookalikeHex(text, state.out, (reading) => scanBuiltin(reading, language, defaultRegion, false));
