@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { found, only } from '../../../test/support/detections.js';
 import { normalizeValue } from '../token/normalize.js';
-import { mayJoinIndentedAt } from './broken-indent.js';
+import { mayJoinIndentedAt, userInfoBreaks } from './broken-indent.js';
 
 const JWT =
   'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkphbmUgRG9lIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
@@ -78,9 +78,10 @@ describe('mayJoinIndentedAt', () => {
     ['+1 415 \n    555', true],
     ['jane.d\n    oe@corp', true],
     ['sk-proj-Xq7Lm2Rt9Vb4\n    Kp8', true],
-    ['postgres://admin:pw\nx@db', true],
-    // No indentation: only a run with a scheme is read.
+    ['postgres://admin:pw\n    x@db', true],
+    // No indentation: userInfoBreaks reads those.
     ['4111 1111\n1111', false],
+    ['postgres://admin:pw\nx@db', false],
     // Prose, and a line ending in a blank after a word.
     ['the end\n    of it', false],
     ['word \n    1234', false],
@@ -91,5 +92,18 @@ describe('mayJoinIndentedAt', () => {
     ['web https://host.example:8080/\nmail@corp.example', false],
   ])('%j', (text, expected) => {
     expect(mayJoinIndentedAt(text, text.indexOf('\n'))).toBe(expected);
+  });
+});
+
+describe('userInfoBreaks', () => {
+  it.each([
+    ['db postgres://admin:pw\nx@db.example', [22]],
+    ['db postgres://admin:pw\r\nx@db.example', [23]],
+    // A URL ending a line, a scheme with no user info, a user info whose `@` is on the first line.
+    ['see https://example.com/docs\n@channel hi', []],
+    ['web https://host.example:8080/\nmail@corp.example', []],
+    ['db postgres://admin:pw@db\nx@y.example', []],
+  ])('%j', (text, expected) => {
+    expect(userInfoBreaks(text)).toEqual(expected);
   });
 });

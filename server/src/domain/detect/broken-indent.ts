@@ -30,6 +30,7 @@ import type { Detection } from '../types.js';
 import { firstLineIsValue, joinFound } from './broken-lines.js';
 import { luhnValid, ibanChecksumValidIn } from './checksums.js';
 import { contextWords, hasWordBefore } from './context.js';
+import { detectEscapedSchemes } from './escaped-scheme.js';
 import type { ReadingScanner } from './reversed.js';
 import type { ScanState } from './state.js';
 import { hasValueWordBefore, VALUE_WORD_DISTANCE } from './value-words.js';
@@ -68,19 +69,22 @@ function nextLineStart(text: string, at: number): number {
  * holds the `@`: a URL ending a line is followed by other text, not by the rest of its user info.
  */
 function breaksUserInfo(text: string, last: number, next: number): boolean {
-  let scheme = false;
+  // The next line's `@` first: most lines start with a word that holds none.
+  let at = false;
+  for (let k = next; k < text.length && k - next < AFTER && isValueCode(text.charCodeAt(k)); k++) {
+    if (text.charCodeAt(k) === 64) {
+      at = true;
+      break;
+    }
+  }
+  if (!at) return false;
   let colon = false;
   for (let k = last; k > 1 && last - k < BEFORE && isValueCode(text.charCodeAt(k)); k--) {
     const c = text.charCodeAt(k);
-    if (c === 47 && text.charCodeAt(k - 1) === 47 && text.charCodeAt(k - 2) === 58) {
-      scheme = true;
-      break;
-    }
+    if (c === 47 && text.charCodeAt(k - 1) === 47 && text.charCodeAt(k - 2) === 58) return colon;
     if (c === 64 || c === 47) return false;
     if (c === 58) colon = true;
   }
-  if (!scheme || !colon) return false;
-  for (let k = next; k < text.length && k - next < AFTER && isValueCode(text.charCodeAt(k)); k++) if (text.charCodeAt(k) === 64) return true;
   return false;
 }
 
@@ -94,13 +98,15 @@ function digitOrAtIn(text: string, from: number, to: number): boolean {
 }
 
 /**
- * May the line break at `at` (a `\n`) break a value? The line ends with a value character (or one
- * blank after a digit or `)`), the next line starts with one past at most eight blanks or tabs, and
- * either the next line is indented and a digit or `@` stands within four characters of the break
- * on either side or the line's last run is LONG_RUN value characters or more, or the break is
- * inside a connection string's user info (breaksUserInfo; indented or not).
+ * May the line break at `at` (a `\n`) break a value, the next line indented? The line ends with a
+ * value character (or one blank after a digit or `)`), the next line starts with one past one to
+ * eight blanks or tabs, and a digit or `@` stands within four characters of the break on either
+ * side, or the line's last run is LONG_RUN value characters or more, or the break is inside a
+ * connection string's user info (breaksUserInfo).
  */
 export function mayJoinIndentedAt(text: string, at: number): boolean {
+  const first = text.charCodeAt(at + 1);
+  if (first !== 32 && first !== 9) return false; // A break with no indentation: userInfoBreaks.
   const next = nextLineStart(text, at);
   if (next < 0 || !isValueCode(text.charCodeAt(next))) return false;
   let last = text.charCodeAt(at - 1) === 13 ? at - 2 : at - 1;
@@ -108,11 +114,28 @@ export function mayJoinIndentedAt(text: string, at: number): boolean {
   if (text.charCodeAt(last) === 32 && (isDigitCode(text.charCodeAt(last - 1)) || text.charCodeAt(last - 1) === 41)) last--;
   const c = text.charCodeAt(last);
   if (!isValueCode(c) && c !== 41) return false;
-  if (next === at + 1) return breaksUserInfo(text, last, next);
   if (digitOrAtIn(text, last - 3, last + 1) || digitOrAtIn(text, next, next + 4)) return true;
   let start = last;
   while (start > 0 && last - start < LONG_RUN && isValueCode(text.charCodeAt(start - 1))) start--;
   return last - start + 1 >= LONG_RUN || breaksUserInfo(text, last, next);
+}
+
+/**
+ * The line breaks with no indentation inside a connection string's user info
+ * (`postgres://admin:S3cret⏎9@db…`): found from each `://` (a native search, at most MAX_BREAKS),
+ * the run after it read to a line break (breaksUserInfo decides). The scan's `\n` case reads only
+ * indented breaks: a call at every line break cost ~4 % of a dev-corpus scan.
+ */
+export function userInfoBreaks(text: string): number[] {
+  const breaks: number[] = [];
+  for (let scheme = text.indexOf('://'); scheme >= 0 && breaks.length < MAX_BREAKS; scheme = text.indexOf('://', scheme + 3)) {
+    let k = scheme + 3;
+    while (k < text.length && k - scheme < BEFORE && isValueCode(text.charCodeAt(k))) k++;
+    const at = text.charCodeAt(k) === 13 && text.charCodeAt(k + 1) === 10 ? k + 1 : k;
+    if (text.charCodeAt(at) !== 10 || k === scheme + 3) continue;
+    if (isValueCode(text.charCodeAt(at + 1)) && breaksUserInfo(text, k - 1, at + 1)) breaks.push(at);
+  }
+  return breaks;
 }
 
 /** Is the value `detection` (read in `reading`, the break at `breakAt`) one to keep where it starts (`start`, in the text)? */
@@ -169,4 +192,18 @@ export function detectBrokenIndent(state: ScanState, breaks: readonly number[], 
     }
   }
   joinFound(state, found);
+}
+
+/**
+ * The scan's one call for this file's breaks and escaped-scheme.ts (session 16): one call site in
+ * scanBuiltin instead of two (each hook added to that function cost ~4 % on the dev corpus, measured
+ * in BENCHMARKS.md, "Session 16 (wave15/evade)").
+ */
+export function detectIndentedAndEscaped(state: ScanState, breaks: readonly number[], scan: ReadingScanner): void {
+  if (breaks.length > 0) detectBrokenIndent(state, breaks, scan);
+  if (state.text.includes('://')) {
+    const userInfo = userInfoBreaks(state.text);
+    if (userInfo.length > 0) detectBrokenIndent(state, userInfo, scan);
+  }
+  detectEscapedSchemes(state, scan);
 }

@@ -14,8 +14,7 @@ import type { Detection } from '../types.js';
 import { detectAlnumIds } from './alnum-ids.js';
 import { detectBrokenAddresses, mayBreakAddressAt } from './broken-addresses.js';
 import { detectBrokenLines, mayJoinAt } from './broken-lines.js';
-import { detectBrokenIndent, mayJoinIndentedAt } from './broken-indent.js';
-import { detectEscapedSchemes } from './escaped-scheme.js';
+import { detectIndentedAndEscaped, mayJoinIndentedAt } from './broken-indent.js';
 import { detectLookalikeIds, lookalikeIdMayStart } from './lookalike-ids.js';
 import { detectCliSecrets, optionMayStart } from './cli-secret.js';
 import { detectConnectionString } from './connection.js';
@@ -477,7 +476,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         case 10: // '\n'
           if (decode && mayJoinAt(text, i)) lineBreaks.push(i);
           if (decode && mayBreakAddressAt(text, i)) addressBreaks.push(i);
-          if (decode && mayJoinIndentedAt(text, i)) indentBreaks.push(i);
+          if (decode && (codes[i + 1] === 32 || codes[i + 1] === 9) && mayJoinIndentedAt(text, i)) indentBreaks.push(i);
           break;
         case 91: // '['
         case 123: // '{'
@@ -549,10 +548,9 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   if (lineBreaks.length > 0) detectBrokenLines(state, lineBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Session 15 (wave14/evade2): IP, MAC and wallet addresses broken by a line break (broken-addresses.ts).
   if (addressBreaks.length > 0) detectBrokenAddresses(state, addressBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
-  // Session 16 (wave15/evade): other values broken by a line break and the next line's indentation (broken-indent.ts).
-  if (indentBreaks.length > 0) detectBrokenIndent(state, indentBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
-  // Session 16 (wave15/evade): connection strings with an escaped scheme (`postgres=3A//…`, `%3A%2F%2F`; escaped-scheme.ts).
-  if (decode) detectEscapedSchemes(state, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+  // Session 16 (wave15/evade): values broken by a line break and the next line's indentation (broken-indent.ts), and
+  // connection strings with an escaped scheme (escaped-scheme.ts); one call (scanBuiltin's size is near V8's inlining limits).
+  if (decode) detectIndentedAndEscaped(state, indentBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Values and sentences written backwards, read by this scan one level deep (reversed-words.ts).
   if (reversedWords.length > 0) detectReversedReadings(state, reversedWords, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Base64-encoded values, read by this scan one level deep (encoded.ts).
