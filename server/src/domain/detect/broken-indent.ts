@@ -7,11 +7,13 @@
 // over one; broken-addresses.ts reads IP, MAC and wallet addresses over a break with indentation.
 // Here, every other type over a break followed by indentation (one to eight blanks or tabs):
 //
-// - trigger (the scan's `\n` case, one look each side): the line ends with a value character (a
-//   letter, a digit or one of `- . _ + @ / : =`; or one blank after a digit) and the next line,
-//   past its indentation, starts with one; a digit or `@` stands within four characters of the
-//   break on either side, or the run the line ends with is 16 value characters or more (a key's or
-//   a token's first half). Prose and most code lines never qualify;
+// - trigger (the scan's `\n` case: an inline blank-or-tab test, then one look each side): the line
+//   ends with a value character (a letter, a digit or one of `- . _ + @ / : =`; or one blank after
+//   a digit or `)`) and the next line, past its indentation, starts with one; a digit or `@` stands
+//   within four characters of the break on either side, or the run the line ends with is 16 value
+//   characters or more (a key's or a token's first half). Prose and most code lines never qualify.
+//   A connection string broken inside its user info, indented or not, is found from each `://`
+//   instead (userInfoBreaks: a call at every line break cost ~4 % of a dev-corpus scan);
 // - the text is read with the break and the indentation taken out (exact offsets: the span is the
 //   text as written, both lines) by the same built-in scan one level deep, and a value spanning
 //   the break is kept only on what proves it: a card on its Luhn sum, an IBAN on its mod-97 check,
