@@ -14,6 +14,8 @@ import type { Detection } from '../types.js';
 import { detectAlnumIds } from './alnum-ids.js';
 import { detectBrokenAddresses, mayBreakAddressAt } from './broken-addresses.js';
 import { detectBrokenLines, mayJoinAt } from './broken-lines.js';
+import { detectIndentedAndEscaped, mayJoinIndentedAt } from './broken-indent.js';
+import { detectLookalikeIds, lookalikeIdMayStart } from './lookalike-ids.js';
 import { detectCliSecrets, optionMayStart } from './cli-secret.js';
 import { detectConnectionString } from './connection.js';
 import { codeAt, F_DIGIT, F_HEX, F_LOWER, F_UPPER, F_WORD, FLAGS, isAlnumCode, isAsciiLetter, isCjkCode, isDigit, isNonAsciiLetter, isUpper, isWordCode } from './chars.js';
@@ -214,6 +216,7 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   if ((c === 83 || c === 66) && isDigit(text.charCodeAt(start + 1))) markSBWord(state, text, start, end);
   if (lookalikeDigit(c) !== 0 && isDigit(text.charCodeAt(start + 1))) state.lookalikeSeeds.push(start);
   else if (end - start >= 12 && isUpper(c) && isDigit(text.charCodeAt(start + 2)) && holdsLookalikeLetter(text, start + 2, end)) state.lookalikeSeeds.push(start);
+  else if (isUpper(c) && lookalikeIdMayStart(text, start, end)) state.lookalikeSeeds.push(start); // Session 16: `ABl23456C` (lookalike-ids.ts).
   // Most words end in a letter: the glued-label check only for a word ending in a digit.
   const lastCode = text.charCodeAt(end - 1);
   if (lastCode >= 48 && lastCode <= 57) {
@@ -346,6 +349,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   const lineBreaks: number[] = [];
   /** Line breaks that may break an IP, MAC or wallet address (broken-addresses.ts; session 15, wave14/evade2). */
   const addressBreaks: number[] = [];
+  /** Line breaks the next line's indentation follows that may break a value (broken-indent.ts; session 16, wave15/evade). */
+  const indentBreaks: number[] = [];
   let sawCjk = false;
   /** Where the spelled-e-mail regex may match (email-spelled.ts: at-words, "@" and brackets the loop saw), ascending. */
   const atMarks: number[] = [];
@@ -471,6 +476,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         case 10: // '\n'
           if (decode && mayJoinAt(text, i)) lineBreaks.push(i);
           if (decode && mayBreakAddressAt(text, i)) addressBreaks.push(i);
+          if (decode && (codes[i + 1] === 32 || codes[i + 1] === 9) && mayJoinIndentedAt(text, i)) indentBreaks.push(i);
           break;
         case 91: // '['
         case 123: // '{'
@@ -527,6 +533,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
     detectLookalikeDigits(state, state.lookalikeSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
     // Session 14 (wave13/evade): more letters than digits, and other numbers, on the value's word (lookalike-worded.ts).
     detectLookalikeWorded(state, state.lookalikeSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+    // Session 16 (wave15/evade): national ids with letters of their own (`ABl23456C`, `l2345678Z`; lookalike-ids.ts).
+    detectLookalikeIds(state, state.lookalikeSeeds, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   }
   // Session 15 (wave14/evade): IP and MAC addresses with look-alike letters in their hex groups (lookalike-hex.ts).
   if (decode) addLookalikeHex(text, state.out, (reading) => scanBuiltin(reading, language, defaultRegion, false));
@@ -540,6 +548,9 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   if (lineBreaks.length > 0) detectBrokenLines(state, lineBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Session 15 (wave14/evade2): IP, MAC and wallet addresses broken by a line break (broken-addresses.ts).
   if (addressBreaks.length > 0) detectBrokenAddresses(state, addressBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+  // Session 16 (wave15/evade): values broken by a line break and the next line's indentation (broken-indent.ts), and
+  // connection strings with an escaped scheme (escaped-scheme.ts); one call (scanBuiltin's size is near V8's inlining limits).
+  if (decode) detectIndentedAndEscaped(state, indentBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Values and sentences written backwards, read by this scan one level deep (reversed-words.ts).
   if (reversedWords.length > 0) detectReversedReadings(state, reversedWords, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Base64-encoded values, read by this scan one level deep (encoded.ts).
