@@ -6,12 +6,11 @@
 // gives back the text as written; revoking the plain value makes every spelling restore
 // `[DELETED]` while another value of the same session still restores; and no value, in any
 // spelling, reaches the server's logs. A connection string whose scheme's `://` is escaped
-// (server/src/domain/detect/escaped-scheme.ts) is read the same way. An e-mail address and a
-// connection string broken over a line, a percent-encoded connection string, and national ids with
-// look-alike letters for digits (server/src/domain/detect/lookalike-ids.ts) are tokenized whole too
-// (their erasure form keeps the blanks, the escapes or the letters: docs/detection.md, session 16).
-import { expect, it } from 'vitest';
-import { describeSpellings, transformEveryMode, type SpellingCase } from './support/spellings.js';
+// (server/src/domain/detect/escaped-scheme.ts) is read the same way, and so are an e-mail address
+// and a connection string broken over a line and national ids with look-alike letters for digits
+// (server/src/domain/detect/lookalike-ids.ts): their erasure forms are the plain value's
+// (server/src/domain/token/normalize.ts, server/src/domain/text/qp-connection.ts; the lead, session 16).
+import { describeSpellings, type SpellingCase } from './support/spellings.js';
 
 const SECRET = '6a'.repeat(32);
 /** A value that is never revoked: it must still restore next to the erased one. */
@@ -93,6 +92,45 @@ const CASES: readonly SpellingCase[] = [
     spellings: ['postgres=3A//admin:s3cretPw16@db.example.com:5432/app'],
     fragments: ['s3cretPw16', 'db.example', '5432/app'],
   },
+  // Session 16 (lead): spellings this round's readers find whose erasure needed normalization
+  // (token/normalize.ts, text/qp-connection.ts): revoking the plain value erases them too.
+  {
+    name: 'e-mail address broken by a line break and indentation',
+    type: 'email',
+    label: 'email me at',
+    plain: 'jane.doe16@corp.example',
+    spellings: ['jane.d\n    oe16@corp.example'],
+    fragments: ['jane.d', 'oe16@corp'],
+  },
+  {
+    name: 'connection string broken over a line, and with an escaped scheme',
+    type: 'connection_string',
+    label: 'db',
+    plain: 'postgres://admin:S3cretPw16@db.corp.example:5432/app',
+    spellings: [
+      'postgres://admin:S3cretPw\n    16@db.corp.example:5432/app',
+      'postgres://admin:S3cretPw\r\n16@db.corp.example:5432/app',
+      'postgres%3A%2F%2Fadmin%3AS3cretPw16%40db%2Ecorp%2Eexample%3A5432%2Fapp',
+      'postgres=3A%2F=2Fadmin%3AS3cretPw16=40db%2Ecorp=2Eexample%3A5432=2Fapp',
+    ],
+    fragments: ['S3cretPw', '16@db', 'db.corp', '5432%2Fapp', 'corp%2Eexample', 'postgres=3A', '5432=2Fapp'],
+  },
+  {
+    name: 'UK NINO with a look-alike digit',
+    type: 'uk_nino',
+    label: 'my NI number is',
+    plain: 'AB123456C',
+    spellings: ['ABl23456C'],
+    fragments: ['ABl23456C', '23456C'],
+  },
+  {
+    name: 'Spanish DNI with a look-alike digit',
+    type: 'es_dni',
+    label: 'DNI',
+    plain: '71234567W',
+    spellings: ['7l234567W'],
+    fragments: ['7l234567W', '234567W'],
+  },
 ];
 
 describeSpellings('session-16 spellings against the real server', {
@@ -100,20 +138,6 @@ describeSpellings('session-16 spellings against the real server', {
   witness: WITNESS,
   cases: CASES,
   restoresAsWritten: true,
-  more: (server) => {
-    it.each([
-      ['email', 'email me at', 'jane.d\n    oe16@corp.example', ['jane.d', 'oe16@corp']],
-      ['connection_string', 'db', 'postgres://admin:S3cretPw\n    16@db.corp.example:5432/app', ['S3cretPw', '16@db', 'db.corp']],
-      ['connection_string', 'db', 'postgres://admin:S3cretPw\r\n16@db.corp.example:5432/app', ['S3cretPw', '16@db', 'db.corp']],
-      ['connection_string', 'db', 'postgres%3A%2F%2Fadmin%3AS3cretPw16%40db%2Ecorp%2Eexample%3A5432%2Fapp', ['S3cretPw16', '5432%2Fapp', 'corp%2Eexample']],
-      ['connection_string', 'db', 'postgres=3A%2F=2Fadmin%3AS3cretPw16=40db%2Ecorp=2Eexample%3A5432=2Fapp', ['S3cretPw16', '5432=2Fapp', 'postgres=3A']],
-      ['uk_nino', 'my NI number is', 'ABl23456C', ['ABl23456C', '23456C']],
-      ['es_dni', 'DNI', 'l2345678Z', ['l2345678Z', '2345678Z']],
-    ] as const)('%s %j: tokenized whole as text, JSON and chat', async (type, label, spelling, fragments) => {
-      const { text } = await transformEveryMode(server(), type, `${label} ${spelling} ; contact ${WITNESS}`, spelling, fragments);
-      expect(text.safe).not.toContain(spelling);
-    });
-  },
   untouched: {
     name: 'leaves indented lines with no value word, and joined runs failing the checksum, as they are',
     input:

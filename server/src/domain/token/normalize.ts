@@ -45,7 +45,7 @@ import { unspellDigits } from '../detect/spelled-digits.js';
 import { DEFAULT_PHONE_REGION } from '../detect/phone.js';
 import { isKnownRegion } from '../detect/phone-metadata.js';
 import { foldCharacters, foldText } from '../text/fold.js';
-import { readLookalikeDigits } from '../text/lookalike.js';
+import { lookalikeDigit, readLookalikeDigits } from '../text/lookalike.js';
 import { readSBDigits } from '../text/lookalike-sb.js';
 import { decodeQpConnection } from '../text/qp-connection.js';
 import { stripMarkupValue } from '../text/markup-strip.js';
@@ -82,6 +82,33 @@ const SPELLED = /\p{L}{2}/u;
 const LOOKALIKE_NUMBERS: ReadonlySet<string> = new Set(['phone', 'iban', 'date', 'ip_address', 'us_passport', 'uk_passport']);
 /** Types besides DIGIT_TYPES and COMPACT_TYPES whose `=2D`, `=2E`, `=3A`, `=2B` are the punctuation (not URLs, addresses, secrets but keys). */
 const QP_DECODED_TYPES: ReadonlySet<string> = new Set(['phone', 'ip_address', 'mac_address', 'date', 'api_key', 'jwt', 'crypto_wallet']);
+/** A line break and the blanks that indent the next line. */
+const LINE_BREAK_INDENT = /\r?\n[ \t]*/g;
+
+/**
+ * Ids with letters of their own whose digits may be written as look-alike letters (detect/lookalike-ids.ts,
+ * session 16): the places of the id's own letters before and after its digits. A valid id has digits
+ * there, so the reading changes only a look-alike spelling, which then shares the plain id's token and erasure.
+ */
+const ID_DIGIT_PLACES: Readonly<Record<string, readonly [head: number, tail: number]>> = {
+  uk_nino: [2, 1],
+  es_dni: [0, 1],
+  es_nie: [1, 1],
+};
+
+/** `compact` (letters and digits only) with look-alikes read as digits between an id's own letters. */
+function readIdLookalikes(type: string, compact: string): string {
+  const places = ID_DIGIT_PLACES[type];
+  if (places === undefined || compact.length !== 9 || !LOOKALIKE.test(compact)) return compact;
+  const [head, tail] = places;
+  let out = compact.slice(0, head);
+  for (let k = head; k < compact.length - tail; k++) {
+    const digit = lookalikeDigit(compact.charCodeAt(k));
+    out += digit === 0 ? compact.charAt(k) : String.fromCharCode(digit);
+  }
+  return out + compact.slice(compact.length - tail);
+}
+
 /** A look-alike letter (text/lookalike.ts reads it as a digit only in a chain with digits). */
 const LOOKALIKE = /[OoIl]/;
 
@@ -105,7 +132,9 @@ function normalizeFolded(type: string, written: string, region: string, fold: (t
   // concatenated literals (text/markup.ts, read through by the fold) is the same key.
   if (type === 'api_key' || type === 'jwt') return decodeQpPunctValue(fold(value)).normalize('NFC').replace(/\s+/gu, '');
   // A connection string with quoted-printable escapes after its scheme (text/qp-connection.ts; session 15, wave14/evade2).
-  if (type === 'connection_string') return decodeQpConnection(value.normalize('NFC').trim());
+  // One broken over a line, with or without indentation (detect/broken-indent.ts, session 16): no
+  // connection string holds a line break, so the break and the blanks after it are print form.
+  if (type === 'connection_string') return decodeQpConnection(value.normalize('NFC').trim().replace(LINE_BREAK_INDENT, ''));
   if (SECRET_TYPES.has(type)) return value.normalize('NFC').trim();
   // A value sent base64- or hex-encoded is the value it encodes (detect/encoded.ts), when the
   // decoded text is exactly one value of this type, as detection decided: a plain value whose
@@ -127,12 +156,13 @@ function normalizeFolded(type: string, written: string, region: string, fold: (t
   if (type === 'credit_card' || type === 'phone') base = unreverseValue(type, base);
   let normalized: string;
   if (DIGIT_TYPES.has(type)) normalized = base.replace(/[^0-9]/g, '');
-  else if (COMPACT_TYPES.has(type)) normalized = base.toUpperCase().replace(/[^0-9A-Z]/g, '');
+  else if (COMPACT_TYPES.has(type)) normalized = readIdLookalikes(type, base.replace(/[^0-9A-Za-z]/g, '')).toUpperCase();
   else {
     switch (type) {
       case 'email':
         // No address holds a line break: one broken in its domain (detect/email.ts) is the address.
-        return canonicalEmail(base.replace(/\r?\n/g, ''));
+        // One broken with indentation after the break (detect/broken-indent.ts, session 16) likewise.
+        return canonicalEmail(base.replace(LINE_BREAK_INDENT, ''));
       case 'phone':
         normalized = canonicalPhone(base, region);
         break;
