@@ -21,7 +21,7 @@
 // The value is reported over both lines, the break included; normalization drops blanks from these
 // types (token/normalize.ts), so it is one token and one erasure with the value written on one line.
 import type { Detection } from '../types.js';
-import { firstLineIsValue, joinFound } from './broken-lines.js';
+import { firstLineIsValue, joinBrokenValues, type BreakLimits } from './broken-lines.js';
 import { contextWords, hasWordBefore } from './context.js';
 import type { ReadingScanner } from './reversed.js';
 import type { ScanState } from './state.js';
@@ -124,30 +124,13 @@ function keep(state: ScanState, detection: Detection, start: number, lineEnd: nu
 /** Emit the IP, MAC and wallet addresses the text reads with each of `breaks` (`\n` positions) taken out. */
 export function detectBrokenAddresses(state: ScanState, breaks: readonly number[], scan: ReadingScanner): void {
   const text = state.text;
-  const n = text.length;
-  const found: Detection[] = [];
-  for (let k = 0; k < breaks.length && k < MAX_BREAKS; k++) {
-    const at = breaks[k]!;
-    const lineEnd = text.charCodeAt(at - 1) === 13 ? at - 1 : at;
+  const nextStart = (at: number, lineEnd: number): number => {
     const next = nextLineStart(text, at);
-    if (next < 0) continue;
+    if (next < 0) return -1;
     const run = runKind(text, lineEnd, next);
-    if (run.kind === 0 || (run.kind === 1 && !addressMayJoin(state, run.start, lineEnd))) continue;
-    const from = Math.max(0, lineEnd - BEFORE);
-    let to = next;
-    while (to < n && to - next < AFTER && text.charCodeAt(to) !== 10 && text.charCodeAt(to) !== 13) to++;
-    const breakAt = lineEnd - from;
-    const shift = next - lineEnd;
-    const reading = `${text.slice(from, lineEnd)}${text.slice(next, to)} `;
-    for (const detection of scan(reading)) {
-      if (detection.confidence < 0.5 || detection.start >= breakAt || detection.end <= breakAt) continue;
-      const start = from + detection.start;
-      if (!keep(state, detection, start, lineEnd)) continue;
-      const end = from + detection.end + shift;
-      found.push({ type: detection.type, start, end, value: text.slice(start, end), confidence: Math.min(detection.confidence, 0.9), detector: 'builtin_regex' });
-      break;
-    }
-  }
-  // What the scan found of either half gives way to the joined address.
-  joinFound(state, found);
+    return run.kind === 0 || (run.kind === 1 && !addressMayJoin(state, run.start, lineEnd)) ? -1 : next;
+  };
+  joinBrokenValues(state, breaks, scan, ADDRESS_LIMITS, nextStart, ({ detection, start, lineEnd }) => keep(state, detection, start, lineEnd));
 }
+
+const ADDRESS_LIMITS: BreakLimits = { before: BEFORE, after: AFTER, maxBreaks: MAX_BREAKS, cap: 0.9 };

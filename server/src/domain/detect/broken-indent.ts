@@ -29,7 +29,7 @@
 // The value is reported over both lines; normalization drops the blanks of numbers, keys and
 // tokens (token/normalize.ts), so those are one token and one erasure with the value on one line.
 import type { Detection } from '../types.js';
-import { firstLineIsValue, joinFound } from './broken-lines.js';
+import { firstLineIsValue, joinBrokenValues, type BreakLimits } from './broken-lines.js';
 import { luhnValid, ibanChecksumValidIn } from './checksums.js';
 import { contextWords, hasWordBefore } from './context.js';
 import { detectEscapedSchemes } from './escaped-scheme.js';
@@ -167,34 +167,13 @@ function keep(state: ScanState, detection: Detection, reading: string, breakAt: 
 
 /** Emit the values the text reads with each of `breaks` (`\n` positions, the next line indented) and the indentation taken out. */
 export function detectBrokenIndent(state: ScanState, breaks: readonly number[], scan: ReadingScanner): void {
-  const text = state.text;
-  const n = text.length;
-  const found: Detection[] = [];
-  for (let k = 0; k < breaks.length && k < MAX_BREAKS; k++) {
-    const at = breaks[k]!;
-    const lineEnd = text.charCodeAt(at - 1) === 13 ? at - 1 : at;
-    const next = nextLineStart(text, at);
-    if (next < 0) continue;
+  joinBrokenValues(state, breaks, scan, INDENT_LIMITS, (at) => nextLineStart(state.text, at), ({ detection, start, at, lineEnd, next, reading, breakAt }) =>
     // With no indentation, the detectors join a value over the break themselves: a connection string only.
-    const indented = next > at + 1;
-    const from = Math.max(0, lineEnd - BEFORE);
-    let to = next;
-    while (to < n && to - next < AFTER && text.charCodeAt(to) !== 10 && text.charCodeAt(to) !== 13) to++;
-    const breakAt = lineEnd - from;
-    const shift = next - lineEnd;
-    const reading = `${text.slice(from, lineEnd)}${text.slice(next, to)} `;
-    for (const detection of scan(reading)) {
-      if (detection.confidence < 0.5 || detection.start >= breakAt || detection.end <= breakAt) continue;
-      if (!indented && detection.type !== 'connection_string') continue;
-      const start = from + detection.start;
-      if (!keep(state, detection, reading, breakAt, start, lineEnd)) continue;
-      const end = from + detection.end + shift;
-      found.push({ type: detection.type, start, end, value: text.slice(start, end), confidence: Math.min(detection.confidence, 0.9), detector: 'builtin_regex' });
-      break;
-    }
-  }
-  joinFound(state, found);
+    (next > at + 1 || detection.type === 'connection_string') && keep(state, detection, reading, breakAt, start, lineEnd),
+  );
 }
+
+const INDENT_LIMITS: BreakLimits = { before: BEFORE, after: AFTER, maxBreaks: MAX_BREAKS, cap: 0.9 };
 
 /**
  * The scan's one call for this file's breaks and escaped-scheme.ts (session 16): one call site in

@@ -63,26 +63,76 @@ function contextFor(type: string): readonly ContextWords[] | undefined {
 /** Emit the SSNs, phones and national ids the text reads with each of `breaks` (`\n` positions) taken out. */
 export function detectBrokenLines(state: ScanState, breaks: readonly number[], scan: ReadingScanner): void {
   const text = state.text;
+  joinBrokenValues(state, breaks, scan, LINE_LIMITS, (at) => at + 1, ({ detection, start, lineEnd }) => {
+    const words = contextFor(detection.type);
+    if (words === undefined) return false;
+    if (!words.some((context) => hasWordBefore(text, start, CONTEXT_DISTANCE, context))) return false;
+    return !firstLineIsValue(state, detection.type, start, lineEnd);
+  });
+}
+
+const LINE_LIMITS: BreakLimits = { before: BEFORE, after: AFTER, maxBreaks: MAX_BREAKS, cap: 0.85 };
+
+/** How far a joined reading reaches, how many breaks one scan reads, and the joined value's highest confidence. */
+export interface BreakLimits {
+  readonly before: number;
+  readonly after: number;
+  readonly maxBreaks: number;
+  readonly cap: number;
+}
+
+/** A value found in a joined reading: where it starts in the text, and the break it spans. */
+export interface BrokenValue {
+  readonly detection: Detection;
+  /** Where it starts in the text. */
+  readonly start: number;
+  /** The `\n` of the break. */
+  readonly at: number;
+  /** Where the first line's text ends (before a `\r`). */
+  readonly lineEnd: number;
+  /** Where the next line's text starts (past its indentation). */
+  readonly next: number;
+  readonly reading: string;
+  /** The break's offset in the reading. */
+  readonly breakAt: number;
+}
+
+/**
+ * The loop the readers of broken values share (this file, broken-addresses.ts, broken-indent.ts):
+ * for each of `breaks` (at most `limits.maxBreaks`), the text from `limits.before` units before the
+ * line's end, then from `nextStart` (-1: not this break) to the next line's end (at most
+ * `limits.after` units), is scanned one level deep; the first value that spans the break and that
+ * `keep` accepts is reported over both lines (its confidence capped at `limits.cap`), and what the
+ * scan found of either half gives way to it (joinFound).
+ */
+export function joinBrokenValues(
+  state: ScanState,
+  breaks: readonly number[],
+  scan: ReadingScanner,
+  limits: BreakLimits,
+  nextStart: (at: number, lineEnd: number) => number,
+  keep: (value: BrokenValue) => boolean,
+): void {
+  const text = state.text;
   const n = text.length;
   const found: Detection[] = [];
-  for (let k = 0; k < breaks.length && k < MAX_BREAKS; k++) {
+  for (let k = 0; k < breaks.length && k < limits.maxBreaks; k++) {
     const at = breaks[k]!;
     const lineEnd = text.charCodeAt(at - 1) === 13 ? at - 1 : at;
-    const from = Math.max(0, lineEnd - BEFORE);
-    let to = at + 1;
-    while (to < n && to - at <= AFTER && text.charCodeAt(to) !== 10 && text.charCodeAt(to) !== 13) to++;
+    const next = nextStart(at, lineEnd);
+    if (next < 0) continue;
+    const from = Math.max(0, lineEnd - limits.before);
+    let to = next;
+    while (to < n && to - next < limits.after && text.charCodeAt(to) !== 10 && text.charCodeAt(to) !== 13) to++;
     const breakAt = lineEnd - from;
-    const shift = at + 1 - lineEnd;
-    const reading = `${text.slice(from, lineEnd)}${text.slice(at + 1, to)} `;
+    const shift = next - lineEnd;
+    const reading = `${text.slice(from, lineEnd)}${text.slice(next, to)} `;
     for (const detection of scan(reading)) {
       if (detection.confidence < 0.5 || detection.start >= breakAt || detection.end <= breakAt) continue;
-      const words = contextFor(detection.type);
-      if (words === undefined) continue;
       const start = from + detection.start;
+      if (!keep({ detection, start, at, lineEnd, next, reading, breakAt })) continue;
       const end = from + detection.end + shift;
-      if (!words.some((context) => hasWordBefore(text, start, CONTEXT_DISTANCE, context))) continue;
-      if (firstLineIsValue(state, detection.type, start, lineEnd)) continue;
-      found.push({ type: detection.type, start, end, value: text.slice(start, end), confidence: Math.min(detection.confidence, 0.85), detector: 'builtin_regex' });
+      found.push({ type: detection.type, start, end, value: text.slice(start, end), confidence: Math.min(detection.confidence, limits.cap), detector: 'builtin_regex' });
       break;
     }
   }
