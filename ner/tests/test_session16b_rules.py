@@ -107,3 +107,17 @@ def test_institution_opened_by_capitalized_words(vocabulary: None, text: str, va
 )
 def test_institution_not_extended(vocabulary: None, text: str, value: str) -> None:
     assert value in _orgs(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("The headquarters moved to Research and Development.", "Research and Development"),
+        ("Send the samples to our lab in Gold Membership, please.", "Gold Membership"),
+        ("Our team in Human Resources will handle the audit.", "Human Resources"),
+    ],
+)
+def test_department_piece_is_no_town(vocabulary: None, text: str, value: str) -> None:
+    """The model's firm dropped, its first word is no town after the preposition either."""
+    for model in ([], [(value, "ORG")]):
+        assert not any(v.startswith(value.split(maxsplit=1)[0]) for v, _ in recognized(text, model))

@@ -204,6 +204,8 @@ def _places(text: str) -> list[RawEntity]:
         for match in pattern.finditer(text):
             value = match.group("place")
             words = value.split()
+            if pattern is _PREPOSITION and _department_after(text, match.start("place")):
+                continue  # "moved to Research and Development": no town "Research" (wave15/ner2)
             # After a preposition, the longest prefix that is a known place ("in Lyon Monday" ->
             # "Lyon"); a line must be a place as a whole ("Human Resources" is not "Human").
             for size in range(len(words), 0 if pattern is _PREPOSITION else len(words) - 1, -1):
@@ -1352,6 +1354,16 @@ def _department_or_offering(value: str) -> bool:
         if key in g.ORG_HEADS and key not in _DEPARTMENT_WORDS:
             return False  # "Bank", "Group", "Airlines": a firm's head noun
     return True
+
+
+# The capitalized words at a place's start, joined by "and", "of" or "&" ("Research and
+# Development", "Gold Membership"): a department or an offering there is no town after a preposition.
+_CAPITALIZED_RUN = re.compile(rf"[{_UP}][^\W\d_]*(?:[ \t]+(?:(?:and|of|&)[ \t]+)?[{_UP}][^\W\d_]*){{0,3}}")
+
+
+def _department_after(text: str, start: int) -> bool:
+    run = _CAPITALIZED_RUN.match(text, start)
+    return run is not None and _department_or_offering(run.group())
 
 
 def _job_title_from(text: str, start: int, end: int) -> bool:
