@@ -115,6 +115,42 @@ def _extend_left(text: str, start: int) -> int:
     return start
 
 
+# Session 16 (wave15/ner2): an institution's name opened by capitalized words before its head
+# ("Royal Bank of Scotland", "Commonwealth Bank of Australia", "State University of New York"),
+# which the institution pattern cut to "Bank of Scotland", and a group word or legal form after it
+# ("... Scotland Group plc"). Up to two words on the same line, each capitalized, no label, stop
+# or function word ("The", "Dear", "At"); never the first word of a sentence or line ("Contact Bank
+# of America": an instruction or a verb opens sentences as often as a name does).
+_LEFT_WORD = re.compile(rf"(?<![\w@.&'\-])(?P<word>{_WORD})[ \t]+$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n\"(\[]\s*)$")
+_INSTITUTION_TAIL = re.compile(
+    r"(?:[ \t]+(?:Group|Holdings|plc|PLC|Plc|Ltd|Limited|AG|SA|NV|Inc|Corp)\b\.?){1,2}"
+)
+
+
+def _institution_left(text: str, start: int) -> int:
+    """The start of an institution's name with the capitalized words before its head (see above)."""
+    for _ in range(2):
+        match = _LEFT_WORD.search(text, max(0, start - 40), start)
+        if match is None:
+            break
+        word = match.group("word")
+        key = g.fold(word)
+        if key in g.CLOSED_CLASS or key in g.function_words() or not word[:1].isupper():
+            break
+        if _SENTENCE_START.search(text, max(0, match.start() - 4), match.start()) is not None:
+            break
+        start = match.start("word")
+    return start
+
+
+def _institution(text: str, start: int, end: int) -> tuple[int, int]:
+    """An institution's name with the capitalized words before its head and a group word or legal
+    form after it ("Group plc")."""
+    tail = _INSTITUTION_TAIL.match(text, end)
+    return _institution_left(text, start), end if tail is None else tail.end()
+
+
 def _surname_parts(value: str) -> list[str]:
     return [w for w in re.split(r"[\s,\-&]+", value) if w and w[0].isupper()]
 
@@ -168,7 +204,11 @@ def find(text: str) -> Iterator[tuple[int, int]]:
                 if pattern is not _INSTITUTION:
                     tail = _SHARE_TAIL.match(text, end)
                     end = tail.end() if tail is not None else end
-                yield (start if pattern is _INSTITUTION else _extend_left(text, start)), end
+                yield (
+                    _institution(text, start, end)
+                    if pattern is _INSTITUTION
+                    else (_extend_left(text, start), end)
+                )
     # Tried at every word: the leftmost match may start too early ("Analyst, Heller, Daugherty and
     # Cummings" is not a firm, "Heller, Daugherty and Cummings" is).
     # Only words with a conjunction ahead of them in the same run of name characters are tried:

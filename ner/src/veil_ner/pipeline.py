@@ -205,6 +205,8 @@ def _places(text: str) -> list[RawEntity]:
         for match in pattern.finditer(text):
             value = match.group("place")
             words = value.split()
+            if pattern is _PREPOSITION and _department_after(text, match.start("place")):
+                continue  # "moved to Research and Development": no town "Research" (wave15/ner2)
             # After a preposition, the longest prefix that is a known place ("in Lyon Monday" ->
             # "Lyon"); a line must be a place as a whole ("Human Resources" is not "Human").
             for size in range(len(words), 0 if pattern is _PREPOSITION else len(words) - 1, -1):
@@ -1275,6 +1277,8 @@ def _filtered(text: str, span: RawEntity) -> RawEntity | None:  # noqa: PLR0912 
         if refined is None:
             return None
     value = text[refined[0] : refined[1]]
+    if label == "ORG" and _department_or_offering(value):
+        return None  # "Data Engineering", "Premium Plan", "Head of Sales": no firm (wave15/ner2)
     if label == PLACE_LABEL:
         pass
     elif kind == "person" and _known_place_not_name(value):
@@ -1335,6 +1339,52 @@ _INNER_AS = re.compile(r"[ \t]+as[ \t]+(?=[{_UP}])".replace("{_UP}", _UP))
 _LOWER_LEGAL = re.compile(
     r"(?:[ \t]+(?:co\.|co\b|ltd\.|ltd\b|inc\.|inc\b|plc\b|llc\b|corp\.|corp\b|gmbh\b|limited\b)){1,3}"
 )
+
+
+# Session 16 (wave15/ner2): departments, plans, products and documents the model calls firms
+# ("Data Engineering", "Customer Success", "Premium Plan", "Gold Membership", "Starter Kit", "Annual
+# Report", "Black Friday", "Product Owner"): a span of everyday words (the vectors know each) whose
+# last word names a company's function, an offering, a document or a role, a closed class written
+# here. A firm's name has a word no vector knows ("Bajaj Finance"), a legal form or an organization
+# head noun outside this class ("Bank", "Group", "Airlines", "University": kept), or ends in
+# none of these words ("General Electric", "United Airlines", "American Express").
+_DEPARTMENT_WORDS = frozenset(
+    [
+        *("accounting", "assurance", "compliance", "development", "engineering", "finance", "marketing"),
+        *("payroll", "procurement", "purchasing", "recruiting", "recruitment", "sales", "success", "support"),
+        *("desk", "payable", "receivable", "plan", "plans", "membership", "subscription", "tier", "kit"),
+        *("bundle", "edition", "trial", "upgrade", "report", "notes", "policy", "minutes", "meeting"),
+        *("handbook", "sale", "owner", "lead", "monday", "tuesday", "wednesday", "thursday", "friday"),
+        *("saturday", "sunday", "resources"),
+    ]
+)
+_DEPARTMENT_JOINERS = frozenset(["and", "of", "&"])
+
+
+def _department_or_offering(value: str) -> bool:
+    """Whether a model firm `value` is a department, plan, product, document or role (see above)."""
+    words = [w for w in value.split() if w.lower() not in _DEPARTMENT_JOINERS]
+    if not words or not 1 <= len(words) <= 4 or g.fold(words[-1]) not in _DEPARTMENT_WORDS:
+        return False
+    if g.fold(words[-1]) == "resources" and (len(words) != 2 or g.fold(words[0]) != "human"):
+        return False
+    for word in words:
+        key = g.fold(word)
+        if not word[:1].isupper() or not g.WORD.fullmatch(word) or not g.common_word(word):
+            return False
+        if key in g.ORG_HEADS and key not in _DEPARTMENT_WORDS:
+            return False  # "Bank", "Group", "Airlines": a firm's head noun
+    return True
+
+
+# The capitalized words at a place's start, joined by "and", "of" or "&" ("Research and
+# Development", "Gold Membership"): a department or an offering there is no town after a preposition.
+_CAPITALIZED_RUN = re.compile(rf"[{_UP}][^\W\d_]*(?:[ \t]+(?:(?:and|of|&)[ \t]+)?[{_UP}][^\W\d_]*){{0,3}}")
+
+
+def _department_after(text: str, start: int) -> bool:
+    run = _CAPITALIZED_RUN.match(text, start)
+    return run is not None and _department_or_offering(run.group())
 
 
 def _job_title_from(text: str, start: int, end: int) -> bool:
