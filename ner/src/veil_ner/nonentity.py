@@ -34,9 +34,10 @@ with evidence that is data, not guesswork (gazetteer.py):
    "customer of", "bei", "chez", "Tim Cook of", or after "Title," / "Title |" at the end of a
    signature line), when it ends in an organization head noun ("Pinecrest Financial", "Simple
    Solutions"), or when it has several words one of which is a known surname, first name or place
-   ("Goldman Sachs", "Formula Gray") and no technical term. Product names, acronyms and
-   capitalized common words ("Fastify", "SDK", "Node.js How") have none of these. Legal forms are
-   found by orgs.py.
+   ("Goldman Sachs", "Formula Gray") and no technical term, or when its words are the name of a
+   listed company (`data/firms.txt`, session 16: "American Express", "General Mills"). Product
+   names, acronyms and capitalized common words ("Fastify", "SDK", "Node.js How") have none of
+   these. Legal forms are found by orgs.py.
 """
 
 from __future__ import annotations
@@ -282,6 +283,8 @@ def _organization_evidence(text: str, start: int, end: int, words: list[str]) ->
     head noun at its end, or a context that names an employer or a client."""
     if all(word.isupper() for word in words):
         return False  # acronyms and shouted text: "SDK", "at EOF", "IMPLIED WARRANTIES"
+    if len(words) > 1 and g.fold(" ".join(words)) in g.words("firms"):
+        return True  # a listed company of everyday words: "American Express", "General Mills"
     if _ORG_CONTEXT.search(text, max(0, start - 30), start) or _NAMED_OF.search(
         text, max(0, start - 40), start
     ):

@@ -488,7 +488,86 @@ def recognize(text: str, model_spans: Sequence[RawEntity], parts: TextParts | No
     _add_paired_places(text, kept)
     _add_lone_region_codes(text, kept)
     spans = _merge_address_runs(text, _with_qualifier(text, _with_town_tail(text, kept.spans())))
-    return _firm_runs(text, _town_region_pairs(text, _signature_employers(text, spans)))
+    return _place_lists(text, _firm_runs(text, _town_region_pairs(text, _signature_employers(text, spans))))
+
+
+# Session 16 (wave15/ner3): places listed after a label, "Offices: London, Lutry and Madrid",
+# "Locations: Oslo, Bergen". The model reads such a list as people: one PERSON span over two
+# members with the comma inside ("London, Lutry"), or a town alone as a person ("Lyon"), and the
+# name rules call a town that is a surname too a person ("Bergen"). A list of capitalized members
+# (one to three words each) joined by commas and a conjunction that fills the rest of a label's
+# line is a list of places when the label names places (`_PLACE_LIST_LABELS`: "Offices",
+# "Locations", "Branches", "Cities", ...) or when a member is a known place found as a location;
+# each person or model-firm span inside it that is made of whole members is split at the commas
+# and its members become places, provided each is a known place or a word the model's vocabulary
+# does not know (not "Remote", "Online", "Teams"). A list with no such evidence is left alone
+# ("Attendees: Smith, John" stays a name), and when only a member says place, a member that opens
+# with a listed first name stays a person.
+_PLACE_LIST_LABELS = frozenset(
+    [
+        *("office", "offices", "location", "locations", "branch", "branches", "site", "sites"),
+        *("city", "cities", "town", "towns", "country", "countries", "destination", "destinations"),
+        *("stop", "stops", "venue", "venues", "region", "regions", "hub", "hubs", "campus", "campuses"),
+        *("headquarters", "warehouses", "depots", "plants", "factories", "stores", "studios"),
+    ]
+)
+_LIST_MEMBER = rf"[{_UP}][^\W\d_]*(?:[ \t\-](?:(?:{_PLACE_PARTICLES})[ \t\-])?[{_UP}][^\W\d_]*){{0,2}}"
+_PLACE_LIST = re.compile(
+    rf"(?m)(?<![\w])(?P<label>[^\W\d_]+)[ \t]*:[ \t]*"
+    rf"(?P<list>{_LIST_MEMBER}(?:(?:,[ \t]*|,?[ \t]+(?:and|und|et|y|e|en|&)[ \t]+){_LIST_MEMBER}){{1,11}})"
+    r"[ \t]*[.;]?[ \t]*(?=\r?\n|$)"
+)
+_LIST_SEPARATOR = re.compile(r",[ \t]*|,?[ \t]+(?:and|und|et|y|e|en|&)[ \t]+")
+
+
+def _list_place_word(value: str) -> bool:
+    """A member that may be a place: no closed-class word, function word or term, and a known
+    place or a word the model's vocabulary lacks."""
+    keys = [g.fold(w) for w in value.split()]
+    if any(k in g.CLOSED_CLASS or k in g.function_words() or k in g.words("tech_terms") for k in keys):
+        return False
+    key = g.fold(value)
+    known = key in g.places() or key in g.towns() or key in g.regions()
+    return known or not all(g.common_word(w) for w in value.split() if g.fold(w) not in g.PARTICLES)
+
+
+def _place_lists(text: str, spans: list[RawEntity]) -> list[RawEntity]:
+    if ":" not in text or "," not in text:
+        return spans  # the cheap test: most texts hold no labelled list
+    out = spans
+    for match in _PLACE_LIST.finditer(text):
+        start, end = match.span("list")
+        members: list[tuple[int, int]] = []
+        at = start
+        for separator in _LIST_SEPARATOR.finditer(text, start, end):
+            members.append((at, separator.start()))
+            at = separator.end()
+        members.append((at, end))
+        edges = {a for a, _ in members} | {b for _, b in members}
+        inside = [s for s in out if s.start < end and start < s.end]
+        if any(s.start not in edges or s.end not in edges for s in inside):
+            continue  # a span across the list's edges or inside a member: not a plain list
+        labelled = g.fold(match.group("label")) in _PLACE_LIST_LABELS
+        if not labelled and not any(
+            veil_type(s.label) == "location" and _list_place_word(text[s.start : s.end]) for s in inside
+        ):
+            continue
+        changed: list[RawEntity] = []
+        for span in inside:
+            kind = veil_type(span.label)
+            if kind == "location" or span.label not in ("PERSON", PERSON_LABEL, "ORG"):
+                changed.append(span)
+                continue
+            pieces = [m for m in members if span.start <= m[0] and m[1] <= span.end]
+            named = any(g.fold(text[a:b].split(maxsplit=1)[0]) in g.first_names() for a, b in pieces)
+            if not all(_list_place_word(text[a:b]) for a, b in pieces) or (not labelled and named):
+                # a member alone says place: a first name stays ("Speakers: Paris, Madison")
+                changed.append(span)
+                continue
+            changed.extend(RawEntity(a, b, PLACE_LABEL, span.confidence) for a, b in pieces)
+        kept = [s for s in out if not (s.start < end and start < s.end)]
+        out = sorted(kept + changed, key=lambda s: s.start)
+    return out
 
 
 # Session 15 (wave14/ner2): "They spent two weeks in Kruså, Møller Prairie.", "in Monte Gil,
