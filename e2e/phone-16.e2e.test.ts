@@ -13,6 +13,12 @@ const CASES: readonly { readonly text: string; readonly value: string }[] = [
   { text: 'Billing: +1(212)555-0143', value: '+1(212)555-0143' },
   { text: 'You can reach Mei Tanaka at 5308507537.', value: '5308507537' },
   { text: 'You can reach Jonas Berg at 0883449907.', value: '0883449907' },
+  // Session 16 (wave15/phone2): '+(CC)', a number after "at"/"on" a weak NINO reading hid, 13-digit AT.
+  { text: 'call +(370) 77844699 tomorrow', value: '+(370) 77844699' },
+  { text: 'Phone: +(44) 20 7946 0958', value: '+(44) 20 7946 0958' },
+  { text: 'You can reach Raj Patel at 85 3131-2421.', value: '85 3131-2421' },
+  { text: 'Text me on 22 87 10 when you land.', value: '22 87 10' },
+  { text: 'Please call me at 07448 78298548.', value: '07448 78298548' },
 ];
 
 /** A token's random cap may hold digits by chance ("{{phone:ph_001:415340e4…}}"): taken out before the check. */

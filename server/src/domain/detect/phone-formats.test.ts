@@ -52,3 +52,54 @@ describe('a calling verb, the one to call and "at" or "on"', () => {
     expect(phones('Contact support at 12.05.2024 or later.')).toEqual([]);
   });
 });
+
+// Session 16 (wave15/phone2): a country code in parentheses after the '+', a number a weak NINO
+// reading of "at"/"on" hid, and thirteen-digit trunk-prefixed numbers after a phone word.
+const types = (text: string): string[] => detectAll(text).filter((entity) => entity.confidence >= 0.5).map((entity) => entity.type);
+
+describe('a country code in parentheses after the plus sign', () => {
+  it('starts the number at the plus sign', () => {
+    expect(phones('call +(370) 77844699 tomorrow')).toEqual(['+(370) 77844699']);
+    expect(phones('Phone: +(44) 20 7946 0958')).toEqual(['+(44) 20 7946 0958']);
+    expect(phones('Best regards,\nTom Reyes\n+(371) 66903291')).toEqual(['+(371) 66903291']);
+  });
+
+  it('normalizes like the plain international form', () => {
+    expect(normalizeValue('phone', '+(44) 20 7946 0958')).toBe(normalizeValue('phone', '+44 20 7946 0958'));
+  });
+
+  it('is not read into a formula or a short sum', () => {
+    expect(phones('a+(1)(2) = 3')).toEqual([]);
+    expect(phones('x+(12) and y')).toEqual([]);
+    expect(phones('n+(123)')).toEqual([]);
+  });
+});
+
+describe('a lower-case NINO reading of "at" or "on" below the threshold', () => {
+  it('leaves the digits after it to a phone number after a calling verb', () => {
+    expect(phones('You can reach Raj Patel at 85 3131-2421.')).toEqual(['85 3131-2421']);
+    expect(phones('Text me on 41 1308-6917 when you land.')).toEqual(['41 1308-6917']);
+    expect(phones('Text me on 22 87 10 when you land.')).toEqual(['22 87 10']);
+  });
+
+  it('keeps NINOs that are written as NINOs, and labels nothing without a phone word', () => {
+    expect(types('ab 12 34 56 c')).toEqual(['uk_nino']);
+    expect(types('NI number: AB 12 34 56 C')).toEqual(['uk_nino']);
+    expect(phones('We met on 12 03 24 at the office.')).toEqual([]);
+    expect(phones('The score stood at 85 31 in the end.')).toEqual([]);
+  });
+});
+
+describe('thirteen-digit trunk-prefixed numbers (Austria)', () => {
+  it('are phone numbers after a phone word when the plan accepts them', () => {
+    expect(phones('tel 03515 67258781')).toEqual(['03515 67258781']);
+    expect(phones('Please call me at 07448 78298548.')).toEqual(['07448 78298548']);
+    expect(phones('Mobile: 0744878298548')).toEqual(['0744878298548']);
+  });
+
+  it('are not phone numbers without one', () => {
+    expect(phones('Write down 07448 78298548 for Ilse Vos.')).toEqual([]);
+    expect(phones('ref 0744878298548')).toEqual([]);
+    expect(phones('Order 0744878298548 shipped.')).toEqual([]);
+  });
+});

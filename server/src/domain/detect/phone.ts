@@ -299,8 +299,9 @@ function classify(state: ScanState, shape: PhoneShape, count: number, context: C
   }
   if (digits.charCodeAt(0) === 48 /* 0 */) {
     // Trunk-prefixed national number (0171 1234567, 07684 255698, 06 12 34 56 78).
-    // Eight digits with the trunk 0 exist (Stockholm 08-62 10 04) but only next to a phone word.
-    if (digits.length < (context.present ? 8 : 9) || digits.length > 12) return labelledLocal(shape, count, digits, context);
+    // Eight digits with the trunk 0 exist (Stockholm 08-62 10 04) but only next to a phone word,
+    // and so do thirteen (Austria 07448 78298548: an area code and a long extension number).
+    if (digits.length < (context.present ? 8 : 9) || digits.length > (context.present ? 13 : 12)) return labelledLocal(shape, count, digits, context);
     if (count < 2 && !context.present) return 0;
     if (!separatorsPlausible(shape, count, context.present)) return 0;
     if (checkNational(digits, state.region).valid) return count >= 2 ? 0.75 : 0.65;

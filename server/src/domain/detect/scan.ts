@@ -31,6 +31,7 @@ import { detectCjkDigits, detectSpelledDigits, digitWord, digitWordMayStartWith,
 import { detectBic, detectIban, resolveBicCandidates } from './iban.js';
 import { detectDoubleColonAt, detectHexAt } from './network.js';
 import { detectNumeric, detectNumericGlued } from './numeric.js';
+import { STRUCTURED_PRIORITY_FLOOR } from './overlap.js';
 import { detectAssignedSecret } from './password.js';
 import { KEYWORD_ROW, KEYWORD_THIRD, keywordMayStartWith, mayStartKeyword } from './keywords.js';
 import { detectPhone, fallbackRegionsFor, regionForLanguage } from './phone.js';
@@ -126,6 +127,12 @@ function hasLetter(text: string, start: number, end: number): boolean {
   return false;
 }
 
+/** The last emitted detection is a NINO at `start` scored below the reporting threshold. */
+function weakNinoAt(state: ScanState, start: number): boolean {
+  const last = state.out[state.out.length - 1];
+  return last !== undefined && last.type === 'uk_nino' && last.start === start && last.confidence < STRUCTURED_PRIORITY_FLOOR;
+}
+
 /** ':' '-' '.': what follows the first group of an IPv6 or MAC address. */
 function isHexSeparator(c: number): boolean {
   return c === 58 || c === 45 || c === 46;
@@ -154,6 +161,10 @@ function onIdWord(state: ScanState, start: number, end: number, flags: number, s
   ) {
     // The same ids typed in lower case (x9613851n, de136695976, ab 12 34 56 c) or X-1234567-L.
     resume = detectAlnumIds(state, start, end, true);
+    // "at 85 3131-2421", "on 22 87 10": a lower-case word read as a NINO below the reporting
+    // threshold does not claim the digits after it; the numeric scan reads them too and overlap
+    // resolution keeps the stronger value (a phone after "call me at").
+    if (length === 2 && resume > end && weakNinoAt(state, start)) resume = -1;
   }
   // IBANs in any case (GB82WEST..., gb82west...): two letters, two check digits.
   if (isDigit(third) && isAsciiLetter(second)) resume = Math.max(resume, detectIban(state, start));
@@ -487,6 +498,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         case 40: // '('
           if (c === 40 && atMarkAfterBracket(text, i)) atMarks.push(i);
           if (isDigit(codeAt(text, i + 1)) && !isAlnumCode(codeAt(text, i - 1)) && codeAt(text, i - 1) !== 43) detectPhone(state, i);
+          // "+(370) 77844699", "+(44) 20 7946 0958": the country code in parentheses after the '+'.
+          else if (c === 43 && codeAt(text, i + 1) === 40 && isDigit(codeAt(text, i + 2)) && !isAlnumCode(codeAt(text, i - 1))) detectPhone(state, i);
           break;
         case 45: // '-'
           if (codeAt(text, i + 1) === 45 && codeAt(text, i - 1) !== 45) {
