@@ -699,12 +699,16 @@ export class StreamOutputGuard {
     // Seeded: the values begun in the member before (a JSON member read by its values), in
     // pending coordinates; the part already released was handled when it was.
     let seededHold = pending.length;
+    let seedDone = false;
     const seeded: OutputFinding[] = [];
     if (this.#seed !== undefined) {
       const own = this.#own + pending;
       const after = this.#guard.knownAfter(this.#seed, this.#json ? blankJsonSyntax(own) : own);
       for (const finding of after.findings) if (finding.end > this.#own.length) seeded.push({ type: finding.type, start: Math.max(0, finding.start - this.#own.length), end: finding.end - this.#own.length });
       if (after.pendingStart === 0) seededHold = 0;
+      // Nothing begun in the member before can still grow here: once what was found is
+      // released, the seed is done (read for the first pieces of a member only).
+      else seedDone = true;
     }
     for (const finding of [...seeded, ...this.#guard.findings(window, candidates).map((finding) => ({ type: finding.type, start: finding.start - offset, end: finding.end - offset }))]) {
       const start = Math.max(0, finding.start);
@@ -761,7 +765,7 @@ export class StreamOutputGuard {
     if (reach > 0) this.#tail = (this.#tail + released).slice(-reach);
     if (this.#seed !== undefined) {
       this.#own += released;
-      if (this.#own.length >= reach) this.#seed = undefined;
+      if (this.#own.length >= reach || (seedDone && seeded.every((finding) => finding.end <= cut))) this.#seed = undefined;
     }
     return { consumed: cut, text };
   }
