@@ -158,14 +158,16 @@ function identifierCheck(guard: OutputGuard | undefined): ((value: string) => vo
  * arguments), with one MarkupContext for the stream (a URL opened in an earlier chunk still
  * clamps) and the stream output guard deciding what may leave, as /v1/rehydrate/stream does.
  */
-function streamRehydrator(restorers: ProxyRestorers, guard: OutputGuard | undefined, kind: 'text' | 'json' | 'url'): StreamRehydrator {
+function streamRehydrator(restorers: ProxyRestorers, guard: OutputGuard | undefined, kind: 'text' | 'json' | 'url', before?: StreamOutputGuard): { rehydrator: StreamRehydrator; guard: StreamOutputGuard | undefined } {
   // A URL member's text renders inside a link target.
   const markup = kind === 'url' ? urlTarget() : new MarkupContext();
-  const streamGuard = guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient) : undefined;
+  // Seeded with the tail of the member before (`before`): a value split across the two is
+  // masked in this one's piece (the piece already sent cannot be).
+  const streamGuard = guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient, { before, json: kind === 'json' }) : undefined;
   // A text piece the guard released as it was is restored on the guard's token scan of it
   // (scanOf); a JSON stream's pieces are scanned string by string, not as released.
   const restore: RestoreFunction = kind !== 'json' ? (text) => restorers.text(text, markup, streamGuard?.scanOf(text)) : jsonStringRestore(restorers.tool, findTokensLenient, markup);
-  return new StreamRehydrator(restore, { guard: streamGuard });
+  return { rehydrator: new StreamRehydrator(restore, { guard: streamGuard }), guard: streamGuard };
 }
 
 /**
@@ -280,10 +282,17 @@ export class ProxyUseCase {
     const committed = await this.#commit(outcome, answer);
     if (prepared.stream) {
       const live = new LiveSessionCheck(this.#deps.state, opened.session, base.tenant, opened.revokedIds);
-      const chunks = new ChunkRestorer((kind) => streamRehydrator(restorers, guard, kind), {
+      // Each member's stream guard, for the member that follows it (streamRehydrator's `before`).
+      const guards = new WeakMap<StreamRehydrator, StreamOutputGuard>();
+      const open = (kind: 'text' | 'json', previous?: StreamRehydrator): StreamRehydrator => {
+        const opened = streamRehydrator(restorers, guard, kind, previous !== undefined ? guards.get(previous) : undefined);
+        if (opened.guard !== undefined) guards.set(opened.rehydrator, opened.guard);
+        return opened.rehydrator;
+      };
+      const chunks = new ChunkRestorer(open, {
         guarded: guard !== undefined,
         identifier: identifierCheck(guard),
-        openUrl: () => streamRehydrator(restorers, guard, 'url'),
+        openUrl: () => streamRehydrator(restorers, guard, 'url').rehydrator,
       });
       return { ...committed, stream: true, restore: new ProxyStream(call, answer, live, chunks, guard) };
     }

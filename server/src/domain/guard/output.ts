@@ -136,6 +136,37 @@ export class OutputGuard {
     return this.#options.known?.pendingStart(text) ?? text.length;
   }
 
+  /** Length of the longest search key of the session's values (0: none): how far one reaches. */
+  knownReach(): number {
+    const known = this.#options.known;
+    return known === undefined || known.empty ? 0 : known.longestKey();
+  }
+
+  /**
+   * The session values that begin in `before` (the tail of the member released before this one,
+   * StreamOutputGuard `before`) and end in `text` (this member's text so far), read joined by a
+   * line break as acrossMembers does; in `text` coordinates. `pendingStart` is 0 when the end of
+   * the joined text, begun in `before`, could still grow into a value (text.length otherwise).
+   */
+  knownAfter(before: string, text: string): { findings: OutputFinding[]; pendingStart: number } {
+    const known = this.#options.known;
+    if (known === undefined || known.empty) return { findings: [], pendingStart: text.length };
+    const view = `${before}\n${text}`;
+    const offset = before.length + 1;
+    const candidates = this.#options.scan(view).filter((candidate) => candidate.token !== null);
+    const blanked = blankTokens(view, candidates);
+    const findings: OutputFinding[] = [];
+    for (const finding of known.find(blanked)) {
+      if (finding.start >= offset || finding.end <= offset) continue;
+      if (candidates.some((candidate) => candidate.start < finding.end && finding.start < candidate.end)) continue; // never into a token
+      // Its part here begins at its first character here (a JSON member's syntax before it stays).
+      let start = offset;
+      while (start < finding.end && isSpace(blanked.charCodeAt(start))) start += 1;
+      findings.push({ type: finding.type, start: start - offset, end: finding.end - offset });
+    }
+    return { findings, pendingStart: known.pendingStart(blanked) < offset ? 0 : text.length };
+  }
+
   /** Find and handle raw values in one text; returns the text to restore. */
   guard(text: string, field = 'output'): string {
     return this.guardScanned(text, field).text;
@@ -604,9 +635,38 @@ export class StreamOutputGuard {
   /** The last released text when the guard left it as it was, and its token scan (scanOf). */
   #released: { readonly text: string; readonly candidates: readonly TokenCandidate[] } | undefined;
 
-  constructor(guard: OutputGuard, scan: (text: string) => readonly TokenCandidate[]) {
+  /** The guard of the member released before this one (its tail seeds this one), and whether this member is JSON (tool-call arguments). */
+  readonly #before: StreamOutputGuard | undefined;
+  readonly #json: boolean;
+  /** How far back a value begun in the member before can reach (longest key + TOKEN_SLACK); 0 until known. */
+  #reach = -1;
+  /** The tail of the member before, taken at this member's first release; dropped once this member released `#reach` characters. */
+  #seed: string | undefined;
+  #seeded = false;
+  /** This member's raw text released so far while seeded, and its last `#reach` released characters with what it still holds (tail()). */
+  #own = '';
+  #tail = '';
+  #unreleased = '';
+
+  constructor(guard: OutputGuard, scan: (text: string) => readonly TokenCandidate[], options: { readonly before?: StreamOutputGuard | undefined; readonly json?: boolean } = {}) {
     this.#guard = guard;
     this.#scan = scan;
+    this.#before = options.before;
+    this.#json = options.json === true;
+  }
+
+  #reachOf(): number {
+    if (this.#reach < 0) this.#reach = this.#guard.knownReach() === 0 ? 0 : this.#guard.knownReach() + TOKEN_SLACK;
+    return this.#reach;
+  }
+
+  /**
+   * The raw text this member released last (as far back as a session value reaches) and what it
+   * still holds: what the member after it is seeded with.
+   */
+  tail(): string {
+    const reach = this.#reachOf();
+    return reach === 0 ? '' : (this.#tail + this.#unreleased).slice(-reach);
   }
 
   /**
@@ -614,6 +674,14 @@ export class StreamOutputGuard {
    * `final` releases everything.
    */
   release(pending: string, tokenCut: number, final: boolean): StreamRelease {
+    this.#unreleased = pending;
+    if (!this.#seeded && pending.length > 0) {
+      // A value the model began in the member before and completes here: the tail of that
+      // member, as this member starts, is read before this member's text.
+      this.#seeded = true;
+      const seed = this.#before?.tail() ?? '';
+      if (seed !== '') this.#seed = seed;
+    }
     if (!final) {
       // A pass costs the pending text; the next one waits for new text of at least a quarter of
       // what the last pass held back, so a long hold fed one character at a time stays linear.
@@ -628,9 +696,23 @@ export class StreamOutputGuard {
     const found: OutputFinding[] = [];
     const carried = this.#carry !== undefined ? 1 : 0;
     if (this.#carry !== undefined) found.push({ type: this.#carry.type, start: 0, end: Math.min(this.#carry.until, pending.length) });
-    for (const finding of this.#guard.findings(window, candidates)) {
-      const start = Math.max(0, finding.start - offset);
-      const end = finding.end - offset;
+    // Seeded: the values begun in the member before (a JSON member read by its values), in
+    // pending coordinates; the part already released was handled when it was.
+    let seededHold = pending.length;
+    let seedDone = false;
+    const seeded: OutputFinding[] = [];
+    if (this.#seed !== undefined) {
+      const own = this.#own + pending;
+      const after = this.#guard.knownAfter(this.#seed, this.#json ? blankJsonSyntax(own) : own);
+      for (const finding of after.findings) if (finding.end > this.#own.length) seeded.push({ type: finding.type, start: Math.max(0, finding.start - this.#own.length), end: finding.end - this.#own.length });
+      if (after.pendingStart === 0) seededHold = 0;
+      // Nothing begun in the member before can still grow here: once what was found is
+      // released, the seed is done (read for the first pieces of a member only).
+      else seedDone = true;
+    }
+    for (const finding of [...seeded, ...this.#guard.findings(window, candidates).map((finding) => ({ type: finding.type, start: finding.start - offset, end: finding.end - offset }))]) {
+      const start = Math.max(0, finding.start);
+      const end = finding.end;
       if (end <= 0) continue; // in released text: already handled
       const last = found[found.length - 1];
       if (last !== undefined && start < last.end) {
@@ -656,7 +738,7 @@ export class StreamOutputGuard {
       // starts at the token's end, as in the one-shot guard.
       const blanked = blankTokens(window, candidates);
       const growing = Math.max(0, Math.min(growingStart(blanked), this.#guard.knownPendingStart(blanked), renderedGrowingStart(blanked, this.#guard)) - offset);
-      const limit = Math.min(tokenCut, growing);
+      const limit = Math.min(tokenCut, growing, seededHold);
       cut = safeCut(pending, limit, [...found, ...tokenSpans]);
       // Bounded hold: past the bound, release up to it anyway (never inside a token); under
       // `mask` the value is masked whole, its found remainder carried to the next release.
@@ -678,6 +760,13 @@ export class StreamOutputGuard {
     const text = this.#guard.apply(released, inside, 'output', inside[0]?.start === 0 ? carried : 0);
     this.#released = text === released ? releasedScan(text, candidates, offset, cut) : undefined;
     this.#context = (this.#context + released).slice(-CONTEXT_CHARS);
+    this.#unreleased = pending.slice(cut);
+    const reach = this.#reachOf();
+    if (reach > 0) this.#tail = (this.#tail + released).slice(-reach);
+    if (this.#seed !== undefined) {
+      this.#own += released;
+      if (this.#own.length >= reach || (seedDone && seeded.every((finding) => finding.end <= cut))) this.#seed = undefined;
+    }
     return { consumed: cut, text };
   }
 
@@ -693,6 +782,48 @@ export class StreamOutputGuard {
     return released !== undefined && released.text === text ? released.candidates : undefined;
   }
 }
+
+/**
+ * A JSON text (streamed tool-call arguments, maybe cut short) with what is not a value blanked
+ * (same length): keys, the quotes of strings, brackets, colons, commas and whitespace. Numbers
+ * and literals stay. Read after the member before it (knownAfter), a value split between the
+ * content and an argument reads as written.
+ */
+export function blankJsonSyntax(text: string): string {
+  const out: string[] = [];
+  const containers: number[] = [];
+  let key = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === QUOTE) {
+      const isKey = key && containers[containers.length - 1] === OPEN;
+      out.push(' ');
+      index += 1;
+      while (index < text.length && text.charCodeAt(index) !== QUOTE) {
+        const escaped = text.charCodeAt(index) === BACKSLASH ? 2 : 1;
+        const piece = text.slice(index, index + escaped);
+        out.push(isKey ? ' '.repeat(piece.length) : piece);
+        index += escaped;
+      }
+      if (index < text.length) out.push(' ');
+      key = false;
+      continue;
+    }
+    if (code === OPEN || code === BRACKET) containers.push(code);
+    else if (code === CLOSE || code === BRACKET_CLOSE) containers.pop();
+    if (code === OPEN || code === COMMA) key = true;
+    else if (code === COLON) key = false;
+    const structural = code === OPEN || code === CLOSE || code === BRACKET || code === BRACKET_CLOSE || code === COLON || code === COMMA || isSpace(code);
+    out.push(structural ? ' ' : text[index]!);
+  }
+  return out.join('').slice(0, text.length);
+}
+
+const QUOTE = 0x22;
+const BRACKET = 0x5b;
+const BRACKET_CLOSE = 0x5d;
+const COLON = 0x3a;
+const COMMA = 0x2c;
 
 /**
  * The candidates of a window's scan that lie in the released piece [offset, offset + cut),

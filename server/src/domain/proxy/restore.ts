@@ -291,6 +291,8 @@ interface ChoiceStreams {
   readonly fields: Map<string, StreamRehydrator>;
   /** Identifiers seen (`role`, `tool/2/id`, `tool/2/name`, `function_call/name`): each arrives whole, once. */
   readonly identifiers: Map<string, string>;
+  /** The text stream of the choice opened last: the one a new stream follows (its guard is seeded with that one's tail). */
+  last?: StreamRehydrator;
 }
 
 /** Delta members read as their own streams (content, refusal, arguments) or as identifiers. */
@@ -347,7 +349,7 @@ function meaningful(delta: Readonly<Record<string, unknown>>): boolean {
 
 /** Restores a chat completion stream chunk by chunk (see the header). */
 export class ChunkRestorer {
-  readonly #open: (kind: 'text' | 'json') => StreamRehydrator;
+  readonly #open: (kind: 'text' | 'json', previous?: StreamRehydrator) => StreamRehydrator;
   readonly #choices = new Map<number, ChoiceStreams>();
   readonly #all: StreamRehydrator[] = [];
   /** Choices that started and have not finished yet. */
@@ -368,7 +370,7 @@ export class ChunkRestorer {
    * identifier (CompletionRestorers.identifier).
    */
   constructor(
-    open: (kind: 'text' | 'json') => StreamRehydrator,
+    open: (kind: 'text' | 'json', previous?: StreamRehydrator) => StreamRehydrator,
     options: { readonly guarded?: boolean; readonly identifier?: ((value: string, key: string) => void) | undefined; readonly openUrl?: (() => StreamRehydrator) | undefined } = {},
   ) {
     this.#open = open;
@@ -498,8 +500,13 @@ export class ChunkRestorer {
     return streams;
   }
 
-  #rehydrator(kind: 'text' | 'json'): StreamRehydrator {
-    const rehydrator = this.#open(kind);
+  /**
+   * A new text stream; of a choice (`streams`): it follows the stream of the choice opened last
+   * (`open`'s `previous`: a value the model began there and completes here is masked here).
+   */
+  #rehydrator(kind: 'text' | 'json', streams?: ChoiceStreams): StreamRehydrator {
+    const rehydrator = this.#open(kind, streams?.last);
+    if (streams !== undefined) streams.last = rehydrator;
     this.#all.push(rehydrator);
     return rehydrator;
   }
@@ -525,7 +532,7 @@ export class ChunkRestorer {
   #field(streams: ChoiceStreams, key: string): StreamRehydrator {
     let rehydrator = streams.fields.get(key);
     if (rehydrator === undefined) {
-      rehydrator = this.#rehydrator('text');
+      rehydrator = this.#rehydrator('text', streams);
       streams.fields.set(key, rehydrator);
     }
     return rehydrator;
@@ -535,8 +542,8 @@ export class ChunkRestorer {
     const streams = this.#streams(index);
     this.#identifiers(streams, delta);
     let out: Record<string, unknown> = { ...delta };
-    if (typeof delta.content === 'string') out.content = (streams.content ??= this.#rehydrator('text')).push(delta.content);
-    if (typeof delta.refusal === 'string') out.refusal = (streams.refusal ??= this.#rehydrator('text')).push(delta.refusal);
+    if (typeof delta.content === 'string') out.content = (streams.content ??= this.#rehydrator('text', streams)).push(delta.content);
+    if (typeof delta.refusal === 'string') out.refusal = (streams.refusal ??= this.#rehydrator('text', streams)).push(delta.refusal);
     // Content parts and text besides a function's arguments are text streams split across
     // chunks that cannot be held back and restored in place: refused rather than passed by the
     // output guard. Other members with nested text (annotations) restore each string whole.
@@ -550,10 +557,10 @@ export class ChunkRestorer {
     }
     if (delta.audio !== undefined && delta.audio !== null) {
       if (!isPlainObject(delta.audio) || holdsText({ ...delta.audio, transcript: '' }, 'audio')) throw unstreamable();
-      if (typeof delta.audio.transcript === 'string') out.audio = { ...delta.audio, transcript: (streams.transcript ??= this.#rehydrator('text')).push(delta.audio.transcript) };
+      if (typeof delta.audio.transcript === 'string') out.audio = { ...delta.audio, transcript: (streams.transcript ??= this.#rehydrator('text', streams)).push(delta.audio.transcript) };
     }
     if (isPlainObject(delta.function_call) && typeof delta.function_call.arguments === 'string') {
-      out.function_call = { ...delta.function_call, arguments: (streams.functionCall ??= this.#rehydrator('json')).push(delta.function_call.arguments) };
+      out.function_call = { ...delta.function_call, arguments: (streams.functionCall ??= this.#rehydrator('json', streams)).push(delta.function_call.arguments) };
     }
     if (Array.isArray(delta.tool_calls)) {
       const calls: unknown[] = [];
@@ -577,7 +584,7 @@ export class ChunkRestorer {
             streams.ended.add(earlier);
             if (rest !== '') calls.push({ index: earlier, function: { arguments: rest } });
           }
-          streams.tools.set(callIndex, this.#rehydrator('json'));
+          streams.tools.set(callIndex, this.#rehydrator('json', streams));
         }
         const fn = call.function;
         if (isPlainObject(fn) && typeof fn.arguments === 'string') {
