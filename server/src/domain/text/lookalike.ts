@@ -98,9 +98,9 @@ function ibanHead(token: Token | undefined): boolean {
 
 /**
  * A one-letter group of a number (session 16, wave15/evade2): `+33 l 42 68 53 00`, `+l 415 555
- * 0142`, `call O 20 7946 0958`. A look-alike letter alone between separators is read as a digit
- * only as a token of a chain that goes on past it with a token holding a digit (chainAt drops a
- * trailing one); the reading is then kept only where a detector finds a valid value taking the
+ * 0142`. A look-alike letter alone between separators is read as a digit only as a token of a
+ * chain that goes on past it with a token holding a digit (chainAt drops a trailing one) and, for
+ * detection, after a `+` or a token of the chain (lookalikeRunAt); the reading is then kept only where a detector finds a valid value taking the
  * letter (a phone after its word, a card's Luhn sum; detect/lookalike-digits.ts).
  */
 function singleAt(text: string, start: number): Token | undefined {
@@ -110,6 +110,14 @@ function singleAt(text: string, start: number): Token | undefined {
 /** True for a one-letter group (singleAt). */
 function isSingle(token: Token): boolean {
   return token.digits === 0 && token.letters === 1;
+}
+
+/** True when a token of digits and look-alikes ends within MAX_GAP separators before `start`. */
+function tokenEndsAt(text: string, start: number): boolean {
+  let gap = start;
+  while (gap > 0 && start - gap < MAX_GAP && isNumberSeparator(text.charCodeAt(gap - 1))) gap--;
+  if (gap === start || gap === 0 || !isWordCode(text.charCodeAt(gap - 1))) return false;
+  return tokenAt(text, wordStart(text, gap - 1))?.end === gap;
 }
 
 /** A chain of tokens: its tokens (maybe none) and where reading stopped. */
@@ -193,7 +201,13 @@ export function lookalikeRunAt(text: string, seed: number, worded = false): Look
     while (gap > 0 && start - gap < MAX_GAP && isNumberSeparator(text.charCodeAt(gap - 1))) gap--;
     if (gap === start || gap === 0 || !isWordCode(text.charCodeAt(gap - 1))) break;
     const previous = wordStart(text, gap - 1);
-    if ((tokenAt(text, previous) ?? singleAt(text, previous))?.end === gap) {
+    if (tokenAt(text, previous)?.end === gap) {
+      start = previous;
+      continue;
+    }
+    // A one-letter group after a `+` (`+l 415 …`) or after a token of the chain (`+33 l 42 …`);
+    // not a word alone before a number (`billing o 4111 …`, `call O 20 …`: a reading costs a scan).
+    if (singleAt(text, previous)?.end === gap && (text.charCodeAt(previous - 1) === 43 || tokenEndsAt(text, previous))) {
       start = previous;
       continue;
     }
