@@ -87,6 +87,36 @@ function runAround(text: string, colon: number): { start: number; end: number } 
   return colons >= 3 && doubles <= 1 && looks > 0 && digits > 0 ? { start, end } : undefined;
 }
 
+/**
+ * The MAC address written with `-` around the hyphen at `hyphen` (session 16, wave15/evade2:
+ * `mac 0O-1A-2B-3C-4D-5E`): exactly six groups of two hex digits or look-alikes joined by five
+ * hyphens, a word boundary on both sides, a look-alike and a digit; undefined otherwise. (`-`
+ * joins no IPv6 groups; a MAC address is the only hex value this reads so.)
+ */
+function macRunAround(text: string, hyphen: number): { start: number; end: number } | undefined {
+  // The hyphen is the first, second, … or fifth of the address: its start is 2, 5, … 14 before it.
+  for (let start = hyphen - 2; start >= 0 && start >= hyphen - 14; start -= 3) {
+    if (start > 0 && (isWordChar(text.charCodeAt(start - 1)) || text.charCodeAt(start - 1) === 45)) continue;
+    const end = start + MAC_LENGTH;
+    if (end > text.length || (end < text.length && (isWordChar(text.charCodeAt(end)) || text.charCodeAt(end) === 45))) continue;
+    let looks = 0;
+    let digits = 0;
+    let shaped = true;
+    for (let k = start; k < end && shaped; k++) {
+      const code = text.charCodeAt(k);
+      if ((k - start) % 3 === 2) shaped = code === 45;
+      else if (isLookalike(code)) looks++;
+      else if (code >= 48 && code <= 57) digits++;
+      else shaped = isHex(code);
+    }
+    if (shaped && looks > 0 && digits > 0) return { start, end };
+  }
+  return undefined;
+}
+
+/** Length of a MAC address written with separators (`00-1A-2B-3C-4D-5E`). */
+const MAC_LENGTH = 17;
+
 /** `text` with the look-alike letters of [start, end) as digits (one unit each: offsets unchanged). */
 function readRun(text: string, start: number, end: number): string {
   return text.slice(0, start) + digitsOf(text.slice(start, end)) + text.slice(end);
@@ -123,10 +153,44 @@ export function addLookalikeHex(text: string, candidates: Detection[], scan: Rea
       candidates.push({ type: found.type, start, end, value: text.slice(start, end), confidence: found.confidence, detector: 'builtin_regex' });
     }
   }
+  addLookalikeMacHyphens(text, candidates, scan);
+}
+
+/**
+ * Add the MAC addresses written with `-` and look-alike letters (`0O-1A-2B-3C-4D-5E`; macRunAround).
+ * Trigger: a native search for `-` and two reads (a hex digit or look-alike on both sides, a
+ * look-alike beside it); the run is read and kept as the colon form is (a MAC address the scan
+ * finds exactly over the run, its word before it).
+ */
+function addLookalikeMacHyphens(text: string, candidates: Detection[], scan: ReadingScanner): void {
+  let readUpTo = -1;
+  let seen = 0;
+  for (let hyphen = text.indexOf('-', 2); hyphen >= 0 && seen < MAX_COLONS; hyphen = text.indexOf('-', hyphen + 1)) {
+    seen++;
+    if (hyphen < readUpTo) continue;
+    if (!isGroupChar(text.charCodeAt(hyphen - 1)) || !isGroupChar(text.charCodeAt(hyphen + 1))) continue;
+    if (!lookalikeBeside(text, hyphen)) continue;
+    const run = macRunAround(text, hyphen);
+    if (run === undefined) continue;
+    readUpTo = run.end;
+    const from = Math.max(0, run.start - CONTEXT_BEFORE);
+    const to = Math.min(text.length, run.end + CONTEXT_AFTER);
+    const reading = readRun(text.slice(from, to), run.start - from, run.end - from);
+    for (const found of scan(reading)) {
+      if (found.confidence < 0.5 || found.type !== 'mac_address') continue;
+      const start = found.start + from;
+      const end = found.end + from;
+      if (start !== run.start || end !== run.end || !hasValueWordBefore(text, found.type, start)) continue;
+      candidates.push({ type: found.type, start, end, value: text.slice(start, end), confidence: found.confidence, detector: 'builtin_regex' });
+    }
+  }
 }
 
 /** An IP or MAC address written with look-alike letters, with its digits (normalization); undefined for any other value. */
 export function readLookalikeHex(value: string): string | undefined {
-  if (!/^[0-9A-Fa-fOolI:\u039f\u03bf\u041e\u043e\u0406]+$/.test(value) || !value.includes(':') || !/[OolI\u039f\u03bf\u041e\u043e\u0406]/.test(value)) return undefined;
+  // A MAC address with `-` between its groups (session 16, wave15/evade2) reads the same.
+  const hyphens = /^(?:[0-9A-Fa-fOolI\u039f\u03bf\u041e\u043e\u0406]{2}-){5}[0-9A-Fa-fOolI\u039f\u03bf\u041e\u043e\u0406]{2}$/.test(value);
+  if (!hyphens && (!/^[0-9A-Fa-fOolI:\u039f\u03bf\u041e\u043e\u0406]+$/.test(value) || !value.includes(':'))) return undefined;
+  if (!/[OolI\u039f\u03bf\u041e\u043e\u0406]/.test(value)) return undefined;
   return digitsOf(value);
 }

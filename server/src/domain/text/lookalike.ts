@@ -63,7 +63,7 @@ function isUpperLetter(code: number): boolean {
  * `head`, a token may start with an IBAN's two-letter country code, which is read as letters
  * (`IT60…`, `IE29…` keep their `I`).
  */
-function tokenAt(text: string, start: number, head = false): Token | undefined {
+function tokenAt(text: string, start: number, head = false, single = false): Token | undefined {
   const from = head && isUpperLetter(text.charCodeAt(start)) && isUpperLetter(text.charCodeAt(start + 1)) ? start + 2 : start;
   let digits = 0;
   let letters = 0;
@@ -75,8 +75,9 @@ function tokenAt(text: string, start: number, head = false): Token | undefined {
     else if (isWordCode(code)) return undefined;
     else break;
   }
-  // One letter alone is a word (`I`, `O`), not a digit; a country code needs its check digits.
-  if (end === from || (digits === 0 && letters < 2) || (from > start && end - from < 2)) return undefined;
+  // One letter alone is a word (`I`, `O`), not a digit, unless the caller reads a one-letter
+  // group inside a chain (`single`, see singleAt); a country code needs its check digits.
+  if (end === from || (digits === 0 && letters < (single ? 1 : 2)) || (from > start && end - from < 2)) return undefined;
   return { start, end, digits, letters, from };
 }
 
@@ -95,6 +96,30 @@ function ibanHead(token: Token | undefined): boolean {
   return token !== undefined && token.from === token.start + 2 && token.end === token.start + 4 && token.letters === 0;
 }
 
+/**
+ * A one-letter group of a number (session 16, wave15/evade2): `+33 l 42 68 53 00`, `+l 415 555
+ * 0142`. A look-alike letter alone between separators is read as a digit only as a token of a
+ * chain that goes on past it with a token holding a digit (chainAt drops a trailing one) and, for
+ * detection, after a `+` or a token of the chain (lookalikeRunAt); the reading is then kept only where a detector finds a valid value taking the
+ * letter (a phone after its word, a card's Luhn sum; detect/lookalike-digits.ts).
+ */
+function singleAt(text: string, start: number): Token | undefined {
+  return tokenAt(text, start, false, true);
+}
+
+/** True for a one-letter group (singleAt). */
+function isSingle(token: Token): boolean {
+  return token.digits === 0 && token.letters === 1;
+}
+
+/** True when a token of digits and look-alikes ends within MAX_GAP separators before `start`. */
+function tokenEndsAt(text: string, start: number): boolean {
+  let gap = start;
+  while (gap > 0 && start - gap < MAX_GAP && isNumberSeparator(text.charCodeAt(gap - 1))) gap--;
+  if (gap === start || gap === 0 || !isWordCode(text.charCodeAt(gap - 1))) return false;
+  return tokenAt(text, wordStart(text, gap - 1))?.end === gap;
+}
+
 /** A chain of tokens: its tokens (maybe none) and where reading stopped. */
 interface Chain {
   readonly tokens: Token[];
@@ -107,7 +132,7 @@ function chainAt(text: string, start: number): Chain {
   let pos = start;
   let end = start;
   for (;;) {
-    let token = tokenAt(text, pos) ?? (tokens.length === 0 ? tokenAt(text, pos, true) : undefined);
+    let token = tokenAt(text, pos) ?? (tokens.length === 0 ? tokenAt(text, pos, true) : undefined) ?? singleAt(text, pos);
     if (token === undefined && tokens.length === 1 && ibanHead(tokens[0])) {
       const bankEnd = bankCodeAt(text, pos);
       // The bank code is read as letters: the run's reading starts after it.
@@ -121,6 +146,9 @@ function chainAt(text: string, start: number): Chain {
     if (gap === token.end || gap >= text.length || !isWordCode(text.charCodeAt(gap)) || isNumberSeparator(text.charCodeAt(gap))) break;
     pos = gap;
   }
+  // A one-letter group ends no chain (`415 555 0142 I`, `12 O`).
+  while (tokens.length > 0 && isSingle(tokens[tokens.length - 1]!)) tokens.pop();
+  if (tokens.length > 0) end = tokens[tokens.length - 1]!.end;
   if (tokens.length === 1 && tokens[0]!.digits === 0) tokens.pop();
   return { tokens, end: Math.max(end, start + 1) };
 }
@@ -174,6 +202,12 @@ export function lookalikeRunAt(text: string, seed: number, worded = false): Look
     if (gap === start || gap === 0 || !isWordCode(text.charCodeAt(gap - 1))) break;
     const previous = wordStart(text, gap - 1);
     if (tokenAt(text, previous)?.end === gap) {
+      start = previous;
+      continue;
+    }
+    // A one-letter group after a `+` (`+l 415 …`) or after a token of the chain (`+33 l 42 …`);
+    // not a word alone before a number (`billing o 4111 …`, `call O 20 …`: a reading costs a scan).
+    if (singleAt(text, previous)?.end === gap && (text.charCodeAt(previous - 1) === 43 || tokenEndsAt(text, previous))) {
       start = previous;
       continue;
     }
