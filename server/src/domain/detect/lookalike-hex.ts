@@ -141,20 +141,30 @@ export function addLookalikeHex(text: string, candidates: Detection[], scan: Rea
     const run = runAround(text, colon);
     if (run === undefined) continue;
     readUpTo = run.end;
-    const from = Math.max(0, run.start - CONTEXT_BEFORE);
-    const to = Math.min(text.length, run.end + CONTEXT_AFTER);
-    const reading = readRun(text.slice(from, to), run.start - from, run.end - from);
-    for (const found of scan(reading)) {
-      if (found.confidence < 0.5 || !READ_TYPES.has(found.type)) continue;
-      const start = found.start + from;
-      const end = found.end + from;
-      // The address is the run (a look-alike read in it), with its word before it.
-      if (start !== run.start || end !== run.end || !hasValueWordBefore(text, found.type, start)) continue;
-      candidates.push({ type: found.type, start, end, value: text.slice(start, end), confidence: found.confidence, detector: 'builtin_regex' });
-    }
+    addRunReading(text, run, READ_TYPES, candidates, scan);
   }
   addLookalikeMacHyphens(text, candidates, scan);
 }
+
+/**
+ * Scan the run [run.start, run.end) read with its look-alikes as digits (with its context) and add
+ * the value of `types` the scan finds exactly over the run (a look-alike read in it), with its word
+ * before it.
+ */
+function addRunReading(text: string, run: { readonly start: number; readonly end: number }, types: ReadonlySet<string>, candidates: Detection[], scan: ReadingScanner): void {
+  const from = Math.max(0, run.start - CONTEXT_BEFORE);
+  const to = Math.min(text.length, run.end + CONTEXT_AFTER);
+  const reading = readRun(text.slice(from, to), run.start - from, run.end - from);
+  for (const found of scan(reading)) {
+    if (found.confidence < 0.5 || !types.has(found.type)) continue;
+    const start = found.start + from;
+    const end = found.end + from;
+    if (start !== run.start || end !== run.end || !hasValueWordBefore(text, found.type, start)) continue;
+    candidates.push({ type: found.type, start, end, value: text.slice(start, end), confidence: found.confidence, detector: 'builtin_regex' });
+  }
+}
+
+const MAC_TYPE: ReadonlySet<string> = new Set(['mac_address']);
 
 /**
  * Add the MAC addresses written with `-` and look-alike letters (`0O-1A-2B-3C-4D-5E`; macRunAround).
@@ -173,16 +183,7 @@ function addLookalikeMacHyphens(text: string, candidates: Detection[], scan: Rea
     const run = macRunAround(text, hyphen);
     if (run === undefined) continue;
     readUpTo = run.end;
-    const from = Math.max(0, run.start - CONTEXT_BEFORE);
-    const to = Math.min(text.length, run.end + CONTEXT_AFTER);
-    const reading = readRun(text.slice(from, to), run.start - from, run.end - from);
-    for (const found of scan(reading)) {
-      if (found.confidence < 0.5 || found.type !== 'mac_address') continue;
-      const start = found.start + from;
-      const end = found.end + from;
-      if (start !== run.start || end !== run.end || !hasValueWordBefore(text, found.type, start)) continue;
-      candidates.push({ type: found.type, start, end, value: text.slice(start, end), confidence: found.confidence, detector: 'builtin_regex' });
-    }
+    addRunReading(text, run, MAC_TYPE, candidates, scan);
   }
 }
 
