@@ -13,7 +13,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docxParagraphs, makeDocx } from '../server/test/support/documents.js';
 import { sessionWith } from './support/red-team.js';
-import { postJson, settledLogs, startVeil, type ServerProcess } from './support/server.js';
+import { postJson, settledLogs, startVeil, withoutGeneratedFields, type ServerProcess } from './support/server.js';
 
 const EMAIL = 'red.twelve.victim@corp.example';
 const CARD = '4111111111111111';
@@ -216,6 +216,14 @@ describe('third round: the restore path of whole and streamed answers', () => {
 });
 
 describe('no probed value in the server logs', () => {
+  it('reads the logs without the generated ids and clock readings, and keeps a value in any other field', () => {
+    const line = '{"level":30,"time":1795829486076,"reqId":"b9136e44-5410-4aa2-a78d-dcf9a3b21178","trace_id":"1e05500762b7db5e","duration_ms":4111.5,"timestamp":"2026-11-28T01:31:28.986Z","msg":"audit"}';
+    expect(withoutGeneratedFields(line)).not.toMatch(/5500|4111|1795829486076|b9136e44/);
+    for (const leaked of ['"msg":"card 5500 0000 0000 0004"', '"trace_id":"5500 0000"', '"session_id":"jane@corp.example"']) {
+      expect(withoutGeneratedFields(leaked)).toBe(leaked);
+    }
+  });
+
   it('holds after every probe above', async () => {
     const logs = await settledLogs(veil);
     for (const value of [EMAIL, 'red.twelve', CARD, '4111', ERASED_CARD, '5500']) expect(logs).not.toContain(value);
