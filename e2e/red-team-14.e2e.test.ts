@@ -16,11 +16,7 @@ const PATTERNS = [{ entity_type: 'holder', pattern: 'Zyxwortquentin Brightwater'
 let veil: ServerProcess;
 let fake: FakeOpenAi;
 let client: OpenAI;
-useRedTeam((team) => {
-  veil = team.veil;
-  fake = team.fake;
-  client = team.client;
-});
+useRedTeam((team) => ({ veil, fake, client } = team));
 
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 function reverse(text: string): string {

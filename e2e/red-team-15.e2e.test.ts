@@ -17,11 +17,7 @@ const EMAIL = `${LOCAL}@${DOMAIN}`;
 let veil: ServerProcess;
 let fake: FakeOpenAi;
 let client: OpenAI;
-useRedTeam((team) => {
-  veil = team.veil;
-  fake = team.fake;
-  client = team.client;
-});
+useRedTeam((team) => ({ veil, fake, client } = team));
 
 describe('red team 15: a session value split across two members of one answer', () => {
   it('content ending with the first piece, tool-call arguments with the rest: both masked (whole answer, official client)', { timeout: 120_000 }, async () => {

@@ -25,11 +25,7 @@ const W_NS = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 let veil: ServerProcess;
 let fake: FakeOpenAi;
 let client: OpenAI;
-useRedTeam((team) => {
-  veil = team.veil;
-  fake = team.fake;
-  client = team.client;
-});
+useRedTeam((team) => ({ veil, fake, client } = team));
 
 /** Every spelling of the value a restored answer must not hold. */
 function expectNoValue(text: string): void {

@@ -17,11 +17,7 @@ const EMAIL = `${LOCAL}@${DOMAIN}`;
 let veil: ServerProcess;
 let fake: FakeOpenAi;
 let client: OpenAI;
-useRedTeam((team) => {
-  veil = team.veil;
-  fake = team.fake;
-  client = team.client;
-});
+useRedTeam((team) => ({ veil, fake, client } = team));
 
 /** A streamed answer through the official client: the content and each tool call's arguments, joined. */
 async function streamed(): Promise<{ content: string; args: string[] }> {
