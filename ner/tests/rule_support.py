@@ -3,8 +3,10 @@ vectors for a few common words only, and the pipeline run on hand-given model sp
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+
+import pytest
 
 from veil_ner import gazetteer, pipeline
 from veil_ner.backends import RawEntity
@@ -29,6 +31,19 @@ def common_words(words: Iterable[str]) -> Iterator[None]:
         yield
     finally:
         gazetteer._vocabulary.clear()
+
+
+def vocabulary_fixture(words: Iterable[str]) -> Callable[[], Iterator[None]]:
+    """A test module's `vocabulary` fixture: word vectors for `words` only, every other word rare
+    (`vocabulary = vocabulary_fixture(COMMON)`)."""
+    common = frozenset(words)
+
+    @pytest.fixture
+    def vocabulary() -> Iterator[None]:
+        with common_words(common):
+            yield
+
+    return vocabulary
 
 
 def recognized(text: str, model: list[tuple[str, str]]) -> set[tuple[str, str | None]]:

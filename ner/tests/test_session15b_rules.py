@@ -17,20 +17,14 @@ Pure Python: the model's spans are given by hand, the word vectors faked."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from rule_support import common_words, recognized
+from rule_support import recognized, vocabulary_fixture
 
 COMMON = frozenset(["traces", "file", "trade", "lunch", "package"])
 
 
-@pytest.fixture
-def vocabulary() -> Iterator[None]:
-    """Word vectors for COMMON only: every other word is rare."""
-    with common_words(COMMON):
-        yield
+vocabulary = vocabulary_fixture(COMMON)
 
 
 run = recognized

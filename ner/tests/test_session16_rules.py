@@ -12,11 +12,9 @@ Pure Python: the model's spans are given by hand, the word vectors faked."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from rule_support import common_words, recognized
+from rule_support import recognized, vocabulary_fixture
 from veil_ner import pipeline
 from veil_ner.backends import RawEntity
 
@@ -25,11 +23,7 @@ COMMON = frozenset(
 )
 
 
-@pytest.fixture
-def vocabulary() -> Iterator[None]:
-    """Word vectors for COMMON only: every other word is rare."""
-    with common_words(COMMON):
-        yield
+vocabulary = vocabulary_fixture(COMMON)
 
 
 run = recognized
