@@ -101,8 +101,7 @@ e2e: build test-tools ner-venv image-tools $(if $(REDIS_URL),,redis-server)
 # (tools/vitest/timing-reporter.ts; the figures also go to .cache/vitest-timings.json).
 test: test-prep
 	$(K8S_RUN) npx vitest run
-	$(MAKE) --no-print-directory schemathesis
-	$(MAKE) --no-print-directory test-node22
+	$(MAKE) --no-print-directory -j2 --output-sync=line schemathesis test-node22
 
 # Everything `make test` runs before vitest. The system packages first, one after the other (two
 # apt-get runs would contend for dpkg's lock); then the type checks and the lint (Node) beside the
