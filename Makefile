@@ -108,7 +108,7 @@ test: test-prep
 # Python venvs, lint and tests, two steps at a time: each is single-threaded and the machine
 # this runs on has two cores. --output-sync=line keeps lines whole and progress visible.
 test-prep: $(if $(REDIS_URL),,redis-server) test-tools image-tools
-	$(MAKE) --no-print-directory -j2 --output-sync=line typecheck lint ner-test python-client-test
+	$(MAKE) --no-print-directory -j2 --output-sync=line ner-test-rest ner-test-split lint typecheck python-client-test
 
 # --- Kubernetes control plane for the real-cluster suites (scripts/k8s-testenv.sh) --------------
 # `run` builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok once (cached
@@ -273,7 +273,7 @@ NER_VENV := ner/.venv
 NER_STAMP := $(NER_VENV)/.veil-installed
 NER_PORT ?= 8001
 
-.PHONY: ner-venv ner-lint ner-test ner-run tools-lint
+.PHONY: ner-venv ner-lint ner-test ner-test-split ner-test-rest ner-run tools-lint
 
 # The locked packages are installed once per lock content and Python into a venv under
 # ~/.cache/veil/venv/ (scripts/py-venv.sh); ner/.venv is a small venv on top of it with ner
@@ -293,6 +293,17 @@ ner-lint: $(NER_STAMP)
 
 ner-test: ner-lint tools-lint
 	cd ner && .venv/bin/python -m pytest -q
+
+# `make test` runs the NER tests as two pytest processes beside the Node steps (test-prep): one
+# pytest was the long pole of that step (6 min 17 s on CI's two cores, the other core idle once
+# tsc and eslint were done). NER_TESTS_SPLIT are modules that load model variants of their own,
+# about 45 % of the time; every other module, new ones included, runs in ner-test-rest.
+NER_TESTS_SPLIT = tests/test_embed_cache.py tests/test_fine_tuned.py
+ner-test-split: ner-lint tools-lint
+	cd ner && .venv/bin/python -m pytest -q $(NER_TESTS_SPLIT)
+
+ner-test-rest: ner-lint tools-lint
+	cd ner && .venv/bin/python -m pytest -q $(addprefix --ignore=,$(NER_TESTS_SPLIT))
 
 ner-run: $(NER_STAMP)
 	cd ner && VEIL_NER_PORT=$(NER_PORT) exec .venv/bin/python -m veil_ner
