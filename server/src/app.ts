@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
+import { lazyChildLogger } from './logging.js';
 import { LogAuditSink } from './audit/sink.js';
 import { registerAudit } from './plugins/audit.js';
 import { createAuthenticator, registerAuth } from './auth/index.js';
@@ -75,6 +76,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     // No per-request access lines: routes log their own value-free completion events.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
+    // The request's child logger made when it first logs (logging.ts lazyChildLogger).
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: deps.config.server.body_limit_bytes,
     // request.ip: the socket peer, or the client X-Forwarded-For names when its proxy is trusted.
     trustProxy: trustProxyOption(deps.config.server.trust_proxy),

@@ -3,8 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { buildEvent } from './audit/event.js';
 import { LogAuditSink } from './audit/sink.js';
-import { boundRecordWriterOf, createLogger, LineBatch, recordWriterOf } from './logging.js';
-import { MemorySink } from '../test/support/harness.js';
+import pino from 'pino';
+import { boundRecordWriterOf, createLogger, lazyChildLogger, LineBatch, recordWriterOf } from './logging.js';
+import { buildTestApp, MemorySink } from '../test/support/harness.js';
 
 describe('logger', () => {
   it('escapes CR, LF and ANSI escapes in text format', async () => {
@@ -161,4 +162,73 @@ describe('log line batching', () => {
     });
   }
 
+});
+
+// Fastify's per-request child logger, made on the request's first log call (session 17, issue 20).
+describe('lazyChildLogger', () => {
+  const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+  for (const format of ['json', 'text'] as const) {
+    it(`writes what pino's child writes, at every level and through its own children (${format})`, async () => {
+      const lines = async (make: (logger: ReturnType<typeof createLogger>) => ReturnType<typeof lazyChildLogger>): Promise<string[]> => {
+        const sink = new MemorySink();
+        const logger = createLogger({ level: 'trace', format, stream: sink });
+        const log = make(logger);
+        log.info({ event: 'e', n: 1 }, 'first');
+        log.warn('plain %s', 'formatted');
+        log.error({ err: new Error('boom') }, 'failed');
+        log.debug({ quote: 'a "b" \n' }, 'debug');
+        log.trace('trace');
+        log.fatal({ x: null }, 'fatal');
+        log.child({ name: 'sub' }).info({ k: 'v' }, 'nested');
+        await settle();
+        return sink.lines.map((line) => line.replace(/"time":\d+|^\S+Z/, 'T').replace(/"stack":"[^"]*"|stack=\S+/g, 'S'));
+      };
+      const bindings = { reqId: 'b9136e44-5410-4aa2-a78d-dcf9a3b21178' };
+      const lazy = await lines((logger) => lazyChildLogger(logger, bindings, {}));
+      expect(lazy).toHaveLength(7);
+      expect(lazy).toEqual(await lines((logger) => logger.child(bindings)));
+    });
+  }
+
+  it('makes the child once, on the first call, and reads the level without making it', () => {
+    const parent = pino({ level: 'info' }, new MemorySink());
+    let made = 0;
+    const child = parent.child.bind(parent);
+    parent.child = ((...args: Parameters<typeof parent.child>) => {
+      made++;
+      return child(...args);
+    }) as typeof parent.child;
+    const log = lazyChildLogger(parent, { reqId: 'r' }, {});
+    expect(log.level).toBe('info');
+    parent.level = 'warn';
+    expect(log.level).toBe('warn');
+    expect(made).toBe(0);
+    log.debug('dropped');
+    log.warn('kept');
+    expect(made).toBe(1);
+    log.level = 'debug';
+    expect([log.level, parent.level]).toEqual(['debug', 'warn']);
+    expect(made).toBe(1);
+  });
+
+  it("gives a route with its own level or serializers pino's child at once", () => {
+    const parent = pino({ level: 'info' }, new MemorySink());
+    const log = lazyChildLogger(parent, { reqId: 'r' }, { level: 'error' });
+    expect(log.level).toBe('error');
+    expect(Object.getPrototypeOf(log)).toBe(parent);
+  });
+
+  it("puts the request's id in the lines a request writes (a failed request's error line)", async () => {
+    const t = await buildTestApp({ logLevel: 'info' });
+    try {
+      const response = await t.app.inject({ method: 'POST', url: '/v1/transform', headers: { 'content-type': 'application/json' }, payload: '{"input": 5}' });
+      expect(response.statusCode).toBe(400);
+      await settle();
+      const records = t.logs.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      const failed = records.find((record) => record.level === 50 || record.level === 40 || record.error_code !== undefined);
+      expect(failed?.reqId).toMatch(/^[0-9a-f-]{36}$/);
+    } finally {
+      await t.close();
+    }
+  });
 });

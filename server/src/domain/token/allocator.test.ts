@@ -132,3 +132,106 @@ describe('ValueKeys (valueKey memoized per written value; session 16)', () => {
     expect(keys.of('credit_card', '4111 1111 1111 1111')).toBe(valueKey('credit_card', '4111 1111 1111 1111'));
   });
 });
+
+describe('TokenAllocator keys a type only once it meets a second written value (session 17)', () => {
+  /** The allocator as it was before session 17: every value keyed, seeded entries first-wins. */
+  class EagerAllocator {
+    readonly #byValue = new Map<string, { id: string; cap: string }>();
+    readonly #counters = new Map<string, number>();
+    readonly #used = new Set<string>();
+    readonly #region: string | undefined;
+    #caps = 0;
+    constructor(existing: readonly TokenEntry[], region?: string) {
+      this.#region = region;
+      for (const item of existing) {
+        this.#used.add(item.id);
+        const key = valueKey(item.type, item.value, region);
+        if (!this.#byValue.has(key)) this.#byValue.set(key, { id: item.id, cap: item.cap });
+        const separator = item.id.lastIndexOf('_');
+        const counter = Number(item.id.slice(separator + 1));
+        const prefix = item.id.slice(0, separator);
+        if (counter > (this.#counters.get(prefix) ?? 0)) this.#counters.set(prefix, counter);
+      }
+    }
+    allocate(type: string, value: string): { id: string; cap: string; isNew: boolean } {
+      const key = valueKey(type, value, this.#region);
+      const known = this.#byValue.get(key);
+      if (known !== undefined) return { ...known, isNew: false };
+      const prefix = type === 'email' ? 'e' : type === 'phone' ? 'ph' : type === 'person' ? 'p' : type === 'credit_card' ? 'cc' : 'c';
+      let counter = this.#counters.get(prefix) ?? 0;
+      let id: string;
+      do id = `${prefix}_${String(++counter).padStart(3, '0')}`;
+      while (this.#used.has(id));
+      this.#counters.set(prefix, counter);
+      this.#used.add(id);
+      const cap = (this.#caps++).toString(16).padStart(12, '0');
+      this.#byValue.set(key, { id, cap });
+      return { id, cap, isNew: true };
+    }
+  }
+  /** Caps 0, 1, 2, ... as 12 hex characters, as EagerAllocator draws them. */
+  function counterSource(): (size: number) => Buffer {
+    let next = 0;
+    return (size) => {
+      const out = Buffer.alloc(size);
+      for (let at = 0; at < size; at += 6) out.writeUIntBE(next++, at, 6);
+      return out;
+    };
+  }
+  function seeded(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state / 2147483648;
+    };
+  }
+  // Spellings of few values per type, so draws meet the same value written several ways.
+  const SPELLINGS: Readonly<Record<string, readonly string[]>> = {
+    email: ['Alice@Example.com', ' alice@example.COM ', 'alice [at] example [dot] com', 'bob@example.com', 'BOB@example.com'],
+    phone: ['+1 415 555 0134', '(415) 555-O134', '415.555.0134', '+44 20 7946 0958', '020 7946 0958', '0049 30 1234567'],
+    person: ['Jane Doe', 'jane doe', 'JANE  DOE', 'Ann'],
+    credit_card: ['4111 1111 1111 1111', '4111-1111-1111-1111', '5500 0000 0000 0004'],
+    'custom:ticket': ['T-1', 'T-1 ', 't-1'],
+  };
+  const TYPES = Object.keys(SPELLINGS);
+
+  it('gives every draw the token the eager allocator gives, with and without seeded entries, in each region', () => {
+    for (const region of [undefined, 'US', 'GB', 'DE']) {
+      for (let run = 0; run < 60; run++) {
+        const random = seeded(run * 7919 + (region?.charCodeAt(0) ?? 1));
+        const draw = (): [string, string] => {
+          const type = TYPES[Math.floor(random() * TYPES.length)]!;
+          const spellings = SPELLINGS[type]!;
+          return [type, spellings[Math.floor(random() * spellings.length)]!];
+        };
+        const existing: TokenEntry[] = [];
+        const seededCount = Math.floor(random() * 4);
+        for (let index = 0; index < seededCount; index++) {
+          const [type, value] = draw();
+          const prefix = new EagerAllocator([]).allocate(type, value).id.split('_')[0]!;
+          existing.push(entry(`${prefix}_${String(10 + index).padStart(3, '0')}`, type, value, `${index}`.padStart(12, 'f')));
+        }
+        const lazy = new TokenAllocator(existing, counterSource(), region);
+        const eager = new EagerAllocator(existing, region);
+        const count = 1 + Math.floor(random() * 8);
+        for (let index = 0; index < count; index++) {
+          const [type, value] = draw();
+          expect(lazy.allocate(type, value), `${region} run ${run} ${type} ${JSON.stringify(value)}`).toEqual(eager.allocate(type, value));
+        }
+      }
+    }
+  });
+
+  it('joins a value to the first spelling of its type once a second spelling arrives', () => {
+    const allocator = new TokenAllocator([], undefined, 'US');
+    const first = allocator.allocate('phone', '+1 415 555 0134');
+    expect(allocator.allocate('phone', '+1 415 555 0134')).toEqual({ ...first, isNew: false });
+    expect(allocator.allocate('phone', '(415) 555-0134')).toEqual({ ...first, isNew: false });
+    expect(allocator.allocate('phone', '+44 20 7946 0958').isNew).toBe(true);
+    // A seeded lone entry joins the same way; two seeded spellings of one value keep the first's token.
+    const seededOne = new TokenAllocator([entry('ph_004', 'phone', '415.555.0134', 'bbbbbbbbbbbb')]);
+    expect(seededOne.allocate('phone', '+1 (415) 555-0134')).toEqual({ id: 'ph_004', cap: 'bbbbbbbbbbbb', isNew: false });
+    const seededTwo = new TokenAllocator([entry('ph_001', 'phone', '415.555.0134', '111111111111'), entry('ph_002', 'phone', '(415) 555 0134', '222222222222')]);
+    expect(seededTwo.allocate('phone', '4155550134')).toEqual({ id: 'ph_001', cap: '111111111111', isNew: false });
+  });
+});

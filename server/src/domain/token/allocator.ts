@@ -76,8 +76,26 @@ function counterId(prefix: string, counter: number): string {
   return `${prefix}_${String(counter).padStart(3, '0')}`;
 }
 
+/** A type's one written value, not normalized yet (TokenAllocator's lazy keys). */
+interface Lone {
+  readonly written: string;
+  readonly token: { id: string; cap: string };
+}
+
 export class TokenAllocator implements ValueAllocator {
+  /** Tokens by valueKey, for the types that have been keyed (see #lone). */
   readonly #byValue = new Map<string, { id: string; cap: string }>();
+  /**
+   * Types that have met one written value only (session entries and this request's values): that
+   * value and its token, not normalized. Two values can share a token only if they are of one
+   * type, so while a type has one written value, no other can be its spelling and its key is not
+   * needed; normalizeValue (a phone parse alone is ~10-30 µs) runs for a type only once a second
+   * written value of it arrives, and then for both (issue 20, session 17). Same tokens by
+   * construction: every key #byValue would hold is computed before a lookup could need it.
+   */
+  readonly #lone = new Map<string, Lone>();
+  /** Types whose values are keyed in #byValue (they met a second written value). */
+  readonly #keyed = new Set<string>();
   /** Highest counter used per prefix. */
   readonly #counters = new Map<string, number>();
   /** Every id in use, so a seeded session with odd ids never gets a duplicate. */
@@ -98,10 +116,9 @@ export class TokenAllocator implements ValueAllocator {
     this.#keys = new ValueKeys(region);
     for (const entry of existing) {
       this.#usedIds.add(entry.id);
-      const key = this.#keys.of(entry.type, entry.value);
       // First entry wins: a map that already holds two spellings keeps restoring both, and new
       // mentions reuse the earlier token.
-      if (!this.#byValue.has(key)) this.#byValue.set(key, { id: entry.id, cap: entry.cap });
+      this.#remember(entry.type, entry.value, { id: entry.id, cap: entry.cap });
       if (isRandomId(entry.id)) {
         const separator = entry.id.lastIndexOf('_');
         const prefix = entry.id.slice(0, separator);
@@ -111,11 +128,37 @@ export class TokenAllocator implements ValueAllocator {
     }
   }
 
+  /** The token already given to a spelling of (type, value), if any. */
+  #known(type: string, value: string): { id: string; cap: string } | undefined {
+    const lone = this.#lone.get(type);
+    if (lone !== undefined) {
+      if (lone.written === value) return lone.token;
+      // A second written value of the type: key the first one, then look up by key from now on.
+      this.#lone.delete(type);
+      const key = this.#keys.of(type, lone.written);
+      if (!this.#byValue.has(key)) this.#byValue.set(key, lone.token);
+    } else if (!this.#keyed.has(type)) {
+      return undefined;
+    }
+    this.#keyed.add(type);
+    return this.#byValue.get(this.#keys.of(type, value));
+  }
+
+  /** Records `token` for (type, value) unless a spelling of it already has one (first wins). */
+  #remember(type: string, value: string, token: { id: string; cap: string }): void {
+    if (this.#known(type, value) === undefined) this.#store(type, value, token);
+  }
+
+  /** Records `token` for (type, value), which #known just found without one. */
+  #store(type: string, value: string, token: { id: string; cap: string }): void {
+    if (this.#keyed.has(type)) this.#byValue.set(this.#keys.of(type, value), token);
+    else this.#lone.set(type, { written: value, token });
+  }
+
   /** The id and cap for `value` of `type`, allocating them if the value is new. */
   allocate(type: string, value: string): Allocation {
     if (!isValidTokenType(type)) throw new Error('TokenAllocator: entity type does not match the token grammar');
-    const key = this.#keys.of(type, value);
-    const known = this.#byValue.get(key);
+    const known = this.#known(type, value);
     if (known !== undefined) return { id: known.id, cap: known.cap, isNew: false };
 
     const prefix = prefixFor(type);
@@ -132,7 +175,7 @@ export class TokenAllocator implements ValueAllocator {
 
     const cap = this.#nextCap();
     this.#usedIds.add(id);
-    this.#byValue.set(key, { id, cap });
+    this.#store(type, value, { id, cap });
     return { id, cap, isNew: true };
   }
 
