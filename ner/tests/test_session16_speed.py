@@ -180,7 +180,8 @@ def test_detector_with_overlap_answers_as_without(texts: list[str]) -> None:
 def test_overlap_setting() -> None:
     from veil_ner.config import ConfigError, load_settings  # noqa: PLC0415
 
-    assert load_settings({}).overlap is True
+    assert load_settings({}).overlap is False  # Session 17: off by default (test_session17_speed.py)
+    assert load_settings({"VEIL_NER_OVERLAP": "1"}).overlap is True
     assert load_settings({"VEIL_NER_OVERLAP": "0"}).overlap is False
     with pytest.raises(ConfigError):
         load_settings({"VEIL_NER_OVERLAP": "sometimes"})

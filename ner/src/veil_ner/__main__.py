@@ -63,6 +63,15 @@ def fail(message: str, code: int) -> int:
 OVERLAP_SWITCH_INTERVAL = 0.0005  # seconds (`VEIL_NER_OVERLAP`)
 
 
+def apply_switch_interval(settings: Settings) -> None:
+    """With `VEIL_NER_OVERLAP=1` (session 16) the text's recognizers run on a second thread beside
+    the model (detector.py); the model's thread then gets the GIL back after its products within
+    this interval, not Python's default 5 ms, which cost more than the overlap saved. Off (the
+    default since session 17), Python's interval stays."""
+    if settings.overlap:
+        sys.setswitchinterval(OVERLAP_SWITCH_INTERVAL)
+
+
 def main() -> int:
     configure_logging(os.environ.get("VEIL_NER_LOG_LEVEL", "info").strip().lower() or "info")
     log = logging.getLogger("veil_ner")
@@ -105,11 +114,7 @@ def main() -> int:
         if server is not None:
             server.should_exit = True
 
-    if settings.overlap:
-        # Session 16: the text's recognizers run on a second thread beside the model
-        # (detector.py); the model's thread gets the GIL back after its products within this
-        # interval, not Python's default 5 ms, which cost more than the overlap saved.
-        sys.setswitchinterval(OVERLAP_SWITCH_INTERVAL)
+    apply_switch_interval(settings)
     detector = Detector(backend, settings.languages, settings.default_language, overlap=settings.overlap)
     app = create_app(settings, detector, on_fatal=on_fatal)
     config = uvicorn.Config(

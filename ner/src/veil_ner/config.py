@@ -95,7 +95,9 @@ class Settings:
     max_batch_items: int = 64
     max_pending: int = 32
     log_level: str = "info"
-    overlap: bool = True
+    # Session 17: off by default; with a free core it lost 0.5-1 ms p50 (the model's thread waits
+    # for the GIL after each of its ~680 releases per 1 KB text; BENCHMARKS.md, wave16/fast).
+    overlap: bool = False
     warnings: tuple[str, ...] = ()
 
     @property

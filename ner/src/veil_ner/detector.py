@@ -61,6 +61,10 @@ class Detector:
         # Session 16 (`VEIL_NER_OVERLAP`): the recognizers that read only the text
         # (`pipeline.text_parts`) run on this thread while the model computes; the model's products
         # release the GIL. The same values as inline (pure functions of the text); off, inline.
+        # Off by default since session 17: the model releases and takes back the GIL about 680
+        # times per 1 KB text (numpy's loops, spaCy's transition loop), nearly all for under 10 µs,
+        # and after each it waits for this thread's switch interval, so the parts cost the model
+        # their whole time and the hand-offs on top (BENCHMARKS.md, "Session 17 (wave16/fast)").
         self._text_worker = (
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="veil-ner-text") if overlap else None
         )
