@@ -35,7 +35,7 @@
 // When stripping would leave nothing (a "card" with no digits), the folded, trimmed value is
 // used instead, so two unrelated odd values never collapse onto one empty key.
 import { domainToASCII } from 'node:url';
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import { parsePhoneNumberFromString, type CountryCode } from './phone-parse.js';
 import { dateValid, monthNumber } from '../detect/dates.js';
 import { unspellEmail } from '../detect/email-spelled.js';
 import { unreverseValue } from '../detect/reversed.js';
