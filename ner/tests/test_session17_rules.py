@@ -168,3 +168,36 @@ def test_dotted_initials_are_no_code() -> None:
     assert not nonentity._code_shaped("V.O.F.")
     assert nonentity._code_shaped("Node.js")
     assert nonentity._code_shaped("num.lcm")
+
+
+@pytest.mark.usefixtures("vocabulary")
+@pytest.mark.parametrize(
+    ("text", "value", "gone"),
+    [
+        ("Le numéro de Tatiana Garcia est le 080807 37779.", "Le numéro de Tatiana Garcia", "numéro"),
+        ("Explique-moi ETS : Enhanced Transmission Selection scheduler.", "Explique-moi ETS", "moi"),
+        (
+            "Trend zum Urlaub in Deutschland beschert Gastwirten mehr Umsatz",
+            "Deutschland beschert Gastwirten",
+            "Umsatz",
+        ),
+    ],
+)
+def test_place_running_into_the_clause_is_cut(text: str, value: str, gone: str) -> None:
+    places = _of(recognized(text, [(value, "GPE")]), "location")
+    assert value not in places
+    assert not any(gone in place for place in places)
+
+
+@pytest.mark.usefixtures("vocabulary")
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("They moved to Frankfurt am Main last year.", "Frankfurt am Main"),
+        ("The office is in Alphen aan den Rijn.", "Alphen aan den Rijn"),
+        ("We sailed to the Isle of Man.", "Isle of Man"),
+        ("She was born in Rio de Janeiro.", "Rio de Janeiro"),
+    ],
+)
+def test_lower_case_words_of_place_names_stay(text: str, value: str) -> None:
+    assert value in _of(recognized(text, [(value, "GPE")]), "location")

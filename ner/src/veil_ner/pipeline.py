@@ -641,6 +641,29 @@ def _after_office_title(text: str, start: int, end: int) -> tuple[int, int] | No
     return at, end
 
 
+_PLACE_JOINERS = frozenset(
+    [
+        *("and", "und", "et", "y", "e", "i", "og", "och", "of", "the", "on", "upon", "in", "im", "am"),
+        *("an", "auf", "bei", "ob", "nad", "pod", "u", "pri", "na", "sur", "sous", "lès", "les", "aan"),
+        *("op", "bij", "over", "sul", "sull", "al", "ai", "dels", "das", "dos", "d", "l", "à", "en"),
+        *("los", "las", "lo", "sa", "san", "santa", "ul", "di", "della", "delle", "degli"),
+    ]
+)
+
+
+def _place_before_clause(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """A model place that runs on into the clause after it, over a lower-case word that is no
+    particle ("Deutschland beschert Gastwirten mehr Umsatz": German writes nouns with capitals):
+    the words before it. The lower-case words of places' names are no such word ("Bosnia and
+    Herzegovina", "Frankfurt am Main", "Alphen aan den Rijn", "Isle of Man", "Stratford-upon-Avon")."""
+    words = list(_WORD_AT.finditer(text, start, end))
+    for i, word in enumerate(words):
+        key = g.fold(word.group())
+        if i and word.group()[0].islower() and key not in g.PARTICLES and key not in _PLACE_JOINERS:
+            return start, words[i - 1].end()
+    return None
+
+
 def _demonym(value: str) -> bool:
     """A model place that is a people's adjective ("North Korean human rights advocates", "the
     South Korean capital", "Kenyan runners"): the value less its last "n" is a country or region
@@ -1454,6 +1477,8 @@ def _filtered(text: str, span: RawEntity) -> RawEntity | None:  # noqa: PLR0912 
         named = _after_office_title(text, *line)
         if named is not None:
             line, kind, label, titled = named, "person", "PERSON", True  # "President Obama's arrival"
+        elif (cut := _place_before_clause(text, *line)) is not None:
+            line = cut  # "in Deutschland beschert Gastwirten mehr Umsatz": the place, not the clause
         elif _DOTTED_COUNTRY.fullmatch(text, *line):
             kind, label = "location", PLACE_LABEL  # "a U.S. air base": dotted initials of a country
     if line is not None and (label == PLACE_LABEL or titled):
