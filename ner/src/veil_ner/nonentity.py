@@ -157,8 +157,14 @@ def _joined_name(token: str) -> bool:
     return True
 
 
+# Dotted initials ("U.S", "U.K", "D.C": the span's last dot may be cut) are no code (session 17).
+_DOTTED_INITIALS = re.compile(r"(?:[A-Z]\.){1,3}[A-Z]\.?")
+
+
 def _code_shaped(token: str, kind: str = "") -> bool:
     if kind == "person" and _glued_surname(token):
+        return False
+    if _DOTTED_INITIALS.fullmatch(token):
         return False
     if kind in ("person", "location") and _joined_name(token):  # not firms: "Floating-Point Arithmetic"
         return any(ch.isdigit() for ch in token) or "_" in token or "." in token
@@ -296,12 +302,35 @@ def _organization_evidence(text: str, start: int, end: int, words: list[str]) ->
         return False
     if g.fold(words[-1]) in g.ORG_HEADS:
         return True
+    if _institution_named_for(words):
+        return True
     # A listed name among several words counts only when it reads as a name (`_name_evidence`):
     # "Image File", "Service Switch", "PDB Stream" hold surnames that are everyday words.
     if len(words) < 2:
         return False
     places = g.places()
     return any((_is_person_name(word) and _name_evidence(word)) or g.fold(word) in places for word in words)
+
+
+# Session 17 (wave16/ner): an institution named by its head first, "Center for U.S. Korea Policy",
+# "Institute for Fiscal Studies", "Council on Foreign Relations": the head noun opens the span,
+# "for", "of" or "on" follows, then capitalized words. Not "Board of Directors", "Office of the CTO"
+# (no such head: boards and offices name parts of a firm), not two words ("Center Stage").
+_INSTITUTION_HEADS = frozenset(
+    [
+        *("center", "centre", "institute", "council", "foundation", "association", "society"),
+        *("federation", "commission", "committee", "agency", "bureau", "ministry", "academy", "museum"),
+    ]
+)
+
+
+def _institution_named_for(words: list[str]) -> bool:
+    return (
+        len(words) >= 3
+        and g.fold(words[0]) in _INSTITUTION_HEADS
+        and words[1] in ("for", "of", "on")
+        and all(word[0].isupper() for word in words[2:])
+    )
 
 
 def _sentence_end(text: str, index: int) -> bool:
