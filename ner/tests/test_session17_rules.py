@@ -13,11 +13,9 @@ Pure Python: the model's spans are given by hand, the word vectors faked."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from rule_support import common_words, recognized
+from rule_support import recognized, vocabulary_fixture
 from veil_ner import nonentity
 
 COMMON = frozenset(
@@ -30,10 +28,7 @@ COMMON = frozenset(
 )
 
 
-@pytest.fixture
-def vocabulary() -> Iterator[None]:
-    with common_words(COMMON):
-        yield
+vocabulary = vocabulary_fixture(COMMON)
 
 
 def _of(found: set[tuple[str, str | None]], kind: str) -> set[str]:
