@@ -6,6 +6,10 @@ Corpora (never tuned on; docs/detection.md, "Held-out evaluation"):
 - data/heldout-presidio-synth.jsonl: Presidio's own synthetic sentences (presidio-evaluator 0.3.2,
   tools/ner-heldout/presidio_synth.py). The `test` split is the held-out figure; the `dev` split
   (other templates) is what development looked at, reported separately.
+- data/heldout-voa.jsonl (two Voice of America articles with Apache OpenNLP's annotations) and
+  data/heldout-spacy-examples.jsonl (spaCy's example sentences in seven languages, labelled by hand),
+  session 17 (tools/ner-heldout/): small sets of other people's text; their `test` halves are held
+  out, their `dev` halves were looked at, each reported separately.
 - data/heldout-ordinary-prompts.jsonl: 1,000 prompts without personal data (technical questions,
   product names, code, greetings; tools/ner-heldout/ordinary_prompts.py --split test): the share
   of prompts a system would alter (at least one detection at the threshold). The dev split
@@ -46,6 +50,8 @@ from ner import nlp_config
 
 ROOT = Path(__file__).resolve().parents[2]
 SYNTH = ROOT / "data/heldout-presidio-synth.jsonl"
+# Labelled sets with dev/test splits, scored split by split (the report's keys: file, then split).
+LABELLED = [SYNTH, ROOT / "data/heldout-voa.jsonl", ROOT / "data/heldout-spacy-examples.jsonl"]
 PROMPTS = {"test": ROOT / "data/heldout-ordinary-prompts.jsonl", "dev": ROOT / "data/dev-ordinary-prompts.jsonl"}
 THRESHOLD = 0.5
 NAME_TYPES = ("person", "organization", "location")
@@ -203,20 +209,23 @@ def metrics(counts):
 
 
 def evaluate(veil, analyzer):
-    records = [json.loads(line) for line in SYNTH.read_text(encoding="utf-8").splitlines() if line.strip()]
-    report = {}
-    for split in ("test", "dev"):
-        totals = {"veil": {}, "presidio": {}}
-        chosen = [r for r in records if r["split"] == split]
-        for rec in chosen:
-            ignored = rec.get("ignored", [])
-            preds = {
-                "veil": veil.detect(rec["text"], rec.get("lang")),
-                "presidio": presidio_detect(analyzer, rec["text"]),
-            }
-            for system, pred in preds.items():
-                score(rec["entities"], unignored(pred, ignored), totals[system])
-        report[split] = {"records": len(chosen), **{s: rows(t) for s, t in totals.items()}}
+    report = {"labelled": {}}
+    for path in LABELLED:
+        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        parts = {}
+        for split in ("test", "dev"):
+            totals = {"veil": {}, "presidio": {}}
+            chosen = [r for r in records if r["split"] == split]
+            for rec in chosen:
+                ignored = rec.get("ignored", [])
+                preds = {
+                    "veil": veil.detect(rec["text"], rec.get("lang")),
+                    "presidio": presidio_detect(analyzer, rec["text"]),
+                }
+                for system, pred in preds.items():
+                    score(rec["entities"], unignored(pred, ignored), totals[system])
+            parts[split] = {"records": len(chosen), **{s: rows(t) for s, t in totals.items()}}
+        report["labelled"][str(path.relative_to(ROOT))] = parts
     for split, path in PROMPTS.items():
         prompts = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         altered = {"veil": 0, "presidio": 0}
@@ -240,30 +249,36 @@ def evaluate(veil, analyzer):
 
 
 def print_report(report, markdown):
-    for split in ("test", "dev"):
-        part = report[split]
-        title = "held-out test split" if split == "test" else "dev split (inspected during development)"
-        print(f"\n## data/heldout-presidio-synth.jsonl, {title}: {part['records']} records")
-        kinds = list(part["veil"])
+    for file, parts in report["labelled"].items():
+        for split in ("test", "dev"):
+            print_split(file, split, parts[split], markdown)
+    print_prompts(report)
+
+
+def print_split(file, split, part, markdown):
+    title = "held-out test split" if split == "test" else "dev split (inspected during development)"
+    print(f"\n## {file}, {title}: {part['records']} records")
+    kinds = list(part["veil"])
+    if markdown:
+        print(
+            "| type | gold | Veil P | Veil R | Veil F1 | Veil F2 "
+            "| Presidio P | Presidio R | Presidio F1 | Presidio F2 |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    else:
+        print(f"{'type':<16}{'gold':>6}  {'Veil P/R/F1/F2':<30}{'Presidio P/R/F1/F2':<30}")
+    for kind in kinds:
+        v = part["veil"][kind]
+        p = part["presidio"].get(kind, {"tp": 0, "fp": 0, "fn": v["tp"] + v["fn"], "p": 0, "r": 0, "f1": 0, "f2": 0})
+        gold = v["tp"] + v["fn"]
+        cells = [f"{m[x]:.3f}" for m in (v, p) for x in ("p", "r", "f1", "f2")]
         if markdown:
-            print(
-                "| type | gold | Veil P | Veil R | Veil F1 | Veil F2 "
-                "| Presidio P | Presidio R | Presidio F1 | Presidio F2 |"
-            )
-            print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+            print(f"| {kind} | {gold} | " + " | ".join(cells) + " |")
         else:
-            print(f"{'type':<16}{'gold':>6}  {'Veil P/R/F1/F2':<30}{'Presidio P/R/F1/F2':<30}")
-        for kind in kinds:
-            v = part["veil"][kind]
-            p = part["presidio"].get(
-                kind, {"tp": 0, "fp": 0, "fn": v["tp"] + v["fn"], "p": 0, "r": 0, "f1": 0, "f2": 0}
-            )
-            gold = v["tp"] + v["fn"]
-            cells = [f"{m[x]:.3f}" for m in (v, p) for x in ("p", "r", "f1", "f2")]
-            if markdown:
-                print(f"| {kind} | {gold} | " + " | ".join(cells) + " |")
-            else:
-                print(f"{kind:<16}{gold:>6}  {' '.join(cells[:4]):<30}{' '.join(cells[4:]):<30}")
+            print(f"{kind:<16}{gold:>6}  {' '.join(cells[:4]):<30}{' '.join(cells[4:]):<30}")
+
+
+def print_prompts(report):
     for split, title in (("test", "held out"), ("dev", "inspected during development")):
         op = report[f"prompts_{split}"]
         print(
