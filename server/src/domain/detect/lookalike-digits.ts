@@ -15,6 +15,7 @@ import type { Detection } from '../types.js';
 import { isNumberSeparator, lookalikeDigit, lookalikeRunAt, withLookalikeDigits } from '../text/lookalike.js';
 import { hasWordBefore, PHONE_CONTEXT } from './context.js';
 import { emit, type ScanState } from './state.js';
+import { hasValueWordBefore } from './value-words.js';
 
 /** The scanner a reading goes through (scanBuiltin without this pass). */
 export type ReadingScanner = (text: string) => Detection[];
@@ -30,6 +31,17 @@ const CONTEXT_AFTER = 2;
  * number whose letter is no DNI letter is no NIF either), dates, IP or MAC addresses, versions.
  */
 const READ_TYPES: ReadonlySet<string> = new Set(['credit_card', 'us_ssn', 'us_itin', 'phone', 'iban']);
+
+/**
+ * May a value of READ_TYPES open with the one-letter look-alike word at `start` (`call O 20 7946
+ * 0958`, `my SSN is O 78-05-1120`)? The word of one of those types stands before it (value-words.ts).
+ * Session 17 (wave16/evade): asked only for a one-letter look-alike word right before a chain's
+ * first token, so a word alone before a number (`billing o 4111 …`) costs no reading.
+ */
+function valueMayOpenAt(text: string, start: number): boolean {
+  for (const type of READ_TYPES) if (hasValueWordBefore(text, type, start)) return true;
+  return false;
+}
 
 /** True when text[start, end) is only separators (a `+` or `(` a value starts with). */
 function onlySeparators(text: string, start: number, end: number): boolean {
@@ -49,7 +61,7 @@ export function detectLookalikeDigits(state: ScanState, seeds: readonly number[]
   let readUpTo = -1;
   for (const seed of seeds) {
     if (seed < readUpTo) continue;
-    const run = lookalikeRunAt(text, seed);
+    const run = lookalikeRunAt(text, seed, false, (start) => valueMayOpenAt(text, start));
     readUpTo = Math.max(readUpTo, run.chainEnd);
     if (run.start < 0) continue;
     const from = Math.max(0, run.start - CONTEXT_BEFORE);
