@@ -49,7 +49,12 @@ const isWordCode = (c: number): boolean => isDigitCode(c) || isUpperCode(c) || (
  * its digits (the NIE's, the NRIC's) met by a look-alike stayed raw.
  */
 export function lookalikeIdMayStart(text: string, start: number, end: number): boolean {
-  if (end - start < MIN_LENGTH || end - start > MAX_LENGTH) return false;
+  // Small (the scan's word dispatch inlines it): the length first, the rest in idShapeAt.
+  return end - start >= MIN_LENGTH && end - start <= MAX_LENGTH && idShapeAt(text, start, end);
+}
+
+/** lookalikeIdMayStart past its length test. */
+function idShapeAt(text: string, start: number, end: number): boolean {
   if (!isUpperCode(text.charCodeAt(start))) return false;
   const third = text.charCodeAt(start + 2);
   if (!isDigitCode(third) && lookalikeDigit(third) === 0) return false;
