@@ -5,6 +5,7 @@
 // (`+33 l 42 68 53 ΟΟ`, `оо@corp.example`, server/src/domain/text/fold.ts), and ids whose letter
 // before the digits meets a look-alike (`NIE Xl234567L`, `NRIC Sl234567D`,
 // server/src/domain/detect/lookalike-ids.ts with server/src/domain/detect/lookalike-id-places.ts).
+// A CPF with other separators between its groups (`123/456/789/09`, server/src/domain/detect/loose-cpf.ts).
 // Each spelling is tokenized whole as text, JSON and chat, restored as written, and erased with the
 // plain value (server/src/domain/token/normalize.ts reads each spelling as the plain value).
 import { describeSpellings, type SpellingCase } from './support/spellings.js';
@@ -53,6 +54,14 @@ const CASES: readonly SpellingCase[] = [
     plain: 'S1234567D',
     spellings: ['Sl234567D', 'SI234567D'],
     fragments: ['234567', 'Sl', 'SI'],
+  },
+  {
+    name: 'Brazilian CPF with other separators between its groups',
+    type: 'br_cpf',
+    label: 'CPF',
+    plain: '123.456.789-09',
+    spellings: ['123/456/789/09', '123_456_789_09', "123'456'789'09", '123 | 456 | 789 | 09', '123.456.789.09'],
+    fragments: ['123', '456', '789'],
   },
 ];
 
