@@ -33,6 +33,7 @@ import { firstLineIsValue, joinBrokenValues, type BreakLimits } from './broken-l
 import { luhnValid, ibanChecksumValidIn } from './checksums.js';
 import { contextWords, hasWordBefore } from './context.js';
 import { detectEscapedSchemes } from './escaped-scheme.js';
+import { detectLooseCpf } from './loose-cpf.js';
 import type { ReadingScanner } from './reversed.js';
 import type { ScanState } from './state.js';
 import { hasValueWordBefore, VALUE_WORD_DISTANCE } from './value-words.js';
@@ -187,4 +188,6 @@ export function detectIndentedAndEscaped(state: ScanState, breaks: readonly numb
     if (userInfo.length > 0) detectBrokenIndent(state, userInfo, scan);
   }
   detectEscapedSchemes(state, scan);
+  // Session 17 (wave16/evade): a CPF with other separators between its groups (loose-cpf.ts; one call site, as above).
+  detectLooseCpf(state);
 }

@@ -20,6 +20,7 @@
 import type { Detection } from '../types.js';
 import { lookalikeDigit } from '../text/lookalike.js';
 import { joinFound } from './broken-lines.js';
+import { ID_HEADS, MAX_ID_HEAD } from './lookalike-id-places.js';
 import { ID_CONTEXT } from './id-context.js';
 import type { ReadingScanner } from './reversed.js';
 import type { ScanState } from './state.js';
@@ -40,15 +41,32 @@ const isWordCode = (c: number): boolean => isDigitCode(c) || isUpperCode(c) || (
 
 /**
  * May the word [start, end) be an id with letters of its own and look-alike digits, starting with
- * two capitals (`ABl23456C`)? Its length, a look-alike or a digit third, and a look-alike in it.
+ * a capital (`ABl23456C`, `Xl234567L`, `XI234567L`, `Sl234567D`)? Its length; its second place a
+ * letter, a digit or a look-alike and its third a digit or a look-alike; between its first and
+ * last places only digits and look-alikes but for the letters an id holds before its digits (at
+ * most MAX_ID_HEAD, lookalike-id-places.ts); a look-alike past its first place and two digits.
+ * Session 17 (wave16/evade): session 16 wanted two capitals first, so an id with one letter before
+ * its digits (the NIE's, the NRIC's) met by a look-alike stayed raw.
  */
 export function lookalikeIdMayStart(text: string, start: number, end: number): boolean {
-  if (end - start < MIN_LENGTH || end - start > MAX_LENGTH) return false;
-  if (!isUpperCode(text.charCodeAt(start)) || !isUpperCode(text.charCodeAt(start + 1))) return false;
+  // Small (the scan's word dispatch inlines it): the length first, the rest in idShapeAt.
+  return end - start >= MIN_LENGTH && end - start <= MAX_LENGTH && idShapeAt(text, start, end);
+}
+
+/** lookalikeIdMayStart past its length test. */
+function idShapeAt(text: string, start: number, end: number): boolean {
+  if (!isUpperCode(text.charCodeAt(start))) return false;
   const third = text.charCodeAt(start + 2);
   if (!isDigitCode(third) && lookalikeDigit(third) === 0) return false;
-  for (let k = start + 2; k < end; k++) if (lookalikeDigit(text.charCodeAt(k)) !== 0) return true;
-  return false;
+  let lookalike = false;
+  let digits = 0;
+  for (let k = start + 1; k < end - 1; k++) {
+    const c = text.charCodeAt(k);
+    if (isDigitCode(c)) digits++;
+    else if (lookalikeDigit(c) !== 0) lookalike = true;
+    else if (k - start >= MAX_ID_HEAD || !isUpperCode(c)) return false;
+  }
+  return lookalike && digits >= 2;
 }
 
 /** The word [start, end) read with its look-alikes as digits outside its first `head` and last `tail` places, or undefined (no other letters allowed there, one look-alike read at least). */
@@ -101,7 +119,7 @@ export function detectLookalikeIds(state: ScanState, seeds: readonly number[], s
     const seen = new Set<string>();
     // The last place is kept as written: an id ends with its check letter or a digit, and a
     // number of digits ending in a look-alike is no id of digits (`NIF 71854089I`: the I is a letter).
-    search: for (let head = 0; head <= 2; head++) {
+    search: for (const head of ID_HEADS) {
       const reading = readingOf(text, start, end, head, 1);
       if (reading === undefined || seen.has(reading)) continue;
       seen.add(reading);

@@ -231,7 +231,66 @@ function homoglyphWord(text: string, index: number): { end: number; mixed: boole
     if (!mixed && foldsToAsciiAlnum(text, end)) mixed = true;
     end++;
   }
+  if (!mixed) mixed = digitGroupWord(text, start, end);
   return { end, mixed };
+}
+
+// Session 17 (wave16/evade): a word of one script that is a group of a number (`+33 l 42 68 53 ΟΟ`
+// with Greek omicrons, `IBAN DE89 … 0130 ОО` with Cyrillic ones). Its letters (four at most) are
+// all look-alikes of the letters lookalike.ts reads as digits (`O`, `o`, `I`, `l`), and a word of
+// ASCII letters and digits holding a digit stands before it past one to three number separators
+// (space - . / ( ) +), and after it too for a one-letter word: it is read as the Latin letters,
+// which detection and normalization then read as digits where a value takes them
+// (text/lookalike.ts). Greek and Russian prose stays as written (`Ο 2024`, `о 2024 году`, `ΟΧΙ 12`:
+// no digits before, or a letter that looks like no digit).
+// The same for an e-mail address's local part or the domain label after its `@` written wholly in
+// look-alikes (`оо@corp.example`): every letter of the word is a look-alike, and the other side of
+// the `@` is ASCII. An address of one script (`почта@пример.рф`) stays as written.
+/** Is the word [start, end) beside an `@` all look-alikes, with an ASCII letter or digit across the `@`? */
+function addressPartWord(text: string, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) if (homoglyphOf(text.charCodeAt(k)) === undefined) return false;
+  const across = text.charCodeAt(end) === 64 ? end + 1 : start - 2;
+  const code = text.charCodeAt(across);
+  return (code >= 48 && code <= 57) || ((code | 0x20) >= 97 && (code | 0x20) <= 122);
+}
+
+/** The Latin letters lookalike.ts reads as digits. */
+const DIGIT_LOOKALIKES: ReadonlySet<string> = new Set(['O', 'o', 'I', 'l']);
+/** Most separators between the group and the digits beside it. */
+const GROUP_GAP = 3;
+
+function isGroupSeparator(code: number): boolean {
+  return code === 32 || code === 45 || code === 46 || code === 47 || code === 40 || code === 41 || code === 43;
+}
+
+/** A word of ASCII letters and digits holding a digit ends at `end` (exclusive) or starts at `start`. */
+function asciiDigitWordAt(text: string, at: number, step: 1 | -1): boolean {
+  let digit = false;
+  for (let k = at; k >= 0 && k < text.length; k += step) {
+    const code = text.charCodeAt(k);
+    if (code >= 48 && code <= 57) digit = true;
+    else if (!((code | 0x20) >= 97 && (code | 0x20) <= 122)) return digit && k !== at;
+  }
+  return digit;
+}
+
+/** Is the one-script word [start, end) a number's group of digit look-alikes, or an e-mail address's part beside its `@` (see above)? */
+function digitGroupWord(text: string, start: number, end: number): boolean {
+  if (text.charCodeAt(end) === 64 || text.charCodeAt(start - 1) === 64) return addressPartWord(text, start, end);
+  if (end - start > 4) return false;
+  for (let k = start; k < end; k++) {
+    const latin = homoglyphOf(text.charCodeAt(k));
+    if (latin === undefined || !DIGIT_LOOKALIKES.has(latin)) return false;
+  }
+  // The number goes on from the left (a group after the digits); a one-letter word (a Greek
+  // article `Ο`, the Russian `о`) only between two digit words.
+  let before = start;
+  while (before > 0 && start - before < GROUP_GAP && isGroupSeparator(text.charCodeAt(before - 1))) before--;
+  if (before === start || !asciiDigitWordAt(text, before - 1, -1)) return false;
+  if (end - start > 1) return true;
+  let after = end;
+  while (after < text.length && after - end < GROUP_GAP && isGroupSeparator(text.charCodeAt(after))) after++;
+  return after > end && asciiDigitWordAt(text, after, 1);
 }
 
 const NON_ASCII = /[\u0080-\uffff]/;

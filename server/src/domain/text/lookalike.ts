@@ -192,7 +192,12 @@ function wordStart(text: string, index: number): number {
  * when its chain is readable (strict); `undefined` run otherwise. Reads left to the chain's first
  * token, then right to its end: linear in the chain.
  */
-export function lookalikeRunAt(text: string, seed: number, worded = false): LookalikeRun | { readonly start: -1; readonly end: -1; readonly from: -1; readonly chainEnd: number } {
+export function lookalikeRunAt(
+  text: string,
+  seed: number,
+  worded = false,
+  opensAt?: (start: number) => boolean,
+): LookalikeRun | { readonly start: -1; readonly end: -1; readonly from: -1; readonly chainEnd: number } {
   let start = wordStart(text, seed);
   if (tokenAt(text, start) === undefined && tokenAt(text, start, true) === undefined) return { start: -1, end: -1, from: -1, chainEnd: seed + 1 };
   // Back over earlier tokens of the chain.
@@ -206,8 +211,13 @@ export function lookalikeRunAt(text: string, seed: number, worded = false): Look
       continue;
     }
     // A one-letter group after a `+` (`+l 415 …`) or after a token of the chain (`+33 l 42 …`);
-    // not a word alone before a number (`billing o 4111 …`, `call O 20 …`: a reading costs a scan).
-    if (singleAt(text, previous)?.end === gap && (text.charCodeAt(previous - 1) === 43 || tokenEndsAt(text, previous))) {
+    // not a word alone before a number (`billing o 4111 …`: a reading costs a scan), unless the
+    // caller's `opensAt` says a value may open there (session 17: `call O 20 7946 0958`, the
+    // value's word before the letter; detect/lookalike-digits.ts).
+    if (
+      singleAt(text, previous)?.end === gap &&
+      (text.charCodeAt(previous - 1) === 43 || tokenEndsAt(text, previous) || (opensAt !== undefined && opensAt(previous)))
+    ) {
       start = previous;
       continue;
     }

@@ -53,6 +53,7 @@ import { decodeQpPunctValue } from '../text/qp-punct.js';
 import { readLookalikeWallet } from '../detect/lookalike-wallet.js';
 import { readLookalikeBase58 } from '../detect/lookalike-base58.js';
 import { readLookalikeHex } from '../detect/lookalike-hex.js';
+import { ID_LETTER_PLACES } from '../detect/lookalike-id-places.js';
 
 const SECRET_TYPES: ReadonlySet<string> = new Set(['api_key', 'jwt', 'private_key', 'password', 'connection_string']);
 
@@ -86,21 +87,15 @@ const QP_DECODED_TYPES: ReadonlySet<string> = new Set(['phone', 'ip_address', 'm
 const LINE_BREAK_INDENT = /\r?\n[ \t]*/g;
 
 /**
- * Ids with letters of their own whose digits may be written as look-alike letters (detect/lookalike-ids.ts,
- * session 16): the places of the id's own letters before and after its digits. A valid id has digits
- * there, so the reading changes only a look-alike spelling, which then shares the plain id's token and erasure.
+ * `compact` (letters and digits only) with look-alikes read as digits between an id's own letters
+ * (detect/lookalike-ids.ts, session 16; the places from detect/lookalike-id-places.ts since session
+ * 17, which added the NRIC/FIN). A valid id has digits there, so the reading changes only a
+ * look-alike spelling, which then shares the plain id's token and erasure.
  */
-const ID_DIGIT_PLACES: Readonly<Record<string, readonly [head: number, tail: number]>> = {
-  uk_nino: [2, 1],
-  es_dni: [0, 1],
-  es_nie: [1, 1],
-};
-
-/** `compact` (letters and digits only) with look-alikes read as digits between an id's own letters. */
 function readIdLookalikes(type: string, compact: string): string {
-  const places = ID_DIGIT_PLACES[type];
-  if (places === undefined || compact.length !== 9 || !LOOKALIKE.test(compact)) return compact;
-  const [head, tail] = places;
+  const places = ID_LETTER_PLACES[type];
+  if (places === undefined || compact.length !== places.length || !LOOKALIKE.test(compact)) return compact;
+  const { head, tail } = places;
   let out = compact.slice(0, head);
   for (let k = head; k < compact.length - tail; k++) {
     const digit = lookalikeDigit(compact.charCodeAt(k));
