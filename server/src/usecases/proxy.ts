@@ -74,6 +74,24 @@ export interface UpstreamAccess {
 }
 
 /** Step 3: the tokenized body to the upstream, with the caller's credential when it brought one. */
+/**
+ * An upstream's error message (an error status, or an error event mid-stream) is relayed to the
+ * caller (clients/upstream.ts `relayedMessage`: tokens and control characters out): it is text
+ * of the answer, so it passes the output guard as any other (red team 17). Under `block` the
+ * message is withheld, the status kept.
+ */
+export function guardedUpstreamError(error: unknown, guard: OutputGuard | undefined): unknown {
+  if (!(error instanceof UpstreamError) || guard === undefined) return error;
+  let message: string;
+  try {
+    message = guard.guard(error.message, 'upstream error');
+  } catch (blocked) {
+    if (!(blocked instanceof VeilError) || blocked.code !== 'VEIL_OUTPUT_BLOCKED') throw blocked;
+    message = 'the upstream failed (its message is withheld: output protection)';
+  }
+  return message === error.message ? error : new UpstreamError(message, error.detail ?? 'upstream error', error.status, error.retryAfterSeconds);
+}
+
 function post(client: UpstreamClient, path: string, body: Record<string, unknown>, access: UpstreamAccess, stream: boolean): Promise<UpstreamAnswer> {
   return client.post(
     {
@@ -195,7 +213,7 @@ export class ProxyStream {
   /** One upstream chunk: the session checked again, the chunk restored (undefined: nothing to send yet). An upstream error chunk is relayed as an error. */
   async chunk(data: string): Promise<Record<string, unknown> | undefined> {
     const chunk = parseChunk(data);
-    if (chunk.error !== undefined) throw streamedUpstreamError(chunk);
+    if (chunk.error !== undefined) throw guardedUpstreamError(streamedUpstreamError(chunk), this.#guard);
     await this.#live.check(this.#chunks.pendingWith(chunk));
     return this.#chunks.rewrite(chunk);
   }
@@ -278,7 +296,9 @@ export class ProxyUseCase {
     const opened = await this.#deps.rehydrate.openHere(call, base);
     const restorers = restorersOf(opened, base);
     const guard = outputGuardFor(opened.env, opened.session, base.caller);
-    const answer = await post(client, '/chat/completions', { ...prepared.passthrough, messages: outcome.response.safe_messages }, access, prepared.stream);
+    const answer = await post(client, '/chat/completions', { ...prepared.passthrough, messages: outcome.response.safe_messages }, access, prepared.stream).catch((error: unknown) => {
+      throw guardedUpstreamError(error, guard);
+    });
     const committed = await this.#commit(outcome, answer);
     if (prepared.stream) {
       const live = new LiveSessionCheck(this.#deps.state, opened.session, base.tenant, opened.revokedIds);

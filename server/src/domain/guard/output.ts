@@ -148,14 +148,15 @@ export class OutputGuard {
    * line break as acrossMembers does; in `text` coordinates. `pendingStart` is 0 when the end of
    * the joined text, begun in `before`, could still grow into a value (text.length otherwise).
    */
-  knownAfter(before: string, text: string): { findings: OutputFinding[]; pendingStart: number } {
+  knownAfter(before: string, text: string): { findings: OutputFinding[]; earlier: OutputFinding[]; pendingStart: number } {
     const known = this.#options.known;
-    if (known === undefined || known.empty) return { findings: [], pendingStart: text.length };
+    if (known === undefined || known.empty) return { findings: [], earlier: [], pendingStart: text.length };
     const view = `${before}\n${text}`;
     const offset = before.length + 1;
     const candidates = this.#options.scan(view).filter((candidate) => candidate.token !== null);
     const blanked = blankTokens(view, candidates);
     const findings: OutputFinding[] = [];
+    const earlier: OutputFinding[] = [];
     for (const finding of known.find(blanked)) {
       if (finding.start >= offset || finding.end <= offset) continue;
       if (candidates.some((candidate) => candidate.start < finding.end && finding.start < candidate.end)) continue; // never into a token
@@ -163,8 +164,14 @@ export class OutputGuard {
       let start = offset;
       while (start < finding.end && isSpace(blanked.charCodeAt(start))) start += 1;
       findings.push({ type: finding.type, start: start - offset, end: finding.end - offset });
+      // Its part in `before` (in `before` coordinates, to its end there): fed back to the member
+      // before, which masks what it still holds of it.
+      // (Spaces and the syntax that closes a string, a JSON member or emphasis after it stay.)
+      let end = before.length;
+      while (end > finding.start && (isSpace(blanked.charCodeAt(end - 1)) || CLOSING.has(blanked[end - 1]!))) end -= 1;
+      if (end > finding.start) earlier.push({ type: finding.type, start: finding.start, end });
     }
-    return { findings, pendingStart: known.pendingStart(blanked) < offset ? 0 : text.length };
+    return { findings, earlier, pendingStart: known.pendingStart(blanked) < offset ? 0 : text.length };
   }
 
   /** Find and handle raw values in one text; returns the text to restore. */
@@ -647,6 +654,15 @@ export class StreamOutputGuard {
   #own = '';
   #tail = '';
   #unreleased = '';
+  /** Characters this member released so far: where its pending text starts, in the member's own coordinates. */
+  #total = 0;
+  /** Where the seed starts in the member before's coordinates (its `#total` plus what it held, less the seed). */
+  #seedAt = 0;
+  /**
+   * Values a member after this one found begun here (feedBack), in this member's coordinates:
+   * the part this member still holds is masked when it is released (counted by the later member).
+   */
+  #fed: OutputFinding[] = [];
 
   constructor(guard: OutputGuard, scan: (text: string) => readonly TokenCandidate[], options: { readonly before?: StreamOutputGuard | undefined; readonly json?: boolean } = {}) {
     this.#guard = guard;
@@ -669,6 +685,22 @@ export class StreamOutputGuard {
     return reach === 0 ? '' : (this.#tail + this.#unreleased).slice(-reach);
   }
 
+  /** Where tail() ends, in this member's coordinates (what it released plus what it holds). */
+  #tailEnd(): number {
+    return this.#total + this.#unreleased.length;
+  }
+
+  /**
+   * A member after this one found a session value that begins here (`start`..`end`, this
+   * member's coordinates): the part of it this member still holds is masked when released, not
+   * counted again (the later member counted it). The part already sent cannot be.
+   */
+  feedBack(finding: OutputFinding): void {
+    if (finding.end <= this.#total) return;
+    if (this.#fed.some((fed) => fed.start <= finding.start && finding.end <= fed.end)) return;
+    this.#fed.push(finding);
+  }
+
   /**
    * Release a prefix of `pending`. `tokenCut` is how much the token layer allows (streamCut);
    * `final` releases everything.
@@ -680,7 +712,10 @@ export class StreamOutputGuard {
       // member, as this member starts, is read before this member's text.
       this.#seeded = true;
       const seed = this.#before?.tail() ?? '';
-      if (seed !== '') this.#seed = seed;
+      if (seed !== '') {
+        this.#seed = seed;
+        this.#seedAt = this.#before!.#tailEnd() - seed.length;
+      }
     }
     if (!final) {
       // A pass costs the pending text; the next one waits for new text of at least a quarter of
@@ -705,22 +740,36 @@ export class StreamOutputGuard {
       const own = this.#own + pending;
       const after = this.#guard.knownAfter(this.#seed, this.#json ? blankJsonSyntax(own) : own);
       for (const finding of after.findings) if (finding.end > this.#own.length) seeded.push({ type: finding.type, start: Math.max(0, finding.start - this.#own.length), end: finding.end - this.#own.length });
+      // The value's first piece, where the member before still holds it, is masked there too.
+      for (const finding of after.earlier) this.#before?.feedBack({ type: finding.type, start: this.#seedAt + finding.start, end: this.#seedAt + finding.end });
       if (after.pendingStart === 0) seededHold = 0;
       // Nothing begun in the member before can still grow here: once what was found is
       // released, the seed is done (read for the first pieces of a member only).
       else seedDone = true;
     }
-    for (const finding of [...seeded, ...this.#guard.findings(window, candidates).map((finding) => ({ type: finding.type, start: finding.start - offset, end: finding.end - offset }))]) {
+    // The first pieces of values a later member completed (feedBack): masked, counted there.
+    const fed = this.#fed.map((finding) => ({ type: finding.type, start: finding.start - this.#total, end: finding.end - this.#total, fed: true }));
+    const own = this.#guard.findings(window, candidates).map((finding) => ({ type: finding.type, start: finding.start - offset, end: finding.end - offset, fed: false }));
+    const uncounted = new Set<OutputFinding>();
+    if (carried === 1) uncounted.add(found[0]!);
+    const ordered = [...seeded.map((finding) => ({ ...finding, fed: false })), ...own, ...fed].sort((a, b) => Math.max(0, a.start) - Math.max(0, b.start));
+    for (const finding of ordered) {
       const start = Math.max(0, finding.start);
       const end = finding.end;
       if (end <= 0) continue; // in released text: already handled
       const last = found[found.length - 1];
       if (last !== undefined && start < last.end) {
         // The same value seen again (a carried remainder that grew): extend it, count it once.
-        if (end > last.end) found[found.length - 1] = { type: last.type, start: last.start, end };
+        if (end > last.end) {
+          const grown = { type: last.type, start: last.start, end };
+          if (uncounted.has(last)) uncounted.add(grown);
+          found[found.length - 1] = grown;
+        }
         continue;
       }
-      found.push({ type: finding.type, start, end });
+      const entry = { type: finding.type, start, end };
+      if (finding.fed) uncounted.add(entry);
+      found.push(entry);
     }
     const tokenSpans: { start: number; end: number }[] = [];
     for (const candidate of candidates) {
@@ -749,18 +798,24 @@ export class StreamOutputGuard {
     this.#passedAt -= cut;
 
     const inside: OutputFinding[] = [];
+    const skip = new Set<OutputFinding>();
     this.#carry = undefined;
     for (const finding of found) {
       if (finding.start >= cut) continue;
       if (finding.end > cut) this.#carry = { type: finding.type, until: finding.end - cut };
-      inside.push({ type: finding.type, start: finding.start, end: Math.min(finding.end, cut) });
+      const piece = { type: finding.type, start: finding.start, end: Math.min(finding.end, cut) };
+      // A carried remainder was counted when its value was first released; a fed piece by the
+      // member that completed it.
+      if (uncounted.has(finding)) skip.add(piece);
+      inside.push(piece);
     }
     const released = pending.slice(0, cut);
-    // A carried remainder was counted when its value was first released.
-    const text = this.#guard.apply(released, inside, 'output', inside[0]?.start === 0 ? carried : 0);
+    const text = this.#guard.apply(released, inside, 'output', (finding) => skip.has(finding));
     this.#released = text === released ? releasedScan(text, candidates, offset, cut) : undefined;
     this.#context = (this.#context + released).slice(-CONTEXT_CHARS);
     this.#unreleased = pending.slice(cut);
+    this.#total += cut;
+    if (this.#fed.length > 0) this.#fed = this.#fed.filter((finding) => finding.end > this.#total);
     const reach = this.#reachOf();
     if (reach > 0) this.#tail = (this.#tail + released).slice(-reach);
     if (this.#seed !== undefined) {
@@ -819,6 +874,8 @@ export function blankJsonSyntax(text: string): string {
   return out.join('').slice(0, text.length);
 }
 
+/** What may close a member's text after a value's first piece (knownAfter's `earlier` ends before it). */
+const CLOSING: ReadonlySet<string> = new Set(['"', "'", '`', '}', ']', ')', ',', ':', '*', '_', '~']);
 const QUOTE = 0x22;
 const BRACKET = 0x5b;
 const BRACKET_CLOSE = 0x5d;

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { CompiledPolicy } from '../policy/index.js';
 import { indexEntries, rehydrateText } from '../rehydrate.js';
 import { findTokensLenient } from '../repair/index.js';
+import { ChunkRestorer } from '../proxy/restore.js';
 import { StreamRehydrator } from '../stream/index.js';
 import { KnownValues, type KnownEntry } from './known.js';
 import { blankJsonSyntax, OutputGuard, StreamOutputGuard, type OutputGuardAction } from './output.js';
@@ -59,6 +60,78 @@ describe('StreamOutputGuard before: a session value split across two streamed me
         expect(guard.summary().findings, `cut ${cut} size ${size}`).toEqual([{ type: 'email', count: 1 }]);
       }
     }
+  });
+
+  it('masks the first piece too while the first member still holds it (the later finding fed back), at every cut, counted once', { timeout: 120_000 }, () => {
+    const value = 'red.sixteen.victim@corpsixteen.example';
+    for (let cut = 1; cut < value.length; cut++) {
+      for (const size of [1, 5, 1000]) {
+        const guard = guardOf();
+        const [content, args] = stream(`Write to ${value.slice(0, cut)}`, `{"to":"${value.slice(cut)}","n":2}`, size, true, guard);
+        expect(content, `cut ${cut} size ${size}`).toBe('Write to [REDACTED:email]');
+        expect(args, `cut ${cut} size ${size}`).toBe('{"to":"[REDACTED:email]","n":2}');
+        expect(guard.summary().findings, `cut ${cut} size ${size}`).toEqual([{ type: 'email', count: 1 }]);
+      }
+    }
+    expect(stream('Call Quentin', ' Zyxwort today', 3, false)).toEqual(['Call [REDACTED:person]', ' [REDACTED:person] today']);
+  });
+
+  it('a chat stream ends the choice\'s members in reverse order, so the content\'s held piece is masked when the arguments complete the value in the last chunk', { timeout: 120_000 }, () => {
+    const guard = guardOf();
+    const guards = new WeakMap<StreamRehydrator, StreamOutputGuard>();
+    const restorer = new ChunkRestorer((kind, previous) => {
+      const opened = member(guard, kind === 'json', previous !== undefined ? { guard: guards.get(previous)!, rehydrator: previous } : undefined);
+      guards.set(opened.rehydrator, opened.guard);
+      return opened.rehydrator;
+    });
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ id: 'c', choices: [{ index: 0, delta, finish_reason: finish }] });
+    const chunks = [
+      chunk({ role: 'assistant', content: 'Write to red.sixteen' }),
+      chunk({ content: '.victim' }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'send', arguments: '' } }] }),
+      // Cut short (`length`): the value could still grow until the choice ends.
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"to":"@corpsixteen.example' } }] }),
+      chunk({}, 'length'),
+    ];
+    let content = '';
+    let args = '';
+    for (const one of chunks) {
+      const delta = (restorer.rewrite(one)?.choices as { delta: { content?: string; tool_calls?: { function?: { arguments?: string } }[] } }[] | undefined)?.[0]?.delta;
+      content += delta?.content ?? '';
+      for (const call of delta?.tool_calls ?? []) args += call.function?.arguments ?? '';
+    }
+    expect([content, args]).toEqual(['Write to [REDACTED:email]', '{"to":"[REDACTED:email]']);
+    expect(guard.summary().findings).toEqual([{ type: 'email', count: 1 }]);
+  });
+
+  it('an annotation string (restored whole) follows the content: a value the content began is masked in both; the refusal follows the content too', { timeout: 120_000 }, () => {
+    const run = (chunks: Record<string, unknown>[]): { guard: OutputGuard; deltas: Record<string, unknown>[] } => {
+      const guard = guardOf();
+      const guards = new WeakMap<StreamRehydrator, StreamOutputGuard>();
+      const restorer = new ChunkRestorer((kind, previous) => {
+        const opened = member(guard, kind === 'json', previous !== undefined ? { guard: guards.get(previous)!, rehydrator: previous } : undefined);
+        guards.set(opened.rehydrator, opened.guard);
+        return opened.rehydrator;
+      });
+      const deltas: Record<string, unknown>[] = [];
+      for (const one of chunks) for (const choice of (restorer.rewrite(one)?.choices ?? []) as { delta: Record<string, unknown> }[]) deltas.push(choice.delta);
+      return { guard, deltas };
+    };
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ id: 'c', choices: [{ index: 0, delta, finish_reason: finish }] });
+    const annotated = run([
+      chunk({ role: 'assistant', content: 'Write to red.sixteen.victim' }),
+      chunk({ annotations: [{ type: 'url_citation', url_citation: { title: '@corpsixteen.example', start_index: 0, end_index: 4 } }] }),
+      chunk({}, 'stop'),
+    ]);
+    expect(annotated.deltas.map((delta) => (typeof delta.content === 'string' ? delta.content : '')).join('')).toBe('Write to [REDACTED:email]');
+    expect(JSON.stringify(annotated.deltas)).not.toContain('corpsixteen');
+    expect(annotated.guard.summary().findings).toEqual([{ type: 'email', count: 1 }]);
+    const refused = run([chunk({ role: 'assistant', content: 'Write to red.sixteen.victim' }), chunk({ refusal: '@corpsixteen.example is refused' }), chunk({}, 'stop')]);
+    expect(JSON.stringify(refused.deltas)).not.toMatch(/corpsixteen|victim/);
+    // An ordinary annotation stays as written.
+    const plain = run([chunk({ role: 'assistant', content: 'See the report' }), chunk({ annotations: [{ type: 'url_citation', url_citation: { title: 'Quarterly report', start_index: 0, end_index: 3 } }] }), chunk({}, 'stop')]);
+    expect(JSON.stringify(plain.deltas)).toContain('"title":"Quarterly report"');
+    expect(plain.guard.triggered).toBe(false);
   });
 
   it('masks a name split between two plain members and between two tool calls', () => {

@@ -504,9 +504,11 @@ export class ChunkRestorer {
    * A new text stream; of a choice (`streams`): it follows the stream of the choice opened last
    * (`open`'s `previous`: a value the model began there and completes here is masked here).
    */
-  #rehydrator(kind: 'text' | 'json', streams?: ChoiceStreams): StreamRehydrator {
+  #rehydrator(kind: 'text' | 'json', streams?: ChoiceStreams, follows = true): StreamRehydrator {
     const rehydrator = this.#open(kind, streams?.last);
-    if (streams !== undefined) streams.last = rehydrator;
+    // A string restored whole (an annotation's) reads after the member before it, but the next
+    // stream of the choice still follows that member (`follows` false).
+    if (streams !== undefined && follows) streams.last = rehydrator;
     this.#all.push(rehydrator);
     return rehydrator;
   }
@@ -515,17 +517,20 @@ export class ChunkRestorer {
    * A member whose strings each arrive whole in one chunk (annotations: a citation's title and
    * URL): every string restored and guarded on its own, nothing held back.
    */
-  #wholeStrings(value: unknown, key: string, depth: number): unknown {
+  #wholeStrings(value: unknown, key: string, depth: number, streams?: ChoiceStreams): unknown {
     if (typeof value === 'string') {
       if (NOT_TEXT.has(key) || value === '') return value;
-      const rehydrator = isUrlMember(key) && this.#openUrl !== undefined ? this.#openUrl() : this.#rehydrator('text');
+      // A client shows an annotation with the content it annotates: each string reads after the
+      // choice's last text stream (a value the content began and the string completes is masked
+      // in both, StreamOutputGuard.feedBack).
+      const rehydrator = isUrlMember(key) && this.#openUrl !== undefined ? this.#openUrl() : this.#rehydrator('text', streams, false);
       return rehydrator.push(value) + rehydrator.end();
     }
     if (depth > MAX_ANSWER_DEPTH) throw malformed('a stream delta is nested too deep');
-    if (Array.isArray(value)) return value.map((item) => this.#wholeStrings(item, key, depth + 1));
+    if (Array.isArray(value)) return value.map((item) => this.#wholeStrings(item, key, depth + 1, streams));
     if (!isPlainObject(value)) return value;
     let out: Record<string, unknown> = {};
-    for (const member of Object.keys(value)) out = withMember(out, member, this.#wholeStrings(value[member], member, depth + 1));
+    for (const member of Object.keys(value)) out = withMember(out, member, this.#wholeStrings(value[member], member, depth + 1, streams));
     return out;
   }
 
@@ -553,7 +558,7 @@ export class ChunkRestorer {
       if (STREAMED_MEMBERS.has(key) || NOT_TEXT.has(key)) continue;
       const value = delta[key];
       if (typeof value === 'string') out = withMember(out, key, this.#field(streams, key).push(value));
-      else if (holdsText(value, key)) out = withMember(out, key, this.#wholeStrings(value, key, 0));
+      else if (holdsText(value, key)) out = withMember(out, key, this.#wholeStrings(value, key, 0, streams));
     }
     if (delta.audio !== undefined && delta.audio !== null) {
       if (!isPlainObject(delta.audio) || holdsText({ ...delta.audio, transcript: '' }, 'audio')) throw unstreamable();
@@ -601,30 +606,41 @@ export class ChunkRestorer {
     const streams = this.#choices.get(index);
     if (streams === undefined) return delta;
     let out = delta;
+    // The choice's streams end in the reverse of the order they opened: a value a later member
+    // completes is fed back to the member before it (StreamOutputGuard.feedBack) before that
+    // one releases what it still holds. Each rest is then placed as before.
+    const mine = new Set<StreamRehydrator>([...streams.fields.values(), ...streams.tools.values()]);
+    for (const rehydrator of [streams.content, streams.refusal, streams.transcript, streams.functionCall]) if (rehydrator !== undefined) mine.add(rehydrator);
+    const rests = new Map<StreamRehydrator, string>();
+    for (let at = this.#all.length - 1; at >= 0; at--) {
+      const rehydrator = this.#all[at]!;
+      if (mine.has(rehydrator)) rests.set(rehydrator, rehydrator.end());
+    }
+    const end = (rehydrator: StreamRehydrator | undefined): string => (rehydrator === undefined ? '' : (rests.get(rehydrator) ?? rehydrator.end()));
     const append = (key: 'content' | 'refusal', rehydrator: StreamRehydrator | undefined): void => {
-      const rest = rehydrator?.end() ?? '';
+      const rest = end(rehydrator);
       if (rest !== '') out[key] = `${typeof out[key] === 'string' ? out[key] : ''}${rest}`;
     };
     append('content', streams.content);
     append('refusal', streams.refusal);
-    const transcript = streams.transcript?.end() ?? '';
+    const transcript = end(streams.transcript);
     if (transcript !== '') {
       const audio = isPlainObject(out.audio) ? out.audio : {};
       out.audio = { ...audio, transcript: `${typeof audio.transcript === 'string' ? audio.transcript : ''}${transcript}` };
     }
     for (const [key, rehydrator] of streams.fields) {
-      const rest = rehydrator.end();
+      const rest = end(rehydrator);
       const current = out[key];
       if (rest !== '') out = withMember(out, key, `${typeof current === 'string' ? current : ''}${rest}`);
     }
-    const functionRest = streams.functionCall?.end() ?? '';
+    const functionRest = end(streams.functionCall);
     if (functionRest !== '') {
       const current = isPlainObject(out.function_call) ? out.function_call : {};
       out.function_call = { ...current, arguments: `${typeof current.arguments === 'string' ? current.arguments : ''}${functionRest}` };
     }
     const calls: unknown[] = Array.isArray(out.tool_calls) ? [...(out.tool_calls as unknown[])] : [];
     for (const [callIndex, rehydrator] of [...streams.tools].sort((a, b) => a[0] - b[0])) {
-      const rest = rehydrator.end();
+      const rest = end(rehydrator);
       if (rest !== '') calls.push({ index: callIndex, function: { arguments: rest } });
     }
     if (calls.length > 0) out = withMember(out, 'tool_calls', calls);
