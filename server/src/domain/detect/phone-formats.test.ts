@@ -184,3 +184,11 @@ describe('a long number after an id label that reads as "my number"', () => {
     expect(phones('my number is 4003787685670')).toEqual(['4003787685670']);
   });
 });
+
+describe('spaced pairs that read as a date', () => {
+  it('are a date after "on" or "at", a phone right after a phone label', () => {
+    expect(phones('Text me on 12 03 2024 when you land.')).toEqual([]);
+    expect(phones('call 31 07 20 tomorrow')).toEqual(['31 07 20']);
+    expect(phones('Phone: 31 07 20')).toEqual(['31 07 20']);
+  });
+});

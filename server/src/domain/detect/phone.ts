@@ -65,8 +65,9 @@ interface PhoneShape {
   readonly digits: string[];
   /** The country code was written in parentheses, "(+30) 6946 223059": the value starts at the '('. */
   ccParen: boolean;
-  /** Where the collector started ('+', '(' or the first digit). */
+  /** Where the collector started ('+', '(' or the first digit), in `text`. */
   readonly start: number;
+  readonly text: string;
 }
 
 const MAX_DIGITS = 15;
@@ -76,7 +77,7 @@ function collect(text: string, start: number, plusWord: boolean): PhoneShape | u
   let pos = start;
   const international = plusWord || text.charCodeAt(pos) === PLUS;
   if (text.charCodeAt(pos) === PLUS) pos++;
-  const shape: PhoneShape = { international, groupDigits: [], groupEnds: [], paren: [], seps: [], digits: [], ccParen: false, start };
+  const shape: PhoneShape = { international, groupDigits: [], groupEnds: [], paren: [], seps: [], digits: [], ccParen: false, start, text };
   let total = 0;
   let sep = 0;
   while (shape.groupDigits.length < MAX_GROUPS) {
@@ -223,6 +224,16 @@ function endsWithAtOrOn(text: string): boolean {
   return word === 'at' || word === 'on';
 }
 
+/** The word "at" or "on" (then spaces and a colon at most) ends right before `start`, without slicing the text. */
+function atOrOnBefore(text: string, start: number): boolean {
+  let k = start;
+  while (k > 0 && (text.charCodeAt(k - 1) === SPACE || text.charCodeAt(k - 1) === 9 || text.charCodeAt(k - 1) === 58)) k--;
+  if (k < 3 || (text.charCodeAt(k - 3) !== SPACE && text.charCodeAt(k - 3) !== 9)) return false;
+  const a = text.charCodeAt(k - 2);
+  const b = text.charCodeAt(k - 1);
+  return (a === 97 && b === 116) || (a === 111 && b === 110);
+}
+
 /** Phone context of one candidate, computed at most once (only candidates past the gates get here). */
 class CandidateContext {
   private known = false;
@@ -292,7 +303,7 @@ function classify(state: ScanState, shape: PhoneShape, count: number, context: C
     return unplannedInternational(state.text, shape, count, digits, context);
   }
   // A name asked for "on"/"at" is the only label: the whole run, grouped as phones are (plainGroups).
-  if (context.present && context.asked && (count !== shape.groupDigits.length || !plainGroups(shape, count))) return 0;
+  if (atOrOnBefore(state.text, shape.start) && context.asked && (count !== shape.groupDigits.length || !plainGroups(shape, count))) return 0;
   // International call prefix instead of '+': 00 (most of the world), 011 (North America).
   const idd = digits.startsWith('00') ? 2 : digits.startsWith('011') && callingCodeOf(state.region) === '1' ? 3 : 0;
   if (idd > 0 && digits.length - idd >= 8 && (count >= 2 || context.present)) {
@@ -403,8 +414,9 @@ function labelledLocal(shape: PhoneShape, count: number, digits: string, context
   const groups = shape.groupDigits.slice(0, count).join(',');
   if (groups === '4,2,2' || groups === '2,2,4' || groups === '2,2,2') {
     if (shape.seps[1] !== SPACE) return 0;
-    // Session 17 (wave16/phone): "Ask Tom on 12 03 24": spaced pairs that read as a date are one.
-    if (isDate(shape.digits.slice(0, count).map(Number), groups)) return 0;
+    // Session 17 (wave16/phone): "Ask Tom on 12 03 24", "Text me on 12 03 2024": spaced pairs
+    // that read as a date after "on"/"at" are one ("call 31 07 20", "Phone: 31 07 20" stay phones).
+    if (atOrOnBefore(shape.text, shape.start) && isDate(shape.digits.slice(0, count).map(Number), groups)) return 0;
   }
   return 0.55;
 }
