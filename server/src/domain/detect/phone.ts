@@ -427,10 +427,11 @@ function labelledLocal(shape: PhoneShape, count: number, digits: string, context
  * `msisdn()` prints it), in one run or uniform groups, starting with a calling code.
  */
 function labelledLong(shape: PhoneShape, count: number, digits: string, context: CandidateContext): number {
-  if (digits.length > MAX_UNPLANNED_DIGITS || count !== shape.groupDigits.length || !context.labelled) return 0;
+  // Cheap shape tests first: long digit runs (card and account numbers) reach this often.
+  if (digits.length > MAX_UNPLANNED_DIGITS || count !== shape.groupDigits.length || !hasCallingCode(digits)) return 0;
   for (let k = 2; k < count; k++) if (shape.seps[k] !== shape.seps[1]) return 0;
-  if (context.asked && !plainGroups(shape, count)) return 0;
-  return hasCallingCode(digits) ? UNPLANNED_CONFIDENCE : 0;
+  if (!context.labelled || (context.asked && !plainGroups(shape, count))) return 0;
+  return UNPLANNED_CONFIDENCE;
 }
 
 /**
