@@ -103,3 +103,92 @@ describe('thirteen-digit trunk-prefixed numbers (Austria)', () => {
     expect(phones('Order 0744878298548 shipped.')).toEqual([]);
   });
 });
+
+// Session 17 (wave16/phone): numbers no numbering plan accepts, written as phones; bare digit
+// runs that a sentence cue makes a phone; no piece of a weak NINO reading left after it lost.
+const all = (text: string): { type: string; value: string; confidence: number }[] =>
+  detectAll(text).map(({ type, value, confidence }) => ({ type, value, confidence }));
+
+describe('numbers no numbering plan accepts, written as phones', () => {
+  it('are phones after a phone word or a calling verb, at a lower confidence', () => {
+    expect(phones('call +54 9 3859 7059 tomorrow')).toEqual(['+54 9 3859 7059']);
+    expect(phones('My phone number is +261 0739258145, call after 5.')).toEqual(['+261 0739258145']);
+    expect(phones('Please call me at +350 4504705482.')).toEqual(['+350 4504705482']);
+    expect(phones('Phone: 9868791763413')).toEqual(['9868791763413']);
+    expect(phones('Please call me at 6559273114620.')).toEqual(['6559273114620']);
+    expect(phones('Ask Omar Haddad on +995192831861 before Friday.')).toEqual(['+995192831861']);
+    const [found] = detectAll('Phone: 9868791763413').filter((entity) => entity.type === 'phone');
+    expect(found?.confidence).toBeGreaterThanOrEqual(0.5);
+    expect(found?.confidence).toBeLessThan(0.7);
+  });
+
+  it('are phones after a plus sign when grouped as phones are printed', () => {
+    expect(phones('Write down +54 9 3514 2310 for Tom Reyes.')).toEqual(['+54 9 3514 2310']);
+    expect(phones('Ana Souza\n+54 9 3859 7059')).toEqual(['+54 9 3859 7059']);
+  });
+
+  it('are not phones without context: a bare run, thousands, amounts, units, a non-code first group', () => {
+    expect(phones('Order 9868791763413 shipped.')).toEqual([]);
+    expect(phones('ref 6559273114620')).toEqual([]);
+    expect(phones('Write down +261 0739258145 for Raj.')).toEqual([]);
+    expect(phones('Revenue grew +12 345 678 this year.')).toEqual([]);
+    expect(phones('The balance moved by +54 9 3859 7059 EUR.')).toEqual([]);
+    expect(phones('delta +54.9.3859.7059')).toEqual([]);
+    expect(phones('Phone: 98687917634139999')).toEqual([]);
+  });
+});
+
+describe('bare digit runs that a sentence cue makes a phone', () => {
+  it('after asking a named person "on" or "at"', () => {
+    expect(phones('Ask Mei Tanaka on 33 50 57 before Friday.')).toEqual(['33 50 57']);
+    expect(phones('Ask Lena Fischer on 6347461576 before Friday.')).toEqual(['6347461576']);
+    expect(phones('Ping Raj at 6364520852.')).toEqual(['6364520852']);
+  });
+
+  it('after WhatsApp, SMS or fax as a verb, and before an extension', () => {
+    expect(phones('WhatsApp me on 6364520852.')).toEqual(['6364520852']);
+    expect(phones('fax it? no: fax me at 6364520852')).toEqual(['6364520852']);
+    expect(phones('The desk is 6364520852 ext 12.')).toEqual(['6364520852 ext 12']);
+    expect(phones('Desk 6364520852x12 from 9 to 5')).toEqual(['6364520852x12']);
+  });
+
+  it('not for dates, times, amounts, ids or counts in the same places', () => {
+    expect(phones('Ask Tom on 12 03 24 about it.')).toEqual([]);
+    expect(phones('Text me on 12 03 2024 when you land.')).toEqual([]);
+    expect(phones('Ask Tom about 6364520852.')).toEqual([]);
+    expect(phones('ask the team on 6364520852')).toEqual([]);
+    expect(phones('Write down 7776637064 for Raj.')).toEqual([]);
+    expect(phones('Omar Haddad - 0920425141')).toEqual([]);
+    expect(phones('Ask Mei on Monday at 10.')).toEqual([]);
+    expect(phones('Ring size 6364520852.')).toEqual([]);
+    expect(phones('1920x1080 and 6364520852')).toEqual([]);
+  });
+});
+
+describe('a weak NINO reading that lost its digits to a phone', () => {
+  it('leaves no piece of itself, at any threshold', () => {
+    expect(all('You can reach Raj Patel at 85 3131-2421.')).toEqual([{ type: 'phone', value: '85 3131-2421', confidence: 0.65 }]);
+    expect(all('Text me on 22 87 10 when you land.').map((entity) => entity.type)).toEqual(['phone']);
+  });
+
+  it('stays when nothing stronger took its digits', () => {
+    expect(all('We met on 12 03 24 at the office.')).toEqual([{ type: 'uk_nino', value: 'on 12 03 24', confidence: 0.4 }]);
+    expect(types('ab 12 34 56 c')).toEqual(['uk_nino']);
+  });
+});
+
+describe('a long number after an id label that reads as "my number"', () => {
+  it('stays an id (Japan\'s My Number), not a phone no plan accepts', () => {
+    expect(phones('My Number: 9725 4024 9292')).toEqual([]);
+    expect(phones('Please update the record: My Number 193192569339, thanks.')).toEqual([]);
+    expect(phones('my number is 4003787685670')).toEqual(['4003787685670']);
+  });
+});
+
+describe('spaced pairs that read as a date', () => {
+  it('are a date after "on" or "at", a phone right after a phone label', () => {
+    expect(phones('Text me on 12 03 2024 when you land.')).toEqual([]);
+    expect(phones('call 31 07 20 tomorrow')).toEqual(['31 07 20']);
+    expect(phones('Phone: 31 07 20')).toEqual(['31 07 20']);
+  });
+});

@@ -189,6 +189,18 @@ export function checkInternational(digits: string): PhoneVerdict {
   return INVALID;
 }
 
+/**
+ * `digits` start with a country calling code (calling codes are prefix-free); with `exact`, the
+ * whole of `digits` is one ("54", "995"), as the first printed group of an international number.
+ */
+export function hasCallingCode(digits: string, exact = false): boolean {
+  for (let length = 1; length <= 3 && length <= digits.length; length++) {
+    const countries = metadata.getCountryCodesForCallingCode(digits.slice(0, length));
+    if (countries !== undefined && countries.length > 0) return !exact || length === digits.length;
+  }
+  return false;
+}
+
 /** `digits` as written nationally in `country` (possibly with the trunk prefix). */
 export function checkNational(digits: string, country: string): PhoneVerdict {
   // Short national numbers exist (small territories have 4-5 digits); callers gate on length.

@@ -6,7 +6,8 @@
 import { codeAt, isAlnumCode, isDigit } from './chars.js';
 import { hasLabelBefore, hasWordBefore, PHONE_CONTEXT } from './context.js';
 import { SPECIFIC_ID_CONTEXT } from './id-context.js';
-import { callingCodeOf, checkInternational, checkNational, isKnownRegion, nationalLayoutRegion, usesTrunkPrefix } from './phone-metadata.js';
+import { callingCodeOf, checkInternational, hasCallingCode, checkNational, isKnownRegion, nationalLayoutRegion, usesTrunkPrefix } from './phone-metadata.js';
+import type { Detection } from '../types.js';
 import { emit, type ScanState } from './state.js';
 
 const PLUS = 43;
@@ -64,6 +65,9 @@ interface PhoneShape {
   readonly digits: string[];
   /** The country code was written in parentheses, "(+30) 6946 223059": the value starts at the '('. */
   ccParen: boolean;
+  /** Where the collector started ('+', '(' or the first digit), in `text`. */
+  readonly start: number;
+  readonly text: string;
 }
 
 const MAX_DIGITS = 15;
@@ -73,7 +77,7 @@ function collect(text: string, start: number, plusWord: boolean): PhoneShape | u
   let pos = start;
   const international = plusWord || text.charCodeAt(pos) === PLUS;
   if (text.charCodeAt(pos) === PLUS) pos++;
-  const shape: PhoneShape = { international, groupDigits: [], groupEnds: [], paren: [], seps: [], digits: [], ccParen: false };
+  const shape: PhoneShape = { international, groupDigits: [], groupEnds: [], paren: [], seps: [], digits: [], ccParen: false, start, text };
   let total = 0;
   let sep = 0;
   while (shape.groupDigits.length < MAX_GROUPS) {
@@ -179,7 +183,7 @@ function joinDigits(shape: PhoneShape, count: number): string {
  * right after such a label they are phone numbers all the same.
  */
 const DIRECT_PHONE_LABEL =
-  /(?<![\p{L}\p{N}])(?:(?:phone|tel|telephone|mobile|mob|cell|cellphone|fax|contact|whatsapp|sms|telefon|handy|téléphone|portable|tél|teléfono|móvil|celular|telefono|cellulare|telefoon|mobiel|telefone|telemóvel|tlf|my number)s?(?:[ \t]*(?:numbers?|no\.?|nr\.?|#))?|(?:call|ring|text|reach|dial)(?:[ \t]+(?:me|us|him|her|them))?|(?:be|been|is|are)[ \t]+reached)[ \t]*(?:[.:#]{1,2}|is|at|on)?[ \t]*$/iu;
+  /(?<![\p{L}\p{N}])(?:(?:phone|tel|telephone|mobile|mob|cell|cellphone|fax|contact|whatsapp|sms|telefon|handy|téléphone|portable|tél|teléfono|móvil|celular|telefono|cellulare|telefoon|mobiel|telefone|telemóvel|tlf|my number)s?(?:[ \t]*(?:numbers?|no\.?|nr\.?|#))?|(?:call|ring|text|reach|dial|whatsapp|sms|fax)(?:[ \t]+(?:me|us|him|her|them))?|(?:be|been|is|are)[ \t]+reached)[ \t]*(?:[.:#]{1,2}|is|at|on)?[ \t]*$/iu;
 const DIRECT_LABEL_WINDOW = 40;
 /**
  * A calling verb, the one to call and "at"/"on" right before the number: "You can reach Mei Tanaka
@@ -188,6 +192,13 @@ const DIRECT_LABEL_WINDOW = 40;
  */
 const CALL_SOMEONE_AT =
   /(?<![\p{L}\p{N}])(?:[Cc]all|[Rr]each(?:[ \t]+out[ \t]+to)?|[Rr]ing|[Tt]ext|[Pp]hone|[Dd]ial|[Cc]ontact|[Ww]hats[Aa]pp)[ \t]+\p{L}[\p{L}'’.-]*(?:[ \t]+\p{L}[\p{L}'’.-]*){0,2}[ \t]+(?:at|on)[ \t]*:?[ \t]*$/u;
+/**
+ * Session 17 (wave16/phone): a person's name asked for "on"/"at" ("Ask Mei Tanaka on 33 50 57",
+ * "Ping Raj at ..."): one to three capitalised words after the verb. A weaker cue than a calling
+ * verb: the number must also be grouped as phones are (plainGroups).
+ */
+const ASK_SOMEONE_AT =
+  /(?<![\p{L}\p{N}])(?:[Aa]sk|[Pp]ing|[Mm]essage|[Tt]ry|SMS|[Ss]ms)[ \t]+\p{Lu}\p{Ll}[\p{L}'’-]*(?:[ \t]+\p{Lu}\p{Ll}[\p{L}'’-]*){0,2}[ \t]+(?:at|on)[ \t]*:?[ \t]*$/u;
 /**
  * The next number of a list after a labelled one: "Phone: 609 141 777, 6911 524493", "call me on
  * 0354911160 or 92723362", "Mobile: 500 080 636 / Office: 22 565 08 89". Matched at the end of
@@ -201,7 +212,7 @@ const LIST_WINDOW = 120;
  * "61 60 34 is my cell" (not "is my order number": only phone nouns and their usual modifiers).
  */
 const PHONE_LABEL_AFTER =
-  /^[ \t]*(?:\([ \t]*(?:mobile|cell|cellphone|home|work|office|landline|fax|tel|phone|private|business)[ \t]*\)|(?:is|=)[ \t]+(?:my|our|his|her|their|the)[ \t]+(?:(?:direct|home|work|office|private|business|personal|new|main)[ \t]+)?(?:phone|cell|cellphone|mobile|line|landline|fax|(?:phone|cell|mobile|contact|telephone)[ \t]+number)(?![\p{L}\p{N}]))/iu;
+  /^(?:[ \t]*(?:ext\.?|extension)[ \t]*\d{1,6}(?![\p{L}\p{N}])|x\d{1,6}(?![\p{L}\p{N}])|[ \t]*(?:\([ \t]*(?:mobile|cell|cellphone|home|work|office|landline|fax|tel|phone|private|business)[ \t]*\)|(?:is|=)[ \t]+(?:my|our|his|her|their|the)[ \t]+(?:(?:direct|home|work|office|private|business|personal|new|main)[ \t]+)?(?:phone|cell|cellphone|mobile|line|landline|fax|(?:phone|cell|mobile|contact|telephone)[ \t]+number)(?![\p{L}\p{N}])))/iu;
 const AFTER_WINDOW = 48;
 
 /** `text` ends with the word "at" or "on" (then spaces and a colon at most): CALL_SOMEONE_AT's cheap gate. */
@@ -213,12 +224,23 @@ function endsWithAtOrOn(text: string): boolean {
   return word === 'at' || word === 'on';
 }
 
+/** The word "at" or "on" (then spaces and a colon at most) ends right before `start`, without slicing the text. */
+function atOrOnBefore(text: string, start: number): boolean {
+  let k = start;
+  while (k > 0 && (text.charCodeAt(k - 1) === SPACE || text.charCodeAt(k - 1) === 9 || text.charCodeAt(k - 1) === 58)) k--;
+  if (k < 3 || (text.charCodeAt(k - 3) !== SPACE && text.charCodeAt(k - 3) !== 9)) return false;
+  const a = text.charCodeAt(k - 2);
+  const b = text.charCodeAt(k - 1);
+  return (a === 97 && b === 116) || (a === 111 && b === 110);
+}
+
 /** Phone context of one candidate, computed at most once (only candidates past the gates get here). */
 class CandidateContext {
   private known = false;
   private value = false;
   private labelKnown = false;
   private labelValue = false;
+  private askedValue = false;
 
   constructor(
     private readonly text: string,
@@ -245,6 +267,7 @@ class CandidateContext {
       let before = this.text.slice(Math.max(0, this.start - LIST_WINDOW), this.start);
       const near = before.slice(-DIRECT_LABEL_WINDOW);
       this.labelValue = DIRECT_PHONE_LABEL.test(near) || (endsWithAtOrOn(near) && CALL_SOMEONE_AT.test(near));
+      if (!this.labelValue && endsWithAtOrOn(near) && ASK_SOMEONE_AT.test(near)) this.labelValue = this.askedValue = true;
       for (let k = 0; k < 3 && !this.labelValue; k++) {
         const listed = PREVIOUS_LISTED_NUMBER.exec(before);
         if (listed === null) break;
@@ -254,6 +277,11 @@ class CandidateContext {
       this.labelKnown = true;
     }
     return this.labelValue;
+  }
+
+  /** The only label is a name asked for "on"/"at" (ASK_SOMEONE_AT), no phone word. */
+  get asked(): boolean {
+    return this.labelled && this.askedValue;
   }
 
   /** A phone word right after the number ending at `end` (PHONE_LABEL_AFTER). */
@@ -271,8 +299,11 @@ function classify(state: ScanState, shape: PhoneShape, count: number, context: C
     const verdict = checkInternational(digits);
     if (verdict.valid) return 0.9;
     // Possible length after an explicit "+CC": still strongly phone-like when written in groups.
-    return verdict.possible && (count >= 2 || context.present) ? 0.7 : 0;
+    if (verdict.possible && (count >= 2 || context.present)) return 0.7;
+    return unplannedInternational(state.text, shape, count, digits, context);
   }
+  // A name asked for "on"/"at" is the only label: the whole run, grouped as phones are (plainGroups).
+  if (atOrOnBefore(state.text, shape.start) && context.asked && (count !== shape.groupDigits.length || !plainGroups(shape, count))) return 0;
   // International call prefix instead of '+': 00 (most of the world), 011 (North America).
   const idd = digits.startsWith('00') ? 2 : digits.startsWith('011') && callingCodeOf(state.region) === '1' ? 3 : 0;
   if (idd > 0 && digits.length - idd >= 8 && (count >= 2 || context.present)) {
@@ -280,6 +311,8 @@ function classify(state: ScanState, shape: PhoneShape, count: number, context: C
     // Like "+CC ...": a possible length in groups is still a phone number (unassigned area codes).
     if (verdict.valid) return 0.85;
     if (verdict.possible && count >= 3) return 0.7;
+    // "00972 22716325" after "call Omar on": a calling code no plan completes, labelled.
+    if (context.labelled && hasCallingCode(digits.slice(idd)) && count === shape.groupDigits.length) return UNPLANNED_CONFIDENCE;
   }
   const nanp = nanpShape(shape, count);
   if (nanp !== undefined) {
@@ -334,20 +367,96 @@ const MIN_LABELLED_DIGITS = 6;
 const MAX_LABELLED_DIGITS = 11;
 
 /**
+ * Session 17 (wave16/phone): a number no numbering plan accepts, written as people write phones
+ * ("+54 9 3859 7059", Faker's 13-digit `msisdn()`, a calling code before another country's
+ * number). Below every validated score: at the reporting threshold alone, 0.6 with a phone word.
+ */
+const UNPLANNED_CONFIDENCE = 0.5;
+const MIN_UNPLANNED_DIGITS = 8;
+const MAX_UNPLANNED_DIGITS = 15;
+
+/**
+ * After an explicit '+', digits no plan accepts: a phone number when a phone word or calling verb
+ * labels it, or when it is grouped as phones are printed (the first group a calling code, two
+ * groups or more of at most five digits after it with one kind of separator, not dots), and
+ * nothing says amount, unit or count ("+12 345 678" in thousands, "+61 975 161 EUR").
+ */
+function unplannedInternational(text: string, shape: PhoneShape, count: number, digits: string, context: CandidateContext): number {
+  if (count !== shape.groupDigits.length || digits.length < MIN_UNPLANNED_DIGITS || digits.length > MAX_UNPLANNED_DIGITS) return 0;
+  if (!hasCallingCode(digits)) return 0;
+  if (context.labelled || context.labelledAfter(shape.groupEnds[count - 1]!)) return UNPLANNED_CONFIDENCE;
+  const groups = shape.groupDigits;
+  if (count < 3 || shape.paren.some((paren) => paren) || !hasCallingCode(shape.digits[0]!, true)) return 0;
+  for (let k = 1; k < count; k++) if (groups[k]! > 5 || shape.seps[k] !== shape.seps[1] || shape.seps[k] === DOT || shape.seps[k] === SLASH) return 0;
+  let thousands = true;
+  for (let k = 1; k < count; k++) if (groups[k] !== 3) thousands = false;
+  if (thousands) return 0;
+  const start = shape.start;
+  const end = shape.groupEnds[count - 1]!;
+  if (NOT_PHONE_BEFORE.test(text.slice(Math.max(0, start - 24), start)) || NOT_PHONE_AFTER.test(text.slice(end, end + 16))) return 0;
+  return UNPLANNED_CONFIDENCE;
+}
+
+/**
  * Last resort: a number of 6-11 digits right after a phone label (DIRECT_PHONE_LABEL), written
  * whole or in groups with one kind of separator, is a phone number that no region's metadata
  * confirmed (0.55: above the default threshold only because the label says so).
  */
 function labelledLocal(shape: PhoneShape, count: number, digits: string, context: CandidateContext): number {
+  if (!shape.international && digits.length > MAX_LABELLED_DIGITS) return labelledLong(shape, count, digits, context);
   if (shape.international || digits.length < MIN_LABELLED_DIGITS || digits.length > MAX_LABELLED_DIGITS) return 0;
   // The whole run of groups: never a prefix of a longer number ("My Number: 9725 4024 9292").
   if (count !== shape.groupDigits.length) return 0;
   if (!context.labelled && !context.labelledAfter(shape.groupEnds[count - 1]!)) return 0;
   if (!uniformOrAreaSpaced(shape, count, digits.length)) return 0;
+  if (context.asked && !plainGroups(shape, count)) return 0;
   // "call on 2024-12-05", "call 12.05.2024": a date, not a number.
   const groups = shape.groupDigits.slice(0, count).join(',');
-  if (shape.seps[1] !== SPACE && (groups === '4,2,2' || groups === '2,2,4' || groups === '2,2,2')) return 0;
+  if (groups === '4,2,2' || groups === '2,2,4' || groups === '2,2,2') {
+    if (shape.seps[1] !== SPACE) return 0;
+    // Session 17 (wave16/phone): "Ask Tom on 12 03 24", "Text me on 12 03 2024": spaced pairs
+    // that read as a date after "on"/"at" are one ("call 31 07 20", "Phone: 31 07 20" stay phones).
+    if (atOrOnBefore(shape.text, shape.start) && isDate(shape.digits.slice(0, count).map(Number), groups)) return 0;
+  }
   return 0.55;
+}
+
+/**
+ * Session 17 (wave16/phone): 12-15 digits right after a phone label ("Phone: 4003787685670",
+ * "call me at 6559273114620": a number in international form without its '+', as Faker's
+ * `msisdn()` prints it), in one run or uniform groups, starting with a calling code.
+ */
+function labelledLong(shape: PhoneShape, count: number, digits: string, context: CandidateContext): number {
+  // Cheap shape tests first: long digit runs (card and account numbers) reach this often.
+  if (digits.length > MAX_UNPLANNED_DIGITS || count !== shape.groupDigits.length || !hasCallingCode(digits)) return 0;
+  for (let k = 2; k < count; k++) if (shape.seps[k] !== shape.seps[1]) return 0;
+  if (!context.labelled || (context.asked && !plainGroups(shape, count))) return 0;
+  return UNPLANNED_CONFIDENCE;
+}
+
+/**
+ * Groups as phones are written, for a number only a name asked for "on"/"at" labels: no dots (a
+ * decimal or thousands mark), no thousands layout ("46 641 859"), no one-digit check group ("2-616-41299-3"),
+ * at most four groups unless the trunk zero starts it ("21 46 37 32 23 34" is a list of scores).
+ */
+function plainGroups(shape: PhoneShape, count: number): boolean {
+  const groups = shape.groupDigits;
+  if (count > 4 && shape.digits[0]!.charCodeAt(0) !== 48) return false;
+  if (count > 1 && groups[count - 1]! < 2) return false;
+  let thousands = count > 1 && groups[0]! <= 3;
+  for (let k = 1; k < count; k++) {
+    if (shape.seps[k] === DOT) return false;
+    if (groups[k] !== 3) thousands = false;
+  }
+  return !thousands;
+}
+
+/** Day, month and year (4,2,2 year first; else day and month in either order, then the year). */
+function isDate(values: number[], groups: string): boolean {
+  const [a, b, c] = groups === '4,2,2' ? [values[2]!, values[1]!, values[0]!] : [values[0]!, values[1]!, values[2]!];
+  const year = groups === '2,2,2' || isYear(c);
+  const dayMonth = (a >= 1 && a <= 31 && b >= 1 && b <= 12) || (b >= 1 && b <= 31 && a >= 1 && a <= 12);
+  return year && dayMonth;
 }
 
 /** A year a text could name in a range (the Ming dynasty 1368-1644, a contract 2019-2024). */
@@ -566,7 +675,9 @@ export function detectPhone(state: ScanState, start: number, plusWordStart = -1)
     // "NHS number: 943 476 5918", "CPR-nr. 010984-5120": a number labelled as an id is not a
     // phone number, even when its check digit is wrong (then it is nothing at all). Only a label
     // directly before the number counts: "Patient number 12, call 555 0100" is a phone.
-    if (confidence > 0 && !shape.international && !context.present && hasLabelBefore(text, start, 40, SPECIFIC_ID_CONTEXT)) return;
+    // A number no plan accepts is not a phone after an id's own label even with a phone word in
+    // reach ("My Number: 9725 4024 9292" is Japan's My Number; session 17).
+    if (confidence > 0 && !shape.international && (!context.present || confidence === UNPLANNED_CONFIDENCE) && hasLabelBefore(text, start, 40, SPECIFIC_ID_CONTEXT)) return;
     // "ISBN 0 306 40615 2": a book number's groups can read as a trunk-prefixed phone number.
     if (confidence > 0 && !shape.international && !context.present && ISBN_BEFORE.test(text.slice(Math.max(0, start - 12), start))) return;
     if (confidence > 0) {
@@ -585,4 +696,34 @@ export function plusWordBefore(text: string, start: number): number {
   if (codeAt(text, start - 1) !== SPACE) return -1;
   const match = PLUS_WORD.exec(text.slice(Math.max(0, start - 6), start));
   return match === null ? -1 : start - match[1]!.length - 1;
+}
+
+/**
+ * Session 17 (wave16/phone): "You can reach Raj Patel at 85 3131-2421". A lower-case NINO reading
+ * of "at 85 3131" scored below the reporting threshold yields its digits to the numeric scan
+ * (scan.ts, weakNinoAt); when a stronger value of another type then holds every digit of it, the
+ * reading lost and leaves nothing behind: without this the overlap resolution kept its free
+ * piece, the word "at", as a 0.40 `uk_nino` that a low request threshold would tokenize.
+ * Called once per scan; it walks `out` only when a weak NINO is in it.
+ */
+export function dropOutvotedNinos(out: Detection[], floor: number): void {
+  let weak = false;
+  for (const detection of out) if (detection.type === 'uk_nino' && detection.confidence < floor) weak = true;
+  if (!weak) return;
+  const outvoted = (nino: Detection): boolean => {
+    if (nino.type !== 'uk_nino' || nino.confidence >= floor) return false;
+    return out.some(
+      (other) =>
+        other.type !== 'uk_nino' && other.confidence > nino.confidence && other.start > nino.start && other.start < nino.end &&
+        other.end >= nino.end && !hasDigit(nino.value, 0, other.start - nino.start),
+    );
+  };
+  let kept = 0;
+  for (const detection of out) if (!outvoted(detection)) out[kept++] = detection;
+  out.length = kept;
+}
+
+function hasDigit(value: string, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) if (isDigit(value.charCodeAt(k))) return true;
+  return false;
 }

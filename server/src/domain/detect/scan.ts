@@ -34,7 +34,7 @@ import { detectNumeric, detectNumericGlued } from './numeric.js';
 import { STRUCTURED_PRIORITY_FLOOR } from './overlap.js';
 import { detectAssignedSecret } from './password.js';
 import { KEYWORD_ROW, KEYWORD_THIRD, keywordMayStartWith, mayStartKeyword } from './keywords.js';
-import { detectPhone, fallbackRegionsFor, regionForLanguage } from './phone.js';
+import { detectPhone, dropOutvotedNinos, fallbackRegionsFor, regionForLanguage } from './phone.js';
 import { detectProseSecrets } from './prose-secret.js';
 import { detectPasswordHashes } from './password-hash.js';
 import { detectSeedPhrases } from './seed-phrase.js';
@@ -568,5 +568,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   if (reversedWords.length > 0) detectReversedReadings(state, reversedWords, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Base64-encoded values, read by this scan one level deep (encoded.ts).
   if (decode && base64Starts.length > 0) detectEncodedValues(state, base64Starts, (decoded) => scanBuiltin(decoded, language, defaultRegion, false));
+  // Session 17 (wave16/phone): a weak NINO reading whose digits a stronger value took leaves no piece (phone.ts).
+  dropOutvotedNinos(state.out, STRUCTURED_PRIORITY_FLOOR);
   return state.out;
 }
