@@ -3,10 +3,10 @@
 // country code, and a number after a calling verb and the one to call are detected whole by
 // POST /v1/detect, tokenized by /v1/transform with no digits left in the safe text, restored as
 // written, and never logged.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logsWith, startVeil, type ServerProcess } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { phoneCaseSuite, type PhoneCase } from './support/phones.js';
 
-const CASES: readonly { readonly text: string; readonly value: string }[] = [
+const CASES: readonly PhoneCase[] = [
   { text: 'Ask Raj Patel on (+30) 6946 223059 before Friday.', value: '(+30) 6946 223059' },
   { text: 'Tom Reyes ((+57)3011832288) will bring the slides.', value: '(+57)3011832288' },
   { text: 'My phone number is +90(722)197-6584x4900, call after 5.', value: '+90(722)197-6584x4900' },
@@ -21,46 +21,8 @@ const CASES: readonly { readonly text: string; readonly value: string }[] = [
   { text: 'Please call me at 07448 78298548.', value: '07448 78298548' },
 ];
 
-/** A token's random cap may hold digits by chance ("{{phone:ph_001:415340e4…}}"): taken out before the check. */
-const TOKEN = /\{\{[a-z_]+:[a-z]+_\d+:[0-9a-f]+\}\}/g;
-
-let server: ServerProcess;
-
-beforeAll(async () => {
-  server = await startVeil();
-});
-
-afterAll(async () => {
-  await server.stop();
-});
-
-async function post(path: string, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  expect(response.status).toBe(200);
-  return (await response.json()) as Record<string, unknown>;
-}
-
 describe('session-16 phone formats against the real server', () => {
-  it('detects each number whole as a phone', async () => {
-    for (const { text, value } of CASES) {
-      const body = await post('/v1/detect', { input: text, include_values: false });
-      const entities = body.entities as { type: string; span: { start: number; end: number }; confidence: number }[];
-      const spans = entities.filter((entity) => entity.type === 'phone' && entity.confidence >= 0.5).map((entity) => text.slice(entity.span.start, entity.span.end));
-      expect(spans, text).toEqual([value]);
-    }
-  });
-
-  it('tokenizes each number with no digit run left, restores it as written and logs no value', async () => {
-    for (const { text, value } of CASES) {
-      const transformed = await post('/v1/transform', { input: text });
-      const safe = transformed.safe_text as string;
-      const restored = await post('/v1/rehydrate', { output: safe, session_state: transformed.session_state });
-      expect(restored.restored_text, text).toBe(text);
-      expect(safe.replace(TOKEN, '{{token}}'), text).not.toContain(value.replace(/\D/g, '').slice(-4));
-    }
-    const logs = await logsWith(server, /v1\/rehydrate/);
-    for (const { value } of CASES) expect(logs.includes(value.replace(/\D/g, '').slice(-7))).toBe(false);
-  });
+  const { post } = phoneCaseSuite(CASES);
 
   it('leaves dates and amounts after a calling verb alone', async () => {
     const text = 'Call the team on 2024-12-05 about it; contact support at 12.05.2024 or later.';
