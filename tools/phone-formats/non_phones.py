@@ -37,13 +37,21 @@ def isbn13(rng):
 
 
 # Each class: a value maker. Values are what a text holds that is not a phone number.
+def date_spaced(r):
+    """Day, month and a two- or four-digit year, spaced (the draws in the order they always had)."""
+    day = r.randint(1, 28)
+    month = r.randint(1, 12)
+    year = r.choice([r.randint(0, 99), r.randint(1950, 2030)])
+    return f"{day:02d} {month:02d} {year:02d}"
+
+
 VALUES = {
     "order": lambda r: digits(r, r.choice([6, 7, 8, 9, 10])),
     "order-grouped": lambda r: f"{digits(r, 3)}-{digits(r, 7, '0123456789')}-{digits(r, 7, '0123456789')}",
     "amount": lambda r: f"{r.randint(1, 999)} {r.randint(0, 999):03d} {r.randint(0, 999):03d}",
     "amount-dots": lambda r: f"{r.randint(1, 99)}.{r.randint(0, 999):03d}.{r.randint(0, 999):03d}",
     "amount-plus": lambda r: f"+{r.randint(1, 99)} {r.randint(0, 999):03d} {r.randint(0, 999):03d}",
-    "date-spaced": lambda r: f"{r.randint(1, 28):02d} {r.randint(1, 12):02d} {r.choice([r.randint(0, 99), r.randint(1950, 2030)]):02d}",
+    "date-spaced": date_spaced,
     "date-iso": lambda r: f"{r.randint(1990, 2030)}-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}",
     "date-dots": lambda r: f"{r.randint(1, 28):02d}.{r.randint(1, 12):02d}.{r.randint(1990, 2030)}",
     "time": lambda r: f"{r.randint(0, 23):02d} {r.randint(0, 59):02d} {r.randint(0, 59):02d}",
@@ -108,8 +116,18 @@ def main():
             frame = rng.choice(FRAMES).replace("{n}", rng.choice(NAMES))
             start = frame.index("{v}")
             text = frame.replace("{v}", value)
-            print(json.dumps({"id": f"np-{count}", "class": f"not:{cls}", "frame": "negative", "text": text,
-                              "start": start, "end": start + len(value)}))
+            print(
+                json.dumps(
+                    {
+                        "id": f"np-{count}",
+                        "class": f"not:{cls}",
+                        "frame": "negative",
+                        "text": text,
+                        "start": start,
+                        "end": start + len(value),
+                    }
+                )
+            )
             count += 1
 
 
