@@ -383,7 +383,7 @@ const MAX_UNPLANNED_DIGITS = 15;
  */
 function unplannedInternational(text: string, shape: PhoneShape, count: number, digits: string, context: CandidateContext): number {
   if (count !== shape.groupDigits.length || digits.length < MIN_UNPLANNED_DIGITS || digits.length > MAX_UNPLANNED_DIGITS) return 0;
-  if (!hasCallingCode(digits)) return 0;
+  if (!hasCallingCode(digits) || continuesOnNextLine(text, shape.groupEnds[count - 1]!)) return 0;
   if (context.labelled || context.labelledAfter(shape.groupEnds[count - 1]!)) return UNPLANNED_CONFIDENCE;
   const groups = shape.groupDigits;
   if (count < 3 || shape.paren.some((paren) => paren) || !hasCallingCode(shape.digits[0]!, true)) return 0;
@@ -431,8 +431,21 @@ function labelledLong(shape: PhoneShape, count: number, digits: string, context:
   if (digits.length > MAX_UNPLANNED_DIGITS || count !== shape.groupDigits.length || !hasCallingCode(digits)) return 0;
   for (let k = 2; k < count; k++) if (shape.seps[k] !== shape.seps[1]) return 0;
   if (!context.labelled || (context.asked && !plainGroups(shape, count))) return 0;
+  if (continuesOnNextLine(shape.text, shape.groupEnds[count - 1]!)) return 0;
   return UNPLANNED_CONFIDENCE;
 }
+
+/**
+ * Digits again right after a line break that ends the run ("+44 20 7946\n0958"): the number goes
+ * on below, so the run alone is no whole number no plan accepts, but a piece of one that the
+ * readers of values broken over a line (broken-lines.ts) join; an unplanned acceptance never takes
+ * the piece.
+ */
+function continuesOnNextLine(text: string, end: number): boolean {
+  return CONTINUES_ON_NEXT_LINE.test(text.slice(end, end + 12));
+}
+
+const CONTINUES_ON_NEXT_LINE = /^[ \t]*\r?\n[ \t]*[+(]?[0-9]/;
 
 /**
  * Groups as phones are written, for a number only a name asked for "on"/"at" labels: no dots (a
