@@ -17,7 +17,7 @@ export type Expectation = 'restore' | 'refuse';
 type Rng = () => number;
 
 /** mulberry32: a small seeded PRNG, enough for a reproducible corpus (not for secrets). */
-function seeded(seed: number): Rng {
+export function seeded(seed: number): Rng {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

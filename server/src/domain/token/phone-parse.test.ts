@@ -3,6 +3,7 @@ import maxMetadata from 'libphonenumber-js/max/metadata';
 import examples from 'libphonenumber-js/mobile/examples';
 import { describe, expect, it } from 'vitest';
 import { parsePhoneNumberFromString } from './phone-parse.js';
+import { seeded } from '../repair/corpus.js';
 import { normalizeValue } from './normalize.js';
 
 /** What token/normalize.ts reads of a parse. */
@@ -14,17 +15,6 @@ interface Parsed {
 
 function reading(parsed: Parsed | undefined): string {
   return parsed === undefined ? 'none' : `${parsed.number}|${parsed.ext ?? ''}|${parsed.isPossible()}`;
-}
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const SHARED = Object.entries(maxMetadata.country_calling_codes as Record<string, string[]>).filter(([, countries]) => countries.length > 1);
