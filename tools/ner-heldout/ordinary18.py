@@ -6,7 +6,9 @@ prompt (`ner/tools/corpus_preds.py` counts them with every other corpus in data/
 Class: a country written as dotted initials ("U.S.", "U.K.", "E.U.", "U.A.E.") in the topic of
 an instruction or a question ("Explain U.S. tax brackets"), the form session 17's dotted-country
 rule turned into a place; and the same prompts' neighbours (the topic after a question word, in a
-second sentence, before a capitalized noun). Written before the session-18 rule that keeps them.
+second sentence, before a capitalized noun). Written right after the session-18 rule that keeps
+them (not before it): main alters 20 of the 30, the rule's first version 2 (one "Now explain ..."
+prompt led to the leading-adverb step; "the U.S. Senate" stays an organization).
 
 Usage: python3 tools/ner-heldout/ordinary18.py > data/ordinary-session18.jsonl
 """
