@@ -32,6 +32,7 @@ Spans never overlap in the result.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -726,6 +727,15 @@ _COUNTRY_BEFORE = re.compile(
 )
 
 
+# The first word of each name: a capitalized word that opens none is skipped before the run is read.
+_CAPITALIZED_AT = re.compile(rf"(?<![\w\-])(?:[lLdD]['\u2019])?([{_UP}][^\W\d_]*)")
+
+
+@functools.cache
+def _country_first_words() -> frozenset[str]:
+    return frozenset(_WORD_AT.match(name).group() for name in g.words("countries_i18n"))  # type: ignore[union-attr]
+
+
 def _country_at(text: str, run: re.Match[str]) -> tuple[int, int] | None:
     """The longest foreign country name that the run opens with."""
     names = g.words("countries_i18n")
@@ -752,8 +762,12 @@ def _capitalized_outside(text: str, span: RawEntity, start: int, end: int) -> bo
 def _foreign_countries(text: str, spans: list[RawEntity]) -> list[RawEntity]:
     out = list(spans)
     changed = False
-    for run in _COUNTRY_RUN.finditer(text):
-        found = _country_at(text, run)
+    first_words = _country_first_words()
+    for word in _CAPITALIZED_AT.finditer(text):
+        if g.fold(word.group(1)) not in first_words:
+            continue
+        run = _COUNTRY_RUN.match(text, word.start())
+        found = None if run is None else _country_at(text, run)
         if found is None:
             continue
         start, end = found
