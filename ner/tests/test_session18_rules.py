@@ -128,6 +128,13 @@ def test_country_names_in_six_languages_are_places(
 
 
 @pytest.mark.usefixtures("vocabulary")
+def test_a_region_named_in_english_is_a_place() -> None:
+    # ISO 3166-2 writes "Bayern": its English name comes from pycountry's catalogue
+    found = recognized("Flooding in Bavaria forced the depot to close.", [])
+    assert "Bavaria" in _of(found, "location")
+
+
+@pytest.mark.usefixtures("vocabulary")
 def test_a_country_name_that_is_a_first_name_needs_a_preposition() -> None:
     # "Francia" is a listed first name too: a person's name before a surname, a place after "in"
     assert "Francia" not in _of(recognized("Francia Rossi joined the team.", []), "location")
