@@ -32,6 +32,7 @@ Spans never overlap in the result.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -572,7 +573,7 @@ def _labelled_place_lists(text: str, spans: list[RawEntity]) -> list[RawEntity]:
 
 def _place_lists(text: str, spans: list[RawEntity]) -> list[RawEntity]:
     """The last passes over the result: labelled place lists (wave15/ner3), then news forms (17)."""
-    return _news_forms(text, _labelled_place_lists(text, spans))
+    return _foreign_countries(text, _news_forms(text, _labelled_place_lists(text, spans)))
 
 
 # Session 17 (wave16/ner): wordings of news text, found on text no rule was written against
@@ -693,7 +694,12 @@ def _news_forms(text: str, spans: list[RawEntity]) -> list[RawEntity]:
             if key in _ROLE_WORDS or (key in _COMPASS and before == "the"):
                 changed = True
                 continue
-        if len(words) >= 2 and g.fold(words[-1].group()) in _WEEKDAYS and words[-1].end() == span.end:
+        if (
+            len(words) >= 2
+            and g.fold(words[-1].group()) in _WEEKDAYS
+            and words[-1].end() == span.end
+            and not _given_name_only(words[:-1])
+        ):
             cut = words[-2].end()
             if text[cut : words[-1].start()].strip(" \t") == "":
                 out.append(RawEntity(span.start, cut, span.label, span.confidence))
@@ -701,6 +707,117 @@ def _news_forms(text: str, spans: list[RawEntity]) -> list[RawEntity]:
                 continue
         out.append(span)
     return out if changed else spans
+
+
+# Session 18 (wave17/ner): country names in German, French, Spanish, Italian, Portuguese and Dutch
+# ("Reino Unido", "Regno Unito", "Verenigd Koninkrijk", "États-Unis", "Deutschland", "L'Italie"),
+# from ISO 3166-1's translations (`data/countries_i18n.txt`; `regions.txt` is English only): a run
+# of capitalized words (joined by a particle) that is such a name is a place, and a model person,
+# firm or place whose other words are lower case ("del Reino Unido" as a person) gives way to it. A
+# single word that is also a listed first name or surname ("Italia", "Salvador") needs a particle
+# or preposition before it.
+_COUNTRY_RUN = re.compile(
+    rf"(?<![\w\-])(?:[lLdD]['\u2019])?(?P<name>[{_UP}][^\W\d_]*(?:-[^\W\d_]+)*"
+    r"(?:[ \t]+(?:(?:de|del|da|do|dos|das|des|di|van|der|und|y|e|et|en)[ \t]+)?"
+    rf"[{_UP}][^\W\d_]*(?:-[^\W\d_]+)*){{0,3}})"
+)
+_COUNTRY_BEFORE = re.compile(
+    r"(?:\b(?:in|nach|aus|von|en|a|au|aux|em|no|na|do|da|del|della|dell|di|de|du|des|van|het|uit|naar)"
+    r"|[lLdD]['\u2019])[ \t]*$"
+)
+
+
+# The first word of each name: a capitalized word that opens none is skipped before the run is read.
+_CAPITALIZED_AT = re.compile(rf"(?<![\w\-])(?:[lLdD]['\u2019])?([{_UP}][^\W\d_]*)")
+
+
+@functools.cache
+def _country_first_words() -> frozenset[str]:
+    return frozenset(_WORD_AT.match(name).group() for name in g.words("countries_i18n"))  # type: ignore[union-attr]
+
+
+def _country_at(text: str, run: re.Match[str]) -> tuple[int, int] | None:
+    """The longest foreign country name that the run opens with."""
+    names = g.words("countries_i18n")
+    words = list(_WORD_AT.finditer(text, run.start("name"), run.end("name")))
+    for count in range(len(words), 0, -1):
+        end = words[count - 1].end()
+        while end < run.end("name") and text[end] == "-":  # "États-Unis": the hyphen's second part
+            end = _WORD_AT.match(text, end + 1).end()  # type: ignore[union-attr]
+        key = g.fold(text[run.start("name") : end])
+        if key not in names:
+            continue
+        named = count == 1 and "-" not in key and (key in g.first_names() or key in g.last_names())
+        if named and not _COUNTRY_BEFORE.search(text, max(0, run.start("name") - 12), run.start("name")):
+            return None
+        return run.start("name"), end
+    return None
+
+
+def _capitalized_outside(text: str, span: RawEntity, start: int, end: int) -> bool:
+    rest = text[span.start : start] + " " + text[end : span.end]
+    return any(word.group()[:1].isupper() for word in _WORD_AT.finditer(rest))
+
+
+def _foreign_countries(text: str, spans: list[RawEntity]) -> list[RawEntity]:
+    out = list(spans)
+    changed = False
+    first_words = _country_first_words()
+    for word in _CAPITALIZED_AT.finditer(text):
+        if g.fold(word.group(1)) not in first_words:
+            continue
+        run = _COUNTRY_RUN.match(text, word.start())
+        found = None if run is None else _country_at(text, run)
+        if found is None:
+            continue
+        start, end = found
+        over = [s for s in out if s.start < end and start < s.end]
+        if any(s.label == ADDRESS_LABEL or _capitalized_outside(text, s, start, end) for s in over):
+            continue  # part of an address, or of a name with other capitalized words
+        if [(s.start, s.end, s.label) for s in over] in ([(start, end, PLACE_LABEL)], [(start, end, "GPE")]):
+            continue
+        out = [s for s in out if s not in over]
+        out.append(RawEntity(start, end, PLACE_LABEL, 0.8))
+        changed = True
+    return sorted(out, key=lambda s: (s.start, s.end)) if changed else spans
+
+
+def _given_name_only(words: list[re.Match[str]]) -> bool:
+    """Session 18: a lone given name before the weekday makes the weekday a surname ("Sarah Friday
+    joined the team"); a name no first-name list holds ("Mr. Obama Wednesday") leaves it a day."""
+    return len(words) == 1 and g.fold(words[0].group()) in g.first_names()
+
+
+# Session 18 (wave17/ner): a dotted country in an instruction's or a question's topic ("Explain
+# U.S. tax brackets", "How do U.K. VAT rules apply?") names no one's place: the sentence opens with
+# an imperative or a question word, and the model's place is left to the non-entity filter (as
+# before session 17). News sentences are statements ("a U.S. air base", "U.S. President ...").
+_QUESTION_OPENERS = frozenset(
+    [
+        *("what", "how", "why", "which", "when", "where", "who", "is", "are", "does", "do", "did", "can"),
+        *("could", "should", "would", "will", "was", "were"),
+    ]
+)
+# A sentence's end before the span: "!", "?", a line break, or a full stop after no capital (the
+# dots of "U.S. and E.U." end no sentence).
+_SENTENCE_BREAK = re.compile(r"[!?\n]|(?<![A-Z])\.[ \t]")
+_LEAD_ADVERBS = frozenset(["now", "also", "then", "so", "and", "but", "next", "finally", "ok", "okay"])
+_FIRST_WORD = re.compile(r"[\W\d_]*([^\W\d_]+)")
+
+
+def _instruction_topic(text: str, start: int) -> bool:
+    begin = 0
+    for match in _SENTENCE_BREAK.finditer(text, max(0, start - 300), start):
+        begin = match.end()
+    for _ in range(3):
+        first = _FIRST_WORD.match(text, begin, start)
+        if first is None:
+            return False
+        key = g.fold(first.group(1))
+        if key not in _LEAD_ADVERBS:
+            return key in g.IMPERATIVES or key in _QUESTION_OPENERS
+        begin = first.end()  # "Now explain U.S. capital gains tax", "And why ..."
+    return False
 
 
 # Session 15 (wave14/ner2): "They spent two weeks in Kruså, Møller Prairie.", "in Monte Gil,
@@ -1479,7 +1596,7 @@ def _filtered(text: str, span: RawEntity) -> RawEntity | None:  # noqa: PLR0912 
             line, kind, label, titled = named, "person", "PERSON", True  # "President Obama's arrival"
         elif (cut := _place_before_clause(text, *line)) is not None:
             line = cut  # "in Deutschland beschert Gastwirten mehr Umsatz": the place, not the clause
-        elif _DOTTED_COUNTRY.fullmatch(text, *line):
+        elif _DOTTED_COUNTRY.fullmatch(text, *line) and not _instruction_topic(text, line[0]):
             kind, label = "location", PLACE_LABEL  # "a U.S. air base": dotted initials of a country
     if line is not None and (label == PLACE_LABEL or titled):
         # the whole region ("Rio Grande do Sul": "do" is no verb); the name after an office title
@@ -1500,6 +1617,9 @@ def _filtered(text: str, span: RawEntity) -> RawEntity | None:  # noqa: PLR0912 
         refined = _without_job_title(text, refined, kind)
         if refined is None:
             return None
+    head = _HEAD_AFTER.match(text, refined[1]) if label == "ORG" else None
+    if head is not None and g.fold(head.group(1)) in nonentity.PUBLIC_BODY_HEADS:
+        refined = (refined[0], head.end())  # "World Health" + " Organization" (session 18)
     value = text[refined[0] : refined[1]]
     if label == "ORG" and _department_or_offering(value):
         return None  # "Data Engineering", "Premium Plan", "Head of Sales": no firm (wave15/ner2)
@@ -1509,7 +1629,12 @@ def _filtered(text: str, span: RawEntity) -> RawEntity | None:  # noqa: PLR0912 
         label = PLACE_LABEL  # "Den Haag", "Amoreira da Gândara": places the model calls people
     elif kind == "person":
         refined = _extend_person(text, *refined)
-    elif kind == "organization" and _place_not_organization(value):
+    elif (
+        kind == "organization"
+        and _place_not_organization(value)
+        and not (nonentity.news_role(text, *refined) and g.fold(value) not in g.regions())
+    ):
+        # a firm acting in a news sentence stays a firm though a town has its name ("Hamas said")
         label = PLACE_LABEL  # "American Samoa", "Bahía Blanca", "Avenida Serna" as ORG
     elif kind == "organization" and _person_not_organization(text, *refined):
         label = "PERSON"  # "Claim filed by Kenyon Walker", "Best regards,\nChadd Pouros" as ORG
@@ -1583,6 +1708,11 @@ _DEPARTMENT_WORDS = frozenset(
     ]
 )
 _DEPARTMENT_JOINERS = frozenset(["and", "of", "&"])
+
+
+# Session 18 (wave17/ner): the model's firm stops before its head noun ("a spokesperson for World
+# Health Organization" gives "World Health"): the capitalized head right after it joins the span.
+_HEAD_AFTER = re.compile(rf"[ \t]+([{_UP}][^\W\d_]+)\b")
 
 
 def _department_or_offering(value: str) -> bool:
