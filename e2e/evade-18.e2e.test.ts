@@ -1,7 +1,8 @@
 // Evasion round 8 (session 18, wave17/evade), against the real `veil serve` process: passwords
 // broken over a line (server/src/domain/detect/broken-secret.ts), grouped numbers whose groups are
 // written wholly in Cyrillic or Greek look-alikes (server/src/domain/text/fold.ts), and ids with two
-// or more look-alikes in a row after their letter prefix (server/src/domain/detect/lookalike-ids.ts).
+// or more look-alikes in a row after their letter prefix (server/src/domain/detect/lookalike-ids.ts),
+// and a CPF written one digit at a time (server/src/domain/detect/loose-cpf.ts).
 // Each spelling is tokenized whole as text, JSON and chat, restored as written, and erased with the
 // plain value (server/src/domain/token/normalize.ts reads each spelling as the plain value).
 import { describeSpellings, type SpellingCase } from './support/spellings.js';
@@ -66,6 +67,14 @@ const CASES: readonly SpellingCase[] = [
     plain: '11345678P',
     spellings: ['ll345678P', 'lI345678P'],
     fragments: ['345678'],
+  },
+  {
+    name: 'Brazilian CPF written one digit at a time',
+    type: 'br_cpf',
+    label: 'CPF',
+    plain: '123.456.789-09',
+    spellings: ['1-2-3-4-5-6-7-8-9-0-9', '1.2.3.4.5.6.7.8.9.0.9'],
+    fragments: ['1-2-3-4', '1.2.3.4', '8-9-0-9', '8.9.0.9'],
   },
 ];
 
