@@ -34,6 +34,7 @@ import { luhnValid, ibanChecksumValidIn } from './checksums.js';
 import { contextWords, hasWordBefore } from './context.js';
 import { detectEscapedSchemes } from './escaped-scheme.js';
 import { detectLooseCpf } from './loose-cpf.js';
+import { joinBrokenSecrets } from './broken-secret.js';
 import type { ReadingScanner } from './reversed.js';
 import type { ScanState } from './state.js';
 import { hasValueWordBefore, VALUE_WORD_DISTANCE } from './value-words.js';
@@ -190,4 +191,6 @@ export function detectIndentedAndEscaped(state: ScanState, breaks: readonly numb
   detectEscapedSchemes(state, scan);
   // Session 17 (wave16/evade): a CPF with other separators between its groups (loose-cpf.ts; one call site, as above).
   detectLooseCpf(state);
+  // Session 18 (wave17/evade): a password the scan found that a line break cuts (broken-secret.ts; one call site, as above).
+  joinBrokenSecrets(state);
 }

@@ -46,7 +46,10 @@ const isWordCode = (c: number): boolean => isDigitCode(c) || isUpperCode(c) || (
  * last places only digits and look-alikes but for the letters an id holds before its digits (at
  * most MAX_ID_HEAD, lookalike-id-places.ts); a look-alike past its first place and two digits.
  * Session 17 (wave16/evade): session 16 wanted two capitals first, so an id with one letter before
- * its digits (the NIE's, the NRIC's) met by a look-alike stayed raw.
+ * its digits (the NIE's, the NRIC's) met by a look-alike stayed raw. Session 18 (wave17/evade): a
+ * look-alike first too (a DNI's `ll345678Z`: its first place is a digit), and the scan's quiet-word
+ * path lets a word of eight units or more through on a digit in its fourth or last-but-one place,
+ * so two or three look-alikes after the id's letter (`Xll34567T`, `XlIO4567S`) reach this test.
  */
 export function lookalikeIdMayStart(text: string, start: number, end: number): boolean {
   // Small (the scan's word dispatch inlines it): the length first, the rest in idShapeAt.
@@ -55,7 +58,8 @@ export function lookalikeIdMayStart(text: string, start: number, end: number): b
 
 /** lookalikeIdMayStart past its length test. */
 function idShapeAt(text: string, start: number, end: number): boolean {
-  if (!isUpperCode(text.charCodeAt(start))) return false;
+  const first = text.charCodeAt(start);
+  if (!isUpperCode(first) && lookalikeDigit(first) === 0) return false;
   const third = text.charCodeAt(start + 2);
   if (!isDigitCode(third) && lookalikeDigit(third) === 0) return false;
   let lookalike = false;

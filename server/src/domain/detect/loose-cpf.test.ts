@@ -21,3 +21,20 @@ describe('a CPF with other separators', () => {
     expect(found(text).filter((tag) => tag.startsWith('br_cpf['))).toEqual([]);
   });
 });
+
+describe('a CPF written one digit at a time (session 18)', () => {
+  it.each(['1-2-3-4-5-6-7-8-9-0-9', '1.2.3.4.5.6.7.8.9.0.9', '1 / 2 / 3 / 4 / 5 / 6 / 7 / 8 / 9 / 0 / 9', '1_2_3_4_5_6_7_8_9_0_9'])('CPF %j', (value) => {
+    expect(found(`meu CPF é ${value}, obrigado`)).toContain(`br_cpf[${value}]`);
+    expect(normalizeValue('br_cpf', value, 'BR')).toBe(normalizeValue('br_cpf', '123.456.789-09', 'BR'));
+  });
+
+  it.each([
+    // A failing check digit; no CPF word; two separators; twelve digits.
+    'CPF 1-2-3-4-5-6-7-8-9-0-8',
+    'ref 1-2-3-4-5-6-7-8-9-0-9',
+    'CPF 1-2-3-4-5-6.7-8-9-0-9',
+    'CPF 1-2-3-4-5-6-7-8-9-0-9-1',
+  ])('%j stays', (text) => {
+    expect(found(text).filter((tag) => tag.startsWith('br_cpf['))).toEqual([]);
+  });
+});

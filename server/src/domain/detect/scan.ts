@@ -227,7 +227,7 @@ function onWord(state: ScanState, start: number, end: number, c: number, flags: 
   if ((c === 83 || c === 66) && isDigit(text.charCodeAt(start + 1))) markSBWord(state, text, start, end);
   if (lookalikeDigit(c) !== 0 && isDigit(text.charCodeAt(start + 1))) state.lookalikeSeeds.push(start);
   else if (end - start >= 12 && isUpper(c) && isDigit(text.charCodeAt(start + 2)) && holdsLookalikeLetter(text, start + 2, end)) state.lookalikeSeeds.push(start);
-  else if (isUpper(c) && lookalikeIdMayStart(text, start, end)) state.lookalikeSeeds.push(start); // Session 16: `ABl23456C` (lookalike-ids.ts).
+  else if ((isUpper(c) || lookalikeDigit(c) !== 0) && lookalikeIdMayStart(text, start, end)) state.lookalikeSeeds.push(start); // Session 16: `ABl23456C` (lookalike-ids.ts); session 18: `ll345678Z`.
   // Most words end in a letter: the glued-label check only for a word ending in a digit.
   const lastCode = text.charCodeAt(end - 1);
   if (lastCode >= 48 && lastCode <= 57) {
@@ -427,7 +427,8 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
         // there (secrets.ts keyMayStartAt), so the word may take the quiet path below.
         if ((pair & P_KEY) !== 0 && gated && !keyMayStartAt(text, i)) pair &= ~P_KEY;
         // Most words of prose: no pair onWord looks closer at, no digit in the places its id
-        // shapes read (the second to fourth units of a long word; a digit after a one- or
+        // shapes read (the second to fourth units and, session 18, the last but one of a word of
+        // eight units or more: `Xll34567L`; a digit after a one- or
         // two-letter word; for a one-letter word, at the fifth unit: "D E 8 9 …"), not two
         // capitals, and after it no scheme or separator character (`:`
         // `+` `-` `.`) and no space before a digit. onWord would find nothing in such a word (no
@@ -443,7 +444,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
           (flags & F_DIGIT) === 0 &&
           codes[end - 1]! > 57 &&
           (length >= 3
-            ? second > 57 && codes[i + 2]! > 57 && (length < 10 || codes[i + 3]! > 57)
+            ? second > 57 && codes[i + 2]! > 57 && (length < 8 || (codes[i + 3]! > 57 && codes[end - 2]! > 57))
             : !isDigit(codes[i + 2]!) && (length === 1 ? !isDigit(codes[i + 4]!) : !isDigit(codes[end + 1]!))) &&
           (flags & F_UPPER & FLAGS[second & 127]!) === 0 &&
           (next === 32 ? codes[end + 1]! > 57 : next !== 58 && next !== 43 && next !== 45 && next !== 46)

@@ -263,15 +263,54 @@ function isGroupSeparator(code: number): boolean {
   return code === 32 || code === 45 || code === 46 || code === 47 || code === 40 || code === 41 || code === 43;
 }
 
-/** A word of ASCII letters and digits holding a digit ends at `end` (exclusive) or starts at `start`. */
+/** An ASCII letter, or a Cyrillic or Greek look-alike of one (the word folds to ASCII then). */
+function isLetterOrLookalike(code: number): boolean {
+  return ((code | 0x20) >= 97 && (code | 0x20) <= 122) || homoglyphOf(code) !== undefined;
+}
+
+/**
+ * A word of ASCII letters and digits holding a digit ends at `end` (exclusive) or starts at `start`.
+ * Since session 18 (wave17/evade) its letters may be Cyrillic or Greek look-alikes too
+ * (`Οl3Ο ΟΟ`: the group before folds itself, as a word that mixes in ASCII).
+ */
 function asciiDigitWordAt(text: string, at: number, step: 1 | -1): boolean {
   let digit = false;
   for (let k = at; k >= 0 && k < text.length; k += step) {
     const code = text.charCodeAt(k);
     if (code >= 48 && code <= 57) digit = true;
-    else if (!((code | 0x20) >= 97 && (code | 0x20) <= 122)) return digit && k !== at;
+    else if (!isLetterOrLookalike(code)) return digit && k !== at;
   }
   return digit;
+}
+
+/** Is `code` a look-alike of a digit (`O o I l`, or a Cyrillic or Greek look-alike of one)? */
+function isDigitLookalike(code: number): boolean {
+  if (code === 79 || code === 111 || code === 73 || code === 108) return true;
+  const latin = homoglyphOf(code);
+  return latin !== undefined && DIGIT_LOOKALIKES.has(latin);
+}
+
+/** Most whole groups of look-alikes walked back over to the digits before them. */
+const LOOKALIKE_GROUPS = 3;
+
+/**
+ * Does a number's word holding a digit stand before `start`, past one to three number separators,
+ * or past whole groups of look-alikes (at most LOOKALIKE_GROUPS, four letters each) and their
+ * separators (`1234 ΟΟΟΟ ΟΟ44`; session 18)?
+ */
+function digitWordBefore(text: string, start: number): boolean {
+  let end = start;
+  for (let groups = 0; groups <= LOOKALIKE_GROUPS; groups++) {
+    let before = end;
+    while (before > 0 && end - before < GROUP_GAP && isGroupSeparator(text.charCodeAt(before - 1))) before--;
+    if (before === end) return false;
+    if (asciiDigitWordAt(text, before - 1, -1)) return true;
+    let wordStart = before;
+    while (wordStart > 0 && before - wordStart < 4 && isDigitLookalike(text.charCodeAt(wordStart - 1))) wordStart--;
+    if (wordStart === before || (wordStart > 0 && !isGroupSeparator(text.charCodeAt(wordStart - 1)))) return false;
+    end = wordStart;
+  }
+  return false;
 }
 
 /** Is the one-script word [start, end) a number's group of digit look-alikes, or an e-mail address's part beside its `@` (see above)? */
@@ -284,9 +323,7 @@ function digitGroupWord(text: string, start: number, end: number): boolean {
   }
   // The number goes on from the left (a group after the digits); a one-letter word (a Greek
   // article `Ο`, the Russian `о`) only between two digit words.
-  let before = start;
-  while (before > 0 && start - before < GROUP_GAP && isGroupSeparator(text.charCodeAt(before - 1))) before--;
-  if (before === start || !asciiDigitWordAt(text, before - 1, -1)) return false;
+  if (!digitWordBefore(text, start)) return false;
   if (end - start > 1) return true;
   let after = end;
   while (after < text.length && after - end < GROUP_GAP && isGroupSeparator(text.charCodeAt(after))) after++;

@@ -85,6 +85,8 @@ const LOOKALIKE_NUMBERS: ReadonlySet<string> = new Set(['phone', 'iban', 'date',
 const QP_DECODED_TYPES: ReadonlySet<string> = new Set(['phone', 'ip_address', 'mac_address', 'date', 'api_key', 'jwt', 'crypto_wallet']);
 /** A line break and the blanks that indent the next line. */
 const LINE_BREAK_INDENT = /\r?\n[ \t]*/g;
+/** A line break (after a `\` that continues the line, if any) and the blanks that indent the next line. */
+const CONTINUED_LINE = /\\?\r?\n[ \t]*/g;
 
 /**
  * `compact` (letters and digits only) with look-alikes read as digits between an id's own letters
@@ -130,6 +132,9 @@ function normalizeFolded(type: string, written: string, region: string, fold: (t
   // One broken over a line, with or without indentation (detect/broken-indent.ts, session 16): no
   // connection string holds a line break, so the break and the blanks after it are print form.
   if (type === 'connection_string') return decodeQpConnection(value.normalize('NFC').trim().replace(LINE_BREAK_INDENT, ''));
+  // A password broken over a line (detect/broken-secret.ts, session 18): the break, the next line's
+  // indentation and a `\` that continues the line are print form (an unquoted password ends at white space).
+  if (type === 'password') return value.normalize('NFC').trim().replace(CONTINUED_LINE, '');
   if (SECRET_TYPES.has(type)) return value.normalize('NFC').trim();
   // A value sent base64- or hex-encoded is the value it encodes (detect/encoded.ts), when the
   // decoded text is exactly one value of this type, as detection decided: a plain value whose
