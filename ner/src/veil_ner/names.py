@@ -407,6 +407,9 @@ _FOLDED = re.compile(
     r"(?<![\w@./\\-])(?P<first>[^\W\d_]{2,})(?:[ \t]+(?P<initial>[^\W\d_])\.?)?[ \t]+"
     r"(?P<last>[^\W\d_][^\W\d_'\u2019\-]*[^\W\d_])(?![\w@/\\-])"
 )
+# Where `_FOLDED` can start (Session 18): its first word is a run of two or more letters (the whole
+# run: a letter cannot follow it, a blank must) after no word character, `@`, `.`, `/`, `\` or `-`.
+_FOLDED_START = re.compile(r"(?<![\w@./\\-])[^\W\d_]{2,}(?=[ \t])")
 _FIRST_SCORE = 0.03
 _LAST_SCORE = 0.025
 _PLACE_NAME_SCORE = 0.04
@@ -453,10 +456,18 @@ def _case_folded(text: str) -> Iterator[tuple[int, int]]:
     if not g.has_name_vectors():
         return
     position = 0
-    while True:
-        match = _FOLDED.search(text, position)
+    firsts = g.first_names()
+    for opening in _FOLDED_START.finditer(text):
+        # Session 18 (speed only): `_FOLDED` is tried only where its first word is a known first
+        # name all in lower case or all in capitals, the test every pair below must pass anyway
+        # (`_FOLDED_START`), instead of searched for from every word.
+        start = opening.start()
+        word = opening.group()
+        if start < position or not (word.islower() or word.isupper()) or g.fold(word) not in firsts:
+            continue
+        match = _FOLDED.match(text, start)
         if match is None:
-            return
+            continue
         first, last, initial = match.group("first"), match.group("last"), match.group("initial")
         position = match.start() + len(first)
         lower = first.islower() and last.islower() and (initial is None or initial.islower())
