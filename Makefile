@@ -79,8 +79,11 @@ run: build $(if $(filter 0,$(NER)),,ner-venv)
 typecheck: build
 	npx tsc -p tsconfig.tools.json
 
+# `eslint .` once per source tree (scripts/eslint-once.mjs): skipped when this exact tree was
+# linted clean on this machine before (a whole-tree key under ~/.cache/veil/eslint; not ESLint's
+# per-file --cache, which is unsound for type-aware rules). LINT_ONCE=0 always runs it.
 lint: install
-	npx eslint .
+	node scripts/eslint-once.mjs
 
 # One vitest project each (vitest.config.ts): unit = pure and in-process tests beside the code;
 # integration = tests beside the code that start real processes (Redis, the NER sidecar, veil
@@ -298,6 +301,8 @@ ner-test: ner-lint tools-lint
 # pytest was the long pole of that step (6 min 17 s on CI's two cores, the other core idle once
 # tsc and eslint were done). NER_TESTS_SPLIT are modules that load model variants of their own,
 # about 45 % of the time; every other module, new ones included, runs in ner-test-rest.
+# Session 18: those two modules load the model 10 times instead of 16 (a backend shared where the
+# test does not need a fresh one; BENCHMARKS.md "Session 18 (wave17/tests)").
 NER_TESTS_SPLIT = tests/test_embed_cache.py tests/test_fine_tuned.py
 ner-test-split: ner-lint tools-lint
 	cd ner && .venv/bin/python -m pytest -q $(NER_TESTS_SPLIT)

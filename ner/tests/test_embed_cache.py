@@ -96,8 +96,9 @@ def test_the_backend_installs_it_and_the_model_is_unchanged(
     assert embed_cache.install(cached._nlp["en"]) is _cache(cached)  # twice: the same cache
 
 
-def test_rows_are_bit_identical_new_and_seen(cached: SpacyBackend, bitwise: bool) -> None:
-    plain = _backend(0)
+def test_rows_are_bit_identical_new_and_seen(
+    plain: SpacyBackend, cached: SpacyBackend, bitwise: bool
+) -> None:
     texts = _texts()
     want = _tok2vec(plain, texts)
     assert want.shape[0] == sum(len(cached._nlp["en"].make_doc(text)) for text in texts)
@@ -114,9 +115,9 @@ def test_entities_are_identical_single_and_batched(plain: SpacyBackend, cached: 
         assert cached.detect([text], "en") == plain.detect([text], "en")
 
 
-def test_a_short_text_is_embedded_as_before(plain: SpacyBackend) -> None:
+def test_a_short_text_is_embedded_as_before(plain: SpacyBackend, cached: SpacyBackend) -> None:
     """Below MIN_ROWS tokens in a call the layer runs directly (small batches round differently)."""
-    backend = _backend(embed_cache.DEFAULT_WORDS)
+    backend = cached  # the module's (its table never changes after load: see the last tests)
     short = "Anna lives in Lyon."
     assert len(backend._nlp["en"].make_doc(short)) < embed_cache.MIN_ROWS
     size = len(_cache(backend))
@@ -144,10 +145,12 @@ def test_training_goes_through_the_plain_layer(cached: SpacyBackend, bitwise: bo
     assert _same_rows(rows[0], embed.predict([doc])[0], bitwise)
 
 
-def test_a_few_new_words_are_embedded_as_in_a_whole_text(plain: SpacyBackend, bitwise: bool) -> None:
+def test_a_few_new_words_are_embedded_as_in_a_whole_text(
+    plain: SpacyBackend, cached: SpacyBackend, bitwise: bool
+) -> None:
     """One to three unseen words in a text of seen ones: a batch of 1-3 rows would take other BLAS
     kernels (other rounding), so they are embedded in a padded batch and match the plain model."""
-    backend = _backend(embed_cache.DEFAULT_WORDS)
+    backend = cached
     base = " ".join(SENTENCES)
     _tok2vec(backend, [base])
     for extra in ("Zdzisława", "Zdzisława Wróblewska-Kuś", "Zdzisława Wróblewska-Kuś from Przasnysz"):

@@ -8,6 +8,7 @@ wording, which training never saw (ner/tools/synth_ner.py --family check)."""
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path
 
 import numpy
@@ -23,14 +24,16 @@ def _digest(backend: SpacyBackend) -> str:
     return hashlib.sha256(backend._nlp["en"].get_pipe("ner").model.to_bytes()).hexdigest()
 
 
-@pytest.fixture
-def weights(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A weights directory for the package (its own `ner`, one parameter nudged), used as DATA."""
-    monkeypatch.setattr(overlays, "DATA", tmp_path)
-    backend = SpacyBackend({"en": PACKAGE}, 1000)
-    monkeypatch.setattr(overlays, "TRAINED_ON", {})
-    assert backend.load().errors == {}
-    monkeypatch.setattr(overlays, "TRAINED_ON", {PACKAGE: "3.8.0"})
+@pytest.fixture(scope="module")
+def nudged(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The package's own `ner` with one parameter nudged, written once per module (one model load
+    instead of one per test); each test gets a copy of it (`weights`)."""
+    built = tmp_path_factory.mktemp("nudged")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(overlays, "DATA", built)
+        patch.setattr(overlays, "TRAINED_ON", {})
+        backend = SpacyBackend({"en": PACKAGE}, 1000)
+        assert backend.load().errors == {}
     ner = backend._nlp["en"].get_pipe("ner")
     for node in ner.model.walk():
         if node.has_param("W"):
@@ -38,8 +41,18 @@ def weights(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             changed.flat[0] += numpy.float32(0.5)
             node.set_param("W", changed)
             break
-    directory = tmp_path / PACKAGE
+    directory = built / PACKAGE
     ner.to_disk(directory, exclude=["vocab"])
+    return directory
+
+
+@pytest.fixture
+def weights(nudged: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A weights directory for the package (its own `ner`, one parameter nudged), used as DATA."""
+    monkeypatch.setattr(overlays, "DATA", tmp_path)
+    monkeypatch.setattr(overlays, "TRAINED_ON", {PACKAGE: "3.8.0"})
+    directory = tmp_path / PACKAGE
+    shutil.copytree(nudged, directory)
     return directory
 
 
@@ -54,13 +67,13 @@ def test_no_overlay_for_other_packages_or_versions(weights: Path, package: str, 
     assert overlays.overlay_for(package, version) is None
 
 
-def test_backend_loads_the_weights_over_the_package(weights: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_backend_loads_the_weights_over_the_package(
+    weights: Path, both: tuple[SpacyBackend, SpacyBackend]
+) -> None:
     assert overlays.overlay_for(PACKAGE, "3.8.0") == weights
     tuned = SpacyBackend({"en": PACKAGE}, 1000)
     assert tuned.load().errors == {}
-    monkeypatch.setattr(overlays, "TRAINED_ON", {})
-    original = SpacyBackend({"en": PACKAGE}, 1000)
-    assert original.load().errors == {}
+    original = both[1]  # the package's own weights (no overlay), loaded once for the module
     assert _digest(tuned) != _digest(original)
     # Same architecture and labels: the weights change, not what the model can emit.
     assert tuned._nlp["en"].get_pipe("ner").labels == original._nlp["en"].get_pipe("ner").labels
