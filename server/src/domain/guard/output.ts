@@ -786,7 +786,11 @@ export class StreamOutputGuard {
       // On the text as detection sees it: a token is blanked, so a value right after a token
       // starts at the token's end, as in the one-shot guard.
       const blanked = blankTokens(window, candidates);
-      const growing = Math.max(0, Math.min(growingStart(blanked), this.#guard.knownPendingStart(blanked), renderedGrowingStart(blanked, this.#guard)) - offset);
+      let growing = Math.max(0, Math.min(growingStart(blanked), this.#guard.knownPendingStart(blanked), renderedGrowingStart(blanked, this.#guard)) - offset);
+      // Arguments: a session value's first piece stays held through the syntax that closes its
+      // string and the arguments (`{"to":"red.victim"}`), so a value the next tool call completes
+      // is masked in both (the member ends, releasing it, only once the next one read past it).
+      if (this.#json) growing = Math.min(growing, Math.max(0, closedPendingStart(blanked, this.#guard) - offset));
       const limit = Math.min(tokenCut, growing, seededHold);
       cut = safeCut(pending, limit, [...found, ...tokenSpans]);
       // Bounded hold: past the bound, release up to it anyway (never inside a token); under
@@ -873,6 +877,21 @@ export function blankJsonSyntax(text: string): string {
   }
   return out.join('').slice(0, text.length);
 }
+
+/**
+ * Where a session value's prefix starts that only JSON closing syntax (quotes, brackets, braces,
+ * blanks) follows at the end of `text`; text.length when there is none. (Without trailing
+ * syntax knownPendingStart already holds it.)
+ */
+function closedPendingStart(text: string, guard: OutputGuard): number {
+  let end = text.length;
+  while (end > 0 && (isSpace(text.charCodeAt(end - 1)) || JSON_CLOSING.has(text[end - 1]!))) end -= 1;
+  if (end === text.length || end === 0) return text.length;
+  const start = guard.knownPendingStart(text.slice(0, end));
+  return start < end ? start : text.length;
+}
+
+const JSON_CLOSING: ReadonlySet<string> = new Set(['"', '}', ']']);
 
 /** What may close a member's text after a value's first piece (knownAfter's `earlier` ends before it). */
 const CLOSING: ReadonlySet<string> = new Set(['"', "'", '`', '}', ']', ')', ',', ':', '*', '_', '~']);

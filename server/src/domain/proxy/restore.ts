@@ -17,8 +17,10 @@
 // Strings nested in another member (annotations) arrive whole and are restored each on its own.
 // Text a stream cannot hold back and restore in place (content parts, a custom tool's input) is
 // refused as a malformed answer. A choice's held text is flushed
-// into the chunk carrying its finish_reason; a tool call's when the next tool call of its choice
-// starts (its arguments are complete then). A chunk whose text was all held back, and that
+// into the chunk carrying its finish_reason; a tool call's once the next tool call of its choice
+// started (its arguments are complete then) and released text (its guard read past where a value
+// begun in the call before could still grow: session 18). A tool call that starts below a call
+// already started is a malformed answer (a client shows calls in index order). A chunk whose text was all held back, and that
 // carries nothing else, is not sent. A stream that ended never takes text again: text for a
 // choice after its finish_reason, or for a tool call after the next one started, is a malformed
 // answer (restoring it from a fresh state would lose the URL context and the guard's hold of what
@@ -286,6 +288,12 @@ interface ChoiceStreams {
   readonly tools: Map<number, StreamRehydrator>;
   /** Tool calls whose arguments ended (a later call started): they never take text again. */
   readonly ended: Set<number>;
+  /**
+   * Ended tool calls not released yet: each keeps what its guard holds until the call that
+   * follows it (`follower`) released text or ended, so a value it began and the next call
+   * completes is masked in both (the finding is fed back first).
+   */
+  readonly closing: Map<number, { readonly rehydrator: StreamRehydrator; readonly follower: StreamRehydrator }>;
   transcript?: StreamRehydrator;
   /** Other text streams of the choice: top-level strings of the delta (`reasoning_content`, `reasoning`, a field a newer API adds). */
   readonly fields: Map<string, StreamRehydrator>;
@@ -493,7 +501,7 @@ export class ChunkRestorer {
   #streams(index: number): ChoiceStreams {
     let streams = this.#choices.get(index);
     if (streams === undefined) {
-      streams = { tools: new Map(), ended: new Set(), fields: new Map(), identifiers: new Map() };
+      streams = { tools: new Map(), ended: new Set(), closing: new Map(), fields: new Map(), identifiers: new Map() };
       this.#choices.set(index, streams);
       this.#unfinished.add(index);
     }
@@ -581,24 +589,53 @@ export class ChunkRestorer {
           continue;
         }
         if (!streams.tools.has(callIndex)) {
-          // A new tool call: the earlier ones of this choice are complete, release what they hold.
+          // A client shows a choice's tool calls in index order: a call below one already
+          // started would come before text already sent (a value it began could not be masked
+          // where the client shows it). Upstreams number calls as they start; refused otherwise.
+          if ([...streams.tools.keys(), ...streams.ended].some((started) => started > callIndex)) throw malformed('a tool call started after one with a higher index');
+          // A new tool call: the earlier ones of this choice are complete. Each releases what it
+          // holds once the new call read past it (#closeCalls).
+          const follower = this.#rehydrator('json', streams);
           for (const [earlier, rehydrator] of [...streams.tools].sort((a, b) => a[0] - b[0])) {
             if (earlier >= callIndex) continue;
-            const rest = rehydrator.end();
             streams.tools.delete(earlier);
             streams.ended.add(earlier);
-            if (rest !== '') calls.push({ index: earlier, function: { arguments: rest } });
+            streams.closing.set(earlier, { rehydrator, follower });
           }
-          streams.tools.set(callIndex, this.#rehydrator('json', streams));
+          streams.tools.set(callIndex, follower);
         }
         const fn = call.function;
         if (isPlainObject(fn) && typeof fn.arguments === 'string') {
           calls.push({ ...call, function: { ...fn, arguments: streams.tools.get(callIndex)!.push(fn.arguments) } });
         } else calls.push(call);
       }
+      if (!finished) this.#closeCalls(streams, calls);
       out = withMember(out, 'tool_calls', calls);
     }
     return finished ? this.#flush(index, out) : out;
+  }
+
+  /**
+   * Release the ended tool calls whose follower released text (its guard read past where a value
+   * begun in them could still grow) or ended; the latest first, so a finding fed back reaches a
+   * call before it lets go. Each rest joins the call's entry in `calls` (or a new one before the
+   * delta's calls: in index order).
+   */
+  #closeCalls(streams: ChoiceStreams, calls: unknown[]): void {
+    const closed = new Set<StreamRehydrator>();
+    for (const [index, { rehydrator, follower }] of [...streams.closing].sort((a, b) => b[0] - a[0])) {
+      const followerDone = follower.consumed > 0 || closed.has(follower) || (![...streams.tools.values()].includes(follower) && ![...streams.closing.values()].some((entry) => entry.rehydrator === follower));
+      if (!followerDone) continue;
+      streams.closing.delete(index);
+      closed.add(rehydrator);
+      const rest = rehydrator.end();
+      if (rest === '') continue;
+      const entry = calls.findIndex((call) => isPlainObject(call) && call.index === index);
+      const current = entry < 0 ? undefined : (calls[entry] as Record<string, unknown>);
+      if (current !== undefined && isPlainObject(current.function) && typeof current.function.arguments === 'string') {
+        calls[entry] = { ...current, function: { ...current.function, arguments: current.function.arguments + rest } };
+      } else calls.unshift({ index, function: { arguments: rest } });
+    }
   }
 
   /** Release everything a choice holds into `delta`; the choice is finished. */
@@ -609,7 +646,7 @@ export class ChunkRestorer {
     // The choice's streams end in the reverse of the order they opened: a value a later member
     // completes is fed back to the member before it (StreamOutputGuard.feedBack) before that
     // one releases what it still holds. Each rest is then placed as before.
-    const mine = new Set<StreamRehydrator>([...streams.fields.values(), ...streams.tools.values()]);
+    const mine = new Set<StreamRehydrator>([...streams.fields.values(), ...streams.tools.values(), ...[...streams.closing.values()].map((entry) => entry.rehydrator)]);
     for (const rehydrator of [streams.content, streams.refusal, streams.transcript, streams.functionCall]) if (rehydrator !== undefined) mine.add(rehydrator);
     const rests = new Map<StreamRehydrator, string>();
     for (let at = this.#all.length - 1; at >= 0; at--) {
@@ -639,9 +676,15 @@ export class ChunkRestorer {
       out.function_call = { ...current, arguments: `${typeof current.arguments === 'string' ? current.arguments : ''}${functionRest}` };
     }
     const calls: unknown[] = Array.isArray(out.tool_calls) ? [...(out.tool_calls as unknown[])] : [];
-    for (const [callIndex, rehydrator] of [...streams.tools].sort((a, b) => a[0] - b[0])) {
+    const open = [...streams.tools, ...[...streams.closing].map(([callIndex, entry]) => [callIndex, entry.rehydrator] as const)];
+    for (const [callIndex, rehydrator] of open.sort((a, b) => a[0] - b[0])) {
       const rest = end(rehydrator);
-      if (rest !== '') calls.push({ index: callIndex, function: { arguments: rest } });
+      if (rest === '') continue;
+      const entry = calls.findIndex((call) => isPlainObject(call) && call.index === callIndex);
+      const current = entry < 0 ? undefined : (calls[entry] as Record<string, unknown>);
+      if (current !== undefined && isPlainObject(current.function) && typeof current.function.arguments === 'string') {
+        calls[entry] = { ...current, function: { ...current.function, arguments: current.function.arguments + rest } };
+      } else calls.push({ index: callIndex, function: { arguments: rest } });
     }
     if (calls.length > 0) out = withMember(out, 'tool_calls', calls);
     this.#choices.delete(index);
