@@ -6,7 +6,7 @@
 // across `reasoning_content` and the content, across the content and a legacy `function_call`,
 // Unicode spellings of the value in a stream (full-width `＠`, a soft hyphen, a zero-width space
 // inside it), the value percent-encoded in a streamed link, the content resuming after a tool
-// call. Nothing the client receives holds a piece of the session's value (except where the
+// call (the reverse order). Nothing the client receives holds a piece of the session's value (except where the
 // docs say a piece already sent cannot be called back); at the end no probed value is in the logs.
 import type OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
@@ -96,6 +96,15 @@ describe('red team 18: a value split across two tool calls of one streamed choic
     for (const [name, body] of [['reversed', reversed], ['interleaved', interleaved]] as const) {
       fake.reply = () => ({ rawStream: choice({ role: 'assistant' }) + body + choice({}, 'tool_calls') + 'data: [DONE]\n\n' });
       clean((await raw(true)).text, name);
+    }
+  });
+
+  it('reverse order: the content resumes after a tool call that completes the value the content then begins: no piece reaches the client where the call still held its piece, the content\'s piece always masked', { timeout: 120_000 }, async () => {
+    for (const size of [1, 5, 64]) {
+      fake.reply = () => ({ rawStream: choice({ role: 'assistant' }) + choice({ tool_calls: [toolCall(0, '')] }) + choice({ tool_calls: [toolCall(0, JSON.stringify({ cc: `@${DOMAIN}` }), false)] }) + pieces('content', `Write to ${LOCAL}`, size) + choice({}, 'tool_calls') + 'data: [DONE]\n\n' });
+      const answer = await streamed();
+      expect(answer.content, `size ${size}`).toBe('Write to [REDACTED:email]');
+      clean(answer.args.join(''), `size ${size}`);
     }
   });
 

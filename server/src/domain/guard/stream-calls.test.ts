@@ -4,6 +4,7 @@
 // arguments now keep a value's first piece held through the closing syntax, and call 0 ends
 // only once call 1's guard has read past where a value begun in call 0 could still grow (its
 // finding is fed back first). The same holds when both calls arrive in one delta.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { indexEntries, rehydrateText } from '../rehydrate.js';
 import { CompiledPolicy } from '../policy/index.js';
@@ -30,8 +31,9 @@ function guardOf(action: OutputGuardAction = 'mask'): OutputGuard {
 /** Run `chunks` (deltas of choice 0, the last one finishing) through a guarded ChunkRestorer: each tool call's arguments and the content, joined as a client joins them. */
 function runCalls(deltas: readonly Record<string, unknown>[], guard = guardOf()): { content: string; args: string[]; guard: OutputGuard } {
   const guards = new WeakMap<StreamRehydrator, StreamOutputGuard>();
-  const restorer = new ChunkRestorer((kind, previous) => {
-    const stream = new StreamOutputGuard(guard, findTokensLenient, { before: previous === undefined ? undefined : guards.get(previous), json: kind === 'json' });
+  const restorer = new ChunkRestorer((kind, previous, next) => {
+    const shownAfter = next === undefined ? undefined : () => { const after = next(); return after === undefined ? undefined : guards.get(after); };
+    const stream = new StreamOutputGuard(guard, findTokensLenient, { before: previous === undefined ? undefined : guards.get(previous), json: kind === 'json', next: shownAfter });
     const rehydrator = new StreamRehydrator(restore, { guard: stream });
     guards.set(rehydrator, stream);
     return rehydrator;
@@ -97,6 +99,56 @@ describe('a session value split across two tool calls of one streamed choice', (
   it('a call keeps only what its guard holds until the next call read past it: ordinary calls leave in order, each call\'s text once', () => {
     const deltas = [...call(0, '{"city":"Paris","n":3}', 5), ...call(1, '{"city":"Rome"}', 5), ...call(2, '{"q":"weather"}', 5), {}];
     expect(runCalls(deltas).args).toEqual(['{"city":"Paris","n":3}', '{"city":"Rome"}', '{"q":"weather"}']);
+  });
+
+  it('reverse order: the content resumes after a tool call that completes a value the content then begins: the content\'s piece is masked (the call\'s left first)', { timeout: 120_000 }, () => {
+    const value = EMAIL;
+    let sentFirst = 0;
+    for (let cut = 1; cut < value.length; cut++) {
+      for (const size of [1, 6, 1000]) {
+        const content: Record<string, unknown>[] = [];
+        const text = `Write to ${value.slice(0, cut)}`;
+        for (let at = 0; at < text.length; at += size) content.push({ content: text.slice(at, at + size) });
+        for (const before of [false, true]) {
+          // The content opened before the call (`Write to ` first) or only after it.
+          const deltas = before ? [{ role: 'assistant', content: 'Hi. ' }, ...call(0, JSON.stringify({ cc: value.slice(cut) }), size), ...content, {}] : [{ role: 'assistant' }, ...call(0, JSON.stringify({ cc: value.slice(cut) }), size), ...content, {}];
+          const run = runCalls(deltas);
+          const what = `cut ${cut} size ${size} before ${String(before)}`;
+          expect(run.content, what).toBe(`${before ? 'Hi. ' : ''}Write to [REDACTED:email]`);
+          // The call's piece is masked too where the call still held it when the content arrived.
+          if (!run.args[0]!.includes('[REDACTED:email]')) sentFirst += 1;
+          expect(run.guard.summary().findings, what).toEqual([{ type: 'email', count: 1 }]);
+        }
+      }
+    }
+    expect(sentFirst).toBeLessThan((value.length - 1) * 6);
+    // A legacy function call shown after the content: the same.
+    const legacy = runCalls([{ function_call: { name: 'send', arguments: '{"cc":"@corpeighteen.example"}' } }, { content: 'Write to red.eighteen.victim' }, {}]);
+    expect(legacy.content).toBe('Write to [REDACTED:email]');
+  });
+
+  it('reverse order leaves ordinary content after a call, and content that only looks like a start, as written', () => {
+    const guard = guardOf();
+    expect(runCalls([...call(0, '{"cc":"@corpeighteen.example"}', 4), { content: 'Write to red.eighteen.victim today.' }, {}], guard).content).toBe('Write to red.eighteen.victim today.');
+    expect(runCalls([...call(0, '{"city":"Paris"}', 4), { content: 'Done: Quentin' }, {}], guard).content).toBe('Done: Quentin');
+    expect(guard.triggered).toBe(false);
+  });
+
+  it('changes no answer of the guard precision corpus split into a call and the content resuming after it, nor into two calls', { timeout: 180_000 }, () => {
+    const path = new URL('../../../../data/guard-ordinary.jsonl', import.meta.url);
+    const records = readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { id: string; text: string });
+    expect(records.length).toBeGreaterThanOrEqual(500);
+    const changed: string[] = [];
+    for (const record of records) {
+      const middle = record.text.indexOf(' ', record.text.length >> 1);
+      const cut = middle < 0 ? record.text.length : middle;
+      const [first, second] = [record.text.slice(0, cut), record.text.slice(cut)];
+      const reversed = runCalls([...call(0, JSON.stringify({ text: second }), 40), { content: first }, {}]);
+      const calls = runCalls([...call(0, JSON.stringify({ text: first }), 40), ...call(1, JSON.stringify({ text: second }), 40), {}]);
+      if (reversed.content !== first || reversed.args[0] !== JSON.stringify({ text: second })) changed.push(`${record.id} reversed`);
+      if (calls.args.join('|') !== `${JSON.stringify({ text: first })}|${JSON.stringify({ text: second })}`) changed.push(`${record.id} calls`);
+    }
+    expect(changed).toEqual([]);
   });
 
   it('refuses under block', () => {

@@ -301,6 +301,8 @@ interface ChoiceStreams {
   readonly identifiers: Map<string, string>;
   /** The text stream of the choice opened last: the one a new stream follows (its guard is seeded with that one's tail). */
   last?: StreamRehydrator;
+  /** The choice's first tool call (the lowest index: calls start in index order) or function call: what a client shows right after the content. */
+  firstCall?: StreamRehydrator;
 }
 
 /** Delta members read as their own streams (content, refusal, arguments) or as identifiers. */
@@ -357,7 +359,7 @@ function meaningful(delta: Readonly<Record<string, unknown>>): boolean {
 
 /** Restores a chat completion stream chunk by chunk (see the header). */
 export class ChunkRestorer {
-  readonly #open: (kind: 'text' | 'json', previous?: StreamRehydrator) => StreamRehydrator;
+  readonly #open: (kind: 'text' | 'json', previous?: StreamRehydrator, next?: () => StreamRehydrator | undefined) => StreamRehydrator;
   readonly #choices = new Map<number, ChoiceStreams>();
   readonly #all: StreamRehydrator[] = [];
   /** Choices that started and have not finished yet. */
@@ -378,7 +380,7 @@ export class ChunkRestorer {
    * identifier (CompletionRestorers.identifier).
    */
   constructor(
-    open: (kind: 'text' | 'json', previous?: StreamRehydrator) => StreamRehydrator,
+    open: (kind: 'text' | 'json', previous?: StreamRehydrator, next?: () => StreamRehydrator | undefined) => StreamRehydrator,
     options: { readonly guarded?: boolean; readonly identifier?: ((value: string, key: string) => void) | undefined; readonly openUrl?: (() => StreamRehydrator) | undefined } = {},
   ) {
     this.#open = open;
@@ -512,8 +514,8 @@ export class ChunkRestorer {
    * A new text stream; of a choice (`streams`): it follows the stream of the choice opened last
    * (`open`'s `previous`: a value the model began there and completes here is masked here).
    */
-  #rehydrator(kind: 'text' | 'json', streams?: ChoiceStreams, follows = true): StreamRehydrator {
-    const rehydrator = this.#open(kind, streams?.last);
+  #rehydrator(kind: 'text' | 'json', streams?: ChoiceStreams, follows = true, next?: () => StreamRehydrator | undefined): StreamRehydrator {
+    const rehydrator = this.#open(kind, streams?.last, next);
     // A string restored whole (an annotation's) reads after the member before it, but the next
     // stream of the choice still follows that member (`follows` false).
     if (streams !== undefined && follows) streams.last = rehydrator;
@@ -555,7 +557,9 @@ export class ChunkRestorer {
     const streams = this.#streams(index);
     this.#identifiers(streams, delta);
     let out: Record<string, unknown> = { ...delta };
-    if (typeof delta.content === 'string') out.content = (streams.content ??= this.#rehydrator('text', streams)).push(delta.content);
+    // The content is shown before the choice's tool calls: a value it begins and the first call
+    // (already released, an upstream resuming the content after it) completes is masked in it.
+    if (typeof delta.content === 'string') out.content = (streams.content ??= this.#rehydrator('text', streams, true, () => streams.firstCall)).push(delta.content);
     if (typeof delta.refusal === 'string') out.refusal = (streams.refusal ??= this.#rehydrator('text', streams)).push(delta.refusal);
     // Content parts and text besides a function's arguments are text streams split across
     // chunks that cannot be held back and restored in place: refused rather than passed by the
@@ -573,7 +577,9 @@ export class ChunkRestorer {
       if (typeof delta.audio.transcript === 'string') out.audio = { ...delta.audio, transcript: (streams.transcript ??= this.#rehydrator('text', streams)).push(delta.audio.transcript) };
     }
     if (isPlainObject(delta.function_call) && typeof delta.function_call.arguments === 'string') {
-      out.function_call = { ...delta.function_call, arguments: (streams.functionCall ??= this.#rehydrator('json', streams)).push(delta.function_call.arguments) };
+      streams.functionCall ??= this.#rehydrator('json', streams);
+      streams.firstCall ??= streams.functionCall;
+      out.function_call = { ...delta.function_call, arguments: streams.functionCall.push(delta.function_call.arguments) };
     }
     if (Array.isArray(delta.tool_calls)) {
       const calls: unknown[] = [];
@@ -596,6 +602,7 @@ export class ChunkRestorer {
           // A new tool call: the earlier ones of this choice are complete. Each releases what it
           // holds once the new call read past it (#closeCalls).
           const follower = this.#rehydrator('json', streams);
+          streams.firstCall ??= follower;
           for (const [earlier, rehydrator] of [...streams.tools].sort((a, b) => a[0] - b[0])) {
             if (earlier >= callIndex) continue;
             streams.tools.delete(earlier);
