@@ -176,12 +176,18 @@ function identifierCheck(guard: OutputGuard | undefined): ((value: string) => vo
  * arguments), with one MarkupContext for the stream (a URL opened in an earlier chunk still
  * clamps) and the stream output guard deciding what may leave, as /v1/rehydrate/stream does.
  */
-function streamRehydrator(restorers: ProxyRestorers, guard: OutputGuard | undefined, kind: 'text' | 'json' | 'url', before?: StreamOutputGuard): { rehydrator: StreamRehydrator; guard: StreamOutputGuard | undefined } {
+function streamRehydrator(
+  restorers: ProxyRestorers,
+  guard: OutputGuard | undefined,
+  kind: 'text' | 'json' | 'url',
+  before?: StreamOutputGuard,
+  next?: () => StreamOutputGuard | undefined,
+): { rehydrator: StreamRehydrator; guard: StreamOutputGuard | undefined } {
   // A URL member's text renders inside a link target.
   const markup = kind === 'url' ? urlTarget() : new MarkupContext();
   // Seeded with the tail of the member before (`before`): a value split across the two is
   // masked in this one's piece (the piece already sent cannot be).
-  const streamGuard = guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient, { before, json: kind === 'json' }) : undefined;
+  const streamGuard = guard !== undefined ? new StreamOutputGuard(guard, findTokensLenient, { before, json: kind === 'json', next }) : undefined;
   // A text piece the guard released as it was is restored on the guard's token scan of it
   // (scanOf); a JSON stream's pieces are scanned string by string, not as released.
   const restore: RestoreFunction = kind !== 'json' ? (text) => restorers.text(text, markup, streamGuard?.scanOf(text)) : jsonStringRestore(restorers.tool, findTokensLenient, markup);
@@ -304,8 +310,12 @@ export class ProxyUseCase {
       const live = new LiveSessionCheck(this.#deps.state, opened.session, base.tenant, opened.revokedIds);
       // Each member's stream guard, for the member that follows it (streamRehydrator's `before`).
       const guards = new WeakMap<StreamRehydrator, StreamOutputGuard>();
-      const open = (kind: 'text' | 'json', previous?: StreamRehydrator): StreamRehydrator => {
-        const opened = streamRehydrator(restorers, guard, kind, previous !== undefined ? guards.get(previous) : undefined);
+      const open = (kind: 'text' | 'json', previous?: StreamRehydrator, next?: () => StreamRehydrator | undefined): StreamRehydrator => {
+        const shownAfter = next === undefined ? undefined : (): StreamOutputGuard | undefined => {
+          const rehydrator = next();
+          return rehydrator === undefined ? undefined : guards.get(rehydrator);
+        };
+        const opened = streamRehydrator(restorers, guard, kind, previous !== undefined ? guards.get(previous) : undefined, shownAfter);
         if (opened.guard !== undefined) guards.set(opened.rehydrator, opened.guard);
         return opened.rehydrator;
       };

@@ -663,12 +663,26 @@ export class StreamOutputGuard {
    * the part this member still holds is masked when it is released (counted by the later member).
    */
   #fed: OutputFinding[] = [];
+  /**
+   * The member a client shows right after this one (the content's first tool call), when it may
+   * release text before this one ends (an upstream that resumes the content after a tool call):
+   * a value this member's text begins and that member's released head completes is masked here
+   * (its piece there already left). `#head`: this member's first released characters, as far as
+   * a value reaches.
+   */
+  readonly #next: (() => StreamOutputGuard | undefined) | undefined;
+  #head = '';
 
-  constructor(guard: OutputGuard, scan: (text: string) => readonly TokenCandidate[], options: { readonly before?: StreamOutputGuard | undefined; readonly json?: boolean } = {}) {
+  constructor(
+    guard: OutputGuard,
+    scan: (text: string) => readonly TokenCandidate[],
+    options: { readonly before?: StreamOutputGuard | undefined; readonly json?: boolean; readonly next?: (() => StreamOutputGuard | undefined) | undefined } = {},
+  ) {
     this.#guard = guard;
     this.#scan = scan;
     this.#before = options.before;
     this.#json = options.json === true;
+    this.#next = options.next;
   }
 
   #reachOf(): number {
@@ -683,6 +697,12 @@ export class StreamOutputGuard {
   tail(): string {
     const reach = this.#reachOf();
     return reach === 0 ? '' : (this.#tail + this.#unreleased).slice(-reach);
+  }
+
+  /** This member's first characters, released or still held, as far as a value reaches (in its own coordinates from 0). */
+  #shownHead(): string {
+    const reach = this.#reachOf();
+    return this.#head.length >= reach ? this.#head : (this.#head + this.#unreleased).slice(0, reach);
   }
 
   /** Where tail() ends, in this member's coordinates (what it released plus what it holds). */
@@ -750,9 +770,21 @@ export class StreamOutputGuard {
     // The first pieces of values a later member completed (feedBack): masked, counted there.
     const fed = this.#fed.map((finding) => ({ type: finding.type, start: finding.start - this.#total, end: finding.end - this.#total, fed: true }));
     const own = this.#guard.findings(window, candidates).map((finding) => ({ type: finding.type, start: finding.start - offset, end: finding.end - offset, fed: false }));
+    // Reverse order: the member shown after this one already released its head; a value begun
+    // here and completed there is masked here (last in the list: a value that member found and
+    // fed back stays counted there).
+    const following: (OutputFinding & { fed: boolean })[] = [];
+    const next = this.#next?.();
+    const head = next === undefined ? '' : next.#shownHead();
+    if (next !== undefined && head !== '') {
+      const after = this.#guard.knownAfter(this.#tail + pending, next.#json ? blankJsonSyntax(head) : head);
+      for (const finding of after.earlier) if (finding.end > this.#tail.length) following.push({ type: finding.type, start: finding.start - this.#tail.length, end: finding.end - this.#tail.length, fed: false });
+      // Its piece there, where that member still holds it, is masked when released (counted here).
+      for (const finding of after.findings) next.feedBack(finding);
+    }
     const uncounted = new Set<OutputFinding>();
     if (carried === 1) uncounted.add(found[0]!);
-    const ordered = [...seeded.map((finding) => ({ ...finding, fed: false })), ...own, ...fed].sort((a, b) => Math.max(0, a.start) - Math.max(0, b.start));
+    const ordered = [...seeded.map((finding) => ({ ...finding, fed: false })), ...own, ...fed, ...following].sort((a, b) => Math.max(0, a.start) - Math.max(0, b.start));
     for (const finding of ordered) {
       const start = Math.max(0, finding.start);
       const end = finding.end;
@@ -786,7 +818,11 @@ export class StreamOutputGuard {
       // On the text as detection sees it: a token is blanked, so a value right after a token
       // starts at the token's end, as in the one-shot guard.
       const blanked = blankTokens(window, candidates);
-      const growing = Math.max(0, Math.min(growingStart(blanked), this.#guard.knownPendingStart(blanked), renderedGrowingStart(blanked, this.#guard)) - offset);
+      let growing = Math.max(0, Math.min(growingStart(blanked), this.#guard.knownPendingStart(blanked), renderedGrowingStart(blanked, this.#guard)) - offset);
+      // Arguments: a session value's first piece stays held through the syntax that closes its
+      // string and the arguments (`{"to":"red.victim"}`), so a value the next tool call completes
+      // is masked in both (the member ends, releasing it, only once the next one read past it).
+      if (this.#json) growing = Math.min(growing, Math.max(0, closedPendingStart(blanked, this.#guard) - offset));
       const limit = Math.min(tokenCut, growing, seededHold);
       cut = safeCut(pending, limit, [...found, ...tokenSpans]);
       // Bounded hold: past the bound, release up to it anyway (never inside a token); under
@@ -818,6 +854,7 @@ export class StreamOutputGuard {
     if (this.#fed.length > 0) this.#fed = this.#fed.filter((finding) => finding.end > this.#total);
     const reach = this.#reachOf();
     if (reach > 0) this.#tail = (this.#tail + released).slice(-reach);
+    if (reach > 0 && this.#head.length < reach) this.#head = (this.#head + released).slice(0, reach);
     if (this.#seed !== undefined) {
       this.#own += released;
       if (this.#own.length >= reach || (seedDone && seeded.every((finding) => finding.end <= cut))) this.#seed = undefined;
@@ -873,6 +910,21 @@ export function blankJsonSyntax(text: string): string {
   }
   return out.join('').slice(0, text.length);
 }
+
+/**
+ * Where a session value's prefix starts that only JSON closing syntax (quotes, brackets, braces,
+ * blanks) follows at the end of `text`; text.length when there is none. (Without trailing
+ * syntax knownPendingStart already holds it.)
+ */
+function closedPendingStart(text: string, guard: OutputGuard): number {
+  let end = text.length;
+  while (end > 0 && (isSpace(text.charCodeAt(end - 1)) || JSON_CLOSING.has(text[end - 1]!))) end -= 1;
+  if (end === text.length || end === 0) return text.length;
+  const start = guard.knownPendingStart(text.slice(0, end));
+  return start < end ? start : text.length;
+}
+
+const JSON_CLOSING: ReadonlySet<string> = new Set(['"', '}', ']']);
 
 /** What may close a member's text after a value's first piece (knownAfter's `earlier` ends before it). */
 const CLOSING: ReadonlySet<string> = new Set(['"', "'", '`', '}', ']', ')', ',', ':', '*', '_', '~']);

@@ -113,14 +113,16 @@ describe('ChunkRestorer', () => {
     }
   });
 
-  it('releases a tool call\'s held arguments when the next tool call starts', () => {
+  it('releases a tool call\'s held arguments once the next tool call released text (session 18: not when it starts)', () => {
     const restorer = new ChunkRestorer(open);
     const start = (index: number) => chunk([{ index: 0, delta: { tool_calls: [{ index, id: `t${index}`, type: 'function', function: { name: 'f', arguments: '' } }] }, finish_reason: null }]);
     restorer.rewrite(start(0));
     const held = restorer.rewrite(chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: `{"to":"${EMAIL.slice(0, 5)}` } }] }, finish_reason: null }]));
     expect((held?.choices as any[])[0].delta.tool_calls[0].function.arguments).toBe('{"to":"');
     const next = restorer.rewrite(start(1))!;
-    const calls = (next.choices as any[])[0].delta.tool_calls;
+    expect((next.choices as any[])[0].delta.tool_calls).toEqual([{ index: 1, id: 't1', type: 'function', function: { name: 'f', arguments: '' } }]);
+    const text = restorer.rewrite(chunk([{ index: 0, delta: { tool_calls: [{ index: 1, function: { arguments: '{"note":"plain words, then more plain words"' } }] }, finish_reason: null }]))!;
+    const calls = (text.choices as any[])[0].delta.tool_calls;
     expect(calls[0]).toEqual({ index: 0, function: { arguments: EMAIL.slice(0, 5) } });
     expect(calls[1].index).toBe(1);
   });

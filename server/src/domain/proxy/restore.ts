@@ -17,8 +17,10 @@
 // Strings nested in another member (annotations) arrive whole and are restored each on its own.
 // Text a stream cannot hold back and restore in place (content parts, a custom tool's input) is
 // refused as a malformed answer. A choice's held text is flushed
-// into the chunk carrying its finish_reason; a tool call's when the next tool call of its choice
-// starts (its arguments are complete then). A chunk whose text was all held back, and that
+// into the chunk carrying its finish_reason; a tool call's once the next tool call of its choice
+// started (its arguments are complete then) and released text (its guard read past where a value
+// begun in the call before could still grow: session 18). A tool call that starts below a call
+// already started is a malformed answer (a client shows calls in index order). A chunk whose text was all held back, and that
 // carries nothing else, is not sent. A stream that ended never takes text again: text for a
 // choice after its finish_reason, or for a tool call after the next one started, is a malformed
 // answer (restoring it from a fresh state would lose the URL context and the guard's hold of what
@@ -286,6 +288,12 @@ interface ChoiceStreams {
   readonly tools: Map<number, StreamRehydrator>;
   /** Tool calls whose arguments ended (a later call started): they never take text again. */
   readonly ended: Set<number>;
+  /**
+   * Ended tool calls not released yet: each keeps what its guard holds until the call that
+   * follows it (`follower`) released text or ended, so a value it began and the next call
+   * completes is masked in both (the finding is fed back first).
+   */
+  readonly closing: Map<number, { readonly rehydrator: StreamRehydrator; readonly follower: StreamRehydrator }>;
   transcript?: StreamRehydrator;
   /** Other text streams of the choice: top-level strings of the delta (`reasoning_content`, `reasoning`, a field a newer API adds). */
   readonly fields: Map<string, StreamRehydrator>;
@@ -293,6 +301,8 @@ interface ChoiceStreams {
   readonly identifiers: Map<string, string>;
   /** The text stream of the choice opened last: the one a new stream follows (its guard is seeded with that one's tail). */
   last?: StreamRehydrator;
+  /** The choice's first tool call (the lowest index: calls start in index order) or function call: what a client shows right after the content. */
+  firstCall?: StreamRehydrator;
 }
 
 /** Delta members read as their own streams (content, refusal, arguments) or as identifiers. */
@@ -349,7 +359,7 @@ function meaningful(delta: Readonly<Record<string, unknown>>): boolean {
 
 /** Restores a chat completion stream chunk by chunk (see the header). */
 export class ChunkRestorer {
-  readonly #open: (kind: 'text' | 'json', previous?: StreamRehydrator) => StreamRehydrator;
+  readonly #open: (kind: 'text' | 'json', previous?: StreamRehydrator, next?: () => StreamRehydrator | undefined) => StreamRehydrator;
   readonly #choices = new Map<number, ChoiceStreams>();
   readonly #all: StreamRehydrator[] = [];
   /** Choices that started and have not finished yet. */
@@ -370,7 +380,7 @@ export class ChunkRestorer {
    * identifier (CompletionRestorers.identifier).
    */
   constructor(
-    open: (kind: 'text' | 'json', previous?: StreamRehydrator) => StreamRehydrator,
+    open: (kind: 'text' | 'json', previous?: StreamRehydrator, next?: () => StreamRehydrator | undefined) => StreamRehydrator,
     options: { readonly guarded?: boolean; readonly identifier?: ((value: string, key: string) => void) | undefined; readonly openUrl?: (() => StreamRehydrator) | undefined } = {},
   ) {
     this.#open = open;
@@ -493,7 +503,7 @@ export class ChunkRestorer {
   #streams(index: number): ChoiceStreams {
     let streams = this.#choices.get(index);
     if (streams === undefined) {
-      streams = { tools: new Map(), ended: new Set(), fields: new Map(), identifiers: new Map() };
+      streams = { tools: new Map(), ended: new Set(), closing: new Map(), fields: new Map(), identifiers: new Map() };
       this.#choices.set(index, streams);
       this.#unfinished.add(index);
     }
@@ -504,8 +514,8 @@ export class ChunkRestorer {
    * A new text stream; of a choice (`streams`): it follows the stream of the choice opened last
    * (`open`'s `previous`: a value the model began there and completes here is masked here).
    */
-  #rehydrator(kind: 'text' | 'json', streams?: ChoiceStreams, follows = true): StreamRehydrator {
-    const rehydrator = this.#open(kind, streams?.last);
+  #rehydrator(kind: 'text' | 'json', streams?: ChoiceStreams, follows = true, next?: () => StreamRehydrator | undefined): StreamRehydrator {
+    const rehydrator = this.#open(kind, streams?.last, next);
     // A string restored whole (an annotation's) reads after the member before it, but the next
     // stream of the choice still follows that member (`follows` false).
     if (streams !== undefined && follows) streams.last = rehydrator;
@@ -547,7 +557,9 @@ export class ChunkRestorer {
     const streams = this.#streams(index);
     this.#identifiers(streams, delta);
     let out: Record<string, unknown> = { ...delta };
-    if (typeof delta.content === 'string') out.content = (streams.content ??= this.#rehydrator('text', streams)).push(delta.content);
+    // The content is shown before the choice's tool calls: a value it begins and the first call
+    // (already released, an upstream resuming the content after it) completes is masked in it.
+    if (typeof delta.content === 'string') out.content = (streams.content ??= this.#rehydrator('text', streams, true, () => streams.firstCall)).push(delta.content);
     if (typeof delta.refusal === 'string') out.refusal = (streams.refusal ??= this.#rehydrator('text', streams)).push(delta.refusal);
     // Content parts and text besides a function's arguments are text streams split across
     // chunks that cannot be held back and restored in place: refused rather than passed by the
@@ -565,7 +577,9 @@ export class ChunkRestorer {
       if (typeof delta.audio.transcript === 'string') out.audio = { ...delta.audio, transcript: (streams.transcript ??= this.#rehydrator('text', streams)).push(delta.audio.transcript) };
     }
     if (isPlainObject(delta.function_call) && typeof delta.function_call.arguments === 'string') {
-      out.function_call = { ...delta.function_call, arguments: (streams.functionCall ??= this.#rehydrator('json', streams)).push(delta.function_call.arguments) };
+      streams.functionCall ??= this.#rehydrator('json', streams);
+      streams.firstCall ??= streams.functionCall;
+      out.function_call = { ...delta.function_call, arguments: streams.functionCall.push(delta.function_call.arguments) };
     }
     if (Array.isArray(delta.tool_calls)) {
       const calls: unknown[] = [];
@@ -581,24 +595,54 @@ export class ChunkRestorer {
           continue;
         }
         if (!streams.tools.has(callIndex)) {
-          // A new tool call: the earlier ones of this choice are complete, release what they hold.
+          // A client shows a choice's tool calls in index order: a call below one already
+          // started would come before text already sent (a value it began could not be masked
+          // where the client shows it). Upstreams number calls as they start; refused otherwise.
+          if ([...streams.tools.keys(), ...streams.ended].some((started) => started > callIndex)) throw malformed('a tool call started after one with a higher index');
+          // A new tool call: the earlier ones of this choice are complete. Each releases what it
+          // holds once the new call read past it (#closeCalls).
+          const follower = this.#rehydrator('json', streams);
+          streams.firstCall ??= follower;
           for (const [earlier, rehydrator] of [...streams.tools].sort((a, b) => a[0] - b[0])) {
             if (earlier >= callIndex) continue;
-            const rest = rehydrator.end();
             streams.tools.delete(earlier);
             streams.ended.add(earlier);
-            if (rest !== '') calls.push({ index: earlier, function: { arguments: rest } });
+            streams.closing.set(earlier, { rehydrator, follower });
           }
-          streams.tools.set(callIndex, this.#rehydrator('json', streams));
+          streams.tools.set(callIndex, follower);
         }
         const fn = call.function;
         if (isPlainObject(fn) && typeof fn.arguments === 'string') {
           calls.push({ ...call, function: { ...fn, arguments: streams.tools.get(callIndex)!.push(fn.arguments) } });
         } else calls.push(call);
       }
+      if (!finished) this.#closeCalls(streams, calls);
       out = withMember(out, 'tool_calls', calls);
     }
     return finished ? this.#flush(index, out) : out;
+  }
+
+  /**
+   * Release the ended tool calls whose follower released text (its guard read past where a value
+   * begun in them could still grow) or ended; the latest first, so a finding fed back reaches a
+   * call before it lets go. Each rest joins the call's entry in `calls` (or a new one before the
+   * delta's calls: in index order).
+   */
+  #closeCalls(streams: ChoiceStreams, calls: unknown[]): void {
+    const closed = new Set<StreamRehydrator>();
+    for (const [index, { rehydrator, follower }] of [...streams.closing].sort((a, b) => b[0] - a[0])) {
+      const followerDone = follower.consumed > 0 || closed.has(follower) || (![...streams.tools.values()].includes(follower) && ![...streams.closing.values()].some((entry) => entry.rehydrator === follower));
+      if (!followerDone) continue;
+      streams.closing.delete(index);
+      closed.add(rehydrator);
+      const rest = rehydrator.end();
+      if (rest === '') continue;
+      const entry = calls.findIndex((call) => isPlainObject(call) && call.index === index);
+      const current = entry < 0 ? undefined : (calls[entry] as Record<string, unknown>);
+      if (current !== undefined && isPlainObject(current.function) && typeof current.function.arguments === 'string') {
+        calls[entry] = { ...current, function: { ...current.function, arguments: current.function.arguments + rest } };
+      } else calls.unshift({ index, function: { arguments: rest } });
+    }
   }
 
   /** Release everything a choice holds into `delta`; the choice is finished. */
@@ -609,7 +653,7 @@ export class ChunkRestorer {
     // The choice's streams end in the reverse of the order they opened: a value a later member
     // completes is fed back to the member before it (StreamOutputGuard.feedBack) before that
     // one releases what it still holds. Each rest is then placed as before.
-    const mine = new Set<StreamRehydrator>([...streams.fields.values(), ...streams.tools.values()]);
+    const mine = new Set<StreamRehydrator>([...streams.fields.values(), ...streams.tools.values(), ...[...streams.closing.values()].map((entry) => entry.rehydrator)]);
     for (const rehydrator of [streams.content, streams.refusal, streams.transcript, streams.functionCall]) if (rehydrator !== undefined) mine.add(rehydrator);
     const rests = new Map<StreamRehydrator, string>();
     for (let at = this.#all.length - 1; at >= 0; at--) {
@@ -639,9 +683,15 @@ export class ChunkRestorer {
       out.function_call = { ...current, arguments: `${typeof current.arguments === 'string' ? current.arguments : ''}${functionRest}` };
     }
     const calls: unknown[] = Array.isArray(out.tool_calls) ? [...(out.tool_calls as unknown[])] : [];
-    for (const [callIndex, rehydrator] of [...streams.tools].sort((a, b) => a[0] - b[0])) {
+    const open = [...streams.tools, ...[...streams.closing].map(([callIndex, entry]) => [callIndex, entry.rehydrator] as const)];
+    for (const [callIndex, rehydrator] of open.sort((a, b) => a[0] - b[0])) {
       const rest = end(rehydrator);
-      if (rest !== '') calls.push({ index: callIndex, function: { arguments: rest } });
+      if (rest === '') continue;
+      const entry = calls.findIndex((call) => isPlainObject(call) && call.index === callIndex);
+      const current = entry < 0 ? undefined : (calls[entry] as Record<string, unknown>);
+      if (current !== undefined && isPlainObject(current.function) && typeof current.function.arguments === 'string') {
+        calls[entry] = { ...current, function: { ...current.function, arguments: current.function.arguments + rest } };
+      } else calls.push({ index: callIndex, function: { arguments: rest } });
     }
     if (calls.length > 0) out = withMember(out, 'tool_calls', calls);
     this.#choices.delete(index);
