@@ -8,8 +8,10 @@
 // A large rehydrate opens (decrypts) its blob once: the worker that opens it returns the opened
 // session with the revocation digests, the store checks run here on the event loop, and the
 // restore worker gets the opened session instead of the blob.
+import { createHash } from 'node:crypto';
 import { compileCustomPatterns } from '../domain/detect/index.js';
 import type { JsonStructureLimits } from '../domain/json-depth.js';
+import { bindSessionEntries, dropSessionForms, sessionFormsGeneration } from '../domain/guard/session-forms.js';
 import { withinClearance, type Clearance } from '../domain/rag/classification.js';
 import type { RestoreTemplates } from '../domain/restore/index.js';
 import type { KeyRing, SessionKind, SessionPayload } from '../domain/seal/index.js';
@@ -297,10 +299,13 @@ export class Executor implements BodyOffload {
   /** Open a blob here and pass the store checks: for restores that stay on the event loop (streams, files, small bodies). */
   async openHere(scope: RequestScope, sessionState: string, checks: SessionChecks, kinds: readonly SessionKind[] = REHYDRATE_KINDS, clearance?: Clearance): Promise<OpenedHere> {
     const env = this.rehydrateEnvironment(scope);
+    // Read before the store checks: a revocation added from here on keeps this state's guard keys out of the cache.
+    const generation = sessionFormsGeneration();
     const opened = openForRehydrate(env, sessionState, scope.tenant, kinds);
     await checks.admit(opened);
     const session = clearance !== undefined ? withinClearance(opened, clearance) : opened;
     const revokedIds = await checks.revoked(scope.tenant, () => sessionDigests(this.#settings.digestKey, session, this.#settings.defaultRegion));
+    bindGuardKeys(session, sessionState, scope.tenant, revokedIds, generation);
     return { env, session, revokedIds };
   }
 
@@ -383,6 +388,19 @@ export class Executor implements BodyOffload {
     const task = { op: 'rag', flow, core: material(), input } as RagTask & { readonly flow: K };
     return this.#offload.run(task);
   }
+}
+
+/**
+ * The output guard's search keys of an opened, checked state are kept for that state
+ * (domain/guard/session-forms.ts), keyed by the blob's SHA-256, its key id and the tenant: one
+ * blob that opened under one key is one plaintext. A state with revoked entries is dropped and
+ * not kept (a revocation made by another process).
+ */
+function bindGuardKeys(session: SessionPayload, sessionState: string, tenant: string | null, revokedIds: readonly string[], generation: number): void {
+  const kid = sessionState.split('.', 2)[1] ?? '';
+  const state = `${tenant ?? ''}\u0000${kid}\u0000${createHash('sha256').update(sessionState).digest('base64url')}`;
+  if (revokedIds.length > 0) dropSessionForms(state);
+  else bindSessionEntries(session.entries, state, generation);
 }
 
 export type { EntryDigest } from '../services/revocation.js';
