@@ -3,8 +3,8 @@
 // parsing the session's phone numbers for their other spellings, forms.ts).
 //
 // What makes a reuse safe:
-//   - Keyed by the sealed state that was opened (the caller's digest of the blob, its key id and
-//     tenant: one digest, one plaintext, since the blob authenticated under that key), bound to
+//   - Keyed by the sealed state that was opened (usecases/executor.ts: the tenant, the blob's key
+//     id and its AES-GCM tag, which it authenticated under: one tag, one plaintext), bound to
 //     the very entry objects the open produced (a WeakMap: a binding dies with its request).
 //     Entries that were not bound, or not all to one state, are never served from the cache.
 //   - Fail closed: a record holds the type and value of every entry it was built from, and is used
@@ -21,7 +21,7 @@
 //   - Bounded: at most SESSION_FORMS_MAX_RECORDS states and SESSION_FORMS_MAX_UNITS UTF-16 units
 //     of keys in all, least recently used out first; a state whose keys alone pass
 //     SESSION_FORMS_MAX_RECORD_UNITS is not kept.
-// A hit is faster than a build: it tells only the holder of the same blob (the key is its digest,
+// A hit is faster than a build: it tells only the holder of the same blob (the key is its tag,
 // under its tenant) that the blob was rehydrated in the last minute on this process.
 
 /** The search keys of a list of entries and what the direct search indexes by first unit. */
@@ -69,7 +69,7 @@ export function sessionFormsGeneration(): number {
   return generation;
 }
 
-/** Bind the entries of an opened, checked state to `state` (its blob's digest, key id, tenant). */
+/** Bind the entries of an opened, checked state to `state` (its tenant, key id and tag). */
 export function bindSessionEntries(entries: readonly object[], state: string, boundAt: number): void {
   if (boundAt !== generation) return;
   for (let index = 0; index < entries.length; index++) bindings.set(entries[index]!, { state, index, total: entries.length, generation: boundAt });
