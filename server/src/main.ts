@@ -25,6 +25,8 @@ import { followLauncher, launchPlan, openFileLimits, relaunch, replace } from '.
 import { loadPolicyRegistry } from './services/policies.js';
 import { checkDigestKey } from './services/revocation.js';
 import { durabilityWarning, openAppStores } from './services/stores.js';
+import { withRevocationNotice } from './stores/erasure.js';
+import { forgetSessionForms } from './domain/guard/session-forms.js';
 import { workerReport } from './routes/diagnostics.js';
 
 /** Set by the bundle (scripts/bundle.mjs define), whose place in dist/ is not this module's. */
@@ -74,7 +76,8 @@ export async function buildDeps(loaded: LoadedConfig, onWarning: (message: strin
   // Reads the API-key file too: a bad one is a startup error, like a bad config.
   const reload = createReloadManager({ loaded, holder: policies, now });
   const metrics = extras.metrics ?? new VeilMetrics();
-  const stores = await openAppStores(config, onWarning);
+  // Each revocation empties the output guard's per-state search keys (domain/guard/session-forms.ts): erasure wins.
+  const stores = withRevocationNotice(await openAppStores(config, onWarning), forgetSessionForms);
   let keyProblem: string | undefined;
   try {
     keyProblem = await checkDigestKey(stores.revocation, loaded.digestSecret);

@@ -10,6 +10,7 @@
 // restore worker gets the opened session instead of the blob.
 import { compileCustomPatterns } from '../domain/detect/index.js';
 import type { JsonStructureLimits } from '../domain/json-depth.js';
+import { bindSessionEntries, dropSessionForms, sessionFormsGeneration } from '../domain/guard/session-forms.js';
 import { withinClearance, type Clearance } from '../domain/rag/classification.js';
 import type { RestoreTemplates } from '../domain/restore/index.js';
 import type { KeyRing, SessionKind, SessionPayload } from '../domain/seal/index.js';
@@ -297,10 +298,13 @@ export class Executor implements BodyOffload {
   /** Open a blob here and pass the store checks: for restores that stay on the event loop (streams, files, small bodies). */
   async openHere(scope: RequestScope, sessionState: string, checks: SessionChecks, kinds: readonly SessionKind[] = REHYDRATE_KINDS, clearance?: Clearance): Promise<OpenedHere> {
     const env = this.rehydrateEnvironment(scope);
+    // Read before the store checks: a revocation added from here on keeps this state's guard keys out of the cache.
+    const generation = sessionFormsGeneration();
     const opened = openForRehydrate(env, sessionState, scope.tenant, kinds);
     await checks.admit(opened);
     const session = clearance !== undefined ? withinClearance(opened, clearance) : opened;
     const revokedIds = await checks.revoked(scope.tenant, () => sessionDigests(this.#settings.digestKey, session, this.#settings.defaultRegion));
+    bindGuardKeys(session, sessionState, scope.tenant, revokedIds, generation);
     return { env, session, revokedIds };
   }
 
@@ -383,6 +387,24 @@ export class Executor implements BodyOffload {
     const task = { op: 'rag', flow, core: material(), input } as RagTask & { readonly flow: K };
     return this.#offload.run(task);
   }
+}
+
+/**
+ * The output guard's search keys of an opened, checked state are kept for that state
+ * (domain/guard/session-forms.ts), keyed by the tenant, the blob's key id, length and its last
+ * STATE_TAIL characters: the AES-GCM tag (the blob ends with it) of a blob that opened, so it
+ * authenticated under that key (no one without the key makes another blob with that tag; a SHA-256
+ * of the blob cost 3 % of a 1 KB rehydrate). The record is checked value by value anyway. A state
+ * with revoked entries is dropped and not kept (a revocation made by another process).
+ */
+/** Base64url characters of a blob's end: 32 hold its last 24 bytes, the 16-byte tag among them. */
+const STATE_TAIL = 32;
+
+function bindGuardKeys(session: SessionPayload, sessionState: string, tenant: string | null, revokedIds: readonly string[], generation: number): void {
+  const kidEnd = sessionState.indexOf('.', 3);
+  const state = `${tenant ?? ''}\u0000${sessionState.slice(0, kidEnd)}\u0000${sessionState.length}\u0000${sessionState.slice(-STATE_TAIL)}`;
+  if (revokedIds.length > 0) dropSessionForms(state);
+  else bindSessionEntries(session.entries, state, generation);
 }
 
 export type { EntryDigest } from '../services/revocation.js';

@@ -28,9 +28,10 @@ export const MIN_PHONE_FORM_DIGITS = 7;
  * number after the "00" international prefix. Empty when the number does not parse.
  */
 export function phoneSearchForms(value: string, region: string | undefined): readonly string[] {
-  // No cache of values across requests (issue 18 item 8, threats.md): a module-level map of raw
-  // numbers outlived their erasure and told one tenant, by its timing, which numbers another
-  // had just rehydrated. The forms are computed for each request (KnownValues is per request),
+  // No cache of values here (issue 18 item 8, threats.md): a module-level map of raw numbers
+  // outlived their erasure and told one tenant, by its timing, which numbers another had just
+  // rehydrated. The forms are computed once per opened session state (session-forms.ts: keyed by
+  // the blob, emptied by any revocation), else once per request,
   // from the numbering plans compiled once (metadata, no value): the canonical value is already
   // "+" calling code national number, so libphonenumber's parse (which compiles its patterns on
   // each call) is needed only where it could read the number otherwise.

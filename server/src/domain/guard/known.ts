@@ -15,6 +15,7 @@
 // every such word); such values are still found through their detection.
 import { normalizeValue } from '../token/normalize.js';
 import { searchForms, urlEncodedForms } from './forms.js';
+import { preparedKeysOf, type PreparedKeys } from './session-forms.js';
 import { guardView } from './view.js';
 
 /** Shortest skeleton (letters and digits) a session value is searched for as text. */
@@ -384,6 +385,47 @@ export type KnownSearch = 'auto' | 'automaton' | 'direct';
 export const DIRECT_WORK_PER_UNIT = 8;
 export const DIRECT_WORK_BASE = 1024;
 
+/** The search keys of `entries` (skeletons of every spelling, deduplicated, first entry's type) and their first-unit index. */
+export function prepareKeys(entries: readonly KnownEntry[], region: string | undefined): PreparedKeys {
+  const keys: string[] = [];
+  const types: string[] = [];
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    const forms = [skeletonKey(guardView(entry.value).text)];
+    // A phone number without its country code, an address with "at" for its "@", ...
+    forms.push(...searchForms(entry.type, entry.value, region));
+    // As a URL encoder writes it in a link (`?q=Quentin%20Zyxwort`), read through the same view,
+    // alone and after a path (the fold keeps a `%20` between digits in a run with a `/`:
+    // `https://x.example/?p=%2B1%20415%20555%200134`).
+    for (const encoded of urlEncodedForms(entry.value)) forms.push(skeletonKey(guardView(encoded).text), skeletonKey(guardView(`/${encoded}`).text));
+    // Written backwards (`trowxyZ nitneuQ`): the skeleton read from its end, for values long
+    // enough that their reversal is no ordinary word (`Leon` is `noel`, `Emil` is `lime`).
+    const reversed = reversedKey(forms[0]!);
+    if (reversed !== undefined) forms.push(reversed);
+    for (const key of forms) {
+      if (key.length < MIN_KNOWN_CHARS || seen.has(key)) continue;
+      seen.add(key);
+      keys.push(key);
+      types.push(entry.type);
+    }
+  }
+  // Plain arrays: allocating typed ones costs more than these few cells are read.
+  const asciiHead = new Array<number>(128).fill(-1);
+  const otherHead = new Map<number, number>();
+  const nextKey = new Array<number>(keys.length).fill(-1);
+  for (let index = 0; index < keys.length; index++) {
+    const first = keys[index]!.charCodeAt(0);
+    if (first < 128) {
+      nextKey[index] = asciiHead[first]!;
+      asciiHead[first] = index;
+    } else {
+      nextKey[index] = otherHead.get(first) ?? -1;
+      otherHead.set(first, index);
+    }
+  }
+  return { keys, types, asciiHead, otherHead, nextKey };
+}
+
 /**
  * The session's values for one request. Nothing is computed up front (issue 20: building the
  * search for every value on every rehydrate was ~9 % of a 1 KB rehydrate): a type's normalized
@@ -394,7 +436,8 @@ export const DIRECT_WORK_BASE = 1024;
  * less than building the Aho-Corasick automaton; past a work bound (DIRECT_WORK_PER_UNIT) the
  * automaton is built, kept for the rest of the request and used from then on. Both find the
  * same spans with the same types (known.test.ts). Everything lives in this object, made per
- * request: no value is kept beyond it.
+ * request, but the search keys of an opened session state's entries, which session-forms.ts
+ * keeps for that state (bounded, expiring, emptied by any revocation).
  */
 export class KnownValues {
   readonly #entries: readonly KnownEntry[];
@@ -403,15 +446,15 @@ export class KnownValues {
   /** Region national phone numbers are read in (the session language's, else the default). */
   readonly #region: string | undefined;
   readonly #search: KnownSearch;
-  #keys: string[] | undefined;
-  #types: string[] = [];
+  #keys: readonly string[] | undefined;
+  #types: readonly string[] = [];
   /**
    * Keys by their first unit, as lists linked through #nextKey (in no particular order: the
    * direct search sorts what it finds): the first key of an ASCII unit in #asciiHead (-1 none),
    * of any other unit in #otherHead.
    */
   #asciiHead: readonly number[] = [];
-  #otherHead = new Map<number, number>();
+  #otherHead: ReadonlyMap<number, number> = new Map<number, number>();
   #nextKey: readonly number[] = [];
   #automaton: Automaton | undefined;
 
@@ -436,49 +479,19 @@ export class KnownValues {
     return set.size > 0 && set.has(normalizeValue(type, value, this.#region));
   }
 
-  /** The search keys (skeletons of every spelling) and their types, computed once. */
+  /**
+   * The search keys (skeletons of every spelling) and their types, computed once per request, or
+   * once per opened session state (session-forms.ts: bound entries, checked against the record).
+   */
   #prepare(): readonly string[] {
     if (this.#keys !== undefined) return this.#keys;
-    const keys: string[] = [];
-    const types: string[] = [];
-    const seen = new Set<string>();
-    for (const entry of this.#entries) {
-      const forms = [skeletonKey(guardView(entry.value).text)];
-      // A phone number without its country code, an address with "at" for its "@", ...
-      forms.push(...searchForms(entry.type, entry.value, this.#region));
-      // As a URL encoder writes it in a link (`?q=Quentin%20Zyxwort`), read through the same view,
-      // alone and after a path (the fold keeps a `%20` between digits in a run with a `/`:
-      // `https://x.example/?p=%2B1%20415%20555%200134`).
-      for (const encoded of urlEncodedForms(entry.value)) forms.push(skeletonKey(guardView(encoded).text), skeletonKey(guardView(`/${encoded}`).text));
-      // Written backwards (`trowxyZ nitneuQ`): the skeleton read from its end, for values long
-      // enough that their reversal is no ordinary word (`Leon` is `noel`, `Emil` is `lime`).
-      const reversed = reversedKey(forms[0]!);
-      if (reversed !== undefined) forms.push(reversed);
-      for (const key of forms) {
-        if (key.length < MIN_KNOWN_CHARS || seen.has(key)) continue;
-        seen.add(key);
-        keys.push(key);
-        types.push(entry.type);
-      }
-    }
-    // Plain arrays: allocating typed ones costs more than these few cells are read.
-    const asciiHead = new Array<number>(128).fill(-1);
-    const nextKey = new Array<number>(keys.length).fill(-1);
-    for (let index = 0; index < keys.length; index++) {
-      const first = keys[index]!.charCodeAt(0);
-      if (first < 128) {
-        nextKey[index] = asciiHead[first]!;
-        asciiHead[first] = index;
-      } else {
-        nextKey[index] = this.#otherHead.get(first) ?? -1;
-        this.#otherHead.set(first, index);
-      }
-    }
-    this.#asciiHead = asciiHead;
-    this.#nextKey = nextKey;
-    this.#types = types;
-    this.#keys = keys;
-    return keys;
+    const prepared = preparedKeysOf(this.#entries, this.#region, () => prepareKeys(this.#entries, this.#region));
+    this.#asciiHead = prepared.asciiHead;
+    this.#otherHead = prepared.otherHead;
+    this.#nextKey = prepared.nextKey;
+    this.#types = prepared.types;
+    this.#keys = prepared.keys;
+    return prepared.keys;
   }
 
   /** Length (UTF-16 units) of the shortest search key: the letters and digits a text needs to hold a value. */
