@@ -236,6 +236,8 @@ describe('a local number typed with spaces and dashes mixed', () => {
     expect(phones('Please call me at 62 75 08-49.')).toEqual(['62 75 08-49']);
     expect(phones('Tel: 53-4100 7265')).toEqual(['53-4100 7265']);
     expect(phones('call me at 10.30-11.45')).toEqual([]);
+    expect(phones('Mobile: 12 2024-05')).toEqual([]);
+    expect(phones('Tel: 12 05-2024')).toEqual([]);
     expect(phones('We met 62 75 08-49 times')).toEqual([]);
   });
 });

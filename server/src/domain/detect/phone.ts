@@ -605,7 +605,14 @@ function uniformOrAreaSpaced(shape: PhoneShape, count: number, digitCount: numbe
  * 10.30-11.45" is a time range.
  */
 function spacesAndDashes(shape: PhoneShape, count: number): boolean {
-  for (let k = 1; k < count; k++) if (shape.seps[k] !== SPACE && shape.seps[k] !== DASH) return false;
+  const groups = shape.groupDigits;
+  for (let k = 1; k < count; k++) {
+    if (shape.seps[k] !== SPACE && shape.seps[k] !== DASH) return false;
+    // A year and a month or day joined by the dash ("Mobile: 12 2024-05"): a date in the run.
+    if (shape.seps[k] !== DASH) continue;
+    const [left, right] = [groups[k - 1]!, groups[k]!];
+    if ((left === 4 && right <= 2 && isYear(Number(shape.digits[k - 1]))) || (right === 4 && left <= 2 && isYear(Number(shape.digits[k])))) return false;
+  }
   return true;
 }
 
