@@ -65,6 +65,14 @@ VALUES = {
     "range": lambda r: f"{r.randint(1000, 4999)}-{r.randint(5000, 9999)}",
     "coords": lambda r: f"{r.randint(10, 89)} {r.randint(0, 59):02d} {r.randint(0, 59):02d}",
     "postcode-pair": lambda r: f"{digits(r, 5)} {digits(r, 5)}",
+    # Session 18 (wave17/phone): short numbers (a phone word before them is read as an extension
+    # since session 18; these frames hold none), drawn after the classes above so their records stay.
+    "year": lambda r: str(r.randint(1950, 2030)),
+    "short": lambda r: digits(r, r.choice([4, 5])),
+    "short-grouped": lambda r: r.choice(
+        [f"{r.randint(1, 9)}-{r.randint(0, 9999):04d}", f"{r.randint(1, 9)} {r.randint(10, 99)} {r.randint(10, 99)}"]
+    ),
+    "middle-dot": lambda r: "\u00b7".join(str(r.randint(1, 999)) for _ in range(r.choice([2, 3, 4]))),
 }
 
 FRAMES = [

@@ -192,3 +192,52 @@ describe('spaced pairs that read as a date', () => {
     expect(phones('Phone: 31 07 20')).toEqual(['31 07 20']);
   });
 });
+
+// Session 18 (wave17/phone): separators of other keyboards, and short numbers after a phone word.
+describe('separators other keyboards and typesetting put between the groups', () => {
+  it('read as the ASCII separator they stand for', () => {
+    expect(phones('Her phone is 020·7946·0958')).toEqual(['020·7946·0958']);
+    expect(phones('Tel: 06·12·34·56·78')).toEqual(['06·12·34·56·78']);
+    expect(phones('call 020\u20097946\u20090958 today')).toEqual(['020\u20097946\u20090958']);
+    expect(phones('Phone: 020\u20137946\u20130958')).toEqual(['020\u20137946\u20130958']);
+    expect(phones('Tel.: 030\u20111234\u20115678')).toEqual(['030\u20111234\u20115678']);
+  });
+
+  it('leave a middle-dotted product or thousands figure alone', () => {
+    expect(phones('The area is 3·4·5 cubic metres')).toEqual([]);
+    expect(phones('Revenue: 12·345·678 EUR')).toEqual([]);
+  });
+});
+
+describe('short numbers right after a phone word', () => {
+  it('are an extension or an in-house number', () => {
+    expect(phones('ext. 4587')).toEqual(['4587']);
+    expect(phones('call 5-0199 inside the office')).toEqual(['5-0199']);
+    expect(phones('Tel. 2 34 56')).toEqual(['2 34 56']);
+    expect(phones('My extension is 45871.')).toEqual(['45871']);
+    expect(phones('For the help desk dial 4587.')).toEqual(['4587']);
+  });
+
+  it('are never read bare, as a year after a verb, a count, a decimal or the start of a longer token', () => {
+    expect(phones('We shipped 4587 boxes.')).toEqual([]);
+    expect(phones('Room 4587 is on the left.')).toEqual([]);
+    expect(phones('Call 2024 a good year.')).toEqual([]);
+    expect(phones('call 1-800-FLOWERS')).toEqual([]);
+    expect(phones('Text 4587 rows were imported.')).toEqual([]);
+    expect(phones('Ring size 4587.')).toEqual([]);
+    expect(phones('call 12.50 each')).toEqual([]);
+    expect(phones('ring 1000 times')).toEqual([]);
+    expect(phones('the cell 4587 is empty')).toEqual([]);
+  });
+});
+
+describe('a local number typed with spaces and dashes mixed', () => {
+  it('is a phone right after a phone label, never with dots mixed in or without the label', () => {
+    expect(phones('Please call me at 62 75 08-49.')).toEqual(['62 75 08-49']);
+    expect(phones('Tel: 53-4100 7265')).toEqual(['53-4100 7265']);
+    expect(phones('call me at 10.30-11.45')).toEqual([]);
+    expect(phones('Mobile: 12 2024-05')).toEqual([]);
+    expect(phones('Tel: 12 05-2024')).toEqual([]);
+    expect(phones('We met 62 75 08-49 times')).toEqual([]);
+  });
+});

@@ -125,7 +125,7 @@ function collect(text: string, start: number, plusWord: boolean): PhoneShape | u
       sep = 0;
       continue;
     }
-    const s = raw === 0xa0 || raw === 0x202f ? SPACE : raw; // no-break spaces count as spaces
+    const s = phoneSeparator(raw); // no-break and thin spaces, middle dots, typographic dashes
     let next = pos;
     if (s === SPACE || s === DASH || s === DOT || s === SLASH) next = pos + 1;
     else if (!paren && !ccParen) break;
@@ -135,6 +135,27 @@ function collect(text: string, start: number, plusWord: boolean): PhoneShape | u
     pos = next;
   }
   return shape.groupDigits.length === 0 ? undefined : shape;
+}
+
+/**
+ * The separator a character stands for between a phone's digit groups: the ASCII ones, and what
+ * other keyboards and typesetting put there (session 18, wave17/phone): no-break, narrow no-break,
+ * thin and figure spaces as a space, the middle dot (`020·7946·0958`, Catalan and French forms)
+ * as a dot, hyphens, the non-breaking hyphen, the en dash and the minus sign as a dash. Every
+ * layout and context rule then judges the number as if typed with the ASCII separator.
+ */
+function phoneSeparator(c: number): number {
+  switch (c) {
+    case 0xa0: case 0x202f: case 0x2009: case 0x2007: return SPACE;
+    case 0xb7: return DOT;
+    case 0x2010: case 0x2011: case 0x2013: case 0x2212: return DASH;
+    default: return c;
+  }
+}
+
+/** The character at `index` as a phone separator (phoneSeparator), -1 past the text. */
+function separatorAt(text: string, index: number): number {
+  return phoneSeparator(codeAt(text, index));
 }
 
 /** Position of the digit after a printed trunk zero "(0)" at `pos` (one space around it at most), or `pos`. */
@@ -408,7 +429,7 @@ function labelledLocal(shape: PhoneShape, count: number, digits: string, context
   // The whole run of groups: never a prefix of a longer number ("My Number: 9725 4024 9292").
   if (count !== shape.groupDigits.length) return 0;
   if (!context.labelled && !context.labelledAfter(shape.groupEnds[count - 1]!)) return 0;
-  if (!uniformOrAreaSpaced(shape, count, digits.length)) return 0;
+  if (!uniformOrAreaSpaced(shape, count, digits.length) && (!context.labelled || context.asked || !spacesAndDashes(shape, count))) return 0;
   if (context.asked && !plainGroups(shape, count)) return 0;
   // "call on 2024-12-05", "call 12.05.2024": a date, not a number.
   const groups = shape.groupDigits.slice(0, count).join(',');
@@ -552,10 +573,10 @@ function layoutOnly(text: string, shape: PhoneShape, count: number, digits: stri
     if (groups[0] === 4 && isYear(first) && isYear(second)) return 0;
   }
   // Part of a longer numeric expression: "3,5 12 345", "1 234 567,89", "12:30 45 67".
-  const before = codeAt(text, start - 1);
+  const before = separatorAt(text, start - 1);
   const beforeDigit = isDigit(codeAt(text, start - 2));
   if ((before === 44 || before === DOT || before === 58 || before === DASH || before === SLASH) && beforeDigit) return 0;
-  const after = codeAt(text, end);
+  const after = separatorAt(text, end);
   if ((after === 44 || after === DOT || after === 58) && isDigit(codeAt(text, end + 1))) return 0;
   if (NOT_PHONE_BEFORE.test(text.slice(Math.max(0, start - 24), start))) return 0;
   if (NOT_PHONE_AFTER.test(text.slice(end, end + 16))) return 0;
@@ -575,6 +596,23 @@ function uniformOrAreaSpaced(shape: PhoneShape, count: number, digitCount: numbe
   const groups = shape.groupDigits;
   if (digitCount < 8 || shape.seps[1] !== SPACE || groups[count - 1] !== 4 || (groups[count - 2]! < 4)) return false;
   for (let k = 2; k < count; k++) if (shape.seps[k] !== DASH) return false;
+  return true;
+}
+
+/**
+ * Session 18 (wave17/phone): spaces and dashes mixed, nothing else ("62 75 08-49", "53-4100 7265"),
+ * as people type a local number right after a phone label. Dots mixed in stay out: "call me at
+ * 10.30-11.45" is a time range.
+ */
+function spacesAndDashes(shape: PhoneShape, count: number): boolean {
+  const groups = shape.groupDigits;
+  for (let k = 1; k < count; k++) {
+    if (shape.seps[k] !== SPACE && shape.seps[k] !== DASH) return false;
+    // A year and a month or day joined by the dash ("Mobile: 12 2024-05"): a date in the run.
+    if (shape.seps[k] !== DASH) continue;
+    const [left, right] = [groups[k - 1]!, groups[k]!];
+    if ((left === 4 && right <= 2 && isYear(Number(shape.digits[k - 1]))) || (right === 4 && left <= 2 && isYear(Number(shape.digits[k])))) return false;
+  }
   return true;
 }
 
@@ -617,7 +655,7 @@ function enoughDigits(text: string, start: number, minimum: number): boolean {
     } else if (c === RPAREN) {
       if (!open) return false;
       open = false;
-    } else if (c === SPACE || c === DASH || c === DOT || c === SLASH || c === 0xa0 || c === 0x202f) {
+    } else if (isSeparatorCode(phoneSeparator(c))) {
       if (previousSeparator) return false;
       previousSeparator = true;
     } else if (c !== PLUS || k !== start) {
@@ -625,6 +663,10 @@ function enoughDigits(text: string, start: number, minimum: number): boolean {
     }
   }
   return false;
+}
+
+function isSeparatorCode(s: number): boolean {
+  return s === SPACE || s === DASH || s === DOT || s === SLASH;
 }
 
 const MAX_EXTENSION_DIGITS = 6;
@@ -668,7 +710,10 @@ function extensionEnd(text: string, end: number): number {
  */
 export function detectPhone(state: ScanState, start: number, plusWordStart = -1): void {
   const text = state.text;
-  if (!enoughDigits(text, start, MIN_LABELLED_DIGITS)) return;
+  if (!enoughDigits(text, start, MIN_LABELLED_DIGITS)) {
+    if (plusWordStart < 0 && codeAt(text, start) !== PLUS && codeAt(text, start) !== LPAREN) detectShortPhone(state, start);
+    return;
+  }
   const shape = collect(text, start, plusWordStart >= 0);
   if (shape === undefined) return;
   const context = new CandidateContext(text, start, shape.groupEnds[shape.groupEnds.length - 1]!);
@@ -678,7 +723,7 @@ export function detectPhone(state: ScanState, start: number, plusWordStart = -1)
     const numberEnd = shape.groupEnds[count - 1]!;
     // An extension belongs to the number: 555-0100x42, 555-0100 ext. 42, 555-0100 x 42.
     const end = count === groups ? extensionEnd(text, numberEnd) : numberEnd;
-    const after = codeAt(text, end);
+    const after = separatorAt(text, end);
     if (isAlnumCode(after)) continue;
     // A number that runs on with the same separator is a longer token (a date, a reference).
     if (count === groups && (after === DOT || after === DASH) && after === shape.seps[count - 1] && isDigit(codeAt(text, end + 1))) return;
@@ -699,6 +744,66 @@ export function detectPhone(state: ScanState, start: number, plusWordStart = -1)
       return;
     }
   }
+}
+
+/**
+ * Session 18 (wave17/phone): a phone word right before a short number names an extension or an
+ * in-house number ("ext. 4587", "call 5-0199 inside the office", "Tel. 2 34 56", "my extension is
+ * 4587", "Durchwahl 4587"): a phone noun (with "number"/"no."/"#" after it), or a dialling verb
+ * (call, dial, ring, then "me"/"us"/... and "at"/"on"). Nothing else labels 4-5 digits: "text",
+ * "reach", "contact", "cell" and "mobile" name counts and grid cells as often.
+ */
+const SHORT_PHONE_LABEL =
+  /(?<![\p{L}\p{N}])(?:(?:phone|tel|telephone|fax|ext|extension|durchwahl|nebenstelle|poste|interno|extensión|ramal)(?:[ \t]*(?:numbers?|no\.?|nr\.?|#))?\.?|(?:call|dial|ring)(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on))?|(?:my|our|his|her|their|the)[ \t]+(?:extension|ext\.?)[ \t]+(?:is|:))[ \t]*[:#]?[ \t]*$/iu;
+/** The dialling verbs of SHORT_PHONE_LABEL, after which a bare four-digit year stays a year ("call 2024 a good year"). */
+const SHORT_VERB_LABEL = /(?<![\p{L}\p{N}])(?:call|dial|ring)(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on))?[ \t]*$/iu;
+const MIN_SHORT_DIGITS = 4;
+const MAX_SHORT_DIGITS = 5;
+const SHORT_LABEL_WINDOW = 32;
+const SHORT_CONFIDENCE = 0.55;
+
+/**
+ * 4-5 digits right after a phone word (SHORT_PHONE_LABEL): one run or at most three groups of
+ * one kind of separator, a space or a dash (`5-0199`, `2 34 56`; never dots or slashes: a decimal,
+ * a date), the last group two digits at least, the whole run, and nothing of money, units, counts
+ * or a longer token around it. Never bare: without the label a short number is a count, a year or
+ * a code.
+ */
+function detectShortPhone(state: ScanState, start: number): void {
+  const text = state.text;
+  // Cheap gate: a letter (the label's last) before the spaces, colon, '#' or '.' before the digits.
+  let k = start - 1;
+  while (k >= 0 && k >= start - 4) {
+    const c = text.charCodeAt(k);
+    if (c !== SPACE && c !== 9 && c !== 58 && c !== 35 && c !== DOT) break;
+    k--;
+  }
+  if (k < 0 || k === start - 1 || !isAsciiLetterCode(text.charCodeAt(k))) return;
+  const shape = collect(text, start, false);
+  if (shape === undefined) return;
+  const count = shape.groupDigits.length;
+  let total = 0;
+  for (const size of shape.groupDigits) total += size;
+  if (total < MIN_SHORT_DIGITS || total > MAX_SHORT_DIGITS || count > 3 || shape.paren.some((paren) => paren)) return;
+  if (count > 1 && shape.groupDigits[count - 1]! < 2) return;
+  for (let g = 1; g < count; g++) {
+    const sep = shape.seps[g]!;
+    if ((sep !== SPACE && sep !== DASH) || sep !== shape.seps[1]) return;
+  }
+  const end = shape.groupEnds[count - 1]!;
+  const after = separatorAt(text, end);
+  // "call 1-800-FLOWERS", "ext. 4587.2", "call 5-0199/12": a longer token goes on after the digits.
+  if (isAlnumCode(after) || ((after === DASH || after === DOT || after === SLASH || after === 44 || after === 58) && isAlnumCode(codeAt(text, end + 1)))) return;
+  const before = text.slice(Math.max(0, start - SHORT_LABEL_WINDOW), start);
+  if (!SHORT_PHONE_LABEL.test(before)) return;
+  if (count === 1 && total === 4 && isYear(Number(shape.digits[0])) && SHORT_VERB_LABEL.test(before)) return;
+  if (NOT_PHONE_AFTER.test(text.slice(end, end + 16))) return;
+  if (hasLabelBefore(text, start, 40, SPECIFIC_ID_CONTEXT)) return;
+  emit(state, 'phone', start, end, SHORT_CONFIDENCE);
+}
+
+function isAsciiLetterCode(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c > 0x7f;
 }
 
 /** The words for `+` read out before a number (en, de, fr, nl `plus`; es `más`; it `più`; pt `mais`). */
