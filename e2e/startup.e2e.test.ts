@@ -95,7 +95,7 @@ describe.runIf(process.platform === 'linux')('a plain `veil serve` replaces itse
     try {
       const pid = server.child.pid!;
       const { argv, env, children } = processOf(pid);
-      expect(argv).toEqual(expect.arrayContaining(['--max-semi-space-size=8', '--no-concurrent-recompilation', '--heap-growing-percent=20']));
+      expect(argv).toEqual(expect.arrayContaining(['--max-semi-space-size=8', '--no-concurrent-recompilation']));
       expect(env).toEqual(expect.arrayContaining(['MALLOC_ARENA_MAX=2']));
       // Nothing beside it: the same PID serves (no launcher, no child process).
       expect(children).toBe('');
@@ -128,10 +128,9 @@ describe.runIf(process.platform === 'linux')('a `veil serve` that needs a smalle
     });
     const pid = server.child.pid!;
     const { argv, env, children } = processOf(pid);
-    expect(argv).toEqual(expect.arrayContaining(['--max-old-space-size=256', '--max-semi-space-size=8', '--no-concurrent-recompilation', '--heap-growing-percent=20']));
+    expect(argv).toEqual(expect.arrayContaining(['--max-old-space-size=256', '--max-semi-space-size=8', '--no-concurrent-recompilation']));
     // Each flag once: the relaunch does not repeat what the first replacement added.
     expect(argv.filter((arg) => arg.startsWith('--max-semi-space-size'))).toHaveLength(1);
-    expect(argv.filter((arg) => arg.startsWith('--heap-growing-percent'))).toHaveLength(1);
     expect(env).toEqual(expect.arrayContaining(['__VEIL_LAUNCHED=exec', 'MALLOC_ARENA_MAX=2']));
     expect(children).toBe('');
     expect((await postJson(`${server.url}/v1/transform`, { input: 'Write to jane.doe@example.com' })).status).toBe(200);

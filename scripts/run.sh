@@ -32,7 +32,7 @@ fi
 # "Compiler memory").
 export MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}
 if [ "${NER:-1}" = "0" ]; then
-  exec node --max-semi-space-size=8 --no-concurrent-recompilation --heap-growing-percent=20 server/bin/veil.js serve "${listen[@]}"
+  exec node --max-semi-space-size=8 --no-concurrent-recompilation server/bin/veil.js serve "${listen[@]}"
 fi
 key=$(node -e "process.stdout.write(require('node:crypto').randomBytes(24).toString('hex'))")
 # VEIL_NER_* only on the sidecar's command line: the server refuses unknown VEIL_* variables.
@@ -51,4 +51,4 @@ const deadline = Date.now() + 120000;
   process.exit(1);
 })();"
 VEIL_DETECTOR__MODE=both VEIL_DETECTOR__ADVANCED_URL=http://127.0.0.1:$NER_PORT VEIL_DETECTOR__API_KEY=$key \
-  node --max-semi-space-size=8 --no-concurrent-recompilation --heap-growing-percent=20 server/bin/veil.js serve "${listen[@]}"
+  node --max-semi-space-size=8 --no-concurrent-recompilation server/bin/veil.js serve "${listen[@]}"

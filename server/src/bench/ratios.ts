@@ -431,8 +431,7 @@ async function startupAndMemory(options: RatioOptions, rows: RatioRow[]): Promis
   // A plain `veil serve` replaces itself (cli/serve-exec.ts, session 12) with the image's and
   // `make run`'s settings: --max-semi-space-size=8 (a bounded young generation), TurboFan on the
   // main thread (--no-concurrent-recompilation: the optimizing compiler's memory is malloc'ed on
-  // the main thread instead of in a compiler thread's arena, which glibc keeps once freed), the
-  // old generation grown by 20 % between mark-compacts (--heap-growing-percent=20, session 18) and
+  // the main thread instead of in a compiler thread's arena, which glibc keeps once freed) and
   // MALLOC_ARENA_MAX=2; the second row is the process as started, without that replacement (V8's
   // defaults, no arena cap: what a plain `veil serve` was before session 12); the third the chart's
   // pod (1 GiB limit): the server relaunches itself, in place, with a 512 MiB heap (cli/launcher.ts).

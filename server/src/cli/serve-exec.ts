@@ -1,8 +1,7 @@
 // `veil serve` started plainly (`veil serve`, `node server/bin/veil.js serve`) replaces itself,
 // before it loads anything else, with the same command started with the process settings the
 // server image and `make run` use: V8's young generation bounded (--max-semi-space-size), optimizing
-// compiles on the main thread (--no-concurrent-recompilation), the old generation grown by a fixed
-// 20 % between collections (--heap-growing-percent) and glibc's malloc arenas capped
+// compiles on the main thread (--no-concurrent-recompilation) and glibc's malloc arenas capped
 // (MALLOC_ARENA_MAX). A running process cannot set any of them (V8 reads the flags when the heap
 // and the isolate are set up; glibc reads the variable at process start), and a launcher beside
 // the server would hold memory of its own; process.execve (Node 22.15+, Linux) replaces this
@@ -26,10 +25,6 @@ const LAUNCHED = '__VEIL_LAUNCHED';
 const FLAGS: readonly { readonly flag: string; readonly set: RegExp }[] = [
   { flag: '--max-semi-space-size=8', set: /^--max[-_]semi[-_]space[-_]size(?:=|$)/ },
   { flag: '--no-concurrent-recompilation', set: /^--(?:no-)?concurrent[-_]recompilation(?:=|$)/ },
-  // The old generation's next collection at 1.2x what survived the last one (V8 picks up to 4x
-  // here): garbage kept between mark-compacts was the largest part of the RSS growth left after
-  // load (BENCHMARKS.md "Session 18 (wave17/large)"). Node refuses it in NODE_OPTIONS.
-  { flag: '--heap-growing-percent=20', set: /^--heap[-_]growing[-_]percent(?:=|$)/ },
 ];
 
 export interface ServeExec {
