@@ -22,7 +22,7 @@
 //     of keys in all, least recently used out first; a state whose keys alone pass
 //     SESSION_FORMS_MAX_RECORD_UNITS is not kept.
 // A hit is faster than a build: it tells only the holder of the same blob (the key is its tag,
-// under its tenant) that the blob was rehydrated in the last minute on this process.
+// under its tenant) that the blob was rehydrated in the last 15 s on this process.
 
 /** The search keys of a list of entries and what the direct search indexes by first unit. */
 export interface PreparedKeys {
@@ -50,7 +50,7 @@ interface SessionRecord {
   readonly expiresAt: number;
 }
 
-export const SESSION_FORMS_TTL_MS = 60_000;
+export const SESSION_FORMS_TTL_MS = 15_000;
 export const SESSION_FORMS_MAX_RECORDS = 256;
 export const SESSION_FORMS_MAX_UNITS = 1 << 20;
 export const SESSION_FORMS_MAX_RECORD_UNITS = 1 << 16;
