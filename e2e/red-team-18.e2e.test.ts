@@ -11,7 +11,7 @@
 import type OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import type { FakeOpenAi } from '../server/src/bench/fake-openai.js';
-import { useRedTeam } from './support/red-team.js';
+import { chunkWriters, promptAnswers, useRedTeam } from './support/red-team.js';
 import { settledLogs, type ServerProcess } from './support/server.js';
 
 const LOCAL = 'red.eighteen.victim';
@@ -25,32 +25,9 @@ useRedTeam((team) => ({ veil, fake, client } = team));
 
 const PROMPT = `Mail ${EMAIL} please.`;
 
-/** A streamed answer through the official client: the content and each tool call's arguments, joined. */
-async function streamed(): Promise<{ content: string; args: string[] }> {
-  const stream = await client.chat.completions.create({ model: 'fake-model', stream: true, messages: [{ role: 'user', content: PROMPT }] });
-  let content = '';
-  const args: string[] = [];
-  for await (const chunk of stream) {
-    const delta = chunk.choices[0]?.delta;
-    content += delta?.content ?? '';
-    for (const call of delta?.tool_calls ?? []) args[call.index] = (args[call.index] ?? '') + (call.function?.arguments ?? '');
-  }
-  return { content, args };
-}
+const { streamed, raw } = promptAnswers(() => ({ veil, client }), PROMPT);
 
-/** The proxy's raw answer (status and body text), streamed or whole. */
-async function raw(stream: boolean): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${veil.url}/openai/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer not-used-by-veil' },
-    body: JSON.stringify({ model: 'fake-model', stream, messages: [{ role: 'user', content: PROMPT }] }),
-  });
-  return { status: response.status, text: await response.text() };
-}
-
-const BASE = { id: 'chatcmpl-18', object: 'chat.completion.chunk', created: 1, model: 'fake-model' };
-const event = (chunk: Record<string, unknown>): string => `data: ${JSON.stringify({ ...BASE, ...chunk })}\n\n`;
-const choice = (delta: Record<string, unknown>, finish: string | null = null): string => event({ choices: [{ index: 0, delta, finish_reason: finish }] });
+const { choice } = chunkWriters('chatcmpl-18');
 const toolCall = (index: number, args: string, open = true): Record<string, unknown> =>
   open ? { index, id: `call_${index}`, type: 'function', function: { name: 'send_mail', arguments: args } } : { index, function: { arguments: args } };
 /** `text` in `size`-character deltas of `member` (a delta member name). */

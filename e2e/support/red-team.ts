@@ -49,3 +49,42 @@ export async function sessionWith(veil: ServerProcess, email: string): Promise<{
   expect(response.status).toBe(200);
   return { token: response.body.entities[0].token as string, state: response.body.session_state as string };
 }
+
+/**
+ * One prompt's answers through the proxy, for the red-team files that probe streamed members:
+ * `streamed()` reads it with the official client (the content and each tool call's arguments,
+ * joined), `raw(stream)` is the proxy's own answer (status and body text). `team` is read at call
+ * time (the suite's variables are set once `useRedTeam` has started).
+ */
+export function promptAnswers(team: () => { veil: ServerProcess; client: OpenAI }, prompt: string) {
+  return {
+    streamed: async (): Promise<{ content: string; args: string[] }> => {
+      const stream = await team().client.chat.completions.create({ model: 'fake-model', stream: true, messages: [{ role: 'user', content: prompt }] });
+      let content = '';
+      const args: string[] = [];
+      for await (const chunk of stream) {
+        const delta = chunk.choices[0]?.delta;
+        content += delta?.content ?? '';
+        for (const call of delta?.tool_calls ?? []) args[call.index] = (args[call.index] ?? '') + (call.function?.arguments ?? '');
+      }
+      return { content, args };
+    },
+    raw: async (stream: boolean): Promise<{ status: number; text: string }> => {
+      const response = await fetch(`${team().veil.url}/openai/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer not-used-by-veil' },
+        body: JSON.stringify({ model: 'fake-model', stream, messages: [{ role: 'user', content: prompt }] }),
+      });
+      return { status: response.status, text: await response.text() };
+    },
+  };
+}
+
+/** Writers of a mock upstream's SSE chunks with the completion id `id`: a whole event, one choice's delta. */
+export function chunkWriters(id: string) {
+  const base = { id, object: 'chat.completion.chunk', created: 1, model: 'fake-model' };
+  const event = (chunk: Record<string, unknown>): string => `data: ${JSON.stringify({ ...base, ...chunk })}\n\n`;
+  const choice = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}): string =>
+    event({ choices: [{ index: 0, delta, finish_reason: finish, ...extra }] });
+  return { event, choice };
+}
