@@ -3,8 +3,10 @@ vectors for a few common words only, and the pipeline run on hand-given model sp
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +55,24 @@ def recognized(text: str, model: list[tuple[str, str]]) -> set[tuple[str, str | 
         start = text.index(value)
         spans.append(RawEntity(start, start + len(value), label, 0.9))
     return {(text[s.start : s.end], veil_type(s.label)) for s in pipeline.recognize(text, spans)}
+
+
+def of_kind(found: set[tuple[str, str | None]], kind: str) -> set[str]:
+    """The values of `recognized`'s result typed `kind`."""
+    return {value for value, k in found if k == kind}
+
+
+DEV_CORPUS = Path(__file__).resolve().parents[2] / "data" / "dev-corpus.jsonl"
+
+
+def dev_corpus_texts(limit: int = 1_000) -> list[str]:
+    """The first `limit` texts of the repository's dev corpus (none where the file is absent)."""
+    if not DEV_CORPUS.exists():
+        return []
+    texts = []
+    with DEV_CORPUS.open(encoding="utf-8") as lines:
+        for line in lines:
+            texts.append(json.loads(line)["text"])
+            if len(texts) >= limit:
+                break
+    return texts

@@ -17,19 +17,16 @@ Fixed seeds, so a failure repeats. The sidecar-level check is `ner/tools/sidecar
 
 from __future__ import annotations
 
-import json
 import random
 import re
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
+from rule_support import dev_corpus_texts
 from veil_ner import gazetteer as g
 from veil_ner import names
-
-_DEV_CORPUS = Path(__file__).resolve().parents[2] / "data" / "dev-corpus.jsonl"
 
 _PAIRS = [
     (names._PERSON_VERB, names._PERSON_VERB_NEEDED),
@@ -78,21 +75,9 @@ def _seeded_texts(count: int, seed: int) -> Iterator[str]:
         yield "".join(parts)
 
 
-def _corpus_texts(limit: int = 1_000) -> list[str]:
-    if not _DEV_CORPUS.exists():
-        return []
-    texts = []
-    with _DEV_CORPUS.open(encoding="utf-8") as lines:
-        for line in lines:
-            texts.append(json.loads(line)["text"])
-            if len(texts) >= limit:
-                break
-    return texts
-
-
 @pytest.fixture(scope="module")
 def texts() -> list[str]:
-    return list(_seeded_texts(30_000, seed=16)) + _corpus_texts()
+    return list(_seeded_texts(30_000, seed=16)) + dev_corpus_texts()
 
 
 def _spans(matches: Iterator[re.Match[str]]) -> list[tuple[int, int, tuple[str | None, ...]]]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from rule_support import recognized, vocabulary_fixture
+from rule_support import of_kind, recognized, vocabulary_fixture
 from veil_ner import nonentity
 
 COMMON = frozenset(
@@ -31,10 +31,6 @@ COMMON = frozenset(
 
 
 vocabulary = vocabulary_fixture(COMMON)
-
-
-def _of(found: set[tuple[str, str | None]], kind: str) -> set[str]:
-    return {value for value, k in found if k == kind}
 
 
 @pytest.mark.usefixtures("vocabulary")
@@ -53,7 +49,7 @@ def _of(found: set[tuple[str, str | None]], kind: str) -> set[str]:
     ],
 )
 def test_a_firm_acting_in_news_is_an_organization(text: str, value: str) -> None:
-    assert value in _of(recognized(text, [(value, "ORG")]), "organization")
+    assert value in of_kind(recognized(text, [(value, "ORG")]), "organization")
 
 
 @pytest.mark.usefixtures("vocabulary")
@@ -69,7 +65,7 @@ def test_a_firm_acting_in_news_is_an_organization(text: str, value: str) -> None
     ],
 )
 def test_a_firm_in_no_news_role_stays_dropped(text: str, value: str) -> None:
-    assert value not in _of(recognized(text, [(value, "ORG")]), "organization")
+    assert value not in of_kind(recognized(text, [(value, "ORG")]), "organization")
 
 
 @pytest.mark.usefixtures("vocabulary")
@@ -90,13 +86,13 @@ def test_a_firm_in_no_news_role_stays_dropped(text: str, value: str) -> None:
     ],
 )
 def test_a_public_body_head_closes_the_name(text: str, model: str, value: str) -> None:
-    assert value in _of(recognized(text, [(model, "ORG")]), "organization")
+    assert value in of_kind(recognized(text, [(model, "ORG")]), "organization")
 
 
 def test_a_public_body_head_alone_is_no_name() -> None:
     assert not nonentity.PUBLIC_BODY_HEADS.isdisjoint({"party", "court"})
     with_one_word = recognized("The Party is over.", [("Party", "ORG")])
-    assert "Party" not in _of(with_one_word, "organization")
+    assert "Party" not in of_kind(with_one_word, "organization")
 
 
 @pytest.mark.usefixtures("vocabulary")
@@ -123,21 +119,21 @@ def test_country_names_in_six_languages_are_places(
     text: str, model: list[tuple[str, str]], place: str
 ) -> None:
     found = recognized(text, model)
-    assert place in _of(found, "location")
-    assert not _of(found, "person")
+    assert place in of_kind(found, "location")
+    assert not of_kind(found, "person")
 
 
 @pytest.mark.usefixtures("vocabulary")
 def test_a_region_named_in_english_is_a_place() -> None:
     # ISO 3166-2 writes "Bayern": its English name comes from pycountry's catalogue
     found = recognized("Flooding in Bavaria forced the depot to close.", [])
-    assert "Bavaria" in _of(found, "location")
+    assert "Bavaria" in of_kind(found, "location")
 
 
 @pytest.mark.usefixtures("vocabulary")
 def test_a_country_name_that_is_a_first_name_needs_a_preposition() -> None:
     # "Francia" is a listed first name too: a person's name before a surname, a place after "in"
-    assert "Francia" not in _of(recognized("Francia Rossi joined the team.", []), "location")
+    assert "Francia" not in of_kind(recognized("Francia Rossi joined the team.", []), "location")
 
 
 @pytest.mark.usefixtures("vocabulary")
@@ -152,20 +148,20 @@ def test_a_country_name_that_is_a_first_name_needs_a_preposition() -> None:
 )
 def test_a_dotted_country_in_an_instruction_topic_is_no_place(text: str) -> None:
     model = [(value, "GPE") for value in ("U.S.", "U.K.", "E.U.") if value in text]
-    assert not _of(recognized(text, model), "location")
+    assert not of_kind(recognized(text, model), "location")
 
 
 @pytest.mark.usefixtures("vocabulary")
 def test_a_dotted_country_in_a_statement_stays_a_place() -> None:
     found = recognized("Militants attacked a U.S. air base on Wednesday.", [("U.S.", "GPE")])
-    assert {"U.S.", "U.S"} & _of(found, "location")
+    assert {"U.S.", "U.S"} & of_kind(found, "location")
 
 
 @pytest.mark.usefixtures("vocabulary")
 def test_a_given_name_keeps_a_weekday_surname() -> None:
     found = recognized("Sarah Friday joined the team on Monday.", [("Sarah Friday", "PERSON")])
-    assert "Sarah Friday" in _of(found, "person")
+    assert "Sarah Friday" in of_kind(found, "person")
     cut = recognized(
         "The president called on Mr. Obama Wednesday to resign.", [("Obama Wednesday", "PERSON")]
     )
-    assert "Obama" in _of(cut, "person")
+    assert "Obama" in of_kind(cut, "person")

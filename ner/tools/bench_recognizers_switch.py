@@ -24,10 +24,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from bench_ner import PACKAGE, one_kb_texts
+from bench_ner import texts_with_spans
 from test_session18_speed import _case_folded_searched
 from veil_ner import gazetteer, names
-from veil_ner.backends.spacy_backend import SpacyBackend
 from veil_ner.pipeline import recognize
 
 
@@ -39,12 +38,7 @@ def main() -> int:
     parser.add_argument("--texts", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=6)
     args = parser.parse_args()
-    texts = one_kb_texts(args.corpus, args.texts)
-    backend = SpacyBackend({"en": PACKAGE}, 100_000)
-    backend.preflight()
-    backend.load()
-    gazetteer.load_all()
-    spans = [backend.detect([t], "en")[0] for t in texts]
+    texts, spans = texts_with_spans(args.corpus, args.texts)
     table = list(gazetteer._row_scores)
     fast_folded = names._case_folded
 

@@ -23,9 +23,7 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_ner import PACKAGE, one_kb_texts
-from veil_ner import gazetteer
-from veil_ner.backends.spacy_backend import SpacyBackend
+from bench_ner import loaded_backend, one_kb_texts
 from veil_ner.pipeline import recognize, text_parts
 
 
@@ -41,10 +39,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     texts = one_kb_texts(args.corpus, args.texts)
-    backend = SpacyBackend({"en": PACKAGE}, 100_000)
-    backend.preflight()
-    backend.load()
-    gazetteer.load_all()
+    backend = loaded_backend()
     worker = ThreadPoolExecutor(max_workers=1)
     expected = [recognize(t, backend.detect([t], "en")[0]) for t in texts]
     modes = ["inline"] + [f"thread@{v}ms" for v in args.intervals.split(",")]

@@ -26,9 +26,8 @@ from types import ModuleType
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_ner import PACKAGE, one_kb_texts
+from bench_ner import texts_with_spans
 from veil_ner import addresses, gazetteer, names, nonentity, orgs, pipeline
-from veil_ner.backends.spacy_backend import SpacyBackend
 
 _TOTALS: dict[str, list[float]] = {}
 
@@ -74,12 +73,7 @@ def main() -> int:
     parser.add_argument("--texts", type=int, default=200)
     parser.add_argument("--top", type=int, default=45)
     args = parser.parse_args()
-    texts = one_kb_texts(args.corpus, args.texts)
-    backend = SpacyBackend({"en": PACKAGE}, 100_000)
-    backend.preflight()
-    backend.load()
-    gazetteer.load_all()
-    spans = [backend.detect([t], "en")[0] for t in texts]
+    texts, spans = texts_with_spans(args.corpus, args.texts)
     recognize: Callable[..., object] = pipeline.recognize
     for text, model in zip(texts, spans, strict=True):
         recognize(text, model)  # warm-up

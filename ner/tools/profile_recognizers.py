@@ -29,9 +29,7 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_ner import PACKAGE, one_kb_texts
-from veil_ner import gazetteer
-from veil_ner.backends.spacy_backend import SpacyBackend
+from bench_ner import texts_with_spans
 from veil_ner.pipeline import recognize
 
 
@@ -46,12 +44,7 @@ def main() -> int:
     parser.add_argument("--cpu", action="store_true", help="thread CPU time, not the wall clock")
     parser.add_argument("--top", type=int, default=30)
     args = parser.parse_args()
-    texts = one_kb_texts(args.corpus, args.texts)
-    backend = SpacyBackend({"en": PACKAGE}, 100_000)
-    backend.preflight()
-    backend.load()
-    gazetteer.load_all()
-    spans = [backend.detect([t], "en")[0] for t in texts]
+    texts, spans = texts_with_spans(args.corpus, args.texts)
     for text, model in zip(texts[:10], spans[:10], strict=True):
         recognize(text, model)  # warm-up: lazily built sets and patterns
     clock = time.thread_time if args.cpu else time.perf_counter
