@@ -25,6 +25,9 @@ bit-identical, checked against blis at load (parser_gemm.py; blis stays without 
 Session 15: a request's new words get their lexeme attributes from getters that compute the same
 values in fewer Python steps (lex_attrs.py), and the tokenizer's suffix search starts near the end
 of a chunk (suffix_search.py), the same matches: both checked against spaCy's at load.
+Session 19: thinc's current ops are made once at load and set in each call's context
+(current_ops.py); in the sidecar every request's context lacked them, and thinc looked them up
+anew through every installed package's entry points on each call.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from .. import gazetteer, overlays
 from ..labels import confidence_for, confidence_table
 from . import embed_cache, lex_attrs, parser_gemm, suffix_search, token_cache
 from .base import BackendError, LoadReport, RawEntity
+from .current_ops import CurrentOps
 
 log = logging.getLogger("veil_ner.spacy")
 
@@ -83,6 +87,7 @@ class SpacyBackend:
         self._confidence: dict[str, dict[str, float]] = {}
         self._model_ids: dict[str, str] = {}
         self._spacy_version = "unknown"
+        self._current_ops: CurrentOps | None = None
 
     def preflight(self) -> None:
         if importlib.util.find_spec("spacy") is None:
@@ -131,6 +136,9 @@ class SpacyBackend:
         import spacy  # noqa: PLC0415 - heavy import kept off the module import path
 
         errors: dict[str, str] = {}
+        # Session 19: thinc's current ops made once (current_ops.py); each call sets them in its
+        # context instead of thinc's per-context lookup of every package's entry points.
+        self._current_ops = CurrentOps()
         for language, package in self._packages.items():
             try:
                 meta = self._meta(package)
@@ -212,6 +220,8 @@ class SpacyBackend:
         # with traffic, raw values kept after their erasure, and a word seen before embedding
         # faster (a timing signal between callers). Nothing of a Doc outlives the zone: the
         # entities leave it as offsets and label strings (labels are the model's own strings).
+        if self._current_ops is not None:
+            self._current_ops.ensure()  # Session 19: no entry-point walk per request (current_ops.py)
         with nlp.memory_zone():
             docs = [nlp(texts[0])] if len(texts) == 1 else nlp.pipe(texts, batch_size=_PIPE_BATCH)
             return [
