@@ -4,7 +4,9 @@
 checkout's (each through PYTHONPATH), both warmed on the texts, then each text goes to one and
 then the other (the order flips every round), so the machine's drift and the neighbours' load hit
 both alike, which two bench_ner.py runs minutes apart on a shared machine do not. Prints p50/p99
-per round and the resident memory of each sidecar after the run.
+per round, each sidecar's process CPU time per request in the round (Session 19: user + system
+from /proc, all its threads; on a crowded host the wall clock mostly measures the neighbours) and
+the resident memory of each sidecar after the run.
 
 Usage (ner/.venv, in a raised autogroup like bench_ner.py):
   ner/.venv/bin/python ner/tools/bench_sidecar_ab.py data/dev-corpus.jsonl --base /tmp/wt-base/ner/src
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -64,6 +67,12 @@ def main() -> int:
         name: http.client.HTTPConnection("127.0.0.1", s.port, timeout=60) for name, s in sidecars.items()
     }
 
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def cpu_seconds(name: str) -> float:
+        fields = Path(f"/proc/{sidecars[name].process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / ticks
+
     def post(name: str, text: str) -> float:
         connection = connections[name]
         t0 = time.perf_counter()
@@ -83,6 +92,7 @@ def main() -> int:
         for index in range(args.rounds):
             times: dict[str, list[float]] = {name: [] for name in names}
             order = names if index % 2 == 0 else names[::-1]
+            cpu_before = {name: cpu_seconds(name) for name in names}
             for text in texts:
                 for name in order:
                     times[name].append(post(name, text))
@@ -91,6 +101,11 @@ def main() -> int:
                 + ", ".join(
                     f"{name} p50 {1000 * statistics.median(v):.2f} ms p99 {1000 * percentile(v, 0.99):.2f} ms"
                     for name, v in times.items()
+                )
+                + "; CPU per request "
+                + ", ".join(
+                    f"{name} {1000 * (cpu_seconds(name) - cpu_before[name]) / len(texts):.2f} ms"
+                    for name in names
                 )
             )
         print(
