@@ -12,7 +12,11 @@ On a shared machine the wall clock mostly measures the neighbours; a thread's CP
 2. a real sidecar (this checkout's code): its process CPU time (`/proc/<pid>/stat`, user +
    system) over `--requests` requests, per request. The difference from the sum of the in-process means is
    the HTTP server's share (uvicorn, h11, Starlette, the event loop), plus what part 1 does not
-   see.
+   see. Session 19: part 1 runs in the script's main context, where thinc keeps its current ops
+   after the first call; a sidecar request runs in a fresh asyncio task context, where thinc
+   rebuilt them on every call (about 2 ms, most of what session 18 read as HTTP) until
+   `veil_ner/backends/current_ops.py`. HTTP alone was about 1.0-1.3 ms (BENCHMARKS.md, "Session 19
+   (wave18/fast)").
 
 Usage (ner/.venv; raise it as the other tools say):
   ner/.venv/bin/python ner/tools/profile_request.py data/dev-corpus.jsonl --texts 200
