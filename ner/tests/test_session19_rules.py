@@ -103,3 +103,18 @@ def test_a_known_place_keeps_its_first_word(text: str, value: str, expected: str
     found = recognized(text, [(value, "GPE")])
     assert expected in of_kind(found, "location")
     assert not {"Aires", "Angeles", "Netherlands"} & of_kind(found, "person")
+
+
+@pytest.mark.usefixtures("vocabulary")
+@pytest.mark.parametrize(
+    ("text", "value", "firm"),
+    [
+        ("The pallets were shipped by KORVALD SHIPPING last week.", "KORVALD SHIPPING", True),
+        ("Invoices go to BRESLAVIK GROUP in Oslo.", "BRESLAVIK GROUP", True),
+        ("Restart the DATA SERVICES before the backup.", "DATA SERVICES", False),
+        ("Restart the API SERVICES before the backup.", "API SERVICES", False),
+        ("Restart the SDK before the backup.", "SDK", False),
+    ],
+)
+def test_a_firm_in_capitals_needs_a_head_noun_and_a_name_word(text: str, value: str, firm: bool) -> None:
+    assert (value in of_kind(recognized(text, [(value, "ORG")]), "organization")) is firm

@@ -304,7 +304,12 @@ def _organization_evidence(text: str, start: int, end: int, words: list[str]) ->
     if len(words) == 1 and listed_firm_word(words[0]):
         return True  # a listed company's one-word name: "Unilever", "Lufthansa", "HSBC" (session 19)
     if all(word.isupper() for word in words) and not (len(words) == 1 and _news_role(text, start, end)):
-        return False  # acronyms and shouted text: "SDK", "at EOF", "IMPLIED WARRANTIES"
+        # acronyms and shouted text: "SDK", "at EOF", "IMPLIED WARRANTIES"; a firm's name in capitals
+        # ending in an organization head noun, with a word before it that is no frequent English
+        # word, no technical term and no short acronym, is a firm ("UMALIS GROUP"; not "DATA
+        # SERVICES", "API SERVICES"; session 19: 1 true and no false span of the 618 model firms
+        # the capitals rule dropped over data/)
+        return _capitals_firm(words)
     if len(words) > 1 and g.fold(" ".join(words)) in g.words("firms"):
         return True  # a listed company of everyday words: "American Express", "General Mills"
     if _ORG_CONTEXT.search(text, max(0, start - 30), start) or _NAMED_OF.search(
@@ -330,6 +335,15 @@ def _organization_evidence(text: str, start: int, end: int, words: list[str]) ->
         return False
     places = g.places()
     return any((_is_person_name(word) and _name_evidence(word)) or g.fold(word) in places for word in words)
+
+
+def _capitals_firm(words: list[str]) -> bool:
+    """A model firm in capitals that names one (see `_organization_evidence`)."""
+    if not 2 <= len(words) <= 5 or g.fold(words[-1]) not in g.ORG_HEADS:
+        return False
+    if any(_is_term(w) or len(w) <= 3 for w in words[:-1]):
+        return False
+    return any(g.fold(w) not in g.words("frequent_words") for w in words[:-1])
 
 
 # Session 19 (wave18/ner): a listed company's name of one word (`data/firm_words.txt`: the
