@@ -35,7 +35,10 @@ with evidence that is data, not guesswork (gazetteer.py):
    signature line), when it ends in an organization head noun ("Pinecrest Financial", "Simple
    Solutions"), or when it has several words one of which is a known surname, first name or place
    ("Goldman Sachs", "Formula Gray") and no technical term, or when its words are the name of a
-   listed company (`data/firms.txt`, session 16: "American Express", "General Mills"). Product
+   listed company (`data/firms.txt`, session 16: "American Express", "General Mills"), or when it is
+   one word that is a listed company's name (`data/firm_words.txt`, session 19: "Unilever",
+   "Lufthansa"; no dictionary word, no given name), or a name in capitals ending in a head noun
+   with a name word before it (session 19: "UMALIS GROUP"). Product
    names, acronyms and capitalized common words ("Fastify", "SDK", "Node.js How") have none of
    these. Legal forms are found by orgs.py.
 """
