@@ -24,7 +24,8 @@ COMMON = frozenset(
         *("please", "follow", "up", "with", "about", "contract", "has", "appointed", "new", "finance"),
         *("chief", "she", "asked", "for", "claim", "form", "the", "column", "is", "empty", "my"),
         *("favourite", "colour", "use", "payload", "research", "head", "regards", "bidding", "are"),
-        *("target", "orange", "douglas", "called", "again", "office", "opened", "in"),
+        *("target", "orange", "douglas", "called", "again", "office", "opened", "in", "check", "whether"),
+        *("cheaper",),
     ]
 )
 
@@ -118,3 +119,12 @@ def test_a_known_place_keeps_its_first_word(text: str, value: str, expected: str
 )
 def test_a_firm_in_capitals_needs_a_head_noun_and_a_name_word(text: str, value: str, firm: bool) -> None:
     assert (value in of_kind(recognized(text, [(value, "ORG")]), "organization")) is firm
+
+
+@pytest.mark.usefixtures("vocabulary")
+def test_a_model_firm_over_two_names_joined_by_or_is_judged_apart() -> None:
+    text = "Please check whether Sanofi or Novartis is cheaper."
+    found = of_kind(recognized(text, [("Sanofi or Novartis", "ORG")]), "organization")
+    assert found == {"Sanofi", "Novartis"}
+    text = "Please check whether Sanofi or Orange is cheaper."
+    assert of_kind(recognized(text, [("Sanofi or Orange", "ORG")]), "organization") == {"Sanofi"}

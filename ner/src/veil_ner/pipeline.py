@@ -1422,8 +1422,20 @@ def _pair_word(word: str, surnames: bool = False) -> bool:
     return score is None or score >= names._FIRST_SCORE
 
 
+# Session 19 (wave18/ner): a model firm over two names joined by "or" ("whether Vodafone or Orange
+# has better coverage"): no firm's name holds " or ", so the two are judged apart.
+_FIRM_WORDS = rf"[{_UP}][^\s]{{0,40}}(?:[ \t][{_UP}][^\s]{{0,40}}){{0,4}}"
+_FIRM_OR = re.compile(rf"(?P<a>{_FIRM_WORDS})[ \t]+or[ \t]+(?P<b>{_FIRM_WORDS})")
+
+
 def _split_pair(text: str, span: RawEntity) -> list[RawEntity] | None:
-    """A model PERSON span "Anna and Philip": the two names, or None when it is no such pair."""
+    """A model PERSON span "Anna and Philip": the two names, or None when it is no such pair; a
+    model ORG span "Vodafone or Orange": the two firms."""
+    if span.label == "ORG" and (firms := _FIRM_OR.fullmatch(text, span.start, span.end)) is not None:
+        return [
+            RawEntity(firms.start("a"), firms.end("a"), span.label, span.confidence),
+            RawEntity(firms.start("b"), firms.end("b"), span.label, span.confidence),
+        ]
     if veil_type(span.label) != "person":
         return None
     match = _PAIR_SPAN.fullmatch(text, span.start, span.end)
