@@ -323,6 +323,14 @@ export class ProxyUseCase {
         guarded: guard !== undefined,
         identifier: identifierCheck(guard),
         openUrl: () => streamRehydrator(restorers, guard, 'url').rehydrator,
+        // A member resuming after another member's text reads after that one's tail.
+        follow: (rehydrator, before) => {
+          const resumed = guards.get(rehydrator);
+          const after = guards.get(before);
+          if (resumed !== undefined && after !== undefined) resumed.follow(after);
+        },
+        // A call's arguments read after its name (shown right before them).
+        named: (rehydrator, name) => guards.get(rehydrator)?.lead(name),
       });
       return { ...committed, stream: true, restore: new ProxyStream(call, answer, live, chunks, guard) };
     }

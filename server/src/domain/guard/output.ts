@@ -642,22 +642,36 @@ export class StreamOutputGuard {
   /** The last released text when the guard left it as it was, and its token scan (scanOf). */
   #released: { readonly text: string; readonly candidates: readonly TokenCandidate[] } | undefined;
 
-  /** The guard of the member released before this one (its tail seeds this one), and whether this member is JSON (tool-call arguments). */
-  readonly #before: StreamOutputGuard | undefined;
+  /**
+   * The guard of the member whose text arrived right before this member's current run (its tail
+   * seeds this one: the member opened before, or the one written in between when this member
+   * resumes, follow()), and whether this member is JSON (tool-call arguments).
+   */
+  #before: StreamOutputGuard | undefined;
   readonly #json: boolean;
   /** How far back a value begun in the member before can reach (longest key + TOKEN_SLACK); 0 until known. */
   #reach = -1;
   /** The tail of the member before, taken at this member's first release; dropped once this member released `#reach` characters. */
   #seed: string | undefined;
+  /** The seed's pieces, each in its member's coordinates (a value over three members feeds each back), and the same kept for tail() while this run is short. */
+  #seedSegments: readonly SeedSegment[] = [];
+  #chain: readonly SeedSegment[] = [];
   #seeded = false;
+  /**
+   * Where this member's current run starts (its coordinates): 0, or where it resumed after
+   * another member's text (follow()). `#runSkip`: pending characters from before the run, not
+   * released yet (not read after the new seed).
+   */
+  #runStart = 0;
+  #runSkip = 0;
+  /** lead(): a name shown right before this member. */
+  #lead = '';
   /** This member's raw text released so far while seeded, and its last `#reach` released characters with what it still holds (tail()). */
   #own = '';
   #tail = '';
   #unreleased = '';
   /** Characters this member released so far: where its pending text starts, in the member's own coordinates. */
   #total = 0;
-  /** Where the seed starts in the member before's coordinates (its `#total` plus what it held, less the seed). */
-  #seedAt = 0;
   /**
    * Values a member after this one found begun here (feedBack), in this member's coordinates:
    * the part this member still holds is masked when it is released (counted by the later member).
@@ -691,12 +705,56 @@ export class StreamOutputGuard {
   }
 
   /**
-   * The raw text this member released last (as far back as a session value reaches) and what it
-   * still holds: what the member after it is seeded with.
+   * The raw text this member's current run released last (as far back as a session value
+   * reaches) and what it still holds: what the member after it is seeded with. A run shorter
+   * than that is preceded by the tail of the member it followed (its seed), and so on: a value
+   * over three members or more (its middle a whole member) is read whole. Oldest first.
    */
-  tail(): string {
+  tail(): SeedSegment[] {
     const reach = this.#reachOf();
-    return reach === 0 ? '' : (this.#tail + this.#unreleased).slice(-reach);
+    if (reach === 0) return [];
+    const end = this.#tailEnd();
+    const text = this.#tail + this.#unreleased;
+    const from = Math.max(end - text.length, this.#runStart, end - reach);
+    const mine: SeedSegment = { guard: this, text: text.slice(from - (end - text.length)), at: from, json: this.#json };
+    const out: SeedSegment[] = [mine];
+    let budget = reach - mine.text.length - 1;
+    for (let index = this.#chain.length - 1; index >= 0 && budget > 0; index--) {
+      const segment = this.#chain[index]!;
+      const piece = segment.text.slice(-budget);
+      out.unshift({ ...segment, text: piece, at: segment.at + segment.text.length - piece.length });
+      budget -= piece.length + 1;
+    }
+    return mine.text === '' ? out.slice(0, -1) : out;
+  }
+
+  /**
+   * This member resumes after `before` wrote text since this member's last text (the fields of
+   * one streamed choice interleave: reasoning, the content, a refusal): what it writes next is
+   * read after `before`'s tail, as text written in that order (a value begun there and
+   * completed here is masked in both). What it still holds from before stays read as it was.
+   */
+  /**
+   * The text a client shows right before this member's first characters (a tool call's or
+   * function call's name): read before them as the seed's last piece, so a value the name
+   * begins and the arguments complete is masked in the arguments (the name is an identifier,
+   * checked whole, sent as it is). Before the member's first release only.
+   */
+  lead(text: string): void {
+    if (!this.#seeded) this.#lead = text;
+  }
+
+  follow(before: StreamOutputGuard): void {
+    if (before === this) return;
+    this.#before = before;
+    this.#seeded = false;
+    this.#seed = undefined;
+    this.#seedSegments = [];
+    this.#chain = [];
+    this.#own = '';
+    this.#runStart = this.#tailEnd();
+    this.#runSkip = this.#unreleased.length;
+    this.#lead = '';
   }
 
   /** This member's first characters, released or still held, as far as a value reaches (in its own coordinates from 0). */
@@ -727,15 +785,19 @@ export class StreamOutputGuard {
    */
   release(pending: string, tokenCut: number, final: boolean): StreamRelease {
     this.#unreleased = pending;
-    if (!this.#seeded && pending.length > 0) {
+    if (!this.#seeded && pending.length > this.#runSkip) {
       // A value the model began in the member before and completes here: the tail of that
       // member, as this member starts, is read before this member's text.
       this.#seeded = true;
-      const seed = this.#before?.tail() ?? '';
-      if (seed !== '') {
-        this.#seed = seed;
-        this.#seedAt = this.#before!.#tailEnd() - seed.length;
+      const segments = this.#before?.tail() ?? [];
+      if (segments.length > 0) {
+        this.#seedSegments = segments;
+        this.#chain = segments;
+        this.#seed = seedView(segments);
       }
+      // A tool call's name is shown right before its arguments: they are read after it too
+      // (apart: the calls' arguments, joined, are read as above).
+      if (this.#lead !== '') this.#seed ??= '';
     }
     if (!final) {
       // A pass costs the pending text; the next one waits for new text of at least a quarter of
@@ -757,12 +819,17 @@ export class StreamOutputGuard {
     let seedDone = false;
     const seeded: OutputFinding[] = [];
     if (this.#seed !== undefined) {
-      const own = this.#own + pending;
-      const after = this.#guard.knownAfter(this.#seed, this.#json ? blankJsonSyntax(own) : own);
-      for (const finding of after.findings) if (finding.end > this.#own.length) seeded.push({ type: finding.type, start: Math.max(0, finding.start - this.#own.length), end: finding.end - this.#own.length });
-      // The value's first piece, where the member before still holds it, is masked there too.
-      for (const finding of after.earlier) this.#before?.feedBack({ type: finding.type, start: this.#seedAt + finding.start, end: this.#seedAt + finding.end });
-      if (after.pendingStart === 0) seededHold = 0;
+      // This run's text only (what the member held from before it resumed is not read after the seed).
+      const own = this.#own + pending.slice(this.#runSkip);
+      const shift = this.#runSkip - this.#own.length;
+      const read = this.#json && this.#runStart === 0 ? blankJsonSyntax(own) : own;
+      const after = this.#seed === '' ? { findings: [], earlier: [], pendingStart: read.length } : this.#guard.knownAfter(this.#seed, read);
+      const named = this.#lead === '' ? { findings: [], pendingStart: read.length } : this.#guard.knownAfter(this.#lead, read);
+      for (const finding of [...after.findings, ...named.findings]) if (finding.end > this.#own.length) seeded.push({ type: finding.type, start: Math.max(this.#runSkip, finding.start + shift), end: finding.end + shift });
+      seeded.sort((a, b) => a.start - b.start);
+      // The value's first pieces, where the members before still hold them, are masked there too.
+      for (const finding of after.earlier) feedSegments(this.#seedSegments, finding);
+      if (after.pendingStart === 0 || named.pendingStart === 0) seededHold = 0;
       // Nothing begun in the member before can still grow here: once what was found is
       // released, the seed is done (read for the first pieces of a member only).
       else seedDone = true;
@@ -855,7 +922,12 @@ export class StreamOutputGuard {
     const reach = this.#reachOf();
     if (reach > 0) this.#tail = (this.#tail + released).slice(-reach);
     if (reach > 0 && this.#head.length < reach) this.#head = (this.#head + released).slice(0, reach);
-    if (this.#seed !== undefined) {
+    if (this.#runSkip > 0) {
+      const skipped = Math.min(cut, this.#runSkip);
+      this.#runSkip -= skipped;
+      if (this.#seed !== undefined) this.#own += released.slice(skipped);
+      if (this.#seed !== undefined && (this.#own.length >= reach || (seedDone && seeded.every((finding) => finding.end <= cut)))) this.#seed = undefined;
+    } else if (this.#seed !== undefined) {
       this.#own += released;
       if (this.#own.length >= reach || (seedDone && seeded.every((finding) => finding.end <= cut))) this.#seed = undefined;
     }
@@ -872,6 +944,45 @@ export class StreamOutputGuard {
     const released = this.#released;
     this.#released = undefined;
     return released !== undefined && released.text === text ? released.candidates : undefined;
+  }
+}
+
+/** A piece of a seed: text of `guard`'s member from `at` (its coordinates); `json`: arguments. */
+export interface SeedSegment {
+  /** Undefined for text no guard releases (a tool call's name: an identifier, sent whole). */
+  readonly guard: StreamOutputGuard | undefined;
+  readonly text: string;
+  readonly at: number;
+  readonly json: boolean;
+}
+
+/**
+ * The seed as read: its segments joined by a line break (as acrossMembers joins members), an
+ * arguments segment that is the member's text from its start read by its values (keys and
+ * syntax blanked, same length: a middle call's key does not break a value across it).
+ */
+function seedView(segments: readonly SeedSegment[]): string {
+  return segments.map((segment) => (segment.json && segment.at === 0 ? blankJsonSyntax(segment.text) : segment.text)).join('\n');
+}
+
+/** Characters a fed-back piece does not cover at its ends: blanks and the syntax around a value. */
+const PIECE_EDGE: ReadonlySet<string> = new Set(['"', "'", '`', '{', '}', '[', ']', '(', ')', ',', ':', '*', '_', '~']);
+
+/**
+ * A value found begun in a seed (`finding`, seed coordinates): its piece in each segment, the
+ * blanks and syntax at its ends left out, fed back to the segment's member (masked where it
+ * still holds it).
+ */
+function feedSegments(segments: readonly SeedSegment[], finding: OutputFinding): void {
+  let offset = 0;
+  for (const segment of segments) {
+    let start = Math.max(finding.start, offset) - offset;
+    let end = Math.min(finding.end, offset + segment.text.length) - offset;
+    offset += segment.text.length + 1;
+    const view = segment.json && segment.at === 0 ? blankJsonSyntax(segment.text) : segment.text;
+    while (start < end && (isSpace(view.charCodeAt(start)) || PIECE_EDGE.has(view[start]!))) start += 1;
+    while (end > start && (isSpace(view.charCodeAt(end - 1)) || PIECE_EDGE.has(view[end - 1]!))) end -= 1;
+    if (start < end) segment.guard?.feedBack({ type: finding.type, start: segment.at + start, end: segment.at + end });
   }
 }
 

@@ -299,7 +299,7 @@ interface ChoiceStreams {
   readonly fields: Map<string, StreamRehydrator>;
   /** Identifiers seen (`role`, `tool/2/id`, `tool/2/name`, `function_call/name`): each arrives whole, once. */
   readonly identifiers: Map<string, string>;
-  /** The text stream of the choice opened last: the one a new stream follows (its guard is seeded with that one's tail). */
+  /** The text stream of the choice opened or written last: the one a new or resuming stream follows (its guard is seeded with that one's tail). */
   last?: StreamRehydrator;
   /** The choice's first tool call (the lowest index: calls start in index order) or function call: what a client shows right after the content. */
   firstCall?: StreamRehydrator;
@@ -362,6 +362,12 @@ export class ChunkRestorer {
   readonly #open: (kind: 'text' | 'json', previous?: StreamRehydrator, next?: () => StreamRehydrator | undefined) => StreamRehydrator;
   readonly #choices = new Map<number, ChoiceStreams>();
   readonly #all: StreamRehydrator[] = [];
+  /** Every stream, the one written last at the end (#push): the order streams end in, reversed (#flush). */
+  readonly #recent: StreamRehydrator[] = [];
+  /** Tells a stream's guard it resumes after another stream's text (StreamOutputGuard.follow). */
+  readonly #follow: ((rehydrator: StreamRehydrator, before: StreamRehydrator) => void) | undefined;
+  /** Tells a call's arguments stream its name, shown right before them (StreamOutputGuard.lead). */
+  readonly #named: ((rehydrator: StreamRehydrator, name: string) => void) | undefined;
   /** Choices that started and have not finished yet. */
   readonly #unfinished = new Set<number>();
   /** Choices that finished: their streams ended and never take text again. */
@@ -381,9 +387,17 @@ export class ChunkRestorer {
    */
   constructor(
     open: (kind: 'text' | 'json', previous?: StreamRehydrator, next?: () => StreamRehydrator | undefined) => StreamRehydrator,
-    options: { readonly guarded?: boolean; readonly identifier?: ((value: string, key: string) => void) | undefined; readonly openUrl?: (() => StreamRehydrator) | undefined } = {},
+    options: {
+      readonly guarded?: boolean;
+      readonly identifier?: ((value: string, key: string) => void) | undefined;
+      readonly openUrl?: (() => StreamRehydrator) | undefined;
+      readonly follow?: ((rehydrator: StreamRehydrator, before: StreamRehydrator) => void) | undefined;
+      readonly named?: ((rehydrator: StreamRehydrator, name: string) => void) | undefined;
+    } = {},
   ) {
     this.#open = open;
+    this.#follow = options.follow;
+    this.#named = options.named;
     this.#openUrl = options.openUrl;
     this.#guarded = options.guarded === true;
     this.#identifier = options.identifier;
@@ -520,6 +534,7 @@ export class ChunkRestorer {
     // stream of the choice still follows that member (`follows` false).
     if (streams !== undefined && follows) streams.last = rehydrator;
     this.#all.push(rehydrator);
+    this.#recent.push(rehydrator);
     return rehydrator;
   }
 
@@ -544,6 +559,25 @@ export class ChunkRestorer {
     return out;
   }
 
+  /**
+   * Push `text` to one of a choice's streams. Text that resumes a stream after another stream
+   * of the choice wrote (the fields interleave: reasoning, the content, a refusal) follows that
+   * one (`follow`: read after its tail, as written in that order); the stream written last ends
+   * first at the choice's end (#flush).
+   */
+  #push(streams: ChoiceStreams, rehydrator: StreamRehydrator, text: string): string {
+    if (text !== '') {
+      if (streams.last !== undefined && streams.last !== rehydrator) this.#follow?.(rehydrator, streams.last);
+      streams.last = rehydrator;
+      const at = this.#recent.indexOf(rehydrator);
+      if (at >= 0 && at !== this.#recent.length - 1) {
+        this.#recent.splice(at, 1);
+        this.#recent.push(rehydrator);
+      }
+    }
+    return rehydrator.push(text);
+  }
+
   #field(streams: ChoiceStreams, key: string): StreamRehydrator {
     let rehydrator = streams.fields.get(key);
     if (rehydrator === undefined) {
@@ -559,8 +593,8 @@ export class ChunkRestorer {
     let out: Record<string, unknown> = { ...delta };
     // The content is shown before the choice's tool calls: a value it begins and the first call
     // (already released, an upstream resuming the content after it) completes is masked in it.
-    if (typeof delta.content === 'string') out.content = (streams.content ??= this.#rehydrator('text', streams, true, () => streams.firstCall)).push(delta.content);
-    if (typeof delta.refusal === 'string') out.refusal = (streams.refusal ??= this.#rehydrator('text', streams)).push(delta.refusal);
+    if (typeof delta.content === 'string') out.content = this.#push(streams, (streams.content ??= this.#rehydrator('text', streams, true, () => streams.firstCall)), delta.content);
+    if (typeof delta.refusal === 'string') out.refusal = this.#push(streams, (streams.refusal ??= this.#rehydrator('text', streams)), delta.refusal);
     // Content parts and text besides a function's arguments are text streams split across
     // chunks that cannot be held back and restored in place: refused rather than passed by the
     // output guard. Other members with nested text (annotations) restore each string whole.
@@ -569,17 +603,20 @@ export class ChunkRestorer {
     for (const key of Object.keys(delta)) {
       if (STREAMED_MEMBERS.has(key) || NOT_TEXT.has(key)) continue;
       const value = delta[key];
-      if (typeof value === 'string') out = withMember(out, key, this.#field(streams, key).push(value));
+      if (typeof value === 'string') out = withMember(out, key, this.#push(streams, this.#field(streams, key), value));
       else if (holdsText(value, key)) out = withMember(out, key, this.#wholeStrings(value, key, 0, streams));
     }
     if (delta.audio !== undefined && delta.audio !== null) {
       if (!isPlainObject(delta.audio) || holdsText({ ...delta.audio, transcript: '' }, 'audio')) throw unstreamable();
-      if (typeof delta.audio.transcript === 'string') out.audio = { ...delta.audio, transcript: (streams.transcript ??= this.#rehydrator('text', streams)).push(delta.audio.transcript) };
+      if (typeof delta.audio.transcript === 'string') out.audio = { ...delta.audio, transcript: this.#push(streams, (streams.transcript ??= this.#rehydrator('text', streams)), delta.audio.transcript) };
     }
     if (isPlainObject(delta.function_call) && typeof delta.function_call.arguments === 'string') {
-      streams.functionCall ??= this.#rehydrator('json', streams);
+      if (streams.functionCall === undefined) {
+        streams.functionCall = this.#rehydrator('json', streams);
+        if (hasText(delta.function_call.name)) this.#named?.(streams.functionCall, delta.function_call.name as string);
+      }
       streams.firstCall ??= streams.functionCall;
-      out.function_call = { ...delta.function_call, arguments: streams.functionCall.push(delta.function_call.arguments) };
+      out.function_call = { ...delta.function_call, arguments: this.#push(streams, streams.functionCall, delta.function_call.arguments) };
     }
     if (Array.isArray(delta.tool_calls)) {
       const calls: unknown[] = [];
@@ -602,6 +639,7 @@ export class ChunkRestorer {
           // A new tool call: the earlier ones of this choice are complete. Each releases what it
           // holds once the new call read past it (#closeCalls).
           const follower = this.#rehydrator('json', streams);
+          if (isPlainObject(call.function) && hasText(call.function.name)) this.#named?.(follower, call.function.name as string);
           streams.firstCall ??= follower;
           for (const [earlier, rehydrator] of [...streams.tools].sort((a, b) => a[0] - b[0])) {
             if (earlier >= callIndex) continue;
@@ -613,7 +651,7 @@ export class ChunkRestorer {
         }
         const fn = call.function;
         if (isPlainObject(fn) && typeof fn.arguments === 'string') {
-          calls.push({ ...call, function: { ...fn, arguments: streams.tools.get(callIndex)!.push(fn.arguments) } });
+          calls.push({ ...call, function: { ...fn, arguments: this.#push(streams, streams.tools.get(callIndex)!, fn.arguments) } });
         } else calls.push(call);
       }
       if (!finished) this.#closeCalls(streams, calls);
@@ -650,14 +688,14 @@ export class ChunkRestorer {
     const streams = this.#choices.get(index);
     if (streams === undefined) return delta;
     let out = delta;
-    // The choice's streams end in the reverse of the order they opened: a value a later member
-    // completes is fed back to the member before it (StreamOutputGuard.feedBack) before that
-    // one releases what it still holds. Each rest is then placed as before.
+    // The choice's streams end in the reverse of the order they were last written: a value a
+    // later member completes is fed back to the member before it (StreamOutputGuard.feedBack)
+    // before that one releases what it still holds. Each rest is then placed as before.
     const mine = new Set<StreamRehydrator>([...streams.fields.values(), ...streams.tools.values(), ...[...streams.closing.values()].map((entry) => entry.rehydrator)]);
     for (const rehydrator of [streams.content, streams.refusal, streams.transcript, streams.functionCall]) if (rehydrator !== undefined) mine.add(rehydrator);
     const rests = new Map<StreamRehydrator, string>();
-    for (let at = this.#all.length - 1; at >= 0; at--) {
-      const rehydrator = this.#all[at]!;
+    for (let at = this.#recent.length - 1; at >= 0; at--) {
+      const rehydrator = this.#recent[at]!;
       if (mine.has(rehydrator)) rests.set(rehydrator, rehydrator.end());
     }
     const end = (rehydrator: StreamRehydrator | undefined): string => (rehydrator === undefined ? '' : (rests.get(rehydrator) ?? rehydrator.end()));
