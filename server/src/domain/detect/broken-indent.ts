@@ -34,6 +34,7 @@ import { luhnValid, ibanChecksumValidIn } from './checksums.js';
 import { contextWords, hasWordBefore } from './context.js';
 import { detectEscapedSchemes } from './escaped-scheme.js';
 import { detectLooseCpf } from './loose-cpf.js';
+import { detectLooseNumbers } from './loose-numbers.js';
 import { joinBrokenSecrets } from './broken-secret.js';
 import type { ReadingScanner } from './reversed.js';
 import type { ScanState } from './state.js';
@@ -193,4 +194,6 @@ export function detectIndentedAndEscaped(state: ScanState, breaks: readonly numb
   detectLooseCpf(state);
   // Session 18 (wave17/evade): a password the scan found that a line break cuts (broken-secret.ts; one call site, as above).
   joinBrokenSecrets(state);
+  // Session 19 (wave18/evade): dates, IPv4 addresses and passports one digit at a time, backwards, with S/B or encoded after their word (loose-numbers.ts).
+  detectLooseNumbers(state, scan);
 }

@@ -24,7 +24,9 @@
 //     and full-stop digits (`⑴`, `⒈`) become the bare digits, as circled ones do;
 //   - combining marks (\p{Mn}) on a digit or on the punctuation values are written with (`@`
 //     `.` `-` `+` `_`) are dropped: `4̂1̂1̂1` is 4111 to a reader, and no script writes marks on
-//     digits or on those (marks on letters stay: they spell the word).
+//     digits or on those (marks on letters stay: they spell the word); so are marks on a blank
+//     and, wherever they stand, the decoration marks of strikethrough and underline text
+//     generators (U+0305, U+0332-U+0337, U+033F; session 19, DECORATION_MARKS).
 //
 // Besides single characters, three escapes that hide a value's characters in text copied from web
 // pages and URLs fold to what they stand for, each as one unit:
@@ -110,10 +112,22 @@ function foldSimple(cp: number): string | undefined {
   return undefined;
 }
 
+/**
+ * Combining marks that only decorate the character before (session 19, wave18/evade): overline
+ * U+0305, low lines U+0332-U+0333, the tilde, stroke and short solidus overlays U+0334-U+0337 and
+ * the double overline U+033F, which "strikethrough" and "underline" text generators put after
+ * every character (`4̶1̶1̶1̶ ̶1̶1̶…`). No orthography spells a letter with them (the long solidus
+ * U+0338 is left: `=` with it is `≠`).
+ */
+const DECORATION_MARKS: ReadonlySet<number> = new Set([0x305, 0x332, 0x333, 0x334, 0x335, 0x336, 0x337, 0x33f]);
+
 /** What a non-ASCII code point folds to; undefined when it stays as it is. */
 function computeFold(cp: number): string | undefined {
   const simple = foldSimple(cp);
   if (simple !== undefined) return simple;
+  // Session 19 (wave18/evade): the marks of strikethrough, underline and overline text generators
+  // (DECORATION_MARKS) are dropped wherever they stand.
+  if (DECORATION_MARKS.has(cp)) return '';
   const ch = String.fromCodePoint(cp);
   const normalized = ch.normalize('NFKC');
   if (normalized === ch) return undefined;
@@ -1006,7 +1020,8 @@ function foldView(text: string, escapes: boolean): FoldedText {
       if (isBare(last) && folded.length === 1 && isMarkCode(folded.charCodeAt(0))) folded = '';
     } else if (code < 0xd800 || code > 0xdfff) {
       folded = bmpFold(code);
-      if (folded === undefined && escapes && isBare(last) && isMarkCode(code)) folded = '';
+      // A mark on a blank (session 19): no script writes one there; it only breaks a grouped number.
+      if (folded === undefined && escapes && (isBare(last) || last === 0x20) && isMarkCode(code)) folded = '';
     } else {
       const cp = text.codePointAt(index)!;
       // A lone surrogate stays as it is (callers treat it as an unknown character).
