@@ -5,6 +5,7 @@
 // text as written and normalizes to the plain value (one token, one erasure); without the word, or
 // when the run reads as a value forwards or as none backwards, nothing changes.
 import { describe, expect, it } from 'vitest';
+import { foldText } from '../text/fold.js';
 import { normalizeValue } from '../token/normalize.js';
 import { foundTagged as found } from '../../../test/support/detections.js';
 import { looseReading, numericDateValid, strictIpv4 } from './loose-numbers.js';
@@ -77,5 +78,7 @@ describe('values written with decoration marks', () => {
 
   it('keeps marks that spell a word', () => {
     expect(found('cafe\u0301 at 5 ok')).toEqual([]);
+    expect(foldText('le cafe\u0301 de 1e\u0300re classe, re\u0301sume\u0301 2024')).toBe('le cafe\u0301 de 1e\u0300re classe, re\u0301sume\u0301 2024');
+    expect(foldText('Noe\u0308l a\u0300 Paris')).toBe('Noe\u0308l a\u0300 Paris');
   });
 });

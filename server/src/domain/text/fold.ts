@@ -26,7 +26,8 @@
 //     `.` `-` `+` `_`) are dropped: `4̂1̂1̂1` is 4111 to a reader, and no script writes marks on
 //     digits or on those (marks on letters stay: they spell the word); so are marks on a blank
 //     and, wherever they stand, the decoration marks of strikethrough and underline text
-//     generators (U+0305, U+0332-U+0337, U+033F; session 19, DECORATION_MARKS).
+//     generators (U+0305, U+0332-U+0337, U+033F; session 19, DECORATION_MARKS) and marks on ASCII
+//     punctuation.
 //
 // Besides single characters, three escapes that hide a value's characters in text copied from web
 // pages and URLs fold to what they stand for, each as one unit:
@@ -137,7 +138,11 @@ function computeFold(cp: number): string | undefined {
   let out = '';
   for (const part of normalized) {
     const code = part.codePointAt(0)!;
-    out += code < 0x80 ? part : (foldSimple(code) ?? part);
+    // A mark NFKC puts after a blank or ASCII punctuation (`´` is a space and an acute, `‗` a space
+    // and a double low line) goes as a written one would (session 19): the fold stays idempotent.
+    const previous = out.length > 0 ? out.charCodeAt(out.length - 1) : -1;
+    if (code >= 0x80 && previous >= 0x20 && previous < 0x7f && !isAsciiLetterCode(previous) && (DECORATION_MARKS.has(code) || COMBINING_MARK.test(part))) continue;
+    out += code < 0x80 ? part : DECORATION_MARKS.has(code) ? '' : (foldSimple(code) ?? part);
   }
   return out;
 }
@@ -756,6 +761,18 @@ function foldedCodeAt(text: string, index: number): number {
   return folded === undefined || folded === '' ? code : folded.charCodeAt(0);
 }
 
+function isAsciiLetterCode(code: number): boolean {
+  return (code | 0x20) >= 97 && (code | 0x20) <= 122;
+}
+
+/**
+ * Is a combining mark after the folded character `last` dropped? On a digit or value punctuation
+ * (isBare), and since session 19 on a blank or any ASCII punctuation: no script writes one there.
+ */
+function dropsMarkAfter(last: number): boolean {
+  return isBare(last) || (last >= 0x20 && last < 0x7f && !isAsciiLetterCode(last));
+}
+
 /** A character a value is written with: ASCII letters and digits, `@ . + - _`. */
 function isValueCode(code: number): boolean {
   return (code >= 48 && code <= 57) || ((code | 0x20) >= 97 && (code | 0x20) <= 122) || code === 0x40 || code === 0x2e || code === 0x2b || code === 0x2d || code === 0x5f;
@@ -1017,11 +1034,12 @@ function foldView(text: string, escapes: boolean): FoldedText {
       folded = escape.folded;
       width = escape.length;
       // A decoded mark on a digit goes like a written one.
-      if (isBare(last) && folded.length === 1 && isMarkCode(folded.charCodeAt(0))) folded = '';
+      if (dropsMarkAfter(last) && folded.length === 1 && isMarkCode(folded.charCodeAt(0))) folded = '';
     } else if (code < 0xd800 || code > 0xdfff) {
       folded = bmpFold(code);
-      // A mark on a blank (session 19): no script writes one there; it only breaks a grouped number.
-      if (folded === undefined && escapes && (isBare(last) || last === 0x20) && isMarkCode(code)) folded = '';
+      // Session 19 (wave18/evade): a mark on a blank or on ASCII punctuation too (no script writes
+      // one there: it only breaks a grouped number, `41́11́ 1́11́1 ́11́…`).
+      if (folded === undefined && escapes && dropsMarkAfter(last) && isMarkCode(code)) folded = '';
     } else {
       const cp = text.codePointAt(index)!;
       // A lone surrogate stays as it is (callers treat it as an unknown character).
