@@ -64,6 +64,6 @@ describeSpellings('session-19 spellings against the real server', {
   restoresAsWritten: true,
   untouched: {
     name: 'leaves years, plain numbers after the words and accented words as they are',
-    input: 'born in 1985; host 1-2-3-4-5-6-7-8 down; server ip 300.1.2.3; le cafe\u0301 de Noe\u0308l',
+    input: 'born in 1985; ip 1-2-3-4-5-6-7-8 down; server ip 300.1.2.3; le cafe\u0301 de Noe\u0308l',
   },
 });

@@ -24,7 +24,7 @@ describe('loose spellings of dates, IPv4 addresses and passport numbers after th
     ['date of birth one nine eight five zero three zero four ok', 'date', 'one nine eight five zero three zero four', '1985-03-04'],
     ['server ip B1.2.69.160 ok', 'ip_address', 'B1.2.69.160', '81.2.69.160'],
     ['server ip 061.96.2.18 ok', 'ip_address', '061.96.2.18', '81.2.69.160'],
-    ['host 1.0.861.291 is down', 'ip_address', '1.0.861.291', '192.168.0.1'],
+    ['my ip: 1.0.861.291 is down', 'ip_address', '1.0.861.291', '192.168.0.1'],
     ['passport number 9-1-2-8-0-3-4-5-6 ok', 'us_passport', '9-1-2-8-0-3-4-5-6', '912803456'],
     ['passport number nine one two eight zero three four five six ok', 'us_passport', 'nine one two eight zero three four five six', '912803456'],
     ['passport number OTEyODAzNDU2 ok', 'us_passport', 'OTEyODAzNDU2', '912803456'],
@@ -39,7 +39,7 @@ describe('loose spellings of dates, IPv4 addresses and passport numbers after th
     'born in 1985, moved in 2003', // no run of the spellings
     'date of birth 2024-99-99', // no date either way
     'date of birth 12-34-5678', // backwards 8765-43-21: no date
-    'host 1-2-3-4-5-6-7-8 down', // an address one digit at a time has no dots left: not read
+    'ip 1-2-3-4-5-6-7-8 down', // an address one digit at a time has no dots left: not read
     'server ip 300.1.2.3', // backwards 3.2.1.003: a leading zero
     'the host has eight one two six nine one six zero users', // digit words, an address: not read
     'passport number SGVsbG8gd29ybGQ=', // decodes to prose, no passport
