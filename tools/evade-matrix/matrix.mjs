@@ -197,6 +197,11 @@ export const SPELLINGS = [
   // alone stays Cyrillic through the fold).
   ['I1-o0', mapChars((c) => (c === '0' ? 'o' : c === '1' ? 'I' : c))],
   ['cyrO0-l1', mapChars((c) => (c === '0' ? 'О' : c === '1' ? 'l' : c))],
+  // Session 19 (wave18/evade): a combining mark after every character (a long stroke overlay
+  // U+0336, strikethrough text generators' spelling), and one after every other character (an
+  // acute U+0301: the marks a model reads past).
+  ['combining', (v) => chars(v).map((c) => `${c}\u0336`).join('')],
+  ['combining-alt', (v) => chars(v).map((c, i) => (i % 2 ? `${c}\u0301` : c)).join('')],
 ];
 
 // ---------------------------------------------------------------------------------------------

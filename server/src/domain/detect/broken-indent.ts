@@ -34,6 +34,7 @@ import { luhnValid, ibanChecksumValidIn } from './checksums.js';
 import { contextWords, hasWordBefore } from './context.js';
 import { detectEscapedSchemes } from './escaped-scheme.js';
 import { detectLooseCpf } from './loose-cpf.js';
+import { detectLooseNumbers } from './loose-numbers.js';
 import { joinBrokenSecrets } from './broken-secret.js';
 import type { ReadingScanner } from './reversed.js';
 import type { ScanState } from './state.js';
@@ -182,7 +183,7 @@ const INDENT_LIMITS: BreakLimits = { before: BEFORE, after: AFTER, maxBreaks: MA
  * scanBuiltin instead of two (each hook added to that function cost ~4 % on the dev corpus, measured
  * in BENCHMARKS.md, "Session 16 (wave15/evade)").
  */
-export function detectIndentedAndEscaped(state: ScanState, breaks: readonly number[], scan: ReadingScanner): void {
+export function detectIndentedAndEscaped(state: ScanState, breaks: readonly number[], scan: ReadingScanner, keywordStarts: readonly number[] = []): void {
   if (breaks.length > 0) detectBrokenIndent(state, breaks, scan);
   if (state.text.includes('://')) {
     const userInfo = userInfoBreaks(state.text);
@@ -193,4 +194,7 @@ export function detectIndentedAndEscaped(state: ScanState, breaks: readonly numb
   detectLooseCpf(state);
   // Session 18 (wave17/evade): a password the scan found that a line break cuts (broken-secret.ts; one call site, as above).
   joinBrokenSecrets(state);
+  // Session 19 (wave18/evade): dates, IPv4 addresses and passports one digit at a time, backwards, with S/B or encoded
+  // after their word (loose-numbers.ts), at the scan's label word starts (keywords.ts).
+  if (keywordStarts.length > 0) detectLooseNumbers(state, keywordStarts, scan);
 }

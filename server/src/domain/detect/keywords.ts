@@ -15,6 +15,8 @@ const PREFIXES = [
   'dri', 'dl ', 'dl:', 'dl#', 'dl.', 'füh', 'per', 'pat', 'rij',
   // labelled-ids.ts: medical record numbers, insurance member and policy numbers.
   'mrn', 'med', 'cha', 'fal', 'dos', 'his', 'pro', 'mem', 'sub', 'pol', 'ins', 'hea', 'ben',
+  // Session 19 (wave18/evade), loose-numbers.ts: a birth date's and an IP address's words (passports: 'pas').
+  'bir', 'bor', 'dob', 'd.o', 'geb', 'nai', 'nac', 'nas', 'ip ', 'ip:', 'ipv',
 ];
 
 const prefixKey = (a: number, b: number, c: number): number => (a << 16) | (b << 8) | c;

@@ -564,7 +564,7 @@ function scan(text: string, language: string | undefined, defaultRegion: string 
   if (addressBreaks.length > 0) detectBrokenAddresses(state, addressBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Session 16 (wave15/evade): values broken by a line break and the next line's indentation (broken-indent.ts), and
   // connection strings with an escaped scheme (escaped-scheme.ts); one call (scanBuiltin's size is near V8's inlining limits).
-  if (decode) detectIndentedAndEscaped(state, indentBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false));
+  if (decode) detectIndentedAndEscaped(state, indentBreaks, (reading) => scanBuiltin(reading, language, defaultRegion, false), keywordStarts);
   // Values and sentences written backwards, read by this scan one level deep (reversed-words.ts).
   if (reversedWords.length > 0) detectReversedReadings(state, reversedWords, (reading) => scanBuiltin(reading, language, defaultRegion, false));
   // Base64-encoded values, read by this scan one level deep (encoded.ts).

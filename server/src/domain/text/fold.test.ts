@@ -64,7 +64,8 @@ describe('foldText', () => {
     expect(foldText('4\u03021\u0302\u03031\u20dd1')).toBe('4111');
     expect(foldText('０\u0335７')).toBe('07');
     expect(foldText('4&#770;1')).toBe('41');
-    expect(foldText('Jose\u0301 n\u0303 \u0302x')).toBe('Jose\u0301 n\u0303 \u0302x');
+    // Session 19 (wave18/evade): a mark on a blank is dropped (it only breaks a grouped number).
+    expect(foldText('Jose\u0301 n\u0303 \u0302x')).toBe('Jose\u0301 n\u0303 x');
   });
 
   it('keeps the previous fold available (erasure checks values revoked in it)', () => {

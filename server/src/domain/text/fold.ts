@@ -24,7 +24,10 @@
 //     and full-stop digits (`⑴`, `⒈`) become the bare digits, as circled ones do;
 //   - combining marks (\p{Mn}) on a digit or on the punctuation values are written with (`@`
 //     `.` `-` `+` `_`) are dropped: `4̂1̂1̂1` is 4111 to a reader, and no script writes marks on
-//     digits or on those (marks on letters stay: they spell the word).
+//     digits or on those (marks on letters stay: they spell the word); so are marks on a blank
+//     and, wherever they stand, the decoration marks of strikethrough and underline text
+//     generators (U+0305, U+0332-U+0337, U+033F; session 19, DECORATION_MARKS) and marks on ASCII
+//     punctuation.
 //
 // Besides single characters, three escapes that hide a value's characters in text copied from web
 // pages and URLs fold to what they stand for, each as one unit:
@@ -110,10 +113,22 @@ function foldSimple(cp: number): string | undefined {
   return undefined;
 }
 
+/**
+ * Combining marks that only decorate the character before (session 19, wave18/evade): overline
+ * U+0305, low lines U+0332-U+0333, the tilde, stroke and short solidus overlays U+0334-U+0337 and
+ * the double overline U+033F, which "strikethrough" and "underline" text generators put after
+ * every character (`4̶1̶1̶1̶ ̶1̶1̶…`). No orthography spells a letter with them (the long solidus
+ * U+0338 is left: `=` with it is `≠`).
+ */
+const DECORATION_MARKS: ReadonlySet<number> = new Set([0x305, 0x332, 0x333, 0x334, 0x335, 0x336, 0x337, 0x33f]);
+
 /** What a non-ASCII code point folds to; undefined when it stays as it is. */
 function computeFold(cp: number): string | undefined {
   const simple = foldSimple(cp);
   if (simple !== undefined) return simple;
+  // Session 19 (wave18/evade): the marks of strikethrough, underline and overline text generators
+  // (DECORATION_MARKS) are dropped wherever they stand.
+  if (DECORATION_MARKS.has(cp)) return '';
   const ch = String.fromCodePoint(cp);
   const normalized = ch.normalize('NFKC');
   if (normalized === ch) return undefined;
@@ -123,7 +138,11 @@ function computeFold(cp: number): string | undefined {
   let out = '';
   for (const part of normalized) {
     const code = part.codePointAt(0)!;
-    out += code < 0x80 ? part : (foldSimple(code) ?? part);
+    // A mark NFKC puts after a blank or ASCII punctuation (`´` is a space and an acute, `‗` a space
+    // and a double low line) goes as a written one would (session 19): the fold stays idempotent.
+    const previous = out.length > 0 ? out.charCodeAt(out.length - 1) : -1;
+    if (code >= 0x80 && previous >= 0x20 && previous < 0x7f && !isAsciiLetterCode(previous) && (DECORATION_MARKS.has(code) || COMBINING_MARK.test(part))) continue;
+    out += code < 0x80 ? part : DECORATION_MARKS.has(code) ? '' : (foldSimple(code) ?? part);
   }
   return out;
 }
@@ -742,6 +761,18 @@ function foldedCodeAt(text: string, index: number): number {
   return folded === undefined || folded === '' ? code : folded.charCodeAt(0);
 }
 
+function isAsciiLetterCode(code: number): boolean {
+  return (code | 0x20) >= 97 && (code | 0x20) <= 122;
+}
+
+/**
+ * Is a combining mark after the folded character `last` dropped? On a digit or value punctuation
+ * (isBare), and since session 19 on a blank or any ASCII punctuation: no script writes one there.
+ */
+function dropsMarkAfter(last: number): boolean {
+  return isBare(last) || (last >= 0x20 && last < 0x7f && !isAsciiLetterCode(last));
+}
+
 /** A character a value is written with: ASCII letters and digits, `@ . + - _`. */
 function isValueCode(code: number): boolean {
   return (code >= 48 && code <= 57) || ((code | 0x20) >= 97 && (code | 0x20) <= 122) || code === 0x40 || code === 0x2e || code === 0x2b || code === 0x2d || code === 0x5f;
@@ -1003,10 +1034,12 @@ function foldView(text: string, escapes: boolean): FoldedText {
       folded = escape.folded;
       width = escape.length;
       // A decoded mark on a digit goes like a written one.
-      if (isBare(last) && folded.length === 1 && isMarkCode(folded.charCodeAt(0))) folded = '';
+      if (dropsMarkAfter(last) && folded.length === 1 && isMarkCode(folded.charCodeAt(0))) folded = '';
     } else if (code < 0xd800 || code > 0xdfff) {
       folded = bmpFold(code);
-      if (folded === undefined && escapes && isBare(last) && isMarkCode(code)) folded = '';
+      // Session 19 (wave18/evade): a mark on a blank or on ASCII punctuation too (no script writes
+      // one there: it only breaks a grouped number, `41́11́ 1́11́1 ́11́…`).
+      if (folded === undefined && escapes && dropsMarkAfter(last) && isMarkCode(code)) folded = '';
     } else {
       const cp = text.codePointAt(index)!;
       // A lone surrogate stays as it is (callers treat it as an unknown character).

@@ -54,6 +54,7 @@ import { readLookalikeWallet } from '../detect/lookalike-wallet.js';
 import { readLookalikeBase58 } from '../detect/lookalike-base58.js';
 import { readLookalikeHex } from '../detect/lookalike-hex.js';
 import { ID_LETTER_PLACES } from '../detect/lookalike-id-places.js';
+import { looseValue } from '../detect/loose-numbers.js';
 
 const SECRET_TYPES: ReadonlySet<string> = new Set(['api_key', 'jwt', 'private_key', 'password', 'connection_string']);
 
@@ -83,6 +84,8 @@ const SPELLED = /\p{L}{2}/u;
 const LOOKALIKE_NUMBERS: ReadonlySet<string> = new Set(['phone', 'iban', 'date', 'ip_address', 'us_passport', 'uk_passport']);
 /** Types besides DIGIT_TYPES and COMPACT_TYPES whose `=2D`, `=2E`, `=3A`, `=2B` are the punctuation (not URLs, addresses, secrets but keys). */
 const QP_DECODED_TYPES: ReadonlySet<string> = new Set(['phone', 'ip_address', 'mac_address', 'date', 'api_key', 'jwt', 'crypto_wallet']);
+/** Types read through detect/loose-numbers.ts's looseValue (session 19). */
+const LOOSE_TYPES: ReadonlySet<string> = new Set(['date', 'ip_address', 'us_passport', 'uk_passport']);
 /** A line break and the blanks that indent the next line. */
 const LINE_BREAK_INDENT = /\r?\n[ \t]*/g;
 /** A line break (after a `\` that continues the line, if any) and the blanks that indent the next line. */
@@ -139,10 +142,13 @@ function normalizeFolded(type: string, written: string, region: string, fold: (t
   // A value sent base64- or hex-encoded is the value it encodes (detect/encoded.ts), when the
   // decoded text is exactly one value of this type, as detection decided: a plain value whose
   // characters happen to decode to text keeps its own form.
-  const encoded = encodedValue(type, value.trim());
+  // A date, an IPv4 address or a passport number written one digit at a time, as digit words,
+  // backwards, with S/B for 5/8, or (a passport) encoded (detect/loose-numbers.ts; session 19).
+  const loose = LOOSE_TYPES.has(type) ? looseValue(type, fold(value).normalize('NFC')) : undefined;
+  const encoded = loose === undefined ? encodedValue(type, value.trim()) : undefined;
   // An encoded sentence holding values (detect/encoded.ts) is its own exact string.
   if (encoded === ENCODED_SENTENCE) return value.normalize('NFC').trim();
-  let base = fold(encoded ?? value).normalize('NFC').trim();
+  let base = loose ?? fold(encoded ?? value).normalize('NFC').trim();
   if (qp) base = decodeQpPunctValue(base);
   // A number spelled out digit by digit is the number (spelled-digits.ts).
   if ((DIGIT_TYPES.has(type) || type === 'phone') && SPELLED.test(base)) base = unspellDigits(base) ?? base;
