@@ -8,11 +8,10 @@
 // else the unbundled server/dist (with a note on stderr).
 //
 // Not bundled (loaded from node_modules as before): packages that find files of their own at
-// run time (sharp's native add-on, tesseract.js and piscina's worker scripts, PDF.js) and the
-// optional heavy ones that a default server never loads. pino is bundled (BENCHMARKS.md "Session
-// 19 (wave18/hot)": its ~20 files from node_modules were ~30 ms of a start): the server writes
-// through pino.destination and its own text stream, never a transport (pino.transport's worker
-// threads find files by path, which the bundle would not have).
+// run time (sharp's native add-on, tesseract.js and piscina's worker scripts, pino's transport
+// threads, PDF.js) and the optional heavy ones that a default server never loads. (pino bundled
+// saved ~30 ms of a start's CPU but cost the 1 KB transform ~20 % of its server CPU per request in
+// interleaved pairs: BENCHMARKS.md "Session 19 (wave18/hot)".)
 //
 // Node's built-ins that a package requires at its top but a default server never uses (fastify's
 // `node:http2`, ~20 ms to load, and `node:https` with `node:tls`) are required on first use
@@ -38,6 +37,7 @@ export const EXTERNAL = [
   'tesseract.js',
   '@tesseract.js-data/*',
   'piscina',
+  'pino',
   'unpdf',
   'mammoth',
   'jszip',
