@@ -12,7 +12,6 @@ import { postJson, ROOT, startVeil, type ServerProcess } from './support/server.
 
 const MARK = 'veil-e2e-loaded-package';
 const CHUNK_MARK = 'veil-e2e-loaded-chunk';
-const BUILTIN_MARK = 'veil-e2e-loaded-builtin';
 const HOOK = `
 import { registerHooks } from 'node:module';
 import { writeSync } from 'node:fs';
@@ -23,10 +22,6 @@ registerHooks({
     if (match !== null && !seen.has(match[1])) {
       seen.add(match[1]);
       writeSync(2, '${MARK} ' + match[1] + '\\n');
-    }
-    if (url.startsWith('node:') && !seen.has(url)) {
-      seen.add(url);
-      writeSync(2, '${BUILTIN_MARK} ' + url.slice(5) + '\\n');
     }
     const chunk = /\\/server\\/dist\\/bundle\\/([^/]+[.]js)$/.exec(url);
     if (chunk !== null && !seen.has(chunk[1])) {
@@ -85,19 +80,6 @@ describe('veil serve start-up (real process)', () => {
     // The hook works: the framework itself was reported.
     expect(packages).toContain('fastify');
     expect(packages.filter((name) => OPTIONAL.includes(name))).toEqual([]);
-    // Built-ins a bundled package requires at its top but a default server never uses
-    // (fastify's server.js: HTTP/2, HTTPS) are required on first use (scripts/bundle.mjs lazyBuiltins).
-    const builtins = marked(BUILTIN_MARK);
-    expect(builtins).toContain('http');
-    expect(builtins.filter((name) => name === 'http2' || name === 'https')).toEqual([]);
-  });
-
-  it("ships the bundled packages' module wrappers as function expressions compiled with their file", () => {
-    // scripts/bundle.mjs eagerWrappers: esbuild's `"path"(exports, module) {` methods become
-    // `"path": (function(exports, module) {`, so Node's compile cache holds their code.
-    const bundle = readFileSync(join(ROOT, 'server/dist/bundle/veil.js'), 'utf8');
-    expect(bundle.match(/^ {2}"[^"]*": \(function\((?:exports(?:, module)?)?\) \{$/gm)?.length ?? 0).toBeGreaterThan(100);
-    expect(bundle.match(/= __(?:commonJS|esm)\(\{\n {2}"[^"]*"\((?:exports(?:, module)?)?\) \{$/gm) ?? []).toEqual([]);
   });
 });
 

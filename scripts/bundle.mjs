@@ -9,13 +9,7 @@
 //
 // Not bundled (loaded from node_modules as before): packages that find files of their own at
 // run time (sharp's native add-on, tesseract.js and piscina's worker scripts, pino's transport
-// threads, PDF.js) and the optional heavy ones that a default server never loads. (pino bundled
-// saved ~30 ms of a start's CPU but cost the 1 KB transform ~20 % of its server CPU per request in
-// interleaved pairs: BENCHMARKS.md "Session 19 (wave18/hot)".)
-//
-// Node's built-ins that a package requires at its top but a default server never uses (fastify's
-// `node:http2`, ~20 ms to load, and `node:https` with `node:tls`) are required on first use
-// instead (lazyBuiltins below): same objects, loaded when a property is first read. The worker
+// threads, PDF.js) and the optional heavy ones that a default server never loads. The worker
 // threads' entry points (server/dist/workers/*.js) stay tsc's output: the bundle resolves them
 // from its own place, server/dist/bundle/../workers/.
 //
@@ -63,39 +57,6 @@ const precompiledConfig = {
   },
 };
 
-/**
- * Built-ins required lazily by bundled packages (a CommonJS `require` from node_modules): the
- * package gets a proxy that loads the built-in when one of its properties is first read
- * (fastify's server.js reads `http2.createServer` or `https.createServer` only for those servers).
- */
-export const LAZY_BUILTINS = ['http2', 'https'];
-const lazyBuiltins = {
-  name: 'lazy-builtins',
-  setup(build) {
-    const names = new RegExp(`^(?:node:)?(?:${LAZY_BUILTINS.join('|')})$`);
-    build.onResolve({ filter: names }, (args) => {
-      if (args.kind !== 'require-call' || !/[\\/]node_modules[\\/]/.test(args.importer)) return undefined;
-      return { path: args.path.replace(/^node:/, ''), namespace: 'veil-lazy-builtin' };
-    });
-    build.onLoad({ filter: /.*/, namespace: 'veil-lazy-builtin' }, (args) => ({
-      loader: 'js',
-      contents: [
-        'let loaded;',
-        `const load = () => (loaded ??= require('node:${args.path}'));`,
-        'module.exports = new Proxy({}, {',
-        '  get: (_, key) => load()[key],',
-        '  has: (_, key) => key in load(),',
-        '  ownKeys: () => Reflect.ownKeys(load()),',
-        '  getOwnPropertyDescriptor: (_, key) => {',
-        '    const descriptor = Reflect.getOwnPropertyDescriptor(load(), key);',
-        '    return descriptor === undefined ? undefined : { ...descriptor, configurable: true };',
-        '  },',
-        '});',
-      ].join('\n'),
-    }));
-  },
-};
-
 // Built next to the output and swapped in at the end, so a server starting meanwhile reads the
 // old bundle or the new one, never half of one.
 const staging = `${OUT}.tmp-${process.pid}`;
@@ -115,7 +76,7 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
   external: EXTERNAL,
-  plugins: [precompiledConfig, lazyBuiltins],
+  plugins: [precompiledConfig],
   // main.ts reads the version from server/package.json beside dist/ when this is not defined.
   define: { __VEIL_VERSION__: JSON.stringify(version) },
   // CommonJS packages inside an ES module call require() for Node's built-ins.
@@ -123,43 +84,6 @@ const result = await build({
 });
 
 if (!Object.keys(result.metafile.inputs).some((input) => join(ROOT, input) === VALIDATOR)) throw new Error('bundle: server/dist/config/validator.js is not in the bundle: the precompiled configuration validator was not used');
-
-/**
- * The module wrappers of the bundled CommonJS packages and lazily initialized modules
- * (esbuild's `__commonJS({ "path"(exports, module) { … } })` and `__esm`) written as
- * parenthesized function expressions, which V8 compiles with the file instead of on first call
- * (its heuristic for functions that are called at once): their bytecode is then in Node's
- * compile cache, which holds only what was compiled with the file (a start calls most of them;
- * BENCHMARKS.md "Session 19 (wave18/hot)"). Same code: a method and a function expression of the
- * same body behave alike here (no `super`, no `this`). Lines are kept, so the source map holds.
- * Returns how many wrappers it rewrote.
- */
-export function eagerWrappers(code) {
-  const lines = code.split('\n');
-  let count = 0;
-  for (let i = 0; i < lines.length - 1; i += 1) {
-    if (!/^var [\w$]+ = __(?:commonJS|esm)\(\{$/.test(lines[i])) continue;
-    const open = /^ {2}("[^"\\]*")\(((?:exports(?:, module)?)?)\) \{$/.exec(lines[i + 1]);
-    if (open === null) continue;
-    let end = i + 2;
-    while (end < lines.length - 1 && !(lines[end] === '  }' && lines[end + 1] === '});')) end += 1;
-    if (end >= lines.length - 1) continue;
-    lines[i + 1] = `  ${open[1]}: (function(${open[2]}) {`;
-    lines[end] = '  })';
-    count += 1;
-    i = end;
-  }
-  return { code: lines.join('\n'), count };
-}
-
-let eager = 0;
-for (const file of Object.keys(result.metafile.outputs)) {
-  if (!file.endsWith('.js')) continue;
-  const path = join(ROOT, file);
-  const rewritten = eagerWrappers(readFileSync(path, 'utf8'));
-  if (rewritten.count > 0) writeFileSync(path, rewritten.code);
-  eager += rewritten.count;
-}
 
 const manifest = {};
 for (const [file, output] of Object.entries(result.metafile.outputs)) {
@@ -183,4 +107,4 @@ try {
 renameSync(staging, OUT);
 rmSync(old, { recursive: true, force: true });
 const main = result.metafile.outputs[relative(ROOT, join(OUT.replace(/bundle$/, `bundle.tmp-${process.pid}`), 'veil.js'))];
-process.stdout.write(`bundle: server/dist/bundle/veil.js ${main !== undefined ? `${(main.bytes / 1e6).toFixed(1)} MB, ` : ''}${Object.keys(manifest).length} files, ${eager} module wrappers compiled with their file\n`);
+process.stdout.write(`bundle: server/dist/bundle/veil.js ${main !== undefined ? `${(main.bytes / 1e6).toFixed(1)} MB, ` : ''}${Object.keys(manifest).length} files\n`);
