@@ -134,7 +134,8 @@ k8s-down:
 # buildah builds, podman runs (Debian packages, no daemon); mmdebstrap makes the local base where
 # no image registry is reachable (the images suite, e2e/images.e2e.test.ts, always uses local
 # bases; VEIL_IMAGES_LOCAL_BASES=1 makes `make images` do the same). Installed when missing
-# (needs root), like redis-server.
+# (needs root), like redis-server. An image whose inputs are those of its last build on the
+# machine is not built again (scripts/images.sh; VEIL_IMAGES_REBUILD=1 always builds).
 images: image-tools
 	scripts/images.sh build
 
