@@ -184,8 +184,11 @@ cmd_build() {
     fi
     rm -f "$stamp"
     log "building ghcr.io/veil-dev/$name:$TAG (images/$file.Containerfile)"
-    buildah bud --quiet "${PULL[@]}" --layers "${TRUST[@]}" -f "$root/images/$file.Containerfile" -t "ghcr.io/veil-dev/$name:$TAG" "$root" >/dev/null
-    [[ -z "$key" ]] || echo "$key $(image_id "ghcr.io/veil-dev/$name:$TAG")" >"$stamp"
+    # The id of the image this build made (--iidfile), not the tag's: another checkout's build may
+    # have moved the tag since.
+    buildah bud --quiet "${PULL[@]}" --layers "${TRUST[@]}" --iidfile "$stamp.iid" -f "$root/images/$file.Containerfile" -t "ghcr.io/veil-dev/$name:$TAG" "$root" >/dev/null
+    [[ -z "$key" ]] || echo "$key $(sed "s/^sha256://" "$stamp.iid")" >"$stamp"
+    rm -f "$stamp.iid"
     log "built ghcr.io/veil-dev/$name:$TAG in $(($(date +%s) - started))s"
   done
   # Superseded images older than a week. Not all dangling ones: the last layers of the deps and
