@@ -134,7 +134,8 @@ k8s-down:
 # buildah builds, podman runs (Debian packages, no daemon); mmdebstrap makes the local base where
 # no image registry is reachable (the images suite, e2e/images.e2e.test.ts, always uses local
 # bases; VEIL_IMAGES_LOCAL_BASES=1 makes `make images` do the same). Installed when missing
-# (needs root), like redis-server.
+# (needs root), like redis-server. An image whose inputs are those of its last build on the
+# machine is not built again (scripts/images.sh; VEIL_IMAGES_REBUILD=1 always builds).
 images: image-tools
 	scripts/images.sh build
 
@@ -299,11 +300,13 @@ ner-test: ner-lint tools-lint
 
 # `make test` runs the NER tests as two pytest processes beside the Node steps (test-prep): one
 # pytest was the long pole of that step (6 min 17 s on CI's two cores, the other core idle once
-# tsc and eslint were done). NER_TESTS_SPLIT are modules that load model variants of their own,
-# about 45 % of the time; every other module, new ones included, runs in ner-test-rest.
-# Session 18: those two modules load the model 10 times instead of 16 (a backend shared where the
+# tsc and eslint were done). NER_TESTS_SPLIT are modules that load model variants or sidecars of
+# their own, about half of the time (per-file times from `pytest --durations=0`, BENCHMARKS.md
+# "Session 19 (wave18/tests)"); every other module, new ones included, runs in ner-test-rest.
+# test_pipeline.py and test_sidecar_process.py stay together: they share the session's sidecar.
+# Session 18: the first two load the model 10 times instead of 16 (a backend shared where the
 # test does not need a fresh one; BENCHMARKS.md "Session 18 (wave17/tests)").
-NER_TESTS_SPLIT = tests/test_embed_cache.py tests/test_fine_tuned.py
+NER_TESTS_SPLIT = tests/test_embed_cache.py tests/test_fine_tuned.py tests/test_contract.py tests/test_session15_speed.py
 ner-test-split: ner-lint tools-lint
 	cd ner && .venv/bin/python -m pytest -q $(NER_TESTS_SPLIT)
 
