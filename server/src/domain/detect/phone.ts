@@ -711,7 +711,9 @@ function extensionEnd(text: string, end: number): number {
 export function detectPhone(state: ScanState, start: number, plusWordStart = -1): void {
   const text = state.text;
   if (!enoughDigits(text, start, MIN_LABELLED_DIGITS)) {
-    if (plusWordStart < 0 && codeAt(text, start) !== PLUS && codeAt(text, start) !== LPAREN) detectShortPhone(state, start);
+    if (plusWordStart < 0 && codeAt(text, start) !== PLUS && codeAt(text, start) !== LPAREN) {
+      if (!detectVanity(state, start)) detectShortPhone(state, start);
+    }
     return;
   }
   const shape = collect(text, start, plusWordStart >= 0);
@@ -758,6 +760,15 @@ const SHORT_PHONE_LABEL =
 /** The dialling verbs of SHORT_PHONE_LABEL, after which a bare four-digit year stays a year ("call 2024 a good year"). */
 const SHORT_VERB_LABEL = /(?<![\p{L}\p{N}])(?:call|dial|ring)(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on))?[ \t]*$/iu;
 const MIN_SHORT_DIGITS = 4;
+const MIN_EXTENSION_DIGITS = 2;
+/**
+ * Session 19 (wave18/phone): an extension written alone after a dialling verb ("dial ext 12", "Call
+ * ext. 305", "ring extension 42"): the verb, optionally "me"/"us"/... and "at"/"on", then
+ * "ext"/"ext."/"extension" right before 2-3 digits. Never the extension word alone ("ext 12" is a
+ * file suffix, a ticket field, a section as often).
+ */
+const CALLED_EXTENSION =
+  /(?<![\p{L}\p{N}])(?:call|dial|ring|phone)(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on))?[ \t]+(?:ext\.?|extension)[ \t]*[:#]?[ \t]*$/iu;
 const MAX_SHORT_DIGITS = 5;
 const SHORT_LABEL_WINDOW = 32;
 const SHORT_CONFIDENCE = 0.55;
@@ -784,7 +795,7 @@ function detectShortPhone(state: ScanState, start: number): void {
   const count = shape.groupDigits.length;
   let total = 0;
   for (const size of shape.groupDigits) total += size;
-  if (total < MIN_SHORT_DIGITS || total > MAX_SHORT_DIGITS || count > 3 || shape.paren.some((paren) => paren)) return;
+  if (total < MIN_EXTENSION_DIGITS || total > MAX_SHORT_DIGITS || count > 3 || shape.paren.some((paren) => paren)) return;
   if (count > 1 && shape.groupDigits[count - 1]! < 2) return;
   for (let g = 1; g < count; g++) {
     const sep = shape.seps[g]!;
@@ -795,11 +806,58 @@ function detectShortPhone(state: ScanState, start: number): void {
   // "call 1-800-FLOWERS", "ext. 4587.2", "call 5-0199/12": a longer token goes on after the digits.
   if (isAlnumCode(after) || ((after === DASH || after === DOT || after === SLASH || after === 44 || after === 58) && isAlnumCode(codeAt(text, end + 1)))) return;
   const before = text.slice(Math.max(0, start - SHORT_LABEL_WINDOW), start);
+  if (total < MIN_SHORT_DIGITS) {
+    // Session 19 (wave18/phone): 1-3 digits only as an extension a dialling verb names ("dial ext 12").
+    if (count === 1 && CALLED_EXTENSION.test(before) && !NOT_PHONE_AFTER.test(text.slice(end, end + 16))) emit(state, 'phone', start, end, SHORT_CONFIDENCE);
+    return;
+  }
   if (!SHORT_PHONE_LABEL.test(before)) return;
   if (count === 1 && total === 4 && isYear(Number(shape.digits[0])) && SHORT_VERB_LABEL.test(before)) return;
   if (NOT_PHONE_AFTER.test(text.slice(end, end + 16))) return;
   if (hasLabelBefore(text, start, 40, SPECIFIC_ID_CONTEXT)) return;
   emit(state, 'phone', start, end, SHORT_CONFIDENCE);
+}
+
+/**
+ * Session 19 (wave18/phone): a toll-free number spelt with letters, as North American ads print them
+ * ("1-800-FLOWERS", "1-888-GOT-JUNK", "800-CONTACTS" after a phone word): a toll-free area code
+ * (800, 833, 844, 855, 866, 877, 888) behind an optional "1", dashes or dots between the groups (one
+ * kind), then groups of capitals and digits, 7-10 characters in all, four capitals at least, the whole
+ * token. With the leading "1" it stands alone (0.6); without it only after a phone word (0.65).
+ */
+const VANITY = /^(?:1([-.]))?8(?:00|33|44|55|66|77|88)([-.])([A-Z0-9]{2,10}(?:\2[A-Z0-9]{2,10}){0,2})(?![\p{L}\p{N}]|[-.][\p{L}\p{N}])/u;
+const MIN_VANITY_CHARS = 7;
+const MAX_VANITY_CHARS = 10;
+const MIN_VANITY_LETTERS = 4;
+const VANITY_CONFIDENCE = 0.6;
+
+/** A vanity toll-free number at `start` ('1' or '8'); true when one was emitted. */
+function detectVanity(state: ScanState, start: number): boolean {
+  const text = state.text;
+  const first = text.charCodeAt(start);
+  if (first !== 49 && first !== 56) return false;
+  // Cheap gate: an upper-case letter within the first 11 characters.
+  let letter = false;
+  for (let k = start + 4; k < Math.min(text.length, start + 11) && !letter; k++) {
+    const c = text.charCodeAt(k);
+    if (c >= 65 && c <= 90) letter = true;
+  }
+  if (!letter) return false;
+  const match = VANITY.exec(text.slice(start, start + 32));
+  if (match === null || (match[1] !== undefined && match[1] !== match[2])) return false;
+  let chars = 0;
+  let letters = 0;
+  for (let k = 0; k < match[3]!.length; k++) {
+    const c = match[3]!.charCodeAt(k);
+    if (c >= 65 && c <= 90) letters++;
+    if (c !== 45 && c !== 46) chars++;
+  }
+  if (chars < MIN_VANITY_CHARS || chars > MAX_VANITY_CHARS || letters < MIN_VANITY_LETTERS) return false;
+  const end = start + match[0].length;
+  const context = new CandidateContext(text, start, end);
+  if (match[1] === undefined && !context.present) return false;
+  emit(state, 'phone', start, end, match[1] === undefined || context.present ? VANITY_CONFIDENCE + 0.05 : VANITY_CONFIDENCE);
+  return true;
 }
 
 function isAsciiLetterCode(c: number): boolean {
