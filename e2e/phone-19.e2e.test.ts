@@ -22,7 +22,9 @@ const NOT_PHONES: readonly string[] = [
 ];
 
 describe('session-19 phone formats against the real server', () => {
-  const { post } = phoneCaseSuite(CASES);
+  // A 2-3 digit extension's digits are in any log by chance: look for the value as written when it
+  // holds letters (a vanity number), else for the whole sentence.
+  const { post } = phoneCaseSuite(CASES, { logNeedle: ({ text, value }) => (/[A-Z]/.test(value) ? value : text) });
 
   it('leaves the extension word alone, model names and lower-case words alone', async () => {
     for (const text of NOT_PHONES) {
