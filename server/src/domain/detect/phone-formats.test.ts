@@ -222,7 +222,7 @@ describe('short numbers right after a phone word', () => {
     expect(phones('We shipped 4587 boxes.')).toEqual([]);
     expect(phones('Room 4587 is on the left.')).toEqual([]);
     expect(phones('Call 2024 a good year.')).toEqual([]);
-    expect(phones('call 1-800-FLOWERS')).toEqual(['1-800-FLOWERS']); // whole, as a vanity number since session 19, never '1-800'
+    expect(phones('call 1-800-FLOWERS')).toEqual([]);
     expect(phones('Text 4587 rows were imported.')).toEqual([]);
     expect(phones('Ring size 4587.')).toEqual([]);
     expect(phones('call 12.50 each')).toEqual([]);
@@ -242,7 +242,7 @@ describe('a local number typed with spaces and dashes mixed', () => {
   });
 });
 
-// Session 19 (wave18/phone): extensions a dialling verb names alone, and vanity toll-free numbers.
+// Session 19 (wave18/phone): extensions a dialling verb names alone.
 describe('an extension written alone after a dialling verb', () => {
   it('is a phone with "ext" or "extension" between the verb and 2-3 digits', () => {
     expect(phones('dial ext 12')).toEqual(['12']);
@@ -257,23 +257,5 @@ describe('an extension written alone after a dialling verb', () => {
     expect(phones('dial 12')).toEqual([]);
     expect(phones('call ext 12 times')).toEqual([]);
     expect(phones('Call ext. 3.5 now')).toEqual([]);
-  });
-});
-
-describe('a vanity toll-free number', () => {
-  it('is a phone with the leading 1 alone, without it after a phone word', () => {
-    expect(phones('Order today at 1-800-FLOWERS.')).toEqual(['1-800-FLOWERS']);
-    expect(phones('Reach us at 1-888-GOT-JUNK.')).toEqual(['1-888-GOT-JUNK']);
-    expect(phones('1.877.KARS4KIDS')).toEqual(['1.877.KARS4KIDS']);
-    expect(phones('call 800-CONTACTS now')).toEqual(['800-CONTACTS']);
-  });
-
-  it('is not a model name, a short code, a lower-case word or a longer token', () => {
-    expect(phones('The 800-POUND gorilla')).toEqual([]);
-    expect(phones('We ordered 1-800-AB and 1-855-abcdefg')).toEqual([]);
-    expect(phones('1-800-FLOWERS-EXTRA-LONGER')).toEqual([]);
-    expect(phones('part 1-800-FLOWERS12345')).toEqual([]);
-    expect(phones('1-800/FLOWERS')).toEqual([]);
-    expect(phones('1-899-FLOWERS')).toEqual([]);
   });
 });

@@ -711,9 +711,7 @@ function extensionEnd(text: string, end: number): number {
 export function detectPhone(state: ScanState, start: number, plusWordStart = -1): void {
   const text = state.text;
   if (!enoughDigits(text, start, MIN_LABELLED_DIGITS)) {
-    if (plusWordStart < 0 && codeAt(text, start) !== PLUS && codeAt(text, start) !== LPAREN) {
-      if (!detectVanity(state, start)) detectShortPhone(state, start);
-    }
+    if (plusWordStart < 0 && codeAt(text, start) !== PLUS && codeAt(text, start) !== LPAREN) detectShortPhone(state, start);
     return;
   }
   const shape = collect(text, start, plusWordStart >= 0);
@@ -816,48 +814,6 @@ function detectShortPhone(state: ScanState, start: number): void {
   if (NOT_PHONE_AFTER.test(text.slice(end, end + 16))) return;
   if (hasLabelBefore(text, start, 40, SPECIFIC_ID_CONTEXT)) return;
   emit(state, 'phone', start, end, SHORT_CONFIDENCE);
-}
-
-/**
- * Session 19 (wave18/phone): a toll-free number spelt with letters, as North American ads print them
- * ("1-800-FLOWERS", "1-888-GOT-JUNK", "800-CONTACTS" after a phone word): a toll-free area code
- * (800, 833, 844, 855, 866, 877, 888) behind an optional "1", dashes or dots between the groups (one
- * kind), then groups of capitals and digits, 7-10 characters in all, four capitals at least, the whole
- * token. With the leading "1" it stands alone (0.6); without it only after a phone word (0.65).
- */
-const VANITY = /^(?:1([-.]))?8(?:00|33|44|55|66|77|88)([-.])([A-Z0-9]{2,10}(?:\2[A-Z0-9]{2,10}){0,2})(?![\p{L}\p{N}]|[-.][\p{L}\p{N}])/u;
-const MIN_VANITY_CHARS = 7;
-const MAX_VANITY_CHARS = 10;
-const MIN_VANITY_LETTERS = 4;
-const VANITY_CONFIDENCE = 0.6;
-
-/** A vanity toll-free number at `start` ('1' or '8'); true when one was emitted. */
-function detectVanity(state: ScanState, start: number): boolean {
-  const text = state.text;
-  const first = text.charCodeAt(start);
-  if (first !== 49 && first !== 56) return false;
-  // Cheap gate: an upper-case letter within the first 11 characters.
-  let letter = false;
-  for (let k = start + 4; k < Math.min(text.length, start + 11) && !letter; k++) {
-    const c = text.charCodeAt(k);
-    if (c >= 65 && c <= 90) letter = true;
-  }
-  if (!letter) return false;
-  const match = VANITY.exec(text.slice(start, start + 32));
-  if (match === null || (match[1] !== undefined && match[1] !== match[2])) return false;
-  let chars = 0;
-  let letters = 0;
-  for (let k = 0; k < match[3]!.length; k++) {
-    const c = match[3]!.charCodeAt(k);
-    if (c >= 65 && c <= 90) letters++;
-    if (c !== 45 && c !== 46) chars++;
-  }
-  if (chars < MIN_VANITY_CHARS || chars > MAX_VANITY_CHARS || letters < MIN_VANITY_LETTERS) return false;
-  const end = start + match[0].length;
-  const context = new CandidateContext(text, start, end);
-  if (match[1] === undefined && !context.present) return false;
-  emit(state, 'phone', start, end, match[1] === undefined || context.present ? VANITY_CONFIDENCE + 0.05 : VANITY_CONFIDENCE);
-  return true;
 }
 
 function isAsciiLetterCode(c: number): boolean {
