@@ -259,3 +259,18 @@ describe('an extension written alone after a dialling verb', () => {
     expect(phones('Call ext. 3.5 now')).toEqual([]);
   });
 });
+
+describe('a German area code before a slash with spaces around it', () => {
+  it('is one national number, with or without a phone word', () => {
+    expect(phones('Phone: 040 / 4131343')).toEqual(['040 / 4131343']);
+    expect(phones('Lena Fischer - 0221 / 6994233')).toEqual(['0221 / 6994233']);
+    expect(phones('You can reach Omar Haddad at 089 / 26241636.')).toEqual(['089 / 26241636']);
+  });
+
+  it('is never a fraction, a date or a ratio', () => {
+    expect(phones('The score was 05 / 2024 overall.')).toEqual([]);
+    expect(phones('We sold 120 / 4131343 units')).toEqual([]);
+    expect(phones('Ratio 3 / 4131343')).toEqual([]);
+    expect(phones('Pages 040 / 413 of the report')).toEqual([]);
+  });
+});

@@ -127,6 +127,13 @@ function collect(text: string, start: number, plusWord: boolean): PhoneShape | u
     }
     const s = phoneSeparator(raw); // no-break and thin spaces, middle dots, typographic dashes
     let next = pos;
+    // Session 19 (wave18/phone): "030 / 1234567", "0221 / 6994233": a German area code with the
+    // trunk zero, then a slash with one space each side (spacedSlashAt); read as "030/1234567".
+    if (s === SPACE && spacedSlashAt(text, pos, shape, international)) {
+      sep = SLASH;
+      pos += 3;
+      continue;
+    }
     if (s === SPACE || s === DASH || s === DOT || s === SLASH) next = pos + 1;
     else if (!paren && !ccParen) break;
     const after = codeAt(text, next);
@@ -135,6 +142,12 @@ function collect(text: string, start: number, plusWord: boolean): PhoneShape | u
     pos = next;
   }
   return shape.groupDigits.length === 0 ? undefined : shape;
+}
+
+/** " / " then a digit at `pos`, after a first group of 2-5 digits starting with the trunk zero (national numbers only). */
+function spacedSlashAt(text: string, pos: number, shape: PhoneShape, international: boolean): boolean {
+  if (international || shape.groupDigits.length !== 1 || shape.paren[0] === true || shape.groupDigits[0]! < 2 || shape.groupDigits[0]! > 5) return false;
+  return shape.digits[0]!.charCodeAt(0) === 48 && codeAt(text, pos + 1) === SLASH && codeAt(text, pos + 2) === SPACE && isDigit(codeAt(text, pos + 3));
 }
 
 /**
@@ -656,7 +669,9 @@ function enoughDigits(text: string, start: number, minimum: number): boolean {
       if (!open) return false;
       open = false;
     } else if (isSeparatorCode(phoneSeparator(c))) {
-      if (previousSeparator) return false;
+      // " / " (spacedSlashAt): the one doubled separator the collector reads.
+      if (c === SPACE && text.charCodeAt(k - 1) === SLASH && codeAt(text, k - 2) === SPACE) continue;
+      if (previousSeparator && !(c === SLASH && text.charCodeAt(k - 1) === SPACE && codeAt(text, k + 1) === SPACE)) return false;
       previousSeparator = true;
     } else if (c !== PLUS || k !== start) {
       return false;
