@@ -818,12 +818,13 @@ function detectShortPhone(state: ScanState, start: number): void {
   const after = separatorAt(text, end);
   // "call 1-800-FLOWERS", "ext. 4587.2", "call 5-0199/12": a longer token goes on after the digits.
   if (isAlnumCode(after) || ((after === DASH || after === DOT || after === SLASH || after === 44 || after === 58) && isAlnumCode(codeAt(text, end + 1)))) return;
-  const before = text.slice(Math.max(0, start - SHORT_LABEL_WINDOW), start);
   if (total < MIN_SHORT_DIGITS) {
-    // Session 19 (wave18/phone): 1-3 digits only as an extension a dialling verb names ("dial ext 12").
-    if (count === 1 && CALLED_EXTENSION.test(before) && !NOT_PHONE_AFTER.test(text.slice(end, end + 16))) emit(state, 'phone', start, end, SHORT_CONFIDENCE);
+    // Session 19 (wave18/phone): 2-3 digits only as an extension a dialling verb names ("dial ext 12");
+    // the word before must end "ext" or "extension" (no slice or pattern for "page 12", "at 10").
+    if (count === 1 && (wordAt(text, k - 2, 'ext') || wordAt(text, k - 8, 'extension')) && CALLED_EXTENSION.test(text.slice(Math.max(0, start - SHORT_LABEL_WINDOW), start)) && !NOT_PHONE_AFTER.test(text.slice(end, end + 16))) emit(state, 'phone', start, end, SHORT_CONFIDENCE);
     return;
   }
+  const before = text.slice(Math.max(0, start - SHORT_LABEL_WINDOW), start);
   if (!SHORT_PHONE_LABEL.test(before)) return;
   if (count === 1 && total === 4 && isYear(Number(shape.digits[0])) && SHORT_VERB_LABEL.test(before)) return;
   if (NOT_PHONE_AFTER.test(text.slice(end, end + 16))) return;
