@@ -25,8 +25,20 @@ export interface PhoneSuite {
   readonly post: (path: string, body: unknown) => Promise<Record<string, unknown>>;
 }
 
+export interface PhoneSuiteOptions {
+  /**
+   * What must not be in the server's logs for a case (default: the last six digits of its value).
+   * Session 19: a 2-3 digit extension's digits are in any log by chance (ports, timings), so such
+   * suites look for the value as written or the sentence instead.
+   */
+  readonly logNeedle?: (phoneCase: PhoneCase) => string;
+}
+
+const lastDigits = ({ value }: PhoneCase): string => value.replace(/\D/g, '').slice(-6);
+
 /** Call inside a `describe`: starts the server around it and adds the two checks of `cases`. */
-export function phoneCaseSuite(cases: readonly PhoneCase[]): PhoneSuite {
+export function phoneCaseSuite(cases: readonly PhoneCase[], options: PhoneSuiteOptions = {}): PhoneSuite {
+  const logNeedle = options.logNeedle ?? lastDigits;
   let server: ServerProcess;
   beforeAll(async () => {
     server = await startVeil();
@@ -60,7 +72,7 @@ export function phoneCaseSuite(cases: readonly PhoneCase[]): PhoneSuite {
       expect(safe.replace(TOKEN, '{{token}}'), text).not.toContain(value.replace(/\D/g, '').slice(-4));
     }
     const logs = await logsWith(server, /v1\/rehydrate/);
-    for (const { value } of cases) expect(logs.includes(value.replace(/\D/g, '').slice(-6))).toBe(false);
+    for (const phoneCase of cases) expect(logs.includes(logNeedle(phoneCase))).toBe(false);
   });
 
   return { post };

@@ -73,6 +73,12 @@ VALUES = {
         [f"{r.randint(1, 9)}-{r.randint(0, 9999):04d}", f"{r.randint(1, 9)} {r.randint(10, 99)} {r.randint(10, 99)}"]
     ),
     "middle-dot": lambda r: "\u00b7".join(str(r.randint(1, 999)) for _ in range(r.choice([2, 3, 4]))),
+    # Session 19 (wave18/phone): 2-3 digit numbers (an extension a dialling verb names with "ext" is a
+    # phone since session 19; these frames hold none), house numbers before a postcode, ticket numbers.
+    "two-three": lambda r: str(r.randint(10, 999)),
+    "ext-field": lambda r: f"ext {r.randint(10, 999)}",
+    "house-postcode": lambda r: f"{r.randint(1, 250)} {digits(r, 5)}",
+    "ticket": lambda r: f"{digits(r, r.choice([5, 6, 7]))}-{r.randint(1, 99)}",
 }
 
 FRAMES = [

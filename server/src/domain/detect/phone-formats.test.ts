@@ -241,3 +241,36 @@ describe('a local number typed with spaces and dashes mixed', () => {
     expect(phones('We met 62 75 08-49 times')).toEqual([]);
   });
 });
+
+// Session 19 (wave18/phone): extensions a dialling verb names alone.
+describe('an extension written alone after a dialling verb', () => {
+  it('is a phone with "ext" or "extension" between the verb and 2-3 digits', () => {
+    expect(phones('dial ext 12')).toEqual(['12']);
+    expect(phones('Call ext. 305 for billing.')).toEqual(['305']);
+    expect(phones('please ring me on extension 42 tomorrow')).toEqual(['42']);
+  });
+
+  it('is never the extension word alone, a count or a file suffix', () => {
+    expect(phones('ext 12')).toEqual([]);
+    expect(phones('See ext 12 of the form.')).toEqual([]);
+    expect(phones('the ext 305 field')).toEqual([]);
+    expect(phones('dial 12')).toEqual([]);
+    expect(phones('call ext 12 times')).toEqual([]);
+    expect(phones('Call ext. 3.5 now')).toEqual([]);
+  });
+});
+
+describe('a German area code before a slash with spaces around it', () => {
+  it('is one national number, with or without a phone word', () => {
+    expect(phones('Phone: 040 / 4131343')).toEqual(['040 / 4131343']);
+    expect(phones('Lena Fischer - 0221 / 6994233')).toEqual(['0221 / 6994233']);
+    expect(phones('You can reach Omar Haddad at 089 / 26241636.')).toEqual(['089 / 26241636']);
+  });
+
+  it('is never a fraction, a date or a ratio', () => {
+    expect(phones('The score was 05 / 2024 overall.')).toEqual([]);
+    expect(phones('We sold 120 / 4131343 units')).toEqual([]);
+    expect(phones('Ratio 3 / 4131343')).toEqual([]);
+    expect(phones('Pages 040 / 413 of the report')).toEqual([]);
+  });
+});

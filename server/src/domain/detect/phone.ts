@@ -127,6 +127,13 @@ function collect(text: string, start: number, plusWord: boolean): PhoneShape | u
     }
     const s = phoneSeparator(raw); // no-break and thin spaces, middle dots, typographic dashes
     let next = pos;
+    // Session 19 (wave18/phone): "030 / 1234567", "0221 / 6994233": a German area code with the
+    // trunk zero, then a slash with one space each side (spacedSlashAt); read as "030/1234567".
+    if (s === SPACE && spacedSlashAt(text, pos, shape, international)) {
+      sep = SLASH;
+      pos += 3;
+      continue;
+    }
     if (s === SPACE || s === DASH || s === DOT || s === SLASH) next = pos + 1;
     else if (!paren && !ccParen) break;
     const after = codeAt(text, next);
@@ -135,6 +142,12 @@ function collect(text: string, start: number, plusWord: boolean): PhoneShape | u
     pos = next;
   }
   return shape.groupDigits.length === 0 ? undefined : shape;
+}
+
+/** " / " then a digit at `pos`, after a first group of 2-5 digits starting with the trunk zero (national numbers only). */
+function spacedSlashAt(text: string, pos: number, shape: PhoneShape, international: boolean): boolean {
+  if (international || shape.groupDigits.length !== 1 || shape.paren[0] === true || shape.groupDigits[0]! < 2 || shape.groupDigits[0]! > 5) return false;
+  return shape.digits[0]!.charCodeAt(0) === 48 && codeAt(text, pos + 1) === SLASH && codeAt(text, pos + 2) === SPACE && isDigit(codeAt(text, pos + 3));
 }
 
 /**
@@ -656,7 +669,9 @@ function enoughDigits(text: string, start: number, minimum: number): boolean {
       if (!open) return false;
       open = false;
     } else if (isSeparatorCode(phoneSeparator(c))) {
-      if (previousSeparator) return false;
+      // " / " (spacedSlashAt): the one doubled separator the collector reads.
+      if (c === SPACE && text.charCodeAt(k - 1) === SLASH && codeAt(text, k - 2) === SPACE) continue;
+      if (previousSeparator && !(c === SLASH && text.charCodeAt(k - 1) === SPACE && codeAt(text, k + 1) === SPACE)) return false;
       previousSeparator = true;
     } else if (c !== PLUS || k !== start) {
       return false;
@@ -758,6 +773,15 @@ const SHORT_PHONE_LABEL =
 /** The dialling verbs of SHORT_PHONE_LABEL, after which a bare four-digit year stays a year ("call 2024 a good year"). */
 const SHORT_VERB_LABEL = /(?<![\p{L}\p{N}])(?:call|dial|ring)(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on))?[ \t]*$/iu;
 const MIN_SHORT_DIGITS = 4;
+const MIN_EXTENSION_DIGITS = 2;
+/**
+ * Session 19 (wave18/phone): an extension written alone after a dialling verb ("dial ext 12", "Call
+ * ext. 305", "ring extension 42"): the verb, optionally "me"/"us"/... and "at"/"on", then
+ * "ext"/"ext."/"extension" right before 2-3 digits. Never the extension word alone ("ext 12" is a
+ * file suffix, a ticket field, a section as often).
+ */
+const CALLED_EXTENSION =
+  /(?<![\p{L}\p{N}])(?:call|dial|ring|phone)(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on))?[ \t]+(?:ext\.?|extension)[ \t]*[:#]?[ \t]*$/iu;
 const MAX_SHORT_DIGITS = 5;
 const SHORT_LABEL_WINDOW = 32;
 const SHORT_CONFIDENCE = 0.55;
@@ -784,7 +808,7 @@ function detectShortPhone(state: ScanState, start: number): void {
   const count = shape.groupDigits.length;
   let total = 0;
   for (const size of shape.groupDigits) total += size;
-  if (total < MIN_SHORT_DIGITS || total > MAX_SHORT_DIGITS || count > 3 || shape.paren.some((paren) => paren)) return;
+  if (total < MIN_EXTENSION_DIGITS || total > MAX_SHORT_DIGITS || count > 3 || shape.paren.some((paren) => paren)) return;
   if (count > 1 && shape.groupDigits[count - 1]! < 2) return;
   for (let g = 1; g < count; g++) {
     const sep = shape.seps[g]!;
@@ -794,6 +818,12 @@ function detectShortPhone(state: ScanState, start: number): void {
   const after = separatorAt(text, end);
   // "call 1-800-FLOWERS", "ext. 4587.2", "call 5-0199/12": a longer token goes on after the digits.
   if (isAlnumCode(after) || ((after === DASH || after === DOT || after === SLASH || after === 44 || after === 58) && isAlnumCode(codeAt(text, end + 1)))) return;
+  if (total < MIN_SHORT_DIGITS) {
+    // Session 19 (wave18/phone): 2-3 digits only as an extension a dialling verb names ("dial ext 12");
+    // the word before must end "ext" or "extension" (no slice or pattern for "page 12", "at 10").
+    if (count === 1 && (wordAt(text, k - 2, 'ext') || wordAt(text, k - 8, 'extension')) && CALLED_EXTENSION.test(text.slice(Math.max(0, start - SHORT_LABEL_WINDOW), start)) && !NOT_PHONE_AFTER.test(text.slice(end, end + 16))) emit(state, 'phone', start, end, SHORT_CONFIDENCE);
+    return;
+  }
   const before = text.slice(Math.max(0, start - SHORT_LABEL_WINDOW), start);
   if (!SHORT_PHONE_LABEL.test(before)) return;
   if (count === 1 && total === 4 && isYear(Number(shape.digits[0])) && SHORT_VERB_LABEL.test(before)) return;
