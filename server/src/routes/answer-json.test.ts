@@ -93,6 +93,31 @@ describe('transformAnswerBytes', () => {
       { numRuns: 1000 },
     );
   });
+
+  it('writes a safe text of ASCII with nothing to escape as it is, and one with a single unit to escape or not ASCII anywhere as JSON.stringify does (session 19)', () => {
+    // Printable ASCII but the quote and the backslash: the latin1 path. Then one unit of each
+    // other class (every control, the quote, the backslash, DEL, 0x80, a lone or paired
+    // surrogate, the top of the BMP) at any place, first and last included.
+    const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7f }).filter((unit) => unit !== 0x22 && unit !== 0x5c).map((unit) => String.fromCharCode(unit)), maxLength: 300 });
+    const odd = fc.oneof(
+      fc.integer({ min: 0, max: 0x1f }).map((unit) => String.fromCharCode(unit)),
+      fc.constantFrom('"', '\\', '\u007f', '\u0080', '\u00ff', '\u0100', '\ud800', '\udfff', '\ud83d\ude00', '\u2028', '\uffff'),
+    );
+    const safeText = fc.tuple(printable, fc.integer({ min: 1, max: 400 }), fc.option(fc.tuple(odd, fc.nat()), { nil: undefined })).map(([piece, times, insert]) => {
+      const plain = piece.repeat(times);
+      if (insert === undefined) return plain;
+      const [unit, where] = insert;
+      const at = where % (plain.length + 1);
+      return plain.slice(0, at) + unit + plain.slice(at);
+    });
+    fc.assert(
+      fc.property(response, handle, safeText, (built, kept, safe) => {
+        const answer = { ...built, safe_text: safe };
+        expect(transformAnswerBytes(answer, kept).equals(Buffer.from(transformAnswerJson(answer, kept), 'utf8'))).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+  });
 });
 
 describe('entitiesJson (each distinct head written once; session 16)', () => {

@@ -12,11 +12,19 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Detection } from '../types.js';
 import { isDigit, isWordCode } from './chars.js';
-import { codeUnits, copiedUnits, scanBuiltin, scanBuiltinUngated, WORD_UNITS } from './scan.js';
+import { borrowCodeUnits, codeUnits, copiedUnits, returnCodeUnits, scanBuiltin, scanBuiltinUngated, WORD_UNITS } from './scan.js';
 import { detectSeedPhrases } from './seed-phrase.js';
 import type { ScanState } from './state.js';
 
 const charCodes = (text: string): number[] => Array.from({ length: text.length }, (_, k) => text.charCodeAt(k));
+
+/** The first index where `units` and the text's code units differ (the length when they do not), -1 when the lengths differ. */
+function firstDifference(units: Uint16Array, text: string): number {
+  if (units.length !== text.length) return -1;
+  let k = 0;
+  while (k < text.length && units[k] === text.charCodeAt(k)) k++;
+  return k;
+}
 
 describe('codeUnits', () => {
   it('holds every code unit of any string, lone surrogates included', () => {
@@ -45,6 +53,57 @@ describe('codeUnits', () => {
         expect(Array.from(units)).toEqual(charCodes(text));
       }
     }
+  });
+
+  it('borrowCodeUnits holds the units codeUnits holds, lengths around its range, any string; a second borrow while one is out gets its own; a returned array is zeroed (session 19)', () => {
+    const unit = fc.oneof(
+      fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
+      fc.constantFrom('a', ' ', '7', '\ud800', '\udfff', '😀', 'é', '密', '\u0000'),
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { minLength: 1, maxLength: 40 }), fc.constantFrom(1, 4095, 4096, 4097, 9000, 65_536, 100_000, 524_288, 524_289), (parts, length) => {
+        const piece = parts.join('');
+        const text = piece.repeat(Math.ceil(length / piece.length)).slice(0, length);
+        const first = borrowCodeUnits(text);
+        // A scan inside a scan: the kept array is out, so this one is another (the first keeps its units).
+        const second = borrowCodeUnits(text.slice(1) + 'x');
+        expect(firstDifference(first, text)).toBe(text.length);
+        expect(firstDifference(second, text.slice(1) + 'x')).toBe(text.length);
+        expect([first[text.length], first[-1]]).toEqual([undefined, undefined]);
+        returnCodeUnits(second);
+        returnCodeUnits(first);
+        // Zeroed when borrowed from the range (a short text's array is Buffer's pool, as before).
+        if (length >= 4096 && length <= 524_288) expect([first.every((code) => code === 0), second.every((code) => code === 0)]).toEqual([true, true]);
+        // The next borrow of a shorter text reads its own units only.
+        const third = borrowCodeUnits(text.slice(0, Math.max(1, length >> 1)));
+        expect(firstDifference(third, text.slice(0, Math.max(1, length >> 1)))).toBe(Math.max(1, length >> 1));
+        returnCodeUnits(third);
+      }),
+      { numRuns: 40, seed: 19 },
+    );
+  });
+
+  it('leaves scans of long texts, one after another and one inside another, equal to the ungated scan and to each other (session 19)', () => {
+    const values = ['Call +1 415 555 0134', 'mail jane.doe@example.com', 'IBAN DE89 3704 0044 0532 0130 00', 'card 4111111111111111', 'ssn 219-09-9999', 'ip 192.168.10.24', 'abandon ability able about above absent absorb abstract absurd abuse access accident', 'wallet 1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2'];
+    let seed = 19;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    const texts = [5000, 9000, 70_000].map((length) => {
+      const parts: string[] = [];
+      let size = 0;
+      while (size < length) {
+        const part = next() % 3 === 0 ? values[next() % values.length]! : 'the quick brown fox jumps over a lazy dog';
+        parts.push(part);
+        size += part.length + 1;
+      }
+      return parts.join(next() % 2 === 0 ? ' ' : '\n').slice(0, length);
+    });
+    const alone = texts.map((text) => scanBuiltinUngated(text, 'en'));
+    for (let round = 0; round < 2; round++) for (const [k, text] of texts.entries()) expect(scanBuiltin(text, 'en')).toEqual(alone[k]);
+    // A scan while the kept array is out (as a reading scanned inside a scan would run).
+    const out = borrowCodeUnits(texts[1]!);
+    for (const [k, text] of texts.entries()) expect(scanBuiltin(text, 'en')).toEqual(alone[k]);
+    expect(firstDifference(out, texts[1]!)).toBe(texts[1]!.length);
+    returnCodeUnits(out);
   });
 
   it('reads past either end as charCodeAt does for every operation the loop applies', () => {
