@@ -30,12 +30,9 @@ Usage: python3 tools/ner-heldout/mixed19.py > data/heldout-mixed19.jsonl
 
 from __future__ import annotations
 
-import json
-import re
 import sys
 
-TYPES = {"P": "person", "O": "organization", "L": "location"}
-_MARK = re.compile(r"\[([POL]) ([^\]]+)\]")
+from marked import write
 
 SENTENCES = [
     "Hi, I'm [P Tomasz Wójcik] and I work as a buyer for [O Kaufland] in [L Wrocław].",
@@ -101,30 +98,8 @@ SENTENCES = [
 ]
 
 
-def record(index: int, marked: str) -> dict:
-    entities, pos, out = [], 0, []
-    for match in _MARK.finditer(marked):
-        out.append(marked[pos : match.start()])
-        start = sum(len(part) for part in out)
-        out.append(match.group(2))
-        entities.append({"type": TYPES[match.group(1)], "start": start, "end": start + len(match.group(2))})
-        pos = match.end()
-    out.append(marked[pos:])
-    return {
-        "id": f"mixed19-{index:02d}",
-        "lang": "en",
-        "split": "dev" if index % 2 == 0 else "test",
-        "source": "hand-written, session 19",
-        "negative": not entities,
-        "text": "".join(out),
-        "entities": entities,
-    }
-
-
 def main() -> int:
-    for index, marked in enumerate(SENTENCES):
-        sys.stdout.write(json.dumps(record(index, marked), ensure_ascii=False) + "\n")
-    return 0
+    return write("mixed19", "hand-written, session 19", SENTENCES)
 
 
 if __name__ == "__main__":

@@ -28,12 +28,9 @@ Usage: python3 tools/ner-heldout/news18.py > data/heldout-news18.jsonl
 
 from __future__ import annotations
 
-import json
-import re
 import sys
 
-TYPES = {"P": "person", "O": "organization", "L": "location"}
-_MARK = re.compile(r"\[([POL]) ([^\]]+)\]")
+from marked import write
 
 SENTENCES = [
     "[O NATO] foreign ministers met in [L Brussels] on Tuesday to discuss support for [L Ukraine].",
@@ -99,31 +96,8 @@ SENTENCES = [
 ]
 
 
-def record(index: int, marked: str) -> dict:
-    text, entities, pos, out = marked, [], 0, []
-    for match in _MARK.finditer(marked):
-        out.append(marked[pos : match.start()])
-        start = sum(len(part) for part in out)
-        out.append(match.group(2))
-        entities.append({"type": TYPES[match.group(1)], "start": start, "end": start + len(match.group(2))})
-        pos = match.end()
-    out.append(marked[pos:])
-    text = "".join(out)
-    return {
-        "id": f"news18-{index:02d}",
-        "lang": "en",
-        "split": "dev" if index % 2 == 0 else "test",
-        "source": "hand-written, session 18",
-        "negative": not entities,
-        "text": text,
-        "entities": entities,
-    }
-
-
 def main() -> int:
-    for index, marked in enumerate(SENTENCES):
-        sys.stdout.write(json.dumps(record(index, marked), ensure_ascii=False) + "\n")
-    return 0
+    return write("news18", "hand-written, session 18", SENTENCES)
 
 
 if __name__ == "__main__":

@@ -106,6 +106,22 @@ def locale_numbers(rng: random.Random, per_locale: int):
         yield "cc+national", locale, "country_calling_code", f"{code} {national}"
 
 
+def case_record(prefix, count, cls, locale, source, frame, template, number):
+    """One phone case of a generator (human.py, habits.py): the template's `{p}` replaced by the
+    number, with the number's offsets."""
+    start = template.index("{p}")
+    return {
+        "id": f"{prefix}-{count}",
+        "class": cls,
+        "locale": locale,
+        "source": source,
+        "frame": frame,
+        "text": template.replace("{p}", number),
+        "start": start,
+        "end": start + len(number),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seed", type=int, default=16)

@@ -21,7 +21,7 @@ import argparse
 import json
 import random
 
-from generate import BARE, NAMES, WORD
+from generate import BARE, NAMES, WORD, case_record
 
 VANITY_WORDS = [
     "FLOWERS",
@@ -82,17 +82,7 @@ CLASSES = {"br": br, "in": india, "jp": jp, "de0": de0, "vanity": vanity}
 
 
 def record(count, cls, frame, template, number):
-    start = template.index("{p}")
-    return {
-        "id": f"hb-{count}",
-        "class": cls,
-        "locale": cls,
-        "source": cls,
-        "frame": frame,
-        "text": template.replace("{p}", number),
-        "start": start,
-        "end": start + len(number),
-    }
+    return case_record("hb", count, cls, cls, cls, frame, template, number)
 
 
 def main():

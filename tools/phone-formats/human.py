@@ -23,7 +23,7 @@ import re
 import phonenumbers
 from faker import Faker
 from faker.config import AVAILABLE_LOCALES
-from generate import BARE, NAMES, WORD
+from generate import BARE, NAMES, WORD, case_record
 
 KEYBOARD = {
     "middle-dot": "\u00b7",
@@ -107,17 +107,7 @@ def short_number(rng: random.Random) -> str:
 
 
 def record(count, cls, locale, source, frame, template, number):
-    start = template.index("{p}")
-    return {
-        "id": f"ph-{count}",
-        "class": cls,
-        "locale": locale,
-        "source": source,
-        "frame": frame,
-        "text": template.replace("{p}", number),
-        "start": start,
-        "end": start + len(number),
-    }
+    return case_record("ph", count, cls, locale, source, frame, template, number)
 
 
 def main():
