@@ -41,7 +41,8 @@ const SPLIT: readonly [string, unknown, string, readonly string[]][] = [
 describe('a value split across records or with nothing between its parts', () => {
   it.each(SPLIT)('%s: every part is a token of the value, restore gives the document back', (_name, document, type, raw) => {
     const { value, entities, restored } = run(document);
-    const safe = JSON.stringify(value);
+    // Outside its tokens: a token's digest is random hex and may hold a part's digits by chance.
+    const safe = JSON.stringify(value).replace(/\{\{[^{}]*\}\}/g, '{{}}');
     for (const part of raw) expect(safe).not.toContain(part);
     expect(entities.length).toBeGreaterThan(0);
     expect(entities.every((entity) => entity.type === type)).toBe(true);
